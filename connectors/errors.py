@@ -1,0 +1,145 @@
+"""The typed error tree shared by every connector, and the one place that maps HTTP failures onto it.
+
+    PostflowsError
+    └── ApiError                      (api, retryable)
+        ├── TransportFailure          connect/read/protocol errors; retryable
+        ├── HttpStatusError           an HTTP status the API did not explain (status_code)
+        │   ├── ServerError           5xx; retryable
+        │   ├── RateLimited           429 or a service-level "too many requests"; retryable
+        │   ├── AuthFailed            401/403 or a service-level authentication failure
+        │   └── NotFound              404
+        └── RemoteRejected            the service answered and refused (code, message, meaning)
+
+Connector packages subclass these (for example ``AddressServiceStatusError``) and keep their own code
+tables; ``retryable`` is the single signal the retry layer reads.
+"""
+
+from __future__ import annotations
+
+import httpx
+
+
+class PostflowsError(Exception):
+    """Base of every error raised by postflows code."""
+
+
+class ApiError(PostflowsError):
+    """A remote API call failed."""
+
+    retryable: bool = False
+
+    def __init__(self, message: str, *, api: str, retryable: bool | None = None) -> None:
+        super().__init__(message)
+        self.api = api
+        if retryable is not None:
+            self.retryable = retryable
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class TransportFailure(ApiError):
+    """The request never got an HTTP answer (connect, read, write or protocol failure).
+
+    ``sent`` is False only when the connection was never made, so the service cannot have seen it.
+    """
+
+    retryable = True
+
+    def __init__(self, message: str, *, api: str, sent: bool = True) -> None:
+        super().__init__(message, api=api)
+        self.sent = sent
+
+
+class HttpStatusError(ApiError):
+    """An HTTP status that the API's own error payload does not explain."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        api: str,
+        status_code: int,
+        retry_after: float | None = None,
+        retryable: bool | None = None,
+    ) -> None:
+        super().__init__(message, api=api, retryable=retryable)
+        self.status_code = status_code
+        self.retry_after = retry_after
+
+
+class ServerError(HttpStatusError):
+    retryable = True
+
+
+class RateLimited(HttpStatusError):
+    retryable = True
+
+
+class AuthFailed(HttpStatusError):
+    pass
+
+
+class NotFound(HttpStatusError):
+    pass
+
+
+class RemoteRejected(ApiError):
+    """The service processed the request and refused it with its own code."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        api: str,
+        code: str,
+        meaning: str = "",
+        retryable: bool | None = None,
+    ) -> None:
+        super().__init__(message, api=api, retryable=retryable)
+        self.code = code
+        self.meaning = meaning
+
+
+def parse_retry_after(response: httpx.Response) -> float | None:
+    """Seconds from a ``Retry-After`` header given in seconds; HTTP dates are ignored."""
+    value = response.headers.get("Retry-After")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None
+
+
+def error_for_http_status(response: httpx.Response, *, api: str) -> HttpStatusError:
+    """Map a non-success HTTP response to a typed error; the body is quoted briefly, never headers."""
+    status = response.status_code
+    reason = response.reason_phrase or "HTTP error"
+    detail = _short_body(response)
+    message = f"{api}: HTTP {status} {reason} for {response.request.method} {response.request.url.path}"
+    if detail:
+        message += f": {detail}"
+    retry_after = parse_retry_after(response)
+    cls: type[HttpStatusError]
+    if status == 429:
+        cls = RateLimited
+    elif status in (401, 403):
+        cls = AuthFailed
+    elif status == 404:
+        cls = NotFound
+    elif status >= 500:
+        cls = ServerError
+    else:
+        cls = HttpStatusError
+    return cls(message, api=api, status_code=status, retry_after=retry_after)
+
+
+def _short_body(response: httpx.Response, limit: int = 200) -> str:
+    try:
+        text = response.text
+    except (httpx.ResponseNotRead, UnicodeDecodeError):
+        return ""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,228 @@
+"""The shared HTTP core: one async client base with explicit timeouts, the retry loop and a request log.
+
+Every connector subclasses :class:`ApiClient`. The transport is injectable (``http_client=`` or
+``transport=``) so tests, the embedded sandbox and benchmarks plug in without patching. The request log
+carries method, path, status, attempt and duration only: never headers, query strings or bodies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import httpx
+
+from connectors.errors import (
+    ApiError,
+    ServerError,
+    TransportFailure,
+    error_for_http_status,
+)
+from connectors.retry import RetryPolicy
+
+logger = logging.getLogger("postflows.http")
+
+DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+
+ResponseCheck = Callable[[httpx.Response], None]
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    """One attempt of one remote call, as the request log sees it."""
+
+    api: str
+    method: str
+    path: str
+    attempt: int
+    duration_s: float
+    status_code: int | None
+    outcome: str  # "ok" or the error class name
+    error: str | None = None
+
+
+RequestLog = Callable[[RequestRecord], None]
+
+
+class ApiClient:
+    """Base of every connector client.
+
+    Args:
+        base_url: the API's base address; request paths are appended to it.
+        auth: an ``httpx.Auth`` applied to every request unless a call passes its own.
+        http_client: an ``httpx.AsyncClient`` to use; the caller keeps ownership of it.
+        transport: a transport for the client built here when ``http_client`` is not given.
+        timeout: explicit timeouts for the client built here.
+        retry: the policy for transient failures.
+        request_log: called once per attempt with a :class:`RequestRecord`.
+        sleep: the coroutine used between retries (tests pass a recorder).
+    """
+
+    api_name: ClassVar[str] = "api"
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        auth: httpx.Auth | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = None,
+        request_log: RequestLog | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._auth = auth
+        self._owns_client = http_client is None
+        self._http = http_client or httpx.AsyncClient(transport=transport, timeout=timeout)
+        self.retry = retry or RetryPolicy()
+        self._request_log = request_log
+        self._sleep = sleep
+
+    async def __aenter__(self) -> ApiClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._http.aclose()
+
+    def url(self, path: str) -> str:
+        return f"{self.base_url}/{path.lstrip('/')}"
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        check: ResponseCheck | None = None,
+        idempotent: bool | None = None,
+        auth: httpx.Auth | None = None,
+        **kwargs: Any,
+    ) -> httpx.Response:
+        """Send a request, retrying transient failures; return the checked response.
+
+        ``check`` evaluates the body (service status codes, error arrays) and raises a typed error.
+        A non-idempotent request (POST by default) is retried only when the failure proves that the
+        service did not process it: the connection was never made, or the service refused it as
+        rate-limited. It is never re-sent after an ambiguous failure (read timeout, 5xx).
+        """
+        safe = idempotent if idempotent is not None else method.upper() in _IDEMPOTENT
+        attempt = 0
+        while True:
+            attempt += 1
+            started = time.monotonic()
+            status: int | None = None
+            try:
+                try:
+                    response = await self._http.request(
+                        method, self.url(path), auth=self._pick_auth(auth), **kwargs
+                    )
+                except httpx.TransportError as exc:
+                    raise _transport_failure(exc, self.api_name) from exc
+                status = response.status_code
+                if response.is_error:
+                    raise error_for_http_status(response, api=self.api_name)
+                if check is not None:
+                    check(response)
+            except ApiError as error:
+                self._log(method, path, attempt, started, status, error)
+                if not safe and _ambiguous(error):
+                    raise
+                await self._retry_or_raise(error, attempt)
+                continue
+            self._log(method, path, attempt, started, status, None)
+            return response
+
+    @asynccontextmanager
+    async def stream(
+        self,
+        method: str,
+        path: str,
+        *,
+        check: ResponseCheck | None = None,
+        auth: httpx.Auth | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[httpx.Response]:
+        """Open a streamed response; retries happen only until the status line is checked."""
+        attempt = 0
+        while True:
+            attempt += 1
+            started = time.monotonic()
+            request = self._http.build_request(method, self.url(path), **kwargs)
+            try:
+                response = await self._http.send(request, auth=self._pick_auth(auth), stream=True)
+            except httpx.TransportError as exc:
+                error: ApiError = _transport_failure(exc, self.api_name)
+                self._log(method, path, attempt, started, None, error)
+                await self._retry_or_raise(error, attempt)
+                continue
+            try:
+                if response.is_error:
+                    await response.aread()
+                    raise error_for_http_status(response, api=self.api_name)
+                if check is not None:
+                    check(response)
+            except ApiError as error:
+                await response.aclose()
+                self._log(method, path, attempt, started, response.status_code, error)
+                await self._retry_or_raise(error, attempt)
+                continue
+            self._log(method, path, attempt, started, response.status_code, None)
+            try:
+                yield response
+            finally:
+                await response.aclose()
+            return
+
+    def _pick_auth(self, auth: httpx.Auth | None) -> httpx.Auth | httpx._client.UseClientDefault:
+        chosen = auth or self._auth
+        return chosen if chosen is not None else httpx.USE_CLIENT_DEFAULT
+
+    async def _retry_or_raise(self, error: ApiError, attempt: int) -> None:
+        if not self.retry.should_retry(error, attempt):
+            raise error
+        wait = self.retry.delay(error, attempt)
+        logger.info("%s: retrying after %s (attempt %d, waiting %.2fs)", self.api_name, error, attempt, wait)
+        await self._sleep(wait)
+
+    def _log(
+        self, method: str, path: str, attempt: int, started: float, status: int | None, error: Exception | None
+    ) -> None:
+        record = RequestRecord(
+            api=self.api_name,
+            method=method.upper(),
+            path=path.split("?", 1)[0],
+            attempt=attempt,
+            duration_s=time.monotonic() - started,
+            status_code=status,
+            outcome="ok" if error is None else type(error).__name__,
+            error=None if error is None else str(error),
+        )
+        logger.debug("%s %s %s -> %s (%s)", record.api, record.method, record.path, status, record.outcome)
+        if self._request_log is not None:
+            self._request_log(record)
+
+
+_IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "DELETE", "PUT"})
+
+
+def _transport_failure(exc: httpx.TransportError, api: str) -> TransportFailure:
+    sent = not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+    detail = str(exc) or "connection failed"
+    return TransportFailure(f"{api}: {type(exc).__name__}: {detail}", api=api, sent=sent)
+
+
+def _ambiguous(error: ApiError) -> bool:
+    """True when the service may have processed a request although it failed."""
+    if isinstance(error, TransportFailure):
+        return error.sent
+    return isinstance(error, ServerError)

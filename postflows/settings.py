@@ -1,0 +1,64 @@
+"""All configuration in one object, read from ``POSTFLOWS_*`` environment variables and ``.env``.
+
+An unset service URL means the embedded sandbox; secrets are ``SecretStr`` and unwrapped only where a
+client is built.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+SANDBOX_ADDRESS_USER = "sandbox-user"
+SANDBOX_ADDRESS_PASSWORD = "sandbox-password"  # noqa: S105 - the sandbox's published test account
+SANDBOX_NEWSPAPER_CLIENT_ID = "sandbox-client"
+SANDBOX_NEWSPAPER_CLIENT_SECRET = "sandbox-secret"  # noqa: S105
+
+
+class Settings(BaseSettings):
+    """postflows configuration; every field is ``POSTFLOWS_<FIELD>`` in the environment."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="POSTFLOWS_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    data_dir: Path = Field(default=Path("postflows-data"), description="Working directory for results and the SQLite history")
+    database_url: str | None = Field(default=None, description="SQLAlchemy URL of the run history; default SQLite in the data dir")
+
+    address_service_url: str | None = Field(default=None, description="Base address ending in REST/v1; unset = embedded sandbox")
+    address_service_user: str | None = None
+    address_service_password: SecretStr | None = None
+    address_service_batch_key: str = "postflows_maintenance_v1"
+    address_service_query_key: str = "postflows_maintenance_v1"
+
+    newspaper_url: str | None = Field(default=None, description="Newspaper API host; unset = embedded sandbox")
+    newspaper_token_url: str | None = None
+    newspaper_client_id: str | None = None
+    newspaper_client_secret: SecretStr | None = None
+
+    http_timeout_s: float = 30.0
+    http_max_attempts: int = 4
+
+    sandbox_faults: str | None = Field(default=None, description="Fault plan for the embedded sandbox: JSON text or a file path")
+    sandbox_job_seconds: float = Field(default=3.0, description="How long a sandbox batch job or purchase takes")
+
+    @property
+    def address_service_is_sandbox(self) -> bool:
+        return not self.address_service_url
+
+    @property
+    def newspaper_is_sandbox(self) -> bool:
+        return not self.newspaper_url
+
+    @cached_property
+    def effective_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'history.db').resolve()}"
+
+
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,45 @@
+"""What a sandbox instance is configured with: its test accounts, timings and the fault plan."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sandbox.faults import FaultPlan
+
+NEWSPAPER_SCOPES = (
+    "SENDINGS_NEWSPAPER_SUBMISSION_ORDERS",
+    "SENDINGS_NEWSPAPER_SUBMISSION_NEWSPAPERS",
+    "SENDINGS_NEWSPAPER_SUBMISSION_DISTRIBUTION",
+    "SENDINGS_NEWSPAPER_STATISTIC",
+    "SENDINGS_NEWSPAPER_ADDRESS",
+)
+
+
+class OAuthClient(BaseModel):
+    secret: str
+    scopes: tuple[str, ...] = NEWSPAPER_SCOPES
+
+
+class SandboxConfig(BaseModel):
+    """Settings of one sandbox app. ``clock`` returns epoch seconds; tests may pass a controllable one."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    address_user: str = "sandbox-user"
+    address_password: str = "sandbox-password"
+    address_batch_keys: tuple[str, ...] = ("postflows_maintenance_v1", "postflows_validation_v1")
+    address_billing_references: tuple[str, ...] = ("RRN-0001", "RRN-0002")
+
+    oauth_clients: dict[str, OAuthClient] = Field(
+        default_factory=lambda: {"sandbox-client": OAuthClient(secret="sandbox-secret")}
+    )
+    token_lifetime_s: int = 3600
+
+    job_seconds: float = 3.0
+    newspaper_final_status: str = "DONE"
+
+    faults: FaultPlan = Field(default_factory=FaultPlan)
+    clock: Callable[[], float] = time.time
