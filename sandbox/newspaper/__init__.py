@@ -1,0 +1,9 @@
+"""Sandbox of the newspaper API (being built)."""
+
+from fastapi import FastAPI
+
+from sandbox.config import SandboxConfig
+
+
+def create_app(config: SandboxConfig) -> FastAPI:
+    return FastAPI()
