@@ -195,7 +195,13 @@ class ApiClient:
         await self._sleep(wait)
 
     def _log(
-        self, method: str, path: str, attempt: int, started: float, status: int | None, error: Exception | None
+        self,
+        method: str,
+        path: str,
+        attempt: int,
+        started: float,
+        status: int | None,
+        error: Exception | None,
     ) -> None:
         record = RequestRecord(
             api=self.api_name,

@@ -36,7 +36,7 @@ class RetryPolicy:
     def delay(self, error: BaseException, attempt: int) -> float:
         """Seconds to wait after the failed ``attempt`` (1-based)."""
         backoff = min(self.max_delay, self.base_delay * (2 ** (attempt - 1)))
-        wait = backoff * (1 - self.jitter) + backoff * self.jitter * self.rng.random()
+        wait: float = backoff * (1 - self.jitter) + backoff * self.jitter * self.rng.random()
         if isinstance(error, HttpStatusError) and error.retry_after is not None:
             wait = max(wait, min(error.retry_after, self.max_delay))
         return wait

@@ -1,0 +1,57 @@
+"""Connector of the address web service: batch alignment, individual queries, auto-complete, building
+verification (spec: address-web-service.md).
+"""
+
+from connectors.address_service.autocomplete import (
+    AutocompleteQuery,
+    AutocompleteQueryError,
+    AutocompleteVariant,
+    ZipOrderMode,
+    build_autocomplete_request,
+)
+from connectors.address_service.client import AddressServiceClient
+from connectors.address_service.errors import (
+    AddressServiceStatusError,
+    AuthenticationStatusError,
+    DatabaseStatusError,
+    InternalStatusError,
+    ParameterStatusError,
+    SettlementStatusError,
+    ThrottledStatusError,
+    UnknownStatusError,
+    status_error,
+)
+from connectors.address_service.models import (
+    AutocompleteEntry,
+    BatchJob,
+    BatchStatus,
+    BuildingVerification,
+    QueryResult,
+    TokenStatus,
+    parse_ms_date,
+)
+
+__all__ = [
+    "AddressServiceClient",
+    "AddressServiceStatusError",
+    "AuthenticationStatusError",
+    "AutocompleteEntry",
+    "AutocompleteQuery",
+    "AutocompleteQueryError",
+    "AutocompleteVariant",
+    "BatchJob",
+    "BatchStatus",
+    "BuildingVerification",
+    "DatabaseStatusError",
+    "InternalStatusError",
+    "ParameterStatusError",
+    "QueryResult",
+    "SettlementStatusError",
+    "ThrottledStatusError",
+    "TokenStatus",
+    "UnknownStatusError",
+    "ZipOrderMode",
+    "build_autocomplete_request",
+    "status_error",
+    "parse_ms_date",
+]

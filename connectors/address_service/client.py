@@ -1,0 +1,290 @@
+"""Async client of the address web service (spec §4): batch files, individual queries, auto-complete and
+building verification, with pre-emptive HTTP Basic on every request and every ``Status`` evaluated.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+from pydantic import SecretStr
+
+from connectors.address_service.autocomplete import (
+    AutocompleteQuery,
+    AutocompleteVariant,
+    build_autocomplete_request,
+    classify,
+)
+from connectors.address_service.errors import (
+    API,
+    AddressServiceStatusError,
+    DatabaseStatusError,
+    status_error,
+)
+from connectors.address_service.models import (
+    AUTOCOMPLETE2_FIELD_NAMES,
+    INPUT_FILE_PLACEHOLDER,
+    OUTPUT_FILE_PLACEHOLDER,
+    AutocompleteEntry,
+    BatchJob,
+    BatchStatus,
+    BuildingVerification,
+    QueryResult,
+)
+from connectors.auth import PreemptiveBasicAuth
+from connectors.errors import RemoteRejected
+from connectors.http import ApiClient
+
+_CHUNK = 1 << 16
+
+
+class _FileChunks:
+    """A re-iterable async byte stream over a file, so a retried upload re-reads it from the start."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        with self.path.open("rb") as handle:
+            while chunk := handle.read(_CHUNK):
+                yield chunk
+
+
+def _status_of(payload: Any) -> int | None:
+    """The ``Status`` of a response: top level, or inside the single ``...Result`` wrapper."""
+    if not isinstance(payload, dict):
+        return None
+    if "Status" in payload:
+        return int(payload["Status"])
+    for value in payload.values():
+        if isinstance(value, dict) and "Status" in value:
+            return int(value["Status"])
+    return None
+
+
+def _result(payload: dict[str, Any], wrapper: str) -> dict[str, Any]:
+    inner = payload.get(wrapper)
+    if not isinstance(inner, dict):
+        raise RemoteRejected(
+            f"{API}: response has no {wrapper}", api=API, code="shape", meaning="unexpected response shape"
+        )
+    return inner
+
+
+def _status_check(operation: str) -> Any:
+    def check(response: httpx.Response) -> None:
+        content_type = response.headers.get("content-type", "")
+        if "json" not in content_type:
+            return
+        status = _status_of(response.json())
+        if status:
+            raise status_error(status, operation=operation)
+
+    return check
+
+
+class AddressServiceClient(ApiClient):
+    """Client of the address web service.
+
+    Args:
+        base_url: the service's base address, ending in REST/v1.
+        username: the technical user.
+        password: its password; used only to build the Authorization header.
+        **kwargs: injection arguments of :class:`~connectors.http.ApiClient` (http_client, transport, timeout,
+            retry, request_log, sleep).
+    """
+
+    api_name = API
+
+    def __init__(self, base_url: str, username: str, password: SecretStr, **kwargs: Any) -> None:
+        super().__init__(base_url, auth=PreemptiveBasicAuth(username, password), **kwargs)
+
+    async def _call(self, method: str, path: str, operation: str, **kwargs: Any) -> dict[str, Any]:
+        response = await self.request(method, path, check=_status_check(operation), **kwargs)
+        payload = response.json()
+        if not isinstance(payload, dict):
+            raise RemoteRejected(
+                f"{API}: {operation} returned {type(payload).__name__}", api=API, code="shape"
+            )
+        return payload
+
+    # -- availability -----------------------------------------------------------------------------------
+
+    async def ping(self) -> None:
+        """GET /ping: returns when the service answers HTTP 200."""
+        await self.request("GET", "/ping")
+
+    # -- batch ------------------------------------------------------------------------------------------
+
+    async def upload_file(self, source: Path | bytes) -> str:
+        """POST /uploadfile with the input file streamed from disk; returns its FileToken."""
+        if isinstance(source, bytes):
+            content: Any = source
+            length = len(source)
+        else:
+            content = _FileChunks(source)
+            length = source.stat().st_size
+        payload = await self._call(
+            "POST",
+            "/uploadfile",
+            "uploadfile",
+            content=content,
+            headers={"Content-Type": "application/octet-stream", "Content-Length": str(length)},
+        )
+        return str(_result(payload, "UploadFileResult")["FileToken"])
+
+    async def create_file(self) -> str:
+        """GET /createfile: creates the output file; returns its FileToken."""
+        payload = await self._call("GET", "/createfile", "createfile")
+        return str(_result(payload, "CreateFileResult")["FileToken"])
+
+    async def run_batch(
+        self,
+        key: str,
+        input_token: str,
+        output_token: str,
+        *,
+        billing_reference: str | None = None,
+        client_identifier: str | None = None,
+        client_name: str | None = None,
+    ) -> BatchJob:
+        """POST /runbatch, or /runbatchwithclient when a billing reference number is given."""
+        body: dict[str, Any] = {
+            "key": key,
+            "replaceItems": [
+                {"Search": INPUT_FILE_PLACEHOLDER, "Replacement": input_token},
+                {"Search": OUTPUT_FILE_PLACEHOLDER, "Replacement": output_token},
+            ],
+        }
+        path, operation = "/runbatch", "runbatch"
+        if billing_reference:
+            path, operation = "/runbatchwithclient", "runbatchwithclient"
+            body["billingReferenceNumber"] = billing_reference
+            if client_identifier:
+                body["clientIdentifier"] = client_identifier
+            if client_name:
+                body["clientName"] = client_name
+        elif client_identifier or client_name:
+            raise ValueError("clientIdentifier and clientName need a billing reference number")
+        payload = await self._call("POST", path, operation, json=body)
+        return BatchJob.model_validate(_result(payload, "RunBatchResult"))
+
+    async def check_batch_status(self, batch_token: str) -> BatchStatus:
+        """GET /checkbatchstatus/{token}."""
+        payload = await self._call("GET", f"/checkbatchstatus/{batch_token}", "checkbatchstatus")
+        return BatchStatus.model_validate(_result(payload, "CheckBatchStatusResult")["BatchStatus"])
+
+    async def download_file(self, token: str, destination: Path) -> int:
+        """GET /downloadfile/{token}, streamed to ``destination`` (written atomically); returns its size."""
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        async with self.stream("GET", f"/downloadfile/{token}") as response:
+            if "json" in response.headers.get("content-type", ""):
+                status = _status_of(_json(await response.aread()))
+                raise status_error(status or 999, operation="downloadfile")
+            fd, tmp_name = tempfile.mkstemp(prefix=".download-", dir=destination.parent)
+            size = 0
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    async for chunk in response.aiter_bytes(_CHUNK):
+                        handle.write(chunk)
+                        size += len(chunk)
+                os.replace(tmp_name, destination)
+            except BaseException:
+                Path(tmp_name).unlink(missing_ok=True)
+                raise
+        return size
+
+    async def delete_file(self, token: str, *, missing_ok: bool = False) -> bool:
+        """GET /deletefile/{token}. With ``missing_ok`` an already deleted token (302) returns False."""
+        try:
+            await self._call("GET", f"/deletefile/{token}", "deletefile")
+        except DatabaseStatusError as error:
+            if missing_ok and error.status == 302:
+                return False
+            raise
+        return True
+
+    # -- individual query -------------------------------------------------------------------------------
+
+    async def run_query(
+        self,
+        key: str,
+        record_id: int,
+        fields: Mapping[str, str | None],
+        *,
+        timeout_ms: int = 10000,
+        billing_reference: str | None = None,
+        client_identifier: str | None = None,
+        client_name: str | None = None,
+    ) -> QueryResult:
+        """POST /runquery2 (or /runquery2withclient) for one address given as ``FieldName_in`` → value."""
+        data = [{"FieldName": name, "Value": value or ""} for name, value in fields.items()]
+        body: dict[str, Any] = {"address": {"Id": record_id, "Data": data}, "key": key, "timeout": timeout_ms}
+        path, operation = "/runquery2", "runquery2"
+        if billing_reference:
+            path, operation = "/runquery2withclient", "runquery2withclient"
+            body["billingReferenceNumber"] = billing_reference
+            if client_identifier:
+                body["clientIdentifier"] = client_identifier
+            if client_name:
+                body["clientName"] = client_name
+        # A query changes nothing remotely, so it is safe to re-send after an ambiguous failure.
+        payload = await self._call("POST", path, operation, json=body, idempotent=True)
+        result = _result(payload, "RunQuery2Result")
+        inner = result.get("Result") or {}
+        values = {str(item["FieldName"]): item.get("Value") for item in inner.get("Data") or []}
+        return QueryResult(id=inner.get("Id"), fields=values, settlement_id=result.get("SettlementId"))
+
+    # -- address assistant ------------------------------------------------------------------------------
+
+    async def autocomplete(
+        self, query: AutocompleteQuery, *, version: Literal[2, 3, 4] = 4
+    ) -> tuple[AutocompleteVariant, list[AutocompleteEntry]]:
+        """POST /autocomplete{version}; returns the §4.3 variant used and the hits."""
+        variant = classify(query)
+        body = build_autocomplete_request(query, version)
+        wrapper = {4: "QueryAutoComplete4Result", 3: "QueryAutoComplete3Result", 2: "QueryAutoCompleteResult"}
+        payload = await self._call(
+            "POST", f"/autocomplete{version}", f"autocomplete{version}", json=body, idempotent=True
+        )
+        raw = _result(payload, wrapper[version]).get("AutoCompleteResult") or []
+        if version == 2:
+            raw = [{AUTOCOMPLETE2_FIELD_NAMES.get(k, k): v for k, v in entry.items()} for entry in raw]
+        return variant, [AutocompleteEntry.model_validate(entry) for entry in raw]
+
+    async def verify_building(
+        self,
+        *,
+        street_name: str,
+        house_no: str,
+        zip_code: str,
+        town_name: str,
+        house_no_addition: str = "",
+    ) -> BuildingVerification:
+        """GET /buildingverification2: whether a building exists, in official spelling when it does."""
+        params = {
+            "streetname": street_name,
+            "houseno": house_no,
+            "housenoaddition": house_no_addition,
+            "zipcode": zip_code,
+            "townName": town_name,
+        }
+        payload = await self._call("GET", "/buildingverification2", "buildingverification2", params=params)
+        data = _result(payload, "QueryBuildingVerification2Result").get("BuildingVerificationData") or {}
+        return BuildingVerification.model_validate(data)
+
+
+def _json(body: bytes) -> Any:
+    import json
+
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+__all__ = ["AddressServiceClient", "AddressServiceStatusError"]

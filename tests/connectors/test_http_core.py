@@ -1,0 +1,256 @@
+"""The shared HTTP core: error mapping, the one retry decision, non-idempotent safety, the request log."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from connectors.auth import PreemptiveBasicAuth
+from connectors.errors import (
+    AuthFailed,
+    HttpStatusError,
+    NotFound,
+    RateLimited,
+    RemoteRejected,
+    ServerError,
+    TransportFailure,
+    error_for_http_status,
+)
+from connectors.http import ApiClient, RequestRecord
+from connectors.retry import RetryPolicy
+
+
+def _client(
+    handler: Callable[[httpx.Request], httpx.Response], **kwargs: object
+) -> tuple[ApiClient, list[float]]:
+    sleeps: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    client = ApiClient(
+        "https://api.example.test/base/",
+        transport=httpx.MockTransport(handler),
+        retry=RetryPolicy(max_attempts=3, base_delay=0.5, max_delay=4, jitter=0),
+        sleep=sleep,
+        **kwargs,  # type: ignore[arg-type]
+    )
+    return client, sleeps
+
+
+@pytest.mark.parametrize(
+    ("status", "error_type", "retryable"),
+    [
+        (429, RateLimited, True),
+        (401, AuthFailed, False),
+        (403, AuthFailed, False),
+        (404, NotFound, False),
+        (500, ServerError, True),
+        (503, ServerError, True),
+        (400, HttpStatusError, False),
+    ],
+)
+def test_http_status_maps_to_typed_error(status: int, error_type: type, retryable: bool) -> None:
+    request = httpx.Request("GET", "https://api.example.test/x?secret=1")
+    error = error_for_http_status(httpx.Response(status, request=request, text="nope"), api="demo")
+    assert type(error) is error_type
+    assert error.retryable is retryable
+    assert error.status_code == status
+    assert "secret" not in str(error)
+
+
+async def test_joins_base_url_and_path() -> None:
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url))
+        return httpx.Response(200, json={})
+
+    client, _ = _client(handler)
+    await client.request("GET", "/ping")
+    await client.request("GET", "checkbatchstatus/abc")
+    assert seen == [
+        "https://api.example.test/base/ping",
+        "https://api.example.test/base/checkbatchstatus/abc",
+    ]
+
+
+async def test_retries_transient_5xx_with_capped_backoff_then_succeeds() -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        return httpx.Response(503) if calls < 3 else httpx.Response(200, json={"ok": True})
+
+    client, sleeps = _client(handler)
+    response = await client.request("GET", "/thing")
+    assert response.json() == {"ok": True}
+    assert calls == 3
+    assert sleeps == [0.5, 1.0]
+
+
+async def test_gives_up_after_max_attempts() -> None:
+    client, sleeps = _client(lambda request: httpx.Response(500))
+    with pytest.raises(ServerError):
+        await client.request("GET", "/thing")
+    assert len(sleeps) == 2
+
+
+async def test_honours_retry_after_on_429() -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            return httpx.Response(429, headers={"Retry-After": "3"})
+        return httpx.Response(200, json={})
+
+    client, sleeps = _client(handler)
+    await client.request("POST", "/submit", json={})
+    assert sleeps == [3.0]
+
+
+async def test_client_errors_are_not_retried() -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        return httpx.Response(400, json={"error": "bad"})
+
+    client, _ = _client(handler)
+    with pytest.raises(HttpStatusError):
+        await client.request("GET", "/thing")
+    assert calls == 1
+
+
+async def test_connect_error_is_retried_even_for_post() -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise httpx.ConnectError("refused", request=request)
+        return httpx.Response(200, json={"id": 1})
+
+    client, _ = _client(handler)
+    response = await client.request("POST", "/orders", json={"a": 1})
+    assert response.json() == {"id": 1}
+    assert calls == 2
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        lambda request: (_ for _ in ()).throw(httpx.ReadTimeout("slow", request=request)),
+        lambda request: (_ for _ in ()).throw(httpx.RemoteProtocolError("dropped", request=request)),
+        lambda request: httpx.Response(502),
+    ],
+    ids=["read-timeout", "dropped", "bad-gateway"],
+)
+async def test_post_is_never_resent_after_an_ambiguous_failure(
+    failure: Callable[..., httpx.Response],
+) -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        return failure(request)
+
+    client, sleeps = _client(handler)
+    with pytest.raises((TransportFailure, ServerError)):
+        await client.request("POST", "/orders", json={"a": 1})
+    assert calls == 1
+    assert sleeps == []
+
+
+async def test_post_marked_idempotent_is_retried_after_read_timeout() -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise httpx.ReadTimeout("slow", request=request)
+        return httpx.Response(200, json={})
+
+    client, _ = _client(handler)
+    await client.request("POST", "/query", json={}, idempotent=True)
+    assert calls == 2
+
+
+async def test_check_can_reject_a_200_and_its_retryable_flag_decides() -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        return httpx.Response(200, json={"Status": 106 if calls == 1 else 0})
+
+    def check(response: httpx.Response) -> None:
+        if response.json()["Status"]:
+            raise RemoteRejected("busy", api="demo", code="106", retryable=True)
+
+    client, _ = _client(handler)
+    response = await client.request("POST", "/runbatch", json={}, check=check)
+    assert response.json() == {"Status": 0}
+    assert calls == 2
+
+
+async def test_request_log_never_contains_credentials_or_query() -> None:
+    records: list[RequestRecord] = []
+    seen_headers: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen_headers.append(request.headers["Authorization"])
+        return httpx.Response(200, json={})
+
+    client, _ = _client(
+        handler, request_log=records.append, auth=PreemptiveBasicAuth("user", SecretStr("hunter2-secret"))
+    )
+    await client.request("GET", "/lookup", params={"name": "Muster"})
+    assert seen_headers and seen_headers[0].startswith("Basic ")
+    assert len(records) == 1
+    record = records[0]
+    assert (record.method, record.path, record.status_code, record.outcome) == ("GET", "/lookup", 200, "ok")
+    assert "hunter2" not in repr(record) and "Muster" not in repr(record)
+    assert "hunter2" not in repr(client._auth)
+
+
+async def test_basic_auth_is_preemptive_on_every_request() -> None:
+    auth = PreemptiveBasicAuth("tech-user", SecretStr("pw"))
+    request = httpx.Request("GET", "https://x.test/")
+    flow = auth.auth_flow(request)
+    sent = next(flow)
+    assert sent.headers["Authorization"] == "Basic dGVjaC11c2VyOnB3"
+
+
+async def test_stream_retries_until_headers_are_checked() -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        return httpx.Response(500) if calls == 1 else httpx.Response(200, content=b"abc" * 1000)
+
+    client, _ = _client(handler)
+    async with client.stream("GET", "/download") as response:
+        body = b"".join([chunk async for chunk in response.aiter_bytes()])
+    assert body == b"abc" * 1000
+    assert calls == 2
+
+
+def test_jitter_stays_within_backoff() -> None:
+    policy = RetryPolicy(base_delay=1, max_delay=8, jitter=1, rng=random.Random(7))
+    error = ServerError("x", api="demo", status_code=500)
+    for attempt in range(1, 8):
+        assert 0 <= policy.delay(error, attempt) <= min(8, 2 ** (attempt - 1))
+    assert not policy.should_retry(ValueError("not an api error"), 1)
