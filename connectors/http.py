@@ -130,7 +130,7 @@ class ApiClient:
                     raise _transport_failure(exc, self.api_name) from exc
                 status = response.status_code
                 if response.is_error:
-                    raise error_for_http_status(response, api=self.api_name)
+                    raise self.error_for_response(response)
                 if check is not None:
                     check(response)
             except ApiError as error:
@@ -168,7 +168,7 @@ class ApiClient:
             try:
                 if response.is_error:
                     await response.aread()
-                    raise error_for_http_status(response, api=self.api_name)
+                    raise self.error_for_response(response)
                 if check is not None:
                     check(response)
             except ApiError as error:
@@ -182,6 +182,10 @@ class ApiClient:
             finally:
                 await response.aclose()
             return
+
+    def error_for_response(self, response: httpx.Response) -> ApiError:
+        """The typed error for a non-success response; a connector overrides it to read its error bodies."""
+        return error_for_http_status(response, api=self.api_name)
 
     def _pick_auth(self, auth: httpx.Auth | None) -> httpx.Auth | httpx._client.UseClientDefault:
         chosen = auth or self._auth

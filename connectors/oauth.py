@@ -1,0 +1,231 @@
+"""OAuth 2.0 client credentials as an ``httpx.Auth``: one cached token per scope set, shared by every
+client built on the same :class:`ClientCredentials`, renewed shortly before ``expires_in`` and once on 401.
+
+The client secret travels only in the form body of the token request, never in a URL or header, and
+never appears in a ``repr`` or an error message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import weakref
+from collections.abc import AsyncGenerator, Callable, Generator, Iterable
+from dataclasses import dataclass, field
+
+import httpx
+from pydantic import SecretStr
+
+from connectors.errors import AuthFailed
+
+Clock = Callable[[], float]
+ScopeSet = frozenset[str]
+
+DEFAULT_LEEWAY_S = 30.0
+
+
+@dataclass(frozen=True)
+class AccessToken:
+    """A bearer token for one scope set; ``expires_at`` is on the clock of its :class:`ClientCredentials`."""
+
+    value: SecretStr = field(repr=False)
+    scopes: ScopeSet
+    expires_at: float
+
+    @property
+    def authorization(self) -> str:
+        return f"Bearer {self.value.get_secret_value()}"
+
+
+class ClientCredentials:
+    """A registered OAuth client and its token cache, shared across auth instances and clients.
+
+    Args:
+        token_url: absolute address of the token endpoint.
+        client_id: the registered client id.
+        client_secret: the registered client secret.
+        leeway: seconds before ``expires_in`` runs out at which a cached token is no longer used.
+        clock: monotonic seconds; tests pass a fake clock.
+        api: the API name carried by errors of the token endpoint.
+    """
+
+    def __init__(
+        self,
+        token_url: str,
+        client_id: str,
+        client_secret: SecretStr,
+        *,
+        leeway: float = DEFAULT_LEEWAY_S,
+        clock: Clock = time.monotonic,
+        api: str = "oauth",
+    ) -> None:
+        self.token_url = token_url
+        self.client_id = client_id
+        self._client_secret = client_secret
+        self.leeway = leeway
+        self.clock = clock
+        self.api = api
+        self._tokens: dict[ScopeSet, AccessToken] = {}
+        # Guards the dicts only; never held across a yield.
+        self._guard = threading.Lock()
+        self._thread_locks: dict[ScopeSet, threading.Lock] = {}
+        # An asyncio.Lock belongs to one event loop, so locks are kept per loop.
+        self._async_locks: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[ScopeSet, asyncio.Lock]
+        ] = weakref.WeakKeyDictionary()
+
+    def __repr__(self) -> str:
+        return (
+            f"ClientCredentials(token_url={self.token_url!r}, client_id={self.client_id!r}, "
+            "client_secret='**********')"
+        )
+
+    def valid_token(self, scopes: ScopeSet) -> AccessToken | None:
+        """The cached token for ``scopes`` if it is still usable (outside the leeway), else None."""
+        with self._guard:
+            token = self._tokens.get(scopes)
+        if token is not None and self.clock() < token.expires_at:
+            return token
+        return None
+
+    def invalidate(self, token: AccessToken) -> None:
+        """Forget ``token`` unless a newer one has already replaced it."""
+        with self._guard:
+            if self._tokens.get(token.scopes) is token:
+                del self._tokens[token.scopes]
+
+    def token_request(self, scopes: ScopeSet) -> httpx.Request:
+        """The token request for ``scopes``: a form POST; the secret is in the body only."""
+        form = {
+            "grant_type": "client_credentials",
+            "client_id": self.client_id,
+            "client_secret": self._client_secret.get_secret_value(),
+            "scope": " ".join(sorted(scopes)),
+        }
+        return httpx.Request("POST", self.token_url, data=form, headers={"Accept": "application/json"})
+
+    def accept_token_response(self, scopes: ScopeSet, response: httpx.Response) -> AccessToken:
+        """Parse and cache a token response (its body already read); raise :class:`AuthFailed` on refusal."""
+        status = response.status_code
+        if status != 200:
+            raise AuthFailed(
+                self._redact(f"{self.api}: token request for {_scope_text(scopes)} refused: HTTP {status}")
+                + self._redacted_detail(response),
+                api=self.api,
+                status_code=status,
+                # The API request itself was never sent, so a busy token endpoint may be asked again.
+                retryable=status == 429 or status >= 500,
+            )
+        try:
+            payload = response.json()
+        except ValueError:
+            payload = None
+        if not isinstance(payload, dict) or not isinstance(payload.get("access_token"), str):
+            raise AuthFailed(
+                f"{self.api}: token response for {_scope_text(scopes)} carries no access_token",
+                api=self.api,
+                status_code=status,
+            )
+        token_type = payload.get("token_type", "Bearer")
+        if not isinstance(token_type, str) or token_type.lower() != "bearer":
+            raise AuthFailed(
+                f"{self.api}: token type {token_type!r} is not Bearer", api=self.api, status_code=status
+            )
+        expires_in = payload.get("expires_in")
+        lifetime = float(expires_in) if isinstance(expires_in, int | float) else 0.0
+        # A token inside the leeway is still used for the request that fetched it, just not cached.
+        token = AccessToken(
+            value=SecretStr(payload["access_token"]),
+            scopes=scopes,
+            expires_at=self.clock() + lifetime - self.leeway,
+        )
+        with self._guard:
+            self._tokens[scopes] = token
+        return token
+
+    def thread_lock(self, scopes: ScopeSet) -> threading.Lock:
+        with self._guard:
+            return self._thread_locks.setdefault(scopes, threading.Lock())
+
+    def async_lock(self, scopes: ScopeSet) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        with self._guard:
+            per_loop = self._async_locks.setdefault(loop, {})
+            return per_loop.setdefault(scopes, asyncio.Lock())
+
+    def _redact(self, text: str) -> str:
+        secret = self._client_secret.get_secret_value()
+        return text.replace(secret, "**********") if secret else text
+
+    def _redacted_detail(self, response: httpx.Response, limit: int = 200) -> str:
+        try:
+            text = " ".join(response.text.split())
+        except (httpx.ResponseNotRead, UnicodeDecodeError):
+            return ""
+        if not text:
+            return ""
+        return ": " + self._redact(text)[:limit]
+
+
+class OAuth2ClientCredentialsAuth(httpx.Auth):
+    """Bearer auth for one scope set, with tokens from a shared :class:`ClientCredentials`.
+
+    The flow: use the cached token or fetch one (token fetches for one scope set are serialised, so
+    concurrent calls cause a single token request), send the request, and on a 401 drop that token and
+    retry exactly once with a fresh one.
+    """
+
+    def __init__(self, credentials: ClientCredentials, scopes: Iterable[str]) -> None:
+        self.credentials = credentials
+        self.scopes: ScopeSet = frozenset(scopes)
+        if not self.scopes:
+            raise ValueError("at least one scope is needed")
+
+    def __repr__(self) -> str:
+        return f"OAuth2ClientCredentialsAuth({self.credentials!r}, scopes={sorted(self.scopes)!r})"
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        """The synchronous flow; token fetches hold a per-scope-set thread lock."""
+        token = yield from self._sync_token()
+        request.headers["Authorization"] = token.authorization
+        response = yield request
+        if response.status_code != 401:
+            return
+        self.credentials.invalidate(token)
+        token = yield from self._sync_token()
+        request.headers["Authorization"] = token.authorization
+        yield request
+
+    async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        """The asynchronous flow; token fetches hold a per-scope-set, per-event-loop asyncio lock."""
+        for attempt in (1, 2):
+            token = self.credentials.valid_token(self.scopes)
+            if token is None:
+                async with self.credentials.async_lock(self.scopes):
+                    token = self.credentials.valid_token(self.scopes)
+                    if token is None:
+                        token_response = yield self.credentials.token_request(self.scopes)
+                        await token_response.aread()
+                        token = self.credentials.accept_token_response(self.scopes, token_response)
+            request.headers["Authorization"] = token.authorization
+            response = yield request
+            if response.status_code != 401 or attempt == 2:
+                return
+            self.credentials.invalidate(token)
+
+    def _sync_token(self) -> Generator[httpx.Request, httpx.Response, AccessToken]:
+        token = self.credentials.valid_token(self.scopes)
+        if token is not None:
+            return token
+        with self.credentials.thread_lock(self.scopes):
+            token = self.credentials.valid_token(self.scopes)
+            if token is not None:
+                return token
+            token_response = yield self.credentials.token_request(self.scopes)
+            token_response.read()
+            return self.credentials.accept_token_response(self.scopes, token_response)
+
+
+def _scope_text(scopes: ScopeSet) -> str:
+    return "scope " + " ".join(sorted(scopes))

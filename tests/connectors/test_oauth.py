@@ -1,0 +1,287 @@
+"""OAuth 2.0 client credentials: the generator flow stepped by hand, then through httpx.MockTransport."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from urllib.parse import parse_qs
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from connectors.errors import AuthFailed
+from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth
+
+TOKEN_URL = "https://auth.example.test/OAuth/token"
+API_URL = "https://api.example.test/resource"
+SECRET = "s3cr3t-value"
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make_credentials(clock: FakeClock | None = None, leeway: float = 30.0) -> ClientCredentials:
+    return ClientCredentials(
+        TOKEN_URL, "client-1", SecretStr(SECRET), leeway=leeway, clock=clock or FakeClock()
+    )
+
+
+def token_response(request: httpx.Request, token: str = "tok-1", expires_in: int = 300) -> httpx.Response:
+    return httpx.Response(
+        200, json={"access_token": token, "token_type": "Bearer", "expires_in": expires_in}, request=request
+    )
+
+
+def form_of(request: httpx.Request) -> dict[str, str]:
+    return {key: values[0] for key, values in parse_qs(request.content.decode()).items()}
+
+
+def test_flow_fetches_token_with_secret_in_form_body_then_sends_bearer() -> None:
+    auth = OAuth2ClientCredentialsAuth(make_credentials(), ["SCOPE_B", "SCOPE_A"])
+    request = httpx.Request("GET", API_URL)
+    flow = auth.sync_auth_flow(request)
+
+    token_request = next(flow)
+    assert token_request.method == "POST"
+    assert str(token_request.url) == TOKEN_URL
+    assert token_request.headers["Content-Type"] == "application/x-www-form-urlencoded"
+    assert form_of(token_request) == {
+        "grant_type": "client_credentials",
+        "client_id": "client-1",
+        "client_secret": SECRET,
+        "scope": "SCOPE_A SCOPE_B",
+    }
+    assert SECRET not in str(token_request.url)
+    assert all(SECRET not in value for value in token_request.headers.values())
+
+    api_request = flow.send(token_response(token_request))
+    assert api_request is request
+    assert api_request.headers["Authorization"] == "Bearer tok-1"
+    with pytest.raises(StopIteration):
+        flow.send(httpx.Response(200, request=api_request))
+
+
+def test_token_is_reused_for_the_same_scope_set_and_separate_per_scope_set() -> None:
+    credentials = make_credentials()
+    first = OAuth2ClientCredentialsAuth(credentials, ["A"])
+    flow = first.sync_auth_flow(httpx.Request("GET", API_URL))
+    flow.send(token_response(next(flow), "tok-a"))
+
+    again = OAuth2ClientCredentialsAuth(credentials, {"A"}).sync_auth_flow(httpx.Request("GET", API_URL))
+    request = next(again)
+    assert str(request.url) == API_URL
+    assert request.headers["Authorization"] == "Bearer tok-a"
+
+    other = OAuth2ClientCredentialsAuth(credentials, ["A", "B"]).sync_auth_flow(httpx.Request("GET", API_URL))
+    token_request = next(other)
+    assert str(token_request.url) == TOKEN_URL
+    assert form_of(token_request)["scope"] == "A B"
+
+
+def test_token_is_renewed_once_inside_the_leeway_before_expiry() -> None:
+    clock = FakeClock()
+    credentials = make_credentials(clock, leeway=30)
+    auth = OAuth2ClientCredentialsAuth(credentials, ["A"])
+    flow = auth.sync_auth_flow(httpx.Request("GET", API_URL))
+    flow.send(token_response(next(flow), "tok-1", expires_in=300))
+
+    clock.now += 269  # 31 s before expiry: still used
+    assert next(auth.sync_auth_flow(httpx.Request("GET", API_URL))).headers["Authorization"] == "Bearer tok-1"
+
+    clock.now += 2  # 29 s before expiry: inside the leeway
+    flow = auth.sync_auth_flow(httpx.Request("GET", API_URL))
+    assert str(next(flow).url) == TOKEN_URL
+
+
+def test_401_renews_the_token_once_then_gives_up() -> None:
+    credentials = make_credentials()
+    auth = OAuth2ClientCredentialsAuth(credentials, ["A"])
+    request = httpx.Request("GET", API_URL)
+    flow = auth.sync_auth_flow(request)
+    api_request = flow.send(token_response(next(flow), "stale"))
+
+    renewal = flow.send(httpx.Response(401, request=api_request))
+    assert str(renewal.url) == TOKEN_URL
+    retried = flow.send(token_response(renewal, "fresh"))
+    assert retried.headers["Authorization"] == "Bearer fresh"
+    with pytest.raises(StopIteration):
+        flow.send(httpx.Response(401, request=retried))
+    assert credentials.valid_token(frozenset({"A"})).value.get_secret_value() == "fresh"
+
+
+@pytest.mark.parametrize("status", [400, 401, 500])
+def test_token_endpoint_refusal_is_auth_failed_without_the_secret(status: int) -> None:
+    auth = OAuth2ClientCredentialsAuth(make_credentials(), ["A"])
+    flow = auth.sync_auth_flow(httpx.Request("GET", API_URL))
+    token_request = next(flow)
+    echo = httpx.Response(status, text=f"bad client_secret={SECRET}", request=token_request)
+    with pytest.raises(AuthFailed) as caught:
+        flow.send(echo)
+    assert SECRET not in str(caught.value)
+    assert "**********" in str(caught.value)
+    assert caught.value.status_code == status
+    assert caught.value.retryable is (status >= 500)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"token_type": "Bearer"}, {"access_token": "x", "token_type": "mac"}, ["not", "an", "object"]],
+)
+def test_malformed_token_response_is_auth_failed(body: object) -> None:
+    flow = OAuth2ClientCredentialsAuth(make_credentials(), ["A"]).sync_auth_flow(
+        httpx.Request("GET", API_URL)
+    )
+    token_request = next(flow)
+    with pytest.raises(AuthFailed):
+        flow.send(httpx.Response(200, json=body, request=token_request))
+
+
+def test_repr_hides_the_secret() -> None:
+    credentials = make_credentials()
+    auth = OAuth2ClientCredentialsAuth(credentials, ["A"])
+    assert SECRET not in repr(credentials)
+    assert SECRET not in repr(auth)
+    assert "client-1" in repr(auth)
+    flow = auth.sync_auth_flow(httpx.Request("GET", API_URL))
+    flow.send(token_response(next(flow), "tok-9"))
+    assert "tok-9" not in repr(credentials.valid_token(frozenset({"A"})))
+
+
+def test_empty_scope_set_is_refused() -> None:
+    with pytest.raises(ValueError):
+        OAuth2ClientCredentialsAuth(make_credentials(), [])
+
+
+class TokenServer:
+    """A MockTransport handler: token endpoint plus an API that accepts only the current token."""
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.token_requests: list[dict[str, str]] = []
+        self.api_requests = 0
+        self.valid = "tok-1"
+        self.delay = delay
+
+    async def __call__(self, request: httpx.Request) -> httpx.Response:
+        if str(request.url) == TOKEN_URL:
+            await asyncio.sleep(self.delay)
+            self.token_requests.append(form_of(request))
+            self.valid = f"tok-{len(self.token_requests)}"
+            return token_response(request, self.valid)
+        self.api_requests += 1
+        if request.headers.get("Authorization") != f"Bearer {self.valid}":
+            return httpx.Response(401, request=request)
+        return httpx.Response(200, json={"ok": True}, request=request)
+
+
+@pytest.mark.asyncio
+async def test_fifty_concurrent_calls_share_one_token_request() -> None:
+    server = TokenServer(delay=0.01)
+    auth = OAuth2ClientCredentialsAuth(make_credentials(), ["A"])
+    async with httpx.AsyncClient(transport=httpx.MockTransport(server), auth=auth) as client:
+        responses = await asyncio.gather(*(client.get(API_URL) for _ in range(50)))
+    assert [response.status_code for response in responses] == [200] * 50
+    assert len(server.token_requests) == 1
+    assert server.api_requests == 50
+
+
+@pytest.mark.asyncio
+async def test_concurrent_401s_cause_a_single_renewal() -> None:
+    server = TokenServer(delay=0.01)
+    auth = OAuth2ClientCredentialsAuth(make_credentials(), ["A"])
+    async with httpx.AsyncClient(transport=httpx.MockTransport(server), auth=auth) as client:
+        assert (await client.get(API_URL)).status_code == 200
+        server.valid = "revoked"  # the service forgets tok-1
+        responses = await asyncio.gather(*(client.get(API_URL) for _ in range(20)))
+    assert [response.status_code for response in responses] == [200] * 20
+    assert len(server.token_requests) == 2
+
+
+@pytest.mark.asyncio
+async def test_async_flow_gives_up_after_one_renewal() -> None:
+    async def always_401(request: httpx.Request) -> httpx.Response:
+        if str(request.url) == TOKEN_URL:
+            return token_response(request)
+        return httpx.Response(401, request=request)
+
+    calls: list[str] = []
+
+    async def recording(request: httpx.Request) -> httpx.Response:
+        calls.append(request.url.path)
+        return await always_401(request)
+
+    auth = OAuth2ClientCredentialsAuth(make_credentials(), ["A"])
+    async with httpx.AsyncClient(transport=httpx.MockTransport(recording), auth=auth) as client:
+        response = await client.get(API_URL)
+    assert response.status_code == 401
+    assert calls == ["/OAuth/token", "/resource", "/OAuth/token", "/resource"]
+
+
+@pytest.mark.asyncio
+async def test_async_token_error_raises_auth_failed_and_releases_the_lock() -> None:
+    attempts: list[int] = []
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        if str(request.url) == TOKEN_URL:
+            attempts.append(1)
+            if len(attempts) == 1:
+                return httpx.Response(401, json={"error": "invalid_client"}, request=request)
+            return token_response(request)
+        return httpx.Response(200, request=request)
+
+    auth = OAuth2ClientCredentialsAuth(make_credentials(), ["A"])
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler), auth=auth) as client:
+        with pytest.raises(AuthFailed) as caught:
+            await client.get(API_URL)
+        assert SECRET not in str(caught.value)
+        assert (await asyncio.wait_for(client.get(API_URL), timeout=2)).status_code == 200
+
+
+def test_sync_client_threads_share_one_token_request() -> None:
+    token_requests: list[int] = []
+    gate = threading.Event()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if str(request.url) == TOKEN_URL:
+            token_requests.append(1)
+            gate.wait(0.05)
+            return token_response(request)
+        assert request.headers["Authorization"] == "Bearer tok-1"
+        return httpx.Response(200, request=request)
+
+    auth = OAuth2ClientCredentialsAuth(make_credentials(), ["A"])
+    with httpx.Client(transport=httpx.MockTransport(handler), auth=auth) as client:
+        results: list[int] = []
+        threads = [
+            threading.Thread(target=lambda: results.append(client.get(API_URL).status_code))
+            for _ in range(10)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert results == [200] * 10
+    assert len(token_requests) == 1
+
+
+def test_locks_are_per_event_loop() -> None:
+    credentials = make_credentials()
+    auth = OAuth2ClientCredentialsAuth(credentials, ["A"])
+
+    async def one_call() -> int:
+        async def handler(request: httpx.Request) -> httpx.Response:
+            if str(request.url) == TOKEN_URL:
+                await asyncio.sleep(0)
+                return token_response(request, expires_in=0)  # never cached: every call fetches
+            return httpx.Response(200, request=request)
+
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler), auth=auth) as client:
+            return (await client.get(API_URL)).status_code
+
+    assert asyncio.run(one_call()) == 200
+    assert asyncio.run(one_call()) == 200
