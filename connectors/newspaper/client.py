@@ -1,0 +1,339 @@
+"""The newspaper API client: one async method per §4 endpoint, each with the OAuth scope of its group.
+
+Every response body is evaluated for error and warning arrays; successful calls return an
+:class:`ApiResult` with the warnings. Submissions are validated first and are POSTs that the HTTP core
+never re-sends after an ambiguous failure.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, ClassVar, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel, SecretStr, ValidationError
+
+from connectors.errors import ApiError, NotFound
+from connectors.http import DEFAULT_TIMEOUT, ApiClient, RequestLog
+from connectors.newspaper import validation
+from connectors.newspaper.documents import (
+    Document,
+    DocumentSet,
+    RawResponse,
+    document_from_body,
+    document_set_from_response,
+)
+from connectors.newspaper.errors import (
+    API,
+    FieldProblem,
+    NewspaperMessage,
+    OrderInControl,
+    UnexpectedResponse,
+    check_response,
+    error_for_response,
+    messages_in_response,
+)
+from connectors.newspaper.models import (
+    ApiResult,
+    DistributionList,
+    GratisOrder,
+    NewspaperSummary,
+    OrderStatus,
+    OrderSummary,
+    OutputAddresses,
+    Purchase,
+    PurchaseDocumentKind,
+    PurchaseProgress,
+    Scope,
+    StandardOrder,
+    StatisticsRecord,
+    StatisticsSubmission,
+    StructureFileCode,
+)
+from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth
+from connectors.retry import RetryPolicy
+
+SUBMISSION = "/logistics/newspaper/submission/v1"
+STATISTIC = "/logistics/newspaper/statistic/v1"
+ADDRESS = "/logistics/newspaper/address/v1"
+OUTPUT_ADDRESS_SPELLINGS = ("output-addresses", "outputaddresses")
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class NewspaperClient(ApiClient):
+    """Async client of the newspaper Online Services API.
+
+    Args:
+        base_url: ``{newspaper_base_url}``; the §4 paths are appended to it.
+        token_url: the OAuth token endpoint.
+        client_id: the registered client id.
+        client_secret: the registered client secret.
+        credentials: a :class:`ClientCredentials` to share its token cache (instead of the three above).
+        today: today's date for validation (tests pass a fixed one).
+        http_client, transport, timeout, retry, request_log, sleep: see :class:`ApiClient`.
+    """
+
+    api_name: ClassVar[str] = API
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token_url: str | None = None,
+        client_id: str | None = None,
+        client_secret: SecretStr | None = None,
+        credentials: ClientCredentials | None = None,
+        today: Callable[[], dt.date] = dt.date.today,
+        http_client: httpx.AsyncClient | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = None,
+        request_log: RequestLog | None = None,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+    ) -> None:
+        if credentials is None:
+            if token_url is None or client_id is None or client_secret is None:
+                raise ValueError("give credentials, or token_url, client_id and client_secret")
+            credentials = ClientCredentials(token_url, client_id, client_secret, api=API)
+        extra: dict[str, Any] = {} if sleep is None else {"sleep": sleep}
+        super().__init__(
+            base_url,
+            http_client=http_client,
+            transport=transport,
+            timeout=timeout,
+            retry=retry,
+            request_log=request_log,
+            **extra,
+        )
+        self.credentials = credentials
+        self._today = today
+        self._auth_by_scope = {scope: OAuth2ClientCredentialsAuth(credentials, [scope]) for scope in Scope}
+        self._output_addresses_spelling = OUTPUT_ADDRESS_SPELLINGS[0]
+
+    def __repr__(self) -> str:
+        return f"NewspaperClient(base_url={self.base_url!r}, credentials={self.credentials!r})"
+
+    def error_for_response(self, response: httpx.Response) -> ApiError:
+        return error_for_response(response)
+
+    # --- 4.1 orders ----------------------------------------------------------------------------------
+
+    async def submit_standard_order(self, order: StandardOrder) -> ApiResult[int]:
+        """POST orders/standard after validation; returns the order id."""
+        validation.ensure_valid("standard order", validation.check_standard_order(order, today=self._today()))
+        response = await self._call(
+            "POST", f"{SUBMISSION}/orders/standard", Scope.ORDERS, json=order.to_body()
+        )
+        return self._result(response, _order_id(response))
+
+    async def submit_gratis_order(self, order: GratisOrder) -> ApiResult[int]:
+        """POST orders/gratis after validation of the fields it shares with the standard order."""
+        validation.ensure_valid("gratis order", validation.check_gratis_order(order, today=self._today()))
+        response = await self._call("POST", f"{SUBMISSION}/orders/gratis", Scope.ORDERS, json=order.to_body())
+        return self._result(response, _order_id(response))
+
+    async def get_delivery_note(self, order_id: int) -> ApiResult[DocumentSet]:
+        """The delivery note, served either as PDF bytes or as JSON with document shapes."""
+        response = await self._call("GET", _order_path(order_id, "delivery-note"), Scope.ORDERS)
+        return self._result(response, document_set_from_response(response))
+
+    async def get_order_status(self, order_id: int) -> ApiResult[OrderStatus]:
+        response = await self._call("GET", _order_path(order_id, "status"), Scope.ORDERS)
+        return self._result(response, _parse(OrderStatus, response))
+
+    async def get_order_summary(
+        self, order_id: int, *, status: OrderStatus | None = None
+    ) -> ApiResult[OrderSummary]:
+        """The order summary; never requested while the status (given or fetched) is CONTROL."""
+        warnings = await self._ensure_not_in_control(order_id, status, "summary")
+        response = await self._call("GET", _order_path(order_id, "summary"), Scope.ORDERS)
+        result = self._result(response, _parse(OrderSummary, response))
+        return ApiResult(result.value, warnings + result.warnings)
+
+    async def get_order_sendings(
+        self, order_id: int, *, status: OrderStatus | None = None
+    ) -> ApiResult[RawResponse]:
+        """National, international and gratis items; never requested while the status is CONTROL."""
+        warnings = await self._ensure_not_in_control(order_id, status, "sendings")
+        response = await self._call("GET", _order_path(order_id, "sendings"), Scope.ORDERS)
+        return ApiResult(RawResponse.from_response(response), warnings + _warnings(response))
+
+    async def get_original_standard_order(self, order_id: int) -> ApiResult[RawResponse]:
+        return await self._raw(_order_path(order_id, "original-standard-order"), Scope.ORDERS)
+
+    async def get_corrected_standard_order(self, order_id: int) -> ApiResult[RawResponse]:
+        return await self._raw(_order_path(order_id, "corrected-standard-order"), Scope.ORDERS)
+
+    async def get_original_gratis_order(self, order_id: int) -> ApiResult[RawResponse]:
+        return await self._raw(_order_path(order_id, "original-gratis-order"), Scope.ORDERS)
+
+    async def get_corrected_gratis_order(self, order_id: int) -> ApiResult[RawResponse]:
+        return await self._raw(_order_path(order_id, "corrected-gratis-order"), Scope.ORDERS)
+
+    # --- 4.2 / 4.3 newspapers and distribution ------------------------------------------------------
+
+    async def get_newspaper_summary(self, newspaper_number: str | int) -> ApiResult[NewspaperSummary]:
+        path = f"{SUBMISSION}/newspapers/{_segment(newspaper_number)}/summary"
+        response = await self._call("GET", path, Scope.NEWSPAPERS)
+        return self._result(response, _parse(NewspaperSummary, response))
+
+    async def get_distribution_list(self, newspaper_number: str | int) -> ApiResult[DistributionList]:
+        path = f"{SUBMISSION}/distribution/newspapers/{_segment(newspaper_number)}/distribution-list"
+        response = await self._call("GET", path, Scope.DISTRIBUTION)
+        return self._result(response, _parse(DistributionList, response))
+
+    async def get_black_list(self, newspaper_number: str | int) -> ApiResult[RawResponse]:
+        path = f"{SUBMISSION}/distribution/newspapers/{_segment(newspaper_number)}/black-list"
+        return await self._raw(path, Scope.DISTRIBUTION)
+
+    # --- 4.4 statistics -----------------------------------------------------------------------------
+
+    async def submit_statistics(
+        self, statistics: StatisticsSubmission | Sequence[StatisticsRecord]
+    ) -> ApiResult[str]:
+        """POST the statistics after validation; returns the service's plain-string confirmation."""
+        if not isinstance(statistics, StatisticsSubmission):
+            statistics = StatisticsSubmission(statistics=list(statistics))
+        validation.ensure_valid("statistics", validation.check_statistics(statistics))
+        path = f"{STATISTIC}/standard/statistics"
+        response = await self._call("POST", path, Scope.STATISTIC, json=statistics.to_body())
+        return self._result(response, _plain_text(response))
+
+    # --- 4.5 purchases and structure files ----------------------------------------------------------
+
+    async def submit_purchase(self, purchase: Purchase) -> ApiResult[int]:
+        """POST a purchase (address validation and sorting) after validation; returns the purchase id."""
+        validation.ensure_valid("purchase", validation.check_purchase(purchase, today=self._today()))
+        response = await self._call("POST", f"{ADDRESS}/purchases", Scope.ADDRESS, json=purchase.to_body())
+        return self._result(response, _order_id(response))
+
+    async def get_purchase_progress(self, purchase_id: int) -> ApiResult[PurchaseProgress]:
+        response = await self._call("GET", _purchase_path(purchase_id, "progress"), Scope.ADDRESS)
+        return self._result(response, _parse(PurchaseProgress, response))
+
+    async def get_output_addresses(self, purchase_id: int) -> ApiResult[OutputAddresses]:
+        """Output addresses; the path spelling that answers is remembered (the spec shows two)."""
+        preferred = self._output_addresses_spelling
+        spellings = [preferred] + [other for other in OUTPUT_ADDRESS_SPELLINGS if other != preferred]
+        for spelling in spellings:
+            try:
+                response = await self._call("GET", _purchase_path(purchase_id, spelling), Scope.ADDRESS)
+            except NotFound:
+                if spelling == spellings[-1]:
+                    raise
+                continue
+            self._output_addresses_spelling = spelling
+            return self._result(response, _parse(OutputAddresses, response))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def get_purchase_document(
+        self, purchase_id: int, kind: PurchaseDocumentKind
+    ) -> ApiResult[Document]:
+        """One of the seven purchase documents (§2.7 document shape)."""
+        kind = PurchaseDocumentKind(kind)
+        response = await self._call(
+            "GET", _purchase_path(purchase_id, f"document/{kind.value}"), Scope.ADDRESS
+        )
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        document = document_from_body(body)
+        if document is None:
+            raise UnexpectedResponse(f"{kind.value} document response has no document shape")
+        return self._result(response, document)
+
+    async def get_structure_files(self, file_code: StructureFileCode | int) -> ApiResult[DocumentSet]:
+        """The structure files for fileCode 1 (AZ/GZA), 2 (AZA/AZB) or 9 (both)."""
+        code = StructureFileCode(file_code)
+        response = await self._call("GET", f"{ADDRESS}/structurefiles/{code.value}", Scope.ADDRESS)
+        return self._result(response, document_set_from_response(response))
+
+    async def register_structure_file_email(self, email: str) -> ApiResult[RawResponse]:
+        """Make ``email`` the recipient of notices about new structure file versions.
+
+        The body is not shown in the spec; ``{"email": ...}`` is sent.
+        """
+        if problem := validation.email_problem(email):
+            validation.ensure_valid("structure file e-mail", [FieldProblem("email", problem)])
+        response = await self._call(
+            "POST", f"{ADDRESS}/structurefiles/email", Scope.ADDRESS, json={"email": email}
+        )
+        return ApiResult(RawResponse.from_response(response), _warnings(response))
+
+    # --- plumbing -----------------------------------------------------------------------------------
+
+    async def _call(self, method: str, path: str, scope: Scope, **kwargs: Any) -> httpx.Response:
+        return await self.request(
+            method, path, check=check_response, auth=self._auth_by_scope[scope], **kwargs
+        )
+
+    async def _raw(self, path: str, scope: Scope) -> ApiResult[RawResponse]:
+        response = await self._call("GET", path, scope)
+        return ApiResult(RawResponse.from_response(response), _warnings(response))
+
+    async def _ensure_not_in_control(
+        self, order_id: int, status: OrderStatus | None, endpoint: str
+    ) -> tuple[NewspaperMessage, ...]:
+        warnings: tuple[NewspaperMessage, ...] = ()
+        if status is None:
+            fetched = await self.get_order_status(order_id)
+            status, warnings = fetched.value, fetched.warnings
+        if status.in_control:
+            raise OrderInControl(order_id, endpoint)
+        return warnings
+
+    @staticmethod
+    def _result(response: httpx.Response, value: Any) -> ApiResult[Any]:
+        return ApiResult(value, _warnings(response))
+
+
+def _warnings(response: httpx.Response) -> tuple[NewspaperMessage, ...]:
+    return messages_in_response(response).warnings
+
+
+def _parse(model: type[M], response: httpx.Response) -> M:
+    try:
+        return model.model_validate(response.json())
+    except (ValueError, ValidationError) as exc:
+        raise UnexpectedResponse(f"{response.request.url.path}: not a {model.__name__}: {exc}") from exc
+
+
+def _order_id(response: httpx.Response) -> int:
+    """The id of a created order or purchase: ``{id: n}`` in the spec, a bare integer for purchases."""
+    try:
+        body: Any = response.json()
+    except ValueError:
+        body = response.text.strip()
+    if isinstance(body, dict):
+        body = next((body[key] for key in ("id", "orderId", "purchaseId") if key in body), None)
+    if isinstance(body, bool):
+        body = None
+    if isinstance(body, int):
+        return body
+    if isinstance(body, str) and body.strip().isdigit():
+        return int(body.strip())
+    raise UnexpectedResponse(f"{response.request.url.path}: no id in the response")
+
+
+def _plain_text(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text
+    return body if isinstance(body, str) else response.text
+
+
+def _segment(value: str | int) -> str:
+    return quote(str(value), safe="")
+
+
+def _order_path(order_id: int | str, leaf: str) -> str:
+    return f"{SUBMISSION}/orders/{_segment(order_id)}/{leaf}"
+
+
+def _purchase_path(purchase_id: int | str, leaf: str) -> str:
+    return f"{ADDRESS}/purchases/{_segment(purchase_id)}/{leaf}"

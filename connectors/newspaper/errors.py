@@ -1,0 +1,308 @@
+"""Errors of the newspaper API (§7): the message-code table, reading error and warning arrays out of every
+response body, and the typed errors raised from them.
+
+    ApiError
+    ├── RemoteRejected
+    │   └── NewspaperRejected        the body carried error messages (any HTTP status but 5xx/429)
+    ├── OrderInControl               summary/sendings asked while the order is in CONTROL (not sent)
+    ├── UnexpectedResponse           a body whose shape the client cannot use
+    └── DocumentInvalid              a document that does not decode or whose length is not ``size``
+        └── DocumentSizeMismatch
+    PostflowsError
+    └── OrderInvalid                 validation before a submit failed (lists each FieldProblem)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from connectors.errors import ApiError, PostflowsError, RemoteRejected, error_for_http_status
+
+API = "newspaper"
+
+MESSAGE_CODES: dict[str, str] = {
+    "0000": "function not available yet",
+    "0001": "user has no authorization for the newspaper number",
+    "0002": "newspaper number not found",
+    "0003": "newspaper uses no sort file and cannot be transmitted via the API",
+    "0004": "cash payment required for this issue before processing",
+    "0005": "invalid date format or issue date in the past",
+    "0006": "postcode not permitted as acceptance point; permitted list given",
+    "0007": "issue number previously used for another issue",
+    "0008": "wrong issue number: 'Issue number to' must be greater than the issue number",
+    "0009": "issue number not permitted",
+    "0020": "district bundles not possible for this newspaper",
+    "0021": "locality bundles not possible for this newspaper",
+    "0022": "other bundles not possible for this newspaper",
+    "0023": "unaddressed copies not possible",
+    "0024": "military copies not possible",
+    "0030": "permitted weight range (grams) violated for district bundles",
+    "0031": "permitted weight range (grams) violated for locality bundles",
+    "0032": "permitted weight range (grams) violated for other bundles",
+    "0033": "permitted weight range (grams) violated for unaddressed copies",
+    "0034": "permitted weight range (grams) violated for military copies",
+    "0040": "Monday-Friday large print run not possible",
+    "0041": "Saturday large print run not possible",
+    "0042": "weight range violated for Monday-Friday large print runs",
+    "0043": "weight range violated for Saturday large print runs",
+    "0050": "number of inserts greater than number of newspaper copies",
+    "0051": "insert description too long (maximum characters given)",
+    "0052": "insert lighter than newspaper not possible",
+    "0053": "insert heavier than newspaper not possible",
+    "0054": "weight range violated for inserts lighter than the newspaper",
+    "0055": "weight range violated for inserts heavier than the newspaper",
+    "0070": "unsorted copies not possible",
+    "0071": "unsorted military copies not possible",
+    "0072": "weight range violated for unsorted copies",
+    "0073": "weight range violated for unsorted military copies",
+    "0100": "no distribution list available for this newspaper",
+    "0101": "distribution list invalid",
+    "0102": "gratis newspaper of location category A not possible",
+    "0103": "gratis newspaper of location category B not possible",
+    "0104": "gratis newspaper of location category C not possible",
+    "0105": "weight range violated for gratis location category A",
+    "0106": "weight range violated for gratis location category B",
+    "0107": "weight range violated for gratis location category C",
+    "0110": "gratis insert lighter than newspaper not possible",
+    "0111": "gratis insert heavier than newspaper not possible",
+    "0150": "not a valid international product",
+    "0151": "no country found for ISO code",
+    "0152": "comment too long (maximum characters given)",
+    "0153": "category/tariff group and ISO code with a dynamically defined message",
+    "0170": "no list price for Economy product permitted for the country",
+    "0171": "no list price for Priority product permitted for the country",
+    "0172": "no contract price for Economy product permitted for the country",
+    "0173": "no contract price for Priority product permitted for the country",
+    "0174": "weight range violated for international Economy (list price)",
+    "0175": "weight range violated for international Priority (list price)",
+    "0176": "weight range violated for international Economy (contract price)",
+    "0177": "weight range violated for international Priority (contract price)",
+    "0200": "statistics cannot be processed",
+}
+
+_CODE_AT_START = re.compile(r"^\W*(\d{4})(?!\d)")
+_ERROR_KEYS = ("errors", "error", "errorMessages")
+_WARNING_KEYS = ("warnings", "warning", "warningMessages")
+_MESSAGE_TEXT_KEYS = ("error", "message", "warning", "text", "description")
+_MESSAGE_KEYS = frozenset({"error", "warning", "message", "text", "description", "resource", "code", "type"})
+
+
+def meaning_of(code: str | None) -> str:
+    """The §7 meaning of a message code, or "" for an unknown or missing code."""
+    return MESSAGE_CODES.get(code or "", "")
+
+
+@dataclass(frozen=True)
+class NewspaperMessage:
+    """One error or warning message of a response: ``{error: string, resource: null}`` in the spec."""
+
+    code: str | None
+    message: str
+    meaning: str = ""
+    resource: Any = None
+
+    def __str__(self) -> str:
+        suffix = f" ({self.meaning})" if self.meaning and self.meaning not in self.message else ""
+        return f"{self.message}{suffix}"
+
+
+@dataclass(frozen=True)
+class ResponseMessages:
+    """The error and warning arrays of one response body."""
+
+    errors: tuple[NewspaperMessage, ...] = ()
+    warnings: tuple[NewspaperMessage, ...] = ()
+
+
+class NewspaperRejected(RemoteRejected):
+    """The service answered with error messages; ``code``/``message``/``meaning`` are of the first one."""
+
+    def __init__(
+        self,
+        errors: Sequence[NewspaperMessage],
+        *,
+        warnings: Sequence[NewspaperMessage] = (),
+        status_code: int | None = None,
+        path: str = "",
+    ) -> None:
+        first = errors[0]
+        where = f" for {path}" if path else ""
+        status = f" (HTTP {status_code})" if status_code is not None else ""
+        text = "; ".join(str(error) for error in errors)
+        super().__init__(
+            f"{API}: rejected{where}{status}: {text}",
+            api=API,
+            code=first.code or "",
+            meaning=first.meaning,
+            retryable=False,
+        )
+        self.remote_message = first.message
+        self.errors = tuple(errors)
+        self.warnings = tuple(warnings)
+        self.status_code = status_code
+
+
+class OrderInControl(ApiError):
+    """Summary and sendings are not requested while the order's status is CONTROL (§3)."""
+
+    def __init__(self, order_id: int | str, endpoint: str) -> None:
+        super().__init__(
+            f"{API}: order {order_id} is in status CONTROL; {endpoint} is not allowed",
+            api=API,
+            retryable=False,
+        )
+        self.order_id = order_id
+        self.endpoint = endpoint
+
+
+class UnexpectedResponse(ApiError):
+    """A successful response whose body the client cannot interpret."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"{API}: {message}", api=API, retryable=False)
+
+
+class DocumentInvalid(ApiError):
+    """A document that cannot be decoded."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"{API}: {message}", api=API, retryable=False)
+
+
+class DocumentSizeMismatch(DocumentInvalid):
+    """The decoded document is not as long as its ``size`` says."""
+
+    def __init__(self, expected: int, actual: int) -> None:
+        super().__init__(f"document size mismatch: expected {expected} bytes, decoded {actual}")
+        self.expected = expected
+        self.actual = actual
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    """One invalid field of a request body, named by its path in the spec's field names."""
+
+    field_path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.field_path}: {self.message}"
+
+
+class OrderInvalid(PostflowsError):
+    """A submission (order, purchase, statistics, e-mail registration) failed validation; nothing was sent."""
+
+    def __init__(self, what: str, problems: Iterable[FieldProblem]) -> None:
+        self.problems = tuple(problems)
+        listed = "; ".join(str(problem) for problem in self.problems)
+        super().__init__(f"{what} is invalid: {listed}")
+
+
+def parse_message(item: Any) -> NewspaperMessage | None:
+    """One message from an array element: a ``{error, resource}`` object or a plain string."""
+    if isinstance(item, str):
+        text, code, resource = item, None, None
+    elif isinstance(item, dict):
+        text = next((item[key] for key in _MESSAGE_TEXT_KEYS if isinstance(item.get(key), str)), "")
+        code = item.get("code")
+        code = str(code).zfill(4) if isinstance(code, int | str) and str(code).isdigit() else None
+        resource = item.get("resource")
+    else:
+        return None
+    text = text.strip()
+    if not text and code is None:
+        return None
+    if code is None and (match := _CODE_AT_START.match(text)):
+        code = match.group(1)
+    return NewspaperMessage(
+        code=code, message=text or code or "", meaning=meaning_of(code), resource=resource
+    )
+
+
+def _messages(value: Any) -> list[NewspaperMessage]:
+    items = value if isinstance(value, list) else [value]
+    return [message for item in items if (message := parse_message(item)) is not None]
+
+
+def _looks_like_message(item: Any) -> bool:
+    return (
+        isinstance(item, dict)
+        and bool(item)
+        and set(item) <= _MESSAGE_KEYS
+        and any(isinstance(item.get(key), str) for key in _MESSAGE_TEXT_KEYS)
+    )
+
+
+def messages_in_body(body: Any) -> ResponseMessages:
+    """Read the error and warning arrays of a decoded JSON body, accepting the plausible envelopes.
+
+    Recognised: top-level ``errors``/``error`` and ``warnings``/``warning`` holding message objects or
+    strings; a ``messages`` array whose items carry a ``type``/severity; a body that is itself one
+    ``{error, resource}`` message; a top-level array of message objects.
+    """
+    errors: list[NewspaperMessage] = []
+    warnings: list[NewspaperMessage] = []
+    if isinstance(body, list):
+        if body and all(_looks_like_message(item) for item in body):
+            errors.extend(_messages(body))
+        return ResponseMessages(tuple(errors), tuple(warnings))
+    if not isinstance(body, dict):
+        return ResponseMessages()
+    for key in _ERROR_KEYS:
+        if body.get(key) is not None and (key != "error" or not isinstance(body[key], bool)):
+            errors.extend(_messages(body[key]))
+    for key in _WARNING_KEYS:
+        if body.get(key) is not None:
+            warnings.extend(_messages(body[key]))
+    if isinstance(body.get("messages"), list):
+        for item in body["messages"]:
+            message = parse_message(item)
+            if message is None:
+                continue
+            kind = str(item.get("type") or item.get("severity") or "") if isinstance(item, dict) else ""
+            (warnings if kind.upper().startswith("WARN") else errors).append(message)
+    return ResponseMessages(tuple(errors), tuple(warnings))
+
+
+def messages_in_response(response: httpx.Response) -> ResponseMessages:
+    """The messages of a response whose body is JSON; other bodies (PDF, plain text) carry none."""
+    if not response.content:
+        return ResponseMessages()
+    try:
+        body = response.json()
+    except (ValueError, UnicodeDecodeError):
+        return ResponseMessages()
+    return messages_in_body(body)
+
+
+def check_response(response: httpx.Response) -> None:
+    """The ``check=`` of every newspaper call: an HTTP 200 with errors is a failure."""
+    found = messages_in_response(response)
+    if found.errors:
+        raise NewspaperRejected(
+            found.errors,
+            warnings=found.warnings,
+            status_code=response.status_code,
+            path=response.request.url.path,
+        )
+
+
+def error_for_response(response: httpx.Response) -> ApiError:
+    """The typed error for a non-success response: its error messages when it has some (except for the
+    transient 5xx and 429, which stay retryable), otherwise the HTTP status mapping.
+    """
+    status = response.status_code
+    if status < 500 and status != 429:
+        found = messages_in_response(response)
+        # An OAuth error body on 401/403 ({"error": "invalid_token"}) is an auth failure, not a §7 message.
+        coded = any(error.code for error in found.errors)
+        if found.errors and (coded or status not in (401, 403)):
+            return NewspaperRejected(
+                found.errors, warnings=found.warnings, status_code=status, path=response.request.url.path
+            )
+    return error_for_http_status(response, api=API)
