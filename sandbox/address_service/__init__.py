@@ -1,9 +1,24 @@
-"""Sandbox of the address_service API (being built)."""
+"""Sandbox of the address web service (REST/v1): batch alignment, individual queries and the address
+assistant over a synthetic Swiss-like reference data set, with Basic authentication and fault injection.
+"""
+
+from __future__ import annotations
 
 from fastapi import FastAPI
 
+from sandbox.address_service.batch_routes import batch_router
+from sandbox.address_service.query_routes import query_router
+from sandbox.address_service.service import AddressService
 from sandbox.config import SandboxConfig
+
+__all__ = ["create_app"]
 
 
 def create_app(config: SandboxConfig) -> FastAPI:
-    return FastAPI()
+    """The address-service app for ``config``, to be mounted at ``/address/REST/v1``."""
+    service = AddressService(config)
+    app = FastAPI(title="address web service sandbox", version="1")
+    app.state.service = service
+    app.include_router(batch_router(service))
+    app.include_router(query_router(service))
+    return app

@@ -1,0 +1,182 @@
+"""Availability and batch endpoints (§4.1): ping, upload/create/delete files, run a batch, poll it and
+download its output.
+
+``/downloadfile/{token}`` accepts the output file token (or the batch token) and streams the output once the
+job is Finished (TokenStatus 4); before that, for failed jobs and for unknown or deleted tokens it answers
+HTTP 200 ``{"Status": 302}`` as JSON, so a client tells the two apart by the content type.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from sandbox.address_service.alignment import align_batch
+from sandbox.address_service.batchfile import BatchFileError
+from sandbox.address_service.jobs import (
+    OUTCOME_OF_FAULT,
+    BatchJob,
+    StoredFile,
+    TokenStatus,
+    date_literal,
+    progress_of,
+)
+from sandbox.address_service.service import AddressService, Status, answer
+from sandbox.faults import active_fault
+
+MAX_UPLOAD_BYTES = 50 * 1024 * 1024
+INPUT_PLACEHOLDER = "{###INPUTFILE###}"
+OUTPUT_PLACEHOLDER = "{###OUTPUTFILE###}"
+
+
+def batch_router(service: AddressService) -> APIRouter:
+    """The §4.1 routes bound to ``service``."""
+    router = APIRouter()
+
+    @router.get("/ping")
+    def ping(request: Request) -> Response:
+        return service.refuse(request, None) or answer(None)
+
+    @router.post("/uploadfile")
+    async def upload_file(request: Request) -> Response:
+        wrapper = "UploadFileResult"
+        if refusal := service.refuse(request, wrapper, limit="upload"):
+            return refusal
+        content = await request.body()
+        if not content or len(content) > MAX_UPLOAD_BYTES:
+            return answer(wrapper, Status.INVALID_PARAMETER)
+        stored = StoredFile(service.store.new_token(), "upload", service.now(), content)
+        service.store.add_file(stored)
+        return answer(wrapper, FileToken=stored.token)
+
+    @router.get("/createfile")
+    def create_file(request: Request) -> Response:
+        wrapper = "CreateFileResult"
+        if refusal := service.refuse(request, wrapper):
+            return refusal
+        stored = StoredFile(service.store.new_token(), "output", service.now())
+        service.store.add_file(stored)
+        return answer(wrapper, FileToken=stored.token)
+
+    @router.post("/runbatch")
+    async def run_batch(request: Request) -> Response:
+        return await _run_batch(service, request, with_client=False)
+
+    @router.post("/runbatchwithclient")
+    async def run_batch_with_client(request: Request) -> Response:
+        return await _run_batch(service, request, with_client=True)
+
+    @router.get("/checkbatchstatus/{token}")
+    def check_batch_status(token: str, request: Request) -> Response:
+        wrapper = "CheckBatchStatusResult"
+        if refusal := service.refuse(request, wrapper):
+            return refusal
+        job = service.store.job(token)
+        if job is None:
+            return answer(wrapper, Status.ITEM_NOT_FOUND)
+        state = progress_of(job, service.now())
+        batch_status = {
+            "LastUpdateDateTime": date_literal(state.last_update),
+            "Message": state.message,
+            "Progress": state.progress,
+            "RemainingTimeSeconds": state.remaining_seconds,
+            "StartDateTime": date_literal(state.start),
+            "TokenStatus": int(state.token_status),
+        }
+        return answer(wrapper, BatchStatus=batch_status)
+
+    @router.get("/downloadfile/{token}")
+    def download_file(token: str, request: Request) -> Response:
+        if refusal := service.refuse(request, None):
+            return refusal
+        job = service.store.job_of_output(token)
+        if job is None or progress_of(job, service.now()).token_status != TokenStatus.FINISHED:
+            return answer(None, Status.ITEM_NOT_FOUND)
+        filename = "result.zip" if job.output_is_zip else "result.txt"
+        return Response(
+            job.output,
+            media_type="application/octet-stream",
+            headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        )
+
+    @router.get("/deletefile/{token}")
+    def delete_file(token: str, request: Request) -> Response:
+        if refusal := service.refuse(request, None):
+            return refusal
+        return answer(None, Status.OK if service.store.delete(token) else Status.ITEM_NOT_FOUND)
+
+    return router
+
+
+async def _json_object(request: Request) -> dict[str, Any] | None:
+    try:
+        body = await request.json()
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def _replacements(items: Any) -> dict[str, str] | None:
+    if not isinstance(items, list):
+        return None
+    found: dict[str, str] = {}
+    for item in items:
+        if not isinstance(item, dict):
+            return None
+        search, replacement = item.get("Search"), item.get("Replacement")
+        if not isinstance(search, str) or not isinstance(replacement, str):
+            return None
+        found[search.strip()] = replacement.strip()
+    return found
+
+
+async def _run_batch(service: AddressService, request: Request, *, with_client: bool) -> JSONResponse:
+    wrapper = "RunBatchResult"
+    if refusal := service.refuse(request, wrapper):
+        return refusal
+    body = await _json_object(request)
+    replacements = _replacements(body.get("replaceItems")) if body is not None else None
+    if body is None or replacements is None or not isinstance(body.get("key"), str):
+        return answer(wrapper, Status.INVALID_PARAMETER)
+    key: str = body["key"]
+    matcher = service.matcher_for(key)
+    if matcher is None:
+        return answer(wrapper, Status.KEY_UNKNOWN)
+    if with_client and (billing := service.billing_status(body.get("billingReferenceNumber"))):
+        return answer(wrapper, billing)
+    input_token, output_token = replacements.get(INPUT_PLACEHOLDER), replacements.get(OUTPUT_PLACEHOLDER)
+    if input_token is None or output_token is None:
+        return answer(wrapper, Status.INVALID_PARAMETER)
+    upload, output = service.store.file(input_token), service.store.file(output_token)
+    if upload is None or upload.kind != "upload" or output is None or output.kind != "output":
+        return answer(wrapper, Status.ITEM_NOT_FOUND)
+
+    duration, outcome = float(service.config.job_seconds), TokenStatus.FINISHED
+    fault = active_fault(request)
+    if fault is not None and fault.kind == "job_seconds":
+        duration = float(fault.value)
+    if fault is not None and fault.kind == "job_outcome":
+        outcome = OUTCOME_OF_FAULT.get(str(fault.value).lower(), TokenStatus.UNKNOWN)
+    job = BatchJob(
+        token=service.store.new_token(),
+        key=key,
+        input_token=input_token,
+        output_token=output_token,
+        started_at=service.now(),
+        duration=duration,
+        outcome=outcome,
+        settlement_id=service.store.next_settlement(),
+        billing_reference=str(body.get("billingReferenceNumber") or ""),
+        client_identifier=str(body.get("clientIdentifier") or ""),
+        client_name=str(body.get("clientName") or ""),
+    )
+    try:
+        job.output, job.output_is_zip = align_batch(
+            upload.content, matcher, report_moves=service.is_maintenance(key)
+        )
+    except (BatchFileError, UnicodeDecodeError) as exc:
+        job.outcome, job.failure = TokenStatus.FAILED, f"Input file unreadable: {exc}"
+    service.store.add_job(job)
+    return answer(wrapper, BatchToken=job.token, SettlementId=job.settlement_id)

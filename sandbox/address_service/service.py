@@ -1,0 +1,156 @@
+"""State and gatekeeping shared by every address-service endpoint: Basic authentication, injected
+service statuses, per-minute limits, billing references and the JSON envelopes with their Status.
+
+Authentication failures follow the spec's rule that every response carries a Status: a wrong password
+answers HTTP 200 with the endpoint's result wrapper and Status 101, an unknown user Status 102. Only a
+request without (readable) Basic credentials gets HTTP 401 with a ``WWW-Authenticate`` challenge.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import secrets
+import threading
+from collections import deque
+from typing import Any, Literal
+
+from fastapi import Request
+from fastapi.responses import JSONResponse
+
+from sandbox.address_service.jobs import JobStore
+from sandbox.address_service.matching import Matcher
+from sandbox.address_service.reference import load_reference
+from sandbox.config import SandboxConfig
+from sandbox.faults import active_fault
+
+
+class Status:
+    """§7 status integers used by the sandbox."""
+
+    OK = 0
+    AUTHENTICATION_FAILED = 101
+    USER_UNKNOWN = 102
+    KEY_UNKNOWN = 103
+    NO_RRN_PERMISSION = 105
+    MAX_REQUESTS = 106
+    INTERNAL_ERROR = 201
+    ITEM_NOT_FOUND = 302
+    RRN_INVALID_FORMAT = 402
+    RRN_NOT_ACTIVE = 403
+    RRN_UNKNOWN = 404
+    UPLOAD_LIMIT = 501
+    INVALID_PARAMETER = 801
+
+
+# The fields each result wrapper carries besides Status, as answered when the call is refused.
+EMPTY_RESULTS: dict[str, dict[str, Any]] = {
+    "UploadFileResult": {"FileToken": None},
+    "CreateFileResult": {"FileToken": None},
+    "RunBatchResult": {"BatchToken": None, "SettlementId": 0},
+    "CheckBatchStatusResult": {"BatchStatus": None},
+    "RunQuery2Result": {"Result": None, "SettlementId": 0},
+    "QueryAutoComplete4Result": {"AutoCompleteResult": []},
+    "QueryAutoComplete3Result": {"AutoCompleteResult": []},
+    "QueryAutoCompleteResult": {"AutoCompleteResult": []},
+    "QueryBuildingVerification2Result": {"BuildingVerificationData": None},
+}
+_RRN_FORMAT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,34}$")
+Limit = Literal["query", "upload"]
+
+
+def answer(wrapper: str | None, status: int = Status.OK, **fields: Any) -> JSONResponse:
+    """``{wrapper: {...fields, Status}}`` (or the bare ``{Status}`` body when ``wrapper`` is None)."""
+    body: dict[str, Any] = {**EMPTY_RESULTS.get(wrapper or "", {}), **fields, "Status": status}
+    return JSONResponse({wrapper: body} if wrapper else body)
+
+
+class AddressService:
+    """Everything one app instance remembers: configuration, files and jobs, matchers, rate windows."""
+
+    def __init__(self, config: SandboxConfig) -> None:
+        self.config = config
+        self.store = JobStore()
+        reference = load_reference()
+        self.maintenance = Matcher(reference)
+        self.validation = Matcher(reference, validation_only=True)
+        self._windows: dict[Limit, deque[float]] = {"query": deque(), "upload": deque()}
+        self._window_lock = threading.Lock()
+
+    def now(self) -> float:
+        return float(self.config.clock())
+
+    def matcher_for(self, key: str) -> Matcher | None:
+        """The alignment a key selects: the first configured key maintains, the others validate."""
+        keys = self.config.address_batch_keys
+        if key not in keys:
+            return None
+        return self.maintenance if key == keys[0] else self.validation
+
+    def is_maintenance(self, key: str) -> bool:
+        return bool(self.config.address_batch_keys) and key == self.config.address_batch_keys[0]
+
+    def refuse(
+        self, request: Request, wrapper: str | None, limit: Limit | None = None
+    ) -> JSONResponse | None:
+        """The answer that stops this call (auth, injected status, per-minute limit), or None to proceed."""
+        credentials = _basic_credentials(request)
+        if credentials is None:
+            return JSONResponse(
+                {"Status": Status.AUTHENTICATION_FAILED},
+                status_code=401,
+                headers={"WWW-Authenticate": 'Basic realm="address web service"'},
+            )
+        user, password = credentials
+        if not secrets.compare_digest(user.encode(), self.config.address_user.encode()):
+            return answer(wrapper, Status.USER_UNKNOWN)
+        if not secrets.compare_digest(password.encode(), self.config.address_password.encode()):
+            return answer(wrapper, Status.AUTHENTICATION_FAILED)
+        fault = active_fault(request)
+        if fault is not None and fault.kind == "service_status":
+            return answer(wrapper, int(fault.value if fault.value is not None else Status.INTERNAL_ERROR))
+        if limit is not None and not self._within_limit(limit):
+            return answer(wrapper, Status.MAX_REQUESTS if limit == "query" else Status.UPLOAD_LIMIT)
+        return None
+
+    def billing_status(self, reference: Any) -> int:
+        """Status of a billing reference number for the *withclient methods (0 when usable)."""
+        if not self.config.address_client_methods_allowed:
+            return Status.NO_RRN_PERMISSION
+        if not isinstance(reference, str) or not _RRN_FORMAT.match(reference):
+            return Status.RRN_INVALID_FORMAT
+        if reference in self.config.address_inactive_billing_references:
+            return Status.RRN_NOT_ACTIVE
+        if reference not in self.config.address_billing_references:
+            return Status.RRN_UNKNOWN
+        return Status.OK
+
+    def _within_limit(self, limit: Limit) -> bool:
+        maximum = (
+            self.config.max_queries_per_minute if limit == "query" else self.config.max_uploads_per_minute
+        )
+        if maximum is None:
+            return True
+        now = self.now()
+        with self._window_lock:
+            window = self._windows[limit]
+            while window and window[0] <= now - 60.0:
+                window.popleft()
+            if len(window) >= maximum:
+                return False
+            window.append(now)
+            return True
+
+
+def _basic_credentials(request: Request) -> tuple[str, str] | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, encoded = header.partition(" ")
+    if scheme.lower() != "basic" or not encoded:
+        return None
+    try:
+        decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    user, separator, password = decoded.partition(":")
+    return (user, password) if separator else None
