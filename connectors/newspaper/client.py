@@ -135,9 +135,18 @@ class NewspaperClient(ApiClient):
         response = await self._call("POST", f"{SUBMISSION}/orders/gratis", Scope.ORDERS, json=order.to_body())
         return self._result(response, _order_id(response))
 
-    async def get_delivery_note(self, order_id: int) -> ApiResult[DocumentSet]:
-        """The delivery note, served either as PDF bytes or as JSON with document shapes."""
-        response = await self._call("GET", _order_path(order_id, "delivery-note"), Scope.ORDERS)
+    async def get_delivery_note(self, order_id: int, *, prefer_pdf: bool = False) -> ApiResult[DocumentSet]:
+        """The delivery note, accepted both as PDF bytes and as JSON with document shapes.
+
+        ``prefer_pdf`` asks for the PDF itself through ``Accept``; either answer is understood.
+        """
+        accept = (
+            "application/pdf, application/json;q=0.9"
+            if prefer_pdf
+            else "application/json, application/pdf;q=0.9"
+        )
+        path = _order_path(order_id, "delivery-note")
+        response = await self._call("GET", path, Scope.ORDERS, headers={"Accept": accept})
         return self._result(response, document_set_from_response(response))
 
     async def get_order_status(self, order_id: int) -> ApiResult[OrderStatus]:

@@ -299,9 +299,10 @@ def error_for_response(response: httpx.Response) -> ApiError:
     status = response.status_code
     if status < 500 and status != 429:
         found = messages_in_response(response)
-        # An OAuth error body on 401/403 ({"error": "invalid_token"}) is an auth failure, not a §7 message.
+        # Without a §7 code, 401/403 stay auth failures (an OAuth body like {"error": "invalid_token"})
+        # and 404 stays NotFound (an unknown order, or a path spelling the service does not serve).
         coded = any(error.code for error in found.errors)
-        if found.errors and (coded or status not in (401, 403)):
+        if found.errors and (coded or status not in (401, 403, 404)):
             return NewspaperRejected(
                 found.errors, warnings=found.warnings, status_code=status, path=response.request.url.path
             )

@@ -247,8 +247,7 @@ def _check_not_past(value: dt.date | None, path: str, today: dt.date) -> list[Fi
 
 
 def _check_weight(weight: int | None, path: str) -> list[FieldProblem]:
-    if weight is None:
-        return [FieldProblem(path, "is missing")]
+    # Weights may be left out and completed in the online dispatch-list service (§1, step 3).
     return _check_positive(weight, path)
 
 

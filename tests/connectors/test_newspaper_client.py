@@ -339,6 +339,21 @@ async def test_delivery_note_as_pdf_and_as_json(client: NewspaperClient, server:
 
 
 @pytest.mark.asyncio
+async def test_delivery_note_can_ask_for_pdf(client: NewspaperClient, server: FakeNewspaper) -> None:
+    accepts: list[str] = []
+
+    def note(request: httpx.Request) -> httpx.Response:
+        accepts.append(request.headers["Accept"])
+        return httpx.Response(200, content=PDF, headers={"content-type": "application/pdf"})
+
+    server.route("GET", f"{SUB}/orders/1/delivery-note", note)
+    await client.get_delivery_note(1, prefer_pdf=True)
+    await client.get_delivery_note(1)
+    assert accepts[0].startswith("application/pdf")
+    assert accepts[1].startswith("application/json")
+
+
+@pytest.mark.asyncio
 async def test_newspaper_and_distribution_scopes(client: NewspaperClient, server: FakeNewspaper) -> None:
     server.route(
         "GET", f"{SUB}/newspapers/123/summary", {"newspaperNumber": 123, "newspaperID": 5, "title": "Blatt"}

@@ -131,6 +131,7 @@ def test_4xx_with_messages_is_rejected_not_a_bare_status_error() -> None:
         (401, {"error": "invalid_token"}, AuthFailed),
         (404, None, NotFound),
         (404, {"detail": "Not Found"}, NotFound),
+        (404, {"errors": [{"error": "order 5 not found", "resource": None}]}, NotFound),
         (429, {"errors": ["0000 slow down"]}, RateLimited),
         (503, {"errors": ["0000 down"]}, ServerError),
     ],
