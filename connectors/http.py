@@ -13,7 +13,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import httpx
 
@@ -85,7 +85,7 @@ class ApiClient:
         self._request_log = request_log
         self._sleep = sleep
 
-    async def __aenter__(self) -> ApiClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:

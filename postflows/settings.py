@@ -25,16 +25,24 @@ class Settings(BaseSettings):
         env_prefix="POSTFLOWS_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
     )
 
-    data_dir: Path = Field(default=Path("postflows-data"), description="Working directory for results and the SQLite history")
-    database_url: str | None = Field(default=None, description="SQLAlchemy URL of the run history; default SQLite in the data dir")
+    data_dir: Path = Field(
+        default=Path("postflows-data"), description="Working directory for results and the SQLite history"
+    )
+    database_url: str | None = Field(
+        default=None, description="SQLAlchemy URL of the run history; default SQLite in the data dir"
+    )
 
-    address_service_url: str | None = Field(default=None, description="Base address ending in REST/v1; unset = embedded sandbox")
+    address_service_url: str | None = Field(
+        default=None, description="Base address ending in REST/v1; unset = embedded sandbox"
+    )
     address_service_user: str | None = None
     address_service_password: SecretStr | None = None
     address_service_batch_key: str = "postflows_maintenance_v1"
     address_service_query_key: str = "postflows_maintenance_v1"
 
-    newspaper_url: str | None = Field(default=None, description="Newspaper API host; unset = embedded sandbox")
+    newspaper_url: str | None = Field(
+        default=None, description="Newspaper API host; unset = embedded sandbox"
+    )
     newspaper_token_url: str | None = None
     newspaper_client_id: str | None = None
     newspaper_client_secret: SecretStr | None = None
@@ -42,8 +50,12 @@ class Settings(BaseSettings):
     http_timeout_s: float = 30.0
     http_max_attempts: int = 4
 
-    sandbox_faults: str | None = Field(default=None, description="Fault plan for the embedded sandbox: JSON text or a file path")
-    sandbox_job_seconds: float = Field(default=3.0, description="How long a sandbox batch job or purchase takes")
+    sandbox_faults: str | None = Field(
+        default=None, description="Fault plan for the embedded sandbox: JSON text or a file path"
+    )
+    sandbox_job_seconds: float = Field(
+        default=3.0, description="How long a sandbox batch job or purchase takes"
+    )
 
     @property
     def address_service_is_sandbox(self) -> bool:

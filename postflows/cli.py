@@ -1,0 +1,287 @@
+"""The ``postflows`` command: one sub-command per flow, plus history, sandbox, serve and demo.
+
+Exit codes: 0 success; 1 the work failed (the reason on one line); 2 bad usage or configuration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+import typer
+
+from connectors.errors import PostflowsError
+from postflows.console import console, progress_bars
+from postflows.settings import get_settings
+from postflows.wiring import ConfigurationError, describe_address_service
+
+app = typer.Typer(
+    name="postflows",
+    help="Prefect pipelines for the postal address web service, newspaper and commerce APIs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+T = TypeVar("T")
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+def main() -> None:
+    """Console-script entry point."""
+    # No network beyond the configured APIs: Prefect's usage telemetry stays off unless asked for, and the
+    # temporary local Prefect server gets time to start on a slow machine.
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    app()
+
+
+def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = True) -> T:
+    """Run a flow coroutine, turning any failure into a one-line reason and a non-zero exit code."""
+    try:
+        with progress_bars(progress and sys.stderr.isatty()):
+            return asyncio.run(work())
+    except ConfigurationError as error:
+        console.print(f"[red]configuration error:[/] {error}")
+        raise typer.Exit(EXIT_USAGE) from None
+    except (PostflowsError, ValueError, OSError) as error:
+        console.print(f"[red]failed:[/] {_one_line(error)}")
+        raise typer.Exit(EXIT_FAILED) from None
+    except KeyboardInterrupt:
+        console.print("[yellow]cancelled[/]")
+        raise typer.Exit(130) from None
+    except Exception as error:  # noqa: BLE001 - the CLI promises one line, never a traceback
+        console.print(f"[red]failed:[/] {type(error).__name__}: {_one_line(error)}")
+        raise typer.Exit(EXIT_FAILED) from None
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= 400 else text[:399] + "…"
+
+
+def _mapping(pairs: list[str] | None) -> dict[str, str] | None:
+    if not pairs:
+        return None
+    mapping: dict[str, str] = {}
+    for pair in pairs:
+        header, sep, field = pair.partition("=")
+        if not sep or not header.strip() or not field.strip():
+            raise typer.BadParameter(f"--map expects HEADER=FIELD, got {pair!r}")
+        mapping[header.strip()] = field.strip()
+    return mapping
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    console.print_json(json.dumps(summary, default=str))
+
+
+def _announce_address_service() -> None:
+    console.print(f"address service: {describe_address_service(get_settings())}")
+
+
+InputArg = Annotated[Path, typer.Argument(help="Address file: .csv, .xlsx or .txt", exists=False)]
+OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Output directory")]
+MapOpt = Annotated[
+    list[str] | None,
+    typer.Option("--map", help="Map a header to a field, e.g. --map Kunde=Name (repeatable)"),
+]
+
+
+@app.command("address-batch")
+def address_batch_command(
+    input_path: InputArg,
+    out: OutOpt,
+    key: Annotated[str | None, typer.Option("--key", help="Idempotency key (default: hash of input)")] = None,
+    billing_ref: Annotated[str | None, typer.Option("--billing-ref", help="Billing reference number")] = None,
+    client_id: Annotated[str | None, typer.Option("--client-id", help="Client identifier")] = None,
+    client_name: Annotated[str | None, typer.Option("--client-name", help="Client name")] = None,
+    mapping: MapOpt = None,
+    max_wait: Annotated[float, typer.Option("--max-wait", help="Seconds to wait for the job")] = 3600.0,
+) -> None:
+    """Align an address file with the batch alignment (upload, run, poll, download, clean up)."""
+    from flows.address_batch import address_batch
+
+    _announce_address_service()
+    summary = run_work(
+        lambda: address_batch(
+            input_path=input_path,
+            output_dir=out,
+            idempotency_key=key,
+            billing_reference=billing_ref,
+            client_identifier=client_id,
+            client_name=client_name,
+            column_mapping=_mapping(mapping),
+            max_wait_s=max_wait,
+        )
+    )
+    _print_summary(summary)
+
+
+@app.command("address-query")
+def address_query_command(
+    input_path: InputArg,
+    out: OutOpt,
+    concurrency: Annotated[int, typer.Option(help="Queries in flight at once")] = 8,
+    billing_ref: Annotated[str | None, typer.Option("--billing-ref", help="Billing reference number")] = None,
+    mapping: MapOpt = None,
+) -> None:
+    """Check every address of a file with an individual query (runquery2)."""
+    from flows.address_query import address_query
+
+    _announce_address_service()
+    summary = run_work(
+        lambda: address_query(
+            input_path=input_path,
+            output_dir=out,
+            concurrency=concurrency,
+            billing_reference=billing_ref,
+            column_mapping=_mapping(mapping),
+        )
+    )
+    _print_summary(summary)
+
+
+@app.command("autocomplete")
+def autocomplete_command(
+    target: Annotated[Literal["towns", "streets", "buildings"], typer.Argument(help="What to complete")],
+    zip_code: Annotated[str, typer.Option("--zip", help="Postcode or its beginning")] = "",
+    town: Annotated[str, typer.Option("--town", help="Town name or the beginning of one of its words")] = "",
+    street: Annotated[str, typer.Option("--street", help="Street name or the beginning of a word")] = "",
+    onrp: Annotated[int, typer.Option("--onrp", help="Restrict streets to this town number")] = 0,
+    strid: Annotated[int, typer.Option("--strid", help="Restrict buildings to this street number")] = 0,
+    house_no: Annotated[str, typer.Option("--house-no", help="House number or its beginning")] = "",
+    addition: Annotated[str, typer.Option("--addition", help="House number addition")] = "",
+    order: Annotated[int, typer.Option("--order", help="zipOrderMode 0, 1 or 2")] = 0,
+    version: Annotated[int, typer.Option("--version", help="autocomplete 4, 3 or 2")] = 4,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table")] = False,
+) -> None:
+    """Auto-complete towns, streets or buildings (address assistant)."""
+    from postflows.assistant import autocomplete, render_autocomplete
+
+    result = run_work(
+        lambda: autocomplete(
+            target=target,
+            zip_code=zip_code,
+            town_name=town,
+            street_name=street,
+            onrp=onrp,
+            strid=strid,
+            house_no=house_no,
+            house_no_addition=addition,
+            zip_order_mode=order,
+            version=version,
+        ),
+        progress=False,
+    )
+    render_autocomplete(result, as_json=as_json)
+
+
+@app.command("verify-building")
+def verify_building_command(
+    street: Annotated[str, typer.Option("--street", help="Street name")],
+    house_no: Annotated[str, typer.Option("--house-no", help="House number")],
+    zip_code: Annotated[str, typer.Option("--zip", help="Postcode")],
+    town: Annotated[str, typer.Option("--town", help="Town")],
+    addition: Annotated[str, typer.Option("--addition", help="House number addition")] = "",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
+    """Check that a building exists; prints its official spelling and house key."""
+    from postflows.assistant import render_building, verify_building
+
+    result = run_work(
+        lambda: verify_building(
+            street_name=street,
+            house_no=house_no,
+            house_no_addition=addition,
+            zip_code=zip_code,
+            town_name=town,
+        ),
+        progress=False,
+    )
+    render_building(result, as_json=as_json)
+
+
+@app.command("history")
+def history_command(
+    run_id: Annotated[int | None, typer.Argument(help="Show this run in detail")] = None,
+    limit: Annotated[int, typer.Option(help="How many recent runs")] = 20,
+    flow: Annotated[str | None, typer.Option(help="Only runs of this flow")] = None,
+) -> None:
+    """List recent runs, or show one run with its steps, remote jobs and files."""
+    import history
+    from postflows.history_view import run_detail, runs_table
+
+    settings = get_settings()
+    factory = history.session_factory(settings.effective_database_url)
+    out = typer.get_text_stream("stdout")
+    from rich.console import Console
+
+    stdout = Console(file=out, width=max(120, Console().width))
+    with factory() as session:
+        if run_id is None:
+            stdout.print(runs_table(history.list_runs(session, limit=limit, flow=flow)))
+            return
+        run = history.get_run(session, run_id)
+        if run is None:
+            console.print(f"[red]no run {run_id}[/] in {settings.effective_database_url}")
+            raise typer.Exit(EXIT_FAILED)
+        stdout.print(run_detail(run))
+
+
+@app.command("sandbox")
+def sandbox_command(
+    port: Annotated[int, typer.Option(help="Port to listen on")] = 8080,
+    host: Annotated[str, typer.Option(help="Interface to bind")] = "127.0.0.1",
+    faults: Annotated[str | None, typer.Option(help="Fault plan: JSON/YAML text or file")] = None,
+    job_seconds: Annotated[float | None, typer.Option(help="Duration of batch jobs and purchases")] = None,
+) -> None:
+    """Serve the sandbox of the APIs over HTTP (address service under /address/REST/v1)."""
+    import uvicorn
+
+    from sandbox.app import create_app
+    from sandbox.config import SandboxConfig
+    from sandbox.faults import FaultPlan
+
+    settings = get_settings()
+    config = SandboxConfig(
+        job_seconds=job_seconds if job_seconds is not None else settings.sandbox_job_seconds,
+        faults=FaultPlan.load(faults if faults is not None else settings.sandbox_faults),
+    )
+    base = f"http://{host}:{port}"
+    console.print(f"address service: {base}/address/REST/v1  (user sandbox-user / password sandbox-password)")
+    console.print(f"newspaper API:   {base}/newspaper  (token URL {base}/auth/OAuth/token)")
+    console.print(f"fault plan:      {base}/_sandbox/faults")
+    uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
+
+
+@app.command("serve")
+def serve_command() -> None:
+    """Serve every flow as a deployment of the Prefect server (PREFECT_API_URL) with its schedules."""
+    from deployments.serve import serve_all
+
+    serve_all()
+
+
+@app.command("demo")
+def demo_command(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory")] = Path("postflows-data/demo"),
+) -> None:
+    """Run the address batch on the bundled example file against the embedded sandbox."""
+    from postflows.demo import run_demo
+
+    run_demo(out)
+
+
+def configure_logging() -> None:
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+configure_logging()

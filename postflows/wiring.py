@@ -1,0 +1,96 @@
+"""The composition root: builds connector clients from :class:`~postflows.settings.Settings`.
+
+An unset service URL selects the embedded sandbox, served in-process (one instance per process, so jobs
+started by one client are visible to the next). Nothing below this module knows the sandbox exists.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+
+import httpx
+from pydantic import SecretStr
+
+from connectors.address_service import AddressServiceClient
+from connectors.http import RequestLog
+from connectors.retry import RetryPolicy
+from postflows.settings import (
+    SANDBOX_ADDRESS_PASSWORD,
+    SANDBOX_ADDRESS_USER,
+    Settings,
+    get_settings,
+)
+
+logger = logging.getLogger("postflows")
+
+
+class ConfigurationError(ValueError):
+    """A setting needed to reach a real endpoint is missing."""
+
+
+@lru_cache(maxsize=4)
+def _sandbox_transport(job_seconds: float, faults: str | None) -> httpx.AsyncBaseTransport:
+    from sandbox.config import SandboxConfig
+    from sandbox.faults import FaultPlan
+    from sandbox.inprocess import SandboxTransport
+
+    config = SandboxConfig(job_seconds=job_seconds, faults=FaultPlan.load(faults))
+    return SandboxTransport(config)
+
+
+def sandbox_transport(settings: Settings) -> httpx.AsyncBaseTransport:
+    """The process-wide in-process sandbox for these settings."""
+    return _sandbox_transport(settings.sandbox_job_seconds, settings.sandbox_faults)
+
+
+def reset_sandbox() -> None:
+    """Forget the in-process sandbox (tests start each case from a fresh one)."""
+    _sandbox_transport.cache_clear()
+
+
+def _retry(settings: Settings) -> RetryPolicy:
+    return RetryPolicy(max_attempts=settings.http_max_attempts)
+
+
+def describe_address_service(settings: Settings) -> str:
+    if settings.address_service_is_sandbox:
+        return "embedded sandbox (POSTFLOWS_ADDRESS_SERVICE_URL is not set)"
+    return str(settings.address_service_url)
+
+
+def address_service_client(
+    settings: Settings | None = None,
+    *,
+    request_log: RequestLog | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> AddressServiceClient:
+    """An :class:`AddressServiceClient` for the configured endpoint, or for the sandbox when none is set."""
+    settings = settings or get_settings()
+    if settings.address_service_is_sandbox:
+        from sandbox.inprocess import address_service_url
+
+        return AddressServiceClient(
+            address_service_url(),
+            SANDBOX_ADDRESS_USER,
+            SecretStr(SANDBOX_ADDRESS_PASSWORD),
+            transport=transport or sandbox_transport(settings),
+            timeout=settings.http_timeout_s,
+            retry=_retry(settings),
+            request_log=request_log,
+        )
+    if not settings.address_service_user or settings.address_service_password is None:
+        raise ConfigurationError(
+            "POSTFLOWS_ADDRESS_SERVICE_USER and POSTFLOWS_ADDRESS_SERVICE_PASSWORD must be set "
+            "when POSTFLOWS_ADDRESS_SERVICE_URL points at a real service"
+        )
+    return AddressServiceClient(
+        str(settings.address_service_url),
+        settings.address_service_user,
+        settings.address_service_password,
+        transport=transport,
+        timeout=settings.http_timeout_s,
+        retry=_retry(settings),
+        request_log=request_log,
+    )
+

@@ -1,0 +1,160 @@
+"""Prefect tasks of the batch alignment: one remote call or one transformation each.
+
+Transient failures are retried inside the connector (HTTP core); these tasks add no Prefect retries of
+their own, so a failure is never retried twice by accident and a submission is never re-sent blindly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus, TokenStatus
+from connectors.errors import ApiError, PostflowsError
+from tasks.progress import Progress
+
+API = "address-service"
+
+
+class BatchJobFailed(PostflowsError):
+    """The batch job ended in a TokenStatus other than Finished."""
+
+    def __init__(self, token_status: TokenStatus, message: str | None) -> None:
+        detail = f": {message}" if message else ""
+        super().__init__(f"batch job ended with TokenStatus {int(token_status)} {token_status.name}{detail}")
+        self.token_status = token_status
+
+
+class BatchTimedOut(PostflowsError):
+    """The batch job did not finish within the allowed wait."""
+
+
+@dataclass(frozen=True)
+class PollPolicy:
+    """How /checkbatchstatus is polled: guided by RemainingTimeSeconds, bounded by a maximum wait."""
+
+    max_wait_s: float = 3600.0
+    min_interval_s: float = 1.0
+    max_interval_s: float = 60.0
+
+    def next_interval(self, status: BatchStatus, elapsed_s: float) -> float:
+        remaining = status.remaining_time_seconds
+        if remaining is not None and remaining > 0:
+            wanted = float(remaining)
+        else:
+            # No estimate: look again after a small share of the time already waited.
+            wanted = max(self.min_interval_s, elapsed_s * 0.05)
+        return max(self.min_interval_s, min(self.max_interval_s, wanted))
+
+
+@task(name="address-upload-input", cache_policy=NO_CACHE)
+async def upload_input_file(client: AddressServiceClient, path: Path) -> str:
+    """Upload the prepared input file; returns its FileToken."""
+    return await client.upload_file(path)
+
+
+@task(name="address-create-output", cache_policy=NO_CACHE)
+async def create_output_file(client: AddressServiceClient) -> str:
+    """Create the output file the batch writes into; returns its FileToken."""
+    return await client.create_file()
+
+
+@task(name="address-run-batch", cache_policy=NO_CACHE)
+async def start_batch(
+    client: AddressServiceClient,
+    *,
+    key: str,
+    input_token: str,
+    output_token: str,
+    billing_reference: str | None = None,
+    client_identifier: str | None = None,
+    client_name: str | None = None,
+) -> BatchJob:
+    """Start the alignment (runbatch, or runbatchwithclient with a billing reference)."""
+    return await client.run_batch(
+        key,
+        input_token,
+        output_token,
+        billing_reference=billing_reference,
+        client_identifier=client_identifier,
+        client_name=client_name,
+    )
+
+
+StatusCallback = Callable[[BatchStatus], Awaitable[None] | None]
+
+
+@task(name="address-wait-for-batch", cache_policy=NO_CACHE)
+async def wait_for_batch(
+    client: AddressServiceClient,
+    batch_token: str,
+    *,
+    policy: PollPolicy,
+    on_status: StatusCallback | None = None,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> BatchStatus:
+    """Poll /checkbatchstatus until the job finishes.
+
+    TokenStatus 1, 5, 6 and 7 end the wait with :class:`BatchJobFailed` naming the status.
+    """
+    started = time.monotonic()
+    progress = await Progress.start(f"address batch {batch_token}")
+    while True:
+        status = await client.check_batch_status(batch_token)
+        if on_status is not None:
+            outcome = on_status(status)
+            if outcome is not None:
+                await outcome
+        detail = f"{status.token_status.name.lower()}"
+        if status.remaining_time_seconds is not None:
+            detail += f", about {status.remaining_time_seconds}s left"
+        if status.token_status is TokenStatus.FINISHED:
+            await progress.update(100, "finished")
+            return status
+        if status.token_status.is_failure:
+            raise BatchJobFailed(status.token_status, status.message)
+        await progress.update(status.progress or 0.0, detail)
+        elapsed = time.monotonic() - started
+        if elapsed >= policy.max_wait_s:
+            raise BatchTimedOut(
+                f"batch job {batch_token} still {status.token_status.name} after {elapsed:.0f}s "
+                f"(max wait {policy.max_wait_s:.0f}s)"
+            )
+        await sleep(min(policy.next_interval(status, elapsed), max(0.0, policy.max_wait_s - elapsed)))
+
+
+@task(name="address-download-output", cache_policy=NO_CACHE)
+async def download_output(client: AddressServiceClient, output_token: str, destination: Path) -> Path:
+    """Stream the output file to ``destination``."""
+    await client.download_file(output_token, destination)
+    return destination
+
+
+async def delete_remote_files(client: AddressServiceClient, tokens: list[str]) -> dict[str, str]:
+    """Delete every token, whatever happened before; returns token → outcome ("deleted", "gone", error).
+
+    Runs shielded from cancellation, so a cancelled flow still cleans up what it uploaded.
+    """
+
+    async def delete_all() -> dict[str, str]:
+        outcomes: dict[str, str] = {}
+        for token in tokens:
+            try:
+                deleted = await client.delete_file(token, missing_ok=True)
+                outcomes[token] = "deleted" if deleted else "gone"
+            except ApiError as error:
+                outcomes[token] = f"failed: {error}"
+        return outcomes
+
+    cleanup = asyncio.ensure_future(delete_all())
+    try:
+        return await asyncio.shield(cleanup)
+    except asyncio.CancelledError:
+        await cleanup
+        raise

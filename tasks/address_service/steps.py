@@ -1,0 +1,111 @@
+"""Prefect tasks around the address files: preparing the upload and turning the download into results."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from tasks.address_service.records import AddressInput, read_address_file, write_rejected
+from tasks.address_service.results import (
+    decode_results,
+    merge_results,
+    qstat_summary,
+    read_moves_file,
+    read_result_file,
+    unpack_download,
+    write_address_results,
+)
+from tasks.address_service.wire import WireFormat, write_upload_file
+from tasks.reports import markdown_table
+
+
+@dataclass
+class PreparedInput:
+    """The validated input: accepted records, the rejected-rows report and, for a batch, the upload file."""
+
+    records: AddressInput
+    rejected_path: Path | None
+    upload_path: Path | None = None
+
+    @property
+    def accepted(self) -> int:
+        return len(self.records.records)
+
+    @property
+    def rejected_rows(self) -> int:
+        rejected = self.records.rejected
+        return int(rejected["row"].nunique()) if len(rejected) else 0
+
+
+@dataclass
+class AddressResults:
+    """What a batch or query run produced."""
+
+    files: list[Path]
+    summary: pd.DataFrame
+    rows: int
+    moves: int = 0
+    extra: dict[str, int] = field(default_factory=dict)
+
+    def qstat_counts(self) -> dict[str, int]:
+        return {str(code): int(count) for code, count in zip(self.summary["QSTAT"], self.summary["count"], strict=True)}
+
+    def markdown(self, title: str, *, rejected_rows: int) -> str:
+        lines = [f"# {title}", "", f"- result rows: {self.rows}", f"- rejected input rows: {rejected_rows}"]
+        if self.moves:
+            lines.append(f"- move notifications: {self.moves}")
+        lines += ["", "## QSTAT", "", markdown_table(self.summary)]
+        return "\n".join(lines)
+
+
+@task(name="address-prepare-input", cache_policy=NO_CACHE)
+def prepare_input(
+    input_path: Path,
+    output_dir: Path,
+    *,
+    mode: Literal["batch", "query", "verification"] = "batch",
+    mapping: Mapping[str, str] | None = None,
+    wire_format: WireFormat | None = None,
+) -> PreparedInput:
+    """Read and check the input; write rejected.csv and, for a batch, the upload file in the wire format."""
+    output_dir.mkdir(parents=True, exist_ok=True)
+    records = read_address_file(input_path, mode=mode, mapping=mapping)
+    rejected_path = write_rejected(records, output_dir / "rejected.csv")
+    prepared = PreparedInput(records=records, rejected_path=rejected_path)
+    if mode != "query" and prepared.accepted:
+        prepared.upload_path = write_upload_file(
+            records, output_dir / "upload.txt", wire_format or WireFormat()
+        )
+    return prepared
+
+
+@task(name="address-build-results", cache_policy=NO_CACHE)
+def build_results(prepared: PreparedInput, download: Path, output_dir: Path) -> AddressResults:
+    """Parse and decode the downloaded file; write results.csv, results.xlsx and moves when present."""
+    files = unpack_download(download, output_dir / "download")
+    decoded = decode_results(read_result_file(files.result))
+    moves = read_moves_file(files.moves) if files.moves is not None else None
+    return _write(prepared, decoded, output_dir, moves)
+
+
+@task(name="address-build-query-results", cache_policy=NO_CACHE)
+def build_query_results(prepared: PreparedInput, answers: pd.DataFrame, output_dir: Path) -> AddressResults:
+    """Decode the individual-query answers (one row per RecordId) and write the same result files."""
+    return _write(prepared, decode_results(answers), output_dir, None)
+
+
+def _write(
+    prepared: PreparedInput, decoded: pd.DataFrame, output_dir: Path, moves: pd.DataFrame | None
+) -> AddressResults:
+    merged = merge_results(prepared.records, decoded)
+    summary = qstat_summary(merged)
+    files = write_address_results(merged, summary, output_dir, moves=moves)
+    return AddressResults(
+        files=files, summary=summary, rows=len(merged), moves=0 if moves is None else len(moves)
+    )

@@ -1,0 +1,57 @@
+"""Flow tests run under one Prefect test harness (a real temporary Prefect server, started once) against a
+fresh in-process sandbox per test whose requests are counted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import httpx
+import pytest
+
+from sandbox.config import SandboxConfig
+from sandbox.faults import FaultRule
+from sandbox.inprocess import SandboxTransport
+
+
+@pytest.fixture(scope="session", autouse=True)
+def prefect_harness() -> Iterator[None]:
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=180):
+        yield
+
+
+class CountingTransport(httpx.AsyncBaseTransport):
+    """The sandbox transport, counting requests by (method, path)."""
+
+    def __init__(self, inner: SandboxTransport) -> None:
+        self.inner = inner
+        self.calls: Counter[tuple[str, str]] = Counter()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.calls[(request.method, request.url.path)] += 1
+        return await self.inner.handle_async_request(request)
+
+    def count(self, suffix: str) -> int:
+        return sum(n for (_, path), n in self.calls.items() if path.endswith(suffix) or f"{suffix}/" in path)
+
+
+@dataclass
+class Sandbox:
+    config: SandboxConfig
+    transport: CountingTransport
+    faults: list[FaultRule] = field(default_factory=list)
+
+    def inject(self, **rule: object) -> None:
+        self.config.faults.add(FaultRule.model_validate(rule))
+
+
+@pytest.fixture
+def sandbox(monkeypatch: pytest.MonkeyPatch) -> Sandbox:
+    config = SandboxConfig(job_seconds=0.4)
+    transport = CountingTransport(SandboxTransport(config))
+    monkeypatch.setattr("postflows.wiring.sandbox_transport", lambda settings: transport)
+    return Sandbox(config=config, transport=transport)
