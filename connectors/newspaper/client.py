@@ -113,6 +113,9 @@ class NewspaperClient(ApiClient):
         self._auth_by_scope = {scope: OAuth2ClientCredentialsAuth(credentials, [scope]) for scope in Scope}
         self._output_addresses_spelling = OUTPUT_ADDRESS_SPELLINGS[0]
 
+    async def __aenter__(self) -> NewspaperClient:
+        return self
+
     def __repr__(self) -> str:
         return f"NewspaperClient(base_url={self.base_url!r}, credentials={self.credentials!r})"
 
