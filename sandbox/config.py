@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sandbox.auth import TokenRegistry
 from sandbox.faults import FaultPlan
 
 NEWSPAPER_SCOPES = (
@@ -32,14 +34,25 @@ class SandboxConfig(BaseModel):
     address_password: str = "sandbox-password"
     address_batch_keys: tuple[str, ...] = ("postflows_maintenance_v1", "postflows_validation_v1")
     address_billing_references: tuple[str, ...] = ("RRN-0001", "RRN-0002")
+    # Well-formed but deactivated references answer Status 403 instead of 404.
+    address_inactive_billing_references: tuple[str, ...] = ("RRN-0009",)
+    # False: the technical user may not call the *withclient methods (Status 105).
+    address_client_methods_allowed: bool = True
+    # Per-minute limits of the address service (None = unlimited): individual queries -> 106, uploads -> 501.
+    max_queries_per_minute: int | None = None
+    max_uploads_per_minute: int | None = None
 
     oauth_clients: dict[str, OAuthClient] = Field(
         default_factory=lambda: {"sandbox-client": OAuthClient(secret="sandbox-secret")}
     )
     token_lifetime_s: int = 3600
+    tokens: TokenRegistry = Field(default_factory=TokenRegistry)
 
     job_seconds: float = 3.0
     newspaper_final_status: str = "DONE"
+    # The spec spells the purchase output path both ways; the sandbox serves one so clients must cope.
+    purchase_output_path_spelling: Literal["output-addresses", "outputaddresses"] = "output-addresses"
+    structure_file_version: int = 1
 
     faults: FaultPlan = Field(default_factory=FaultPlan)
     clock: Callable[[], float] = time.time

@@ -1,9 +1,55 @@
-"""Sandbox of the newspaper API (being built)."""
+"""Sandbox of the newspaper API: every endpoint of the spec's §4, each behind the bearer check of its scope.
 
-from fastapi import FastAPI
+Mounted at ``/newspaper`` by the combined sandbox, so paths read ``/newspaper/logistics/newspaper/...``.
+A missing, unknown or expired token is HTTP 401, a token without the endpoint's scope HTTP 403; a
+``service_status`` fault answers HTTP 200 carrying its message code. ``/_sandbox/received`` shows the
+statistics uploads and notice e-mail addresses that arrived (no token needed).
+"""
 
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, FastAPI
+
+from sandbox.auth import install_bearer_errors, require_scope
 from sandbox.config import SandboxConfig
+from sandbox.newspaper import masterdata, orders, purchases, statistics, structurefiles
+from sandbox.newspaper.messages import install_message_errors, service_status_fault
+
+SCOPE_ORDERS = "SENDINGS_NEWSPAPER_SUBMISSION_ORDERS"
+SCOPE_NEWSPAPERS = "SENDINGS_NEWSPAPER_SUBMISSION_NEWSPAPERS"
+SCOPE_DISTRIBUTION = "SENDINGS_NEWSPAPER_SUBMISSION_DISTRIBUTION"
+SCOPE_STATISTIC = "SENDINGS_NEWSPAPER_STATISTIC"
+SCOPE_ADDRESS = "SENDINGS_NEWSPAPER_ADDRESS"
 
 
 def create_app(config: SandboxConfig) -> FastAPI:
-    return FastAPI()
+    """The newspaper API app for ``config``; its orders and purchases live as long as the app."""
+    app = FastAPI(title="sandbox newspaper API", version="1")
+    install_bearer_errors(app)
+    install_message_errors(app)
+    statistics_log = statistics.StatisticsLog()
+    recipients = structurefiles.NoticeRecipients()
+
+    def protect(router: APIRouter, scope: str) -> None:
+        # The bearer check runs first, so a fault or a bad body never answers an unauthorised caller.
+        app.include_router(
+            router, dependencies=[Depends(require_scope(config, scope)), Depends(service_status_fault)]
+        )
+
+    protect(orders.create_router(config), SCOPE_ORDERS)
+    protect(masterdata.create_newspapers_router(), SCOPE_NEWSPAPERS)
+    protect(masterdata.create_distribution_router(), SCOPE_DISTRIBUTION)
+    protect(statistics.create_router(statistics_log), SCOPE_STATISTIC)
+    protect(purchases.create_router(config), SCOPE_ADDRESS)
+    protect(structurefiles.create_router(config, recipients), SCOPE_ADDRESS)
+
+    @app.get("/_sandbox/received")
+    def received() -> dict[str, Any]:
+        return {
+            "statisticsUploads": [len(upload) for upload in statistics_log.uploads],
+            "structureFileEmails": list(recipients.addresses),
+        }
+
+    return app
