@@ -1,0 +1,72 @@
+"""Run history in SQL: every run, step, remote job and downloaded document, so a re-run resumes.
+
+SQLite by default, PostgreSQL in production; the schema is migrated with Alembic on first use::
+
+    factory = session_factory(settings.effective_database_url)
+    with factory.begin() as session:
+        run = start_run(session, flow="purchase-newspapers", idempotency_key=key, parameters=params)
+"""
+
+from history.db import create_engine_for, dispose_engines, migrate, session_factory
+from history.models import (
+    Base,
+    Document,
+    JobEvent,
+    MessageLevel,
+    RemoteJob,
+    Run,
+    RunMessage,
+    RunState,
+    Step,
+    utcnow,
+)
+from history.scrub import MASK, json_safe
+from history.store import (
+    file_digest,
+    find_document,
+    find_remote_job,
+    finish_run,
+    get_run,
+    jobs_for_key,
+    latest_run,
+    list_runs,
+    record_document,
+    record_message,
+    record_step,
+    save_remote_job,
+    start_run,
+    update_remote_job,
+)
+
+__all__ = [
+    "MASK",
+    "Base",
+    "Document",
+    "JobEvent",
+    "MessageLevel",
+    "RemoteJob",
+    "Run",
+    "RunMessage",
+    "RunState",
+    "Step",
+    "create_engine_for",
+    "dispose_engines",
+    "file_digest",
+    "find_document",
+    "find_remote_job",
+    "finish_run",
+    "get_run",
+    "jobs_for_key",
+    "json_safe",
+    "latest_run",
+    "list_runs",
+    "migrate",
+    "record_document",
+    "record_message",
+    "record_step",
+    "save_remote_job",
+    "session_factory",
+    "start_run",
+    "update_remote_job",
+    "utcnow",
+]

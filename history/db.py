@@ -1,0 +1,146 @@
+"""Engines, migrations and the one session factory per database URL.
+
+SQLite (the default) is tuned for many concurrent writers: WAL, foreign keys on, a generous busy timeout and
+``BEGIN IMMEDIATE`` so a transaction never has to upgrade a read lock (which fails at once instead of
+waiting). PostgreSQL needs nothing special; concurrent first use is serialised with an advisory lock in the
+migration environment.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+SQLITE_BUSY_TIMEOUT_MS = 60_000
+
+_factories: dict[str, sessionmaker[Session]] = {}
+_factories_lock = threading.Lock()
+
+
+def _is_sqlite(url: URL) -> bool:
+    return url.get_backend_name() == "sqlite"
+
+
+def _sqlite_file(url: URL) -> Path | None:
+    database = url.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database)
+
+
+def _configure_sqlite(engine: Engine, *, file_backed: bool) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Take transaction control away from the sqlite3 module so "begin" below decides the lock mode.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA foreign_keys = ON")
+            if file_backed:
+                cursor.execute("PRAGMA journal_mode = WAL")
+                cursor.execute("PRAGMA synchronous = NORMAL")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def create_engine_for(url: str) -> Engine:
+    """Create an engine for the history database at ``url``.
+
+    Args:
+        url: A SQLAlchemy URL, e.g. ``sqlite:////data/history.db`` or
+            ``postgresql+psycopg://user@host/db``.
+
+    Returns:
+        The engine; for a SQLite file its parent directory is created and the connection is set up for
+        concurrent writers (WAL, ``foreign_keys=ON``, busy timeout, immediate transactions).
+    """
+    parsed = make_url(url)
+    if not _is_sqlite(parsed):
+        return create_engine(parsed, pool_pre_ping=True)
+    file = _sqlite_file(parsed)
+    if file is not None:
+        file.parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(
+        parsed,
+        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
+        pool_size=20,
+        max_overflow=20,
+    )
+    _configure_sqlite(engine, file_backed=file is not None)
+    return engine
+
+
+def alembic_config() -> Config:
+    """An Alembic configuration pointing at the migrations shipped inside this package."""
+    # Imported here: Alembic costs half a second to import and most processes only need it once.
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    config.set_main_option("path_separator", "os")
+    return config
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the database behind ``engine`` to the newest schema (Alembic ``upgrade head``).
+
+    Safe to call repeatedly and from several processes at once: SQLite serialises on its write lock and
+    PostgreSQL on an advisory lock taken by the migration environment.
+    """
+    from alembic import command
+
+    config = alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+def session_factory(url: str) -> sessionmaker[Session]:
+    """The session factory for ``url``, creating the engine and migrating the database on first use.
+
+    Factories are cached per URL for the life of the process. Objects stay usable after their transaction
+    commits (``expire_on_commit=False``) so a ``Run`` can be handed from one ``factory.begin()`` block to
+    the next.
+
+    Args:
+        url: SQLAlchemy URL of the history database.
+
+    Returns:
+        A ``sessionmaker``; use it as ``with factory.begin() as session: ...``.
+    """
+    with _factories_lock:
+        factory = _factories.get(url)
+        if factory is None:
+            engine = create_engine_for(url)
+            try:
+                migrate(engine)
+            except BaseException:
+                engine.dispose()
+                raise
+            factory = sessionmaker(bind=engine, expire_on_commit=False)
+            _factories[url] = factory
+        return factory
+
+
+def dispose_engines(url: str | None = None) -> None:
+    """Close the pooled connections of cached factories (all, or the one for ``url``) and forget them."""
+    with _factories_lock:
+        urls = list(_factories) if url is None else [url]
+        for key in urls:
+            factory = _factories.pop(key, None)
+            if factory is not None and factory.kw.get("bind") is not None:
+                factory.kw["bind"].dispose()

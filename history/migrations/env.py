@@ -1,0 +1,73 @@
+"""Alembic environment for the run history: runs against a passed-in connection or a URL.
+
+``history.db.migrate`` hands over an open connection in ``config.attributes["connection"]``. From the
+command line the URL comes from ``-x url=...``, ``POSTFLOWS_DATABASE_URL`` or ``sqlalchemy.url`` in
+``alembic.ini``.
+"""
+
+from __future__ import annotations
+
+import os
+from logging.config import fileConfig
+
+from alembic import context
+from sqlalchemy import Connection, text
+
+from history.db import create_engine_for
+from history.models import Base
+
+# Any constant works; it only has to be the same for every process migrating the same database.
+MIGRATION_LOCK_ID = 0x706F7374666C6F77  # "postflow"
+
+config = context.config
+target_metadata = Base.metadata
+
+
+def _url() -> str:
+    url = context.get_x_argument(as_dictionary=True).get("url") or os.environ.get("POSTFLOWS_DATABASE_URL")
+    url = url or config.get_main_option("sqlalchemy.url")
+    if not url:
+        raise RuntimeError("no database URL: pass -x url=..., set POSTFLOWS_DATABASE_URL or sqlalchemy.url")
+    return url
+
+
+def _run(connection: Connection) -> None:
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        render_as_batch=connection.dialect.name == "sqlite",
+        compare_type=True,
+    )
+    with context.begin_transaction():
+        if connection.dialect.name == "postgresql":
+            # Two processes starting at once must not both create the schema: the second waits here and
+            # then finds the version table already at head.
+            connection.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": MIGRATION_LOCK_ID})
+        context.run_migrations()
+
+
+def run_migrations_offline() -> None:
+    context.configure(url=_url(), target_metadata=target_metadata, literal_binds=True)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def run_migrations_online() -> None:
+    connection = config.attributes.get("connection")
+    if connection is not None:
+        _run(connection)
+        return
+    if config.config_file_name is not None:
+        fileConfig(config.config_file_name, disable_existing_loggers=False)
+    engine = create_engine_for(_url())
+    try:
+        with engine.begin() as connection:
+            _run(connection)
+    finally:
+        engine.dispose()
+
+
+if context.is_offline_mode():
+    run_migrations_offline()
+else:
+    run_migrations_online()

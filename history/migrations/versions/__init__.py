@@ -1,0 +1,1 @@
+"""Migration scripts, one per schema change, applied in order by ``history.db.migrate``."""

@@ -1,0 +1,206 @@
+"""Rich rendering of the run history for the CLI: a table of runs and the full story of one run.
+
+Everything shown goes through the history's secret masking again, so a parameter stored before a key was
+recognised as secret still never reaches the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from history import Document, RemoteJob, Run, RunMessage, Step, json_safe
+
+STATE_STYLES = {"RUNNING": "yellow", "COMPLETED": "green", "FAILED": "red", "CANCELLED": "magenta"}
+LEVEL_STYLES = {"info": "blue", "warning": "yellow", "error": "red"}
+
+
+def _when(moment: datetime | None) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M:%S") if moment is not None else "-"
+
+
+def _duration(span: timedelta | float | None) -> str:
+    if span is None:
+        return "-"
+    seconds = span.total_seconds() if isinstance(span, timedelta) else span
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, rest = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m{rest:02d}s" if hours else f"{minutes}m{rest:02d}s"
+
+
+def _state(state: str) -> Text:
+    return Text(state, style=STATE_STYLES.get(state, ""))
+
+
+def _or_dash(value: object) -> str:
+    return "-" if value is None else str(value)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(json_safe(value, mask_secret_keys=True), indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def _size(size: int) -> str:
+    amount = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if amount < 1024 or unit == "GiB":
+            return f"{int(amount)} {unit}" if unit == "B" else f"{amount:.1f} {unit}"
+        amount /= 1024
+    return f"{size} B"
+
+
+def runs_table(runs: Sequence[Run]) -> Table:
+    """A table of runs: id, flow, state, start, duration, idempotency key and Prefect flow-run id."""
+    table = Table(title="Runs", title_justify="left")
+    table.add_column("id", justify="right")
+    table.add_column("flow")
+    table.add_column("state")
+    table.add_column("started (UTC)")
+    table.add_column("duration", justify="right")
+    table.add_column("key")
+    table.add_column("flow run")
+    for run in runs:
+        table.add_row(
+            str(run.id),
+            escape(run.flow),
+            _state(run.state),
+            _when(run.started_at),
+            _duration(run.duration),
+            escape(_or_dash(run.idempotency_key)),
+            escape(_or_dash(run.flow_run_id)),
+        )
+    return table
+
+
+def _header(run: Run) -> Panel:
+    lines = Text()
+    lines.append(f"Run {run.id}  ", style="bold")
+    lines.append(run.flow)
+    lines.append("  ")
+    lines.append_text(_state(run.state))
+    lines.append(f"\nstarted {_when(run.started_at)}   finished {_when(run.finished_at)}")
+    lines.append(f"   duration {_duration(run.duration)}")
+    lines.append(f"\nkey {_or_dash(run.idempotency_key)}   flow run {_or_dash(run.flow_run_id)}")
+    if run.error:
+        lines.append("\nerror: ", style="bold red")
+        lines.append(run.error)
+    return Panel(lines, expand=False)
+
+
+def _steps_table(steps: Sequence[Step]) -> Table:
+    table = Table(title="Steps", title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("step")
+    table.add_column("attempt", justify="right")
+    table.add_column("outcome")
+    table.add_column("started (UTC)")
+    table.add_column("duration", justify="right")
+    table.add_column("detail")
+    for number, step in enumerate(steps, start=1):
+        table.add_row(
+            str(number),
+            escape(step.name),
+            str(step.attempt),
+            escape(step.outcome),
+            _when(step.started_at),
+            _duration(step.duration_s),
+            escape(step.detail or ""),
+        )
+    return table
+
+
+def _job_block(job: RemoteJob) -> RenderableType:
+    table = Table(
+        title=f"{job.api} {job.kind} {job.remote_id}", title_justify="left", title_style="bold", box=None
+    )
+    table.add_column("recorded (UTC)")
+    table.add_column("status")
+    table.add_column("status date")
+    table.add_column("progress", justify="right")
+    table.add_column("detail")
+    for event in job.events:
+        table.add_row(
+            _when(event.recorded_at),
+            escape(_or_dash(event.status)),
+            _when(event.status_date),
+            "-" if event.progress is None else f"{event.progress:g}%",
+            escape(event.detail or ""),
+        )
+    facts = [
+        f"status {_or_dash(job.status)}",
+        f"progress {'-' if job.progress is None else f'{job.progress:g}%'}",
+        f"key {_or_dash(job.idempotency_key)}",
+        f"created {_when(job.created_at)}",
+        f"finished {_when(job.finished_at)}",
+    ]
+    if job.deleted_at is not None:
+        facts.append(f"deleted {_when(job.deleted_at)}")
+    parts: list[RenderableType] = [table, Text("   ".join(facts), style="dim")]
+    if job.data:
+        parts.append(Text(_json(job.data), style="dim"))
+    return Group(*parts)
+
+
+def _documents_table(documents: Sequence[Document]) -> Table:
+    table = Table(title="Documents", title_justify="left")
+    table.add_column("kind")
+    table.add_column("path")
+    table.add_column("size", justify="right")
+    table.add_column("sha256")
+    for document in documents:
+        table.add_row(
+            escape(document.kind), escape(document.path), _size(document.size), document.sha256[:12]
+        )
+    return table
+
+
+def _messages_table(messages: Sequence[RunMessage]) -> Table:
+    table = Table(title="Messages", title_justify="left")
+    table.add_column("level")
+    table.add_column("code")
+    table.add_column("text")
+    for message in messages:
+        table.add_row(
+            Text(message.level, style=LEVEL_STYLES.get(message.level, "")),
+            escape(_or_dash(message.code)),
+            escape(message.text),
+        )
+    return table
+
+
+def run_detail(run: Run) -> Group:
+    """Everything recorded about one run, for ``rich`` to print.
+
+    Args:
+        run: A run from ``history.get_run`` (relationships loaded).
+
+    Returns:
+        Header, parameters, summary, steps, remote jobs with their status events, documents and messages;
+        empty sections are left out.
+    """
+    parts: list[RenderableType] = [_header(run)]
+    parts.append(
+        Panel(Text(_json(run.parameters or {})), title="parameters", title_align="left", expand=False)
+    )
+    if run.summary:
+        parts.append(Panel(Text(_json(run.summary)), title="summary", title_align="left", expand=False))
+    if run.steps:
+        parts.append(_steps_table(run.steps))
+    if run.remote_jobs:
+        parts.append(Text("Remote jobs", style="italic"))
+        parts.extend(_job_block(job) for job in run.remote_jobs)
+    if run.documents:
+        parts.append(_documents_table(run.documents))
+    if run.messages:
+        parts.append(_messages_table(run.messages))
+    return Group(*parts)

@@ -1,0 +1,165 @@
+"""Engine set-up, migrations on first use, and agreement between the models and the migrations."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Column, MetaData, String, Table, inspect, text
+
+from history.db import alembic_config, create_engine_for, dispose_engines, migrate, session_factory
+from history.models import Base
+from history.store import list_runs, start_run
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+HISTORY_TABLES = {"runs", "steps", "remote_jobs", "job_events", "documents", "run_messages"}
+
+
+def _head() -> str:
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None
+    return head
+
+
+def _version(url: str) -> list[str]:
+    engine = create_engine_for(url)
+    try:
+        with engine.connect() as connection:
+            return list(connection.execute(text("SELECT version_num FROM alembic_version")).scalars())
+    finally:
+        engine.dispose()
+
+
+def test_first_use_creates_schema_at_head(database_url: str) -> None:
+    factory = session_factory(database_url)
+
+    engine = factory.kw["bind"]
+    assert set(inspect(engine).get_table_names()) >= HISTORY_TABLES
+    assert _version(database_url) == [_head()]
+
+
+def test_session_factory_is_cached_per_url(database_url: str) -> None:
+    assert session_factory(database_url) is session_factory(database_url)
+
+
+def test_migrate_again_keeps_data(database_url: str) -> None:
+    factory = session_factory(database_url)
+    with factory.begin() as session:
+        start_run(session, flow="kept")
+
+    migrate(factory.kw["bind"])
+    dispose_engines(database_url)
+    again = session_factory(database_url)
+
+    assert again is not factory
+    with again.begin() as session:
+        assert [run.flow for run in list_runs(session)] == ["kept"]
+    assert _version(database_url) == [_head()]
+
+
+def test_downgrade_to_base_and_back(database_url: str) -> None:
+    engine = create_engine_for(database_url)
+    try:
+        migrate(engine)
+        config = alembic_config()
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.downgrade(config, "base")
+        assert not HISTORY_TABLES & set(inspect(engine).get_table_names())
+        migrate(engine)
+        assert set(inspect(engine).get_table_names()) >= HISTORY_TABLES
+    finally:
+        engine.dispose()
+
+
+def test_models_and_migrations_agree(database_url: str) -> None:
+    engine = session_factory(database_url).kw["bind"]
+    with engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        assert compare_metadata(context, Base.metadata) == []
+
+        # The comparison must be able to see a difference, or the assertion above proves nothing.
+        changed = MetaData(naming_convention=Base.metadata.naming_convention)
+        for table in Base.metadata.sorted_tables:
+            table.to_metadata(changed)
+        Table("extra_table", changed, Column("name", String(10), primary_key=True))
+        diffs = compare_metadata(context, changed)
+        assert [diff[0] for diff in diffs] == ["add_table"]
+
+
+def test_sqlite_engine_creates_directory_and_sets_pragmas(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'deep' / 'er' / 'history.db'}"
+    engine = create_engine_for(url)
+    try:
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+            assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 10_000
+        assert (tmp_path / "deep" / "er" / "history.db").exists()
+    finally:
+        engine.dispose()
+
+
+def test_sqlite_enforces_foreign_keys(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'history.db'}"
+    factory = session_factory(url)
+    try:
+        with pytest.raises(Exception, match="FOREIGN KEY"), factory.begin() as session:
+            session.execute(
+                text(
+                    "INSERT INTO steps (run_id, name, attempt, outcome, started_at, duration_s) "
+                    "VALUES (999, 'x', 1, 'ok', '2026-01-01 00:00:00', 1.0)"
+                )
+            )
+    finally:
+        dispose_engines(url)
+
+
+def test_concurrent_first_use_from_several_processes(database_url: str, tmp_path: Path) -> None:
+    # Each process imports everything first, then waits at a file barrier so all migrate at the same moment.
+    script = textwrap.dedent(
+        """
+        import sys, time
+        from pathlib import Path
+        from history.db import session_factory
+        from history.store import start_run
+        url, barrier, me, count = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+        (barrier / me).touch()
+        deadline = time.monotonic() + 30
+        while len(list(barrier.iterdir())) < count and time.monotonic() < deadline:
+            time.sleep(0.005)
+        factory = session_factory(url)
+        with factory.begin() as session:
+            start_run(session, flow="process")
+        """
+    )
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    count = 4
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, database_url, str(barrier), str(number), str(count)],
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for number in range(count)
+    ]
+    results = [process.communicate(timeout=60) for process in processes]
+
+    for process, (_, stderr) in zip(processes, results, strict=True):
+        assert process.returncode == 0, stderr
+    with session_factory(database_url).begin() as session:
+        assert len(list_runs(session, flow="process")) == count
+    assert _version(database_url) == [_head()]
