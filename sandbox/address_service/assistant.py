@@ -151,7 +151,8 @@ def verify_building(
             exact = (
                 street.street_name == street_name.strip()
                 and (not town_name.strip() or town.town_name == town_name.strip())
-                and building.house_no == house_no.strip()
+                and f"{building.house_no}{building.house_no_addition}"
+                == f"{house_no.strip()}{house_no_addition.strip()}"
             )
             return BuildingVerification(1 if exact else 2, town, street, building)
     town, street = streets[0]
