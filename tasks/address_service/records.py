@@ -1,0 +1,295 @@
+"""Reading a customer's address file into the records to send and the rows to reject, before anything is sent:
+columns recognised by header (§2.3, §2.2 ``_in``, German/French/Italian aliases), minimum input (§2.1) and
+field lengths (§2.3) checked, values that the wire encoding cannot carry refused.
+
+Minimum input, per row (``mode``):
+
+* a person (Name and Prename) or a company (Company; then Name/Prename may be empty) in every mode — §1 says
+  maintenance checks persons *and* companies, so a company row without a first name is not rejected;
+* ``batch`` and ``query``: a street (Streetname with HouseNo) or a P.O. box (PoBoxNo or PoBoxTerm) — the
+  §2.1 query rule, applied to batch maintenance as well since batch files carry P.O. box addresses;
+* ``verification``: street and house number, as §2.1 demands;
+* a postcode and a town: ZIPCode and TownName, or for a P.O. box row PoBoxZIP and PoBoxTownName instead;
+* Swiss postcodes (CountryCode empty, CH or LI) are exactly 4 digits; every value fits its §2.3 length
+  (customer fields 450) and the wire encoding.
+
+Completely empty rows are not records and are skipped; every other row is either accepted or rejected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+
+from connectors.address_service.codes import (
+    ADDRESS_FIELD_NAMES,
+    MAX_LENGTH,
+    PASSTHROUGH_MAX_LENGTH,
+    STATUS_FIELD_NAMES,
+)
+from tasks.address_service.headers import resolve_address_columns
+from tasks.errors import InputError
+from tasks.reports import write_csv
+from tasks.tables import read_table
+
+Mode = Literal["batch", "query", "verification"]
+RECORD_ID = "RecordId"
+REJECTED_COLUMNS = ["row", "field", "value", "reason"]
+# Names the pipeline adds to the customer's columns; a customer column of that name would be overwritten.
+RESERVED_COLUMNS = frozenset(
+    name.casefold() for name in (RECORD_ID, "ReturnedByService", *STATUS_FIELD_NAMES)
+)
+SWISS_COUNTRY_CODES = ("CH", "LI")
+MINIMUM_FIELDS = ("Name", "Prename", "Streetname", "HouseNo", "ZIPCode", "TownName")  # §2.1
+
+
+@dataclass
+class AddressInput:
+    """An address file read and checked.
+
+    Attributes:
+        records: accepted rows: ``RecordId`` (1-based data row number in the source file), the pass-through
+            customer columns with their original names and order, then the canonical §2.3 address columns.
+        rejected: one line per problem: row, field (source header), value, reason.
+        address_columns: canonical §2.3 field → source header.
+        passthrough_columns: customer columns passed through unchanged, in file order.
+        source: the file read.
+        mode: the minimum-input rule applied.
+        input_rows: data rows in the file that are not completely empty (= accepted + rejected rows).
+    """
+
+    records: pd.DataFrame
+    rejected: pd.DataFrame
+    address_columns: dict[str, str]
+    passthrough_columns: list[str]
+    source: Path
+    mode: Mode = "batch"
+    input_rows: int = 0
+
+    @property
+    def rejected_rows(self) -> int:
+        """How many rows were rejected (a row may have several rejected lines)."""
+        return int(self.rejected["row"].nunique())
+
+
+def read_address_file(
+    path: Path | str,
+    *,
+    mode: Mode = "batch",
+    mapping: Mapping[str, str] | None = None,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+    fixed_widths: Sequence[tuple[str, int]] | None = None,
+    sheet: str | int | None = None,
+    wire_encoding: str = "cp1252",
+) -> AddressInput:
+    """Read an address file (.csv, .xlsx, .txt delimited or fixed width) and check every row.
+
+    Args:
+        path: the customer's file.
+        mode: which minimum input applies (see the module docstring).
+        mapping: source header → address field (§2.3 name, ``_in`` name or alias); ``""`` keeps a column
+            that would be recognised as a customer column. Overrides recognition by name.
+        delimiter: the field separator; sniffed from the header line when None.
+        encoding: the file's encoding; detected (BOM, UTF-8, else Windows-1252) when None.
+        fixed_widths: (name, width) per column for a fixed-width .txt file.
+        sheet: the worksheet of an .xlsx file (name or 0-based index; the first when None).
+        wire_encoding: the encoding of the upload file; values it cannot carry are rejected.
+
+    Returns:
+        The accepted records and the rejected lines; the rejected rows are not in ``records``.
+
+    Raises:
+        InputError: the file cannot be read, has no header, has none of the address columns, or lacks a
+            column that every row needs.
+    """
+    source = Path(path)
+    table = read_table(source, delimiter=delimiter, encoding=encoding, fixed_widths=fixed_widths, sheet=sheet)
+    headers = [str(name) for name in table.frame.columns]
+    address_columns = resolve_address_columns(headers, mapping, path=source)
+    if not address_columns:
+        raise InputError(
+            f"none of the address columns found (missing {', '.join(MINIMUM_FIELDS)}); "
+            f"header is {headers} — is the header row missing?",
+            path=source,
+        )
+    passthrough = [header for header in headers if header not in address_columns.values()]
+    for header in passthrough:
+        if header.casefold() in RESERVED_COLUMNS:
+            raise InputError(
+                "column name is reserved for the service's output; rename it", path=source, field=header
+            )
+    _check_columns_present(address_columns, mode, source)
+
+    raw = table.frame
+    frame = pd.DataFrame(index=raw.index)
+    frame[RECORD_ID] = raw.index.astype("int64")
+    for header in passthrough:
+        frame[header] = raw[header].where(raw[header].fillna("") != "")
+    for canonical, header in address_columns.items():
+        values = raw[header].fillna("").str.strip()
+        frame[canonical] = values.where(values != "")
+    values_only = frame.drop(columns=[RECORD_ID])
+    malformed_rows = {row for row, _ in table.malformed}
+    frame = frame[values_only.notna().any(axis=1) | frame[RECORD_ID].isin(malformed_rows)]
+
+    problems = [_malformed_lines(table.malformed)]
+    checkable = frame[~frame[RECORD_ID].isin(malformed_rows)]
+    problems += _row_problems(checkable, address_columns, passthrough, mode, wire_encoding)
+    rejected = pd.concat([p for p in problems if len(p)] or [_empty_rejected()], ignore_index=True)
+    rejected = rejected.sort_values("row", kind="stable", ignore_index=True)
+    records = frame[~frame[RECORD_ID].isin(rejected["row"])].reset_index(drop=True)
+    return AddressInput(
+        records=records,
+        rejected=rejected,
+        address_columns=address_columns,
+        passthrough_columns=passthrough,
+        source=source,
+        mode=mode,
+        input_rows=len(frame),
+    )
+
+
+def write_rejected(input: AddressInput, path: Path) -> Path | None:
+    """Write the rejected lines as CSV (UTF-8), e.g. ``rejected.csv``; None, and nothing written, when none
+    were rejected."""
+    if input.rejected.empty:
+        return None
+    return write_csv(input.rejected, path)
+
+
+def _check_columns_present(columns: Mapping[str, str], mode: Mode, path: Path) -> None:
+    """No row can pass without these columns, so their absence is a file problem, not a row problem."""
+    has = columns.__contains__
+    missing: list[str] = []
+    if not (has("Company") or (has("Name") and has("Prename"))):
+        missing.append("Name and Prename (or Company)")
+    pobox_allowed = mode != "verification" and (has("PoBoxNo") or has("PoBoxTerm"))
+    street_ok = has("Streetname") and has("HouseNo")
+    if not street_ok and not pobox_allowed:
+        missing.append("Streetname and HouseNo" + ("" if mode == "verification" else " (or a P.O. box)"))
+    if not (has("ZIPCode") or (pobox_allowed and has("PoBoxZIP"))):
+        missing.append("ZIPCode")
+    if not (has("TownName") or (pobox_allowed and has("PoBoxTownName"))):
+        missing.append("TownName")
+    if missing:
+        raise InputError(f"missing address columns: {'; '.join(missing)}", path=path)
+
+
+def _row_problems(
+    frame: pd.DataFrame,
+    columns: Mapping[str, str],
+    passthrough: Sequence[str],
+    mode: Mode,
+    wire_encoding: str,
+) -> list[pd.DataFrame]:
+    empty = pd.Series(False, index=frame.index)
+
+    def filled(name: str) -> pd.Series:
+        return frame[name].notna() if name in frame else empty
+
+    def header(name: str) -> str:
+        return columns.get(name, name)
+
+    lines: list[pd.DataFrame] = []
+
+    def missing(mask: pd.Series, name: str, reason: str) -> None:
+        if mask.any():
+            lines.append(_lines(frame.loc[mask, RECORD_ID], header(name), "", reason))
+
+    company, name, prename = filled("Company"), filled("Name"), filled("Prename")
+    person_needed = ~company
+    missing(person_needed & ~name, "Name", "Name missing (required unless Company is given)")
+    missing(person_needed & ~prename, "Prename", "Prename missing (required unless Company is given)")
+
+    street = filled("Streetname")
+    pobox = (filled("PoBoxNo") | filled("PoBoxTerm")) if mode != "verification" else empty
+    pobox_only = pobox & ~street
+    if mode == "verification":
+        missing(~street, "Streetname", "Streetname missing")
+    else:
+        missing(~street & ~pobox, "Streetname", "Streetname (or a P.O. box) missing")
+    missing(street & ~filled("HouseNo"), "HouseNo", "HouseNo missing")
+    zip_ok = filled("ZIPCode") | (pobox_only & filled("PoBoxZIP"))
+    town_ok = filled("TownName") | (pobox_only & filled("PoBoxTownName"))
+    missing(
+        ~zip_ok,
+        "ZIPCode",
+        "ZIPCode missing" + (" (or PoBoxZIP for a P.O. box)" if mode != "verification" else ""),
+    )
+    missing(~town_ok, "TownName", "TownName missing")
+
+    country = (
+        frame["CountryCode"].fillna("").str.upper() if "CountryCode" in frame else pd.Series("", frame.index)
+    )
+    swiss = country.isin(("", *SWISS_COUNTRY_CODES))
+    for postcode in ("ZIPCode", "PoBoxZIP"):
+        if postcode in frame:
+            values = frame[postcode]
+            bad = swiss & values.notna() & ~values.fillna("").str.fullmatch(r"\d{4}")
+            if bad.any():
+                lines.append(_lines(frame.loc[bad, RECORD_ID], header(postcode), values[bad],
+                                    "Swiss postcode must be exactly 4 digits"))  # fmt: skip
+
+    limits = {name: MAX_LENGTH[name] for name in ADDRESS_FIELD_NAMES if name in frame}
+    limits.update({name: PASSTHROUGH_MAX_LENGTH for name in passthrough})
+    for column, limit in limits.items():
+        lengths = frame[column].str.len()
+        bad = lengths > limit
+        if bad.any():
+            reason = f"longer than {limit} characters (" + lengths[bad].astype("int64").astype(str) + ")"
+            lines.append(_lines(frame.loc[bad, RECORD_ID], header(column), frame.loc[bad, column], reason))
+    for column in limits:
+        bad_chars = unencodable(frame[column], wire_encoding)
+        if len(bad_chars):
+            reason = "character " + bad_chars + f" cannot be written in {wire_encoding}"
+            index = bad_chars.index
+            lines.append(
+                _lines(frame.loc[index, RECORD_ID], header(column), frame.loc[index, column], reason)
+            )
+    return lines
+
+
+def unencodable(values: pd.Series, encoding: str) -> pd.Series:
+    """Per row whose value the encoding cannot carry, the first offending character as ``'Ł' (U+0141)``."""
+    present = values.dropna()
+    try:
+        "\n".join(present.tolist()).encode(encoding)
+        return pd.Series([], dtype=str)
+    except UnicodeEncodeError:
+        pass
+    offending: dict[str, str] = {}
+    for value in present.unique():  # only on this slow path, and only over distinct values
+        try:
+            value.encode(encoding)
+        except UnicodeEncodeError as exc:
+            char = value[exc.start]
+            offending[value] = f"{char!r} (U+{ord(char):04X})"
+    bad = present[present.isin(offending)]
+    return bad.map(offending).astype(str)
+
+
+def _lines(rows: pd.Series, field_name: str, value: pd.Series | str, reason: pd.Series | str) -> pd.DataFrame:
+    frame = pd.DataFrame({"row": rows.astype("int64").to_numpy()})
+    frame["field"] = field_name
+    frame["value"] = value.to_numpy() if isinstance(value, pd.Series) else value
+    frame["reason"] = reason.to_numpy() if isinstance(reason, pd.Series) else reason
+    return frame
+
+
+def _malformed_lines(malformed: Sequence[tuple[int, str]]) -> pd.DataFrame:
+    if not malformed:
+        return _empty_rejected()
+    return pd.DataFrame(
+        {"row": [row for row, _ in malformed], "field": "", "value": "", "reason": [p for _, p in malformed]}
+    )
+
+
+def _empty_rejected() -> pd.DataFrame:
+    return pd.DataFrame({"row": pd.Series([], dtype="int64"), "field": [], "value": [], "reason": []}).astype(
+        {"field": str, "value": str, "reason": str}
+    )

@@ -1,0 +1,37 @@
+"""Errors of the file layer: an input file that cannot be used, a downloaded result that cannot be read.
+
+Both are ``PostflowsError`` (connectors/errors.py) but never ``ApiError``: retrying will not fix a file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from connectors.errors import PostflowsError
+
+
+class InputError(PostflowsError):
+    """An input file is unreadable or unusable; the message names the file and, where known, row and field."""
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        path: Path | str,
+        row: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.row = row
+        self.field = field
+        self.problem = problem
+        where = str(self.path)
+        if row is not None:
+            where += f", row {row}"
+        if field is not None:
+            where += f", field {field!r}"
+        super().__init__(f"{where}: {problem}")
+
+
+class ResultFileError(InputError):
+    """A file downloaded from a service (result or moves file) cannot be read."""

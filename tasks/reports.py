@@ -1,0 +1,148 @@
+"""Report files shared by every pipeline: CSV (UTF-8), styled Excel workbooks written row by row, markdown
+tables; each file is written under a temporary name and moved into place, so no reader sees half of it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import xlsxwriter
+
+EXCEL_MAX_ROWS = 1_048_576
+EXCEL_SHEET_NAME_LENGTH = 31
+_SHEET_NAME_FORBIDDEN = re.compile(r"[\[\]:*?/\\]")
+_WIDTH_SAMPLE_ROWS = 100
+_MIN_WIDTH, _MAX_WIDTH = 6, 60
+_CHUNK_ROWS = 50_000
+
+
+@contextmanager
+def atomic_output(path: Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success it replaces ``path``, on failure it is removed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
+    os.close(handle)
+    temporary_path = Path(temporary)
+    try:
+        yield temporary_path
+        os.replace(temporary_path, path)
+    except BaseException:
+        temporary_path.unlink(missing_ok=True)
+        raise
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> Path:
+    """Write a frame as UTF-8 CSV (comma, header, no index), atomically."""
+    with atomic_output(path) as temporary:
+        frame.to_csv(temporary, index=False, encoding="utf-8")
+    return path
+
+
+def write_xlsx(path: Path, sheets: Mapping[str, pd.DataFrame]) -> Path:
+    """Write one worksheet per frame, atomically, streaming rows (xlsxwriter constant-memory mode).
+
+    Each sheet has a bold, filled header row, a frozen header pane, an autofilter over the data and column
+    widths taken from the header and the first rows. Numbers stay numbers, text stays text (``"0123"`` keeps
+    its zero), missing values are empty cells, and text is never turned into formulas or links. Sheet names
+    are made valid (no ``[]:*?/\\``, at most 31 characters, unique); a frame longer than a sheet continues on
+    ``"<name> (2)"``.
+    """
+    with atomic_output(path) as temporary:
+        workbook = xlsxwriter.Workbook(
+            str(temporary),
+            {
+                "constant_memory": True,
+                "strings_to_formulas": False,
+                "strings_to_urls": False,
+                "strings_to_numbers": False,
+                "remove_timezone": True,
+            },
+        )
+        header_format = workbook.add_format(
+            {"bold": True, "bg_color": "#DDEBF7", "bottom": 1, "text_wrap": False}
+        )
+        date_format = workbook.add_format({"num_format": "yyyy-mm-dd hh:mm:ss"})
+        used: set[str] = set()
+        try:
+            for name, frame in sheets.items():
+                parts = [
+                    frame.iloc[start : start + EXCEL_MAX_ROWS - 1]
+                    for start in range(0, len(frame), EXCEL_MAX_ROWS - 1)
+                ]
+                for number, part in enumerate(parts or [frame], start=1):
+                    title = sanitize_sheet_name(name if number == 1 else f"{name} ({number})", used)
+                    used.add(title.casefold())
+                    worksheet = workbook.add_worksheet(title)
+                    _write_sheet(worksheet, part, header_format, date_format)
+        finally:
+            workbook.close()
+    return path
+
+
+def sanitize_sheet_name(name: str, used: set[str] | None = None) -> str:
+    """A valid, unused (case-insensitively) Excel sheet name for ``name``."""
+    base = _SHEET_NAME_FORBIDDEN.sub("_", name).strip().strip("'") or "Sheet"
+    base = base[:EXCEL_SHEET_NAME_LENGTH]
+    taken = used or set()
+    candidate, counter = base, 1
+    while candidate.casefold() in taken:
+        counter += 1
+        suffix = f" ({counter})"
+        candidate = base[: EXCEL_SHEET_NAME_LENGTH - len(suffix)] + suffix
+    return candidate
+
+
+def _write_sheet(worksheet: Any, frame: pd.DataFrame, header_format: Any, date_format: Any) -> None:
+    columns = [str(column) for column in frame.columns]
+    for position, column in enumerate(columns):
+        cell_format = date_format if pd.api.types.is_datetime64_any_dtype(frame.iloc[:, position]) else None
+        width = _column_width(column, frame.iloc[:_WIDTH_SAMPLE_ROWS, position])
+        worksheet.set_column(position, position, width, cell_format)
+    worksheet.write_row(0, 0, columns, header_format)
+    worksheet.freeze_panes(1, 0)
+    if columns:
+        worksheet.autofilter(0, 0, max(len(frame), 1), len(columns) - 1)
+    row_number = 1
+    for start in range(0, len(frame), _CHUNK_ROWS):
+        chunk = frame.iloc[start : start + _CHUNK_ROWS].astype(object)
+        for values in chunk.where(chunk.notna(), None).to_numpy().tolist():
+            worksheet.write_row(row_number, 0, values)
+            row_number += 1
+
+
+def _column_width(header: str, sample: pd.Series) -> float:
+    lengths = sample.dropna().astype(str).str.len()
+    longest = max(len(header), int(lengths.max()) if len(lengths) else 0)
+    return float(min(max(longest + 2, _MIN_WIDTH), _MAX_WIDTH))
+
+
+def markdown_table(frame: pd.DataFrame, *, max_rows: int = 50) -> str:
+    """A GitHub-flavoured markdown table of the first ``max_rows`` rows; a note counts the rows left out."""
+    if frame.columns.empty:
+        return "_(no columns)_"
+    header = "| " + " | ".join(_markdown_cell(column) for column in frame.columns) + " |"
+    rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
+    shown = frame.iloc[:max_rows].astype(object)
+    body = [
+        "| " + " | ".join(_markdown_cell(value) for value in row) + " |"
+        for row in shown.where(shown.notna(), None).to_numpy().tolist()
+    ]
+    lines = [header, rule, *body]
+    if len(frame) > max_rows:
+        lines.append("")
+        lines.append(f"_… {len(frame) - max_rows} more rows_")
+    return "\n".join(lines)
+
+
+def _markdown_cell(value: object) -> str:
+    if value is None:
+        return ""
+    text = format(value, ".15g") if isinstance(value, float) else str(value)
+    return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")

@@ -1,0 +1,391 @@
+"""Reading customer address files: formats, encodings, header recognition, minimum input and rejections."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openpyxl
+import pandas as pd
+import pytest
+
+from tasks.address_service.records import AddressInput, read_address_file, write_rejected
+from tasks.errors import InputError
+
+GERMAN_HEADER = [
+    "Kundennummer",
+    "Firma",
+    "Vorname",
+    "Nachname",
+    "c/o",
+    "Strasse",
+    "Hausnummer",
+    "Postfach",
+    "PLZ",
+    "Ort",
+]
+GERMAN_ROWS = [
+    ["00017", "", "Jürg", "Müller", "", "Bahnhofstrasse", "12", "", "3000", "Bern"],
+    ["00018", "Bäckerei Zürcher AG", "", "", "", "Seestrasse", "7a", "", "8002", "Zürich"],
+]
+
+
+def write_text(
+    path: Path, header: list[str], rows: list[list[str]], sep: str, encoding: str = "utf-8"
+) -> Path:
+    lines = [sep.join(header), *(sep.join(row) for row in rows)]
+    path.write_bytes(("\r\n".join(lines) + "\r\n").encode(encoding))
+    return path
+
+
+def assert_nothing_lost(result: AddressInput) -> None:
+    assert len(result.records) + result.rejected_rows == result.input_rows
+    assert set(result.records["RecordId"]).isdisjoint(set(result.rejected["row"]))
+
+
+def test_german_headers_in_a_semicolon_csv(tmp_path: Path) -> None:
+    result = read_address_file(write_text(tmp_path / "kunden.csv", GERMAN_HEADER, GERMAN_ROWS, ";"))
+    assert result.address_columns == {
+        "Company": "Firma",
+        "Prename": "Vorname",
+        "Name": "Nachname",
+        "CoAddress": "c/o",
+        "Streetname": "Strasse",
+        "HouseNo": "Hausnummer",
+        "ZIPCode": "PLZ",
+        "TownName": "Ort",
+        "PoBoxNo": "Postfach",
+    }
+    assert result.passthrough_columns == ["Kundennummer"]
+    records = result.records
+    assert list(records.columns) == [
+        "RecordId",
+        "Kundennummer",
+        "Company",
+        "Prename",
+        "Name",
+        "CoAddress",
+        "Streetname",
+        "HouseNo",
+        "ZIPCode",
+        "TownName",
+        "PoBoxNo",
+    ]
+    assert records["RecordId"].tolist() == [1, 2]
+    assert records["Kundennummer"].tolist() == ["00017", "00018"]  # leading zeros kept
+    assert records.loc[0, "Name"] == "Müller"
+    assert pd.isna(records.loc[0, "Company"])  # empty → missing
+    assert records.loc[1, "Company"] == "Bäckerei Zürcher AG"  # company row without first name is accepted
+    assert result.rejected.empty
+    assert_nothing_lost(result)
+
+
+def test_french_headers_in_a_comma_csv(tmp_path: Path) -> None:
+    header = ["No client", "Entreprise", "Prénom", "Nom", "Rue", "Numéro", "NPA", "Localité"]
+    rows = [["A-1", "", "Hélène", "Dupré", "Rue du Marché", "3", "1204", "Genève"]]
+    result = read_address_file(write_text(tmp_path / "clients.csv", header, rows, ","))
+    assert result.address_columns == {
+        "Company": "Entreprise",
+        "Prename": "Prénom",
+        "Name": "Nom",
+        "Streetname": "Rue",
+        "HouseNo": "Numéro",
+        "ZIPCode": "NPA",
+        "TownName": "Localité",
+    }
+    assert result.records.loc[0, "TownName"] == "Genève"
+    assert result.passthrough_columns == ["No client"]
+
+
+def test_italian_headers_in_a_tab_separated_txt(tmp_path: Path) -> None:
+    header = ["Cliente", "Ditta", "Nome", "Cognome", "Via", "Numero civico", "NAP", "Località", "Cantone"]
+    rows = [["9", "", "Lucía", "Bernasconi", "Via Cantonale", "2", "6900", "Lugano", "TI"]]
+    result = read_address_file(write_text(tmp_path / "clienti.txt", header, rows, "\t"))
+    assert result.address_columns["Prename"] == "Nome"
+    assert result.address_columns["Name"] == "Cognome"
+    assert result.address_columns["HouseNo"] == "Numero civico"
+    assert result.address_columns["Canton"] == "Cantone"
+    assert result.records.loc[0, "TownName"] == "Lugano"
+
+
+def test_in_names_and_case_insensitive_canonical_names(tmp_path: Path) -> None:
+    header = [
+        "ID",
+        "prename_in",
+        "NAME_IN",
+        "StreetName_in",
+        "houseno",
+        "ZipCode_in",
+        "TOWNNAME",
+        "coAddress_in",
+    ]
+    rows = [["1", "Eva", "Meier", "Weg", "1", "4000", "Basel", "bei Huber"]]
+    result = read_address_file(write_text(tmp_path / "in.csv", header, rows, "|"))
+    assert result.address_columns == {
+        "Prename": "prename_in",
+        "Name": "NAME_IN",
+        "CoAddress": "coAddress_in",
+        "Streetname": "StreetName_in",
+        "HouseNo": "houseno",
+        "ZIPCode": "ZipCode_in",
+        "TownName": "TOWNNAME",
+    }
+    other = read_address_file(
+        write_text(
+            tmp_path / "in2.csv",
+            ["Name_in", "Prename_in", "Streetname_in", "HouseNo_in", "ZIPCode_in", "TownName_in"],
+            [["A", "B", "C", "1", "3000", "Bern"]],
+            ";",
+        )
+    )
+    assert other.address_columns["Streetname"] == "Streetname_in"
+    assert other.address_columns["ZIPCode"] == "ZIPCode_in"
+
+
+def test_explicit_mapping_overrides_recognition(tmp_path: Path) -> None:
+    header = ["Nr", "Vorname", "Nachname", "Adresse", "Hnr", "PLZ", "Wohnort", "Name"]
+    rows = [["5", "Max", "Muster", "Dorfstrasse", "1", "3000", "Bern", "Max Muster"]]
+    path = write_text(tmp_path / "map.csv", header, rows, ";")
+    result = read_address_file(path, mapping={"adresse": "Streetname", "Nr": "", "Name": ""})
+    assert result.address_columns["Streetname"] == "Adresse"
+    assert result.address_columns["Name"] == "Nachname"
+    assert result.address_columns["HouseNo"] == "Hnr"
+    assert result.passthrough_columns == ["Nr", "Name"]
+    assert result.records.loc[0, "Name"] == "Muster"
+    with pytest.raises(InputError, match="mapped column 'Telefon'"):
+        read_address_file(path, mapping={"Telefon": "Name"})
+    with pytest.raises(InputError, match="'Nickname' for column 'Adresse' is not an address field"):
+        read_address_file(path, mapping={"Adresse": "Nickname"})
+
+
+def test_canonical_name_beats_alias_and_the_loser_passes_through(tmp_path: Path) -> None:
+    header = ["Nachname", "Name", "Vorname", "Strasse", "Hausnummer", "PLZ", "Ort"]
+    rows = [["Alias", "Canonical", "X", "Weg", "1", "3000", "Bern"]]
+    result = read_address_file(write_text(tmp_path / "dup.csv", header, rows, ";"))
+    assert result.address_columns["Name"] == "Name"
+    assert result.passthrough_columns == ["Nachname"]
+
+
+def test_xlsx_input_keeps_text_and_reads_numbers_as_strings(tmp_path: Path) -> None:
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "Adressen"
+    sheet.append(GERMAN_HEADER)
+    sheet.append(["00017", None, "Jürg", "Müller", None, "Bahnhofstrasse", 12, None, 3000, "Bern"])
+    sheet.append([None] * len(GERMAN_HEADER))  # a blank row is not a record
+    sheet.append(["00019", None, "Anna", "Keller", None, None, None, 4711, 3001, "Bern"])
+    path = tmp_path / "kunden.xlsx"
+    workbook.save(path)
+    result = read_address_file(path, sheet="Adressen")
+    assert result.records["Kundennummer"].tolist() == ["00017", "00019"]
+    assert result.records["ZIPCode"].tolist() == ["3000", "3001"]
+    assert result.records["HouseNo"].tolist()[0] == "12"
+    assert result.records["RecordId"].tolist() == [1, 3]
+    assert result.records.loc[1, "PoBoxNo"] == "4711"  # a P.O. box row needs no street in batch mode
+    assert result.input_rows == 2
+    with pytest.raises(InputError, match="sheet 'Missing'"):
+        read_address_file(path, sheet="Missing")
+
+
+def test_fixed_width_txt_with_and_without_header_line(tmp_path: Path) -> None:
+    widths = [("Kdnr", 5), ("Vorname", 10), ("Name", 10), ("Strasse", 16), ("Nr", 4), ("PLZ", 4), ("Ort", 10)]
+    data = [
+        "00001Jürg      Müller    Bahnhofstrasse  12  3000Bern      ",
+        "00002Anna      Keller    Seeweg          3a  8001Zürich    ",
+    ]
+    plain = tmp_path / "fixed.txt"
+    plain.write_bytes("\r\n".join(data).encode("cp1252"))
+    result = read_address_file(plain, fixed_widths=widths)
+    assert result.records["Kdnr"].tolist() == ["00001", "00002"]
+    assert result.records["Name"].tolist() == ["Müller", "Keller"]
+    assert result.records["HouseNo"].tolist() == ["12", "3a"]
+    assert result.records["TownName"].tolist() == ["Bern", "Zürich"]
+    headed = tmp_path / "fixed_header.txt"
+    header = "".join(name.ljust(width) for name, width in widths)
+    headed.write_bytes("\r\n".join([header, *data]).encode("utf-8"))
+    again = read_address_file(headed, fixed_widths=widths)
+    assert again.records.drop(columns="RecordId").equals(result.records.drop(columns="RecordId"))
+    assert again.records["RecordId"].tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "cp1252"])
+def test_utf8_bom_and_windows_1252_files_are_detected(tmp_path: Path, encoding: str) -> None:
+    header = ["Kundennummer", "Vorname", "Nachname", "Strasse", "Hausnummer", "PLZ", "Ort"]
+    rows = [["1", "Jürg", "Häfliger", "Rue de l'Église", "1", "1700", "Fribourg"]]
+    result = read_address_file(write_text(tmp_path / f"{encoding}.csv", header, rows, ";", encoding))
+    assert result.passthrough_columns == ["Kundennummer"]  # no BOM glued to the first header
+    assert result.records.loc[0, "Prename"] == "Jürg"
+    assert result.records.loc[0, "Name"] == "Häfliger"
+    assert result.records.loc[0, "Streetname"] == "Rue de l'Église"
+
+
+def test_values_are_stripped_and_blank_rows_skipped(tmp_path: Path) -> None:
+    header = ["Vorname", "Nachname", "Strasse", "Hausnummer", "PLZ", "Ort"]
+    path = tmp_path / "blank.csv"
+    path.write_text(
+        ";".join(header) + "\n  Eva ; Meier ;Weg; 1 ;3000; Bern \n\n;;;;;\nAnna;Keller;Weg;2;3000;Bern\n"
+    )
+    result = read_address_file(path)
+    assert result.records.loc[0, ["Prename", "Name", "HouseNo", "TownName"]].tolist() == [
+        "Eva",
+        "Meier",
+        "1",
+        "Bern",
+    ]
+    assert result.records["RecordId"].tolist() == [1, 4]
+    assert result.input_rows == 2
+
+
+def rejected_for(result: AddressInput, row: int) -> list[tuple[str, str]]:
+    lines = result.rejected[result.rejected["row"] == row]
+    return list(zip(lines["field"], lines["reason"], strict=True))
+
+
+def test_every_rejection_reason_names_row_and_field(tmp_path: Path) -> None:
+    header = ["Kdnr", "Firma", "Vorname", "Nachname", "Strasse", "Hausnummer", "PLZ", "Ort", "Land", "Notiz"]
+    rows = [
+        ["1", "", "Eva", "Meier", "Weg", "1", "3000", "Bern", "", ""],  # fine
+        ["2", "", "", "Meier", "Weg", "1", "3000", "Bern", "", ""],  # no first name
+        ["3", "", "Eva", "", "Weg", "1", "3000", "Bern", "", ""],  # no name
+        ["4", "", "Eva", "Meier", "", "", "3000", "Bern", "", ""],  # no street, no box
+        ["5", "", "Eva", "Meier", "Weg", "", "3000", "Bern", "", ""],  # no house number
+        ["6", "", "Eva", "Meier", "Weg", "1", "", "Bern", "", ""],  # no postcode
+        ["7", "", "Eva", "Meier", "Weg", "1", "3000", "", "", ""],  # no town
+        ["8", "", "Eva", "Meier", "Weg", "1", "300", "Bern", "CH", ""],  # Swiss postcode not 4 digits
+        ["9", "", "Eva", "Meier", "W" * 61, "1", "3000", "Bern", "", ""],  # street longer than 60
+        ["10", "", "Eva", "Meier", "Weg", "1", "3000", "Bern", "", "x" * 451],  # customer field over 450
+        ["11", "", "Łucja", "Meier", "Weg", "1", "3000", "Bern", "", ""],  # not in Windows-1252
+        [
+            "12",
+            "",
+            "Eva",
+            "Meier",
+            "Weg",
+            "1",
+            "12AB",
+            "Amsterdam",
+            "NL",
+            "",
+        ],  # foreign postcode: no 4-digit rule
+        ["13", "", "", "", "Weg", "1", "3000", "Bern", "", ""],  # neither person nor company
+    ]
+    result = read_address_file(write_text(tmp_path / "bad.csv", header, rows, ";"))
+    assert result.records["Kdnr"].tolist() == ["1", "12"]
+    assert rejected_for(result, 2) == [("Vorname", "Prename missing (required unless Company is given)")]
+    assert rejected_for(result, 3) == [("Nachname", "Name missing (required unless Company is given)")]
+    assert rejected_for(result, 4) == [("Strasse", "Streetname (or a P.O. box) missing")]
+    assert rejected_for(result, 5) == [("Hausnummer", "HouseNo missing")]
+    assert rejected_for(result, 6) == [("PLZ", "ZIPCode missing (or PoBoxZIP for a P.O. box)")]
+    assert rejected_for(result, 7) == [("Ort", "TownName missing")]
+    assert rejected_for(result, 8) == [("PLZ", "Swiss postcode must be exactly 4 digits")]
+    assert rejected_for(result, 9) == [("Strasse", "longer than 60 characters (61)")]
+    assert rejected_for(result, 10) == [("Notiz", "longer than 450 characters (451)")]
+    assert rejected_for(result, 11) == [("Vorname", "character 'Ł' (U+0141) cannot be written in cp1252")]
+    assert [field for field, _ in rejected_for(result, 13)] == ["Nachname", "Vorname"]
+    values = result.rejected.set_index("row")["value"]
+    assert values[8] == "300"
+    assert values[11] == "Łucja"
+    assert list(result.rejected.columns) == ["row", "field", "value", "reason"]
+    assert_nothing_lost(result)
+
+
+def test_a_row_with_too_many_fields_is_rejected_not_lost(tmp_path: Path) -> None:
+    path = tmp_path / "ragged.csv"
+    path.write_text(
+        "Vorname;Nachname;Strasse;Hausnummer;PLZ;Ort\nEva;Meier;Weg;1;3000;Bern\n"
+        "Anna;Keller;Weg;2;3000;Bern;extra\nOtto;Kurz;Weg;3;3000\nIda;Lang;Weg;4;3000;Bern;\n"
+    )
+    result = read_address_file(path)
+    assert result.records["Prename"].tolist() == ["Eva", "Ida"]  # an empty surplus field is harmless
+    assert rejected_for(result, 2) == [("", "row has 7 fields, the header has 6")]
+    assert rejected_for(result, 3) == [("Ort", "TownName missing")]  # a short row is padded, then checked
+    assert_nothing_lost(result)
+
+
+@pytest.mark.parametrize(("mode", "accepted"), [("batch", True), ("query", True), ("verification", False)])
+def test_po_box_rows_depend_on_mode(tmp_path: Path, mode: str, accepted: bool) -> None:
+    header = ["Vorname", "Nachname", "Strasse", "Hausnummer", "Postfach", "PLZ", "Ort"]
+    rows = [["Eva", "Meier", "", "", "123", "3000", "Bern"]]
+    result = read_address_file(write_text(tmp_path / "box.csv", header, rows, ";"), mode=mode)  # type: ignore[arg-type]
+    assert (len(result.records) == 1) is accepted
+    if not accepted:
+        assert rejected_for(result, 1) == [("Strasse", "Streetname missing")]
+
+
+@pytest.mark.parametrize("mode", ["batch", "query", "verification"])
+def test_company_rows_need_no_person_in_any_mode(tmp_path: Path, mode: str) -> None:
+    header = ["Firma", "Vorname", "Nachname", "Strasse", "Hausnummer", "PLZ", "Ort"]
+    rows = [["Post CH AG", "", "", "Wankdorfallee", "4", "3030", "Bern"]]
+    result = read_address_file(write_text(tmp_path / "firma.csv", header, rows, ";"), mode=mode)  # type: ignore[arg-type]
+    assert result.records["Company"].tolist() == ["Post CH AG"]
+
+
+def test_po_box_row_may_use_the_po_box_postcode_and_town(tmp_path: Path) -> None:
+    header = ["Vorname", "Nachname", "Postfachnummer", "Postfach PLZ", "Postfach Ort", "PLZ", "Ort"]
+    rows = [["Eva", "Meier", "55", "3001", "Bern", "", ""], ["Eva", "Meier", "55", "301", "Bern", "", ""]]
+    result = read_address_file(write_text(tmp_path / "pf.csv", header, rows, ";"))
+    assert result.records["PoBoxZIP"].tolist() == ["3001"]
+    assert rejected_for(result, 2) == [("Postfach PLZ", "Swiss postcode must be exactly 4 digits")]
+
+
+def test_wire_encoding_decides_what_is_representable(tmp_path: Path) -> None:
+    header = ["Vorname", "Nachname", "Strasse", "Hausnummer", "PLZ", "Ort"]
+    path = write_text(tmp_path / "pl.csv", header, [["Łucja", "Nowak", "Weg", "1", "3000", "Bern"]], ";")
+    assert read_address_file(path).records.empty
+    assert len(read_address_file(path, wire_encoding="utf-8").records) == 1
+
+
+def test_unusable_files_raise_input_error_naming_the_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="missing.csv: file not found"):
+        read_address_file(tmp_path / "missing.csv")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(InputError, match="empty.csv: file is empty"):
+        read_address_file(empty)
+    headerless = write_text(
+        tmp_path / "headerless.csv", ["Eva", "Meier", "Weg", "1", "3000", "Bern"], [], ";"
+    )
+    with pytest.raises(InputError, match="none of the address columns.*Name, Prename, Streetname") as caught:
+        read_address_file(headerless)
+    assert caught.value.path == headerless
+    no_town = write_text(
+        tmp_path / "no_town.csv",
+        ["Vorname", "Nachname", "Strasse", "Hausnummer", "PLZ"],
+        [["Eva", "Meier", "Weg", "1", "3000"]],
+        ";",
+    )
+    with pytest.raises(InputError, match="no_town.csv: missing address columns: TownName"):
+        read_address_file(no_town)
+    reserved = write_text(
+        tmp_path / "reserved.csv",
+        ["QSTAT", "Vorname", "Nachname", "Strasse", "Hausnummer", "PLZ", "Ort"],
+        [],
+        ";",
+    )
+    with pytest.raises(InputError, match="field 'QSTAT': column name is reserved"):
+        read_address_file(reserved)
+    broken = tmp_path / "broken.xlsx"
+    broken.write_bytes(b"not a workbook")
+    with pytest.raises(InputError, match="broken.xlsx: cannot be read as an Excel workbook"):
+        read_address_file(broken)
+
+
+def test_write_rejected(tmp_path: Path) -> None:
+    header = ["Vorname", "Nachname", "Strasse", "Hausnummer", "PLZ", "Ort"]
+    good = read_address_file(
+        write_text(tmp_path / "good.csv", header, [["E", "M", "W", "1", "3000", "B"]], ";")
+    )
+    assert write_rejected(good, tmp_path / "none.csv") is None
+    assert not (tmp_path / "none.csv").exists()
+    bad = read_address_file(write_text(tmp_path / "bad.csv", header, [["É", "", "W", "1", "300", "B"]], ";"))
+    written = write_rejected(bad, tmp_path / "out" / "rejected.csv")
+    assert written == tmp_path / "out" / "rejected.csv"
+    frame = pd.read_csv(written, dtype=str, encoding="utf-8", keep_default_na=False)
+    assert frame.to_dict("records") == [
+        {
+            "row": "1",
+            "field": "Nachname",
+            "value": "",
+            "reason": "Name missing (required unless Company is given)",
+        },
+        {"row": "1", "field": "PLZ", "value": "300", "reason": "Swiss postcode must be exactly 4 digits"},
+    ]
