@@ -285,3 +285,7 @@ def configure_logging() -> None:
 
 
 configure_logging()
+
+
+# Sub-commands of the newspaper API live in their own module; importing it registers them on ``app``.
+from postflows import cli_newspaper  # noqa: E402,F401
