@@ -47,7 +47,19 @@ def _or_dash(value: object) -> str:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(json_safe(value, mask_secret_keys=True), indent=2, sort_keys=True, ensure_ascii=False)
+    return json.dumps(json_safe(value, mask_secret_keys=True), sort_keys=True, ensure_ascii=False)
+
+
+def _facts(title: str, values: dict[str, Any]) -> Panel:
+    """A key/value grid; nested values are shown as compact JSON."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column()
+    for key, value in json_safe(values, mask_secret_keys=True).items():
+        grid.add_row(escape(key), escape(value if isinstance(value, str) else json.dumps(value)))
+    if not values:
+        grid.add_row("-", "")
+    return Panel(grid, title=title, title_align="left", expand=False)
 
 
 def _size(size: int) -> str:
@@ -147,7 +159,7 @@ def _job_block(job: RemoteJob) -> RenderableType:
         facts.append(f"deleted {_when(job.deleted_at)}")
     parts: list[RenderableType] = [table, Text("   ".join(facts), style="dim")]
     if job.data:
-        parts.append(Text(_json(job.data), style="dim"))
+        parts.append(Text(f"data {_json(job.data)}", style="dim"))
     return Group(*parts)
 
 
@@ -189,11 +201,9 @@ def run_detail(run: Run) -> Group:
         empty sections are left out.
     """
     parts: list[RenderableType] = [_header(run)]
-    parts.append(
-        Panel(Text(_json(run.parameters or {})), title="parameters", title_align="left", expand=False)
-    )
+    parts.append(_facts("parameters", run.parameters or {}))
     if run.summary:
-        parts.append(Panel(Text(_json(run.summary)), title="summary", title_align="left", expand=False))
+        parts.append(_facts("summary", run.summary))
     if run.steps:
         parts.append(_steps_table(run.steps))
     if run.remote_jobs:
