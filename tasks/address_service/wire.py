@@ -1,0 +1,128 @@
+"""The upload file sent to the address service: by default tab-separated, CRLF, Windows-1252, with a header
+row; delimiter, encoding, line ending and a fixed-width layout are configurable to match the agreed alignment.
+
+Column order: the record id, the customer's pass-through columns as given, then the §2.3 address columns
+present (header names exactly as in §2.3). Fields are never quoted: a delimiter, carriage return or line feed
+inside a value is replaced by a space, because the service splits on the delimiter alone. Nothing else is
+changed; a value the encoding cannot carry is an error, not a replacement character.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from functools import reduce
+from operator import add
+from pathlib import Path
+
+import pandas as pd
+
+from connectors.address_service.codes import ADDRESS_FIELD_NAMES
+from tasks.address_service.records import RECORD_ID, AddressInput, unencodable
+from tasks.errors import InputError
+from tasks.reports import atomic_output
+
+
+@dataclass(frozen=True)
+class WireFormat:
+    """How the upload file is laid out; the defaults are the service's usual alignment."""
+
+    delimiter: str = "\t"
+    encoding: str = "cp1252"
+    line_terminator: str = "\r\n"
+    header: bool = True
+    fixed_widths: tuple[tuple[str, int], ...] | None = None
+    record_id_column: str = RECORD_ID
+
+
+def upload_columns(input: AddressInput) -> list[str]:
+    """The columns of ``input.records`` in upload order: RecordId, pass-through, §2.3 address fields."""
+    address = [name for name in ADDRESS_FIELD_NAMES if name in input.records.columns]
+    return [RECORD_ID, *input.passthrough_columns, *address]
+
+
+def write_upload_file(input: AddressInput, path: Path, fmt: WireFormat = WireFormat()) -> Path:
+    """Write the accepted records as the file to upload (atomically) and return its path.
+
+    Raises:
+        InputError: a value cannot be written in ``fmt.encoding`` or is wider than its fixed-width column.
+        ValueError: a fixed-width layout leaves out a column that would be sent, or the record id.
+    """
+    frame = input.records[upload_columns(input)].rename(columns={RECORD_ID: fmt.record_id_column})
+    if fmt.fixed_widths:
+        return _write_fixed_width(frame, input.source, path, fmt)
+    frame = sanitize_fields(frame, fmt.delimiter)
+    try:
+        with atomic_output(path) as temporary:
+            frame.to_csv(
+                temporary,
+                sep=fmt.delimiter,
+                index=False,
+                header=fmt.header,
+                encoding=fmt.encoding,
+                lineterminator=fmt.line_terminator,
+                quoting=csv.QUOTE_NONE,
+            )
+    except UnicodeEncodeError as exc:
+        raise _encoding_error(frame, input.source, fmt) from exc
+    return path
+
+
+def sanitize_fields(frame: pd.DataFrame, delimiter: str) -> pd.DataFrame:
+    """Replace the delimiter, CR and LF inside text values by a space; columns without them are not copied."""
+    pattern = "[" + re.escape(delimiter) + "\r\n]"
+    changed: dict[str, pd.Series] = {}
+    for column in frame.columns:
+        values = frame[column]
+        if pd.api.types.is_string_dtype(values) and values.str.contains(pattern, regex=True, na=False).any():
+            changed[column] = values.str.replace(pattern, " ", regex=True)
+    return frame.assign(**changed) if changed else frame
+
+
+def _write_fixed_width(frame: pd.DataFrame, source: Path, path: Path, fmt: WireFormat) -> Path:
+    assert fmt.fixed_widths is not None
+    layout = dict(fmt.fixed_widths)
+    if fmt.record_id_column not in layout:
+        raise ValueError(f"the fixed-width layout has no {fmt.record_id_column!r} column")
+    left_out = [column for column in frame.columns if column not in layout]
+    if left_out:
+        raise ValueError(f"the fixed-width layout leaves out columns that would be sent: {left_out}")
+    padded: list[pd.Series] = []
+    for column, width in fmt.fixed_widths:
+        if column in frame:
+            values = frame[column].astype("string").fillna("").str.replace(r"[\r\n]", " ", regex=True)
+        else:
+            values = pd.Series("", index=frame.index, dtype="string")
+        too_wide = (values.str.len() > width).to_numpy()
+        if too_wide.any():
+            first = int(too_wide.argmax())
+            raise InputError(
+                f"value {values.iloc[first]!r} is wider than its fixed-width column ({width})",
+                path=source,
+                row=int(frame[fmt.record_id_column].iloc[first]),
+                field=column,
+            )
+        padded.append(values.str.ljust(width))
+    lines = reduce(add, padded) if padded else pd.Series([], dtype="string")
+    header = "".join(name[:width].ljust(width) for name, width in fmt.fixed_widths)
+    text = fmt.line_terminator.join(([header] if fmt.header else []) + lines.tolist())
+    try:
+        data = (text + fmt.line_terminator).encode(fmt.encoding)
+    except UnicodeEncodeError as exc:
+        raise _encoding_error(frame, source, fmt) from exc
+    with atomic_output(path) as temporary:
+        temporary.write_bytes(data)
+    return path
+
+
+def _encoding_error(frame: pd.DataFrame, source: Path, fmt: WireFormat) -> InputError:
+    for column in frame.columns:
+        if not pd.api.types.is_string_dtype(frame[column]):
+            continue
+        bad = unencodable(frame[column], fmt.encoding)
+        if len(bad):
+            row = int(frame.loc[bad.index[0], fmt.record_id_column])
+            return InputError(f"character {bad.iloc[0]} cannot be written in {fmt.encoding}", path=source,
+                              row=row, field=column)  # fmt: skip
+    return InputError(f"cannot be written in {fmt.encoding}", path=source)
