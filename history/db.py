@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import StaticPool
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -72,14 +73,13 @@ def create_engine_for(url: str) -> Engine:
     if not _is_sqlite(parsed):
         return create_engine(parsed, pool_pre_ping=True)
     file = _sqlite_file(parsed)
-    if file is not None:
+    connect_args = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}
+    if file is None:
+        # An in-memory database lives in its connection: every session must share that one connection.
+        engine = create_engine(parsed, connect_args=connect_args, poolclass=StaticPool)
+    else:
         file.parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(
-        parsed,
-        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
-        pool_size=20,
-        max_overflow=20,
-    )
+        engine = create_engine(parsed, connect_args=connect_args, pool_size=20, max_overflow=20)
     _configure_sqlite(engine, file_backed=file is not None)
     return engine
 

@@ -163,3 +163,15 @@ def test_concurrent_first_use_from_several_processes(database_url: str, tmp_path
     with session_factory(database_url).begin() as session:
         assert len(list_runs(session, flow="process")) == count
     assert _version(database_url) == [_head()]
+
+
+def test_in_memory_sqlite_is_one_shared_database() -> None:
+    url = "sqlite://"
+    try:
+        factory = session_factory(url)
+        with factory.begin() as session:
+            start_run(session, flow="memory")
+        with factory.begin() as session:
+            assert [run.flow for run in list_runs(session)] == ["memory"]
+    finally:
+        dispose_engines(url)
