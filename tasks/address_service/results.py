@@ -1,0 +1,351 @@
+"""The address service's batch output: unpacking the download, reading the result file (UTF-8 with or
+without BOM, else Windows-1252; tab-separated; ragged rows), decoding QSTAT, ShortReport, CorrectionType and
+TotalScore (§2.3-§2.5) without per-row Python loops, joining it onto the input, the moves file, the reports.
+
+The result file repeats the uploaded columns first, then the §2.3 fields, so the address fields occur twice.
+Header names are folded onto the §2.3 spelling (``StreetName`` → ``Streetname``, ``POBoxTerm`` →
+``PoBoxTerm``); address fields before the first status field (QSTAT …) are the uploaded copies and become
+``<Field>_uploaded``, as does any earlier occurrence of a name that repeats.
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import warnings
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from connectors.address_service.codes import (
+    ADDRESS_FIELD_NAMES,
+    QSTAT,
+    SHORT_REPORT_LENGTH,
+    STATUS_FIELD_NAMES,
+    canonical_output_field,
+    normalize_qstat,
+    qstat_info,
+    short_report_char,
+    short_report_column,
+)
+from tasks.address_service.records import RECORD_ID, AddressInput
+from tasks.errors import ResultFileError
+from tasks.reports import write_csv, write_xlsx
+from tasks.textfiles import detect_encoding, read_rows, sniff_delimiter
+
+RETURNED_COLUMN = "ReturnedByService"
+UPLOADED_SUFFIX = "_uploaded"
+INPUT_SUFFIX = "_in"  # the §2.2 convention for input values, used for the original address beside the result
+QSTAT_DESIGNATION = "QSTAT_Designation"
+QSTAT_MEANING = "QSTAT_Meaning"
+SUMMARY_COLUMNS = ["QSTAT", "Designation", "Meaning", "Count", "Share %"]
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+@dataclass(frozen=True)
+class DownloadedFiles:
+    """The files of one batch download: the result file and, for a maintenance run, the moves file."""
+
+    result: Path
+    moves: Path | None = None
+
+
+def unpack_download(path: Path, workdir: Path) -> DownloadedFiles:
+    """Recognise a downloaded file: a plain result file, or a ZIP holding the result and a moves file.
+
+    A ZIP is recognised by its magic bytes, not its name. In a ZIP the member whose name contains "move" is
+    the moves file and the largest other member is the result; both are extracted flat into ``workdir``.
+
+    Raises:
+        ResultFileError: the ZIP is damaged or holds no result file.
+    """
+    with path.open("rb") as handle:
+        magic = handle.read(len(_ZIP_MAGIC))
+    if magic != _ZIP_MAGIC:
+        return DownloadedFiles(result=path)
+    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = [member for member in archive.infolist() if not member.is_dir()]
+            moves = [member for member in members if "move" in Path(member.filename).name.lower()]
+            results = sorted((m for m in members if m not in moves), key=lambda m: m.file_size, reverse=True)
+            if not results:
+                raise ResultFileError(
+                    f"the ZIP holds no result file (members: {archive.namelist()})", path=path
+                )
+            result = _extract(archive, results[0], workdir)
+            moves_path = _extract(archive, moves[0], workdir) if moves else None
+    except zipfile.BadZipFile as exc:
+        raise ResultFileError(f"damaged ZIP: {exc}", path=path) from exc
+    return DownloadedFiles(result=result, moves=moves_path)
+
+
+def _extract(archive: zipfile.ZipFile, member: zipfile.ZipInfo, workdir: Path) -> Path:
+    target = workdir / Path(member.filename).name  # flat: a member name never escapes workdir
+    with archive.open(member) as source, target.open("wb") as sink:
+        shutil.copyfileobj(source, sink)
+    return target
+
+
+def read_result_file(path: Path) -> pd.DataFrame:
+    """Read a result file into a frame of strings (``""`` for empty and for missing trailing fields).
+
+    §2.3 headers are folded onto their canonical spelling case-insensitively; other columns keep their names;
+    uploaded copies of address fields become ``<Field>_uploaded`` (see the module docstring). A row with
+    more fields than the header keeps the surplus in extra ``Unnamed: <n>`` columns.
+
+    Raises:
+        ResultFileError: the file is empty.
+    """
+    encoding = detect_encoding(path)
+    with path.open(encoding=encoding, errors="replace", newline="") as handle:
+        header_line = handle.readline().rstrip("\r\n")
+    if not header_line.strip():
+        raise ResultFileError("result file is empty: no header row", path=path)
+    delimiter = "\t" if "\t" in header_line else sniff_delimiter(header_line) or "\t"
+    names = result_headers(header_line.split(delimiter))
+    try:
+        with warnings.catch_warnings():
+            # pandas only warns when a row is longer than the header and drops the surplus; we keep it.
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(
+                path,
+                sep=delimiter,
+                header=None,
+                skiprows=1,
+                names=names,
+                index_col=False,
+                dtype=object,  # Python str values; the pandas str dtype costs a second pass over every cell
+                keep_default_na=False,
+                na_values=[],
+                quoting=csv.QUOTE_NONE,
+                encoding=encoding,
+                encoding_errors="replace",
+                engine="c",
+            )
+    except (pd.errors.ParserWarning, pd.errors.ParserError):
+        frame = _read_ragged(path, encoding, delimiter, names)
+    # Without NA parsing the C parser already yields "" for empty and missing trailing fields.
+    return frame
+
+
+def result_headers(raw: Sequence[str]) -> list[str]:
+    """Result file headers folded onto §2.3 spelling; address fields before the first status field (the
+    uploaded copies) and earlier repeats of a name get ``_uploaded``."""
+    names = [canonical_output_field(name) or name.strip() for name in raw]
+    status_positions = [position for position, name in enumerate(names) if name in STATUS_FIELD_NAMES]
+    output_start = status_positions[0] if status_positions else 0
+    last = {name: position for position, name in enumerate(names)}
+    renamed = [
+        name + UPLOADED_SUFFIX
+        if last[name] != position or (position < output_start and name in ADDRESS_FIELD_NAMES)
+        else name
+        for position, name in enumerate(names)
+    ]
+    seen: dict[str, int] = {}
+    unique: list[str] = []
+    for position, name in enumerate(renamed, start=1):
+        name = name or f"Unnamed: {position}"
+        seen[name] = seen.get(name, -1) + 1
+        unique.append(name if seen[name] == 0 else f"{name}.{seen[name]}")
+    return unique
+
+
+def _read_ragged(path: Path, encoding: str, delimiter: str, names: list[str]) -> pd.DataFrame:
+    text = path.read_text(encoding=encoding, errors="replace")
+    rows = read_rows(text, delimiter, quoting=csv.QUOTE_NONE)[1:]
+    rows = [row for row in rows if row]
+    width = max([len(names), *(len(row) for row in rows)])
+    columns = names + [f"Unnamed: {position}" for position in range(len(names) + 1, width + 1)]
+    return pd.DataFrame([row + [""] * (width - len(row)) for row in rows], columns=columns, dtype=object)
+
+
+def decode_results(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add the decoded status columns to a result frame (vectorised: work is per distinct value, not per row).
+
+    Adds ``QSTAT_Designation`` and ``QSTAT_Meaning`` after QSTAT (unknown codes read "Unknown QSTAT"), turns
+    ``CorrectionType`` into nullable ``Int64`` and ``TotalScore`` into float (``"100.00"`` → 100.0), and
+    appends ``SR01_Company`` … ``SR24_AddressStatus``: each ShortReport character with its label, such as
+    ``"1 compliance"``, ``"3 changed"``, ``"- no statement"``, ``"H special"``; a missing position is ``""``.
+    The decoded text columns are categorical.
+    """
+    decoded = frame.copy(deep=False)  # copy-on-write: the caller's frame is never modified
+    if "QSTAT" in decoded:
+        qstat = decoded["QSTAT"].fillna("")
+        position = decoded.columns.get_loc("QSTAT")
+        assert isinstance(position, int)
+        decoded.insert(position + 1, QSTAT_DESIGNATION, _decode_distinct(qstat, _designation))
+        decoded.insert(position + 2, QSTAT_MEANING, _decode_distinct(qstat, _meaning))
+    if "CorrectionType" in decoded:
+        numbers = _numbers_distinct(decoded["CorrectionType"])
+        decoded["CorrectionType"] = numbers.where(numbers == numbers.round()).astype("Int64")
+    if "TotalScore" in decoded:
+        decoded["TotalScore"] = _numbers_distinct(decoded["TotalScore"])
+    if "ShortReport" in decoded:
+        for name, column in decode_short_report(decoded["ShortReport"]).items():
+            decoded[name] = column
+    return decoded
+
+
+def decode_short_report(short_report: pd.Series) -> pd.DataFrame:
+    """One categorical column per ShortReport position, labelled ``"<char> <label>"``."""
+    values = short_report.fillna("").to_numpy(dtype=f"U{SHORT_REPORT_LENGTH}")
+    # A U24 array is 24 UCS-4 code points per row; padding and blanks become 0 ("not delivered"). Code
+    # points beyond U+FFFF (never valid report characters) fold onto U+FFFF, which reads "unknown".
+    points = values.view(np.uint32).reshape(len(values), SHORT_REPORT_LENGTH)
+    chars = np.minimum(points, 0xFFFF).astype(np.uint16)
+    chars[chars == ord(" ")] = 0
+    # Dense lookup from code point to category number: the alphabet is tiny, the rows are many.
+    seen = np.zeros(0x10000, dtype=bool)
+    seen[chars] = True
+    present = np.flatnonzero(seen)
+    lookup = np.zeros(0x10000, dtype=np.int32)
+    lookup[present] = np.arange(len(present), dtype=np.int32)
+    codes = np.ascontiguousarray(lookup.astype(np.int16 if len(present) < 2**15 else np.int32)[chars].T)
+    labels = pd.Index([_short_report_label(chr(code)) for code in present], dtype=object)
+    columns = {
+        short_report_column(position + 1): pd.Categorical.from_codes(
+            codes[position], categories=labels, validate=False
+        )
+        for position in range(SHORT_REPORT_LENGTH)
+    }
+    return pd.DataFrame(columns, index=short_report.index)
+
+
+def _short_report_label(char: str) -> str:
+    label = short_report_char(char).label
+    return f"{char} {label}" if label else ""
+
+
+def _designation(code: str) -> str:
+    info = qstat_info(code)
+    if info is not None:
+        return info.designation
+    return "Unknown QSTAT" if code.strip() else ""
+
+
+def _meaning(code: str) -> str:
+    info = qstat_info(code)
+    if info is not None:
+        return info.meaning
+    return f"QSTAT {code.strip()!r} is not in the status table" if code.strip() else ""
+
+
+def _decode_distinct(values: pd.Series, decode: Callable[[str], str]) -> pd.Series:
+    codes, uniques = pd.factorize(values)
+    label_codes, labels = pd.factorize(np.array([decode(str(unique)) for unique in uniques], dtype=object))
+    mapped = label_codes[codes] if len(codes) else codes
+    categories = pd.Index(labels, dtype=object)
+    return pd.Series(pd.Categorical.from_codes(mapped, categories=categories), index=values.index)
+
+
+def _numbers_distinct(values: pd.Series) -> pd.Series:
+    """Text to float (``"100.00"``, ``"99,5"``; empty or junk → NaN), parsing each distinct value once."""
+    codes, uniques = pd.factorize(values.fillna(""))
+    text = pd.Series(uniques, dtype=object).astype(str).str.strip().str.replace(",", ".", regex=False)
+    numbers = pd.to_numeric(text.where(text != ""), errors="coerce").to_numpy(dtype="float64")
+    parsed = np.append(numbers, np.nan)[codes]  # code -1 (none here after fillna) would pick the NaN
+    return pd.Series(parsed, index=values.index, dtype="float64")
+
+
+def merge_results(input: AddressInput, decoded: pd.DataFrame) -> pd.DataFrame:
+    """One row per accepted input row, in input order: RecordId and the pass-through columns (from the input),
+    ``ReturnedByService``, the service's status, §2.3 and decoded columns, then the input address as
+    ``<Field>_in``. A row the service did not return has ``ReturnedByService`` False and an empty QSTAT.
+    """
+    records = input.records
+    left = records[[RECORD_ID, *input.passthrough_columns]]
+    id_column = next((c for c in decoded.columns if str(c).casefold() == RECORD_ID.casefold()), None)
+    if id_column is None:
+        raise ResultFileError(f"result has no {RECORD_ID} column", path=input.source)
+    uploaded = set(input.passthrough_columns) | {
+        c for c in decoded.columns if str(c).endswith(UPLOADED_SUFFIX)
+    }
+    right = decoded.drop(columns=[c for c in decoded.columns if c in uploaded or c == id_column])
+    right.insert(0, RECORD_ID, pd.to_numeric(decoded[id_column], errors="coerce").astype("Int64"))
+    right = right[right[RECORD_ID].notna()].drop_duplicates(RECORD_ID)
+    right.insert(1, RETURNED_COLUMN, True)
+    right[RECORD_ID] = right[RECORD_ID].astype("int64")
+    merged = left.merge(right, on=RECORD_ID, how="left", sort=False, validate="one_to_one")
+    merged[RETURNED_COLUMN] = merged[RETURNED_COLUMN].astype("boolean").fillna(False).astype(bool)
+    if "QSTAT" in merged:
+        merged["QSTAT"] = merged["QSTAT"].fillna("")
+    else:
+        merged["QSTAT"] = ""
+    for field in ADDRESS_FIELD_NAMES:
+        if field in records:
+            merged[field + INPUT_SUFFIX] = records[field].to_numpy()
+    return merged
+
+
+def qstat_summary(decoded: pd.DataFrame) -> pd.DataFrame:
+    """Rows per QSTAT with designation, meaning, count and share in percent; spec order, unknown codes next,
+    rows without a status last."""
+    raw = decoded["QSTAT"].fillna("") if "QSTAT" in decoded else pd.Series([], dtype=str)
+    counts = raw.value_counts(sort=False)
+    by_code: dict[str, int] = {}
+    for value, count in counts.items():
+        code = normalize_qstat(value)
+        by_code[code] = by_code.get(code, 0) + int(count)
+    order = {code: position for position, code in enumerate(QSTAT)}
+    codes = sorted(by_code, key=lambda c: (c == "", c not in order, order.get(c, 0), c.zfill(4)))
+    total = sum(by_code.values())
+    rows = [
+        {
+            "QSTAT": code,
+            "Designation": _designation(code) if code else "(no status)",
+            "Meaning": _meaning(code) if code else "no QSTAT delivered for these rows",
+            "Count": by_code[code],
+            "Share %": round(100.0 * by_code[code] / total, 2) if total else 0.0,
+        }
+        for code in codes
+    ]
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS).astype({"Count": "int64", "Share %": "float64"})
+
+
+def read_moves_file(path: Path, *, header: bool | None = None) -> pd.DataFrame:
+    """Read a moves file (layout not given by the spec) as strings, detecting encoding and delimiter.
+
+    ``header=None`` decides from the first row: it is a header unless a cell is all digits (a postcode, a
+    date) — data rows of a moves file always carry those. Without a header the columns are
+    ``Column1`` … ``ColumnN``. Ragged rows are padded with ``""``.
+    """
+    encoding = detect_encoding(path)
+    text = path.read_text(encoding=encoding, errors="replace")
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return pd.DataFrame()
+    delimiter = sniff_delimiter(lines[0]) or "\t"
+    rows = [row for row in read_rows("\n".join(lines), delimiter, quoting=csv.QUOTE_NONE) if row]
+    if header is None:
+        header = not any(cell.strip().isdigit() for cell in rows[0])
+    width = max(len(row) for row in rows)
+    if header:
+        first = [cell.strip() for cell in rows[0]]
+        names = [name or f"Column{n}" for n, name in enumerate(first + [""] * (width - len(first)), start=1)]
+        rows = rows[1:]
+    else:
+        names = [f"Column{n}" for n in range(1, width + 1)]
+    return pd.DataFrame([row + [""] * (width - len(row)) for row in rows], columns=names, dtype=str)
+
+
+def write_address_results(
+    merged: pd.DataFrame,
+    summary: pd.DataFrame,
+    out_dir: Path,
+    *,
+    moves: pd.DataFrame | None = None,
+) -> list[Path]:
+    """Write ``results.csv`` (UTF-8), ``results.xlsx`` (sheets Results, QSTAT summary and, with a moves file,
+    Moves) and ``moves.csv`` when moves are given; returns the paths written."""
+    paths = [write_csv(merged, out_dir / "results.csv")]
+    sheets = {"Results": merged, "QSTAT summary": summary}
+    if moves is not None:
+        sheets["Moves"] = moves
+        paths.append(write_csv(moves, out_dir / "moves.csv"))
+    paths.insert(1, write_xlsx(out_dir / "results.xlsx", sheets))
+    return paths

@@ -1,0 +1,345 @@
+"""The batch output: download unpacking, result parsing, status decoding, merge, summary, reports."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import openpyxl
+import pandas as pd
+import pytest
+
+from connectors.address_service.codes import SHORT_REPORT_POSITIONS
+from tasks.address_service.records import AddressInput, read_address_file
+from tasks.address_service.results import (
+    decode_results,
+    decode_short_report,
+    merge_results,
+    qstat_summary,
+    read_moves_file,
+    read_result_file,
+    unpack_download,
+    write_address_results,
+)
+from tasks.errors import ResultFileError
+
+# What the service sends back for an upload of RecordId, Kundennummer and the address columns: the uploaded
+# columns as uploaded, then the §2.3 fields in the batch file's own header spelling.
+RESULT_HEADER = (
+    "RecordId\tKundennummer\tPrename\tName\tStreetname\tHouseNo\tZIPCode\tTownName\t"
+    "QSTAT\tShortReport\tCorrectionType\tTotalScore\tValidFrom\tBirthDate\tHouseKey\t"
+    "Company\tPrename\tName\tStreetName\tHouseNo\tZIPCode\tTownName\tPOBoxTerm"
+)
+RESULT_ROWS = [
+    "1\t007\tJürg\tMüller\tBahnhofstr.\t12\t3000\tBern\t1\t-1-1---3311-1----------A\t1\t100.00\t\t\t123\t"
+    "\tJürg\tMüller\tBahnhofstrasse\t12\t3000\tBern\t",
+    # ragged: this row stops early
+    "2\t008\tAnna\tKeller\tSeeweg\t3\t8001\tZürich\t51\t0000000000000000000000\t0\t94.50",
+    "3\t009\tJean\tRoux\tRue\t1\t1204\tGenève\tK\t1\t0\t98.00",
+]
+
+
+def write_result(
+    path: Path, encoding: str, header: str = RESULT_HEADER, rows: list[str] = RESULT_ROWS
+) -> Path:
+    path.write_bytes(("\r\n".join([header, *rows]) + "\r\n").encode(encoding))
+    return path
+
+
+def address_input(tmp_path: Path) -> AddressInput:
+    path = tmp_path / "kunden.csv"
+    path.write_text(
+        "Kundennummer;Vorname;Nachname;Strasse;Hausnummer;PLZ;Ort\n"
+        "007;Jürg;Müller;Bahnhofstr.;12;3000;Bern\n008;Anna;Keller;Seeweg;3;8001;Zürich\n"
+        "009;Jean;Roux;Rue;1;1204;Genève\n010;Ida;Lang;Weg;4;3000;Bern\n",
+        encoding="utf-8",
+    )
+    return read_address_file(path)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "cp1252"])
+def test_result_file_in_any_of_the_three_encodings(tmp_path: Path, encoding: str) -> None:
+    frame = read_result_file(write_result(tmp_path / "result.txt", encoding))
+    assert frame.columns[0] == "RecordId"
+    assert frame.loc[0, "Name"] == "Müller"
+    assert frame.loc[2, "TownName_uploaded"] == "Genève"
+    assert len(frame) == 3
+
+
+def test_result_headers_are_folded_and_uploaded_copies_renamed(tmp_path: Path) -> None:
+    frame = read_result_file(write_result(tmp_path / "result.txt", "cp1252"))
+    assert list(frame.columns) == [
+        "RecordId",
+        "Kundennummer",
+        "Prename_uploaded",
+        "Name_uploaded",
+        "Streetname_uploaded",
+        "HouseNo_uploaded",
+        "ZIPCode_uploaded",
+        "TownName_uploaded",
+        "QSTAT",
+        "ShortReport",
+        "CorrectionType",
+        "TotalScore",
+        "ValidFrom",
+        "Birthdate",
+        "Housekey",
+        "Company",
+        "Prename",
+        "Name",
+        "Streetname",
+        "HouseNo",
+        "ZIPCode",
+        "TownName",
+        "PoBoxTerm",
+    ]
+    assert frame.loc[0, "Streetname"] == "Bahnhofstrasse"
+    assert frame.loc[0, "Streetname_uploaded"] == "Bahnhofstr."
+    assert frame.loc[0, "Kundennummer"] == "007"
+
+
+def test_ragged_rows_are_padded_with_empty_strings(tmp_path: Path) -> None:
+    frame = read_result_file(write_result(tmp_path / "result.txt", "utf-8"))
+    assert frame.loc[1, "TotalScore"] == "94.50"
+    assert frame.loc[1, ["ValidFrom", "Streetname", "PoBoxTerm"]].tolist() == ["", "", ""]
+    assert not frame.isna().any().any()
+
+
+def test_surplus_fields_are_kept_in_extra_columns(tmp_path: Path) -> None:
+    path = write_result(
+        tmp_path / "r.txt", "utf-8", "RecordId\tQSTAT\tShortReport", ["1\t1\t-\textra", "2\t50"]
+    )
+    frame = read_result_file(path)
+    assert list(frame.columns) == ["RecordId", "QSTAT", "ShortReport", "Unnamed: 4"]
+    assert frame.to_numpy().tolist() == [["1", "1", "-", "extra"], ["2", "50", "", ""]]
+
+
+def test_empty_result_file_is_an_error(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    with pytest.raises(ResultFileError, match="empty.txt: result file is empty"):
+        read_result_file(empty)
+
+
+def test_decode_scores_correction_type_and_qstat(tmp_path: Path) -> None:
+    decoded = decode_results(read_result_file(write_result(tmp_path / "r.txt", "cp1252")))
+    assert decoded["TotalScore"].tolist() == [100.0, 94.5, 98.0]
+    assert decoded["TotalScore"].dtype == np.float64
+    assert decoded["CorrectionType"].dtype == "Int64"
+    assert decoded["CorrectionType"].tolist() == [1, 0, 0]
+    assert decoded["QSTAT_Designation"].tolist() == [
+        "Person hit",
+        "Address unknown",
+        "Original (header duplicate)",
+    ]
+    columns = list(decoded.columns)
+    assert columns.index("QSTAT_Designation") == columns.index("QSTAT") + 1
+    assert columns.index("QSTAT_Meaning") == columns.index("QSTAT") + 2
+    assert columns[-24:] == [f"SR{n:02d}_{name}" for n, name in enumerate(SHORT_REPORT_POSITIONS, start=1)]
+
+
+@pytest.mark.parametrize(
+    ("qstat", "designation", "meaning"),
+    [
+        ("1", "Person hit", "person known at this address, items can be delivered"),
+        ("2", "Household hit", "household or last name known at this address"),
+        ("3", "Company hit", "company known at this address"),
+        ("4", "Relocation hit", "a movers' address exists"),
+        ("25", "Deceased / company no longer in business", ""),
+        ("26", "International relocation hit", "an unverified international address exists"),
+        ("27", "Relocated, unknown", "new address unknown or not disclosable"),
+        ("50", "Person unknown at this address", ""),
+        (
+            "51",
+            "Address unknown",
+            "address incorrect or incomplete (the building combination does not exist)",
+        ),
+        ("K", "Original (header duplicate)", "address occurs several times and matches the group best"),
+        ("F", "Duplicate (subsequent duplicate)", "address occurs several times with lower congruity"),
+        ("77", "Unknown QSTAT", "QSTAT '77' is not in the status table"),
+        ("", "", ""),
+    ],
+)
+def test_each_qstat_is_decoded(qstat: str, designation: str, meaning: str) -> None:
+    decoded = decode_results(pd.DataFrame({"RecordId": ["1", "2"], "QSTAT": [qstat, "1"]}, dtype=object))
+    assert decoded.loc[0, "QSTAT_Designation"] == designation
+    assert decoded.loc[0, "QSTAT_Meaning"] == meaning
+
+
+@pytest.mark.parametrize("position", range(1, 25))
+def test_each_short_report_position_gets_its_own_column(position: int) -> None:
+    report = "-" * (position - 1) + "3" + "-" * (24 - position)
+    decoded = decode_short_report(pd.Series([report]))
+    name = f"SR{position:02d}_{SHORT_REPORT_POSITIONS[position - 1]}"
+    assert decoded.loc[0, name] == "3 changed"
+    others = decoded.drop(columns=name).iloc[0].tolist()
+    assert others == ["- no statement"] * 23
+
+
+@pytest.mark.parametrize(
+    ("char", "text"),
+    [
+        ("-", "- no statement"),
+        ("1", "1 compliance"),
+        ("2", "2 hit with discrepancy"),
+        ("3", "3 changed"),
+        ("4", "4 supplemented"),
+        ("5", "5 new information"),
+        ("6", "6 blocked forwarding information"),
+        ("9", "9 deleted"),
+        ("0", "0 no hit"),
+        ("A", "A special"),
+        ("H", "H special"),
+        ("Z", "Z special"),
+        ("7", "7 unknown"),
+        ("€", "€ unknown"),
+        (" ", ""),
+    ],
+)
+def test_each_short_report_character_is_decoded(char: str, text: str) -> None:
+    decoded = decode_short_report(pd.Series([char * 24, "1" * 24]))
+    assert decoded.iloc[0].tolist() == [text] * 24
+    assert decoded.iloc[1].tolist() == ["1 compliance"] * 24
+
+
+def test_short_or_missing_short_reports_leave_positions_empty() -> None:
+    decoded = decode_short_report(pd.Series(["13", "", None, "1" * 30], index=[10, 11, 12, 13]))
+    assert list(decoded.index) == [10, 11, 12, 13]
+    assert decoded.loc[10].tolist()[:3] == ["1 compliance", "3 changed", ""]
+    assert decoded.loc[11].tolist() == [""] * 24
+    assert decoded.loc[12].tolist() == [""] * 24
+    assert decoded.loc[13].tolist() == ["1 compliance"] * 24  # positions past 24 are not defined
+
+
+def test_decoding_many_rows_works_per_distinct_value() -> None:
+    # A self-check of the vectorised path (timing is measured outside the unit tests).
+    rows = 200_000
+    rng = np.random.default_rng(7)
+    reports = np.array(["".join(r) for r in rng.choice(list("-01234569AH"), (500, 24))])[
+        rng.integers(0, 500, rows)
+    ]
+    qstats = rng.choice(["1", "2", "3", "51", "K", "F", "99"], rows)
+    frame = pd.DataFrame(
+        {"QSTAT": qstats, "ShortReport": reports, "TotalScore": "100.00", "CorrectionType": "0"}, dtype=object
+    )
+    decoded = decode_results(frame)
+    sample = rng.integers(0, rows, 50)
+    for row in sample:
+        assert decoded.iloc[row]["SR08_StreetName"].startswith(reports[row][7])
+        assert decoded.iloc[row]["SR24_AddressStatus"].startswith(reports[row][23])
+    assert (decoded["QSTAT_Designation"] == "Unknown QSTAT").sum() == (qstats == "99").sum()
+    assert decoded["TotalScore"].eq(100.0).all()
+
+
+def test_merge_keeps_every_input_row_in_order(tmp_path: Path) -> None:
+    records = address_input(tmp_path)
+    decoded = decode_results(read_result_file(write_result(tmp_path / "r.txt", "cp1252")))
+    shuffled = decoded.iloc[[2, 0, 1, 0]]  # out of order, one row delivered twice
+    merged = merge_results(records, shuffled)
+    assert merged["RecordId"].tolist() == [1, 2, 3, 4]
+    assert merged["Kundennummer"].tolist() == ["007", "008", "009", "010"]
+    assert merged["ReturnedByService"].tolist() == [True, True, True, False]
+    assert merged["QSTAT"].tolist() == ["1", "51", "K", ""]
+    assert list(merged.columns[:4]) == ["RecordId", "Kundennummer", "ReturnedByService", "QSTAT"]
+    assert "Streetname_uploaded" not in merged
+    assert merged.loc[0, "Streetname"] == "Bahnhofstrasse"
+    assert merged.loc[0, "Streetname_in"] == "Bahnhofstr."
+    assert merged.loc[3, "Name_in"] == "Lang"
+    assert pd.isna(merged.loc[3, "TotalScore"])
+
+
+def test_qstat_summary(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"QSTAT": ["51", "1", "01", "K", "77", "", "1", "F"]}, dtype=object)
+    summary = qstat_summary(frame)
+    assert list(summary.columns) == ["QSTAT", "Designation", "Meaning", "Count", "Share %"]
+    assert summary["QSTAT"].tolist() == ["1", "51", "K", "F", "77", ""]
+    assert summary["Count"].tolist() == [3, 1, 1, 1, 1, 1]
+    assert summary["Share %"].tolist() == [37.5, 12.5, 12.5, 12.5, 12.5, 12.5]
+    assert summary.loc[0, "Designation"] == "Person hit"
+    assert summary.loc[4, "Designation"] == "Unknown QSTAT"
+    assert summary.loc[5, "Designation"] == "(no status)"
+
+
+def test_unpack_plain_result_file(tmp_path: Path) -> None:
+    plain = write_result(tmp_path / "download.bin", "cp1252")
+    files = unpack_download(plain, tmp_path / "work")
+    assert files.result == plain
+    assert files.moves is None
+
+
+def test_unpack_zip_with_result_and_moves(tmp_path: Path) -> None:
+    archive = tmp_path / "download.bin"  # recognised by content, not by name
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr("out/Result_20240101.txt", "RecordId\tQSTAT\r\n1\t1\r\n")
+        bundle.writestr("out/Moves_20240101.txt", "Name\tPLZ\r\nMeier\t3000\r\n")
+    files = unpack_download(archive, tmp_path / "work")
+    assert files.result == tmp_path / "work" / "Result_20240101.txt"
+    assert files.moves == tmp_path / "work" / "Moves_20240101.txt"
+    assert read_result_file(files.result)["QSTAT"].tolist() == ["1"]
+    only_result = tmp_path / "only.zip"
+    with zipfile.ZipFile(only_result, "w") as bundle:
+        bundle.writestr("result.txt", "RecordId\tQSTAT\r\n")
+    assert unpack_download(only_result, tmp_path / "w2").moves is None
+
+
+def test_unusable_zip_downloads(tmp_path: Path) -> None:
+    moves_only = tmp_path / "moves_only.zip"
+    with zipfile.ZipFile(moves_only, "w") as bundle:
+        bundle.writestr("moves.txt", "x")
+    with pytest.raises(ResultFileError, match="holds no result file"):
+        unpack_download(moves_only, tmp_path / "work")
+    damaged = tmp_path / "damaged.zip"
+    damaged.write_bytes(b"PK\x03\x04" + b"\x00" * 40)
+    with pytest.raises(ResultFileError, match="damaged ZIP"):
+        unpack_download(damaged, tmp_path / "work")
+
+
+def test_moves_file_with_header_ragged_rows_and_windows_1252(tmp_path: Path) -> None:
+    path = tmp_path / "moves.txt"
+    path.write_bytes(
+        "Name;Vorname;PLZ alt;Ort alt;PLZ neu\r\nMüller;Jürg;3000;Bern;8001\r\nKeller;Anna;3000\r\n".encode(
+            "cp1252"
+        )
+    )
+    moves = read_moves_file(path)
+    assert list(moves.columns) == ["Name", "Vorname", "PLZ alt", "Ort alt", "PLZ neu"]
+    assert moves.to_numpy().tolist() == [
+        ["Müller", "Jürg", "3000", "Bern", "8001"],
+        ["Keller", "Anna", "3000", "", ""],
+    ]
+
+
+def test_moves_file_without_header(tmp_path: Path) -> None:
+    path = tmp_path / "moves.txt"
+    path.write_text("Meier\tEva\tWeg 1\t19800101\t3000\tBern\nKurz\tOtto\n", encoding="utf-8")
+    moves = read_moves_file(path)
+    assert list(moves.columns) == [f"Column{n}" for n in range(1, 7)]
+    assert moves.loc[0, "Column4"] == "19800101"
+    assert moves.loc[1].tolist() == ["Kurz", "Otto", "", "", "", ""]
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    assert read_moves_file(empty).empty
+
+
+def test_write_address_results(tmp_path: Path) -> None:
+    records = address_input(tmp_path)
+    decoded = decode_results(read_result_file(write_result(tmp_path / "r.txt", "cp1252")))
+    merged = merge_results(records, decoded)
+    moves = pd.DataFrame({"Name": ["Müller"], "PLZ neu": ["8001"]})
+    paths = write_address_results(merged, qstat_summary(merged), tmp_path / "out", moves=moves)
+    assert [path.name for path in paths] == ["results.csv", "results.xlsx", "moves.csv"]
+    csv = pd.read_csv(tmp_path / "out" / "results.csv", dtype=str, encoding="utf-8", keep_default_na=False)
+    assert csv["Kundennummer"].tolist() == ["007", "008", "009", "010"]
+    assert csv.columns[0] == "RecordId" and csv.loc[0, "Name"] == "Müller"
+    workbook = openpyxl.load_workbook(tmp_path / "out" / "results.xlsx")
+    assert workbook.sheetnames == ["Results", "QSTAT summary", "Moves"]
+    results = workbook["Results"]
+    assert results.freeze_panes == "A2"
+    assert results.auto_filter.ref is not None
+    assert results["A1"].font.b is True
+    assert results["A2"].value == 1
+    assert results["B2"].value == "007"
+    summary = workbook["QSTAT summary"]
+    assert [cell.value for cell in summary[1]] == ["QSTAT", "Designation", "Meaning", "Count", "Share %"]
+    assert summary["D2"].value == 1 and summary["E2"].value == 25.0

@@ -1,0 +1,121 @@
+"""Report files: atomic CSV, styled streaming Excel workbooks, markdown tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import openpyxl
+import pandas as pd
+import pytest
+
+from tasks.reports import markdown_table, sanitize_sheet_name, write_csv, write_xlsx
+
+
+def test_write_csv_is_utf8_without_index(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"Kdnr": ["007"], "Ort": ["Zürich"], "Score": [99.5]})
+    path = write_csv(frame, tmp_path / "sub" / "out.csv")
+    assert path.read_bytes() == "Kdnr,Ort,Score\n007,Zürich,99.5\n".encode()
+    assert [p.name for p in path.parent.iterdir()] == ["out.csv"]
+
+
+def test_failed_write_leaves_the_old_file_and_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "out.csv"
+    path.write_text("old")
+
+    def explode(*args: object, **kwargs: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", explode)
+    with pytest.raises(OSError, match="disk full"):
+        write_csv(pd.DataFrame({"a": [1]}), path)
+    assert path.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.csv"]
+
+
+def test_write_xlsx_styles_and_types(tmp_path: Path) -> None:
+    frame = pd.DataFrame(
+        {
+            "PLZ": ["0123", "3000", None],
+            "Count": [1, 2, 3],
+            "Score": [100.0, np.nan, 94.5],
+            "Flag": [True, False, True],
+            "Nullable": pd.array([1, None, 3], dtype="Int64"),
+            "Formula": ["=1+1", "http://example.org", "x"],
+            "Category": pd.Categorical(["a", "b", "a"]),
+        }
+    )
+    path = write_xlsx(tmp_path / "report.xlsx", {"Data": frame})
+    workbook = openpyxl.load_workbook(path)
+    sheet = workbook["Data"]
+    assert [cell.value for cell in sheet[1]] == list(frame.columns)
+    header = sheet["A1"]
+    assert header.font.b is True
+    assert header.fill.fgColor.rgb.endswith("DDEBF7")
+    assert sheet.freeze_panes == "A2"
+    assert sheet.auto_filter.ref == "A1:G4"
+    rows = [[cell.value for cell in row] for row in sheet.iter_rows(min_row=2)]
+    assert rows == [
+        ["0123", 1, 100, True, 1, "=1+1", "a"],
+        ["3000", 2, None, False, None, "http://example.org", "b"],
+        [None, 3, 94.5, True, 3, "x", "a"],
+    ]
+    assert sheet["F2"].data_type == "s"  # text, never a formula
+    assert sheet["A2"].data_type == "s"
+    assert sheet.column_dimensions["A"].width >= 6
+    assert sheet.column_dimensions["F"].width >= len("http://example.org")
+
+
+def test_write_xlsx_sheet_names_and_empty_frames(tmp_path: Path) -> None:
+    sheets = {
+        "A very long sheet name that Excel would refuse": pd.DataFrame({"x": [1]}),
+        "Bad/name:[1]?": pd.DataFrame({"y": ["z"]}),
+        "bad_name__1__": pd.DataFrame(),
+        "Empty": pd.DataFrame(columns=["only", "header"]),
+    }
+    workbook = openpyxl.load_workbook(write_xlsx(tmp_path / "names.xlsx", sheets))
+    assert workbook.sheetnames == [
+        "A very long sheet name that Exc",
+        "Bad_name__1__",
+        "bad_name__1__ (2)",
+        "Empty",
+    ]
+    assert [cell.value for cell in workbook["Empty"][1]] == ["only", "header"]
+    assert workbook["Empty"].max_row == 1
+
+
+def test_sanitize_sheet_name() -> None:
+    assert sanitize_sheet_name("") == "Sheet"
+    assert sanitize_sheet_name("'quoted'") == "quoted"
+    assert sanitize_sheet_name("a*b?c") == "a_b_c"
+    assert sanitize_sheet_name("Results", {"results"}) == "Results (2)"
+    long = "x" * 40
+    assert sanitize_sheet_name(long, {"x" * 31}) == "x" * 27 + " (2)"
+
+
+def test_xlsx_is_atomic(tmp_path: Path) -> None:
+    class Broken:
+        columns = ["a"]
+
+        def __len__(self) -> int:
+            raise RuntimeError("broken frame")
+
+    path = tmp_path / "r.xlsx"
+    with pytest.raises(RuntimeError):
+        write_xlsx(path, {"S": Broken()})  # type: ignore[dict-item]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_markdown_table() -> None:
+    frame = pd.DataFrame({"QSTAT": ["1", "K|F"], "Count": [3, None], "Share %": [37.5, 0.1 + 0.2]})
+    assert markdown_table(frame) == (
+        "| QSTAT | Count | Share % |\n| --- | --- | --- |\n| 1 | 3 | 37.5 |\n| K\\|F |  | 0.3 |"
+    )
+    many = pd.DataFrame({"n": range(60)})
+    text = markdown_table(many, max_rows=5)
+    assert text.splitlines()[-1] == "_… 55 more rows_"
+    assert text.count("\n| ") == 6  # rule + five rows
+    assert markdown_table(pd.DataFrame()) == "_(no columns)_"
+    assert markdown_table(pd.DataFrame({"a": ["x\ny"]})).endswith("| x y |")
