@@ -8,6 +8,13 @@ SQLite by default, PostgreSQL in production; the schema is migrated with Alembic
 """
 
 from history.db import create_engine_for, dispose_engines, migrate, session_factory
+from history.masterdata_models import (
+    BlackListEntryRow,
+    DistributionDetailRow,
+    DistributionListRow,
+    MasterDataChange,
+    NewspaperSummaryRow,
+)
 from history.models import (
     Base,
     Document,
@@ -19,6 +26,15 @@ from history.models import (
     RunState,
     Step,
     utcnow,
+)
+from history.newspaper import (
+    SyncCounts,
+    current_black_list,
+    current_distribution_details,
+    master_data_changes,
+    sync_black_list,
+    sync_distribution_list,
+    upsert_newspaper_summary,
 )
 from history.scrub import MASK, json_safe
 from history.store import (
@@ -39,6 +55,18 @@ from history.store import (
 )
 
 __all__ = [
+    "BlackListEntryRow",
+    "DistributionDetailRow",
+    "DistributionListRow",
+    "MasterDataChange",
+    "NewspaperSummaryRow",
+    "SyncCounts",
+    "current_black_list",
+    "current_distribution_details",
+    "master_data_changes",
+    "sync_black_list",
+    "sync_distribution_list",
+    "upsert_newspaper_summary",
     "MASK",
     "Base",
     "Document",
