@@ -14,10 +14,13 @@ from pydantic import SecretStr
 
 from connectors.address_service import AddressServiceClient
 from connectors.http import RequestLog
+from connectors.newspaper import NewspaperClient
 from connectors.retry import RetryPolicy
 from postflows.settings import (
     SANDBOX_ADDRESS_PASSWORD,
     SANDBOX_ADDRESS_USER,
+    SANDBOX_NEWSPAPER_CLIENT_ID,
+    SANDBOX_NEWSPAPER_CLIENT_SECRET,
     Settings,
     get_settings,
 )
@@ -94,3 +97,60 @@ def address_service_client(
         request_log=request_log,
     )
 
+
+
+def describe_newspaper(settings: Settings) -> str:
+    """Where newspaper API calls go, for the CLI to announce."""
+    if settings.newspaper_is_sandbox:
+        return "embedded sandbox (POSTFLOWS_NEWSPAPER_URL is not set)"
+    return str(settings.newspaper_url)
+
+
+def newspaper_client(
+    settings: Settings | None = None,
+    *,
+    request_log: RequestLog | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> NewspaperClient:
+    """A :class:`NewspaperClient` for the configured endpoint, or for the sandbox when no URL is set.
+
+    Raises:
+        ConfigurationError: a real endpoint is configured but its token URL or client credentials are not.
+    """
+    settings = settings or get_settings()
+    if settings.newspaper_is_sandbox:
+        from sandbox.inprocess import newspaper_url, token_url
+
+        return NewspaperClient(
+            newspaper_url(),
+            token_url=token_url(),
+            client_id=SANDBOX_NEWSPAPER_CLIENT_ID,
+            client_secret=SecretStr(SANDBOX_NEWSPAPER_CLIENT_SECRET),
+            transport=transport or sandbox_transport(settings),
+            timeout=settings.http_timeout_s,
+            retry=_retry(settings),
+            request_log=request_log,
+        )
+    missing = [
+        f"POSTFLOWS_NEWSPAPER_{name.upper()}"
+        for name, value in (
+            ("token_url", settings.newspaper_token_url),
+            ("client_id", settings.newspaper_client_id),
+            ("client_secret", settings.newspaper_client_secret),
+        )
+        if not value
+    ]
+    if missing or settings.newspaper_client_secret is None or settings.newspaper_token_url is None:
+        raise ConfigurationError(
+            f"{', '.join(missing)} must be set when POSTFLOWS_NEWSPAPER_URL points at a real service"
+        )
+    return NewspaperClient(
+        str(settings.newspaper_url),
+        token_url=settings.newspaper_token_url,
+        client_id=settings.newspaper_client_id,
+        client_secret=settings.newspaper_client_secret,
+        transport=transport,
+        timeout=settings.http_timeout_s,
+        retry=_retry(settings),
+        request_log=request_log,
+    )

@@ -18,6 +18,8 @@ Completely empty rows are not records and are skipped; every other row is either
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,6 +135,7 @@ def read_address_file(
     for canonical, header in address_columns.items():
         values = raw[header].fillna("").str.strip()
         frame[canonical] = values.where(values != "")
+    _split_po_box(frame)
     values_only = frame.drop(columns=[RECORD_ID])
     malformed_rows = {row for row, _ in table.malformed}
     frame = frame[values_only.notna().any(axis=1) | frame[RECORD_ID].isin(malformed_rows)]
@@ -152,6 +155,31 @@ def read_address_file(
         mode=mode,
         input_rows=len(frame),
     )
+
+
+# "Postfach 123", "Case postale 45", "Casella postale 7", "P.O. Box 9": a term and a number in one cell.
+_PO_BOX = re.compile(
+    r"^(?P<term>postfach|pf|case postale|cp|casella postale|p\.?\s?o\.?\s?box|box)\s*(?P<number>\d{1,10})$",
+    re.IGNORECASE,
+)
+
+
+def _split_po_box(frame: pd.DataFrame) -> None:
+    """Split a P.O. box number cell holding term and number (as CRM exports often do) into both fields.
+
+    The term goes to PoBoxTerm unless that field already has a value; the number stays in PoBoxNo.
+    """
+    if "PoBoxNo" not in frame:
+        return
+    parts = frame["PoBoxNo"].astype("string").str.strip().str.extract(_PO_BOX)
+    split = parts["number"].notna()
+    if not split.any():
+        return
+    if "PoBoxTerm" not in frame:
+        frame["PoBoxTerm"] = pd.Series(pd.NA, index=frame.index, dtype=object)
+    term_free = frame["PoBoxTerm"].isna()
+    frame.loc[split & term_free, "PoBoxTerm"] = parts.loc[split & term_free, "term"]
+    frame.loc[split, "PoBoxNo"] = parts.loc[split, "number"]
 
 
 def write_rejected(input: AddressInput, path: Path) -> Path | None:

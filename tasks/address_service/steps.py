@@ -18,6 +18,7 @@ from tasks.address_service.results import (
     qstat_summary,
     read_moves_file,
     read_result_file,
+    result_headers,
     unpack_download,
     write_address_results,
 )
@@ -54,7 +55,10 @@ class AddressResults:
     extra: dict[str, int] = field(default_factory=dict)
 
     def qstat_counts(self) -> dict[str, int]:
-        return {str(code): int(count) for code, count in zip(self.summary["QSTAT"], self.summary["count"], strict=True)}
+        return {
+            str(code): int(count)
+            for code, count in zip(self.summary["QSTAT"], self.summary["Count"], strict=True)
+        }
 
     def markdown(self, title: str, *, rejected_rows: int) -> str:
         lines = [f"# {title}", "", f"- result rows: {self.rows}", f"- rejected input rows: {rejected_rows}"]
@@ -97,6 +101,7 @@ def build_results(prepared: PreparedInput, download: Path, output_dir: Path) -> 
 @task(name="address-build-query-results", cache_policy=NO_CACHE)
 def build_query_results(prepared: PreparedInput, answers: pd.DataFrame, output_dir: Path) -> AddressResults:
     """Decode the individual-query answers (one row per RecordId) and write the same result files."""
+    answers = answers.set_axis(result_headers([str(c) for c in answers.columns]), axis=1)
     return _write(prepared, decode_results(answers), output_dir, None)
 
 

@@ -389,3 +389,29 @@ def test_write_rejected(tmp_path: Path) -> None:
         },
         {"row": "1", "field": "PLZ", "value": "300", "reason": "Swiss postcode must be exactly 4 digits"},
     ]
+
+
+@pytest.mark.parametrize(
+    ("cell", "term", "number"),
+    [
+        ("Postfach 123", "Postfach", "123"),
+        ("Case postale 45", "Case postale", "45"),
+        ("PF 7", "PF", "7"),
+        ("4711", None, "4711"),
+    ],
+)
+def test_po_box_cell_with_term_and_number_is_split(
+    tmp_path: Path, cell: str, term: str | None, number: str
+) -> None:
+    source = tmp_path / "pobox.csv"
+    source.write_text(
+        f"Firma;Strasse;Hausnummer;Postfach;PLZ;Ort\nMuster AG;Obernauerstrasse;3;{cell};6010;Kriens\n",
+        encoding="utf-8",
+    )
+    result = read_address_file(source)
+    assert result.rejected.empty
+    record = result.records.iloc[0]
+    assert record["PoBoxNo"] == number
+    assert (record.get("PoBoxTerm") if "PoBoxTerm" in result.records else None) == term or (
+        term is None and pd.isna(record.get("PoBoxTerm"))
+    )

@@ -1,0 +1,184 @@
+"""The address batch flow end to end against the in-process sandbox, under a real Prefect test server:
+results, rejected rows, clean-up in every ending, and resume without a second runbatch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import httpx
+import pandas as pd
+import pytest
+from openpyxl import load_workbook
+
+import history
+from flows import address_batch as batch_module
+from flows.address_batch import address_batch
+from postflows.settings import get_settings
+from sandbox.inprocess import address_service_url
+from tasks.address_service.batch import BatchJobFailed, BatchTimedOut
+from tests.flows.conftest import Sandbox
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
+FAST = {"min_poll_interval_s": 0.05, "max_poll_interval_s": 0.2}
+
+
+def _runs() -> list[history.Run]:
+    factory = history.session_factory(get_settings().effective_database_url)
+    with factory() as session:
+        return [history.get_run(session, run.id) for run in history.list_runs(session, limit=50)]  # type: ignore[misc]
+
+
+async def _token_state(sandbox: Sandbox, token: str) -> int:
+    """The Status the sandbox gives for deleting ``token`` again: 302 once it is gone."""
+    async with httpx.AsyncClient(
+        transport=sandbox.transport.inner, auth=("sandbox-user", "sandbox-password")
+    ) as c:
+        response = await c.get(f"{address_service_url()}/deletefile/{token}")
+    return int(response.json()["Status"])
+
+
+def _file_tokens(run: history.Run) -> list[str]:
+    return [job.remote_id for job in run.remote_jobs if job.kind in ("upload-file", "output-file")]
+
+
+async def test_batch_writes_results_rejects_bad_rows_and_cleans_up(sandbox: Sandbox, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    summary = await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+
+    source_rows = len(pd.read_csv(EXAMPLE, sep=";", dtype=str))
+    assert summary["accepted_rows"] + summary["rejected_rows"] == source_rows
+    assert summary["rejected_rows"] == 2
+    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    assert len(results) == summary["accepted_rows"] == summary["result_rows"]
+    assert list(results.columns[:2]) == ["RecordId", "KundenNr"]
+    first = results.loc[results["KundenNr"] == "1001"].iloc[0]
+    assert first["QSTAT"] == "1" and first["QSTAT_Designation"] == "Person hit"
+    assert float(first["TotalScore"]) == 100.0
+    assert set(summary["qstat"]) >= {"1", "2", "3", "4", "25", "27", "50", "51"}
+
+    rejected = pd.read_csv(out / "rejected.csv", dtype=str)
+    assert set(rejected["row"]) == {"39", "40"}
+    assert rejected["reason"].str.len().min() > 5
+
+    book = load_workbook(out / "results.xlsx", read_only=False)
+    assert book.sheetnames[0] and len(book.sheetnames) >= 2
+    assert (out / "summary.md").read_text().startswith("# Address batch")
+
+    (run,) = _runs()
+    assert run.state == "COMPLETED" and run.flow_run_id
+    kinds = {job.kind: job for job in run.remote_jobs}
+    assert kinds["batch"].status == "DOWNLOADED" and kinds["batch"].finished_at is not None
+    assert kinds["upload-file"].deleted_at is not None and kinds["output-file"].deleted_at is not None
+    assert {doc.kind for doc in run.documents} >= {"rejected-rows", "download", "results"}
+    assert any("runbatch" in step.name for step in run.steps)
+    for token in _file_tokens(run):
+        assert await _token_state(sandbox, token) == 302
+    assert sandbox.transport.count("/runbatch") == 1
+    assert sandbox.transport.count("/deletefile") == 2
+
+
+@pytest.mark.parametrize("outcome", ["failed", "error", "canceled", "unknown"])
+async def test_failed_job_names_the_status_and_still_deletes_both_files(
+    sandbox: Sandbox, tmp_path: Path, outcome: str
+) -> None:
+    sandbox.inject(api="address", endpoint="runbatch", kind="job_outcome", value=outcome)
+    with pytest.raises(BatchJobFailed, match="TokenStatus"):
+        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+    (run,) = _runs()
+    assert run.state == "FAILED" and "TokenStatus" in (run.error or "")
+    assert sandbox.transport.count("/deletefile") == 2
+    for token in _file_tokens(run):
+        assert await _token_state(sandbox, token) == 302
+
+
+async def test_failure_mid_poll_still_cleans_up(sandbox: Sandbox, tmp_path: Path) -> None:
+    sandbox.config.job_seconds = 5
+    sandbox.inject(
+        api="address", endpoint="checkbatchstatus/*", kind="http_status", value=500, after=1, times=None
+    )
+    with pytest.raises(Exception, match="500"):
+        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+    (run,) = _runs()
+    assert run.state == "FAILED"
+    assert sandbox.transport.count("/deletefile") == 2
+    assert all(job.deleted_at is not None for job in run.remote_jobs if job.kind != "batch")
+
+
+async def test_timeout_cleans_up(sandbox: Sandbox, tmp_path: Path) -> None:
+    sandbox.config.job_seconds = 30
+    with pytest.raises(BatchTimedOut, match="max wait"):
+        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", max_wait_s=0.5, **FAST)
+    assert sandbox.transport.count("/deletefile") == 2
+
+
+async def test_cancellation_cleans_up(sandbox: Sandbox, tmp_path: Path) -> None:
+    sandbox.config.job_seconds = 30
+    run = asyncio.ensure_future(address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST))
+    while sandbox.transport.count("/checkbatchstatus") < 2:
+        await asyncio.sleep(0.05)
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    assert sandbox.transport.count("/deletefile") == 2
+    (recorded,) = _runs()
+    assert recorded.state == "CANCELLED"
+
+
+class _Killed(BaseException):
+    """Stands for the process dying: no clean-up code runs after it."""
+
+
+async def test_rerun_after_a_crash_resumes_the_recorded_job(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+
+    async def crash(*args: object, **kwargs: object) -> None:
+        raise _Killed
+
+    async def no_cleanup(client: object, tokens: list[str]) -> dict[str, str]:
+        return {}
+
+    with monkeypatch.context() as patched:
+        patched.setattr(batch_module, "wait_for_batch", crash)
+        patched.setattr(batch_module, "delete_remote_files", no_cleanup)
+        with pytest.raises(_Killed):
+            await address_batch(input_path=EXAMPLE, output_dir=out, idempotency_key="crm-export-1", **FAST)
+    assert sandbox.transport.count("/runbatch") == 1
+
+    summary = await address_batch(input_path=EXAMPLE, output_dir=out, idempotency_key="crm-export-1", **FAST)
+    assert sandbox.transport.count("/runbatch") == 1
+    assert sandbox.transport.count("/uploadfile") == 1
+    assert sandbox.transport.count("/deletefile") == 2
+    assert summary["result_rows"] == summary["accepted_rows"]
+
+    # A third run with the same key neither submits nor downloads again: it rebuilds from the recorded file.
+    before = sum(sandbox.transport.calls.values())
+    again = await address_batch(input_path=EXAMPLE, output_dir=out, idempotency_key="crm-export-1", **FAST)
+    assert sum(sandbox.transport.calls.values()) == before
+    assert again["qstat"] == summary["qstat"]
+
+
+async def test_billing_reference_uses_runbatchwithclient(sandbox: Sandbox, tmp_path: Path) -> None:
+    await address_batch(
+        input_path=EXAMPLE,
+        output_dir=tmp_path / "out",
+        billing_reference="RRN-0001",
+        client_identifier="C-1",
+        client_name="Verlag AG",
+        **FAST,
+    )
+    assert sandbox.transport.count("/runbatchwithclient") == 1
+
+
+async def test_input_without_valid_rows_fails_before_any_remote_call(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("Name;Prename;Streetname;HouseNo;ZIPCode;TownName\nMuster;Hans;;;;\n", encoding="utf-8")
+    with pytest.raises(Exception, match="no row passed"):
+        await address_batch(input_path=bad, output_dir=tmp_path / "out", **FAST)
+    assert sum(sandbox.transport.calls.values()) == 0
+    assert (tmp_path / "out" / "rejected.csv").is_file()
