@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 import pytest
@@ -55,3 +56,15 @@ def sandbox(monkeypatch: pytest.MonkeyPatch) -> Sandbox:
     transport = CountingTransport(SandboxTransport(config))
     monkeypatch.setattr("postflows.wiring.sandbox_transport", lambda settings: transport)
     return Sandbox(config=config, transport=transport)
+
+
+@pytest.fixture
+def flow_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Settings for one flow test: its own data directory and SQLite history, quick HTTP retries."""
+    data_dir = tmp_path / "data"
+    monkeypatch.setenv("POSTFLOWS_DATA_DIR", str(data_dir))
+    monkeypatch.setenv("POSTFLOWS_DATABASE_URL", f"sqlite:///{data_dir / 'history.db'}")
+    monkeypatch.setenv("POSTFLOWS_HTTP_MAX_ATTEMPTS", "2")
+    for name in ("URL", "TOKEN_URL", "CLIENT_ID", "CLIENT_SECRET"):
+        monkeypatch.delenv(f"POSTFLOWS_NEWSPAPER_{name}", raising=False)
+    return data_dir

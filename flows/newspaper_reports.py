@@ -1,0 +1,74 @@
+"""Reports of an existing newspaper order: status, summary and sendings (never while CONTROL), original
+and corrected order → JSON files, report.xlsx and summary.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from prefect import flow, get_run_logger
+
+from flows.runs import recorded_run
+from postflows.settings import get_settings
+from postflows.wiring import newspaper_client
+from tasks.newspaper.order_report import identity_of, order_summary_text, write_order_files
+from tasks.newspaper.order_report_data import OrderOutcome
+from tasks.newspaper.orders import fetch_order_reports
+from tasks.newspaper.outputs import publish_summary
+from tasks.newspaper.submissions import WarningLog
+
+FLOW_NAME = "newspaper-reports"
+
+
+@flow(name=FLOW_NAME, log_prints=False)
+async def newspaper_reports(
+    order_id: int,
+    output_dir: Path,
+    kind: Literal["standard", "gratis"] | None = None,
+) -> dict[str, Any]:
+    """Fetch every report of an order that exists already.
+
+    Args:
+        order_id: the order id the service returned on submission.
+        output_dir: where the JSON files, report.xlsx and summary.md go.
+        kind: standard or gratis; found out from the original order when not given.
+
+    Returns:
+        The run summary: status, which reports were fetched, notes on those not available, files written.
+    """
+    settings = get_settings()
+    output_dir = Path(output_dir)
+    parameters = {"order_id": order_id, "output_dir": output_dir, "kind": kind}
+    async with recorded_run(
+        settings, flow=FLOW_NAME, idempotency_key=f"{FLOW_NAME}:{order_id}", parameters=parameters
+    ) as (recorder, summary):
+        warnings = WarningLog(recorder)
+        async with newspaper_client(settings, request_log=recorder.request_log) as client:
+            reports = await fetch_order_reports(client, order_id, kind=kind)
+        warnings.add("reports", reports.warnings)
+        for note in reports.notes:
+            recorder.message("info", "not-requested", note)
+        outcome = OrderOutcome(order_id, reports=reports, warnings=warnings.lines)
+        if reports.original is not None and isinstance(reports.original.body, dict):
+            outcome.identity = identity_of(reports.original.body.get("basisInformation") or {})
+        files = write_order_files(outcome, output_dir)
+        for path in files:
+            recorder.document(path.stem, path)
+        text = order_summary_text(f"Reports of newspaper order {order_id}", outcome, files)
+        files.append(
+            await publish_summary(
+                output_dir, text, key="newspaper-reports-summary", description="Order reports"
+            )
+        )
+        status = reports.status.status_value if reports.status else None
+        summary.update(
+            order_id=order_id,
+            kind=reports.kind,
+            status=str(status) if status is not None else None,
+            warnings=warnings.lines,
+            notes=reports.notes,
+            files=[str(path) for path in files],
+        )
+        get_run_logger().info("reports of order %s written to %s", order_id, output_dir)
+        return dict(summary)

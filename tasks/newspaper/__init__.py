@@ -1,0 +1,3 @@
+"""Prefect tasks and helpers of the newspaper API pipelines: orders, master data, statistics, purchases and
+structure files.
+"""

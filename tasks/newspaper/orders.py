@@ -1,0 +1,247 @@
+"""Prefect tasks of the order pipeline: read and check the order, submit it, fetch the delivery note, wait
+for the status, fetch the reports. One remote call (or one poll loop) per task; no Prefect retries — the
+HTTP core retries transient failures and never re-sends a POST.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+from pydantic import ValidationError
+
+from connectors.errors import NotFound, PostflowsError
+from connectors.newspaper import (
+    ApiResult,
+    GratisOrder,
+    NewspaperClient,
+    NewspaperMessage,
+    NewspaperRejected,
+    OrderStatus,
+    OrderSummary,
+    RawResponse,
+    StandardOrder,
+    check_gratis_order,
+    check_standard_order,
+)
+from connectors.newspaper.validation import ensure_valid
+from tasks.errors import InputError
+
+OrderKind = Literal["standard", "gratis"]
+T = TypeVar("T")
+CONTROL = "CONTROL"
+DEFAULT_WAITING_STATUSES: tuple[str, ...] = ("LOADED", CONTROL)
+
+
+class OrderStillWaiting(PostflowsError):
+    """The order did not leave the waiting statuses within the allowed wait."""
+
+    def __init__(self, order_id: int, status: str, waited_s: float) -> None:
+        super().__init__(
+            f"order {order_id} is still {status} after {waited_s:.0f}s; run again later to resume it"
+        )
+        self.order_id = order_id
+        self.status = status
+
+
+@dataclass(frozen=True)
+class OrderPollPolicy:
+    """How the status is polled: from ``min_interval_s``, growing by half each time, up to ``max_interval_s``,
+    for at most ``max_wait_s``."""
+
+    max_wait_s: float = 3600.0
+    min_interval_s: float = 2.0
+    max_interval_s: float = 60.0
+
+    def next_interval(self, previous: float | None) -> float:
+        if previous is None:
+            return self.min_interval_s
+        return max(self.min_interval_s, min(self.max_interval_s, previous * 1.5))
+
+
+def waiting_set(statuses: Iterable[str] | None) -> frozenset[str]:
+    """The statuses to keep waiting in, upper-cased; CONTROL always among them (summary and sendings are
+    not allowed in it)."""
+    chosen = DEFAULT_WAITING_STATUSES if statuses is None else tuple(statuses)
+    return frozenset(status.strip().upper() for status in chosen if status.strip()) | {CONTROL}
+
+
+def load_order(path: Path, kind: OrderKind) -> StandardOrder | GratisOrder:
+    """Read an order body (§2.1 JSON) from ``path``.
+
+    Raises:
+        InputError: the file is missing, not JSON, or not an order object.
+    """
+    if not path.is_file():
+        raise InputError("order file not found", path=path)
+    try:
+        body = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"not a JSON order: {exc}", path=path) from exc
+    if not isinstance(body, dict):
+        raise InputError("the order must be a JSON object (§2.1)", path=path)
+    model = GratisOrder if kind == "gratis" else StandardOrder
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}" for error in exc.errors()
+        )
+        raise InputError(f"not a valid {kind} order: {problems}", path=path) from exc
+
+
+def check_order(order: StandardOrder | GratisOrder, *, today: dt.date) -> None:
+    """Validate before anything is sent; raises ``OrderInvalid`` naming each bad field."""
+    if isinstance(order, StandardOrder):
+        ensure_valid("standard order", check_standard_order(order, today=today))
+    else:
+        ensure_valid("gratis order", check_gratis_order(order, today=today))
+
+
+def order_key(order: StandardOrder | GratisOrder, kind: OrderKind) -> str:
+    """The order's identity: newspaper number, issue number and delivery date (and the kind of order)."""
+    basis = order.basis_information
+    assert basis is not None and basis.issue_number is not None and basis.delivery_date is not None
+    number = (basis.newspaper_number or "").strip()
+    return f"newspaper-order:{kind}:{number}:{basis.issue_number.from_}:{basis.delivery_date.isoformat()}"
+
+
+@task(name="newspaper-submit-order", cache_policy=NO_CACHE)
+async def submit_order(client: NewspaperClient, order: StandardOrder | GratisOrder) -> ApiResult[int]:
+    """POST the order (standard or gratis); returns the order id."""
+    if isinstance(order, StandardOrder):
+        return await client.submit_standard_order(order)
+    return await client.submit_gratis_order(order)
+
+
+@task(name="newspaper-delivery-note", cache_policy=NO_CACHE)
+async def save_delivery_note(
+    client: NewspaperClient, order_id: int, directory: Path
+) -> tuple[list[Path], tuple[NewspaperMessage, ...]]:
+    """Fetch the delivery note (with a gratis order's partial notes) and write it: PDFs plus the JSON."""
+    result = await client.get_delivery_note(order_id)
+    return result.value.save(directory, "delivery-note"), result.warnings
+
+
+StatusCallback = Callable[[OrderStatus, tuple[NewspaperMessage, ...]], Awaitable[None] | None]
+
+
+@task(name="newspaper-wait-for-order", cache_policy=NO_CACHE)
+async def wait_for_order(
+    client: NewspaperClient,
+    order_id: int,
+    *,
+    waiting: frozenset[str],
+    policy: OrderPollPolicy,
+    on_status: StatusCallback | None = None,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> OrderStatus:
+    """Poll the status until it is none of ``waiting``; every answer goes to ``on_status``.
+
+    Raises:
+        OrderStillWaiting: the order is still waiting after ``policy.max_wait_s``.
+    """
+    started = time.monotonic()
+    interval: float | None = None
+    while True:
+        result = await client.get_order_status(order_id)
+        if on_status is not None:
+            outcome = on_status(result.value, result.warnings)
+            if outcome is not None:
+                await outcome
+        value = str(result.value.status_value or "").upper()
+        if value and value not in waiting:
+            return result.value
+        elapsed = time.monotonic() - started
+        if elapsed >= policy.max_wait_s:
+            raise OrderStillWaiting(order_id, value or "without status", elapsed)
+        interval = policy.next_interval(interval)
+        await sleep(min(interval, max(0.0, policy.max_wait_s - elapsed)))
+
+
+@dataclass
+class OrderReports:
+    """What the service reports about an order; ``None`` where it was not requested or not available."""
+
+    status: OrderStatus | None = None
+    summary: OrderSummary | None = None
+    sendings: RawResponse | None = None
+    original: RawResponse | None = None
+    corrected: RawResponse | None = None
+    kind: OrderKind | None = None
+    warnings: list[NewspaperMessage] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@task(name="newspaper-order-reports", cache_policy=NO_CACHE)
+async def fetch_order_reports(
+    client: NewspaperClient,
+    order_id: int,
+    *,
+    kind: OrderKind | None,
+    status: OrderStatus | None = None,
+    original: bool = True,
+) -> OrderReports:
+    """Fetch status (unless given), summary and sendings (never while CONTROL), original and corrected order.
+
+    ``kind`` None finds out whether the order is standard or gratis (the other original answers 404).
+    A report the service does not serve yet (``0000``) becomes a note, not a failure.
+    """
+    reports = OrderReports(kind=kind)
+    if status is None:
+        fetched = await client.get_order_status(order_id)
+        status = fetched.value
+        reports.warnings += fetched.warnings
+    reports.status = status
+    if status.in_control:
+        reports.notes.append(f"order {order_id} is in CONTROL: summary and sendings are not requested")
+    else:
+        summary = await _optional(reports, "summary", client.get_order_summary(order_id, status=status))
+        reports.summary = summary
+        reports.sendings = await _optional(
+            reports, "sendings", client.get_order_sendings(order_id, status=status)
+        )
+    if original or kind is None:
+        kinds: tuple[OrderKind, ...] = (kind,) if kind is not None else ("standard", "gratis")
+        for candidate in kinds:
+            getter = (
+                client.get_original_standard_order
+                if candidate == "standard"
+                else client.get_original_gratis_order
+            )
+            try:
+                result = await getter(order_id)
+            except NotFound:
+                if candidate == kinds[-1]:
+                    raise
+                continue
+            reports.original, reports.kind = result.value, candidate
+            reports.warnings += result.warnings
+            break
+    corrected = (
+        client.get_corrected_gratis_order if reports.kind == "gratis" else client.get_corrected_standard_order
+    )
+    reports.corrected = await _optional(reports, "corrected order", corrected(order_id))
+    return reports
+
+
+async def _optional(reports: OrderReports, what: str, call: Awaitable[ApiResult[T]]) -> T | None:
+    """The call's value, or None with a note when the service does not serve it yet (``0000``)."""
+    try:
+        result = await call
+    except NewspaperRejected as error:
+        if error.code != "0000":
+            raise
+        reports.notes.append(f"{what} not available: {error.remote_message}")
+        reports.warnings += error.warnings
+        return None
+    reports.warnings += result.warnings
+    return result.value

@@ -1,0 +1,267 @@
+"""The newspaper order flow against the in-process sandbox: submit, delivery note, status, reports; resuming
+without a second POST; the pending-marker refusal; the CONTROL rule; warnings; validation before any call.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from openpyxl import load_workbook
+from sqlalchemy import select
+
+import history
+from connectors.errors import ServerError
+from connectors.newspaper import OrderInvalid
+from flows.newspaper_order import newspaper_order
+from flows.newspaper_reports import newspaper_reports
+from history.models import JobEvent, RemoteJob, Run, RunMessage
+from tasks.newspaper.orders import OrderStillWaiting
+from tasks.newspaper.submissions import SubmissionUncertain
+from tests.flows.conftest import Sandbox
+
+ORDERS_STANDARD = "/orders/standard"
+QUICK = {"min_poll_interval_s": 0.05, "max_poll_interval_s": 0.1, "max_wait_s": 10.0}
+
+
+def order_body(
+    *, issue: int = 101, days: int = 7, late: bool = False, weight: int | None = 180
+) -> dict[str, Any]:
+    shipment: dict[str, Any] = {
+        "countMailMan": 120,
+        "countCity": 40,
+        "countRest": 5,
+        "shipmentRemark": "Stapel",
+    }
+    if weight is not None:
+        shipment["weight"] = weight
+    return {
+        "language": "DE",
+        "basisInformation": {
+            "newspaperNumber": "4711",
+            "issueNumber": {"from": issue},
+            "lateDelivery": late,
+            "deliveryDate": (dt.date.today() + dt.timedelta(days=days)).isoformat(),
+            "differenceEmails": ["vertrieb@seetaler-bote.ch"],
+            "confirmationEmails": ["druck@seetaler-bote.ch"],
+        },
+        "sender": {
+            "companyName1": "Seetal Medien AG",
+            "address1": "Hauptstrasse 1",
+            "zipCode": 6280,
+            "city": "Hochdorf",
+        },
+        "nationalDelivery": {"sortedDelivery": {"sortedShipments": [shipment]}},
+    }
+
+
+def write_order(tmp_path: Path, body: dict[str, Any], name: str = "order.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(body), encoding="utf-8")
+    return path
+
+
+def runs(data_dir: Path) -> list[Run]:
+    factory = history.session_factory(f"sqlite:///{data_dir / 'history.db'}")
+    with factory() as session:
+        return list(session.scalars(select(Run).order_by(Run.id)))
+
+
+def messages(data_dir: Path) -> list[RunMessage]:
+    factory = history.session_factory(f"sqlite:///{data_dir / 'history.db'}")
+    with factory() as session:
+        return list(session.scalars(select(RunMessage).order_by(RunMessage.id)))
+
+
+def order_jobs(data_dir: Path) -> list[RemoteJob]:
+    factory = history.session_factory(f"sqlite:///{data_dir / 'history.db'}")
+    with factory() as session:
+        return list(
+            session.scalars(select(RemoteJob).where(RemoteJob.kind == "order").order_by(RemoteJob.id))
+        )
+
+
+async def test_order_end_to_end(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    summary = await newspaper_order(write_order(tmp_path, order_body()), out, **QUICK)
+
+    assert summary["status"] == "DONE"
+    assert summary["resumed"] is False
+    order_id = summary["order_id"]
+    assert (out / "delivery-note.pdf").read_bytes().startswith(b"%PDF")
+    assert (out / "delivery-note.response.json").is_file()
+    for name in (
+        "status.json",
+        "summary.json",
+        "sendings.json",
+        "corrected-order.json",
+        "report.xlsx",
+        "summary.md",
+    ):
+        assert (out / name).is_file(), name
+    assert json.loads((out / "summary.json").read_text())["totalNewspaper"] == 165
+    sendings = json.loads((out / "sendings.json").read_text())
+    assert sendings["nationalItems"][0]["count"] == 165
+    workbook = load_workbook(out / "report.xlsx", read_only=True)
+    assert workbook.sheetnames == ["order", "status history", "sendings", "warnings"]
+    facts = {row[0]: row[1] for row in workbook["order"].iter_rows(min_row=2, values_only=True)}
+    assert facts["order id"] == order_id and facts["status"] == "DONE" and facts["total newspapers"] == 165
+    statuses = [row[0] for row in workbook["status history"].iter_rows(min_row=2, values_only=True)]
+    assert statuses[-1] == "DONE" and statuses[0] in ("LOADED", "CONTROL")
+    assert f"order {order_id}" in (out / "summary.md").read_text()
+
+    assert sandbox.transport.count(ORDERS_STANDARD) == 1
+    [run] = runs(flow_env)
+    assert run.state == "COMPLETED" and run.summary is not None and run.summary["order_id"] == order_id
+    [marker, job] = order_jobs(flow_env)
+    assert marker.remote_id.startswith("pending:") and marker.deleted_at is not None
+    assert job.remote_id == str(order_id) and job.status == "DONE" and job.finished_at is not None
+    factory = history.session_factory(f"sqlite:///{flow_env / 'history.db'}")
+    with factory() as session:
+        events = list(
+            session.scalars(select(JobEvent).where(JobEvent.job_id == job.id).order_by(JobEvent.id))
+        )
+    # Every status change is recorded with the service's statusDate.
+    assert [event.status for event in events][-1] == "DONE"
+    assert all(event.status_date is not None for event in events[1:])
+
+
+async def test_rerun_resumes_the_recorded_order(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+    path = write_order(tmp_path, order_body(issue=102))
+    first = await newspaper_order(path, tmp_path / "first", **QUICK)
+    second = await newspaper_order(path, tmp_path / "second", **QUICK)
+
+    assert second["order_id"] == first["order_id"]
+    assert second["resumed"] is True
+    assert sandbox.transport.count(ORDERS_STANDARD) == 1
+    assert (tmp_path / "second" / "report.xlsx").is_file()
+
+
+async def test_failure_after_submit_resumes_without_second_post(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    path = write_order(tmp_path, order_body(issue=103))
+    sandbox.inject(api="newspaper", endpoint="*delivery-note", kind="http_status", value=500, times=None)
+    with pytest.raises(ServerError):
+        await newspaper_order(path, tmp_path / "out", **QUICK)
+    [failed] = runs(flow_env)
+    assert failed.state == "FAILED"
+    assert [job.remote_id for job in order_jobs(flow_env) if not job.remote_id.startswith("pending:")]
+
+    sandbox.config.faults.clear()
+    summary = await newspaper_order(path, tmp_path / "out", **QUICK)
+    assert summary["resumed"] is True and summary["status"] == "DONE"
+    assert sandbox.transport.count(ORDERS_STANDARD) == 1
+    assert (tmp_path / "out" / "delivery-note.pdf").is_file()
+
+
+async def test_lost_answer_leaves_a_marker_that_refuses_a_blind_resubmission(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    path = write_order(tmp_path, order_body(issue=104))
+    sandbox.inject(api="newspaper", endpoint="*orders/standard", method="POST", kind="http_status", value=502)
+    with pytest.raises(ServerError):
+        await newspaper_order(path, tmp_path / "out", **QUICK)
+    assert sandbox.transport.count(ORDERS_STANDARD) == 1
+
+    with pytest.raises(SubmissionUncertain, match="--resubmit"):
+        await newspaper_order(path, tmp_path / "out", **QUICK)
+    assert sandbox.transport.count(ORDERS_STANDARD) == 1
+
+    summary = await newspaper_order(path, tmp_path / "out", resubmit=True, **QUICK)
+    assert summary["status"] == "DONE" and summary["resumed"] is False
+    assert sandbox.transport.count(ORDERS_STANDARD) == 2
+    # From now on the recorded id is resumed, the marker is gone.
+    again = await newspaper_order(path, tmp_path / "out", **QUICK)
+    assert again["order_id"] == summary["order_id"] and again["resumed"] is True
+    assert sandbox.transport.count(ORDERS_STANDARD) == 2
+
+
+async def test_control_blocks_summary_and_sendings(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+    sandbox.inject(api="newspaper", endpoint="*orders/standard", kind="job_outcome", value="CONTROL")
+    path = write_order(tmp_path, order_body(issue=105))
+    with pytest.raises(OrderStillWaiting, match="CONTROL"):
+        await newspaper_order(
+            path, tmp_path / "out", min_poll_interval_s=0.05, max_poll_interval_s=0.1, max_wait_s=1.0
+        )
+    assert sandbox.transport.count("/summary") == 0
+    assert sandbox.transport.count("/sendings") == 0
+    order_id = int(next(job.remote_id for job in order_jobs(flow_env) if job.status == "CONTROL"))
+
+    report = await newspaper_reports(order_id, tmp_path / "reports")
+    assert report["status"] == "CONTROL"
+    assert sandbox.transport.count("/summary") == 0
+    assert sandbox.transport.count("/sendings") == 0
+    assert "CONTROL" in (tmp_path / "reports" / "summary.md").read_text()
+    assert (tmp_path / "reports" / "original-order.json").is_file()
+
+
+async def test_api_warnings_are_recorded_and_summarised(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    path = write_order(tmp_path, order_body(issue=106, late=True, weight=None))
+    summary = await newspaper_order(path, tmp_path / "out", **QUICK)
+
+    codes = {message.code for message in messages(flow_env) if message.level == "warning"}
+    assert {"0900", "0901"} <= codes
+    text = (tmp_path / "out" / "summary.md").read_text()
+    assert "0900" in text and "0901" in text
+    assert any("0900" in line for line in summary["warnings"])
+    workbook = load_workbook(tmp_path / "out" / "report.xlsx", read_only=True)
+    assert len(list(workbook["warnings"].iter_rows(min_row=2))) == 2
+    # The corrected order completes the missing weight; it is kept as received.
+    corrected = json.loads((tmp_path / "out" / "corrected-order.json").read_text())
+    assert corrected["nationalDelivery"]["sortedDelivery"]["sortedShipments"][0]["weight"] == 180
+
+
+async def test_invalid_order_fails_before_any_request(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    body = order_body(days=-3)
+    body["basisInformation"]["confirmationEmails"] = ["not-an-address"]
+    with pytest.raises(OrderInvalid) as caught:
+        await newspaper_order(write_order(tmp_path, body), tmp_path / "out", **QUICK)
+    assert "basisInformation.deliveryDate" in str(caught.value)
+    assert "basisInformation.confirmationEmails[0]" in str(caught.value)
+    assert sum(sandbox.transport.calls.values()) == 0
+    [run] = runs(flow_env)
+    assert run.state == "FAILED" and "deliveryDate" in (run.error or "")
+
+
+async def test_service_rejection_is_recorded_and_may_be_retried(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    body = order_body(issue=107)
+    body["nationalDelivery"]["sortedDelivery"]["sortedShipments"][0]["weight"] = 5000
+    path = write_order(tmp_path, body)
+    with pytest.raises(Exception, match="0030"):
+        await newspaper_order(path, tmp_path / "out", **QUICK)
+    assert any(m.level == "error" and m.code == "0030" for m in messages(flow_env))
+    # Refused by the service: nothing exists, so the next run may post again.
+    body["nationalDelivery"]["sortedDelivery"]["sortedShipments"][0]["weight"] = 180
+    write_order(tmp_path, body)
+    summary = await newspaper_order(path, tmp_path / "out", **QUICK)
+    assert summary["status"] == "DONE"
+    assert sandbox.transport.count(ORDERS_STANDARD) == 2
+
+
+async def test_gratis_order_saves_partial_delivery_notes(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    body = order_body(issue=108)
+    body["basisInformation"]["newspaperNumber"] = "5120"
+    del body["nationalDelivery"]
+    body["gratisDelivery"] = {
+        "gratisShipments": [{"locationCategory": "A", "weight": 90}, {"locationCategory": "B", "weight": 90}]
+    }
+    summary = await newspaper_order(write_order(tmp_path, body), tmp_path / "out", gratis=True, **QUICK)
+
+    assert summary["status"] == "DONE"
+    notes = sorted(path.name for path in (tmp_path / "out").glob("delivery-note*.pdf"))
+    assert notes == ["delivery-note-2.pdf", "delivery-note-3.pdf", "delivery-note.pdf"]
+    corrected = json.loads((tmp_path / "out" / "corrected-order.json").read_text())
+    assert corrected["gratisDelivery"]["gratisShipments"][0]["count"] == 2930
+    assert sandbox.transport.count("/orders/gratis") == 1
