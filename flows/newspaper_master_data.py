@@ -1,0 +1,89 @@
+"""Newspaper master data sync: newspaper summary, distribution list and black list → SQL tables (upserted,
+every change kept in the change log), the answers as JSON and a workbook.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger
+
+from flows.runs import recorded_run
+from postflows.settings import get_settings
+from postflows.wiring import newspaper_client
+from tasks.newspaper.masterdata import (
+    SyncCounts,
+    changes_of_run,
+    fetch_master_data,
+    master_data_sheets,
+    store_master_data,
+)
+from tasks.newspaper.outputs import publish_summary, summary_markdown, write_json
+from tasks.newspaper.submissions import WarningLog
+from tasks.reports import write_xlsx
+
+FLOW_NAME = "newspaper-master-data"
+
+
+@flow(name=FLOW_NAME, log_prints=False)
+async def newspaper_master_data(newspaper_number: int, output_dir: Path) -> dict[str, Any]:
+    """Synchronise one newspaper's master data into the SQL tables.
+
+    Args:
+        newspaper_number: the newspaper (its distribution and black list exist for gratis newspapers only).
+        output_dir: where the JSON answers, master-data.xlsx and summary.md go.
+
+    Returns:
+        The run summary: counts of added, changed, removed and unchanged records per table, and files.
+    """
+    settings = get_settings()
+    output_dir = Path(output_dir)
+    parameters = {"newspaper_number": newspaper_number, "output_dir": output_dir}
+    async with recorded_run(
+        settings, flow=FLOW_NAME, idempotency_key=f"{FLOW_NAME}:{newspaper_number}", parameters=parameters
+    ) as (recorder, summary):
+        warnings = WarningLog(recorder)
+        async with newspaper_client(settings, request_log=recorder.request_log) as client:
+            data = await fetch_master_data(client, newspaper_number)
+        for where, warning in data.warnings:
+            warnings.add(where, [warning])
+        for note in data.notes:
+            recorder.message("info", "not-available", note)
+        files = [write_json(output_dir, "newspaper-summary", data.summary)]
+        if data.distribution is not None:
+            files.append(write_json(output_dir, "distribution-list", data.distribution))
+        if data.black_list is not None:
+            files.append(write_json(output_dir, "black-list", data.black_list))
+        with recorder.step("store master data"):
+            counts = store_master_data(settings.effective_database_url, recorder.run_id, data)
+        changes = changes_of_run(settings.effective_database_url, recorder.run_id)
+        files.append(write_xlsx(output_dir / "master-data.xlsx", master_data_sheets(data, changes)))
+        for path in files:
+            recorder.document(path.stem, path)
+        facts: dict[str, Any] = {"newspaper number": newspaper_number, "title": data.summary.title}
+        facts.update({table: _describe(count) for table, count in counts.items()})
+        facts["changes recorded"] = len(changes)
+        text = summary_markdown(
+            f"Master data of newspaper {newspaper_number}", facts, warnings.lines, data.notes
+        )
+        files.append(
+            await publish_summary(
+                output_dir, text, key="newspaper-master-data", description="Master data sync"
+            )
+        )
+        summary.update(
+            newspaper_number=newspaper_number,
+            counts={table: vars(count) for table, count in counts.items()},
+            changes=len(changes),
+            warnings=warnings.lines,
+            notes=data.notes,
+            files=[str(path) for path in files],
+        )
+        get_run_logger().info("master data of newspaper %s stored", newspaper_number)
+        return dict(summary)
+
+
+def _describe(counts: SyncCounts) -> str:
+    changed = f"{counts.changed} changed, {counts.removed} removed"
+    return f"{counts.added} added, {changed}, {counts.unchanged} unchanged"

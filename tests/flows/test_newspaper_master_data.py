@@ -1,0 +1,83 @@
+"""The master data flow against the sandbox: tables upserted, changes kept, workbook written."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+from sqlalchemy import func, select
+
+import history
+from connectors.newspaper import NewspaperRejected
+from flows.newspaper_master_data import newspaper_master_data
+from history import BlackListEntryRow, DistributionDetailRow, NewspaperSummaryRow
+from sandbox.newspaper import reference
+from tests.flows.conftest import Sandbox
+
+
+def factory(data_dir: Path):  # type: ignore[no-untyped-def]
+    return history.session_factory(f"sqlite:///{data_dir / 'history.db'}")
+
+
+async def test_gratis_newspaper_synced_then_changes_logged(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = await newspaper_master_data(5120, tmp_path / "first")
+    assert first["counts"]["newspaper summary"]["added"] == 1
+    assert first["counts"]["distribution list"]["added"] == 6  # list header + 5 postcodes
+    assert first["counts"]["black list"]["added"] == 2
+    for name in ("newspaper-summary.json", "distribution-list.json", "black-list.json", "master-data.xlsx"):
+        assert (tmp_path / "first" / name).is_file(), name
+    assert json.loads((tmp_path / "first" / "black-list.json").read_text())["blackListDetails"]
+
+    again = await newspaper_master_data(5120, tmp_path / "again")
+    assert again["changes"] == 0
+    assert again["counts"]["distribution list"] == {"added": 0, "changed": 0, "removed": 0, "unchanged": 6}
+
+    paper = reference.NEWSPAPERS[5120]
+    changed = dataclasses.replace(
+        paper,
+        title="Anzeiger Rigi & Seeland",
+        distribution=(dataclasses.replace(paper.distribution[0], count=2222), *paper.distribution[1:4]),
+        black_list=paper.black_list[:1],
+    )
+    monkeypatch.setitem(reference.NEWSPAPERS, 5120, changed)
+    third = await newspaper_master_data(5120, tmp_path / "third")
+    assert third["counts"]["newspaper summary"]["changed"] == 1
+    assert third["counts"]["distribution list"] == {"added": 0, "changed": 1, "removed": 1, "unchanged": 4}
+    assert third["counts"]["black list"] == {"added": 0, "changed": 0, "removed": 1, "unchanged": 1}
+
+    with factory(flow_env)() as session:
+        summary_row = session.get(NewspaperSummaryRow, 5120)
+        assert summary_row is not None and summary_row.title == "Anzeiger Rigi & Seeland"
+        assert session.scalar(select(func.count()).select_from(DistributionDetailRow)) == 5
+        assert len(history.current_distribution_details(session, 5120)) == 4
+        assert session.scalar(select(func.count()).select_from(BlackListEntryRow)) == 2
+        title = [c for c in history.master_data_changes(session, entity="newspaper-summary") if c.field == "title"]
+        assert [(c.old_value, c.new_value) for c in title] == [("Anzeiger Rigi", "Anzeiger Rigi & Seeland")]
+    workbook = load_workbook(tmp_path / "third" / "master-data.xlsx", read_only=True)
+    assert workbook.sheetnames == [
+        "newspaper",
+        "distribution list",
+        "distribution details",
+        "black list",
+        "changes",
+    ]
+    assert len(list(workbook["changes"].iter_rows(min_row=2))) == third["changes"] == 4
+
+
+async def test_standard_newspaper_has_no_lists(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+    summary = await newspaper_master_data(4711, tmp_path / "out")
+    assert set(summary["counts"]) == {"newspaper summary"}
+    assert any("0100" in note for note in summary["notes"])
+    assert "0100" in (tmp_path / "out" / "summary.md").read_text()
+    assert sandbox.transport.count("/black-list") == 0
+
+
+async def test_foreign_newspaper_fails_with_its_code(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+    with pytest.raises(NewspaperRejected) as caught:
+        await newspaper_master_data(9001, tmp_path / "out")
+    assert caught.value.code == "0001"
