@@ -49,6 +49,7 @@ class Submission:
     job: JobSnapshot
     resumed: bool
     warnings: tuple[NewspaperMessage, ...] = ()
+    answer: Any = None  # the service's answer to this run's POST (None when resumed)
 
 
 def is_pending(job: JobSnapshot) -> bool:
@@ -153,4 +154,4 @@ async def submit_once(
     )
     recorder.update_job(marker, status="SUBMITTED", finished=True, deleted=True)
     record_warnings(recorder, what, result.warnings)
-    return Submission(job, resumed=False, warnings=result.warnings)
+    return Submission(job, resumed=False, warnings=result.warnings, answer=result.value)

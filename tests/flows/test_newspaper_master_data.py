@@ -56,7 +56,8 @@ async def test_gratis_newspaper_synced_then_changes_logged(
         assert session.scalar(select(func.count()).select_from(DistributionDetailRow)) == 5
         assert len(history.current_distribution_details(session, 5120)) == 4
         assert session.scalar(select(func.count()).select_from(BlackListEntryRow)) == 2
-        title = [c for c in history.master_data_changes(session, entity="newspaper-summary") if c.field == "title"]
+        logged = history.master_data_changes(session, entity="newspaper-summary")
+        title = [c for c in logged if c.field == "title"]
         assert [(c.old_value, c.new_value) for c in title] == [("Anzeiger Rigi", "Anzeiger Rigi & Seeland")]
     workbook = load_workbook(tmp_path / "third" / "master-data.xlsx", read_only=True)
     assert workbook.sheetnames == [
@@ -77,7 +78,9 @@ async def test_standard_newspaper_has_no_lists(sandbox: Sandbox, flow_env: Path,
     assert sandbox.transport.count("/black-list") == 0
 
 
-async def test_foreign_newspaper_fails_with_its_code(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+async def test_foreign_newspaper_fails_with_its_code(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
     with pytest.raises(NewspaperRejected) as caught:
         await newspaper_master_data(9001, tmp_path / "out")
     assert caught.value.code == "0001"
