@@ -14,7 +14,8 @@ API's mount (``runbatch``, ``checkbatchstatus/*``, ``*orders/standard``), and wh
 
 ``after`` lets that many matching requests through first; ``times`` limits how often the rule fires
 (``null`` = always). Plans come from JSON/YAML text or files and can be changed at run time through
-``/_sandbox/faults``.
+``/_sandbox/faults``. The middleware also counts every request per (api, method, endpoint) in a
+:class:`RequestCounter`, so tests can prove what a client sent (``/_sandbox/requests``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import asyncio
 import fnmatch
 import json
 import threading
+from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
@@ -136,12 +138,41 @@ def active_fault(request: Request) -> FaultRule | None:
     return rule if isinstance(rule, FaultRule) else None
 
 
+class RequestCount(BaseModel):
+    api: str
+    method: str
+    endpoint: str
+    count: int
+
+
+class RequestCounter:
+    """How many requests reached each (api, method, endpoint), faulted ones included; thread-safe."""
+
+    def __init__(self) -> None:
+        self._counts: Counter[tuple[str, str, str]] = Counter()
+        self._lock = threading.Lock()
+
+    def record(self, api: str, method: str, endpoint: str) -> None:
+        with self._lock:
+            self._counts[(api, method.upper(), endpoint)] += 1
+
+    def counts(self) -> list[RequestCount]:
+        with self._lock:
+            items = sorted(self._counts.items())
+        return [RequestCount(api=a, method=m, endpoint=e, count=n) for (a, m, e), n in items]
+
+    def reset(self) -> None:
+        with self._lock:
+            self._counts.clear()
+
+
 class FaultMiddleware:
     """Applies transport-level faults and marks endpoint-level ones on the request scope."""
 
-    def __init__(self, app: ASGIApp, plan: FaultPlan) -> None:
+    def __init__(self, app: ASGIApp, plan: FaultPlan, counter: RequestCounter | None = None) -> None:
         self.app = app
         self.plan = plan
+        self.counter = counter
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -151,6 +182,8 @@ class FaultMiddleware:
         if not api:
             await self.app(scope, receive, send)
             return
+        if self.counter is not None:
+            self.counter.record(api, scope["method"], endpoint)
         rule = self.plan.take(api, scope["method"], endpoint)
         if rule is None:
             await self.app(scope, receive, send)
