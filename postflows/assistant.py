@@ -91,11 +91,13 @@ def render_autocomplete(
             json.dumps({"variant": variant.value, "results": [e.model_dump(mode="json") for e in entries]})
         )
         return
+    # Only the columns that carry something for this query level (towns have no STRID, etc.).
+    columns = [c for c in _COLUMNS if any(getattr(e, c) not in (None, "", 0) for e in entries)]
     table = Table(title=f"{len(entries)} hits ({variant.value})")
-    for column in _COLUMNS:
-        table.add_column(column.replace("_", " "))
+    for column in columns:
+        table.add_column(column.replace("_", " "), no_wrap=True)
     for entry in entries:
-        table.add_row(*("" if getattr(entry, c) is None else str(getattr(entry, c)) for c in _COLUMNS))
+        table.add_row(*("" if getattr(entry, c) is None else str(getattr(entry, c)) for c in columns))
     console.print(table)
 
 

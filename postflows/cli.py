@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import os
 import sys
 from collections.abc import Callable, Coroutine
@@ -18,6 +17,7 @@ import typer
 
 from connectors.errors import PostflowsError
 from postflows.console import console, progress_bars
+from postflows.logsetup import quiet_console_tracebacks
 from postflows.settings import get_settings
 from postflows.wiring import ConfigurationError, describe_address_service
 
@@ -45,20 +45,21 @@ def main() -> None:
 
 def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = True) -> T:
     """Run a flow coroutine, turning any failure into a one-line reason and a non-zero exit code."""
+    quiet_console_tracebacks()
     try:
         with progress_bars(progress and sys.stderr.isatty()):
             return asyncio.run(work())
     except ConfigurationError as error:
-        console.print(f"[red]configuration error:[/] {error}")
+        console.print(f"[red]configuration error:[/] {_one_line(error)}", soft_wrap=True)
         raise typer.Exit(EXIT_USAGE) from None
     except (PostflowsError, ValueError, OSError) as error:
-        console.print(f"[red]failed:[/] {_one_line(error)}")
+        console.print(f"[red]failed:[/] {_one_line(error)}", soft_wrap=True)
         raise typer.Exit(EXIT_FAILED) from None
     except KeyboardInterrupt:
         console.print("[yellow]cancelled[/]")
         raise typer.Exit(130) from None
     except Exception as error:  # noqa: BLE001 - the CLI promises one line, never a traceback
-        console.print(f"[red]failed:[/] {type(error).__name__}: {_one_line(error)}")
+        console.print(f"[red]failed:[/] {type(error).__name__}: {_one_line(error)}", soft_wrap=True)
         raise typer.Exit(EXIT_FAILED) from None
 
 
@@ -87,7 +88,9 @@ def _announce_address_service() -> None:
     console.print(f"address service: {describe_address_service(get_settings())}")
 
 
-InputArg = Annotated[Path, typer.Argument(help="Address file: .csv, .xlsx or .txt", exists=False)]
+InputArg = Annotated[
+    Path, typer.Argument(help="Address file: .csv, .xlsx or .txt", exists=True, dir_okay=False, readable=True)
+]
 OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Output directory")]
 MapOpt = Annotated[
     list[str] | None,
@@ -109,6 +112,7 @@ def address_batch_command(
     """Align an address file with the batch alignment (upload, run, poll, download, clean up)."""
     from flows.address_batch import address_batch
 
+    column_mapping = _mapping(mapping)
     _announce_address_service()
     summary = run_work(
         lambda: address_batch(
@@ -118,7 +122,7 @@ def address_batch_command(
             billing_reference=billing_ref,
             client_identifier=client_id,
             client_name=client_name,
-            column_mapping=_mapping(mapping),
+            column_mapping=column_mapping,
             max_wait_s=max_wait,
         )
     )
@@ -136,6 +140,7 @@ def address_query_command(
     """Check every address of a file with an individual query (runquery2)."""
     from flows.address_query import address_query
 
+    column_mapping = _mapping(mapping)
     _announce_address_service()
     summary = run_work(
         lambda: address_query(
@@ -143,7 +148,7 @@ def address_query_command(
             output_dir=out,
             concurrency=concurrency,
             billing_reference=billing_ref,
-            column_mapping=_mapping(mapping),
+            column_mapping=column_mapping,
         )
     )
     _print_summary(summary)
@@ -278,13 +283,6 @@ def demo_command(
     from postflows.demo import run_demo
 
     run_demo(out)
-
-
-def configure_logging() -> None:
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-
-
-configure_logging()
 
 
 # Sub-commands of the newspaper API live in their own module; importing it registers them on ``app``.

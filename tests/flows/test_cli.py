@@ -1,0 +1,106 @@
+"""The ``postflows`` command in-process: exit codes, one-line reasons, the sandbox notice, history, demo."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from postflows.cli import app
+from tests.flows.conftest import Sandbox
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
+runner = CliRunner()
+
+
+def _json_tail(output: str) -> dict[str, object]:
+    return json.loads(output[output.index("{") :])
+
+
+def test_address_batch_exits_zero_and_says_it_uses_the_sandbox(sandbox: Sandbox, tmp_path: Path) -> None:
+    result = runner.invoke(
+        app, ["address-batch", str(EXAMPLE), "--out", str(tmp_path / "out"), "--max-wait", "60"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "embedded sandbox" in result.output
+    summary = _json_tail(result.output)
+    assert summary["rejected_rows"] == 2 and (tmp_path / "out" / "results.xlsx").is_file()
+
+    listing = runner.invoke(app, ["history"])
+    assert listing.exit_code == 0 and "address-batch" in listing.output and "COMPLETED" in listing.output
+    detail = runner.invoke(app, ["history", str(summary["run_id"])])
+    assert detail.exit_code == 0
+    assert "batch" in detail.output and "results.csv" in detail.output
+
+
+def test_missing_input_file_is_a_usage_error_before_anything_runs(sandbox: Sandbox, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["address-batch", str(tmp_path / "nope.csv"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert "does not exist" in result.output
+    assert sum(sandbox.transport.calls.values()) == 0
+
+
+def test_unusable_input_fails_with_one_line_reason(sandbox: Sandbox, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("Kunde;Telefon\n1;044 000 00 00\n", encoding="utf-8")
+    result = runner.invoke(app, ["address-batch", str(bad), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1
+    failure = [line for line in result.output.splitlines() if line.startswith("failed:")]
+    assert len(failure) == 1 and str(bad) in failure[0] and "address columns" in failure[0]
+    assert sum(sandbox.transport.calls.values()) == 0
+
+
+def test_real_endpoint_without_credentials_is_a_configuration_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("POSTFLOWS_ADDRESS_SERVICE_URL", "https://addresses.example.test/REST/v1")
+    result = runner.invoke(app, ["address-batch", str(EXAMPLE), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert "POSTFLOWS_ADDRESS_SERVICE_PASSWORD" in result.output
+    assert "https://addresses.example.test/REST/v1" in result.output
+
+
+def test_bad_column_mapping_is_a_usage_error(sandbox: Sandbox, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["address-batch", str(EXAMPLE), "--out", str(tmp_path), "--map", "Ort"])
+    assert result.exit_code == 2 and "HEADER=FIELD" in result.output
+
+
+def test_autocomplete_and_verify_building(sandbox: Sandbox) -> None:
+    streets = runner.invoke(app, ["autocomplete", "streets", "--street", "Linden", "--json"])
+    assert streets.exit_code == 0, streets.output
+    names = {hit["street_name"] for hit in _json_tail(streets.output)["results"]}  # type: ignore[union-attr]
+    assert {"Lindenstrasse", "Lindenweg", "Ausser-Lindenegg", "In der Linden"} <= names
+    assert "Dorflindenstrasse" not in names
+
+    towns = runner.invoke(app, ["autocomplete", "towns", "--zip", "60", "--town", "K"])
+    assert towns.exit_code == 0 and "Kriens" in towns.output and "Kastanienbaum" in towns.output
+
+    refused = runner.invoke(app, ["autocomplete", "buildings", "--street", "Linden"])
+    assert refused.exit_code == 1 and "house number" in refused.output
+
+    building = runner.invoke(
+        app,
+        [
+            "verify-building",
+            "--street",
+            "Lindenstrasse",
+            "--house-no",
+            "12",
+            "--zip",
+            "6010",
+            "--town",
+            "Kriens",
+            "--json",
+        ],
+    )
+    assert building.exit_code == 0, building.output
+    assert _json_tail(building.output)["house_key"] == 100000006
+
+
+def test_demo_runs_the_batch_and_says_where_everything_is(sandbox: Sandbox, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["demo", "--out", str(tmp_path / "demo")])
+    assert result.exit_code == 0, result.output
+    assert "demo finished" in result.output and "postflows history" in result.output
+    assert (tmp_path / "demo" / "results.csv").is_file()
