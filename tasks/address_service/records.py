@@ -19,7 +19,6 @@ Completely empty rows are not records and are skipped; every other row is either
 from __future__ import annotations
 
 import re
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
