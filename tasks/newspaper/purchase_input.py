@@ -1,0 +1,174 @@
+"""The input of an address purchase: addresses from .csv/.xlsx (§2.7 field names or the address header
+aliases), purchase parameters from JSON/YAML, checked together before anything is sent; bad address rows
+go to the rejected-rows report (row, field, value, reason).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+from pydantic import ValidationError
+
+from connectors.newspaper import Purchase, PurchaseAddress, check_purchase
+from connectors.newspaper.errors import FieldProblem
+from connectors.newspaper.validation import ensure_valid
+from tasks.address_service.headers import field_for_header, header_key
+from tasks.errors import InputError
+from tasks.tables import read_table
+
+ADDRESS_FIELDS = ("id", "firstName", "lastName", "street", "houseNumber", "zipCode", "city", "isoCode")
+REJECTED_COLUMNS = ["row", "field", "value", "reason"]
+# Address-service field (recognised through the batch input's aliases) → §2.7 purchase field.
+_FROM_ADDRESS_FIELD = {
+    "Prename": "firstName",
+    "Name": "lastName",
+    "Streetname": "street",
+    "HouseNo": "houseNumber",
+    "ZIPCode": "zipCode",
+    "TownName": "city",
+    "CountryCode": "isoCode",
+}
+_ID_ALIASES = frozenset({"id", "recordid", "addressid", "adressid", "customerid", "kundennummer", "kundennr"})
+_ADDRESS_INDEX = re.compile(r"^addresses\[(\d+)\]\.?(.*)$")
+_INTEGER = re.compile(r"^\d+(?:\.0+)?$")
+
+
+@dataclass
+class PurchaseInput:
+    """The purchase to send and the address rows rejected on the way (1-based data rows of the file)."""
+
+    purchase: Purchase
+    rows: list[int]
+    rejected: pd.DataFrame
+    input_rows: int
+
+    @property
+    def rejected_rows(self) -> int:
+        return int(self.rejected["row"].nunique()) if len(self.rejected) else 0
+
+
+def purchase_columns(headers: Sequence[str]) -> dict[str, str]:
+    """Which header supplies each §2.7 address field (field → header): the spec name first, then an alias."""
+    columns: dict[str, str] = {}
+    by_key = {header_key(name): name for name in ADDRESS_FIELDS}
+    for header in headers:
+        name = by_key.get(header_key(header))
+        if name is not None and name not in columns:
+            columns[name] = header
+    for header in headers:
+        if header in columns.values():
+            continue
+        alias = (
+            "id"
+            if header_key(header) in _ID_ALIASES
+            else _FROM_ADDRESS_FIELD.get(field_for_header(header) or "")
+        )
+        if alias is not None and alias not in columns:
+            columns[alias] = header
+    return columns
+
+
+def load_purchase_parameters(path: Path) -> dict[str, Any]:
+    """The purchase parameters (§2.7 without the addresses) from a JSON or YAML file."""
+    if not path.is_file():
+        raise InputError("purchase parameter file not found", path=path)
+    text = path.read_text(encoding="utf-8-sig")
+    try:
+        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise InputError(
+            f"cannot be read as {path.suffix.lstrip('.') or 'JSON/YAML'}: {exc}", path=path
+        ) from exc
+    if not isinstance(data, dict):
+        raise InputError("purchase parameters must be an object (§2.7)", path=path)
+    if "addresses" in data:
+        raise InputError("addresses come from the address file, not from the parameters", path=path)
+    return data
+
+
+def read_purchase_input(
+    addresses_path: Path, parameters: Mapping[str, Any], *, today: dt.date
+) -> PurchaseInput:
+    """Read the address file, check every row and the parameters; rows with problems are rejected.
+
+    Raises:
+        InputError: the file cannot be read, has no address columns, or no row passes.
+        OrderInvalid: a purchase parameter is invalid (named by its §2.7 path); nothing is sent.
+    """
+    table = read_table(addresses_path)
+    columns = purchase_columns([str(header) for header in table.frame.columns])
+    missing = [name for name in ("zipCode", "city") if name not in columns]
+    if missing or not ({"firstName", "lastName"} & set(columns)):
+        raise InputError(
+            f"address columns missing: need zipCode, city and firstName or lastName; header is "
+            f"{list(table.frame.columns)}",
+            path=addresses_path,
+        )
+    rejected: list[dict[str, Any]] = [
+        {"row": row, "field": "", "value": "", "reason": problem} for row, problem in table.malformed
+    ]
+    malformed = {row for row, _ in table.malformed}
+    candidates: list[tuple[int, PurchaseAddress, dict[str, str]]] = []
+    input_rows = len(malformed)
+    for label, values in table.frame.iterrows():
+        row = int(str(label))
+        if row in malformed:
+            continue
+        cells = {
+            name: str(values[header]).strip() if pd.notna(values[header]) else ""
+            for name, header in columns.items()
+        }
+        if not any(cells.values()):
+            continue
+        input_rows += 1
+        zip_text = cells.get("zipCode", "")
+        if zip_text and not _INTEGER.match(zip_text):
+            rejected.append({"row": row, "field": "zipCode", "value": zip_text, "reason": "is not a number"})
+            continue
+        body: dict[str, Any] = {name: value for name, value in cells.items() if value}
+        body.setdefault("id", str(row))
+        if zip_text:
+            body["zipCode"] = int(float(zip_text))
+        if "isoCode" in body:
+            body["isoCode"] = body["isoCode"].upper()
+        candidates.append((row, PurchaseAddress.model_validate(body), cells))
+    try:
+        everything = Purchase.model_validate({**parameters, "addresses": []})
+    except ValidationError as exc:
+        problems = [
+            FieldProblem(".".join(str(part) for part in error["loc"]), error["msg"]) for error in exc.errors()
+        ]
+        ensure_valid("purchase", problems)
+        raise  # pragma: no cover - ensure_valid raised
+    everything.addresses = [address for _, address, _ in candidates]
+    bad_rows: set[int] = set()
+    parameter_problems: list[FieldProblem] = []
+    for problem in check_purchase(everything, today=today):
+        match = _ADDRESS_INDEX.match(problem.field_path)
+        if match is None:
+            if problem.field_path != "addresses":
+                parameter_problems.append(problem)
+            continue
+        row, _, cells = candidates[int(match.group(1))]
+        field = match.group(2)
+        rejected.append(
+            {"row": row, "field": field, "value": cells.get(field, ""), "reason": problem.message}
+        )
+        bad_rows.add(row)
+    ensure_valid("purchase", parameter_problems)
+    kept = [(row, address) for row, address, _ in candidates if row not in bad_rows]
+    frame = pd.DataFrame(rejected, columns=REJECTED_COLUMNS).sort_values(
+        "row", kind="stable", ignore_index=True
+    )
+    if not kept:
+        raise InputError("no address row passed the checks", path=addresses_path)
+    everything.addresses = [address for _, address in kept]
+    return PurchaseInput(everything, [row for row, _ in kept], frame, input_rows)
