@@ -1,0 +1,34 @@
+"""Deployments build from the flows with typed parameter schemas (what the Prefect UI turns into forms)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from prefect.utilities.callables import parameter_schema
+
+from deployments.serve import deployments
+from flows.address_batch import address_batch
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_flow_has_a_deployment_with_a_typed_parameter_form() -> None:
+    built = {deployment.name: deployment for deployment in deployments()}
+    assert {"address-batch", "address-query"} <= set(built)
+    schema = parameter_schema(address_batch.fn).model_dump()
+    properties = schema["properties"]
+    assert set(schema["required"]) == {"input_path", "output_dir"}
+    assert properties["input_path"]["format"] == "path"
+    assert properties["max_wait_s"]["type"] == "number" and properties["max_wait_s"]["default"] == 3600.0
+    assert "billing_reference" in properties
+    assert properties["input_path"]["description"] == "the address file."
+    assert built["address-batch"].description and "batch alignment" in built["address-batch"].description
+
+
+def test_prefect_yaml_entrypoints_exist() -> None:
+    config = yaml.safe_load((ROOT / "prefect.yaml").read_text())
+    for deployment in config["deployments"]:
+        module, _, function = deployment["entrypoint"].partition(":")
+        source = (ROOT / module).read_text()
+        assert f"async def {function}(" in source or f"def {function}(" in source
