@@ -160,17 +160,8 @@ class AddressServiceClient(ApiClient):
                 {"Search": OUTPUT_FILE_PLACEHOLDER, "Replacement": output_token},
             ],
         }
-        path, operation = "/runbatch", "runbatch"
-        if billing_reference:
-            path, operation = "/runbatchwithclient", "runbatchwithclient"
-            body["billingReferenceNumber"] = billing_reference
-            if client_identifier:
-                body["clientIdentifier"] = client_identifier
-            if client_name:
-                body["clientName"] = client_name
-        elif client_identifier or client_name:
-            raise ValueError("clientIdentifier and clientName need a billing reference number")
-        payload = await self._call("POST", path, operation, json=body)
+        operation = _with_client(body, "runbatch", billing_reference, client_identifier, client_name)
+        payload = await self._call("POST", f"/{operation}", operation, json=body)
         return BatchJob.model_validate(_result(payload, "RunBatchResult"))
 
     async def check_batch_status(self, batch_token: str) -> BatchStatus:
@@ -224,16 +215,9 @@ class AddressServiceClient(ApiClient):
         """POST /runquery2 (or /runquery2withclient) for one address given as ``FieldName_in`` → value."""
         data = [{"FieldName": name, "Value": value or ""} for name, value in fields.items()]
         body: dict[str, Any] = {"address": {"Id": record_id, "Data": data}, "key": key, "timeout": timeout_ms}
-        path, operation = "/runquery2", "runquery2"
-        if billing_reference:
-            path, operation = "/runquery2withclient", "runquery2withclient"
-            body["billingReferenceNumber"] = billing_reference
-            if client_identifier:
-                body["clientIdentifier"] = client_identifier
-            if client_name:
-                body["clientName"] = client_name
+        operation = _with_client(body, "runquery2", billing_reference, client_identifier, client_name)
         # A query changes nothing remotely, so it is safe to re-send after an ambiguous failure.
-        payload = await self._call("POST", path, operation, json=body, idempotent=True)
+        payload = await self._call("POST", f"/{operation}", operation, json=body, idempotent=True)
         result = _result(payload, "RunQuery2Result")
         inner = result.get("Result") or {}
         values = {str(item["FieldName"]): item.get("Value") for item in inner.get("Data") or []}
@@ -276,6 +260,26 @@ class AddressServiceClient(ApiClient):
         payload = await self._call("GET", "/buildingverification2", "buildingverification2", params=params)
         data = _result(payload, "QueryBuildingVerification2Result").get("BuildingVerificationData") or {}
         return BuildingVerification.model_validate(data)
+
+
+def _with_client(
+    body: dict[str, Any],
+    method: str,
+    billing_reference: str | None,
+    client_identifier: str | None,
+    client_name: str | None,
+) -> str:
+    """Choose ``method`` or ``<method>withclient`` and add the client fields the latter takes to ``body``."""
+    if not billing_reference:
+        if client_identifier or client_name:
+            raise ValueError("clientIdentifier and clientName need a billing reference number")
+        return method
+    body["billingReferenceNumber"] = billing_reference
+    if client_identifier:
+        body["clientIdentifier"] = client_identifier
+    if client_name:
+        body["clientName"] = client_name
+    return f"{method}withclient"
 
 
 def _json(body: bytes) -> Any:

@@ -117,12 +117,8 @@ def _stringify(value: Any) -> str | None:
 OptionalText = Annotated[str | None, BeforeValidator(_stringify)]
 
 
-class AutocompleteEntry(_Model):
-    """One auto-complete hit (§2.7), normalised across autocomplete2/3/4.
-
-    ``house_key``, ``onrp`` and ``strid`` are numbers in every version here (strings in autocomplete4's wire
-    format); ``zip_addition`` keeps its two digits.
-    """
+class _BuildingAddress(_Model):
+    """The address fields shared by auto-complete hits (§2.7) and building verification (§4.4)."""
 
     canton: OptionalText = Field(default=None, alias="Canton")
     country_code: OptionalText = Field(default=None, alias="CountryCode")
@@ -144,6 +140,14 @@ class AutocompleteEntry(_Model):
         return int(value)
 
 
+class AutocompleteEntry(_BuildingAddress):
+    """One auto-complete hit (§2.7), normalised across autocomplete2/3/4.
+
+    ``house_key``, ``onrp`` and ``strid`` are numbers in every version here (strings in autocomplete4's wire
+    format); ``zip_addition`` keeps its two digits.
+    """
+
+
 # autocomplete2 spells these fields the obsolete way.
 AUTOCOMPLETE2_FIELD_NAMES = {
     "Onrp": "ONRP",
@@ -155,25 +159,12 @@ AUTOCOMPLETE2_FIELD_NAMES = {
 }
 
 
-class BuildingVerification(_Model):
-    """``BuildingVerificationData`` of /buildingverification2."""
+class BuildingVerification(_BuildingAddress):
+    """``BuildingVerificationData`` of /buildingverification2; PSTAT is the postal validation status."""
 
-    canton: OptionalText = Field(default=None, alias="Canton")
-    country_code: OptionalText = Field(default=None, alias="CountryCode")
-    house_key: int | None = Field(default=None, alias="HouseKey")
-    house_no: OptionalText = Field(default=None, alias="HouseNo")
-    house_no_addition: OptionalText = Field(default=None, alias="HouseNoAddition")
-    onrp: int | None = Field(default=None, alias="ONRP")
     pstat: int | None = Field(default=None, alias="PSTAT")
-    strid: int | None = Field(default=None, alias="STRID")
-    street_name: OptionalText = Field(default=None, alias="StreetName")
-    town_name: OptionalText = Field(default=None, alias="TownName")
-    zip_addition: OptionalText = Field(default=None, alias="ZipAddition")
-    zip_code: OptionalText = Field(default=None, alias="ZipCode")
 
-    @field_validator("house_key", "onrp", "strid", "pstat", mode="before")
+    @field_validator("pstat", mode="before")
     @classmethod
-    def _number(cls, value: Any) -> int | None:
-        if value is None or value == "":
-            return None
-        return int(value)
+    def _pstat(cls, value: Any) -> int | None:
+        return None if value is None or value == "" else int(value)
