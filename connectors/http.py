@@ -127,7 +127,7 @@ class ApiClient:
                         method, self.url(path), auth=self._pick_auth(auth), **kwargs
                     )
                 except httpx.TransportError as exc:
-                    raise _transport_failure(exc, self.api_name) from exc
+                    raise _transport_failure(exc, self.api_name, target=self.url(path)) from exc
                 status = response.status_code
                 if response.is_error:
                     raise self.error_for_response(response)
@@ -161,7 +161,7 @@ class ApiClient:
             try:
                 response = await self._http.send(request, auth=self._pick_auth(auth), stream=True)
             except httpx.TransportError as exc:
-                error: ApiError = _transport_failure(exc, self.api_name)
+                error: ApiError = _transport_failure(exc, self.api_name, target=self.url(path))
                 self._log(method, path, attempt, started, None, error)
                 await self._retry_or_raise(error, attempt)
                 continue
@@ -225,10 +225,21 @@ class ApiClient:
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "DELETE", "PUT"})
 
 
-def _transport_failure(exc: httpx.TransportError, api: str) -> TransportFailure:
+def _transport_failure(exc: httpx.TransportError, api: str, *, target: str) -> TransportFailure:
     sent = not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+    if sent and _failed_url(exc) not in (None, target):
+        # The failure hit another request of the auth flow (a token request): ours was never sent.
+        sent = False
     detail = str(exc) or "connection failed"
     return TransportFailure(f"{api}: {type(exc).__name__}: {detail}", api=api, sent=sent)
+
+
+def _failed_url(exc: httpx.TransportError) -> str | None:
+    try:
+        request = exc.request
+    except RuntimeError:  # the exception was raised without a request attached
+        return None
+    return str(request.url.copy_with(query=None))
 
 
 def _ambiguous(error: ApiError) -> bool:

@@ -254,3 +254,30 @@ def test_jitter_stays_within_backoff() -> None:
     for attempt in range(1, 8):
         assert 0 <= policy.delay(error, attempt) <= min(8, 2 ** (attempt - 1))
     assert not policy.should_retry(ValueError("not an api error"), 1)
+
+
+async def test_post_is_retried_when_the_failure_hit_the_token_request_not_the_post() -> None:
+    """An auth flow's own request failing means the POST itself never left: retrying it is safe."""
+    posts = 0
+    token_calls = 0
+
+    class TokenAuth(httpx.Auth):
+        def auth_flow(self, request: httpx.Request):  # type: ignore[no-untyped-def]
+            yield httpx.Request("POST", "https://auth.example.test/token")
+            request.headers["Authorization"] = "Bearer t"
+            yield request
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal posts, token_calls
+        if request.url.host == "auth.example.test":
+            token_calls += 1
+            if token_calls == 1:
+                raise httpx.ReadTimeout("token endpoint slow", request=request)
+            return httpx.Response(200, json={})
+        posts += 1
+        return httpx.Response(200, json={"id": 7})
+
+    client, _ = _client(handler, auth=TokenAuth())
+    response = await client.request("POST", "/orders", json={})
+    assert response.json() == {"id": 7}
+    assert posts == 1 and token_calls == 2
