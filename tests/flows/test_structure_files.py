@@ -1,0 +1,62 @@
+"""The structure files flow against the sandbox: files written, recorded as new only when their content
+changed, the notice e-mail registered and checked before any request.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+import history
+from connectors.newspaper import OrderInvalid
+from flows.structure_files import structure_files
+from history.models import Document
+from tests.flows.conftest import Sandbox
+
+
+def recorded(data_dir: Path) -> list[Document]:
+    factory = history.session_factory(f"sqlite:///{data_dir / 'history.db'}")
+    with factory() as session:
+        return list(session.scalars(select(Document).where(Document.kind == "structure-file")))
+
+
+async def test_new_only_when_content_changes(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+    first = await structure_files(9, tmp_path / "first")
+    assert [(f["name"], f["new"]) for f in first["files"]] == [
+        ("AZ_GZA_v1.zip", True),
+        ("AZA_AZB_v1.zip", True),
+    ]
+    with zipfile.ZipFile(tmp_path / "first" / "AZ_GZA_v1.zip") as archive:
+        assert archive.namelist() == ["AZ_GZA.csv"]
+    assert len(recorded(flow_env)) == 2
+
+    second = await structure_files(1, tmp_path / "second")
+    assert second["new_files"] == 0
+    assert len(recorded(flow_env)) == 2
+    assert "unchanged" in (tmp_path / "second" / "summary.md").read_text()
+
+    sandbox.config.structure_file_version = 2
+    third = await structure_files(2, tmp_path / "third")
+    assert [(f["name"], f["new"]) for f in third["files"]] == [("AZA_AZB_v2.zip", True)]
+    assert len(recorded(flow_env)) == 3
+
+
+async def test_notice_email_registered(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+    summary = await structure_files(1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
+    assert summary["confirmation"] == "E-mail address registered"
+    assert sandbox.transport.count("/structurefiles/email") == 1
+
+
+async def test_bad_email_fails_before_any_request(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+    with pytest.raises(OrderInvalid, match="email"):
+        await structure_files(1, tmp_path / "out", notify_email="no-at-sign")
+    assert sum(sandbox.transport.calls.values()) == 0
+
+
+async def test_unknown_file_code_is_refused(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="3"):
+        await structure_files(3, tmp_path / "out")
+    assert sum(sandbox.transport.calls.values()) == 0
