@@ -7,7 +7,13 @@ from typing import Any
 from prefect import serve
 
 from flows.address_batch import address_batch
+from flows.address_purchase import address_purchase
 from flows.address_query import address_query
+from flows.newspaper_master_data import newspaper_master_data
+from flows.newspaper_order import newspaper_order
+from flows.newspaper_reports import newspaper_reports
+from flows.newspaper_statistics import newspaper_statistics
+from flows.structure_files import structure_files
 
 
 def deployments() -> list[Any]:
@@ -15,6 +21,12 @@ def deployments() -> list[Any]:
     return [
         address_batch.to_deployment(name="address-batch", tags=["address-service"]),
         address_query.to_deployment(name="address-query", tags=["address-service"]),
+        newspaper_order.to_deployment(name="newspaper-order", tags=["newspaper"]),
+        newspaper_reports.to_deployment(name="newspaper-reports", tags=["newspaper"]),
+        newspaper_master_data.to_deployment(name="newspaper-master-data", tags=["newspaper"]),
+        newspaper_statistics.to_deployment(name="newspaper-statistics", tags=["newspaper"]),
+        address_purchase.to_deployment(name="address-purchase", tags=["newspaper"]),
+        structure_files.to_deployment(name="structure-files", tags=["newspaper"]),
     ]
 
 

@@ -1,3 +1,195 @@
-"""CLI sub-commands of the newspaper API flows (registered on :data:`postflows.cli.app`)."""
+"""CLI sub-commands of the newspaper API flows (registered on :data:`postflows.cli.app`).
+
+Each command runs its flow and prints the run summary as JSON; a failure prints one line and exits 1
+(2 for bad usage or configuration), as every postflows command does.
+"""
 
 from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+
+from postflows.cli import app, run_work
+from postflows.console import console
+from postflows.settings import get_settings
+from postflows.wiring import describe_newspaper
+
+OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Output directory")]
+ResubmitOpt = Annotated[
+    bool,
+    typer.Option(
+        "--resubmit",
+        help="Post again although an earlier POST may have reached the service (check first!)",
+    ),
+]
+MaxWaitOpt = Annotated[
+    float, typer.Option("--max-wait", help="Seconds to wait before giving up (re-run resumes)")
+]
+PollOpt = Annotated[float, typer.Option("--poll-interval", help="First wait between status checks, seconds")]
+
+
+def _announce() -> None:
+    console.print(f"newspaper API: {describe_newspaper(get_settings())}")
+
+
+def _print(summary: dict[str, Any]) -> None:
+    typer.echo(json.dumps(summary, default=str, indent=2, ensure_ascii=False))
+
+
+@app.command("newspaper-order")
+def newspaper_order_command(
+    order: Annotated[Path, typer.Argument(help="Order body as JSON (§2.1)")],
+    out: OutOpt,
+    gratis: Annotated[bool, typer.Option("--gratis", help="Submit a gratis order (orders/gratis)")] = False,
+    resubmit: ResubmitOpt = False,
+    wait_status: Annotated[
+        list[str] | None,
+        typer.Option("--wait-status", help="Keep polling while in this status (repeatable; CONTROL always)"),
+    ] = None,
+    max_wait: MaxWaitOpt = 3600.0,
+    poll_interval: PollOpt = 2.0,
+) -> None:
+    """Submit an order, save its delivery note, wait for its status and write its reports."""
+    from flows.newspaper_order import newspaper_order
+
+    _announce()
+    summary = run_work(
+        lambda: newspaper_order(
+            order_path=order,
+            output_dir=out,
+            gratis=gratis,
+            resubmit=resubmit,
+            waiting_statuses=wait_status,
+            max_wait_s=max_wait,
+            min_poll_interval_s=poll_interval,
+        )
+    )
+    _print(summary)
+
+
+@app.command("newspaper-reports")
+def newspaper_reports_command(
+    order_id: Annotated[int, typer.Argument(help="Order id returned on submission")],
+    out: OutOpt,
+    gratis: Annotated[
+        bool | None, typer.Option("--gratis/--standard", help="Kind of order (found out when not given)")
+    ] = None,
+) -> None:
+    """Fetch status, summary, sendings, original and corrected order of an existing order."""
+    from flows.newspaper_reports import newspaper_reports
+
+    _announce()
+    kind: Literal["standard", "gratis"] | None = (
+        None if gratis is None else ("gratis" if gratis else "standard")
+    )
+    _print(run_work(lambda: newspaper_reports(order_id=order_id, output_dir=out, kind=kind)))
+
+
+@app.command("newspaper-sync")
+def newspaper_sync_command(
+    newspaper_number: Annotated[int, typer.Argument(help="Newspaper number")],
+    out: OutOpt,
+) -> None:
+    """Store a newspaper's summary, distribution list and black list in the master data tables."""
+    from flows.newspaper_master_data import newspaper_master_data
+
+    _announce()
+    _print(run_work(lambda: newspaper_master_data(newspaper_number=newspaper_number, output_dir=out)))
+
+
+@app.command("newspaper-statistics")
+def newspaper_statistics_command(
+    file: Annotated[Path, typer.Argument(help="Statistics records: .csv or .xlsx (§2.6)")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory")] = None,
+    calendar: Annotated[
+        Path | None, typer.Option("--calendar", help="Issue calendar of the year (.csv/.xlsx, a date column)")
+    ] = None,
+    submission_date: Annotated[
+        str | None, typer.Option("--date", help="Submission date YYYY-MM-DD (default: latest deliveryDate)")
+    ] = None,
+    interval: Annotated[
+        str | None,
+        typer.Option("--interval", help="AZ, AZA or AZB: send only the last submission of its period"),
+    ] = None,
+    key: Annotated[
+        str | None, typer.Option("--key", help="Idempotency key (default: hash of the file)")
+    ] = None,
+    resubmit: ResubmitOpt = False,
+) -> None:
+    """Check a statistics file (rejected rows reported) and transmit it once."""
+    from flows.newspaper_statistics import newspaper_statistics
+    from tasks.newspaper.intervals import StatisticsInterval
+
+    try:
+        chosen = StatisticsInterval(interval.upper()) if interval else None
+        day = dt.date.fromisoformat(submission_date) if submission_date else None
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+    _announce()
+    summary = run_work(
+        lambda: newspaper_statistics(
+            input_path=file,
+            output_dir=out,
+            calendar_path=calendar,
+            submission_date=day,
+            interval=chosen,
+            idempotency_key=key,
+            resubmit=resubmit,
+        )
+    )
+    _print(summary)
+
+
+@app.command("address-purchase")
+def address_purchase_command(
+    addresses: Annotated[Path, typer.Argument(help="Addresses: .csv or .xlsx")],
+    params: Annotated[Path, typer.Option("--params", help="Purchase parameters: JSON or YAML (§2.7)")],
+    out: OutOpt,
+    clean_up: Annotated[
+        bool | None, typer.Option("--clean-up/--no-clean-up", help="Order the address clean-up")
+    ] = None,
+    key: Annotated[
+        str | None, typer.Option("--key", help="Idempotency key (default: hash of both files)")
+    ] = None,
+    resubmit: ResubmitOpt = False,
+    max_wait: MaxWaitOpt = 3600.0,
+    poll_interval: PollOpt = 2.0,
+) -> None:
+    """Order validation and sorting of an address list; write output addresses and documents."""
+    from flows.address_purchase import address_purchase
+
+    _announce()
+    summary = run_work(
+        lambda: address_purchase(
+            addresses_path=addresses,
+            parameters_path=params,
+            output_dir=out,
+            address_clean_up=clean_up,
+            idempotency_key=key,
+            resubmit=resubmit,
+            max_wait_s=max_wait,
+            min_poll_interval_s=poll_interval,
+        )
+    )
+    _print(summary)
+
+
+@app.command("structure-files")
+def structure_files_command(
+    code: Annotated[int, typer.Argument(help="fileCode: 1 = AZ/GZA, 2 = AZA/AZB, 9 = both")],
+    out: OutOpt,
+    notify: Annotated[
+        str | None, typer.Option("--notify", help="Register this e-mail address for new-version notices")
+    ] = None,
+) -> None:
+    """Download structure files; a file is recorded as new only when its content changed."""
+    from flows.structure_files import structure_files
+
+    if code not in (1, 2, 9):
+        raise typer.BadParameter(f"CODE must be 1, 2 or 9, not {code}")
+    _announce()
+    _print(run_work(lambda: structure_files(file_code=code, output_dir=out, notify_email=notify)))
