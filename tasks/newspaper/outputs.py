@@ -65,7 +65,7 @@ def summary_markdown(
 ) -> str:
     """The run summary: facts as a table, then the API's warnings and any notes."""
     lines = [f"# {title}", "", "| | |", "| --- | --- |"]
-    lines += [f"| {name} | {_markdown(value)} |" for name, value in facts.items()]
+    lines += [f"| {_markdown(name)} | {_markdown(value)} |" for name, value in facts.items()]
     lines += ["", "## Warnings from the API", ""]
     lines += [f"- {_markdown(warning)}" for warning in warnings] or ["_none_"]
     if notes:
