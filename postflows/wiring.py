@@ -98,7 +98,6 @@ def address_service_client(
     )
 
 
-
 def describe_newspaper(settings: Settings) -> str:
     """Where newspaper API calls go, for the CLI to announce."""
     if settings.newspaper_is_sandbox:
