@@ -35,7 +35,7 @@ def save_remote_job(
 ) -> RemoteJob:
     """Record a job the remote side holds, or update it if ``(api, kind, remote_id)`` is already known.
 
-    A known job keeps the run that created it; its status and progress go through ``update_remote_job``
+    A known job keeps the run and the idempotency key that created it; its status and progress go through ``update_remote_job``
     so a change is recorded as an event. ``data`` is made JSON-safe with secret-typed values masked; it is
     meant for the service's handles (tokens, file ids) a re-run needs, so keys are not masked by name.
 
@@ -79,7 +79,9 @@ def save_remote_job(
             existing = _find_job(session, api=api, kind=kind, remote_id=remote_id)
             if existing is None:
                 raise
-    if idempotency_key is not None:
+    # The key the job was first recorded under stays: another flow seeing the same remote id must not take
+    # the job away from the request that created it.
+    if existing.idempotency_key is None:
         existing.idempotency_key = idempotency_key
     update_remote_job(session, existing, status=status, progress=progress, data=data)
     return existing

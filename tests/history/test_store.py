@@ -331,3 +331,25 @@ def test_get_run_loads_everything_for_use_after_the_session(history_factory: Fac
     assert [[e.status for e in j.events] for j in stored.remote_jobs] == [["open", "closed"]]
     assert [d.size for d in stored.documents] == [8]
     assert [m.code for m in stored.messages] == ["E1"]
+
+
+def test_a_recorded_job_keeps_the_key_it_was_created_under(history_factory: Factory) -> None:
+    run = _new_run(history_factory)
+    with history_factory.begin() as session:
+        save_remote_job(
+            session, run, api="newspaper", kind="order", remote_id="O-1", idempotency_key="order-key"
+        )
+    with history_factory.begin() as session:
+        save_remote_job(
+            session,
+            run,
+            api="newspaper",
+            kind="order",
+            remote_id="O-1",
+            idempotency_key="reports-key",
+            status="DONE",
+        )
+    with history_factory.begin() as session:
+        found = find_remote_job(session, api="newspaper", kind="order", idempotency_key="order-key")
+        assert found is not None and found.status == "DONE"
+        assert find_remote_job(session, api="newspaper", kind="order", idempotency_key="reports-key") is None
