@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_every_flow_has_a_deployment_with_a_typed_parameter_form() -> None:
     built = {deployment.name: deployment for deployment in deployments()}
-    assert {"address-batch", "address-query"} <= set(built)
+    assert {"address-batch", "address-query", "newspaper-order", "address-purchase"} <= set(built)
     schema = parameter_schema(address_batch.fn).model_dump()
     properties = schema["properties"]
     assert set(schema["required"]) == {"input_path", "output_dir"}
@@ -32,3 +32,8 @@ def test_prefect_yaml_entrypoints_exist() -> None:
         module, _, function = deployment["entrypoint"].partition(":")
         source = (ROOT / module).read_text()
         assert f"async def {function}(" in source or f"def {function}(" in source
+
+
+def test_prefect_yaml_lists_every_served_flow() -> None:
+    config = yaml.safe_load((ROOT / "prefect.yaml").read_text())
+    assert {d["name"] for d in config["deployments"]} == {d.name for d in deployments()}
