@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export DO_NOT_TRACK := 1
 
-.PHONY: install run test check fmt clean
+.PHONY: install run test check fmt clean bench
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,9 @@ run: install
 
 test: install
 	scripts/with-postgres.sh $(PY) -m pytest $(PYTEST_ARGS)
+
+bench: install
+	$(PY) -m bench $(BENCH_ARGS)
 
 check: install
 	$(VENV)/bin/ruff format --check .

@@ -1,0 +1,153 @@
+"""``python -m bench``: run the address pipeline benchmarks, print medians and ratios, write results JSON.
+
+Each benchmark runs its candidate and baseline alternately ``--repeats`` times in this one run, so both
+see the same machine; medians and their ratio are what count on a noisy machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("DO_NOT_TRACK", "1")
+
+from rich.console import Console  # noqa: E402  (after the environment above, as Prefect reads it on import)
+from rich.table import Table  # noqa: E402
+
+from bench import completion, queries, result_file, upload_file, xlsx  # noqa: E402
+from bench.config import FULL, QUICK, BenchConfig  # noqa: E402
+from bench.measure import BenchResult  # noqa: E402
+
+BENCHMARKS: dict[str, Callable[[BenchConfig, Path], BenchResult]] = {
+    result_file.NAME: result_file.run,
+    upload_file.NAME: upload_file.run,
+    xlsx.NAME: xlsx.run,
+    queries.NAME: queries.run,
+    completion.NAME: completion.run,
+}
+DEFAULT_OUT = Path("bench/results.json")
+QUICK_OUT = Path("bench/results.quick.json")
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument(
+        "--quick", action="store_true", help="small sizes (a minute or two, not the targets')"
+    )
+    parser.add_argument("--repeats", type=int, help="rounds of candidate and baseline (default 5; quick 3)")
+    parser.add_argument(
+        "--only", action="append", choices=sorted(BENCHMARKS), help="run only this (repeatable)"
+    )
+    parser.add_argument("--out", type=Path, help=f"results JSON (default {DEFAULT_OUT}; quick {QUICK_OUT})")
+    sizes = parser.add_argument_group("sizes (override the full or quick defaults)")
+    for field in dataclasses.fields(BenchConfig):
+        if field.name in ("repeats", "openpyxl_reference"):
+            continue
+        kind = float if field.type in (float, "float") else int
+        sizes.add_argument("--" + field.name.replace("_", "-"), type=kind, dest=field.name)
+    parser.add_argument("--no-openpyxl", action="store_true", help="skip the pandas to_excel reference")
+    return parser.parse_args(argv)
+
+
+def config_from(args: argparse.Namespace) -> BenchConfig:
+    """The quick or full configuration with the command line's overrides applied."""
+    base = QUICK if args.quick else FULL
+    overrides: dict[str, Any] = {
+        field.name: getattr(args, field.name)
+        for field in dataclasses.fields(BenchConfig)
+        if getattr(args, field.name, None) is not None
+    }
+    if args.no_openpyxl:
+        overrides["openpyxl_reference"] = False
+    config = dataclasses.replace(base, **overrides)
+    if config.repeats < 1:
+        raise SystemExit("--repeats must be at least 1")
+    return config
+
+
+def run_benchmarks(
+    config: BenchConfig, names: Sequence[str], console: Console | None = None
+) -> dict[str, Any]:
+    """Run the named benchmarks in a temporary directory; returns the results document."""
+    started = time.perf_counter()
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="postflows-bench-") as directory:
+        for name in names:
+            if console is not None:
+                console.print(f"[bold]{name}[/bold] …")
+            bench_started = time.perf_counter()
+            workdir = Path(directory) / name
+            workdir.mkdir()
+            result = BENCHMARKS[name](config, workdir).to_dict()
+            result["wall_s"] = round(time.perf_counter() - bench_started, 2)
+            results[name] = result
+    return {
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+        },
+        "config": dataclasses.asdict(config),
+        "wall_s": round(time.perf_counter() - started, 2),
+        "benchmarks": results,
+    }
+
+
+def results_table(document: dict[str, Any]) -> Table:
+    """Medians, ratio, target and verdict per benchmark; the ratio is candidate/baseline unless it says
+    speed-up (baseline/candidate); completion shows how late the end was seen, as a share of the job."""
+    table = Table(title=f"postflows benchmarks ({document['wall_s']:.0f} s)")
+    for heading in ("benchmark", "size", "candidate median s", "baseline median s", "measured", "target", ""):
+        table.add_column(heading, justify="right" if "median" in heading else "left")
+    for result in document["benchmarks"].values():
+        sign = "≤" if result["comparison"] == "at_most" else "≥"
+        value = result["value"]
+        shown = f"{value:.2%} late" if result["name"] == completion.NAME else f"{value:.2f}×"
+        if result["comparison"] == "at_least":
+            shown += " speed-up"
+        target = f"{result['target']:.0%}" if result["name"] == completion.NAME else f"{result['target']}×"
+        table.add_row(
+            result["name"],
+            ", ".join(f"{key}={value}" for key, value in result["size"].items()),
+            _seconds(result["candidate_median_s"]),
+            _seconds(result["baseline_median_s"]),
+            shown,
+            f"{sign} {target}",
+            "[green]pass[/green]" if result["passed"] else "[red]FAIL[/red]",
+        )
+    return table
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    config = config_from(args)
+    names = args.only or list(BENCHMARKS)
+    out: Path = args.out or (QUICK_OUT if args.quick else DEFAULT_OUT)
+    console = Console(width=max(Console().width, 132))  # a log file or CI is not 80 columns of table
+    document = run_benchmarks(config, names, console)
+    document["quick"] = bool(args.quick)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    console.print(results_table(document))
+    console.print(f"results written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

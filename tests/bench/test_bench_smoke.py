@@ -1,0 +1,97 @@
+"""Every benchmark runs end to end at a tiny size and reports a complete result; no timing is asserted
+(speed is judged by ``make bench`` on full sizes, never by a unit test)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.__main__ import BENCHMARKS, main, run_benchmarks
+from bench.config import BenchConfig
+
+TINY = BenchConfig(
+    repeats=1,
+    result_rows=1_000,
+    upload_rows=1_000,
+    xlsx_rows=1_000,
+    queries=50,
+    query_latency_s=0.001,
+    job_seconds=0.5,
+    jobs=1,
+)
+RESULT_KEYS = {
+    "name", "description", "size", "repeats", "candidate_median_s", "baseline_median_s", "value",
+    "value_label", "target", "comparison", "passed", "candidate_s", "baseline_s", "info", "wall_s",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def document() -> dict:
+    return run_benchmarks(TINY, list(BENCHMARKS))
+
+
+def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> None:
+    assert set(document["benchmarks"]) == {"result_file", "upload_file", "xlsx", "queries", "completion"}
+    assert document["config"]["repeats"] == 1
+    for name, result in document["benchmarks"].items():
+        assert set(result) == RESULT_KEYS, name
+        assert result["name"] == name
+        assert result["value"] > 0 or name == "completion"
+        assert isinstance(result["passed"], bool)
+        assert len(result["candidate_s"]) == 1
+        assert result["candidate_median_s"] > 0 or name == "completion"
+
+
+@pytest.mark.parametrize("name", ["result_file", "upload_file", "xlsx", "queries"])
+def test_side_by_side_benchmarks_time_both_sides(document: dict, name: str) -> None:
+    result = document["benchmarks"][name]
+    assert result["candidate_median_s"] > 0
+    assert result["baseline_median_s"] > 0
+    assert len(result["baseline_s"]) == len(result["candidate_s"])
+
+
+def test_both_sides_do_the_same_work(document: dict) -> None:
+    benchmarks = document["benchmarks"]
+    parse = benchmarks["result_file"]["info"]
+    assert parse["candidate_shape"][0] == parse["baseline_shape"][0] == 1_000
+    assert benchmarks["upload_file"]["size"]["rows"] == 1_000
+    queries = benchmarks["queries"]["info"]
+    assert queries["candidate_rows"] == queries["baseline_rows"] == 50
+    assert queries["candidate_errors"] == 0
+    assert queries["requests_delayed"] == 100  # every query of both sides went through the injected latency
+
+
+def test_xlsx_reports_memory_of_each_writer(document: dict) -> None:
+    info = document["benchmarks"]["xlsx"]["info"]
+    for key in ("candidate_memory", "baseline_memory", "pandas_to_excel_openpyxl (one run, information)"):
+        assert info[key]["peak_rss_mib"] > 0
+        assert info[key]["file_mib"] > 0
+
+
+def test_completion_is_seen_after_the_job_ends(document: dict) -> None:
+    result = document["benchmarks"]["completion"]
+    assert result["candidate_s"][0] >= 0  # never reported finished before its end
+    assert result["info"]["polls_per_job"][0] >= 1
+
+
+def test_command_line_writes_the_results_file(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    argv = [
+        "--only",
+        "completion",
+        "--repeats",
+        "1",
+        "--jobs",
+        "1",
+        "--job-seconds",
+        "0.2",
+        "--out",
+        str(out),
+    ]
+    assert main(argv) == 0
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert list(written["benchmarks"]) == ["completion"]
+    assert written["quick"] is False
+    assert written["config"]["job_seconds"] == 0.2
