@@ -24,7 +24,14 @@ from tasks.address_service.batch import (
     upload_input_file,
     wait_for_batch,
 )
-from tasks.address_service.steps import AddressResults, PreparedInput, build_results, prepare_input
+from tasks.address_service.steps import (
+    AddressResults,
+    InputFormat,
+    PreparedInput,
+    build_results,
+    prepare_input,
+)
+from tasks.address_service.wire import WireFormat
 from tasks.errors import InputError
 from tasks.idempotency import derive_key
 from tasks.run_history import JobSnapshot, RunRecorder
@@ -41,6 +48,12 @@ async def address_batch(
     client_identifier: str | None = None,
     client_name: str | None = None,
     column_mapping: dict[str, str] | None = None,
+    input_delimiter: str | None = None,
+    input_encoding: str | None = None,
+    input_sheet: str | None = None,
+    fixed_widths: dict[str, int] | None = None,
+    upload_delimiter: str = "\t",
+    upload_encoding: str = "cp1252",
     max_wait_s: float = 3600.0,
     min_poll_interval_s: float = 1.0,
     max_poll_interval_s: float = 60.0,
@@ -60,6 +73,12 @@ async def address_batch(
         client_identifier: the client's identifier (with a billing reference).
         client_name: the client's name (with a billing reference).
         column_mapping: explicit header → field mapping (e.g. {"Kundenname": "Name"}).
+        input_delimiter: field separator of the input (detected when empty).
+        input_encoding: encoding of the input (UTF-8 with or without BOM, else Windows-1252, when empty).
+        input_sheet: worksheet of an .xlsx input (the first when empty).
+        fixed_widths: column name → width, in order, for a fixed-width .txt input.
+        upload_delimiter: field separator of the file sent to the service (agreed alignment: tab).
+        upload_encoding: encoding of the file sent to the service (agreed alignment: Windows-1252).
         max_wait_s: give up waiting for the job after this many seconds.
         min_poll_interval_s: shortest wait between status checks.
         max_poll_interval_s: longest wait between status checks.
@@ -78,15 +97,35 @@ async def address_batch(
         "client_identifier": client_identifier,
         "client_name": client_name,
         "column_mapping": column_mapping,
+        "upload_delimiter": upload_delimiter,
+        "upload_encoding": upload_encoding,
     }
+    input_format = InputFormat(
+        delimiter=input_delimiter,
+        encoding=input_encoding,
+        sheet=input_sheet,
+        fixed_widths=tuple(fixed_widths.items()) if fixed_widths else None,
+    )
     key = idempotency_key or derive_key(FLOW_NAME, files=(input_path,), parameters=identifying)
-    parameters = {"input_path": input_path, "output_dir": output_dir, **identifying}
+    parameters = {
+        "input_path": input_path,
+        "output_dir": output_dir,
+        "input_format": input_format,
+        **identifying,
+    }
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
         with recorder.step("prepare input"):
-            prepared = prepare_input(input_path, output_dir, mode="batch", mapping=column_mapping)
+            prepared = prepare_input(
+                input_path,
+                output_dir,
+                mode="batch",
+                mapping=column_mapping,
+                input_format=input_format,
+                wire_format=WireFormat(delimiter=upload_delimiter, encoding=upload_encoding),
+            )
         summary.update(
             idempotency_key=key, accepted_rows=prepared.accepted, rejected_rows=prepared.rejected_rows
         )
@@ -143,6 +182,7 @@ async def _run_batch(
     if job is not None and job.status not in ("FAILED", "DOWNLOADED") and not job.deleted:
         tokens = [job.data["input_token"], job.data["output_token"]]
         get_run_logger().info("resuming recorded batch job %s (last status %s)", job.remote_id, job.status)
+        recorder.abandon_stale_runs()
     else:
         job = None
     try:

@@ -12,7 +12,7 @@ from flows.runs import recorded_run
 from postflows.settings import get_settings
 from postflows.wiring import address_service_client
 from tasks.address_service.query import ERROR_COLUMN, run_queries
-from tasks.address_service.steps import build_query_results, prepare_input
+from tasks.address_service.steps import InputFormat, build_query_results, prepare_input
 from tasks.errors import InputError
 
 FLOW_NAME = "address-query"
@@ -26,6 +26,10 @@ async def address_query(
     timeout_ms: int = 10000,
     billing_reference: str | None = None,
     column_mapping: dict[str, str] | None = None,
+    input_delimiter: str | None = None,
+    input_encoding: str | None = None,
+    input_sheet: str | None = None,
+    fixed_widths: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """Check every address of a file with an individual query (runquery2).
 
@@ -40,6 +44,10 @@ async def address_query(
         timeout_ms: the service-side timeout of one query.
         billing_reference: bill the queries to this client (runquery2withclient).
         column_mapping: explicit header → field mapping.
+        input_delimiter: field separator of the input (detected when empty).
+        input_encoding: encoding of the input (UTF-8 with or without BOM, else Windows-1252, when empty).
+        input_sheet: worksheet of an .xlsx input (the first when empty).
+        fixed_widths: column name → width, in order, for a fixed-width .txt input.
 
     Returns:
         The run summary: run id, row counts, QSTAT counts, failed queries and the files written.
@@ -60,7 +68,18 @@ async def address_query(
         summary,
     ):
         with recorder.step("prepare input"):
-            prepared = prepare_input(input_path, output_dir, mode="query", mapping=column_mapping)
+            prepared = prepare_input(
+                input_path,
+                output_dir,
+                mode="query",
+                mapping=column_mapping,
+                input_format=InputFormat(
+                    delimiter=input_delimiter,
+                    encoding=input_encoding,
+                    sheet=input_sheet,
+                    fixed_widths=tuple(fixed_widths.items()) if fixed_widths else None,
+                ),
+            )
         summary.update(accepted_rows=prepared.accepted, rejected_rows=prepared.rejected_rows)
         if prepared.rejected_path is not None:
             recorder.document("rejected-rows", prepared.rejected_path)

@@ -80,8 +80,25 @@ def _mapping(pairs: list[str] | None) -> dict[str, str] | None:
     return mapping
 
 
-def _print_summary(summary: dict[str, Any]) -> None:
-    console.print_json(json.dumps(summary, default=str))
+def _widths(spec: str | None) -> dict[str, int] | None:
+    if not spec:
+        return None
+    widths: dict[str, int] = {}
+    for part in spec.split(","):
+        name, sep, width = part.rpartition(":")
+        if not sep or not name.strip() or not width.strip().isdigit() or int(width) <= 0:
+            raise typer.BadParameter(f"--fixed-widths expects NAME:WIDTH,…, got {part!r}")
+        widths[name.strip()] = int(width)
+    return widths
+
+
+def _unescape(value: str | None) -> str | None:
+    return value.encode().decode("unicode_escape") if value else value
+
+
+def print_summary(summary: dict[str, Any]) -> None:
+    """The run summary as JSON on stdout (progress and messages go to stderr), so it can be piped."""
+    typer.echo(json.dumps(summary, default=str, indent=2, ensure_ascii=False))
 
 
 def _announce_address_service() -> None:
@@ -92,6 +109,17 @@ InputArg = Annotated[
     Path, typer.Argument(help="Address file: .csv, .xlsx or .txt", exists=True, dir_okay=False, readable=True)
 ]
 OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Output directory")]
+DelimiterOpt = Annotated[
+    str | None, typer.Option("--delimiter", help="Input field separator (default: detected)")
+]
+EncodingOpt = Annotated[str | None, typer.Option("--encoding", help="Input encoding (default: detected)")]
+SheetOpt = Annotated[
+    str | None, typer.Option("--sheet", help="Worksheet of an .xlsx input (default: the first)")
+]
+WidthsOpt = Annotated[
+    str | None,
+    typer.Option("--fixed-widths", help="Fixed-width .txt input: NAME:WIDTH,NAME:WIDTH,… in column order"),
+]
 MapOpt = Annotated[
     list[str] | None,
     typer.Option("--map", help="Map a header to a field, e.g. --map Kunde=Name (repeatable)"),
@@ -107,12 +135,19 @@ def address_batch_command(
     client_id: Annotated[str | None, typer.Option("--client-id", help="Client identifier")] = None,
     client_name: Annotated[str | None, typer.Option("--client-name", help="Client name")] = None,
     mapping: MapOpt = None,
+    delimiter: DelimiterOpt = None,
+    encoding: EncodingOpt = None,
+    sheet: SheetOpt = None,
+    fixed_widths: WidthsOpt = None,
+    upload_delimiter: Annotated[str, typer.Option(help="Separator of the uploaded file")] = "\\t",
+    upload_encoding: Annotated[str, typer.Option(help="Encoding of the uploaded file")] = "cp1252",
     max_wait: Annotated[float, typer.Option("--max-wait", help="Seconds to wait for the job")] = 3600.0,
 ) -> None:
     """Align an address file with the batch alignment (upload, run, poll, download, clean up)."""
     from flows.address_batch import address_batch
 
     column_mapping = _mapping(mapping)
+    widths = _widths(fixed_widths)
     _announce_address_service()
     summary = run_work(
         lambda: address_batch(
@@ -123,10 +158,16 @@ def address_batch_command(
             client_identifier=client_id,
             client_name=client_name,
             column_mapping=column_mapping,
+            input_delimiter=_unescape(delimiter),
+            input_encoding=encoding,
+            input_sheet=sheet,
+            fixed_widths=widths,
+            upload_delimiter=_unescape(upload_delimiter) or "\t",
+            upload_encoding=upload_encoding,
             max_wait_s=max_wait,
         )
     )
-    _print_summary(summary)
+    print_summary(summary)
 
 
 @app.command("address-query")
@@ -136,11 +177,16 @@ def address_query_command(
     concurrency: Annotated[int, typer.Option(help="Queries in flight at once")] = 8,
     billing_ref: Annotated[str | None, typer.Option("--billing-ref", help="Billing reference number")] = None,
     mapping: MapOpt = None,
+    delimiter: DelimiterOpt = None,
+    encoding: EncodingOpt = None,
+    sheet: SheetOpt = None,
+    fixed_widths: WidthsOpt = None,
 ) -> None:
     """Check every address of a file with an individual query (runquery2)."""
     from flows.address_query import address_query
 
     column_mapping = _mapping(mapping)
+    widths = _widths(fixed_widths)
     _announce_address_service()
     summary = run_work(
         lambda: address_query(
@@ -149,9 +195,13 @@ def address_query_command(
             concurrency=concurrency,
             billing_reference=billing_ref,
             column_mapping=column_mapping,
+            input_delimiter=_unescape(delimiter),
+            input_encoding=encoding,
+            input_sheet=sheet,
+            fixed_widths=widths,
         )
     )
-    _print_summary(summary)
+    print_summary(summary)
 
 
 @app.command("autocomplete")

@@ -115,8 +115,8 @@ class AddressServiceClient(ApiClient):
     # -- availability -----------------------------------------------------------------------------------
 
     async def ping(self) -> None:
-        """GET /ping: returns when the service answers HTTP 200."""
-        await self.request("GET", "/ping")
+        """GET /ping: returns when the service answers HTTP 200 (and a Status 0 when it sends one)."""
+        await self.request("GET", "/ping", check=_status_check("ping"))
 
     # -- batch ------------------------------------------------------------------------------------------
 

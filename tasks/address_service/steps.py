@@ -68,6 +68,23 @@ class AddressResults:
         return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class InputFormat:
+    """How to read the user's file when detection is not enough.
+
+    Attributes:
+        delimiter: field separator of a .csv/.txt file (sniffed when None).
+        encoding: its encoding (BOM/UTF-8, else Windows-1252 when None).
+        sheet: the worksheet of an .xlsx file (the first when None).
+        fixed_widths: (column name, width) pairs of a fixed-width .txt file.
+    """
+
+    delimiter: str | None = None
+    encoding: str | None = None
+    sheet: str | None = None
+    fixed_widths: tuple[tuple[str, int], ...] | None = None
+
+
 @task(name="address-prepare-input", cache_policy=NO_CACHE)
 def prepare_input(
     input_path: Path,
@@ -75,11 +92,23 @@ def prepare_input(
     *,
     mode: Literal["batch", "query", "verification"] = "batch",
     mapping: Mapping[str, str] | None = None,
+    input_format: InputFormat | None = None,
     wire_format: WireFormat | None = None,
 ) -> PreparedInput:
     """Read and check the input; write rejected.csv and, for a batch, the upload file in the wire format."""
     output_dir.mkdir(parents=True, exist_ok=True)
-    records = read_address_file(input_path, mode=mode, mapping=mapping)
+    fmt = input_format or InputFormat()
+    wire = wire_format or WireFormat()
+    records = read_address_file(
+        input_path,
+        mode=mode,
+        mapping=mapping,
+        delimiter=fmt.delimiter,
+        encoding=fmt.encoding,
+        sheet=fmt.sheet,
+        fixed_widths=fmt.fixed_widths,
+        wire_encoding=wire.encoding,
+    )
     rejected_path = write_rejected(records, output_dir / "rejected.csv")
     prepared = PreparedInput(records=records, rejected_path=rejected_path)
     if mode != "query" and prepared.accepted:

@@ -147,12 +147,21 @@ async def test_rerun_after_a_crash_resumes_the_recorded_job(
         with pytest.raises(_Killed):
             await address_batch(input_path=EXAMPLE, output_dir=out, idempotency_key="crm-export-1", **FAST)
     assert sandbox.transport.count("/runbatch") == 1
+    # A killed process records no outcome: its run is still RUNNING in the history.
+    factory = history.session_factory(get_settings().effective_database_url)
+    with factory.begin() as session:
+        (killed,) = history.list_runs(session)
+        killed.state, killed.finished_at, killed.error = "RUNNING", None, None
 
     summary = await address_batch(input_path=EXAMPLE, output_dir=out, idempotency_key="crm-export-1", **FAST)
     assert sandbox.transport.count("/runbatch") == 1
     assert sandbox.transport.count("/uploadfile") == 1
     assert sandbox.transport.count("/deletefile") == 2
     assert summary["result_rows"] == summary["accepted_rows"]
+
+    states = sorted(run.state for run in _runs())
+    assert states == ["COMPLETED", "FAILED"]  # the killed run was closed as abandoned by the resuming one
+    assert any("abandoned; its work was resumed by run" in (run.error or "") for run in _runs())
 
     # A third run with the same key neither submits nor downloads again: it rebuilds from the recorded file.
     before = sum(sandbox.transport.calls.values())
@@ -182,3 +191,35 @@ async def test_input_without_valid_rows_fails_before_any_remote_call(
         await address_batch(input_path=bad, output_dir=tmp_path / "out", **FAST)
     assert sum(sandbox.transport.calls.values()) == 0
     assert (tmp_path / "out" / "rejected.csv").is_file()
+
+
+async def test_fixed_width_cp1252_input_and_a_custom_upload_format(sandbox: Sandbox, tmp_path: Path) -> None:
+    widths = {"Kunde": 6, "Vorname": 10, "Nachname": 12, "Strasse": 16, "Nr": 4, "PLZ": 5, "Ort": 15}
+    rows = [
+        ("K-1", "Hans", "Muster", "Lindenstrasse", "12", "6010", "Kriens"),
+        ("K-2", "Jürg", "Zürcher", "Mühleweg", "7", "5073", "Gipf-Oberfrick"),
+    ]
+    lines = [
+        "".join(value.ljust(width) for value, width in zip(row, widths.values(), strict=True)) for row in rows
+    ]
+    source = tmp_path / "export.txt"
+    source.write_bytes(("\r\n".join(lines) + "\r\n").encode("cp1252"))
+
+    out = tmp_path / "out"
+    summary = await address_batch(
+        input_path=source,
+        output_dir=out,
+        fixed_widths=widths,
+        input_encoding="cp1252",
+        column_mapping={"Kunde": "", "Nr": "HouseNo"},
+        upload_delimiter=";",
+        upload_encoding="utf-8",
+        **FAST,
+    )
+    assert summary["accepted_rows"] == 2 and summary["rejected_rows"] == 0
+    assert (out / "upload.txt").read_bytes().decode("utf-8").splitlines()[0].startswith("RecordId;Kunde;")
+    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False).set_index("Kunde")
+    assert results.loc["K-1", "QSTAT"] == "1"
+    assert results.loc["K-2", "QSTAT"] == "1" and results.loc["K-2", "Name"] == "Zürcher"
+    (run,) = _runs()
+    assert run.parameters["upload_delimiter"] == ";"
