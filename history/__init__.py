@@ -38,6 +38,7 @@ from history.newspaper import (
 )
 from history.scrub import MASK, json_safe
 from history.store import (
+    abandon_stale_runs,
     file_digest,
     find_document,
     find_remote_job,
@@ -55,6 +56,7 @@ from history.store import (
 )
 
 __all__ = [
+    "abandon_stale_runs",
     "BlackListEntryRow",
     "DistributionDetailRow",
     "DistributionListRow",

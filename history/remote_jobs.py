@@ -35,9 +35,10 @@ def save_remote_job(
 ) -> RemoteJob:
     """Record a job the remote side holds, or update it if ``(api, kind, remote_id)`` is already known.
 
-    A known job keeps the run and the idempotency key that created it; its status and progress go through ``update_remote_job``
-    so a change is recorded as an event. ``data`` is made JSON-safe with secret-typed values masked; it is
-    meant for the service's handles (tokens, file ids) a re-run needs, so keys are not masked by name.
+    A known job keeps the run and the idempotency key that created it; its status and progress go through
+    ``update_remote_job`` so a change is recorded as an event. ``data`` is made JSON-safe with secret-typed
+    values masked; it is meant for the service's handles (tokens, file ids) a re-run needs, so keys are not
+    masked by name.
 
     Args:
         session: The open session.

@@ -124,6 +124,29 @@ def latest_run(session: Session, *, flow: str, idempotency_key: str) -> Run | No
     return session.scalars(statement).first()
 
 
+def abandon_stale_runs(session: Session, *, flow: str, idempotency_key: str, resumed_by: Run) -> list[int]:
+    """Close the earlier RUNNING runs of this work (their process died) as FAILED; returns their ids.
+
+    Called by a run that resumes their recorded remote job, so the history no longer shows them running.
+    """
+    statement = select(Run).where(
+        Run.flow == flow,
+        Run.idempotency_key == idempotency_key,
+        Run.state == RunState.RUNNING.value,
+        Run.id != resumed_by.id,
+    )
+    closed = []
+    for run in session.scalars(statement):
+        finish_run(
+            session,
+            run,
+            state=RunState.FAILED.value,
+            error=f"abandoned; its work was resumed by run {resumed_by.id}",
+        )
+        closed.append(run.id)
+    return closed
+
+
 def record_step(
     session: Session,
     run: Run,

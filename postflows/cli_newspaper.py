@@ -7,13 +7,12 @@ Each command runs its flow and prints the run summary as JSON; a failure prints 
 from __future__ import annotations
 
 import datetime as dt
-import json
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import typer
 
-from postflows.cli import app, run_work
+from postflows.cli import app, print_summary, run_work
 from postflows.console import console
 from postflows.settings import get_settings
 from postflows.wiring import describe_newspaper
@@ -34,10 +33,6 @@ PollOpt = Annotated[float, typer.Option("--poll-interval", help="First wait betw
 
 def _announce() -> None:
     console.print(f"newspaper API: {describe_newspaper(get_settings())}")
-
-
-def _print(summary: dict[str, Any]) -> None:
-    typer.echo(json.dumps(summary, default=str, indent=2, ensure_ascii=False))
 
 
 @app.command("newspaper-order")
@@ -68,7 +63,7 @@ def newspaper_order_command(
             min_poll_interval_s=poll_interval,
         )
     )
-    _print(summary)
+    print_summary(summary)
 
 
 @app.command("newspaper-reports")
@@ -86,7 +81,7 @@ def newspaper_reports_command(
     kind: Literal["standard", "gratis"] | None = (
         None if gratis is None else ("gratis" if gratis else "standard")
     )
-    _print(run_work(lambda: newspaper_reports(order_id=order_id, output_dir=out, kind=kind)))
+    print_summary(run_work(lambda: newspaper_reports(order_id=order_id, output_dir=out, kind=kind)))
 
 
 @app.command("newspaper-sync")
@@ -98,7 +93,7 @@ def newspaper_sync_command(
     from flows.newspaper_master_data import newspaper_master_data
 
     _announce()
-    _print(run_work(lambda: newspaper_master_data(newspaper_number=newspaper_number, output_dir=out)))
+    print_summary(run_work(lambda: newspaper_master_data(newspaper_number=newspaper_number, output_dir=out)))
 
 
 @app.command("newspaper-statistics")
@@ -141,7 +136,7 @@ def newspaper_statistics_command(
             resubmit=resubmit,
         )
     )
-    _print(summary)
+    print_summary(summary)
 
 
 @app.command("address-purchase")
@@ -175,7 +170,7 @@ def address_purchase_command(
             min_poll_interval_s=poll_interval,
         )
     )
-    _print(summary)
+    print_summary(summary)
 
 
 @app.command("structure-files")
@@ -192,4 +187,4 @@ def structure_files_command(
     if code not in (1, 2, 9):
         raise typer.BadParameter(f"CODE must be 1, 2 or 9, not {code}")
     _announce()
-    _print(run_work(lambda: structure_files(file_code=code, output_dir=out, notify_email=notify)))
+    print_summary(run_work(lambda: structure_files(file_code=code, output_dir=out, notify_email=notify)))

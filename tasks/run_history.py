@@ -141,6 +141,15 @@ class RunRecorder:
             detail=record.error[:500] if record.error else None,
         )
 
+    def abandon_stale_runs(self) -> list[int]:
+        """Mark earlier RUNNING runs of this work as abandoned when this run resumes what they started."""
+        if not self.idempotency_key:
+            return []
+        with self._factory.begin() as session:
+            return history.abandon_stale_runs(
+                session, flow=self.flow, idempotency_key=self.idempotency_key, resumed_by=self._run(session)
+            )
+
     def save_job(
         self,
         *,

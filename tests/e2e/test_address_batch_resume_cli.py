@@ -88,5 +88,7 @@ def test_killed_batch_resumes_without_a_second_runbatch(
     assert slow_sandbox.count("deletefile") == 2
     assert slow_sandbox.count(f"checkbatchstatus/{batch_token}") >= 1
 
-    runs = _recorded(workspace.history_db, "SELECT state, idempotency_key FROM runs ORDER BY id")
-    assert runs == [("RUNNING", KEY), ("COMPLETED", KEY)]  # the killed run never got to record its end
+    runs = _recorded(workspace.history_db, "SELECT state, idempotency_key, error FROM runs ORDER BY id")
+    # The killed run never recorded its end; the run that resumed its job closed it as abandoned.
+    assert [(state, key) for state, key, _ in runs] == [("FAILED", KEY), ("COMPLETED", KEY)]
+    assert runs[0][2].startswith("abandoned; its work was resumed by run")
