@@ -77,11 +77,27 @@ def config_from(args: argparse.Namespace) -> BenchConfig:
 
 
 def run_benchmarks(
-    config: BenchConfig, names: Sequence[str], console: Console | None = None
+    config: BenchConfig,
+    names: Sequence[str],
+    console: Console | None = None,
+    on_result: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """Run the named benchmarks in a temporary directory; returns the results document."""
+    """Run the named benchmarks in a temporary directory; returns the results document.
+
+    ``on_result`` gets the document after each benchmark, so a run that is stopped keeps what it measured.
+    """
     started = time.perf_counter()
-    results: dict[str, Any] = {}
+    document: dict[str, Any] = {
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+        },
+        "config": dataclasses.asdict(config),
+        "wall_s": 0.0,
+        "benchmarks": {},
+    }
     with tempfile.TemporaryDirectory(prefix="postflows-bench-") as directory:
         for name in names:
             if console is not None:
@@ -91,18 +107,21 @@ def run_benchmarks(
             workdir.mkdir()
             result = BENCHMARKS[name](config, workdir).to_dict()
             result["wall_s"] = round(time.perf_counter() - bench_started, 2)
-            results[name] = result
-    return {
-        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": {
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "cpus": os.cpu_count(),
-        },
-        "config": dataclasses.asdict(config),
-        "wall_s": round(time.perf_counter() - started, 2),
-        "benchmarks": results,
-    }
+            document["benchmarks"][name] = result
+            document["wall_s"] = round(time.perf_counter() - started, 2)
+            if console is not None:
+                console.print(_one_line(result))
+            if on_result is not None:
+                on_result(document)
+    return document
+
+
+def _one_line(result: dict[str, Any]) -> str:
+    return (
+        f"  {result['name']}: candidate {_seconds(result['candidate_median_s'])} s, baseline "
+        f"{_seconds(result['baseline_median_s'])} s, {result['value_label']} {result['value']:.4g} "
+        f"(target {result['target']}) {'pass' if result['passed'] else 'FAIL'} in {result['wall_s']:.0f} s"
+    )
 
 
 def results_table(document: dict[str, Any]) -> Table:
@@ -140,10 +159,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = args.only or list(BENCHMARKS)
     out: Path = args.out or (QUICK_OUT if args.quick else DEFAULT_OUT)
     console = Console(width=max(Console().width, 132))  # a log file or CI is not 80 columns of table
-    document = run_benchmarks(config, names, console)
-    document["quick"] = bool(args.quick)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    def write(document: dict[str, Any]) -> None:
+        document["quick"] = bool(args.quick)
+        out.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    document = run_benchmarks(config, names, console, on_result=write)
+    write(document)
     console.print(results_table(document))
     console.print(f"results written to {out}")
     return 0
