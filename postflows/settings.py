@@ -47,6 +47,10 @@ class Settings(BaseSettings):
     newspaper_client_id: str | None = None
     newspaper_client_secret: SecretStr | None = None
 
+    credentials_block: str | None = Field(
+        default=None, description="Name of a Postflows Credentials block filling unset credentials"
+    )
+
     http_timeout_s: float = 30.0
     http_max_attempts: int = 4
 
@@ -73,4 +77,16 @@ class Settings(BaseSettings):
 
 
 def get_settings() -> Settings:
-    return Settings()
+    """The settings from the environment and ``.env``; credentials the environment leaves unset come from
+    the Prefect Block named by ``POSTFLOWS_CREDENTIALS_BLOCK`` when one is named."""
+    settings = Settings()
+    if not settings.credentials_block:
+        return settings
+    from postflows.blocks import load_credentials
+
+    unset = {
+        field: value
+        for field, value in load_credentials(settings.credentials_block).items()
+        if getattr(settings, field) in (None, "")
+    }
+    return settings.model_copy(update=unset) if unset else settings

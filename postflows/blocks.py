@@ -1,0 +1,39 @@
+"""A Prefect Block holding the services' credentials, for deployments whose workers have no environment
+of ours: ``POSTFLOWS_CREDENTIALS_BLOCK=<name>`` fills every credential the environment leaves unset.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefect.blocks.core import Block
+from pydantic import Field, SecretStr
+
+CREDENTIAL_FIELDS = (
+    "address_service_user",
+    "address_service_password",
+    "newspaper_client_id",
+    "newspaper_client_secret",
+)
+
+
+class PostflowsCredentials(Block):
+    """Credentials of the postal APIs (secrets are stored encrypted by Prefect and shown masked)."""
+
+    _block_type_name = "Postflows Credentials"
+    _block_type_slug = "postflows-credentials"
+
+    address_service_user: str | None = Field(
+        default=None, description="Technical user of the address web service"
+    )
+    address_service_password: SecretStr | None = Field(default=None, description="Its password")
+    newspaper_client_id: str | None = Field(default=None, description="OAuth client id of the newspaper API")
+    newspaper_client_secret: SecretStr | None = Field(default=None, description="OAuth client secret")
+
+
+def load_credentials(name: str) -> dict[str, Any]:
+    """The non-empty credential values of the block ``name``."""
+    # `_sync` forces the blocking variant even inside a running event loop (flows are async).
+    block = PostflowsCredentials.load(name, _sync=True)  # type: ignore[call-arg]
+    values = {field: getattr(block, field) for field in CREDENTIAL_FIELDS}
+    return {field: value for field, value in values.items() if value not in (None, "")}

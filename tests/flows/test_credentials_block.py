@@ -1,0 +1,43 @@
+"""Credentials from a Prefect Block: they fill what the environment leaves unset and stay secret."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import SecretStr
+
+from postflows.blocks import PostflowsCredentials
+from postflows.settings import get_settings
+from postflows.wiring import address_service_client
+
+
+def test_block_fills_unset_credentials_and_the_environment_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    PostflowsCredentials(
+        address_service_user="block-user",
+        address_service_password=SecretStr("block-password"),
+        newspaper_client_id="block-client",
+        newspaper_client_secret=SecretStr("block-secret"),
+    ).save("postflows-test", overwrite=True)
+    monkeypatch.setenv("POSTFLOWS_CREDENTIALS_BLOCK", "postflows-test")
+    monkeypatch.setenv("POSTFLOWS_NEWSPAPER_CLIENT_ID", "env-client")
+
+    settings = get_settings()
+    assert settings.address_service_user == "block-user"
+    assert settings.address_service_password is not None
+    assert settings.address_service_password.get_secret_value() == "block-password"
+    assert settings.newspaper_client_id == "env-client"
+    assert "block-password" not in repr(settings) and "block-secret" not in repr(settings)
+
+    monkeypatch.setenv("POSTFLOWS_ADDRESS_SERVICE_URL", "https://addresses.example.test/REST/v1")
+    client = address_service_client(get_settings())
+    assert "block-user" in repr(client._auth) and "block-password" not in repr(client._auth)
+
+
+def test_without_a_block_name_nothing_is_loaded() -> None:
+    settings = get_settings()
+    assert settings.credentials_block is None and settings.address_service_user is None
+
+
+async def test_block_loads_inside_a_running_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    PostflowsCredentials(address_service_user="loop-user").save("postflows-loop", overwrite=True)
+    monkeypatch.setenv("POSTFLOWS_CREDENTIALS_BLOCK", "postflows-loop")
+    assert get_settings().address_service_user == "loop-user"
