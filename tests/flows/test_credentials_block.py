@@ -38,6 +38,6 @@ def test_without_a_block_name_nothing_is_loaded() -> None:
 
 
 async def test_block_loads_inside_a_running_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
-    PostflowsCredentials(address_service_user="loop-user").save("postflows-loop", overwrite=True)
+    await PostflowsCredentials(address_service_user="loop-user").asave("postflows-loop", overwrite=True)
     monkeypatch.setenv("POSTFLOWS_CREDENTIALS_BLOCK", "postflows-loop")
     assert get_settings().address_service_user == "loop-user"
