@@ -11,6 +11,7 @@ Header names are folded onto the §2.3 spelling (``StreetName`` → ``Streetname
 from __future__ import annotations
 
 import csv
+import logging
 import shutil
 import warnings
 import zipfile
@@ -44,6 +45,9 @@ QSTAT_DESIGNATION = "QSTAT_Designation"
 QSTAT_MEANING = "QSTAT_Meaning"
 SUMMARY_COLUMNS = ["QSTAT", "Designation", "Meaning", "Count", "Share %"]
 _ZIP_MAGIC = b"PK\x03\x04"
+
+
+logger = logging.getLogger("postflows.address_service.results")
 
 
 @dataclass(frozen=True)
@@ -270,6 +274,11 @@ def merge_results(input: AddressInput, decoded: pd.DataFrame) -> pd.DataFrame:
     right = right[right[RECORD_ID].notna()].drop_duplicates(RECORD_ID)
     right.insert(1, RETURNED_COLUMN, True)
     right[RECORD_ID] = right[RECORD_ID].astype("int64")
+    unmatched = int((~right[RECORD_ID].isin(left[RECORD_ID])).sum())
+    if unmatched:
+        logger.warning(
+            "%d result rows carry a RecordId that no accepted input row has; not merged", unmatched
+        )
     merged = left.merge(right, on=RECORD_ID, how="left", sort=False, validate="one_to_one")
     merged[RETURNED_COLUMN] = merged[RETURNED_COLUMN].astype("boolean").fillna(False).astype(bool)
     if "QSTAT" in merged:

@@ -249,6 +249,18 @@ def test_merge_keeps_every_input_row_in_order(tmp_path: Path) -> None:
     assert pd.isna(merged.loc[3, "TotalScore"])
 
 
+def test_merge_warns_about_result_rows_no_input_row_has(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    records = address_input(tmp_path)
+    decoded = decode_results(read_result_file(write_result(tmp_path / "r.txt", "cp1252")))
+    stray = decoded.iloc[[0]].assign(RecordId="99")
+    with caplog.at_level("WARNING", logger="postflows.address_service.results"):
+        merged = merge_results(records, pd.concat([decoded, stray], ignore_index=True))
+    assert merged["RecordId"].tolist() == [1, 2, 3, 4]
+    assert "1 result rows carry a RecordId that no accepted input row has" in caplog.text
+
+
 def test_qstat_summary(tmp_path: Path) -> None:
     frame = pd.DataFrame({"QSTAT": ["51", "1", "01", "K", "77", "", "1", "F"]}, dtype=object)
     summary = qstat_summary(frame)
