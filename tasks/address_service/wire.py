@@ -52,30 +52,43 @@ def write_upload_file(input: AddressInput, path: Path, fmt: WireFormat = WireFor
     frame = input.records[upload_columns(input)].rename(columns={RECORD_ID: fmt.record_id_column})
     if fmt.fixed_widths:
         return _write_fixed_width(frame, input.source, path, fmt)
-    frame = sanitize_fields(frame, fmt.delimiter)
     try:
-        with atomic_output(path) as temporary:
-            frame.to_csv(
-                temporary,
-                sep=fmt.delimiter,
-                index=False,
-                header=fmt.header,
-                encoding=fmt.encoding,
-                lineterminator=fmt.line_terminator,
-                quoting=csv.QUOTE_NONE,
-            )
+        try:
+            _write_delimited(frame, path, fmt)
+        except csv.Error:
+            # Unquoted CSV cannot carry a value holding the delimiter or a line break (the writer refuses
+            # it): replace those by spaces and write again. Letting the writer find them is far cheaper
+            # than searching every value of every column beforehand.
+            _write_delimited(sanitize_fields(frame, fmt.delimiter), path, fmt)
     except UnicodeEncodeError as exc:
         raise _encoding_error(frame, input.source, fmt) from exc
     return path
 
 
+def _write_delimited(frame: pd.DataFrame, path: Path, fmt: WireFormat) -> None:
+    with atomic_output(path) as temporary:
+        frame.to_csv(
+            temporary,
+            sep=fmt.delimiter,
+            index=False,
+            header=fmt.header,
+            encoding=fmt.encoding,
+            lineterminator=fmt.line_terminator,
+            quoting=csv.QUOTE_NONE,
+        )
+
+
 def sanitize_fields(frame: pd.DataFrame, delimiter: str) -> pd.DataFrame:
     """Replace the delimiter, CR and LF inside text values by a space; columns without them are not copied."""
     pattern = "[" + re.escape(delimiter) + "\r\n]"
+    forbidden = (delimiter, "\r", "\n")
     changed: dict[str, pd.Series] = {}
     for column in frame.columns:
         values = frame[column]
-        if pd.api.types.is_string_dtype(values) and values.str.contains(pattern, regex=True, na=False).any():
+        if not pd.api.types.is_string_dtype(values):
+            continue
+        joined = "\x1f".join(map(str, values.dropna()))
+        if any(character in joined for character in forbidden):
             changed[column] = values.str.replace(pattern, " ", regex=True)
     return frame.assign(**changed) if changed else frame
 
