@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "æ": "ae", "œ": "oe"})
 _ABBREVIATIONS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -28,11 +29,14 @@ def normalize(text: str) -> str:
     return _NON_ALNUM.sub(" ", ascii_only).strip()
 
 
+@lru_cache(maxsize=1 << 16)
 def compact(text: str) -> str:
     """Normalised text without spaces, so ``Linden strasse`` and ``Lindenstrasse`` compare equal."""
     return normalize(text).replace(" ", "")
 
 
+# Reference names and the values of a batch repeat a lot: comparing each pair once keeps the matcher fast.
+@lru_cache(maxsize=1 << 18)
 def similarity(left: str, right: str) -> float:
     """Match probability of two values in 0..1 after normalisation; 1.0 when equal, 0.0 if one is empty."""
     a, b = compact(left), compact(right)
