@@ -100,11 +100,8 @@ async def address_batch(
         "upload_delimiter": upload_delimiter,
         "upload_encoding": upload_encoding,
     }
-    input_format = InputFormat(
-        delimiter=input_delimiter,
-        encoding=input_encoding,
-        sheet=input_sheet,
-        fixed_widths=tuple(fixed_widths.items()) if fixed_widths else None,
+    input_format = InputFormat.of(
+        delimiter=input_delimiter, encoding=input_encoding, sheet=input_sheet, fixed_widths=fixed_widths
     )
     key = idempotency_key or derive_key(FLOW_NAME, files=(input_path,), parameters=identifying)
     parameters = {

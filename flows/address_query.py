@@ -73,11 +73,11 @@ async def address_query(
                 output_dir,
                 mode="query",
                 mapping=column_mapping,
-                input_format=InputFormat(
+                input_format=InputFormat.of(
                     delimiter=input_delimiter,
                     encoding=input_encoding,
                     sheet=input_sheet,
-                    fixed_widths=tuple(fixed_widths.items()) if fixed_widths else None,
+                    fixed_widths=fixed_widths,
                 ),
             )
         summary.update(accepted_rows=prepared.accepted, rejected_rows=prepared.rejected_rows)

@@ -84,6 +84,19 @@ class InputFormat:
     sheet: str | None = None
     fixed_widths: tuple[tuple[str, int], ...] | None = None
 
+    @classmethod
+    def of(
+        cls,
+        *,
+        delimiter: str | None = None,
+        encoding: str | None = None,
+        sheet: str | None = None,
+        fixed_widths: Mapping[str, int] | None = None,
+    ) -> InputFormat:
+        """From flow parameters, where fixed widths come as an ordered name → width mapping."""
+        widths = tuple(fixed_widths.items()) if fixed_widths else None
+        return cls(delimiter=delimiter, encoding=encoding, sheet=sheet, fixed_widths=widths)
+
 
 @task(name="address-prepare-input", cache_policy=NO_CACHE)
 def prepare_input(
