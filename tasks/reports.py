@@ -4,16 +4,15 @@ tables; each file is written under a temporary name and moved into place, so no 
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import xlsxwriter
+
+from tasks.files import atomic_path
 
 EXCEL_MAX_ROWS = 1_048_576
 EXCEL_SHEET_NAME_LENGTH = 31
@@ -23,24 +22,9 @@ _MIN_WIDTH, _MAX_WIDTH = 6, 60
 _CHUNK_ROWS = 50_000
 
 
-@contextmanager
-def atomic_output(path: Path) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; on success it replaces ``path``, on failure it is removed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
-    os.close(handle)
-    temporary_path = Path(temporary)
-    try:
-        yield temporary_path
-        os.replace(temporary_path, path)
-    except BaseException:
-        temporary_path.unlink(missing_ok=True)
-        raise
-
-
 def write_csv(frame: pd.DataFrame, path: Path) -> Path:
     """Write a frame as UTF-8 CSV (comma, header, no index), atomically."""
-    with atomic_output(path) as temporary:
+    with atomic_path(path) as temporary:
         frame.to_csv(temporary, index=False, encoding="utf-8")
     return path
 
@@ -54,7 +38,7 @@ def write_xlsx(path: Path, sheets: Mapping[str, pd.DataFrame]) -> Path:
     are made valid (no ``[]:*?/\\``, at most 31 characters, unique); a frame longer than a sheet continues on
     ``"<name> (2)"``.
     """
-    with atomic_output(path) as temporary:
+    with atomic_path(path) as temporary:
         workbook = xlsxwriter.Workbook(
             str(temporary),
             {

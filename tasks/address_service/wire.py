@@ -21,7 +21,7 @@ import pandas as pd
 from connectors.address_service.codes import ADDRESS_FIELD_NAMES
 from tasks.address_service.records import RECORD_ID, AddressInput, unencodable
 from tasks.errors import InputError
-from tasks.reports import atomic_output
+from tasks.files import atomic_path
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def write_upload_file(input: AddressInput, path: Path, fmt: WireFormat = WireFor
 
 
 def _write_delimited(frame: pd.DataFrame, path: Path, fmt: WireFormat) -> None:
-    with atomic_output(path) as temporary:
+    with atomic_path(path) as temporary:
         frame.to_csv(
             temporary,
             sep=fmt.delimiter,
@@ -124,7 +124,7 @@ def _write_fixed_width(frame: pd.DataFrame, source: Path, path: Path, fmt: WireF
         data = (text + fmt.line_terminator).encode(fmt.encoding)
     except UnicodeEncodeError as exc:
         raise _encoding_error(frame, source, fmt) from exc
-    with atomic_output(path) as temporary:
+    with atomic_path(path) as temporary:
         temporary.write_bytes(data)
     return path
 
