@@ -11,7 +11,10 @@
         └── RemoteRejected            the service answered and refused (code, message, meaning)
 
 Connector packages subclass these (for example ``AddressServiceStatusError``) and keep their own code
-tables; ``retryable`` is the single signal the retry layer reads.
+tables. Two flags drive every decision above the connectors: ``retryable`` (the retry layer may try again)
+and ``outcome_unknown`` (the service may have processed the request although it failed: a request that
+changes something is then never sent again on its own). ``window_s`` marks a per-window limit (for example
+"per minute"): callers wait for the next window instead of backing off in seconds.
 """
 
 from __future__ import annotations
@@ -27,12 +30,18 @@ class ApiError(PostflowsError):
     """A remote API call failed."""
 
     retryable: bool = False
+    window_s: float | None = None
 
     def __init__(self, message: str, *, api: str, retryable: bool | None = None) -> None:
         super().__init__(message)
         self.api = api
         if retryable is not None:
             self.retryable = retryable
+
+    @property
+    def outcome_unknown(self) -> bool:
+        """True when the service may have processed the request although the call failed."""
+        return False
 
     @property
     def message(self) -> str:
@@ -42,7 +51,8 @@ class ApiError(PostflowsError):
 class TransportFailure(ApiError):
     """The request never got an HTTP answer (connect, read, write or protocol failure).
 
-    ``sent`` is False only when the connection was never made, so the service cannot have seen it.
+    ``sent`` is False only when the request certainly never reached the service: the connection was never
+    made, no connection was free, or another request of the auth flow failed before it.
     """
 
     retryable = True
@@ -50,6 +60,10 @@ class TransportFailure(ApiError):
     def __init__(self, message: str, *, api: str, sent: bool = True) -> None:
         super().__init__(message, api=api)
         self.sent = sent
+
+    @property
+    def outcome_unknown(self) -> bool:
+        return self.sent
 
 
 class HttpStatusError(ApiError):
@@ -71,6 +85,10 @@ class HttpStatusError(ApiError):
 
 class ServerError(HttpStatusError):
     retryable = True
+
+    @property
+    def outcome_unknown(self) -> bool:
+        return True
 
 
 class RateLimited(HttpStatusError):

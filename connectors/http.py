@@ -3,6 +3,9 @@
 Every connector subclasses :class:`ApiClient`. The transport is injectable (``http_client=`` or
 ``transport=``) so tests, the embedded sandbox and benchmarks plug in without patching. The request log
 carries method, path, status, attempt and duration only: never headers, query strings or bodies.
+
+Whether a failed request was sent is decided here and only here, by the exception's type and by which
+request of the auth flow failed (:func:`transport_failure`), never by comparing addresses.
 """
 
 from __future__ import annotations
@@ -19,10 +22,10 @@ import httpx
 
 from connectors.errors import (
     ApiError,
-    ServerError,
     TransportFailure,
     error_for_http_status,
 )
+from connectors.ratelimit import WindowGate
 from connectors.retry import RetryPolicy
 
 logger = logging.getLogger("postflows.http")
@@ -61,6 +64,7 @@ class ApiClient:
         retry: the policy for transient failures.
         request_log: called once per attempt with a :class:`RequestRecord`.
         sleep: the coroutine used between retries (tests pass a recorder).
+        window_gate: the gate for per-window limits; pass one to share it between clients of a run.
     """
 
     api_name: ClassVar[str] = "api"
@@ -76,6 +80,7 @@ class ApiClient:
         retry: RetryPolicy | None = None,
         request_log: RequestLog | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        window_gate: WindowGate | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._auth = auth
@@ -84,6 +89,7 @@ class ApiClient:
         self.retry = retry or RetryPolicy()
         self._request_log = request_log
         self._sleep = sleep
+        self.window_gate = window_gate or WindowGate(sleep=sleep)
 
     async def __aenter__(self) -> Self:
         return self
@@ -111,23 +117,26 @@ class ApiClient:
         """Send a request, retrying transient failures; return the checked response.
 
         ``check`` evaluates the body (service status codes, error arrays) and raises a typed error.
-        A non-idempotent request (POST by default) is retried only when the failure proves that the
-        service did not process it: the connection was never made, or the service refused it as
-        rate-limited. It is never re-sent after an ambiguous failure (read timeout, 5xx).
+        A request that changes something (POST unless ``idempotent``) is retried only when the failure
+        proves that the service did not act on it: it was never sent, or the service refused it as
+        rate-limited. After a failure whose outcome is unknown (read timeout, dropped connection, 5xx, an
+        internal service error) it is never sent again. A per-window limit closes the client's window gate
+        until the next window; those waits do not use up the attempts.
         """
         safe = idempotent if idempotent is not None else method.upper() in _IDEMPOTENT
         attempt = 0
+        window_waits = 0
         while True:
             attempt += 1
+            await self.window_gate.wait()
             started = time.monotonic()
             status: int | None = None
+            request = self._http.build_request(method, self.url(path), **kwargs)
             try:
                 try:
-                    response = await self._http.request(
-                        method, self.url(path), auth=self._pick_auth(auth), **kwargs
-                    )
+                    response = await self._http.send(request, auth=self._pick_auth(auth))
                 except httpx.TransportError as exc:
-                    raise _transport_failure(exc, self.api_name, target=self.url(path)) from exc
+                    raise transport_failure(exc, self.api_name, request=request) from exc
                 status = response.status_code
                 if response.is_error:
                     raise self.error_for_response(response)
@@ -135,8 +144,14 @@ class ApiClient:
                     check(response)
             except ApiError as error:
                 self._log(method, path, attempt, started, status, error)
-                if not safe and _ambiguous(error):
+                if not safe and error.outcome_unknown:
                     raise
+                if error.window_s and error.retryable and window_waits < self.retry.max_window_waits:
+                    window_waits += 1
+                    attempt -= 1
+                    wait = self.window_gate.close_for_window(error.window_s)
+                    logger.info("%s: %s; waiting %.1fs for the next window", self.api_name, error, wait)
+                    continue
                 await self._retry_or_raise(error, attempt)
                 continue
             self._log(method, path, attempt, started, status, None)
@@ -157,11 +172,12 @@ class ApiClient:
         while True:
             attempt += 1
             started = time.monotonic()
+            await self.window_gate.wait()
             request = self._http.build_request(method, self.url(path), **kwargs)
             try:
                 response = await self._http.send(request, auth=self._pick_auth(auth), stream=True)
             except httpx.TransportError as exc:
-                error: ApiError = _transport_failure(exc, self.api_name, target=self.url(path))
+                error: ApiError = transport_failure(exc, self.api_name, request=request)
                 self._log(method, path, attempt, started, None, error)
                 await self._retry_or_raise(error, attempt)
                 continue
@@ -225,25 +241,24 @@ class ApiClient:
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "DELETE", "PUT"})
 
 
-def _transport_failure(exc: httpx.TransportError, api: str, *, target: str) -> TransportFailure:
-    sent = not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
-    if sent and _failed_url(exc) not in (None, target):
-        # The failure hit another request of the auth flow (a token request): ours was never sent.
-        sent = False
+# Failures raised before any byte of the request was written: the service cannot have seen it.
+_NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+
+def transport_failure(exc: httpx.TransportError, api: str, *, request: httpx.Request) -> TransportFailure:
+    """The typed error for a transport failure of ``request``, deciding whether it was sent.
+
+    It was not sent when the failure type proves that no byte left, or when the failure belongs to another
+    request of the auth flow (a token request) that had to succeed before ``request`` could go out.
+    """
+    failed = _failed_request(exc)
+    sent = not isinstance(exc, _NEVER_SENT) and (failed is None or failed is request)
     detail = str(exc) or "connection failed"
     return TransportFailure(f"{api}: {type(exc).__name__}: {detail}", api=api, sent=sent)
 
 
-def _failed_url(exc: httpx.TransportError) -> str | None:
+def _failed_request(exc: httpx.TransportError) -> httpx.Request | None:
     try:
-        request = exc.request
+        return exc.request
     except RuntimeError:  # the exception was raised without a request attached
         return None
-    return str(request.url.copy_with(query=None))
-
-
-def _ambiguous(error: ApiError) -> bool:
-    """True when the service may have processed a request although it failed."""
-    if isinstance(error, TransportFailure):
-        return error.sent
-    return isinstance(error, ServerError)

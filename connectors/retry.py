@@ -21,12 +21,14 @@ class RetryPolicy:
         base_delay: seconds before the first retry, doubled on each further one.
         max_delay: cap of one wait, in seconds.
         jitter: fraction of each wait that is randomised (0 = none, 1 = full jitter).
+        max_window_waits: how many windows a request waits out under a per-window limit before failing.
     """
 
     max_attempts: int = 4
     base_delay: float = 0.5
     max_delay: float = 30.0
     jitter: float = 1.0
+    max_window_waits: int = 10
     rng: random.Random = field(default_factory=random.Random, compare=False, repr=False)
 
     def should_retry(self, error: BaseException, attempt: int) -> bool:

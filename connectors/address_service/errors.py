@@ -3,8 +3,8 @@
 RemoteRejected
 └── AddressServiceStatusError        (status, name, meaning)
     ├── AuthenticationStatusError    101-105
-    ├── ThrottledStatusError         106, 501      retryable
-    ├── InternalStatusError          201-203       retryable
+    ├── ThrottledStatusError         106, 501      retryable in the next minute
+    ├── InternalStatusError          201-203       retryable when nothing changes; outcome unknown
     ├── DatabaseStatusError          301, 302
     ├── SettlementStatusError        401-404
     ├── ParameterStatusError         801, 802
@@ -77,11 +77,17 @@ class AuthenticationStatusError(AddressServiceStatusError):
 
 
 class ThrottledStatusError(AddressServiceStatusError):
-    pass
+    """Status 106 or 501: a per-minute limit; the request was refused, so it may be sent again next minute."""
+
+    window_s = 60.0
 
 
 class InternalStatusError(AddressServiceStatusError):
-    pass
+    """Status 201-203: the service failed or timed out internally, possibly after it acted on the request."""
+
+    @property
+    def outcome_unknown(self) -> bool:
+        return True
 
 
 class DatabaseStatusError(AddressServiceStatusError):

@@ -24,6 +24,7 @@ from connectors.address_service import (
     AutocompleteQuery,
     AutocompleteVariant,
     DatabaseStatusError,
+    InternalStatusError,
     SettlementStatusError,
     ThrottledStatusError,
     TokenStatus,
@@ -31,6 +32,7 @@ from connectors.address_service import (
     ZipOrderMode,
 )
 from connectors.errors import ServerError, TransportFailure
+from connectors.ratelimit import WindowGate
 from connectors.retry import RetryPolicy
 from sandbox.config import SandboxConfig
 from sandbox.faults import FaultRule, RequestCounter
@@ -125,6 +127,7 @@ async def connected(
         transport=transport,
         retry=retry or RetryPolicy(max_attempts=4),
         sleep=sleep,
+        window_gate=WindowGate(clock=clock, sleep=sleep),
     )
     async with client:
         yield Service(sandbox_config, clock, transport, client, sleeps)
@@ -568,6 +571,28 @@ async def test_transient_service_statuses_are_retried_until_success(
     await call(service.client, tmp_path)
     assert service.count(endpoint) - before == 2
     assert len(service.sleeps) == 1
+    if status in (106, 501):
+        # A per-minute limit: the wait lasts until the next minute begins, not a back-off of seconds.
+        assert service.clock.now % 60 == pytest.approx(0.05)
+
+
+@pytest.mark.parametrize("status", [201, 202, 203])
+@pytest.mark.parametrize("operation", ["uploadfile", "runbatch"])
+async def test_internal_errors_on_a_submission_are_not_resent(
+    service: Service, tmp_path: Path, status: int, operation: str
+) -> None:
+    """Status 201-203 may come after the service acted: an upload or a billed batch is never sent twice."""
+    input_token = await service.client.upload_file(SMALL_BATCH.encode())
+    output_token = await service.client.create_file()
+    service.inject(endpoint=operation, kind="service_status", value=status, times=1)
+    with pytest.raises(InternalStatusError) as failed:
+        if operation == "uploadfile":
+            await service.client.upload_file(SMALL_BATCH.encode())
+        else:
+            await service.client.run_batch(MAINTENANCE, input_token, output_token)
+    assert failed.value.outcome_unknown
+    assert service.count(operation) == (2 if operation == "uploadfile" else 1)
+    assert service.sleeps == []
 
 
 async def test_status_999_is_raised_at_once(service: Service) -> None:
@@ -616,35 +641,32 @@ async def test_dropped_runbatch_is_never_sent_twice(service: Service) -> None:
     assert service.count("runbatch") == 1 and service.sleeps == []
 
 
-async def test_per_minute_query_limit_raises_throttled_after_the_retries() -> None:
+async def test_per_minute_query_limit_waits_for_the_next_minute() -> None:
     async with connected(max_queries_per_minute=2) as service:
         for record_id in (1, 2):
             await service.client.run_query(MAINTENANCE, record_id, HANS_MUSTER)
+        answer = await service.client.run_query(MAINTENANCE, 3, HANS_MUSTER)
+        assert answer.id == 3
+        # Waits end where minutes begin, never a back-off of a second or two. The sandbox counts a sliding
+        # minute, so the first boundary (WINTER + 40 s) is too early for it and the next one clears it.
+        assert service.sleeps == [pytest.approx(40.05), pytest.approx(60.0)]
+        assert service.clock.now % 60 == pytest.approx(0.05)
+        assert service.count("runquery2") == 5
+
+
+async def test_a_per_minute_limit_that_never_clears_fails_after_the_allowed_windows() -> None:
+    patient = RetryPolicy(max_attempts=4, max_window_waits=3)
+    async with connected(max_queries_per_minute=0, retry=patient) as service:
         with pytest.raises(ThrottledStatusError) as throttled:
-            await service.client.run_query(MAINTENANCE, 3, HANS_MUSTER)
-        assert throttled.value.status == 106 and throttled.value.retryable
-        assert service.count("runquery2") == 2 + service.client.retry.max_attempts
-        assert len(service.sleeps) == service.client.retry.max_attempts - 1
-
-        service.clock.advance(60)
-        assert (await service.client.run_query(MAINTENANCE, 4, HANS_MUSTER)).id == 4
+            await service.client.run_query(MAINTENANCE, 1, HANS_MUSTER)
+    assert throttled.value.status == 106 and throttled.value.retryable
+    assert service.count("runquery2") == 1 + 3 + 3  # three windows waited out, then the ordinary retries
+    assert all(wait >= 1.0 for wait in service.sleeps[:3])
 
 
-async def test_per_minute_limits_clear_when_the_retry_waits_out_the_minute() -> None:
-    patient = RetryPolicy(max_attempts=2, base_delay=61.0, max_delay=61.0, jitter=0.0)
-    async with connected(retry=patient, max_queries_per_minute=1, max_uploads_per_minute=1) as service:
-        await service.client.run_query(MAINTENANCE, 1, HANS_MUSTER)
-        assert (await service.client.run_query(MAINTENANCE, 2, HANS_MUSTER)).id == 2
+async def test_upload_limit_501_waits_for_the_next_minute_and_uploads_once_more() -> None:
+    async with connected(max_uploads_per_minute=1) as service:
         await service.client.upload_file(b"KundenNr;Name\r\n1;Muster\r\n")
         assert await service.client.upload_file(b"KundenNr;Name\r\n2;Meier\r\n")
-        assert service.sleeps == [61.0, 61.0]
-        assert service.count("runquery2") == service.count("uploadfile") == 3
-
-
-async def test_upload_limit_raises_throttled_501() -> None:
-    async with connected(max_uploads_per_minute=1, retry=RetryPolicy(max_attempts=2)) as service:
-        await service.client.upload_file(b"KundenNr;Name\r\n1;Muster\r\n")
-        with pytest.raises(ThrottledStatusError) as throttled:
-            await service.client.upload_file(b"KundenNr;Name\r\n2;Meier\r\n")
-    assert throttled.value.status == 501
-    assert service.count("uploadfile") == 3
+    assert service.count("uploadfile") == 4  # the sliding minute clears at the second boundary
+    assert service.sleeps == [pytest.approx(40.05), pytest.approx(60.0)]

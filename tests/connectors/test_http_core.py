@@ -25,7 +25,9 @@ from connectors.retry import RetryPolicy
 
 
 def _client(
-    handler: Callable[[httpx.Request], httpx.Response], **kwargs: object
+    handler: Callable[[httpx.Request], httpx.Response],
+    base_url: str = "https://api.example.test/base/",
+    **kwargs: object,
 ) -> tuple[ApiClient, list[float]]:
     sleeps: list[float] = []
 
@@ -33,7 +35,7 @@ def _client(
         sleeps.append(seconds)
 
     client = ApiClient(
-        "https://api.example.test/base/",
+        base_url,
         transport=httpx.MockTransport(handler),
         retry=RetryPolicy(max_attempts=3, base_delay=0.5, max_delay=4, jitter=0),
         sleep=sleep,
@@ -281,3 +283,52 @@ async def test_post_is_retried_when_the_failure_hit_the_token_request_not_the_po
     response = await client.request("POST", "/orders", json={})
     assert response.json() == {"id": 7}
     assert posts == 1 and token_calls == 2
+
+
+@pytest.mark.parametrize(
+    "base_url",
+    [
+        "https://API.Example.TEST/base",
+        "https://api.example.test:443/base",
+        "https://api.example.test/x/../base/./",
+        "http://api.example.test:80/base",
+    ],
+)
+async def test_a_dropped_post_is_sent_once_whatever_the_base_url_looks_like(base_url: str) -> None:
+    """httpx normalises host case, default ports and dot segments; the "was it sent?" rule must not care."""
+    posts = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal posts
+        posts += 1
+        raise httpx.RemoteProtocolError("peer closed connection", request=request)
+
+    sleeps: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    client = ApiClient(base_url, transport=httpx.MockTransport(handler), sleep=sleep)
+    with pytest.raises(TransportFailure) as dropped:
+        await client.request("POST", "/runbatch", json={})
+    assert dropped.value.sent is True and dropped.value.outcome_unknown
+    assert posts == 1 and sleeps == []
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout],
+)
+async def test_a_post_that_never_left_is_not_sent_and_is_retried(failure: type[httpx.TransportError]) -> None:
+    attempts = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal attempts
+        attempts += 1
+        if attempts == 1:
+            raise failure("no connection", request=request)
+        return httpx.Response(200, json={"ok": True})
+
+    client, _ = _client(handler, base_url="https://API.Example.TEST:443/base/./")  # type: ignore[arg-type]
+    response = await client.request("POST", "/orders", json={})
+    assert response.json() == {"ok": True} and attempts == 2

@@ -1,0 +1,53 @@
+"""Per-window limits ("so many queries per minute"): one gate that every concurrent call of a client waits at.
+
+When the service says a window's allowance is used up, the gate closes until the next window begins; every
+request then waits there instead of burning its retries in seconds, and a run's workers share one gate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable
+
+Clock = Callable[[], float]
+Sleep = Callable[[float], Awaitable[None]]
+
+WINDOW_MARGIN_S = 0.05
+
+
+class WindowGate:
+    """Closed until a point in time; opened by the clock alone.
+
+    Args:
+        clock: wall-clock seconds (windows are aligned to it, as a service's minutes are).
+        sleep: the coroutine used to wait.
+    """
+
+    def __init__(self, *, clock: Clock = time.time, sleep: Sleep = asyncio.sleep) -> None:
+        self._clock = clock
+        self._sleep = sleep
+        self._open_at = 0.0
+        self.closures = 0
+
+    @property
+    def open_at(self) -> float:
+        return self._open_at
+
+    def close_for_window(self, window_s: float) -> float:
+        """Close the gate until the next window of ``window_s`` begins; returns the seconds until then."""
+        now = self._clock()
+        boundary = (math.floor(now / window_s) + 1) * window_s + WINDOW_MARGIN_S
+        if boundary > self._open_at:
+            self._open_at = boundary
+            self.closures += 1
+        return self._open_at - now
+
+    async def wait(self) -> float:
+        """Wait until the gate opens (one sleep for the time left); returns the seconds waited."""
+        remaining = self._open_at - self._clock()
+        if remaining <= 0:
+            return 0.0
+        await self._sleep(remaining)
+        return remaining
