@@ -8,6 +8,15 @@ SQLite by default, PostgreSQL in production; the schema is migrated with Alembic
 """
 
 from history.db import create_engine_for, dispose_engines, migrate, session_factory
+from history.leases import (
+    Claimant,
+    LeaseHolder,
+    holds_lease,
+    lease_holder,
+    release_lease,
+    renew_lease,
+    try_acquire_lease,
+)
 from history.masterdata_models import (
     BlackListEntryRow,
     DistributionDetailRow,
@@ -19,6 +28,8 @@ from history.models import (
     Base,
     Document,
     JobEvent,
+    JobState,
+    KeyLease,
     MessageLevel,
     RemoteJob,
     Run,
@@ -36,6 +47,7 @@ from history.newspaper import (
     sync_distribution_list,
     upsert_newspaper_summary,
 )
+from history.remote_jobs import undeleted_files, unfinished_jobs
 from history.scrub import MASK, json_safe
 from history.store import (
     abandon_stale_runs,
@@ -56,6 +68,17 @@ from history.store import (
 )
 
 __all__ = [
+    "Claimant",
+    "JobState",
+    "KeyLease",
+    "LeaseHolder",
+    "holds_lease",
+    "lease_holder",
+    "release_lease",
+    "renew_lease",
+    "try_acquire_lease",
+    "undeleted_files",
+    "unfinished_jobs",
     "abandon_stale_runs",
     "BlackListEntryRow",
     "DistributionDetailRow",

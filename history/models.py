@@ -86,6 +86,54 @@ class RunState(StrEnum):
     CANCELLED = "CANCELLED"
 
 
+class JobState(StrEnum):
+    """Where a remote job stands as far as postflows knows: one set for every API and every kind of job.
+
+    A submission starts as PENDING (its marker is committed before the request leaves). It becomes
+    SUBMITTED once the service's id is recorded, NOT_SENT or REJECTED when it certainly created nothing, and
+    UNCERTAIN when its outcome is unknown. What the service itself reports is kept apart, as the remote
+    status.
+    """
+
+    PENDING = "PENDING"
+    UNCERTAIN = "UNCERTAIN"
+    NOT_SENT = "NOT_SENT"
+    REJECTED = "REJECTED"
+    SUPERSEDED = "SUPERSEDED"
+    SUBMITTED = "SUBMITTED"
+    RUNNING = "RUNNING"
+    WAITING = "WAITING"
+    FINISHED = "FINISHED"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+    DELETED = "DELETED"
+
+    @property
+    def resumable(self) -> bool:
+        """The service holds the job and it may still give a result: a re-run picks it up."""
+        return self in _RESUMABLE
+
+    @property
+    def final(self) -> bool:
+        """Nothing more will happen to the job: a re-run with the same key starts a new one."""
+        return self in _FINAL
+
+
+_RESUMABLE = frozenset({JobState.SUBMITTED, JobState.RUNNING, JobState.WAITING, JobState.FINISHED})
+_FINAL = frozenset(
+    {
+        JobState.NOT_SENT,
+        JobState.REJECTED,
+        JobState.SUPERSEDED,
+        JobState.COMPLETED,
+        JobState.FAILED,
+        JobState.CANCELLED,
+        JobState.DELETED,
+    }
+)
+
+
 class MessageLevel(StrEnum):
     """Severity of a message a remote service returned alongside its answer."""
 
@@ -164,6 +212,7 @@ class RemoteJob(Base):
 
     ``remote_id`` is the service's own handle (file id, batch token, order number) so a re-run can pick the
     job up instead of submitting it again; ``idempotency_key`` ties it to the request that created it.
+    ``status`` is a :class:`JobState`; ``remote_status`` is what the service last said (free text).
     """
 
     __tablename__ = "remote_jobs"
@@ -176,6 +225,7 @@ class RemoteJob(Base):
     remote_id: Mapped[str] = mapped_column(String(200))
     idempotency_key: Mapped[str | None] = mapped_column(String(200), index=True)
     status: Mapped[str | None] = mapped_column(String(64))
+    remote_status: Mapped[str | None] = mapped_column(String(64))
     progress: Mapped[float | None] = mapped_column(Float)
     data: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -197,13 +247,14 @@ class RemoteJob(Base):
 
 
 class JobEvent(Base):
-    """One observed change of a remote job's status or progress."""
+    """One observed change of a remote job's state, remote status or progress."""
 
     __tablename__ = "job_events"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     job_id: Mapped[int] = mapped_column(ForeignKey("remote_jobs.id", ondelete="CASCADE"), index=True)
     status: Mapped[str | None] = mapped_column(String(64))
+    remote_status: Mapped[str | None] = mapped_column(String(64))
     status_date: Mapped[datetime | None] = mapped_column()
     progress: Mapped[float | None] = mapped_column(Float)
     recorded_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -236,6 +287,27 @@ class Document(Base):
 
     def __repr__(self) -> str:
         return f"Document(id={self.id!r}, kind={self.kind!r}, path={self.path!r})"
+
+
+class KeyLease(Base):
+    """Which run holds an idempotency key: one row per key, so one run at a time works on it.
+
+    The holder renews ``expires_at`` while it runs; a crashed holder loses the key when it expires, or at
+    once when its process is gone from the same host (``host``, ``pid`` and ``process_started`` tell).
+    """
+
+    __tablename__ = "key_leases"
+
+    idempotency_key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)
+    host: Mapped[str] = mapped_column(String(255))
+    pid: Mapped[int] = mapped_column(Integer)
+    process_started: Mapped[str | None] = mapped_column(String(32))
+    acquired_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column()
+
+    def __repr__(self) -> str:
+        return f"KeyLease(key={self.idempotency_key!r}, run_id={self.run_id!r}, host={self.host!r})"
 
 
 class RunMessage(Base):

@@ -30,6 +30,7 @@ def save_remote_job(
     remote_id: str,
     idempotency_key: str | None = None,
     status: str | None = None,
+    remote_status: str | None = None,
     progress: float | None = None,
     data: Mapping[str, Any] | None = None,
 ) -> RemoteJob:
@@ -47,7 +48,8 @@ def save_remote_job(
         kind: What it is, e.g. ``"upload-file"``, ``"output-file"``, ``"batch"``, ``"order"``, ``"purchase"``.
         remote_id: The service's id or token for it.
         idempotency_key: The request it belongs to, so a re-run finds it.
-        status: The last status the service reported.
+        status: Where the job stands (a :class:`~history.models.JobState`).
+        remote_status: The last status the service reported, in its own words.
         progress: Progress in percent, when the service reports it.
         data: Further facts about the job.
 
@@ -64,6 +66,7 @@ def save_remote_job(
             remote_id=remote_id,
             idempotency_key=idempotency_key,
             status=status,
+            remote_status=remote_status,
             progress=progress,
             data=json_mapping(data, mask_secret_keys=False),
             created_at=now,
@@ -73,8 +76,12 @@ def save_remote_job(
             # A concurrent writer may insert the same job first; the savepoint lets us fall back to theirs.
             with session.begin_nested():
                 session.add(job)
-                if status is not None or progress is not None:
-                    job.events.append(JobEvent(status=status, progress=progress, recorded_at=now))
+                if status is not None or remote_status is not None or progress is not None:
+                    job.events.append(
+                        JobEvent(
+                            status=status, remote_status=remote_status, progress=progress, recorded_at=now
+                        )
+                    )
             return job
         except IntegrityError:
             existing = _find_job(session, api=api, kind=kind, remote_id=remote_id)
@@ -84,7 +91,9 @@ def save_remote_job(
     # the job away from the request that created it.
     if existing.idempotency_key is None:
         existing.idempotency_key = idempotency_key
-    update_remote_job(session, existing, status=status, progress=progress, data=data)
+    update_remote_job(
+        session, existing, status=status, remote_status=remote_status, progress=progress, data=data
+    )
     return existing
 
 
@@ -93,6 +102,7 @@ def update_remote_job(
     job: RemoteJob,
     *,
     status: str | None = None,
+    remote_status: str | None = None,
     progress: float | None = None,
     status_date: datetime | None = None,
     data: Mapping[str, Any] | None = None,
@@ -105,7 +115,8 @@ def update_remote_job(
     Args:
         session: The open session.
         job: The job from ``save_remote_job`` or ``find_remote_job``.
-        status: The status reported now; ``None`` leaves it unchanged.
+        status: The job's state now; ``None`` leaves it unchanged.
+        remote_status: What the service reports now; ``None`` leaves it unchanged.
         progress: The progress reported now; ``None`` leaves it unchanged.
         status_date: When the service says the status was reached.
         data: Keys to merge into the job's data.
@@ -120,9 +131,12 @@ def update_remote_job(
     now = utcnow()
     changes: dict[str, Any] = {"updated_at": now}
     status_changed = status is not None and status != stored.status
+    remote_changed = remote_status is not None and remote_status != stored.remote_status
     progress_changed = progress is not None and progress != stored.progress
     if status_changed:
         changes["status"] = status
+    if remote_changed:
+        changes["remote_status"] = remote_status
     if progress_changed:
         changes["progress"] = progress
     if data:
@@ -133,10 +147,11 @@ def update_remote_job(
         changes["deleted_at"] = now
     mirror((stored, job), **changes)
     event: JobEvent | None = None
-    if status_changed or progress_changed:
+    if status_changed or remote_changed or progress_changed:
         event = JobEvent(
             job_id=stored.id,
             status=stored.status,
+            remote_status=stored.remote_status,
             progress=stored.progress,
             status_date=status_date,
             recorded_at=now,
@@ -157,6 +172,29 @@ def find_remote_job(
     if not include_deleted:
         statement = statement.where(RemoteJob.deleted_at.is_(None))
     return session.scalars(statement.order_by(RemoteJob.id.desc()).limit(1)).first()
+
+
+def unfinished_jobs(session: Session, *, idempotency_key: str, api: str, kind: str) -> list[RemoteJob]:
+    """Jobs of this api and kind for ``idempotency_key`` that are not deleted, oldest first."""
+    statement = select(RemoteJob).where(
+        RemoteJob.api == api,
+        RemoteJob.kind == kind,
+        RemoteJob.idempotency_key == idempotency_key,
+        RemoteJob.deleted_at.is_(None),
+    )
+    return list(session.scalars(statement.order_by(RemoteJob.id)))
+
+
+def undeleted_files(
+    session: Session, *, kinds: tuple[str, ...], older_than: datetime | None = None, api: str | None = None
+) -> list[RemoteJob]:
+    """Remote files (jobs of ``kinds``) recorded and not deleted yet, oldest first."""
+    statement = select(RemoteJob).where(RemoteJob.kind.in_(kinds), RemoteJob.deleted_at.is_(None))
+    if older_than is not None:
+        statement = statement.where(RemoteJob.created_at < older_than)
+    if api is not None:
+        statement = statement.where(RemoteJob.api == api)
+    return list(session.scalars(statement.order_by(RemoteJob.id)))
 
 
 def jobs_for_key(session: Session, *, idempotency_key: str, api: str | None = None) -> list[RemoteJob]:

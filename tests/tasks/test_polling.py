@@ -1,0 +1,152 @@
+"""The one poller on a fake clock: intervals, estimates, deadline, failure states, transient errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from connectors.errors import AuthFailed, PostflowsError, ServerError
+from tasks.polling import Observation, PollPolicy, PollTimedOut, poll_until
+
+
+class FakeTime:
+    """A monotonic clock that only moves when the poller sleeps."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+class JobFailed(PostflowsError):
+    pass
+
+
+def script(*steps: Observation[str] | Exception) -> Iterator[Observation[str] | Exception]:
+    yield from steps
+
+
+async def run(
+    steps: Iterator[Observation[str] | Exception], policy: PollPolicy, seen: list[str] | None = None
+) -> tuple[str, FakeTime]:
+    time = FakeTime()
+
+    async def check() -> Observation[str]:
+        step = next(steps)
+        if isinstance(step, Exception):
+            raise step
+        return step
+
+    result = await poll_until(
+        check,
+        policy,
+        seen.append if seen is not None else None,
+        progress=False,
+        sleep=time.sleep,
+        clock=time.clock,
+    )
+    return result, time
+
+
+def waiting(detail: str = "running", estimate: float | None = None) -> Observation[str]:
+    return Observation(detail, done=False, estimate_s=estimate, detail=detail)
+
+
+async def test_intervals_grow_from_the_minimum_to_the_maximum() -> None:
+    steps = script(*[waiting() for _ in range(6)], Observation("finished", done=True))
+    seen: list[str] = []
+    result, time = await run(steps, PollPolicy(max_wait_s=1000, min_interval_s=2, max_interval_s=8), seen)
+    assert result == "finished"
+    assert time.sleeps == [2, 3, 4.5, 6.75, 8, 8]
+    assert seen == ["running"] * 6 + ["finished"]
+
+
+async def test_the_services_estimate_guides_the_next_look_within_the_bounds() -> None:
+    steps = script(
+        waiting(estimate=30), waiting(estimate=500), waiting(estimate=0.1), Observation("ok", True)
+    )
+    _, time = await run(steps, PollPolicy(max_wait_s=1000, min_interval_s=1, max_interval_s=60))
+    assert time.sleeps == [30, 60, 1]
+
+
+async def test_the_deadline_ends_the_wait_with_the_last_status_and_never_oversleeps() -> None:
+    steps = script(*[waiting(f"running {n}%") for n in range(100)])
+    with pytest.raises(PollTimedOut) as timed_out:
+        await run(steps, PollPolicy(max_wait_s=10, min_interval_s=4, max_interval_s=4))
+    assert timed_out.value.waited_s == 10
+    # One last look at the deadline itself: 0, 4, 8 and 10 seconds.
+    assert "running 3%" in str(timed_out.value)
+    assert timed_out.value.last is not None and timed_out.value.last.status == "running 3%"
+
+
+async def test_deadline_sleeps_add_up_to_the_maximum_wait() -> None:
+    time = FakeTime()
+
+    async def check() -> Observation[str]:
+        return waiting()
+
+    with pytest.raises(PollTimedOut):
+        await poll_until(check, PollPolicy(10, 4, 4), progress=False, sleep=time.sleep, clock=time.clock)
+    assert time.sleeps == [4, 4, 2]
+
+
+async def test_a_failure_state_raised_by_the_check_ends_the_wait_at_once() -> None:
+    steps = script(waiting(), JobFailed("TokenStatus 5 Failed"), Observation("never", True))
+    with pytest.raises(JobFailed):
+        await run(steps, PollPolicy(100, 1, 10))
+    assert next(steps).status == "never"  # nothing asked after the failure
+
+
+async def test_transient_errors_are_looked_past_with_the_same_back_off() -> None:
+    outage = ServerError("503", api="demo", status_code=503)
+    steps = script(waiting(), outage, outage, outage, Observation("finished", True))
+    result, time = await run(steps, PollPolicy(max_wait_s=100, min_interval_s=1, max_interval_s=60))
+    assert result == "finished"
+    assert time.sleeps == [1, 1.5, 2.25, 3.375]
+
+
+async def test_a_status_endpoint_down_past_the_deadline_raises_its_own_error_when_nothing_was_seen() -> None:
+    outage = ServerError("503", api="demo", status_code=503)
+    steps = script(*[outage] * 50)
+    with pytest.raises(ServerError):
+        await run(steps, PollPolicy(max_wait_s=5, min_interval_s=1, max_interval_s=1))
+
+
+async def test_errors_that_are_not_transient_are_not_looked_past() -> None:
+    steps = script(AuthFailed("401", api="demo", status_code=401), Observation("x", True))
+    with pytest.raises(AuthFailed):
+        await run(steps, PollPolicy(100, 1, 10))
+
+
+async def test_an_async_status_callback_is_awaited() -> None:
+    recorded: list[str] = []
+
+    async def on_status(status: str) -> None:
+        recorded.append(status)
+
+    time = FakeTime()
+    steps = script(waiting(), Observation("done", True))
+
+    async def check() -> Observation[str]:
+        step = next(steps)
+        assert isinstance(step, Observation)
+        return step
+
+    await poll_until(
+        check, PollPolicy(10, 1, 1), on_status, progress=False, sleep=time.sleep, clock=time.clock
+    )
+    assert recorded == ["running", "done"]
+
+
+def test_policy_refuses_impossible_intervals() -> None:
+    with pytest.raises(ValueError):
+        PollPolicy(min_interval_s=0)
+    with pytest.raises(ValueError):
+        PollPolicy(min_interval_s=5, max_interval_s=1)
