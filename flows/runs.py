@@ -1,9 +1,10 @@
-"""The run lifecycle every flow shares: open a history record, close it with the right state."""
+"""The run lifecycle every flow shares: open a history record, hold the work's key, close the record with
+the right state."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -17,19 +18,28 @@ class RunSummary(dict[str, Any]):
 
 @asynccontextmanager
 async def recorded_run(
-    settings: Settings, *, flow: str, idempotency_key: str | None, parameters: Mapping[str, Any]
+    settings: Settings,
+    *,
+    flow: str,
+    idempotency_key: str | None,
+    parameters: Mapping[str, Any],
+    notify: Callable[[str], None] | None = None,
 ) -> AsyncIterator[tuple[RunRecorder, RunSummary]]:
-    """Record a run; it ends COMPLETED, FAILED (with the error) or CANCELLED."""
-    recorder = RunRecorder.start(
+    """Record a run that holds its idempotency key; it ends COMPLETED, FAILED (with the error) or CANCELLED.
+
+    A second run with the same key waits here (bounded by ``lease_wait_s``) while a live run holds it.
+    """
+    recorder = await RunRecorder.start(
         settings.effective_database_url, flow=flow, idempotency_key=idempotency_key, parameters=parameters
     )
     summary = RunSummary(run_id=recorder.run_id)
     try:
+        await recorder.hold_key(ttl_s=settings.lease_ttl_s, wait_s=settings.lease_wait_s, notify=notify)
         yield recorder, summary
     except (asyncio.CancelledError, KeyboardInterrupt):
-        recorder.finish("CANCELLED", error="cancelled", summary=summary)
+        await recorder.finish("CANCELLED", error="cancelled", summary=summary)
         raise
     except BaseException as error:
-        recorder.finish("FAILED", error=f"{type(error).__name__}: {error}", summary=summary)
+        await recorder.finish("FAILED", error=f"{type(error).__name__}: {error}", summary=summary)
         raise
-    recorder.finish("COMPLETED", summary=summary)
+    await recorder.finish("COMPLETED", summary=summary)

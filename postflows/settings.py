@@ -54,6 +54,13 @@ class Settings(BaseSettings):
     http_timeout_s: float = 30.0
     http_max_attempts: int = 4
 
+    lease_ttl_s: float = Field(
+        default=60.0, gt=0, description="How long a run's hold on its key lasts unless renewed (seconds)"
+    )
+    lease_wait_s: float = Field(
+        default=600.0, ge=0, description="How long a run waits for another live run holding its key (seconds)"
+    )
+
     sandbox_faults: str | None = Field(
         default=None, description="Fault plan for the embedded sandbox: JSON text or a file path"
     )

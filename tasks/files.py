@@ -55,7 +55,9 @@ def atomic_path(path: Path, *, durable: bool = False) -> Iterator[Path]:
     removed and ``path`` is left as it was. ``durable`` flushes it to disk before the move.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".part{path.suffix}", dir=path.parent)
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{path.name}.", suffix=f".part{path.suffix}", dir=path.parent
+    )
     os.close(handle)
     temporary_path = Path(temporary)
     try:

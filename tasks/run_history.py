@@ -1,30 +1,46 @@
-"""Recording a flow run in the run history: the run, its steps, remote jobs, documents and messages.
+"""Recording a flow run in the run history: the run, its steps, remote jobs, documents and messages, and the
+lease that lets one run at a time work on an idempotency key.
 
-Flows hold one :class:`RunRecorder`; each call is its own short transaction so a crash loses nothing that
-was already acknowledged by a remote service. Remote jobs are read back as detached :class:`JobSnapshot`
-values, so callers never touch ORM objects.
+Flows hold one :class:`RunRecorder`. Every write is its own short transaction, run in a worker thread so a
+busy SQLite file never blocks the event loop; a crash loses nothing a remote service already acknowledged.
+Remote jobs are read back as detached :class:`JobSnapshot` values, so callers never touch ORM objects.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import queue
+import threading
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 import history
+from connectors.errors import PostflowsError
 from connectors.http import RequestRecord
-from history.models import RemoteJob, Run
+from history.models import JobState, RemoteJob, Run
+from tasks.processes import claimant, holder_is_alive
+
+logger = logging.getLogger("postflows.history")
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+DEFAULT_LEASE_TTL_S = 60.0
+DEFAULT_LEASE_WAIT_S = 600.0
 
 
 @dataclass(frozen=True)
 class JobSnapshot:
-    """A remote job as recorded: its ids, last status and free-form data."""
+    """A remote job as recorded: its ids, state, the service's last status and free-form data."""
 
     id: int
     api: str
@@ -35,6 +51,8 @@ class JobSnapshot:
     data: dict[str, Any] = field(default_factory=dict)
     finished: bool = False
     deleted: bool = False
+    run_id: int | None = None
+    remote_status: str | None = None
 
     @classmethod
     def of(cls, job: RemoteJob) -> JobSnapshot:
@@ -48,7 +66,34 @@ class JobSnapshot:
             data=dict(job.data or {}),
             finished=job.finished_at is not None,
             deleted=job.deleted_at is not None,
+            run_id=job.run_id,
+            remote_status=job.remote_status,
         )
+
+    @property
+    def state(self) -> JobState | None:
+        """The job's state, or None for a status written before states existed."""
+        try:
+            return JobState(self.status) if self.status is not None else None
+        except ValueError:
+            return None
+
+
+class KeyBusy(PostflowsError):
+    """Another live run holds the idempotency key and did not let go within the allowed wait."""
+
+    def __init__(self, key: str, holder: history.LeaseHolder, waited_s: float) -> None:
+        super().__init__(
+            f"key {key} is held by run {holder.run_id} (process {holder.pid} on {holder.host}, since "
+            f"{holder.acquired_at:%Y-%m-%d %H:%M:%S} UTC); waited {waited_s:.0f}s. Run again when it has "
+            "finished: the run history then resumes its work"
+        )
+        self.key = key
+        self.holder = holder
+
+
+class LeaseLost(PostflowsError):
+    """This run no longer holds its idempotency key (it was presumed dead); nothing more is submitted."""
 
 
 def _flow_run_id() -> str | None:
@@ -61,6 +106,46 @@ def _flow_run_id() -> str | None:
     return str(run_id) if run_id else None
 
 
+class _StepWriter:
+    """Writes request-log steps from a background thread, so the HTTP core's hook never waits on the disk."""
+
+    def __init__(self, write: Callable[[list[RequestRecord]], None]) -> None:
+        self._write = write
+        self._queue: queue.SimpleQueue[RequestRecord | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def put(self, record: RequestRecord) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._drain, name="postflows-steps", daemon=True)
+                self._thread.start()
+        self._queue.put(record)
+
+    def close(self) -> None:
+        """Write what is queued and stop the thread."""
+        with self._lock:
+            thread, self._thread = self._thread, None
+        if thread is not None:
+            self._queue.put(None)
+            thread.join()
+
+    def _drain(self) -> None:
+        while True:
+            records = [self._queue.get()]
+            while not self._queue.empty():
+                records.append(self._queue.get())
+            stop = records[-1] is None
+            batch = [record for record in records if record is not None]
+            if batch:
+                try:
+                    self._write(batch)
+                except Exception as error:  # noqa: BLE001 - a lost log line must not end the run
+                    logger.warning("could not record %d request steps: %s", len(batch), error)
+            if stop:
+                return
+
+
 class RunRecorder:
     """Writes one flow run's history."""
 
@@ -71,9 +156,13 @@ class RunRecorder:
         self.run_id = run_id
         self.flow = flow
         self.idempotency_key = idempotency_key
+        self._steps = _StepWriter(self._write_request_steps)
+        self._heartbeat: asyncio.Task[None] | None = None
+        self._lease_ttl = timedelta(seconds=DEFAULT_LEASE_TTL_S)
+        self.holds_key = False
 
     @classmethod
-    def start(
+    async def start(
         cls,
         database_url: str,
         *,
@@ -81,18 +170,21 @@ class RunRecorder:
         idempotency_key: str | None,
         parameters: Mapping[str, Any],
     ) -> RunRecorder:
-        factory = history.session_factory(database_url)
-        with factory.begin() as session:
-            run = history.start_run(
-                session,
-                flow=flow,
-                idempotency_key=idempotency_key,
-                parameters=dict(parameters),
-                flow_run_id=_flow_run_id(),
-            )
-            session.flush()
-            run_id = run.id
-        return cls(factory, run_id, flow=flow, idempotency_key=idempotency_key)
+        def start() -> RunRecorder:
+            factory = history.session_factory(database_url)
+            with factory.begin() as session:
+                run = history.start_run(
+                    session,
+                    flow=flow,
+                    idempotency_key=idempotency_key,
+                    parameters=dict(parameters),
+                    flow_run_id=_flow_run_id(),
+                )
+                session.flush()
+                run_id = run.id
+            return cls(factory, run_id, flow=flow, idempotency_key=idempotency_key)
+
+        return await asyncio.to_thread(start)
 
     def _run(self, session: Session) -> Run:
         run = session.get(Run, self.run_id)
@@ -100,124 +192,290 @@ class RunRecorder:
             raise LookupError(f"run {self.run_id} vanished from the history")
         return run
 
-    def finish(
+    async def _write(self, work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        return await asyncio.to_thread(work, *args, **kwargs)
+
+    # -- the key lease ---------------------------------------------------------------------------------
+
+    async def hold_key(
+        self,
+        *,
+        ttl_s: float = DEFAULT_LEASE_TTL_S,
+        wait_s: float = DEFAULT_LEASE_WAIT_S,
+        poll_s: float = 1.0,
+        notify: Callable[[str], None] | None = None,
+    ) -> None:
+        """Hold this run's idempotency key until :meth:`finish`, waiting (bounded) for a live holder.
+
+        Raises:
+            KeyBusy: a live run still holds the key after ``wait_s``.
+        """
+        key = self.idempotency_key
+        if not key:
+            return
+        self._lease_ttl = timedelta(seconds=ttl_s)
+        started = time.monotonic()
+        told: int | None = None
+        while True:
+            holder = await self._write(self._try_acquire, key)
+            if holder is None:
+                break
+            waited = time.monotonic() - started
+            if waited >= wait_s:
+                raise KeyBusy(key, holder, waited)
+            if told != holder.run_id:
+                told = holder.run_id
+                message = (
+                    f"key {key} is held by run {holder.run_id} (process {holder.pid} on {holder.host}); "
+                    f"waiting up to {wait_s:.0f}s for it to finish"
+                )
+                logger.warning(message)
+                if notify is not None:
+                    notify(message)
+            await asyncio.sleep(min(poll_s, max(0.0, wait_s - waited)))
+        self.holds_key = True
+        self._heartbeat = asyncio.create_task(self._renew_forever(key, ttl_s / 3))
+
+    def _try_acquire(self, key: str) -> history.LeaseHolder | None:
+        for _ in range(5):
+            try:
+                with self._factory.begin() as session:
+                    return history.try_acquire_lease(
+                        session,
+                        key=key,
+                        claimant=claimant(self.run_id),
+                        ttl=self._lease_ttl,
+                        is_alive=holder_is_alive,
+                    )
+            except IntegrityError:
+                continue  # another process inserted the key first: read who it is
+        raise RuntimeError(f"could not read the lease of key {key}")
+
+    async def _renew_forever(self, key: str, every_s: float) -> None:
+        while True:
+            await asyncio.sleep(every_s)
+            try:
+                held = await self._write(self._renew, key)
+            except Exception as error:  # noqa: BLE001 - try again at the next beat
+                logger.warning("could not renew the lease of key %s: %s", key, error)
+                continue
+            if not held:
+                self.holds_key = False
+                logger.error("run %s lost the lease of key %s; it submits nothing more", self.run_id, key)
+                return
+
+    def _renew(self, key: str) -> bool:
+        with self._factory.begin() as session:
+            return history.renew_lease(session, key=key, run_id=self.run_id, ttl=self._lease_ttl)
+
+    async def _release_key(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            self._heartbeat = None
+        if self.holds_key and self.idempotency_key:
+            key = self.idempotency_key
+
+            def release() -> None:
+                with self._factory.begin() as session:
+                    history.release_lease(session, key=key, run_id=self.run_id)
+
+            await self._write(release)
+        self.holds_key = False
+
+    # -- the run ---------------------------------------------------------------------------------------
+
+    async def finish(
         self, state: str, *, error: str | None = None, summary: Mapping[str, Any] | None = None
     ) -> None:
-        with self._factory.begin() as session:
-            history.finish_run(session, self._run(session), state=state, error=error, summary=summary)
+        """Record how the run ended and let go of its key."""
+        await self._write(self._steps.close)
 
-    @contextmanager
-    def step(self, name: str, *, detail: str | None = None) -> Iterator[None]:
+        def finish() -> None:
+            with self._factory.begin() as session:
+                history.finish_run(session, self._run(session), state=state, error=error, summary=summary)
+
+        try:
+            await self._write(finish)
+        finally:
+            await self._release_key()
+
+    @asynccontextmanager
+    async def step(self, name: str, *, detail: str | None = None) -> AsyncIterator[None]:
         """Record a local step with its duration and outcome."""
         started = time.monotonic()
         try:
             yield
         except BaseException as error:
-            self._record_step(name, type(error).__name__, time.monotonic() - started, detail=str(error)[:500])
+            await self._write(
+                self._record_step, name, type(error).__name__, time.monotonic() - started, str(error)[:500]
+            )
             raise
-        self._record_step(name, "ok", time.monotonic() - started, detail=detail)
+        await self._write(self._record_step, name, "ok", time.monotonic() - started, detail)
 
-    def _record_step(
-        self, name: str, outcome: str, duration_s: float, *, attempt: int = 1, detail: str | None = None
-    ) -> None:
+    def _record_step(self, name: str, outcome: str, duration_s: float, detail: str | None) -> None:
         with self._factory.begin() as session:
             history.record_step(
-                session,
-                self._run(session),
-                name=name,
-                outcome=outcome,
-                duration_s=duration_s,
-                attempt=attempt,
-                detail=detail,
+                session, self._run(session), name=name, outcome=outcome, duration_s=duration_s, detail=detail
             )
 
     def request_log(self, record: RequestRecord) -> None:
-        """Hook for :class:`connectors.http.ApiClient`: one step per remote call attempt."""
-        self._record_step(
-            f"{record.api} {record.method} {record.path}",
-            record.outcome,
-            record.duration_s,
-            attempt=record.attempt,
-            detail=record.error[:500] if record.error else None,
-        )
+        """Hook for :class:`connectors.http.ApiClient`: one step per remote call attempt, written aside."""
+        self._steps.put(record)
 
-    def abandon_stale_runs(self) -> list[int]:
-        """Mark earlier RUNNING runs of this work as abandoned when this run resumes what they started."""
-        if not self.idempotency_key:
-            return []
+    def _write_request_steps(self, records: list[RequestRecord]) -> None:
         with self._factory.begin() as session:
-            return history.abandon_stale_runs(
-                session, flow=self.flow, idempotency_key=self.idempotency_key, resumed_by=self._run(session)
-            )
+            run = self._run(session)
+            for record in records:
+                history.record_step(
+                    session,
+                    run,
+                    name=f"{record.api} {record.method} {record.path}",
+                    outcome=record.outcome,
+                    duration_s=record.duration_s,
+                    attempt=record.attempt,
+                    detail=record.error[:500] if record.error else None,
+                )
 
-    def save_job(
+    async def abandon_stale_runs(self) -> list[int]:
+        """Mark earlier RUNNING runs of this work as abandoned when this run resumes what they started."""
+        key = self.idempotency_key
+        if not key:
+            return []
+
+        def abandon() -> list[int]:
+            with self._factory.begin() as session:
+                return history.abandon_stale_runs(
+                    session, flow=self.flow, idempotency_key=key, resumed_by=self._run(session)
+                )
+
+        return await self._write(abandon)
+
+    # -- remote jobs -----------------------------------------------------------------------------------
+
+    async def save_job(
         self,
         *,
         api: str,
         kind: str,
         remote_id: str,
-        status: str | None = None,
+        status: JobState | str | None = None,
+        remote_status: str | None = None,
         data: Mapping[str, Any] | None = None,
+        require_key: bool = False,
     ) -> JobSnapshot:
-        with self._factory.begin() as session:
-            job = history.save_remote_job(
-                session,
-                self._run(session),
-                api=api,
-                kind=kind,
-                remote_id=remote_id,
-                idempotency_key=self.idempotency_key,
-                status=status,
-                data=dict(data or {}),
-            )
-            session.flush()
-            return JobSnapshot.of(job)
+        """Record a job the remote side holds (or is about to hold) under this run's key.
 
-    def update_job(
+        Args:
+            require_key: write only while this run holds its key, checked in the same transaction, so a
+                run presumed dead can never record a submission beside its successor.
+
+        Raises:
+            LeaseLost: ``require_key`` and the key is no longer this run's.
+        """
+
+        def save() -> JobSnapshot:
+            with self._factory.begin() as session:
+                key = self.idempotency_key
+                if require_key and key and not history.holds_lease(session, key=key, run_id=self.run_id):
+                    raise LeaseLost(f"run {self.run_id} no longer holds key {key}; not submitting")
+                job = history.save_remote_job(
+                    session,
+                    self._run(session),
+                    api=api,
+                    kind=kind,
+                    remote_id=remote_id,
+                    idempotency_key=self.idempotency_key,
+                    status=str(status) if status is not None else None,
+                    remote_status=remote_status,
+                    data=dict(data or {}),
+                )
+                session.flush()
+                return JobSnapshot.of(job)
+
+        return await self._write(save)
+
+    async def update_job(
         self,
         job: JobSnapshot,
         *,
-        status: str | None = None,
+        status: JobState | str | None = None,
+        remote_status: str | None = None,
+        remote_id: str | None = None,
         progress: float | None = None,
         status_date: datetime | None = None,
         data: Mapping[str, Any] | None = None,
         finished: bool = False,
         deleted: bool = False,
-    ) -> None:
-        with self._factory.begin() as session:
-            row = session.get(RemoteJob, job.id)
-            if row is None:  # pragma: no cover
-                raise LookupError(f"remote job {job.id} vanished from the history")
-            history.update_remote_job(
-                session,
-                row,
-                status=status,
-                progress=progress,
-                status_date=status_date,
-                data=dict(data) if data is not None else None,
-                finished=finished,
-                deleted=deleted,
-            )
+        detail: str | None = None,
+    ) -> JobSnapshot:
+        """Record what is now known about ``job``; returns it as stored."""
 
-    def find_job(self, *, api: str, kind: str, include_deleted: bool = False) -> JobSnapshot | None:
-        """The newest job of this kind recorded under this run's idempotency key (by any earlier run)."""
-        if not self.idempotency_key:
+        def update() -> JobSnapshot:
+            with self._factory.begin() as session:
+                row = session.get(RemoteJob, job.id)
+                if row is None:  # pragma: no cover
+                    raise LookupError(f"remote job {job.id} vanished from the history")
+                if remote_id is not None:
+                    row.remote_id = remote_id
+                history.update_remote_job(
+                    session,
+                    row,
+                    status=str(status) if status is not None else None,
+                    remote_status=remote_status,
+                    progress=progress,
+                    status_date=status_date,
+                    data=dict(data) if data is not None else None,
+                    finished=finished,
+                    deleted=deleted,
+                    detail=detail,
+                )
+                return JobSnapshot.of(row)
+
+        return await self._write(update)
+
+    async def find_job(self, *, api: str, kind: str, include_deleted: bool = True) -> JobSnapshot | None:
+        """The newest job of this kind recorded under this run's idempotency key (by any run)."""
+        key = self.idempotency_key
+        if not key:
             return None
-        with self._factory.begin() as session:
-            job = history.find_remote_job(
-                session,
-                api=api,
-                kind=kind,
-                idempotency_key=self.idempotency_key,
-                include_deleted=include_deleted,
-            )
-            return JobSnapshot.of(job) if job is not None else None
 
-    def document(self, kind: str, path: Path, *, job: JobSnapshot | None = None) -> None:
-        with self._factory.begin() as session:
-            remote_job = session.get(RemoteJob, job.id) if job is not None else None
-            history.record_document(session, self._run(session), kind=kind, path=path, remote_job=remote_job)
+        def find() -> JobSnapshot | None:
+            with self._factory.begin() as session:
+                job = history.find_remote_job(
+                    session, api=api, kind=kind, idempotency_key=key, include_deleted=include_deleted
+                )
+                return JobSnapshot.of(job) if job is not None else None
 
-    def message(self, level: str, code: str, text: str) -> None:
-        with self._factory.begin() as session:
-            history.record_message(session, self._run(session), level=level, code=code, text=text)
+        return await self._write(find)
+
+    async def open_jobs(self, *, api: str, kind: str) -> list[JobSnapshot]:
+        """Every job of this kind under this run's key that is not deleted yet, oldest first."""
+        key = self.idempotency_key
+        if not key:
+            return []
+
+        def find() -> list[JobSnapshot]:
+            with self._factory.begin() as session:
+                jobs = history.unfinished_jobs(session, idempotency_key=key, api=api, kind=kind)
+                return [JobSnapshot.of(job) for job in jobs]
+
+        return await self._write(find)
+
+    # -- documents and messages ------------------------------------------------------------------------
+
+    async def document(self, kind: str, path: Path, *, job: JobSnapshot | None = None) -> None:
+        def record() -> None:
+            with self._factory.begin() as session:
+                remote_job = session.get(RemoteJob, job.id) if job is not None else None
+                history.record_document(
+                    session, self._run(session), kind=kind, path=path, remote_job=remote_job
+                )
+
+        await self._write(record)
+
+    async def message(self, level: str, code: str, text: str) -> None:
+        def record() -> None:
+            with self._factory.begin() as session:
+                history.record_message(session, self._run(session), level=level, code=code, text=text)
+
+        await self._write(record)

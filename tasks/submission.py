@@ -1,0 +1,163 @@
+"""Submitting at most once: the one protocol for every request that bills, orders or changes something.
+
+Under a held idempotency key, :func:`submit_once`
+
+1. looks for the submission recorded under the key: a job the service holds is resumed, not sent again;
+   one whose outcome is unknown stops the run (:class:`SubmissionUncertain`) until the user has checked and
+   asks for ``--resubmit``; one that certainly ended (rejected, failed, never sent) is followed by a new one;
+2. commits a PENDING marker, in the same transaction as the check that this run still holds the key;
+3. sends the request, and records the service's id on the marker (SUBMITTED), or NOT_SENT / REJECTED when
+   the request certainly created nothing, or UNCERTAIN when the outcome is unknown (a dropped connection, a
+   read timeout, a 5xx, an internal error of the service, a cancellation while in flight). A process killed
+   in between leaves PENDING, which the next holder of the key reads as UNCERTAIN.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from connectors.errors import ApiError, PostflowsError, RemoteRejected
+from history.models import JobState
+from tasks.run_history import JobSnapshot, RunRecorder
+
+logger = logging.getLogger("postflows.submission")
+
+PENDING_PREFIX = "pending:"
+
+R = TypeVar("R")
+
+
+class SubmissionUncertain(PostflowsError):
+    """An earlier submission under this key may have reached the service; it is not sent again on its own."""
+
+    def __init__(self, what: str, key: str, hint: str, *, run_id: int | None = None) -> None:
+        by = f" by run {run_id}" if run_id is not None else ""
+        super().__init__(
+            f"an earlier {what} (key {key}) was sent{by} but its answer never arrived, so it may exist "
+            f"already. {hint[:1].upper()}{hint[1:]}; if it does not, run the same command again with "
+            "--resubmit"
+        )
+        self.what = what
+        self.key = key
+
+
+@dataclass(frozen=True)
+class Submission(Generic[R]):
+    """The recorded job of a submission.
+
+    Attributes:
+        job: the job as recorded (state SUBMITTED or later; ``remote_id`` is the service's id).
+        resumed: an earlier run's job was found and nothing was sent.
+        answer: the service's answer to this run's request (None when resumed).
+        replaced: the earlier job this submission follows, when that one had ended without a result.
+    """
+
+    job: JobSnapshot
+    resumed: bool
+    answer: R | None = None
+    replaced: JobSnapshot | None = None
+
+
+def is_marker(job: JobSnapshot) -> bool:
+    """True for a submission whose service id was never recorded."""
+    return job.remote_id.startswith(PENDING_PREFIX)
+
+
+def outcome_unknown(error: BaseException) -> bool:
+    """Whether a failed submission may nevertheless have been acted on by the service."""
+    if isinstance(error, ApiError):
+        return error.outcome_unknown
+    # Our own checks fail before anything is sent; anything else (a cancellation, a crash) may have hit
+    # while the request was on the wire.
+    return not isinstance(error, PostflowsError)
+
+
+async def submit_once(
+    recorder: RunRecorder,
+    *,
+    api: str,
+    kind: str,
+    what: str,
+    send: Callable[[], Awaitable[R]],
+    remote_id_of: Callable[[R], str],
+    resubmit: bool = False,
+    hint: str = "check with the service whether it exists",
+    data: Mapping[str, Any] | None = None,
+    resumable: Callable[[JobSnapshot], bool] | None = None,
+) -> Submission[R]:
+    """Send ``send()`` at most once per idempotency key, guarded by the run history.
+
+    Args:
+        recorder: the run's recorder; its idempotency key names the submission, and the run must hold it.
+        api: the API the job belongs to.
+        kind: the job kind (``batch``, ``order``, ``purchase``, ``statistics``, ...).
+        what: the submission's name in messages.
+        send: sends the request; returns the service's answer.
+        remote_id_of: the service's id in the answer.
+        resubmit: the user has checked that an uncertain earlier submission does not exist: send anew.
+        hint: how the user can check whether an uncertain submission exists.
+        data: facts recorded with the job (the marker already carries them).
+        resumable: whether a recorded job can still be resumed; default: its state says so, or it completed.
+
+    Returns:
+        The submission; ``resumed`` when an earlier run's job was found and nothing was sent.
+
+    Raises:
+        SubmissionUncertain: an earlier submission's outcome is unknown and ``resubmit`` is False.
+    """
+    key = recorder.idempotency_key or ""
+    found = await recorder.find_job(api=api, kind=kind)
+    replaced: JobSnapshot | None = None
+    if found is not None:
+        state = found.state
+        if state in (JobState.PENDING, JobState.UNCERTAIN):
+            if not resubmit:
+                if state is JobState.PENDING:
+                    # Its run died with the request in flight (this run holds the key, so it is not alive).
+                    await recorder.update_job(found, status=JobState.UNCERTAIN, detail="its run ended")
+                raise SubmissionUncertain(what, key, hint, run_id=found.run_id)
+            await recorder.update_job(
+                found,
+                status=JobState.SUPERSEDED,
+                finished=True,
+                detail=f"resubmitted by run {recorder.run_id}",
+            )
+            logger.warning("%s: resubmitting over an uncertain earlier submission (--resubmit)", what)
+            replaced = found
+        elif (resumable or _resumable)(found):
+            return Submission(found, resumed=True)
+        else:
+            replaced = found
+            logger.info("%s: the earlier job %s ended %s; submitting a new one", what, found.remote_id, state)
+    marker = await recorder.save_job(
+        api=api,
+        kind=kind,
+        remote_id=f"{PENDING_PREFIX}{recorder.run_id}:{uuid.uuid4().hex}",
+        status=JobState.PENDING,
+        data=data,
+        require_key=True,
+    )
+    try:
+        answer = await send()
+    except BaseException as error:
+        if outcome_unknown(error):
+            state, detail = JobState.UNCERTAIN, f"outcome unknown: {type(error).__name__}"
+        elif isinstance(error, RemoteRejected):
+            state, detail = JobState.REJECTED, f"{type(error).__name__}: {error}"[:500]
+        else:
+            state, detail = JobState.NOT_SENT, f"{type(error).__name__}: {error}"[:500]
+        await recorder.update_job(marker, status=state, finished=state.final, detail=detail)
+        raise
+    job = await recorder.update_job(
+        marker, remote_id=str(remote_id_of(answer)), status=JobState.SUBMITTED, data=data
+    )
+    return Submission(job, resumed=False, answer=answer, replaced=replaced)
+
+
+def _resumable(job: JobSnapshot) -> bool:
+    state = job.state
+    return state is not None and (state.resumable or state is JobState.COMPLETED)
