@@ -13,15 +13,16 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from connectors.newspaper import NewspaperClient, NewspaperMessage, OrderStatus
+from connectors.newspaper import ApiResult, NewspaperClient, OrderStatus
 from flows.runs import recorded_run
+from history.models import JobState
 from postflows.settings import get_settings
-from postflows.wiring import newspaper_client
+from postflows.wiring import newspaper_client, newspaper_endpoint
+from tasks.idempotency import named_key
 from tasks.newspaper.order_report import identity_of, order_summary_text, write_order_files
 from tasks.newspaper.order_report_data import OrderOutcome
 from tasks.newspaper.orders import (
     OrderKind,
-    OrderPollPolicy,
     check_order,
     fetch_order_reports,
     load_order,
@@ -32,7 +33,8 @@ from tasks.newspaper.orders import (
     waiting_set,
 )
 from tasks.newspaper.outputs import publish_summary
-from tasks.newspaper.submissions import WarningLog, submit_once
+from tasks.newspaper.submissions import WarningLog, submit_newspaper
+from tasks.polling import PollPolicy, PollTimedOut
 from tasks.run_history import JobSnapshot, RunRecorder
 
 FLOW_NAME = "newspaper-order"
@@ -70,23 +72,27 @@ async def newspaper_order(
     kind: OrderKind = "gratis" if gratis else "standard"
     order = load_order(order_path, kind)
     basis = order.to_body().get("basisInformation") or {}
-    key = order_key(order, kind) if _identified(order) else None
+    key = (
+        named_key(order_key(order, kind), endpoint=newspaper_endpoint(settings))
+        if _identified(order)
+        else None
+    )
     parameters = {"order_path": order_path, "output_dir": output_dir, "kind": kind, "resubmit": resubmit}
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
-        with recorder.step("check order"):
+        async with recorder.step("check order"):
             check_order(order, today=dt.date.today())
         warnings = WarningLog(recorder)
         identity = identity_of(basis)
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
-            submission = await submit_once(
+            submission = await submit_newspaper(
                 recorder,
+                warnings,
                 kind="order",
                 what=f"{kind} order",
-                post=lambda: submit_order(client, order),
-                remote_id_of=str,
+                send=lambda: submit_order(client, order),
                 resubmit=resubmit,
                 hint=(
                     "check in the online dispatch-list service whether an order for newspaper "
@@ -95,30 +101,36 @@ async def newspaper_order(
                 ),
                 data={"order_kind": kind, **identity},
             )
-            warnings.add(f"{kind} order", submission.warnings)
             order_id = int(submission.job.remote_id)
             summary.update(order_id=order_id, resumed=submission.resumed, idempotency_key=key)
             logger.info("%s order %s", "resuming" if submission.resumed else "submitted", order_id)
             await _delivery_note(client, recorder, submission.job, output_dir, warnings)
             outcome = OrderOutcome(order_id, identity=identity, resumed=submission.resumed)
-            status = await _wait(
-                client,
-                recorder,
-                submission.job,
-                outcome,
-                warnings,
-                waiting=waiting_set(waiting_statuses),
-                policy=OrderPollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
-            )
+            try:
+                status = await _wait(
+                    client,
+                    recorder,
+                    submission.job,
+                    outcome,
+                    warnings,
+                    waiting=waiting_set(waiting_statuses),
+                    policy=PollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
+                )
+            except PollTimedOut:
+                await recorder.update_job(submission.job, status=JobState.WAITING)
+                logger.warning("order %s is still waiting; run the same command again to resume it", order_id)
+                raise
             outcome.reports = await fetch_order_reports(
                 client, order_id, kind=kind, status=status, original=False
             )
-        warnings.add("reports", outcome.reports.warnings)
+        await warnings.add("reports", outcome.reports.warnings)
         outcome.warnings = warnings.lines
         files = write_order_files(outcome, output_dir)
         for path in files:
-            recorder.document(path.stem, path, job=submission.job)
-        recorder.update_job(submission.job, status=str(status.status_value), finished=True)
+            await recorder.document(path.stem, path, job=submission.job)
+        await recorder.update_job(
+            submission.job, status=JobState.COMPLETED, remote_status=str(status.status_value), finished=True
+        )
         text = order_summary_text(f"Newspaper {kind} order {order_id}", outcome, files)
         files.append(
             await publish_summary(
@@ -153,10 +165,10 @@ async def _delivery_note(
     if saved and all(path.is_file() for path in saved):
         return
     paths, note_warnings = await save_delivery_note(client, int(job.remote_id), output_dir)
-    warnings.add("delivery note", note_warnings)
-    recorder.update_job(job, data={"delivery_note": [str(path) for path in paths]})
+    await warnings.add("delivery note", note_warnings)
+    await recorder.update_job(job, data={"delivery_note": [str(path) for path in paths]})
     for path in paths:
-        recorder.document("delivery-note", path, job=job)
+        await recorder.document("delivery-note", path, job=job)
 
 
 async def _wait(
@@ -167,13 +179,14 @@ async def _wait(
     warnings: WarningLog,
     *,
     waiting: frozenset[str],
-    policy: OrderPollPolicy,
+    policy: PollPolicy,
 ) -> OrderStatus:
     """Poll the status, recording every change with its statusDate (continuing an earlier run's history)."""
     history: list[dict[str, Any]] = list(job.data.get("status_history", []))
 
-    def on_status(status: OrderStatus, status_warnings: tuple[NewspaperMessage, ...]) -> None:
-        warnings.add("status", status_warnings)
+    async def on_status(result: ApiResult[OrderStatus]) -> None:
+        await warnings.add("status", result.warnings)
+        status = result.value
         value = str(status.status_value) if status.status_value is not None else None
         date = status.status_date.isoformat() if status.status_date else None
         if history and (history[-1]["statusValue"], history[-1]["statusDate"]) == (value, date):
@@ -181,8 +194,12 @@ async def _wait(
         history.append(
             {"statusValue": value, "statusDate": date, "recordedAt": dt.datetime.now(dt.UTC).isoformat()}
         )
-        recorder.update_job(
-            job, status=value, status_date=status.status_date, data={"status_history": history}
+        await recorder.update_job(
+            job,
+            status=JobState.RUNNING,
+            remote_status=value,
+            status_date=status.status_date,
+            data={"status_history": history},
         )
 
     status = await wait_for_order(

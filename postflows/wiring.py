@@ -16,6 +16,7 @@ from connectors.address_service import AddressServiceClient
 from connectors.http import RequestLog
 from connectors.newspaper import NewspaperClient
 from connectors.retry import RetryPolicy
+from tasks.idempotency import Endpoint
 from postflows.settings import (
     SANDBOX_ADDRESS_PASSWORD,
     SANDBOX_ADDRESS_USER,
@@ -54,6 +55,24 @@ def reset_sandbox() -> None:
 
 def _retry(settings: Settings) -> RetryPolicy:
     return RetryPolicy(max_attempts=settings.http_max_attempts)
+
+
+def address_service_endpoint(settings: Settings) -> Endpoint:
+    """The address service a run talks to, as its idempotency keys name it."""
+    if settings.address_service_is_sandbox:
+        from sandbox.inprocess import address_service_url
+
+        return Endpoint(address_service_url(), SANDBOX_ADDRESS_USER)
+    return Endpoint(str(settings.address_service_url), settings.address_service_user)
+
+
+def newspaper_endpoint(settings: Settings) -> Endpoint:
+    """The newspaper API a run talks to, as its idempotency keys name it."""
+    if settings.newspaper_is_sandbox:
+        from sandbox.inprocess import newspaper_url
+
+        return Endpoint(newspaper_url(), SANDBOX_NEWSPAPER_CLIENT_ID)
+    return Endpoint(str(settings.newspaper_url), settings.newspaper_client_id)
 
 
 def describe_address_service(settings: Settings) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
-import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 from pydantic import ValidationError
 
-from connectors.errors import NotFound, PostflowsError
+from connectors.errors import NotFound
 from connectors.newspaper import (
     ApiResult,
     GratisOrder,
@@ -34,37 +33,12 @@ from connectors.newspaper import (
 )
 from connectors.newspaper.validation import ensure_valid
 from tasks.errors import InputError
+from tasks.polling import Observation, PollPolicy, poll_until
 
 OrderKind = Literal["standard", "gratis"]
 T = TypeVar("T")
 CONTROL = "CONTROL"
 DEFAULT_WAITING_STATUSES: tuple[str, ...] = ("LOADED", CONTROL)
-
-
-class OrderStillWaiting(PostflowsError):
-    """The order did not leave the waiting statuses within the allowed wait."""
-
-    def __init__(self, order_id: int, status: str, waited_s: float) -> None:
-        super().__init__(
-            f"order {order_id} is still {status} after {waited_s:.0f}s; run again later to resume it"
-        )
-        self.order_id = order_id
-        self.status = status
-
-
-@dataclass(frozen=True)
-class OrderPollPolicy:
-    """How the status is polled: from ``min_interval_s``, growing by half each time, up to ``max_interval_s``,
-    for at most ``max_wait_s``."""
-
-    max_wait_s: float = 3600.0
-    min_interval_s: float = 2.0
-    max_interval_s: float = 60.0
-
-    def next_interval(self, previous: float | None) -> float:
-        if previous is None:
-            return self.min_interval_s
-        return max(self.min_interval_s, min(self.max_interval_s, previous * 1.5))
 
 
 def waiting_set(statuses: Iterable[str] | None) -> frozenset[str]:
@@ -131,7 +105,7 @@ async def save_delivery_note(
     return result.value.save(directory, "delivery-note"), result.warnings
 
 
-StatusCallback = Callable[[OrderStatus, tuple[NewspaperMessage, ...]], Awaitable[None] | None]
+StatusCallback = Callable[[ApiResult[OrderStatus]], Awaitable[None] | None]
 
 
 @task(name="newspaper-wait-for-order", cache_policy=NO_CACHE)
@@ -140,31 +114,23 @@ async def wait_for_order(
     order_id: int,
     *,
     waiting: frozenset[str],
-    policy: OrderPollPolicy,
+    policy: PollPolicy,
     on_status: StatusCallback | None = None,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> OrderStatus:
     """Poll the status until it is none of ``waiting``; every answer goes to ``on_status``.
 
     Raises:
-        OrderStillWaiting: the order is still waiting after ``policy.max_wait_s``.
+        PollTimedOut: the order is still waiting after ``policy.max_wait_s``; a re-run resumes it.
     """
-    started = time.monotonic()
-    interval: float | None = None
-    while True:
+
+    async def check() -> Observation[ApiResult[OrderStatus]]:
         result = await client.get_order_status(order_id)
-        if on_status is not None:
-            outcome = on_status(result.value, result.warnings)
-            if outcome is not None:
-                await outcome
         value = str(result.value.status_value or "").upper()
-        if value and value not in waiting:
-            return result.value
-        elapsed = time.monotonic() - started
-        if elapsed >= policy.max_wait_s:
-            raise OrderStillWaiting(order_id, value or "without status", elapsed)
-        interval = policy.next_interval(interval)
-        await sleep(min(interval, max(0.0, policy.max_wait_s - elapsed)))
+        return Observation(result, done=bool(value) and value not in waiting, detail=value or "no status")
+
+    final = await poll_until(check, policy, on_status, what=f"order {order_id}", progress=False, sleep=sleep)
+    return final.value
 
 
 @dataclass
