@@ -14,7 +14,8 @@ from bench.measure import BenchResult
 from bench.sandbox_client import MAINTENANCE_KEY, sandbox_client
 from connectors.address_service import AddressServiceClient, BatchStatus
 from sandbox.config import SandboxConfig
-from tasks.address_service.batch import PollPolicy, wait_for_batch
+from tasks.address_service.batch import wait_for_batch
+from tasks.polling import PollPolicy
 
 NAME = "completion"
 TARGET = 0.05

@@ -8,6 +8,7 @@
         │   ├── RateLimited           429 or a service-level "too many requests"; retryable
         │   ├── AuthFailed            401/403 or a service-level authentication failure
         │   └── NotFound              404
+        ├── MalformedResponse         an answer that cannot be read; retryable, outcome unknown
         └── RemoteRejected            the service answered and refused (code, message, meaning)
 
 Connector packages subclass these (for example ``AddressServiceStatusError``) and keep their own code
@@ -101,6 +102,19 @@ class AuthFailed(HttpStatusError):
 
 class NotFound(HttpStatusError):
     pass
+
+
+class MalformedResponse(ApiError):
+    """The service answered, but not in a shape that can be read (no JSON where JSON was due, fields missing).
+
+    A read may be asked again; whether a submission took effect is unknown.
+    """
+
+    retryable = True
+
+    @property
+    def outcome_unknown(self) -> bool:
+        return True
 
 
 class RemoteRejected(ApiError):

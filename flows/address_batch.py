@@ -1,29 +1,37 @@
-"""The address batch alignment, end to end: upload → createfile → runbatch → poll → download → results, and
-deletefile for both tokens in every ending. A re-run with the same input and key resumes the recorded job.
+"""The address batch alignment, end to end: upload → createfile → runbatch → poll → download → results.
+
+runbatch (billed) goes through the one submit-once protocol: a re-run with the same work resumes the recorded
+job and never starts a second one on its own. Every ending closes the job in the history. Remote files are
+deleted when their job is over; a job that may still run (time-out, interruption, a download that kept
+failing) keeps its files so a re-run picks it up, and a resumed or resubmitted run deletes the files its
+predecessors left.
 """
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger
 from prefect.artifacts import acreate_markdown_artifact
 
-from connectors.address_service import AddressServiceClient, BatchStatus
+from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus, DatabaseStatusError
 from flows.runs import recorded_run
+from history import file_digest
+from history.models import JobState
 from postflows.settings import get_settings
-from postflows.wiring import address_service_client
+from postflows.wiring import address_service_client, address_service_endpoint
 from tasks.address_service.batch import (
     API,
-    PollPolicy,
+    BatchJobFailed,
     create_output_file,
-    delete_remote_files,
     download_output,
     start_batch,
     upload_input_file,
     wait_for_batch,
 )
+from tasks.address_service.cleanup import delete_key_files
 from tasks.address_service.steps import (
     AddressResults,
     InputFormat,
@@ -33,8 +41,11 @@ from tasks.address_service.steps import (
 )
 from tasks.address_service.wire import WireFormat
 from tasks.errors import InputError
+from tasks.files import write_text
 from tasks.idempotency import derive_key
+from tasks.polling import PollPolicy, PollTimedOut
 from tasks.run_history import JobSnapshot, RunRecorder
+from tasks.submission import submit_once
 
 FLOW_NAME = "address-batch"
 
@@ -57,6 +68,7 @@ async def address_batch(
     max_wait_s: float = 3600.0,
     min_poll_interval_s: float = 1.0,
     max_poll_interval_s: float = 60.0,
+    resubmit: bool = False,
 ) -> dict[str, Any]:
     """Align an address file with the address web service's batch alignment.
 
@@ -82,6 +94,8 @@ async def address_batch(
         max_wait_s: give up waiting for the job after this many seconds.
         min_poll_interval_s: shortest wait between status checks.
         max_poll_interval_s: longest wait between status checks.
+        resubmit: start a new batch although an earlier runbatch of this work may have reached the service
+            (only after checking that it did not).
 
     Returns:
         The run summary: run id, row counts, QSTAT counts and the files written.
@@ -91,30 +105,29 @@ async def address_batch(
     input_path, output_dir = Path(input_path), Path(output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
+    input_format = InputFormat.of(
+        delimiter=input_delimiter, encoding=input_encoding, sheet=input_sheet, fixed_widths=fixed_widths
+    )
+    # Everything that changes what is sent or how results are built belongs to the work's identity.
     identifying = {
         "key": settings.address_service_batch_key,
         "billing_reference": billing_reference,
         "client_identifier": client_identifier,
         "client_name": client_name,
         "column_mapping": column_mapping,
+        "input_format": input_format,
         "upload_delimiter": upload_delimiter,
         "upload_encoding": upload_encoding,
     }
-    input_format = InputFormat.of(
-        delimiter=input_delimiter, encoding=input_encoding, sheet=input_sheet, fixed_widths=fixed_widths
+    key = idempotency_key or derive_key(
+        FLOW_NAME, endpoint=address_service_endpoint(settings), files=(input_path,), parameters=identifying
     )
-    key = idempotency_key or derive_key(FLOW_NAME, files=(input_path,), parameters=identifying)
-    parameters = {
-        "input_path": input_path,
-        "output_dir": output_dir,
-        "input_format": input_format,
-        **identifying,
-    }
+    parameters = {"input_path": input_path, "output_dir": output_dir, "resubmit": resubmit, **identifying}
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
-        with recorder.step("prepare input"):
+        async with recorder.step("prepare input"):
             prepared = prepare_input(
                 input_path,
                 output_dir,
@@ -127,7 +140,7 @@ async def address_batch(
             idempotency_key=key, accepted_rows=prepared.accepted, rejected_rows=prepared.rejected_rows
         )
         if prepared.rejected_path is not None:
-            recorder.document("rejected-rows", prepared.rejected_path)
+            await recorder.document("rejected-rows", prepared.rejected_path)
             logger.warning("%d input rows rejected, see %s", prepared.rejected_rows, prepared.rejected_path)
         if prepared.upload_path is None:
             raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
@@ -141,9 +154,10 @@ async def address_batch(
                 key=settings.address_service_batch_key,
                 billing=(billing_reference, client_identifier, client_name),
                 policy=PollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
+                resubmit=resubmit,
             )
         for path in results.files:
-            recorder.document(path.stem, path)
+            await recorder.document(path.stem, path)
         summary.update(
             result_rows=results.rows,
             moves=results.moves,
@@ -151,7 +165,7 @@ async def address_batch(
             files=[str(p) for p in results.files],
         )
         report = results.markdown(f"Address batch {input_path.name}", rejected_rows=prepared.rejected_rows)
-        (output_dir / "summary.md").write_text(report, encoding="utf-8")
+        write_text(output_dir / "summary.md", report)
         await acreate_markdown_artifact(report, key="address-batch-summary", description="QSTAT summary")
         logger.info("address batch done: %d rows, results in %s", results.rows, output_dir)
         return dict(summary)
@@ -166,87 +180,207 @@ async def _run_batch(
     key: str,
     billing: tuple[str | None, str | None, str | None],
     policy: PollPolicy,
+    resubmit: bool,
 ) -> AddressResults:
-    """Start (or resume) the job, wait for it, download, and always delete both remote files."""
-    job = recorder.find_job(api=API, kind="batch")
-    download = output_dir / "download" / "output.bin"
-    if job is not None and job.status == "DOWNLOADED" and Path(job.data.get("download", "")).is_file():
-        get_run_logger().info(
-            "batch job %s was completed and downloaded before; rebuilding results", job.remote_id
-        )
-        return build_results(prepared, Path(job.data["download"]), output_dir)
-    tokens: list[str] = []
-    if job is not None and job.status not in ("FAILED", "DOWNLOADED") and not job.deleted:
-        tokens = [job.data["input_token"], job.data["output_token"]]
-        get_run_logger().info("resuming recorded batch job %s (last status %s)", job.remote_id, job.status)
-        recorder.abandon_stale_runs()
-    else:
-        job = None
+    """Start (or resume) the job, wait for it, download; delete remote files whose job is over."""
+    assert prepared.upload_path is not None
+    upload_sha256 = file_digest(prepared.upload_path)[1]
     try:
-        if job is None:
-            assert prepared.upload_path is not None
-            input_token = await upload_input_file(client, prepared.upload_path)
-            tokens.append(input_token)
-            recorder.save_job(api=API, kind="upload-file", remote_id=input_token, status="UPLOADED")
-            output_token = await create_output_file(client)
-            tokens.append(output_token)
-            recorder.save_job(api=API, kind="output-file", remote_id=output_token, status="CREATED")
-            billing_reference, client_identifier, client_name = billing
-            started = await start_batch(
+        while True:
+            job = await _submit(
                 client,
+                recorder,
+                prepared.upload_path,
+                upload_sha256,
                 key=key,
-                input_token=input_token,
-                output_token=output_token,
-                billing_reference=billing_reference,
-                client_identifier=client_identifier,
-                client_name=client_name,
+                billing=billing,
+                resubmit=resubmit,
             )
-            job = recorder.save_job(
-                api=API,
-                kind="batch",
-                remote_id=started.batch_token,
-                status="STARTED",
-                data={
-                    "input_token": input_token,
-                    "output_token": output_token,
-                    "settlement_id": started.settlement_id,
-                },
+            download = _recorded_download(job) or await _follow(
+                client, recorder, job, output_dir, policy=policy
             )
-
-        batch = job
-
-        def on_status(status: BatchStatus) -> None:
-            recorder.update_job(
-                batch,
-                status=status.token_status.name,
-                progress=status.progress,
-                status_date=status.last_update_date_time,
-            )
-
-        try:
-            await wait_for_batch(client, batch.remote_id, policy=policy, on_status=on_status)
-        except Exception:
-            recorder.update_job(batch, status="FAILED", finished=True)
-            raise
-        await download_output(client, batch.data["output_token"], download)
-        recorder.update_job(
-            batch, status="DOWNLOADED", finished=True, data={**batch.data, "download": str(download)}
-        )
-        recorder.document("download", download, job=batch)
-        return build_results(prepared, download, output_dir)
+            if download is not None:
+                return build_results(prepared, download, output_dir)
+            resubmit = False  # the job's files were gone: the next pass starts a new one
     finally:
-        if tokens:
-            outcomes = await delete_remote_files(client, tokens)
-            _record_deletions(recorder, outcomes)
+        await delete_key_files(client, recorder)
 
 
-def _record_deletions(recorder: RunRecorder, outcomes: dict[str, str]) -> None:
-    for kind in ("upload-file", "output-file"):
-        file_job: JobSnapshot | None = recorder.find_job(api=API, kind=kind)
-        if file_job is None or file_job.remote_id not in outcomes:
-            continue
-        outcome = outcomes[file_job.remote_id]
-        if outcome.startswith("failed"):
-            recorder.message("warning", "deletefile", f"{kind} {file_job.remote_id}: {outcome}")
-        else:
-            recorder.update_job(file_job, status="DELETED", deleted=True)
+async def _submit(
+    client: AddressServiceClient,
+    recorder: RunRecorder,
+    upload_path: Path,
+    upload_sha256: str,
+    *,
+    key: str,
+    billing: tuple[str | None, str | None, str | None],
+    resubmit: bool,
+) -> JobSnapshot:
+    """The batch job for this work: the recorded one, or a new one (upload, createfile, runbatch once)."""
+    tokens: dict[str, str] = {}
+
+    async def upload_and_create() -> dict[str, str]:
+        tokens["input_token"] = await upload_input_file(client, upload_path)
+        await recorder.save_job(
+            api=API, kind="upload-file", remote_id=tokens["input_token"], status=JobState.SUBMITTED
+        )
+        tokens["output_token"] = await create_output_file(client)
+        await recorder.save_job(
+            api=API, kind="output-file", remote_id=tokens["output_token"], status=JobState.SUBMITTED
+        )
+        return tokens
+
+    billing_reference, client_identifier, client_name = billing
+
+    async def run_batch() -> BatchJob:
+        return await start_batch(
+            client,
+            key=key,
+            input_token=tokens["input_token"],
+            output_token=tokens["output_token"],
+            billing_reference=billing_reference,
+            client_identifier=client_identifier,
+            client_name=client_name,
+        )
+
+    submission = await submit_once(
+        recorder,
+        api=API,
+        kind="batch",
+        what="address batch",
+        send=run_batch,
+        remote_id_of=lambda started: started.batch_token,
+        resubmit=resubmit,
+        hint=(
+            "ask the service's support whether a batch ran on the uploaded file recorded in "
+            "`postflows history`; its files are deleted by `postflows cleanup` or by the --resubmit run"
+        ),
+        fingerprint=upload_sha256,
+        prepare=upload_and_create,
+        resumable=_resumable,
+    )
+    logger = get_run_logger()
+    job = submission.job
+    if submission.resumed:
+        logger.info("resuming recorded batch job %s (%s)", job.remote_id, job.remote_status or job.status)
+        await recorder.abandon_stale_runs()
+    elif submission.replaced is not None:
+        logger.warning(
+            "the earlier batch job %s ended %s; started batch job %s for this work",
+            submission.replaced.remote_id,
+            submission.replaced.status,
+            job.remote_id,
+        )
+    if submission.answer is not None:
+        job = await recorder.update_job(job, data={"settlement_id": submission.answer.settlement_id})
+    return job
+
+
+def _resumable(job: JobSnapshot) -> bool:
+    state = job.state
+    if state is JobState.COMPLETED:
+        return _recorded_download(job) is not None
+    return state is not None and state.resumable
+
+
+def _recorded_download(job: JobSnapshot) -> Path | None:
+    """The download of a completed job, when it is still on disk as it was recorded."""
+    name = job.data.get("download")
+    if job.state is not JobState.COMPLETED or not name or not Path(name).is_file():
+        return None
+    if job.data.get("download_sha256") not in (None, file_digest(Path(name))[1]):
+        return None
+    return Path(name)
+
+
+async def _follow(
+    client: AddressServiceClient,
+    recorder: RunRecorder,
+    job: JobSnapshot,
+    output_dir: Path,
+    *,
+    policy: PollPolicy,
+) -> Path | None:
+    """Wait for the job and download its output; None when its files are gone from the service.
+
+    Every way out records where the job stands: COMPLETED with the download, FAILED or CANCELLED, DELETED
+    when the service no longer knows it, WAITING when it may still run (time-out, interruption, a failure of
+    ours while watching it), FINISHED when it ran but its download failed.
+    """
+    logger = get_run_logger()
+
+    async def on_status(status: BatchStatus) -> None:
+        await recorder.update_job(
+            job,
+            status=JobState.RUNNING,
+            remote_status=status.token_status.name,
+            progress=status.progress,
+            status_date=status.last_update_date_time,
+        )
+
+    try:
+        await wait_for_batch(client, job.remote_id, policy=policy, on_status=on_status)
+    except BatchJobFailed as failed:
+        cancelled = failed.token_status.name == "CANCELED"
+        await recorder.update_job(
+            job,
+            status=JobState.CANCELLED if cancelled else JobState.FAILED,
+            finished=True,
+            detail=str(failed),
+        )
+        raise
+    except DatabaseStatusError as gone:
+        if gone.status != 302:
+            await recorder.update_job(job, status=JobState.WAITING, detail=str(gone))
+            raise
+        await recorder.update_job(
+            job, status=JobState.DELETED, finished=True, detail="unknown to the service"
+        )
+        logger.warning(
+            "the recorded batch job %s is gone from the service; starting a new one", job.remote_id
+        )
+        return None
+    except PollTimedOut:
+        await recorder.update_job(job, status=JobState.WAITING)
+        logger.warning(
+            "batch job %s is still running; its files stay in place, and the same command picks it up later",
+            job.remote_id,
+        )
+        raise
+    except BaseException:
+        await _record_shielded(recorder.update_job(job, status=JobState.WAITING))
+        raise
+    await recorder.update_job(job, status=JobState.FINISHED)
+    download = output_dir / "download" / "output.bin"
+    try:
+        await download_output(client, job.data["output_token"], download)
+    except DatabaseStatusError as gone:
+        if gone.status != 302:
+            raise
+        await recorder.update_job(job, status=JobState.DELETED, finished=True, detail="output file gone")
+        logger.warning(
+            "the output of batch job %s is gone from the service; starting a new job", job.remote_id
+        )
+        return None
+    except BaseException:
+        logger.warning(
+            "batch job %s finished but its download failed; the same command fetches it", job.remote_id
+        )
+        raise
+    await recorder.document("download", download, job=job)
+    await recorder.update_job(
+        job,
+        status=JobState.COMPLETED,
+        finished=True,
+        data={"download": str(download.resolve()), "download_sha256": file_digest(download)[1]},
+    )
+    return download
+
+
+async def _record_shielded(write: Any) -> None:
+    """Record an ending even while the flow is being cancelled."""
+    task = asyncio.ensure_future(write)
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await task

@@ -11,9 +11,10 @@ from prefect.artifacts import acreate_markdown_artifact
 from flows.runs import recorded_run
 from postflows.settings import get_settings
 from postflows.wiring import address_service_client
-from tasks.address_service.query import ERROR_COLUMN, run_queries
+from tasks.address_service.query import ERROR_COLUMN, SendCounter, run_queries
 from tasks.address_service.steps import InputFormat, build_query_results, prepare_input
 from tasks.errors import InputError
+from tasks.files import write_text
 
 FLOW_NAME = "address-query"
 
@@ -67,7 +68,7 @@ async def address_query(
         recorder,
         summary,
     ):
-        with recorder.step("prepare input"):
+        async with recorder.step("prepare input"):
             prepared = prepare_input(
                 input_path,
                 output_dir,
@@ -82,10 +83,11 @@ async def address_query(
             )
         summary.update(accepted_rows=prepared.accepted, rejected_rows=prepared.rejected_rows)
         if prepared.rejected_path is not None:
-            recorder.document("rejected-rows", prepared.rejected_path)
+            await recorder.document("rejected-rows", prepared.rejected_path)
         if not prepared.accepted:
             raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
-        async with address_service_client(settings) as client:
+        sends = SendCounter()
+        async with address_service_client(settings, request_log=sends) as client:
             answers = await run_queries(
                 client,
                 prepared.records.records,
@@ -96,19 +98,21 @@ async def address_query(
             )
         failed = int(answers[ERROR_COLUMN].notna().sum())
         for message in answers.loc[answers[ERROR_COLUMN].notna(), ERROR_COLUMN].unique()[:20]:
-            recorder.message("error", "runquery2", str(message))
+            await recorder.message("error", "runquery2", str(message))
+        await recorder.message("info", "runquery2", sends.describe())
         results = build_query_results(prepared, answers, output_dir)
         for path in results.files:
-            recorder.document(path.stem, path)
+            await recorder.document(path.stem, path)
         summary.update(
             result_rows=results.rows,
             failed_queries=failed,
+            query_sends=sends.total,
             qstat=results.qstat_counts(),
             files=[str(p) for p in results.files],
         )
         report = results.markdown(f"Address queries {input_path.name}", rejected_rows=prepared.rejected_rows)
         report += f"\n\nFailed queries: {failed}\n"
-        (output_dir / "summary.md").write_text(report, encoding="utf-8")
+        write_text(output_dir / "summary.md", report)
         await acreate_markdown_artifact(report, key="address-query-summary", description="QSTAT summary")
         get_run_logger().info("address queries done: %d rows, %d failed", results.rows, failed)
         return dict(summary)

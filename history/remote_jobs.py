@@ -197,6 +197,16 @@ def undeleted_files(
     return list(session.scalars(statement.order_by(RemoteJob.id)))
 
 
+def batches_using_file(session: Session, *, api: str, token: str) -> list[RemoteJob]:
+    """Batch jobs whose recorded input or output file is ``token``."""
+    statement = select(RemoteJob).where(RemoteJob.api == api, RemoteJob.kind == "batch")
+    return [
+        job
+        for job in session.scalars(statement.order_by(RemoteJob.id))
+        if token in ((job.data or {}).get("input_token"), (job.data or {}).get("output_token"))
+    ]
+
+
 def jobs_for_key(session: Session, *, idempotency_key: str, api: str | None = None) -> list[RemoteJob]:
     """Every job recorded for ``idempotency_key`` (optionally of one API), oldest first, deleted included."""
     statement = select(RemoteJob).where(RemoteJob.idempotency_key == idempotency_key)

@@ -15,6 +15,7 @@ from pydantic import SecretStr
 from connectors.address_service import AddressServiceClient
 from connectors.http import RequestLog
 from connectors.newspaper import NewspaperClient
+from connectors.ratelimit import WindowGate
 from connectors.retry import RetryPolicy
 from tasks.idempotency import Endpoint
 from postflows.settings import (
@@ -55,6 +56,11 @@ def reset_sandbox() -> None:
 
 def _retry(settings: Settings) -> RetryPolicy:
     return RetryPolicy(max_attempts=settings.http_max_attempts)
+
+
+def window_gate(settings: Settings) -> WindowGate:
+    """The gate at which one client's calls wait out a per-minute limit (tests swap in a simulated clock)."""
+    return WindowGate()
 
 
 def address_service_endpoint(settings: Settings) -> Endpoint:
@@ -100,6 +106,7 @@ def address_service_client(
             timeout=settings.http_timeout_s,
             retry=_retry(settings),
             request_log=request_log,
+            window_gate=window_gate(settings),
         )
     if not settings.address_service_user or settings.address_service_password is None:
         raise ConfigurationError(
@@ -114,6 +121,7 @@ def address_service_client(
         timeout=settings.http_timeout_s,
         retry=_retry(settings),
         request_log=request_log,
+        window_gate=window_gate(settings),
     )
 
 

@@ -31,6 +31,20 @@ PENDING_PREFIX = "pending:"
 R = TypeVar("R")
 
 
+class ResumeMismatch(PostflowsError):
+    """The work recorded under this key was made from other input; its results are not this input's."""
+
+    exit_code = 2
+
+    def __init__(self, what: str, key: str, recorded: str, current: str) -> None:
+        super().__init__(
+            f"the {what} recorded under key {key} was submitted for other input (sha256 {recorded}); this "
+            f"input is sha256 {current}. Use another --idempotency-key for this input"
+        )
+        self.recorded = recorded
+        self.current = current
+
+
 class SubmissionUncertain(PostflowsError):
     """An earlier submission under this key may have reached the service; it is not sent again on its own."""
 
@@ -88,6 +102,8 @@ async def submit_once(
     hint: str = "check with the service whether it exists",
     data: Mapping[str, Any] | None = None,
     resumable: Callable[[JobSnapshot], bool] | None = None,
+    fingerprint: str | None = None,
+    prepare: Callable[[], Awaitable[Mapping[str, Any]]] | None = None,
 ) -> Submission[R]:
     """Send ``send()`` at most once per idempotency key, guarded by the run history.
 
@@ -102,43 +118,50 @@ async def submit_once(
         hint: how the user can check whether an uncertain submission exists.
         data: facts recorded with the job (the marker already carries them).
         resumable: whether a recorded job can still be resumed; default: its state says so, or it completed.
+        fingerprint: the SHA-256 of what is sent; a recorded job with another one is never resumed.
+        prepare: free preparatory calls (uploads) made only when a new submission is sent, before its marker;
+            the facts it returns (file tokens) are recorded on the marker.
 
     Returns:
         The submission; ``resumed`` when an earlier run's job was found and nothing was sent.
 
     Raises:
         SubmissionUncertain: an earlier submission's outcome is unknown and ``resubmit`` is False.
+        ResumeMismatch: the job recorded under the key was made from other input.
     """
     key = recorder.idempotency_key or ""
     found = await recorder.find_job(api=api, kind=kind)
     replaced: JobSnapshot | None = None
     if found is not None:
         state = found.state
-        if state in (JobState.PENDING, JobState.UNCERTAIN):
+        uncertain = state in (JobState.PENDING, JobState.UNCERTAIN)
+        resumes = not uncertain and (resumable or _resumable)(found)
+        recorded = found.data.get("fingerprint")
+        if (uncertain or resumes) and fingerprint and recorded and recorded != fingerprint:
+            raise ResumeMismatch(what, key, str(recorded), fingerprint)
+        if resumes:
+            return Submission(found, resumed=True)
+        if uncertain:
             if not resubmit:
                 if state is JobState.PENDING:
                     # Its run died with the request in flight (this run holds the key, so it is not alive).
                     await recorder.update_job(found, status=JobState.UNCERTAIN, detail="its run ended")
                 raise SubmissionUncertain(what, key, hint, run_id=found.run_id)
-            await recorder.update_job(
-                found,
-                status=JobState.SUPERSEDED,
-                finished=True,
-                detail=f"resubmitted by run {recorder.run_id}",
-            )
+            superseded_by = f"resubmitted by run {recorder.run_id}"
+            await recorder.update_job(found, status=JobState.SUPERSEDED, finished=True, detail=superseded_by)
             logger.warning("%s: resubmitting over an uncertain earlier submission (--resubmit)", what)
-            replaced = found
-        elif (resumable or _resumable)(found):
-            return Submission(found, resumed=True)
         else:
-            replaced = found
             logger.info("%s: the earlier job %s ended %s; submitting a new one", what, found.remote_id, state)
+        replaced = found
+    facts = {**(data or {}), **({"fingerprint": fingerprint} if fingerprint else {})}
+    if prepare is not None:
+        facts.update(await prepare())
     marker = await recorder.save_job(
         api=api,
         kind=kind,
         remote_id=f"{PENDING_PREFIX}{recorder.run_id}:{uuid.uuid4().hex}",
         status=JobState.PENDING,
-        data=data,
+        data=facts,
         require_key=True,
     )
     try:
@@ -152,9 +175,7 @@ async def submit_once(
             state, detail = JobState.NOT_SENT, f"{type(error).__name__}: {error}"[:500]
         await recorder.update_job(marker, status=state, finished=state.final, detail=detail)
         raise
-    job = await recorder.update_job(
-        marker, remote_id=str(remote_id_of(answer)), status=JobState.SUBMITTED, data=data
-    )
+    job = await recorder.update_job(marker, remote_id=str(remote_id_of(answer)), status=JobState.SUBMITTED)
     return Submission(job, resumed=False, answer=answer, replaced=replaced)
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -36,7 +37,7 @@ from connectors.address_service.models import (
     QueryResult,
 )
 from connectors.auth import PreemptiveBasicAuth
-from connectors.errors import RemoteRejected
+from connectors.errors import MalformedResponse
 from connectors.http import ApiClient
 
 _CHUNK = 1 << 16
@@ -69,10 +70,42 @@ def _status_of(payload: Any) -> int | None:
 def _result(payload: dict[str, Any], wrapper: str) -> dict[str, Any]:
     inner = payload.get(wrapper)
     if not isinstance(inner, dict):
-        raise RemoteRejected(
-            f"{API}: response has no {wrapper}", api=API, code="shape", meaning="unexpected response shape"
-        )
+        raise MalformedResponse(f"{API}: response has no {wrapper}", api=API)
     return inner
+
+
+def _payload(response: httpx.Response, operation: str) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        raise MalformedResponse(
+            f"{API}: {operation} answered with something that is not JSON", api=API
+        ) from None
+
+
+@contextmanager
+def _reading(operation: str) -> Iterator[None]:
+    """Turn a missing or mistyped field of an answer into :class:`MalformedResponse`."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise MalformedResponse(
+            f"{API}: {operation} answered in an unexpected shape ({type(error).__name__}: {error})"[:300],
+            api=API,
+        ) from None
+
+
+def _json_check(operation: str) -> Any:
+    """The check of an answer that must be a JSON object with a zero (or no) ``Status``."""
+
+    def check(response: httpx.Response) -> None:
+        payload = _payload(response, operation)
+        if not isinstance(payload, dict):
+            message = f"{API}: {operation} returned {type(payload).__name__}, not an object"
+            raise MalformedResponse(message, api=API)
+        _status_check(operation)(response)
+
+    return check
 
 
 def _status_check(operation: str) -> Any:
@@ -80,7 +113,12 @@ def _status_check(operation: str) -> Any:
         content_type = response.headers.get("content-type", "")
         if "json" not in content_type:
             return
-        status = _status_of(response.json())
+        try:
+            status = _status_of(_payload(response, operation))
+        except (TypeError, ValueError):
+            raise MalformedResponse(
+                f"{API}: {operation} answered with an unreadable Status", api=API
+            ) from None
         if status:
             raise status_error(status, operation=operation)
 
@@ -104,12 +142,8 @@ class AddressServiceClient(ApiClient):
         super().__init__(base_url, auth=PreemptiveBasicAuth(username, password), **kwargs)
 
     async def _call(self, method: str, path: str, operation: str, **kwargs: Any) -> dict[str, Any]:
-        response = await self.request(method, path, check=_status_check(operation), **kwargs)
-        payload = response.json()
-        if not isinstance(payload, dict):
-            raise RemoteRejected(
-                f"{API}: {operation} returned {type(payload).__name__}", api=API, code="shape"
-            )
+        response = await self.request(method, path, check=_json_check(operation), **kwargs)
+        payload: dict[str, Any] = response.json()
         return payload
 
     # -- availability -----------------------------------------------------------------------------------
@@ -135,12 +169,14 @@ class AddressServiceClient(ApiClient):
             content=content,
             headers={"Content-Type": "application/octet-stream", "Content-Length": str(length)},
         )
-        return str(_result(payload, "UploadFileResult")["FileToken"])
+        with _reading("uploadfile"):
+            return str(_result(payload, "UploadFileResult")["FileToken"])
 
     async def create_file(self) -> str:
         """GET /createfile: creates the output file; returns its FileToken."""
         payload = await self._call("GET", "/createfile", "createfile")
-        return str(_result(payload, "CreateFileResult")["FileToken"])
+        with _reading("createfile"):
+            return str(_result(payload, "CreateFileResult")["FileToken"])
 
     async def run_batch(
         self,
@@ -162,12 +198,14 @@ class AddressServiceClient(ApiClient):
         }
         operation = _with_client(body, "runbatch", billing_reference, client_identifier, client_name)
         payload = await self._call("POST", f"/{operation}", operation, json=body)
-        return BatchJob.model_validate(_result(payload, "RunBatchResult"))
+        with _reading(operation):
+            return BatchJob.model_validate(_result(payload, "RunBatchResult"))
 
     async def check_batch_status(self, batch_token: str) -> BatchStatus:
         """GET /checkbatchstatus/{token}."""
         payload = await self._call("GET", f"/checkbatchstatus/{batch_token}", "checkbatchstatus")
-        return BatchStatus.model_validate(_result(payload, "CheckBatchStatusResult")["BatchStatus"])
+        with _reading("checkbatchstatus"):
+            return BatchStatus.model_validate(_result(payload, "CheckBatchStatusResult")["BatchStatus"])
 
     async def download_file(self, token: str, destination: Path) -> int:
         """GET /downloadfile/{token}, streamed to ``destination`` (written atomically); returns its size."""
@@ -218,10 +256,11 @@ class AddressServiceClient(ApiClient):
         operation = _with_client(body, "runquery2", billing_reference, client_identifier, client_name)
         # A query changes nothing remotely, so it is safe to re-send after an ambiguous failure.
         payload = await self._call("POST", f"/{operation}", operation, json=body, idempotent=True)
-        result = _result(payload, "RunQuery2Result")
-        inner = result.get("Result") or {}
-        values = {str(item["FieldName"]): item.get("Value") for item in inner.get("Data") or []}
-        return QueryResult(id=inner.get("Id"), fields=values, settlement_id=result.get("SettlementId"))
+        with _reading(operation):
+            result = _result(payload, "RunQuery2Result")
+            inner = result.get("Result") or {}
+            values = {str(item["FieldName"]): item.get("Value") for item in inner.get("Data") or []}
+            return QueryResult(id=inner.get("Id"), fields=values, settlement_id=result.get("SettlementId"))
 
     # -- address assistant ------------------------------------------------------------------------------
 

@@ -7,9 +7,7 @@ their own, so a failure is never retried twice by accident and a submission is n
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from prefect import task
@@ -17,7 +15,7 @@ from prefect.cache_policies import NO_CACHE
 
 from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus, TokenStatus
 from connectors.errors import ApiError, PostflowsError
-from tasks.progress import Progress
+from tasks.polling import Observation, PollPolicy, poll_until
 
 API = "address-service"
 
@@ -29,28 +27,6 @@ class BatchJobFailed(PostflowsError):
         detail = f": {message}" if message else ""
         super().__init__(f"batch job ended with TokenStatus {int(token_status)} {token_status.name}{detail}")
         self.token_status = token_status
-
-
-class BatchTimedOut(PostflowsError):
-    """The batch job did not finish within the allowed wait."""
-
-
-@dataclass(frozen=True)
-class PollPolicy:
-    """How /checkbatchstatus is polled: guided by RemainingTimeSeconds, bounded by a maximum wait."""
-
-    max_wait_s: float = 3600.0
-    min_interval_s: float = 1.0
-    max_interval_s: float = 60.0
-
-    def next_interval(self, status: BatchStatus, elapsed_s: float) -> float:
-        remaining = status.remaining_time_seconds
-        if remaining is not None and remaining > 0:
-            wanted = float(remaining)
-        else:
-            # No estimate: look again after a small share of the time already waited.
-            wanted = max(self.min_interval_s, elapsed_s * 0.05)
-        return max(self.min_interval_s, min(self.max_interval_s, wanted))
 
 
 @task(name="address-upload-input", cache_policy=NO_CACHE)
@@ -90,6 +66,22 @@ async def start_batch(
 StatusCallback = Callable[[BatchStatus], Awaitable[None] | None]
 
 
+def observe(status: BatchStatus) -> Observation[BatchStatus]:
+    """One look at a batch job for the poller; a failure status raises :class:`BatchJobFailed`."""
+    if status.token_status.is_failure:
+        raise BatchJobFailed(status.token_status, status.message)
+    detail = status.token_status.name.lower()
+    if status.remaining_time_seconds is not None:
+        detail += f", about {status.remaining_time_seconds}s left"
+    return Observation(
+        status,
+        done=status.token_status is TokenStatus.FINISHED,
+        estimate_s=float(status.remaining_time_seconds) if status.remaining_time_seconds else None,
+        percent=float(status.progress) if status.progress is not None else None,
+        detail=detail,
+    )
+
+
 @task(name="address-wait-for-batch", cache_policy=NO_CACHE)
 async def wait_for_batch(
     client: AddressServiceClient,
@@ -101,32 +93,15 @@ async def wait_for_batch(
 ) -> BatchStatus:
     """Poll /checkbatchstatus until the job finishes.
 
-    TokenStatus 1, 5, 6 and 7 end the wait with :class:`BatchJobFailed` naming the status.
+    Raises:
+        BatchJobFailed: TokenStatus 1, 5, 6 or 7.
+        PollTimedOut: still running after ``policy.max_wait_s``; the job may go on remotely.
     """
-    started = time.monotonic()
-    progress = await Progress.start(f"address batch {batch_token}")
-    while True:
-        status = await client.check_batch_status(batch_token)
-        if on_status is not None:
-            outcome = on_status(status)
-            if outcome is not None:
-                await outcome
-        detail = f"{status.token_status.name.lower()}"
-        if status.remaining_time_seconds is not None:
-            detail += f", about {status.remaining_time_seconds}s left"
-        if status.token_status is TokenStatus.FINISHED:
-            await progress.update(100, "finished")
-            return status
-        if status.token_status.is_failure:
-            raise BatchJobFailed(status.token_status, status.message)
-        await progress.update(status.progress or 0.0, detail)
-        elapsed = time.monotonic() - started
-        if elapsed >= policy.max_wait_s:
-            raise BatchTimedOut(
-                f"batch job {batch_token} still {status.token_status.name} after {elapsed:.0f}s "
-                f"(max wait {policy.max_wait_s:.0f}s)"
-            )
-        await sleep(min(policy.next_interval(status, elapsed), max(0.0, policy.max_wait_s - elapsed)))
+
+    async def check() -> Observation[BatchStatus]:
+        return observe(await client.check_batch_status(batch_token))
+
+    return await poll_until(check, policy, on_status, what=f"address batch {batch_token}", sleep=sleep)
 
 
 @task(name="address-download-output", cache_policy=NO_CACHE)

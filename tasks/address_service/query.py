@@ -1,19 +1,21 @@
-"""Individual queries (runquery2): one request per record, with bounded concurrency and a shared back-off
-when the service reports its per-minute limit (Status 106).
+"""Individual queries (runquery2): one request per record, with bounded concurrency. The per-minute limit
+(Status 106) is waited out at the client's window gate, which every worker shares; a record whose query fails
+for good keeps its row with the reason.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
+from collections import Counter
 from collections.abc import Mapping
 
 import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from connectors.address_service import AddressServiceClient, ThrottledStatusError
+from connectors.address_service import AddressServiceClient
 from connectors.errors import ApiError
+from connectors.http import RequestRecord
 from tasks.progress import Progress
 
 # §2.3 output names → §2.2 input FieldName values.
@@ -44,6 +46,24 @@ QUERY_FIELD_NAMES: dict[str, str] = {
 ERROR_COLUMN = "QueryError"
 
 
+class SendCounter:
+    """A request-log hook that counts every query sent, by outcome; a query may be sent more than once."""
+
+    def __init__(self) -> None:
+        self.outcomes: Counter[str] = Counter()
+
+    def __call__(self, record: RequestRecord) -> None:
+        self.outcomes[record.outcome] += 1
+
+    @property
+    def total(self) -> int:
+        return sum(self.outcomes.values())
+
+    def describe(self) -> str:
+        parts = ", ".join(f"{outcome} {count}" for outcome, count in sorted(self.outcomes.items()))
+        return f"{self.total} queries sent ({parts or 'none'})"
+
+
 def query_fields(record: Mapping[str, object]) -> dict[str, str]:
     """The FieldName/Value pairs for one record given with §2.3 column names."""
     fields: dict[str, str] = {}
@@ -55,21 +75,6 @@ def query_fields(record: Mapping[str, object]) -> dict[str, str]:
     return fields
 
 
-class _Backoff:
-    """A pause shared by all workers after the service said "too many requests"."""
-
-    def __init__(self) -> None:
-        self.until = 0.0
-
-    async def wait(self) -> None:
-        delay = self.until - time.monotonic()
-        if delay > 0:
-            await asyncio.sleep(delay)
-
-    def trip(self, seconds: float) -> None:
-        self.until = max(self.until, time.monotonic() + seconds)
-
-
 @task(name="address-run-queries", cache_policy=NO_CACHE)
 async def run_queries(
     client: AddressServiceClient,
@@ -79,14 +84,12 @@ async def run_queries(
     concurrency: int = 8,
     timeout_ms: int = 10000,
     billing_reference: str | None = None,
-    throttle_pause_s: float = 5.0,
 ) -> pd.DataFrame:
     """Query every record; returns one row per RecordId with the answer's fields or the error.
 
     A record whose query fails for good keeps its row, with the reason in ``QueryError``: nothing is lost.
     """
     semaphore = asyncio.Semaphore(max(1, concurrency))
-    backoff = _Backoff()
     total = len(records)
     done = 0
     progress = await Progress.start(f"address queries ({total} records)")
@@ -98,23 +101,14 @@ async def run_queries(
         fields = query_fields(record)
         async with semaphore:
             answer: dict[str, object] = {"RecordId": record_id}
-            for _attempt in range(3):
-                await backoff.wait()
-                try:
-                    result = await client.run_query(
-                        key, record_id, fields, timeout_ms=timeout_ms, billing_reference=billing_reference
-                    )
-                except ThrottledStatusError as error:
-                    # The client already retried; slow every worker down before trying again.
-                    backoff.trip(throttle_pause_s)
-                    answer[ERROR_COLUMN] = str(error)
-                    continue
-                except ApiError as error:
-                    answer[ERROR_COLUMN] = str(error)
-                    break
-                answer.pop(ERROR_COLUMN, None)
+            try:
+                result = await client.run_query(
+                    key, record_id, fields, timeout_ms=timeout_ms, billing_reference=billing_reference
+                )
+            except ApiError as error:
+                answer[ERROR_COLUMN] = str(error)
+            else:
                 answer.update(result.fields)
-                break
             rows.append(answer)
         done += 1
         if done == total or done % max(1, total // 100) == 0:

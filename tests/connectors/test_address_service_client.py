@@ -30,6 +30,7 @@ from connectors.address_service import (
     status_error,
 )
 from connectors.address_service.errors import STATUS_TABLE
+from connectors.errors import MalformedResponse
 from connectors.retry import RetryPolicy
 
 BASE = "https://aws.example.test/REST/v1"
@@ -598,3 +599,39 @@ async def test_ping_and_authentication_failure() -> None:
         with pytest.raises(AuthenticationStatusError) as caught:
             await client.create_file()
     assert "s3cret" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("answer", "sends"),
+    [
+        (httpx.Response(200, text="<html>proxy error</html>", headers={"content-type": "text/html"}), 2),
+        (httpx.Response(200, content=b"{not json", headers={"content-type": "application/json"}), 2),
+        (httpx.Response(200, json=["a list"]), 2),
+        (httpx.Response(200, json={"RunQuery2Result": {"Result": {"Data": [{"Value": "no name"}]}}}), 1),
+    ],
+    ids=["html", "broken-json", "not-an-object", "missing-field"],
+)
+async def test_an_unreadable_query_answer_is_a_typed_error(answer: httpx.Response, sends: int) -> None:
+    """Not JSON at all: asked once more (a query changes nothing); JSON of the wrong shape: reported."""
+    sent = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal sent
+        sent += 1
+        return httpx.Response(answer.status_code, content=answer.content, headers=answer.headers)
+
+    async def no_sleep(seconds: float) -> None:
+        pass
+
+    client = AddressServiceClient(
+        "https://service.example.test/REST/v1",
+        "user",
+        SecretStr("pw"),
+        transport=httpx.MockTransport(handler),
+        retry=RetryPolicy(max_attempts=2),
+        sleep=no_sleep,
+    )
+    with pytest.raises(MalformedResponse) as unreadable:
+        await client.run_query("key", 1, {"Name_in": "Muster"})
+    assert unreadable.value.outcome_unknown
+    assert sent == sends
