@@ -17,7 +17,9 @@ from flows import address_batch as batch_module
 from flows.address_batch import address_batch
 from postflows.settings import get_settings
 from sandbox.inprocess import address_service_url
-from tasks.address_service.batch import BatchJobFailed, BatchTimedOut
+from connectors.errors import ServerError
+from tasks.address_service.batch import BatchJobFailed
+from tasks.polling import PollTimedOut
 from tests.flows.conftest import Sandbox
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
@@ -37,6 +39,19 @@ async def _token_state(sandbox: Sandbox, token: str) -> int:
     ) as c:
         response = await c.get(f"{address_service_url()}/deletefile/{token}")
     return int(response.json()["Status"])
+
+
+def _job(run: history.Run, kind: str) -> history.RemoteJob:
+    (job,) = [job for job in run.remote_jobs if job.kind == kind]
+    return job
+
+
+async def _forget(sandbox: Sandbox, token: str) -> None:
+    """Make the sandbox forget a batch job, as a service does once its files are deleted."""
+    async with httpx.AsyncClient(
+        transport=sandbox.transport.inner, auth=("sandbox-user", "sandbox-password")
+    ) as c:
+        await c.get(f"{address_service_url()}/deletefile/{token}")
 
 
 def _file_tokens(run: history.Run) -> list[str]:
@@ -69,7 +84,8 @@ async def test_batch_writes_results_rejects_bad_rows_and_cleans_up(sandbox: Sand
     (run,) = _runs()
     assert run.state == "COMPLETED" and run.flow_run_id
     kinds = {job.kind: job for job in run.remote_jobs}
-    assert kinds["batch"].status == "DOWNLOADED" and kinds["batch"].finished_at is not None
+    assert kinds["batch"].status == "COMPLETED" and kinds["batch"].finished_at is not None
+    assert kinds["batch"].remote_status == "FINISHED"
     assert kinds["upload-file"].deleted_at is not None and kinds["output-file"].deleted_at is not None
     assert {doc.kind for doc in run.documents} >= {"rejected-rows", "download", "results"}
     assert any("runbatch" in step.name for step in run.steps)
@@ -93,81 +109,99 @@ async def test_failed_job_names_the_status_and_still_deletes_both_files(
         assert await _token_state(sandbox, token) == 302
 
 
-async def test_failure_mid_poll_still_cleans_up(sandbox: Sandbox, tmp_path: Path) -> None:
+async def test_a_status_endpoint_down_past_the_deadline_leaves_the_job_waiting_with_its_files(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
     sandbox.config.job_seconds = 5
     sandbox.inject(
         api="address", endpoint="checkbatchstatus/*", kind="http_status", value=500, after=1, times=None
     )
-    with pytest.raises(Exception, match="500"):
-        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+    with pytest.raises(PollTimedOut):
+        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", max_wait_s=1.0, **FAST)
     (run,) = _runs()
     assert run.state == "FAILED"
+    batch = _job(run, "batch")
+    assert batch.status == "WAITING"
+    assert sandbox.transport.count("/deletefile") == 0  # the job may still run: its files stay
+
+
+async def test_a_timeout_keeps_the_files_and_the_same_command_picks_the_job_up(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    sandbox.config.job_seconds = 2.5
+    out = tmp_path / "out"
+    with pytest.raises(PollTimedOut, match="not finished"):
+        await address_batch(input_path=EXAMPLE, output_dir=out, max_wait_s=0.3, **FAST)
+    (timed_out,) = _runs()
+    assert _job(timed_out, "batch").status == "WAITING"
+    assert sandbox.transport.count("/deletefile") == 0
+
+    summary = await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+    assert summary["result_rows"] == summary["accepted_rows"]
+    assert sandbox.transport.count("/runbatch") == 1 and sandbox.transport.count("/uploadfile") == 1
     assert sandbox.transport.count("/deletefile") == 2
-    assert all(job.deleted_at is not None for job in run.remote_jobs if job.kind != "batch")
+    assert _job(timed_out, "batch").status == "WAITING"  # the snapshot read before the second run
+    (batch,) = [job for run in _runs() for job in run.remote_jobs if job.kind == "batch"]
+    assert batch.status == "COMPLETED" and batch.remote_status == "FINISHED"
+    for token in _file_tokens(timed_out):
+        assert await _token_state(sandbox, token) == 302
 
 
-async def test_timeout_cleans_up(sandbox: Sandbox, tmp_path: Path) -> None:
-    sandbox.config.job_seconds = 30
-    with pytest.raises(BatchTimedOut, match="max wait"):
-        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", max_wait_s=0.5, **FAST)
-    assert sandbox.transport.count("/deletefile") == 2
-
-
-async def test_cancellation_cleans_up(sandbox: Sandbox, tmp_path: Path) -> None:
-    sandbox.config.job_seconds = 30
-    run = asyncio.ensure_future(address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST))
+async def test_cancellation_while_polling_keeps_the_job_for_the_next_run(sandbox: Sandbox, tmp_path: Path) -> None:
+    sandbox.config.job_seconds = 3
+    out = tmp_path / "out"
+    run = asyncio.ensure_future(address_batch(input_path=EXAMPLE, output_dir=out, **FAST))
     while sandbox.transport.count("/checkbatchstatus") < 2:
         await asyncio.sleep(0.05)
     run.cancel()
     with pytest.raises(asyncio.CancelledError):
         await run
+    (cancelled,) = _runs()
+    assert cancelled.state == "CANCELLED"
+    assert _job(cancelled, "batch").status == "WAITING"
+    assert sandbox.transport.count("/deletefile") == 0
+
+    summary = await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+    assert summary["result_rows"] == summary["accepted_rows"]
+    assert sandbox.transport.count("/runbatch") == 1 and sandbox.transport.count("/deletefile") == 2
+
+
+async def test_a_download_that_keeps_failing_is_fetched_by_the_next_run(sandbox: Sandbox, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    sandbox.inject(api="address", endpoint="downloadfile/*", kind="http_status", value=503, times=None)
+    with pytest.raises(ServerError):
+        await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+    (failed,) = _runs()
+    assert _job(failed, "batch").status == "FINISHED"
+    assert sandbox.transport.count("/deletefile") == 0
+
+    sandbox.config.faults.clear()
+    summary = await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+    assert summary["result_rows"] == summary["accepted_rows"]
+    assert sandbox.transport.count("/runbatch") == 1
     assert sandbox.transport.count("/deletefile") == 2
-    (recorded,) = _runs()
-    assert recorded.state == "CANCELLED"
 
 
-class _Killed(BaseException):
-    """Stands for the process dying: no clean-up code runs after it."""
-
-
-async def test_rerun_after_a_crash_resumes_the_recorded_job(
-    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+async def test_a_resumed_job_whose_files_are_gone_is_replaced_and_said_so(
+    sandbox: Sandbox, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     out = tmp_path / "out"
+    sandbox.config.job_seconds = 2.5
+    with pytest.raises(PollTimedOut):
+        await address_batch(input_path=EXAMPLE, output_dir=out, max_wait_s=0.2, **FAST)
+    (first,) = _runs()
+    for token in _file_tokens(first):  # the service forgot the job (its files were deleted elsewhere)
+        assert await _token_state(sandbox, token) == 0
+    batch_token = _job(first, "batch").remote_id
+    await _forget(sandbox, batch_token)
 
-    async def crash(*args: object, **kwargs: object) -> None:
-        raise _Killed
-
-    async def no_cleanup(client: object, tokens: list[str]) -> dict[str, str]:
-        return {}
-
-    with monkeypatch.context() as patched:
-        patched.setattr(batch_module, "wait_for_batch", crash)
-        patched.setattr(batch_module, "delete_remote_files", no_cleanup)
-        with pytest.raises(_Killed):
-            await address_batch(input_path=EXAMPLE, output_dir=out, idempotency_key="crm-export-1", **FAST)
-    assert sandbox.transport.count("/runbatch") == 1
-    # A killed process records no outcome: its run is still RUNNING in the history.
-    factory = history.session_factory(get_settings().effective_database_url)
-    with factory.begin() as session:
-        (killed,) = history.list_runs(session)
-        killed.state, killed.finished_at, killed.error = "RUNNING", None, None
-
-    summary = await address_batch(input_path=EXAMPLE, output_dir=out, idempotency_key="crm-export-1", **FAST)
-    assert sandbox.transport.count("/runbatch") == 1
-    assert sandbox.transport.count("/uploadfile") == 1
-    assert sandbox.transport.count("/deletefile") == 2
+    sandbox.config.job_seconds = 0.4
+    summary = await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
     assert summary["result_rows"] == summary["accepted_rows"]
-
-    states = sorted(run.state for run in _runs())
-    assert states == ["COMPLETED", "FAILED"]  # the killed run was closed as abandoned by the resuming one
-    assert any("abandoned; its work was resumed by run" in (run.error or "") for run in _runs())
-
-    # A third run with the same key neither submits nor downloads again: it rebuilds from the recorded file.
-    before = sum(sandbox.transport.calls.values())
-    again = await address_batch(input_path=EXAMPLE, output_dir=out, idempotency_key="crm-export-1", **FAST)
-    assert sum(sandbox.transport.calls.values()) == before
-    assert again["qstat"] == summary["qstat"]
+    assert sandbox.transport.count("/runbatch") == 2
+    assert "gone from the service; starting a new one" in caplog.text
+    jobs = [job for run in _runs() for job in run.remote_jobs if job.kind == "batch"]
+    assert sorted(job.status for job in jobs) == ["COMPLETED", "DELETED"]
 
 
 async def test_billing_reference_uses_runbatchwithclient(sandbox: Sandbox, tmp_path: Path) -> None:
