@@ -54,6 +54,17 @@ class Settings(BaseSettings):
     http_timeout_s: float = 30.0
     http_max_attempts: int = 4
 
+    download_max_bytes: int = Field(
+        default=1 << 30,
+        gt=0,
+        description="Largest download, document or unpacked ZIP content accepted from a service, in bytes",
+    )
+    zip_max_ratio: float = Field(
+        default=100.0,
+        ge=1.0,
+        description="Largest ratio of unpacked to compressed size accepted in a downloaded ZIP",
+    )
+
     sandbox_faults: str | None = Field(
         default=None, description="Fault plan for the embedded sandbox: JSON text or a file path"
     )
