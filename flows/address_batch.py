@@ -10,6 +10,7 @@ predecessors left.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,14 @@ from tasks.run_history import JobSnapshot, RunRecorder
 from tasks.submission import submit_once
 
 FLOW_NAME = "address-batch"
+
+
+@dataclass(frozen=True)
+class DownloadLimits:
+    """How much a download may hold: bytes in all, and the compression ratio of a ZIP."""
+
+    max_bytes: int
+    zip_max_ratio: float
 
 
 @flow(name=FLOW_NAME, log_prints=False)
@@ -155,6 +164,7 @@ async def address_batch(
                 billing=(billing_reference, client_identifier, client_name),
                 policy=PollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
                 resubmit=resubmit,
+                limits=DownloadLimits(settings.download_max_bytes, settings.zip_max_ratio),
             )
         for path in results.files:
             await recorder.document(path.stem, path)
@@ -181,6 +191,7 @@ async def _run_batch(
     billing: tuple[str | None, str | None, str | None],
     policy: PollPolicy,
     resubmit: bool,
+    limits: DownloadLimits,
 ) -> AddressResults:
     """Start (or resume) the job, wait for it, download; delete remote files whose job is over."""
     assert prepared.upload_path is not None
@@ -300,6 +311,7 @@ async def _follow(
     output_dir: Path,
     *,
     policy: PollPolicy,
+    max_bytes: int,
 ) -> Path | None:
     """Wait for the job and download its output; None when its files are gone from the service.
 
@@ -353,7 +365,7 @@ async def _follow(
     await recorder.update_job(job, status=JobState.FINISHED)
     download = output_dir / "download" / "output.bin"
     try:
-        await download_output(client, job.data["output_token"], download)
+        await download_output(client, job.data["output_token"], download, max_bytes=max_bytes)
     except DatabaseStatusError as gone:
         if gone.status != 302:
             raise

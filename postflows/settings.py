@@ -60,6 +60,16 @@ class Settings(BaseSettings):
     lease_wait_s: float = Field(
         default=600.0, ge=0, description="How long a run waits for another live run holding its key (seconds)"
     )
+    download_max_bytes: int = Field(
+        default=1 << 30,
+        gt=0,
+        description="Largest download, document or unpacked ZIP content accepted from a service, in bytes",
+    )
+    zip_max_ratio: float = Field(
+        default=100.0,
+        ge=1.0,
+        description="Largest ratio of unpacked to compressed size accepted in a downloaded ZIP",
+    )
 
     sandbox_faults: str | None = Field(
         default=None, description="Fault plan for the embedded sandbox: JSON text or a file path"

@@ -17,7 +17,6 @@ from connectors.http import RequestLog
 from connectors.newspaper import NewspaperClient
 from connectors.ratelimit import WindowGate
 from connectors.retry import RetryPolicy
-from tasks.idempotency import Endpoint
 from postflows.settings import (
     SANDBOX_ADDRESS_PASSWORD,
     SANDBOX_ADDRESS_USER,
@@ -26,6 +25,7 @@ from postflows.settings import (
     Settings,
     get_settings,
 )
+from tasks.idempotency import Endpoint
 
 logger = logging.getLogger("postflows")
 

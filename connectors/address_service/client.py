@@ -4,10 +4,8 @@ building verification, with pre-emptive HTTP Basic on every request and every ``
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import AsyncIterator, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,6 +39,7 @@ from connectors.errors import MalformedResponse
 from connectors.http import ApiClient
 
 _CHUNK = 1 << 16
+_STATUS_BODY_LIMIT = 1 << 16  # a Status answer is a few bytes; more is not one, and is not read to the end
 
 
 class _FileChunks:
@@ -207,25 +206,25 @@ class AddressServiceClient(ApiClient):
         with _reading("checkbatchstatus"):
             return BatchStatus.model_validate(_result(payload, "CheckBatchStatusResult")["BatchStatus"])
 
-    async def download_file(self, token: str, destination: Path) -> int:
-        """GET /downloadfile/{token}, streamed to ``destination`` (written atomically); returns its size."""
-        destination.parent.mkdir(parents=True, exist_ok=True)
+    @asynccontextmanager
+    async def download(self, token: str) -> AsyncIterator[AsyncIterator[bytes]]:
+        """GET /downloadfile/{token}: yields the output file as an async iterator of byte chunks.
+
+        Nothing is written here; the caller decides where the bytes go and how many it accepts. Failures are
+        retried until the status line is checked, never in the middle of the body. A JSON answer is the
+        service's ``Status`` in place of the file and raises its typed error.
+
+        Usage::
+
+            async with client.download(token) as chunks:
+                async for chunk in chunks:
+                    ...
+        """
         async with self.stream("GET", f"/downloadfile/{token}") as response:
             if "json" in response.headers.get("content-type", ""):
-                status = _status_of(_json(await response.aread()))
+                status = _status_of(_json(await _status_body(response)))
                 raise status_error(status or 999, operation="downloadfile")
-            fd, tmp_name = tempfile.mkstemp(prefix=".download-", dir=destination.parent)
-            size = 0
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    async for chunk in response.aiter_bytes(_CHUNK):
-                        handle.write(chunk)
-                        size += len(chunk)
-                os.replace(tmp_name, destination)
-            except BaseException:
-                Path(tmp_name).unlink(missing_ok=True)
-                raise
-        return size
+            yield response.aiter_bytes(_CHUNK)
 
     async def delete_file(self, token: str, *, missing_ok: bool = False) -> bool:
         """GET /deletefile/{token}. With ``missing_ok`` an already deleted token (302) returns False."""
@@ -319,6 +318,16 @@ def _with_client(
     if client_name:
         body["clientName"] = client_name
     return f"{method}withclient"
+
+
+async def _status_body(response: httpx.Response) -> bytes:
+    """The start of a JSON body that stands in for the file, read no further than a Status answer needs."""
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > _STATUS_BODY_LIMIT:
+            break
+    return bytes(body)
 
 
 def _json(body: bytes) -> Any:

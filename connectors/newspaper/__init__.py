@@ -8,7 +8,6 @@ from connectors.newspaper.documents import (
     DocumentSet,
     RawResponse,
     extension_for,
-    write_atomically,
 )
 from connectors.newspaper.errors import (
     MESSAGE_CODES,
@@ -121,5 +120,4 @@ __all__ = [
     "extension_for",
     "meaning_of",
     "messages_in_body",
-    "write_atomically",
 ]

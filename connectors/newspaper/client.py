@@ -19,7 +19,6 @@ from connectors.errors import ApiError, NotFound
 from connectors.http import DEFAULT_TIMEOUT, ApiClient, RequestLog
 from connectors.newspaper import validation
 from connectors.newspaper.documents import (
-    Document,
     DocumentSet,
     RawResponse,
     document_from_body,
@@ -243,20 +242,20 @@ class NewspaperClient(ApiClient):
 
     async def get_purchase_document(
         self, purchase_id: int, kind: PurchaseDocumentKind
-    ) -> ApiResult[Document]:
-        """One of the seven purchase documents (§2.7 document shape)."""
+    ) -> ApiResult[DocumentSet]:
+        """One of the seven purchase documents: the §2.7 document shape, or the document bytes themselves.
+
+        A JSON answer without a usable document shape comes back as its raw body with no documents.
+        """
         kind = PurchaseDocumentKind(kind)
         response = await self._call(
             "GET", _purchase_path(purchase_id, f"document/{kind.value}"), Scope.ADDRESS
         )
-        try:
-            body = response.json()
-        except ValueError:
-            body = None
-        document = document_from_body(body)
-        if document is None:
-            raise UnexpectedResponse(f"{kind.value} document response has no document shape")
-        return self._result(response, document)
+        raw = RawResponse.from_response(response)
+        if not raw.is_json:
+            return self._result(response, document_set_from_response(response))
+        document = document_from_body(raw.body)
+        return self._result(response, DocumentSet(documents=(document,) if document else (), raw=raw))
 
     async def get_structure_files(self, file_code: StructureFileCode | int) -> ApiResult[DocumentSet]:
         """The structure files for fileCode 1 (AZ/GZA), 2 (AZA/AZB) or 9 (both)."""

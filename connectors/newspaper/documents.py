@@ -1,25 +1,19 @@
 """Documents of the newspaper API (§2.7 document shape, delivery notes, structure files) and raw responses
-whose shape the spec does not show: decoded, checked against ``size`` and written atomically.
-
-Writing is a pure helper: the caller chooses the target directory.
+whose shape the spec does not show: found in a body, decoded and checked against ``size``; never written here.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import contextlib
 import json
 import mimetypes
-import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from connectors.newspaper.errors import DocumentInvalid, DocumentSizeMismatch
@@ -78,10 +72,6 @@ class Document(BaseModel):
             raise DocumentSizeMismatch(self.size, len(content))
         return content
 
-    def save(self, directory: Path, stem: str) -> Path:
-        """Write the decoded document to ``directory/stem<extension>`` atomically; return the path."""
-        return write_atomically(directory / f"{_checked_stem(stem)}{self.extension}", self.decoded_bytes())
-
 
 @dataclass(frozen=True)
 class RawResponse:
@@ -108,42 +98,41 @@ class RawResponse:
             return False
         return True
 
-    def save(self, directory: Path, stem: str) -> Path:
-        """Write the body as received to ``directory/stem`` (``.json``, or by content type) atomically."""
-        extension = ".json" if self.is_json else extension_for(self.content_type)
-        return write_atomically(directory / f"{_checked_stem(stem)}{extension}", self.content)
+    @property
+    def extension(self) -> str:
+        """``.json`` for a JSON body, else the extension of its content type."""
+        return ".json" if self.is_json else extension_for(self.content_type)
 
 
 @dataclass(frozen=True)
 class DocumentSet:
-    """Documents of one response (delivery note, structure files) plus the raw body when it was JSON."""
+    """Documents of one response (delivery note, structure files) plus the raw body when it was JSON.
+
+    A JSON body in which no document shape was found (a list of bare base64 strings, a shape the spec does
+    not show) has no documents and only ``raw``.
+    """
 
     documents: tuple[Document, ...]
     raw: RawResponse | None = None
 
-    def save(self, directory: Path, stem: str) -> list[Path]:
-        """Write every document (``stem``, ``stem-2``, ...) and the raw JSON body (``stem.response.json``)."""
-        paths = [
-            document.save(directory, stem if index == 1 else f"{stem}-{index}")
-            for index, document in enumerate(self.documents, start=1)
-        ]
-        if self.raw is not None:
-            paths.append(self.raw.save(directory, f"{stem}.response"))
-        return paths
-
 
 def document_from_body(body: Any) -> Document | None:
-    """The document of a ``{document: {...}}`` body, or of a body that is the document itself."""
+    """The document of a ``{document: {...}}`` body, or of a body that is the document itself; None when
+    the body has no usable document shape (the caller keeps it raw)."""
     if isinstance(body, dict) and isinstance(body.get("document"), dict):
         body = body["document"]
     if isinstance(body, dict) and isinstance(body.get("data"), str):
-        return Document.model_validate(body)
+        return _document_or_none(body)
     return None
 
 
 def find_documents(body: Any) -> list[Document]:
-    """Every document shape anywhere in a JSON body (a gratis delivery note carries partial notes too)."""
-    return [Document.model_validate(item) for item in _document_dicts(body)]
+    """Every document shape anywhere in a JSON body (a gratis delivery note carries partial notes too).
+
+    A shape whose fields do not fit (``size`` not a number) is passed over: the raw body keeps it.
+    """
+    found = (_document_or_none(item) for item in _document_dicts(body))
+    return [document for document in found if document is not None]
 
 
 def document_set_from_response(response: httpx.Response) -> DocumentSet:
@@ -154,23 +143,6 @@ def document_set_from_response(response: httpx.Response) -> DocumentSet:
         return DocumentSet(documents=tuple(find_documents(raw.body)), raw=raw)
     mime = content_type or ("application/pdf" if response.content.startswith(b"%PDF") else None)
     return DocumentSet(documents=(Document.from_bytes(response.content, mime),))
-
-
-def write_atomically(path: Path, content: bytes) -> Path:
-    """Write ``content`` to a temporary file beside ``path`` and move it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as temp_file:
-            temp_file.write(content)
-            temp_file.flush()
-            os.fsync(temp_file.fileno())
-        os.replace(temp_name, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp_name)
-        raise
-    return path
 
 
 def _document_dicts(body: Any) -> Iterator[dict[str, Any]]:
@@ -185,10 +157,11 @@ def _document_dicts(body: Any) -> Iterator[dict[str, Any]]:
             yield from _document_dicts(item)
 
 
-def _checked_stem(stem: str) -> str:
-    if not stem or stem in (".", "..") or "/" in stem or "\\" in stem:
-        raise ValueError(f"not a file name stem: {stem!r}")
-    return stem
+def _document_or_none(shape: dict[str, Any]) -> Document | None:
+    try:
+        return Document.model_validate(shape)
+    except ValidationError:
+        return None
 
 
 def _text_or_none(content: bytes) -> str | None:

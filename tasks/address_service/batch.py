@@ -15,6 +15,9 @@ from prefect.cache_policies import NO_CACHE
 
 from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus, TokenStatus
 from connectors.errors import ApiError, PostflowsError
+from tasks.errors import ResultFileError
+from tasks.files import FileTooLarge, write_stream
+from tasks.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING
 from tasks.polling import Observation, PollPolicy, poll_until
 
 API = "address-service"
@@ -105,9 +108,27 @@ async def wait_for_batch(
 
 
 @task(name="address-download-output", cache_policy=NO_CACHE)
-async def download_output(client: AddressServiceClient, output_token: str, destination: Path) -> Path:
-    """Stream the output file to ``destination``."""
-    await client.download_file(output_token, destination)
+async def download_output(
+    client: AddressServiceClient,
+    output_token: str,
+    destination: Path,
+    *,
+    max_bytes: int = DOWNLOAD_MAX_BYTES,
+) -> Path:
+    """Stream the output file to ``destination``, written atomically and no larger than ``max_bytes``.
+
+    Raises:
+        ResultFileError: the file is larger than ``max_bytes``; nothing of it is left on disk.
+    """
+    try:
+        async with client.download(output_token) as chunks:
+            await write_stream(destination, chunks, max_bytes=max_bytes)
+    except FileTooLarge as exc:
+        raise ResultFileError(
+            f"the output file is larger than the limit of {max_bytes:,} bytes "
+            f"({DOWNLOAD_MAX_BYTES_SETTING}); nothing was written",
+            path=destination,
+        ) from exc
     return destination
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import csv
 import logging
-import shutil
 import warnings
 import zipfile
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +35,8 @@ from connectors.address_service.codes import (
 )
 from tasks.address_service.records import RECORD_ID, AddressInput
 from tasks.errors import ResultFileError
+from tasks.files import atomic_open
+from tasks.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING, ZIP_MAX_RATIO, ZIP_MAX_RATIO_SETTING
 from tasks.reports import write_csv, write_xlsx
 from tasks.textfiles import detect_encoding, read_rows, sniff_delimiter
 
@@ -44,7 +46,13 @@ INPUT_SUFFIX = "_in"  # the §2.2 convention for input values, used for the orig
 QSTAT_DESIGNATION = "QSTAT_Designation"
 QSTAT_MEANING = "QSTAT_Meaning"
 SUMMARY_COLUMNS = ["QSTAT", "Designation", "Meaning", "Count", "Share %"]
+RESULT_FILE_NAME = "result.txt"
+MOVES_FILE_NAME = "moves.txt"
 _ZIP_MAGIC = b"PK\x03\x04"
+_UNPACK_CHUNK = 1 << 16
+# Below this many inflated bytes the ratio is not judged: a small member can do no harm, and a few
+# kilobytes of repeated text legitimately compress far better than 100:1.
+_RATIO_GRACE_BYTES = 1 << 20
 
 
 logger = logging.getLogger("postflows.address_service.results")
@@ -58,20 +66,30 @@ class DownloadedFiles:
     moves: Path | None = None
 
 
-def unpack_download(path: Path, workdir: Path) -> DownloadedFiles:
+def unpack_download(
+    path: Path,
+    workdir: Path,
+    *,
+    max_bytes: int = DOWNLOAD_MAX_BYTES,
+    max_ratio: float = ZIP_MAX_RATIO,
+) -> DownloadedFiles:
     """Recognise a downloaded file: a plain result file, or a ZIP holding the result and a moves file.
 
     A ZIP is recognised by its magic bytes, not its name. In a ZIP the member whose name contains "move" is
-    the moves file and the largest other member is the result; both are extracted flat into ``workdir``.
+    the moves file and the largest other member is the result. They are written to ``workdir`` under names
+    of ours (``result.txt``, ``moves.txt``), never the names in the archive. Inflated bytes are counted as
+    they come, whatever the archive's headers claim: more than ``max_bytes`` in all, or more than
+    ``max_ratio`` times the compressed size (per member, and for the archive as a whole), stops the
+    unpacking and leaves neither file.
 
     Raises:
-        ResultFileError: the ZIP is damaged or holds no result file.
+        ResultFileError: the ZIP is damaged, holds no result file, or passes a limit.
     """
     with path.open("rb") as handle:
         magic = handle.read(len(_ZIP_MAGIC))
     if magic != _ZIP_MAGIC:
         return DownloadedFiles(result=path)
-    workdir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
     try:
         with zipfile.ZipFile(path) as archive:
             members = [member for member in archive.infolist() if not member.is_dir()]
@@ -79,20 +97,93 @@ def unpack_download(path: Path, workdir: Path) -> DownloadedFiles:
             results = sorted((m for m in members if m not in moves), key=lambda m: m.file_size, reverse=True)
             if not results:
                 raise ResultFileError(
-                    f"the ZIP holds no result file (members: {archive.namelist()})", path=path
+                    f"the ZIP holds no result file (members: {archive.namelist()[:20]})", path=path
                 )
-            result = _extract(archive, results[0], workdir)
-            moves_path = _extract(archive, moves[0], workdir) if moves else None
-    except zipfile.BadZipFile as exc:
+            wanted = [(results[0], RESULT_FILE_NAME)] + ([(moves[0], MOVES_FILE_NAME)] if moves else [])
+            inflation = _Inflation(path, path.stat().st_size, max_bytes, max_ratio)
+            inflation.check_headers([member for member, _ in wanted])
+            for member, name in wanted:
+                written.append(_extract(archive, member, _unpacked_path(workdir, name, path), inflation))
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as exc:
+        _remove(written)
         raise ResultFileError(f"damaged ZIP: {exc}", path=path) from exc
-    return DownloadedFiles(result=result, moves=moves_path)
+    except BaseException:
+        _remove(written)
+        raise
+    return DownloadedFiles(result=written[0], moves=written[1] if len(written) > 1 else None)
 
 
-def _extract(archive: zipfile.ZipFile, member: zipfile.ZipInfo, workdir: Path) -> Path:
-    target = workdir / Path(member.filename).name  # flat: a member name never escapes workdir
-    with archive.open(member) as source, target.open("wb") as sink:
-        shutil.copyfileobj(source, sink)
+@dataclass
+class _Inflation:
+    """The bytes inflated from one archive so far, against the size and compression-ratio limits."""
+
+    archive: Path
+    archive_size: int
+    max_bytes: int
+    max_ratio: float
+    total: int = 0
+
+    def check_headers(self, members: Sequence[zipfile.ZipInfo]) -> None:
+        """Refuse early what the headers already admit to; the counting in :meth:`add` is what holds."""
+        for member in members:
+            self._check_member(member, member.file_size)
+        self._check_total(sum(member.file_size for member in members))
+
+    def add(self, member: zipfile.ZipInfo, inflated: int, chunk: int) -> None:
+        """Count ``chunk`` more bytes of ``member`` (``inflated`` of it so far)."""
+        self.total += chunk
+        self._check_member(member, inflated)
+        self._check_total(self.total)
+
+    def _check_member(self, member: zipfile.ZipInfo, inflated: int) -> None:
+        if inflated > _RATIO_GRACE_BYTES and inflated > max(member.compress_size, 1) * self.max_ratio:
+            raise ResultFileError(
+                f"ZIP member {member.filename[:100]!r} inflates to more than {self.max_ratio:g} times its "
+                f"compressed size of {member.compress_size:,} bytes (limit {self.max_ratio:g}:1, "
+                f"{ZIP_MAX_RATIO_SETTING}); refused as a possible ZIP bomb",
+                path=self.archive,
+            )
+        self._check_size(inflated)
+
+    def _check_total(self, total: int) -> None:
+        if total > _RATIO_GRACE_BYTES and total > max(self.archive_size, 1) * self.max_ratio:
+            raise ResultFileError(
+                f"the ZIP inflates to more than {self.max_ratio:g} times its size of "
+                f"{self.archive_size:,} bytes (limit {self.max_ratio:g}:1, {ZIP_MAX_RATIO_SETTING}); "
+                "refused as a possible ZIP bomb",
+                path=self.archive,
+            )
+        self._check_size(total)
+
+    def _check_size(self, size: int) -> None:
+        if size > self.max_bytes:
+            raise ResultFileError(
+                f"the ZIP inflates to more than the limit of {self.max_bytes:,} bytes "
+                f"({DOWNLOAD_MAX_BYTES_SETTING}); nothing was unpacked",
+                path=self.archive,
+            )
+
+
+def _unpacked_path(workdir: Path, name: str, download: Path) -> Path:
+    target = workdir / name
+    if target.resolve() == download.resolve():  # the download itself may be named like an unpacked file
+        target = workdir / f"unpacked-{name}"
     return target
+
+
+def _extract(archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path, inflation: _Inflation) -> Path:
+    inflated = 0
+    with archive.open(member) as source, atomic_open(target) as sink:
+        while chunk := source.read(_UNPACK_CHUNK):
+            inflated += len(chunk)
+            inflation.add(member, inflated, len(chunk))
+            sink.write(chunk)
+    return target
+
+
+def _remove(paths: Sequence[Path]) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)
 
 
 def read_result_file(path: Path) -> pd.DataFrame:
@@ -256,16 +347,27 @@ def _numbers_distinct(values: pd.Series) -> pd.Series:
     return pd.Series(parsed, index=values.index, dtype="float64")
 
 
-def merge_results(input: AddressInput, decoded: pd.DataFrame) -> pd.DataFrame:
+def merge_results(input: AddressInput, decoded: pd.DataFrame, *, source: Path | None = None) -> pd.DataFrame:
     """One row per accepted input row, in input order: RecordId and the pass-through columns (from the input),
     ``ReturnedByService``, the service's status, §2.3 and decoded columns, then the input address as
     ``<Field>_in``. A row the service did not return has ``ReturnedByService`` False and an empty QSTAT.
+    Result rows whose RecordId no input row has are logged and left out.
+
+    Args:
+        input: the accepted input records.
+        decoded: the decoded result rows.
+        source: the result file, named in errors (the input file when not given).
+
+    Raises:
+        ResultFileError: the result has no RecordId column, or not one of its rows matches an input row
+            (it cannot be the answer to this upload).
     """
+    source = source or input.source
     records = input.records
     left = records[[RECORD_ID, *input.passthrough_columns]]
     id_column = next((c for c in decoded.columns if str(c).casefold() == RECORD_ID.casefold()), None)
     if id_column is None:
-        raise ResultFileError(f"result has no {RECORD_ID} column", path=input.source)
+        raise ResultFileError(f"result has no {RECORD_ID} column", path=source)
     uploaded = set(input.passthrough_columns) | {
         c for c in decoded.columns if str(c).endswith(UPLOADED_SUFFIX)
     }
@@ -274,7 +376,14 @@ def merge_results(input: AddressInput, decoded: pd.DataFrame) -> pd.DataFrame:
     right = right[right[RECORD_ID].notna()].drop_duplicates(RECORD_ID)
     right.insert(1, RETURNED_COLUMN, True)
     right[RECORD_ID] = right[RECORD_ID].astype("int64")
-    unmatched = int((~right[RECORD_ID].isin(left[RECORD_ID])).sum())
+    matches = right[RECORD_ID].isin(left[RECORD_ID])
+    if len(left) and not matches.any():
+        raise ResultFileError(
+            f"no result row matches the uploaded record ids ({len(decoded)} result rows, "
+            f"{len(right)} of them with a {RECORD_ID}; {len(left)} rows uploaded)",
+            path=source,
+        )
+    unmatched = int((~matches).sum())
     if unmatched:
         logger.warning(
             "%d result rows carry a RecordId that no accepted input row has; not merged", unmatched

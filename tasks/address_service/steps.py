@@ -23,6 +23,7 @@ from tasks.address_service.results import (
     write_address_results,
 )
 from tasks.address_service.wire import WireFormat, write_upload_file
+from tasks.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from tasks.reports import markdown_table
 
 
@@ -132,12 +133,25 @@ def prepare_input(
 
 
 @task(name="address-build-results", cache_policy=NO_CACHE)
-def build_results(prepared: PreparedInput, download: Path, output_dir: Path) -> AddressResults:
-    """Parse and decode the downloaded file; write results.csv, results.xlsx and moves when present."""
-    files = unpack_download(download, output_dir / "download")
+def build_results(
+    prepared: PreparedInput,
+    download: Path,
+    output_dir: Path,
+    *,
+    max_bytes: int = DOWNLOAD_MAX_BYTES,
+    max_ratio: float = ZIP_MAX_RATIO,
+) -> AddressResults:
+    """Parse and decode the downloaded file; write results.csv, results.xlsx and moves when present.
+
+    A ZIP download is unpacked within ``max_bytes`` and ``max_ratio`` (see :func:`unpack_download`).
+
+    Raises:
+        ResultFileError: the download cannot be unpacked or read, or no result row matches an uploaded row.
+    """
+    files = unpack_download(download, output_dir / "download", max_bytes=max_bytes, max_ratio=max_ratio)
     decoded = decode_results(read_result_file(files.result))
     moves = read_moves_file(files.moves) if files.moves is not None else None
-    return _write(prepared, decoded, output_dir, moves)
+    return _write(prepared, decoded, output_dir, moves, source=files.result)
 
 
 @task(name="address-build-query-results", cache_policy=NO_CACHE)
@@ -148,9 +162,14 @@ def build_query_results(prepared: PreparedInput, answers: pd.DataFrame, output_d
 
 
 def _write(
-    prepared: PreparedInput, decoded: pd.DataFrame, output_dir: Path, moves: pd.DataFrame | None
+    prepared: PreparedInput,
+    decoded: pd.DataFrame,
+    output_dir: Path,
+    moves: pd.DataFrame | None,
+    *,
+    source: Path | None = None,
 ) -> AddressResults:
-    merged = merge_results(prepared.records, decoded)
+    merged = merge_results(prepared.records, decoded, source=source)
     summary = qstat_summary(merged)
     files = write_address_results(merged, summary, output_dir, moves=moves)
     return AddressResults(

@@ -32,7 +32,9 @@ from connectors.newspaper import (
     check_standard_order,
 )
 from connectors.newspaper.validation import ensure_valid
+from tasks.documents import save_documents
 from tasks.errors import InputError
+from tasks.limits import DOWNLOAD_MAX_BYTES
 from tasks.polling import Observation, PollPolicy, poll_until
 
 OrderKind = Literal["standard", "gratis"]
@@ -98,11 +100,19 @@ async def submit_order(client: NewspaperClient, order: StandardOrder | GratisOrd
 
 @task(name="newspaper-delivery-note", cache_policy=NO_CACHE)
 async def save_delivery_note(
-    client: NewspaperClient, order_id: int, directory: Path
+    client: NewspaperClient, order_id: int, directory: Path, *, max_bytes: int = DOWNLOAD_MAX_BYTES
 ) -> tuple[list[Path], tuple[NewspaperMessage, ...]]:
-    """Fetch the delivery note (with a gratis order's partial notes) and write it: PDFs plus the JSON."""
+    """Fetch the delivery note (with a gratis order's partial notes) and write it: ``delivery-note.pdf``,
+    ``delivery-note-2.pdf`` … and a JSON answer as received (``delivery-note.response.json``).
+
+    Raises:
+        DocumentRejected: a document does not decode or passes ``max_bytes`` (the answer is written first).
+    """
     result = await client.get_delivery_note(order_id)
-    return result.value.save(directory, "delivery-note"), result.warnings
+    saved = save_documents(
+        result.value, directory, stem="delivery-note", label="delivery note", max_bytes=max_bytes
+    )
+    return saved.paths, result.warnings
 
 
 StatusCallback = Callable[[ApiResult[OrderStatus]], Awaitable[None] | None]

@@ -12,18 +12,32 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel
 
-from connectors.newspaper import RawResponse, write_atomically
+from connectors.newspaper import RawResponse
+from tasks.documents import DocumentRejected
+from tasks.files import write_bytes, write_text
+from tasks.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING
 
 
-def write_json(directory: Path, stem: str, value: BaseModel | RawResponse | Any) -> Path:
-    """Write ``value`` to ``directory/stem.json``: a raw response byte for byte, a model with every field
-    it received (unknown ones included), anything else as JSON."""
+def write_json(
+    directory: Path, stem: str, value: BaseModel | RawResponse | Any, *, max_bytes: int = DOWNLOAD_MAX_BYTES
+) -> Path:
+    """Write ``value`` to ``directory/stem.json``: a raw response byte for byte (up to ``max_bytes``), a
+    model with every field it received (unknown ones included), anything else as JSON.
+
+    Raises:
+        DocumentRejected: a raw response larger than ``max_bytes``; nothing is written.
+    """
     if isinstance(value, RawResponse):
-        return value.save(directory, stem)
+        if len(value.content) > max_bytes:
+            raise DocumentRejected(
+                f"{stem} answer",
+                f"larger than the limit of {max_bytes:,} bytes ({DOWNLOAD_MAX_BYTES_SETTING}); not written",
+            )
+        return write_bytes(directory / f"{stem}{value.extension}", value.content)
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", by_alias=True)
     text = json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n"
-    return write_atomically(directory / f"{stem}.json", text.encode("utf-8"))
+    return write_text(directory / f"{stem}.json", text)
 
 
 def key_value_frame(values: Mapping[str, Any]) -> pd.DataFrame:
@@ -76,7 +90,7 @@ def summary_markdown(
 
 async def publish_summary(output_dir: Path, markdown: str, *, key: str, description: str) -> Path:
     """Write ``summary.md`` and, inside a flow run, the same text as a markdown artifact."""
-    path = write_atomically(output_dir / "summary.md", markdown.encode("utf-8"))
+    path = write_text(output_dir / "summary.md", markdown)
     from prefect.artifacts import acreate_markdown_artifact
     from prefect.context import FlowRunContext
 

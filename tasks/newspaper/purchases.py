@@ -5,6 +5,7 @@ artifact), fetch the output addresses and the documents.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -23,7 +24,11 @@ from connectors.newspaper import (
     PurchaseDocumentKind,
     PurchaseProgress,
 )
+from tasks.documents import FileNames, save_documents
+from tasks.limits import DOWNLOAD_MAX_BYTES
 from tasks.progress import Progress
+
+logger = logging.getLogger("postflows.newspaper.purchases")
 
 FAILED_STATUSES = frozenset({"FAILED", "ERROR", "CANCELED", "CANCELLED", "REJECTED", "ABORTED"})
 OUTPUT_COLUMNS = (
@@ -133,14 +138,41 @@ async def fetch_output_addresses(client: NewspaperClient, purchase_id: int) -> A
 
 @task(name="newspaper-purchase-documents", cache_policy=NO_CACHE)
 async def save_purchase_documents(
-    client: NewspaperClient, purchase_id: int, directory: Path, kinds: Iterable[PurchaseDocumentKind]
+    client: NewspaperClient,
+    purchase_id: int,
+    directory: Path,
+    kinds: Iterable[PurchaseDocumentKind],
+    *,
+    max_bytes: int = DOWNLOAD_MAX_BYTES,
 ) -> tuple[dict[str, Path], tuple[NewspaperMessage, ...]]:
-    """Fetch each document and write it decoded (``<kind>.pdf``); returns kind → path and the warnings."""
+    """Fetch each document and write it decoded (``<kind>.pdf``); returns kind → path and the warnings.
+
+    An answer without a document shape is written as received (``<kind>.response.json``) in its place.
+
+    Raises:
+        DocumentRejected: a document does not decode or passes ``max_bytes`` (the answer is written first).
+    """
     saved: dict[str, Path] = {}
     warnings: tuple[NewspaperMessage, ...] = ()
+    names = FileNames()
     for kind in kinds:
         result = await client.get_purchase_document(purchase_id, kind)
-        saved[kind.value] = result.value.save(directory, kind.value)
+        written = save_documents(
+            result.value,
+            directory,
+            stem=kind.value,
+            label=f"{kind.value} document",
+            names=names,
+            keep_raw=False,
+            max_bytes=max_bytes,
+        )
+        if written.documents:
+            saved[kind.value] = written.documents[0].path
+        elif written.raw is not None:
+            logger.warning(
+                "the %s answer holds no document; written as received to %s", kind.value, written.raw.path
+            )
+            saved[kind.value] = written.raw.path
         warnings += result.warnings
     return saved, warnings
 

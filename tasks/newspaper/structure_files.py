@@ -1,20 +1,23 @@
-"""Structure files (fileCode 1 = AZ/GZA, 2 = AZA/AZB, 9 = both): download, write, and tell new content from
-content the history has seen before (by SHA-256).
+"""Structure files (fileCode 1 = AZ/GZA, 2 = AZA/AZB, 9 = both): download, write under safe distinct names,
+and tell new content from content the history has seen before (by SHA-256).
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
-from pathlib import Path, PurePath
+from pathlib import Path
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 import history
 from connectors.newspaper import Document, NewspaperClient, NewspaperMessage, StructureFileCode
+from tasks.documents import FileNames, safe_stem, save_documents, their_stem
+from tasks.limits import DOWNLOAD_MAX_BYTES
 
 DOCUMENT_KIND = "structure-file"
+FLOW_FILE_NAMES = ("structure-files.csv", "summary.md")
+"""Files the flow writes beside the structure files, which no structure file may be named like."""
 
 
 @dataclass(frozen=True)
@@ -29,12 +32,9 @@ class StructureFile:
 
 
 def file_stem(document: Document, code: int, index: int) -> str:
-    """The file name without extension (``fileName``, not in the spec), else ``structure-file-<code>``."""
-    extra = document.model_extra or {}
-    name = extra.get("fileName") or extra.get("name")
-    if isinstance(name, str) and PurePath(name).stem.strip(". "):
-        return PurePath(PurePath(name).name).stem
-    return f"structure-file-{code}" + ("" if index == 1 else f"-{index}")
+    """The file name without extension: the document's own (``fileName``, not in the spec) made safe, else
+    ``structure-file-<code>``."""
+    return safe_stem(their_stem(document), f"structure-file-{code}" + ("" if index == 1 else f"-{index}"))
 
 
 def content_known(database_url: str, sha256: str) -> bool:
@@ -46,18 +46,39 @@ def content_known(database_url: str, sha256: str) -> bool:
 
 @task(name="newspaper-structure-files", cache_policy=NO_CACHE)
 async def download_structure_files(
-    client: NewspaperClient, code: StructureFileCode, directory: Path, database_url: str
+    client: NewspaperClient,
+    code: StructureFileCode,
+    directory: Path,
+    database_url: str,
+    *,
+    max_bytes: int = DOWNLOAD_MAX_BYTES,
 ) -> tuple[list[StructureFile], tuple[NewspaperMessage, ...]]:
-    """Download the structure files of ``code``, write each decoded, and mark those with new content."""
+    """Download the structure files of ``code``, write each decoded, and mark those with new content.
+
+    Each file gets a name of its own (two files named alike become ``name`` and ``name-2``), never one of
+    the flow's files. The JSON answer is written as received (``structure-files-<code>.response.json``);
+    when it holds no file shape it is itself the one file returned.
+
+    Raises:
+        DocumentRejected: a file does not decode or passes ``max_bytes`` (the answer is written first).
+    """
     result = await client.get_structure_files(code)
-    files: list[StructureFile] = []
-    for index, document in enumerate(result.value.documents, start=1):
-        content = document.decoded_bytes()
-        digest = hashlib.sha256(content).hexdigest()
-        path = document.save(directory, file_stem(document, int(code), index))
-        files.append(
-            StructureFile(path.name, path, digest, len(content), not content_known(database_url, digest))
+    saved = save_documents(
+        result.value,
+        directory,
+        stem=f"structure-files-{int(code)}",
+        label="structure file",
+        names=FileNames(reserved=FLOW_FILE_NAMES),
+        document_stem=lambda document, index: file_stem(document, int(code), index),
+        max_bytes=max_bytes,
+    )
+    written = saved.documents or ([saved.raw] if saved.raw is not None else [])
+    files = [
+        StructureFile(
+            file.path.name, file.path, file.sha256, file.size, not content_known(database_url, file.sha256)
         )
+        for file in written
+    ]
     return files, result.warnings
 
 

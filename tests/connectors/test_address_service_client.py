@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,11 @@ from connectors.errors import MalformedResponse
 from connectors.retry import RetryPolicy
 
 BASE = "https://aws.example.test/REST/v1"
+
+
+async def downloaded(client: AddressServiceClient, token: str) -> bytes:
+    async with client.download(token) as chunks:
+        return b"".join([chunk async for chunk in chunks])
 
 
 def make_client(handler: Any, max_attempts: int = 3) -> AddressServiceClient:
@@ -217,7 +223,7 @@ async def test_batch_calls_send_spec_shapes_and_basic_auth(tmp_path: Path) -> No
             client_name="Shop AG",
         )
         status = await client.check_batch_status("b-1")
-        size = await client.download_file("out-1", tmp_path / "out" / "result.txt")
+        content = await downloaded(client, "out-1")
         assert await client.delete_file("in-1") is True
         assert await client.delete_file("out-1", missing_ok=True) is False
         with pytest.raises(DatabaseStatusError):
@@ -245,8 +251,8 @@ async def test_batch_calls_send_spec_shapes_and_basic_auth(tmp_path: Path) -> No
     assert status.last_update_date_time is not None and status.last_update_date_time.utcoffset() == timedelta(
         hours=1
     )
-    assert size == 250000 and (tmp_path / "out" / "result.txt").stat().st_size == 250000
-    assert not list((tmp_path / "out").glob(".download-*"))
+    assert content == b"a\tb\r\n" * 50000
+    assert list(tmp_path.iterdir()) == [source]  # the download went nowhere but to the caller
 
 
 async def test_upload_is_streamed_again_when_retried_after_status_501(tmp_path: Path) -> None:
@@ -290,14 +296,54 @@ async def test_runbatch_status_106_is_retried_but_103_is_not() -> None:
     assert calls == 1
 
 
-async def test_download_of_unfinished_job_raises_status_and_leaves_no_file(tmp_path: Path) -> None:
+async def test_download_of_unfinished_job_raises_status_before_yielding_any_byte() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json={"Status": 302})
 
+    received: list[bytes] = []
     async with make_client(handler, max_attempts=1) as client:
-        with pytest.raises(DatabaseStatusError):
-            await client.download_file("nope", tmp_path / "r.txt")
-    assert list(tmp_path.iterdir()) == []
+        with pytest.raises(DatabaseStatusError) as caught:
+            async with client.download("nope") as chunks:
+                received += [chunk async for chunk in chunks]
+    assert caught.value.status == 302 and caught.value.operation == "downloadfile"
+    assert received == []
+
+
+async def test_download_is_retried_until_the_status_line_and_then_streamed() -> None:
+    calls = 0
+
+    async def body() -> AsyncIterator[bytes]:
+        for _ in range(4):
+            yield b"x" * 1000
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            return httpx.Response(503)
+        return httpx.Response(200, content=body(), headers={"content-type": "application/octet-stream"})
+
+    async with make_client(handler) as client, client.download("out-1") as chunks:
+        sizes = [len(chunk) async for chunk in chunks]
+    assert calls == 2 and sum(sizes) == 4000
+
+
+async def test_download_stops_reading_where_the_caller_stops() -> None:
+    produced = 0
+
+    async def endless() -> AsyncIterator[bytes]:
+        nonlocal produced
+        while True:
+            produced += 1
+            yield b"y" * 1000
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=endless(), headers={"content-type": "application/octet-stream"})
+
+    async with make_client(handler) as client, client.download("out-1") as chunks:
+        async for _ in chunks:
+            break
+    assert produced * 1000 <= 2 * 65536  # one 64 KiB chunk read ahead at most, never the whole body
 
 
 async def test_client_fields_without_billing_reference_are_refused_before_sending() -> None:

@@ -483,8 +483,9 @@ async def test_every_purchase_document(
         "GET", f"{ADDR}/purchases/31/document/{kind.value}", document_body(b"content", "application/pdf")
     )
     result = await client.get_purchase_document(31, kind)
-    assert result.value.decoded_bytes() == b"content"
-    assert result.value.extension == ".pdf"
+    [document] = result.value.documents
+    assert document.decoded_bytes() == b"content"
+    assert document.extension == ".pdf"
     assert server.calls[0].scope == ADDRESS
 
 
@@ -505,9 +506,21 @@ async def test_purchase_document_size_mismatch_and_missing_shape(
     server.route("GET", f"{ADDR}/purchases/1/document/bundle-labels", {"nothing": True})
     result = await client.get_purchase_document(1, PurchaseDocumentKind.SORT_PROTOCOL)
     with pytest.raises(DocumentSizeMismatch):
-        result.value.decoded_bytes()
-    with pytest.raises(UnexpectedResponse):
-        await client.get_purchase_document(1, PurchaseDocumentKind.BUNDLE_LABELS)
+        result.value.documents[0].decoded_bytes()
+    unknown = await client.get_purchase_document(1, PurchaseDocumentKind.BUNDLE_LABELS)
+    assert unknown.value.documents == ()
+    assert unknown.value.raw is not None and unknown.value.raw.body == {"nothing": True}
+
+
+@pytest.mark.asyncio
+async def test_purchase_document_as_pdf_bytes(client: NewspaperClient, server: FakeNewspaper) -> None:
+    server.route(
+        "GET",
+        f"{ADDR}/purchases/1/document/sort-protocol",
+        httpx.Response(200, content=PDF, headers={"content-type": "application/pdf"}),
+    )
+    result = await client.get_purchase_document(1, PurchaseDocumentKind.SORT_PROTOCOL)
+    assert [(d.extension, d.decoded_bytes()) for d in result.value.documents] == [(".pdf", PDF)]
 
 
 @pytest.mark.asyncio

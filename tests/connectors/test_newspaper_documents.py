@@ -1,22 +1,21 @@
-"""Newspaper documents: base64 decoding, size check, extension from mimeType, atomic save, raw bodies."""
+"""Newspaper documents: base64 decoding, size check, extension from mimeType, documents found in answers,
+raw bodies kept. Writing them is the tasks' (tests/tasks/test_documents.py)."""
 
 from __future__ import annotations
 
 import base64
 import json
-import os
-from pathlib import Path
 
 import httpx
 import pytest
 
 from connectors.newspaper.documents import (
     Document,
+    DocumentSet,
     RawResponse,
     document_from_body,
     document_set_from_response,
     extension_for,
-    write_atomically,
 )
 from connectors.newspaper.errors import DocumentInvalid, DocumentSizeMismatch
 
@@ -45,14 +44,11 @@ def test_extension_from_mime_type(mime: str | None, extension: str) -> None:
     assert extension_for(mime) == extension
 
 
-def test_document_decodes_and_checks_size(tmp_path: Path) -> None:
+def test_document_decodes_and_checks_size() -> None:
     document = document_from_body({"document": {"mimeType": "PDF", "size": len(PDF), "data": encoded(PDF)}})
     assert document is not None
     assert document.decoded_bytes() == PDF
-    path = document.save(tmp_path / "out", "sort-protocol")
-    assert path == tmp_path / "out" / "sort-protocol.pdf"
-    assert path.read_bytes() == PDF
-    assert os.listdir(tmp_path / "out") == ["sort-protocol.pdf"]
+    assert document.extension == ".pdf"
 
 
 def test_base64_with_line_breaks_is_accepted() -> None:
@@ -61,12 +57,11 @@ def test_base64_with_line_breaks_is_accepted() -> None:
     assert Document(mime_type="PDF", size=len(PDF) * 10, data=wrapped).decoded_bytes() == PDF * 10
 
 
-def test_size_mismatch_is_a_typed_error_and_nothing_is_written(tmp_path: Path) -> None:
+def test_size_mismatch_is_a_typed_error() -> None:
     document = Document(mime_type="application/pdf", size=len(PDF) + 1, data=encoded(PDF))
     with pytest.raises(DocumentSizeMismatch) as caught:
-        document.save(tmp_path, "note")
+        document.decoded_bytes()
     assert (caught.value.expected, caught.value.actual) == (len(PDF) + 1, len(PDF))
-    assert list(tmp_path.iterdir()) == []
 
 
 def test_invalid_base64_is_document_invalid() -> None:
@@ -74,22 +69,9 @@ def test_invalid_base64_is_document_invalid() -> None:
         Document(mime_type="PDF", size=3, data="not*base64").decoded_bytes()
 
 
-def test_stem_must_be_a_plain_name(tmp_path: Path) -> None:
-    document = Document.from_bytes(PDF, "application/pdf")
-    with pytest.raises(ValueError):
-        document.save(tmp_path, "../escape")
-
-
-def test_atomic_write_replaces_and_leaves_no_temp_file_on_failure(tmp_path: Path) -> None:
-    target = tmp_path / "file.pdf"
-    write_atomically(target, b"old")
-    write_atomically(target, b"new")
-    assert target.read_bytes() == b"new"
-
-    with pytest.raises(TypeError):
-        write_atomically(target, "text is not bytes")  # type: ignore[arg-type]
-    assert target.read_bytes() == b"new"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["file.pdf"]
+def test_documents_have_no_way_to_write_themselves() -> None:
+    for kind in (Document, DocumentSet, RawResponse):
+        assert not hasattr(kind, "save")
 
 
 def _response(content: bytes, content_type: str) -> httpx.Response:
@@ -101,11 +83,11 @@ def _response(content: bytes, content_type: str) -> httpx.Response:
     )
 
 
-def test_delivery_note_as_pdf_bytes(tmp_path: Path) -> None:
+def test_delivery_note_as_pdf_bytes() -> None:
     note = document_set_from_response(_response(PDF, "application/pdf"))
     assert note.raw is None
     assert [document.decoded_bytes() for document in note.documents] == [PDF]
-    assert note.save(tmp_path, "delivery-note") == [tmp_path / "delivery-note.pdf"]
+    assert [document.extension for document in note.documents] == [".pdf"]
 
 
 def test_pdf_bytes_without_content_type_are_recognised() -> None:
@@ -113,7 +95,7 @@ def test_pdf_bytes_without_content_type_are_recognised() -> None:
     assert note.documents[0].mime_type == "application/pdf"
 
 
-def test_delivery_note_as_json_with_partial_notes(tmp_path: Path) -> None:
+def test_delivery_note_as_json_with_partial_notes() -> None:
     body = {
         "document": {"mimeType": "application/pdf", "size": len(PDF), "data": encoded(PDF)},
         "partialDeliveryNotes": [{"document": {"mimeType": "PDF", "size": 3, "data": encoded(b"abc")}}],
@@ -121,15 +103,29 @@ def test_delivery_note_as_json_with_partial_notes(tmp_path: Path) -> None:
     note = document_set_from_response(_response(json.dumps(body).encode(), "application/json"))
     assert [document.decoded_bytes() for document in note.documents] == [PDF, b"abc"]
     assert note.raw is not None and note.raw.body == body
-    paths = note.save(tmp_path, "note-7")
-    assert [path.name for path in paths] == ["note-7.pdf", "note-7-2.pdf", "note-7.response.json"]
-    assert json.loads(paths[2].read_bytes()) == body
+    assert json.loads(note.raw.content) == body and note.raw.extension == ".json"
 
 
-def test_raw_response_keeps_and_saves_the_body(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "body",
+    [
+        ["UEsDBAo=", "JVBERi0xLjQ="],
+        {"files": [{"fileName": "az.zip", "content": "UEs="}]},
+        {"document": {"mimeType": "PDF", "size": "many", "data": "UEs="}},
+    ],
+    ids=["list-of-base64", "unknown-shape", "unusable-fields"],
+)
+def test_answer_without_a_document_shape_keeps_its_raw_body(body: object) -> None:
+    content = json.dumps(body).encode()
+    answer = document_set_from_response(_response(content, "application/json"))
+    assert answer.documents == ()
+    assert answer.raw is not None and answer.raw.content == content
+
+
+def test_raw_response_keeps_the_body() -> None:
     raw = RawResponse.from_response(_response(b'{"items": [1, 2]}', "application/json"))
     assert raw.body == {"items": [1, 2]}
-    assert raw.save(tmp_path, "black-list").read_bytes() == b'{"items": [1, 2]}'
+    assert (raw.content, raw.extension) == (b'{"items": [1, 2]}', ".json")
     text = RawResponse.from_response(_response(b"accepted", "text/plain"))
     assert text.body == "accepted"
-    assert text.save(tmp_path, "email").name == "email.txt"
+    assert text.extension == ".txt"

@@ -13,11 +13,10 @@ import pytest
 from openpyxl import load_workbook
 
 import history
-from flows import address_batch as batch_module
+from connectors.errors import ServerError
 from flows.address_batch import address_batch
 from postflows.settings import get_settings
 from sandbox.inprocess import address_service_url
-from connectors.errors import ServerError
 from tasks.address_service.batch import BatchJobFailed
 from tasks.polling import PollTimedOut
 from tests.flows.conftest import Sandbox
@@ -147,7 +146,9 @@ async def test_a_timeout_keeps_the_files_and_the_same_command_picks_the_job_up(
         assert await _token_state(sandbox, token) == 302
 
 
-async def test_cancellation_while_polling_keeps_the_job_for_the_next_run(sandbox: Sandbox, tmp_path: Path) -> None:
+async def test_cancellation_while_polling_keeps_the_job_for_the_next_run(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
     sandbox.config.job_seconds = 3
     out = tmp_path / "out"
     run = asyncio.ensure_future(address_batch(input_path=EXAMPLE, output_dir=out, **FAST))
@@ -166,7 +167,9 @@ async def test_cancellation_while_polling_keeps_the_job_for_the_next_run(sandbox
     assert sandbox.transport.count("/runbatch") == 1 and sandbox.transport.count("/deletefile") == 2
 
 
-async def test_a_download_that_keeps_failing_is_fetched_by_the_next_run(sandbox: Sandbox, tmp_path: Path) -> None:
+async def test_a_download_that_keeps_failing_is_fetched_by_the_next_run(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
     out = tmp_path / "out"
     sandbox.inject(api="address", endpoint="downloadfile/*", kind="http_status", value=503, times=None)
     with pytest.raises(ServerError):

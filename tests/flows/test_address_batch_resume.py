@@ -235,7 +235,9 @@ async def test_two_sheets_of_one_workbook_are_two_pieces_of_work(sandbox: Sandbo
         assert list(results["KundenNr"]) == [row[0] for row in rows]
 
 
-async def test_a_recorded_job_of_other_input_is_never_used_for_this_one(sandbox: Sandbox, tmp_path: Path) -> None:
+async def test_a_recorded_job_of_other_input_is_never_used_for_this_one(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
     sandbox.config.job_seconds = 2.5
     with pytest.raises(Exception, match="not finished"):
         await address_batch(

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from connectors.address_service.codes import SHORT_REPORT_POSITIONS
+from tasks.address_service import results
 from tasks.address_service.records import AddressInput, read_address_file
 from tasks.address_service.results import (
     decode_results,
@@ -261,6 +262,20 @@ def test_merge_warns_about_result_rows_no_input_row_has(
     assert "1 result rows carry a RecordId that no accepted input row has" in caplog.text
 
 
+def test_result_without_a_row_of_the_upload_is_an_error(tmp_path: Path) -> None:
+    records = address_input(tmp_path)
+    decoded = decode_results(read_result_file(write_result(tmp_path / "r.txt", "cp1252")))
+    foreign = decoded.assign(RecordId=["71", "72", "x"])
+    with pytest.raises(ResultFileError, match="no result row matches the uploaded record ids"):
+        merge_results(records, foreign)
+    with pytest.raises(ResultFileError) as caught:
+        merge_results(records, foreign, source=tmp_path / "r.txt")
+    assert caught.value.path == tmp_path / "r.txt"
+    header_only = decode_results(read_result_file(write_result(tmp_path / "h.txt", "cp1252", rows=[])))
+    with pytest.raises(ResultFileError, match="no result row matches"):
+        merge_results(records, header_only)
+
+
 def test_qstat_summary(tmp_path: Path) -> None:
     frame = pd.DataFrame({"QSTAT": ["51", "1", "01", "K", "77", "", "1", "F"]}, dtype=object)
     summary = qstat_summary(frame)
@@ -286,8 +301,9 @@ def test_unpack_zip_with_result_and_moves(tmp_path: Path) -> None:
         bundle.writestr("out/Result_20240101.txt", "RecordId\tQSTAT\r\n1\t1\r\n")
         bundle.writestr("out/Moves_20240101.txt", "Name\tPLZ\r\nMeier\t3000\r\n")
     files = unpack_download(archive, tmp_path / "work")
-    assert files.result == tmp_path / "work" / "Result_20240101.txt"
-    assert files.moves == tmp_path / "work" / "Moves_20240101.txt"
+    assert files.result == tmp_path / "work" / "result.txt"  # names of ours, not the archive's
+    assert files.moves == tmp_path / "work" / "moves.txt"
+    assert files.moves.read_bytes() == b"Name\tPLZ\r\nMeier\t3000\r\n"
     assert read_result_file(files.result)["QSTAT"].tolist() == ["1"]
     only_result = tmp_path / "only.zip"
     with zipfile.ZipFile(only_result, "w") as bundle:
@@ -305,6 +321,89 @@ def test_unusable_zip_downloads(tmp_path: Path) -> None:
     damaged.write_bytes(b"PK\x03\x04" + b"\x00" * 40)
     with pytest.raises(ResultFileError, match="damaged ZIP"):
         unpack_download(damaged, tmp_path / "work")
+
+
+def zip_bomb(path: Path, inflated: int, name: str = "result.txt") -> Path:
+    """A ZIP holding ``inflated`` bytes of one repeated line: about a thousandfold compression."""
+    line = b"1\t\t\t\t\t\t\t\t\r\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with (
+        zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as bundle,
+        bundle.open(name, "w", force_zip64=True) as member,
+    ):
+        member.write(b"RecordId\tQSTAT\r\n")
+        for _ in range(inflated // (1 << 20)):
+            member.write(line * ((1 << 20) // len(line)))
+    return path
+
+
+def test_zip_bomb_is_refused_by_its_compression_ratio(tmp_path: Path) -> None:
+    download = zip_bomb(tmp_path / "download" / "output.bin", 64 << 20)
+    assert download.stat().st_size * 500 < 64 << 20
+    with pytest.raises(ResultFileError, match=r"100:1, POSTFLOWS_ZIP_MAX_RATIO.*ZIP bomb"):
+        unpack_download(download, tmp_path / "download")
+    assert [path.name for path in (tmp_path / "download").iterdir()] == ["output.bin"]
+
+
+def test_zip_ratio_limit_is_a_parameter(tmp_path: Path) -> None:
+    download = zip_bomb(tmp_path / "output.bin", 4 << 20)
+    files = unpack_download(download, tmp_path / "work", max_ratio=10_000)
+    assert files.result.stat().st_size > 4 << 20
+
+
+def test_zip_content_beyond_the_size_limit_is_refused(tmp_path: Path) -> None:
+    download = tmp_path / "output.bin"
+    incompressible = np.random.default_rng(7).bytes(300_000)
+    with zipfile.ZipFile(download, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
+        bundle.writestr("result.txt", b"RecordId\tQSTAT\r\n" + incompressible)
+        bundle.writestr("moves.txt", incompressible)
+    with pytest.raises(
+        ResultFileError, match=r"more than the limit of 500,000 bytes \(POSTFLOWS_DOWNLOAD_MAX_BYTES\)"
+    ):
+        unpack_download(download, tmp_path / "work", max_bytes=500_000)
+    assert not (tmp_path / "work").exists() or list((tmp_path / "work").iterdir()) == []
+
+
+def test_inflated_bytes_are_counted_whatever_the_headers_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    download = zip_bomb(tmp_path / "output.bin", 3 << 20)
+    # Were the headers' sizes wrong, only the bytes counted while inflating could stop it.
+    monkeypatch.setattr(results._Inflation, "check_headers", lambda self, members: None)
+    with pytest.raises(ResultFileError, match="2,000,000 bytes"):
+        unpack_download(download, tmp_path / "work", max_bytes=2_000_000, max_ratio=1e9)
+    with pytest.raises(ResultFileError, match="ZIP bomb"):
+        unpack_download(download, tmp_path / "work")
+    assert list((tmp_path / "work").iterdir()) == []
+
+
+def test_zip_members_never_write_under_their_own_names(tmp_path: Path) -> None:
+    workdir = tmp_path / "download"
+    download = workdir / "output.bin"
+    workdir.mkdir()
+    with zipfile.ZipFile(download, "w") as bundle:
+        bundle.writestr("output.bin", "RecordId\tQSTAT\r\n1\t1\r\n")  # named like the download itself
+        bundle.writestr("../../moves.txt", "Name\tPLZ\r\nMeier\t3000\r\n")
+    archive = download.read_bytes()
+    files = unpack_download(download, workdir)
+    assert download.read_bytes() == archive
+    assert (files.result, files.moves) == (workdir / "result.txt", workdir / "moves.txt")
+    assert files.result.read_bytes() == b"RecordId\tQSTAT\r\n1\t1\r\n"
+    assert sorted(path.name for path in tmp_path.rglob("*")) == [
+        "download",
+        "moves.txt",
+        "output.bin",
+        "result.txt",
+    ]
+
+
+def test_a_download_named_like_an_unpacked_file_is_not_overwritten(tmp_path: Path) -> None:
+    download = tmp_path / "result.txt"
+    with zipfile.ZipFile(download, "w") as bundle:
+        bundle.writestr("x.txt", "RecordId\tQSTAT\r\n1\t1\r\n")
+    archive = download.read_bytes()
+    files = unpack_download(download, tmp_path)
+    assert download.read_bytes() == archive and files.result == tmp_path / "unpacked-result.txt"
 
 
 def test_moves_file_with_header_ragged_rows_and_windows_1252(tmp_path: Path) -> None:

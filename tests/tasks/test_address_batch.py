@@ -1,0 +1,102 @@
+"""The batch tasks' download: streamed to its file atomically, within a size limit; hostile answers are built
+here with a mock transport."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from connectors.address_service import AddressServiceClient, DatabaseStatusError
+from connectors.retry import RetryPolicy
+from postflows.settings import Settings
+from tasks.address_service.batch import download_output
+from tasks.errors import ResultFileError
+from tasks.limits import DOWNLOAD_MAX_BYTES
+
+Handler = Callable[[httpx.Request], httpx.Response]
+
+
+def make_client(handler: Handler) -> AddressServiceClient:
+    async def no_sleep(seconds: float) -> None:
+        return None
+
+    return AddressServiceClient(
+        "https://aws.example.test/REST/v1",
+        "tech-user",
+        SecretStr("pw"),
+        transport=httpx.MockTransport(handler),
+        retry=RetryPolicy(max_attempts=2, base_delay=0, jitter=0),
+        sleep=no_sleep,
+    )
+
+
+def serving(body: bytes | AsyncIterator[bytes], content_type: str = "application/octet-stream") -> Handler:
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert request.url.path.endswith("/downloadfile/out-1")
+        return httpx.Response(200, content=body, headers={"content-type": content_type})
+
+    return handler
+
+
+async def test_download_is_written_to_its_destination(tmp_path: Path) -> None:
+    content = b"RecordId\tQSTAT\r\n" + b"1\t1\r\n" * 100_000
+    destination = tmp_path / "download" / "output.bin"
+    async with make_client(serving(content)) as client:
+        assert await download_output.fn(client, "out-1", destination) == destination
+    assert destination.read_bytes() == content
+    assert [path.name for path in destination.parent.iterdir()] == ["output.bin"]
+
+
+async def test_download_larger_than_the_limit_fails_and_leaves_nothing(tmp_path: Path) -> None:
+    sent = 0
+
+    async def endless() -> AsyncIterator[bytes]:
+        nonlocal sent
+        while True:
+            sent += 1 << 16
+            yield b"\0" * (1 << 16)
+
+    destination = tmp_path / "download" / "output.bin"
+    async with make_client(serving(endless())) as client:
+        with pytest.raises(ResultFileError) as caught:
+            await download_output.fn(client, "out-1", destination, max_bytes=1_000_000)
+    message = str(caught.value)
+    assert "larger than the limit of 1,000,000 bytes" in message
+    assert "POSTFLOWS_DOWNLOAD_MAX_BYTES" in message
+    assert sent < 2_000_000  # stopped at the limit, not read to the end
+    assert list(destination.parent.iterdir()) == []
+
+
+async def test_download_within_the_limit_is_kept_whole(tmp_path: Path) -> None:
+    destination = tmp_path / "output.bin"
+    async with make_client(serving(b"x" * 1000)) as client:
+        await download_output.fn(client, "out-1", destination, max_bytes=1000)
+    assert destination.read_bytes() == b"x" * 1000
+
+
+async def test_status_answer_in_place_of_the_file_writes_nothing(tmp_path: Path) -> None:
+    destination = tmp_path / "output.bin"
+    async with make_client(serving(b'{"Status": 302}', "application/json")) as client:
+        with pytest.raises(DatabaseStatusError):
+            await download_output.fn(client, "out-1", destination)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_limit_defaults_to_one_gibibyte_in_the_task_and_the_settings() -> None:
+    assert DOWNLOAD_MAX_BYTES == 1 << 30
+    assert inspect.signature(download_output.fn).parameters["max_bytes"].default == DOWNLOAD_MAX_BYTES
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert settings.download_max_bytes == DOWNLOAD_MAX_BYTES
+    assert settings.zip_max_ratio == 100.0
+
+
+def test_the_limits_are_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POSTFLOWS_DOWNLOAD_MAX_BYTES", "5000")
+    monkeypatch.setenv("POSTFLOWS_ZIP_MAX_RATIO", "20")
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert (settings.download_max_bytes, settings.zip_max_ratio) == (5000, 20.0)
