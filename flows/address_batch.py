@@ -208,10 +208,12 @@ async def _run_batch(
                 resubmit=resubmit,
             )
             download = _recorded_download(job) or await _follow(
-                client, recorder, job, output_dir, policy=policy
+                client, recorder, job, output_dir, policy=policy, max_bytes=limits.max_bytes
             )
             if download is not None:
-                return build_results(prepared, download, output_dir)
+                return build_results(
+                    prepared, download, output_dir, max_bytes=limits.max_bytes, max_ratio=limits.zip_max_ratio
+                )
             resubmit = False  # the job's files were gone: the next pass starts a new one
     finally:
         await delete_key_files(client, recorder)
