@@ -4,11 +4,14 @@ rate-limit back-off, and the same result files as the batch.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import httpx
 import pandas as pd
 import pytest
 
+from connectors.ratelimit import WindowGate
 from flows.address_query import address_query
 from tests.flows.conftest import Sandbox
 
@@ -43,11 +46,68 @@ async def test_a_failing_query_keeps_its_row_with_the_reason(sandbox: Sandbox, t
     assert len(failed) == 1 and "Status 999" in failed.iloc[0]["QueryError"]
 
 
-async def test_rate_limit_status_106_slows_down_and_completes(sandbox: Sandbox, tmp_path: Path) -> None:
-    sandbox.inject(api="address", endpoint="runquery2", kind="service_status", value=106, after=2, times=3)
-    summary = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=2)
+class SimulatedTime:
+    """Epoch seconds that pass only when someone waits: the sandbox's clock and the client's window gate."""
+
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0  # 20 s into a minute
+        self.waits: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        self.now += seconds
+        await asyncio.sleep(0)
+
+
+async def test_a_per_minute_limit_is_waited_out_by_every_worker_together(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Status 106 means "this minute's allowance is used up": the run waits for the next minute, all its
+    workers at one gate, instead of burning each query's retries in a second or two."""
+    time = SimulatedTime()
+    sandbox.config.clock = time
+    sandbox.config.max_queries_per_minute = 10
+    monkeypatch.setattr(
+        "postflows.wiring.window_gate", lambda settings: WindowGate(clock=time, sleep=time.sleep)
+    )
+    summary = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=4)
+
     assert summary["failed_queries"] == 0
-    assert sandbox.transport.count("/runquery2") == summary["accepted_rows"] + 3
+    accepted = summary["accepted_rows"]
+    minutes = -(-accepted // 10)  # 38 queries at 10 a minute: four minutes
+    assert time.now - 1_700_000_000.0 >= (minutes - 1) * 60 - 20
+    # Refused queries are the few that reach a closed minute before the gate shuts: at most one per worker
+    # per minute, not retries burnt until they fail.
+    refused = summary["query_sends"] - accepted
+    assert 0 < refused <= 4 * minutes
+    assert sandbox.transport.count("/runquery2") == summary["query_sends"]
+
+
+async def test_an_unreadable_answer_keeps_its_row_and_the_answers_already_paid_for(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inner = sandbox.transport
+
+    class Garbling(httpx.AsyncBaseTransport):
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            response = await inner.handle_async_request(request)
+            if request.url.path.endswith("/runquery2") and b'"Id":5,' in request.content:
+                await response.aread()
+                return httpx.Response(200, text="<html>gateway</html>", headers={"content-type": "text/html"})
+            return response
+
+    monkeypatch.setattr("postflows.wiring.sandbox_transport", lambda settings: Garbling())
+    summary = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=4)
+
+    assert summary["failed_queries"] == 1
+    results = pd.read_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
+    assert len(results) == summary["accepted_rows"]
+    failed = results[results["QueryError"] != ""]
+    assert list(failed["RecordId"]) == ["5"] and "not JSON" in failed.iloc[0]["QueryError"]
+    assert (results.loc[results["RecordId"] != "5", "QSTAT"] != "").all()
 
 
 @pytest.mark.parametrize("concurrency", [1, 16])
