@@ -104,6 +104,10 @@ class ServedSandbox:
             and (method is None or entry["method"] == method)
         )
 
+    def inject(self, rules: list[dict[str, Any]]) -> None:
+        """Replace the fault plan (an empty list clears it)."""
+        httpx.put(f"{self.origin}/_sandbox/faults", json=rules, timeout=5).raise_for_status()
+
     def reset(self) -> None:
         httpx.delete(f"{self.origin}/_sandbox/requests", timeout=5).raise_for_status()
         assert self.requests() == []
