@@ -67,9 +67,8 @@ class ClientCredentials:
         self.clock = clock
         self.api = api
         self._tokens: dict[ScopeSet, AccessToken] = {}
-        # Guards the dicts only; never held across a yield.
+        # Guards the dicts only (clients may live in several threads' event loops); never held across a yield.
         self._guard = threading.Lock()
-        self._thread_locks: dict[ScopeSet, threading.Lock] = {}
         # An asyncio.Lock belongs to one event loop, so locks are kept per loop.
         self._async_locks: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, dict[ScopeSet, asyncio.Lock]
@@ -144,10 +143,6 @@ class ClientCredentials:
             self._tokens[scopes] = token
         return token
 
-    def thread_lock(self, scopes: ScopeSet) -> threading.Lock:
-        with self._guard:
-            return self._thread_locks.setdefault(scopes, threading.Lock())
-
     def async_lock(self, scopes: ScopeSet) -> asyncio.Lock:
         loop = asyncio.get_running_loop()
         with self._guard:
@@ -185,17 +180,10 @@ class OAuth2ClientCredentialsAuth(httpx.Auth):
     def __repr__(self) -> str:
         return f"OAuth2ClientCredentialsAuth({self.credentials!r}, scopes={sorted(self.scopes)!r})"
 
-    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
-        """The synchronous flow; token fetches hold a per-scope-set thread lock."""
-        token = yield from self._sync_token()
-        request.headers["Authorization"] = token.authorization
-        response = yield request
-        if response.status_code != 401:
-            return
-        self.credentials.invalidate(token)
-        token = yield from self._sync_token()
-        request.headers["Authorization"] = token.authorization
-        yield request
+    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        """Refused: the connectors are asynchronous, and a synchronous client would go out unauthenticated."""
+        raise TypeError("OAuth2ClientCredentialsAuth works with httpx.AsyncClient only")
+        yield request  # pragma: no cover - makes this a generator, as httpx expects
 
     async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
         """The asynchronous flow; token fetches hold a per-scope-set, per-event-loop asyncio lock."""
@@ -213,18 +201,6 @@ class OAuth2ClientCredentialsAuth(httpx.Auth):
             if response.status_code != 401 or attempt == 2:
                 return
             self.credentials.invalidate(token)
-
-    def _sync_token(self) -> Generator[httpx.Request, httpx.Response, AccessToken]:
-        token = self.credentials.valid_token(self.scopes)
-        if token is not None:
-            return token
-        with self.credentials.thread_lock(self.scopes):
-            token = self.credentials.valid_token(self.scopes)
-            if token is not None:
-                return token
-            token_response = yield self.credentials.token_request(self.scopes)
-            token_response.read()
-            return self.credentials.accept_token_response(self.scopes, token_response)
 
 
 def _scope_text(scopes: ScopeSet) -> str:

@@ -1,9 +1,8 @@
-"""OAuth 2.0 client credentials: the generator flow stepped by hand, then through httpx.MockTransport."""
+"""OAuth 2.0 client credentials: the async flow stepped by hand, then through httpx.MockTransport."""
 
 from __future__ import annotations
 
 import asyncio
-import threading
 from urllib.parse import parse_qs
 
 import httpx
@@ -42,12 +41,12 @@ def form_of(request: httpx.Request) -> dict[str, str]:
     return {key: values[0] for key, values in parse_qs(request.content.decode()).items()}
 
 
-def test_flow_fetches_token_with_secret_in_form_body_then_sends_bearer() -> None:
+async def test_flow_fetches_token_with_secret_in_form_body_then_sends_bearer() -> None:
     auth = OAuth2ClientCredentialsAuth(make_credentials(), ["SCOPE_B", "SCOPE_A"])
     request = httpx.Request("GET", API_URL)
-    flow = auth.sync_auth_flow(request)
+    flow = auth.async_auth_flow(request)
 
-    token_request = next(flow)
+    token_request = await anext(flow)
     assert token_request.method == "POST"
     assert str(token_request.url) == TOKEN_URL
     assert token_request.headers["Content-Type"] == "application/x-www-form-urlencoded"
@@ -60,69 +59,72 @@ def test_flow_fetches_token_with_secret_in_form_body_then_sends_bearer() -> None
     assert SECRET not in str(token_request.url)
     assert all(SECRET not in value for value in token_request.headers.values())
 
-    api_request = flow.send(token_response(token_request))
+    api_request = await flow.asend(token_response(token_request))
     assert api_request is request
     assert api_request.headers["Authorization"] == "Bearer tok-1"
-    with pytest.raises(StopIteration):
-        flow.send(httpx.Response(200, request=api_request))
+    with pytest.raises(StopAsyncIteration):
+        await flow.asend(httpx.Response(200, request=api_request))
 
 
-def test_token_is_reused_for_the_same_scope_set_and_separate_per_scope_set() -> None:
+async def test_token_is_reused_for_the_same_scope_set_and_separate_per_scope_set() -> None:
     credentials = make_credentials()
     first = OAuth2ClientCredentialsAuth(credentials, ["A"])
-    flow = first.sync_auth_flow(httpx.Request("GET", API_URL))
-    flow.send(token_response(next(flow), "tok-a"))
+    flow = first.async_auth_flow(httpx.Request("GET", API_URL))
+    await flow.asend(token_response(await anext(flow), "tok-a"))
 
-    again = OAuth2ClientCredentialsAuth(credentials, {"A"}).sync_auth_flow(httpx.Request("GET", API_URL))
-    request = next(again)
+    again = OAuth2ClientCredentialsAuth(credentials, {"A"}).async_auth_flow(httpx.Request("GET", API_URL))
+    request = await anext(again)
     assert str(request.url) == API_URL
     assert request.headers["Authorization"] == "Bearer tok-a"
 
-    other = OAuth2ClientCredentialsAuth(credentials, ["A", "B"]).sync_auth_flow(httpx.Request("GET", API_URL))
-    token_request = next(other)
+    other = OAuth2ClientCredentialsAuth(credentials, ["A", "B"]).async_auth_flow(
+        httpx.Request("GET", API_URL)
+    )
+    token_request = await anext(other)
     assert str(token_request.url) == TOKEN_URL
     assert form_of(token_request)["scope"] == "A B"
 
 
-def test_token_is_renewed_once_inside_the_leeway_before_expiry() -> None:
+async def test_token_is_renewed_once_inside_the_leeway_before_expiry() -> None:
     clock = FakeClock()
     credentials = make_credentials(clock, leeway=30)
     auth = OAuth2ClientCredentialsAuth(credentials, ["A"])
-    flow = auth.sync_auth_flow(httpx.Request("GET", API_URL))
-    flow.send(token_response(next(flow), "tok-1", expires_in=300))
+    flow = auth.async_auth_flow(httpx.Request("GET", API_URL))
+    await flow.asend(token_response(await anext(flow), "tok-1", expires_in=300))
 
     clock.now += 269  # 31 s before expiry: still used
-    assert next(auth.sync_auth_flow(httpx.Request("GET", API_URL))).headers["Authorization"] == "Bearer tok-1"
+    still_valid = await anext(auth.async_auth_flow(httpx.Request("GET", API_URL)))
+    assert still_valid.headers["Authorization"] == "Bearer tok-1"
 
     clock.now += 2  # 29 s before expiry: inside the leeway
-    flow = auth.sync_auth_flow(httpx.Request("GET", API_URL))
-    assert str(next(flow).url) == TOKEN_URL
+    flow = auth.async_auth_flow(httpx.Request("GET", API_URL))
+    assert str((await anext(flow)).url) == TOKEN_URL
 
 
-def test_401_renews_the_token_once_then_gives_up() -> None:
+async def test_401_renews_the_token_once_then_gives_up() -> None:
     credentials = make_credentials()
     auth = OAuth2ClientCredentialsAuth(credentials, ["A"])
     request = httpx.Request("GET", API_URL)
-    flow = auth.sync_auth_flow(request)
-    api_request = flow.send(token_response(next(flow), "stale"))
+    flow = auth.async_auth_flow(request)
+    api_request = await flow.asend(token_response(await anext(flow), "stale"))
 
-    renewal = flow.send(httpx.Response(401, request=api_request))
+    renewal = await flow.asend(httpx.Response(401, request=api_request))
     assert str(renewal.url) == TOKEN_URL
-    retried = flow.send(token_response(renewal, "fresh"))
+    retried = await flow.asend(token_response(renewal, "fresh"))
     assert retried.headers["Authorization"] == "Bearer fresh"
-    with pytest.raises(StopIteration):
-        flow.send(httpx.Response(401, request=retried))
+    with pytest.raises(StopAsyncIteration):
+        await flow.asend(httpx.Response(401, request=retried))
     assert credentials.valid_token(frozenset({"A"})).value.get_secret_value() == "fresh"
 
 
 @pytest.mark.parametrize("status", [400, 401, 500])
-def test_token_endpoint_refusal_is_auth_failed_without_the_secret(status: int) -> None:
+async def test_token_endpoint_refusal_is_auth_failed_without_the_secret(status: int) -> None:
     auth = OAuth2ClientCredentialsAuth(make_credentials(), ["A"])
-    flow = auth.sync_auth_flow(httpx.Request("GET", API_URL))
-    token_request = next(flow)
+    flow = auth.async_auth_flow(httpx.Request("GET", API_URL))
+    token_request = await anext(flow)
     echo = httpx.Response(status, text=f"bad client_secret={SECRET}", request=token_request)
     with pytest.raises(AuthFailed) as caught:
-        flow.send(echo)
+        await flow.asend(echo)
     assert SECRET not in str(caught.value)
     assert "**********" in str(caught.value)
     assert caught.value.status_code == status
@@ -133,23 +135,23 @@ def test_token_endpoint_refusal_is_auth_failed_without_the_secret(status: int) -
     "body",
     [{"token_type": "Bearer"}, {"access_token": "x", "token_type": "mac"}, ["not", "an", "object"]],
 )
-def test_malformed_token_response_is_auth_failed(body: object) -> None:
-    flow = OAuth2ClientCredentialsAuth(make_credentials(), ["A"]).sync_auth_flow(
+async def test_malformed_token_response_is_auth_failed(body: object) -> None:
+    flow = OAuth2ClientCredentialsAuth(make_credentials(), ["A"]).async_auth_flow(
         httpx.Request("GET", API_URL)
     )
-    token_request = next(flow)
+    token_request = await anext(flow)
     with pytest.raises(AuthFailed):
-        flow.send(httpx.Response(200, json=body, request=token_request))
+        await flow.asend(httpx.Response(200, json=body, request=token_request))
 
 
-def test_repr_hides_the_secret() -> None:
+async def test_repr_hides_the_secret() -> None:
     credentials = make_credentials()
     auth = OAuth2ClientCredentialsAuth(credentials, ["A"])
     assert SECRET not in repr(credentials)
     assert SECRET not in repr(auth)
     assert "client-1" in repr(auth)
-    flow = auth.sync_auth_flow(httpx.Request("GET", API_URL))
-    flow.send(token_response(next(flow), "tok-9"))
+    flow = auth.async_auth_flow(httpx.Request("GET", API_URL))
+    await flow.asend(token_response(await anext(flow), "tok-9"))
     assert "tok-9" not in repr(credentials.valid_token(frozenset({"A"})))
 
 
@@ -242,33 +244,6 @@ async def test_async_token_error_raises_auth_failed_and_releases_the_lock() -> N
         assert (await asyncio.wait_for(client.get(API_URL), timeout=2)).status_code == 200
 
 
-def test_sync_client_threads_share_one_token_request() -> None:
-    token_requests: list[int] = []
-    gate = threading.Event()
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        if str(request.url) == TOKEN_URL:
-            token_requests.append(1)
-            gate.wait(0.05)
-            return token_response(request)
-        assert request.headers["Authorization"] == "Bearer tok-1"
-        return httpx.Response(200, request=request)
-
-    auth = OAuth2ClientCredentialsAuth(make_credentials(), ["A"])
-    with httpx.Client(transport=httpx.MockTransport(handler), auth=auth) as client:
-        results: list[int] = []
-        threads = [
-            threading.Thread(target=lambda: results.append(client.get(API_URL).status_code))
-            for _ in range(10)
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    assert results == [200] * 10
-    assert len(token_requests) == 1
-
-
 def test_locks_are_per_event_loop() -> None:
     credentials = make_credentials()
     auth = OAuth2ClientCredentialsAuth(credentials, ["A"])
@@ -285,3 +260,11 @@ def test_locks_are_per_event_loop() -> None:
 
     assert asyncio.run(one_call()) == 200
     assert asyncio.run(one_call()) == 200
+
+
+def test_a_synchronous_client_is_refused_rather_than_sent_without_a_token() -> None:
+    auth = OAuth2ClientCredentialsAuth(make_credentials(), ["A"])
+    transport = httpx.MockTransport(lambda r: httpx.Response(200))
+    refused = pytest.raises(TypeError, match="AsyncClient")
+    with httpx.Client(transport=transport, auth=auth) as client, refused:
+        client.get(API_URL)
