@@ -9,6 +9,7 @@ from prefect import serve
 from flows.address_batch import address_batch
 from flows.address_purchase import address_purchase
 from flows.address_query import address_query
+from flows.cleanup import cleanup
 from flows.newspaper_master_data import newspaper_master_data
 from flows.newspaper_order import newspaper_order
 from flows.newspaper_reports import newspaper_reports
@@ -27,6 +28,7 @@ def deployments() -> list[Any]:
         newspaper_statistics.to_deployment(name="newspaper-statistics", tags=["newspaper"]),
         address_purchase.to_deployment(name="address-purchase", tags=["newspaper"]),
         structure_files.to_deployment(name="structure-files", tags=["newspaper"]),
+        cleanup.to_deployment(name="cleanup", tags=["address-service"]),
     ]
 
 
