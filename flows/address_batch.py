@@ -9,7 +9,6 @@ predecessors left.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,6 @@ from postflows.settings import get_settings
 from postflows.wiring import address_service_client, address_service_endpoint
 from tasks.address_service.batch import (
     API,
-    BatchJobFailed,
     create_output_file,
     download_output,
     start_batch,
@@ -44,9 +42,9 @@ from tasks.address_service.wire import WireFormat
 from tasks.errors import InputError
 from tasks.files import write_text
 from tasks.idempotency import derive_key
-from tasks.polling import PollPolicy, PollTimedOut
+from tasks.polling import PollPolicy
 from tasks.run_history import JobSnapshot, RunRecorder
-from tasks.submission import submit_once
+from tasks.submission import recording_wait, submit_once
 
 FLOW_NAME = "address-batch"
 
@@ -332,21 +330,15 @@ async def _follow(
             status_date=status.last_update_date_time,
         )
 
-    try:
-        await wait_for_batch(client, job.remote_id, policy=policy, on_status=on_status)
-    except BatchJobFailed as failed:
-        cancelled = failed.token_status.name == "CANCELED"
-        await recorder.update_job(
-            job,
-            status=JobState.CANCELLED if cancelled else JobState.FAILED,
-            finished=True,
-            detail=str(failed),
-        )
-        raise
-    except DatabaseStatusError as gone:
-        if gone.status != 302:
-            await recorder.update_job(job, status=JobState.WAITING, detail=str(gone))
-            raise
+    forgotten = False
+    async with recording_wait(recorder, job, what=f"batch job {job.remote_id}"):
+        try:
+            await wait_for_batch(client, job.remote_id, policy=policy, on_status=on_status)
+        except DatabaseStatusError as error:
+            if error.status != 302:
+                raise
+            forgotten = True
+    if forgotten:
         await recorder.update_job(
             job, status=JobState.DELETED, finished=True, detail="unknown to the service"
         )
@@ -354,16 +346,6 @@ async def _follow(
             "the recorded batch job %s is gone from the service; starting a new one", job.remote_id
         )
         return None
-    except PollTimedOut:
-        await recorder.update_job(job, status=JobState.WAITING)
-        logger.warning(
-            "batch job %s is still running; its files stay in place, and the same command picks it up later",
-            job.remote_id,
-        )
-        raise
-    except BaseException:
-        await _record_shielded(recorder.update_job(job, status=JobState.WAITING))
-        raise
     await recorder.update_job(job, status=JobState.FINISHED)
     download = output_dir / "download" / "output.bin"
     try:
@@ -389,12 +371,3 @@ async def _follow(
         data={"download": str(download.resolve()), "download_sha256": file_digest(download)[1]},
     )
     return download
-
-
-async def _record_shielded(write: Any) -> None:
-    """Record an ending even while the flow is being cancelled."""
-    task = asyncio.ensure_future(write)
-    try:
-        await asyncio.shield(task)
-    except asyncio.CancelledError:
-        await task

@@ -11,27 +11,30 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from connectors.newspaper import NewspaperMessage, PurchaseProgress
+from connectors.newspaper import ApiResult, PurchaseProgress
 from flows.runs import recorded_run
+from history.models import JobState
 from postflows.settings import get_settings
-from postflows.wiring import newspaper_client
+from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.errors import InputError
 from tasks.idempotency import derive_key
 from tasks.newspaper.outputs import publish_summary, records_frame, summary_markdown, write_json
 from tasks.newspaper.purchase_input import load_purchase_parameters, read_purchase_input
 from tasks.newspaper.purchases import (
     OUTPUT_COLUMNS,
-    PurchasePollPolicy,
     describe,
     document_kinds,
     fetch_output_addresses,
     overall_percent,
+    purchase_fingerprint,
     save_purchase_documents,
     submit_purchase,
     wait_for_purchase,
 )
-from tasks.newspaper.submissions import WarningLog, submit_once
+from tasks.newspaper.submissions import WarningLog, submit_newspaper
+from tasks.polling import PollPolicy
 from tasks.reports import write_csv, write_xlsx
+from tasks.submission import recording_wait
 
 FLOW_NAME = "address-purchase"
 CLEAN_UP_FIELD = "addressCleanUp"
@@ -58,7 +61,8 @@ async def address_purchase(
         output_dir: where output addresses, documents, rejected.csv and summary.md go.
         address_clean_up: order the address clean-up (sent as ``addressCleanUp``, a name the spec does not
             show); taken from the parameters when not given. Only then is the non-reusable document fetched.
-        idempotency_key: identifies the purchase; defaults to a hash of both files.
+        idempotency_key: identifies the purchase; defaults to a hash of both files, the clean-up option and
+            the service's address and client id.
         resubmit: post even though an earlier POST of this purchase may have reached the service.
         max_wait_s: give up waiting after this many seconds (a re-run resumes).
         min_poll_interval_s: first wait between progress checks.
@@ -77,7 +81,12 @@ async def address_purchase(
     for path in (addresses_path, parameters_path):
         if not path.is_file():
             raise InputError("file not found", path=path)
-    key = idempotency_key or derive_key(FLOW_NAME, files=(addresses_path, parameters_path))
+    key = idempotency_key or derive_key(
+        FLOW_NAME,
+        endpoint=newspaper_endpoint(settings),
+        files=(addresses_path, parameters_path),
+        parameters={"address_clean_up": address_clean_up},
+    )
     parameters = {
         "addresses_path": addresses_path,
         "parameters_path": parameters_path,
@@ -89,16 +98,17 @@ async def address_purchase(
         recorder,
         summary,
     ):
-        with recorder.step("read purchase input"):
+        async with recorder.step("read purchase input"):
             purchase_parameters = load_purchase_parameters(parameters_path)
             if address_clean_up is not None:
                 purchase_parameters[CLEAN_UP_FIELD] = address_clean_up
             clean_up = bool(purchase_parameters.get(CLEAN_UP_FIELD, False))
             checked = read_purchase_input(addresses_path, purchase_parameters, today=dt.date.today())
+        sorting = checked.purchase.sorting_module is not None
         files: list[Path] = []
         if len(checked.rejected):
             files.append(write_csv(checked.rejected, output_dir / "rejected.csv"))
-            recorder.document("rejected-rows", files[-1])
+            await recorder.document("rejected-rows", files[-1])
             logger.warning("%d address rows rejected, see %s", checked.rejected_rows, files[-1])
         summary.update(
             idempotency_key=key,
@@ -108,50 +118,63 @@ async def address_purchase(
         )
         warnings = WarningLog(recorder)
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
-            submission = await submit_once(
+            submission = await submit_newspaper(
                 recorder,
+                warnings,
                 kind="purchase",
                 what="purchase",
-                post=lambda: submit_purchase(client, checked.purchase),
-                remote_id_of=str,
+                send=lambda: submit_purchase(client, checked.purchase),
                 resubmit=resubmit,
                 hint=f"check whether a purchase titled {checked.purchase.title!r} exists",
-                data={"addresses": len(checked.rows), "clean_up": clean_up},
+                data={"addresses": len(checked.rows), "clean_up": clean_up, "sorting": sorting},
+                fingerprint=purchase_fingerprint(checked.purchase),
             )
-            warnings.add("purchase", submission.warnings)
             job = submission.job
             purchase_id = int(job.remote_id)
             summary.update(purchase_id=purchase_id, resumed=submission.resumed)
             logger.info("%s purchase %s", "resuming" if submission.resumed else "submitted", purchase_id)
 
-            def on_progress(
-                progress: PurchaseProgress, progress_warnings: tuple[NewspaperMessage, ...]
-            ) -> None:
-                warnings.add("progress", progress_warnings)
-                recorder.update_job(job, status=describe(progress), progress=overall_percent(progress))
+            async def on_status(result: ApiResult[PurchaseProgress]) -> None:
+                await warnings.add("progress", result.warnings)
+                progress = result.value
+                await recorder.update_job(
+                    job,
+                    status=JobState.RUNNING,
+                    remote_status=describe(progress),
+                    progress=overall_percent(progress, sorting=sorting),
+                )
 
-            await wait_for_purchase(
+            async with recording_wait(recorder, job, what=f"purchase {purchase_id}"):
+                await wait_for_purchase(
+                    client,
+                    purchase_id,
+                    sorting=sorting,
+                    policy=PollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
+                    on_status=on_status,
+                )
+            await recorder.update_job(job, status=JobState.FINISHED, remote_status="READY")
+            output = await fetch_output_addresses(client, purchase_id)
+            await warnings.add("output addresses", output.warnings)
+            documents, document_warnings = await save_purchase_documents(
                 client,
                 purchase_id,
-                policy=PurchasePollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
-                on_progress=on_progress,
+                output_dir / "documents",
+                document_kinds(clean_up, sorting=sorting),
+                max_bytes=settings.download_max_bytes,
             )
-            output = await fetch_output_addresses(client, purchase_id)
-            warnings.add("output addresses", output.warnings)
-            documents, document_warnings = await save_purchase_documents(
-                client, purchase_id, output_dir / "documents", document_kinds(clean_up)
-            )
-            warnings.add("documents", document_warnings)
+            await warnings.add("documents", document_warnings)
         rows = [address.model_dump(mode="json", by_alias=True) for address in output.value.output_addresses]
         frame = records_frame(rows, OUTPUT_COLUMNS)
-        files.append(write_json(output_dir, "output-addresses", output.value))
+        files.append(
+            write_json(output_dir, "output-addresses", output.value, max_bytes=settings.download_max_bytes)
+        )
         files.append(write_csv(frame, output_dir / "output-addresses.csv"))
         files.append(write_xlsx(output_dir / "output-addresses.xlsx", {"output addresses": frame}))
         for kind, path in documents.items():
-            recorder.document(kind, path, job=job)
+            await recorder.document(kind, path, job=job)
         for path in files:
-            recorder.document(path.stem, path, job=job)
-        recorder.update_job(job, status="READY", finished=True)
+            await recorder.document(path.stem, path, job=job)
+        await recorder.update_job(job, status=JobState.COMPLETED, finished=True)
         by_status = frame["statusCode"].value_counts().to_dict() if len(frame) else {}
         facts: dict[str, Any] = {
             "purchase id": purchase_id,

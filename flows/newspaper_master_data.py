@@ -4,6 +4,7 @@ every change kept in the change log), the answers as JSON and a workbook.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,8 @@ from prefect import flow, get_run_logger
 
 from flows.runs import recorded_run
 from postflows.settings import get_settings
-from postflows.wiring import newspaper_client
+from postflows.wiring import newspaper_client, newspaper_endpoint
+from tasks.idempotency import named_key
 from tasks.newspaper.masterdata import (
     SyncCounts,
     changes_of_run,
@@ -41,26 +43,32 @@ async def newspaper_master_data(newspaper_number: int, output_dir: Path) -> dict
     output_dir = Path(output_dir)
     parameters = {"newspaper_number": newspaper_number, "output_dir": output_dir}
     async with recorded_run(
-        settings, flow=FLOW_NAME, idempotency_key=f"{FLOW_NAME}:{newspaper_number}", parameters=parameters
+        settings,
+        flow=FLOW_NAME,
+        idempotency_key=named_key(f"{FLOW_NAME}:{newspaper_number}", endpoint=newspaper_endpoint(settings)),
+        parameters=parameters,
     ) as (recorder, summary):
         warnings = WarningLog(recorder)
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
             data = await fetch_master_data(client, newspaper_number)
         for where, warning in data.warnings:
-            warnings.add(where, [warning])
+            await warnings.add(where, [warning])
         for note in data.notes:
-            recorder.message("info", "not-available", note)
+            await recorder.message("info", "not-available", note)
+        limit = settings.download_max_bytes
         files = [write_json(output_dir, "newspaper-summary", data.summary)]
         if data.distribution is not None:
-            files.append(write_json(output_dir, "distribution-list", data.distribution))
+            files.append(write_json(output_dir, "distribution-list", data.distribution, max_bytes=limit))
         if data.black_list is not None:
-            files.append(write_json(output_dir, "black-list", data.black_list))
-        with recorder.step("store master data"):
-            counts = store_master_data(settings.effective_database_url, recorder.run_id, data)
-        changes = changes_of_run(settings.effective_database_url, recorder.run_id)
+            files.append(write_json(output_dir, "black-list", data.black_list, max_bytes=limit))
+        async with recorder.step("store master data"):
+            counts = await asyncio.to_thread(
+                store_master_data, settings.effective_database_url, recorder.run_id, data
+            )
+        changes = await asyncio.to_thread(changes_of_run, settings.effective_database_url, recorder.run_id)
         files.append(write_xlsx(output_dir / "master-data.xlsx", master_data_sheets(data, changes)))
         for path in files:
-            recorder.document(path.stem, path)
+            await recorder.document(path.stem, path)
         facts: dict[str, Any] = {"newspaper number": newspaper_number, "title": data.summary.title}
         facts.update({table: _describe(count) for table, count in counts.items()})
         facts["changes recorded"] = len(changes)

@@ -104,7 +104,14 @@ async def newspaper_order(
             order_id = int(submission.job.remote_id)
             summary.update(order_id=order_id, resumed=submission.resumed, idempotency_key=key)
             logger.info("%s order %s", "resuming" if submission.resumed else "submitted", order_id)
-            await _delivery_note(client, recorder, submission.job, output_dir, warnings)
+            await _delivery_note(
+                client,
+                recorder,
+                submission.job,
+                output_dir,
+                warnings,
+                max_bytes=settings.download_max_bytes,
+            )
             outcome = OrderOutcome(order_id, identity=identity, resumed=submission.resumed)
             try:
                 status = await _wait(
@@ -125,7 +132,7 @@ async def newspaper_order(
             )
         await warnings.add("reports", outcome.reports.warnings)
         outcome.warnings = warnings.lines
-        files = write_order_files(outcome, output_dir)
+        files = write_order_files(outcome, output_dir, max_bytes=settings.download_max_bytes)
         for path in files:
             await recorder.document(path.stem, path, job=submission.job)
         await recorder.update_job(
@@ -158,13 +165,21 @@ def _identified(order: Any) -> bool:
 
 
 async def _delivery_note(
-    client: NewspaperClient, recorder: RunRecorder, job: JobSnapshot, output_dir: Path, warnings: WarningLog
+    client: NewspaperClient,
+    recorder: RunRecorder,
+    job: JobSnapshot,
+    output_dir: Path,
+    warnings: WarningLog,
+    *,
+    max_bytes: int,
 ) -> None:
     """Fetch and save the delivery note unless an earlier run of this order already did."""
     saved = [Path(name) for name in job.data.get("delivery_note", [])]
     if saved and all(path.is_file() for path in saved):
         return
-    paths, note_warnings = await save_delivery_note(client, int(job.remote_id), output_dir)
+    paths, note_warnings = await save_delivery_note(
+        client, int(job.remote_id), output_dir, max_bytes=max_bytes
+    )
     await warnings.add("delivery note", note_warnings)
     await recorder.update_job(job, data={"delivery_note": [str(path) for path in paths]})
     for path in paths:

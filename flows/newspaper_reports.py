@@ -11,7 +11,8 @@ from prefect import flow, get_run_logger
 
 from flows.runs import recorded_run
 from postflows.settings import get_settings
-from postflows.wiring import newspaper_client
+from postflows.wiring import newspaper_client, newspaper_endpoint
+from tasks.idempotency import named_key
 from tasks.newspaper.order_report import identity_of, order_summary_text, write_order_files
 from tasks.newspaper.order_report_data import OrderOutcome
 from tasks.newspaper.orders import fetch_order_reports
@@ -41,20 +42,23 @@ async def newspaper_reports(
     output_dir = Path(output_dir)
     parameters = {"order_id": order_id, "output_dir": output_dir, "kind": kind}
     async with recorded_run(
-        settings, flow=FLOW_NAME, idempotency_key=f"{FLOW_NAME}:{order_id}", parameters=parameters
+        settings,
+        flow=FLOW_NAME,
+        idempotency_key=named_key(f"{FLOW_NAME}:{order_id}", endpoint=newspaper_endpoint(settings)),
+        parameters=parameters,
     ) as (recorder, summary):
         warnings = WarningLog(recorder)
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
             reports = await fetch_order_reports(client, order_id, kind=kind)
-        warnings.add("reports", reports.warnings)
+        await warnings.add("reports", reports.warnings)
         for note in reports.notes:
-            recorder.message("info", "not-requested", note)
+            await recorder.message("info", "not-requested", note)
         outcome = OrderOutcome(order_id, reports=reports, warnings=warnings.lines)
         if reports.original is not None and isinstance(reports.original.body, dict):
             outcome.identity = identity_of(reports.original.body.get("basisInformation") or {})
-        files = write_order_files(outcome, output_dir)
+        files = write_order_files(outcome, output_dir, max_bytes=settings.download_max_bytes)
         for path in files:
-            recorder.document(path.stem, path)
+            await recorder.document(path.stem, path)
         text = order_summary_text(f"Reports of newspaper order {order_id}", outcome, files)
         files.append(
             await publish_summary(

@@ -13,14 +13,15 @@ from prefect import flow, get_run_logger
 
 from connectors.errors import PostflowsError
 from flows.runs import recorded_run
+from history.models import JobState
 from postflows.settings import get_settings
-from postflows.wiring import newspaper_client
+from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.errors import InputError
 from tasks.idempotency import derive_key
 from tasks.newspaper.intervals import StatisticsInterval, closing_intervals, next_issue_in_period
 from tasks.newspaper.outputs import publish_summary, summary_markdown, write_json
 from tasks.newspaper.statistics import read_calendar, read_statistics_file, submit_statistics
-from tasks.newspaper.submissions import WarningLog, submit_once
+from tasks.newspaper.submissions import WarningLog, body_fingerprint, submit_newspaper
 from tasks.reports import write_csv
 
 FLOW_NAME = "newspaper-statistics"
@@ -50,8 +51,8 @@ async def newspaper_statistics(
         issue_calendar: the issue calendar as dates (instead of a file).
         submission_date: the submission the statistics belong to (default: the latest deliveryDate).
         interval: AZ, AZA or AZB: refuse to transmit unless this submission is the last of its interval.
-        idempotency_key: identifies the upload; defaults to a hash of the file. The same key is never
-            posted twice.
+        idempotency_key: identifies the upload; defaults to a hash of the file, the submission date and the
+            service's address and client id. The same key is never posted twice.
         resubmit: post even though an earlier POST of this upload may have reached the service.
 
     Returns:
@@ -64,7 +65,12 @@ async def newspaper_statistics(
     )
     if not input_path.is_file():
         raise InputError("statistics file not found", path=input_path)
-    key = idempotency_key or derive_key(FLOW_NAME, files=(input_path,))
+    key = idempotency_key or derive_key(
+        FLOW_NAME,
+        endpoint=newspaper_endpoint(settings),
+        files=(input_path,),
+        parameters={"submission_date": submission_date},
+    )
     parameters = {
         "input_path": input_path,
         "output_dir": output_dir,
@@ -76,12 +82,12 @@ async def newspaper_statistics(
         recorder,
         summary,
     ):
-        with recorder.step("read statistics"):
+        async with recorder.step("read statistics"):
             checked = read_statistics_file(input_path)
         files: list[Path] = []
         if len(checked.rejected):
             files.append(write_csv(checked.rejected, output_dir / "rejected.csv"))
-            recorder.document("rejected-rows", files[-1])
+            await recorder.document("rejected-rows", files[-1])
             get_run_logger().warning("%d statistics rows rejected, see %s", checked.rejected_rows, files[-1])
         summary.update(
             idempotency_key=key,
@@ -116,25 +122,30 @@ async def newspaper_statistics(
         files.append(write_json(output_dir, "statistics-body", checked.submission.to_body()))
         warnings = WarningLog(recorder)
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
-            submission = await submit_once(
+            body = checked.submission.to_body()
+            submission = await submit_newspaper(
                 recorder,
+                warnings,
                 kind="statistics",
                 what="statistics",
-                post=lambda: submit_statistics(client, checked.submission),
+                send=lambda: submit_statistics(client, checked.submission),
                 remote_id_of=lambda _confirmation: f"uploaded:{key}",
                 resubmit=resubmit,
                 hint="ask the service whether the statistics of this file arrived",
                 data={"records": len(checked.records), "file": str(input_path)},
+                fingerprint=body_fingerprint(body),
             )
-        warnings.add("statistics", submission.warnings)
-        if submission.resumed:
+        if submission.answer is None:
             confirmation = submission.job.data.get("confirmation")
         else:
-            confirmation = str(submission.answer)
-            recorder.update_job(
-                submission.job, status="UPLOADED", finished=True, data={"confirmation": confirmation}
+            confirmation = str(submission.answer.value)
+            await recorder.update_job(
+                submission.job,
+                status=JobState.COMPLETED,
+                finished=True,
+                data={"confirmation": confirmation},
             )
-            recorder.message("info", "statistics", f"service confirmation: {confirmation}")
+            await recorder.message("info", "statistics", f"service confirmation: {confirmation}")
         facts: dict[str, Any] = {
             "file": input_path.name,
             "rows": checked.input_rows,

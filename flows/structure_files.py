@@ -10,30 +10,40 @@ from typing import Any
 import pandas as pd
 from prefect import flow, get_run_logger
 
-from connectors.newspaper import StructureFileCode
+from connectors.newspaper import NewspaperClient, StructureFileCode
 from connectors.newspaper.errors import FieldProblem
 from connectors.newspaper.validation import email_problem, ensure_valid
 from flows.runs import recorded_run
+from history.models import JobState
 from postflows.settings import get_settings
-from postflows.wiring import newspaper_client
+from postflows.wiring import newspaper_client, newspaper_endpoint
+from tasks.idempotency import named_key
 from tasks.newspaper.outputs import publish_summary, summary_markdown
-from tasks.newspaper.structure_files import DOCUMENT_KIND, download_structure_files, register_notice_email
-from tasks.newspaper.submissions import WarningLog
+from tasks.newspaper.structure_files import (
+    DOCUMENT_KIND,
+    confirmation_text,
+    download_structure_files,
+    register_notice_email,
+)
+from tasks.newspaper.submissions import WarningLog, submit_newspaper
 from tasks.reports import write_csv
+from tasks.run_history import RunRecorder
 
 FLOW_NAME = "structure-files"
 
 
 @flow(name=FLOW_NAME, log_prints=False)
 async def structure_files(
-    file_code: int, output_dir: Path, notify_email: str | None = None
+    file_code: int, output_dir: Path, notify_email: str | None = None, resubmit: bool = False
 ) -> dict[str, Any]:
     """Download the structure files of one file code.
 
     Args:
         file_code: 1 = AZ/GZA, 2 = AZA/AZB, 9 = both.
         output_dir: where the files, structure-files.csv and summary.md go.
-        notify_email: register this address as recipient of notices about new structure file versions.
+        notify_email: register this address as recipient of notices about new structure file versions
+            (once: a later run with the same address does not send it again).
+        resubmit: register the address even though an earlier request may have reached the service.
 
     Returns:
         The run summary: each file with its size, SHA-256 and whether it is new.
@@ -43,26 +53,38 @@ async def structure_files(
     code = StructureFileCode(int(file_code))
     if notify_email is not None and (problem := email_problem(notify_email)):
         ensure_valid("structure file e-mail", [FieldProblem("email", problem)])
-    parameters = {"file_code": int(code), "output_dir": output_dir, "notify_email": notify_email}
+    parameters = {
+        "file_code": int(code),
+        "output_dir": output_dir,
+        "notify_email": notify_email,
+        "resubmit": resubmit,
+    }
     async with recorded_run(
-        settings, flow=FLOW_NAME, idempotency_key=f"{FLOW_NAME}:{int(code)}", parameters=parameters
+        settings,
+        flow=FLOW_NAME,
+        idempotency_key=named_key(f"{FLOW_NAME}:{int(code)}", endpoint=newspaper_endpoint(settings)),
+        parameters=parameters,
     ) as (recorder, summary):
         warnings = WarningLog(recorder)
         confirmation = None
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
             files, file_warnings = await download_structure_files(
-                client, code, output_dir, settings.effective_database_url
+                client,
+                code,
+                output_dir,
+                settings.effective_database_url,
+                max_bytes=settings.download_max_bytes,
             )
-            warnings.add("structure files", file_warnings)
+            await warnings.add("structure files", file_warnings)
             if notify_email is not None:
-                confirmation, email_warnings = await register_notice_email(client, notify_email)
-                warnings.add("notice e-mail", email_warnings)
-                recorder.message("info", "notice-email", f"{notify_email} registered: {confirmation}")
+                confirmation = await _register(client, recorder, warnings, notify_email, resubmit=resubmit)
         for file in files:
             if file.new:
-                recorder.document(DOCUMENT_KIND, file.path)
+                await recorder.document(DOCUMENT_KIND, file.path)
             else:
-                recorder.message("info", "unchanged", f"{file.name}: content unchanged ({file.sha256[:12]})")
+                await recorder.message(
+                    "info", "unchanged", f"{file.name}: content unchanged ({file.sha256[:12]})"
+                )
         listing = pd.DataFrame(
             [{"file": f.name, "size": f.size, "sha256": f.sha256, "new": f.new} for f in files],
             columns=["file", "size", "sha256", "new"],
@@ -86,3 +108,29 @@ async def structure_files(
         )
         get_run_logger().info("%d structure files, %d new", len(files), summary["new_files"])
         return dict(summary)
+
+
+async def _register(
+    client: NewspaperClient, recorder: RunRecorder, warnings: WarningLog, email: str, *, resubmit: bool
+) -> str:
+    """Register the notice address at most once per address; returns the service's confirmation."""
+    submission = await submit_newspaper(
+        recorder,
+        warnings,
+        kind="notice-email",
+        what="notice e-mail registration",
+        send=lambda: register_notice_email(client, email),
+        remote_id_of=lambda _confirmation: f"notice-email:{email}",
+        resubmit=resubmit,
+        hint=f"check whether notices of new structure files reach {email}",
+        data={"email": email},
+        resumable=lambda job: job.state is JobState.COMPLETED and job.data.get("email") == email,
+    )
+    if submission.answer is None:
+        return str(submission.job.data.get("confirmation"))
+    confirmation = confirmation_text(submission.answer.value)
+    await recorder.update_job(
+        submission.job, status=JobState.COMPLETED, finished=True, data={"confirmation": confirmation}
+    )
+    await recorder.message("info", "notice-email", f"{email} registered: {confirmation}")
+    return confirmation

@@ -72,6 +72,12 @@ class Observation(Generic[S]):
     detail: str = ""
 
 
+class RemoteJobEnded(PostflowsError):
+    """The remote job reached a failure state: it failed, or was cancelled. Waiting longer is pointless."""
+
+    cancelled: bool = False
+
+
 class PollTimedOut(PostflowsError):
     """The job did not finish within ``max_wait_s``; it may still be running remotely."""
 
@@ -100,9 +106,9 @@ async def poll_until(
 ) -> S:
     """Call ``check`` until it reports ``done``; return that status.
 
-    ``check`` raises a typed error for a failure state (the job failed, was cancelled); that error ends the
-    wait. A retryable :class:`~connectors.errors.ApiError` from ``check`` (the status endpoint is down for a
-    while) is looked past with the growing interval until the deadline.
+    ``check`` raises a :class:`RemoteJobEnded` for a failure state (the job failed, was cancelled); that
+    ends the wait. A retryable :class:`~connectors.errors.ApiError` from ``check`` (the status endpoint is
+    down for a while) is looked past with the growing interval until the deadline.
 
     Args:
         check: one look at the job.

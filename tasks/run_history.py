@@ -13,7 +13,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -479,3 +479,13 @@ class RunRecorder:
                 history.record_message(session, self._run(session), level=level, code=code, text=text)
 
         await self._write(record)
+
+
+async def record_shielded(write: Awaitable[T]) -> T:
+    """Await a history write to its end even while the task awaiting it is being cancelled."""
+    task = asyncio.ensure_future(write)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await task
+        raise

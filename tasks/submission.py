@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from connectors.errors import ApiError, PostflowsError, RemoteRejected
 from history.models import JobState
-from tasks.run_history import JobSnapshot, RunRecorder
+from tasks.polling import PollTimedOut, RemoteJobEnded
+from tasks.run_history import JobSnapshot, RunRecorder, record_shielded
 
 logger = logging.getLogger("postflows.submission")
 
@@ -177,6 +179,31 @@ async def submit_once(
         raise
     job = await recorder.update_job(marker, remote_id=str(remote_id_of(answer)), status=JobState.SUBMITTED)
     return Submission(job, resumed=False, answer=answer, replaced=replaced)
+
+
+@asynccontextmanager
+async def recording_wait(recorder: RunRecorder, job: JobSnapshot, *, what: str) -> AsyncIterator[None]:
+    """Wait for a submitted job inside this block; however the wait ends, the job's row says so.
+
+    A failure state of the job (:class:`~tasks.polling.RemoteJobEnded`) ends it FAILED or CANCELLED, so the
+    next run with the key submits anew. A time-out leaves it WAITING: it may still run, its remote files
+    stay, and the same command picks it up. Any other interruption (Ctrl-C, a cancelled flow, a status
+    endpoint that stayed down) leaves it WAITING too, recorded even while the run is being cancelled.
+    """
+    try:
+        yield
+    except RemoteJobEnded as ended:
+        state = JobState.CANCELLED if ended.cancelled else JobState.FAILED
+        await record_shielded(recorder.update_job(job, status=state, finished=True, detail=str(ended)[:500]))
+        raise
+    except PollTimedOut as timed_out:
+        await recorder.update_job(job, status=JobState.WAITING, detail=str(timed_out)[:500])
+        logger.warning("%s is still running; the same command picks it up later", what)
+        raise
+    except BaseException as error:
+        detail = f"interrupted while waiting: {type(error).__name__}"
+        await record_shielded(recorder.update_job(job, status=JobState.WAITING, detail=detail))
+        raise
 
 
 def _resumable(job: JobSnapshot) -> bool:

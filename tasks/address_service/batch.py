@@ -14,22 +14,23 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus, TokenStatus
-from connectors.errors import ApiError, PostflowsError
+from connectors.errors import ApiError
 from tasks.errors import ResultFileError
 from tasks.files import FileTooLarge, write_stream
 from tasks.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING
-from tasks.polling import Observation, PollPolicy, poll_until
+from tasks.polling import Observation, PollPolicy, RemoteJobEnded, poll_until
 
 API = "address-service"
 
 
-class BatchJobFailed(PostflowsError):
+class BatchJobFailed(RemoteJobEnded):
     """The batch job ended in a TokenStatus other than Finished."""
 
     def __init__(self, token_status: TokenStatus, message: str | None) -> None:
         detail = f": {message}" if message else ""
         super().__init__(f"batch job ended with TokenStatus {int(token_status)} {token_status.name}{detail}")
         self.token_status = token_status
+        self.cancelled = token_status.name == "CANCELED"
 
 
 @task(name="address-upload-input", cache_policy=NO_CACHE)

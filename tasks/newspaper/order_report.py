@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from tasks.limits import DOWNLOAD_MAX_BYTES
 from tasks.newspaper.order_report_data import OrderOutcome
 from tasks.newspaper.outputs import (
     item_lists,
@@ -20,8 +21,11 @@ from tasks.newspaper.outputs import (
 from tasks.reports import write_xlsx
 
 
-def write_order_files(outcome: OrderOutcome, directory: Path) -> list[Path]:
-    """Write status, summary, sendings, original and corrected order as JSON, then ``report.xlsx``."""
+def write_order_files(
+    outcome: OrderOutcome, directory: Path, *, max_bytes: int = DOWNLOAD_MAX_BYTES
+) -> list[Path]:
+    """Write status, summary, sendings, original and corrected order as JSON (an answer as received up to
+    ``max_bytes``), then ``report.xlsx``."""
     reports = outcome.reports
     paths: list[Path] = []
     for stem, value in (
@@ -32,7 +36,7 @@ def write_order_files(outcome: OrderOutcome, directory: Path) -> list[Path]:
         ("corrected-order", reports.corrected),
     ):
         if value is not None:
-            paths.append(write_json(directory, stem, value))
+            paths.append(write_json(directory, stem, value, max_bytes=max_bytes))
     paths.append(write_xlsx(directory / "report.xlsx", report_sheets(outcome)))
     return paths
 

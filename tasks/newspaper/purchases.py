@@ -5,28 +5,27 @@ artifact), fetch the output addresses and the documents.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
-import time
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from connectors.errors import PostflowsError
 from connectors.newspaper import (
     ApiResult,
     NewspaperClient,
     NewspaperMessage,
     OutputAddresses,
+    ProcessingStatus,
     Purchase,
     PurchaseDocumentKind,
     PurchaseProgress,
 )
 from tasks.documents import FileNames, save_documents
 from tasks.limits import DOWNLOAD_MAX_BYTES
-from tasks.progress import Progress
+from tasks.polling import Observation, PollPolicy, RemoteJobEnded, Sleep, StatusCallback, poll_until
 
 logger = logging.getLogger("postflows.newspaper.purchases")
 
@@ -47,31 +46,25 @@ OUTPUT_COLUMNS = (
 )
 
 
-class PurchaseFailed(PostflowsError):
+class PurchaseFailed(RemoteJobEnded):
     """Validation or sorting ended in a failure status."""
 
-
-class PurchaseStillRunning(PostflowsError):
-    """The purchase was not ready within the allowed wait; a re-run resumes it."""
-
-
-@dataclass(frozen=True)
-class PurchasePollPolicy:
-    """Polling of the progress: from ``min_interval_s`` growing by half up to ``max_interval_s``, at most
-    ``max_wait_s`` in all."""
-
-    max_wait_s: float = 3600.0
-    min_interval_s: float = 2.0
-    max_interval_s: float = 60.0
+    def __init__(self, message: str, *, status: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.cancelled = status in ("CANCELED", "CANCELLED")
 
 
-def overall_percent(progress: PurchaseProgress) -> float:
-    """One figure for both phases: validation is the first half, sorting the second."""
+def overall_percent(progress: PurchaseProgress, *, sorting: bool = True) -> float:
+    """One figure for the phases ordered: validation is the first half and sorting the second, or validation
+    the whole when no sorting was ordered."""
+    validated = float(progress.validation_progress_percent or 0)
+    if progress.validation_status == ProcessingStatus.READY:
+        validated = 100.0
+    if not sorting:
+        return min(100.0, validated)
     if progress.is_ready:
         return 100.0
-    validated = float(progress.validation_progress_percent or 0)
-    if str(progress.validation_status or "").upper() == "READY":
-        validated = 100.0
     return min(99.0, validated / 2 + (25.0 if validated >= 100 and progress.sorting_status else 0.0))
 
 
@@ -82,13 +75,34 @@ def describe(progress: PurchaseProgress) -> str:
     )
 
 
+def purchase_fingerprint(purchase: Purchase) -> str:
+    """The SHA-256 of the purchase as sent: a resumed purchase must have been made from this one."""
+    body = purchase.model_dump_json(by_alias=True, exclude_none=True)
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
 @task(name="newspaper-submit-purchase", cache_policy=NO_CACHE)
 async def submit_purchase(client: NewspaperClient, purchase: Purchase) -> ApiResult[int]:
     """POST the purchase; returns its id."""
     return await client.submit_purchase(purchase)
 
 
-ProgressCallback = Callable[[PurchaseProgress, tuple[NewspaperMessage, ...]], None]
+def purchase_done(progress: PurchaseProgress, *, sorting: bool) -> bool:
+    """Whether the statuses the purchase's options produce are all READY.
+
+    A purchase without a sorting module is validated only: it is done when validation is READY, whatever
+    the sorting status says (the service may report none, or a waiting one).
+    """
+    ready = ProcessingStatus.READY
+    return progress.validation_status == ready and (not sorting or progress.sorting_status == ready)
+
+
+def _failure(progress: PurchaseProgress, *, sorting: bool) -> str | None:
+    statuses = [str(progress.validation_status or "").upper()]
+    if sorting:
+        statuses.append(str(progress.sorting_status or "").upper())
+    failed = [status for status in statuses if status in FAILED_STATUSES]
+    return failed[0] if failed else None
 
 
 @task(name="newspaper-wait-for-purchase", cache_policy=NO_CACHE)
@@ -96,38 +110,31 @@ async def wait_for_purchase(
     client: NewspaperClient,
     purchase_id: int,
     *,
-    policy: PurchasePollPolicy,
-    on_progress: ProgressCallback | None = None,
-    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    sorting: bool,
+    policy: PollPolicy,
+    on_status: StatusCallback[ApiResult[PurchaseProgress]] | None = None,
+    sleep: Sleep = asyncio.sleep,
 ) -> PurchaseProgress:
-    """Poll the progress until validation and sorting are READY, showing it as a progress artifact.
+    """Poll the progress until the purchase is done (see :func:`purchase_done`), showing it as progress.
 
     Raises:
-        PurchaseFailed: a status reports failure.
-        PurchaseStillRunning: not ready after ``policy.max_wait_s``.
+        PurchaseFailed: a status the purchase waits for reports failure.
+        PollTimedOut: not done after ``policy.max_wait_s``; the purchase may still run, a re-run resumes
+            it.
     """
-    started = time.monotonic()
-    tracker = await Progress.start(f"purchase {purchase_id}")
-    interval = policy.min_interval_s
-    while True:
+
+    async def check() -> Observation[ApiResult[PurchaseProgress]]:
         result = await client.get_purchase_progress(purchase_id)
         progress = result.value
-        if on_progress is not None:
-            on_progress(progress, result.warnings)
-        await tracker.update(overall_percent(progress), describe(progress))
-        if progress.is_ready:
-            return progress
-        statuses = {str(progress.validation_status or "").upper(), str(progress.sorting_status or "").upper()}
-        if statuses & FAILED_STATUSES:
-            raise PurchaseFailed(f"purchase {purchase_id}: {describe(progress)}")
-        elapsed = time.monotonic() - started
-        if elapsed >= policy.max_wait_s:
-            raise PurchaseStillRunning(
-                f"purchase {purchase_id} not ready after {elapsed:.0f}s ({describe(progress)}); "
-                "run again to resume it"
-            )
-        await sleep(min(interval, max(0.0, policy.max_wait_s - elapsed)))
-        interval = min(policy.max_interval_s, interval * 1.5)
+        failed = _failure(progress, sorting=sorting)
+        if failed is not None:
+            raise PurchaseFailed(f"purchase {purchase_id}: {describe(progress)}", status=failed)
+        done = purchase_done(progress, sorting=sorting)
+        percent = 100.0 if done else overall_percent(progress, sorting=sorting)
+        return Observation(result, done=done, percent=percent, detail=describe(progress))
+
+    final = await poll_until(check, policy, on_status, what=f"purchase {purchase_id}", sleep=sleep)
+    return final.value
 
 
 @task(name="newspaper-output-addresses", cache_policy=NO_CACHE)
@@ -177,10 +184,21 @@ async def save_purchase_documents(
     return saved, warnings
 
 
-def document_kinds(clean_up: bool) -> list[PurchaseDocumentKind]:
-    """Every purchase document; the non-reusable addresses only when address clean-up was ordered."""
+SORTING_DOCUMENTS = frozenset(
+    {
+        PurchaseDocumentKind.BUNDLE_LABELS,
+        PurchaseDocumentKind.CONTAINER_LABELS,
+        PurchaseDocumentKind.SORT_PROTOCOL,
+    }
+)
+
+
+def document_kinds(clean_up: bool, *, sorting: bool = True) -> list[PurchaseDocumentKind]:
+    """Every document the purchase's options produce: the non-reusable addresses only when address clean-up
+    was ordered, the labels and the sorting protocol only when sorting was."""
     return [
         kind
         for kind in PurchaseDocumentKind
-        if clean_up or kind is not PurchaseDocumentKind.NON_REUSABLE_ADDRESSES
+        if (clean_up or kind is not PurchaseDocumentKind.NON_REUSABLE_ADDRESSES)
+        and (sorting or kind not in SORTING_DOCUMENTS)
     ]

@@ -11,7 +11,14 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 import history
-from connectors.newspaper import Document, NewspaperClient, NewspaperMessage, StructureFileCode
+from connectors.newspaper import (
+    ApiResult,
+    Document,
+    NewspaperClient,
+    NewspaperMessage,
+    RawResponse,
+    StructureFileCode,
+)
 from tasks.documents import FileNames, safe_stem, save_documents, their_stem
 from tasks.limits import DOWNLOAD_MAX_BYTES
 
@@ -83,10 +90,12 @@ async def download_structure_files(
 
 
 @task(name="newspaper-structure-file-email", cache_policy=NO_CACHE)
-async def register_notice_email(
-    client: NewspaperClient, email: str
-) -> tuple[str, tuple[NewspaperMessage, ...]]:
-    """Register ``email`` for notices of new structure file versions; returns the service's confirmation."""
-    result = await client.register_structure_file_email(email)
-    body = result.value.body
-    return (body if isinstance(body, str) else str(body)), result.warnings
+async def register_notice_email(client: NewspaperClient, email: str) -> ApiResult[RawResponse]:
+    """Register ``email`` for notices of new structure file versions (a side effect: send it once)."""
+    return await client.register_structure_file_email(email)
+
+
+def confirmation_text(answer: RawResponse) -> str:
+    """The service's confirmation of acceptance as text (its body is not specified)."""
+    body = answer.body
+    return body if isinstance(body, str) else str(body)

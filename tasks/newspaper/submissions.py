@@ -4,16 +4,24 @@ rejection messages are recorded with the run.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from connectors.newspaper import ApiResult, NewspaperMessage, NewspaperRejected
-from tasks.run_history import RunRecorder
+from tasks.run_history import JobSnapshot, RunRecorder
 from tasks.submission import Submission, submit_once
 
 API = "newspaper"
 
 R = TypeVar("R")
+
+
+def body_fingerprint(body: Any) -> str:
+    """The SHA-256 of a request body as canonical JSON: a resumed submission must have sent this one."""
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class WarningLog:
@@ -50,6 +58,8 @@ async def submit_newspaper(
     resubmit: bool = False,
     hint: str,
     data: Mapping[str, Any] | None = None,
+    fingerprint: str | None = None,
+    resumable: Callable[[JobSnapshot], bool] | None = None,
 ) -> Submission[ApiResult[R]]:
     """Submit once (see :func:`tasks.submission.submit_once`), recording the API's messages."""
     try:
@@ -63,6 +73,8 @@ async def submit_newspaper(
             resubmit=resubmit,
             hint=hint,
             data=data,
+            fingerprint=fingerprint,
+            resumable=resumable,
         )
     except NewspaperRejected as error:
         await record_rejection(recorder, what, error)

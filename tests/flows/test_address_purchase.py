@@ -18,7 +18,7 @@ from connectors.newspaper import OrderInvalid
 from flows.address_purchase import address_purchase
 from history.models import JobEvent, RemoteJob
 from tasks.newspaper.purchases import PurchaseFailed
-from tasks.newspaper.submissions import SubmissionUncertain
+from tasks.submission import SubmissionUncertain
 from tasks.progress import listening
 from tests.flows.conftest import Sandbox
 

@@ -19,8 +19,8 @@ from connectors.newspaper import OrderInvalid
 from flows.newspaper_order import newspaper_order
 from flows.newspaper_reports import newspaper_reports
 from history.models import JobEvent, RemoteJob, Run, RunMessage
-from tasks.newspaper.orders import OrderStillWaiting
-from tasks.newspaper.submissions import SubmissionUncertain
+from tasks.polling import PollTimedOut
+from tasks.submission import SubmissionUncertain
 from tests.flows.conftest import Sandbox
 
 ORDERS_STANDARD = "/orders/standard"
@@ -116,17 +116,20 @@ async def test_order_end_to_end(sandbox: Sandbox, flow_env: Path, tmp_path: Path
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
     [run] = runs(flow_env)
     assert run.state == "COMPLETED" and run.summary is not None and run.summary["order_id"] == order_id
-    [marker, job] = order_jobs(flow_env)
-    assert marker.remote_id.startswith("pending:") and marker.deleted_at is not None
-    assert job.remote_id == str(order_id) and job.status == "DONE" and job.finished_at is not None
+    # The marker committed before the POST became the order's row: one row, the service's id, all states.
+    [job] = order_jobs(flow_env)
+    assert job.remote_id == str(order_id) and job.status == "COMPLETED" and job.finished_at is not None
+    assert job.remote_status == "DONE"
     factory = history.session_factory(f"sqlite:///{flow_env / 'history.db'}")
     with factory() as session:
         events = list(
             session.scalars(select(JobEvent).where(JobEvent.job_id == job.id).order_by(JobEvent.id))
         )
     # Every status change is recorded with the service's statusDate.
-    assert [event.status for event in events][-1] == "DONE"
-    assert all(event.status_date is not None for event in events[1:])
+    assert [event.status for event in events][:2] == ["PENDING", "SUBMITTED"]
+    assert events[-1].status == "COMPLETED" and events[-1].remote_status == "DONE"
+    running = [event for event in events if event.status == "RUNNING"]
+    assert running and all(event.status_date is not None for event in running)
 
 
 async def test_rerun_resumes_the_recorded_order(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
@@ -183,13 +186,13 @@ async def test_lost_answer_leaves_a_marker_that_refuses_a_blind_resubmission(
 async def test_control_blocks_summary_and_sendings(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
     sandbox.inject(api="newspaper", endpoint="*orders/standard", kind="job_outcome", value="CONTROL")
     path = write_order(tmp_path, order_body(issue=105))
-    with pytest.raises(OrderStillWaiting, match="CONTROL"):
+    with pytest.raises(PollTimedOut, match="CONTROL"):
         await newspaper_order(
             path, tmp_path / "out", min_poll_interval_s=0.05, max_poll_interval_s=0.1, max_wait_s=1.0
         )
     assert sandbox.transport.count("/summary") == 0
     assert sandbox.transport.count("/sendings") == 0
-    order_id = int(next(job.remote_id for job in order_jobs(flow_env) if job.status == "CONTROL"))
+    order_id = int(next(job.remote_id for job in order_jobs(flow_env) if job.remote_status == "CONTROL"))
 
     report = await newspaper_reports(order_id, tmp_path / "reports")
     assert report["status"] == "CONTROL"
