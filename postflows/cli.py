@@ -1,25 +1,28 @@
 """The ``postflows`` command: one sub-command per flow, plus history, sandbox, serve and demo.
 
-Exit codes: 0 success; 1 the work failed (the reason on one line); 2 bad usage or configuration.
+Exit codes: see :mod:`postflows.cli_common`. Sub-commands of the newspaper API are registered from
+:mod:`postflows.cli_newspaper`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 import os
-import sys
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Literal
 
 import typer
 
-from connectors.errors import PostflowsError
-from postflows.console import console, progress_bars
-from postflows.logsetup import quiet_console_tracebacks
+from postflows import cli_newspaper
+from postflows.cli_common import (
+    EXIT_FAILED,
+    OutOpt,
+    ResubmitOpt,
+    print_summary,
+    run_work,
+    say,
+)
 from postflows.settings import get_settings
-from postflows.wiring import ConfigurationError, describe_address_service
+from postflows.wiring import describe_address_service
 
 app = typer.Typer(
     name="postflows",
@@ -27,11 +30,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Usage errors print as plain lines: a boxed message is wrapped to the terminal's width.
+    rich_markup_mode=None,
 )
-
-T = TypeVar("T")
-EXIT_FAILED = 1
-EXIT_USAGE = 2
 
 
 def main() -> None:
@@ -41,31 +42,6 @@ def main() -> None:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
     app()
-
-
-def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = True) -> T:
-    """Run a flow coroutine, turning any failure into a one-line reason and a non-zero exit code."""
-    quiet_console_tracebacks()
-    try:
-        with progress_bars(progress and sys.stderr.isatty()):
-            return asyncio.run(work())
-    except ConfigurationError as error:
-        console.print(f"[red]configuration error:[/] {_one_line(error)}", soft_wrap=True)
-        raise typer.Exit(EXIT_USAGE) from None
-    except (PostflowsError, ValueError, OSError) as error:
-        console.print(f"[red]failed:[/] {_one_line(error)}", soft_wrap=True)
-        raise typer.Exit(EXIT_FAILED) from None
-    except KeyboardInterrupt:
-        console.print("[yellow]cancelled[/]")
-        raise typer.Exit(130) from None
-    except Exception as error:  # noqa: BLE001 - the CLI promises one line, never a traceback
-        console.print(f"[red]failed:[/] {type(error).__name__}: {_one_line(error)}", soft_wrap=True)
-        raise typer.Exit(EXIT_FAILED) from None
-
-
-def _one_line(error: BaseException) -> str:
-    text = " ".join(str(error).split()) or type(error).__name__
-    return text if len(text) <= 400 else text[:399] + "…"
 
 
 def _mapping(pairs: list[str] | None) -> dict[str, str] | None:
@@ -96,19 +72,13 @@ def _unescape(value: str | None) -> str | None:
     return value.encode().decode("unicode_escape") if value else value
 
 
-def print_summary(summary: dict[str, Any]) -> None:
-    """The run summary as JSON on stdout (progress and messages go to stderr), so it can be piped."""
-    typer.echo(json.dumps(summary, default=str, indent=2, ensure_ascii=False))
-
-
 def _announce_address_service() -> None:
-    console.print(f"address service: {describe_address_service(get_settings())}")
+    say(f"address service: {describe_address_service(get_settings())}")
 
 
 InputArg = Annotated[
     Path, typer.Argument(help="Address file: .csv, .xlsx or .txt", exists=True, dir_okay=False, readable=True)
 ]
-OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Output directory")]
 DelimiterOpt = Annotated[
     str | None, typer.Option("--delimiter", help="Input field separator (default: detected)")
 ]
@@ -130,7 +100,11 @@ MapOpt = Annotated[
 def address_batch_command(
     input_path: InputArg,
     out: OutOpt,
-    key: Annotated[str | None, typer.Option("--key", help="Idempotency key (default: hash of input)")] = None,
+    key: Annotated[
+        str | None,
+        typer.Option("--key", help="Idempotency key (default: hash of the input, options and service)"),
+    ] = None,
+    resubmit: ResubmitOpt = False,
     billing_ref: Annotated[str | None, typer.Option("--billing-ref", help="Billing reference number")] = None,
     client_id: Annotated[str | None, typer.Option("--client-id", help="Client identifier")] = None,
     client_name: Annotated[str | None, typer.Option("--client-name", help="Client name")] = None,
@@ -154,6 +128,7 @@ def address_batch_command(
             input_path=input_path,
             output_dir=out,
             idempotency_key=key,
+            resubmit=resubmit,
             billing_reference=billing_ref,
             client_identifier=client_id,
             client_name=client_name,
@@ -271,6 +246,8 @@ def history_command(
     flow: Annotated[str | None, typer.Option(help="Only runs of this flow")] = None,
 ) -> None:
     """List recent runs, or show one run with its steps, remote jobs and files."""
+    from sqlalchemy import make_url
+
     import history
     from postflows.history_view import run_detail, runs_table
 
@@ -286,7 +263,8 @@ def history_command(
             return
         run = history.get_run(session, run_id)
         if run is None:
-            console.print(f"[red]no run {run_id}[/] in {settings.effective_database_url}")
+            where = make_url(settings.effective_database_url).render_as_string(hide_password=True)
+            say(f"no run {run_id} in {where}", style="red")
             raise typer.Exit(EXIT_FAILED)
         stdout.print(run_detail(run))
 
@@ -311,9 +289,9 @@ def sandbox_command(
         faults=FaultPlan.load(faults if faults is not None else settings.sandbox_faults),
     )
     base = f"http://{host}:{port}"
-    console.print(f"address service: {base}/address/REST/v1  (user sandbox-user / password sandbox-password)")
-    console.print(f"newspaper API:   {base}/newspaper  (token URL {base}/auth/OAuth/token)")
-    console.print(f"fault plan:      {base}/_sandbox/faults")
+    say(f"address service: {base}/address/REST/v1  (user sandbox-user / password sandbox-password)")
+    say(f"newspaper API:   {base}/newspaper  (token URL {base}/auth/OAuth/token)")
+    say(f"fault plan:      {base}/_sandbox/faults")
     uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
 
 
@@ -335,5 +313,36 @@ def demo_command(
     run_demo(out)
 
 
-# Sub-commands of the newspaper API live in their own module; importing it registers them on ``app``.
-from postflows import cli_newspaper  # noqa: E402,F401
+@app.command("cleanup")
+def cleanup_command(
+    older_than: Annotated[
+        str,
+        typer.Option(
+            "--older-than",
+            help="Only files recorded longer ago than this: 7d, 12h, 30m (0 = every recorded file)",
+        ),
+    ] = "7d",
+) -> None:
+    """Delete every recorded remote file of the address service not yet deleted."""
+    from flows.cleanup import cleanup
+
+    hours = _duration_hours(older_than)
+    _announce_address_service()
+    print_summary(run_work(lambda: cleanup(older_than_hours=hours)))
+
+
+def _duration_hours(text: str) -> float:
+    """``7d``, ``12h``, ``30m`` or a bare number of hours, as hours."""
+    value = text.strip().lower()
+    factor = {"d": 24.0, "h": 1.0, "m": 1 / 60}.get(value[-1:])
+    number = value[:-1] if factor is not None else value
+    try:
+        hours = float(number) * (factor if factor is not None else 1.0)
+    except ValueError:
+        raise typer.BadParameter(f"expected a duration such as 7d, 12h or 30m, not {text!r}") from None
+    if hours < 0:
+        raise typer.BadParameter(f"a duration cannot be negative: {text!r}")
+    return hours
+
+
+cli_newspaper.register(app)

@@ -1,4 +1,4 @@
-"""CLI sub-commands of the newspaper API flows (registered on :data:`postflows.cli.app`).
+"""CLI sub-commands of the newspaper API flows; :func:`register` adds them to the ``postflows`` command.
 
 Each command runs its flow and prints the run summary as JSON; a failure prints one line and exits 1
 (2 for bad usage or configuration), as every postflows command does.
@@ -12,19 +12,10 @@ from typing import Annotated, Literal
 
 import typer
 
-from postflows.cli import app, print_summary, run_work
-from postflows.console import console
+from postflows.cli_common import OutOpt, ResubmitOpt, print_summary, run_work, say
 from postflows.settings import get_settings
 from postflows.wiring import describe_newspaper
 
-OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Output directory")]
-ResubmitOpt = Annotated[
-    bool,
-    typer.Option(
-        "--resubmit",
-        help="Post again although an earlier POST may have reached the service (check first!)",
-    ),
-]
 MaxWaitOpt = Annotated[
     float, typer.Option("--max-wait", help="Seconds to wait before giving up (re-run resumes)")
 ]
@@ -32,10 +23,9 @@ PollOpt = Annotated[float, typer.Option("--poll-interval", help="First wait betw
 
 
 def _announce() -> None:
-    console.print(f"newspaper API: {describe_newspaper(get_settings())}")
+    say(f"newspaper API: {describe_newspaper(get_settings())}")
 
 
-@app.command("newspaper-order")
 def newspaper_order_command(
     order: Annotated[Path, typer.Argument(help="Order body as JSON (§2.1)")],
     out: OutOpt,
@@ -66,7 +56,6 @@ def newspaper_order_command(
     print_summary(summary)
 
 
-@app.command("newspaper-reports")
 def newspaper_reports_command(
     order_id: Annotated[int, typer.Argument(help="Order id returned on submission")],
     out: OutOpt,
@@ -84,7 +73,6 @@ def newspaper_reports_command(
     print_summary(run_work(lambda: newspaper_reports(order_id=order_id, output_dir=out, kind=kind)))
 
 
-@app.command("newspaper-sync")
 def newspaper_sync_command(
     newspaper_number: Annotated[int, typer.Argument(help="Newspaper number")],
     out: OutOpt,
@@ -96,7 +84,6 @@ def newspaper_sync_command(
     print_summary(run_work(lambda: newspaper_master_data(newspaper_number=newspaper_number, output_dir=out)))
 
 
-@app.command("newspaper-statistics")
 def newspaper_statistics_command(
     file: Annotated[Path, typer.Argument(help="Statistics records: .csv or .xlsx (§2.6)")],
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory")] = None,
@@ -139,7 +126,6 @@ def newspaper_statistics_command(
     print_summary(summary)
 
 
-@app.command("address-purchase")
 def address_purchase_command(
     addresses: Annotated[Path, typer.Argument(help="Addresses: .csv or .xlsx")],
     params: Annotated[Path, typer.Option("--params", help="Purchase parameters: JSON or YAML (§2.7)")],
@@ -173,13 +159,13 @@ def address_purchase_command(
     print_summary(summary)
 
 
-@app.command("structure-files")
 def structure_files_command(
     code: Annotated[int, typer.Argument(help="fileCode: 1 = AZ/GZA, 2 = AZA/AZB, 9 = both")],
     out: OutOpt,
     notify: Annotated[
         str | None, typer.Option("--notify", help="Register this e-mail address for new-version notices")
     ] = None,
+    resubmit: ResubmitOpt = False,
 ) -> None:
     """Download structure files; a file is recorded as new only when its content changed."""
     from flows.structure_files import structure_files
@@ -187,4 +173,18 @@ def structure_files_command(
     if code not in (1, 2, 9):
         raise typer.BadParameter(f"CODE must be 1, 2 or 9, not {code}")
     _announce()
-    print_summary(run_work(lambda: structure_files(file_code=code, output_dir=out, notify_email=notify)))
+    print_summary(
+        run_work(
+            lambda: structure_files(file_code=code, output_dir=out, notify_email=notify, resubmit=resubmit)
+        )
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add the newspaper sub-commands to ``app``."""
+    app.command("newspaper-order")(newspaper_order_command)
+    app.command("newspaper-reports")(newspaper_reports_command)
+    app.command("newspaper-sync")(newspaper_sync_command)
+    app.command("newspaper-statistics")(newspaper_statistics_command)
+    app.command("address-purchase")(address_purchase_command)
+    app.command("structure-files")(structure_files_command)

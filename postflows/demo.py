@@ -21,7 +21,7 @@ def example_input() -> Path:
 def run_demo(output_dir: Path) -> None:
     """Run the demo and say where the results, the history database and the run are."""
     from flows.address_batch import address_batch
-    from postflows.cli import run_work
+    from postflows.cli_common import run_work
 
     for name in ("POSTFLOWS_ADDRESS_SERVICE_URL",):
         if os.environ.get(name):

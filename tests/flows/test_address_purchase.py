@@ -18,8 +18,8 @@ from connectors.newspaper import OrderInvalid
 from flows.address_purchase import address_purchase
 from history.models import JobEvent, RemoteJob
 from tasks.newspaper.purchases import PurchaseFailed
-from tasks.submission import SubmissionUncertain
 from tasks.progress import listening
+from tasks.submission import SubmissionUncertain
 from tests.flows.conftest import Sandbox
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

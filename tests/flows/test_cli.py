@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
+from connectors.errors import ServerError
+from flows.address_batch import address_batch
 from postflows.cli import app
 from tests.flows.conftest import Sandbox
 
@@ -16,7 +20,10 @@ runner = CliRunner()
 
 
 def _json_tail(output: str) -> dict[str, object]:
-    return json.loads(output[output.index("{") :])
+    """The summary: the JSON object that starts on a line of its own at the end of the output."""
+    lines = output.splitlines()
+    start = max(number for number, line in enumerate(lines) if line == "{")
+    return json.loads("\n".join(lines[start:]))
 
 
 def test_address_batch_exits_zero_and_says_it_uses_the_sandbox(sandbox: Sandbox, tmp_path: Path) -> None:
@@ -35,11 +42,76 @@ def test_address_batch_exits_zero_and_says_it_uses_the_sandbox(sandbox: Sandbox,
     assert "batch" in detail.output and "results.csv" in detail.output
 
 
-def test_missing_input_file_is_a_usage_error_before_anything_runs(sandbox: Sandbox, tmp_path: Path) -> None:
-    result = runner.invoke(app, ["address-batch", str(tmp_path / "nope.csv"), "--out", str(tmp_path / "out")])
+@pytest.fixture
+def narrow_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A 40-column terminal and a directory path far longer than that."""
+    monkeypatch.setenv("COLUMNS", "40")
+    deep = tmp_path / ("a-rather-long-directory-name-" * 4) / ("and-another-one-" * 4)
+    deep.mkdir(parents=True)
+    return deep
+
+
+def test_missing_input_file_is_a_usage_error_before_anything_runs(
+    sandbox: Sandbox, narrow_terminal: Path
+) -> None:
+    missing = narrow_terminal / "nope.csv"
+    result = runner.invoke(app, ["address-batch", str(missing), "--out", str(narrow_terminal / "out")])
     assert result.exit_code == 2
-    assert "does not exist" in result.output
+    [line] = [line for line in result.output.splitlines() if "does not exist" in line]
+    assert str(missing) in line
     assert sum(sandbox.transport.calls.values()) == 0
+
+
+def test_failure_is_one_plain_line_whatever_the_terminal_width(
+    sandbox: Sandbox, narrow_terminal: Path
+) -> None:
+    # Text that Rich would read as a closing markup tag, in a reason longer than the terminal is wide.
+    bad = narrow_terminal / "bad.csv"
+    bad.write_text("Kunde [/x];Telefon [bold]\n1;044 000 00 00\n", encoding="utf-8")
+    result = runner.invoke(app, ["address-batch", str(bad), "--out", str(narrow_terminal / "out")])
+    assert result.exit_code == 1, result.output
+    [failure] = [line for line in result.output.splitlines() if line.startswith("failed:")]
+    assert str(bad) in failure and "address columns" in failure
+    assert "MarkupError" not in result.output
+
+
+def test_an_error_with_its_own_exit_code_keeps_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from postflows.cli_common import run_work
+    from tasks.submission import ResumeMismatch
+
+    async def mismatch() -> None:
+        raise ResumeMismatch("batch job", "key-1", "a" * 64, "b" * 64)
+
+    with pytest.raises(typer.Exit) as leaving:
+        run_work(mismatch, progress=False)
+    assert leaving.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "hours"), [("7d", 168.0), ("12h", 12.0), ("30m", 0.5), ("0", 0.0), ("1.5", 1.5)]
+)
+def test_cleanup_durations(text: str, hours: float) -> None:
+    from postflows.cli import _duration_hours
+
+    assert _duration_hours(text) == hours
+
+
+def test_cleanup_refuses_a_bad_duration(sandbox: Sandbox) -> None:
+    result = runner.invoke(app, ["cleanup", "--older-than", "a week"])
+    assert result.exit_code == 2 and "7d, 12h or 30m" in result.output
+    assert sum(sandbox.transport.calls.values()) == 0
+
+
+def test_cleanup_deletes_the_files_a_run_left(sandbox: Sandbox, tmp_path: Path) -> None:
+    sandbox.inject(api="address", endpoint="downloadfile/*", kind="http_status", value=503, times=None)
+    with pytest.raises(ServerError):
+        asyncio.run(address_batch(EXAMPLE, tmp_path / "out", max_wait_s=60))
+    sandbox.config.faults.clear()
+    result = runner.invoke(app, ["cleanup", "--older-than", "0"])
+    assert result.exit_code == 0, result.output
+    summary = _json_tail(result.output)
+    assert isinstance(summary["deleted"], list) and len(summary["deleted"]) == 2
+    assert sandbox.transport.count("/deletefile") == 2
 
 
 def test_unusable_input_fails_with_one_line_reason(sandbox: Sandbox, tmp_path: Path) -> None:
