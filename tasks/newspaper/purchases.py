@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from prefect import task
@@ -114,6 +115,7 @@ async def wait_for_purchase(
     policy: PollPolicy,
     on_status: StatusCallback[ApiResult[PurchaseProgress]] | None = None,
     sleep: Sleep = asyncio.sleep,
+    clock: Callable[[], float] = time.monotonic,
 ) -> PurchaseProgress:
     """Poll the progress until the purchase is done (see :func:`purchase_done`), showing it as progress.
 
@@ -133,7 +135,9 @@ async def wait_for_purchase(
         percent = 100.0 if done else overall_percent(progress, sorting=sorting)
         return Observation(result, done=done, percent=percent, detail=describe(progress))
 
-    final = await poll_until(check, policy, on_status, what=f"purchase {purchase_id}", sleep=sleep)
+    final = await poll_until(
+        check, policy, on_status, what=f"purchase {purchase_id}", sleep=sleep, clock=clock
+    )
     return final.value
 
 

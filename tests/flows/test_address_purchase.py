@@ -18,6 +18,7 @@ from connectors.newspaper import OrderInvalid
 from flows.address_purchase import address_purchase
 from history.models import JobEvent, RemoteJob
 from tasks.newspaper.purchases import PurchaseFailed
+from tasks.polling import PollTimedOut
 from tasks.progress import listening
 from tasks.submission import SubmissionUncertain
 from tests.flows.conftest import Sandbox
@@ -136,7 +137,57 @@ async def test_invalid_parameters_fail_before_any_request(
     assert sum(sandbox.transport.calls.values()) == 0
 
 
-async def test_failed_sorting_is_reported(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+def purchase_jobs(data_dir: Path) -> list[RemoteJob]:
+    factory = history.session_factory(f"sqlite:///{data_dir / 'history.db'}")
+    with factory() as session:
+        return list(
+            session.scalars(select(RemoteJob).where(RemoteJob.kind == "purchase").order_by(RemoteJob.id))
+        )
+
+
+async def test_failed_sorting_closes_the_job_and_the_next_run_orders_anew(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
     sandbox.inject(api="newspaper", endpoint="*purchases", method="POST", kind="job_outcome", value="failed")
     with pytest.raises(PurchaseFailed, match="FAILED"):
         await address_purchase(ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
+    [failed] = purchase_jobs(flow_env)
+    assert failed.status == "FAILED" and failed.finished_at is not None
+
+    sandbox.config.faults.clear()
+    summary = await address_purchase(ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
+    assert summary["resumed"] is False and posts(sandbox) == 2
+    assert summary["purchase_id"] != int(failed.remote_id)
+
+
+async def test_time_out_leaves_the_purchase_waiting_and_a_rerun_resumes_it(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    sandbox.config.job_seconds = 1.5
+    with pytest.raises(PollTimedOut):
+        await address_purchase(
+            ADDRESSES,
+            PARAMETERS,
+            tmp_path / "out",
+            min_poll_interval_s=0.05,
+            max_poll_interval_s=0.1,
+            max_wait_s=0.1,
+        )
+    [waiting] = purchase_jobs(flow_env)
+    assert waiting.status == "WAITING" and waiting.finished_at is None
+    summary = await address_purchase(ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
+    assert summary["resumed"] is True and summary["purchase_id"] == int(waiting.remote_id)
+    assert posts(sandbox) == 1
+
+
+async def test_the_clean_up_option_is_part_of_the_purchase_identity(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    without = await address_purchase(ADDRESSES, PARAMETERS, tmp_path / "a", address_clean_up=False, **QUICK)
+    with_clean_up = await address_purchase(
+        ADDRESSES, PARAMETERS, tmp_path / "b", address_clean_up=True, **QUICK
+    )
+    assert with_clean_up["resumed"] is False and posts(sandbox) == 2
+    assert with_clean_up["idempotency_key"] != without["idempotency_key"]
+    assert "non-reusable-addresses" in with_clean_up["documents"]
+    assert "non-reusable-addresses" not in without["documents"]

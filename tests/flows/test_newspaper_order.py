@@ -14,7 +14,7 @@ from openpyxl import load_workbook
 from sqlalchemy import select
 
 import history
-from connectors.errors import ServerError
+from connectors.errors import ServerError, TransportFailure
 from connectors.newspaper import OrderInvalid
 from flows.newspaper_order import newspaper_order
 from flows.newspaper_reports import newspaper_reports
@@ -161,13 +161,23 @@ async def test_failure_after_submit_resumes_without_second_post(
     assert (tmp_path / "out" / "delivery-note.pdf").is_file()
 
 
+@pytest.mark.parametrize(
+    ("fault", "error"),
+    [
+        ({"kind": "http_status", "value": 502}, ServerError),
+        ({"kind": "drop"}, TransportFailure),
+    ],
+    ids=["502", "dropped connection"],
+)
 async def test_lost_answer_leaves_a_marker_that_refuses_a_blind_resubmission(
-    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, fault: dict[str, Any], error: type[Exception]
 ) -> None:
     path = write_order(tmp_path, order_body(issue=104))
-    sandbox.inject(api="newspaper", endpoint="*orders/standard", method="POST", kind="http_status", value=502)
-    with pytest.raises(ServerError):
+    sandbox.inject(api="newspaper", endpoint="*orders/standard", method="POST", **fault)
+    with pytest.raises(error):
         await newspaper_order(path, tmp_path / "out", **QUICK)
+    [marker] = order_jobs(flow_env)
+    assert marker.status == "UNCERTAIN" and marker.remote_id.startswith("pending:")
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
 
     with pytest.raises(SubmissionUncertain, match="--resubmit"):
@@ -192,7 +202,10 @@ async def test_control_blocks_summary_and_sendings(sandbox: Sandbox, flow_env: P
         )
     assert sandbox.transport.count("/summary") == 0
     assert sandbox.transport.count("/sendings") == 0
-    order_id = int(next(job.remote_id for job in order_jobs(flow_env) if job.remote_status == "CONTROL"))
+    # The time-out leaves the order WAITING: a re-run with the same order picks it up.
+    [job] = order_jobs(flow_env)
+    assert job.status == "WAITING" and job.remote_status == "CONTROL" and job.finished_at is None
+    order_id = int(job.remote_id)
 
     report = await newspaper_reports(order_id, tmp_path / "reports")
     assert report["status"] == "CONTROL"

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from flows.newspaper_statistics import StatisticsNotDue, newspaper_statistics
+from tasks.submission import SubmissionUncertain
 from tests.flows.conftest import Sandbox
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "statistics.csv"
@@ -37,6 +38,17 @@ async def test_rejected_rows_reported_and_the_rest_sent_once(
     assert again["confirmation"] == "File uploaded successfully"
     assert sandbox.transport.count(STATISTICS) == 1
     assert "uploaded by an earlier run" in (out / "summary.md").read_text()
+
+
+async def test_lost_answer_refuses_until_resubmit(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+    sandbox.inject(api="newspaper", endpoint="*statistics", method="POST", kind="drop")
+    with pytest.raises(Exception, match="RemoteProtocolError|connection"):
+        await newspaper_statistics(EXAMPLE, tmp_path / "out")
+    with pytest.raises(SubmissionUncertain, match="--resubmit"):
+        await newspaper_statistics(EXAMPLE, tmp_path / "out")
+    assert sandbox.transport.count(STATISTICS) == 1
+    summary = await newspaper_statistics(EXAMPLE, tmp_path / "out", resubmit=True)
+    assert summary["resumed"] is False and sandbox.transport.count(STATISTICS) == 2
 
 
 async def test_interval_not_due_sends_nothing(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:

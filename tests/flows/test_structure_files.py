@@ -14,6 +14,7 @@ import history
 from connectors.newspaper import OrderInvalid
 from flows.structure_files import structure_files
 from history.models import Document
+from tasks.submission import SubmissionUncertain
 from tests.flows.conftest import Sandbox
 
 
@@ -48,6 +49,26 @@ async def test_notice_email_registered(sandbox: Sandbox, flow_env: Path, tmp_pat
     summary = await structure_files(1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
     assert summary["confirmation"] == "E-mail address registered"
     assert sandbox.transport.count("/structurefiles/email") == 1
+
+    # Registered once: a later run with the same address does not send it again; another address is sent.
+    again = await structure_files(1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
+    assert again["confirmation"] == "E-mail address registered"
+    assert sandbox.transport.count("/structurefiles/email") == 1
+    await structure_files(1, tmp_path / "out", notify_email="druck@seetaler-bote.ch")
+    assert sandbox.transport.count("/structurefiles/email") == 2
+
+
+async def test_lost_email_answer_refuses_until_resubmit(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    sandbox.inject(api="newspaper", endpoint="*structurefiles/email", method="POST", kind="drop")
+    with pytest.raises(Exception, match="RemoteProtocolError|connection"):
+        await structure_files(1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
+    with pytest.raises(SubmissionUncertain, match="--resubmit"):
+        await structure_files(1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
+    assert sandbox.transport.count("/structurefiles/email") == 1
+    await structure_files(1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch", resubmit=True)
+    assert sandbox.transport.count("/structurefiles/email") == 2
 
 
 async def test_bad_email_fails_before_any_request(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:

@@ -1,0 +1,290 @@
+"""The one submit-once protocol and the key it runs under, on a real SQLite history: what is sent, what is
+recorded, and what the next run with the key does."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from sqlalchemy import update
+
+import history
+from connectors.errors import RemoteRejected, ServerError, TransportFailure
+from history.models import JobState, KeyLease
+from tasks.polling import PollTimedOut, RemoteJobEnded
+from tasks.run_history import KeyBusy, RunRecorder
+from tasks.submission import (
+    ResumeMismatch,
+    SubmissionUncertain,
+    is_marker,
+    recording_wait,
+    submit_once,
+)
+
+KEY = "key-under-test"
+
+
+@pytest.fixture
+def database_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'history.db'}"
+
+
+async def _run(database_url: str, *, key: str = KEY, wait_s: float = 5.0) -> RunRecorder:
+    recorder = await RunRecorder.start(database_url, flow="test", idempotency_key=key, parameters={})
+    await recorder.hold_key(ttl_s=30, wait_s=wait_s, poll_s=0.05)
+    return recorder
+
+
+@pytest.fixture
+async def run(database_url: str) -> AsyncIterator[Callable[..., Awaitable[RunRecorder]]]:
+    """Start runs of the key; each is finished at the end of the test if the test did not."""
+    started: list[RunRecorder] = []
+
+    async def start(**options: object) -> RunRecorder:
+        recorder = await _run(database_url, **options)  # type: ignore[arg-type]
+        started.append(recorder)
+        return recorder
+
+    yield start
+    for recorder in started:
+        if recorder.holds_key:
+            await recorder.finish("COMPLETED")
+
+
+class Service:
+    """Counts sends; answers with ids 1, 2, ... or raises what it is told to."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+        self.failure: BaseException | None = None
+
+    async def send(self) -> str:
+        self.sent += 1
+        if self.failure is not None:
+            raise self.failure
+        return f"job-{self.sent}"
+
+
+def _dropped() -> TransportFailure:
+    return TransportFailure("peer closed the connection", api="test", sent=True)
+
+
+async def _submit(recorder: RunRecorder, service: Service, **options: object):  # type: ignore[no-untyped-def]
+    return await submit_once(
+        recorder,
+        api="test",
+        kind="batch",
+        what="batch job",
+        send=service.send,
+        remote_id_of=str,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+async def test_a_submission_is_recorded_once_and_resumed_by_the_next_run(run) -> None:  # type: ignore[no-untyped-def]
+    service = Service()
+    first = await run()
+    submitted = await _submit(first, service)
+    assert not submitted.resumed and submitted.answer == "job-1"
+    assert submitted.job.remote_id == "job-1" and submitted.job.state is JobState.SUBMITTED
+    await first.finish("FAILED")
+
+    second = await run()
+    resumed = await _submit(second, service)
+    assert resumed.resumed and resumed.job.remote_id == "job-1" and resumed.answer is None
+    assert service.sent == 1
+
+
+@pytest.mark.parametrize(
+    "failure", [_dropped(), ServerError("HTTP 502 Bad Gateway", api="test", status_code=502)]
+)
+async def test_an_unknown_outcome_refuses_until_resubmit(run, failure: BaseException) -> None:  # type: ignore[no-untyped-def]
+    service = Service()
+    service.failure = failure
+    first = await run()
+    with pytest.raises(type(failure)):
+        await _submit(first, service)
+    marker = await first.find_job(api="test", kind="batch")
+    assert marker is not None and is_marker(marker) and marker.state is JobState.UNCERTAIN
+    await first.finish("FAILED")
+
+    second = await run()
+    with pytest.raises(SubmissionUncertain, match="--resubmit") as refused:
+        await _submit(second, service, hint="look in the portal")
+    assert "Look in the portal" in str(refused.value) and service.sent == 1
+    await second.finish("FAILED")
+
+    third = await run()
+    service.failure = None
+    again = await _submit(third, service, resubmit=True)
+    assert not again.resumed and again.job.remote_id == "job-2" and service.sent == 2
+    assert again.replaced is not None and again.replaced.id == marker.id
+
+
+async def test_a_run_killed_with_the_request_in_flight_leaves_pending_read_as_uncertain(
+    run,  # type: ignore[no-untyped-def]
+) -> None:
+    service = Service()
+    first = await run()
+
+    async def never_answers() -> str:
+        service.sent += 1
+        await asyncio.sleep(3600)
+        return "unreachable"
+
+    sending = asyncio.create_task(
+        submit_once(first, api="test", kind="batch", what="batch job", send=never_answers, remote_id_of=str)
+    )
+    await asyncio.sleep(0.2)
+    marker = await first.find_job(api="test", kind="batch")
+    assert marker is not None and marker.state is JobState.PENDING
+    # The process dies: nothing more is written, and its lease is released by the end of the run.
+    sending.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await sending
+    recorded = await first.find_job(api="test", kind="batch")
+    assert recorded is not None and recorded.state is JobState.UNCERTAIN
+    await first.finish("CANCELLED")
+
+    second = await run()
+    with pytest.raises(SubmissionUncertain):
+        await _submit(second, service)
+    assert service.sent == 1
+
+
+@pytest.mark.parametrize(
+    ("failure", "state"),
+    [
+        (RemoteRejected("refused: no such alignment", api="test", code="801"), JobState.REJECTED),
+        (TransportFailure("connection refused", api="test", sent=False), JobState.NOT_SENT),
+    ],
+)
+async def test_a_rejected_or_never_sent_submission_is_followed_by_a_new_one(
+    run,  # type: ignore[no-untyped-def]
+    failure: BaseException,
+    state: JobState,
+) -> None:
+    service = Service()
+    service.failure = failure
+    first = await run()
+    with pytest.raises(type(failure)):
+        await _submit(first, service)
+    ended = await first.find_job(api="test", kind="batch")
+    assert ended is not None and ended.state is state
+    await first.finish("FAILED")
+
+    service.failure = None
+    second = await run()
+    submitted = await _submit(second, service)
+    assert not submitted.resumed and service.sent == 2
+
+
+async def test_a_recorded_job_made_from_other_input_is_never_resumed(run) -> None:  # type: ignore[no-untyped-def]
+    service = Service()
+    first = await run()
+    await _submit(first, service, fingerprint="a" * 64)
+    await first.finish("COMPLETED")
+
+    second = await run()
+    with pytest.raises(ResumeMismatch) as mismatch:
+        await _submit(second, service, fingerprint="b" * 64)
+    assert "a" * 64 in str(mismatch.value) and "b" * 64 in str(mismatch.value)
+    assert mismatch.value.exit_code == 2 and service.sent == 1
+
+
+async def test_free_preparation_runs_only_for_a_new_submission_and_is_recorded(run) -> None:  # type: ignore[no-untyped-def]
+    service = Service()
+    uploads: list[str] = []
+
+    async def upload() -> dict[str, str]:
+        uploads.append("upload")
+        return {"input_token": f"token-{len(uploads)}"}
+
+    first = await run()
+    submitted = await _submit(first, service, prepare=upload)
+    assert submitted.job.data["input_token"] == "token-1"
+    await first.finish("COMPLETED")
+    second = await run()
+    await _submit(second, service, prepare=upload)
+    assert uploads == ["upload"]
+
+
+async def test_every_ending_of_a_wait_is_recorded(run) -> None:  # type: ignore[no-untyped-def]
+    service = Service()
+    recorder = await run()
+    job = (await _submit(recorder, service)).job
+
+    class Failed(RemoteJobEnded):
+        pass
+
+    cancelled = Failed("cancelled by the operator")
+    cancelled.cancelled = True
+    endings: list[tuple[BaseException, JobState]] = [
+        (PollTimedOut("batch job", 10.0, None), JobState.WAITING),
+        (KeyboardInterrupt(), JobState.WAITING),
+        (Failed("failed"), JobState.FAILED),
+        (cancelled, JobState.CANCELLED),
+    ]
+    for error, state in endings:
+        with pytest.raises(type(error)):
+            async with recording_wait(recorder, job, what="batch job"):
+                raise error
+        recorded = await recorder.find_job(api="test", kind="batch")
+        assert recorded is not None and recorded.state is state, error
+
+
+async def test_a_second_run_with_the_key_waits_for_a_live_holder_then_gives_up(
+    database_url: str,
+    run,  # type: ignore[no-untyped-def]
+) -> None:
+    holder = await run()
+    told: list[str] = []
+    second = await RunRecorder.start(database_url, flow="test", idempotency_key=KEY, parameters={})
+    with pytest.raises(KeyBusy) as busy:
+        await second.hold_key(ttl_s=30, wait_s=0.3, poll_s=0.05, notify=told.append)
+    assert f"run {holder.run_id}" in str(busy.value) and "Run again" in str(busy.value)
+    assert len(told) == 1 and f"run {holder.run_id}" in told[0]
+    await second.finish("FAILED")
+
+
+async def test_a_key_is_taken_over_when_its_holder_ended_or_its_process_is_gone(
+    database_url: str,
+    run,  # type: ignore[no-untyped-def]
+) -> None:
+    first = await run()
+    await first.finish("COMPLETED")
+    second = await run(wait_s=0.5)
+    assert second.holds_key
+
+    # The holder's process died without finishing its run: its pid no longer lives on this host.
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True)
+    if second._heartbeat is not None:  # noqa: SLF001
+        second._heartbeat.cancel()  # noqa: SLF001
+    factory = history.session_factory(database_url)
+    with factory.begin() as session:
+        session.execute(
+            update(KeyLease)
+            .where(KeyLease.idempotency_key == KEY)
+            .values(pid=int(dead.stdout), process_started=None)
+        )
+    third = await run(wait_s=0.5)
+    assert third.holds_key
+
+
+async def test_a_key_is_taken_over_when_its_lease_expired(database_url: str, run) -> None:  # type: ignore[no-untyped-def]
+    first = await run()
+    if first._heartbeat is not None:  # noqa: SLF001 - a hung holder no longer renews
+        first._heartbeat.cancel()  # noqa: SLF001
+    factory = history.session_factory(database_url)
+    with factory.begin() as session:
+        session.execute(
+            update(KeyLease)
+            .where(KeyLease.idempotency_key == KEY)
+            .values(host="another-host", expires_at=history.utcnow())
+        )
+    second = await run(wait_s=0.5)
+    assert second.holds_key
