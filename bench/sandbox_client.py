@@ -15,7 +15,7 @@ def sandbox_client(config: SandboxConfig) -> AddressServiceClient:
     """A client of a fresh sandbox built from ``config`` (its test account, no socket)."""
     return AddressServiceClient(
         address_service_url(),
-        config.address_user,
-        SecretStr(config.address_password),
+        username=config.address_user,
+        password=SecretStr(config.address_password),
         transport=SandboxTransport(config),
     )

@@ -20,6 +20,8 @@ changes something is then never sent again on its own). ``window_s`` marks a per
 
 from __future__ import annotations
 
+import re
+
 import httpx
 
 
@@ -173,5 +175,42 @@ def _short_body(response: httpx.Response, limit: int = 200) -> str:
         text = response.text
     except (httpx.ResponseNotRead, UnicodeDecodeError):
         return ""
-    text = " ".join(text.split())
+    return quote_body(text, limit)
+
+
+REDACTED = "[redacted]"
+_SECRET_FIELDS = (
+    r"access_token|refresh_token|id_token|token|client_secret|secret|password|passwd|pwd|api_?key|"
+    r"authorization|credentials?|session(?:_?id)?|cookie"
+)
+_SCRUBS = (
+    # Bearer / Basic credentials
+    re.compile(r"(?i)(\b(?:bearer|basic)\s+)([A-Za-z0-9._~+/=-]{8,})"),
+    # "access_token": "...", password=..., Authorization: ... (JSON, form and header spellings)
+    re.compile(rf"""(?i)(["']?(?:{_SECRET_FIELDS})["']?\s*[:=]\s*)(["'])(?:\\.|(?!\2).)*\2"""),
+    re.compile(rf"""(?i)(\b(?:{_SECRET_FIELDS})\b\s*[:=]\s*)(?!["'])([^\s&,;"'}}]+)"""),
+    # JSON web tokens
+    re.compile(r"()(\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*)"),
+    # long opaque strings (keys, hashes, session ids), but not the service's UUID file and job tokens
+    re.compile(
+        r"()(?<![A-Za-z0-9_+/=-])(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+        r"(?![A-Za-z0-9_+/=-]))([A-Za-z0-9_+/=-]*[0-9][A-Za-z0-9_+/=-]*[A-Za-z][A-Za-z0-9_+/=-]*"
+        r"|[A-Za-z0-9_+/=-]*[A-Za-z][A-Za-z0-9_+/=-]*[0-9][A-Za-z0-9_+/=-]*)(?<=[A-Za-z0-9_+/=-]{32})"
+        r"(?![A-Za-z0-9_+/=-])"
+    ),
+)
+
+
+def scrub_secrets(text: str) -> str:
+    """``text`` with whatever looks like a credential replaced by ``[redacted]``: values of secret-named
+    fields (JSON, form or header spelling), Bearer/Basic credentials, JSON web tokens, and opaque strings
+    of 32 or more letters and digits (the service's UUID tokens are kept: they name files and jobs)."""
+    for pattern in _SCRUBS:
+        text = pattern.sub(lambda match: match.group(1) + REDACTED, text)
+    return text
+
+
+def quote_body(text: str, limit: int = 200) -> str:
+    """A response body fit to quote in an error: on one line, scrubbed of secrets, cut at ``limit``."""
+    text = scrub_secrets(" ".join(text.split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"

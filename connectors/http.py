@@ -16,7 +16,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, TypedDict
 
 import httpx
 
@@ -50,6 +50,19 @@ class RequestRecord:
 
 
 RequestLog = Callable[[RequestRecord], None]
+
+
+class HttpOptions(TypedDict, total=False):
+    """How a client reaches its service; every client takes these as keyword arguments after its base URL
+    and its credentials (see :class:`ApiClient`)."""
+
+    http_client: httpx.AsyncClient | None
+    transport: httpx.AsyncBaseTransport | None
+    timeout: httpx.Timeout | float
+    retry: RetryPolicy | None
+    request_log: RequestLog | None
+    sleep: Callable[[float], Awaitable[None]]
+    window_gate: WindowGate | None
 
 
 class ApiClient:

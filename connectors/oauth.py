@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import httpx
 from pydantic import SecretStr
 
-from connectors.errors import AuthFailed
+from connectors.errors import AuthFailed, quote_body
 
 Clock = Callable[[], float]
 ScopeSet = frozenset[str]
@@ -155,12 +155,11 @@ class ClientCredentials:
 
     def _redacted_detail(self, response: httpx.Response, limit: int = 200) -> str:
         try:
-            text = " ".join(response.text.split())
+            text = response.text
         except (httpx.ResponseNotRead, UnicodeDecodeError):
             return ""
-        if not text:
-            return ""
-        return ": " + self._redact(text)[:limit]
+        text = quote_body(self._redact(text), limit)
+        return f": {text}" if text else ""
 
 
 class OAuth2ClientCredentialsAuth(httpx.Auth):

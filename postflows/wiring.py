@@ -100,8 +100,8 @@ def address_service_client(
 
         return AddressServiceClient(
             address_service_url(),
-            SANDBOX_ADDRESS_USER,
-            SecretStr(SANDBOX_ADDRESS_PASSWORD),
+            username=SANDBOX_ADDRESS_USER,
+            password=SecretStr(SANDBOX_ADDRESS_PASSWORD),
             transport=transport or sandbox_transport(settings),
             timeout=settings.http_timeout_s,
             retry=_retry(settings),
@@ -115,8 +115,8 @@ def address_service_client(
         )
     return AddressServiceClient(
         str(settings.address_service_url),
-        settings.address_service_user,
-        settings.address_service_password,
+        username=settings.address_service_user,
+        password=settings.address_service_password,
         transport=transport,
         timeout=settings.http_timeout_s,
         retry=_retry(settings),

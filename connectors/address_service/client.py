@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 import httpx
 from pydantic import SecretStr
@@ -34,9 +34,9 @@ from connectors.address_service.models import (
     BuildingVerification,
     QueryResult,
 )
-from connectors.auth import PreemptiveBasicAuth
+from connectors.auth import basic_auth
 from connectors.errors import MalformedResponse
-from connectors.http import ApiClient
+from connectors.http import ApiClient, HttpOptions
 
 _CHUNK = 1 << 16
 _STATUS_BODY_LIMIT = 1 << 16  # a Status answer is a few bytes; more is not one, and is not read to the end
@@ -131,14 +131,15 @@ class AddressServiceClient(ApiClient):
         base_url: the service's base address, ending in REST/v1.
         username: the technical user.
         password: its password; used only to build the Authorization header.
-        **kwargs: injection arguments of :class:`~connectors.http.ApiClient` (http_client, transport, timeout,
-            retry, request_log, sleep).
+        **options: how the service is reached (:class:`~connectors.http.HttpOptions`).
     """
 
     api_name = API
 
-    def __init__(self, base_url: str, username: str, password: SecretStr, **kwargs: Any) -> None:
-        super().__init__(base_url, auth=PreemptiveBasicAuth(username, password), **kwargs)
+    def __init__(
+        self, base_url: str, *, username: str, password: SecretStr, **options: Unpack[HttpOptions]
+    ) -> None:
+        super().__init__(base_url, auth=basic_auth(username, password), **options)
 
     async def _call(self, method: str, path: str, operation: str, **kwargs: Any) -> dict[str, Any]:
         response = await self.request(method, path, check=_json_check(operation), **kwargs)

@@ -8,15 +8,15 @@ never re-sends after an ambiguous failure.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, TypeVar, Unpack
 from urllib.parse import quote
 
 import httpx
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from connectors.errors import ApiError, NotFound
-from connectors.http import DEFAULT_TIMEOUT, ApiClient, RequestLog
+from connectors.http import ApiClient, HttpOptions
 from connectors.newspaper import validation
 from connectors.newspaper.documents import (
     DocumentSet,
@@ -52,7 +52,6 @@ from connectors.newspaper.models import (
     StructureFileCode,
 )
 from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth
-from connectors.retry import RetryPolicy
 
 SUBMISSION = "/logistics/newspaper/submission/v1"
 STATISTIC = "/logistics/newspaper/statistic/v1"
@@ -72,7 +71,7 @@ class NewspaperClient(ApiClient):
         client_secret: the registered client secret.
         credentials: a :class:`ClientCredentials` to share its token cache (instead of the three above).
         today: today's date for validation (tests pass a fixed one).
-        http_client, transport, timeout, retry, request_log, sleep: see :class:`ApiClient`.
+        **options: how the service is reached (:class:`~connectors.http.HttpOptions`).
     """
 
     api_name: ClassVar[str] = API
@@ -86,27 +85,13 @@ class NewspaperClient(ApiClient):
         client_secret: SecretStr | None = None,
         credentials: ClientCredentials | None = None,
         today: Callable[[], dt.date] = dt.date.today,
-        http_client: httpx.AsyncClient | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
-        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = None,
-        request_log: RequestLog | None = None,
-        sleep: Callable[[float], Awaitable[None]] | None = None,
+        **options: Unpack[HttpOptions],
     ) -> None:
         if credentials is None:
             if token_url is None or client_id is None or client_secret is None:
                 raise ValueError("give credentials, or token_url, client_id and client_secret")
             credentials = ClientCredentials(token_url, client_id, client_secret, api=API)
-        extra: dict[str, Any] = {} if sleep is None else {"sleep": sleep}
-        super().__init__(
-            base_url,
-            http_client=http_client,
-            transport=transport,
-            timeout=timeout,
-            retry=retry,
-            request_log=request_log,
-            **extra,
-        )
+        super().__init__(base_url, **options)
         self.credentials = credentials
         self._today = today
         self._auth_by_scope = {scope: OAuth2ClientCredentialsAuth(credentials, [scope]) for scope in Scope}

@@ -122,8 +122,8 @@ async def connected(
 
     client = AddressServiceClient(
         address_service_url(),
-        user,
-        SecretStr(password),
+        username=user,
+        password=SecretStr(password),
         transport=transport,
         retry=retry or RetryPolicy(max_attempts=4),
         sleep=sleep,

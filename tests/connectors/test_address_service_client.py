@@ -48,8 +48,8 @@ def make_client(handler: Any, max_attempts: int = 3) -> AddressServiceClient:
 
     return AddressServiceClient(
         BASE,
-        "tech-user",
-        SecretStr("s3cret-pw"),
+        username="tech-user",
+        password=SecretStr("s3cret-pw"),
         transport=httpx.MockTransport(handler),
         retry=RetryPolicy(max_attempts=max_attempts, base_delay=0, jitter=0),
         sleep=no_sleep,
@@ -671,8 +671,8 @@ async def test_an_unreadable_query_answer_is_a_typed_error(answer: httpx.Respons
 
     client = AddressServiceClient(
         "https://service.example.test/REST/v1",
-        "user",
-        SecretStr("pw"),
+        username="user",
+        password=SecretStr("pw"),
         transport=httpx.MockTransport(handler),
         retry=RetryPolicy(max_attempts=2),
         sleep=no_sleep,

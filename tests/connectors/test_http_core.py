@@ -9,7 +9,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from connectors.auth import PreemptiveBasicAuth
+from connectors.auth import basic_auth
 from connectors.errors import (
     AuthFailed,
     HttpStatusError,
@@ -216,7 +216,7 @@ async def test_request_log_never_contains_credentials_or_query() -> None:
         return httpx.Response(200, json={})
 
     client, _ = _client(
-        handler, request_log=records.append, auth=PreemptiveBasicAuth("user", SecretStr("hunter2-secret"))
+        handler, request_log=records.append, auth=basic_auth("user", SecretStr("hunter2-secret"))
     )
     await client.request("GET", "/lookup", params={"name": "Muster"})
     assert seen_headers and seen_headers[0].startswith("Basic ")
@@ -228,11 +228,17 @@ async def test_request_log_never_contains_credentials_or_query() -> None:
 
 
 async def test_basic_auth_is_preemptive_on_every_request() -> None:
-    auth = PreemptiveBasicAuth("tech-user", SecretStr("pw"))
-    request = httpx.Request("GET", "https://x.test/")
-    flow = auth.auth_flow(request)
-    sent = next(flow)
-    assert sent.headers["Authorization"] == "Basic dGVjaC11c2VyOnB3"
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers.get("Authorization", ""))
+        return httpx.Response(200, json={})
+
+    client, _ = _client(handler, auth=basic_auth("tech-user", SecretStr("pw")))
+    await client.request("GET", "/first")
+    await client.request("GET", "/second")
+    # Sent with the first request already, not after a 401 challenge.
+    assert seen == ["Basic dGVjaC11c2VyOnB3"] * 2
 
 
 async def test_stream_retries_until_headers_are_checked() -> None:
@@ -332,3 +338,36 @@ async def test_a_post_that_never_left_is_not_sent_and_is_retried(failure: type[h
     client, _ = _client(handler, base_url="https://API.Example.TEST:443/base/./")  # type: ignore[arg-type]
     response = await client.request("POST", "/orders", json={})
     assert response.json() == {"ok": True} and attempts == 2
+
+
+@pytest.mark.parametrize(
+    ("body", "kept", "gone"),
+    [
+        ('{"error": "denied", "access_token": "abc.def-123"}', '"error": "denied"', "abc.def-123"),
+        ("password=hunter2&user=x", "user=x", "hunter2"),
+        ("Authorization: Bearer Zm9vYmFyYmF6cXV4", "Authorization", "Zm9vYmFyYmF6cXV4"),
+        ("session a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8 expired", "expired", "a1b2c3d4e5f6a7b8c9d0e1f2"),
+        (
+            "file 3f2b1c9e-1234-4abc-9def-0123456789ab is gone",
+            "3f2b1c9e-1234-4abc-9def-0123456789ab",
+            "[redacted]",
+        ),
+    ],
+)
+async def test_error_bodies_are_quoted_scrubbed_of_anything_like_a_secret(
+    body: str, kept: str, gone: str
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(400, text=body)
+
+    client, _ = _client(handler)
+    with pytest.raises(HttpStatusError) as caught:
+        await client.request("GET", "/lookup")
+    assert kept in str(caught.value) and gone not in str(caught.value)
+
+
+async def test_long_error_bodies_are_cut() -> None:
+    client, _ = _client(lambda request: httpx.Response(400, text="x " * 5000))
+    with pytest.raises(HttpStatusError) as caught:
+        await client.request("GET", "/lookup")
+    assert len(str(caught.value)) < 400 and str(caught.value).endswith("…")

@@ -122,11 +122,16 @@ async def test_token_endpoint_refusal_is_auth_failed_without_the_secret(status: 
     auth = OAuth2ClientCredentialsAuth(make_credentials(), ["A"])
     flow = auth.async_auth_flow(httpx.Request("GET", API_URL))
     token_request = await anext(flow)
-    echo = httpx.Response(status, text=f"bad client_secret={SECRET}", request=token_request)
+    echo = httpx.Response(
+        status,
+        text=f"bad client_secret={SECRET}; the secret {SECRET} is not ours; id_token: eyJhbGci.eyJzdWIi.c2ln",
+        request=token_request,
+    )
     with pytest.raises(AuthFailed) as caught:
         await flow.asend(echo)
-    assert SECRET not in str(caught.value)
-    assert "**********" in str(caught.value)
+    text = str(caught.value)
+    assert SECRET not in text and "eyJ" not in text
+    assert "client_secret=[redacted]" in text and "the secret ********** is not ours" in text
     assert caught.value.status_code == status
     assert caught.value.retryable is (status >= 500)
 

@@ -27,8 +27,8 @@ def make_client(handler: Handler) -> AddressServiceClient:
 
     return AddressServiceClient(
         "https://aws.example.test/REST/v1",
-        "tech-user",
-        SecretStr("pw"),
+        username="tech-user",
+        password=SecretStr("pw"),
         transport=httpx.MockTransport(handler),
         retry=RetryPolicy(max_attempts=2, base_delay=0, jitter=0),
         sleep=no_sleep,
