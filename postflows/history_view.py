@@ -136,7 +136,8 @@ def _job_block(job: RemoteJob) -> RenderableType:
         title=f"{job.api} {job.kind} {job.remote_id}", title_justify="left", title_style="bold", box=None
     )
     table.add_column("recorded (UTC)")
-    table.add_column("status")
+    table.add_column("state")
+    table.add_column("service status")
     table.add_column("status date")
     table.add_column("progress", justify="right")
     table.add_column("detail")
@@ -144,12 +145,14 @@ def _job_block(job: RemoteJob) -> RenderableType:
         table.add_row(
             _when(event.recorded_at),
             escape(_or_dash(event.status)),
+            escape(_or_dash(event.remote_status)),
             _when(event.status_date),
             "-" if event.progress is None else f"{event.progress:g}%",
             escape(event.detail or ""),
         )
     facts = [
-        f"status {_or_dash(job.status)}",
+        f"state {_or_dash(job.status)}",
+        f"service status {_or_dash(job.remote_status)}",
         f"progress {'-' if job.progress is None else f'{job.progress:g}%'}",
         f"key {_or_dash(job.idempotency_key)}",
         f"created {_when(job.created_at)}",
