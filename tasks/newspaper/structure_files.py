@@ -4,6 +4,7 @@ and tell new content from content the history has seen before (by SHA-256).
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,12 +81,10 @@ async def download_structure_files(
         max_bytes=max_bytes,
     )
     written = saved.documents or ([saved.raw] if saved.raw is not None else [])
-    files = [
-        StructureFile(
-            file.path.name, file.path, file.sha256, file.size, not content_known(database_url, file.sha256)
-        )
-        for file in written
-    ]
+    files = []
+    for file in written:
+        known = await asyncio.to_thread(content_known, database_url, file.sha256)
+        files.append(StructureFile(file.path.name, file.path, file.sha256, file.size, not known))
     return files, result.warnings
 
 
