@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+
+import httpx
 import pytest
 from pydantic import SecretStr
 
@@ -29,7 +32,11 @@ def test_block_fills_unset_credentials_and_the_environment_wins(monkeypatch: pyt
 
     monkeypatch.setenv("POSTFLOWS_ADDRESS_SERVICE_URL", "https://addresses.example.test/REST/v1")
     client = address_service_client(get_settings())
-    assert "block-user" in repr(client._auth) and "block-password" not in repr(client._auth)
+    assert client._auth is not None
+    sent = next(client._auth.sync_auth_flow(httpx.Request("GET", "https://addresses.example.test/")))
+    scheme, _, credentials = sent.headers["Authorization"].partition(" ")
+    assert scheme == "Basic" and base64.b64decode(credentials) == b"block-user:block-password"
+    assert "block-password" not in repr(client) and "block-password" not in repr(client._auth)
 
 
 def test_without_a_block_name_nothing_is_loaded() -> None:
