@@ -34,8 +34,9 @@ from tasks.newspaper.orders import (
 )
 from tasks.newspaper.outputs import publish_summary
 from tasks.newspaper.submissions import WarningLog, submit_newspaper
-from tasks.polling import PollPolicy, PollTimedOut
+from tasks.polling import PollPolicy
 from tasks.run_history import JobSnapshot, RunRecorder
+from tasks.submission import recording_wait
 
 FLOW_NAME = "newspaper-order"
 
@@ -113,7 +114,7 @@ async def newspaper_order(
                 max_bytes=settings.download_max_bytes,
             )
             outcome = OrderOutcome(order_id, identity=identity, resumed=submission.resumed)
-            try:
+            async with recording_wait(recorder, submission.job, what=f"order {order_id}"):
                 status = await _wait(
                     client,
                     recorder,
@@ -123,10 +124,6 @@ async def newspaper_order(
                     waiting=waiting_set(waiting_statuses),
                     policy=PollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
                 )
-            except PollTimedOut:
-                await recorder.update_job(submission.job, status=JobState.WAITING)
-                logger.warning("order %s is still waiting; run the same command again to resume it", order_id)
-                raise
             outcome.reports = await fetch_order_reports(
                 client, order_id, kind=kind, status=status, original=False
             )

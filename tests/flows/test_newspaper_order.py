@@ -4,6 +4,7 @@ without a second POST; the pending-marker refusal; the CONTROL rule; warnings; v
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
 from pathlib import Path
@@ -281,3 +282,23 @@ async def test_gratis_order_saves_partial_delivery_notes(
     corrected = json.loads((tmp_path / "out" / "corrected-order.json").read_text())
     assert corrected["gratisDelivery"]["gratisShipments"][0]["count"] == 2930
     assert sandbox.transport.count("/orders/gratis") == 1
+
+
+async def test_cancellation_while_polling_leaves_the_order_waiting_for_the_next_run(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    sandbox.config.job_seconds = 2.0
+    path = write_order(tmp_path, order_body(issue=109))
+    run = asyncio.ensure_future(newspaper_order(path, tmp_path / "out", **QUICK))
+    while sandbox.transport.count("/status") < 2:
+        await asyncio.sleep(0.05)
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    [job] = order_jobs(flow_env)
+    assert job.status == "WAITING" and job.finished_at is None
+    assert [run.state for run in runs(flow_env)] == ["CANCELLED"]
+
+    summary = await newspaper_order(path, tmp_path / "out", **QUICK)
+    assert summary["resumed"] is True and summary["order_id"] == int(job.remote_id)
+    assert sandbox.transport.count(ORDERS_STANDARD) == 1
