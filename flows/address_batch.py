@@ -142,6 +142,7 @@ async def address_batch(
                 mapping=column_mapping,
                 input_format=input_format,
                 wire_format=WireFormat(delimiter=upload_delimiter, encoding=upload_encoding),
+                formula_guard=settings.csv_formula_guard,
             )
         summary.update(
             idempotency_key=key, accepted_rows=prepared.accepted, rejected_rows=prepared.rejected_rows
@@ -163,6 +164,7 @@ async def address_batch(
                 policy=PollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
                 resubmit=resubmit,
                 limits=DownloadLimits(settings.download_max_bytes, settings.zip_max_ratio),
+                formula_guard=settings.csv_formula_guard,
             )
         for path in results.files:
             await recorder.document(path.stem, path)
@@ -190,6 +192,7 @@ async def _run_batch(
     policy: PollPolicy,
     resubmit: bool,
     limits: DownloadLimits,
+    formula_guard: bool,
 ) -> AddressResults:
     """Start (or resume) the job, wait for it, download; delete remote files whose job is over."""
     assert prepared.upload_path is not None
@@ -210,7 +213,12 @@ async def _run_batch(
             )
             if download is not None:
                 return build_results(
-                    prepared, download, output_dir, max_bytes=limits.max_bytes, max_ratio=limits.zip_max_ratio
+                    prepared,
+                    download,
+                    output_dir,
+                    max_bytes=limits.max_bytes,
+                    max_ratio=limits.zip_max_ratio,
+                    formula_guard=formula_guard,
                 )
             resubmit = False  # the job's files were gone: the next pass starts a new one
     finally:

@@ -80,6 +80,7 @@ async def address_query(
                     sheet=input_sheet,
                     fixed_widths=fixed_widths,
                 ),
+                formula_guard=settings.csv_formula_guard,
             )
         summary.update(accepted_rows=prepared.accepted, rejected_rows=prepared.rejected_rows)
         if prepared.rejected_path is not None:
@@ -100,7 +101,7 @@ async def address_query(
         for message in answers.loc[answers[ERROR_COLUMN].notna(), ERROR_COLUMN].unique()[:20]:
             await recorder.message("error", "runquery2", str(message))
         await recorder.message("info", "runquery2", sends.describe())
-        results = build_query_results(prepared, answers, output_dir)
+        results = build_query_results(prepared, answers, output_dir, formula_guard=settings.csv_formula_guard)
         for path in results.files:
             await recorder.document(path.stem, path)
         summary.update(

@@ -71,6 +71,11 @@ class Settings(BaseSettings):
         description="Largest ratio of unpacked to compressed size accepted in a downloaded ZIP",
     )
 
+    csv_formula_guard: bool = Field(
+        default=True,
+        description="Write a leading ' before CSV cells from input or service text that start like a formula",
+    )
+
     sandbox_faults: str | None = Field(
         default=None, description="Fault plan for the embedded sandbox: JSON text or a file path"
     )

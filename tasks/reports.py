@@ -1,11 +1,16 @@
 """Report files shared by every pipeline: CSV (UTF-8), styled Excel workbooks written row by row, markdown
 tables; each file is written under a temporary name and moved into place, so no reader sees half of it.
+
+CSV injection: a spreadsheet opening a CSV file runs a cell that starts with ``=``, ``+``, ``-`` or ``@`` as a
+formula (and a leading tab or carriage return hides such a start). Text that comes from a customer's file or
+from a service's free text is written with a leading ``'`` (the OWASP advice) when ``formula_guard`` is
+set; columns that hold a service's codes are named by the caller and left as they are.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +25,79 @@ _SHEET_NAME_FORBIDDEN = re.compile(r"[\[\]:*?/\\]")
 _WIDTH_SAMPLE_ROWS = 100
 _MIN_WIDTH, _MAX_WIDTH = 6, 60
 _CHUNK_ROWS = 50_000
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_GUARD = "'"
 
 
-def write_csv(frame: pd.DataFrame, path: Path) -> Path:
-    """Write a frame as UTF-8 CSV (comma, header, no index), atomically."""
+def write_csv(
+    frame: pd.DataFrame, path: Path, *, formula_guard: bool = False, code_columns: Collection[Hashable] = ()
+) -> Path:
+    """Write a frame as UTF-8 CSV (comma, header, no index), atomically.
+
+    Args:
+        frame: what to write.
+        path: the file.
+        formula_guard: neutralise text that a spreadsheet would run as a formula (see
+            :func:`neutralise_formulas`) in the column names and in every column but ``code_columns``.
+        code_columns: columns holding codes of a service (QSTAT, a ShortReport label such as
+            ``"- no statement"``), written as they are.
+    """
+    header: list[str] | bool = True
+    if formula_guard:
+        frame = neutralise_formulas(frame, [column for column in frame.columns if column not in code_columns])
+        # A customer's column name is a cell too.
+        header = [_guard_text(str(column)) for column in frame.columns]
     with atomic_path(path) as temporary:
-        frame.to_csv(temporary, index=False, encoding="utf-8")
+        frame.to_csv(temporary, index=False, encoding="utf-8", header=header)
     return path
+
+
+def neutralise_formulas(frame: pd.DataFrame, columns: Iterable[Hashable] | None = None) -> pd.DataFrame:
+    """The frame with a ``'`` before every text value of ``columns`` (all columns when None) that starts with
+    ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, so that a spreadsheet shows it as text.
+
+    Numbers, booleans and missing values are left alone (``-5`` as a number is no formula), as are other
+    columns. Vectorised: one ``str.startswith`` per text column; the caller's frame is never modified, and
+    it is returned itself when nothing needs changing.
+    """
+    changed: dict[Hashable, pd.Series] = {}
+    for column in frame.columns if columns is None else columns:
+        values = frame[column]
+        guarded = _guard_series(values)
+        if guarded is not None:
+            changed[column] = guarded
+    if not changed:
+        return frame
+    result = frame.copy(deep=False)
+    for column, values in changed.items():
+        result[column] = values
+    return result
+
+
+def _guard_text(text: str) -> str:
+    return FORMULA_GUARD + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _guard_series(values: pd.Series) -> pd.Series | None:
+    """The guarded column, or None when no value needs the guard."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        categories = values.cat.categories
+        if not (pd.api.types.is_string_dtype(categories) or categories.dtype == object):
+            return None
+        guarded = _guard_series(pd.Series(categories, dtype=object))
+        if guarded is None:
+            return None
+        if guarded.duplicated().any():  # "=x" beside "'=x": the categories would collide
+            return _guard_series(values.astype(object))
+        return values.cat.rename_categories(guarded.tolist())
+    if not (pd.api.types.is_string_dtype(values) or values.dtype == object):
+        return None
+    hits = values.str.startswith(FORMULA_STARTS, na=False).astype(bool)
+    if not hits.any():
+        return None
+    result = values.copy()
+    result[hits] = FORMULA_GUARD + values[hits].astype(str)
+    return result
 
 
 def write_xlsx(path: Path, sheets: Mapping[str, pd.DataFrame]) -> Path:

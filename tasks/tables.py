@@ -1,37 +1,65 @@
-"""Reading a customer's table file (.csv, .txt delimited or fixed width, .xlsx) into an all-string DataFrame
-that keeps leading zeros, numbers its data rows from 1, and reports rows it cannot split instead of losing
-them.
+"""Reading a customer's table file (.csv, .tsv, .txt or .dat delimited or fixed width, .xlsx) into an
+all-string DataFrame that keeps leading zeros, numbers its data rows from 1, and reports rows it cannot read
+instead of losing them.
+
+Every line of a text file is accounted for before anything is used: each physical line after the header
+(ended by ``\\n``, ``\\r\\n`` or ``\\r``) starts a row or is a line break inside a quoted cell, and a file for
+which the lines do not add up is refused. So the raw record count — the physical lines after the header,
+less the line breaks inside quoted cells, less the empty rows — is what the callers (the address and
+purchase inputs) account for as accepted plus rejected rows before anything is sent.
+
+A quoted cell may hold line breaks (a note with several lines), but one that runs over more than
+:data:`MAX_QUOTED_LINES` lines, or holds a line with as many delimiters as a whole record, is a quote
+opened and never closed (or closed by a stray quote rows later): it would swallow the rows after it into
+one cell, so the file is refused, naming the line where the quote opens.
 """
 
 from __future__ import annotations
 
 import csv
+import re
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from io import StringIO
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from tasks.errors import InputError
-from tasks.textfiles import detect_encoding, first_line, read_rows, sniff_delimiter
+from tasks.filetypes import check_table_file
+from tasks.textfiles import (
+    DecodedText,
+    decode_text,
+    first_line,
+    has_control_characters,
+    read_rows,
+    sniff_delimiter,
+)
 
-EXCEL_SUFFIXES = (".xlsx", ".xlsm")
+MAX_QUOTED_LINES = 10
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_QUOTE = '"'
 
 
 @dataclass
 class Table:
-    """A file's rows as strings and the rows that could not be split.
+    """A file's rows as strings and the rows that could not be read.
 
     ``frame`` has the source headers, empty cells as ``""`` or NaN, and the 1-based data row number as index
-    (blank rows included); ``malformed`` lists (row, problem).
+    (blank rows included); ``malformed`` lists (row, problem), and a malformed row's cells are empty.
+    ``lines`` holds, per row, the physical line of the file where it starts (the header is line 1); None
+    for a workbook. ``control_characters`` is False when the file is known to hold no control character
+    (C0 but tab, line feed and carriage return; DEL), so that callers need not look for them cell by cell.
     """
 
     frame: pd.DataFrame
     malformed: list[tuple[int, str]] = field(default_factory=list)
     encoding: str | None = None
     delimiter: str | None = None
+    lines: np.ndarray | None = None
+    control_characters: bool = True
 
 
 def read_table(
@@ -42,37 +70,61 @@ def read_table(
     fixed_widths: Sequence[tuple[str, int]] | None = None,
     sheet: str | int | None = None,
 ) -> Table:
-    """Read a .csv, .txt or .xlsx file with a header row; fixed-width text is named by ``fixed_widths``.
+    """Read a .csv, .tsv, .txt, .dat or .xlsx file with a header row; fixed-width text is named by
+    ``fixed_widths``.
 
-    Text files: the encoding is the given one, else detected (BOM, UTF-8, else Windows-1252); the delimiter is
-    the given one, else sniffed from the header line among tab ``;`` ``,`` ``|``. A fixed-width file may start
-    with a header line repeating the names; it is recognised and skipped.
+    The file type is checked first, by extension and content (:func:`tasks.filetypes.check_table_file`).
+    Text files: the encoding is the given one, else detected (BOM, UTF-8, else Windows-1252); in a file
+    that mixes UTF-8 and Windows-1252 lines, the lines not in the file's main encoding are malformed rows
+    (:func:`tasks.textfiles.decode_text`). The delimiter is the given one, else sniffed from the header line
+    among tab ``;`` ``,`` ``|``. A fixed-width file may start with a header line repeating the names; it is
+    recognised and skipped.
 
     Raises:
-        InputError: the file is missing, empty, cannot be decoded or parsed, or the sheet does not exist.
+        InputError: the file is missing, empty, of an unsupported type, cannot be decoded or parsed, has a
+            quote that is never closed, or its lines do not add up to its rows; or the sheet does not exist.
     """
     if not path.is_file():
         raise InputError("file not found", path=path)
     if path.stat().st_size == 0:
         raise InputError("file is empty: no header row", path=path)
-    if path.suffix.lower() in EXCEL_SUFFIXES:
+    if check_table_file(path) == "excel":
         return _read_excel(path, sheet)
-    encoding = encoding or detect_encoding(path)
-    try:
-        text = path.read_text(encoding=encoding)
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            f"cannot be decoded as {encoding}: {exc.reason} at byte {exc.start}", path=path
-        ) from exc
+    data = path.read_bytes()
+    decoded = _decode(path, data, encoding)
+    text = _universal_newlines(decoded.text)
     if not text.strip():
         raise InputError("file is empty: no header row", path=path)
     if fixed_widths:
-        return _read_fixed_width(path, text, fixed_widths, encoding)
-    delimiter = delimiter or sniff_delimiter(first_line(text)) or ","
-    return _read_delimited(path, text, delimiter, encoding)
+        table = _read_fixed_width(path, text, fixed_widths, decoded.encoding)
+    else:
+        delimiter = delimiter or sniff_delimiter(first_line(text)) or ","
+        table = _read_delimited(path, text, delimiter, decoded.encoding)
+    table.control_characters = has_control_characters(data, decoded)
+    return _reject_bad_lines(path, table, decoded.bad_lines)
+
+
+def _universal_newlines(text: str) -> str:
+    """``\\r\\n`` and ``\\r`` as ``\\n``, as Python's text files read them (a line break inside a quoted cell
+    included); the lines stay the same lines."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _decode(path: Path, data: bytes, encoding: str | None) -> DecodedText:
+    try:
+        return decode_text(data, encoding)
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"cannot be decoded as {exc.encoding}: {exc.reason} at byte {exc.start}", path=path
+        ) from exc
+    except LookupError as exc:
+        raise InputError(f"unknown encoding {encoding!r}", path=path) from exc
 
 
 def _read_delimited(path: Path, text: str, delimiter: str, encoding: str) -> Table:
+    unclosed = False
     try:
         # header=None makes the C parser refuse rows longer than the header instead of silently
         # shifting them into an index.
@@ -86,17 +138,23 @@ def _read_delimited(path: Path, text: str, delimiter: str, encoding: str) -> Tab
             skip_blank_lines=False,
             engine="c",
         )
-    except pd.errors.ParserError:
-        return _read_delimited_tolerant(path, text, delimiter, encoding)
+    except pd.errors.ParserError as exc:
+        unclosed = "EOF inside string" in str(exc)
+        header, data, malformed = _read_delimited_tolerant(text, delimiter)
     except (ValueError, csv.Error) as exc:
         raise InputError(f"cannot be parsed with delimiter {delimiter!r}: {exc}", path=path) from exc
-    header = [str(value) if isinstance(value, str) else "" for value in raw.iloc[0].tolist()]
-    frame = raw.iloc[1:].set_axis(_unique_headers(header), axis=1)
+    else:
+        header = [str(value) if isinstance(value, str) else "" for value in raw.iloc[0].tolist()]
+        data, malformed = raw.iloc[1:], []
+    frame = data.set_axis(_unique_headers(header), axis=1)
     frame.index = pd.RangeIndex(1, len(frame) + 1)
-    return Table(_drop_unnamed_empty(frame), [], encoding, delimiter)
+    lines = _quoted_lines(path, text, header, frame, delimiter, unclosed=unclosed)
+    return Table(_drop_unnamed_empty(frame), malformed, encoding, delimiter, lines)
 
 
-def _read_delimited_tolerant(path: Path, text: str, delimiter: str, encoding: str) -> Table:
+def _read_delimited_tolerant(
+    text: str, delimiter: str
+) -> tuple[list[str], pd.DataFrame, list[tuple[int, str]]]:
     """Slow path for files with over-long rows: such rows are reported unless their extra fields are empty."""
     rows = read_rows(text, delimiter)
     header = rows[0]
@@ -108,10 +166,130 @@ def _read_delimited_tolerant(path: Path, text: str, delimiter: str, encoding: st
             malformed.append((number, f"row has {len(row)} fields, the header has {width}"))
             row = []
         data.append((row + [""] * width)[:width])
-    frame = pd.DataFrame(
-        data, columns=_unique_headers(header), index=pd.RangeIndex(1, len(data) + 1), dtype=str
-    )
-    return Table(_drop_unnamed_empty(frame), malformed, encoding, delimiter)
+    return header, pd.DataFrame(data, columns=range(width), dtype=str), malformed
+
+
+def _quoted_lines(
+    path: Path, text: str, header: Sequence[str], frame: pd.DataFrame, delimiter: str, *, unclosed: bool
+) -> np.ndarray:
+    """The physical line where each row starts, after checking that quoted cells swallowed no rows and
+    that the file's lines add up to its rows.
+
+    Raises:
+        InputError: a quote is never closed, a quoted cell runs over too many lines or holds whole
+            records, or the lines do not add up.
+    """
+    header_lines = 1 + sum(_breaks(cell) for cell in header)
+    total_lines = _physical_lines(text)
+    data_lines = total_lines - header_lines
+    # As many rows as lines: no row spans two lines, so no cell holds a line break (the usual case, and
+    # the only cheap one: finding line breaks means looking at every cell).
+    if data_lines == len(frame) or _QUOTE not in text:
+        breaks = np.zeros(len(frame), dtype=np.int64)
+    else:
+        breaks = _breaks_per_row(frame)
+    starts = header_lines + 1 + np.concatenate(([0], np.cumsum(breaks + 1)[:-1])).astype(np.int64)
+    starts = starts[: len(frame)]
+    width = len(header)
+    for position in np.flatnonzero(breaks):
+        start = int(starts[position])
+        _check_quoted_row(path, frame, int(position), start, width, delimiter, total_lines, unclosed=unclosed)
+    if unclosed:
+        last = len(frame) - 1
+        raise InputError(
+            f"line {int(starts[last]) if last >= 0 else 1}: a quote opened in this row is never closed; "
+            'write a quote inside a value as two quotes ("")',
+            path=path,
+            row=last + 1 if last >= 0 else None,
+        )
+    if data_lines != len(frame) + int(breaks.sum()):
+        raise InputError(
+            f"the file has {data_lines} lines after the header, but {len(frame)} rows were read with "
+            f"{int(breaks.sum())} line breaks inside quoted cells: "
+            f"{data_lines - len(frame) - int(breaks.sum())} lines are not accounted for; nothing is used",
+            path=path,
+        )
+    return starts
+
+
+def _check_quoted_row(
+    path: Path,
+    frame: pd.DataFrame,
+    position: int,
+    start: int,
+    width: int,
+    delimiter: str,
+    total: int,
+    *,
+    unclosed: bool,
+) -> None:
+    """Refuse a quoted cell of the row that runs over too many lines or holds lines like whole rows.
+
+    ``unclosed``: the parser met the end of the file inside a quote (its cell then may also hold the
+    file's last line ending, running one line past the end).
+    """
+    line = start
+    for column, value in frame.iloc[position].items():
+        count = _breaks(value)
+        if not count:
+            continue
+        continuation = _LINE_BREAK.split(value)[1:]
+        swallowed = width >= 3 and any(part.count(delimiter) >= width - 1 for part in continuation)
+        if swallowed or count + 1 > MAX_QUOTED_LINES:
+            end = line + count
+            never = end > total or (unclosed and end >= total)
+            closed = "is never closed" if never else f"is closed only on line {end}"
+            what = "lines that look like whole rows" if swallowed else f"{count + 1} lines"
+            raise InputError(
+                f"line {line}: a quote opened here {closed}; the quoted cell holds {what}, which would be "
+                "swallowed into one cell. Close the quote, or write a quote inside a value as two quotes "
+                '("")',
+                path=path,
+                row=position + 1,
+                field=str(column),
+            )
+        line += count
+
+
+def _breaks(value: object) -> int:
+    return len(_LINE_BREAK.findall(value)) if isinstance(value, str) else 0
+
+
+def _breaks_per_row(frame: pd.DataFrame) -> np.ndarray:
+    """Line breaks inside the cells of each row (only quoted cells can hold them)."""
+    total = np.zeros(len(frame), dtype=np.int64)
+    for _, column in frame.items():
+        joined = column.str.cat() if len(column) else ""
+        if "\n" not in joined and "\r" not in joined:
+            continue
+        total += column.str.count(_LINE_BREAK.pattern).fillna(0).to_numpy(dtype=np.int64)
+    return total
+
+
+def _physical_lines(text: str) -> int:
+    """Lines of a text with universal newlines (see :func:`_universal_newlines`); a last line without an
+    ending counts."""
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def _reject_bad_lines(path: Path, table: Table, bad_lines: dict[int, str]) -> Table:
+    """Make the rows holding undecodable lines malformed (their cells emptied); a bad header is fatal."""
+    if not bad_lines:
+        return table
+    assert table.lines is not None
+    malformed = list(table.malformed)
+    rows: set[int] = set()
+    for line, problem in bad_lines.items():
+        if not len(table.lines) or line < table.lines[0]:
+            raise InputError(f"line {line} (the header): {problem}", path=path)
+        row = int(np.searchsorted(table.lines, line, side="right"))
+        if row not in rows:
+            rows.add(row)
+            malformed.append((row, problem))
+    frame = table.frame.copy()
+    frame.loc[sorted(rows)] = ""
+    malformed.sort(key=lambda item: item[0])
+    return Table(frame, malformed, table.encoding, table.delimiter, table.lines, table.control_characters)
 
 
 def _read_fixed_width(path: Path, text: str, widths: Sequence[tuple[str, int]], encoding: str) -> Table:
@@ -129,10 +307,20 @@ def _read_fixed_width(path: Path, text: str, widths: Sequence[tuple[str, int]], 
         )
     except (ValueError, pd.errors.ParserError) as exc:
         raise InputError(f"cannot be read as fixed width {list(widths)}: {exc}", path=path) from exc
-    if len(frame) and [str(v).strip().casefold() for v in frame.iloc[0]] == [n.casefold() for n in names]:
-        frame = frame.iloc[1:]
+    skipped = int(
+        bool(len(frame))
+        and [str(v).strip().casefold() for v in frame.iloc[0]] == [n.casefold() for n in names]
+    )
+    frame = frame.iloc[skipped:]
     frame.index = pd.RangeIndex(1, len(frame) + 1)
-    return Table(frame, [], encoding, None)
+    lines = _physical_lines(text)
+    if lines != skipped + len(frame):
+        raise InputError(
+            f"the file has {lines} lines, but {skipped + len(frame)} were read as fixed width; "
+            "nothing is used",
+            path=path,
+        )
+    return Table(frame, [], encoding, None, np.arange(1 + skipped, 1 + skipped + len(frame)))
 
 
 def _read_excel(path: Path, sheet: str | int | None) -> Table:

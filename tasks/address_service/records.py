@@ -11,9 +11,13 @@ Minimum input, per row (``mode``):
 * ``verification``: street and house number, as §2.1 demands;
 * a postcode and a town: ZIPCode and TownName, or for a P.O. box row PoBoxZIP and PoBoxTownName instead;
 * Swiss postcodes (CountryCode empty, CH or LI) are exactly 4 digits; every value fits its §2.3 length
-  (customer fields 450) and the wire encoding.
+  (customer fields 450) and the wire encoding, and holds no control character (C0 but tab, line feed and
+  carriage return; DEL) — such a cell rejects its row, whatever the column.
 
-Completely empty rows are not records and are skipped; every other row is either accepted or rejected.
+Completely empty rows are not records and are skipped; every other row is either accepted or rejected, and
+a file whose rows do not add up to accepted + rejected + empty rows is refused before anything is sent.
+Rows the file reader could not read (a line in another encoding, a row with too many fields) are rejected
+with the reader's reason.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from tasks.address_service.headers import resolve_address_columns
 from tasks.errors import InputError
 from tasks.reports import write_csv
 from tasks.tables import read_table
+from tasks.textfiles import control_characters, visible_controls
 
 Mode = Literal["batch", "query", "verification"]
 RECORD_ID = "RecordId"
@@ -129,22 +134,31 @@ def read_address_file(
     raw = table.frame
     frame = pd.DataFrame(index=raw.index)
     frame[RECORD_ID] = raw.index.astype("int64")
+    filled = pd.Series(False, index=raw.index)
     for header in passthrough:
-        frame[header] = raw[header].where(raw[header].fillna("") != "")
+        present = raw[header].fillna("") != ""
+        frame[header] = raw[header].where(present)
+        filled |= present
     for canonical, header in address_columns.items():
         values = raw[header].fillna("").str.strip()
         frame[canonical] = values.where(values != "")
+        filled |= values != ""
     _split_po_box(frame)
-    values_only = frame.drop(columns=[RECORD_ID])
     malformed_rows = {row for row, _ in table.malformed}
-    frame = frame[values_only.notna().any(axis=1) | frame[RECORD_ID].isin(malformed_rows)]
+    empty = ~filled & ~frame[RECORD_ID].isin(malformed_rows)
+    frame = frame[~empty]
 
     problems = [_malformed_lines(table.malformed)]
     checkable = frame[~frame[RECORD_ID].isin(malformed_rows)]
-    problems += _row_problems(checkable, address_columns, passthrough, mode, wire_encoding)
+    problems += _row_problems(
+        checkable, address_columns, passthrough, mode, wire_encoding, controls=table.control_characters
+    )
     rejected = pd.concat([p for p in problems if len(p)] or [_empty_rejected()], ignore_index=True)
     rejected = rejected.sort_values("row", kind="stable", ignore_index=True)
+    if table.control_characters and len(rejected):
+        rejected["value"] = visible_controls(rejected["value"].astype(object))
     records = frame[~frame[RECORD_ID].isin(rejected["row"])].reset_index(drop=True)
+    _check_accounted(source, len(raw), len(records), int(rejected["row"].nunique()), int(empty.sum()))
     return AddressInput(
         records=records,
         rejected=rejected,
@@ -154,6 +168,20 @@ def read_address_file(
         mode=mode,
         input_rows=len(frame),
     )
+
+
+def _check_accounted(source: Path, rows: int, accepted: int, rejected: int, empty: int) -> None:
+    """Every row read is accepted, rejected or empty; anything else would lose rows silently.
+
+    Raises:
+        InputError: the counts do not add up (nothing is sent).
+    """
+    if accepted + rejected + empty != rows:
+        raise InputError(
+            f"{rows} data rows were read, but {accepted} accepted + {rejected} rejected + {empty} empty "
+            f"= {accepted + rejected + empty}; rows would be lost, so nothing is sent",
+            path=source,
+        )
 
 
 # "Postfach 123", "Case postale 45", "Casella postale 7", "P.O. Box 9": a term and a number in one cell.
@@ -181,12 +209,13 @@ def _split_po_box(frame: pd.DataFrame) -> None:
     frame.loc[split, "PoBoxNo"] = parts.loc[split, "number"]
 
 
-def write_rejected(input: AddressInput, path: Path) -> Path | None:
+def write_rejected(input: AddressInput, path: Path, *, formula_guard: bool = True) -> Path | None:
     """Write the rejected lines as CSV (UTF-8), e.g. ``rejected.csv``; None, and nothing written, when none
-    were rejected."""
+    were rejected. With ``formula_guard`` a field name, value or reason that a spreadsheet would take for a
+    formula gets a leading ``'`` (see :func:`tasks.reports.neutralise_formulas`)."""
     if input.rejected.empty:
         return None
-    return write_csv(input.rejected, path)
+    return write_csv(input.rejected, path, formula_guard=formula_guard)
 
 
 def _check_columns_present(columns: Mapping[str, str], mode: Mode, path: Path) -> None:
@@ -213,7 +242,11 @@ def _row_problems(
     passthrough: Sequence[str],
     mode: Mode,
     wire_encoding: str,
+    *,
+    controls: bool = True,
 ) -> list[pd.DataFrame]:
+    """One frame of rejected lines per check that found something; ``controls`` False skips the search for
+    control characters (the file is known to hold none)."""
     empty = pd.Series(False, index=frame.index)
 
     def filled(name: str) -> pd.Series:
@@ -275,6 +308,14 @@ def _row_problems(
         if len(bad_chars):
             reason = "character " + bad_chars + f" cannot be written in {wire_encoding}"
             index = bad_chars.index
+            lines.append(
+                _lines(frame.loc[index, RECORD_ID], header(column), frame.loc[index, column], reason)
+            )
+    for column in limits if controls else ():
+        found = control_characters(frame[column])
+        if len(found):
+            index = found.index
+            reason = "control character " + found.astype(str) + " in the value"
             lines.append(
                 _lines(frame.loc[index, RECORD_ID], header(column), frame.loc[index, column], reason)
             )

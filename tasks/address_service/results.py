@@ -26,6 +26,7 @@ from connectors.address_service.codes import (
     ADDRESS_FIELD_NAMES,
     QSTAT,
     SHORT_REPORT_LENGTH,
+    SHORT_REPORT_POSITIONS,
     STATUS_FIELD_NAMES,
     canonical_output_field,
     normalize_qstat,
@@ -53,6 +54,18 @@ _UNPACK_CHUNK = 1 << 16
 # Below this many inflated bytes the ratio is not judged: a small member can do no harm, and a few
 # kilobytes of repeated text legitimately compress far better than 100:1.
 _RATIO_GRACE_BYTES = 1 << 20
+# Columns of results.csv that hold the service's codes or our decoding of them ("- no statement"): written
+# as they are; every other text column (the customer's, the service's address text) gets the formula guard.
+CODE_COLUMNS = frozenset(
+    {
+        RECORD_ID,
+        RETURNED_COLUMN,
+        *STATUS_FIELD_NAMES,
+        QSTAT_DESIGNATION,
+        QSTAT_MEANING,
+        *(short_report_column(position) for position in range(1, len(SHORT_REPORT_POSITIONS) + 1)),
+    }
+)
 
 
 logger = logging.getLogger("postflows.address_service.results")
@@ -457,13 +470,21 @@ def write_address_results(
     out_dir: Path,
     *,
     moves: pd.DataFrame | None = None,
+    formula_guard: bool = True,
 ) -> list[Path]:
     """Write ``results.csv`` (UTF-8), ``results.xlsx`` (sheets Results, QSTAT summary and, with a moves file,
-    Moves) and ``moves.csv`` when moves are given; returns the paths written."""
-    paths = [write_csv(merged, out_dir / "results.csv")]
+    Moves) and ``moves.csv`` when moves are given; returns the paths written.
+
+    With ``formula_guard`` a text cell of the CSV files that a spreadsheet would run as a formula gets a
+    leading ``'`` (:func:`tasks.reports.neutralise_formulas`), except in the :data:`CODE_COLUMNS`; the
+    workbook never needs it (its cells are written as text, never as formulas).
+    """
+    paths = [
+        write_csv(merged, out_dir / "results.csv", formula_guard=formula_guard, code_columns=CODE_COLUMNS)
+    ]
     sheets = {"Results": merged, "QSTAT summary": summary}
     if moves is not None:
         sheets["Moves"] = moves
-        paths.append(write_csv(moves, out_dir / "moves.csv"))
+        paths.append(write_csv(moves, out_dir / "moves.csv", formula_guard=formula_guard))
     paths.insert(1, write_xlsx(out_dir / "results.xlsx", sheets))
     return paths

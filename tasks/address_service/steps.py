@@ -108,8 +108,13 @@ def prepare_input(
     mapping: Mapping[str, str] | None = None,
     input_format: InputFormat | None = None,
     wire_format: WireFormat | None = None,
+    formula_guard: bool = True,
 ) -> PreparedInput:
-    """Read and check the input; write rejected.csv and, for a batch, the upload file in the wire format."""
+    """Read and check the input; write rejected.csv and, for a batch, the upload file in the wire format.
+
+    ``formula_guard`` neutralises, in rejected.csv, text a spreadsheet would run as a formula (the
+    ``POSTFLOWS_CSV_FORMULA_GUARD`` setting).
+    """
     output_dir.mkdir(parents=True, exist_ok=True)
     fmt = input_format or InputFormat()
     wire = wire_format or WireFormat()
@@ -123,7 +128,7 @@ def prepare_input(
         fixed_widths=fmt.fixed_widths,
         wire_encoding=wire.encoding,
     )
-    rejected_path = write_rejected(records, output_dir / "rejected.csv")
+    rejected_path = write_rejected(records, output_dir / "rejected.csv", formula_guard=formula_guard)
     prepared = PreparedInput(records=records, rejected_path=rejected_path)
     if mode != "query" and prepared.accepted:
         prepared.upload_path = write_upload_file(
@@ -140,10 +145,12 @@ def build_results(
     *,
     max_bytes: int = DOWNLOAD_MAX_BYTES,
     max_ratio: float = ZIP_MAX_RATIO,
+    formula_guard: bool = True,
 ) -> AddressResults:
     """Parse and decode the downloaded file; write results.csv, results.xlsx and moves when present.
 
-    A ZIP download is unpacked within ``max_bytes`` and ``max_ratio`` (see :func:`unpack_download`).
+    A ZIP download is unpacked within ``max_bytes`` and ``max_ratio`` (see :func:`unpack_download`);
+    ``formula_guard`` applies to the CSV files (see :func:`write_address_results`).
 
     Raises:
         ResultFileError: the download cannot be unpacked or read, or no result row matches an uploaded row.
@@ -151,14 +158,16 @@ def build_results(
     files = unpack_download(download, output_dir / "download", max_bytes=max_bytes, max_ratio=max_ratio)
     decoded = decode_results(read_result_file(files.result))
     moves = read_moves_file(files.moves) if files.moves is not None else None
-    return _write(prepared, decoded, output_dir, moves, source=files.result)
+    return _write(prepared, decoded, output_dir, moves, source=files.result, formula_guard=formula_guard)
 
 
 @task(name="address-build-query-results", cache_policy=NO_CACHE)
-def build_query_results(prepared: PreparedInput, answers: pd.DataFrame, output_dir: Path) -> AddressResults:
+def build_query_results(
+    prepared: PreparedInput, answers: pd.DataFrame, output_dir: Path, *, formula_guard: bool = True
+) -> AddressResults:
     """Decode the individual-query answers (one row per RecordId) and write the same result files."""
     answers = answers.set_axis(result_headers([str(c) for c in answers.columns]), axis=1)
-    return _write(prepared, decode_results(answers), output_dir, None)
+    return _write(prepared, decode_results(answers), output_dir, None, formula_guard=formula_guard)
 
 
 def _write(
@@ -168,10 +177,11 @@ def _write(
     moves: pd.DataFrame | None,
     *,
     source: Path | None = None,
+    formula_guard: bool = True,
 ) -> AddressResults:
     merged = merge_results(prepared.records, decoded, source=source)
     summary = qstat_summary(merged)
-    files = write_address_results(merged, summary, output_dir, moves=moves)
+    files = write_address_results(merged, summary, output_dir, moves=moves, formula_guard=formula_guard)
     return AddressResults(
         files=files, summary=summary, rows=len(merged), moves=0 if moves is None else len(moves)
     )

@@ -1,6 +1,8 @@
 """The input of an address purchase: addresses from .csv/.xlsx (§2.7 field names or the address header
 aliases), purchase parameters from JSON/YAML, checked together before anything is sent; bad address rows
-go to the rejected-rows report (row, field, value, reason).
+(including rows the file reader could not read and cells holding a control character) go to the
+rejected-rows report (row, field, value, reason), and the rows read must add up to accepted + rejected +
+empty rows before anything is sent.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from connectors.newspaper.validation import ensure_valid
 from tasks.address_service.headers import field_for_header, header_key
 from tasks.errors import InputError
 from tasks.tables import read_table
+from tasks.textfiles import control_characters, visible_controls
 
 ADDRESS_FIELDS = ("id", "firstName", "lastName", "street", "houseNumber", "zipCode", "city", "isoCode")
 REJECTED_COLUMNS = ["row", "field", "value", "reason"]
@@ -116,17 +119,22 @@ def read_purchase_input(
         {"row": row, "field": "", "value": "", "reason": problem} for row, problem in table.malformed
     ]
     malformed = {row for row, _ in table.malformed}
+    if table.control_characters:
+        rejected += _control_character_lines(table.frame, columns, malformed)
+    unreadable = malformed | {line["row"] for line in rejected}
     candidates: list[tuple[int, PurchaseAddress, dict[str, str]]] = []
-    input_rows = len(malformed)
+    input_rows = len(unreadable)
+    empty_rows = 0
     for label, values in table.frame.iterrows():
         row = int(str(label))
-        if row in malformed:
+        if row in unreadable:
             continue
         cells = {
             name: str(values[header]).strip() if pd.notna(values[header]) else ""
             for name, header in columns.items()
         }
         if not any(cells.values()):
+            empty_rows += 1
             continue
         input_rows += 1
         zip_text = cells.get("zipCode", "")
@@ -168,7 +176,38 @@ def read_purchase_input(
     frame = pd.DataFrame(rejected, columns=REJECTED_COLUMNS).sort_values(
         "row", kind="stable", ignore_index=True
     )
+    rejected_rows = int(frame["row"].nunique())
+    if len(kept) + rejected_rows + empty_rows != len(table.frame):
+        raise InputError(
+            f"{len(table.frame)} data rows were read, but {len(kept)} accepted + {rejected_rows} rejected + "
+            f"{empty_rows} empty = {len(kept) + rejected_rows + empty_rows}; rows would be lost, so nothing "
+            "is sent",
+            path=addresses_path,
+        )
     if not kept:
         raise InputError("no address row passed the checks", path=addresses_path)
     everything.addresses = [address for _, address in kept]
     return PurchaseInput(everything, [row for row, _ in kept], frame, input_rows)
+
+
+def _control_character_lines(
+    frame: pd.DataFrame, columns: Mapping[str, str], skip: set[int]
+) -> list[dict[str, Any]]:
+    """One rejected line per address cell holding a control character (rows in ``skip`` are not looked at)."""
+    lines: list[dict[str, Any]] = []
+    for name, header in columns.items():
+        found = control_characters(frame[header])
+        found = found[~found.index.isin(list(skip))]
+        if not len(found):
+            continue
+        values = visible_controls(frame.loc[found.index, header].astype(object))
+        lines += [
+            {
+                "row": int(str(row)),
+                "field": name,
+                "value": value,
+                "reason": f"control character {char} in the value",
+            }
+            for row, value, char in zip(found.index, values, found, strict=True)
+        ]
+    return lines

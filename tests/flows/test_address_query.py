@@ -118,3 +118,23 @@ async def test_results_do_not_depend_on_concurrency(
     results = pd.read_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
     assert list(results["KundenNr"]) == sorted(results["KundenNr"])
     assert results["QSTAT"].ne("").all()
+
+
+@pytest.mark.parametrize(("setting", "prefix"), [(None, "'"), ("false", "")])
+async def test_the_csv_files_follow_the_formula_guard_setting(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setting: str | None, prefix: str
+) -> None:
+    if setting is not None:
+        monkeypatch.setenv("POSTFLOWS_CSV_FORMULA_GUARD", setting)
+    source = tmp_path / "kunden.csv"
+    source.write_text(
+        "KundenNr;Vorname;Nachname;Strasse;Hausnummer;PLZ;Ort\n"
+        "=1+1;Hans;Muster;Lindenstrasse;12;6010;Kriens\n@A1;Hans;Muster;Lindenstrasse;12;-601;Kriens\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    await address_query(input_path=source, output_dir=out, concurrency=1)
+    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    assert results["KundenNr"].tolist() == [f"{prefix}=1+1"]
+    rejected = pd.read_csv(out / "rejected.csv", dtype=str, keep_default_na=False)
+    assert rejected["value"].tolist() == [f"{prefix}-601"]

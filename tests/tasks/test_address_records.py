@@ -415,3 +415,316 @@ def test_po_box_cell_with_term_and_number_is_split(
     assert (record.get("PoBoxTerm") if "PoBoxTerm" in result.records else None) == term or (
         term is None and pd.isna(record.get("PoBoxTerm"))
     )
+
+
+ADDRESS_HEADER = "Kdnr;Vorname;Nachname;Strasse;Hausnummer;PLZ;Ort"
+
+
+def address_rows(count: int, start: int = 1) -> list[str]:
+    return [f"{n};Eva;Meier;Weg;{n};3000;Bern" for n in range(start, start + count)]
+
+
+def test_a_quote_never_closed_is_refused_naming_its_line(tmp_path: Path) -> None:
+    """The quote on line 3 would make every later row part of one cell: none of them would be sent."""
+    path = tmp_path / "quote.csv"
+    rows = [*address_rows(1), '2;Eva;"Meier;Weg;2;3000;Bern', *address_rows(8, start=3)]
+    path.write_text("\n".join([ADDRESS_HEADER, *rows]) + "\n", encoding="utf-8")
+    expected = r"quote.csv, row 2, field 'Nachname': line 3: a quote opened here is never closed"
+    with pytest.raises(InputError, match=expected) as caught:
+        read_address_file(path)
+    assert "look like whole rows" in str(caught.value)
+
+
+def test_a_quote_closed_rows_later_is_refused(tmp_path: Path) -> None:
+    """A stray quote closed by another stray quote further down swallows the rows between them."""
+    path = tmp_path / "quote.csv"
+    rows = [*address_rows(1), '2;Eva;"Meier;Weg;2;3000;Bern', *address_rows(2, start=3),
+            '5;Anna;Keller;Weg "Nord";5;3000;Bern', *address_rows(3, start=6)]  # fmt: skip
+    path.write_text("\n".join([ADDRESS_HEADER, *rows]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="line 3: a quote opened here is closed only on line 6"):
+        read_address_file(path)
+
+
+def test_a_quoted_cell_over_too_many_lines_is_refused(tmp_path: Path) -> None:
+    note = "\n".join(f"Zeile {n}" for n in range(1, 12))
+    path = tmp_path / "long.csv"
+    path.write_text(f'{ADDRESS_HEADER};Notiz\n1;Eva;Meier;Weg;1;3000;Bern;"{note}"\n', encoding="utf-8")
+    with pytest.raises(
+        InputError,
+        match="line 2: a quote opened here is closed only on line 12; the quoted cell holds 11 lines",
+    ):
+        read_address_file(path)
+
+
+def test_line_breaks_inside_quoted_cells_are_kept_and_rows_counted(tmp_path: Path) -> None:
+    path = tmp_path / "notes.csv"
+    path.write_bytes(
+        (
+            f"{ADDRESS_HEADER};Notiz\r\n"
+            '1;Eva;Meier;Weg;1;3000;Bern;"Hintereingang\r\nbei Huber; 2. Stock"\r\n'
+            '2;Otto;"Kurz ""der Kleine""";Weg;2;3000;Bern;\r\n'
+            "\r\n"
+            '3;Ida;Lang;Weg;3;3000;Bern;"eins\r\nzwei\r\ndrei"\r\n'
+        ).encode()
+    )
+    result = read_address_file(path)
+    assert result.records["Kdnr"].tolist() == ["1", "2", "3"]
+    assert result.records["RecordId"].tolist() == [1, 2, 4]
+    assert result.records.loc[0, "Notiz"] == "Hintereingang\nbei Huber; 2. Stock"
+    assert result.records.loc[1, "Name"] == 'Kurz "der Kleine"'
+    assert result.input_rows == 3
+    assert_nothing_lost(result)
+
+
+def test_lines_that_do_not_add_up_to_rows_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Should the parser ever drop a line, nothing is sent: the file's lines are counted on their own."""
+    path = write_text(
+        tmp_path / "lost.csv", ADDRESS_HEADER.split(";"), [r.split(";") for r in address_rows(3)], ";"
+    )
+    real = pd.read_csv
+
+    def dropping_a_row(*args: object, **kwargs: object) -> pd.DataFrame:
+        return real(*args, **kwargs).iloc[:-1]  # type: ignore[call-overload,no-any-return]
+
+    monkeypatch.setattr("tasks.tables.pd.read_csv", dropping_a_row)
+    with pytest.raises(InputError, match="3 lines after the header, but 2 rows were read .* 1 lines are not "
+                       "accounted for; nothing is used"):  # fmt: skip
+        read_address_file(path)
+
+
+def test_rows_that_do_not_add_up_to_accepted_and_rejected_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check that loses track of a row would send it or drop it: the counts are compared before sending."""
+    from tasks.address_service import records as module
+
+    path = write_text(
+        tmp_path / "x.csv", ADDRESS_HEADER.split(";"), [r.split(";") for r in address_rows(3)], ";"
+    )
+    monkeypatch.setattr(
+        module,
+        "_row_problems",
+        lambda frame, *args, **kwargs: [module._lines(pd.Series([7]), "Ort", "", "x")],
+    )
+    with pytest.raises(
+        InputError, match=r"3 data rows were read, but 3 accepted \+ 1 rejected \+ 0 empty = 4"
+    ):
+        read_address_file(path)
+
+
+def test_a_utf8_file_with_some_windows_1252_lines_rejects_those_lines(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.csv"
+    lines = [
+        ADDRESS_HEADER.encode(),
+        "1;Jürg;Müller;Weg;1;3000;Bern".encode(),
+        "2;Jürg;Müller;Weg;2;3000;Bern".encode("cp1252"),
+        "3;René;Gärtner;Weg;3;3000;Zürich".encode(),
+        "4;Zoë;Bühler;Weg;4;3000;Bern".encode(),
+    ]
+    path.write_bytes(b"\r\n".join(lines) + b"\r\n")
+    result = read_address_file(path)
+    assert result.records["Name"].tolist() == ["Müller", "Gärtner", "Bühler"]  # UTF-8, not "MÃ¼ller"
+    assert result.records["TownName"].tolist() == ["Bern", "Zürich", "Bern"]
+    assert rejected_for(result, 2) == [
+        ("", "not valid UTF-8 at byte 4 of line 3 (0xFC); the file mixes encodings (most of it is UTF-8)")
+    ]
+    assert_nothing_lost(result)
+    written = write_rejected(result, tmp_path / "rejected.csv")
+    assert written is not None
+    report = pd.read_csv(written, dtype=str, keep_default_na=False)
+    assert report["row"].tolist() == ["2"] and "not valid UTF-8" in report.loc[0, "reason"]
+
+
+def test_a_windows_1252_file_with_a_utf8_line_rejects_that_line(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.csv"
+    lines = [
+        ADDRESS_HEADER.encode(),
+        "1;Jürg;Müller;Weg;1;3000;Bern".encode("cp1252"),
+        "2;Jürg;Müller;Weg;2;3000;Bern".encode(),
+        "3;René;Gärtner;Weg;3;3000;Zürich".encode("cp1252"),
+    ]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    result = read_address_file(path)
+    assert result.records["Name"].tolist() == ["Müller", "Gärtner"]
+    assert rejected_for(result, 2) == [
+        ("", "line 3 is UTF-8 ('ü') in a file that is otherwise Windows-1252; the file mixes encodings")
+    ]
+    assert_nothing_lost(result)
+
+
+def test_a_bad_line_inside_a_quoted_cell_rejects_its_row(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.csv"
+    path.write_bytes(
+        f'{ADDRESS_HEADER};Notiz\n1;Jürg;Müller;Weg;1;3000;Bern;"a\nb"\n'.encode()
+        + '2;Eva;Meier;Weg;2;3000;Bern;"erste\nzweite Zeile: Straße"\n'.encode()
+        + "3;Jürg;Müller;Weg;3;3000;Bern;\n".encode("cp1252")
+        + "4;Zoë;Bühler;Weg;4;3000;Bern;\n".encode()
+    )
+    result = read_address_file(path)
+    assert result.records["RecordId"].tolist() == [1, 2, 4]
+    assert [row for row in result.rejected["row"]] == [3]
+    assert "of line 6 " in result.rejected.loc[0, "reason"]
+
+
+def test_a_header_in_another_encoding_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "header.csv"
+    path.write_bytes("Kdnr;Vorname;Nachname;Straße;Hausnummer;PLZ;Ort\n".encode("cp1252")
+                     + "1;Jürg;Müller;Weg;1;3000;Bern\n".encode() * 3)  # fmt: skip
+    with pytest.raises(InputError, match=r"line 1 \(the header\): not valid UTF-8"):
+        read_address_file(path)
+
+
+def test_control_characters_reject_the_cell_that_holds_them(tmp_path: Path) -> None:
+    path = tmp_path / "controls.csv"
+    path.write_bytes(
+        (
+            f"{ADDRESS_HEADER};Notiz\n"
+            "1;Eva;Meier;Weg;1;3000;Bern;ok\n"
+            "2;Eva;Mei\x00er;Weg;2;3000;Bern;\n"
+            "3;Eva;Meier;Weg\x7f;3;3000;Bern;\x1b[31m\n"
+            '4;Eva;Meier;Weg;4;3000;Bern;"Tab\tund\nZeilenumbruch"\n'
+            "5;E\x0bva;Meier;Weg;5;3000;Bern;\n"
+        ).encode()
+    )
+    result = read_address_file(path)
+    assert result.records["Kdnr"].tolist() == ["1", "4"]  # tab and line break are no control characters here
+    assert rejected_for(result, 2) == [("Nachname", "control character U+0000 (NUL) in the value")]
+    assert rejected_for(result, 3) == [
+        ("Strasse", "control character U+007F (DEL) in the value"),
+        ("Notiz", "control character U+001B (ESC) in the value"),
+    ]
+    assert rejected_for(result, 5) == [("Vorname", "control character U+000B (VT) in the value")]
+    values = dict(zip(result.rejected["field"], result.rejected["value"], strict=True))
+    assert values["Nachname"] == "Mei\\x00er"  # the report shows it, and holds no control character itself
+    assert values["Notiz"] == "\\x1b[31m"
+    assert_nothing_lost(result)
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("brief.docx", b"PK\x03\x04", r"unsupported file type: extension '\.docx' \(a Word document\)"),
+        ("scan.pdf", b"%PDF-1.7\n", r"unsupported file type: extension '\.pdf' \(a PDF document\)"),
+        ("archiv.zip", b"PK\x03\x04", r"extension '\.zip' \(a ZIP archive\)"),
+        ("foto.png", b"\x89PNG\r\n\x1a\n", r"extension '\.png' \(an image\)"),
+        (
+            "alt.xls",
+            b"\xd0\xcf\x11\xe0",
+            r"extension '\.xls' \(an Excel 97-2003 workbook\); supported are \.csv",
+        ),
+        ("kunden", b"Vorname;Name\n", "unsupported file type: extension none"),
+    ],
+)
+def test_unsupported_file_types_are_refused_by_extension(
+    tmp_path: Path, name: str, content: bytes, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content + b"x" * 100)
+    with pytest.raises(InputError, match=message):
+        read_address_file(path)
+
+
+def _zip(path: Path, members: dict[str, bytes]) -> Path:
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (
+            lambda p: _zip(p, {"word/document.xml": b"<w/>"}),
+            r"is not a text table: the file is a Word document",
+        ),
+        (
+            lambda p: _zip(p, {"xl/workbook.xml": b"<x/>"}),
+            r"the file is an Excel workbook; save it as \.xlsx",
+        ),
+        (lambda p: _zip(p, {"a.txt": b"x"}), r"the file is a ZIP archive"),
+        (lambda p: p.write_bytes(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj"), r"the file is a PDF document"),
+        (lambda p: p.write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF"), r"the file is a JPEG image"),
+        (
+            lambda p: p.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(500)),
+            r"an Office 97-2003 file",
+        ),
+        (
+            lambda p: p.write_bytes("Vorname;Name\nEva;Meier\n".encode("utf-16-le")),
+            r"NUL bytes .* UTF-16 text "
+            r"without a byte-order mark",
+        ),
+        (
+            lambda p: p.write_bytes(bytes(range(256)) * 4),
+            r"NUL bytes in the first 1,024 bytes — a binary file",
+        ),
+    ],
+)
+def test_a_csv_whose_content_is_something_else_is_refused(tmp_path: Path, make: object, message: str) -> None:
+    path = tmp_path / "kunden.csv"
+    make(path)  # type: ignore[operator]
+    with pytest.raises(InputError, match=message):
+        read_address_file(path)
+
+
+def test_utf16_with_a_byte_order_mark_is_still_read(tmp_path: Path) -> None:
+    path = tmp_path / "unicode.txt"
+    text = "Vorname\tNachname\tStrasse\tHausnummer\tPLZ\tOrt\r\nJürg\tMüller\tWeg\t1\t3000\tBern\r\n"
+    path.write_bytes(text.encode("utf-16"))  # Excel's "Unicode text": BOM, UTF-16 LE, tabs
+    result = read_address_file(path)
+    assert result.records["Name"].tolist() == ["Müller"]
+
+
+def test_a_workbook_name_on_something_else_is_refused(tmp_path: Path) -> None:
+    docx = _zip(tmp_path / "kunden.xlsx", {"word/document.xml": b"<w/>"})
+    with pytest.raises(InputError, match="cannot be read as an Excel workbook: the file is a Word document"):
+        read_address_file(docx)
+    encrypted = tmp_path / "geheim.xlsx"
+    encrypted.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600))
+    with pytest.raises(InputError, match="an Office 97-2003 file .* or a password-protected Office file"):
+        read_address_file(encrypted)
+    csv = tmp_path / "liste.xlsx"
+    csv.write_text("Vorname;Name\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"the file is text \(a CSV file named \.xlsx\?\)"):
+        read_address_file(csv)
+
+
+def test_a_single_nul_in_a_data_row_rejects_the_row_not_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "nul.csv"
+    path.write_bytes(
+        ("\n".join([ADDRESS_HEADER, *address_rows(20)]) + "\n")
+        .replace("Meier;Weg;5", "Me\x00ier;Weg;5")
+        .encode()
+    )
+    result = read_address_file(path)
+    assert result.rejected["row"].tolist() == [5]
+    assert len(result.records) == 19
+
+
+def test_write_rejected_neutralises_formulas_unless_told_not_to(tmp_path: Path) -> None:
+    path = tmp_path / "evil.csv"
+    path.write_bytes(
+        b"Vorname;Nachname;Strasse;Hausnummer;PLZ;Ort;+Info\n"
+        b"Eva;Meier;Weg;1;=1+1;Bern;\n"
+        b"Eva;Meier;Weg;2;3000;Bern;x\x00y\n"
+        b"Eva;Meier;Weg;3;-300;Bern;\n"
+    )
+    result = read_address_file(path)
+    guarded = write_rejected(result, tmp_path / "guarded.csv")
+    plain = write_rejected(result, tmp_path / "plain.csv", formula_guard=False)
+    assert guarded is not None and plain is not None
+    columns = ["row", "field", "value"]
+    assert pd.read_csv(guarded, dtype=str, keep_default_na=False)[columns].values.tolist() == [
+        ["1", "PLZ", "'=1+1"],
+        ["2", "'+Info", "x\\x00y"],
+        ["3", "PLZ", "'-300"],
+    ]
+    assert pd.read_csv(plain, dtype=str, keep_default_na=False)[columns].values.tolist() == [
+        ["1", "PLZ", "=1+1"],
+        ["2", "+Info", "x\\x00y"],
+        ["3", "PLZ", "-300"],
+    ]

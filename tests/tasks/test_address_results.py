@@ -454,3 +454,48 @@ def test_write_address_results(tmp_path: Path) -> None:
     summary = workbook["QSTAT summary"]
     assert [cell.value for cell in summary[1]] == ["QSTAT", "Designation", "Meaning", "Count", "Share %"]
     assert summary["D2"].value == 1 and summary["E2"].value == 25.0
+
+
+def test_results_csv_neutralises_formulas_in_text_but_not_in_codes(tmp_path: Path) -> None:
+    records = address_input(tmp_path)
+    decoded = decode_results(read_result_file(write_result(tmp_path / "r.txt", "cp1252")))
+    merged = merge_results(records, decoded)
+    merged.loc[0, "Kundennummer"] = '=HYPERLINK("http://x","klick")'  # from the customer's file
+    merged.loc[1, "Name"] = "@SUM(1+1)"  # the service's address text
+    merged.loc[2, "Streetname_in"] = "+41 79 000 00 00"
+    moves = pd.DataFrame({"Name": ["-Müller"], "PLZ neu": ["8001"]})
+    write_address_results(merged, qstat_summary(merged), tmp_path / "out", moves=moves)
+    csv = pd.read_csv(tmp_path / "out" / "results.csv", dtype=str, encoding="utf-8", keep_default_na=False)
+    assert csv.loc[0, "Kundennummer"] == '\'=HYPERLINK("http://x","klick")'
+    assert csv.loc[1, "Name"] == "'@SUM(1+1)"
+    assert csv.loc[2, "Streetname_in"] == "'+41 79 000 00 00"
+    assert csv.loc[0, "SR01_Company"] == "- no statement"  # a decoded code stays as it is
+    assert csv.loc[1, "Kundennummer"] == "008" and csv.loc[0, "QSTAT"] == "1"
+    assert csv.loc[0, "TotalScore"] == "100.0"
+    moved = pd.read_csv(tmp_path / "out" / "moves.csv", dtype=str, keep_default_na=False)
+    assert moved.loc[0, "Name"] == "'-Müller"
+    workbook = openpyxl.load_workbook(tmp_path / "out" / "results.xlsx")
+    assert workbook["Results"]["B2"].value == '=HYPERLINK("http://x","klick")'  # text cells, never formulas
+    assert workbook["Results"]["B2"].data_type == "s"
+
+    write_address_results(merged, qstat_summary(merged), tmp_path / "plain", formula_guard=False)
+    plain = pd.read_csv(
+        tmp_path / "plain" / "results.csv", dtype=str, encoding="utf-8", keep_default_na=False
+    )
+    assert plain.loc[0, "Kundennummer"] == '=HYPERLINK("http://x","klick")'
+    assert plain.loc[1, "Name"] == "@SUM(1+1)"
+
+
+def test_every_status_and_decoded_column_is_a_code_column() -> None:
+    decoded = decode_results(read_result_file_from_rows())
+    status = [column for column in decoded.columns if column in results.STATUS_FIELD_NAMES]
+    assert status and set(status) <= results.CODE_COLUMNS
+    assert {column for column in decoded.columns if column.startswith("SR")} <= results.CODE_COLUMNS
+    assert {"QSTAT_Designation", "QSTAT_Meaning", "RecordId", "ReturnedByService"} <= results.CODE_COLUMNS
+    assert not {"Name", "Streetname", "Kundennummer", "Name_in"} & results.CODE_COLUMNS
+
+
+def read_result_file_from_rows() -> pd.DataFrame:
+    frame = pd.DataFrame([row.split("\t") for row in RESULT_ROWS[:1]])
+    frame.columns = results.result_headers(RESULT_HEADER.split("\t"))
+    return frame

@@ -1,13 +1,16 @@
-"""Turning a batch download into results: a download that is no answer to the upload fails the step."""
+"""Turning a batch download into results: a download that is no answer to the upload fails the step; the
+formula guard of the CSV files follows the setting."""
 
 from __future__ import annotations
 
 import zipfile
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from tasks.address_service.steps import PreparedInput, build_results, prepare_input
+from postflows.settings import Settings
+from tasks.address_service.steps import PreparedInput, build_query_results, build_results, prepare_input
 from tasks.errors import ResultFileError
 
 
@@ -49,3 +52,32 @@ def test_a_zip_bomb_fails_the_step(prepared: PreparedInput, tmp_path: Path) -> N
     with pytest.raises(ResultFileError, match="ZIP bomb"):
         build_results.fn(prepared, download, tmp_path / "out", max_ratio=50)
     assert not (tmp_path / "out" / "download").exists() or not any((tmp_path / "out" / "download").iterdir())
+
+
+def test_the_formula_guard_is_a_setting_on_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings(_env_file=None).csv_formula_guard is True  # type: ignore[call-arg]
+    monkeypatch.setenv("POSTFLOWS_CSV_FORMULA_GUARD", "false")
+    assert Settings(_env_file=None).csv_formula_guard is False  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize(("guard", "expected"), [(True, "'=1+1"), (False, "=1+1")])
+def test_the_steps_pass_the_formula_guard_to_every_csv(tmp_path: Path, guard: bool, expected: str) -> None:
+    source = tmp_path / "kunden.csv"
+    source.write_text(
+        "Kundennummer;Vorname;Nachname;Strasse;Hausnummer;PLZ;Ort\n"
+        "=1+1;Jürg;Müller;Bahnhofstr.;12;3000;Bern\n=1+1;Anna;Keller;Seeweg;3;=1+1;Zürich\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    prepared = prepare_input.fn(source, out, formula_guard=guard)
+    rejected = pd.read_csv(out / "rejected.csv", dtype=str, keep_default_na=False)
+    assert rejected["value"].tolist() == [expected]
+    download = tmp_path / "output.bin"
+    download.write_bytes(b"RecordId\tQSTAT\tName\r\n1\t1\t=1+1\r\n")
+    build_results.fn(prepared, download, out, formula_guard=guard)
+    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    assert results.loc[0, ["Kundennummer", "Name"]].tolist() == [expected, expected]
+    answers = pd.DataFrame({"RecordId": [1], "QSTAT": ["1"], "Name": ["=1+1"]})
+    build_query_results.fn(prepared, answers, tmp_path / "query", formula_guard=guard)
+    queried = pd.read_csv(tmp_path / "query" / "results.csv", dtype=str, keep_default_na=False)
+    assert queried.loc[0, ["Kundennummer", "Name"]].tolist() == [expected, expected]

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from connectors.newspaper import OrderInvalid
+from connectors.newspaper.errors import FieldProblem
 from tasks.errors import InputError
 from tasks.newspaper.purchase_input import load_purchase_parameters, purchase_columns, read_purchase_input
 
@@ -99,3 +100,73 @@ def test_parameters_from_yaml_and_refusals(tmp_path: Path) -> None:
     path.write_text("- a\n", encoding="utf-8")
     with pytest.raises(InputError, match="object"):
         load_purchase_parameters(path)
+
+
+def test_control_characters_reject_the_row_and_are_never_sent(tmp_path: Path) -> None:
+    path = tmp_path / "a.csv"
+    path.write_bytes(
+        b"id,lastName,street,zipCode,city\n"
+        b"A-1,Muster,Hauptstr.,6280,Hochdorf\n"
+        b"A-2,Mu\x00ster,Hauptstr.,6280,Hochdorf\n"
+        b"A-3,Keller,Haupt\x1bstr.,6280,Hochdorf\n"
+        b'A-4,Lang,"Haupt\tstr.",6280,Hochdorf\n'
+    )
+    checked = read_purchase_input(path, {}, today=TODAY)
+    assert [address.id for address in checked.purchase.addresses] == ["A-1", "A-4"]
+    assert checked.rows == [1, 4]
+    assert checked.rejected.values.tolist() == [
+        [2, "lastName", "Mu\\x00ster", "control character U+0000 (NUL) in the value"],
+        [3, "street", "Haupt\\x1bstr.", "control character U+001B (ESC) in the value"],
+    ]
+    assert checked.input_rows == 4
+
+
+def test_a_line_in_another_encoding_is_rejected_not_sent_garbled(tmp_path: Path) -> None:
+    path = tmp_path / "a.csv"
+    path.write_bytes(
+        b"lastName,zipCode,city\n"
+        + "Müller,6280,Hochdorf\n".encode()
+        + "Bühler,6280,Hochdorf\n".encode("cp1252")
+        + "Gärtner,6280,Hochdorf\n".encode()
+    )
+    checked = read_purchase_input(path, {}, today=TODAY)
+    assert [address.last_name for address in checked.purchase.addresses] == ["Müller", "Gärtner"]
+    assert checked.rejected[["row", "field"]].values.tolist() == [[2, ""]]
+    assert "not valid UTF-8" in checked.rejected.loc[0, "reason"]
+
+
+def test_a_quote_never_closed_is_refused_before_anything_is_sent(tmp_path: Path) -> None:
+    path = tmp_path / "a.csv"
+    rows = [f"Muster{n},{n}1{n}0,Hochdorf,Weg" for n in range(1, 9)]
+    rows[1] = '"Muster2,6210,Hochdorf,Weg'
+    path.write_text("lastName,zipCode,city,street\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="line 3: a quote opened here is never closed"):
+        read_purchase_input(path, {}, today=TODAY)
+
+
+def test_rows_that_do_not_add_up_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "a.csv"
+    path.write_text("lastName,zipCode,city\nMuster,6280,Hochdorf\nKeller,6280,Hochdorf\n", encoding="utf-8")
+    monkeypatch.setattr(
+        "tasks.newspaper.purchase_input.check_purchase",
+        lambda purchase, today: [_problem("addresses[0].city")],
+    )
+    monkeypatch.setattr("tasks.newspaper.purchase_input.pd.DataFrame.sort_values", _duplicating_sort)
+    with pytest.raises(InputError, match=r"2 data rows were read, but 1 accepted \+ 2 rejected \+ 0 empty"):
+        read_purchase_input(path, {}, today=TODAY)
+
+
+def _problem(path: str) -> FieldProblem:
+    return FieldProblem(path, "bad")
+
+
+_real_sort = pd.DataFrame.sort_values
+
+
+def _duplicating_sort(self: pd.DataFrame, *args: object, **kwargs: object) -> pd.DataFrame:
+    """Loses track of a row the way a bug would: the rejected report names a row that was accepted."""
+    frame = _real_sort(self, *args, **kwargs)  # type: ignore[call-overload]
+    if list(frame.columns) == ["row", "field", "value", "reason"] and len(frame):
+        extra = frame.iloc[:1].assign(row=2)
+        return pd.concat([frame, extra], ignore_index=True)
+    return frame  # type: ignore[no-any-return]

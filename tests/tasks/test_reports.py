@@ -9,7 +9,7 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from tasks.reports import markdown_table, sanitize_sheet_name, write_csv, write_xlsx
+from tasks.reports import markdown_table, neutralise_formulas, sanitize_sheet_name, write_csv, write_xlsx
 
 
 def test_write_csv_is_utf8_without_index(tmp_path: Path) -> None:
@@ -119,3 +119,50 @@ def test_markdown_table() -> None:
     assert text.count("\n| ") == 6  # rule + five rows
     assert markdown_table(pd.DataFrame()) == "_(no columns)_"
     assert markdown_table(pd.DataFrame({"a": ["x\ny"]})).endswith("| x y |")
+
+
+def test_neutralise_formulas_guards_text_that_starts_like_a_formula() -> None:
+    frame = pd.DataFrame(
+        {
+            "text": ["=1+1", "+41 79 000", "-x", "@SUM(A1)", "\tx", "\rx", "a=b", "", None],
+            "number": [-5, 1, 2, 3, 4, 5, 6, 7, 8],
+            "mixed": pd.Series(["-x", 1, None, -2.5, "=y", "z", True, "@", "ok"], dtype=object),
+            "category": pd.Categorical(["=a", "b", "=a", "b", "b", "b", "b", "b", "-"]),
+            "code": ["- no statement"] * 9,
+        }
+    )
+    before = frame.copy()
+    guarded = neutralise_formulas(frame, ["text", "number", "mixed", "category"])
+    assert guarded["text"].tolist()[:8] == [
+        "'=1+1",
+        "'+41 79 000",
+        "'-x",
+        "'@SUM(A1)",
+        "'\tx",
+        "'\rx",
+        "a=b",
+        "",
+    ]
+    assert pd.isna(guarded["text"].iloc[8])
+    assert guarded["number"].tolist() == frame["number"].tolist()  # a negative number is no formula
+    assert guarded["mixed"].tolist() == ["'-x", 1, None, -2.5, "'=y", "z", True, "'@", "ok"]
+    assert guarded["category"].tolist()[:2] == ["'=a", "b"] and guarded["category"].iloc[8] == "'-"
+    assert isinstance(guarded["category"].dtype, pd.CategoricalDtype)
+    assert guarded["code"].tolist() == ["- no statement"] * 9  # not among the columns named
+    pd.testing.assert_frame_equal(frame, before)  # the caller's frame is untouched
+    clean = pd.DataFrame({"a": ["x", "y"]})
+    assert neutralise_formulas(clean) is clean
+
+
+def test_write_csv_guards_formulas_only_when_asked_and_never_in_code_columns(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"Name": ['=HYPERLINK("http://x")', "Muster"], "SR01": ["- no statement", "1 ok"]})
+    plain = write_csv(frame, tmp_path / "plain.csv")
+    assert plain.read_text(encoding="utf-8").splitlines()[1] == '"=HYPERLINK(""http://x"")",- no statement'
+    guarded = write_csv(frame, tmp_path / "guarded.csv", formula_guard=True, code_columns={"SR01"})
+    assert (
+        guarded.read_text(encoding="utf-8").splitlines()[1] == '"\'=HYPERLINK(""http://x"")",- no statement'
+    )
+    everything = write_csv(frame, tmp_path / "all.csv", formula_guard=True)
+    assert everything.read_text(encoding="utf-8").splitlines()[1].endswith(",'- no statement")
+    named = write_csv(pd.DataFrame({"=cmd()": ["x"], "-": [1]}), tmp_path / "named.csv", formula_guard=True)
+    assert named.read_text(encoding="utf-8").splitlines()[0] == "'=cmd(),'-"  # a column name is a cell too
