@@ -21,6 +21,7 @@ from tasks.idempotency import derive_key
 from tasks.newspaper.outputs import publish_summary, records_frame, summary_markdown, write_json
 from tasks.newspaper.purchase_input import load_purchase_parameters, read_purchase_input
 from tasks.newspaper.purchases import (
+    OUTPUT_CODE_COLUMNS,
     OUTPUT_COLUMNS,
     describe,
     document_kinds,
@@ -107,7 +108,11 @@ async def address_purchase(
         sorting = checked.purchase.sorting_module is not None
         files: list[Path] = []
         if len(checked.rejected):
-            files.append(write_csv(checked.rejected, output_dir / "rejected.csv"))
+            files.append(
+                write_csv(
+                    checked.rejected, output_dir / "rejected.csv", formula_guard=settings.csv_formula_guard
+                )
+            )
             await recorder.document("rejected-rows", files[-1])
             logger.warning("%d address rows rejected, see %s", checked.rejected_rows, files[-1])
         summary.update(
@@ -168,7 +173,14 @@ async def address_purchase(
         files.append(
             write_json(output_dir, "output-addresses", output.value, max_bytes=settings.download_max_bytes)
         )
-        files.append(write_csv(frame, output_dir / "output-addresses.csv"))
+        files.append(
+            write_csv(
+                frame,
+                output_dir / "output-addresses.csv",
+                formula_guard=settings.csv_formula_guard,
+                code_columns=OUTPUT_CODE_COLUMNS,
+            )
+        )
         files.append(write_xlsx(output_dir / "output-addresses.xlsx", {"output addresses": frame}))
         for kind, path in documents.items():
             await recorder.document(kind, path, job=job)

@@ -86,7 +86,11 @@ async def newspaper_statistics(
             checked = read_statistics_file(input_path)
         files: list[Path] = []
         if len(checked.rejected):
-            files.append(write_csv(checked.rejected, output_dir / "rejected.csv"))
+            files.append(
+                write_csv(
+                    checked.rejected, output_dir / "rejected.csv", formula_guard=settings.csv_formula_guard
+                )
+            )
             await recorder.document("rejected-rows", files[-1])
             get_run_logger().warning("%d statistics rows rejected, see %s", checked.rejected_rows, files[-1])
         summary.update(

@@ -89,7 +89,9 @@ async def structure_files(
             [{"file": f.name, "size": f.size, "sha256": f.sha256, "new": f.new} for f in files],
             columns=["file", "size", "sha256", "new"],
         )
-        written = [write_csv(listing, output_dir / "structure-files.csv")]
+        written = [
+            write_csv(listing, output_dir / "structure-files.csv", formula_guard=settings.csv_formula_guard)
+        ]
         facts: dict[str, Any] = {"file code": f"{int(code)} ({code.name})"}
         facts.update({file.name: "new" if file.new else "unchanged" for file in files})
         if notify_email is not None:

@@ -31,6 +31,8 @@ from tasks.polling import Observation, PollPolicy, RemoteJobEnded, Sleep, Status
 logger = logging.getLogger("postflows.newspaper.purchases")
 
 FAILED_STATUSES = frozenset({"FAILED", "ERROR", "CANCELED", "CANCELLED", "REJECTED", "ABORTED"})
+# The service's codes in the output addresses: written as they are, never neutralised as formulas.
+OUTPUT_CODE_COLUMNS = ("statusCode", "bundleInfo", "quantity", "zipCode")
 OUTPUT_COLUMNS = (
     "statusCode",
     "bundleId",

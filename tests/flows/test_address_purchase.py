@@ -191,3 +191,18 @@ async def test_the_clean_up_option_is_part_of_the_purchase_identity(
     assert with_clean_up["idempotency_key"] != without["idempotency_key"]
     assert "non-reusable-addresses" in with_clean_up["documents"]
     assert "non-reusable-addresses" not in without["documents"]
+
+
+async def test_formula_like_cells_are_neutralised_in_the_csv_files(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    lines = ADDRESSES.read_text(encoding="utf-8").splitlines()
+    header, first = lines[0], lines[1].split(",")
+    first[1] = '"=HYPERLINK(""http://x.test"")"'
+    path = tmp_path / "addresses.csv"
+    path.write_text("\n".join([header, ",".join(first), *lines[2:]]) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    await address_purchase(path, PARAMETERS, out, **QUICK)
+    frame = pd.read_csv(out / "output-addresses.csv", dtype=str)
+    assert frame.set_index("id").loc[first[0], "firstName"] == '\'=HYPERLINK("http://x.test")'
+    assert set(frame["statusCode"]) <= {"OK", "CORRECTED", "UNKNOWN"}
