@@ -275,23 +275,33 @@ def sandbox_command(
     host: Annotated[str, typer.Option(help="Interface to bind")] = "127.0.0.1",
     faults: Annotated[str | None, typer.Option(help="Fault plan: JSON/YAML text or file")] = None,
     job_seconds: Annotated[float | None, typer.Option(help="Duration of batch jobs and purchases")] = None,
+    state_dir: Annotated[
+        Path | None, typer.Option(help="Where orders, jobs and files are kept [default: <data dir>/sandbox]")
+    ] = None,
+    memory: Annotated[bool, typer.Option("--memory", help="Keep the state in memory only")] = False,
 ) -> None:
     """Serve the sandbox of the APIs over HTTP (address service under /address/REST/v1)."""
     import uvicorn
 
+    from postflows.wiring import sandbox_state_dir
     from sandbox.app import create_app
     from sandbox.config import SandboxConfig
     from sandbox.faults import FaultPlan
 
+    if memory and state_dir is not None:
+        say("--memory and --state-dir exclude each other", style="red")
+        raise typer.Exit(EXIT_USAGE)
     settings = get_settings()
     config = SandboxConfig(
         job_seconds=job_seconds if job_seconds is not None else settings.sandbox_job_seconds,
         faults=FaultPlan.load(faults if faults is not None else settings.sandbox_faults),
+        state_dir=None if memory else (state_dir or sandbox_state_dir(settings)),
     )
     base = f"http://{host}:{port}"
     say(f"address service: {base}/address/REST/v1  (user sandbox-user / password sandbox-password)")
     say(f"newspaper API:   {base}/newspaper  (token URL {base}/auth/OAuth/token)")
     say(f"fault plan:      {base}/_sandbox/faults")
+    say(f"state:           {config.state_dir or 'in memory'}")
     uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
 
 

@@ -1,13 +1,16 @@
 """The composition root: builds connector clients from :class:`~postflows.settings.Settings`.
 
 An unset service URL selects the embedded sandbox, served in-process (one instance per process, so jobs
-started by one client are visible to the next). Nothing below this module knows the sandbox exists.
+started by one client are visible to the next) and keeping its state in ``<data dir>/sandbox``, so an order
+or job outlives the process and a later run (or another process at the same time) finds it. Nothing below
+this module knows the sandbox exists.
 """
 
 from __future__ import annotations
 
 import logging
 from functools import lru_cache
+from pathlib import Path
 
 import httpx
 from pydantic import SecretStr
@@ -35,22 +38,29 @@ class ConfigurationError(ValueError):
 
 
 @lru_cache(maxsize=4)
-def _sandbox_transport(job_seconds: float, faults: str | None) -> httpx.AsyncBaseTransport:
+def _sandbox_transport(job_seconds: float, faults: str | None, state_dir: Path) -> httpx.AsyncBaseTransport:
     from sandbox.config import SandboxConfig
     from sandbox.faults import FaultPlan
     from sandbox.inprocess import SandboxTransport
 
-    config = SandboxConfig(job_seconds=job_seconds, faults=FaultPlan.load(faults))
+    config = SandboxConfig(job_seconds=job_seconds, faults=FaultPlan.load(faults), state_dir=state_dir)
     return SandboxTransport(config)
+
+
+def sandbox_state_dir(settings: Settings) -> Path:
+    """Where the embedded and the served sandbox keep their state unless told otherwise."""
+    return (settings.data_dir / "sandbox").resolve()
 
 
 def sandbox_transport(settings: Settings) -> httpx.AsyncBaseTransport:
     """The process-wide in-process sandbox for these settings."""
-    return _sandbox_transport(settings.sandbox_job_seconds, settings.sandbox_faults)
+    return _sandbox_transport(
+        settings.sandbox_job_seconds, settings.sandbox_faults, sandbox_state_dir(settings)
+    )
 
 
 def reset_sandbox() -> None:
-    """Forget the in-process sandbox (tests start each case from a fresh one)."""
+    """Drop the in-process sandbox; the next one is built anew, remembering what its state dir holds."""
     _sandbox_transport.cache_clear()
 
 

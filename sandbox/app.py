@@ -3,6 +3,8 @@
 Mounts: ``/address/REST/v1`` (address web service), ``/newspaper`` (newspaper API host) and ``/auth``
 (OAuth token endpoint at ``/auth/OAuth/token``). ``/_sandbox/faults`` reads and replaces the fault plan;
 ``/_sandbox/requests`` lists (GET) and resets (DELETE) the requests counted per API, method and endpoint.
+What the APIs remember lives in memory, or in ``config.state_dir`` shared with other processes (see
+:mod:`sandbox.state`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from fastapi import FastAPI
 
 from sandbox.config import SandboxConfig
 from sandbox.faults import API_MOUNTS, FaultMiddleware, FaultRule, RequestCount, RequestCounter
+from sandbox.state import TransactionMiddleware, open_state
 
 
 def create_app(config: SandboxConfig | None = None) -> FastAPI:
@@ -18,9 +21,13 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
     from sandbox import address_service, auth, newspaper
 
     config = config or SandboxConfig()
+    state = open_state(config.state_dir)
+    if state.shared:
+        config.faults.count_in(state.table("sandbox.fault_counts"))
     app = FastAPI(title="postflows sandbox", version="1")
     app.state.config = config
-    counter = RequestCounter()
+    app.state.sandbox_state = state
+    counter = RequestCounter(state)
     app.state.requests = counter
 
     @app.get("/_sandbox/faults")
@@ -46,8 +53,19 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
         counter.reset()
         return {"requests": 0}
 
-    app.mount(API_MOUNTS["address"], address_service.create_app(config))
-    app.mount(API_MOUNTS["newspaper"], newspaper.create_app(config))
+    app.mount(API_MOUNTS["address"], address_service.create_app(config, state))
+    app.mount(API_MOUNTS["newspaper"], newspaper.create_app(config, state))
     app.mount(API_MOUNTS["auth"], auth.create_app(config))
-    app.add_middleware(FaultMiddleware, plan=config.faults, counter=counter)
+    # The last middleware added runs first: faults are chosen before the request's transaction opens.
+    app.add_middleware(TransactionMiddleware, state=state)
+    app.add_middleware(
+        FaultMiddleware,
+        plan=config.faults,
+        counter=counter,
+        state=state,
+        failure_answers={
+            "address": address_service.processed_failure,
+            "newspaper": newspaper.processed_failure,
+        },
+    )
     return app

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,7 +27,11 @@ class OAuthClient(BaseModel):
 
 
 class SandboxConfig(BaseModel):
-    """Settings of one sandbox app. ``clock`` returns epoch seconds; tests may pass a controllable one."""
+    """Settings of one sandbox app. ``clock`` returns epoch seconds; tests may pass a controllable one.
+
+    ``state_dir``: where the app keeps orders, purchases, files, jobs and counters (a SQLite file shared by
+    every process naming the same directory); ``None`` keeps them in memory for the app's lifetime.
+    """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -54,5 +59,6 @@ class SandboxConfig(BaseModel):
     purchase_output_path_spelling: Literal["output-addresses", "outputaddresses"] = "output-addresses"
     structure_file_version: int = 1
 
+    state_dir: Path | None = None
     faults: FaultPlan = Field(default_factory=FaultPlan)
     clock: Callable[[], float] = time.time

@@ -10,12 +10,19 @@ API's mount (``runbatch``, ``checkbatchstatus/*``, ``*orders/standard``), and wh
   such as 106, 501, 201; newspaper message code such as ``0000``), read by the handler via
   :func:`active_fault`;
 * ``job_outcome`` / ``job_seconds``: a batch job or purchase created by this request ends in that outcome
-  (``failed``, ``error``, ``canceled``, ``unknown``) or takes that many seconds.
+  (``failed``, ``error``, ``canceled``, ``unknown``) or takes that many seconds;
+* ``lost_answer``: the request is processed (its changes are kept), then the connection is closed before
+  the answer is complete — the client cannot tell whether anything happened;
+* ``processed_status``: the request is processed, then answered with the API's failure instead of the
+  real answer (address service: the endpoint's result wrapper with ``Status`` ``value``, 201 by default;
+  newspaper: HTTP 200 carrying message code ``value``, ``0000`` by default).
 
 ``after`` lets that many matching requests through first; ``times`` limits how often the rule fires
 (``null`` = always). Plans come from JSON/YAML text or files and can be changed at run time through
 ``/_sandbox/faults``. The middleware also counts every request per (api, method, endpoint) in a
-:class:`RequestCounter`, so tests can prove what a client sent (``/_sandbox/requests``).
+:class:`RequestCounter`, so tests can prove what a client sent (``/_sandbox/requests``). With a state
+directory, request counts and how often each rule was seen and fired are kept there, shared by every
+process using it: a rule with ``times: 1`` fires once among them all.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import asyncio
 import fnmatch
 import json
 import threading
-from collections import Counter
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,7 +40,21 @@ from pydantic import BaseModel, Field, TypeAdapter
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-FaultKind = Literal["http_status", "delay", "drop", "service_status", "job_outcome", "job_seconds"]
+from sandbox.state import MemoryState, SandboxState, Table
+
+FaultKind = Literal[
+    "http_status",
+    "delay",
+    "drop",
+    "service_status",
+    "job_outcome",
+    "job_seconds",
+    "lost_answer",
+    "processed_status",
+]
+# What an API answers instead of a processed request's real answer: (fault value, real body) -> (HTTP
+# status, body).
+FailureAnswer = Callable[[Any, bytes], tuple[int, bytes]]
 SCOPE_KEY = "postflows.sandbox.fault"
 
 API_MOUNTS: dict[str, str] = {
@@ -65,16 +86,24 @@ class FaultRule(BaseModel):
             return False
         return fnmatch.fnmatchcase(endpoint, self.endpoint.lstrip("/"))
 
+    def counter_key(self, index: int) -> str:
+        """How the rule at ``index`` of a plan is known in a shared count table."""
+        return f"{index}:{self.model_dump_json(exclude={'fired', 'seen'})}"
+
 
 _RULES = TypeAdapter(list[FaultRule])
 
 
 class FaultPlan:
-    """The active rules; thread-safe, so a served sandbox can be reconfigured while running."""
+    """The active rules; thread-safe, so a served sandbox can be reconfigured while running.
+
+    Rules count what they saw and fired on themselves, or in a shared table (:meth:`count_in`).
+    """
 
     def __init__(self, rules: list[FaultRule] | None = None) -> None:
         self._rules = list(rules or [])
         self._lock = threading.Lock()
+        self._counts: Table[tuple[int, int]] | None = None
 
     @classmethod
     def load(cls, source: str | Path | None) -> FaultPlan:
@@ -90,13 +119,24 @@ class FaultPlan:
             data = data.get("faults", [data])
         return cls(_RULES.validate_python(data))
 
+    def count_in(self, table: Table[tuple[int, int]]) -> None:
+        """Keep (seen, fired) of each rule in ``table`` (shared by the processes of a state directory)."""
+        with self._lock:
+            self._counts = table
+
     def replace(self, rules: list[FaultRule]) -> None:
         with self._lock:
             self._rules = list(rules)
+            if self._counts is not None:
+                self._counts.clear()
+                for index, rule in enumerate(self._rules):
+                    self._counts.put(rule.counter_key(index), (rule.seen, rule.fired))
 
     def add(self, rule: FaultRule) -> None:
         with self._lock:
             self._rules.append(rule)
+            if self._counts is not None:
+                self._counts.put(rule.counter_key(len(self._rules) - 1), (rule.seen, rule.fired))
 
     def clear(self) -> None:
         self.replace([])
@@ -104,24 +144,37 @@ class FaultPlan:
     @property
     def rules(self) -> list[FaultRule]:
         with self._lock:
-            return list(self._rules)
+            if self._counts is None:
+                return list(self._rules)
+            counted = []
+            for index, rule in enumerate(self._rules):
+                seen, fired = self._count_of(index, rule)
+                counted.append(rule.model_copy(update={"seen": seen, "fired": fired}))
+            return counted
 
     def take(self, api: str, method: str, endpoint: str, kinds: set[str] | None = None) -> FaultRule | None:
         """The first rule that fires for this request (counting it), or None."""
         with self._lock:
-            for rule in self._rules:
+            for index, rule in enumerate(self._rules):
                 if kinds is not None and rule.kind not in kinds:
                     continue
                 if not rule.matches(api, method, endpoint):
                     continue
-                rule.seen += 1
-                if rule.seen <= rule.after:
-                    continue
-                if rule.times is not None and rule.fired >= rule.times:
-                    continue
-                rule.fired += 1
-                return rule
+                seen, fired = self._count_of(index, rule)
+                seen += 1
+                fires = seen > rule.after and (rule.times is None or fired < rule.times)
+                fired += int(fires)
+                rule.seen, rule.fired = seen, fired
+                if self._counts is not None:
+                    self._counts.put(rule.counter_key(index), (seen, fired))
+                if fires:
+                    return rule
         return None
+
+    def _count_of(self, index: int, rule: FaultRule) -> tuple[int, int]:
+        if self._counts is None:
+            return rule.seen, rule.fired
+        return self._counts.get(rule.counter_key(index)) or (0, 0)
 
 
 def split_api_path(path: str) -> tuple[str, str]:
@@ -148,31 +201,43 @@ class RequestCount(BaseModel):
 class RequestCounter:
     """How many requests reached each (api, method, endpoint), faulted ones included; thread-safe."""
 
-    def __init__(self) -> None:
-        self._counts: Counter[tuple[str, str, str]] = Counter()
-        self._lock = threading.Lock()
+    def __init__(self, state: SandboxState | None = None) -> None:
+        self._state = state or MemoryState()
+        self._counts: Table[int] = self._state.table("sandbox.requests")
 
     def record(self, api: str, method: str, endpoint: str) -> None:
-        with self._lock:
-            self._counts[(api, method.upper(), endpoint)] += 1
+        key = json.dumps([api, method.upper(), endpoint])
+        with self._state.atomic():
+            self._counts.put(key, (self._counts.get(key) or 0) + 1)
 
     def counts(self) -> list[RequestCount]:
-        with self._lock:
-            items = sorted(self._counts.items())
+        items = sorted((tuple(json.loads(key)), count) for key, count in self._counts.items())
         return [RequestCount(api=a, method=m, endpoint=e, count=n) for (a, m, e), n in items]
 
     def reset(self) -> None:
-        with self._lock:
-            self._counts.clear()
+        self._counts.clear()
 
 
 class FaultMiddleware:
-    """Applies transport-level faults and marks endpoint-level ones on the request scope."""
+    """Applies transport-level faults and marks endpoint-level ones on the request scope.
 
-    def __init__(self, app: ASGIApp, plan: FaultPlan, counter: RequestCounter | None = None) -> None:
+    Counting the request and choosing its rule is one transaction of ``state``; the app's own work is
+    another, so a ``delay`` holds no lock while it waits.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        plan: FaultPlan,
+        counter: RequestCounter | None = None,
+        state: SandboxState | None = None,
+        failure_answers: Mapping[str, FailureAnswer] | None = None,
+    ) -> None:
         self.app = app
         self.plan = plan
         self.counter = counter
+        self.state = state or MemoryState()
+        self.failure_answers = dict(failure_answers or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -182,9 +247,10 @@ class FaultMiddleware:
         if not api:
             await self.app(scope, receive, send)
             return
-        if self.counter is not None:
-            self.counter.record(api, scope["method"], endpoint)
-        rule = self.plan.take(api, scope["method"], endpoint)
+        async with self.state.request():
+            if self.counter is not None:
+                self.counter.record(api, scope["method"], endpoint)
+            rule = self.plan.take(api, scope["method"], endpoint)
         if rule is None:
             await self.app(scope, receive, send)
             return
@@ -193,22 +259,54 @@ class FaultMiddleware:
             await self.app(scope, receive, send)
         elif rule.kind == "http_status":
             status = int(rule.value or 500)
-            body = json.dumps({"error": f"injected HTTP {status}"}).encode()
-            await _respond(send, status, body)
+            await _respond(send, status, json.dumps({"error": f"injected HTTP {status}"}).encode())
         elif rule.kind == "drop":
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 200,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", b"1000")],
-                }
-            )
-            await send({"type": "http.response.body", "body": b'{"partial', "more_body": True})
-            raise ConnectionDropped(f"injected dropped connection on {api}/{endpoint}")
+            await _drop(send, f"injected dropped connection on {api}/{endpoint}")
+        elif rule.kind == "lost_answer":
+            await _answer_of(self.app, scope, receive)
+            await _drop(send, f"injected lost answer on {api}/{endpoint} (the request was processed)")
+        elif rule.kind == "processed_status":
+            _, body = await _answer_of(self.app, scope, receive)
+            answer = self.failure_answers.get(api)
+            if answer is None:
+                await _respond(
+                    send, 500, json.dumps({"error": "injected HTTP 500 after processing"}).encode()
+                )
+            else:
+                await _respond(send, *answer(rule.value, body))
         else:
             scope = dict(scope)
             scope[SCOPE_KEY] = rule
             await self.app(scope, receive, send)
+
+
+async def _answer_of(app: ASGIApp, scope: Scope, receive: Receive) -> tuple[int, bytes]:
+    """Run ``app`` on the request and keep its answer (HTTP status, body) instead of sending it."""
+    status = 500
+    chunks: list[bytes] = []
+
+    async def keep(message: Message) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = int(message["status"])
+        elif message["type"] == "http.response.body":
+            chunks.append(bytes(message.get("body", b"")))
+
+    await app(scope, receive, keep)
+    return status, b"".join(chunks)
+
+
+async def _drop(send: Send, reason: str) -> None:
+    """Start an answer, send part of its body, then close the connection."""
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", b"1000")],
+        }
+    )
+    await send({"type": "http.response.body", "body": b'{"partial', "more_body": True})
+    raise ConnectionDropped(reason)
 
 
 async def _respond(send: Send, status: int, body: bytes) -> None:

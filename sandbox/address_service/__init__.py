@@ -8,15 +8,17 @@ from fastapi import FastAPI
 
 from sandbox.address_service.batch_routes import batch_router
 from sandbox.address_service.query_routes import query_router
-from sandbox.address_service.service import AddressService
+from sandbox.address_service.service import AddressService, processed_failure
 from sandbox.config import SandboxConfig
+from sandbox.state import SandboxState
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "processed_failure"]
 
 
-def create_app(config: SandboxConfig) -> FastAPI:
-    """The address-service app for ``config``, to be mounted at ``/address/REST/v1``."""
-    service = AddressService(config)
+def create_app(config: SandboxConfig, state: SandboxState) -> FastAPI:
+    """The address-service app for ``config`` keeping its files and jobs in ``state``, to be mounted at
+    ``/address/REST/v1``."""
+    service = AddressService(config, state)
     app = FastAPI(title="address web service sandbox", version="1")
     app.state.service = service
     app.include_router(batch_router(service))

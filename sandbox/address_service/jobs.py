@@ -1,5 +1,8 @@
 """Files and batch jobs of one sandbox instance, and how a job's state follows from elapsed time.
 
+Records are kept in the tables of the app's :class:`~sandbox.state.SandboxState`; file contents and job
+outputs in tables of their own, so polling a job never reads its bytes.
+
 A job advances by the clock alone (no background thread): for a duration ``D`` it is New for the first
 10 %, Waiting until 25 %, then Running with Progress rising to 100 %, and at ``D`` it reaches its outcome
 (Finished, or Failed/Error/Canceled/Unknown when a fault asked for it).
@@ -8,13 +11,13 @@ A job advances by the clock alone (no background thread): for a duration ``D`` i
 from __future__ import annotations
 
 import math
-import threading
 import uuid
-from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from enum import IntEnum
 from typing import Literal
+
+from sandbox.state import SandboxState
 
 MAX_FILES = 1000
 MAX_JOBS = 500
@@ -52,6 +55,8 @@ _MESSAGES = {
 
 @dataclass
 class StoredFile:
+    """An uploaded file or a created output file (``content`` only as read by :meth:`JobStore.file`)."""
+
     token: str
     kind: Literal["upload", "output"]
     created_at: float
@@ -61,7 +66,8 @@ class StoredFile:
 
 @dataclass
 class BatchJob:
-    """A submitted alignment. ``output`` is computed at submission and released when the job finishes."""
+    """A submitted alignment. ``output`` is computed at submission and released when the job finishes; only
+    :meth:`JobStore.job_of_output` reads it back."""
 
     token: str
     key: str
@@ -132,61 +138,75 @@ def date_literal(epoch_seconds: float) -> str:
 
 
 class JobStore:
-    """Files and jobs in memory, guarded by one lock and bounded (the oldest entries go first)."""
+    """Files and jobs, bounded (the oldest entries go first)."""
 
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.files: OrderedDict[str, StoredFile] = OrderedDict()
-        self.jobs: OrderedDict[str, BatchJob] = OrderedDict()
-        self._settlements = 0
+    def __init__(self, state: SandboxState) -> None:
+        self._state = state
+        self._files = state.table("address.files")
+        self._contents = state.table("address.file_contents")
+        self._jobs = state.table("address.jobs")
+        self._outputs = state.table("address.job_outputs")
 
     @staticmethod
     def new_token() -> str:
         return str(uuid.uuid4())
 
     def next_settlement(self) -> int:
-        with self.lock:
-            self._settlements += 1
-            return 4_200_000 + self._settlements
+        return self._state.next_id("address.settlement", 4_200_001)
 
     def add_file(self, stored: StoredFile) -> None:
-        with self.lock:
-            self.files[stored.token] = stored
-            while len(self.files) > MAX_FILES:
-                self.files.popitem(last=False)
+        with self._state.atomic():
+            self._files.put(stored.token, replace(stored, content=b""))
+            self._contents.put(stored.token, stored.content)
+            for token in self._files.trim(MAX_FILES):
+                self._contents.pop(token)
 
     def file(self, token: str) -> StoredFile | None:
-        with self.lock:
-            return self.files.get(token)
+        """The file with its content."""
+        with self._state.atomic():
+            stored: StoredFile | None = self._files.get(token)
+            if stored is None:
+                return None
+            return replace(stored, content=self._contents.get(token) or b"")
 
     def add_job(self, job: BatchJob) -> None:
-        with self.lock:
-            self.jobs[job.token] = job
-            while len(self.jobs) > MAX_JOBS:
-                self.jobs.popitem(last=False)
-            output = self.files.get(job.output_token)
+        with self._state.atomic():
+            self._jobs.put(job.token, replace(job, output=b""))
+            self._outputs.put(job.token, job.output)
+            for token in self._jobs.trim(MAX_JOBS):
+                self._outputs.pop(token)
+            output: StoredFile | None = self._files.get(job.output_token)
             if output is not None:
-                output.batch_token = job.token
+                self._files.put(output.token, replace(output, batch_token=job.token))
 
     def job(self, token: str) -> BatchJob | None:
-        with self.lock:
-            return self.jobs.get(token)
+        """The job without its output bytes."""
+        found: BatchJob | None = self._jobs.get(token)
+        return found
 
     def job_of_output(self, token: str) -> BatchJob | None:
-        """The job writing to output file ``token``, or the job whose batch token it is."""
-        with self.lock:
-            if token in self.jobs:
-                return self.jobs[token]
-            stored = self.files.get(token)
-            if stored is None or stored.batch_token is None:
+        """The job writing to output file ``token``, or the job whose batch token it is, with its output."""
+        with self._state.atomic():
+            job: BatchJob | None = self._jobs.get(token)
+            if job is None:
+                stored: StoredFile | None = self._files.get(token)
+                if stored is None or stored.batch_token is None:
+                    return None
+                job = self._jobs.get(stored.batch_token)
+            if job is None:
                 return None
-            return self.jobs.get(stored.batch_token)
+            return replace(job, output=self._outputs.get(job.token) or b"")
 
     def delete(self, token: str) -> bool:
         """Forget a file or a job (its output file with it); False when the token is unknown."""
-        with self.lock:
-            job = self.jobs.pop(token, None)
+        with self._state.atomic():
+            job: BatchJob | None = self._jobs.pop(token)
             if job is not None:
-                self.files.pop(job.output_token, None)
+                self._outputs.pop(token)
+                self._forget_file(job.output_token)
                 return True
-            return self.files.pop(token, None) is not None
+            return self._forget_file(token)
+
+    def _forget_file(self, token: str) -> bool:
+        self._contents.pop(token)
+        return self._files.pop(token) is not None

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 import secrets
-import threading
-from collections import deque
 from typing import Any, Literal
 
 from fastapi import Request
@@ -24,6 +23,7 @@ from sandbox.address_service.matching import Matcher
 from sandbox.address_service.reference import load_reference
 from sandbox.config import SandboxConfig
 from sandbox.faults import active_fault
+from sandbox.state import SandboxState
 
 
 class Status:
@@ -66,17 +66,31 @@ def answer(wrapper: str | None, status: int = Status.OK, **fields: Any) -> JSONR
     return JSONResponse({wrapper: body} if wrapper else body)
 
 
-class AddressService:
-    """Everything one app instance remembers: configuration, files and jobs, matchers, rate windows."""
+def processed_failure(value: Any, answered: bytes) -> tuple[int, bytes]:
+    """What replaces a processed request's answer under a ``processed_status`` fault: its result wrapper
+    (the bare ``{Status}`` body for ping, download and delete) with ``Status`` ``value``, 201 by default."""
+    try:
+        body = json.loads(answered)
+    except ValueError:
+        body = None
+    wrapper = next(iter(body)) if isinstance(body, dict) and len(body) == 1 else None
+    status = int(value) if value is not None else Status.INTERNAL_ERROR
+    response = answer(wrapper if wrapper in EMPTY_RESULTS else None, status)
+    return response.status_code, bytes(response.body)
 
-    def __init__(self, config: SandboxConfig) -> None:
+
+class AddressService:
+    """Everything one app instance knows: configuration, files and jobs, matchers, rate windows."""
+
+    def __init__(self, config: SandboxConfig, state: SandboxState) -> None:
         self.config = config
-        self.store = JobStore()
+        self.state = state
+        self.store = JobStore(state)
         reference = load_reference()
         self.maintenance = Matcher(reference)
         self.validation = Matcher(reference, validation_only=True)
-        self._windows: dict[Limit, deque[float]] = {"query": deque(), "upload": deque()}
-        self._window_lock = threading.Lock()
+        # The epoch seconds of the calls counted in the last minute, per limit.
+        self._windows = state.table("address.rate_windows")
 
     def now(self) -> float:
         return float(self.config.clock())
@@ -133,14 +147,13 @@ class AddressService:
         if maximum is None:
             return True
         now = self.now()
-        with self._window_lock:
-            window = self._windows[limit]
-            while window and window[0] <= now - 60.0:
-                window.popleft()
-            if len(window) >= maximum:
-                return False
-            window.append(now)
-            return True
+        with self.state.atomic():
+            window = [at for at in self._windows.get(limit) or [] if at > now - 60.0]
+            within = len(window) < maximum
+            if within:
+                window.append(now)
+            self._windows.put(limit, window)
+            return within
 
 
 def _basic_credentials(request: Request) -> tuple[str, str] | None:

@@ -15,7 +15,13 @@ from fastapi import APIRouter, Depends, FastAPI
 from sandbox.auth import install_bearer_errors, require_scope
 from sandbox.config import SandboxConfig
 from sandbox.newspaper import masterdata, orders, purchases, statistics, structurefiles
-from sandbox.newspaper.messages import install_message_errors, service_status_fault
+from sandbox.newspaper.messages import (
+    NewspaperRejection,
+    install_message_errors,
+    message,
+    service_status_fault,
+)
+from sandbox.state import SandboxState
 
 SCOPE_ORDERS = "SENDINGS_NEWSPAPER_SUBMISSION_ORDERS"
 SCOPE_NEWSPAPERS = "SENDINGS_NEWSPAPER_SUBMISSION_NEWSPAPERS"
@@ -24,13 +30,13 @@ SCOPE_STATISTIC = "SENDINGS_NEWSPAPER_STATISTIC"
 SCOPE_ADDRESS = "SENDINGS_NEWSPAPER_ADDRESS"
 
 
-def create_app(config: SandboxConfig) -> FastAPI:
-    """The newspaper API app for ``config``; its orders and purchases live as long as the app."""
+def create_app(config: SandboxConfig, state: SandboxState) -> FastAPI:
+    """The newspaper API app for ``config``; its orders, purchases and uploads are kept in ``state``."""
     app = FastAPI(title="sandbox newspaper API", version="1")
     install_bearer_errors(app)
     install_message_errors(app)
-    statistics_log = statistics.StatisticsLog()
-    recipients = structurefiles.NoticeRecipients()
+    statistics_log = statistics.StatisticsLog(state)
+    recipients = structurefiles.NoticeRecipients(state)
 
     def protect(router: APIRouter, scope: str) -> None:
         # The bearer check runs first, so a fault or a bad body never answers an unauthorised caller.
@@ -38,18 +44,25 @@ def create_app(config: SandboxConfig) -> FastAPI:
             router, dependencies=[Depends(require_scope(config, scope)), Depends(service_status_fault)]
         )
 
-    protect(orders.create_router(config), SCOPE_ORDERS)
+    protect(orders.create_router(config, state), SCOPE_ORDERS)
     protect(masterdata.create_newspapers_router(), SCOPE_NEWSPAPERS)
     protect(masterdata.create_distribution_router(), SCOPE_DISTRIBUTION)
     protect(statistics.create_router(statistics_log), SCOPE_STATISTIC)
-    protect(purchases.create_router(config), SCOPE_ADDRESS)
+    protect(purchases.create_router(config, state), SCOPE_ADDRESS)
     protect(structurefiles.create_router(config, recipients), SCOPE_ADDRESS)
 
     @app.get("/_sandbox/received")
     def received() -> dict[str, Any]:
         return {
-            "statisticsUploads": [len(upload) for upload in statistics_log.uploads],
-            "structureFileEmails": list(recipients.addresses),
+            "statisticsUploads": [len(upload) for upload in statistics_log.uploads()],
+            "structureFileEmails": recipients.addresses(),
         }
 
     return app
+
+
+def processed_failure(value: Any, answered: bytes) -> tuple[int, bytes]:
+    """What replaces a processed request's answer under a ``processed_status`` fault: HTTP 200 carrying
+    message code ``value`` (``0000`` by default), as a ``service_status`` fault answers."""
+    response = NewspaperRejection(200, [message(str(value or "0000").zfill(4))]).response()
+    return response.status_code, bytes(response.body)

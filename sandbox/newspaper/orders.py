@@ -11,7 +11,6 @@ The delivery note is the document JSON by default and raw PDF bytes when ``Accep
 from __future__ import annotations
 
 import copy
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -34,6 +33,7 @@ from sandbox.newspaper.order_rules import (
 )
 from sandbox.newspaper.pdf import document_body, render_pdf
 from sandbox.newspaper.reference import ReferenceNewspaper, circulation
+from sandbox.state import SandboxState
 
 OrderKind = Literal["standard", "gratis"]
 FIRST_ORDER_ID = 7_000_001
@@ -154,22 +154,25 @@ def prefers_pdf(accept: str) -> bool:
 
 
 class OrderBook:
-    """The orders accepted by one sandbox app; thread-safe."""
+    """The orders accepted by one sandbox app, kept in its state."""
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._orders: dict[int, OrderRecord] = {}
-        self._next_id = FIRST_ORDER_ID
+    def __init__(self, state: SandboxState) -> None:
+        self._state = state
+        self._orders = state.table("newspaper.orders")
+        # (newspaper number, issue number, delivery date) of every order, so checking a new order's issue
+        # number reads no order bodies.
+        self._issues = state.table("newspaper.order_issues")
 
     def add(self, make: Callable[[int], OrderRecord]) -> OrderRecord:
-        with self._lock:
-            record = make(self._next_id)
-            self._orders[record.order_id] = record
-            self._next_id += 1
+        with self._state.atomic():
+            record = make(self._state.next_id("newspaper.order", FIRST_ORDER_ID))
+            self._orders.put(record.order_id, record)
+            issue = (record.paper.number, record.issue_from, record.delivery_date)
+            self._issues.put(record.order_id, issue)
             return record
 
     def get(self, order_id: int, kind: OrderKind | None = None) -> OrderRecord:
-        record = self._orders.get(order_id)
+        record: OrderRecord | None = self._orders.get(order_id)
         if record is None:
             raise not_found(f"Order {order_id} not found")
         if kind is not None and record.kind != kind:
@@ -177,14 +180,15 @@ class OrderBook:
         return record
 
     def issue_dates(self, paper: ReferenceNewspaper) -> dict[int, date]:
-        with self._lock:
-            return {r.issue_from: r.delivery_date for r in self._orders.values() if r.paper is paper}
+        """Delivery date per issue number of the orders already accepted for ``paper``."""
+        issues: list[tuple[int, int, date]] = self._issues.values()
+        return {issue: delivered for number, issue, delivered in issues if number == paper.number}
 
 
-def create_router(config: SandboxConfig) -> APIRouter:
-    """The order endpoints; the caller adds the scope check."""
+def create_router(config: SandboxConfig, state: SandboxState) -> APIRouter:
+    """The order endpoints, keeping orders in ``state``; the caller adds the scope check."""
     router = APIRouter(prefix="/logistics/newspaper/submission/v1/orders")
-    book = OrderBook()
+    book = OrderBook(state)
 
     async def submit(request: Request, kind: OrderKind) -> JSONResponse:
         model: type[OrderBase] = GratisOrder if kind == "gratis" else StandardOrder

@@ -12,7 +12,6 @@ Address clean-up, the option the non-reusable-addresses document depends on, is 
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -25,6 +24,7 @@ from sandbox.config import SandboxConfig
 from sandbox.newspaper.jobs import Job, start_job
 from sandbox.newspaper.messages import NewspaperRejection, not_available, not_found, parse_body
 from sandbox.newspaper.pdf import PDF_MIME_TYPES, document_body, render_pdf
+from sandbox.state import SandboxState
 
 PREFIX = "/logistics/newspaper/address/v1/purchases"
 FIRST_PURCHASE_ID = 880_001
@@ -154,31 +154,29 @@ def _document_lines(name: str, record: PurchaseRecord) -> list[str]:
 
 
 class PurchaseBook:
-    """Purchases received by one sandbox app; thread-safe."""
+    """Purchases received by one sandbox app, kept in its state."""
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._purchases: dict[int, PurchaseRecord] = {}
-        self._next_id = FIRST_PURCHASE_ID
+    def __init__(self, state: SandboxState) -> None:
+        self._state = state
+        self._purchases = state.table("newspaper.purchases")
 
     def add(self, order: PurchaseOrder, job: Job) -> PurchaseRecord:
-        with self._lock:
-            record = PurchaseRecord(self._next_id, order, job)
-            self._purchases[record.purchase_id] = record
-            self._next_id += 1
+        with self._state.atomic():
+            record = PurchaseRecord(self._state.next_id("newspaper.purchase", FIRST_PURCHASE_ID), order, job)
+            self._purchases.put(record.purchase_id, record)
             return record
 
     def get(self, purchase_id: int) -> PurchaseRecord:
-        record = self._purchases.get(purchase_id)
+        record: PurchaseRecord | None = self._purchases.get(purchase_id)
         if record is None:
             raise not_found(f"Purchase {purchase_id} not found")
         return record
 
 
-def create_router(config: SandboxConfig) -> APIRouter:
-    """The purchase endpoints; the caller adds the scope check."""
+def create_router(config: SandboxConfig, state: SandboxState) -> APIRouter:
+    """The purchase endpoints, keeping purchases in ``state``; the caller adds the scope check."""
     router = APIRouter(prefix=PREFIX)
-    book = PurchaseBook()
+    book = PurchaseBook(state)
 
     def sorted_purchase(purchase_id: int) -> PurchaseRecord:
         record = book.get(purchase_id)

@@ -6,7 +6,6 @@ plain text ``File uploaded successfully``; otherwise HTTP 400 with one ``0200`` 
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -17,6 +16,7 @@ from pydantic.alias_generators import to_camel
 from sandbox.newspaper.messages import NewspaperRejection, message
 from sandbox.newspaper.order_rules import parse_delivery_date
 from sandbox.newspaper.reference import NEWSPAPERS
+from sandbox.state import SandboxState
 
 CONFIRMATION = "File uploaded successfully"
 
@@ -39,13 +39,17 @@ class StatisticsRecord(BaseModel):
 class StatisticsLog:
     """Accepted uploads, kept so tests can see what arrived."""
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.uploads: list[list[StatisticsRecord]] = []
+    def __init__(self, state: SandboxState) -> None:
+        self._state = state
+        self._uploads = state.table("newspaper.statistics_uploads")
 
     def add(self, records: list[StatisticsRecord]) -> None:
-        with self._lock:
-            self.uploads.append(records)
+        self._uploads.put(self._state.next_id("newspaper.statistics_upload", 1), records)
+
+    def uploads(self) -> list[list[StatisticsRecord]]:
+        """Every accepted upload, oldest first."""
+        uploads: list[list[StatisticsRecord]] = self._uploads.values()
+        return uploads
 
 
 def _problems(raw: Any) -> tuple[list[StatisticsRecord], list[str]]:

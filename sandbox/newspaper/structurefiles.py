@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import io
-import threading
 import zipfile
 from typing import Any
 
@@ -20,6 +19,7 @@ from fastapi.responses import PlainTextResponse
 
 from sandbox.config import SandboxConfig
 from sandbox.newspaper.messages import NewspaperRejection
+from sandbox.state import SandboxState
 
 PREFIX = "/logistics/newspaper/address/v1/structurefiles"
 FILE_CODES: dict[int, tuple[str, ...]] = {1: ("AZ_GZA",), 2: ("AZA_AZB",), 9: ("AZ_GZA", "AZA_AZB")}
@@ -55,14 +55,16 @@ def structure_file(kind: str, version: int) -> dict[str, Any]:
 class NoticeRecipients:
     """E-mail addresses registered for structure-file notices."""
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.addresses: list[str] = []
+    def __init__(self, state: SandboxState) -> None:
+        self._addresses = state.table("newspaper.notice_recipients")
 
     def add(self, address: str) -> None:
-        with self._lock:
-            if address not in self.addresses:
-                self.addresses.append(address)
+        # Registering an address again keeps its first place.
+        self._addresses.put(address, address)
+
+    def addresses(self) -> list[str]:
+        """The registered addresses, in the order they first arrived."""
+        return self._addresses.keys()
 
 
 def _invalid(text: str) -> NewspaperRejection:
