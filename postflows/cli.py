@@ -15,6 +15,7 @@ import typer
 from postflows import cli_newspaper
 from postflows.cli_common import (
     EXIT_FAILED,
+    EXIT_USAGE,
     OutOpt,
     ResubmitOpt,
     print_summary,
