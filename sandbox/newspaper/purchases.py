@@ -78,9 +78,23 @@ class PurchaseRecord:
     order: PurchaseOrder
     job: Job
 
+    @property
+    def sorted(self) -> bool:
+        """Whether sorting was ordered (a purchase without a sorting module is validated only)."""
+        return self.order.sorting_module is not None
+
     def progress(self, now: float) -> dict[str, Any]:
-        """The progress resource at ``now``."""
+        """The progress resource at ``now``. A validation-only purchase validates for the whole job and its
+        sorting status stays WAITING: nothing will ever sort it."""
         progress = self.job.fraction(now)
+        if not self.sorted:
+            return {
+                "validationStatus": (self.job.forced_outcome or "READY")
+                if progress >= 1.0
+                else "IN_PROGRESS",
+                "validationProgressPercent": min(100, int(progress * 100)),
+                "sortingStatus": "WAITING",
+            }
         if progress >= 1.0:
             sorting = self.job.forced_outcome or "READY"
         elif progress >= 0.5:
@@ -173,16 +187,21 @@ class PurchaseBook:
         return record
 
 
+SORTING_DOCUMENTS = frozenset({"bundle-labels", "container-labels", "sort-protocol"})
+
+
 def create_router(config: SandboxConfig, state: SandboxState) -> APIRouter:
     """The purchase endpoints, keeping purchases in ``state``; the caller adds the scope check."""
     router = APIRouter(prefix=PREFIX)
     book = PurchaseBook(state)
 
-    def sorted_purchase(purchase_id: int) -> PurchaseRecord:
+    def finished_purchase(purchase_id: int) -> PurchaseRecord:
+        """The purchase once its last ordered phase (sorting, or validation alone) is READY."""
         record = book.get(purchase_id)
-        status = record.progress(config.clock())["sortingStatus"]
+        phase = "sortingStatus" if record.sorted else "validationStatus"
+        status = record.progress(config.clock())[phase]
         if status != "READY":
-            raise not_available(f"sorting of purchase {purchase_id} is {status}")
+            raise not_available(f"{phase} of purchase {purchase_id} is {status}")
         return record
 
     @router.post("")
@@ -196,7 +215,7 @@ def create_router(config: SandboxConfig, state: SandboxState) -> APIRouter:
 
     @router.get(f"/{{purchase_id}}/{config.purchase_output_path_spelling}")
     def purchase_output_addresses(purchase_id: int) -> dict[str, Any]:
-        return {"outputAddresses": output_addresses(sorted_purchase(purchase_id).order)}
+        return {"outputAddresses": output_addresses(finished_purchase(purchase_id).order)}
 
     @router.get("/{purchase_id}/document/{name}")
     def purchase_document(purchase_id: int, name: str) -> dict[str, Any]:
@@ -208,8 +227,12 @@ def create_router(config: SandboxConfig, state: SandboxState) -> APIRouter:
                 404,
                 [{"error": f"Purchase {purchase_id} was ordered without address clean-up", "resource": None}],
             )
+        if name in SORTING_DOCUMENTS and not record.sorted:
+            raise NewspaperRejection(
+                404, [{"error": f"Purchase {purchase_id} was ordered without sorting", "resource": None}]
+            )
         if name not in _ALWAYS_AVAILABLE:
-            record = sorted_purchase(purchase_id)
+            record = finished_purchase(purchase_id)
         mime_type = PDF_MIME_TYPES[DOCUMENTS.index(name) % 2]
         return document_body(render_pdf(_document_lines(name, record)), mime_type)
 

@@ -206,3 +206,25 @@ async def test_formula_like_cells_are_neutralised_in_the_csv_files(
     frame = pd.read_csv(out / "output-addresses.csv", dtype=str)
     assert frame.set_index("id").loc[first[0], "firstName"] == '\'=HYPERLINK("http://x.test")'
     assert set(frame["statusCode"]) <= {"OK", "CORRECTED", "UNKNOWN"}
+
+
+async def test_a_validation_only_purchase_does_not_wait_for_sorting(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    parameters = json.loads(PARAMETERS.read_text())
+    del parameters["sortingModule"]
+    path = tmp_path / "validation-only.json"
+    path.write_text(json.dumps(parameters))
+    out = tmp_path / "out"
+    summary = await address_purchase(ADDRESSES, path, out, **QUICK)
+    assert summary["output_addresses"] == 6
+    documents = sorted(p.name for p in (out / "documents").iterdir())
+    assert documents == [
+        "non-reusable-addresses.pdf",
+        "order-confirmation.pdf",
+        "original-addresse.pdf",
+        "output-addresses.pdf",
+    ]
+    assert sandbox.transport.count("/sort-protocol") == 0
+    [job] = purchase_jobs(flow_env)
+    assert job.status == "COMPLETED"

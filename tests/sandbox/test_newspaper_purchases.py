@@ -104,6 +104,26 @@ async def test_progress_runs_validation_then_sorting(env: Any) -> None:
     ]
 
 
+async def test_a_validation_only_purchase_never_sorts_and_serves_its_output_once_validated(env: Any) -> None:
+    http, clock, _ = env
+    body = purchase()
+    del body["sortingModule"]
+    purchase_id = await create(http, body)
+    clock.advance(10)
+    progress = (await http.get(f"{PURCHASES}/{purchase_id}/progress")).json()
+    assert progress == {
+        "validationStatus": "READY",
+        "validationProgressPercent": 100,
+        "sortingStatus": "WAITING",
+    }
+    rows = (await http.get(f"{PURCHASES}/{purchase_id}/output-addresses")).json()["outputAddresses"]
+    assert len(rows) == 4
+    labels = await http.get(f"{PURCHASES}/{purchase_id}/document/sort-protocol")
+    assert labels.status_code == 404
+    confirmation = await http.get(f"{PURCHASES}/{purchase_id}/document/order-confirmation")
+    assert confirmation.status_code == 200
+
+
 async def test_output_addresses_once_sorted(env: Any) -> None:
     http, clock, _ = env
     purchase_id = await create(http, purchase())
