@@ -157,8 +157,10 @@ async def test_a_kill_between_the_runbatch_answer_and_the_history_write_is_never
         {"kind": "service_status", "value": 201},
         {"kind": "service_status", "value": 203},
         {"kind": "http_status", "value": 502},
+        {"kind": "lost_answer"},
+        {"kind": "processed_status", "value": 201},
     ],
-    ids=["dropped", "status-201", "status-203", "http-502"],
+    ids=["dropped", "status-201", "status-203", "http-502", "ran-answer-lost", "ran-then-status-201"],
 )
 async def test_a_runbatch_whose_outcome_is_unknown_is_not_sent_again_until_the_user_says_so(
     sandbox: Sandbox, tmp_path: Path, fault: dict[str, object]

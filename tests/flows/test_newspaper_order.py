@@ -167,8 +167,9 @@ async def test_failure_after_submit_resumes_without_second_post(
     [
         ({"kind": "http_status", "value": 502}, ServerError),
         ({"kind": "drop"}, TransportFailure),
+        ({"kind": "lost_answer"}, TransportFailure),
     ],
-    ids=["502", "dropped connection"],
+    ids=["502", "dropped connection", "order made, answer lost"],
 )
 async def test_lost_answer_leaves_a_marker_that_refuses_a_blind_resubmission(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path, fault: dict[str, Any], error: type[Exception]
