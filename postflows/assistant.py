@@ -17,6 +17,7 @@ from connectors.address_service import (
     BuildingVerification,
     ZipOrderMode,
 )
+from postflows.console import output_console
 from postflows.settings import get_settings
 from postflows.wiring import address_service_client
 
@@ -85,7 +86,7 @@ def render_autocomplete(
     answer: AutocompleteAnswer, *, as_json: bool = False, console: Console | None = None
 ) -> None:
     variant, entries = answer
-    console = console or Console()
+    console = console or output_console()
     if as_json:
         console.print_json(
             json.dumps({"variant": variant.value, "results": [e.model_dump(mode="json") for e in entries]})
@@ -104,7 +105,7 @@ def render_autocomplete(
 def render_building(
     result: BuildingVerification, *, as_json: bool = False, console: Console | None = None
 ) -> None:
-    console = console or Console()
+    console = console or output_console()
     if as_json:
         console.print_json(result.model_dump_json())
         return

@@ -22,6 +22,7 @@ from postflows.cli_common import (
     run_work,
     say,
 )
+from postflows.console import output_console
 from postflows.settings import get_settings
 from postflows.wiring import describe_address_service
 
@@ -254,10 +255,7 @@ def history_command(
 
     settings = get_settings()
     factory = history.session_factory(settings.effective_database_url)
-    out = typer.get_text_stream("stdout")
-    from rich.console import Console
-
-    stdout = Console(file=out, width=max(120, Console().width))
+    stdout = output_console()
     with factory() as session:
         if run_id is None:
             stdout.print(runs_table(history.list_runs(session, limit=limit, flow=flow)))

@@ -26,7 +26,7 @@ T = TypeVar("T")
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
-MAX_REASON = 400
+MAX_REASON = 2000
 
 OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Output directory")]
 ResubmitOpt = Annotated[

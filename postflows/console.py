@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -11,6 +12,18 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from tasks.progress import listening
 
 console = Console(stderr=True)
+
+# Tables and panels size themselves to their content up to this width when stdout is not a terminal, so
+# piped output and captured output are never cut to a guessed width.
+PIPED_WIDTH = 1000
+
+
+def output_console() -> Console:
+    """A console for results on stdout: the terminal's width on a terminal, wide enough for any row when
+    piped (nothing is cut or wrapped by a guessed width)."""
+    stream = sys.stdout
+    width = None if stream.isatty() else PIPED_WIDTH
+    return Console(file=stream, width=width)
 
 
 @contextmanager

@@ -79,7 +79,7 @@ def runs_table(runs: Sequence[Run]) -> Table:
     table.add_column("state")
     table.add_column("started (UTC)")
     table.add_column("duration", justify="right")
-    table.add_column("key")
+    table.add_column("key", overflow="fold")
     table.add_column("flow run")
     for run in runs:
         table.add_row(
@@ -117,7 +117,7 @@ def _steps_table(steps: Sequence[Step]) -> Table:
     table.add_column("outcome")
     table.add_column("started (UTC)")
     table.add_column("duration", justify="right")
-    table.add_column("detail")
+    table.add_column("detail", overflow="fold")
     for number, step in enumerate(steps, start=1):
         table.add_row(
             str(number),
@@ -140,7 +140,7 @@ def _job_block(job: RemoteJob) -> RenderableType:
     table.add_column("service status")
     table.add_column("status date")
     table.add_column("progress", justify="right")
-    table.add_column("detail")
+    table.add_column("detail", overflow="fold")
     for event in job.events:
         table.add_row(
             _when(event.recorded_at),
@@ -169,7 +169,7 @@ def _job_block(job: RemoteJob) -> RenderableType:
 def _documents_table(documents: Sequence[Document]) -> Table:
     table = Table(title="Documents", title_justify="left")
     table.add_column("kind")
-    table.add_column("path")
+    table.add_column("path", overflow="fold")
     table.add_column("size", justify="right")
     table.add_column("sha256")
     for document in documents:
@@ -183,7 +183,7 @@ def _messages_table(messages: Sequence[RunMessage]) -> Table:
     table = Table(title="Messages", title_justify="left")
     table.add_column("level")
     table.add_column("code")
-    table.add_column("text")
+    table.add_column("text", overflow="fold")
     for message in messages:
         table.add_row(
             Text(message.level, style=LEVEL_STYLES.get(message.level, "")),
