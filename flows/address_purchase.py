@@ -27,12 +27,11 @@ from tasks.newspaper.purchases import (
     document_kinds,
     fetch_output_addresses,
     overall_percent,
-    purchase_fingerprint,
     save_purchase_documents,
     submit_purchase,
     wait_for_purchase,
 )
-from tasks.newspaper.submissions import WarningLog, submit_newspaper
+from tasks.newspaper.submissions import WarningLog, body_fingerprint, submit_newspaper
 from tasks.polling import PollPolicy
 from tasks.reports import write_csv, write_xlsx
 from tasks.submission import recording_wait
@@ -132,7 +131,7 @@ async def address_purchase(
                 resubmit=resubmit,
                 hint=f"check whether a purchase titled {checked.purchase.title!r} exists",
                 data={"addresses": len(checked.rows), "clean_up": clean_up, "sorting": sorting},
-                fingerprint=purchase_fingerprint(checked.purchase),
+                fingerprint=body_fingerprint(checked.purchase.to_body()),
             )
             job = submission.job
             purchase_id = int(job.remote_id)

@@ -5,7 +5,6 @@ artifact), fetch the output addresses and the documents.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -76,12 +75,6 @@ def describe(progress: PurchaseProgress) -> str:
         f"validation {progress.validation_status} {progress.validation_progress_percent or 0}%, "
         f"sorting {progress.sorting_status}"
     )
-
-
-def purchase_fingerprint(purchase: Purchase) -> str:
-    """The SHA-256 of the purchase as sent: a resumed purchase must have been made from this one."""
-    body = purchase.model_dump_json(by_alias=True, exclude_none=True)
-    return hashlib.sha256(body.encode()).hexdigest()
 
 
 @task(name="newspaper-submit-purchase", cache_policy=NO_CACHE)
