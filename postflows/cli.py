@@ -18,6 +18,7 @@ from postflows.cli_common import (
     EXIT_USAGE,
     OutOpt,
     ResubmitOpt,
+    fail,
     print_summary,
     run_work,
     say,
@@ -354,4 +355,42 @@ def _duration_hours(text: str) -> float:
     return hours
 
 
+profiles_app = typer.Typer(
+    help="Alignment profiles: what was agreed with the operator for a batch key.",
+    no_args_is_help=False,
+    invoke_without_command=True,
+    rich_markup_mode=None,
+)
+
+
+@profiles_app.callback()
+def profiles_command(ctx: typer.Context) -> None:
+    """List the built-in alignment profiles."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from tasks.address_service.profiles import BUILTIN
+
+    for name, profile in BUILTIN.items():
+        upload = profile.upload
+        typer.echo(
+            f"{name}\t{len(upload.columns)} columns, id {upload.record_id} → {profile.result_record_id}, "
+            f"{upload.encoding}"
+        )
+
+
+@profiles_app.command("show")
+def profiles_show_command(
+    name: Annotated[str, typer.Argument(help="A built-in profile's name, or a profile file")],
+) -> None:
+    """Print a profile as YAML: a starting point for your own."""
+    from tasks.address_service.profiles import ProfileError, load_profile
+
+    try:
+        profile = load_profile(name)
+    except ProfileError as error:
+        fail("error", error, error.exit_code)
+    typer.echo(profile.to_yaml(), nl=False)
+
+
+app.add_typer(profiles_app, name="profiles")
 cli_newspaper.register(app)

@@ -1,0 +1,267 @@
+"""Alignment profiles: what was agreed with the service's operator for one batch key, written as YAML.
+
+Spec §1: the alignment configuration (input and output structure) is agreed with the operator and stored
+with the service; the key selects it. A profile states that agreement on our side: the upload's exact header
+and order, which column carries our row id, the file's encoding, delimiter (or fixed widths) and line ending,
+how the result file names the id column, and the extra files (replace items) the alignment writes.
+
+Two profiles are built in: ``standard`` (the full ``_in`` layout, UTF-8, tab, CRLF) and ``legacy-de`` (German
+headers, Windows-1252). Any other profile is a YAML file; ``postflows profiles show NAME`` prints a built-in
+one as a starting point.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from connectors.errors import PostflowsError
+from tasks.address_service.headers import field_for_header
+
+ENCODINGS = {"utf-8": "utf-8", "utf8": "utf-8", "cp1252": "cp1252", "windows-1252": "cp1252"}
+LINE_ENDINGS = {"\r\n": "\r\n", "\n": "\n", "crlf": "\r\n", "lf": "\n"}
+REPLACE_ITEM = re.compile(r"^\{###[A-Z0-9_]+###\}$")
+OUTPUT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+PASSTHROUGH = re.compile(r"^PassThrough_\d{2}$", re.IGNORECASE)
+
+
+class ProfileError(PostflowsError):
+    """A profile that cannot be used: unknown name, unreadable file, or a field that breaks the schema."""
+
+    exit_code = 2
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class UploadLayout(_Strict):
+    """The upload file as agreed: exact header and order, id column, encoding, separators."""
+
+    columns: tuple[str, ...] = Field(min_length=1)
+    record_id: str
+    encoding: str = "utf-8"
+    delimiter: str | None = "\t"
+    fixed_widths: dict[str, int] | None = None
+    line_ending: str = "\r\n"
+    header: bool = True
+
+    @field_validator("columns")
+    @classmethod
+    def _distinct(cls, columns: tuple[str, ...]) -> tuple[str, ...]:
+        stripped = tuple(column.strip() for column in columns)
+        if any(not column for column in stripped):
+            raise ValueError("a column name is empty")
+        repeated = sorted({column for column in stripped if stripped.count(column) > 1})
+        if repeated:
+            raise ValueError(f"columns appear twice: {', '.join(repeated)}")
+        return stripped
+
+    @field_validator("encoding")
+    @classmethod
+    def _encoding(cls, encoding: str) -> str:
+        try:
+            return ENCODINGS[encoding.strip().lower()]
+        except KeyError:
+            raise ValueError(f"{encoding!r} is not one of utf-8, cp1252") from None
+
+    @field_validator("line_ending")
+    @classmethod
+    def _line_ending(cls, ending: str) -> str:
+        try:
+            return LINE_ENDINGS[ending if ending in LINE_ENDINGS else ending.strip().lower()]
+        except KeyError:
+            raise ValueError(r'must be "\r\n" (or crlf) or "\n" (or lf)') from None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> UploadLayout:
+        if self.record_id not in self.columns:
+            raise ValueError(f"record_id {self.record_id!r} is not one of the columns")
+        if self.fixed_widths is not None:
+            if list(self.fixed_widths) != list(self.columns):
+                raise ValueError("fixed_widths must name every column, in the order of columns")
+            if any(width <= 0 for width in self.fixed_widths.values()):
+                raise ValueError("fixed_widths must be positive")
+            object.__setattr__(self, "delimiter", None)
+        elif not self.delimiter or len(self.delimiter) != 1:
+            raise ValueError("delimiter must be one character (or give fixed_widths)")
+        return self
+
+
+class ResultLayout(_Strict):
+    """How the result file is shaped where it differs from the upload."""
+
+    record_id: str | None = None
+
+
+class AlignmentProfile(_Strict):
+    """One agreed alignment.
+
+    Attributes:
+        name: the profile's name (a built-in name, or the file's stem).
+        key: the batch key it belongs to; None uses the configured key.
+        upload: the upload file's layout.
+        result: the result file's layout.
+        outputs: extra files of the alignment: our name → its replace item (``{###STATISTICFILE_FR###}``).
+        moves: the output holding the move notifications, if the alignment writes them to a file of their own.
+    """
+
+    name: str = "custom"
+    key: str | None = None
+    upload: UploadLayout
+    result: ResultLayout = ResultLayout()
+    outputs: dict[str, str] = Field(default_factory=dict)
+    moves: str | None = None
+
+    @field_validator("outputs")
+    @classmethod
+    def _outputs(cls, outputs: dict[str, str]) -> dict[str, str]:
+        for name, item in outputs.items():
+            if not OUTPUT_NAME.match(name):
+                raise ValueError(f"output name {name!r}: use lower-case letters, digits, - and _")
+            if not REPLACE_ITEM.match(item):
+                raise ValueError(
+                    f"output {name}: {item!r} is not a replace item like {{###STATISTICFILE_FR###}}"
+                )
+        items = list(outputs.values())
+        if len(set(items)) != len(items):
+            raise ValueError("two outputs name the same replace item")
+        return outputs
+
+    @model_validator(mode="after")
+    def _moves_is_an_output(self) -> AlignmentProfile:
+        if self.moves is not None and self.moves not in self.outputs:
+            raise ValueError(f"moves names {self.moves!r}, which is not one of the outputs")
+        return self
+
+    @property
+    def result_record_id(self) -> str:
+        """The id column's name in the result file."""
+        return self.result.record_id or self.upload.record_id
+
+    def fields(self) -> dict[str, str]:
+        """Upload column → the address field it carries (columns without one are absent: sent empty or
+        filled by ``--map``)."""
+        mapped: dict[str, str] = {}
+        for column in self.upload.columns:
+            if column == self.upload.record_id or PASSTHROUGH.match(column):
+                continue
+            field = field_for_header(column)
+            if field is not None and field not in mapped.values():
+                mapped[column] = field
+        return mapped
+
+    def fingerprint(self) -> str:
+        """The SHA-256 of the profile's content (not its name): part of the work's resume key."""
+        content = self.model_dump(mode="json", exclude={"name"})
+        return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
+
+    def to_yaml(self) -> str:
+        """The profile as YAML, in the schema it is read from."""
+        content = self.model_dump(mode="json", exclude={"name"}, exclude_none=True)
+        if content.get("result") == {}:
+            del content["result"]
+        for empty in ("outputs",):
+            if not content.get(empty):
+                content.pop(empty, None)
+        return yaml.safe_dump(content, sort_keys=False, allow_unicode=True, width=100)
+
+
+STANDARD_COLUMNS = (
+    "CustomID_01_in",
+    "Company_in",
+    "Prename_in",
+    "Prename2_in",
+    "Name_in",
+    "MaidenName_in",
+    "AddressAddition_in",
+    "CoAddress_in",
+    "StreetName_in",
+    "HouseNo_in",
+    "HouseNoAddition_in",
+    "Floor_in",
+    "ZIPCode_in",
+    "ZIPAddition_in",
+    "TownName_in",
+    "Canton_in",
+    "CountryCode_in",
+    "PoBoxTerm_in",
+    "PoBoxNo_in",
+    "PoBoxZIP_in",
+    "PoBoxZIPAddition_in",
+    "PoBoxTownName_in",
+    *(f"PassThrough_{number:02d}" for number in range(1, 11)),
+)
+
+BUILTIN: dict[str, AlignmentProfile] = {
+    "standard": AlignmentProfile(
+        name="standard",
+        upload=UploadLayout(
+            columns=STANDARD_COLUMNS,
+            record_id="CustomID_01_in",
+            encoding="utf-8",
+            delimiter="\t",
+            line_ending="\r\n",
+        ),
+    ),
+    "legacy-de": AlignmentProfile(
+        name="legacy-de",
+        upload=UploadLayout(
+            columns=(
+                "KDNR (QSTAT)",
+                "Firma",
+                "Vorname",
+                "Nachname",
+                "c/o",
+                "Strasse",
+                "Hausnummer",
+                "Postfach",
+                "PLZ",
+                "Ort",
+            ),
+            record_id="KDNR (QSTAT)",
+            encoding="cp1252",
+            delimiter="\t",
+            line_ending="\r\n",
+        ),
+        result=ResultLayout(record_id="KDNR"),
+    ),
+}
+
+
+def load_profile(name_or_path: str | Path) -> AlignmentProfile:
+    """A built-in profile by name, or a profile read from a YAML file.
+
+    Raises:
+        ProfileError: no such built-in profile or file, the file is not YAML, or a field breaks the schema
+            (the message names the field and the problem).
+    """
+    text = str(name_or_path)
+    if text in BUILTIN:
+        return BUILTIN[text]
+    path = Path(text)
+    if not path.is_file():
+        known = ", ".join(BUILTIN)
+        raise ProfileError(f"profile {text!r}: neither a built-in profile ({known}) nor a file")
+    try:
+        content: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise ProfileError(f"profile {path}: cannot be read as YAML: {error}") from None
+    if not isinstance(content, dict):
+        raise ProfileError(f"profile {path}: expected a mapping with upload: columns, record_id, …")
+    try:
+        return AlignmentProfile.model_validate({"name": path.stem, **content})
+    except ValidationError as error:
+        problems = "; ".join(_problem(problem["loc"], problem["msg"]) for problem in error.errors())
+        raise ProfileError(f"profile {path}: {problems}") from None
+
+
+def _problem(location: tuple[int | str, ...], message: str) -> str:
+    where = ".".join(str(part) for part in location) or "profile"
+    return f"{where}: {message.removeprefix('Value error, ')}"
