@@ -50,8 +50,19 @@ def write_upload_file(input: AddressInput, path: Path, fmt: WireFormat = WireFor
         ValueError: a fixed-width layout leaves out a column that would be sent, or the record id.
     """
     frame = input.records[upload_columns(input)].rename(columns={RECORD_ID: fmt.record_id_column})
+    return write_frame(frame, input.source, path, fmt)
+
+
+def write_frame(frame: pd.DataFrame, source: Path, path: Path, fmt: WireFormat) -> Path:
+    """Write ``frame`` (its columns in upload order, the record id among them) as the upload file.
+
+    Raises:
+        InputError: a value cannot be written in ``fmt.encoding`` or is wider than its fixed-width column
+            (naming ``source``, the row and the field).
+        ValueError: a fixed-width layout leaves out a column that would be sent, or the record id.
+    """
     if fmt.fixed_widths:
-        return _write_fixed_width(frame, input.source, path, fmt)
+        return _write_fixed_width(frame, source, path, fmt)
     try:
         try:
             _write_delimited(frame, path, fmt)
@@ -61,7 +72,7 @@ def write_upload_file(input: AddressInput, path: Path, fmt: WireFormat = WireFor
             # than searching every value of every column beforehand.
             _write_delimited(sanitize_fields(frame, fmt.delimiter), path, fmt)
     except UnicodeEncodeError as exc:
-        raise _encoding_error(frame, input.source, fmt) from exc
+        raise _encoding_error(frame, source, fmt) from exc
     return path
 
 
