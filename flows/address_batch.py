@@ -9,6 +9,7 @@ predecessors left.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from prefect import flow, get_run_logger
 from prefect.artifacts import acreate_markdown_artifact
 
 from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus, DatabaseStatusError
+from connectors.address_service.models import INPUT_FILE_PLACEHOLDER, OUTPUT_FILE_PLACEHOLDER
 from flows.runs import recorded_run
 from history import file_digest
 from history.models import JobState
@@ -31,6 +33,7 @@ from tasks.address_service.batch import (
     wait_for_batch,
 )
 from tasks.address_service.cleanup import delete_key_files
+from tasks.address_service.profiles import AlignmentProfile, ProfileError, load_profile
 from tasks.address_service.steps import (
     AddressResults,
     InputFormat,
@@ -38,7 +41,7 @@ from tasks.address_service.steps import (
     build_results,
     prepare_input,
 )
-from tasks.address_service.wire import WireFormat
+from tasks.address_service.wire import WireFormat, upload_columns
 from tasks.errors import InputError
 from tasks.files import write_text
 from tasks.idempotency import derive_key
@@ -76,6 +79,8 @@ async def address_batch(
     min_poll_interval_s: float = 1.0,
     max_poll_interval_s: float = 60.0,
     resubmit: bool = False,
+    profile: str | None = None,
+    dry_run: bool = False,
 ) -> dict[str, Any]:
     """Align an address file with the address web service's batch alignment.
 
@@ -103,6 +108,11 @@ async def address_batch(
         max_poll_interval_s: longest wait between status checks.
         resubmit: start a new batch although an earlier runbatch of this work may have reached the service
             (only after checking that it did not).
+        profile: the agreed alignment (a built-in profile's name or a YAML file; default: the
+            ``POSTFLOWS_ADDRESS_SERVICE_PROFILE`` setting): the upload has exactly its columns and layout, and
+            results are merged by its result id. ``column_mapping`` entries that name one of its columns with
+            no address field (a pass-through slot) fill that column.
+        dry_run: write the upload file and plan.json into ``output_dir`` and send nothing.
 
     Returns:
         The run summary: run id, row counts, QSTAT counts and the files written.
@@ -115,9 +125,13 @@ async def address_batch(
     input_format = InputFormat.of(
         delimiter=input_delimiter, encoding=input_encoding, sheet=input_sheet, fixed_widths=fixed_widths
     )
+    alignment = _profile(profile or settings.address_service_profile)
+    batch_key = (alignment.key if alignment is not None else None) or settings.address_service_batch_key
+    mapping, profile_map = _split_mapping(column_mapping, alignment)
     # Everything that changes what is sent or how results are built belongs to the work's identity.
     identifying = {
-        "key": settings.address_service_batch_key,
+        "key": batch_key,
+        "profile": None if alignment is None else f"{alignment.name} sha256:{alignment.fingerprint()}",
         "billing_reference": billing_reference,
         "client_identifier": client_identifier,
         "client_name": client_name,
@@ -139,10 +153,12 @@ async def address_batch(
                 input_path,
                 output_dir,
                 mode="batch",
-                mapping=column_mapping,
+                mapping=mapping,
                 input_format=input_format,
                 wire_format=WireFormat(delimiter=upload_delimiter, encoding=upload_encoding),
                 formula_guard=settings.csv_formula_guard,
+                profile=alignment,
+                profile_map=profile_map,
             )
         summary.update(
             idempotency_key=key, accepted_rows=prepared.accepted, rejected_rows=prepared.rejected_rows
@@ -152,6 +168,16 @@ async def address_batch(
             logger.warning("%d input rows rejected, see %s", prepared.rejected_rows, prepared.rejected_path)
         if prepared.upload_path is None:
             raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
+        if alignment is not None and alignment.outputs and not dry_run:
+            raise ProfileError(
+                f"profile {alignment.name} declares extra outputs ({', '.join(alignment.outputs)}); "
+                "they are not sent yet. Remove them from the profile, or use --dry-run to inspect the upload"
+            )
+        if dry_run:
+            plan = _plan(prepared, alignment, batch_key, key, output_dir)
+            summary.update(dry_run=True, upload=str(prepared.upload_path), plan=str(plan))
+            logger.info("dry run: the upload file and plan are in %s; nothing was sent", output_dir)
+            return dict(summary)
 
         async with address_service_client(settings, request_log=recorder.request_log) as client:
             results = await _run_batch(
@@ -159,12 +185,13 @@ async def address_batch(
                 recorder,
                 prepared,
                 output_dir,
-                key=settings.address_service_batch_key,
+                key=batch_key,
                 billing=(billing_reference, client_identifier, client_name),
                 policy=PollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
                 resubmit=resubmit,
                 limits=DownloadLimits(settings.download_max_bytes, settings.zip_max_ratio),
                 formula_guard=settings.csv_formula_guard,
+                profile=alignment,
             )
         for path in results.files:
             await recorder.document(path.stem, path)
@@ -193,6 +220,7 @@ async def _run_batch(
     resubmit: bool,
     limits: DownloadLimits,
     formula_guard: bool,
+    profile: AlignmentProfile | None,
 ) -> AddressResults:
     """Start (or resume) the job, wait for it, download; delete remote files whose job is over."""
     assert prepared.upload_path is not None
@@ -219,6 +247,7 @@ async def _run_batch(
                     max_bytes=limits.max_bytes,
                     max_ratio=limits.zip_max_ratio,
                     formula_guard=formula_guard,
+                    profile=profile,
                 )
             resubmit = False  # the job's files were gone: the next pass starts a new one
     finally:
@@ -379,3 +408,43 @@ async def _follow(
         data={"download": str(download.resolve()), "download_sha256": file_digest(download)[1]},
     )
     return download
+
+
+def _profile(name: str | None) -> AlignmentProfile | None:
+    return load_profile(name) if name else None
+
+
+def _split_mapping(
+    mapping: dict[str, str] | None, profile: AlignmentProfile | None
+) -> tuple[dict[str, str] | None, dict[str, str]]:
+    """The user's ``header → field`` mapping, and its entries that fill a column of the profile that no
+    address field feeds (``Kundennummer=PassThrough_01``) as ``profile column → header``."""
+    if not mapping or profile is None:
+        return mapping, {}
+    fed = set(profile.fields()) | {profile.upload.record_id}
+    slots = {
+        header: column
+        for header, column in mapping.items()
+        if column in profile.upload.columns and column not in fed
+    }
+    rest = {header: field for header, field in mapping.items() if header not in slots}
+    return rest or None, {column: header for header, column in slots.items()}
+
+
+def _plan(
+    prepared: PreparedInput, profile: AlignmentProfile | None, batch_key: str, key: str, output_dir: Path
+) -> Path:
+    """plan.json of a dry run: what would be sent, under which key and profile, and what stays here."""
+    records = prepared.records
+    sent = list(profile.upload.columns) if profile is not None else upload_columns(records)
+    plan = {
+        "batch_key": batch_key,
+        "idempotency_key": key,
+        "profile": None if profile is None else {"name": profile.name, "sha256": profile.fingerprint()},
+        "upload_file": str(prepared.upload_path),
+        "replace_items": [INPUT_FILE_PLACEHOLDER, OUTPUT_FILE_PLACEHOLDER],
+        "rows": {"input": records.input_rows, "sent": prepared.accepted, "rejected": prepared.rejected_rows},
+        "columns_sent": sent,
+        "columns_kept_here": [column for column in records.passthrough_columns if column not in sent],
+    }
+    return write_text(output_dir / "plan.json", json.dumps(plan, indent=2, ensure_ascii=False) + "\n")

@@ -119,6 +119,15 @@ def address_batch_command(
     upload_delimiter: Annotated[str, typer.Option(help="Separator of the uploaded file")] = "\\t",
     upload_encoding: Annotated[str, typer.Option(help="Encoding of the uploaded file")] = "cp1252",
     max_wait: Annotated[float, typer.Option("--max-wait", help="Seconds to wait for the job")] = 3600.0,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile", help="Agreed alignment: a built-in profile (postflows profiles) or a YAML file"
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Write the upload file and plan.json; send nothing")
+    ] = False,
 ) -> None:
     """Align an address file with the batch alignment (upload, run, poll, download, clean up)."""
     from flows.address_batch import address_batch
@@ -143,6 +152,8 @@ def address_batch_command(
             upload_delimiter=_unescape(upload_delimiter) or "\t",
             upload_encoding=upload_encoding,
             max_wait_s=max_wait,
+            profile=profile,
+            dry_run=dry_run,
         )
     )
     print_summary(summary)

@@ -38,6 +38,10 @@ class Settings(BaseSettings):
     address_service_user: str | None = None
     address_service_password: SecretStr | None = None
     address_service_batch_key: str = "postflows_maintenance_v1"
+    address_service_profile: str | None = Field(
+        default=None,
+        description="Alignment profile of the batch key: a built-in name or a YAML file (unset: as read)",
+    )
     address_service_query_key: str = "postflows_maintenance_v1"
 
     newspaper_url: str | None = Field(

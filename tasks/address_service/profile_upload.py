@@ -107,5 +107,15 @@ def write_profile_upload(
 
     Raises:
         InputError: a value cannot be written in the profile's encoding or is wider than its fixed width.
+
+    A house number split for the upload is split in ``input.records`` too, so the results show the input
+    address as it was sent.
     """
-    return write_frame(profile_frame(input, profile, extra=extra), input.source, path, wire_format(profile))
+    frame = profile_frame(input, profile, extra=extra)
+    by_field = {field: column for column, field in profile.fields().items()}
+    number, addition = by_field.get("HouseNo"), by_field.get("HouseNoAddition")
+    if number is not None and addition is not None:
+        # What was sent is the input address the results show beside the corrected one.
+        input.records["HouseNo"] = frame[number]
+        input.records["HouseNoAddition"] = frame[addition]
+    return write_frame(frame, input.source, path, wire_format(profile))

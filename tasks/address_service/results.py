@@ -15,7 +15,7 @@ import logging
 import warnings
 import zipfile
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -360,7 +360,14 @@ def _numbers_distinct(values: pd.Series) -> pd.Series:
     return pd.Series(parsed, index=values.index, dtype="float64")
 
 
-def merge_results(input: AddressInput, decoded: pd.DataFrame, *, source: Path | None = None) -> pd.DataFrame:
+def merge_results(
+    input: AddressInput,
+    decoded: pd.DataFrame,
+    *,
+    source: Path | None = None,
+    record_id: str = RECORD_ID,
+    uploaded_columns: Collection[str] = (),
+) -> pd.DataFrame:
     """One row per accepted input row, in input order: RecordId and the pass-through columns (from the input),
     ``ReturnedByService``, the service's status, §2.3 and decoded columns, then the input address as
     ``<Field>_in``. A row the service did not return has ``ReturnedByService`` False and an empty QSTAT.
@@ -370,20 +377,24 @@ def merge_results(input: AddressInput, decoded: pd.DataFrame, *, source: Path | 
         input: the accepted input records.
         decoded: the decoded result rows.
         source: the result file, named in errors (the input file when not given).
+        record_id: how the result file names the id column (an agreed alignment's own name).
+        uploaded_columns: the upload's columns, echoed by the result; not merged (the input's are kept).
 
     Raises:
-        ResultFileError: the result has no RecordId column, or not one of its rows matches an input row
+        ResultFileError: the result has no record id column, or not one of its rows matches an input row
             (it cannot be the answer to this upload).
     """
     source = source or input.source
     records = input.records
     left = records[[RECORD_ID, *input.passthrough_columns]]
-    id_column = next((c for c in decoded.columns if str(c).casefold() == RECORD_ID.casefold()), None)
+    id_column = next((c for c in decoded.columns if str(c).casefold() == record_id.casefold()), None)
     if id_column is None:
-        raise ResultFileError(f"result has no {RECORD_ID} column", path=source)
-    uploaded = set(input.passthrough_columns) | {
-        c for c in decoded.columns if str(c).endswith(UPLOADED_SUFFIX)
-    }
+        raise ResultFileError(f"result has no {record_id} column", path=source)
+    uploaded = (
+        set(input.passthrough_columns)
+        | {c for c in decoded.columns if str(c).endswith(UPLOADED_SUFFIX)}
+        | (set(uploaded_columns) & set(decoded.columns))
+    )
     right = decoded.drop(columns=[c for c in decoded.columns if c in uploaded or c == id_column])
     right.insert(0, RECORD_ID, pd.to_numeric(decoded[id_column], errors="coerce").astype("Int64"))
     right = right[right[RECORD_ID].notna()].drop_duplicates(RECORD_ID)

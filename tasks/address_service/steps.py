@@ -11,6 +11,9 @@ import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from tasks.address_service.profile_upload import wire_format as wire_format_of
+from tasks.address_service.profile_upload import write_profile_upload
+from tasks.address_service.profiles import AlignmentProfile
 from tasks.address_service.records import AddressInput, read_address_file, write_rejected
 from tasks.address_service.results import (
     decode_results,
@@ -109,15 +112,19 @@ def prepare_input(
     input_format: InputFormat | None = None,
     wire_format: WireFormat | None = None,
     formula_guard: bool = True,
+    profile: AlignmentProfile | None = None,
+    profile_map: Mapping[str, str] | None = None,
 ) -> PreparedInput:
     """Read and check the input; write rejected.csv and, for a batch, the upload file in the wire format.
 
     ``formula_guard`` neutralises, in rejected.csv, text a spreadsheet would run as a formula (the
-    ``POSTFLOWS_CSV_FORMULA_GUARD`` setting).
+    ``POSTFLOWS_CSV_FORMULA_GUARD`` setting). With an agreed alignment ``profile`` the upload file has
+    exactly its columns (see :func:`~tasks.address_service.profile_upload.write_profile_upload`;
+    ``profile_map`` fills its pass-through slots) and the profile's layout, not ``wire_format``.
     """
     output_dir.mkdir(parents=True, exist_ok=True)
     fmt = input_format or InputFormat()
-    wire = wire_format or WireFormat()
+    wire = wire_format_of(profile) if profile is not None else wire_format or WireFormat()
     records = read_address_file(
         input_path,
         mode=mode,
@@ -131,9 +138,11 @@ def prepare_input(
     rejected_path = write_rejected(records, output_dir / "rejected.csv", formula_guard=formula_guard)
     prepared = PreparedInput(records=records, rejected_path=rejected_path)
     if mode != "query" and prepared.accepted:
-        prepared.upload_path = write_upload_file(
-            records, output_dir / "upload.txt", wire_format or WireFormat()
-        )
+        upload = output_dir / "upload.txt"
+        if profile is not None:
+            prepared.upload_path = write_profile_upload(records, profile, upload, extra=profile_map)
+        else:
+            prepared.upload_path = write_upload_file(records, upload, wire)
     return prepared
 
 
@@ -146,6 +155,7 @@ def build_results(
     max_bytes: int = DOWNLOAD_MAX_BYTES,
     max_ratio: float = ZIP_MAX_RATIO,
     formula_guard: bool = True,
+    profile: AlignmentProfile | None = None,
 ) -> AddressResults:
     """Parse and decode the downloaded file; write results.csv, results.xlsx and moves when present.
 
@@ -158,7 +168,15 @@ def build_results(
     files = unpack_download(download, output_dir / "download", max_bytes=max_bytes, max_ratio=max_ratio)
     decoded = decode_results(read_result_file(files.result))
     moves = read_moves_file(files.moves) if files.moves is not None else None
-    return _write(prepared, decoded, output_dir, moves, source=files.result, formula_guard=formula_guard)
+    return _write(
+        prepared,
+        decoded,
+        output_dir,
+        moves,
+        source=files.result,
+        formula_guard=formula_guard,
+        profile=profile,
+    )
 
 
 @task(name="address-build-query-results", cache_policy=NO_CACHE)
@@ -178,8 +196,18 @@ def _write(
     *,
     source: Path | None = None,
     formula_guard: bool = True,
+    profile: AlignmentProfile | None = None,
 ) -> AddressResults:
-    merged = merge_results(prepared.records, decoded, source=source)
+    if profile is None:
+        merged = merge_results(prepared.records, decoded, source=source)
+    else:
+        merged = merge_results(
+            prepared.records,
+            decoded,
+            source=source,
+            record_id=profile.result_record_id,
+            uploaded_columns=profile.upload.columns,
+        )
     summary = qstat_summary(merged)
     files = write_address_results(merged, summary, output_dir, moves=moves, formula_guard=formula_guard)
     return AddressResults(
