@@ -10,6 +10,7 @@ predecessors left.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,12 +29,13 @@ from tasks.address_service.batch import (
     API,
     create_output_file,
     download_output,
+    named_by_content,
     start_batch,
     upload_input_file,
     wait_for_batch,
 )
 from tasks.address_service.cleanup import delete_key_files
-from tasks.address_service.profiles import AlignmentProfile, ProfileError, load_profile
+from tasks.address_service.profiles import AlignmentProfile, load_profile
 from tasks.address_service.steps import (
     AddressResults,
     InputFormat,
@@ -42,7 +44,7 @@ from tasks.address_service.steps import (
     prepare_input,
 )
 from tasks.address_service.wire import WireFormat, upload_columns
-from tasks.errors import InputError
+from tasks.errors import InputError, ResultFileError
 from tasks.files import write_text
 from tasks.idempotency import derive_key
 from tasks.polling import PollPolicy
@@ -50,6 +52,7 @@ from tasks.run_history import JobSnapshot, RunRecorder
 from tasks.submission import recording_wait, submit_once
 
 FLOW_NAME = "address-batch"
+MAIN_OUTPUT = "output"
 
 
 @dataclass(frozen=True)
@@ -168,11 +171,6 @@ async def address_batch(
             logger.warning("%d input rows rejected, see %s", prepared.rejected_rows, prepared.rejected_path)
         if prepared.upload_path is None:
             raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
-        if alignment is not None and alignment.outputs and not dry_run:
-            raise ProfileError(
-                f"profile {alignment.name} declares extra outputs ({', '.join(alignment.outputs)}); "
-                "they are not sent yet. Remove them from the profile, or use --dry-run to inspect the upload"
-            )
         if dry_run:
             plan = _plan(prepared, alignment, batch_key, key, output_dir)
             summary.update(dry_run=True, upload=str(prepared.upload_path), plan=str(plan))
@@ -235,12 +233,19 @@ async def _run_batch(
                 key=key,
                 billing=billing,
                 resubmit=resubmit,
+                outputs=profile.outputs if profile is not None else {},
             )
-            download = _recorded_download(job) or await _follow(
-                client, recorder, job, output_dir, policy=policy, max_bytes=limits.max_bytes
+            completed = (
+                job
+                if _recorded_download(job)
+                else await _follow(
+                    client, recorder, job, output_dir, policy=policy, max_bytes=limits.max_bytes
+                )
             )
-            if download is not None:
-                return build_results(
+            download = _recorded_download(completed) if completed is not None else None
+            if completed is not None and download is not None:
+                extras = _recorded_extras(completed)
+                results = build_results(
                     prepared,
                     download,
                     output_dir,
@@ -248,8 +253,19 @@ async def _run_batch(
                     max_ratio=limits.zip_max_ratio,
                     formula_guard=formula_guard,
                     profile=profile,
+                    moves_file=extras.get(profile.moves) if profile and profile.moves else None,
                 )
-            resubmit = False  # the job's files were gone: the next pass starts a new one
+                results.files.extend(extras.values())
+                return results
+            if job.run_id == recorder.run_id:
+                # Started by this very run: a service that loses its output at once would bill a new job on
+                # every pass. Stop; the job is recorded as DELETED, and a later run may try again.
+                raise ResultFileError(
+                    f"the output of batch job {job.remote_id}, started by this run, is gone from the service "
+                    "right after it finished; no further job is started",
+                    path=output_dir,
+                )
+            resubmit = False  # a resumed job's files were gone: the next pass starts a new one
     finally:
         await delete_key_files(client, recorder)
 
@@ -263,11 +279,13 @@ async def _submit(
     key: str,
     billing: tuple[str | None, str | None, str | None],
     resubmit: bool,
+    outputs: Mapping[str, str],
 ) -> JobSnapshot:
-    """The batch job for this work: the recorded one, or a new one (upload, createfile, runbatch once)."""
-    tokens: dict[str, str] = {}
+    """The batch job for this work: the recorded one, or a new one (upload, createfile for the output and
+    each extra output of the alignment, runbatch once)."""
+    tokens: dict[str, Any] = {}
 
-    async def upload_and_create() -> dict[str, str]:
+    async def upload_and_create() -> dict[str, Any]:
         tokens["input_token"] = await upload_input_file(client, upload_path)
         await recorder.save_job(
             api=API, kind="upload-file", remote_id=tokens["input_token"], status=JobState.SUBMITTED
@@ -276,6 +294,18 @@ async def _submit(
         await recorder.save_job(
             api=API, kind="output-file", remote_id=tokens["output_token"], status=JobState.SUBMITTED
         )
+        extra: dict[str, str] = {}
+        for name in outputs:
+            extra[name] = await create_output_file(client)
+            await recorder.save_job(
+                api=API,
+                kind="output-file",
+                remote_id=extra[name],
+                status=JobState.SUBMITTED,
+                data={"output": name},
+            )
+        if extra:
+            tokens["extra_outputs"] = extra
         return tokens
 
     billing_reference, client_identifier, client_name = billing
@@ -289,6 +319,7 @@ async def _submit(
             billing_reference=billing_reference,
             client_identifier=client_identifier,
             client_name=client_name,
+            extra_items={outputs[name]: token for name, token in tokens.get("extra_outputs", {}).items()},
         )
 
     submission = await submit_once(
@@ -349,8 +380,9 @@ async def _follow(
     *,
     policy: PollPolicy,
     max_bytes: int,
-) -> Path | None:
-    """Wait for the job and download its output; None when its files are gone from the service.
+) -> JobSnapshot | None:
+    """Wait for the job and download its output (and the alignment's extra outputs); returns the job as
+    completed, or None when its files are gone from the service.
 
     Every way out records where the job stands: COMPLETED with the download, FAILED or CANCELLED, DELETED
     when the service no longer knows it, WAITING when it may still run (time-out, interruption, a failure of
@@ -384,9 +416,13 @@ async def _follow(
         )
         return None
     await recorder.update_job(job, status=JobState.FINISHED)
-    download = output_dir / "download" / "output.bin"
+    folder = output_dir / "download"
+    wanted = {MAIN_OUTPUT: (str(job.data["output_token"]), folder / "output.bin")}
+    for name, token in (job.data.get("extra_outputs") or {}).items():
+        wanted[name] = (str(token), folder / f"{name}.bin")
     try:
-        await download_output(client, job.data["output_token"], download, max_bytes=max_bytes)
+        for token, path in wanted.values():
+            await download_output(client, token, path, max_bytes=max_bytes)
     except DatabaseStatusError as gone:
         if gone.status != 302:
             raise
@@ -400,14 +436,27 @@ async def _follow(
             "batch job %s finished but its download failed; the same command fetches it", job.remote_id
         )
         raise
+    download = wanted.pop(MAIN_OUTPUT)[1]
+    extras = {name: named_by_content(path) for name, (_, path) in wanted.items()}
     await recorder.document("download", download, job=job)
-    await recorder.update_job(
+    for name, path in extras.items():
+        await recorder.document(f"output:{name}", path, job=job)
+    return await recorder.update_job(
         job,
         status=JobState.COMPLETED,
         finished=True,
-        data={"download": str(download.resolve()), "download_sha256": file_digest(download)[1]},
+        data={
+            "download": str(download.resolve()),
+            "download_sha256": file_digest(download)[1],
+            "extra_downloads": {name: str(path.resolve()) for name, path in extras.items()},
+        },
     )
-    return download
+
+
+def _recorded_extras(job: JobSnapshot) -> dict[str, Path]:
+    """The alignment's extra outputs downloaded for a completed job, those still on disk."""
+    recorded = job.data.get("extra_downloads") or {}
+    return {name: Path(path) for name, path in recorded.items() if Path(path).is_file()}
 
 
 def _profile(name: str | None) -> AlignmentProfile | None:
@@ -442,7 +491,11 @@ def _plan(
         "idempotency_key": key,
         "profile": None if profile is None else {"name": profile.name, "sha256": profile.fingerprint()},
         "upload_file": str(prepared.upload_path),
-        "replace_items": [INPUT_FILE_PLACEHOLDER, OUTPUT_FILE_PLACEHOLDER],
+        "replace_items": [
+            INPUT_FILE_PLACEHOLDER,
+            OUTPUT_FILE_PLACEHOLDER,
+            *(profile.outputs.values() if profile is not None else ()),
+        ],
         "rows": {"input": records.input_rows, "sent": prepared.accepted, "rejected": prepared.rejected_rows},
         "columns_sent": sent,
         "columns_kept_here": [column for column in records.passthrough_columns if column not in sent],

@@ -47,7 +47,7 @@ from history.newspaper import (
     sync_distribution_list,
     upsert_newspaper_summary,
 )
-from history.remote_jobs import batches_using_file, undeleted_files, unfinished_jobs
+from history.remote_jobs import batch_file_tokens, batches_using_file, undeleted_files, unfinished_jobs
 from history.scrub import MASK, json_safe
 from history.store import (
     abandon_stale_runs,
@@ -78,6 +78,7 @@ __all__ = [
     "renew_lease",
     "try_acquire_lease",
     "undeleted_files",
+    "batch_file_tokens",
     "batches_using_file",
     "unfinished_jobs",
     "abandon_stale_runs",

@@ -198,13 +198,22 @@ def undeleted_files(
 
 
 def batches_using_file(session: Session, *, api: str, token: str) -> list[RemoteJob]:
-    """Batch jobs whose recorded input or output file is ``token``."""
+    """Batch jobs whose recorded input, output or extra output file is ``token``."""
     statement = select(RemoteJob).where(RemoteJob.api == api, RemoteJob.kind == "batch")
     return [
         job
         for job in session.scalars(statement.order_by(RemoteJob.id))
-        if token in ((job.data or {}).get("input_token"), (job.data or {}).get("output_token"))
+        if token in batch_file_tokens(job.data)
     ]
+
+
+def batch_file_tokens(data: Mapping[str, Any] | None) -> set[str]:
+    """The tokens of every file a batch job uses (from its recorded data): input, output and the
+    alignment's extra outputs."""
+    data = data or {}
+    extra = data.get("extra_outputs") or {}
+    tokens = {data.get("input_token"), data.get("output_token"), *extra.values()}
+    return {token for token in tokens if isinstance(token, str)}
 
 
 def jobs_for_key(session: Session, *, idempotency_key: str, api: str | None = None) -> list[RemoteJob]:

@@ -187,14 +187,21 @@ class AddressServiceClient(ApiClient):
         billing_reference: str | None = None,
         client_identifier: str | None = None,
         client_name: str | None = None,
+        extra_items: Mapping[str, str] | None = None,
     ) -> BatchJob:
-        """POST /runbatch, or /runbatchwithclient when a billing reference number is given."""
+        """POST /runbatch, or /runbatchwithclient when a billing reference number is given.
+
+        ``extra_items`` maps further replace items of the alignment (``{###STATISTICFILE_FR###}``) to the
+        tokens of files made for them with /createfile.
+        """
+        items = {
+            INPUT_FILE_PLACEHOLDER: input_token,
+            OUTPUT_FILE_PLACEHOLDER: output_token,
+            **(extra_items or {}),
+        }
         body: dict[str, Any] = {
             "key": key,
-            "replaceItems": [
-                {"Search": INPUT_FILE_PLACEHOLDER, "Replacement": input_token},
-                {"Search": OUTPUT_FILE_PLACEHOLDER, "Replacement": output_token},
-            ],
+            "replaceItems": [{"Search": search, "Replacement": token} for search, token in items.items()],
         }
         operation = _with_client(body, "runbatch", billing_reference, client_identifier, client_name)
         payload = await self._call("POST", f"/{operation}", operation, json=body)

@@ -7,7 +7,7 @@ their own, so a failure is never retried twice by accident and a submission is n
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
 from prefect import task
@@ -55,8 +55,10 @@ async def start_batch(
     billing_reference: str | None = None,
     client_identifier: str | None = None,
     client_name: str | None = None,
+    extra_items: Mapping[str, str] | None = None,
 ) -> BatchJob:
-    """Start the alignment (runbatch, or runbatchwithclient with a billing reference)."""
+    """Start the alignment (runbatch, or runbatchwithclient with a billing reference); ``extra_items``: the
+    alignment's further replace items → their file tokens."""
     return await client.run_batch(
         key,
         input_token,
@@ -64,6 +66,7 @@ async def start_batch(
         billing_reference=billing_reference,
         client_identifier=client_identifier,
         client_name=client_name,
+        extra_items=extra_items,
     )
 
 
@@ -155,3 +158,12 @@ async def delete_remote_files(client: AddressServiceClient, tokens: list[str]) -
     except asyncio.CancelledError:
         await cleanup
         raise
+
+
+def named_by_content(path: Path) -> Path:
+    """Give a downloaded extra output the extension its content shows (``.zip``, ``.xml``, else ``.txt``);
+    returns the new path. The service names no type for the files an alignment writes."""
+    with path.open("rb") as handle:
+        head = handle.read(512).lstrip()
+    suffix = ".zip" if head.startswith(b"PK\x03\x04") else ".xml" if head.startswith(b"<") else ".txt"
+    return path.replace(path.with_suffix(suffix))

@@ -49,9 +49,7 @@ def tokens_in_use(batches: list[JobSnapshot]) -> set[str]:
     tokens: set[str] = set()
     for batch in batches:
         if batch.state in _IN_USE:
-            tokens.update(
-                str(batch.data[name]) for name in ("input_token", "output_token") if batch.data.get(name)
-            )
+            tokens.update(history.batch_file_tokens(batch.data))
     return tokens
 
 

@@ -156,8 +156,12 @@ def build_results(
     max_ratio: float = ZIP_MAX_RATIO,
     formula_guard: bool = True,
     profile: AlignmentProfile | None = None,
+    moves_file: Path | None = None,
 ) -> AddressResults:
     """Parse and decode the downloaded file; write results.csv, results.xlsx and moves when present.
+
+    ``moves_file``: the move notifications when the alignment writes them to an extra output of their own
+    (otherwise they are read from the download).
 
     A ZIP download is unpacked within ``max_bytes`` and ``max_ratio`` (see :func:`unpack_download`);
     ``formula_guard`` applies to the CSV files (see :func:`write_address_results`).
@@ -167,7 +171,8 @@ def build_results(
     """
     files = unpack_download(download, output_dir / "download", max_bytes=max_bytes, max_ratio=max_ratio)
     decoded = decode_results(read_result_file(files.result))
-    moves = read_moves_file(files.moves) if files.moves is not None else None
+    moves_path = moves_file or files.moves
+    moves = read_moves_file(moves_path) if moves_path is not None else None
     return _write(
         prepared,
         decoded,
