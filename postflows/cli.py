@@ -290,11 +290,20 @@ def sandbox_command(
         Path | None, typer.Option(help="Where orders, jobs and files are kept [default: <data dir>/sandbox]")
     ] = None,
     memory: Annotated[bool, typer.Option("--memory", help="Keep the state in memory only")] = False,
+    alignment: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--alignment",
+            help="KEY=FILE: the alignment agreed for a batch key, a profile YAML file (repeatable) "
+            "[default: POSTFLOWS_SANDBOX_ALIGNMENTS]",
+        ),
+    ] = None,
 ) -> None:
     """Serve the sandbox of the APIs over HTTP (address service under /address/REST/v1)."""
     import uvicorn
 
     from postflows.wiring import sandbox_state_dir
+    from sandbox.address_service.alignments import AlignmentError, alignments_setting, parse_alignments
     from sandbox.app import create_app
     from sandbox.config import SandboxConfig
     from sandbox.faults import FaultPlan
@@ -303,16 +312,30 @@ def sandbox_command(
         say("--memory and --state-dir exclude each other", style="red")
         raise typer.Exit(EXIT_USAGE)
     settings = get_settings()
+    try:
+        alignments = (
+            parse_alignments(alignment) if alignment else alignments_setting(settings.sandbox_alignments)
+        )
+    except AlignmentError as error:
+        say(" ".join(str(error).split()), style="red")
+        raise typer.Exit(EXIT_USAGE) from None
     config = SandboxConfig(
         job_seconds=job_seconds if job_seconds is not None else settings.sandbox_job_seconds,
         faults=FaultPlan.load(faults if faults is not None else settings.sandbox_faults),
         state_dir=None if memory else (state_dir or sandbox_state_dir(settings)),
+        alignments=alignments,
     )
     base = f"http://{host}:{port}"
     say(f"address service: {base}/address/REST/v1  (user sandbox-user / password sandbox-password)")
     say(f"newspaper API:   {base}/newspaper  (token URL {base}/auth/OAuth/token)")
     say(f"fault plan:      {base}/_sandbox/faults")
     say(f"state:           {config.state_dir or 'in memory'}")
+    for key, agreed in alignments.items():
+        outputs = ", ".join(agreed.outputs.values()) or "none"
+        say(
+            f"alignment:       {key}  ({len(agreed.upload.columns)} columns, id {agreed.upload.record_id} -> "
+            f"{agreed.result_record_id}, extra outputs: {outputs})"
+        )
     uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
 
 

@@ -86,6 +86,10 @@ class Settings(BaseSettings):
     sandbox_job_seconds: float = Field(
         default=3.0, description="How long a sandbox batch job or purchase takes"
     )
+    sandbox_alignments: str | None = Field(
+        default=None,
+        description="Alignments the embedded sandbox holds: KEY=FILE[,KEY=FILE] (profile YAML files)",
+    )
 
     @property
     def address_service_is_sandbox(self) -> bool:

@@ -34,16 +34,25 @@ logger = logging.getLogger("postflows")
 
 
 class ConfigurationError(ValueError):
-    """A setting needed to reach a real endpoint is missing."""
+    """A setting needed to reach an endpoint is missing (or, for the embedded sandbox, unusable)."""
 
 
 @lru_cache(maxsize=4)
-def _sandbox_transport(job_seconds: float, faults: str | None, state_dir: Path) -> httpx.AsyncBaseTransport:
+def _sandbox_transport(
+    job_seconds: float, faults: str | None, state_dir: Path, alignments: str | None
+) -> httpx.AsyncBaseTransport:
+    from sandbox.address_service.alignments import AlignmentError, alignments_setting
     from sandbox.config import SandboxConfig
     from sandbox.faults import FaultPlan
     from sandbox.inprocess import SandboxTransport
 
-    config = SandboxConfig(job_seconds=job_seconds, faults=FaultPlan.load(faults), state_dir=state_dir)
+    try:
+        agreed = alignments_setting(alignments)
+    except AlignmentError as error:
+        raise ConfigurationError(f"POSTFLOWS_SANDBOX_ALIGNMENTS: {error}") from None
+    config = SandboxConfig(
+        job_seconds=job_seconds, faults=FaultPlan.load(faults), state_dir=state_dir, alignments=agreed
+    )
     return SandboxTransport(config)
 
 
@@ -55,7 +64,10 @@ def sandbox_state_dir(settings: Settings) -> Path:
 def sandbox_transport(settings: Settings) -> httpx.AsyncBaseTransport:
     """The process-wide in-process sandbox for these settings."""
     return _sandbox_transport(
-        settings.sandbox_job_seconds, settings.sandbox_faults, sandbox_state_dir(settings)
+        settings.sandbox_job_seconds,
+        settings.sandbox_faults,
+        sandbox_state_dir(settings),
+        settings.sandbox_alignments,
     )
 
 

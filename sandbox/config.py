@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sandbox.address_service.alignments import SandboxAlignment
 from sandbox.auth import TokenRegistry
 from sandbox.faults import FaultPlan
 
@@ -46,6 +47,9 @@ class SandboxConfig(BaseModel):
     # Per-minute limits of the address service (None = unlimited): individual queries -> 106, uploads -> 501.
     max_queries_per_minute: int | None = None
     max_uploads_per_minute: int | None = None
+    # Agreed alignments by batch key (§1): each key here is known in addition to address_batch_keys; its
+    # uploads must have the agreed layout, its results name the agreed id column, it writes extra outputs.
+    alignments: dict[str, SandboxAlignment] = Field(default_factory=dict)
 
     oauth_clients: dict[str, OAuthClient] = Field(
         default_factory=lambda: {"sandbox-client": OAuthClient(secret="sandbox-secret")}

@@ -4,13 +4,17 @@ assistant over a synthetic Swiss-like reference data set, with Basic authenticat
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fastapi import FastAPI
 
 from sandbox.address_service.batch_routes import batch_router
 from sandbox.address_service.query_routes import query_router
 from sandbox.address_service.service import AddressService, processed_failure
-from sandbox.config import SandboxConfig
 from sandbox.state import SandboxState
+
+if TYPE_CHECKING:  # the config holds this package's alignments: a runtime import would be circular
+    from sandbox.config import SandboxConfig
 
 __all__ = ["create_app", "processed_failure"]
 

@@ -1,5 +1,6 @@
 """Runs a batch alignment: every row through the matcher, duplicate groups (K/F) across the batch, and the
-delivered output (the result file, or a ZIP with ``result.txt`` and ``moves.txt`` when moves are reported).
+delivered output (the result file, or a ZIP with ``result.txt`` and ``moves.txt`` when moves are reported;
+for an aligned key also its extra outputs, the moves among them when it declares an output for them).
 
 Duplicates: rows that resolve to the same person/company (or the same unmatched input) form a group; the
 group number goes to ``Double_DoubleGroupNo``, ``K`` (the best-scoring row, the first on a tie) or ``F`` to
@@ -9,8 +10,19 @@ group number goes to ``Double_DoubleGroupNo``, ``K`` (the best-scoring row, the 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 
-from sandbox.address_service.batchfile import read_batch_input, write_moves, write_result, zip_members
+from sandbox.address_service.aligned_input import read_aligned_input
+from sandbox.address_service.alignments import SandboxAlignment
+from sandbox.address_service.batchfile import (
+    empty_moves_file,
+    read_batch_input,
+    write_moves,
+    write_moves_file,
+    write_result,
+    zip_members,
+)
+from sandbox.address_service.extra_outputs import write_extra_outputs
 from sandbox.address_service.matching import Matcher, MatchResult
 
 
@@ -32,17 +44,40 @@ def mark_duplicates(results: list[MatchResult]) -> None:
             output["Double_DSTAT"] = "K" if index == original else "F"
 
 
-def align_batch(content: bytes, matcher: Matcher, *, report_moves: bool) -> tuple[bytes, bool]:
-    """The output file for an uploaded input; the flag tells whether it is a ZIP archive.
+@dataclass
+class BatchOutput:
+    """What a batch delivers: the output file (``is_zip`` when it is an archive) and the extra outputs of an
+    aligned key by replace item."""
+
+    content: bytes
+    is_zip: bool = False
+    extras: dict[str, bytes] = field(default_factory=dict)
+
+
+def align_batch(
+    content: bytes,
+    matcher: Matcher,
+    *,
+    report_moves: bool,
+    key: str = "",
+    alignment: SandboxAlignment | None = None,
+) -> BatchOutput:
+    """The output of a batch for an uploaded input; with an ``alignment`` (the one ``key`` selects) the input
+    must have its layout, and the moves go to its declared output rather than into the ZIP.
 
     Raises:
-        BatchFileError: the input cannot be read.
+        BatchFileError: the input cannot be read (:class:`AlignmentMismatch`: it breaks the alignment).
     """
-    batch = read_batch_input(content)
+    batch = read_batch_input(content) if alignment is None else read_aligned_input(content, key, alignment)
     results = [matcher.match(batch.record(row)) for row in batch.rows]
     mark_duplicates(results)
     result_file = write_result(batch, results)
+    if alignment is not None and alignment.moves_item is not None:
+        moves_file = write_moves_file(batch, results) if report_moves else empty_moves_file(batch)
+        extras = write_extra_outputs(alignment, key, results, moves_file)
+        return BatchOutput(result_file, extras=extras)
+    extras = write_extra_outputs(alignment, key, results, None) if alignment is not None else {}
     moves = write_moves(batch, results) if report_moves else None
     if moves is None:
-        return result_file, False
-    return zip_members({"result.txt": result_file, "moves.txt": moves}), True
+        return BatchOutput(result_file, extras=extras)
+    return BatchOutput(zip_members({"result.txt": result_file, "moves.txt": moves}), True, extras)

@@ -3,7 +3,14 @@ download its output.
 
 ``/downloadfile/{token}`` accepts the output file token (or the batch token) and streams the output once the
 job is Finished (TokenStatus 4); before that, for failed jobs and for unknown or deleted tokens it answers
-HTTP 200 ``{"Status": 302}`` as JSON, so a client tells the two apart by the content type.
+HTTP 200 ``{"Status": 302}`` as JSON, so a client tells the two apart by the content type. The token of an
+extra output file streams that file the same way.
+
+A key with an agreed alignment (``SandboxConfig.alignments``) needs, besides the input and output file, a
+file made by ``/createfile`` for every replace item its ``outputs`` declare: one missing (or a token given
+twice) answers Status 801, one that is not a created file 302, and no job starts. An upload without the
+agreed layout is not refused by ``/runbatch`` — the spec has no Status for a file's content, which the job
+reads — but its job ends Failed (TokenStatus 5) with a Message naming the first difference.
 """
 
 from __future__ import annotations
@@ -13,8 +20,11 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from sandbox.address_service.alignment import align_batch
+from sandbox.address_service.aligned_input import AlignmentMismatch
+from sandbox.address_service.alignment import BatchOutput, align_batch
+from sandbox.address_service.alignments import SandboxAlignment
 from sandbox.address_service.batchfile import BatchFileError
+from sandbox.address_service.extra_outputs import output_filename
 from sandbox.address_service.jobs import (
     OUTCOME_OF_FAULT,
     BatchJob,
@@ -91,6 +101,8 @@ def batch_router(service: AddressService) -> APIRouter:
     def download_file(token: str, request: Request) -> Response:
         if refusal := service.refuse(request, None):
             return refusal
+        if (extra := service.store.extra_output(token)) is not None:
+            return _download_extra(service, *extra)
         job = service.store.job_of_output(token)
         if job is None or progress_of(job, service.now()).token_status != TokenStatus.FINISHED:
             return answer(None, Status.ITEM_NOT_FOUND)
@@ -108,6 +120,17 @@ def batch_router(service: AddressService) -> APIRouter:
         return answer(None, Status.OK if service.store.delete(token) else Status.ITEM_NOT_FOUND)
 
     return router
+
+
+def _download_extra(service: AddressService, job: BatchJob, item: str, content: bytes) -> Response:
+    if progress_of(job, service.now()).token_status != TokenStatus.FINISHED:
+        return answer(None, Status.ITEM_NOT_FOUND)
+    filename = output_filename(item, service.config.alignments.get(job.key))
+    return Response(
+        content,
+        media_type="application/octet-stream",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
 
 
 async def _json_object(request: Request) -> dict[str, Any] | None:
@@ -152,6 +175,13 @@ async def _run_batch(service: AddressService, request: Request, *, with_client: 
     upload, output = service.store.file(input_token), service.store.file(output_token)
     if upload is None or upload.kind != "upload" or output is None or output.kind != "output":
         return answer(wrapper, Status.ITEM_NOT_FOUND)
+    alignment = service.config.alignments.get(key)
+    extra_outputs: dict[str, str] = {}
+    if alignment is not None:
+        found = _extra_output_tokens(service, alignment, replacements, exclude=(input_token, output_token))
+        if isinstance(found, int):
+            return answer(wrapper, found)
+        extra_outputs = found
 
     duration, outcome = float(service.config.job_seconds), TokenStatus.FINISHED
     fault = active_fault(request)
@@ -171,12 +201,38 @@ async def _run_batch(service: AddressService, request: Request, *, with_client: 
         billing_reference=str(body.get("billingReferenceNumber") or ""),
         client_identifier=str(body.get("clientIdentifier") or ""),
         client_name=str(body.get("clientName") or ""),
+        extra_outputs=extra_outputs,
     )
+    delivered = BatchOutput(b"")
     try:
-        job.output, job.output_is_zip = align_batch(
-            upload.content, matcher, report_moves=service.is_maintenance(key)
+        delivered = align_batch(
+            upload.content, matcher, report_moves=service.is_maintenance(key), key=key, alignment=alignment
         )
+    except AlignmentMismatch as exc:
+        job.outcome, job.failure = TokenStatus.FAILED, f"Input file refused: {exc}"
     except (BatchFileError, UnicodeDecodeError) as exc:
         job.outcome, job.failure = TokenStatus.FAILED, f"Input file unreadable: {exc}"
-    service.store.add_job(job)
+    job.output, job.output_is_zip = delivered.content, delivered.is_zip
+    extras = {extra_outputs[item]: content for item, content in delivered.extras.items()}
+    service.store.add_job(job, extras)
     return answer(wrapper, BatchToken=job.token, SettlementId=job.settlement_id)
+
+
+def _extra_output_tokens(
+    service: AddressService,
+    alignment: SandboxAlignment,
+    replacements: dict[str, str],
+    exclude: tuple[str, ...],
+) -> dict[str, str] | int:
+    """Replace item -> created file token for every output ``alignment`` declares, or the Status refusing
+    the call: 801 when an item is missing or a token is given twice, 302 when a token is no created file."""
+    tokens: dict[str, str] = {}
+    for item in alignment.outputs.values():
+        token = replacements.get(item)
+        if token is None or token in exclude or token in tokens.values():
+            return Status.INVALID_PARAMETER
+        stored = service.store.file(token)
+        if stored is None or stored.kind != "output":
+            return Status.ITEM_NOT_FOUND
+        tokens[item] = token
+    return tokens

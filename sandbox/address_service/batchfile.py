@@ -124,6 +124,22 @@ def write_result(batch: BatchInput, results: list[MatchResult]) -> bytes:
 
 def write_moves(batch: BatchInput, results: list[MatchResult]) -> bytes | None:
     """The move file for the rows that are moves with a known new address, or None when there are none."""
+    lines = _moves_lines(batch, results)
+    return _encode(lines) if len(lines) > 1 else None
+
+
+def write_moves_file(batch: BatchInput, results: list[MatchResult]) -> bytes:
+    """The move file as :func:`write_moves`, its header alone when there are no moves (an alignment that
+    declares an output for moves always writes it)."""
+    return _encode(_moves_lines(batch, results))
+
+
+def empty_moves_file(batch: BatchInput) -> bytes:
+    """The move file's header alone (a declared moves output of a key that reports no moves)."""
+    return _encode([list(MOVES_HEADER) + batch.customer_header])
+
+
+def _moves_lines(batch: BatchInput, results: list[MatchResult]) -> list[list[str]]:
     lines = [list(MOVES_HEADER) + batch.customer_header]
     for number, (row, result) in enumerate(zip(batch.rows, results, strict=True), start=1):
         if result.new_address is None or result.address is None or result.resident is None:
@@ -144,7 +160,7 @@ def write_moves(batch: BatchInput, results: list[MatchResult]) -> bytes | None:
                 *batch.customer_fields(row),
             ]
         )
-    return _encode(lines) if len(lines) > 1 else None
+    return lines
 
 
 def zip_members(members: dict[str, bytes]) -> bytes:

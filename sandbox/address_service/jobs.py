@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 import uuid
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from enum import IntEnum
 from typing import Literal
@@ -83,6 +84,8 @@ class BatchJob:
     billing_reference: str = ""
     client_identifier: str = ""
     client_name: str = ""
+    # Replace item -> token of the created file receiving that extra output (aligned keys).
+    extra_outputs: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -169,15 +172,21 @@ class JobStore:
                 return None
             return replace(stored, content=self._contents.get(token) or b"")
 
-    def add_job(self, job: BatchJob) -> None:
+    def add_job(self, job: BatchJob, extras: Mapping[str, bytes] | None = None) -> None:
+        """Keep ``job`` with its output; ``extras`` (file token -> content) become the contents of its extra
+        output files, which count among the files like any other."""
         with self._state.atomic():
             self._jobs.put(job.token, replace(job, output=b""))
             self._outputs.put(job.token, job.output)
             for token in self._jobs.trim(MAX_JOBS):
                 self._outputs.pop(token)
-            output: StoredFile | None = self._files.get(job.output_token)
-            if output is not None:
-                self._files.put(output.token, replace(output, batch_token=job.token))
+            for token in (job.output_token, *job.extra_outputs.values()):
+                stored: StoredFile | None = self._files.get(token)
+                if stored is not None:
+                    self._files.put(token, replace(stored, batch_token=job.token))
+            for token, content in (extras or {}).items():
+                if self._files.get(token) is not None:
+                    self._contents.put(token, content)
 
     def job(self, token: str) -> BatchJob | None:
         """The job without its output bytes."""
@@ -193,17 +202,32 @@ class JobStore:
                 if stored is None or stored.batch_token is None:
                     return None
                 job = self._jobs.get(stored.batch_token)
-            if job is None:
+            if job is None or token not in (job.token, job.output_token):
                 return None
             return replace(job, output=self._outputs.get(job.token) or b"")
 
+    def extra_output(self, token: str) -> tuple[BatchJob, str, bytes] | None:
+        """The job writing extra output file ``token``, its replace item and the content, or None."""
+        with self._state.atomic():
+            stored: StoredFile | None = self._files.get(token)
+            if stored is None or stored.batch_token is None:
+                return None
+            job: BatchJob | None = self._jobs.get(stored.batch_token)
+            if job is None:
+                return None
+            item = next((item for item, file in job.extra_outputs.items() if file == token), None)
+            if item is None:
+                return None
+            return job, item, self._contents.get(token) or b""
+
     def delete(self, token: str) -> bool:
-        """Forget a file or a job (its output file with it); False when the token is unknown."""
+        """Forget a file or a job (its output files with it); False when the token is unknown."""
         with self._state.atomic():
             job: BatchJob | None = self._jobs.pop(token)
             if job is not None:
                 self._outputs.pop(token)
-                self._forget_file(job.output_token)
+                for file in (job.output_token, *job.extra_outputs.values()):
+                    self._forget_file(file)
                 return True
             return self._forget_file(token)
 

@@ -13,17 +13,20 @@ import binascii
 import json
 import re
 import secrets
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
+from sandbox.address_service.alignments import validates
 from sandbox.address_service.jobs import JobStore
 from sandbox.address_service.matching import Matcher
 from sandbox.address_service.reference import load_reference
-from sandbox.config import SandboxConfig
 from sandbox.faults import active_fault
 from sandbox.state import SandboxState
+
+if TYPE_CHECKING:  # the config holds this package's alignments: a runtime import would be circular
+    from sandbox.config import SandboxConfig
 
 
 class Status:
@@ -96,14 +99,18 @@ class AddressService:
         return float(self.config.clock())
 
     def matcher_for(self, key: str) -> Matcher | None:
-        """The alignment a key selects: the first configured key maintains, the others validate."""
+        """The alignment a key selects: the first configured key maintains, the others validate; a key with
+        an agreed alignment of its own validates when its name says so (see :func:`validates`), else
+        maintains. None for an unknown key."""
         keys = self.config.address_batch_keys
-        if key not in keys:
-            return None
-        return self.maintenance if key == keys[0] else self.validation
+        if key in keys:
+            return self.maintenance if key == keys[0] else self.validation
+        if key in self.config.alignments:
+            return self.validation if validates(key) else self.maintenance
+        return None
 
     def is_maintenance(self, key: str) -> bool:
-        return bool(self.config.address_batch_keys) and key == self.config.address_batch_keys[0]
+        return self.matcher_for(key) is self.maintenance
 
     def refuse(
         self, request: Request, wrapper: str | None, limit: Limit | None = None

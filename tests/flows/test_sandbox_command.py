@@ -1,9 +1,11 @@
 """Where the sandbox keeps its state: the embedded one and ``postflows sandbox`` in ``<data dir>/sandbox``
-unless ``--state-dir`` or ``--memory`` says otherwise."""
+unless ``--state-dir`` or ``--memory`` says otherwise; which alignments it holds (``--alignment KEY=FILE``,
+``POSTFLOWS_SANDBOX_ALIGNMENTS``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi import FastAPI
@@ -11,7 +13,7 @@ from typer.testing import CliRunner
 
 from postflows.cli import app
 from postflows.settings import Settings
-from postflows.wiring import reset_sandbox, sandbox_transport
+from postflows.wiring import ConfigurationError, reset_sandbox, sandbox_transport
 from sandbox.inprocess import SandboxTransport
 
 runner = CliRunner()
@@ -48,5 +50,93 @@ def test_embedded_sandbox_keeps_state_in_the_data_dir(tmp_path: Path) -> None:
         assert isinstance(transport, SandboxTransport)
         assert transport.config.state_dir == (tmp_path / "data" / "sandbox").resolve()
         assert (tmp_path / "data" / "sandbox" / "sandbox-state.db").is_file()
+    finally:
+        reset_sandbox()
+
+
+ALIGNMENT = """\
+upload:
+  columns: [KDNR (QSTAT), Nachname, Strasse, Hausnummer, PLZ, Ort]
+  record_id: KDNR (QSTAT)
+  encoding: cp1252
+result:
+  record_id: KDNR
+outputs:
+  statistics_fr: "{###STATISTICFILE_FR###}"
+"""
+
+
+def served_alignments(monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, list[dict[str, Any]], str]:
+    served: list[dict[str, Any]] = []
+
+    def run(application: FastAPI, **options: object) -> None:
+        served.append(application.state.config.alignments)
+
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr("uvicorn.run", run)
+    result = runner.invoke(app, ["sandbox", "--memory", *args])
+    return result.exit_code, served, result.output
+
+
+def test_served_sandbox_holds_the_alignments_it_is_given(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    first, second = tmp_path / "crm.yaml", tmp_path / "shop.yaml"
+    first.write_text(ALIGNMENT, encoding="utf-8")
+    second.write_text(ALIGNMENT.replace("KDNR (QSTAT)", "Nr"), encoding="utf-8")
+    code, served, output = served_alignments(
+        monkeypatch,
+        "--alignment",
+        f"crm_maintenance_v1={first}",
+        "--alignment",
+        f"shop_validation_v1={second}",
+    )
+    assert code == 0
+    (alignments,) = served
+    assert sorted(alignments) == ["crm_maintenance_v1", "shop_validation_v1"]
+    assert alignments["crm_maintenance_v1"].result_record_id == "KDNR"
+    assert alignments["shop_validation_v1"].upload.record_id == "Nr"
+    assert (
+        "alignment:       crm_maintenance_v1  (6 columns, id KDNR (QSTAT) -> KDNR, extra outputs: " in output
+    )
+
+    monkeypatch.setenv("POSTFLOWS_SANDBOX_ALIGNMENTS", f"crm_maintenance_v1={first}")
+    assert list(served_alignments(monkeypatch)[1][0]) == ["crm_maintenance_v1"]
+    assert served_alignments(monkeypatch, "--alignment", f"other_v1={second}")[1][0].keys() == {"other_v1"}
+
+
+@pytest.mark.parametrize(
+    ("pair", "reason"),
+    [
+        ("crm_maintenance_v1", "alignment 'crm_maintenance_v1': expected KEY=FILE"),
+        ("crm_maintenance_v1={missing}", "cannot be read as YAML"),
+        ("crm_maintenance_v1={broken}", "upload.record_id: Field required"),
+    ],
+)
+def test_served_sandbox_refuses_an_unusable_alignment_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, pair: str, reason: str
+) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("upload:\n  columns: [A, B]\n", encoding="utf-8")
+    argument = pair.format(missing=tmp_path / "missing.yaml", broken=broken)
+    code, served, output = served_alignments(monkeypatch, "--alignment", argument)
+    assert (code, served) == (2, [])
+    assert reason in output
+    assert len(output.strip().splitlines()) == 1
+
+
+def test_embedded_sandbox_holds_the_alignments_of_the_setting(tmp_path: Path) -> None:
+    path = tmp_path / "crm.yaml"
+    path.write_text(ALIGNMENT, encoding="utf-8")
+    reset_sandbox()
+    try:
+        settings = Settings(data_dir=tmp_path / "data", sandbox_alignments=f"crm_maintenance_v1={path}")
+        transport = sandbox_transport(settings)
+        assert isinstance(transport, SandboxTransport)
+        assert transport.config.alignments["crm_maintenance_v1"].result_record_id == "KDNR"
+        with pytest.raises(
+            ConfigurationError, match="POSTFLOWS_SANDBOX_ALIGNMENTS: alignment 'crm_v1': expected KEY=FILE"
+        ):
+            sandbox_transport(Settings(data_dir=tmp_path / "data", sandbox_alignments="crm_v1"))
     finally:
         reset_sandbox()
