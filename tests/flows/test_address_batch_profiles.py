@@ -10,7 +10,9 @@ import pandas as pd
 import pytest
 
 from flows.address_batch import address_batch
-from tasks.address_service.profiles import ProfileError
+from sandbox.address_service.alignments import load_alignment
+from tasks.address_service.batch import BatchJobFailed
+from tasks.address_service.profiles import BUILTIN
 from tests.flows.conftest import Sandbox
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
@@ -74,17 +76,68 @@ async def test_the_profile_is_part_of_the_works_identity(sandbox: Sandbox, tmp_p
     assert len({plain["idempotency_key"], standard["idempotency_key"], legacy["idempotency_key"]}) == 3
 
 
-async def test_declared_extra_outputs_are_refused_before_any_request(
+CUSTOM = """\
+key: crm_maintenance_v1
+upload:
+  columns: [CustomID_01_in, Prename_in, Name_in, StreetName_in, HouseNo_in, HouseNoAddition_in, ZIPCode_in,
+            TownName_in, PassThrough_01]
+  record_id: CustomID_01_in
+  encoding: utf-8
+  delimiter: "\\t"
+  line_ending: "\\r\\n"
+result:
+  record_id: CustomID
+outputs:
+  statistics_fr: "{###STATISTICFILE_FR###}"
+"""
+
+
+async def test_a_custom_profile_with_a_renamed_result_id_and_an_extra_output(
     sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    profile = tmp_path / "with-statistics.yaml"
-    profile.write_text(
-        "upload:\n  columns: [CustomID_01_in, Name_in, StreetName_in, HouseNo_in, ZIPCode_in, TownName_in]\n"
-        "  record_id: CustomID_01_in\noutputs:\n  statistics_fr: '{###STATISTICFILE_FR###}'\n",
-        encoding="utf-8",
+    profile = tmp_path / "crm.yaml"
+    profile.write_text(CUSTOM, encoding="utf-8")
+    sandbox.config.alignments["crm_maintenance_v1"] = load_alignment(profile, "crm_maintenance_v1")
+    out = tmp_path / "out"
+    summary = await address_batch(
+        input_path=_customers(tmp_path),
+        output_dir=out,
+        profile=str(profile),
+        column_mapping={"KundenNr": "PassThrough_01"},
+        **FAST,
     )
-    with pytest.raises(ProfileError, match="statistics_fr"):
+    assert summary["result_rows"] == summary["accepted_rows"] > 0
+    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    assert results["ReturnedByService"].eq("True").all() and results["QSTAT"].ne("").all()
+    statistics = out / "download" / "statistics_fr.txt"
+    assert statistics.is_file() and str(statistics) in summary["files"]
+    upload = (out / "upload.txt").read_bytes().decode("utf-8").split("\r\n")
+    assert upload[1].split("\t")[-1] == "1001"  # the mapped pass-through slot
+    # Input, output and the extra output are all deleted on the service.
+    assert sandbox.transport.count("/createfile") == 2 and sandbox.transport.count("/deletefile") == 3
+
+
+async def test_the_legacy_profile_end_to_end_with_its_own_result_id(sandbox: Sandbox, tmp_path: Path) -> None:
+    legacy = tmp_path / "legacy-de.yaml"
+    legacy.write_text(BUILTIN["legacy-de"].to_yaml(), encoding="utf-8")
+    sandbox.config.alignments["postflows_maintenance_v1"] = load_alignment(legacy, "postflows_maintenance_v1")
+    out = tmp_path / "out"
+    summary = await address_batch(
+        input_path=_customers(tmp_path), output_dir=out, profile="legacy-de", **FAST
+    )
+    assert summary["result_rows"] == summary["accepted_rows"] > 0
+    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    assert results["ReturnedByService"].eq("True").all()
+    assert results["Telefon"].str.startswith("079 555").all()
+
+
+async def test_an_upload_that_differs_from_the_agreed_header_fails_naming_the_column(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    legacy = tmp_path / "legacy-de.yaml"
+    legacy.write_text(BUILTIN["legacy-de"].to_yaml(), encoding="utf-8")
+    sandbox.config.alignments["postflows_maintenance_v1"] = load_alignment(legacy, "postflows_maintenance_v1")
+    with pytest.raises(BatchJobFailed, match="layout agreed for key postflows_maintenance_v1"):
         await address_batch(
-            input_path=_customers(tmp_path), output_dir=tmp_path / "out", profile=str(profile)
+            input_path=_customers(tmp_path), output_dir=tmp_path / "out", profile="standard", **FAST
         )
-    assert sum(sandbox.transport.calls.values()) == 0

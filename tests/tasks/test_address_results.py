@@ -262,6 +262,22 @@ def test_merge_warns_about_result_rows_no_input_row_has(
     assert "1 result rows carry a RecordId that no accepted input row has" in caplog.text
 
 
+def test_merge_by_an_alignments_own_id_name_with_a_row_missing_and_one_unknown(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    records = address_input(tmp_path)
+    decoded = decode_results(read_result_file(write_result(tmp_path / "r.txt", "cp1252")))
+    renamed = decoded.rename(columns={"RecordId": "KDNR"})
+    stray = renamed.iloc[[0]].assign(KDNR="99")
+    with caplog.at_level("WARNING", logger="postflows.address_service.results"):
+        merged = merge_results(records, pd.concat([renamed.iloc[[0, 1]], stray]), record_id="KDNR")
+    assert merged["RecordId"].tolist() == [1, 2, 3, 4]
+    assert merged["ReturnedByService"].tolist() == [True, True, False, False]  # 3 and 4 did not come back
+    assert "1 result rows carry a RecordId that no accepted input row has" in caplog.text
+    with pytest.raises(ResultFileError, match="result has no KDNR column"):
+        merge_results(records, decoded, record_id="KDNR")
+
+
 def test_result_without_a_row_of_the_upload_is_an_error(tmp_path: Path) -> None:
     records = address_input(tmp_path)
     decoded = decode_results(read_result_file(write_result(tmp_path / "r.txt", "cp1252")))
