@@ -76,8 +76,8 @@ async def address_batch(
     input_encoding: str | None = None,
     input_sheet: str | None = None,
     fixed_widths: dict[str, int] | None = None,
-    upload_delimiter: str = "\t",
-    upload_encoding: str = "cp1252",
+    upload_delimiter: str | None = None,
+    upload_encoding: str | None = None,
     max_wait_s: float = 3600.0,
     min_poll_interval_s: float = 1.0,
     max_poll_interval_s: float = 60.0,
@@ -104,8 +104,10 @@ async def address_batch(
         input_encoding: encoding of the input (UTF-8 with or without BOM, else Windows-1252, when empty).
         input_sheet: worksheet of an .xlsx input (the first when empty).
         fixed_widths: column name → width, in order, for a fixed-width .txt input.
-        upload_delimiter: field separator of the file sent to the service (agreed alignment: tab).
-        upload_encoding: encoding of the file sent to the service (agreed alignment: Windows-1252).
+        upload_delimiter: field separator of the file sent to the service (default tab); with a profile, an
+            override of its delimiter, recorded with the run.
+        upload_encoding: encoding of the file sent to the service (default Windows-1252); with a profile,
+            an override of its encoding, recorded with the run.
         max_wait_s: give up waiting for the job after this many seconds.
         min_poll_interval_s: shortest wait between status checks.
         max_poll_interval_s: longest wait between status checks.
@@ -128,7 +130,7 @@ async def address_batch(
     input_format = InputFormat.of(
         delimiter=input_delimiter, encoding=input_encoding, sheet=input_sheet, fixed_widths=fixed_widths
     )
-    alignment = _profile(profile or settings.address_service_profile)
+    alignment = _profile(profile or settings.address_service_profile, upload_delimiter, upload_encoding)
     batch_key = (alignment.key if alignment is not None else None) or settings.address_service_batch_key
     mapping, profile_map = _split_mapping(column_mapping, alignment)
     # Everything that changes what is sent or how results are built belongs to the work's identity.
@@ -140,8 +142,8 @@ async def address_batch(
         "client_name": client_name,
         "column_mapping": column_mapping,
         "input_format": input_format,
-        "upload_delimiter": upload_delimiter,
-        "upload_encoding": upload_encoding,
+        "upload_delimiter": upload_delimiter if alignment is not None else upload_delimiter or "\t",
+        "upload_encoding": upload_encoding if alignment is not None else upload_encoding or "cp1252",
     }
     key = idempotency_key or derive_key(
         FLOW_NAME, endpoint=address_service_endpoint(settings), files=(input_path,), parameters=identifying
@@ -158,7 +160,9 @@ async def address_batch(
                 mode="batch",
                 mapping=mapping,
                 input_format=input_format,
-                wire_format=WireFormat(delimiter=upload_delimiter, encoding=upload_encoding),
+                wire_format=WireFormat(
+                    delimiter=upload_delimiter or "\t", encoding=upload_encoding or "cp1252"
+                ),
                 formula_guard=settings.csv_formula_guard,
                 profile=alignment,
                 profile_map=profile_map,
@@ -459,8 +463,11 @@ def _recorded_extras(job: JobSnapshot) -> dict[str, Path]:
     return {name: Path(path) for name, path in recorded.items() if Path(path).is_file()}
 
 
-def _profile(name: str | None) -> AlignmentProfile | None:
-    return load_profile(name) if name else None
+def _profile(name: str | None, delimiter: str | None, encoding: str | None) -> AlignmentProfile | None:
+    """The profile named, with the upload delimiter and encoding given on the command line as overrides."""
+    if not name:
+        return None
+    return load_profile(name).with_upload(delimiter=delimiter, encoding=encoding)
 
 
 def _split_mapping(

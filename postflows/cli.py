@@ -116,8 +116,12 @@ def address_batch_command(
     encoding: EncodingOpt = None,
     sheet: SheetOpt = None,
     fixed_widths: WidthsOpt = None,
-    upload_delimiter: Annotated[str, typer.Option(help="Separator of the uploaded file")] = "\\t",
-    upload_encoding: Annotated[str, typer.Option(help="Encoding of the uploaded file")] = "cp1252",
+    upload_delimiter: Annotated[
+        str | None, typer.Option(help="Separator of the uploaded file (default tab, or the profile's)")
+    ] = None,
+    upload_encoding: Annotated[
+        str | None, typer.Option(help="Encoding of the uploaded file (default cp1252, or the profile's)")
+    ] = None,
     max_wait: Annotated[float, typer.Option("--max-wait", help="Seconds to wait for the job")] = 3600.0,
     profile: Annotated[
         str | None,
@@ -149,7 +153,7 @@ def address_batch_command(
             input_encoding=encoding,
             input_sheet=sheet,
             fixed_widths=widths,
-            upload_delimiter=_unescape(upload_delimiter) or "\t",
+            upload_delimiter=_unescape(upload_delimiter),
             upload_encoding=upload_encoding,
             max_wait_s=max_wait,
             profile=profile,

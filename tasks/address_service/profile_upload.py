@@ -78,6 +78,7 @@ def profile_frame(
         if column == profile.upload.record_id:
             values[column] = records[RECORD_ID].astype("string")
         elif column in extra:
+            # The reader already rejected rows whose customer fields pass the §2.3 length.
             values[column] = records[extra[column]].astype("string").fillna("")
         elif (field := fields.get(column)) is not None and field in records.columns:
             values[column] = records[field].astype("string").fillna("")

@@ -157,6 +157,29 @@ class AlignmentProfile(_Strict):
                 mapped[column] = field
         return mapped
 
+    def with_upload(self, *, delimiter: str | None = None, encoding: str | None = None) -> AlignmentProfile:
+        """This profile with its upload delimiter or encoding overridden (validated as if read).
+
+        Raises:
+            ProfileError: an override the schema refuses.
+        """
+        overrides = {
+            name: value
+            for name, value in (("delimiter", delimiter), ("encoding", encoding))
+            if value is not None
+        }
+        if not overrides:
+            return self
+        upload = self.upload.model_dump()
+        if "delimiter" in overrides:
+            upload["fixed_widths"] = None
+        try:
+            layout = UploadLayout.model_validate({**upload, **overrides})
+        except ValidationError as error:
+            problems = "; ".join(_problem(p["loc"], p["msg"]) for p in error.errors())
+            raise ProfileError(f"profile {self.name}, upload override: {problems}") from None
+        return self.model_copy(update={"upload": layout})
+
     def fingerprint(self) -> str:
         """The SHA-256 of the profile's content (not its name): part of the work's resume key."""
         content = self.model_dump(mode="json", exclude={"name"})

@@ -141,3 +141,19 @@ async def test_an_upload_that_differs_from_the_agreed_header_fails_naming_the_co
         await address_batch(
             input_path=_customers(tmp_path), output_dir=tmp_path / "out", profile="standard", **FAST
         )
+
+
+async def test_upload_options_override_the_profile_and_change_the_key(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    path = _customers(tmp_path)
+    agreed = await address_batch(
+        input_path=path, output_dir=tmp_path / "a", profile="legacy-de", dry_run=True
+    )
+    overridden = await address_batch(
+        input_path=path, output_dir=tmp_path / "b", profile="legacy-de", upload_delimiter=";", dry_run=True
+    )
+    header = (tmp_path / "b" / "upload.txt").read_bytes().decode("cp1252").split("\r\n")[0]
+    assert header.startswith("KDNR (QSTAT);Firma;Vorname")
+    assert overridden["idempotency_key"] != agreed["idempotency_key"]
+    assert sum(sandbox.transport.calls.values()) == 0

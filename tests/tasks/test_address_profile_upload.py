@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tasks.address_service.profile_upload import profile_frame, split_house_numbers, write_profile_upload
-from tasks.address_service.profiles import BUILTIN
+from tasks.address_service.profiles import BUILTIN, ProfileError
 from tasks.address_service.records import read_address_file
 from tasks.errors import InputError
 
@@ -101,3 +101,22 @@ def test_a_pass_through_slot_is_empty_unless_mapped(addresses: Path) -> None:
         profile_frame(records, BUILTIN["standard"], extra={"PassThrough_99": "Kundennummer"})
     with pytest.raises(InputError, match="Fax"):
         profile_frame(records, BUILTIN["standard"], extra={"PassThrough_01": "Fax"})
+
+
+def test_a_value_too_long_for_a_pass_through_slot_never_reaches_the_upload(tmp_path: Path) -> None:
+    path = tmp_path / "long.csv"
+    path.write_text(INPUT.replace("geheim: VIP", "x" * 451), encoding="utf-8")
+    records = read_address_file(path, wire_encoding="utf-8")
+    assert records.rejected[["row", "field"]].values.tolist() == [[1, "Notiz"]]
+    frame = profile_frame(records, BUILTIN["standard"], extra={"PassThrough_02": "Notiz"})
+    assert frame["CustomID_01_in"].tolist() == ["2", "3"] and frame["PassThrough_02"].str.len().max() <= 450
+
+
+def test_upload_options_override_the_profile_and_are_validated() -> None:
+    legacy = BUILTIN["legacy-de"]
+    overridden = legacy.with_upload(delimiter=";", encoding="utf-8")
+    assert (overridden.upload.delimiter, overridden.upload.encoding) == (";", "utf-8")
+    assert overridden.fingerprint() != legacy.fingerprint() and legacy.upload.delimiter == "\t"
+    assert legacy.with_upload() is legacy
+    with pytest.raises(ProfileError, match="upload override: encoding"):
+        legacy.with_upload(encoding="ebcdic")
