@@ -119,4 +119,49 @@ def write_profile_upload(
         # What was sent is the input address the results show beside the corrected one.
         input.records["HouseNo"] = frame[number]
         input.records["HouseNoAddition"] = frame[addition]
-    return write_frame(frame, input.source, path, wire_format(profile))
+    write_frame(frame, input.source, path, wire_format(profile))
+    check_upload(path, profile)
+    return path
+
+
+def check_upload(path: Path, profile: AlignmentProfile) -> None:
+    """Read the written upload back and check it against the profile before anything is sent: encoding,
+    no byte-order mark, line endings, the header, and the number of fields of every row.
+
+    Raises:
+        InputError: the file breaks the agreed layout (naming the line).
+    """
+    upload = profile.upload
+    data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise InputError(
+            "the upload starts with a byte-order mark, which the alignment does not expect", path=path
+        )
+    try:
+        text = data.decode(upload.encoding)
+    except UnicodeDecodeError as error:
+        raise InputError(f"the upload is not {upload.encoding} at byte {error.start}", path=path) from None
+    lines = text.split(upload.line_ending)
+    if lines and lines[-1] == "":
+        lines.pop()
+    if any("\r" in line or "\n" in line for line in lines):
+        raise InputError(f"the upload has line endings other than {upload.line_ending!r}", path=path)
+    if upload.fixed_widths is not None:
+        width = sum(upload.fixed_widths.values())
+        wrong = next((n for n, line in enumerate(lines, start=1) if len(line) != width), None)
+        if wrong is not None:
+            raise InputError(f"line {wrong} of the upload is not {width} characters wide", path=path)
+        return
+    assert upload.delimiter is not None
+    if upload.header and lines[:1] != [upload.delimiter.join(upload.columns)]:
+        raise InputError("the upload's header is not the profile's columns", path=path)
+    wrong = next(
+        (
+            n
+            for n, line in enumerate(lines, start=1)
+            if line.count(upload.delimiter) != len(upload.columns) - 1
+        ),
+        None,
+    )
+    if wrong is not None:
+        raise InputError(f"line {wrong} of the upload does not have {len(upload.columns)} fields", path=path)

@@ -157,3 +157,32 @@ async def test_upload_options_override_the_profile_and_change_the_key(
     assert header.startswith("KDNR (QSTAT);Firma;Vorname")
     assert overridden["idempotency_key"] != agreed["idempotency_key"]
     assert sum(sandbox.transport.calls.values()) == 0
+
+
+MOVES_PROFILE = """\
+key: crm_maintenance_v1
+upload:
+  columns: [CustomID_01_in, Prename_in, Name_in, StreetName_in, HouseNo_in, ZIPCode_in, TownName_in]
+  record_id: CustomID_01_in
+outputs:
+  moves: "{###MOVEFILE###}"
+moves: moves
+"""
+
+
+async def test_moves_are_read_from_the_output_the_profile_declares(sandbox: Sandbox, tmp_path: Path) -> None:
+    profile = tmp_path / "moves.yaml"
+    profile.write_text(MOVES_PROFILE, encoding="utf-8")
+    sandbox.config.alignments["crm_maintenance_v1"] = load_alignment(profile, "crm_maintenance_v1")
+    people = tmp_path / "people.csv"
+    people.write_text(
+        "Kunde;Vorname;Nachname;Strasse;Hausnummer;PLZ;Ort\n"
+        "A1;Hans;Muster;Lindenstrasse;12;6010;Kriens\n"
+        "A2;Peter;Meier;Bahnhofstrasse;8;5070;Frick\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    summary = await address_batch(input_path=people, output_dir=out, profile=str(profile), **FAST)
+    assert summary["moves"] == 1
+    assert (out / "download" / "moves.txt").is_file()
+    assert not (out / "download" / "output.bin").read_bytes().startswith(b"PK")  # moves not in the output

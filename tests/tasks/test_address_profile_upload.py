@@ -7,7 +7,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tasks.address_service.profile_upload import profile_frame, split_house_numbers, write_profile_upload
+from tasks.address_service.profile_upload import (
+    check_upload,
+    profile_frame,
+    split_house_numbers,
+    write_profile_upload,
+)
 from tasks.address_service.profiles import BUILTIN, ProfileError
 from tasks.address_service.records import read_address_file
 from tasks.errors import InputError
@@ -120,3 +125,30 @@ def test_upload_options_override_the_profile_and_are_validated() -> None:
     assert legacy.with_upload() is legacy
     with pytest.raises(ProfileError, match="upload override: encoding"):
         legacy.with_upload(encoding="ebcdic")
+
+
+def test_the_written_upload_is_checked_against_the_profile(addresses: Path, tmp_path: Path) -> None:
+    profile = BUILTIN["legacy-de"]
+    upload = write_profile_upload(read_address_file(addresses), profile, tmp_path / "upload.txt")
+    check_upload(upload, profile)  # as written: agrees
+    lines = upload.read_bytes().decode("cp1252").split("\r\n")
+    broken = {
+        "header": "\r\n".join(["KDNR\tFirma", *lines[1:]]),
+        "fields": "\r\n".join([*lines[:2], lines[2] + "\textra", *lines[3:]]),
+        "line endings": "\n".join(lines),
+    }
+    expected = {"header": "header", "fields": "line 3", "line endings": "line endings"}
+    for problem, text in broken.items():
+        upload.write_bytes(text.encode("cp1252"))
+        with pytest.raises(InputError, match=expected[problem]):
+            check_upload(upload, profile)
+    standard = BUILTIN["standard"]
+    written = write_profile_upload(
+        read_address_file(addresses, wire_encoding="utf-8"), standard, tmp_path / "u8.txt"
+    )
+    written.write_bytes(written.read_bytes().replace(b"Hauptstrasse", "Hauptstraße".encode("cp1252")))
+    with pytest.raises(InputError, match="not utf-8 at byte"):
+        check_upload(written, standard)
+    upload.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode("cp1252"))
+    with pytest.raises(InputError, match="byte-order mark"):
+        check_upload(upload, profile)
