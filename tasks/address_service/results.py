@@ -46,6 +46,8 @@ UPLOADED_SUFFIX = "_uploaded"
 INPUT_SUFFIX = "_in"  # the §2.2 convention for input values, used for the original address beside the result
 QSTAT_DESIGNATION = "QSTAT_Designation"
 QSTAT_MEANING = "QSTAT_Meaning"
+NOT_RETURNED = "not returned"
+NOT_RETURNED_MEANING = "the service's result has no row with this record id"
 SUMMARY_COLUMNS = ["QSTAT", "Designation", "Meaning", "Count", "Share %"]
 RESULT_FILE_NAME = "result.txt"
 MOVES_FILE_NAME = "moves.txt"
@@ -418,6 +420,14 @@ def merge_results(
         merged["QSTAT"] = merged["QSTAT"].fillna("")
     else:
         merged["QSTAT"] = ""
+    missing = ~merged[RETURNED_COLUMN]
+    if missing.any():
+        for column, text in ((QSTAT_DESIGNATION, NOT_RETURNED), (QSTAT_MEANING, NOT_RETURNED_MEANING)):
+            if column in merged:
+                merged[column] = merged[column].astype(object).where(~missing, text)
+        logger.warning(
+            "%d uploaded rows did not come back from the service (%s)", int(missing.sum()), NOT_RETURNED
+        )
     for field in ADDRESS_FIELD_NAMES:
         if field in records:
             merged[field + INPUT_SUFFIX] = records[field].to_numpy()

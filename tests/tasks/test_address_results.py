@@ -273,6 +273,8 @@ def test_merge_by_an_alignments_own_id_name_with_a_row_missing_and_one_unknown(
         merged = merge_results(records, pd.concat([renamed.iloc[[0, 1]], stray]), record_id="KDNR")
     assert merged["RecordId"].tolist() == [1, 2, 3, 4]
     assert merged["ReturnedByService"].tolist() == [True, True, False, False]  # 3 and 4 did not come back
+    assert merged["QSTAT_Designation"].tolist()[2:] == ["not returned", "not returned"]
+    assert merged["QSTAT_Designation"].tolist()[0] != "not returned"
     assert "1 result rows carry a RecordId that no accepted input row has" in caplog.text
     with pytest.raises(ResultFileError, match="result has no KDNR column"):
         merge_results(records, decoded, record_id="KDNR")
