@@ -681,3 +681,27 @@ async def test_an_unreadable_query_answer_is_a_typed_error(answer: httpx.Respons
         await client.run_query("key", 1, {"Name_in": "Muster"})
     assert unreadable.value.outcome_unknown
     assert sent == sends
+
+
+async def test_run_batch_sends_an_alignments_extra_replace_items_after_input_and_output() -> None:
+    bodies: list[Any] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        bodies.append(json.loads(request.content))
+        return httpx.Response(
+            200, json={"RunBatchResult": {"Status": 0, "BatchToken": "b-1", "SettlementId": 1}}
+        )
+
+    client = make_client(handler)
+    await client.run_batch(
+        "crm_maintenance_v1",
+        "in-1",
+        "out-1",
+        extra_items={"{###STATISTICFILE_FR###}": "stat-1", "{###MOVEFILE###}": "moves-1"},
+    )
+    assert bodies[0]["replaceItems"] == [
+        {"Search": "{###INPUTFILE###}", "Replacement": "in-1"},
+        {"Search": "{###OUTPUTFILE###}", "Replacement": "out-1"},
+        {"Search": "{###STATISTICFILE_FR###}", "Replacement": "stat-1"},
+        {"Search": "{###MOVEFILE###}", "Replacement": "moves-1"},
+    ]
