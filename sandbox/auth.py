@@ -33,6 +33,8 @@ class IssuedToken:
     client_id: str
     scopes: frozenset[str]
     expires_at: float
+    # The end user who consented (authorization code and refresh grants); None for client credentials.
+    subject: str | None = None
 
 
 class TokenRegistry:
@@ -49,9 +51,18 @@ class TokenRegistry:
         with self._lock:
             self._requests[client_id] += 1
 
-    def issue(self, client_id: str, scopes: frozenset[str], lifetime_s: float, now: float) -> IssuedToken:
-        """Create and remember a new token for ``client_id`` valid for ``lifetime_s`` seconds from ``now``."""
-        token = IssuedToken(secrets.token_urlsafe(32), client_id, scopes, now + lifetime_s)
+    def issue(
+        self,
+        client_id: str,
+        scopes: frozenset[str],
+        lifetime_s: float,
+        now: float,
+        *,
+        subject: str | None = None,
+    ) -> IssuedToken:
+        """Create and remember a new token for ``client_id`` valid for ``lifetime_s`` seconds from ``now``;
+        ``subject`` names the end user for a token of personal scopes."""
+        token = IssuedToken(secrets.token_urlsafe(32), client_id, scopes, now + lifetime_s, subject)
         with self._lock:
             self._tokens[token.access_token] = token
             self._issued[client_id] += 1
@@ -125,8 +136,13 @@ def install_bearer_errors(app: FastAPI) -> None:
     app.add_exception_handler(BearerRefused, handle)
 
 
-def require_scope(config: SandboxConfig, scope: str) -> Callable[[Request], IssuedToken]:
-    """A FastAPI dependency admitting only requests whose bearer token is valid and carries ``scope``."""
+def require_scope(
+    config: SandboxConfig, *scopes: str, user: bool = False
+) -> Callable[[Request], IssuedToken]:
+    """A FastAPI dependency admitting only requests whose bearer token is valid and carries one of
+    ``scopes``; with ``user`` the token must also have been issued to an end user (personal data)."""
+    if not scopes:
+        raise ValueError("name at least one scope")
 
     def check(request: Request) -> IssuedToken:
         header = request.headers.get("authorization", "")
@@ -136,8 +152,13 @@ def require_scope(config: SandboxConfig, scope: str) -> Callable[[Request], Issu
         token = config.tokens.lookup(value.strip(), config.clock())
         if token is None:
             raise BearerRefused(401, "invalid_token", "Token unknown or expired")
-        if scope not in token.scopes:
-            raise BearerRefused(403, "insufficient_scope", f"Token lacks scope {scope}", scope)
+        if token.scopes.isdisjoint(scopes):
+            wanted = " ".join(scopes)
+            raise BearerRefused(403, "insufficient_scope", f"Token lacks scope {wanted}", wanted)
+        if user and token.subject is None:
+            raise BearerRefused(
+                403, "insufficient_scope", "Personal data needs a token the end user consented to"
+            )
         return token
 
     return check

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.address_service.alignments import SandboxAlignment
 from sandbox.auth import TokenRegistry
+from sandbox.commerce.users import CommerceUser, default_users
 from sandbox.faults import FaultPlan
 
 NEWSPAPER_SCOPES = (
@@ -22,9 +23,29 @@ NEWSPAPER_SCOPES = (
 )
 
 
+COMMERCE_SCOPES = (
+    "DCAPI_ADDRESS_READ",
+    "DCAPI_ADDRESS_VALIDATE",
+    "DCAPI_ADDRESS_AUTOCOMPLETE",
+    "DCAPI_DELIVERY",
+    "DCAPI_PICKUP",
+    "DCAPI_BARCODE_READ",
+    "DCAPI_RETURN_ORDER",
+    "openid",
+    "profile",
+    "email",
+    "address",
+    "phone",
+)
+
+
 class OAuthClient(BaseModel):
+    """A registered client: its secret, the scopes it may ask for and its registered redirect URIs (a
+    loopback redirect URI matches on any port, as RFC 8252 §7.3 asks)."""
+
     secret: str
     scopes: tuple[str, ...] = NEWSPAPER_SCOPES
+    redirect_uris: tuple[str, ...] = ()
 
 
 class SandboxConfig(BaseModel):
@@ -52,8 +73,18 @@ class SandboxConfig(BaseModel):
     alignments: dict[str, SandboxAlignment] = Field(default_factory=dict)
 
     oauth_clients: dict[str, OAuthClient] = Field(
-        default_factory=lambda: {"sandbox-client": OAuthClient(secret="sandbox-secret")}
+        default_factory=lambda: {
+            "sandbox-client": OAuthClient(secret="sandbox-secret"),
+            "sandbox-commerce-client": OAuthClient(
+                secret="sandbox-commerce-secret",
+                scopes=COMMERCE_SCOPES,
+                redirect_uris=("http://127.0.0.1/callback", "http://localhost/callback"),
+            ),
+        }
     )
+    # End users of the commerce API by subject; the authorization endpoint signs in the one named by
+    # ``login_hint``, else the first.
+    commerce_users: dict[str, CommerceUser] = Field(default_factory=default_users)
     token_lifetime_s: int = 3600
     tokens: TokenRegistry = Field(default_factory=TokenRegistry)
 

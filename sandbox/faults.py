@@ -1,7 +1,7 @@
 """Fault injection for the sandbox: rules chosen by configuration, applied by one ASGI middleware.
 
-A rule names the API (``address``, ``newspaper``, ``auth`` or ``*``), an endpoint glob relative to that
-API's mount (``runbatch``, ``checkbatchstatus/*``, ``*orders/standard``), and what happens:
+A rule names the API (``address``, ``newspaper``, ``commerce``, ``auth`` or ``*``), an endpoint glob
+relative to that API's mount (``runbatch``, ``checkbatchstatus/*``, ``*orders/standard``), and what happens:
 
 * ``http_status``: answer with that HTTP status and a short JSON body;
 * ``delay``: wait ``value`` seconds, then answer normally;
@@ -60,6 +60,7 @@ SCOPE_KEY = "postflows.sandbox.fault"
 API_MOUNTS: dict[str, str] = {
     "address": "/address/REST/v1",
     "newspaper": "/newspaper",
+    "commerce": "/commerce",
     "auth": "/auth",
 }
 
