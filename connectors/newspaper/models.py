@@ -12,41 +12,13 @@ from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
-from pydantic_core import core_schema
 
+from connectors.models import OpenEnum as OpenEnum
 from connectors.newspaper.errors import NewspaperMessage
 
 T = TypeVar("T")
-
-
-class OpenEnum(str):
-    """A string enum that the spec leaves open: known values are class constants, others are accepted."""
-
-    @classmethod
-    def known_values(cls) -> frozenset[str]:
-        return frozenset(
-            value
-            for klass in cls.__mro__
-            for name, value in vars(klass).items()
-            if name.isupper() and isinstance(value, str)
-        )
-
-    @property
-    def is_known(self) -> bool:
-        return str(self) in type(self).known_values()
-
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: Any, handler: GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
-        return core_schema.no_info_after_validator_function(
-            cls, core_schema.str_schema(), serialization=core_schema.to_string_ser_schema()
-        )
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({str(self)!r})"
 
 
 class OrderStatusValue(OpenEnum):
