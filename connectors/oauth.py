@@ -1,8 +1,11 @@
-"""OAuth 2.0 client credentials as an ``httpx.Auth``: one cached token per scope set, shared by every
-client built on the same :class:`ClientCredentials`, renewed shortly before ``expires_in`` and once on 401.
+"""OAuth 2.0 bearer tokens as an ``httpx.Auth``: one cached token per scope set, renewed shortly before
+``expires_in`` and once on 401, from a :class:`TokenSource`: :class:`ClientCredentials` (the client
+credentials grant, shared by every client built on it) or :class:`UserSession` (the refresh grant of a user
+who signed in with the authorization code flow, see :mod:`connectors.oidc`).
 
-The client secret travels only in the form body of the token request, never in a URL or header, and
-never appears in a ``repr`` or an error message.
+Token requests are built with authlib. The client secret travels only in the form body of the token
+request, never in a URL or header, and never appears in a ``repr`` or an error message; refresh tokens are
+``SecretStr`` and handed to the caller's store through a callback when the server rotates them.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ import time
 import weakref
 from collections.abc import AsyncGenerator, Callable, Generator, Iterable
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import httpx
+from authlib.oauth2.rfc6749.parameters import prepare_token_request
 from pydantic import SecretStr
 
 from connectors.errors import AuthFailed, quote_body
@@ -96,48 +101,21 @@ class ClientCredentials:
 
     def token_request(self, scopes: ScopeSet) -> httpx.Request:
         """The token request for ``scopes``: a form POST; the secret is in the body only."""
-        form = {
-            "grant_type": "client_credentials",
-            "client_id": self.client_id,
-            "client_secret": self._client_secret.get_secret_value(),
-            "scope": " ".join(sorted(scopes)),
-        }
-        return httpx.Request("POST", self.token_url, data=form, headers={"Accept": "application/json"})
+        return form_post(
+            self.token_url,
+            "client_credentials",
+            client_id=self.client_id,
+            client_secret=self._client_secret.get_secret_value(),
+            scope=" ".join(sorted(scopes)),
+        )
 
     def accept_token_response(self, scopes: ScopeSet, response: httpx.Response) -> AccessToken:
         """Parse and cache a token response (its body already read); raise :class:`AuthFailed` on refusal."""
-        status = response.status_code
-        if status != 200:
-            raise AuthFailed(
-                self._redact(f"{self.api}: token request for {_scope_text(scopes)} refused: HTTP {status}")
-                + self._redacted_detail(response),
-                api=self.api,
-                status_code=status,
-                # The API request itself was never sent, so a busy token endpoint may be asked again.
-                retryable=status == 429 or status >= 500,
-            )
-        try:
-            payload = response.json()
-        except ValueError:
-            payload = None
-        if not isinstance(payload, dict) or not isinstance(payload.get("access_token"), str):
-            raise AuthFailed(
-                f"{self.api}: token response for {_scope_text(scopes)} carries no access_token",
-                api=self.api,
-                status_code=status,
-            )
-        token_type = payload.get("token_type", "Bearer")
-        if not isinstance(token_type, str) or token_type.lower() != "bearer":
-            raise AuthFailed(
-                f"{self.api}: token type {token_type!r} is not Bearer", api=self.api, status_code=status
-            )
-        expires_in = payload.get("expires_in")
-        lifetime = float(expires_in) if isinstance(expires_in, int | float) else 0.0
-        # A token inside the leeway is still used for the request that fetched it, just not cached.
+        payload = read_token_response(response, api=self.api, what=_scope_text(scopes), redact=self._redact)
         token = AccessToken(
             value=SecretStr(payload["access_token"]),
             scopes=scopes,
-            expires_at=self.clock() + lifetime - self.leeway,
+            expires_at=self.clock() + lifetime_of(payload) - self.leeway,
         )
         with self._guard:
             self._tokens[scopes] = token
@@ -153,24 +131,31 @@ class ClientCredentials:
         secret = self._client_secret.get_secret_value()
         return text.replace(secret, "**********") if secret else text
 
-    def _redacted_detail(self, response: httpx.Response, limit: int = 200) -> str:
-        try:
-            text = response.text
-        except (httpx.ResponseNotRead, UnicodeDecodeError):
-            return ""
-        text = quote_body(self._redact(text), limit)
-        return f": {text}" if text else ""
+
+class TokenSource(Protocol):
+    """Where bearer tokens come from: a cache per scope set and the token request that fills it."""
+
+    def valid_token(self, scopes: ScopeSet) -> AccessToken | None: ...
+
+    def invalidate(self, token: AccessToken) -> None: ...
+
+    def token_request(self, scopes: ScopeSet) -> httpx.Request: ...
+
+    def accept_token_response(self, scopes: ScopeSet, response: httpx.Response) -> AccessToken: ...
+
+    def async_lock(self, scopes: ScopeSet) -> asyncio.Lock: ...
 
 
 class OAuth2ClientCredentialsAuth(httpx.Auth):
-    """Bearer auth for one scope set, with tokens from a shared :class:`ClientCredentials`.
+    """Bearer auth for one scope set, with tokens from a shared :class:`TokenSource` (the client credentials
+    of :class:`ClientCredentials`, or a signed-in user's :class:`UserSession`).
 
     The flow: use the cached token or fetch one (token fetches for one scope set are serialised, so
     concurrent calls cause a single token request), send the request, and on a 401 drop that token and
     retry exactly once with a fresh one.
     """
 
-    def __init__(self, credentials: ClientCredentials, scopes: Iterable[str]) -> None:
+    def __init__(self, credentials: TokenSource, scopes: Iterable[str]) -> None:
         self.credentials = credentials
         self.scopes: ScopeSet = frozenset(scopes)
         if not self.scopes:
@@ -204,3 +189,59 @@ class OAuth2ClientCredentialsAuth(httpx.Auth):
 
 def _scope_text(scopes: ScopeSet) -> str:
     return "scope " + " ".join(sorted(scopes))
+
+
+def form_post(url: str, grant_type: str, **fields: str) -> httpx.Request:
+    """A token request: ``grant_type`` and ``fields`` as an ``application/x-www-form-urlencoded`` body."""
+    body = prepare_token_request(grant_type, **fields)
+    return httpx.Request(
+        "POST",
+        url,
+        content=body.encode("utf-8"),
+        headers={"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"},
+    )
+
+
+def read_token_response(
+    response: httpx.Response, *, api: str, what: str, redact: Callable[[str], str]
+) -> dict[str, Any]:
+    """The JSON of a successful token response (§2.12) with a Bearer ``access_token``; :class:`AuthFailed`
+    naming ``what`` otherwise. ``redact`` removes the client secret from anything quoted."""
+    status = response.status_code
+    if status != 200:
+        raise AuthFailed(
+            redact(f"{api}: token request for {what} refused: HTTP {status}") + _detail(response, redact),
+            api=api,
+            status_code=status,
+            # The API request itself was never sent, so a busy token endpoint may be asked again.
+            retryable=status == 429 or status >= 500,
+        )
+    try:
+        payload = response.json()
+    except ValueError:
+        payload = None
+    if not isinstance(payload, dict) or not isinstance(payload.get("access_token"), str):
+        raise AuthFailed(
+            f"{api}: token response for {what} carries no access_token", api=api, status_code=status
+        )
+    token_type = payload.get("token_type", "Bearer")
+    if not isinstance(token_type, str) or token_type.lower() != "bearer":
+        raise AuthFailed(f"{api}: token type {token_type!r} is not Bearer", api=api, status_code=status)
+    return payload
+
+
+def lifetime_of(payload: dict[str, Any]) -> float:
+    """``expires_in`` of a token response in seconds; 0 (use once, do not cache) when absent."""
+    expires_in = payload.get("expires_in")
+    if isinstance(expires_in, str) and expires_in.isdigit():
+        return float(expires_in)
+    return float(expires_in) if isinstance(expires_in, int | float) else 0.0
+
+
+def _detail(response: httpx.Response, redact: Callable[[str], str], limit: int = 200) -> str:
+    try:
+        text = response.text
+    except (httpx.ResponseNotRead, UnicodeDecodeError):
+        return ""
+    text = quote_body(redact(text), limit)
+    return f": {text}" if text else ""

@@ -1,0 +1,114 @@
+"""Errors of the commerce API (§7) and of signing in (§5), mapped from HTTP answers in one place.
+
+    ApiError
+    ├── RemoteRejected
+    │   └── CommerceRejected         HTTP 400: the service refused the parameters (its message kept)
+    └── HttpStatusError              (connectors.errors: 401/403 AuthFailed, 404 NotFound, 5xx ServerError)
+        └── NotFound
+            └── AddressNotFound      an address id that does not exist or is not the user's own
+    PostflowsError
+    └── LoginFailed                  the authorization code flow or a user token cannot be used
+        ├── AuthorizationDenied      the authorization server answered the redirect with an error
+        ├── StateMismatch            the redirect's state is not the one this login sent
+        ├── IdTokenInvalid           the ID token fails an OpenID Connect Core §3.1.3.7 check
+        └── LoginRequired            personal data asked without a signed-in user
+
+The error body's shape is not shown by the spec, so the message is read from the usual fields
+(``message``, ``error_description``, ``detail``, ``code``, ``error``) and the body is otherwise quoted, cut
+and scrubbed of secrets.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from connectors.errors import (
+    ApiError,
+    NotFound,
+    PostflowsError,
+    RemoteRejected,
+    error_for_http_status,
+    quote_body,
+)
+
+API = "commerce"
+
+
+class CommerceRejected(RemoteRejected):
+    """The service refused the request's parameters (HTTP 400) and said why."""
+
+    def __init__(self, message: str, *, code: str, meaning: str, status_code: int) -> None:
+        super().__init__(message, api=API, code=code, meaning=meaning)
+        self.status_code = status_code
+
+
+class AddressNotFound(NotFound):
+    """The address id does not exist or belongs to another user (the service does not say which)."""
+
+
+class LoginFailed(PostflowsError):
+    """Signing in with the authorization code flow failed, or the user's tokens cannot be used."""
+
+
+class AuthorizationDenied(LoginFailed):
+    def __init__(self, error: str, description: str = "") -> None:
+        text = f"the authorization server refused the login: {error}"
+        super().__init__(text + (f" ({description})" if description else ""))
+        self.error = error
+
+
+class StateMismatch(LoginFailed):
+    """The redirect does not carry the ``state`` this login sent: it belongs to another login or is forged."""
+
+
+class IdTokenInvalid(LoginFailed):
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the ID token is not valid: {reason}")
+        self.reason = reason
+
+
+class LoginRequired(LoginFailed):
+    """Personal data needs a user's consent: no user token is available."""
+
+
+def service_message(body: Any) -> tuple[str, str]:
+    """(code, message) from an error body of any of the usual shapes; empty strings when absent."""
+    if isinstance(body, list) and body:
+        body = body[0]
+    if not isinstance(body, dict):
+        return "", ""
+    errors = body.get("errors")
+    if isinstance(errors, list) and errors and isinstance(errors[0], dict):
+        return service_message(errors[0])
+    code = next((str(body[key]) for key in ("code", "error", "status") if body.get(key) not in (None, "")), "")
+    message = next(
+        (
+            str(body[key])
+            for key in ("message", "error_description", "detail", "description", "title")
+            if body.get(key) not in (None, "")
+        ),
+        "",
+    )
+    return code, message
+
+
+def error_for_response(response: httpx.Response) -> ApiError:
+    """The typed error for a non-success answer of the commerce API."""
+    if response.status_code != 400:
+        return error_for_http_status(response, api=API)
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    code, message = service_message(body)
+    if not message:
+        try:
+            message = quote_body(response.text)
+        except UnicodeDecodeError:
+            message = ""
+    meaning = "incomplete or invalid parameters"
+    path = response.request.url.path
+    text = f"{API}: HTTP 400 for {response.request.method} {path}: {quote_body(message) or meaning}"
+    return CommerceRejected(text, code=code or "400", meaning=meaning, status_code=400)
