@@ -10,6 +10,11 @@
         │   └── NotFound              404
         ├── MalformedResponse         an answer that cannot be read; retryable, outcome unknown
         └── RemoteRejected            the service answered and refused (code, message, meaning)
+    └── LoginFailed                   a user's sign-in (authorization code flow) or saved tokens unusable
+        ├── AuthorizationDenied       the authorization server redirected with an error
+        ├── StateMismatch             the redirect's state is not the one the sign-in sent
+        ├── IdTokenInvalid            the ID token fails an OpenID Connect Core check
+        └── LoginRequired             personal data asked for without a signed-in user
 
 Connector packages subclass these (for example ``AddressServiceStatusError``) and keep their own code
 tables. Two flags drive every decision above the connectors: ``retryable`` (the retry layer may try again)
@@ -134,6 +139,31 @@ class RemoteRejected(ApiError):
         super().__init__(message, api=api, retryable=retryable)
         self.code = code
         self.meaning = meaning
+
+
+class LoginFailed(PostflowsError):
+    """Signing in with the authorization code flow failed, or the user's tokens cannot be used."""
+
+
+class AuthorizationDenied(LoginFailed):
+    def __init__(self, error: str, description: str = "") -> None:
+        text = f"the authorization server refused the sign-in: {error}"
+        super().__init__(text + (f" ({description})" if description else ""))
+        self.error = error
+
+
+class StateMismatch(LoginFailed):
+    """The redirect does not carry the ``state`` this sign-in sent: it belongs to another one or is forged."""
+
+
+class IdTokenInvalid(LoginFailed):
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the ID token is not valid: {reason}")
+        self.reason = reason
+
+
+class LoginRequired(LoginFailed):
+    """Personal data needs the user's consent, and no signed-in user's tokens are available."""
 
 
 def parse_retry_after(response: httpx.Response) -> float | None:

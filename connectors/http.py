@@ -115,6 +115,9 @@ class ApiClient:
             await self._http.aclose()
 
     def url(self, path: str) -> str:
+        """``path`` below the base URL; an absolute URL (another host of the same API) is kept."""
+        if "://" in path:
+            return path
         return f"{self.base_url}/{path.lstrip('/')}"
 
     async def request(
@@ -239,7 +242,7 @@ class ApiClient:
         record = RequestRecord(
             api=self.api_name,
             method=method.upper(),
-            path=path.split("?", 1)[0],
+            path=path.split("?", 1)[0],  # absolute URLs keep their host: they never carry credentials
             attempt=attempt,
             duration_s=time.monotonic() - started,
             status_code=status,

@@ -7,11 +7,7 @@
         └── NotFound
             └── AddressNotFound      an address id that does not exist or is not the user's own
     PostflowsError
-    └── LoginFailed                  the authorization code flow or a user token cannot be used
-        ├── AuthorizationDenied      the authorization server answered the redirect with an error
-        ├── StateMismatch            the redirect's state is not the one this login sent
-        ├── IdTokenInvalid           the ID token fails an OpenID Connect Core §3.1.3.7 check
-        └── LoginRequired            personal data asked without a signed-in user
+    └── LoginFailed                  (connectors.errors) signing in, or a user's saved tokens, failed
 
 The error body's shape is not shown by the spec, so the message is read from the usual fields
 (``message``, ``error_description``, ``detail``, ``code``, ``error``) and the body is otherwise quoted, cut
@@ -27,7 +23,6 @@ import httpx
 from connectors.errors import (
     ApiError,
     NotFound,
-    PostflowsError,
     RemoteRejected,
     error_for_http_status,
     quote_body,
@@ -48,31 +43,6 @@ class AddressNotFound(NotFound):
     """The address id does not exist or belongs to another user (the service does not say which)."""
 
 
-class LoginFailed(PostflowsError):
-    """Signing in with the authorization code flow failed, or the user's tokens cannot be used."""
-
-
-class AuthorizationDenied(LoginFailed):
-    def __init__(self, error: str, description: str = "") -> None:
-        text = f"the authorization server refused the login: {error}"
-        super().__init__(text + (f" ({description})" if description else ""))
-        self.error = error
-
-
-class StateMismatch(LoginFailed):
-    """The redirect does not carry the ``state`` this login sent: it belongs to another login or is forged."""
-
-
-class IdTokenInvalid(LoginFailed):
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"the ID token is not valid: {reason}")
-        self.reason = reason
-
-
-class LoginRequired(LoginFailed):
-    """Personal data needs a user's consent: no user token is available."""
-
-
 def service_message(body: Any) -> tuple[str, str]:
     """(code, message) from an error body of any of the usual shapes; empty strings when absent."""
     if isinstance(body, list) and body:
@@ -82,7 +52,9 @@ def service_message(body: Any) -> tuple[str, str]:
     errors = body.get("errors")
     if isinstance(errors, list) and errors and isinstance(errors[0], dict):
         return service_message(errors[0])
-    code = next((str(body[key]) for key in ("code", "error", "status") if body.get(key) not in (None, "")), "")
+    code = next(
+        (str(body[key]) for key in ("code", "error", "status") if body.get(key) not in (None, "")), ""
+    )
     message = next(
         (
             str(body[key])

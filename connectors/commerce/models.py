@@ -16,6 +16,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from connectors.models import OpenEnum
+from connectors.oidc import Userinfo as Userinfo
+from connectors.oidc import UserinfoAddress as UserinfoAddress
 
 
 class CommerceModel(BaseModel):
@@ -28,7 +30,7 @@ class CommerceModel(BaseModel):
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
-# --- open enums ------------------------------------------------------------------------------------
+# --- open enums
 
 
 class AddressType(OpenEnum):
@@ -86,7 +88,7 @@ class Verification(OpenEnum):
     NONE = "NONE"
 
 
-# --- value parsers -----------------------------------------------------------------------------------
+# --- value parsers
 
 _COMPACT = re.compile(r"^(\d{8})T(\d{6})([+-]\d{4}|Z)?$")
 
@@ -109,18 +111,10 @@ def format_expires(moment: dt.datetime) -> str:
     return moment.strftime("%Y%m%dT%H%M%S%z")
 
 
-def parse_flag(value: object) -> object:
-    """Userinfo flags come as ``TRUE``/``FALSE`` strings (§2.11) or as JSON booleans."""
-    if isinstance(value, str) and value.strip().upper() in ("TRUE", "FALSE"):
-        return value.strip().upper() == "TRUE"
-    return value
-
-
 CompactDateTime = Annotated[dt.datetime, BeforeValidator(parse_expires)]
-Flag = Annotated[bool, BeforeValidator(parse_flag)]
 
 
-# --- 2.1 address ---------------------------------------------------------------------------------------
+# --- 2.1 address
 
 
 class Addressee(CommerceModel):
@@ -164,7 +158,7 @@ class Address(CommerceModel):
     logistic_location: LogisticLocation | None = None
 
 
-# --- 2.2 / 2.3 validation ---------------------------------------------------------------------------------
+# --- 2.2 / 2.3 validation
 
 
 class ValidationRequest(CommerceModel):
@@ -210,7 +204,7 @@ class ValidationResult(CommerceModel):
     address: Address | None = None
 
 
-# --- 2.4 auto-completion -----------------------------------------------------------------------------------
+# --- 2.4 auto-completion
 
 
 class ZipEntry(CommerceModel):
@@ -244,7 +238,7 @@ class HouseList(CommerceModel):
     houses: list[str] = Field(default_factory=list)
 
 
-# --- 2.5 / 2.6 deliverabilities -------------------------------------------------------------------------
+# --- 2.5 / 2.6 deliverabilities
 
 
 class DeliveryHouse(CommerceModel):
@@ -330,7 +324,7 @@ class LogisticProduct(CommerceModel):
     additional_services: list[ServiceRequirement] = Field(default_factory=list)
 
 
-# --- 2.7 reference data ------------------------------------------------------------------------------------
+# --- 2.7 reference data
 
 
 class LocalizedName(CommerceModel):
@@ -367,7 +361,7 @@ class Holiday(CommerceModel):
     name: LocalizedName = Field(default_factory=LocalizedName)
 
 
-# --- 2.8 same-day acceptance points --------------------------------------------------------------------------
+# --- 2.8 same-day acceptance points
 
 
 class SameDayRequest(CommerceModel):
@@ -403,7 +397,7 @@ class SameDayAcceptance(CommerceModel):
     results: list[SameDayProduct] = Field(default_factory=list)
 
 
-# --- 2.9 / 2.10 pickup -----------------------------------------------------------------------------------
+# --- 2.9 / 2.10 pickup
 
 
 class UserDetails(CommerceModel):
@@ -491,36 +485,3 @@ class PickupPoint(CommerceModel):
 
 class PickupPoints(CommerceModel):
     points: list[PickupPoint] = Field(default_factory=list)
-
-
-# --- 2.11 userinfo ------------------------------------------------------------------------------------------
-
-
-class UserinfoAddress(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    formatted: str | None = None
-    street_address: str | None = None
-    locality: str | None = None
-    postal_code: str | None = None
-    country: str | None = None
-
-
-class Userinfo(BaseModel):
-    """The OpenID Connect claims of the signed-in user (§2.11); claim names are snake_case already."""
-
-    model_config = ConfigDict(extra="allow")
-
-    sub: str
-    name: str | None = None
-    given_name: str | None = None
-    family_name: str | None = None
-    preferred_username: str | None = None
-    email: str | None = None
-    email_verified: Flag | None = None
-    gender: str | None = None
-    locale: str | None = None
-    phone_number: str | None = None
-    phone_number_verified: Flag | None = None
-    address: UserinfoAddress | None = None
-    updated_at: int | str | None = None

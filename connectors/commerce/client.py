@@ -1,0 +1,385 @@
+"""The commerce API client: one async method per endpoint of §4, each with the OAuth scope of its operation.
+
+Non-personal operations use client credentials (one token per scope, shared through
+:class:`~connectors.oauth.ClientCredentials`); personal ones need a signed-in user's
+:class:`~connectors.oidc.UserSession`. Every path is relative to the base URL and comes from
+:class:`CommercePaths`, so a service that serves a sub-API elsewhere (pickup under ``/pickpost/v1``) is a
+setting; the endpoints whose path or method the spec does not show have paths there too.
+
+Reads retry transient failures. Validation and the POST form of the deliverability query only read, so they
+are retried like GETs; pickup registration, address labels and return orders change something and are never
+sent twice on their own.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, TypeVar, Unpack
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel, SecretStr, ValidationError
+
+from connectors.commerce.errors import API, AddressNotFound, error_for_response
+from connectors.commerce.models import (
+    AdditionalService,
+    Address,
+    Deliverabilities,
+    DeliveryAddress,
+    DeliveryInstruction,
+    Holiday,
+    HouseList,
+    LogisticProduct,
+    PickupPoints,
+    PickupUser,
+    PickupUserRequest,
+    SameDayAcceptance,
+    SameDayRequest,
+    StreetList,
+    ValidationRequest,
+    ValidationResult,
+    ZipEntry,
+    ZipList,
+)
+from connectors.errors import ApiError, LoginRequired, MalformedResponse, NotFound
+from connectors.http import ApiClient, HttpOptions
+from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, TokenSource
+
+M = TypeVar("M", bound=BaseModel)
+
+DEFAULT_DAY_COUNT = 14
+
+
+@dataclass(frozen=True)
+class CommerceScopes:
+    """The scope each operation asks for. The defaults are the spec's names for a confidential client;
+    a public client uses ``DCAPI_ADDRESS_VALIDATE`` and ``DCAPI_ADDRESS_AUTOCOMPLETE``."""
+
+    validation: str = "DCAPI_ADDRESS_READ"
+    autocomplete: str = "DCAPI_ADDRESS_READ"
+    personal: str = "DCAPI_ADDRESS_READ"
+    delivery: str = "DCAPI_DELIVERY"
+    pickup: str = "DCAPI_PICKUP"
+    barcode: str = "DCAPI_BARCODE_READ"
+    return_order: str = "DCAPI_RETURN_ORDER"
+
+    def all(self) -> frozenset[str]:
+        return frozenset(getattr(self, item.name) for item in fields(self))
+
+
+@dataclass(frozen=True)
+class CommercePaths:
+    """Where each sub-API and each endpoint the spec shows no path for lives, relative to the base URL."""
+
+    address: str = "/address/v1"
+    delivery: str = "/api/delivery/v1"
+    pickup: str = "/pickup/v1"
+    same_day: str = "/api/delivery/v1/sameday/acceptancepoints"
+    pickup_points: str = "/pickup/v1/points"
+    pickup_points_method: str = "POST"
+    barcode: str = "/barcode/v1/addresslabels"
+    return_order: str = "/delivery/collection/order/v2/orders"
+
+
+class CommerceClient(ApiClient):
+    """Async client of the commerce API.
+
+    Args:
+        base_url: ``{base_url}``; every path of :class:`CommercePaths` is appended to it.
+        token_url: the OAuth token endpoint (``{auth_url}/OAuth/token``).
+        client_id: the registered client id.
+        client_secret: the registered client secret.
+        credentials: a :class:`ClientCredentials` to share its token cache (instead of the three above).
+        user: the signed-in user's token source, for the personal endpoints.
+        scopes: the scope of each operation.
+        paths: where the sub-APIs and the unshown endpoints are.
+        today: today's date (the default first day of a deliverability query).
+        **options: how the service is reached (:class:`~connectors.http.HttpOptions`).
+    """
+
+    api_name: ClassVar[str] = API
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token_url: str | None = None,
+        client_id: str | None = None,
+        client_secret: SecretStr | None = None,
+        credentials: ClientCredentials | None = None,
+        user: TokenSource | None = None,
+        scopes: CommerceScopes | None = None,
+        paths: CommercePaths | None = None,
+        today: Callable[[], dt.date] = dt.date.today,
+        **options: Unpack[HttpOptions],
+    ) -> None:
+        if credentials is None:
+            if token_url is None or client_id is None or client_secret is None:
+                raise ValueError("give credentials, or token_url, client_id and client_secret")
+            credentials = ClientCredentials(token_url, client_id, client_secret, api=API)
+        super().__init__(base_url, **options)
+        self.credentials = credentials
+        self.scopes = scopes or CommerceScopes()
+        self.paths = paths or CommercePaths()
+        self._today = today
+        self._user = user
+        self._auth_by_scope: dict[str, httpx.Auth] = {}
+
+    async def __aenter__(self) -> CommerceClient:
+        return self
+
+    def __repr__(self) -> str:
+        return f"CommerceClient(base_url={self.base_url!r}, credentials={self.credentials!r})"
+
+    def error_for_response(self, response: httpx.Response) -> ApiError:
+        return error_for_response(response)
+
+    # --- 4.1 personal addresses (user token) -----------------------------------------------------------
+
+    async def addresses(self) -> list[Address]:
+        """The signed-in user's addresses."""
+        response = await self._get(f"{self.paths.address}/users/current/addresses", self._user_auth())
+        return _parse_list(Address, response, "addresses")
+
+    async def main_address(self) -> Address:
+        """The signed-in user's MAIN address."""
+        response = await self._get(f"{self.paths.address}/users/current/addresses/main", self._user_auth())
+        return _parse(Address, response, "main address")
+
+    async def address(self, address_id: str) -> Address:
+        """One of the signed-in user's addresses.
+
+        Raises:
+            AddressNotFound: no such address, or it is not this user's.
+            CommerceRejected: ``address_id`` is not a valid id (HTTP 400).
+        """
+        path = f"{self.paths.address}/users/current/addresses/{quote(address_id, safe='')}"
+        try:
+            response = await self._get(path, self._user_auth())
+        except NotFound as error:
+            raise AddressNotFound(
+                f"{API}: address {address_id} does not exist or is not the signed-in user's",
+                api=API,
+                status_code=error.status_code,
+            ) from None
+        return _parse(Address, response, "address")
+
+    # --- 4.1 validation and auto-completion (client credentials) --------------------------------------
+
+    async def validate_address(self, request: ValidationRequest) -> ValidationResult:
+        """POST addresses/validation; a read, so transient failures are retried."""
+        response = await self.request(
+            "POST",
+            f"{self.paths.address}/addresses/validation",
+            json=request.to_body(),
+            idempotent=True,
+            auth=self._scoped(self.scopes.validation),
+        )
+        return _parse(ValidationResult, response, "validation result")
+
+    async def zips(self, zip_city: str, *, type_: str | None = None) -> list[ZipEntry]:
+        """Zips and cities matching a partial zip or city; no match is an empty list (the service's 404)."""
+        params = {"zipCity": zip_city} | ({"type": type_} if type_ else {})
+        response = await self._lookup(f"{self.paths.address}/zips", params)
+        return [] if response is None else _parse(ZipList, response, "zips").zips
+
+    async def streets(self, name: str, *, zip_code: str | None = None) -> list[str]:
+        """Street names matching a partial name, optionally within a zip; no match is an empty list."""
+        params = {"name": name} | ({"zip": zip_code} if zip_code else {})
+        response = await self._lookup(f"{self.paths.address}/streets", params)
+        return [] if response is None else _parse(StreetList, response, "streets").streets
+
+    async def houses(self, zip_code: str, street_name: str, number: str = "") -> list[str]:
+        """House numbers of a street matching a partial number; no match is an empty list."""
+        params = {"zip": zip_code, "streetname": street_name, "number": number}
+        response = await self._lookup(f"{self.paths.address}/houses", params)
+        return [] if response is None else _parse(HouseList, response, "houses").houses
+
+    # --- 4.2 delivery (client credentials) ------------------------------------------------------------
+
+    async def deliverabilities(
+        self,
+        address: DeliveryAddress,
+        *,
+        start: dt.date | None = None,
+        day_count: int = DEFAULT_DAY_COUNT,
+        delivery_dates: Sequence[dt.date] = (),
+    ) -> Deliverabilities:
+        """GET deliverabilities/when: the days from ``start`` (default today) for ``day_count`` days, or
+        the explicit ``delivery_dates`` (then ``start`` and ``day_count`` are not sent)."""
+        params = address.query_params()
+        if delivery_dates:
+            params += [("deliveryDates", day.isoformat()) for day in delivery_dates]
+        else:
+            params += [("date", (start or self._today()).isoformat()), ("dayCount", str(day_count))]
+        response = await self.request(
+            "GET",
+            f"{self.paths.delivery}/deliverabilities/when",
+            params=params,
+            auth=self._scoped(self.scopes.delivery),
+        )
+        return _parse(Deliverabilities, response, "deliverabilities")
+
+    async def deliverabilities_on(
+        self, address: DeliveryAddress, delivery_dates: Iterable[dt.date]
+    ) -> Deliverabilities:
+        """POST deliverabilities/when with the body of §4.2 (a read, retried like one)."""
+        body = {
+            "address": address.to_body(),
+            "deliveryDates": [day.isoformat() for day in delivery_dates],
+        }
+        response = await self.request(
+            "POST",
+            f"{self.paths.delivery}/deliverabilities/when",
+            json=body,
+            idempotent=True,
+            auth=self._scoped(self.scopes.delivery),
+        )
+        return _parse(Deliverabilities, response, "deliverabilities")
+
+    async def logistic_product(self, product_code: str) -> LogisticProduct:
+        """GET deliverabilities/how/{productCode}."""
+        code = quote(product_code, safe="")
+        response = await self._get(
+            f"{self.paths.delivery}/deliverabilities/how/{code}", self._scoped(self.scopes.delivery)
+        )
+        return _parse(LogisticProduct, response, "logistic product")
+
+    async def additional_services(self) -> list[AdditionalService]:
+        return await self._options("additionalservices", AdditionalService)
+
+    async def delivery_instructions(self) -> list[DeliveryInstruction]:
+        return await self._options("deliveryinstructions", DeliveryInstruction)
+
+    async def holidays(self) -> list[Holiday]:
+        return await self._options("holidays", Holiday)
+
+    async def same_day_acceptance_points(self, request: SameDayRequest) -> SameDayAcceptance:
+        """Same-day acceptance points: a GET carrying the JSON body of §2.8, at the configured path."""
+        response = await self.request(
+            "GET", self.paths.same_day, json=request.to_body(), auth=self._scoped(self.scopes.delivery)
+        )
+        return _parse(SameDayAcceptance, response, "same-day acceptance points")
+
+    # --- 4.3 pickup --------------------------------------------------------------------------------
+
+    async def register_pickup_user(self, request: PickupUserRequest) -> PickupUser:
+        """POST pickup/v1/users: the user's pickup id (a new one when the user is new). Never resent on
+        its own after an answer was lost."""
+        response = await self.request(
+            "POST",
+            f"{self.paths.pickup}/users",
+            json=request.to_body(),
+            auth=self._scoped(self.scopes.pickup),
+        )
+        return _parse(PickupUser, response, "pickup user")
+
+    async def pickup_points(self, request: PickupUserRequest) -> PickupPoints:
+        """Pickup points near the user of ``request`` (sent with verified null), at the configured method
+        and path; a read."""
+        body = request.model_copy(update={"verified": None}).to_body()
+        response = await self.request(
+            self.paths.pickup_points_method,
+            self.paths.pickup_points,
+            json=body,
+            idempotent=True,
+            auth=self._scoped(self.scopes.pickup),
+        )
+        return _parse(PickupPoints, response, "pickup points")
+
+    # --- 4.4 barcode and return order (shapes not shown: JSON in, JSON out) ------------------------------
+
+    async def create_address_label(self, body: dict[str, Any]) -> dict[str, Any]:
+        """An address label; the spec shows neither its fields nor its path (a setting)."""
+        response = await self.request(
+            "POST", self.paths.barcode, json=body, auth=self._scoped(self.scopes.barcode)
+        )
+        return _json_object(response, "address label")
+
+    async def create_return_order(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A return order; the spec shows neither its fields nor its path (a setting)."""
+        response = await self.request(
+            "POST", self.paths.return_order, json=body, auth=self._scoped(self.scopes.return_order)
+        )
+        return _json_object(response, "return order")
+
+    # --- plumbing -------------------------------------------------------------------------------------
+
+    async def _options(self, name: str, model: type[M]) -> list[M]:
+        response = await self._get(
+            f"{self.paths.delivery}/options/{name}", self._scoped(self.scopes.delivery)
+        )
+        return _parse_list(model, response, name)
+
+    async def _lookup(self, path: str, params: dict[str, str]) -> httpx.Response | None:
+        """An auto-completion query; None when the service answers 404 (no results, §7)."""
+        try:
+            return await self.request("GET", path, params=params, auth=self._scoped(self.scopes.autocomplete))
+        except NotFound:
+            return None
+
+    async def _get(self, path: str, auth: httpx.Auth) -> httpx.Response:
+        return await self.request("GET", path, auth=auth)
+
+    def _scoped(self, scope: str) -> httpx.Auth:
+        auth = self._auth_by_scope.get(scope)
+        if auth is None:
+            auth = self._auth_by_scope[scope] = OAuth2ClientCredentialsAuth(self.credentials, [scope])
+        return auth
+
+    def _user_auth(self) -> httpx.Auth:
+        if self._user is None:
+            raise LoginRequired(
+                "personal addresses need a signed-in user: run `postflows commerce-login` first"
+            )
+        key = f"user:{self.scopes.personal}"
+        auth = self._auth_by_scope.get(key)
+        if auth is None:
+            auth = self._auth_by_scope[key] = OAuth2ClientCredentialsAuth(self._user, [self.scopes.personal])
+        return auth
+
+
+def _parse(model: type[M], response: httpx.Response, what: str) -> M:
+    try:
+        return model.model_validate(response.json())
+    except (ValueError, ValidationError) as error:
+        raise MalformedResponse(
+            f"{API}: the {what} cannot be read: {_first_problem(error)}", api=API
+        ) from None
+
+
+def _parse_list(model: type[M], response: httpx.Response, what: str) -> list[M]:
+    try:
+        body = response.json()
+    except ValueError as error:
+        raise MalformedResponse(f"{API}: the {what} cannot be read: {error}", api=API) from None
+    if isinstance(body, dict):
+        # Tolerate a wrapper object around the array ({"addresses": [...]}).
+        arrays = [value for value in body.values() if isinstance(value, list)]
+        body = arrays[0] if len(arrays) == 1 else body
+    if not isinstance(body, list):
+        raise MalformedResponse(f"{API}: the {what} are not an array", api=API)
+    try:
+        return [model.model_validate(item) for item in body]
+    except ValidationError as error:
+        raise MalformedResponse(
+            f"{API}: the {what} cannot be read: {_first_problem(error)}", api=API
+        ) from None
+
+
+def _json_object(response: httpx.Response, what: str) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        raise MalformedResponse(f"{API}: the {what} answer is not JSON", api=API) from None
+    return body if isinstance(body, dict) else {"result": body}
+
+
+def _first_problem(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        problem = error.errors()[0]
+        location = ".".join(str(part) for part in problem["loc"])
+        return f"{location}: {problem['msg']}" if location else str(problem["msg"])
+    return str(error)

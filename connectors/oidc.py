@@ -1,0 +1,455 @@
+"""OpenID Connect sign-in (authorization code flow) and the user's tokens afterwards.
+
+:class:`OidcClient` builds the authorization URL (scopes joined by ``+``, ``response_type=code``, a fresh
+``state`` and ``nonce``), reads the redirect (the ``state`` must be the one sent), exchanges the code, and
+checks the ID token as OpenID Connect Core §3.1.3.7 asks: RS256 signature against the issuer's JWKS, then
+``iss``, ``aud``, ``exp``, ``iat`` and ``nonce``. Grants are built with authlib, ID tokens read with joserfc.
+
+:class:`UserSession` is the :class:`~connectors.oauth.TokenSource` of a signed-in user: access tokens come
+from the refresh grant, and a refresh token the server rotates is handed to ``on_refresh_token`` so the
+caller's token store keeps the newest. Nothing here writes files or logs a token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Annotated, Any, ClassVar, Unpack
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+from authlib.common.security import generate_token
+from authlib.oauth2.rfc6749.parameters import prepare_grant_uri
+from joserfc import jwt
+from joserfc.errors import JoseError
+from joserfc.jwk import KeySet
+from pydantic import BaseModel, BeforeValidator, ConfigDict, SecretStr
+
+from connectors.errors import (
+    ApiError,
+    AuthFailed,
+    AuthorizationDenied,
+    IdTokenInvalid,
+    LoginFailed,
+    MalformedResponse,
+    StateMismatch,
+    error_for_http_status,
+)
+from connectors.http import ApiClient, HttpOptions
+from connectors.oauth import AccessToken, ScopeSet, form_post, lifetime_of, read_token_response
+
+Clock = Callable[[], float]
+RefreshTokenSink = Callable[[SecretStr], None]
+
+ID_TOKEN_ALGORITHMS = ("RS256",)
+OPENID = "openid"
+
+
+def parse_flag(value: object) -> object:
+    """Userinfo flags come as ``TRUE``/``FALSE`` strings (commerce spec §2.11) or as JSON booleans."""
+    if isinstance(value, str) and value.strip().upper() in ("TRUE", "FALSE"):
+        return value.strip().upper() == "TRUE"
+    return value
+
+
+Flag = Annotated[bool, BeforeValidator(parse_flag)]
+
+
+class UserinfoAddress(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    formatted: str | None = None
+    street_address: str | None = None
+    locality: str | None = None
+    postal_code: str | None = None
+    country: str | None = None
+
+
+class Userinfo(BaseModel):
+    """The OpenID Connect claims of the signed-in user; unknown claims are kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+    sub: str
+    name: str | None = None
+    given_name: str | None = None
+    family_name: str | None = None
+    preferred_username: str | None = None
+    email: str | None = None
+    email_verified: Flag | None = None
+    gender: str | None = None
+    locale: str | None = None
+    phone_number: str | None = None
+    phone_number_verified: Flag | None = None
+    address: UserinfoAddress | None = None
+    updated_at: int | str | None = None
+
+
+@dataclass(frozen=True)
+class AuthorizationRequest:
+    """One sign-in in progress: the address to open and what the redirect must carry back."""
+
+    url: str
+    redirect_uri: str
+    scopes: tuple[str, ...]
+    state: str = field(repr=False)
+    nonce: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class UserTokens:
+    """What a sign-in or a refresh yields; ``id_claims`` are the checked ID token's claims."""
+
+    access_token: AccessToken
+    refresh_token: SecretStr | None
+    id_claims: dict[str, Any]
+    scopes: ScopeSet
+
+
+class OidcClient(ApiClient):
+    """The authorization server of one registered client.
+
+    Args:
+        auth_url: ``{auth_url}``, the host of ``/OAuth/authorization`` and ``/OAuth/token``.
+        client_id: the registered client id.
+        client_secret: its secret (sent in token request bodies only).
+        userinfo_url: ``{userinfo_url}``.
+        issuer: the ``iss`` ID tokens must carry; default ``auth_url``.
+        jwks_url: where the issuer's signing keys are; default from the issuer's discovery document.
+        authorization_path: path of the authorization endpoint below ``auth_url``.
+        token_path: path of the token endpoint below ``auth_url``.
+        leeway: seconds of clock difference tolerated on ``exp`` and ``iat``; also how long before
+            ``expires_in`` an access token is renewed.
+        clock: epoch seconds (ID token times are epoch seconds).
+        **options: how the server is reached (:class:`~connectors.http.HttpOptions`).
+    """
+
+    api_name: ClassVar[str] = "commerce-auth"
+
+    def __init__(
+        self,
+        auth_url: str,
+        *,
+        client_id: str,
+        client_secret: SecretStr,
+        userinfo_url: str | None = None,
+        issuer: str | None = None,
+        jwks_url: str | None = None,
+        authorization_path: str = "/OAuth/authorization",
+        token_path: str = "/OAuth/token",
+        leeway: float = 60.0,
+        clock: Clock = time.time,
+        **options: Unpack[HttpOptions],
+    ) -> None:
+        super().__init__(auth_url, **options)
+        self.client_id = client_id
+        self._client_secret = client_secret
+        self.userinfo_url = userinfo_url or self.url("/userinfo")
+        self.issuer = (issuer or self.base_url).rstrip("/")
+        self._jwks_url = jwks_url
+        self.authorization_url = self.url(authorization_path)
+        self.token_url = self.url(token_path)
+        self.leeway = leeway
+        self.clock = clock
+        self._keys: KeySet | None = None
+
+    def __repr__(self) -> str:
+        return f"OidcClient(auth_url={self.base_url!r}, client_id={self.client_id!r})"
+
+    # --- authorization code flow -----------------------------------------------------------------------
+
+    def begin(
+        self, redirect_uri: str, scopes: Iterable[str], *, login_hint: str | None = None
+    ) -> AuthorizationRequest:
+        """A new sign-in: the authorization URL with a fresh ``state`` and ``nonce``."""
+        scope_list = tuple(dict.fromkeys(scopes))
+        if not scope_list:
+            raise ValueError("name at least one scope")
+        state, nonce = generate_token(32), generate_token(32)
+        extra = {"nonce": nonce} | ({"login_hint": login_hint} if login_hint else {})
+        url = prepare_grant_uri(
+            self.authorization_url,
+            self.client_id,
+            "code",
+            redirect_uri=redirect_uri,
+            scope=list(scope_list),
+            state=state,
+            **extra,
+        )
+        return AuthorizationRequest(url, redirect_uri, scope_list, state=state, nonce=nonce)
+
+    def code_from_redirect(self, request: AuthorizationRequest, redirect: str) -> str:
+        """The authorization code of the redirect to ``request.redirect_uri`` (its full URL or query).
+
+        Raises:
+            AuthorizationDenied: the redirect carries an ``error``.
+            StateMismatch: the redirect's ``state`` is missing or not the one sent.
+            LoginFailed: no code.
+        """
+        query = urlsplit(redirect).query if "?" in redirect or "://" in redirect else redirect
+        params = {name: values[0] for name, values in parse_qs(query).items()}
+        if params.get("state") != request.state:
+            raise StateMismatch(
+                "the redirect's state is not the one this login sent; the redirect is refused "
+                "(an old browser tab, another login, or a forged request)"
+            )
+        if "error" in params:
+            raise AuthorizationDenied(params["error"], params.get("error_description", ""))
+        code = params.get("code")
+        if not code:
+            raise LoginFailed("the redirect carries no authorization code")
+        return code
+
+    async def exchange_code(self, request: AuthorizationRequest, code: str) -> UserTokens:
+        """Exchange ``code`` for tokens and check the ID token against ``request.nonce``."""
+        token_request = form_post(
+            self.token_url,
+            "authorization_code",
+            client_id=self.client_id,
+            client_secret=self._client_secret.get_secret_value(),
+            redirect_uri=request.redirect_uri,
+            code=code,
+        )
+        payload = await self._token_call(token_request, "the authorization code")
+        return await self._user_tokens(payload, frozenset(request.scopes), nonce=request.nonce)
+
+    async def finish(self, request: AuthorizationRequest, redirect: str) -> UserTokens:
+        """Read the redirect, exchange its code and check the ID token."""
+        return await self.exchange_code(request, self.code_from_redirect(request, redirect))
+
+    async def refresh(self, refresh_token: SecretStr, scopes: Iterable[str] = ()) -> UserTokens:
+        """New tokens from the refresh grant; a new refresh token when the server rotates it."""
+        token_request = self.refresh_request(refresh_token, frozenset(scopes))
+        payload = await self._token_call(token_request, "the refresh token")
+        return await self._user_tokens(payload, frozenset(scopes), nonce=None, previous=refresh_token)
+
+    def refresh_request(self, refresh_token: SecretStr, scopes: ScopeSet = frozenset()) -> httpx.Request:
+        fields = {
+            "client_id": self.client_id,
+            "client_secret": self._client_secret.get_secret_value(),
+            "refresh_token": refresh_token.get_secret_value(),
+        }
+        if scopes:
+            fields["scope"] = " ".join(sorted(scopes))
+        return form_post(self.token_url, "refresh_token", **fields)
+
+    def read_token_payload(self, response: httpx.Response, what: str) -> dict[str, Any]:
+        return read_token_response(response, api=self.api_name, what=what, redact=self._redact)
+
+    async def _token_call(self, token_request: httpx.Request, what: str) -> dict[str, Any]:
+        # Sent through the HTTP core for its log and error mapping, but never resent: a code is single use.
+        response = await self.request(
+            "POST",
+            str(token_request.url),
+            content=token_request.content,
+            headers=dict(token_request.headers),
+            check=_accept_any,
+            idempotent=False,
+        )
+        return self.read_token_payload(response, what)
+
+    def error_for_response(self, response: httpx.Response) -> ApiError:
+        if response.status_code == 429 or response.status_code >= 500:
+            return error_for_http_status(response, api=self.api_name)
+        detail = ""
+        try:
+            body = response.json()
+            if isinstance(body, dict) and body.get("error"):
+                detail = f": {body['error']}" + (
+                    f" ({body['error_description']})" if body.get("error_description") else ""
+                )
+        except ValueError:
+            pass
+        return AuthFailed(
+            self._redact(f"{self.api_name}: HTTP {response.status_code}{detail}"),
+            api=self.api_name,
+            status_code=response.status_code,
+        )
+
+    async def _user_tokens(
+        self,
+        payload: dict[str, Any],
+        asked: ScopeSet,
+        *,
+        nonce: str | None,
+        previous: SecretStr | None = None,
+    ) -> UserTokens:
+        granted = frozenset(str(payload.get("scope", "")).split()) or asked
+        claims: dict[str, Any] = {}
+        id_token = payload.get("id_token")
+        if isinstance(id_token, str):
+            claims = await self.verify_id_token(id_token, nonce=nonce)
+        elif nonce is not None and OPENID in granted:
+            raise IdTokenInvalid("the token response carries no id_token although openid was granted")
+        refresh = payload.get("refresh_token")
+        return UserTokens(
+            access_token=AccessToken(
+                value=SecretStr(payload["access_token"]),
+                scopes=granted,
+                expires_at=time.monotonic() + lifetime_of(payload) - self.leeway,
+            ),
+            refresh_token=SecretStr(refresh) if isinstance(refresh, str) and refresh else previous,
+            id_claims=claims,
+            scopes=granted,
+        )
+
+    # --- ID token ------------------------------------------------------------------------------------
+
+    async def verify_id_token(self, id_token: str, *, nonce: str | None) -> dict[str, Any]:
+        """The claims of ``id_token`` once its signature, issuer, audience, times and nonce are right.
+
+        ``nonce`` None (a refreshed ID token) skips only the nonce check. Keys are fetched again once
+        when the token names a key the cached set lacks (the issuer rotated its keys).
+        """
+        keys = await self.signing_keys()
+        try:
+            token = jwt.decode(id_token, keys, algorithms=list(ID_TOKEN_ALGORITHMS))
+        except JoseError as error:
+            if type(error).__name__ not in ("InvalidKeyIdError", "MissingKeyError"):
+                raise IdTokenInvalid(_jose_reason(error)) from None
+            keys = await self.signing_keys(refresh=True)
+            try:
+                token = jwt.decode(id_token, keys, algorithms=list(ID_TOKEN_ALGORITHMS))
+            except JoseError as again:
+                raise IdTokenInvalid(_jose_reason(again)) from None
+        options: dict[str, jwt.ClaimsOption] = {
+            "iss": {"essential": True, "value": self.issuer},
+            "sub": {"essential": True},
+            "aud": {"essential": True, "value": self.client_id},
+            "exp": {"essential": True},
+            "iat": {"essential": True},
+        }
+        if nonce is not None:
+            options["nonce"] = {"essential": True, "value": nonce}
+        registry = jwt.JWTClaimsRegistry(now=lambda: int(self.clock()), leeway=int(self.leeway), **options)
+        claims = dict(token.claims)
+        try:
+            registry.validate(claims)
+        except JoseError as error:
+            raise IdTokenInvalid(_jose_reason(error)) from None
+        audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
+        if len(audiences) > 1 and claims.get("azp") != self.client_id:
+            raise IdTokenInvalid("several audiences and azp is not this client")
+        return claims
+
+    async def signing_keys(self, *, refresh: bool = False) -> KeySet:
+        """The issuer's JWKS, fetched once (again with ``refresh``)."""
+        if self._keys is None or refresh:
+            url = self._jwks_url or await self._discovered("jwks_uri")
+            response = await self.request("GET", url)
+            try:
+                self._keys = KeySet.import_key_set(response.json())
+            except (ValueError, JoseError, TypeError) as error:
+                raise MalformedResponse(
+                    f"{self.api_name}: the JWKS at {url} cannot be read: {error}", api=self.api_name
+                ) from None
+        return self._keys
+
+    async def _discovered(self, name: str) -> str:
+        url = f"{self.issuer}/.well-known/openid-configuration"
+        response = await self.request("GET", url)
+        try:
+            value = response.json()[name]
+        except (ValueError, KeyError, TypeError):
+            raise MalformedResponse(
+                f"{self.api_name}: {url} names no {name}; set the JWKS address in the settings",
+                api=self.api_name,
+            ) from None
+        return str(value)
+
+    # --- userinfo -------------------------------------------------------------------------------------
+
+    async def userinfo(self, auth: httpx.Auth) -> Userinfo:
+        """The signed-in user's claims (§2.11), with a user token carrying ``openid``."""
+        response = await self.request("GET", self.userinfo_url, auth=auth)
+        try:
+            return Userinfo.model_validate(response.json())
+        except ValueError as error:
+            raise MalformedResponse(f"{self.api_name}: userinfo: {error}", api=self.api_name) from None
+
+    def _redact(self, text: str) -> str:
+        secret = self._client_secret.get_secret_value()
+        return text.replace(secret, "**********") if secret else text
+
+
+class UserSession:
+    """The token source of a signed-in user: access tokens from the refresh grant, cached until shortly
+    before they expire; ``on_refresh_token`` receives each new refresh token the server hands out.
+
+    The first access token may be the one the sign-in returned (``tokens``).
+    """
+
+    def __init__(
+        self,
+        oidc: OidcClient,
+        refresh_token: SecretStr,
+        *,
+        on_refresh_token: RefreshTokenSink | None = None,
+        tokens: UserTokens | None = None,
+    ) -> None:
+        self.oidc = oidc
+        self._refresh_token = refresh_token
+        self._on_refresh_token = on_refresh_token
+        self._token: AccessToken | None = tokens.access_token if tokens is not None else None
+        self._guard = threading.Lock()
+        self._locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
+
+    def __repr__(self) -> str:
+        return f"UserSession({self.oidc!r}, refresh_token='**********')"
+
+    def valid_token(self, scopes: ScopeSet) -> AccessToken | None:
+        token = self._token
+        if token is None or time.monotonic() >= token.expires_at or not scopes <= token.scopes:
+            return None
+        return token
+
+    def invalidate(self, token: AccessToken) -> None:
+        with self._guard:
+            if self._token is token:
+                self._token = None
+
+    def token_request(self, scopes: ScopeSet) -> httpx.Request:
+        # The refresh grant asks for what the user consented to; a narrower scope is not asked for.
+        return self.oidc.refresh_request(self._refresh_token)
+
+    def accept_token_response(self, scopes: ScopeSet, response: httpx.Response) -> AccessToken:
+        try:
+            payload = self.oidc.read_token_payload(response, "the refresh token")
+        except AuthFailed as error:
+            if error.status_code == 400:
+                raise LoginFailed(
+                    "the saved sign-in is no longer accepted (refresh token expired or revoked); "
+                    "sign in again with `postflows commerce-login`"
+                ) from None
+            raise
+        refresh = payload.get("refresh_token")
+        if isinstance(refresh, str) and refresh and refresh != self._refresh_token.get_secret_value():
+            self._refresh_token = SecretStr(refresh)
+            if self._on_refresh_token is not None:
+                self._on_refresh_token(self._refresh_token)
+        granted = frozenset(str(payload.get("scope", "")).split()) or scopes
+        token = AccessToken(
+            value=SecretStr(payload["access_token"]),
+            scopes=granted | scopes,
+            expires_at=time.monotonic() + lifetime_of(payload) - self.oidc.leeway,
+        )
+        with self._guard:
+            self._token = token
+        return token
+
+    def async_lock(self, scopes: ScopeSet) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        with self._guard:
+            return self._locks.setdefault(loop, asyncio.Lock())
+
+
+def _accept_any(response: httpx.Response) -> None:
+    """Token answers are judged by :func:`~connectors.oauth.read_token_response`."""
+
+
+def _jose_reason(error: JoseError) -> str:
+    description = getattr(error, "description", "") or str(error) or type(error).__name__
+    return f"{type(error).__name__}: {description}"
