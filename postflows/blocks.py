@@ -14,6 +14,8 @@ CREDENTIAL_FIELDS = (
     "address_service_password",
     "newspaper_client_id",
     "newspaper_client_secret",
+    "commerce_client_id",
+    "commerce_client_secret",
 )
 
 
@@ -29,6 +31,8 @@ class PostflowsCredentials(Block):
     address_service_password: SecretStr | None = Field(default=None, description="Its password")
     newspaper_client_id: str | None = Field(default=None, description="OAuth client id of the newspaper API")
     newspaper_client_secret: SecretStr | None = Field(default=None, description="OAuth client secret")
+    commerce_client_id: str | None = Field(default=None, description="OAuth client id of the commerce API")
+    commerce_client_secret: SecretStr | None = Field(default=None, description="Its client secret")
 
 
 def load_credentials(name: str) -> dict[str, Any]:

@@ -16,6 +16,9 @@ SANDBOX_ADDRESS_USER = "sandbox-user"
 SANDBOX_ADDRESS_PASSWORD = "sandbox-password"  # noqa: S105 - the sandbox's published test account
 SANDBOX_NEWSPAPER_CLIENT_ID = "sandbox-client"
 SANDBOX_NEWSPAPER_CLIENT_SECRET = "sandbox-secret"  # noqa: S105
+SANDBOX_COMMERCE_CLIENT_ID = "sandbox-commerce-client"
+SANDBOX_COMMERCE_CLIENT_SECRET = "sandbox-commerce-secret"  # noqa: S105
+DEFAULT_LOGIN_SCOPES = "openid profile email address phone DCAPI_ADDRESS_READ"
 
 
 class Settings(BaseSettings):
@@ -50,6 +53,50 @@ class Settings(BaseSettings):
     newspaper_token_url: str | None = None
     newspaper_client_id: str | None = None
     newspaper_client_secret: SecretStr | None = None
+
+    commerce_url: str | None = Field(
+        default=None, description="Commerce API base address ({base_url}); unset = embedded sandbox"
+    )
+    commerce_auth_url: str | None = Field(
+        default=None, description="Host of /OAuth/authorization and /OAuth/token ({auth_url})"
+    )
+    commerce_userinfo_url: str | None = Field(default=None, description="OpenID Connect userinfo address")
+    commerce_client_id: str | None = None
+    commerce_client_secret: SecretStr | None = None
+    commerce_redirect_uri: str = Field(
+        default="http://127.0.0.1:8765/callback",
+        description="Registered redirect URI; a loopback one is where commerce-login listens",
+    )
+    commerce_scopes: str = Field(
+        default=DEFAULT_LOGIN_SCOPES, description="Scopes a user is asked to consent to (space separated)"
+    )
+    commerce_issuer: str | None = Field(
+        default=None, description="The iss of ID tokens (default: the auth URL)"
+    )
+    commerce_jwks_url: str | None = Field(
+        default=None, description="The issuer's signing keys (default: from its discovery document)"
+    )
+    commerce_token_store: str = Field(
+        default="file",
+        description="Where a user's refresh token is kept: 'file' (0600 in the data dir) or block:<name>",
+    )
+    commerce_scope_validation: str = "DCAPI_ADDRESS_READ"
+    commerce_scope_autocomplete: str = "DCAPI_ADDRESS_READ"
+    commerce_scope_personal: str = "DCAPI_ADDRESS_READ"
+    commerce_scope_delivery: str = "DCAPI_DELIVERY"
+    commerce_scope_pickup: str = "DCAPI_PICKUP"
+    commerce_scope_barcode: str = "DCAPI_BARCODE_READ"
+    commerce_scope_return_order: str = "DCAPI_RETURN_ORDER"
+    commerce_address_path: str = "/address/v1"
+    commerce_delivery_path: str = "/api/delivery/v1"
+    commerce_pickup_path: str = Field(
+        default="/pickup/v1", description="The pickup sub-API (real: /pickpost/v1)"
+    )
+    commerce_same_day_path: str = "/api/delivery/v1/sameday/acceptancepoints"
+    commerce_pickup_points_path: str = "/pickup/v1/points"
+    commerce_pickup_points_method: str = "POST"
+    commerce_barcode_path: str = "/barcode/v1/addresslabels"
+    commerce_return_order_path: str = "/delivery/collection/order/v2/orders"
 
     credentials_block: str | None = Field(
         default=None, description="Name of a Postflows Credentials block filling unset credentials"
@@ -98,6 +145,10 @@ class Settings(BaseSettings):
     @property
     def newspaper_is_sandbox(self) -> bool:
         return not self.newspaper_url
+
+    @property
+    def commerce_is_sandbox(self) -> bool:
+        return not self.commerce_url
 
     @cached_property
     def effective_database_url(self) -> str:

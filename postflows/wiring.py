@@ -16,18 +16,24 @@ import httpx
 from pydantic import SecretStr
 
 from connectors.address_service import AddressServiceClient
+from connectors.commerce import CommerceClient, CommercePaths, CommerceScopes
 from connectors.http import RequestLog
 from connectors.newspaper import NewspaperClient
+from connectors.oauth import ClientCredentials
+from connectors.oidc import OidcClient, UserSession
 from connectors.ratelimit import WindowGate
 from connectors.retry import RetryPolicy
 from postflows.settings import (
     SANDBOX_ADDRESS_PASSWORD,
     SANDBOX_ADDRESS_USER,
+    SANDBOX_COMMERCE_CLIENT_ID,
+    SANDBOX_COMMERCE_CLIENT_SECRET,
     SANDBOX_NEWSPAPER_CLIENT_ID,
     SANDBOX_NEWSPAPER_CLIENT_SECRET,
     Settings,
     get_settings,
 )
+from tasks.commerce.token_store import SavedLogin, TokenStore, login_name, now_text, token_store
 from tasks.idempotency import Endpoint
 
 logger = logging.getLogger("postflows")
@@ -198,6 +204,164 @@ def newspaper_client(
         client_id=settings.newspaper_client_id,
         client_secret=settings.newspaper_client_secret,
         transport=transport,
+        timeout=settings.http_timeout_s,
+        retry=_retry(settings),
+        request_log=request_log,
+    )
+
+
+# --- commerce API ---------------------------------------------------------------------------------------
+
+
+class CommerceSite:
+    """Where the commerce API and its authorization server are, and the client registered there."""
+
+    def __init__(self, settings: Settings) -> None:
+        if settings.commerce_is_sandbox:
+            from sandbox.inprocess import auth_url, commerce_url
+
+            self.sandbox = True
+            self.base_url = commerce_url()
+            self.auth_url = auth_url()
+            self.client_id = SANDBOX_COMMERCE_CLIENT_ID
+            self.client_secret = SecretStr(SANDBOX_COMMERCE_CLIENT_SECRET)
+        else:
+            missing = [
+                f"POSTFLOWS_COMMERCE_{name.upper()}"
+                for name, value in (
+                    ("auth_url", settings.commerce_auth_url),
+                    ("client_id", settings.commerce_client_id),
+                    ("client_secret", settings.commerce_client_secret),
+                )
+                if not value
+            ]
+            if missing:
+                raise ConfigurationError(
+                    f"{', '.join(missing)} must be set when POSTFLOWS_COMMERCE_URL points at a real service"
+                )
+            self.sandbox = False
+            self.base_url = str(settings.commerce_url)
+            self.auth_url = str(settings.commerce_auth_url).rstrip("/")
+            self.client_id = str(settings.commerce_client_id)
+            self.client_secret = settings.commerce_client_secret or SecretStr("")
+        self.userinfo_url = settings.commerce_userinfo_url or f"{self.auth_url}/userinfo"
+        self.issuer = settings.commerce_issuer or self.auth_url
+        self.jwks_url = settings.commerce_jwks_url
+
+    @property
+    def token_url(self) -> str:
+        return f"{self.auth_url}/OAuth/token"
+
+
+def commerce_endpoint(settings: Settings) -> Endpoint:
+    """The commerce API a run talks to, as its idempotency keys name it."""
+    site = CommerceSite(settings)
+    return Endpoint(site.base_url, site.client_id)
+
+
+def describe_commerce(settings: Settings) -> str:
+    if settings.commerce_is_sandbox:
+        return "embedded sandbox (POSTFLOWS_COMMERCE_URL is not set)"
+    return str(settings.commerce_url)
+
+
+def commerce_scopes(settings: Settings) -> CommerceScopes:
+    return CommerceScopes(
+        validation=settings.commerce_scope_validation,
+        autocomplete=settings.commerce_scope_autocomplete,
+        personal=settings.commerce_scope_personal,
+        delivery=settings.commerce_scope_delivery,
+        pickup=settings.commerce_scope_pickup,
+        barcode=settings.commerce_scope_barcode,
+        return_order=settings.commerce_scope_return_order,
+    )
+
+
+def commerce_paths(settings: Settings) -> CommercePaths:
+    return CommercePaths(
+        address=settings.commerce_address_path,
+        delivery=settings.commerce_delivery_path,
+        pickup=settings.commerce_pickup_path,
+        same_day=settings.commerce_same_day_path,
+        pickup_points=settings.commerce_pickup_points_path,
+        pickup_points_method=settings.commerce_pickup_points_method.upper(),
+        barcode=settings.commerce_barcode_path,
+        return_order=settings.commerce_return_order_path,
+    )
+
+
+def _commerce_transport(
+    settings: Settings, transport: httpx.AsyncBaseTransport | None
+) -> httpx.AsyncBaseTransport | None:
+    if transport is not None:
+        return transport
+    return sandbox_transport(settings) if settings.commerce_is_sandbox else None
+
+
+def oidc_client(
+    settings: Settings | None = None, *, transport: httpx.AsyncBaseTransport | None = None
+) -> OidcClient:
+    """The commerce API's authorization server, for signing a user in and reading userinfo."""
+    settings = settings or get_settings()
+    site = CommerceSite(settings)
+    return OidcClient(
+        site.auth_url,
+        client_id=site.client_id,
+        client_secret=site.client_secret,
+        userinfo_url=site.userinfo_url,
+        issuer=site.issuer,
+        jwks_url=site.jwks_url,
+        transport=_commerce_transport(settings, transport),
+        timeout=settings.http_timeout_s,
+        retry=_retry(settings),
+    )
+
+
+def commerce_token_store(settings: Settings) -> TokenStore:
+    """Where the signed-in user's refresh token for this service is kept."""
+    site = CommerceSite(settings)
+    try:
+        return token_store(
+            settings.commerce_token_store, settings.data_dir, login_name(site.auth_url, site.client_id)
+        )
+    except ValueError as error:
+        raise ConfigurationError(str(error)) from None
+
+
+def user_session(settings: Settings, oidc: OidcClient) -> UserSession | None:
+    """The saved sign-in as a token source (rotated refresh tokens are saved back), or None."""
+    store = commerce_token_store(settings)
+    saved = store.load()
+    if saved is None:
+        return None
+
+    def keep(refresh_token: SecretStr) -> None:
+        store.save(SavedLogin(refresh_token, saved.subject, saved.scopes, now_text()))
+
+    return UserSession(oidc, saved.refresh_token, on_refresh_token=keep)
+
+
+def commerce_client(
+    settings: Settings | None = None,
+    *,
+    user: UserSession | None = None,
+    request_log: RequestLog | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> CommerceClient:
+    """A :class:`CommerceClient` for the configured service, or for the sandbox when no URL is set.
+
+    Raises:
+        ConfigurationError: a real service is configured without its auth URL or client credentials.
+    """
+    settings = settings or get_settings()
+    site = CommerceSite(settings)
+    return CommerceClient(
+        site.base_url,
+        credentials=ClientCredentials(site.token_url, site.client_id, site.client_secret, api="commerce"),
+        user=user,
+        scopes=commerce_scopes(settings),
+        paths=commerce_paths(settings),
+        transport=_commerce_transport(settings, transport),
         timeout=settings.http_timeout_s,
         retry=_retry(settings),
         request_log=request_log,

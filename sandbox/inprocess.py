@@ -42,3 +42,11 @@ def newspaper_url(origin: str = SANDBOX_ORIGIN) -> str:
 
 def token_url(origin: str = SANDBOX_ORIGIN) -> str:
     return f"{origin}/auth/OAuth/token"
+
+
+def commerce_url(origin: str = SANDBOX_ORIGIN) -> str:
+    return f"{origin}/commerce"
+
+
+def auth_url(origin: str = SANDBOX_ORIGIN) -> str:
+    return f"{origin}/auth"

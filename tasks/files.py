@@ -48,11 +48,13 @@ def new_file_mode() -> int:
 
 
 @contextmanager
-def atomic_path(path: Path, *, durable: bool = False) -> Iterator[Path]:
+def atomic_path(path: Path, *, durable: bool = False, mode: int | None = None) -> Iterator[Path]:
     """Yield a temporary path beside ``path`` for a writer that wants a file name (pandas, xlsxwriter).
 
-    On success the temporary file gets ordinary permissions and replaces ``path``; on any failure it is
-    removed and ``path`` is left as it was. ``durable`` flushes it to disk before the move.
+    On success the temporary file gets ordinary permissions (``mode`` when given: 0o600 for a file only
+    its owner may read) and replaces ``path``; on any failure it is removed and ``path`` is left as it was.
+    ``durable`` flushes it to disk before the move. The temporary file is created readable by its owner
+    only, so a private file is never readable by others, not even while it is written.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(
@@ -62,7 +64,7 @@ def atomic_path(path: Path, *, durable: bool = False) -> Iterator[Path]:
     temporary_path = Path(temporary)
     try:
         yield temporary_path
-        os.chmod(temporary_path, new_file_mode())
+        os.chmod(temporary_path, new_file_mode() if mode is None else mode)
         if durable:
             with temporary_path.open("rb") as written:
                 os.fsync(written.fileno())
@@ -73,15 +75,15 @@ def atomic_path(path: Path, *, durable: bool = False) -> Iterator[Path]:
 
 
 @contextmanager
-def atomic_open(path: Path, *, durable: bool = False) -> Iterator[BinaryIO]:
+def atomic_open(path: Path, *, durable: bool = False, mode: int | None = None) -> Iterator[BinaryIO]:
     """Yield a binary file object whose content becomes ``path`` when the block ends without an error."""
-    with atomic_path(path, durable=durable) as temporary, temporary.open("wb") as handle:
+    with atomic_path(path, durable=durable, mode=mode) as temporary, temporary.open("wb") as handle:
         yield handle
 
 
-def write_bytes(path: Path, content: bytes, *, durable: bool = False) -> Path:
-    """Write ``content`` to ``path`` atomically; returns ``path``."""
-    with atomic_open(path, durable=durable) as handle:
+def write_bytes(path: Path, content: bytes, *, durable: bool = False, mode: int | None = None) -> Path:
+    """Write ``content`` to ``path`` atomically (with permissions ``mode`` when given); returns ``path``."""
+    with atomic_open(path, durable=durable, mode=mode) as handle:
         handle.write(content)
     return path
 
