@@ -100,7 +100,13 @@ def _guard_series(values: pd.Series) -> pd.Series | None:
     return result
 
 
-def write_xlsx(path: Path, sheets: Mapping[str, pd.DataFrame]) -> Path:
+def write_xlsx(
+    path: Path,
+    sheets: Mapping[str, pd.DataFrame],
+    *,
+    styles: Mapping[str, pd.DataFrame] | None = None,
+    formats: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Path:
     """Write one worksheet per frame, atomically, streaming rows (xlsxwriter constant-memory mode).
 
     Each sheet has a bold, filled header row, a frozen header pane, an autofilter over the data and column
@@ -108,6 +114,10 @@ def write_xlsx(path: Path, sheets: Mapping[str, pd.DataFrame]) -> Path:
     its zero), missing values are empty cells, and text is never turned into formulas or links. Sheet names
     are made valid (no ``[]:*?/\\``, at most 31 characters, unique); a frame longer than a sheet continues on
     ``"<name> (2)"``.
+
+    Cells can be styled: ``styles[name]`` is a frame of the sheet's shape (matched by position) holding, per
+    cell, the name of one of ``formats`` (xlsxwriter format properties, e.g. ``{"bg_color": "#C6EFCE"}``)
+    or None for a plain cell.
     """
     with atomic_path(path) as temporary:
         workbook = xlsxwriter.Workbook(
@@ -124,6 +134,7 @@ def write_xlsx(path: Path, sheets: Mapping[str, pd.DataFrame]) -> Path:
             {"bold": True, "bg_color": "#DDEBF7", "bottom": 1, "text_wrap": False}
         )
         date_format = workbook.add_format({"num_format": "yyyy-mm-dd hh:mm:ss"})
+        cell_formats = {name: workbook.add_format(dict(props)) for name, props in (formats or {}).items()}
         used: set[str] = set()
         try:
             for name, frame in sheets.items():
@@ -131,11 +142,14 @@ def write_xlsx(path: Path, sheets: Mapping[str, pd.DataFrame]) -> Path:
                     frame.iloc[start : start + EXCEL_MAX_ROWS - 1]
                     for start in range(0, len(frame), EXCEL_MAX_ROWS - 1)
                 ]
+                style = (styles or {}).get(name)
                 for number, part in enumerate(parts or [frame], start=1):
                     title = sanitize_sheet_name(name if number == 1 else f"{name} ({number})", used)
                     used.add(title.casefold())
                     worksheet = workbook.add_worksheet(title)
-                    _write_sheet(worksheet, part, header_format, date_format)
+                    start = (number - 1) * (EXCEL_MAX_ROWS - 1)
+                    part_style = None if style is None else style.iloc[start : start + len(part)]
+                    _write_sheet(worksheet, part, header_format, date_format, part_style, cell_formats)
         finally:
             workbook.close()
     return path
@@ -154,7 +168,14 @@ def sanitize_sheet_name(name: str, used: set[str] | None = None) -> str:
     return candidate
 
 
-def _write_sheet(worksheet: Any, frame: pd.DataFrame, header_format: Any, date_format: Any) -> None:
+def _write_sheet(
+    worksheet: Any,
+    frame: pd.DataFrame,
+    header_format: Any,
+    date_format: Any,
+    style: pd.DataFrame | None = None,
+    cell_formats: Mapping[str, Any] | None = None,
+) -> None:
     columns = [str(column) for column in frame.columns]
     for position, column in enumerate(columns):
         cell_format = date_format if pd.api.types.is_datetime64_any_dtype(frame.iloc[:, position]) else None
@@ -167,9 +188,29 @@ def _write_sheet(worksheet: Any, frame: pd.DataFrame, header_format: Any, date_f
     row_number = 1
     for start in range(0, len(frame), _CHUNK_ROWS):
         chunk = frame.iloc[start : start + _CHUNK_ROWS].astype(object)
-        for values in chunk.where(chunk.notna(), None).to_numpy().tolist():
+        styled = _styled_cells(style, start, len(chunk))
+        for offset, values in enumerate(chunk.where(chunk.notna(), None).to_numpy().tolist()):
             worksheet.write_row(row_number, 0, values)
+            # Same row again, so constant-memory mode still holds it: the styled cells with their format.
+            for position, name in styled.get(offset, ()):
+                value = values[position]
+                cell_format = (cell_formats or {})[name]
+                if value is None:
+                    worksheet.write_blank(row_number, position, None, cell_format)
+                else:
+                    worksheet.write(row_number, position, value, cell_format)
             row_number += 1
+
+
+def _styled_cells(style: pd.DataFrame | None, start: int, rows: int) -> dict[int, list[tuple[int, str]]]:
+    """Per row offset of a chunk, the (column position, format name) of its styled cells."""
+    if style is None:
+        return {}
+    block = style.iloc[start : start + rows].to_numpy(dtype=object)
+    cells: dict[int, list[tuple[int, str]]] = {}
+    for offset, position in zip(*pd.notna(block).nonzero(), strict=True):
+        cells.setdefault(int(offset), []).append((int(position), str(block[offset, position])))
+    return cells
 
 
 def _column_width(header: str, sample: pd.Series) -> float:

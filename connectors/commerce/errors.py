@@ -32,11 +32,15 @@ API = "commerce"
 
 
 class CommerceRejected(RemoteRejected):
-    """The service refused the request's parameters (HTTP 400) and said why."""
+    """The service refused the request's parameters (HTTP 400) and said why: ``detail`` is its message
+    alone (quoted, scrubbed), or the meaning of the status when it gave none."""
 
-    def __init__(self, message: str, *, code: str, meaning: str, status_code: int) -> None:
+    def __init__(
+        self, message: str, *, code: str, meaning: str, status_code: int, detail: str = ""
+    ) -> None:
         super().__init__(message, api=API, code=code, meaning=meaning)
         self.status_code = status_code
+        self.detail = detail or meaning
 
 
 class AddressNotFound(NotFound):
@@ -82,5 +86,6 @@ def error_for_response(response: httpx.Response) -> ApiError:
             message = ""
     meaning = "incomplete or invalid parameters"
     path = response.request.url.path
-    text = f"{API}: HTTP 400 for {response.request.method} {path}: {quote_body(message) or meaning}"
-    return CommerceRejected(text, code=code or "400", meaning=meaning, status_code=400)
+    detail = quote_body(message) or meaning
+    text = f"{API}: HTTP 400 for {response.request.method} {path}: {detail}"
+    return CommerceRejected(text, code=code or "400", meaning=meaning, status_code=400, detail=detail)

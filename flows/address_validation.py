@@ -1,0 +1,145 @@
+"""Address validation (commerce API) of every row of a file: certified address, quality, house key and expiry
+beside the input address, the changed fields highlighted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger
+from prefect.artifacts import acreate_markdown_artifact
+
+from flows.runs import recorded_run
+from postflows.settings import get_settings
+from postflows.wiring import commerce_client, commerce_endpoint
+from tasks.address_service.query import SendCounter
+from tasks.commerce.address_input import read_commerce_addresses, write_rejected
+from tasks.commerce.checkpoint import RowCheckpoint
+from tasks.commerce.validation import RESULT_COLUMNS, validate_addresses, validation_table
+from tasks.commerce.validation_results import validation_markdown, write_validation_results
+from tasks.errors import InputError
+from tasks.files import write_text
+from tasks.idempotency import derive_key
+
+FLOW_NAME = "address-validation"
+
+
+@flow(name=FLOW_NAME)
+async def address_validation(
+    input_path: Path,
+    output_dir: Path,
+    concurrency: int = 8,
+    input_sheet: str | None = None,
+    input_delimiter: str | None = None,
+    input_encoding: str | None = None,
+) -> dict[str, Any]:
+    """Validate every address of a file with the commerce API's address validation.
+
+    Rows failing the input checks (neither zip nor city, a zip that is not 4 digits, a value too long) go to
+    rejected.csv; the others are validated with bounded concurrency. A row the service refuses (HTTP 400)
+    keeps its place with the status and the service's message; transient failures are retried, and a row
+    that still fails keeps its place with the reason. A re-run of an interrupted run (same file, options and
+    service) asks only for the rows not answered yet.
+
+    Args:
+        input_path: the address file (.csv, .xlsx).
+        output_dir: where results.csv, results.xlsx, rejected.csv and summary.md go.
+        concurrency: validations in flight at once.
+        input_sheet: worksheet of an .xlsx input (the first when empty).
+        input_delimiter: field separator of a text input (detected when empty).
+        input_encoding: encoding of a text input (detected when empty).
+
+    Returns:
+        The run summary: run id, row counts, outcome and quality counts, and the files written.
+    """
+    settings = get_settings()
+    input_path, output_dir = Path(input_path), Path(output_dir)
+    if not input_path.is_file():
+        raise InputError("input file not found", path=input_path)
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    options = {"sheet": input_sheet, "delimiter": input_delimiter, "encoding": input_encoding}
+    key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), files=(input_path,), parameters=options)
+    parameters = {"input_path": input_path, "output_dir": output_dir, "concurrency": concurrency, **options}
+    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
+        recorder,
+        summary,
+    ):
+        async with recorder.step("prepare input"):
+            addresses = read_commerce_addresses(
+                input_path,
+                use="validation",
+                sheet=input_sheet,
+                delimiter=input_delimiter,
+                encoding=input_encoding,
+                reserved=RESULT_COLUMNS,
+            )
+            (output_dir / "rejected.csv").unlink(missing_ok=True)  # never a stale one beside new results
+            rejected_path = write_rejected(
+                addresses, output_dir / "rejected.csv", formula_guard=settings.csv_formula_guard
+            )
+        summary.update(
+            idempotency_key=key,
+            input_rows=addresses.input_rows,
+            accepted_rows=addresses.accepted,
+            rejected_rows=addresses.rejected_rows,
+            empty_rows=addresses.empty_rows,
+        )
+        if rejected_path is not None:
+            await recorder.document("rejected-rows", rejected_path)
+
+        checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
+        sends = SendCounter()
+        async with commerce_client(settings, request_log=sends) as client:
+            outcomes = await validate_addresses(
+                client, addresses.records, concurrency=concurrency, checkpoint=checkpoint
+            )
+        await recorder.message("info", "validation", sends.describe())
+        for outcome in [o for o in outcomes if o.status != "answered"][:20]:
+            await recorder.message("warning", f"row {outcome.row}", f"{outcome.status}: {outcome.error}")
+
+        table = validation_table(addresses.records, outcomes, addresses.passthrough)
+        files = write_validation_results(
+            table,
+            output_dir,
+            rejected_rows=addresses.rejected_rows,
+            empty_rows=addresses.empty_rows,
+            formula_guard=settings.csv_formula_guard,
+        )
+        for path in files:
+            await recorder.document(path.name, path)
+        statuses = table.status_counts()
+        failed = statuses.get("failed", 0)
+        if not failed:
+            checkpoint.clear()  # done: a later run validates afresh
+        summary.update(
+            validated=statuses.get("validated", 0),
+            refused=statuses.get("refused", 0),
+            not_found=statuses.get("not found", 0),
+            failed=failed,
+            quality=table.quality_counts(),
+            rows_changed=table.rows_changed,
+            resumed_rows=sum(1 for outcome in outcomes if outcome.resumed),
+            requests_sent=sends.total,
+            files=[str(path) for path in files] + ([str(rejected_path)] if rejected_path else []),
+        )
+        report = validation_markdown(
+            f"Address validation {input_path.name}",
+            table,
+            rejected_rows=addresses.rejected_rows,
+            empty_rows=addresses.empty_rows,
+        )
+        if failed:
+            report += f"\n{failed} rows failed; running the same command again asks only for those.\n"
+        write_text(output_dir / "summary.md", report)
+        await acreate_markdown_artifact(
+            report, key="address-validation-summary", description="Address validation summary"
+        )
+        get_run_logger().info(
+            "address validation done: %d validated, %d refused, %d failed, %d rejected",
+            summary["validated"],
+            summary["refused"],
+            failed,
+            addresses.rejected_rows,
+        )
+        return dict(summary)

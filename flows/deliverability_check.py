@@ -1,0 +1,157 @@
+"""Deliverability of a file's addresses over a range of days (commerce API): an address × date workbook with
+the product codes of each deliverable day."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger
+from prefect.artifacts import acreate_markdown_artifact
+
+from flows.runs import recorded_run
+from postflows.settings import get_settings
+from postflows.wiring import commerce_client, commerce_endpoint
+from tasks.address_service.query import SendCounter
+from tasks.commerce.address_input import read_commerce_addresses, write_rejected
+from tasks.commerce.checkpoint import RowCheckpoint
+from tasks.commerce.deliverability import (
+    RESULT_COLUMNS,
+    check_deliverabilities,
+    deliverability_markdown,
+    deliverability_table,
+    requested_days,
+    write_deliverability,
+)
+from tasks.errors import InputError
+from tasks.files import write_text
+from tasks.idempotency import derive_key
+
+FLOW_NAME = "deliverability-check"
+
+
+@flow(name=FLOW_NAME)
+async def deliverability_check(
+    input_path: Path,
+    output_dir: Path,
+    start: dt.date | None = None,
+    days: int = 14,
+    concurrency: int = 8,
+    input_sheet: str | None = None,
+    input_delimiter: str | None = None,
+    input_encoding: str | None = None,
+) -> dict[str, Any]:
+    """Find out on which days, and with which products, every address of a file can be delivered.
+
+    Rows without zip or city, or with a zip that is not 4 digits, go to rejected.csv; every other address is
+    asked about with bounded concurrency. An address the service refuses or does not know (404) keeps its
+    row with the reason (grey in the workbook), and the rest goes on. A re-run of an interrupted run (same
+    file, days and service) asks only for the addresses not answered yet.
+
+    Args:
+        input_path: the address file (.csv, .xlsx); zip and city required, street and house number optional.
+        output_dir: where deliverability.xlsx, deliverability.csv, rejected.csv and summary.md go.
+        start: the first day (today when empty).
+        days: how many days from ``start`` (1 to 60).
+        concurrency: queries in flight at once.
+        input_sheet: worksheet of an .xlsx input (the first when empty).
+        input_delimiter: field separator of a text input (detected when empty).
+        input_encoding: encoding of a text input (detected when empty).
+
+    Returns:
+        The run summary: run id, row counts, outcome counts, deliverable address-days and the files.
+    """
+    settings = get_settings()
+    input_path, output_dir = Path(input_path), Path(output_dir)
+    if not input_path.is_file():
+        raise InputError("input file not found", path=input_path)
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    first = start or dt.date.today()
+    dates = requested_days(first, days)
+    options = {
+        "start": first.isoformat(),
+        "days": days,
+        "sheet": input_sheet,
+        "delimiter": input_delimiter,
+        "encoding": input_encoding,
+    }
+    key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), files=(input_path,), parameters=options)
+    parameters = {"input_path": input_path, "output_dir": output_dir, "concurrency": concurrency, **options}
+    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
+        recorder,
+        summary,
+    ):
+        async with recorder.step("prepare input"):
+            addresses = read_commerce_addresses(
+                input_path,
+                use="delivery",
+                sheet=input_sheet,
+                delimiter=input_delimiter,
+                encoding=input_encoding,
+                reserved=RESULT_COLUMNS,
+            )
+            (output_dir / "rejected.csv").unlink(missing_ok=True)  # never a stale one beside new results
+            rejected_path = write_rejected(
+                addresses, output_dir / "rejected.csv", formula_guard=settings.csv_formula_guard
+            )
+        summary.update(
+            idempotency_key=key,
+            first_day=first.isoformat(),
+            days=days,
+            input_rows=addresses.input_rows,
+            accepted_rows=addresses.accepted,
+            rejected_rows=addresses.rejected_rows,
+            empty_rows=addresses.empty_rows,
+        )
+        if rejected_path is not None:
+            await recorder.document("rejected-rows", rejected_path)
+
+        checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
+        sends = SendCounter()
+        async with commerce_client(settings, request_log=sends) as client:
+            outcomes = await check_deliverabilities(
+                client,
+                addresses.records,
+                start=first,
+                days=days,
+                concurrency=concurrency,
+                checkpoint=checkpoint,
+            )
+        await recorder.message("info", "deliverabilities", sends.describe())
+        for outcome in [o for o in outcomes if o.status != "answered"][:20]:
+            await recorder.message("warning", f"row {outcome.row}", f"{outcome.status}: {outcome.error}")
+
+        table = deliverability_table(addresses.records, outcomes, addresses.passthrough, dates)
+        files = write_deliverability(table, output_dir, formula_guard=settings.csv_formula_guard)
+        for path in files:
+            await recorder.document(path.name, path)
+        statuses = table.status_counts()
+        failed = statuses.get("failed", 0)
+        if not failed:
+            checkpoint.clear()
+        summary.update(
+            answered=statuses.get("ok", 0),
+            refused=statuses.get("refused", 0),
+            not_found=statuses.get("not found", 0),
+            failed=failed,
+            deliverable_days=table.deliverable_days(),
+            resumed_rows=sum(1 for outcome in outcomes if outcome.resumed),
+            requests_sent=sends.total,
+            files=[str(path) for path in files] + ([str(rejected_path)] if rejected_path else []),
+        )
+        report = deliverability_markdown(
+            f"Deliverability {input_path.name}", table, dates=dates, rejected_rows=addresses.rejected_rows
+        )
+        write_text(output_dir / "summary.md", report)
+        await acreate_markdown_artifact(
+            report, key="deliverability-summary", description="Deliverability summary"
+        )
+        get_run_logger().info(
+            "deliverability done: %d answered, %d not answered, %d rejected",
+            summary["answered"],
+            len(outcomes) - summary["answered"],
+            addresses.rejected_rows,
+        )
+        return dict(summary)

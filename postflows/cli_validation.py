@@ -1,0 +1,116 @@
+"""CLI sub-commands of the commerce API's address validation and deliverability flows; :func:`register` adds
+them to the ``postflows`` command.
+
+Each command runs its flow and prints the run summary as JSON. Rows the service refuses are results, not
+failures: the command exits 0 when every row ended in the results or in rejected.csv; 1 when the work
+failed, 2 for bad usage or configuration, as every postflows command does.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from postflows.cli_common import OutOpt, print_summary, run_work, say
+from postflows.settings import get_settings
+from postflows.wiring import describe_commerce
+
+InputArg = Annotated[
+    Path, typer.Argument(help="Address file: .csv or .xlsx", exists=True, dir_okay=False, readable=True)
+]
+ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Requests in flight at once")]
+SheetOpt = Annotated[
+    str | None, typer.Option("--sheet", help="Worksheet of an .xlsx input (default: the first)")
+]
+DelimiterOpt = Annotated[
+    str | None, typer.Option("--delimiter", help="Input field separator (default: detected)")
+]
+EncodingOpt = Annotated[str | None, typer.Option("--encoding", help="Input encoding (default: detected)")]
+
+
+def _announce() -> None:
+    say(f"commerce API: {describe_commerce(get_settings())}")
+
+
+def _unescape(value: str | None) -> str | None:
+    return value.encode().decode("unicode_escape") if value else value
+
+
+def _day(value: str | None) -> dt.date | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value.strip())
+    except ValueError:
+        raise typer.BadParameter(
+            f"expected a date as YYYY-MM-DD, got {value!r}", param_hint="--from"
+        ) from None
+
+
+def address_validation_command(
+    input_path: InputArg,
+    out: OutOpt,
+    concurrency: ConcurrencyOpt = 8,
+    sheet: SheetOpt = None,
+    delimiter: DelimiterOpt = None,
+    encoding: EncodingOpt = None,
+) -> None:
+    """Validate every address of a file: certified address, quality, house key, changed fields."""
+    from flows.address_validation import address_validation
+
+    _announce()
+    summary = run_work(
+        lambda: address_validation(
+            input_path=input_path,
+            output_dir=out,
+            concurrency=concurrency,
+            input_sheet=sheet,
+            input_delimiter=_unescape(delimiter),
+            input_encoding=encoding,
+        )
+    )
+    print_summary(summary)
+
+
+def deliverability_command(
+    input_path: InputArg,
+    out: OutOpt,
+    start: Annotated[
+        str | None, typer.Option("--from", help="First day, YYYY-MM-DD (default: today)", show_default=False)
+    ] = None,
+    days: Annotated[int, typer.Option("--days", help="Number of days from the first (at most 60)")] = 14,
+    concurrency: ConcurrencyOpt = 8,
+    sheet: SheetOpt = None,
+    delimiter: DelimiterOpt = None,
+    encoding: EncodingOpt = None,
+) -> None:
+    """On which days, with which products, every address of a file can be delivered."""
+    from flows.deliverability_check import deliverability_check
+    from tasks.commerce.deliverability import MAX_DAYS
+
+    if not 1 <= days <= MAX_DAYS:
+        raise typer.BadParameter(f"must be between 1 and {MAX_DAYS}, got {days}", param_hint="--days")
+    first = _day(start)
+    _announce()
+    summary = run_work(
+        lambda: deliverability_check(
+            input_path=input_path,
+            output_dir=out,
+            start=first,
+            days=days,
+            concurrency=concurrency,
+            input_sheet=sheet,
+            input_delimiter=_unescape(delimiter),
+            input_encoding=encoding,
+        )
+    )
+    print_summary(summary)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the address validation and deliverability sub-commands to ``app``."""
+    app.command("address-validation")(address_validation_command)
+    app.command("deliverability")(deliverability_command)

@@ -1,0 +1,241 @@
+"""Deliverability of a file's addresses over a range of days (§4.2 GET deliverabilities/when): one query per
+address, then an address × date grid (product codes, or "no service"; green, red, grey for a failed
+address), the same in long form, and the markdown summary."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from connectors.commerce import CommerceClient, Deliverabilities, DeliveryAddress
+from tasks.commerce.address_input import ROW, address_records, field_text
+from tasks.commerce.checkpoint import RowCheckpoint
+from tasks.commerce.per_row import RowOutcome, answer_rows
+from tasks.reports import markdown_table, write_csv, write_xlsx
+
+MAX_DAYS = 60
+ADDRESS_FIELDS: tuple[str, ...] = ("zip", "city", "street", "houseNumber")
+STATUS_COLUMN = "QueryStatus"
+HTTP_STATUS_COLUMN = "HttpStatus"
+ERROR_COLUMN = "QueryError"
+DAY_COLUMNS: tuple[str, ...] = (
+    "date",
+    "activity",
+    "deliverable",
+    "productCodes",
+    "incomingDates",
+)
+ANSWER_COLUMNS: tuple[str, ...] = ("quality", "deliveryToTheDoor")
+# Every column the results add to the customer's: a pass-through column must not be named so.
+RESULT_COLUMNS: tuple[str, ...] = (
+    STATUS_COLUMN,
+    HTTP_STATUS_COLUMN,
+    ERROR_COLUMN,
+    *DAY_COLUMNS,
+    *ANSWER_COLUMNS,
+)
+STATUS_NAMES: Mapping[str, str] = {
+    "answered": "ok",
+    "refused": "refused",
+    "not found": "not found",
+    "failed": "failed",
+}
+NO_SERVICE = "no service"
+DELIVERABLE, NOT_DELIVERABLE, FAILED = "deliverable", "not deliverable", "failed"
+FORMATS = {
+    DELIVERABLE: {"bg_color": "#C6EFCE", "font_color": "#006100"},
+    NOT_DELIVERABLE: {"bg_color": "#FFC7CE", "font_color": "#9C0006"},
+    FAILED: {"bg_color": "#D9D9D9", "font_color": "#595959"},
+}
+GRID_SHEET, DAYS_SHEET = "By date", "Days"
+
+
+def requested_days(start: dt.date, days: int) -> list[dt.date]:
+    """The ``days`` days from ``start``.
+
+    Raises:
+        ValueError: ``days`` is not between 1 and :data:`MAX_DAYS`.
+    """
+    if not 1 <= days <= MAX_DAYS:
+        raise ValueError(f"days must be between 1 and {MAX_DAYS}, got {days}")
+    return [start + dt.timedelta(days=offset) for offset in range(days)]
+
+
+def delivery_address(record: Mapping[str, Any]) -> DeliveryAddress:
+    """The address of one input row (zip and city; street and house number when given)."""
+    return DeliveryAddress.of(
+        zip_code=field_text(record, "zip") or "",
+        city=field_text(record, "city") or "",
+        street=field_text(record, "street"),
+        house_number=field_text(record, "houseNumber"),
+    )
+
+
+@task(name="commerce-check-deliverabilities", cache_policy=NO_CACHE)
+async def check_deliverabilities(
+    client: CommerceClient,
+    records: pd.DataFrame,
+    *,
+    start: dt.date,
+    days: int,
+    concurrency: int = 8,
+    checkpoint: RowCheckpoint | None = None,
+) -> list[RowOutcome[Deliverabilities]]:
+    """Ask when each address can be delivered, ``days`` days from ``start`` (bounded concurrency).
+
+    Raises:
+        AuthFailed: the service refused our credentials.
+    """
+    requests = [(int(record[ROW]), delivery_address(record)) for record in address_records(records)]
+
+    async def ask(address: DeliveryAddress) -> Deliverabilities:
+        return await client.deliverabilities(address, start=start, day_count=days)
+
+    return await answer_rows(
+        requests,
+        ask,
+        answer_model=Deliverabilities,
+        label="deliverability",
+        concurrency=concurrency,
+        checkpoint=checkpoint,
+    )
+
+
+@dataclass
+class DeliverabilityTable:
+    """The query results of every accepted row.
+
+    Attributes:
+        days: the long form: one line per address and day answered, one line (no date) per failed address.
+        grid: one row per address, one column per day (cell text: product codes or "no service").
+        styles: per grid cell, the name of its fill (deliverable, not deliverable, failed) or None.
+    """
+
+    days: pd.DataFrame
+    grid: pd.DataFrame
+    styles: pd.DataFrame
+
+    def status_counts(self) -> dict[str, int]:
+        return dict(Counter(self.grid[STATUS_COLUMN]))
+
+    def deliverable_days(self) -> int:
+        return int((self.days["deliverable"] == "yes").sum())
+
+
+def day_label(day: dt.date) -> str:
+    """A grid column's header: ``2025-03-03 Mon``."""
+    return f"{day.isoformat()} {day:%a}"
+
+
+def deliverability_table(
+    records: pd.DataFrame,
+    outcomes: Sequence[RowOutcome[Deliverabilities]],
+    passthrough: Sequence[str],
+    dates: Sequence[dt.date],
+) -> DeliverabilityTable:
+    """The long form and the grid of ``records`` and their ``outcomes`` (same order); the grid has a
+    column for each of ``dates`` and for any other day an answer holds."""
+    answered = {day.delivery_date for o in outcomes if o.answer for day in o.answer.days}
+    columns = sorted(set(dates) | answered)
+    grid_rows: list[dict[str, Any]] = []
+    style_rows: list[list[str | None]] = []
+    day_rows: list[dict[str, Any]] = []
+    for record, outcome in zip(address_records(records), outcomes, strict=True):
+        base: dict[str, Any] = {ROW: record[ROW]}
+        base.update({column: record.get(column) for column in passthrough})
+        base.update({field: record.get(field) for field in ADDRESS_FIELDS})
+        base[STATUS_COLUMN] = STATUS_NAMES[outcome.status]
+        base[HTTP_STATUS_COLUMN] = outcome.http_status
+        base[ERROR_COLUMN] = outcome.error
+        answer = outcome.answer
+        base["quality"] = str(answer.quality) if answer and answer.quality is not None else None
+        door = answer.delivery_to_the_door if answer else None
+        base["deliveryToTheDoor"] = str(door) if door is not None else None
+        cells: dict[dt.date, tuple[str | None, str | None]] = {}
+        if answer is None:
+            day_rows.append(base | dict.fromkeys(DAY_COLUMNS))
+            cells = dict.fromkeys(columns, (None, FAILED))
+        for day in answer.days if answer else ():
+            codes = day.product_codes
+            day_rows.append(
+                base
+                | {
+                    "date": day.delivery_date.isoformat(),
+                    "activity": str(day.activity) if day.activity is not None else None,
+                    "deliverable": "yes" if day.deliverable else "no",
+                    "productCodes": ", ".join(codes) or None,
+                    "incomingDates": ", ".join(
+                        item.incoming_date.isoformat() for item in day.deliverabilities if item.incoming_date
+                    )
+                    or None,
+                }
+            )
+            text = ", ".join(codes) if codes else NO_SERVICE
+            cells[day.delivery_date] = (text, DELIVERABLE if day.deliverable else NOT_DELIVERABLE)
+        grid_rows.append(base | {day_label(day): cells.get(day, (None, None))[0] for day in columns})
+        style_rows.append([cells.get(day, (None, None))[1] for day in columns])
+    fixed = [ROW, *passthrough, *ADDRESS_FIELDS, STATUS_COLUMN, HTTP_STATUS_COLUMN, ERROR_COLUMN]
+    grid = _frame(grid_rows, [*fixed, *ANSWER_COLUMNS, *(day_label(day) for day in columns)])
+    days = _frame(day_rows, [*fixed, *DAY_COLUMNS, *ANSWER_COLUMNS])
+    styles = np.full(grid.shape, None, dtype=object)
+    if style_rows and columns:
+        styles[:, grid.shape[1] - len(columns) :] = np.array(style_rows, dtype=object)
+    return DeliverabilityTable(days, grid, pd.DataFrame(styles, columns=grid.columns))
+
+
+def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=columns, dtype=object)
+    frame[ROW] = frame[ROW].astype("int64")
+    frame[HTTP_STATUS_COLUMN] = frame[HTTP_STATUS_COLUMN].astype("Int64")
+    return frame
+
+
+def write_deliverability(
+    table: DeliverabilityTable, output_dir: Path, *, formula_guard: bool = True
+) -> list[Path]:
+    """Write ``deliverability.csv`` (long form) and ``deliverability.xlsx`` (grid and long form)."""
+    ours = (ROW, STATUS_COLUMN, HTTP_STATUS_COLUMN, *DAY_COLUMNS, *ANSWER_COLUMNS)
+    csv_path = write_csv(
+        table.days, output_dir / "deliverability.csv", formula_guard=formula_guard, code_columns=ours
+    )
+    xlsx_path = write_xlsx(
+        output_dir / "deliverability.xlsx",
+        {GRID_SHEET: table.grid, DAYS_SHEET: table.days},
+        styles={GRID_SHEET: table.styles},
+        formats=FORMATS,
+    )
+    return [csv_path, xlsx_path]
+
+
+def deliverability_markdown(
+    title: str, table: DeliverabilityTable, *, dates: Sequence[dt.date], rejected_rows: int
+) -> str:
+    """The run's summary as markdown: counts, then the addresses that were not answered (first 50)."""
+    statuses = table.status_counts()
+    counts = pd.DataFrame(
+        [
+            ("days asked", f"{dates[0].isoformat()} to {dates[-1].isoformat()} ({len(dates)})"),
+            ("addresses answered", statuses.get("ok", 0)),
+            ("deliverable address-days", table.deliverable_days()),
+            ("refused (HTTP 400)", statuses.get("refused", 0)),
+            ("not found (HTTP 404)", statuses.get("not found", 0)),
+            ("failed", statuses.get("failed", 0)),
+            ("rejected before sending (rejected.csv)", rejected_rows),
+        ],
+        columns=["what", "count"],
+    )
+    report = f"# {title}\n\n{markdown_table(counts)}\n"
+    grid = table.grid
+    problems = grid.loc[grid[STATUS_COLUMN] != "ok", [ROW, *ADDRESS_FIELDS, STATUS_COLUMN, ERROR_COLUMN]]
+    if len(problems):
+        report += f"\n## Addresses not answered\n\n{markdown_table(problems)}\n"
+    return report

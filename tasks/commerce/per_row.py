@@ -1,0 +1,180 @@
+"""One read request per input row with bounded concurrency: every row ends answered or with its reason, and
+answers already received by an interrupted run are taken from its checkpoint instead of asked again.
+
+What a row's failure means is decided by the error's type, here only:
+
+* the service refused the row (HTTP 400, :class:`~connectors.commerce.CommerceRejected`): ``refused``, with
+  the service's message;
+* it does not know the address (404): ``not found``;
+* a transient failure that the connector's retries did not overcome (5xx, 429, transport, an unreadable
+  answer) or another HTTP status: ``failed``, with the reason — such a row is asked again by a resumed run;
+* the service refused our credentials (401/403): no row can succeed, so the run stops (answers so far are
+  kept in the checkpoint).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar, cast
+
+from pydantic import BaseModel, ValidationError
+
+from connectors.commerce import CommerceRejected
+from connectors.errors import ApiError, AuthFailed, HttpStatusError, NotFound
+from tasks.commerce.checkpoint import RowCheckpoint, request_fingerprint
+from tasks.progress import Progress
+
+Q = TypeVar("Q", bound=BaseModel)
+M = TypeVar("M", bound=BaseModel)
+RowStatus = Literal["answered", "refused", "not found", "failed"]
+FINAL_STATUSES: frozenset[str] = frozenset({"answered", "refused", "not found"})
+
+
+@dataclass(frozen=True)
+class RowOutcome(Generic[M]):
+    """How one row's request ended.
+
+    Attributes:
+        row: the input row.
+        status: ``answered``, ``refused`` (HTTP 400), ``not found`` (404) or ``failed``.
+        http_status: the HTTP status of the last answer; None when none came (a transport failure).
+        error: the service's message or the failure's reason; None when answered.
+        answer: the answer, when there is one.
+        resumed: taken from an interrupted run's checkpoint, not asked again.
+    """
+
+    row: int
+    status: RowStatus
+    http_status: int | None = None
+    error: str | None = None
+    answer: M | None = None
+    resumed: bool = False
+
+    @property
+    def final(self) -> bool:
+        """True when asking again would give the same result (so a resumed run need not ask)."""
+        return self.status in FINAL_STATUSES
+
+
+def failure_outcome(row: int, error: ApiError) -> RowOutcome[Any] | None:
+    """The outcome of a row whose request raised ``error``; None when the error ends the whole run."""
+    if isinstance(error, CommerceRejected):
+        return RowOutcome(row, "refused", error.status_code, error.detail)
+    if isinstance(error, AuthFailed):
+        return None
+    if isinstance(error, NotFound):
+        return RowOutcome(row, "not found", error.status_code, str(error))
+    status = error.status_code if isinstance(error, HttpStatusError) else None
+    return RowOutcome(row, "failed", status, str(error))
+
+
+def _any_answer(answer: BaseModel) -> bool:
+    return True
+
+
+async def answer_rows(
+    requests: Sequence[tuple[int, Q]],
+    call: Callable[[Q], Awaitable[M]],
+    *,
+    answer_model: type[M],
+    label: str,
+    concurrency: int = 8,
+    checkpoint: RowCheckpoint | None = None,
+    reusable: Callable[[M], bool] = _any_answer,
+) -> list[RowOutcome[M]]:
+    """Send ``call(request)`` for every (row, request), at most ``concurrency`` at a time.
+
+    Args:
+        requests: the rows and what to send for each, in input order.
+        call: the connector call of one row (it retries transient failures itself).
+        answer_model: the answer's model, to read answers back from the checkpoint.
+        label: what the progress bar says.
+        concurrency: requests in flight at once.
+        checkpoint: where answers are kept for a resumed run, and read back from.
+        reusable: whether a checkpointed answer may still be used (e.g. it has not expired).
+
+    Returns:
+        One outcome per row, in the order of ``requests``.
+
+    Raises:
+        AuthFailed: the service refused our credentials; no row can succeed.
+    """
+    previous = checkpoint.load() if checkpoint is not None else {}
+    outcomes: dict[int, RowOutcome[M]] = {}
+    pending: list[tuple[int, Q, str]] = []
+    for row, request in requests:
+        fingerprint = request_fingerprint(request.model_dump(mode="json", by_alias=True, exclude_none=True))
+        kept = _resumed(previous.get(row), fingerprint, answer_model, reusable)
+        if kept is not None:
+            outcomes[row] = kept
+        else:
+            pending.append((row, request, fingerprint))
+
+    total, done = len(pending), 0
+    progress = await Progress.start(f"{label} ({total} rows)")
+    work = iter(pending)
+
+    async def worker() -> None:
+        nonlocal done
+        for row, request, fingerprint in work:  # one iterator shared by every worker: each row once
+            outcome = await _ask(row, request, call)
+            outcomes[row] = outcome
+            if checkpoint is not None and outcome.final:
+                checkpoint.add(row, fingerprint, _entry(outcome))
+            done += 1
+            if done == total or done % max(1, total // 100) == 0:
+                await progress.update(100.0 * done / max(1, total), f"{done}/{total} rows")
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(min(max(1, concurrency), total)):
+                group.create_task(worker())
+    except BaseExceptionGroup as failures:
+        raise failures.exceptions[0] from None
+    finally:
+        if checkpoint is not None:
+            checkpoint.flush()
+    if not total:
+        await progress.update(100.0, "nothing left to ask")
+    return [outcomes[row] for row, _ in requests]
+
+
+async def _ask(row: int, request: Q, call: Callable[[Q], Awaitable[M]]) -> RowOutcome[M]:
+    try:
+        answer = await call(request)
+    except ApiError as error:
+        outcome = failure_outcome(row, error)
+        if outcome is None:
+            raise
+        return outcome
+    return RowOutcome(row, "answered", 200, answer=answer)
+
+
+def _entry(outcome: RowOutcome[Any]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"status": outcome.status, "http_status": outcome.http_status}
+    if outcome.error is not None:
+        entry["error"] = outcome.error
+    if outcome.answer is not None:
+        entry["answer"] = outcome.answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return entry
+
+
+def _resumed(
+    entry: dict[str, Any] | None, fingerprint: str, model: type[M], reusable: Callable[[M], bool]
+) -> RowOutcome[M] | None:
+    """The checkpointed outcome of a row, when it answered this very request and may still be used."""
+    if entry is None or entry.get("sent") != fingerprint or entry.get("status") not in FINAL_STATUSES:
+        return None
+    status, row = cast(RowStatus, entry["status"]), int(entry["row"])
+    http_status = entry.get("http_status") if isinstance(entry.get("http_status"), int) else None
+    if status != "answered":
+        return RowOutcome(row, status, http_status, str(entry.get("error") or ""), resumed=True)
+    try:
+        answer = model.model_validate(entry.get("answer"))
+    except ValidationError:
+        return None
+    if not reusable(answer):
+        return None
+    return RowOutcome(row, "answered", http_status, answer=answer, resumed=True)
