@@ -55,7 +55,7 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
 
     app.mount(API_MOUNTS["address"], address_service.create_app(config, state))
     app.mount(API_MOUNTS["newspaper"], newspaper.create_app(config, state))
-    app.mount(API_MOUNTS["auth"], auth.create_app(config))
+    app.mount(API_MOUNTS["auth"], auth.create_app(config, state))
     # The last middleware added runs first: faults are chosen before the request's transaction opens.
     app.add_middleware(TransactionMiddleware, state=state)
     app.add_middleware(

@@ -13,6 +13,7 @@ from sandbox.address_service.alignments import SandboxAlignment
 from sandbox.auth import TokenRegistry
 from sandbox.commerce.users import CommerceUser, default_users
 from sandbox.faults import FaultPlan
+from sandbox.oidc import IdTokenFault
 
 NEWSPAPER_SCOPES = (
     "SENDINGS_NEWSPAPER_SUBMISSION_ORDERS",
@@ -87,6 +88,15 @@ class SandboxConfig(BaseModel):
     commerce_users: dict[str, CommerceUser] = Field(default_factory=default_users)
     token_lifetime_s: int = 3600
     tokens: TokenRegistry = Field(default_factory=TokenRegistry)
+    # The ``iss`` of ID tokens and discovery; None: the auth mount's address as the request saw it.
+    commerce_issuer: str | None = None
+    commerce_code_lifetime_s: int = 60
+    # A refresh token outlives its access token (§8).
+    commerce_refresh_token_lifetime_s: int = 30 * 24 * 3600
+    # True: a used refresh token is revoked and a new one returned; False: the same one stays valid.
+    commerce_rotate_refresh_tokens: bool = True
+    # Spoils ID tokens (or the redirect's state) so a client's checks can be tested; see sandbox.oidc.
+    commerce_id_token_fault: IdTokenFault | None = None
 
     job_seconds: float = 3.0
     newspaper_final_status: str = "DONE"
