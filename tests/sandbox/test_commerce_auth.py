@@ -493,6 +493,7 @@ async def test_codes_and_refresh_tokens_work_across_processes_sharing_the_state(
     assert error_of(revoked) == "invalid_grant"
 
 
+@pytest.mark.misplaced_secret
 @pytest.mark.parametrize("grant_type", ["authorization_code", "refresh_token"])
 async def test_client_secret_in_the_query_is_refused_for_user_grants(grant_type: str) -> None:
     config, _ = commerce_sandbox()
