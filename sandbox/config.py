@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.address_service.alignments import SandboxAlignment
 from sandbox.auth import TokenRegistry
+from sandbox.commerce.paths import CommercePaths
 from sandbox.commerce.users import CommerceUser, default_users
 from sandbox.faults import FaultPlan
 from sandbox.oidc import IdTokenFault
@@ -103,6 +104,10 @@ class SandboxConfig(BaseModel):
     # The spec spells the purchase output path both ways; the sandbox serves one so clients must cope.
     purchase_output_path_spelling: Literal["output-addresses", "outputaddresses"] = "output-addresses"
     structure_file_version: int = 1
+    # Commerce API: where the endpoints the spec shows no path for are served, and whether personal
+    # addresses spell the pickup-point and locker types as the spec does or as real answers do.
+    commerce_paths: CommercePaths = Field(default_factory=CommercePaths)
+    commerce_type_spelling: Literal["spec", "real"] = "spec"
 
     state_dir: Path | None = None
     faults: FaultPlan = Field(default_factory=FaultPlan)
