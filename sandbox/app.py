@@ -1,10 +1,10 @@
 """The combined sandbox app: each API under its own mount, fault injection around all of them.
 
 Mounts: ``/address/REST/v1`` (address web service), ``/newspaper`` (newspaper API host), ``/commerce``
-(commerce API) and ``/auth`` (OAuth token endpoint at ``/auth/OAuth/token``). ``/_sandbox/faults`` reads
-and replaces the fault plan; ``/_sandbox/requests`` lists (GET) and resets (DELETE) the requests counted
-per API, method and endpoint. What the APIs remember lives in memory, or in ``config.state_dir`` shared
-with other processes (see :mod:`sandbox.state`).
+(commerce API) and ``/auth`` (the authorization server: OAuth 2.0 and OpenID Connect endpoints).
+``/_sandbox/faults`` reads and replaces the fault plan; ``/_sandbox/requests`` lists (GET) and resets
+(DELETE) the requests counted per API, method and endpoint. What the APIs remember lives in memory, or in
+``config.state_dir`` shared with other processes (see :mod:`sandbox.state`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from sandbox.state import TransactionMiddleware, open_state
 
 def create_app(config: SandboxConfig | None = None) -> FastAPI:
     """Build the sandbox ASGI app for ``config`` (defaults: published test accounts, no faults)."""
-    from sandbox import address_service, auth, commerce, newspaper
+    from sandbox import address_service, auth, newspaper
+    from sandbox.commerce import api as commerce
 
     config = config or SandboxConfig()
     state = open_state(config.state_dir)

@@ -35,5 +35,7 @@ def _isolated_env(
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("POSTFLOWS_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(secret_watch, "exempt", request.node.get_closest_marker("misplaced_secret") is not None)
+    monkeypatch.setattr(
+        secret_watch, "exempt", request.node.get_closest_marker("misplaced_secret") is not None
+    )
     yield

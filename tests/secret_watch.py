@@ -23,7 +23,9 @@ class SecretLeak(AssertionError):
 
 def watched_secrets() -> tuple[str, ...]:
     from_env = (
-        value for name, value in os.environ.items() if name.startswith("POSTFLOWS_") and name.endswith("_SECRET")
+        value
+        for name, value in os.environ.items()
+        if name.startswith("POSTFLOWS_") and name.endswith("_SECRET")
     )
     return tuple(secret for secret in (*KNOWN_SECRETS, *from_env) if secret)
 
@@ -39,7 +41,9 @@ def check_request(request: httpx.Request, secrets: Iterable[str]) -> None:
             raise SecretLeak(f"a client secret is in the URL of {request.method} {request.url.path}")
         for name, value in request.headers.items():
             if secret in value:
-                raise SecretLeak(f"a client secret is in the {name} header of {request.method} {request.url.path}")
+                raise SecretLeak(
+                    f"a client secret is in the {name} header of {request.method} {request.url.path}"
+                )
         if secret in text or secret in unquote_plus(text):
             fields = [name for name, values in form.items() if any(secret in value for value in values)]
             if fields != ["client_secret"] or form.get("client_secret") != [secret]:
