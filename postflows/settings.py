@@ -93,7 +93,9 @@ class Settings(BaseSettings):
         default="/pickup/v1", description="The pickup sub-API (real: /pickpost/v1)"
     )
     commerce_same_day_path: str = "/api/delivery/v1/sameday/acceptancepoints"
-    commerce_pickup_points_path: str = "/pickup/v1/points"
+    commerce_pickup_points_path: str | None = Field(
+        default=None, description="Pickup points (path not shown by the spec); default <pickup path>/points"
+    )
     commerce_pickup_points_method: str = "POST"
     commerce_barcode_path: str = "/barcode/v1/addresslabels"
     commerce_return_order_path: str = "/delivery/collection/order/v2/orders"

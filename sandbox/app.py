@@ -1,10 +1,10 @@
 """The combined sandbox app: each API under its own mount, fault injection around all of them.
 
-Mounts: ``/address/REST/v1`` (address web service), ``/newspaper`` (newspaper API host) and ``/auth``
-(OAuth token endpoint at ``/auth/OAuth/token``). ``/_sandbox/faults`` reads and replaces the fault plan;
-``/_sandbox/requests`` lists (GET) and resets (DELETE) the requests counted per API, method and endpoint.
-What the APIs remember lives in memory, or in ``config.state_dir`` shared with other processes (see
-:mod:`sandbox.state`).
+Mounts: ``/address/REST/v1`` (address web service), ``/newspaper`` (newspaper API host), ``/commerce``
+(commerce API) and ``/auth`` (the authorization server: OAuth 2.0 and OpenID Connect endpoints).
+``/_sandbox/faults`` reads and replaces the fault plan; ``/_sandbox/requests`` lists (GET) and resets
+(DELETE) the requests counted per API, method and endpoint. What the APIs remember lives in memory, or in
+``config.state_dir`` shared with other processes (see :mod:`sandbox.state`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from sandbox.state import TransactionMiddleware, open_state
 def create_app(config: SandboxConfig | None = None) -> FastAPI:
     """Build the sandbox ASGI app for ``config`` (defaults: published test accounts, no faults)."""
     from sandbox import address_service, auth, newspaper
+    from sandbox.commerce import api as commerce
 
     config = config or SandboxConfig()
     state = open_state(config.state_dir)
@@ -53,9 +54,10 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
         counter.reset()
         return {"requests": 0}
 
+    app.mount(API_MOUNTS["commerce"], commerce.create_app(config, state))
     app.mount(API_MOUNTS["address"], address_service.create_app(config, state))
     app.mount(API_MOUNTS["newspaper"], newspaper.create_app(config, state))
-    app.mount(API_MOUNTS["auth"], auth.create_app(config))
+    app.mount(API_MOUNTS["auth"], auth.create_app(config, state))
     # The last middleware added runs first: faults are chosen before the request's transaction opens.
     app.add_middleware(TransactionMiddleware, state=state)
     app.add_middleware(
@@ -66,6 +68,7 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
         failure_answers={
             "address": address_service.processed_failure,
             "newspaper": newspaper.processed_failure,
+            "commerce": commerce.processed_failure,
         },
     )
     return app

@@ -1,8 +1,13 @@
-"""Sandbox OAuth 2.0 token endpoint (client credentials) and the bearer check the protected APIs share.
+"""Sandbox OAuth 2.0 / OpenID Connect authorization server and the bearer check the protected APIs share.
 
-Tokens are opaque random strings kept in a :class:`TokenRegistry` that lives on the ``SandboxConfig``, so
-every app built from one config recognises the same tokens. ``/_sandbox/tokens`` and ``/_sandbox/revoke``
-let tests read the token-request counts and invalidate every token (to drive a client's renew-on-401 path).
+The token endpoint grants client credentials here, and the authorization code and refresh grants of
+:mod:`sandbox.user_grants`; ID tokens, discovery and the JWKS come from :mod:`sandbox.oidc`; userinfo is
+served here. Access tokens are opaque random strings kept in a :class:`TokenRegistry` that lives on the
+``SandboxConfig``, so every app built from one config recognises the same tokens; codes, refresh tokens and
+the signing key live in the sandbox state. ``/_sandbox/tokens`` and ``/_sandbox/revoke`` let tests read the
+token-request counts and invalidate every access token (to drive a client's renew-on-401 path);
+``/_sandbox/revoke-refresh-tokens`` invalidates every refresh token and ``/_sandbox/id-token-fault`` reads
+and sets ``config.commerce_id_token_fault``.
 """
 
 from __future__ import annotations
@@ -17,11 +22,16 @@ from urllib.parse import parse_qs
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from sandbox import oidc, user_grants
+from sandbox.oidc import OPENID_SCOPE, TOKEN_PATH, USERINFO_PATH, IdTokenFault
+from sandbox.state import SandboxState
+from sandbox.user_grants import OAuthError, UserGrants
 
 if TYPE_CHECKING:
-    from sandbox.config import SandboxConfig
+    from sandbox.config import OAuthClient, SandboxConfig
 
-TOKEN_PATH = "/OAuth/token"
 _NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
 
@@ -173,9 +183,46 @@ def _oauth_error(status_code: int, error: str, description: str) -> JSONResponse
     )
 
 
-def create_app(config: SandboxConfig) -> FastAPI:
-    """The token endpoint app, mounted at ``/auth`` by the combined sandbox."""
+class IdTokenFaultSetting(BaseModel):
+    """Body of ``PUT /_sandbox/id-token-fault``: the fault to apply to ID tokens from now on, or null."""
+
+    fault: IdTokenFault | None = None
+
+
+def _token_response(body: dict[str, object]) -> JSONResponse:
+    return JSONResponse(body, headers=_NO_STORE, media_type="application/json;charset=UTF-8")
+
+
+def _client_credentials(
+    config: SandboxConfig, client_id: str, client: OAuthClient, form: dict[str, str]
+) -> JSONResponse:
+    """RFC 6749 §4.4: a token of the requested registered scopes, for no end user, with no refresh token."""
+    requested = frozenset(form.get("scope", "").split())
+    if not requested:
+        return _oauth_error(400, "invalid_scope", "scope is required")
+    unknown = sorted(requested - set(client.scopes))
+    if unknown:
+        return _oauth_error(400, "invalid_scope", f"Scope not registered for client: {' '.join(unknown)}")
+    issued = config.tokens.issue(client_id, requested, config.token_lifetime_s, config.clock())
+    return _token_response(
+        {
+            "access_token": issued.access_token,
+            "token_type": "Bearer",
+            "expires_in": config.token_lifetime_s,
+            "scope": " ".join(sorted(requested)),
+        }
+    )
+
+
+def create_app(config: SandboxConfig, state: SandboxState) -> FastAPI:
+    """The authorization server app, mounted at ``/auth`` by the combined sandbox; codes, refresh tokens and
+    the signing key are kept in ``state``."""
     app = FastAPI(title="sandbox OAuth", version="1")
+    install_bearer_errors(app)
+    keys = oidc.SigningKeys(state)
+    grants = UserGrants(config, state, keys)
+    app.include_router(user_grants.create_router(grants))
+    app.include_router(oidc.create_router(config, keys))
 
     @app.post(TOKEN_PATH)
     async def token(request: Request) -> JSONResponse:
@@ -193,22 +240,25 @@ def create_app(config: SandboxConfig) -> FastAPI:
         client = config.oauth_clients.get(client_id)
         if client is None or not secrets.compare_digest(client.secret, form["client_secret"]):
             return _oauth_error(401, "invalid_client", "Client authentication failed")
-        if grant_type != "client_credentials":
+        if grant_type == "client_credentials":
+            return _client_credentials(config, client_id, client, form)
+        if grant_type not in user_grants.USER_GRANT_TYPES:
             return _oauth_error(400, "unsupported_grant_type", f"grant_type {grant_type} is not supported")
-        requested = frozenset(form.get("scope", "").split())
-        if not requested:
-            return _oauth_error(400, "invalid_scope", "scope is required")
-        unknown = sorted(requested - set(client.scopes))
-        if unknown:
-            return _oauth_error(400, "invalid_scope", f"Scope not registered for client: {' '.join(unknown)}")
-        issued = config.tokens.issue(client_id, requested, config.token_lifetime_s, config.clock())
-        body = {
-            "access_token": issued.access_token,
-            "token_type": "Bearer",
-            "expires_in": config.token_lifetime_s,
-            "scope": " ".join(sorted(requested)),
-        }
-        return JSONResponse(body, headers=_NO_STORE, media_type="application/json;charset=UTF-8")
+        try:
+            body = grants.grant(grant_type, client_id, form, oidc.issuer_of(config, request))
+        except OAuthError as exc:
+            return _oauth_error(exc.status_code, exc.error, exc.description)
+        return _token_response(body)
+
+    userinfo_token = require_scope(config, OPENID_SCOPE, user=True)
+
+    @app.api_route(USERINFO_PATH, methods=["GET", "POST"])
+    async def userinfo(request: Request) -> JSONResponse:
+        token = userinfo_token(request)
+        user = config.commerce_users.get(token.subject or "")
+        if user is None:
+            return JSONResponse({"error": "not_found", "error_description": "No such user"}, 404)
+        return JSONResponse(oidc.granted_claims(user, token.scopes))
 
     @app.get("/_sandbox/tokens")
     def token_counts() -> dict[str, object]:
@@ -217,5 +267,18 @@ def create_app(config: SandboxConfig) -> FastAPI:
     @app.post("/_sandbox/revoke")
     def revoke() -> dict[str, int]:
         return {"revoked": config.tokens.revoke_all()}
+
+    @app.post("/_sandbox/revoke-refresh-tokens")
+    async def revoke_refresh_tokens() -> dict[str, int]:
+        return {"revoked": grants.revoke_refresh_tokens()}
+
+    @app.get("/_sandbox/id-token-fault")
+    async def id_token_fault() -> IdTokenFaultSetting:
+        return IdTokenFaultSetting(fault=config.commerce_id_token_fault)
+
+    @app.put("/_sandbox/id-token-fault")
+    async def set_id_token_fault(setting: IdTokenFaultSetting) -> IdTokenFaultSetting:
+        config.commerce_id_token_fault = setting.fault
+        return setting
 
     return app

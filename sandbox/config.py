@@ -11,8 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.address_service.alignments import SandboxAlignment
 from sandbox.auth import TokenRegistry
+from sandbox.commerce.paths import CommercePaths
 from sandbox.commerce.users import CommerceUser, default_users
 from sandbox.faults import FaultPlan
+from sandbox.oidc import IdTokenFault
 
 NEWSPAPER_SCOPES = (
     "SENDINGS_NEWSPAPER_SUBMISSION_ORDERS",
@@ -87,12 +89,25 @@ class SandboxConfig(BaseModel):
     commerce_users: dict[str, CommerceUser] = Field(default_factory=default_users)
     token_lifetime_s: int = 3600
     tokens: TokenRegistry = Field(default_factory=TokenRegistry)
+    # The ``iss`` of ID tokens and discovery; None: the auth mount's address as the request saw it.
+    commerce_issuer: str | None = None
+    commerce_code_lifetime_s: int = 60
+    # A refresh token outlives its access token (§8).
+    commerce_refresh_token_lifetime_s: int = 30 * 24 * 3600
+    # True: a used refresh token is revoked and a new one returned; False: the same one stays valid.
+    commerce_rotate_refresh_tokens: bool = True
+    # Spoils ID tokens (or the redirect's state) so a client's checks can be tested; see sandbox.oidc.
+    commerce_id_token_fault: IdTokenFault | None = None
 
     job_seconds: float = 3.0
     newspaper_final_status: str = "DONE"
     # The spec spells the purchase output path both ways; the sandbox serves one so clients must cope.
     purchase_output_path_spelling: Literal["output-addresses", "outputaddresses"] = "output-addresses"
     structure_file_version: int = 1
+    # Commerce API: where the endpoints the spec shows no path for are served, and whether personal
+    # addresses spell the pickup-point and locker types as the spec does or as real answers do.
+    commerce_paths: CommercePaths = Field(default_factory=CommercePaths)
+    commerce_type_spelling: Literal["spec", "real"] = "spec"
 
     state_dir: Path | None = None
     faults: FaultPlan = Field(default_factory=FaultPlan)

@@ -11,13 +11,31 @@ import pytest
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("DO_NOT_TRACK", "1")
 
+from tests import secret_watch  # noqa: E402 - after the environment above
+
+# Every request of the suite is checked: a client secret only ever travels in a form body.
+secret_watch.install()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    seen = secret_watch.seen
+    terminalreporter.write_line(
+        f"secret watch: {seen['requests']} HTTP requests checked, {seen['with_secret']} token requests "
+        "carried a client secret, all in a form body"
+    )
+
 
 @pytest.fixture(autouse=True)
-def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _isolated_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[None]:
     """No POSTFLOWS_* variable or .env of the developer leaks into a test."""
     for name in list(os.environ):
         if name.startswith("POSTFLOWS_") and name != "POSTFLOWS_TEST_POSTGRES_URL":
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("POSTFLOWS_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(
+        secret_watch, "exempt", request.node.get_closest_marker("misplaced_secret") is not None
+    )
     yield

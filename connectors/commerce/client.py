@@ -77,7 +77,7 @@ class CommercePaths:
     delivery: str = "/api/delivery/v1"
     pickup: str = "/pickup/v1"
     same_day: str = "/api/delivery/v1/sameday/acceptancepoints"
-    pickup_points: str = "/pickup/v1/points"
+    pickup_points: str | None = None  # default: <pickup>/points
     pickup_points_method: str = "POST"
     barcode: str = "/barcode/v1/addresslabels"
     return_order: str = "/delivery/collection/order/v2/orders"
@@ -282,7 +282,7 @@ class CommerceClient(ApiClient):
         body = request.model_copy(update={"verified": None}).to_body()
         response = await self.request(
             self.paths.pickup_points_method,
-            self.paths.pickup_points,
+            self.paths.pickup_points or f"{self.paths.pickup}/points",
             json=body,
             idempotent=True,
             auth=self._scoped(self.scopes.pickup),

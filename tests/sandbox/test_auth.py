@@ -81,6 +81,7 @@ async def test_scope_must_be_a_subset_of_the_registered_ones() -> None:
     assert "SENDINGS_NEWSPAPER_ADDRESS" in refused.json()["error_description"]
 
 
+@pytest.mark.misplaced_secret
 async def test_client_secret_in_the_query_is_refused() -> None:
     async with httpx.AsyncClient(transport=SandboxTransport(SandboxConfig())) as http:
         response = await http.post(token_url(), params={"client_secret": "sandbox-secret"}, data=form())
