@@ -9,7 +9,9 @@ from prefect import serve
 from flows.address_batch import address_batch
 from flows.address_purchase import address_purchase
 from flows.address_query import address_query
+from flows.address_validation import address_validation
 from flows.cleanup import cleanup
+from flows.deliverability_check import deliverability_check
 from flows.newspaper_master_data import newspaper_master_data
 from flows.newspaper_order import newspaper_order
 from flows.newspaper_reports import newspaper_reports
@@ -29,6 +31,8 @@ def deployments() -> list[Any]:
         address_purchase.to_deployment(name="address-purchase", tags=["newspaper"]),
         structure_files.to_deployment(name="structure-files", tags=["newspaper"]),
         cleanup.to_deployment(name="cleanup", tags=["address-service"]),
+        address_validation.to_deployment(name="address-validation", tags=["commerce"]),
+        deliverability_check.to_deployment(name="deliverability-check", tags=["commerce"]),
     ]
 
 

@@ -35,9 +35,7 @@ class CommerceRejected(RemoteRejected):
     """The service refused the request's parameters (HTTP 400) and said why: ``detail`` is its message
     alone (quoted, scrubbed), or the meaning of the status when it gave none."""
 
-    def __init__(
-        self, message: str, *, code: str, meaning: str, status_code: int, detail: str = ""
-    ) -> None:
+    def __init__(self, message: str, *, code: str, meaning: str, status_code: int, detail: str = "") -> None:
         super().__init__(message, api=API, code=code, meaning=meaning)
         self.status_code = status_code
         self.detail = detail or meaning

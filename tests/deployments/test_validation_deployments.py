@@ -1,0 +1,31 @@
+"""The address validation and deliverability flows are deployments with typed parameter forms."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from prefect.utilities.callables import parameter_schema
+
+from deployments.serve import deployments
+from flows.deliverability_check import deliverability_check
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_both_flows_are_served_and_listed_in_prefect_yaml() -> None:
+    built = {deployment.name: deployment for deployment in deployments()}
+    assert {"address-validation", "deliverability-check"} <= set(built)
+    assert built["address-validation"].tags == ["commerce"]
+    assert built["deliverability-check"].description
+    listed = {d["name"]: d for d in yaml.safe_load((ROOT / "prefect.yaml").read_text())["deployments"]}
+    assert listed["address-validation"]["entrypoint"] == "flows/address_validation.py:address_validation"
+    assert listed["deliverability-check"]["tags"] == ["commerce"]
+
+
+def test_the_deliverability_form_takes_a_date_and_a_day_count() -> None:
+    schema = parameter_schema(deliverability_check.fn).model_dump()
+    properties = schema["properties"]
+    assert set(schema["required"]) == {"input_path", "output_dir"}
+    assert properties["days"]["default"] == 14
+    assert "date" in str(properties["start"])

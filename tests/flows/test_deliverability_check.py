@@ -1,0 +1,75 @@
+"""The deliverability flow against the commerce sandbox: an address × date grid (green, red, grey), the long
+form, an unknown address reported on its row, rejected rows, the day range checked."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from openpyxl import load_workbook
+
+from flows.deliverability_check import deliverability_check
+from tests.flows.conftest import Sandbox
+
+ADDRESSES = """Kunde,street,houseNumber,zip,city
+K1,Lindenstrasse,12,6010,Kriens
+K2,,,5070,Frick
+K3,Irgendweg,1,9999,Nirgendwo
+K4,Hauptstrasse,3,5070,
+"""
+MONDAY = dt.date(2025, 3, 3)
+GREEN, RED, GREY = "FFC6EFCE", "FFFFC7CE", "FFD9D9D9"
+
+
+def _input(tmp_path: Path) -> Path:
+    path = tmp_path / "addresses.csv"
+    path.write_text(ADDRESSES, encoding="utf-8")
+    return path
+
+
+async def test_grid_of_deliverable_days_with_an_unknown_and_a_rejected_address(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    summary = await deliverability_check(input_path=_input(tmp_path), output_dir=out, start=MONDAY, days=7)
+
+    assert (summary["answered"], summary["not_found"], summary["rejected_rows"]) == (2, 1, 1)
+    assert summary["deliverable_days"] == 12  # two addresses, Monday to Saturday
+    assert sandbox.transport.count("/deliverabilities/when") == 3
+    rejected = pd.read_csv(out / "rejected.csv", dtype=str)
+    assert rejected[["row", "field"]].values.tolist() == [["4", "city"]]
+
+    days = pd.read_csv(out / "deliverability.csv", dtype=str, keep_default_na=False)
+    assert days["Kunde"].tolist() == ["K1"] * 7 + ["K2"] * 7 + ["K3"]
+    kriens = days[days["Kunde"] == "K1"].set_index("date")
+    assert kriens.loc["2025-03-03", "deliverable"] == "yes" and kriens.loc["2025-03-03", "activity"] == "WORK"
+    assert kriens.loc["2025-03-03", "productCodes"] and kriens.loc["2025-03-03", "incomingDates"]
+    assert (kriens.loc["2025-03-09", "deliverable"], kriens.loc["2025-03-09", "activity"]) == (
+        "no",
+        "NO_SERVICE",
+    )
+    unknown = days[days["Kunde"] == "K3"].iloc[0]
+    assert (unknown["QueryStatus"], unknown["HttpStatus"], unknown["date"]) == ("not found", "404", "")
+
+    workbook = load_workbook(out / "deliverability.xlsx")
+    grid = workbook["By date"]
+    header = [cell.value for cell in grid[1]]
+    monday, sunday = header.index("2025-03-03 Mon") + 1, header.index("2025-03-09 Sun") + 1
+    assert header[-7:] == [f"{MONDAY + dt.timedelta(days=n):%Y-%m-%d %a}" for n in range(7)]
+    assert grid.cell(row=2, column=monday).fill.fgColor.rgb == GREEN
+    assert "PRI" in str(grid.cell(row=2, column=monday).value)
+    assert grid.cell(row=2, column=sunday).fill.fgColor.rgb == RED
+    assert grid.cell(row=2, column=sunday).value == "no service"
+    assert grid.cell(row=4, column=monday).fill.fgColor.rgb == GREY  # K3, unknown to the service
+    assert grid.cell(row=4, column=header.index("QueryStatus") + 1).value == "not found"
+    assert workbook["Days"].max_row == 1 + 15
+
+
+async def test_more_days_than_allowed_is_refused_before_anything_is_sent(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(ValueError, match="between 1 and 60, got 61"):
+        await deliverability_check(input_path=_input(tmp_path), output_dir=tmp_path / "out", days=61)
+    assert sandbox.transport.count("/deliverabilities/when") == 0
