@@ -132,3 +132,25 @@ def test_a_real_service_needs_its_auth_url_and_credentials(
     code, output = invoke("commerce", "zips", "8001")
     assert code == 2
     assert "POSTFLOWS_COMMERCE_AUTH_URL" in output and "POSTFLOWS_COMMERCE_CLIENT_SECRET" in output
+
+
+def test_the_sign_in_can_live_in_a_prefect_secret_block(
+    sandbox: Sandbox, commerce_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prefect.blocks.system import Secret
+
+    monkeypatch.setenv("POSTFLOWS_COMMERCE_TOKEN_STORE", "block:shop-login")
+    code, output = invoke("commerce-login", "--timeout", "20")
+    assert code == 0, output
+    assert "Prefect Secret block 'shop-login'" in output
+    assert token_files(commerce_env) == []
+    first = Secret.load("shop-login", _sync=True).get()["refresh_token"]  # type: ignore[union-attr]
+
+    code, output = invoke("commerce", "main-address")
+    assert code == 0, output
+    assert Secret.load("shop-login", _sync=True).get()["refresh_token"] != first  # type: ignore[union-attr]
+
+    code, output = invoke("commerce-logout")
+    assert code == 0 and "signed out" in output
+    code, output = invoke("commerce", "main-address")
+    assert code == 1 and "commerce-login" in output
