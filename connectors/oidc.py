@@ -148,7 +148,8 @@ class OidcClient(ApiClient):
         self.client_id = client_id
         self._client_secret = client_secret
         self.userinfo_url = userinfo_url or self.url("/userinfo")
-        self.issuer = (issuer or self.base_url).rstrip("/")
+        # Compared with ``iss`` exactly (OIDC Core §3.1.3.7): a configured issuer keeps its trailing slash.
+        self.issuer = issuer or self.base_url
         self._jwks_url = jwks_url
         self.authorization_url = self.url(authorization_path)
         self.token_url = self.url(token_path)
@@ -349,7 +350,7 @@ class OidcClient(ApiClient):
         return self._keys
 
     async def _discovered(self, name: str) -> str:
-        url = f"{self.issuer}/.well-known/openid-configuration"
+        url = f"{self.issuer.rstrip('/')}/.well-known/openid-configuration"
         response = await self.request("GET", url)
         try:
             value = response.json()[name]

@@ -332,6 +332,7 @@ def sandbox_command(
     base = f"http://{host}:{port}"
     say(f"address service: {base}/address/REST/v1  (user sandbox-user / password sandbox-password)")
     say(f"newspaper API:   {base}/newspaper  (token URL {base}/auth/OAuth/token)")
+    say(f"commerce API:    {base}/commerce  (auth URL {base}/auth, client sandbox-commerce-client)")
     say(f"fault plan:      {base}/_sandbox/faults")
     say(f"state:           {config.state_dir or 'in memory'}")
     for key, agreed in alignments.items():

@@ -17,6 +17,7 @@ import typer
 from connectors.commerce import Address, CommerceClient, ZipEntry
 from connectors.errors import LoginRequired
 from connectors.oauth import OAuth2ClientCredentialsAuth
+from postflows import wiring
 from postflows.cli_common import run_work, say
 from postflows.commerce_lookup import DEBOUNCE_S, assist, render_models, render_strings
 from postflows.console import output_console
@@ -26,7 +27,6 @@ from postflows.wiring import (
     commerce_token_store,
     describe_commerce,
     oidc_client,
-    sandbox_transport,
     user_session,
 )
 
@@ -72,7 +72,7 @@ def commerce_login_command(
         store = commerce_token_store(settings)
         opener = None
         if settings.commerce_is_sandbox:
-            opener = sandbox_browser(sandbox_transport(settings))
+            opener = sandbox_browser(wiring.sandbox_transport(settings))
         elif browser:
             opener = system_browser
 

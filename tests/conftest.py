@@ -20,8 +20,8 @@ secret_watch.install()
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     seen = secret_watch.seen
     terminalreporter.write_line(
-        f"secret watch: {seen['requests']} HTTP requests checked, {seen['with_secret']} token requests "
-        "carried a client secret, all in a form body"
+        f"secret watch: {seen['requests']} HTTP requests of this process checked; the "
+        f"{seen['with_secret']} that carried a client secret carried it in a form body only"
     )
 
 

@@ -62,20 +62,31 @@ def _is_read(request: httpx.Request) -> bool:
 
 
 _original = httpx.AsyncClient._send_single_request
+_original_sync = httpx.Client._send_single_request
 seen = {"requests": 0, "with_secret": 0}
 # Set for a test marked ``misplaced_secret``, which sends a secret in the wrong place on purpose.
 exempt = False
 
 
-async def _watched(self: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
+def _observe(request: httpx.Request) -> None:
     secrets = watched_secrets()
     if not exempt:
         check_request(request, secrets)
     seen["requests"] += 1
     if _is_read(request) and any(secret.encode() in request.content for secret in secrets):
         seen["with_secret"] += 1
+
+
+async def _watched(self: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
+    _observe(request)
     return await _original(self, request)
+
+
+def _watched_sync(self: httpx.Client, request: httpx.Request) -> httpx.Response:
+    _observe(request)
+    return _original_sync(self, request)
 
 
 def install() -> None:
     httpx.AsyncClient._send_single_request = _watched  # type: ignore[method-assign]
+    httpx.Client._send_single_request = _watched_sync  # type: ignore[method-assign]

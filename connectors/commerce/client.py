@@ -82,6 +82,11 @@ class CommercePaths:
     barcode: str = "/barcode/v1/addresslabels"
     return_order: str = "/delivery/collection/order/v2/orders"
 
+    def __post_init__(self) -> None:
+        # A sub-API written as the spec writes its base ("/pickup/v1/") must not give "/pickup/v1//users".
+        for name in ("address", "delivery", "pickup"):
+            object.__setattr__(self, name, getattr(self, name).rstrip("/"))
+
 
 class CommerceClient(ApiClient):
     """Async client of the commerce API.
