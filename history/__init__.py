@@ -7,6 +7,16 @@ SQLite by default, PostgreSQL in production; the schema is migrated with Alembic
         run = start_run(session, flow="purchase-newspapers", idempotency_key=key, parameters=params)
 """
 
+from history.changelog import SyncCounts, master_data_changes
+from history.commerce import (
+    current_additional_services,
+    current_delivery_instructions,
+    current_holidays,
+    sync_additional_services,
+    sync_delivery_instructions,
+    sync_holidays,
+)
+from history.commerce_models import AdditionalServiceRow, DeliveryHolidayRow, DeliveryInstructionRow
 from history.db import create_engine_for, dispose_engines, migrate, session_factory
 from history.leases import (
     Claimant,
@@ -39,15 +49,19 @@ from history.models import (
     utcnow,
 )
 from history.newspaper import (
-    SyncCounts,
     current_black_list,
     current_distribution_details,
-    master_data_changes,
     sync_black_list,
     sync_distribution_list,
     upsert_newspaper_summary,
 )
-from history.remote_jobs import batch_file_tokens, batches_using_file, undeleted_files, unfinished_jobs
+from history.remote_jobs import (
+    batch_file_tokens,
+    batches_using_file,
+    job_with_remote_id,
+    undeleted_files,
+    unfinished_jobs,
+)
 from history.scrub import MASK, json_safe
 from history.store import (
     abandon_stale_runs,
@@ -78,10 +92,20 @@ __all__ = [
     "renew_lease",
     "try_acquire_lease",
     "undeleted_files",
+    "job_with_remote_id",
     "batch_file_tokens",
     "batches_using_file",
     "unfinished_jobs",
     "abandon_stale_runs",
+    "AdditionalServiceRow",
+    "DeliveryHolidayRow",
+    "DeliveryInstructionRow",
+    "current_additional_services",
+    "current_delivery_instructions",
+    "current_holidays",
+    "sync_additional_services",
+    "sync_delivery_instructions",
+    "sync_holidays",
     "BlackListEntryRow",
     "DistributionDetailRow",
     "DistributionListRow",

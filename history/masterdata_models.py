@@ -1,9 +1,10 @@
-"""Newspaper master data tables: newspaper summaries, distribution lists with their details, black list
-entries, and the change log that keeps every earlier value.
+"""Newspaper master data tables (newspaper summaries, distribution lists with their details, black list
+entries) and the change log every master data sync shares.
 
 Current rows are upserted by natural key; what they held before is kept in ``master_data_changes`` (one row
-per added or removed record with its whole JSON, one row per changed field with old and new value). Rows
-that disappear from the service's answer are marked ``removed_at``, never deleted.
+per added or removed record with its whole JSON, one row per changed field with old and new value), under
+the service the records come from. Rows that disappear from the service's answer are marked ``removed_at``,
+never deleted.
 """
 
 from __future__ import annotations
@@ -93,11 +94,15 @@ class BlackListEntryRow(Base):
 
 
 class MasterDataChange(Base):
-    """One change of a master data record: ``added``/``removed`` (whole record) or ``changed`` (one field)."""
+    """One change of a master data record: ``added``/``removed`` (whole record) or ``changed`` (one field).
+
+    ``source`` names the service (``newspaper``, ``commerce``), ``entity`` the kind of record.
+    """
 
     __tablename__ = "master_data_changes"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    source: Mapped[str] = mapped_column(String(32), index=True)
     entity: Mapped[str] = mapped_column(String(64), index=True)
     entity_key: Mapped[str] = mapped_column(String(200), index=True)
     change: Mapped[str] = mapped_column(String(16))

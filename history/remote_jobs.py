@@ -14,7 +14,8 @@ from history.models import JobEvent, RemoteJob, Run, utcnow
 from history.rows import attached, json_mapping, mirror
 
 
-def _find_job(session: Session, *, api: str, kind: str, remote_id: str) -> RemoteJob | None:
+def job_with_remote_id(session: Session, *, api: str, kind: str, remote_id: str) -> RemoteJob | None:
+    """The job of this api and kind that the service knows as ``remote_id`` (unique), or None."""
     statement = select(RemoteJob).where(
         RemoteJob.api == api, RemoteJob.kind == kind, RemoteJob.remote_id == remote_id
     )
@@ -56,7 +57,7 @@ def save_remote_job(
     Returns:
         The stored job.
     """
-    existing = _find_job(session, api=api, kind=kind, remote_id=remote_id)
+    existing = job_with_remote_id(session, api=api, kind=kind, remote_id=remote_id)
     if existing is None:
         now = utcnow()
         job = RemoteJob(
@@ -84,7 +85,7 @@ def save_remote_job(
                     )
             return job
         except IntegrityError:
-            existing = _find_job(session, api=api, kind=kind, remote_id=remote_id)
+            existing = job_with_remote_id(session, api=api, kind=kind, remote_id=remote_id)
             if existing is None:
                 raise
     # The key the job was first recorded under stays: another flow seeing the same remote id must not take

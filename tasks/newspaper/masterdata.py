@@ -122,7 +122,7 @@ def changes_of_run(database_url: str, run_id: int) -> pd.DataFrame:
     """The change log entries one run wrote."""
     factory = history.session_factory(database_url)
     with factory() as session:
-        changes = [change for change in history.master_data_changes(session) if change.run_id == run_id]
+        changes = history.master_data_changes(session, run_id=run_id)
         return records_frame(
             [
                 {
