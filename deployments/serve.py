@@ -12,10 +12,12 @@ from flows.address_query import address_query
 from flows.address_validation import address_validation
 from flows.cleanup import cleanup
 from flows.deliverability_check import deliverability_check
+from flows.delivery_reference_sync import delivery_reference_sync
 from flows.newspaper_master_data import newspaper_master_data
 from flows.newspaper_order import newspaper_order
 from flows.newspaper_reports import newspaper_reports
 from flows.newspaper_statistics import newspaper_statistics
+from flows.pickup_registration import pickup_registration
 from flows.structure_files import structure_files
 
 
@@ -33,6 +35,8 @@ def deployments() -> list[Any]:
         cleanup.to_deployment(name="cleanup", tags=["address-service"]),
         address_validation.to_deployment(name="address-validation", tags=["commerce"]),
         deliverability_check.to_deployment(name="deliverability-check", tags=["commerce"]),
+        delivery_reference_sync.to_deployment(name="delivery-reference-sync", tags=["commerce"]),
+        pickup_registration.to_deployment(name="pickup-registration", tags=["commerce"]),
     ]
 
 

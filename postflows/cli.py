@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from postflows import cli_commerce, cli_newspaper, cli_validation
+from postflows import cli_commerce, cli_delivery, cli_newspaper, cli_validation
 from postflows.cli_common import (
     EXIT_FAILED,
     EXIT_USAGE,
@@ -433,5 +433,6 @@ def profiles_show_command(
 
 app.add_typer(profiles_app, name="profiles")
 cli_newspaper.register(app)
+cli_delivery.register(app)
 cli_commerce.register(app)
 cli_validation.register(app)

@@ -47,6 +47,12 @@ def derive_key(
     return f"{flow}:{digest.hexdigest()[:24]}"
 
 
+def body_fingerprint(body: Any) -> str:
+    """The SHA-256 of a request body as canonical JSON: a resumed submission must have sent this one."""
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def named_key(name: str, *, endpoint: Endpoint) -> str:
     """A readable key (an order's newspaper, issue and date) scoped to the service it goes to."""
     return f"{name}@{endpoint.fingerprint()}"

@@ -9,6 +9,7 @@ Remote jobs are read back as detached :class:`JobSnapshot` values, so callers ne
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import queue
 import threading
@@ -159,6 +160,7 @@ class RunRecorder:
         self._steps = _StepWriter(self._write_request_steps)
         self._heartbeat: asyncio.Task[None] | None = None
         self._lease_ttl = timedelta(seconds=DEFAULT_LEASE_TTL_S)
+        self._lease_key: str | None = None
         self.holds_key = False
 
     @classmethod
@@ -185,6 +187,15 @@ class RunRecorder:
             return cls(factory, run_id, flow=flow, idempotency_key=idempotency_key)
 
         return await asyncio.to_thread(start)
+
+    def for_key(self, key: str) -> RunRecorder:
+        """This run's recorder for one piece of its work that has its own idempotency key (one row of a
+        file): jobs are recorded and found under ``key``, and a submission is recorded only while the run
+        still holds its own key, whose lease guards every piece."""
+        piece = copy.copy(self)
+        piece.idempotency_key = key
+        piece._lease_key = self._lease_key or self.idempotency_key
+        return piece
 
     def _run(self, session: Session) -> Run:
         run = session.get(Run, self.run_id)
@@ -375,7 +386,7 @@ class RunRecorder:
 
         def save() -> JobSnapshot:
             with self._factory.begin() as session:
-                key = self.idempotency_key
+                key = self._lease_key or self.idempotency_key
                 if require_key and key and not history.holds_lease(session, key=key, run_id=self.run_id):
                     raise LeaseLost(f"run {self.run_id} no longer holds key {key}; not submitting")
                 job = history.save_remote_job(
@@ -444,6 +455,16 @@ class RunRecorder:
                 job = history.find_remote_job(
                     session, api=api, kind=kind, idempotency_key=key, include_deleted=include_deleted
                 )
+                return JobSnapshot.of(job) if job is not None else None
+
+        return await self._write(find)
+
+    async def job_with_remote_id(self, *, api: str, kind: str, remote_id: str) -> JobSnapshot | None:
+        """The job recorded with the service's id ``remote_id``, under any key, or None."""
+
+        def find() -> JobSnapshot | None:
+            with self._factory.begin() as session:
+                job = history.job_with_remote_id(session, api=api, kind=kind, remote_id=remote_id)
                 return JobSnapshot.of(job) if job is not None else None
 
         return await self._write(find)

@@ -25,7 +25,7 @@ from connectors.newspaper.validation import ensure_valid
 from tasks.address_service.headers import field_for_header, header_key
 from tasks.errors import InputError
 from tasks.tables import read_table
-from tasks.textfiles import control_characters, visible_controls
+from tasks.textfiles import control_character_lines
 
 ADDRESS_FIELDS = ("id", "firstName", "lastName", "street", "houseNumber", "zipCode", "city", "isoCode")
 REJECTED_COLUMNS = ["row", "field", "value", "reason"]
@@ -120,7 +120,7 @@ def read_purchase_input(
     ]
     malformed = {row for row, _ in table.malformed}
     if table.control_characters:
-        rejected += _control_character_lines(table.frame, columns, malformed)
+        rejected += control_character_lines(table.frame, columns, malformed)
     unreadable = malformed | {line["row"] for line in rejected}
     candidates: list[tuple[int, PurchaseAddress, dict[str, str]]] = []
     input_rows = len(unreadable)
@@ -188,26 +188,3 @@ def read_purchase_input(
         raise InputError("no address row passed the checks", path=addresses_path)
     everything.addresses = [address for _, address in kept]
     return PurchaseInput(everything, [row for row, _ in kept], frame, input_rows)
-
-
-def _control_character_lines(
-    frame: pd.DataFrame, columns: Mapping[str, str], skip: set[int]
-) -> list[dict[str, Any]]:
-    """One rejected line per address cell holding a control character (rows in ``skip`` are not looked at)."""
-    lines: list[dict[str, Any]] = []
-    for name, header in columns.items():
-        found = control_characters(frame[header])
-        found = found[~found.index.isin(list(skip))]
-        if not len(found):
-            continue
-        values = visible_controls(frame.loc[found.index, header].astype(object))
-        lines += [
-            {
-                "row": int(str(row)),
-                "field": name,
-                "value": value,
-                "reason": f"control character {char} in the value",
-            }
-            for row, value, char in zip(found.index, values, found, strict=True)
-        ]
-    return lines

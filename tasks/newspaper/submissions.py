@@ -4,24 +4,17 @@ rejection messages are recorded with the run.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from connectors.newspaper import ApiResult, NewspaperMessage, NewspaperRejected
+from tasks.idempotency import body_fingerprint as body_fingerprint
 from tasks.run_history import JobSnapshot, RunRecorder
 from tasks.submission import Submission, submit_once
 
 API = "newspaper"
 
 R = TypeVar("R")
-
-
-def body_fingerprint(body: Any) -> str:
-    """The SHA-256 of a request body as canonical JSON: a resumed submission must have sent this one."""
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class WarningLog:

@@ -9,6 +9,8 @@ from prefect.utilities.callables import parameter_schema
 
 from deployments.serve import deployments
 from flows.address_batch import address_batch
+from flows.delivery_reference_sync import delivery_reference_sync
+from flows.pickup_registration import pickup_registration
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,3 +39,14 @@ def test_prefect_yaml_entrypoints_exist() -> None:
 def test_prefect_yaml_lists_every_served_flow() -> None:
     config = yaml.safe_load((ROOT / "prefect.yaml").read_text())
     assert {d["name"] for d in config["deployments"]} == {d.name for d in deployments()}
+
+
+def test_commerce_flows_are_deployed_with_their_forms() -> None:
+    built = {deployment.name: deployment for deployment in deployments()}
+    sync, pickup = built["delivery-reference-sync"], built["pickup-registration"]
+    assert sync.tags == ["commerce"] and pickup.tags == ["commerce"]
+    assert pickup.description and "pickup ids" in pickup.description
+    schema = parameter_schema(pickup_registration.fn).model_dump()
+    assert set(schema["required"]) == {"input_path", "output_dir"}
+    assert schema["properties"]["resubmit"]["default"] is False
+    assert parameter_schema(delivery_reference_sync.fn).model_dump()["required"] == []

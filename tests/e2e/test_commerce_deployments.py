@@ -103,3 +103,24 @@ def test_address_validation_and_deliverability_run_as_deployments(
     )
     assert deliverability.returncode == 0, deliverability.stdout + deliverability.stderr
     assert (tmp_path / "deliverability" / "deliverability.xlsx").is_file()
+
+
+def test_delivery_sync_and_pickup_registration_run_as_deployments(
+    served: dict[str, str], tmp_path: Path
+) -> None:
+    sync = run_deployment(
+        served, "delivery-reference-sync/delivery-reference-sync", {"output_dir": str(tmp_path / "sync")}
+    )
+    assert sync.returncode == 0, sync.stdout + sync.stderr
+    assert "Completed" in sync.stdout
+    assert "| holidays |" in (tmp_path / "sync" / "summary.md").read_text()
+
+    pickup = run_deployment(
+        served,
+        "pickup-registration/pickup-registration",
+        {"input_path": str(EXAMPLES / "pickup-users.csv"), "output_dir": str(tmp_path / "pickup")},
+    )
+    assert pickup.returncode == 0, pickup.stdout + pickup.stderr
+    results = (tmp_path / "pickup" / "results.csv").read_text().splitlines()
+    assert len(results) == 4 and all(",registered," in line for line in results[1:])
+    assert len((tmp_path / "pickup" / "rejected.csv").read_text().splitlines()) == 4

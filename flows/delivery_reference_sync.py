@@ -1,0 +1,83 @@
+"""Delivery reference data sync: the commerce API's holidays, additional services and delivery instructions →
+SQL tables (upserted, every change kept in the change log), with a markdown summary of what changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger
+from prefect.artifacts import acreate_markdown_artifact
+
+from flows.runs import recorded_run
+from postflows.settings import get_settings
+from postflows.wiring import commerce_client, commerce_endpoint, describe_commerce
+from tasks.commerce.reference_data import (
+    changes_of_run,
+    describe_counts,
+    fetch_reference_data,
+    reference_summary,
+    store_reference_data,
+)
+from tasks.files import write_text
+from tasks.idempotency import named_key
+
+FLOW_NAME = "delivery-reference-sync"
+
+
+@flow(name=FLOW_NAME, log_prints=False)
+async def delivery_reference_sync(output_dir: Path | None = None) -> dict[str, Any]:
+    """Synchronise the delivery reference data (holidays, additional services, delivery instructions) into
+    the SQL tables.
+
+    Records are upserted by date or code; every added, changed (field by field, old and new value) or
+    removed record is kept in the change log, and removed records stay, marked. A run against unchanged
+    data writes nothing.
+
+    Args:
+        output_dir: where the lists as received (JSON) and summary.md go; none are written when empty.
+
+    Returns:
+        The run summary: counts of added, changed, removed and unchanged records per table, the number of
+        changes logged and the files written.
+    """
+    settings = get_settings()
+    endpoint = commerce_endpoint(settings)
+    parameters = {"output_dir": output_dir}
+    async with recorded_run(
+        settings,
+        flow=FLOW_NAME,
+        idempotency_key=named_key(FLOW_NAME, endpoint=endpoint),
+        parameters=parameters,
+    ) as (recorder, summary):
+        async with commerce_client(settings, request_log=recorder.request_log) as client:
+            data = await fetch_reference_data(client)
+        async with recorder.step("store reference data"):
+            counts = await asyncio.to_thread(
+                store_reference_data, settings.effective_database_url, recorder.run_id, data
+            )
+        changes = await asyncio.to_thread(changes_of_run, settings.effective_database_url, recorder.run_id)
+        report = reference_summary(counts, changes, service=describe_commerce(settings))
+        files: list[Path] = []
+        if output_dir is not None:
+            for table, records in data.records().items():
+                text = json.dumps(records, indent=2, ensure_ascii=False) + "\n"
+                files.append(write_text(Path(output_dir) / f"{table.replace(' ', '-')}.json", text))
+            files.append(write_text(Path(output_dir) / "summary.md", report))
+            for path in files:
+                await recorder.document(path.stem, path)
+        await acreate_markdown_artifact(
+            report, key="delivery-reference-sync", description="Delivery reference data sync"
+        )
+        summary.update(
+            counts={table: vars(count) for table, count in counts.items()},
+            changes=len(changes),
+            files=[str(path) for path in files],
+        )
+        logger = get_run_logger()
+        for table, count in counts.items():
+            logger.info("%s: %s", table, describe_counts(count))
+        return dict(summary)

@@ -1,0 +1,122 @@
+"""Pickup registration: every pickup user of a file registered once with the commerce API's pickup service,
+the ids recorded in the run history and written beside the input rows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger
+from prefect.artifacts import acreate_markdown_artifact
+
+from flows.runs import recorded_run
+from postflows.settings import get_settings
+from postflows.wiring import commerce_client, commerce_endpoint, describe_commerce
+from tasks.commerce.pickup import (
+    PickupUncertain,
+    RowStatus,
+    pickup_summary,
+    register_pickup_users,
+    results_frame,
+    status_counts,
+)
+from tasks.commerce.pickup_input import read_pickup_input
+from tasks.errors import InputError
+from tasks.files import write_text
+from tasks.idempotency import named_key
+from tasks.reports import write_csv, write_xlsx
+
+FLOW_NAME = "pickup-registration"
+# Columns holding the service's ids and our codes: written as they are, never guarded as formulas.
+CODE_COLUMNS = ("row", "pickupId", "verified", "status")
+
+
+@flow(name=FLOW_NAME)
+async def pickup_registration(
+    input_path: Path, output_dir: Path, resubmit: bool = False, concurrency: int = 4
+) -> dict[str, Any]:
+    """Register the pickup users of a file and record their pickup ids.
+
+    Rows failing the input checks (missing names, a bad postcode or country code, EMAIL notification
+    without an e-mail address …) go to rejected.csv before anything is sent. Every other row is registered
+    at most once: a re-run of the same file resumes, reporting the recorded ids; a row whose answer was
+    lost is reported as uncertain and the run fails until it is sent again with ``resubmit``.
+
+    Args:
+        input_path: the pickup users (.csv or .xlsx): gender, firstName, lastName, language, street,
+            houseNumber, zip, city, countryCode (default CH), notifyMode (default EMAIL), email,
+            mobileNumber.
+        output_dir: where results.csv, results.xlsx, rejected.csv and summary.md go.
+        resubmit: send the rows whose earlier request got no answer again (check first that they were not
+            registered).
+        concurrency: registrations in flight at once.
+
+    Returns:
+        The run summary: rows accepted, rejected and empty, rows per status, the files written.
+    """
+    settings = get_settings()
+    input_path, output_dir = Path(input_path), Path(output_dir)
+    if not input_path.is_file():
+        raise InputError("input file not found", path=input_path)
+    endpoint = commerce_endpoint(settings)
+    parameters = {
+        "input_path": input_path,
+        "output_dir": output_dir,
+        "resubmit": resubmit,
+        "concurrency": concurrency,
+    }
+    guard = settings.csv_formula_guard
+    async with recorded_run(
+        settings,
+        flow=FLOW_NAME,
+        idempotency_key=named_key(FLOW_NAME, endpoint=endpoint),
+        parameters=parameters,
+    ) as (recorder, summary):
+        async with recorder.step("read input"):
+            pickup_input = read_pickup_input(input_path)
+        rejected_path = write_csv(pickup_input.rejected, output_dir / "rejected.csv", formula_guard=guard)
+        await recorder.document("rejected-rows", rejected_path)
+        summary.update(
+            accepted_rows=len(pickup_input.rows),
+            rejected_rows=pickup_input.rejected_rows,
+            empty_rows=pickup_input.empty_rows,
+        )
+        if not pickup_input.rows:
+            raise InputError(f"no row passed the checks; see {rejected_path}", path=input_path)
+        async with commerce_client(settings, request_log=recorder.request_log) as client:
+            outcomes = await register_pickup_users(
+                client,
+                recorder,
+                pickup_input.rows,
+                endpoint=endpoint,
+                resubmit=resubmit,
+                concurrency=concurrency,
+            )
+        results = results_frame(pickup_input, outcomes)
+        results_csv = write_csv(
+            results, output_dir / "results.csv", formula_guard=guard, code_columns=CODE_COLUMNS
+        )
+        report = pickup_summary(
+            input_path.name,
+            outcomes,
+            rejected_rows=pickup_input.rejected_rows,
+            empty_rows=pickup_input.empty_rows,
+            service=describe_commerce(settings),
+        )
+        written = [
+            results_csv,
+            write_xlsx(output_dir / "results.xlsx", {"results": results, "rejected": pickup_input.rejected}),
+            write_text(output_dir / "summary.md", report),
+        ]
+        for path in written:
+            await recorder.document(path.stem, path)
+        files = [*written, rejected_path]
+        await acreate_markdown_artifact(report, key="pickup-registration", description="Pickup registration")
+        counts = status_counts(outcomes)
+        summary.update(statuses=counts, files=[str(path) for path in files])
+        get_run_logger().info("pickup registration: %s", counts)
+        uncertain = [outcome.row for outcome in outcomes if outcome.status is RowStatus.UNCERTAIN]
+        if uncertain:
+            raise PickupUncertain(uncertain, str(results_csv))
+        return dict(summary)

@@ -1,0 +1,266 @@
+"""Registering pickup users (§4.3 POST pickup/v1/users) row by row, each under the one submit-once protocol
+(:mod:`tasks.submission`), and the results table.
+
+Every row is its own piece of work: its key is derived from its normalised request body and the service, so
+a re-run of the same file (or any file naming the same user the same way) finds the id recorded for it and
+sends nothing. A row whose answer was lost (dropped connection, 5xx) may have been registered: it is not
+sent again until ``--resubmit``; the service answers the same id for a user it knows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import pandas as pd
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from connectors.commerce import CommerceClient, PickupUser, PickupUserRequest
+from connectors.errors import ApiError, PostflowsError, RemoteRejected
+from history.models import JobState
+from tasks.commerce.pickup_input import PickupInput, PickupRow
+from tasks.idempotency import Endpoint, body_fingerprint, derive_key
+from tasks.progress import Progress
+from tasks.run_history import JobSnapshot, RunRecorder
+from tasks.submission import SubmissionUncertain, submit_once
+
+API = "commerce"
+KIND = "pickup-user"
+KEY_NAME = "pickup-user"
+RESULT_COLUMNS = ("pickupId", "verified", "status", "message")
+MAX_ROWS_SHOWN = 50
+# A second registration that the service answers with an id already recorded for another request (the same
+# user written differently) is recorded as "<id><SEPARATOR><its key>": remote ids are unique per job.
+SEPARATOR = " for "
+
+
+class RowStatus(StrEnum):
+    """How a row ended."""
+
+    REGISTERED = "registered"
+    RESUMED = "resumed"
+    UNCERTAIN = "uncertain"
+    REFUSED = "refused"
+
+
+@dataclass(frozen=True)
+class RowOutcome:
+    """What became of one row."""
+
+    row: int
+    status: RowStatus
+    pickup_id: str = ""
+    verified: str = ""
+    message: str = ""
+
+
+class PickupUncertain(PostflowsError):
+    """Rows were sent but their answer never arrived; they are not sent again without ``--resubmit``."""
+
+    def __init__(self, rows: Sequence[int], results: str) -> None:
+        listed = ", ".join(str(row) for row in rows[:20]) + (" …" if len(rows) > 20 else "")
+        super().__init__(
+            f"{len(rows)} row(s) may have been registered although no answer arrived (rows {listed}; see "
+            f"{results}). Check with the pickup service, then run the same command again with --resubmit "
+            "to send them again (a user it knows keeps its id)"
+        )
+        self.rows = list(rows)
+
+
+@dataclass(frozen=True)
+class _Registered:
+    user: PickupUser
+    remote_id: str
+
+
+class _RemoteIds:
+    """The pickup ids this run's jobs hold or are about to record, so that two rows the service knows as one
+    user, sent at the same time, do not both claim its id (the run's lease keeps other runs out)."""
+
+    def __init__(self, recorder: RunRecorder) -> None:
+        self._recorder = recorder
+        self._claimed: set[str] = set()
+        self._lock = asyncio.Lock()
+
+    async def claim(self, pickup_id: str, key: str) -> str:
+        """The remote id to record for ``pickup_id`` answered to the row with ``key``."""
+        async with self._lock:
+            taken = pickup_id in self._claimed or (
+                await self._recorder.job_with_remote_id(api=API, kind=KIND, remote_id=pickup_id) is not None
+            )
+            remote_id = f"{pickup_id}{SEPARATOR}{key}" if taken else pickup_id
+            self._claimed.add(remote_id)
+            return remote_id
+
+
+def row_key(request: PickupUserRequest, endpoint: Endpoint) -> str:
+    """The idempotency key of one row: its normalised request body at this service."""
+    return derive_key(KEY_NAME, endpoint=endpoint, parameters={"body": request.to_body()})
+
+
+@task(name="commerce-register-pickup-users", cache_policy=NO_CACHE)
+async def register_pickup_users(
+    client: CommerceClient,
+    recorder: RunRecorder,
+    rows: Sequence[PickupRow],
+    *,
+    endpoint: Endpoint,
+    resubmit: bool = False,
+    concurrency: int = 4,
+) -> list[RowOutcome]:
+    """Register every row once; rows with the same request are sent once and share its outcome.
+
+    Returns:
+        One outcome per row, in row order.
+
+    Raises:
+        ApiError: a failure that is not about one row (sign-in refused, service unreachable before
+            anything was sent, too many requests, a wrong path): nothing more is sent; a re-run resumes.
+    """
+    groups: dict[str, list[PickupRow]] = {}
+    for row in rows:
+        groups.setdefault(row_key(row.request, endpoint), []).append(row)
+    semaphore = asyncio.Semaphore(max(1, concurrency))
+    remote_ids = _RemoteIds(recorder)
+    progress = await Progress.start(f"pickup registrations ({len(groups)} users)")
+    done = 0
+    outcomes: list[RowOutcome] = []
+
+    async def one(key: str, same: list[PickupRow]) -> None:
+        nonlocal done
+        async with semaphore:
+            first = await _register(
+                client, recorder.for_key(key), remote_ids, same[0], key, resubmit=resubmit
+            )
+        outcomes.append(first)
+        outcomes.extend(_same_as(first, row) for row in same[1:])
+        done += 1
+        await progress.update(100.0 * done / max(1, len(groups)), f"{done}/{len(groups)} users")
+
+    try:
+        # A failure that is not about one row stops the others too (an in-flight one is then recorded as
+        # uncertain), instead of letting them send on behind a failed run.
+        async with asyncio.TaskGroup() as group:
+            for key, same in groups.items():
+                group.create_task(one(key, same))
+    except BaseExceptionGroup as failed:
+        raise failed.exceptions[0] from None
+    return sorted(outcomes, key=lambda outcome: outcome.row)
+
+
+async def _register(
+    client: CommerceClient,
+    recorder: RunRecorder,
+    remote_ids: _RemoteIds,
+    row: PickupRow,
+    key: str,
+    *,
+    resubmit: bool,
+) -> RowOutcome:
+    body = row.request.to_body()
+
+    async def send() -> _Registered:
+        user = await client.register_pickup_user(row.request)
+        return _Registered(user, await remote_ids.claim(user.id, key))
+
+    try:
+        submission = await submit_once(
+            recorder,
+            api=API,
+            kind=KIND,
+            what=f"pickup registration of row {row.row}",
+            send=send,
+            remote_id_of=lambda registered: registered.remote_id,
+            resubmit=resubmit,
+            hint="check with the pickup service whether the user was registered",
+            data={"row": row.row},
+            fingerprint=body_fingerprint(body),
+        )
+    except SubmissionUncertain:
+        return RowOutcome(row.row, RowStatus.UNCERTAIN, message=_uncertain("an earlier run's request"))
+    except RemoteRejected as error:
+        return RowOutcome(row.row, RowStatus.REFUSED, message=_reason(error))
+    except ApiError as error:
+        if not error.outcome_unknown:
+            raise
+        return RowOutcome(row.row, RowStatus.UNCERTAIN, message=_uncertain(f"the request ({_reason(error)})"))
+    if submission.answer is None:
+        pickup_id, verified = _recorded(submission.job)
+        return RowOutcome(row.row, RowStatus.RESUMED, pickup_id, verified, "registered by an earlier run")
+    user = submission.answer.user
+    verified = str(user.verified or "")
+    await recorder.update_job(
+        submission.job,
+        status=JobState.COMPLETED,
+        finished=True,
+        data={"pickup_id": user.id, "verified": verified},
+    )
+    return RowOutcome(row.row, RowStatus.REGISTERED, user.id, verified)
+
+
+def _recorded(job: JobSnapshot) -> tuple[str, str]:
+    """The pickup id and verification a job recorded (the id from its remote id if its data lacks it)."""
+    pickup_id = job.data.get("pickup_id") or job.remote_id.split(SEPARATOR, 1)[0]
+    return str(pickup_id), str(job.data.get("verified") or "")
+
+
+def _same_as(first: RowOutcome, row: PickupRow) -> RowOutcome:
+    message = f"same request as row {first.row}; sent once" + (f": {first.message}" if first.message else "")
+    return RowOutcome(row.row, first.status, first.pickup_id, first.verified, message)
+
+
+def _uncertain(what: str) -> str:
+    return f"{what} got no answer: the user may be registered; check, then run again with --resubmit"
+
+
+def _reason(error: ApiError) -> str:
+    return " ".join(str(error).split())[:500]
+
+
+def results_frame(pickup_input: PickupInput, outcomes: Iterable[RowOutcome]) -> pd.DataFrame:
+    """The accepted rows as read (every column, ``row`` first) with pickupId, verified, status and message.
+
+    An input column named like a result column keeps its values as ``<name> (input)``.
+    """
+    by_row = {outcome.row: outcome for outcome in outcomes}
+    frame = pickup_input.frame.loc[sorted(by_row)].copy()
+    frame = frame.rename(
+        columns={name: f"{name} (input)" for name in (*RESULT_COLUMNS, "row") if name in frame}
+    )
+    frame.insert(0, "row", frame.index.astype("int64"))
+    ordered = [by_row[row] for row in frame.index]
+    frame["pickupId"] = [outcome.pickup_id for outcome in ordered]
+    frame["verified"] = [outcome.verified for outcome in ordered]
+    frame["status"] = [str(outcome.status) for outcome in ordered]
+    frame["message"] = [outcome.message for outcome in ordered]
+    return frame.reset_index(drop=True)
+
+
+def status_counts(outcomes: Iterable[RowOutcome]) -> dict[str, int]:
+    """Rows per status, every status named."""
+    counts = {str(status): 0 for status in RowStatus}
+    for outcome in outcomes:
+        counts[str(outcome.status)] += 1
+    return counts
+
+
+def pickup_summary(
+    source: str, outcomes: Sequence[RowOutcome], *, rejected_rows: int, empty_rows: int, service: str
+) -> str:
+    """The run's markdown summary: rows per status and the rows that need a look (no personal data)."""
+    counts = status_counts(outcomes)
+    lines = [f"# Pickup registration {source}", "", f"Service: {service}", "", "| rows | |", "| --- | --- |"]
+    lines += [f"| {status} | {count} |" for status, count in counts.items()]
+    lines += [f"| rejected (rejected.csv) | {rejected_rows} |", f"| empty | {empty_rows} |"]
+    attention = [o for o in outcomes if o.status in (RowStatus.UNCERTAIN, RowStatus.REFUSED)]
+    if attention:
+        lines += ["", "## Rows to look at", "", "| row | status | message |", "| --- | --- | --- |"]
+        lines += [
+            f"| {o.row} | {o.status} | {o.message.replace('|', '/')} |" for o in attention[:MAX_ROWS_SHOWN]
+        ]
+        if len(attention) > MAX_ROWS_SHOWN:
+            lines.append(f"\n_… {len(attention) - MAX_ROWS_SHOWN} more in results.csv_")
+    return "\n".join(lines) + "\n"
