@@ -13,8 +13,9 @@ from flows.runs import recorded_run
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client, commerce_endpoint
 from tasks.address_service.query import SendCounter
-from tasks.commerce.address_input import read_commerce_addresses, write_rejected
+from tasks.commerce.address_input import prepare_addresses
 from tasks.commerce.checkpoint import RowCheckpoint
+from tasks.commerce.per_row import record_outcomes
 from tasks.commerce.validation import RESULT_COLUMNS, validate_addresses, validation_table
 from tasks.commerce.validation_results import validation_markdown, write_validation_results
 from tasks.errors import InputError
@@ -65,19 +66,17 @@ async def address_validation(
         recorder,
         summary,
     ):
-        async with recorder.step("prepare input"):
-            addresses = read_commerce_addresses(
-                input_path,
-                use="validation",
-                sheet=input_sheet,
-                delimiter=input_delimiter,
-                encoding=input_encoding,
-                reserved=RESULT_COLUMNS,
-            )
-            (output_dir / "rejected.csv").unlink(missing_ok=True)  # never a stale one beside new results
-            rejected_path = write_rejected(
-                addresses, output_dir / "rejected.csv", formula_guard=settings.csv_formula_guard
-            )
+        addresses, rejected_path = await prepare_addresses(
+            recorder,
+            input_path,
+            output_dir,
+            use="validation",
+            sheet=input_sheet,
+            delimiter=input_delimiter,
+            encoding=input_encoding,
+            reserved=RESULT_COLUMNS,
+            formula_guard=settings.csv_formula_guard,
+        )
         summary.update(
             idempotency_key=key,
             input_rows=addresses.input_rows,
@@ -85,8 +84,6 @@ async def address_validation(
             rejected_rows=addresses.rejected_rows,
             empty_rows=addresses.empty_rows,
         )
-        if rejected_path is not None:
-            await recorder.document("rejected-rows", rejected_path)
 
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
         sends = SendCounter()
@@ -94,9 +91,7 @@ async def address_validation(
             outcomes = await validate_addresses(
                 client, addresses.records, concurrency=concurrency, checkpoint=checkpoint
             )
-        await recorder.message("info", "validation", sends.describe())
-        for outcome in [o for o in outcomes if o.status != "answered"][:20]:
-            await recorder.message("warning", f"row {outcome.row}", f"{outcome.status}: {outcome.error}")
+        await record_outcomes(recorder, "validation", sends, outcomes)
 
         table = validation_table(addresses.records, outcomes, addresses.passthrough)
         files = write_validation_results(

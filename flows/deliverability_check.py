@@ -14,7 +14,7 @@ from flows.runs import recorded_run
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client, commerce_endpoint
 from tasks.address_service.query import SendCounter
-from tasks.commerce.address_input import read_commerce_addresses, write_rejected
+from tasks.commerce.address_input import prepare_addresses
 from tasks.commerce.checkpoint import RowCheckpoint
 from tasks.commerce.deliverability import (
     RESULT_COLUMNS,
@@ -24,6 +24,7 @@ from tasks.commerce.deliverability import (
     requested_days,
     write_deliverability,
 )
+from tasks.commerce.per_row import record_outcomes
 from tasks.errors import InputError
 from tasks.files import write_text
 from tasks.idempotency import derive_key
@@ -83,19 +84,17 @@ async def deliverability_check(
         recorder,
         summary,
     ):
-        async with recorder.step("prepare input"):
-            addresses = read_commerce_addresses(
-                input_path,
-                use="delivery",
-                sheet=input_sheet,
-                delimiter=input_delimiter,
-                encoding=input_encoding,
-                reserved=RESULT_COLUMNS,
-            )
-            (output_dir / "rejected.csv").unlink(missing_ok=True)  # never a stale one beside new results
-            rejected_path = write_rejected(
-                addresses, output_dir / "rejected.csv", formula_guard=settings.csv_formula_guard
-            )
+        addresses, rejected_path = await prepare_addresses(
+            recorder,
+            input_path,
+            output_dir,
+            use="delivery",
+            sheet=input_sheet,
+            delimiter=input_delimiter,
+            encoding=input_encoding,
+            reserved=RESULT_COLUMNS,
+            formula_guard=settings.csv_formula_guard,
+        )
         summary.update(
             idempotency_key=key,
             first_day=first.isoformat(),
@@ -105,8 +104,6 @@ async def deliverability_check(
             rejected_rows=addresses.rejected_rows,
             empty_rows=addresses.empty_rows,
         )
-        if rejected_path is not None:
-            await recorder.document("rejected-rows", rejected_path)
 
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
         sends = SendCounter()
@@ -119,9 +116,7 @@ async def deliverability_check(
                 concurrency=concurrency,
                 checkpoint=checkpoint,
             )
-        await recorder.message("info", "deliverabilities", sends.describe())
-        for outcome in [o for o in outcomes if o.status != "answered"][:20]:
-            await recorder.message("warning", f"row {outcome.row}", f"{outcome.status}: {outcome.error}")
+        await record_outcomes(recorder, "deliverabilities", sends, outcomes)
 
         table = deliverability_table(addresses.records, outcomes, addresses.passthrough, dates)
         files = write_deliverability(table, output_dir, formula_guard=settings.csv_formula_guard)

@@ -30,6 +30,7 @@ import pandas as pd
 from tasks.address_service.headers import field_for_header, header_key
 from tasks.errors import InputError
 from tasks.reports import write_csv
+from tasks.run_history import RunRecorder
 from tasks.tables import read_table
 from tasks.textfiles import control_characters, visible_controls
 
@@ -366,3 +367,28 @@ def _no_lines() -> pd.DataFrame:
     return pd.DataFrame({ROW: pd.Series([], dtype="int64"), "field": [], "value": [], "reason": []}).astype(
         {"field": str, "value": str, "reason": str}
     )
+
+
+async def prepare_addresses(
+    recorder: RunRecorder,
+    input_path: Path,
+    output_dir: Path,
+    *,
+    use: Use,
+    sheet: str | None,
+    delimiter: str | None,
+    encoding: str | None,
+    reserved: Sequence[str],
+    formula_guard: bool,
+) -> tuple[CommerceAddresses, Path | None]:
+    """The "prepare input" step of a row-by-row commerce flow: read and check the rows, write
+    ``rejected.csv`` (never leaving a stale one beside new results) and record it as a document."""
+    async with recorder.step("prepare input"):
+        addresses = read_commerce_addresses(
+            input_path, use=use, sheet=sheet, delimiter=delimiter, encoding=encoding, reserved=reserved
+        )
+        (output_dir / "rejected.csv").unlink(missing_ok=True)
+        rejected_path = write_rejected(addresses, output_dir / "rejected.csv", formula_guard=formula_guard)
+    if rejected_path is not None:
+        await recorder.document("rejected-rows", rejected_path)
+    return addresses, rejected_path

@@ -23,8 +23,10 @@ from pydantic import BaseModel, ValidationError
 
 from connectors.commerce import CommerceRejected
 from connectors.errors import ApiError, AuthFailed, HttpStatusError, NotFound
+from tasks.address_service.query import SendCounter
 from tasks.commerce.checkpoint import RowCheckpoint, request_fingerprint
 from tasks.progress import Progress
+from tasks.run_history import RunRecorder
 
 Q = TypeVar("Q", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)
@@ -178,3 +180,17 @@ def _resumed(
     if not reusable(answer):
         return None
     return RowOutcome(row, "answered", http_status, answer=answer, resumed=True)
+
+
+async def record_outcomes(
+    recorder: RunRecorder,
+    what: str,
+    sends: SendCounter,
+    outcomes: Sequence[RowOutcome[Any]],
+    *,
+    limit: int = 20,
+) -> None:
+    """Record how many requests went out and the first ``limit`` rows that got no usable answer."""
+    await recorder.message("info", what, sends.describe())
+    for outcome in [o for o in outcomes if o.status != "answered"][:limit]:
+        await recorder.message("warning", f"row {outcome.row}", f"{outcome.status}: {outcome.error}")
