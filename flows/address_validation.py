@@ -79,10 +79,7 @@ async def address_validation(
         )
         summary.update(
             idempotency_key=key,
-            input_rows=addresses.input_rows,
-            accepted_rows=addresses.accepted,
-            rejected_rows=addresses.rejected_rows,
-            empty_rows=addresses.empty_rows,
+            **addresses.counts(),
         )
 
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)

@@ -99,10 +99,7 @@ async def deliverability_check(
             idempotency_key=key,
             first_day=first.isoformat(),
             days=days,
-            input_rows=addresses.input_rows,
-            accepted_rows=addresses.accepted,
-            rejected_rows=addresses.rejected_rows,
-            empty_rows=addresses.empty_rows,
+            **addresses.counts(),
         )
 
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)

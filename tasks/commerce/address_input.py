@@ -119,6 +119,15 @@ class CommerceAddresses:
         """How many rows were rejected (a row may have several rejected lines)."""
         return int(self.rejected[ROW].nunique())
 
+    def counts(self) -> dict[str, int]:
+        """The row counts a run summary reports."""
+        return {
+            "input_rows": self.input_rows,
+            "accepted_rows": self.accepted,
+            "rejected_rows": self.rejected_rows,
+            "empty_rows": self.empty_rows,
+        }
+
 
 def resolve_columns(headers: Sequence[str]) -> dict[str, str]:
     """Which source header supplies each field (field → header); the house-number addition is the
