@@ -35,7 +35,7 @@ from tasks.address_service.batch import (
     wait_for_batch,
 )
 from tasks.address_service.cleanup import delete_key_files
-from tasks.address_service.profiles import AlignmentProfile, load_profile
+from tasks.address_service.profiles import AlignmentProfile, load_profile, split_mapping
 from tasks.address_service.steps import (
     AddressResults,
     InputFormat,
@@ -132,7 +132,7 @@ async def address_batch(
     )
     alignment = _profile(profile or settings.address_service_profile, upload_delimiter, upload_encoding)
     batch_key = (alignment.key if alignment is not None else None) or settings.address_service_batch_key
-    mapping, profile_map = _split_mapping(column_mapping, alignment)
+    mapping, profile_map = split_mapping(column_mapping, alignment)
     # Everything that changes what is sent or how results are built belongs to the work's identity.
     identifying = {
         "key": batch_key,
@@ -468,23 +468,6 @@ def _profile(name: str | None, delimiter: str | None, encoding: str | None) -> A
     if not name:
         return None
     return load_profile(name).with_upload(delimiter=delimiter, encoding=encoding)
-
-
-def _split_mapping(
-    mapping: dict[str, str] | None, profile: AlignmentProfile | None
-) -> tuple[dict[str, str] | None, dict[str, str]]:
-    """The user's ``header → field`` mapping, and its entries that fill a column of the profile that no
-    address field feeds (``Kundennummer=PassThrough_01``) as ``profile column → header``."""
-    if not mapping or profile is None:
-        return mapping, {}
-    fed = set(profile.fields()) | {profile.upload.record_id}
-    slots = {
-        header: column
-        for header, column in mapping.items()
-        if column in profile.upload.columns and column not in fed
-    }
-    rest = {header: field for header, field in mapping.items() if header not in slots}
-    return rest or None, {column: header for header, column in slots.items()}
 
 
 def _plan(

@@ -9,14 +9,7 @@ from typing import Any
 from prefect.blocks.core import Block
 from pydantic import Field, SecretStr
 
-CREDENTIAL_FIELDS = (
-    "address_service_user",
-    "address_service_password",
-    "newspaper_client_id",
-    "newspaper_client_secret",
-    "commerce_client_id",
-    "commerce_client_secret",
-)
+from postflows.settings import CREDENTIAL_FIELDS
 
 
 class PostflowsCredentials(Block):

@@ -19,13 +19,13 @@ from postflows.cli_common import (
     OutOpt,
     ResubmitOpt,
     fail,
+    prepare_flow_run,
     print_summary,
     run_work,
     say,
 )
 from postflows.console import output_console
-from postflows.settings import get_settings
-from postflows.wiring import describe_address_service
+from postflows.settings import Settings, get_settings
 
 app = typer.Typer(
     name="postflows",
@@ -75,13 +75,7 @@ def _unescape(value: str | None) -> str | None:
     return value.encode().decode("unicode_escape") if value else value
 
 
-def _announce_address_service() -> None:
-    say(f"address service: {describe_address_service(get_settings())}")
-
-
-InputArg = Annotated[
-    Path, typer.Argument(help="Address file: .csv, .xlsx or .txt", exists=True, dir_okay=False, readable=True)
-]
+InputArg = Annotated[Path, typer.Argument(help="Address file: .csv, .xlsx or .txt")]
 DelimiterOpt = Annotated[
     str | None, typer.Option("--delimiter", help="Input field separator (default: detected)")
 ]
@@ -134,11 +128,26 @@ def address_batch_command(
     ] = False,
 ) -> None:
     """Align an address file with the batch alignment (upload, run, poll, download, clean up)."""
-    from flows.address_batch import address_batch
+    from postflows import precheck
 
     column_mapping = _mapping(mapping)
     widths = _widths(fixed_widths)
-    _announce_address_service()
+    prepare_flow_run(
+        "address-service",
+        out=out,
+        inputs=lambda: precheck.address_file(
+            input_path,
+            mode="batch",
+            mapping=column_mapping,
+            delimiter=_unescape(delimiter),
+            encoding=encoding,
+            sheet=sheet,
+            fixed_widths=widths,
+            profile=profile or Settings().address_service_profile,
+        ),
+    )
+    from flows.address_batch import address_batch
+
     summary = run_work(
         lambda: address_batch(
             input_path=input_path,
@@ -176,11 +185,25 @@ def address_query_command(
     fixed_widths: WidthsOpt = None,
 ) -> None:
     """Check every address of a file with an individual query (runquery2)."""
-    from flows.address_query import address_query
+    from postflows import precheck
 
     column_mapping = _mapping(mapping)
     widths = _widths(fixed_widths)
-    _announce_address_service()
+    prepare_flow_run(
+        "address-service",
+        out=out,
+        inputs=lambda: precheck.address_file(
+            input_path,
+            mode="query",
+            mapping=column_mapping,
+            delimiter=_unescape(delimiter),
+            encoding=encoding,
+            sheet=sheet,
+            fixed_widths=widths,
+        ),
+    )
+    from flows.address_query import address_query
+
     summary = run_work(
         lambda: address_query(
             input_path=input_path,
@@ -373,10 +396,10 @@ def cleanup_command(
     ] = "7d",
 ) -> None:
     """Delete every recorded remote file of the address service not yet deleted."""
+    hours = _duration_hours(older_than)
+    prepare_flow_run("address-service")
     from flows.cleanup import cleanup
 
-    hours = _duration_hours(older_than)
-    _announce_address_service()
     print_summary(run_work(lambda: cleanup(older_than_hours=hours)))
 
 

@@ -1,8 +1,9 @@
-"""What every ``postflows`` sub-command shares: running a flow with one-line failures and exit codes,
-printing the summary, and the options several commands take.
+"""What every ``postflows`` sub-command shares: the checks before a flow runs, running a flow with one-line
+failures and exit codes, printing the summary, and the options several commands take.
 
-Exit codes: 0 success; 1 the work failed (the reason on one line); 2 bad usage, configuration, or input
-that belongs to other recorded work (an error says so with its ``exit_code``); 130 interrupted.
+Exit codes: 0 success; 1 the work failed (the reason on one line); 2 bad usage, configuration, an input
+file that cannot be used, or input that belongs to other recorded work (an error says so with its
+``exit_code``); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -20,7 +21,15 @@ from rich.text import Text
 from connectors.errors import PostflowsError
 from postflows.console import console, progress_bars
 from postflows.logsetup import quiet_console_tracebacks
-from postflows.wiring import ConfigurationError
+from postflows.settings import Settings
+from postflows.wiring import (
+    Api,
+    ConfigurationError,
+    describe_address_service,
+    describe_commerce,
+    describe_newspaper,
+    require_settings,
+)
 
 T = TypeVar("T")
 EXIT_FAILED = 1
@@ -36,6 +45,43 @@ ResubmitOpt = Annotated[
         help="Send again although an earlier request may have reached the service (check first!)",
     ),
 ]
+
+
+_ENDPOINTS: dict[Api, tuple[str, Callable[[Settings], str]]] = {
+    "address-service": ("address service", describe_address_service),
+    "newspaper": ("newspaper API", describe_newspaper),
+    "commerce": ("commerce API", describe_commerce),
+}
+
+
+def prepare_flow_run(
+    api: Api | None, *, out: Path | None = None, inputs: Callable[[], object] | None = None
+) -> None:
+    """What a flow command does before its flow module (and so Prefect) is imported: check the settings of
+    ``api``, the input files (``inputs``, see :mod:`postflows.precheck`) and the output directory (created
+    here), then say where the calls go. A refusal is one line and exit 2.
+    """
+    from pydantic import ValidationError
+
+    from connectors.newspaper.errors import OrderInvalid
+    from postflows.precheck import output_dir
+    from tasks.address_service.profiles import ProfileError
+    from tasks.errors import InputError
+
+    try:
+        settings = Settings()
+        if api is not None:
+            require_settings(settings, api, block_may_fill=bool(settings.credentials_block))
+        if inputs is not None:
+            inputs()
+        output_dir(out)
+    except (ConfigurationError, ValidationError) as error:
+        fail("configuration error", error, EXIT_USAGE)
+    except (InputError, ProfileError, OrderInvalid, OSError) as error:
+        fail("refused", error, EXIT_USAGE)
+    if api is not None:
+        label, describe = _ENDPOINTS[api]
+        say(f"{label}: {describe(settings)}")
 
 
 def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = True) -> T:

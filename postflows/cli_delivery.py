@@ -15,14 +15,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from postflows.cli_common import OutOpt, ResubmitOpt, print_summary, run_work, say
+from postflows.cli_common import OutOpt, ResubmitOpt, prepare_flow_run, print_summary, run_work
 from postflows.console import output_console
 from postflows.settings import get_settings
-from postflows.wiring import describe_commerce
-
-
-def _announce() -> None:
-    say(f"commerce API: {describe_commerce(get_settings())}")
 
 
 def delivery_sync_command(
@@ -32,9 +27,9 @@ def delivery_sync_command(
     show: Annotated[bool, typer.Option("--show", help="List the holidays stored from today on")] = False,
 ) -> None:
     """Store holidays, additional services and delivery instructions in SQL tables (changes logged)."""
+    prepare_flow_run("commerce", out=out)
     from flows.delivery_reference_sync import delivery_reference_sync
 
-    _announce()
     print_summary(run_work(lambda: delivery_reference_sync(output_dir=out)))
     if show:
         output_console().print(holidays_table(dt.date.today()))
@@ -61,9 +56,6 @@ def pickup_register_command(
         Path,
         typer.Argument(
             help="Pickup users: .csv or .xlsx (firstName, lastName, zip, … in any case)",
-            exists=True,
-            dir_okay=False,
-            readable=True,
         ),
     ],
     out: OutOpt,
@@ -71,9 +63,11 @@ def pickup_register_command(
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Registrations in flight")] = 4,
 ) -> None:
     """Register every pickup user of a file once; write the pickup ids beside the input rows."""
+    from postflows import precheck
+
+    prepare_flow_run("commerce", out=out, inputs=lambda: precheck.pickup_users(input_path))
     from flows.pickup_registration import pickup_registration
 
-    _announce()
     summary = run_work(
         lambda: pickup_registration(
             input_path=input_path, output_dir=out, resubmit=resubmit, concurrency=concurrency

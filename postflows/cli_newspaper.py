@@ -12,18 +12,12 @@ from typing import Annotated, Literal
 
 import typer
 
-from postflows.cli_common import OutOpt, ResubmitOpt, print_summary, run_work, say
-from postflows.settings import get_settings
-from postflows.wiring import describe_newspaper
+from postflows.cli_common import OutOpt, ResubmitOpt, prepare_flow_run, print_summary, run_work
 
 MaxWaitOpt = Annotated[
     float, typer.Option("--max-wait", help="Seconds to wait before giving up (re-run resumes)")
 ]
 PollOpt = Annotated[float, typer.Option("--poll-interval", help="First wait between status checks, seconds")]
-
-
-def _announce() -> None:
-    say(f"newspaper API: {describe_newspaper(get_settings())}")
 
 
 def newspaper_order_command(
@@ -39,9 +33,11 @@ def newspaper_order_command(
     poll_interval: PollOpt = 2.0,
 ) -> None:
     """Submit an order, save its delivery note, wait for its status and write its reports."""
+    from postflows import precheck
+
+    prepare_flow_run("newspaper", out=out, inputs=lambda: precheck.order_file(order, gratis=gratis))
     from flows.newspaper_order import newspaper_order
 
-    _announce()
     summary = run_work(
         lambda: newspaper_order(
             order_path=order,
@@ -64,9 +60,9 @@ def newspaper_reports_command(
     ] = None,
 ) -> None:
     """Fetch status, summary, sendings, original and corrected order of an existing order."""
+    prepare_flow_run("newspaper", out=out)
     from flows.newspaper_reports import newspaper_reports
 
-    _announce()
     kind: Literal["standard", "gratis"] | None = (
         None if gratis is None else ("gratis" if gratis else "standard")
     )
@@ -78,9 +74,9 @@ def newspaper_sync_command(
     out: OutOpt,
 ) -> None:
     """Store a newspaper's summary, distribution list and black list in the master data tables."""
+    prepare_flow_run("newspaper", out=out)
     from flows.newspaper_master_data import newspaper_master_data
 
-    _announce()
     print_summary(run_work(lambda: newspaper_master_data(newspaper_number=newspaper_number, output_dir=out)))
 
 
@@ -103,7 +99,7 @@ def newspaper_statistics_command(
     resubmit: ResubmitOpt = False,
 ) -> None:
     """Check a statistics file (rejected rows reported) and transmit it once."""
-    from flows.newspaper_statistics import newspaper_statistics
+    from postflows import precheck
     from tasks.newspaper.intervals import StatisticsInterval
 
     try:
@@ -111,7 +107,9 @@ def newspaper_statistics_command(
         day = dt.date.fromisoformat(submission_date) if submission_date else None
     except ValueError as error:
         raise typer.BadParameter(str(error)) from None
-    _announce()
+    prepare_flow_run("newspaper", out=out, inputs=lambda: precheck.statistics_files(file, calendar))
+    from flows.newspaper_statistics import newspaper_statistics
+
     summary = run_work(
         lambda: newspaper_statistics(
             input_path=file,
@@ -141,9 +139,11 @@ def address_purchase_command(
     poll_interval: PollOpt = 2.0,
 ) -> None:
     """Order validation and sorting of an address list; write output addresses and documents."""
+    from postflows import precheck
+
+    prepare_flow_run("newspaper", out=out, inputs=lambda: precheck.purchase_files(addresses, params))
     from flows.address_purchase import address_purchase
 
-    _announce()
     summary = run_work(
         lambda: address_purchase(
             addresses_path=addresses,
@@ -168,11 +168,11 @@ def structure_files_command(
     resubmit: ResubmitOpt = False,
 ) -> None:
     """Download structure files; a file is recorded as new only when its content changed."""
-    from flows.structure_files import structure_files
-
     if code not in (1, 2, 9):
         raise typer.BadParameter(f"CODE must be 1, 2 or 9, not {code}")
-    _announce()
+    prepare_flow_run("newspaper", out=out)
+    from flows.structure_files import structure_files
+
     print_summary(
         run_work(
             lambda: structure_files(file_code=code, output_dir=out, notify_email=notify, resubmit=resubmit)

@@ -14,13 +14,9 @@ from typing import Annotated
 
 import typer
 
-from postflows.cli_common import OutOpt, print_summary, run_work, say
-from postflows.settings import get_settings
-from postflows.wiring import describe_commerce
+from postflows.cli_common import OutOpt, prepare_flow_run, print_summary, run_work
 
-InputArg = Annotated[
-    Path, typer.Argument(help="Address file: .csv or .xlsx", exists=True, dir_okay=False, readable=True)
-]
+InputArg = Annotated[Path, typer.Argument(help="Address file: .csv or .xlsx")]
 ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Requests in flight at once")]
 SheetOpt = Annotated[
     str | None, typer.Option("--sheet", help="Worksheet of an .xlsx input (default: the first)")
@@ -29,10 +25,6 @@ DelimiterOpt = Annotated[
     str | None, typer.Option("--delimiter", help="Input field separator (default: detected)")
 ]
 EncodingOpt = Annotated[str | None, typer.Option("--encoding", help="Input encoding (default: detected)")]
-
-
-def _announce() -> None:
-    say(f"commerce API: {describe_commerce(get_settings())}")
 
 
 def _unescape(value: str | None) -> str | None:
@@ -59,9 +51,17 @@ def address_validation_command(
     encoding: EncodingOpt = None,
 ) -> None:
     """Validate every address of a file: certified address, quality, house key, changed fields."""
+    from postflows import precheck
+
+    prepare_flow_run(
+        "commerce",
+        out=out,
+        inputs=lambda: precheck.commerce_addresses(
+            input_path, use="validation", delimiter=_unescape(delimiter), encoding=encoding, sheet=sheet
+        ),
+    )
     from flows.address_validation import address_validation
 
-    _announce()
     summary = run_work(
         lambda: address_validation(
             input_path=input_path,
@@ -88,13 +88,21 @@ def deliverability_command(
     encoding: EncodingOpt = None,
 ) -> None:
     """On which days, with which products, every address of a file can be delivered."""
-    from flows.deliverability_check import deliverability_check
-    from tasks.commerce.deliverability import MAX_DAYS
+    from postflows import precheck
+    from tasks.commerce.days import MAX_DAYS
 
     if not 1 <= days <= MAX_DAYS:
         raise typer.BadParameter(f"must be between 1 and {MAX_DAYS}, got {days}", param_hint="--days")
     first = _day(start)
-    _announce()
+    prepare_flow_run(
+        "commerce",
+        out=out,
+        inputs=lambda: precheck.commerce_addresses(
+            input_path, use="delivery", delimiter=_unescape(delimiter), encoding=encoding, sheet=sheet
+        ),
+    )
+    from flows.deliverability_check import deliverability_check
+
     summary = run_work(
         lambda: deliverability_check(
             input_path=input_path,

@@ -19,6 +19,15 @@ SANDBOX_NEWSPAPER_CLIENT_SECRET = "sandbox-secret"  # noqa: S105
 SANDBOX_COMMERCE_CLIENT_ID = "sandbox-commerce-client"
 SANDBOX_COMMERCE_CLIENT_SECRET = "sandbox-commerce-secret"  # noqa: S105
 DEFAULT_LOGIN_SCOPES = "openid profile email address phone DCAPI_ADDRESS_READ"
+# The settings a Postflows Credentials block may fill (postflows.blocks).
+CREDENTIAL_FIELDS = (
+    "address_service_user",
+    "address_service_password",
+    "newspaper_client_id",
+    "newspaper_client_secret",
+    "commerce_client_id",
+    "commerce_client_secret",
+)
 
 
 class Settings(BaseSettings):

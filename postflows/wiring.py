@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 import httpx
 from pydantic import SecretStr
@@ -24,6 +25,7 @@ from connectors.oidc import OidcClient, UserSession
 from connectors.ratelimit import WindowGate
 from connectors.retry import RetryPolicy
 from postflows.settings import (
+    CREDENTIAL_FIELDS,
     SANDBOX_ADDRESS_PASSWORD,
     SANDBOX_ADDRESS_USER,
     SANDBOX_COMMERCE_CLIENT_ID,
@@ -41,6 +43,57 @@ logger = logging.getLogger("postflows")
 
 class ConfigurationError(ValueError):
     """A setting needed to reach an endpoint is missing (or, for the embedded sandbox, unusable)."""
+
+
+Api = Literal["address-service", "newspaper", "commerce"]
+# Per API: the variable of its URL, and the settings a real endpoint needs besides the URL.
+_NEEDED: dict[Api, tuple[str, tuple[str, ...]]] = {
+    "address-service": (
+        "POSTFLOWS_ADDRESS_SERVICE_URL",
+        ("address_service_user", "address_service_password"),
+    ),
+    "newspaper": (
+        "POSTFLOWS_NEWSPAPER_URL",
+        ("newspaper_token_url", "newspaper_client_id", "newspaper_client_secret"),
+    ),
+    "commerce": (
+        "POSTFLOWS_COMMERCE_URL",
+        ("commerce_auth_url", "commerce_client_id", "commerce_client_secret"),
+    ),
+}
+
+
+def api_url(settings: Settings, api: Api) -> str | None:
+    """The configured address of ``api``; None selects the embedded sandbox."""
+    urls = {
+        "address-service": settings.address_service_url,
+        "newspaper": settings.newspaper_url,
+        "commerce": settings.commerce_url,
+    }
+    return urls[api] or None
+
+
+def require_settings(settings: Settings, api: Api, *, block_may_fill: bool = False) -> None:
+    """Refuse a real endpoint of ``api`` whose credentials or token address are not set; the sandbox needs
+    none. ``block_may_fill``: credentials still unset may come from the Postflows Credentials block (only
+    the other settings are required here).
+
+    Raises:
+        ConfigurationError: naming every missing setting as its environment variable.
+    """
+    url = api_url(settings, api)
+    if url is None:
+        return
+    url_variable, needed = _NEEDED[api]
+    missing = [
+        f"POSTFLOWS_{name.upper()}"
+        for name in needed
+        if not getattr(settings, name) and not (block_may_fill and name in CREDENTIAL_FIELDS)
+    ]
+    if missing:
+        raise ConfigurationError(
+            f"{', '.join(missing)} must be set when {url_variable} points at a real service ({url})"
+        )
 
 
 @lru_cache(maxsize=4)
@@ -136,11 +189,8 @@ def address_service_client(
             request_log=request_log,
             window_gate=window_gate(settings),
         )
-    if not settings.address_service_user or settings.address_service_password is None:
-        raise ConfigurationError(
-            "POSTFLOWS_ADDRESS_SERVICE_USER and POSTFLOWS_ADDRESS_SERVICE_PASSWORD must be set "
-            "when POSTFLOWS_ADDRESS_SERVICE_URL points at a real service"
-        )
+    require_settings(settings, "address-service")
+    assert settings.address_service_user and settings.address_service_password is not None
     return AddressServiceClient(
         str(settings.address_service_url),
         username=settings.address_service_user,
@@ -185,19 +235,8 @@ def newspaper_client(
             retry=_retry(settings),
             request_log=request_log,
         )
-    missing = [
-        f"POSTFLOWS_NEWSPAPER_{name.upper()}"
-        for name, value in (
-            ("token_url", settings.newspaper_token_url),
-            ("client_id", settings.newspaper_client_id),
-            ("client_secret", settings.newspaper_client_secret),
-        )
-        if not value
-    ]
-    if missing or settings.newspaper_client_secret is None or settings.newspaper_token_url is None:
-        raise ConfigurationError(
-            f"{', '.join(missing)} must be set when POSTFLOWS_NEWSPAPER_URL points at a real service"
-        )
+    require_settings(settings, "newspaper")
+    assert settings.newspaper_token_url and settings.newspaper_client_secret is not None
     return NewspaperClient(
         str(settings.newspaper_url),
         token_url=settings.newspaper_token_url,
@@ -226,19 +265,7 @@ class CommerceSite:
             self.client_id = SANDBOX_COMMERCE_CLIENT_ID
             self.client_secret = SecretStr(SANDBOX_COMMERCE_CLIENT_SECRET)
         else:
-            missing = [
-                f"POSTFLOWS_COMMERCE_{name.upper()}"
-                for name, value in (
-                    ("auth_url", settings.commerce_auth_url),
-                    ("client_id", settings.commerce_client_id),
-                    ("client_secret", settings.commerce_client_secret),
-                )
-                if not value
-            ]
-            if missing:
-                raise ConfigurationError(
-                    f"{', '.join(missing)} must be set when POSTFLOWS_COMMERCE_URL points at a real service"
-                )
+            require_settings(settings, "commerce")
             self.sandbox = False
             self.base_url = str(settings.commerce_url)
             self.auth_url = str(settings.commerce_auth_url).rstrip("/")

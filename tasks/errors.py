@@ -11,7 +11,12 @@ from connectors.errors import PostflowsError
 
 
 class InputError(PostflowsError):
-    """An input file is unreadable or unusable; the message names the file and, where known, row and field."""
+    """An input file is unreadable or unusable; the message names the file and, where known, row and field.
+
+    The command's exit code is 2, as for bad usage: running it again with the same file cannot help.
+    """
+
+    exit_code = 2
 
     def __init__(
         self,
@@ -35,3 +40,5 @@ class InputError(PostflowsError):
 
 class ResultFileError(InputError):
     """A file downloaded from a service (result or moves file) cannot be read."""
+
+    exit_code = 1

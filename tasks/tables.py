@@ -39,6 +39,9 @@ from tasks.textfiles import (
 )
 
 MAX_QUOTED_LINES = 10
+# How much of a file :func:`read_head` looks at: the header and the first rows are in it.
+HEAD_BYTES = 1 << 20
+HEAD_ROWS = 50
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _QUOTE = '"'
 
@@ -102,6 +105,101 @@ def read_table(
         table = _read_delimited(path, text, delimiter, decoded.encoding)
     table.control_characters = has_control_characters(data, decoded)
     return _reject_bad_lines(path, table, decoded.bad_lines)
+
+
+@dataclass(frozen=True)
+class TableHead:
+    """A table file's header and whether a row with a value follows it.
+
+    ``has_rows`` is False only when the whole file (or sheet) was looked at and holds no such row.
+    """
+
+    headers: list[str]
+    has_rows: bool
+
+
+def read_head(
+    path: Path,
+    *,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+    fixed_widths: Sequence[tuple[str, int]] | None = None,
+    sheet: str | int | None = None,
+) -> TableHead:
+    """The header of a table file as :func:`read_table` reads it, from the file's first
+    :data:`HEAD_BYTES` (a workbook's first :data:`HEAD_ROWS` rows): the checks that refuse a whole file
+    (missing, unreadable, empty, unsupported type, an undecodable header, a missing sheet) in a moment,
+    whatever the file's size. Rows are not checked.
+
+    Raises:
+        InputError: as :func:`read_table` for the file as a whole.
+    """
+    if path.is_dir():
+        raise InputError("is a directory, not a file", path=path)
+    if not path.is_file():
+        raise InputError("file not found", path=path)
+    try:
+        size = path.stat().st_size
+        if size == 0:
+            raise InputError("file is empty: no header row", path=path)
+        if check_table_file(path) == "excel":
+            return _excel_head(path, sheet)
+        with path.open("rb") as handle:
+            data = handle.read(HEAD_BYTES)
+    except PermissionError as exc:
+        raise InputError(f"cannot be read: {exc.strerror}", path=path) from exc
+    complete = len(data) >= size
+    if not complete and b"\n" in data:
+        data = data[: data.rindex(b"\n") + 1]  # whole lines only: no character is cut in two
+    decoded = _decode(path, data, encoding)
+    if 1 in decoded.bad_lines:
+        raise InputError(f"line 1 (the header): {decoded.bad_lines[1]}", path=path)
+    text = _universal_newlines(decoded.text)
+    if not text.strip():
+        if complete:
+            raise InputError("file is empty: no header row", path=path)
+        return TableHead([], True)
+    lines = text.split("\n")
+    if fixed_widths:
+        names = [name for name, _ in fixed_widths]
+        rows = [line for line in lines if line.strip()]
+        repeated = bool(rows) and _fixed_fields(rows[0], fixed_widths) == [n.casefold() for n in names]
+        return TableHead(names, len(rows) > int(repeated) or not complete)
+    delimiter = delimiter or sniff_delimiter(first_line(text)) or ","
+    reader = csv.reader(StringIO(text, newline=""), delimiter=delimiter)
+    header = next(reader, [])
+    has_rows = any(any(cell.strip() for cell in row) for row in reader)
+    return TableHead(_unique_headers(header), has_rows or not complete)
+
+
+def _fixed_fields(line: str, widths: Sequence[tuple[str, int]]) -> list[str]:
+    fields, start = [], 0
+    for _, width in widths:
+        fields.append(line[start : start + width].strip().casefold())
+        start += width
+    return fields
+
+
+def _excel_head(path: Path, sheet: str | int | None) -> TableHead:
+    try:
+        raw = pd.read_excel(
+            path,
+            sheet_name=0 if sheet is None else sheet,
+            header=None,
+            nrows=HEAD_ROWS,
+            dtype=str,
+            keep_default_na=False,
+            na_values=[],
+            engine="openpyxl",
+        )
+    except (ValueError, KeyError, OSError, zipfile.BadZipFile) as exc:
+        raise InputError(f"cannot be read as an Excel workbook (sheet {sheet!r}): {exc}", path=path) from exc
+    if raw.empty:
+        raise InputError(f"sheet {sheet if sheet is not None else 0!r} is empty: no header row", path=path)
+    header = [str(value) if isinstance(value, str) else "" for value in raw.iloc[0].tolist()]
+    rows = raw.iloc[1:]
+    filled = bool(rows.map(lambda value: isinstance(value, str) and bool(value.strip())).to_numpy().any())
+    return TableHead(_unique_headers(header), filled or len(raw) >= HEAD_ROWS)
 
 
 def _universal_newlines(text: str) -> str:

@@ -285,6 +285,23 @@ def load_profile(name_or_path: str | Path) -> AlignmentProfile:
         raise ProfileError(f"profile {path}: {problems}") from None
 
 
+def split_mapping(
+    mapping: dict[str, str] | None, profile: AlignmentProfile | None
+) -> tuple[dict[str, str] | None, dict[str, str]]:
+    """The user's ``header → field`` mapping, and its entries that fill a column of the profile that no
+    address field feeds (``Kundennummer=PassThrough_01``) as ``profile column → header``."""
+    if not mapping or profile is None:
+        return mapping, {}
+    fed = set(profile.fields()) | {profile.upload.record_id}
+    slots = {
+        header: column
+        for header, column in mapping.items()
+        if column in profile.upload.columns and column not in fed
+    }
+    rest = {header: field for header, field in mapping.items() if header not in slots}
+    return rest or None, {column: header for header, column in slots.items()}
+
+
 def _problem(location: tuple[int | str, ...], message: str) -> str:
     where = ".".join(str(part) for part in location) or "profile"
     return f"{where}: {message.removeprefix('Value error, ')}"

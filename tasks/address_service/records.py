@@ -116,20 +116,8 @@ def read_address_file(
     source = Path(path)
     table = read_table(source, delimiter=delimiter, encoding=encoding, fixed_widths=fixed_widths, sheet=sheet)
     headers = [str(name) for name in table.frame.columns]
-    address_columns = resolve_address_columns(headers, mapping, path=source)
-    if not address_columns:
-        raise InputError(
-            f"none of the address columns found (missing {', '.join(MINIMUM_FIELDS)}); "
-            f"header is {headers} — is the header row missing?",
-            path=source,
-        )
+    address_columns = address_header(headers, mode=mode, mapping=mapping, path=source)
     passthrough = [header for header in headers if header not in address_columns.values()]
-    for header in passthrough:
-        if header.casefold() in RESERVED_COLUMNS:
-            raise InputError(
-                "column name is reserved for the service's output; rename it", path=source, field=header
-            )
-    _check_columns_present(address_columns, mode, source)
 
     raw = table.frame
     frame = pd.DataFrame(index=raw.index)
@@ -168,6 +156,32 @@ def read_address_file(
         mode=mode,
         input_rows=len(frame),
     )
+
+
+def address_header(
+    headers: Sequence[str], *, mode: Mode, mapping: Mapping[str, str] | None, path: Path
+) -> dict[str, str]:
+    """The address columns of a file's header (canonical field → header), checked as a whole: some address
+    column is recognised, every column a row needs for ``mode`` is there, no customer column has a name the
+    results use.
+
+    Raises:
+        InputError: naming the file, and the missing columns or the column to rename.
+    """
+    address_columns = resolve_address_columns(headers, mapping, path=path)
+    if not address_columns:
+        raise InputError(
+            f"none of the address columns found (missing {', '.join(MINIMUM_FIELDS)}); "
+            f"header is {list(headers)} — is the header row missing?",
+            path=path,
+        )
+    for header in headers:
+        if header not in address_columns.values() and header.casefold() in RESERVED_COLUMNS:
+            raise InputError(
+                "column name is reserved for the service's output; rename it", path=path, field=header
+            )
+    _check_columns_present(address_columns, mode, path)
+    return address_columns
 
 
 def _check_accounted(source: Path, rows: int, accepted: int, rejected: int, empty: int) -> None:

@@ -153,6 +153,18 @@ def resolve_columns(headers: Sequence[str]) -> dict[str, str]:
     return {field: header for field, (_, _, header) in chosen.items()}
 
 
+def address_header(headers: Sequence[str], *, use: Use, path: Path) -> dict[str, str]:
+    """The columns of a file's header that supply each field (see :func:`resolve_columns`), with the
+    columns every row needs for ``use``.
+
+    Raises:
+        InputError: a column every row needs is missing (the message names it and the header).
+    """
+    resolved = resolve_columns(headers)
+    _check_columns_present(resolved, use, headers, path)
+    return resolved
+
+
 def read_commerce_addresses(
     path: Path | str,
     *,
@@ -179,8 +191,7 @@ def read_commerce_addresses(
     source = Path(path)
     table = read_table(source, delimiter=delimiter, encoding=encoding, sheet=sheet)
     headers = [str(name) for name in table.frame.columns]
-    resolved = resolve_columns(headers)
-    _check_columns_present(resolved, use, headers, source)
+    resolved = address_header(headers, use=use, path=source)
     passthrough = [header for header in headers if header not in resolved.values()]
     taken = {name.casefold() for name in (ROW, *reserved)}
     for header in passthrough:

@@ -19,10 +19,10 @@ from prefect.cache_policies import NO_CACHE
 from connectors.commerce import CommerceClient, Deliverabilities, DeliveryAddress
 from tasks.commerce.address_input import ROW, address_records, field_text
 from tasks.commerce.checkpoint import RowCheckpoint
+from tasks.commerce.days import requested_days as requested_days  # the flow reads it here
 from tasks.commerce.per_row import RowOutcome, answer_rows
 from tasks.reports import markdown_table, write_csv, write_xlsx
 
-MAX_DAYS = 60
 ADDRESS_FIELDS: tuple[str, ...] = ("zip", "city", "street", "houseNumber")
 STATUS_COLUMN = "QueryStatus"
 HTTP_STATUS_COLUMN = "HttpStatus"
@@ -57,17 +57,6 @@ FORMATS = {
     FAILED: {"bg_color": "#D9D9D9", "font_color": "#595959"},
 }
 GRID_SHEET, DAYS_SHEET = "By date", "Days"
-
-
-def requested_days(start: dt.date, days: int) -> list[dt.date]:
-    """The ``days`` days from ``start``.
-
-    Raises:
-        ValueError: ``days`` is not between 1 and :data:`MAX_DAYS`.
-    """
-    if not 1 <= days <= MAX_DAYS:
-        raise ValueError(f"days must be between 1 and {MAX_DAYS}, got {days}")
-    return [start + dt.timedelta(days=offset) for offset in range(days)]
 
 
 def delivery_address(record: Mapping[str, Any]) -> DeliveryAddress:

@@ -85,6 +85,23 @@ def pickup_columns(headers: Sequence[str]) -> dict[str, str]:
     return columns
 
 
+def pickup_header(headers: Sequence[str], *, path: Path) -> dict[str, str]:
+    """The request fields of a file's header (see :func:`pickup_columns`), with the columns every row needs.
+
+    Raises:
+        InputError: a required column is missing (the message names it and the header).
+    """
+    columns = pickup_columns(headers)
+    missing = [name for name in REQUIRED_COLUMNS if name not in columns]
+    if missing:
+        raise InputError(
+            f"column {', '.join(missing)} missing; the header is {list(headers)} (expected "
+            f"{', '.join(PICKUP_FIELDS)}, in any case)",
+            path=path,
+        )
+    return columns
+
+
 def read_pickup_input(path: Path) -> PickupInput:
     """Read the pickup users of ``path`` and check every row; rows with problems are rejected.
 
@@ -93,14 +110,7 @@ def read_pickup_input(path: Path) -> PickupInput:
     """
     table = read_table(path)
     frame = table.frame
-    columns = pickup_columns([str(header) for header in frame.columns])
-    missing = [name for name in REQUIRED_COLUMNS if name not in columns]
-    if missing:
-        raise InputError(
-            f"column {', '.join(missing)} missing; the header is {list(frame.columns)} (expected "
-            f"{', '.join(PICKUP_FIELDS)}, in any case)",
-            path=path,
-        )
+    columns = pickup_header([str(header) for header in frame.columns], path=path)
     rejected: list[dict[str, Any]] = [
         {"row": row, "field": "", "value": "", "reason": problem} for row, problem in table.malformed
     ]

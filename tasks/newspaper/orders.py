@@ -1,21 +1,19 @@
-"""Prefect tasks of the order pipeline: read and check the order, submit it, fetch the delivery note, wait
-for the status, fetch the reports. One remote call (or one poll loop) per task; no Prefect retries — the
-HTTP core retries transient failures and never re-sends a POST.
+"""Prefect tasks of the order pipeline: submit the order, fetch the delivery note, wait for the status,
+fetch the reports (reading and checking the order is :mod:`tasks.newspaper.order_input`). One remote call
+(or one poll loop) per task; no Prefect retries — the HTTP core retries transient failures and never
+re-sends a POST.
 """
 
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
-import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
-from pydantic import ValidationError
 
 from connectors.errors import NotFound
 from connectors.newspaper import (
@@ -28,16 +26,24 @@ from connectors.newspaper import (
     OrderSummary,
     RawResponse,
     StandardOrder,
-    check_gratis_order,
-    check_standard_order,
 )
-from connectors.newspaper.validation import ensure_valid
 from tasks.documents import save_documents
-from tasks.errors import InputError
 from tasks.limits import DOWNLOAD_MAX_BYTES
+from tasks.newspaper.order_input import OrderKind, check_order, load_order
 from tasks.polling import Observation, PollPolicy, poll_until
 
-OrderKind = Literal["standard", "gratis"]
+# The flow takes the reading and checking of the order from here, beside the steps that send it.
+__all__ = [
+    "OrderKind",
+    "check_order",
+    "fetch_order_reports",
+    "load_order",
+    "order_key",
+    "save_delivery_note",
+    "submit_order",
+    "wait_for_order",
+    "waiting_set",
+]
 T = TypeVar("T")
 CONTROL = "CONTROL"
 DEFAULT_WAITING_STATUSES: tuple[str, ...] = ("LOADED", CONTROL)
@@ -48,38 +54,6 @@ def waiting_set(statuses: Iterable[str] | None) -> frozenset[str]:
     not allowed in it)."""
     chosen = DEFAULT_WAITING_STATUSES if statuses is None else tuple(statuses)
     return frozenset(status.strip().upper() for status in chosen if status.strip()) | {CONTROL}
-
-
-def load_order(path: Path, kind: OrderKind) -> StandardOrder | GratisOrder:
-    """Read an order body (§2.1 JSON) from ``path``.
-
-    Raises:
-        InputError: the file is missing, not JSON, or not an order object.
-    """
-    if not path.is_file():
-        raise InputError("order file not found", path=path)
-    try:
-        body = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(f"not a JSON order: {exc}", path=path) from exc
-    if not isinstance(body, dict):
-        raise InputError("the order must be a JSON object (§2.1)", path=path)
-    model = GratisOrder if kind == "gratis" else StandardOrder
-    try:
-        return model.model_validate(body)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}" for error in exc.errors()
-        )
-        raise InputError(f"not a valid {kind} order: {problems}", path=path) from exc
-
-
-def check_order(order: StandardOrder | GratisOrder, *, today: dt.date) -> None:
-    """Validate before anything is sent; raises ``OrderInvalid`` naming each bad field."""
-    if isinstance(order, StandardOrder):
-        ensure_valid("standard order", check_standard_order(order, today=today))
-    else:
-        ensure_valid("gratis order", check_gratis_order(order, today=today))
 
 
 def order_key(order: StandardOrder | GratisOrder, kind: OrderKind) -> str:

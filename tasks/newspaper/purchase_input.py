@@ -79,6 +79,24 @@ def purchase_columns(headers: Sequence[str]) -> dict[str, str]:
     return columns
 
 
+def purchase_header(headers: Sequence[str], *, path: Path) -> dict[str, str]:
+    """The §2.7 address fields of a file's header (see :func:`purchase_columns`), with the columns every
+    address needs.
+
+    Raises:
+        InputError: zipCode, city, or both firstName and lastName are missing.
+    """
+    columns = purchase_columns(headers)
+    missing = [name for name in ("zipCode", "city") if name not in columns]
+    if missing or not ({"firstName", "lastName"} & set(columns)):
+        raise InputError(
+            "address columns missing: need zipCode, city and firstName or lastName; header is "
+            f"{list(headers)}",
+            path=path,
+        )
+    return columns
+
+
 def load_purchase_parameters(path: Path) -> dict[str, Any]:
     """The purchase parameters (§2.7 without the addresses) from a JSON or YAML file."""
     if not path.is_file():
@@ -107,14 +125,7 @@ def read_purchase_input(
         OrderInvalid: a purchase parameter is invalid (named by its §2.7 path); nothing is sent.
     """
     table = read_table(addresses_path)
-    columns = purchase_columns([str(header) for header in table.frame.columns])
-    missing = [name for name in ("zipCode", "city") if name not in columns]
-    if missing or not ({"firstName", "lastName"} & set(columns)):
-        raise InputError(
-            f"address columns missing: need zipCode, city and firstName or lastName; header is "
-            f"{list(table.frame.columns)}",
-            path=addresses_path,
-        )
+    columns = purchase_header([str(header) for header in table.frame.columns], path=addresses_path)
     rejected: list[dict[str, Any]] = [
         {"row": row, "field": "", "value": "", "reason": problem} for row, problem in table.malformed
     ]

@@ -57,8 +57,8 @@ def test_missing_input_file_is_a_usage_error_before_anything_runs(
     missing = narrow_terminal / "nope.csv"
     result = runner.invoke(app, ["address-batch", str(missing), "--out", str(narrow_terminal / "out")])
     assert result.exit_code == 2
-    [line] = [line for line in result.output.splitlines() if "does not exist" in line]
-    assert str(missing) in line
+    [line] = [line for line in result.output.splitlines() if "file not found" in line]
+    assert line == f"refused: {missing}: file not found"
     assert sum(sandbox.transport.calls.values()) == 0
 
 
@@ -69,8 +69,8 @@ def test_failure_is_one_plain_line_whatever_the_terminal_width(
     bad = narrow_terminal / "bad.csv"
     bad.write_text("Kunde [/x];Telefon [bold]\n1;044 000 00 00\n", encoding="utf-8")
     result = runner.invoke(app, ["address-batch", str(bad), "--out", str(narrow_terminal / "out")])
-    assert result.exit_code == 1, result.output
-    [failure] = [line for line in result.output.splitlines() if line.startswith("failed:")]
+    assert result.exit_code == 2, result.output
+    [failure] = [line for line in result.output.splitlines() if line.startswith("refused:")]
     assert str(bad) in failure and "address columns" in failure
     assert "MarkupError" not in result.output
 
@@ -114,13 +114,14 @@ def test_cleanup_deletes_the_files_a_run_left(sandbox: Sandbox, tmp_path: Path) 
     assert sandbox.transport.count("/deletefile") == 2
 
 
-def test_unusable_input_fails_with_one_line_reason(sandbox: Sandbox, tmp_path: Path) -> None:
+def test_input_the_flow_refuses_fails_with_one_line_reason(sandbox: Sandbox, tmp_path: Path) -> None:
+    # The header passes the check before the run; every row is rejected by the flow's row checks.
     bad = tmp_path / "bad.csv"
-    bad.write_text("Kunde;Telefon\n1;044 000 00 00\n", encoding="utf-8")
+    bad.write_text("Vorname;Nachname;Strasse;Hausnummer;PLZ;Ort\nHans;Muster;Lindenstrasse;12;60;Kriens\n")
     result = runner.invoke(app, ["address-batch", str(bad), "--out", str(tmp_path / "out")])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     failure = [line for line in result.output.splitlines() if line.startswith("failed:")]
-    assert len(failure) == 1 and str(bad) in failure[0] and "address columns" in failure[0]
+    assert len(failure) == 1 and str(bad) in failure[0] and "no row passed the input checks" in failure[0]
     assert sum(sandbox.transport.calls.values()) == 0
 
 

@@ -32,7 +32,9 @@ def summary_of(output: str) -> dict[str, Any]:
 
 
 def failure_line(output: str) -> str:
-    [line] = [line for line in output.splitlines() if line.startswith(("failed:", "configuration error:"))]
+    [line] = [
+        line for line in output.splitlines() if line.startswith(("failed:", "refused:", "configuration error:"))
+    ]
     return line
 
 
@@ -61,13 +63,13 @@ def test_gratis_example_order(sandbox: Sandbox, flow_env: Path, tmp_path: Path) 
     assert summary_of(output)["status"] == "DONE"
 
 
-def test_invalid_order_exits_1_with_one_line(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+def test_invalid_order_is_refused_with_one_line(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
     body = json.loads((EXAMPLES / "newspaper-order.json").read_text())
     body["basisInformation"]["deliveryDate"] = "2001-01-01"
     path = tmp_path / "old.json"
     path.write_text(json.dumps(body))
     code, output = invoke("newspaper-order", str(path), "--out", str(tmp_path / "out"))
-    assert code == 1
+    assert code == 2
     assert "basisInformation.deliveryDate: 2001-01-01 is in the past" in failure_line(output)
     assert sum(sandbox.transport.calls.values()) == 0
 

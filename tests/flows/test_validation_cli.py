@@ -88,6 +88,6 @@ def test_a_file_without_zip_or_city_columns_fails_naming_the_file(
     path.write_text("Vorname,Nachname\nHans,Muster\n", encoding="utf-8")
     result = runner.invoke(app, ["address-validation", str(path), "--out", str(tmp_path / "out")])
 
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "names.csv: missing address columns: zip or city" in result.output
     assert sandbox.transport.count("/addresses/validation") == 0

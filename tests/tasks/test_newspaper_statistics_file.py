@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from tasks.errors import InputError
-from tasks.newspaper.statistics import parse_date, read_calendar, read_statistics_file
+from tasks.newspaper.statistics_input import parse_date, read_calendar, read_statistics_file
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "statistics.csv"
 

@@ -1,0 +1,141 @@
+"""What a flow command checks before Prefect or any flow module is imported: its input files, by the readers
+the flows use (a table's header and first rows only, whatever its size), and its output directory.
+
+A file refused here is refused in about the time of ``postflows --help``, with nothing recorded and no
+Prefect server started. Nothing here imports Prefect (a test checks it), so each reader is imported where
+it is used.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Literal
+
+from tasks.errors import InputError
+
+
+def output_dir(path: Path | None) -> None:
+    """Create the output directory; refuse a path that is a file or a directory that cannot be written.
+
+    Raises:
+        InputError: naming the path and the problem.
+    """
+    if path is None:
+        return
+    if path.exists() and not path.is_dir():
+        raise InputError("--out is a file, not a directory", path=path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out cannot be created: {exc.strerror or exc}", path=path) from exc
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise InputError("--out is not writable", path=path)
+
+
+def _table(
+    path: Path,
+    columns: Callable[[list[str]], object],
+    *,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+    sheet: str | None = None,
+    fixed_widths: Sequence[tuple[str, int]] | None = None,
+) -> None:
+    """A table file whose header ``columns`` accepts and that has a row after the header."""
+    from tasks.tables import read_head
+
+    head = read_head(path, delimiter=delimiter, encoding=encoding, sheet=sheet, fixed_widths=fixed_widths)
+    columns(head.headers)
+    if not head.has_rows:
+        raise InputError("no data rows after the header", path=path)
+
+
+def address_file(
+    path: Path,
+    *,
+    mode: Literal["batch", "query"],
+    mapping: Mapping[str, str] | None = None,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+    sheet: str | None = None,
+    fixed_widths: Mapping[str, int] | None = None,
+    profile: str | None = None,
+) -> None:
+    """An address file for the address service, read as the flow will (with the profile's mapping split
+    off as the batch flow does).
+
+    Raises:
+        InputError: the file cannot be used; ProfileError: the profile cannot be.
+    """
+    from tasks.address_service.profiles import load_profile, split_mapping
+    from tasks.address_service.records import address_header
+
+    alignment = load_profile(profile) if profile else None
+    columns_mapping, _ = split_mapping(dict(mapping) if mapping else None, alignment)
+    _table(
+        path,
+        lambda headers: address_header(headers, mode=mode, mapping=columns_mapping, path=path),
+        delimiter=delimiter,
+        encoding=encoding,
+        sheet=sheet,
+        fixed_widths=tuple(fixed_widths.items()) if fixed_widths else None,
+    )
+
+
+def commerce_addresses(
+    path: Path,
+    *,
+    use: Literal["validation", "delivery"],
+    delimiter: str | None = None,
+    encoding: str | None = None,
+    sheet: str | None = None,
+) -> None:
+    """An address file for the commerce API's validation or deliverability."""
+    from tasks.commerce.address_input import address_header
+
+    _table(
+        path,
+        lambda headers: address_header(headers, use=use, path=path),
+        delimiter=delimiter,
+        encoding=encoding,
+        sheet=sheet,
+    )
+
+
+def pickup_users(path: Path) -> None:
+    """A file of pickup users to register."""
+    from tasks.commerce.pickup_input import pickup_header
+
+    _table(path, lambda headers: pickup_header(headers, path=path))
+
+
+def statistics_files(path: Path, calendar: Path | None) -> None:
+    """A statistics file and the issue calendar (read whole: a year of dates at most)."""
+    from tasks.newspaper.statistics_input import read_calendar, statistics_header
+
+    _table(path, lambda headers: statistics_header(headers, path=path))
+    if calendar is not None:
+        read_calendar(calendar)
+
+
+def purchase_files(addresses: Path, parameters: Path) -> None:
+    """The addresses and the parameters of an address purchase."""
+    from tasks.newspaper.purchase_input import load_purchase_parameters, purchase_header
+
+    _table(addresses, lambda headers: purchase_header(headers, path=addresses))
+    load_purchase_parameters(parameters)
+
+
+def order_file(path: Path, *, gratis: bool) -> None:
+    """A newspaper order: read, and checked as the flow checks it before sending.
+
+    Raises:
+        InputError: the file is not an order; OrderInvalid: a field breaks a rule of §2.1.
+    """
+    import datetime as dt
+
+    from tasks.newspaper.order_input import check_order, load_order
+
+    check_order(load_order(path, "gratis" if gratis else "standard"), today=dt.date.today())

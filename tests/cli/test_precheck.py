@@ -1,0 +1,235 @@
+"""A flow command refuses bad input, missing credentials and an unusable ``--out`` before Prefect or any flow
+module is imported: one line, printed once, exit 2, nothing recorded."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from postflows.cli import app
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+runner = CliRunner()
+
+
+def _refusal(result_output: str) -> str:
+    """The one line of a refusal; fails unless there is exactly one."""
+    lines = [
+        line for line in result_output.splitlines() if line.startswith(("refused:", "configuration error:"))
+    ]
+    assert len(lines) == 1, result_output
+    return lines[0]
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    (tmp_path / "empty.csv").write_bytes(b"")
+    (tmp_path / "header-only.csv").write_text("Vorname;Nachname;Strasse;Hausnummer;PLZ;Ort\n;;;;;\n\n")
+    (tmp_path / "no-address.csv").write_text("Kunde;Telefon\n1;044 000 00 00\n")
+    (tmp_path / "scan.pdf").write_bytes(b"%PDF-1.7\n")
+    (tmp_path / "report.csv").write_bytes(b"%PDF-1.7\n")
+    (tmp_path / "a-file").write_text("not a directory\n")
+    (tmp_path / "order.json").write_text('["not", "an", "order"]')
+    (tmp_path / "params.yaml").write_text("- a list\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["address-batch", "empty.csv"], "empty.csv: file is empty: no header row"),
+        (["address-batch", "missing.csv"], "missing.csv: file not found"),
+        (["address-batch", "."], "is a directory, not a file"),
+        (["address-batch", "header-only.csv"], "header-only.csv: no data rows after the header"),
+        (["address-batch", "no-address.csv"], "none of the address columns found"),
+        (["address-batch", "scan.pdf"], "unsupported file type: extension '.pdf' (a PDF document)"),
+        (["address-batch", "report.csv"], "report.csv: is not a text table: the file is a PDF document"),
+        (["address-batch", str(EXAMPLES / "address-batch.csv"), "--profile", "nope"], "profile 'nope'"),
+        (
+            ["address-batch", str(EXAMPLES / "address-batch.csv"), "--map", "Kunde=Name"],
+            "mapped column 'Kunde'",
+        ),
+        (["address-query", "no-address.csv"], "none of the address columns found"),
+        (["address-validation", "no-address.csv"], "missing address columns: zip or city"),
+        (["deliverability", "header-only.csv"], "no data rows after the header"),
+        (["pickup-register", "no-address.csv"], "column firstName, lastName, zip missing"),
+        (["newspaper-statistics", "no-address.csv"], "missing statistics columns: newspaperId"),
+        (
+            ["newspaper-statistics", str(EXAMPLES / "statistics.csv"), "--calendar", "no-address.csv"],
+            "no-address.csv, row 1, field 'Kunde': '1' is not a date",
+        ),
+        (
+            ["address-purchase", "no-address.csv", "--params", str(EXAMPLES / "purchase.json")],
+            "address columns missing: need zipCode, city",
+        ),
+        (
+            ["address-purchase", str(EXAMPLES / "purchase-addresses.csv"), "--params", "params.yaml"],
+            "purchase parameters must be an object",
+        ),
+        (["newspaper-order", "order.json"], "order.json: the order must be a JSON object"),
+        (["address-batch", str(EXAMPLES / "address-batch.csv"), "--out", "a-file"], "--out is a file"),
+        (["newspaper-reports", "4711", "--out", "a-file"], "a-file: --out is a file, not a directory"),
+    ],
+)
+def test_a_bad_input_is_refused_on_one_line(
+    files: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], expected: str
+) -> None:
+    monkeypatch.chdir(files)
+    command = [*args, "--out", "out"] if "--out" not in args and args[0] != "newspaper-statistics" else args
+    result = runner.invoke(app, command)
+    assert result.exit_code == 2, result.output
+    line = _refusal(result.output)
+    assert line.startswith("refused: ") and expected in line
+    if "--out" not in args:
+        assert not (files / "out").exists()  # nothing was made for a refused run
+    assert not (files.parent / "data" / "history.db").exists()
+
+
+def test_the_output_directory_is_made_before_the_run(tmp_path: Path) -> None:
+    from postflows.precheck import output_dir
+
+    output_dir(tmp_path / "a" / "b")
+    assert (tmp_path / "a" / "b").is_dir()
+    output_dir(tmp_path / "a" / "b")  # an existing directory is fine: a re-run writes there again
+
+
+@pytest.mark.parametrize(
+    ("env", "args", "missing", "not_missing"),
+    [
+        (
+            {"POSTFLOWS_ADDRESS_SERVICE_URL": "https://addresses.example.test/REST/v1"},
+            ["cleanup"],
+            ["POSTFLOWS_ADDRESS_SERVICE_USER", "POSTFLOWS_ADDRESS_SERVICE_PASSWORD"],
+            [],
+        ),
+        (
+            {
+                "POSTFLOWS_NEWSPAPER_URL": "https://newspaper.example.test",
+                "POSTFLOWS_NEWSPAPER_CLIENT_ID": "c",
+            },
+            ["newspaper-order", str(EXAMPLES / "newspaper-order.json"), "--out", "out"],
+            ["POSTFLOWS_NEWSPAPER_TOKEN_URL", "POSTFLOWS_NEWSPAPER_CLIENT_SECRET"],
+            ["CLIENT_ID"],
+        ),
+        (
+            # The block may hold the client credentials, never the token address.
+            {
+                "POSTFLOWS_NEWSPAPER_URL": "https://newspaper.example.test",
+                "POSTFLOWS_CREDENTIALS_BLOCK": "prod",
+            },
+            ["newspaper-sync", "4711", "--out", "out"],
+            ["POSTFLOWS_NEWSPAPER_TOKEN_URL"],
+            ["CLIENT_ID", "CLIENT_SECRET"],
+        ),
+        (
+            {"POSTFLOWS_COMMERCE_URL": "https://commerce.example.test"},
+            ["address-validation", str(EXAMPLES / "commerce-addresses.csv"), "--out", "out"],
+            [
+                "POSTFLOWS_COMMERCE_AUTH_URL",
+                "POSTFLOWS_COMMERCE_CLIENT_ID",
+                "POSTFLOWS_COMMERCE_CLIENT_SECRET",
+            ],
+            [],
+        ),
+    ],
+)
+def test_a_real_endpoint_without_its_settings_is_refused(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    env: dict[str, str],
+    args: list[str],
+    missing: list[str],
+    not_missing: list[str],
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    line = _refusal(result.output)
+    assert line.startswith("configuration error: ")
+    assert all(name in line for name in missing) and not any(name in line for name in not_missing)
+    url = next(value for name, value in env.items() if name.endswith("_URL"))
+    assert url in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_invalid_setting_is_refused_on_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POSTFLOWS_LEASE_TTL_S", "-1")
+    result = runner.invoke(app, ["newspaper-sync", "4711", "--out", "out"])
+    assert result.exit_code == 2
+    assert "lease_ttl_s" in _refusal(result.output)
+
+
+# The refusal in a process of its own: Prefect (and every flow module) must not be imported at all.
+_PROBE = """
+import json, sys
+from typer.testing import CliRunner
+from postflows.cli import app
+result = CliRunner().invoke(app, sys.argv[1:])
+loaded = sorted(name for name in sys.modules if name.split(".")[0] in ("prefect", "flows"))
+print(json.dumps({"code": result.exit_code, "output": result.output, "loaded": loaded}))
+"""
+
+
+def _probe(tmp_path: Path, *args: str) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTFLOWS_", "PREFECT_"))}
+    env.update(POSTFLOWS_DATA_DIR=str(tmp_path / "data"), PYTHONPATH=str(REPO), COLUMNS="120")
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    probed: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return probed
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["address-batch", "empty.csv", "--out", "o"],
+        ["address-validation", "no-address.csv", "--out", "o"],
+        ["newspaper-statistics", "empty.csv"],
+        ["newspaper-order", "order.json", "--out", "o"],
+        ["address-batch", str(EXAMPLES / "address-batch.csv"), "--out", "a-file"],
+    ],
+)
+def test_a_refusal_imports_neither_prefect_nor_a_flow(files: Path, args: list[str]) -> None:
+    probed = _probe(files, *args)
+    assert probed["code"] == 2
+    assert probed["loaded"] == [], probed["loaded"]
+    output = str(probed["output"])
+    assert output.count("refused: ") == 1 and len(output.strip().splitlines()) == 1, output
+
+
+def test_the_console_script_refuses_without_starting_a_server(files: Path) -> None:
+    """``-X importtime`` lists every module the real command imports."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTFLOWS_", "PREFECT_"))}
+    env.update(POSTFLOWS_DATA_DIR=str(files / "data"), PYTHONPATH=str(REPO))
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "from postflows.cli import main; main()"]
+        + ["address-batch", "empty.csv", "--out", "o"],
+        cwd=files,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    imported = [
+        line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "import time:" in line
+    ]
+    assert "postflows.precheck" in imported and not [name for name in imported if name.startswith("prefect")]
+    said = [line for line in done.stderr.splitlines() if "import time:" not in line]
+    assert said == ["refused: empty.csv: file is empty: no header row"]
+    assert not (files / "o").exists()
