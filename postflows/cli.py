@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from postflows import cli_commerce, cli_delivery, cli_newspaper, cli_validation
+from postflows import cli_commerce, cli_delivery, cli_newspaper, cli_server, cli_validation
 from postflows.cli_common import (
     EXIT_FAILED,
     EXIT_USAGE,
@@ -25,6 +25,7 @@ from postflows.cli_common import (
     say,
 )
 from postflows.console import output_console
+from postflows.prefect_server import choose_api
 from postflows.settings import Settings, get_settings
 
 app = typer.Typer(
@@ -369,7 +370,9 @@ def sandbox_command(
 
 @app.command("serve")
 def serve_command() -> None:
-    """Serve every flow as a deployment of the Prefect server (PREFECT_API_URL) with its schedules."""
+    """Serve every flow as a deployment of the Prefect server (PREFECT_API_URL, else the local server of
+    `postflows server start`) with its schedules."""
+    say(choose_api(Settings().data_dir))
     from deployments.serve import serve_all
 
     serve_all()
@@ -380,6 +383,7 @@ def demo_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory")] = Path("postflows-data/demo"),
 ) -> None:
     """Run the address batch on the bundled example file against the embedded sandbox."""
+    prepare_flow_run(None, out=out)
     from postflows.demo import run_demo
 
     run_demo(out)
@@ -459,3 +463,4 @@ cli_newspaper.register(app)
 cli_delivery.register(app)
 cli_commerce.register(app)
 cli_validation.register(app)
+cli_server.register(app)

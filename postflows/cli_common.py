@@ -21,6 +21,7 @@ from rich.text import Text
 from connectors.errors import PostflowsError
 from postflows.console import console, progress_bars
 from postflows.logsetup import quiet_console_tracebacks
+from postflows.prefect_server import choose_api
 from postflows.settings import Settings
 from postflows.wiring import (
     Api,
@@ -59,7 +60,8 @@ def prepare_flow_run(
 ) -> None:
     """What a flow command does before its flow module (and so Prefect) is imported: check the settings of
     ``api``, the input files (``inputs``, see :mod:`postflows.precheck`) and the output directory (created
-    here), then say where the calls go. A refusal is one line and exit 2.
+    here), then say where the calls go and which Prefect server the run reports to (see
+    :func:`postflows.prefect_server.choose_api`). A refusal is one line and exit 2.
     """
     from pydantic import ValidationError
 
@@ -82,6 +84,7 @@ def prepare_flow_run(
     if api is not None:
         label, describe = _ENDPOINTS[api]
         say(f"{label}: {describe(settings)}")
+    say(choose_api(settings.data_dir))
 
 
 def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = True) -> T:

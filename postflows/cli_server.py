@@ -1,0 +1,93 @@
+"""``postflows server start|stop|status``: the local Prefect server of the data dir, which flow commands
+report to when ``PREFECT_API_URL`` is not set (see :mod:`postflows.prefect_server`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from postflows.cli_common import EXIT_FAILED, EXIT_USAGE, say
+from postflows.prefect_server import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    START_TIMEOUT_S,
+    LocalServer,
+    ServerError,
+    answers,
+    configured_api_url,
+)
+from postflows.settings import Settings
+
+server_app = typer.Typer(
+    name="server",
+    help="A local Prefect server kept in the data dir; flow commands use it when PREFECT_API_URL is unset.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+def _server() -> LocalServer:
+    return LocalServer.of(Settings().data_dir)
+
+
+def _overridden() -> None:
+    configured = configured_api_url()
+    if configured is not None:
+        url, source = configured
+        say(f"note: {source} is set, so flow commands report to {url}, not to this server")
+
+
+@server_app.command("start")
+def start_command(
+    port: Annotated[int, typer.Option("--port", help="Port to listen on")] = DEFAULT_PORT,
+    host: Annotated[str, typer.Option("--host", help="Interface to bind")] = DEFAULT_HOST,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds to wait for it to answer")
+    ] = START_TIMEOUT_S,
+) -> None:
+    """Start the server in the background (it keeps running after this command) and wait until it answers."""
+    server = _server()
+    already = server.running()
+    try:
+        state = server.start(host=host, port=port, timeout=timeout)
+    except ServerError as error:
+        say(f"failed: {error}", style="red")
+        raise typer.Exit(EXIT_USAGE) from None
+    verb = "already running" if already is not None else "started"
+    typer.echo(f"Prefect server {verb}: {state.api_url} (pid {state.pid})")
+    typer.echo(f"UI: {state.api_url.removesuffix('/api')}  home, database and log: {server.home}")
+    _overridden()
+
+
+@server_app.command("stop")
+def stop_command() -> None:
+    """Stop the server and everything it started."""
+    stopped = _server().stop()
+    if stopped is None:
+        typer.echo("no local Prefect server was running")
+        return
+    typer.echo(f"Prefect server stopped: {stopped.api_url} (pid {stopped.pid})")
+
+
+@server_app.command("status")
+def status_command() -> None:
+    """Print the server's address and whether it answers; exit 1 when it does not run or does not answer."""
+    server = _server()
+    state = server.running()
+    if state is None:
+        typer.echo(f"no local Prefect server runs for {server.home.parent} (postflows server start)")
+        _overridden()
+        raise typer.Exit(EXIT_FAILED)
+    if not answers(state.api_url):
+        typer.echo(
+            f"Prefect server: {state.api_url} (pid {state.pid}) does not answer; see {server.log_path}"
+        )
+        raise typer.Exit(EXIT_FAILED)
+    typer.echo(f"Prefect server: {state.api_url} (pid {state.pid}) answers; started {state.started}")
+    _overridden()
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``postflows server`` to the command."""
+    app.add_typer(server_app, name="server")

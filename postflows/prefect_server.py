@@ -1,0 +1,216 @@
+"""A local Prefect server that lives in the data dir (``postflows server start|stop|status``), and the choice
+of the Prefect API a flow command reports to.
+
+The server's home (its SQLite database, unless ``PREFECT_API_DATABASE_CONNECTION_URL`` names another), log
+and state file (process id, address) are in ``<data dir>/prefect-server``. A flow command uses, in this
+order: ``PREFECT_API_URL`` (environment or the active Prefect profile), this server when it answers, or a
+temporary server Prefect starts for the one run. Nothing here imports Prefect: the choice is made before
+Prefect is loaded, since Prefect reads ``PREFECT_API_URL`` once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import tomllib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import httpx
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 4200
+START_TIMEOUT_S = 120.0
+STOP_TIMEOUT_S = 20.0
+HEALTH_TIMEOUT_S = 2.0
+# How the server's process was started (``python -m prefect server start``), as /proc shows its arguments.
+_SERVER_ARGS = b"\0prefect\0server\0start\0"
+
+
+class ServerError(RuntimeError):
+    """The local server could not be started (port taken, the process ended, no answer in time)."""
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """What ``server start`` recorded: the server's process (leading its own process group) and address."""
+
+    pid: int
+    host: str
+    port: int
+    started: str
+
+    @property
+    def api_url(self) -> str:
+        return f"http://{self.host}:{self.port}/api"
+
+
+@dataclass(frozen=True)
+class LocalServer:
+    """The local Prefect server of one data dir."""
+
+    home: Path
+
+    @classmethod
+    def of(cls, data_dir: Path) -> LocalServer:
+        return cls((data_dir / "prefect-server").resolve())
+
+    @property
+    def state_path(self) -> Path:
+        return self.home / "server.json"
+
+    @property
+    def log_path(self) -> Path:
+        return self.home / "server.log"
+
+    def state(self) -> ServerState | None:
+        """The recorded server, or None when none was started (or its record is unreadable)."""
+        try:
+            return ServerState(**json.loads(self.state_path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def running(self) -> ServerState | None:
+        """The recorded server when its process is still alive; a stale record is removed."""
+        state = self.state()
+        if state is None:
+            return None
+        if not _alive(state.pid):
+            self.state_path.unlink(missing_ok=True)
+            return None
+        return state
+
+    def answering(self) -> ServerState | None:
+        """The recorded server when it answers its health check."""
+        state = self.running()
+        return state if state is not None and answers(state.api_url) else None
+
+    def start(
+        self, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, timeout: float = START_TIMEOUT_S
+    ) -> ServerState:
+        """Start ``prefect server start`` detached (its own session, output to the log) and wait until it
+        answers; a server already running is returned as it is.
+
+        Raises:
+            ServerError: the port is taken, or the server ended or did not answer within ``timeout``
+                (it is stopped then; the log says why).
+        """
+        running = self.running()
+        if running is not None:
+            return running
+        _check_port_free(host, port)
+        self.home.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "PREFECT_HOME": str(self.home)}
+        env.pop("PREFECT_API_URL", None)
+        env.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+        with self.log_path.open("ab") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "prefect", "server", "start", "--host", host, "--port", str(port)],
+                cwd=self.home,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        state = ServerState(process.pid, host, port, time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+        self.state_path.write_text(json.dumps(asdict(state)) + "\n", encoding="utf-8")
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                self.state_path.unlink(missing_ok=True)
+                raise ServerError(
+                    f"the Prefect server ended with exit code {process.returncode}; see {self.log_path}"
+                )
+            if answers(state.api_url):
+                return state
+            time.sleep(0.25)
+        self.stop()
+        raise ServerError(f"the Prefect server did not answer within {timeout:.0f} s; see {self.log_path}")
+
+    def stop(self, timeout: float = STOP_TIMEOUT_S) -> ServerState | None:
+        """Stop the recorded server and everything it started (its process group); returns what was
+        stopped, or None when nothing ran."""
+        state = self.running()
+        self.state_path.unlink(missing_ok=True)
+        if state is None:
+            return None
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(state.pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while _alive(state.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(state.pid, signal.SIGKILL)
+        return state
+
+
+def answers(api_url: str, *, timeout: float = HEALTH_TIMEOUT_S) -> bool:
+    """Whether a Prefect API answers its health check."""
+    try:
+        return httpx.get(f"{api_url.rstrip('/')}/health", timeout=timeout).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def configured_api_url() -> tuple[str, str] | None:
+    """``PREFECT_API_URL`` as Prefect will read it, and where it comes from: the environment, else the active
+    profile of ``PREFECT_PROFILES_PATH`` (default ``<PREFECT_HOME>/profiles.toml``); None when unset."""
+    if url := os.environ.get("PREFECT_API_URL"):
+        return url, "PREFECT_API_URL"
+    home = Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+    path = Path(os.environ.get("PREFECT_PROFILES_PATH") or home / "profiles.toml").expanduser()
+    try:
+        profiles = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    name = os.environ.get("PREFECT_PROFILE") or profiles.get("active") or "ephemeral"
+    url = profiles.get("profiles", {}).get(name, {}).get("PREFECT_API_URL")
+    return (str(url), f"Prefect profile {name!r}") if url else None
+
+
+def choose_api(data_dir: Path) -> str:
+    """Decide which Prefect API this process's flow runs report to, before Prefect is imported: the
+    configured one, else the data dir's local server when it answers (``PREFECT_API_URL`` is set for this
+    process), else a temporary server; returns the line that says which."""
+    configured = configured_api_url()
+    if configured is not None:
+        url, source = configured
+        return f"Prefect server: {url} ({source})"
+    state = LocalServer.of(data_dir).answering()
+    if state is not None:
+        os.environ["PREFECT_API_URL"] = state.api_url
+        return f"Prefect server: {state.api_url} (local)"
+    return "Prefect server: a temporary one for this run (`postflows server start` keeps one running)"
+
+
+def _alive(pid: int) -> bool:
+    """Whether the recorded process still runs and is a Prefect server (a process id may be reused)."""
+    with contextlib.suppress(ChildProcessError):  # started by this very process: reap it once it ended
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False  # another user's process: not the one recorded
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return True  # no /proc here: trust the record
+    return _SERVER_ARGS in b"\0" + command
+
+
+def _check_port_free(host: str, port: int) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((host, port))
+        except OSError:
+            raise ServerError(f"{host}:{port} is in use; choose another port with --port") from None

@@ -1,0 +1,102 @@
+"""Which Prefect API a flow command reports to, decided before Prefect is imported."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from postflows.cli import app
+from postflows.prefect_server import LocalServer, ServerState, choose_api, configured_api_url
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _no_prefect_configuration(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in ("PREFECT_API_URL", "PREFECT_PROFILE", "PREFECT_PROFILES_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect-home"))
+
+
+def test_the_environment_wins_and_is_left_as_it_is(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PREFECT_API_URL", "http://prefect.example.test/api")
+    assert choose_api(tmp_path) == "Prefect server: http://prefect.example.test/api (PREFECT_API_URL)"
+    assert os.environ["PREFECT_API_URL"] == "http://prefect.example.test/api"
+
+
+def test_the_active_profile_counts_as_configured(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    home = tmp_path / "prefect-home"
+    home.mkdir()
+    (home / "profiles.toml").write_text(
+        'active = "team"\n[profiles.team]\nPREFECT_API_URL = "http://team.example.test/api"\n'
+        '[profiles.other]\nPREFECT_API_URL = "http://other.example.test/api"\n'
+    )
+    assert configured_api_url() == ("http://team.example.test/api", "Prefect profile 'team'")
+    monkeypatch.setenv("PREFECT_PROFILE", "other")
+    assert choose_api(tmp_path) == "Prefect server: http://other.example.test/api (Prefect profile 'other')"
+    assert "PREFECT_API_URL" not in os.environ
+
+
+def test_without_a_local_server_a_temporary_one_is_announced(tmp_path: Path) -> None:
+    assert choose_api(tmp_path).startswith("Prefect server: a temporary one for this run")
+    assert "PREFECT_API_URL" not in os.environ
+
+
+def test_a_record_of_a_server_that_is_gone_is_dropped(tmp_path: Path) -> None:
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    server = LocalServer.of(tmp_path)
+    server.home.mkdir(parents=True)
+    server.state_path.write_text(
+        json.dumps({"pid": int(ended.stdout), "host": "127.0.0.1", "port": 9, "started": ""})
+    )
+    assert server.state() == ServerState(int(ended.stdout), "127.0.0.1", 9, "")
+    assert choose_api(tmp_path).startswith("Prefect server: a temporary one")
+    assert not server.state_path.exists()
+    assert server.stop() is None
+
+
+def test_a_recorded_process_that_is_no_prefect_server_is_not_taken_for_one(tmp_path: Path) -> None:
+    """A process id may be reused by something else: that process is neither used nor stopped."""
+    other = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)", "prefect", "server", "status"],
+        start_new_session=True,
+    )
+    try:
+        server = LocalServer.of(tmp_path)
+        server.home.mkdir(parents=True)
+        state = {"pid": other.pid, "host": "127.0.0.1", "port": 9, "started": ""}
+        server.state_path.write_text(json.dumps(state))
+        assert server.running() is None
+        assert server.stop() is None
+        assert other.poll() is None
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_status_and_stop_without_a_server(tmp_path: Path) -> None:
+    status = runner.invoke(app, ["server", "status"])
+    assert status.exit_code == 1 and "no local Prefect server runs" in status.output
+    stop = runner.invoke(app, ["server", "stop"])
+    assert stop.exit_code == 0 and "no local Prefect server was running" in stop.output
+
+
+def test_start_refuses_a_port_in_use(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = runner.invoke(app, ["server", "start", "--port", str(port)])
+    assert result.exit_code == 2
+    assert f"failed: 127.0.0.1:{port} is in use; choose another port with --port" in result.output
+    assert LocalServer.of(tmp_path / "data").state() is None

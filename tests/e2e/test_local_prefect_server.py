@@ -1,0 +1,70 @@
+"""``postflows server start|status|stop`` as a user runs them, and a flow command that reports to that server
+instead of starting a temporary one."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from postflows.prefect_server import LocalServer
+from tests.e2e.conftest import EXAMPLE, POSTFLOWS, base_environment, free_port, json_block
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+
+def _postflows(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([POSTFLOWS, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=240)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Iterator[Path]:
+    data = tmp_path / "data"
+    try:
+        yield data
+    finally:
+        LocalServer.of(data).stop()  # whatever the test left running
+
+
+def test_a_flow_command_reports_to_the_running_local_server(tmp_path: Path, data_dir: Path) -> None:
+    env = {
+        **base_environment(),
+        "POSTFLOWS_DATA_DIR": str(data_dir),
+        "POSTFLOWS_SANDBOX_JOB_SECONDS": "0.5",
+        "PREFECT_HOME": str(tmp_path / "user-prefect-home"),  # no profile of the developer's
+        "PREFECT_UI_ENABLED": "false",
+    }
+    port = free_port()
+    api = f"http://127.0.0.1:{port}/api"
+
+    started = _postflows(env, tmp_path, "server", "start", "--port", str(port))
+    assert started.returncode == 0, started.stderr
+    assert f"Prefect server started: {api}" in started.stdout
+    home = data_dir / "prefect-server"
+    assert (home / "server.json").is_file() and (home / "server.log").is_file()
+    assert (home / "prefect.db").is_file()  # the server's own database lives in the data dir too
+
+    status = _postflows(env, tmp_path, "server", "status")
+    assert status.returncode == 0 and f"Prefect server: {api}" in status.stdout and "answers" in status.stdout
+    again = _postflows(env, tmp_path, "server", "start", "--port", str(port))
+    assert again.returncode == 0 and "already running" in again.stdout
+
+    batch = _postflows(env, tmp_path, "address-batch", str(EXAMPLE), "--out", str(tmp_path / "out"))
+    assert batch.returncode == 0, batch.stderr
+    assert f"Prefect server: {api} (local)" in batch.stderr
+    assert "Starting temporary server" not in batch.stderr
+    summary = json_block(batch.stdout)
+    runs = httpx.post(f"{api}/flow_runs/filter", json={}, timeout=10).json()
+    assert [run["state_type"] for run in runs] == ["COMPLETED"]
+    flow = httpx.get(f"{api}/flows/{runs[0]['flow_id']}", timeout=10).json()
+    assert flow["name"] == "address-batch" and summary["accepted_rows"] == 38
+
+    stopped = _postflows(env, tmp_path, "server", "stop")
+    assert stopped.returncode == 0 and f"Prefect server stopped: {api}" in stopped.stdout
+    gone = _postflows(env, tmp_path, "server", "status")
+    assert gone.returncode == 1 and "no local Prefect server runs" in gone.stdout
+    with pytest.raises(httpx.TransportError):
+        httpx.get(f"{api}/health", timeout=2)
