@@ -37,4 +37,4 @@ fmt: install
 	$(VENV)/bin/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) postflows-data .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

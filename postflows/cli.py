@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from postflows import cli_commerce, cli_delivery, cli_newspaper, cli_server, cli_validation
+from postflows import cli_commerce, cli_delivery, cli_info, cli_newspaper, cli_server, cli_validation
 from postflows.cli_common import (
     EXIT_FAILED,
     EXIT_USAGE,
@@ -380,9 +380,12 @@ def serve_command() -> None:
 
 @app.command("demo")
 def demo_command(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory")] = Path("postflows-data/demo"),
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Output directory [default: <data dir>/demo]")
+    ] = None,
 ) -> None:
     """Run the address batch on the bundled example file against the embedded sandbox."""
+    out = out or Settings().data_dir / "demo"
     prepare_flow_run(None, out=out)
     from postflows.demo import run_demo
 
@@ -464,3 +467,4 @@ cli_delivery.register(app)
 cli_commerce.register(app)
 cli_validation.register(app)
 cli_server.register(app)
+cli_info.register(app)

@@ -175,19 +175,41 @@ def configured_api_url() -> tuple[str, str] | None:
     return (str(url), f"Prefect profile {name!r}") if url else None
 
 
-def choose_api(data_dir: Path) -> str:
-    """Decide which Prefect API this process's flow runs report to, before Prefect is imported: the
-    configured one, else the data dir's local server when it answers (``PREFECT_API_URL`` is set for this
-    process), else a temporary server; returns the line that says which."""
+@dataclass(frozen=True)
+class PrefectApi:
+    """The Prefect API flow runs report to: its address and where it comes from (``local`` for the data
+    dir's server); no address means a temporary server per run."""
+
+    url: str | None
+    source: str
+
+    def describe(self) -> str:
+        if self.url is None:
+            return "none running: each flow command starts a temporary server (`postflows server start`)"
+        return f"{self.url} ({self.source})"
+
+
+def prefect_api(data_dir: Path) -> PrefectApi:
+    """The configured Prefect API, else the data dir's local server when it answers, else none."""
     configured = configured_api_url()
     if configured is not None:
-        url, source = configured
-        return f"Prefect server: {url} ({source})"
+        return PrefectApi(*configured)
     state = LocalServer.of(data_dir).answering()
     if state is not None:
-        os.environ["PREFECT_API_URL"] = state.api_url
-        return f"Prefect server: {state.api_url} (local)"
-    return "Prefect server: a temporary one for this run (`postflows server start` keeps one running)"
+        return PrefectApi(state.api_url, "local")
+    return PrefectApi(None, "temporary")
+
+
+def choose_api(data_dir: Path) -> str:
+    """Decide which Prefect API this process's flow runs report to, before Prefect is imported (see
+    :func:`prefect_api`; for the local server ``PREFECT_API_URL`` is set for this process); returns the
+    line that says which."""
+    api = prefect_api(data_dir)
+    if api.url is None:
+        return "Prefect server: a temporary one for this run (`postflows server start` keeps one running)"
+    if api.source == "local":
+        os.environ["PREFECT_API_URL"] = api.url
+    return f"Prefect server: {api.describe()}"
 
 
 def _alive(pid: int) -> bool:

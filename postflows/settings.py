@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
+import platformdirs
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -30,6 +31,12 @@ CREDENTIAL_FIELDS = (
 )
 
 
+def default_data_dir() -> Path:
+    """The user's data directory for postflows (``~/.local/share/postflows`` on Linux): the same for the CLI,
+    ``postflows serve`` and workers of one user, wherever they are started."""
+    return Path(platformdirs.user_data_dir("postflows", appauthor=False))
+
+
 class Settings(BaseSettings):
     """postflows configuration; every field is ``POSTFLOWS_<FIELD>`` in the environment."""
 
@@ -38,7 +45,8 @@ class Settings(BaseSettings):
     )
 
     data_dir: Path = Field(
-        default=Path("postflows-data"), description="Working directory for results and the SQLite history"
+        default_factory=default_data_dir,
+        description="Working directory for the SQLite history, the local Prefect server and default outputs",
     )
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL of the run history; default SQLite in the data dir"

@@ -128,7 +128,8 @@ def served_sandbox(workdir: Path, *, job_seconds: float) -> Iterator[ServedSandb
         process = subprocess.Popen(
             [POSTFLOWS, "sandbox", "--port", str(port), "--job-seconds", str(job_seconds)],
             cwd=workdir,
-            env=base_environment(),
+            # Its own data dir: the default one is the user's, shared by every run of the suite.
+            env={**base_environment(), "POSTFLOWS_DATA_DIR": str(workdir / "data")},
             stdout=sink,
             stderr=subprocess.STDOUT,
             start_new_session=True,

@@ -114,11 +114,11 @@ def _registered_id(row: pd.Series) -> str:
     return asyncio.run(register())
 
 
-def test_no_good_row_exits_1_naming_rejected_csv(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+def test_no_good_row_exits_2_naming_rejected_csv(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
     path = tmp_path / "bad.csv"
     path.write_text("firstName,lastName,zip\nHans,,8001\n", encoding="utf-8")
     code, output = invoke("pickup-register", str(path), "--out", str(tmp_path / "out"))
-    assert code == 1
+    assert code == 2
     assert "no row passed the checks" in output and "rejected.csv" in output
     assert (tmp_path / "out" / "rejected.csv").read_text().splitlines()[1].startswith("1,lastName")
     assert sandbox.transport.count(USERS) == 0

@@ -1,0 +1,74 @@
+"""``postflows info``: where this machine's postflows keeps its data and where its runs and calls go, without
+starting anything (no Prefect import, no request but the local Prefect server's health check)."""
+
+from __future__ import annotations
+
+import typer
+from sqlalchemy import make_url
+
+from postflows.prefect_server import prefect_api
+from postflows.settings import Settings
+from postflows.wiring import (
+    Api,
+    ConfigurationError,
+    api_url,
+    commerce_token_store,
+    require_settings,
+)
+
+_APIS: tuple[tuple[Api, str, str], ...] = (
+    ("address-service", "address service", "POSTFLOWS_ADDRESS_SERVICE_URL"),
+    ("newspaper", "newspaper API", "POSTFLOWS_NEWSPAPER_URL"),
+    ("commerce", "commerce API", "POSTFLOWS_COMMERCE_URL"),
+)
+
+
+def info_lines(settings: Settings) -> list[tuple[str, str]]:
+    """The facts ``postflows info`` prints, as (label, value) pairs."""
+    data_from = (
+        "POSTFLOWS_DATA_DIR" if "data_dir" in settings.model_fields_set else "the user's data directory"
+    )
+    history_from = "POSTFLOWS_DATABASE_URL" if settings.database_url else "SQLite in the data dir"
+    history = make_url(settings.effective_database_url).render_as_string(hide_password=True)
+    lines = [
+        ("data dir", f"{settings.data_dir.resolve()} ({data_from})"),
+        ("run history", f"{history} ({history_from})"),
+        ("Prefect API", prefect_api(settings.data_dir).describe()),
+    ]
+    for api, label, variable in _APIS:
+        lines.append((label, _endpoint(settings, api, variable)))
+    lines.append(("commerce sign-in", _token_store(settings)))
+    if settings.credentials_block:
+        lines.append(("credentials block", f"{settings.credentials_block!r} fills unset credentials"))
+    return lines
+
+
+def _endpoint(settings: Settings, api: Api, variable: str) -> str:
+    url = api_url(settings, api)
+    if url is None:
+        return f"sandbox (embedded; {variable} is not set)"
+    try:
+        require_settings(settings, api, block_may_fill=bool(settings.credentials_block))
+    except ConfigurationError as error:
+        return f"real: {url} — not usable: {error}"
+    return f"real: {url}"
+
+
+def _token_store(settings: Settings) -> str:
+    try:
+        return commerce_token_store(settings).where
+    except ConfigurationError as error:
+        return f"not usable: {error}"
+
+
+def info_command() -> None:
+    """Print the data dir, the run history, the Prefect API and where each API's calls go (real, sandbox)."""
+    lines = info_lines(Settings())
+    width = max(len(label) for label, _ in lines) + 2
+    for label, value in lines:
+        typer.echo(f"{label + ':':<{width}}{value}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``postflows info`` to the command."""
+    app.command("info")(info_command)
