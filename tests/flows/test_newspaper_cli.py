@@ -33,7 +33,9 @@ def summary_of(output: str) -> dict[str, Any]:
 
 def failure_line(output: str) -> str:
     [line] = [
-        line for line in output.splitlines() if line.startswith(("failed:", "refused:", "configuration error:"))
+        line
+        for line in output.splitlines()
+        if line.startswith(("failed:", "refused:", "configuration error:"))
     ]
     return line
 
