@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger
-from prefect.artifacts import acreate_markdown_artifact
 
 from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus, DatabaseStatusError
 from connectors.address_service.models import INPUT_FILE_PLACEHOLDER, OUTPUT_FILE_PLACEHOLDER
@@ -173,11 +172,19 @@ async def address_batch(
         if prepared.rejected_path is not None:
             await recorder.document("rejected-rows", prepared.rejected_path)
             logger.warning("%d input rows rejected, see %s", prepared.rejected_rows, prepared.rejected_path)
+        if prepared.upload_path is not None:
+            await recorder.document("upload", prepared.upload_path)
         if prepared.upload_path is None:
             raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
         if dry_run:
             plan = _plan(prepared, alignment, batch_key, key, output_dir)
             summary.update(dry_run=True, upload=str(prepared.upload_path), plan=str(plan))
+            await recorder.document("plan", plan)
+            await summary.publish(
+                f"# Address batch {input_path.name}: dry run\n\nNothing was sent.",
+                output_dir,
+                description="Dry run",
+            )
             logger.info("dry run: the upload file and plan are in %s; nothing was sent", output_dir)
             return dict(summary)
 
@@ -201,11 +208,9 @@ async def address_batch(
             result_rows=results.rows,
             moves=results.moves,
             qstat=results.qstat_counts(),
-            files=[str(p) for p in results.files],
         )
         report = results.markdown(f"Address batch {input_path.name}", rejected_rows=prepared.rejected_rows)
-        write_text(output_dir / "summary.md", report)
-        await acreate_markdown_artifact(report, key="address-batch-summary", description="QSTAT summary")
+        await summary.publish(report, output_dir, description="QSTAT summary")
         logger.info("address batch done: %d rows, results in %s", results.rows, output_dir)
         return dict(summary)
 

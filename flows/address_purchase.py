@@ -18,7 +18,7 @@ from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.errors import InputError
 from tasks.idempotency import derive_key
-from tasks.newspaper.outputs import publish_summary, records_frame, summary_markdown, write_json
+from tasks.newspaper.outputs import records_frame, summary_markdown, write_json
 from tasks.newspaper.purchase_input import load_purchase_parameters, read_purchase_input
 from tasks.newspaper.purchases import (
     OUTPUT_CODE_COLUMNS,
@@ -197,12 +197,11 @@ async def address_purchase(
         facts.update({f"status {code}": count for code, count in sorted(by_status.items())})
         facts["documents"] = ", ".join(sorted(documents))
         text = summary_markdown(f"Address purchase {purchase_id}", facts, warnings.lines)
-        files.append(await publish_summary(output_dir, text, key="address-purchase", description="Purchase"))
         summary.update(
             output_addresses=len(frame),
             status_codes=by_status,
             documents={kind: str(path) for kind, path in documents.items()},
             warnings=warnings.lines,
-            files=[str(path) for path in files],
         )
+        await summary.publish(text, output_dir, description="Purchase")
         return dict(summary)

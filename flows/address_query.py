@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger
-from prefect.artifacts import acreate_markdown_artifact
 
 from flows.runs import recorded_run
 from postflows.settings import get_settings
@@ -14,7 +13,6 @@ from postflows.wiring import address_service_client
 from tasks.address_service.query import ERROR_COLUMN, SendCounter, run_queries
 from tasks.address_service.steps import InputFormat, build_query_results, prepare_input
 from tasks.errors import InputError
-from tasks.files import write_text
 
 FLOW_NAME = "address-query"
 
@@ -109,11 +107,9 @@ async def address_query(
             failed_queries=failed,
             query_sends=sends.total,
             qstat=results.qstat_counts(),
-            files=[str(p) for p in results.files],
         )
         report = results.markdown(f"Address queries {input_path.name}", rejected_rows=prepared.rejected_rows)
         report += f"\n\nFailed queries: {failed}\n"
-        write_text(output_dir / "summary.md", report)
-        await acreate_markdown_artifact(report, key="address-query-summary", description="QSTAT summary")
+        await summary.publish(report, output_dir, description="QSTAT summary")
         get_run_logger().info("address queries done: %d rows, %d failed", results.rows, failed)
         return dict(summary)

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger
-from prefect.artifacts import acreate_markdown_artifact
 
 from flows.runs import recorded_run
 from postflows.settings import get_settings
@@ -19,7 +18,6 @@ from tasks.commerce.per_row import record_outcomes
 from tasks.commerce.validation import RESULT_COLUMNS, validate_addresses, validation_table
 from tasks.commerce.validation_results import validation_markdown, write_validation_results
 from tasks.errors import InputError
-from tasks.files import write_text
 from tasks.idempotency import derive_key
 
 FLOW_NAME = "address-validation"
@@ -113,7 +111,6 @@ async def address_validation(
             rows_changed=table.rows_changed,
             resumed_rows=sum(1 for outcome in outcomes if outcome.resumed),
             requests_sent=sends.total,
-            files=[str(path) for path in files] + ([str(rejected_path)] if rejected_path else []),
         )
         report = validation_markdown(
             f"Address validation {input_path.name}",
@@ -123,10 +120,7 @@ async def address_validation(
         )
         if failed:
             report += f"\n{failed} rows failed; running the same command again asks only for those.\n"
-        write_text(output_dir / "summary.md", report)
-        await acreate_markdown_artifact(
-            report, key="address-validation-summary", description="Address validation summary"
-        )
+        await summary.publish(report, output_dir, description="Address validation summary")
         get_run_logger().info(
             "address validation done: %d validated, %d refused, %d failed, %d rejected",
             summary["validated"],

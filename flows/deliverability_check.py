@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger
-from prefect.artifacts import acreate_markdown_artifact
 
 from flows.runs import recorded_run
 from postflows.settings import get_settings
@@ -26,7 +25,6 @@ from tasks.commerce.deliverability import (
 )
 from tasks.commerce.per_row import record_outcomes
 from tasks.errors import InputError
-from tasks.files import write_text
 from tasks.idempotency import derive_key
 
 FLOW_NAME = "deliverability-check"
@@ -131,15 +129,11 @@ async def deliverability_check(
             deliverable_days=table.deliverable_days(),
             resumed_rows=sum(1 for outcome in outcomes if outcome.resumed),
             requests_sent=sends.total,
-            files=[str(path) for path in files] + ([str(rejected_path)] if rejected_path else []),
         )
         report = deliverability_markdown(
             f"Deliverability {input_path.name}", table, dates=dates, rejected_rows=addresses.rejected_rows
         )
-        write_text(output_dir / "summary.md", report)
-        await acreate_markdown_artifact(
-            report, key="deliverability-summary", description="Deliverability summary"
-        )
+        await summary.publish(report, output_dir, description="Deliverability summary")
         get_run_logger().info(
             "deliverability done: %d answered, %d not answered, %d rejected",
             summary["answered"],

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger
-from prefect.artifacts import acreate_markdown_artifact
 
 from flows.runs import recorded_run
 from postflows.settings import get_settings
@@ -66,17 +65,10 @@ async def delivery_reference_sync(output_dir: Path | None = None) -> dict[str, A
             for table, records in data.records().items():
                 text = json.dumps(records, indent=2, ensure_ascii=False) + "\n"
                 files.append(write_text(Path(output_dir) / f"{table.replace(' ', '-')}.json", text))
-            files.append(write_text(Path(output_dir) / "summary.md", report))
             for path in files:
                 await recorder.document(path.stem, path)
-        await acreate_markdown_artifact(
-            report, key="delivery-reference-sync", description="Delivery reference data sync"
-        )
-        summary.update(
-            counts={table: vars(count) for table, count in counts.items()},
-            changes=len(changes),
-            files=[str(path) for path in files],
-        )
+        summary.update(counts={table: vars(count) for table, count in counts.items()}, changes=len(changes))
+        await summary.publish(report, output_dir, description="Delivery reference data sync")
         logger = get_run_logger()
         for table, count in counts.items():
             logger.info("%s: %s", table, describe_counts(count))

@@ -21,7 +21,7 @@ from tasks.newspaper.masterdata import (
     master_data_sheets,
     store_master_data,
 )
-from tasks.newspaper.outputs import publish_summary, summary_markdown, write_json
+from tasks.newspaper.outputs import summary_markdown, write_json
 from tasks.newspaper.submissions import WarningLog
 from tasks.reports import write_xlsx
 
@@ -75,19 +75,14 @@ async def newspaper_master_data(newspaper_number: int, output_dir: Path) -> dict
         text = summary_markdown(
             f"Master data of newspaper {newspaper_number}", facts, warnings.lines, data.notes
         )
-        files.append(
-            await publish_summary(
-                output_dir, text, key="newspaper-master-data", description="Master data sync"
-            )
-        )
         summary.update(
             newspaper_number=newspaper_number,
             counts={table: vars(count) for table, count in counts.items()},
             changes=len(changes),
             warnings=warnings.lines,
             notes=data.notes,
-            files=[str(path) for path in files],
         )
+        await summary.publish(text, output_dir, description="Master data sync")
         get_run_logger().info("master data of newspaper %s stored", newspaper_number)
         return dict(summary)
 

@@ -32,7 +32,6 @@ from tasks.newspaper.orders import (
     wait_for_order,
     waiting_set,
 )
-from tasks.newspaper.outputs import publish_summary
 from tasks.newspaper.submissions import WarningLog, submit_newspaper
 from tasks.polling import PollPolicy
 from tasks.run_history import JobSnapshot, RunRecorder
@@ -136,17 +135,8 @@ async def newspaper_order(
             submission.job, status=JobState.COMPLETED, remote_status=str(status.status_value), finished=True
         )
         text = order_summary_text(f"Newspaper {kind} order {order_id}", outcome, files)
-        files.append(
-            await publish_summary(
-                output_dir, text, key="newspaper-order-summary", description="Order summary"
-            )
-        )
-        summary.update(
-            status=str(status.status_value),
-            warnings=warnings.lines,
-            notes=outcome.reports.notes,
-            files=[str(path) for path in files],
-        )
+        summary.update(status=str(status.status_value), warnings=warnings.lines, notes=outcome.reports.notes)
+        await summary.publish(text, output_dir, description="Order summary")
         return dict(summary)
 
 

@@ -16,7 +16,6 @@ from tasks.idempotency import named_key
 from tasks.newspaper.order_report import identity_of, order_summary_text, write_order_files
 from tasks.newspaper.order_report_data import OrderOutcome
 from tasks.newspaper.orders import fetch_order_reports
-from tasks.newspaper.outputs import publish_summary
 from tasks.newspaper.submissions import WarningLog
 
 FLOW_NAME = "newspaper-reports"
@@ -60,11 +59,6 @@ async def newspaper_reports(
         for path in files:
             await recorder.document(path.stem, path)
         text = order_summary_text(f"Reports of newspaper order {order_id}", outcome, files)
-        files.append(
-            await publish_summary(
-                output_dir, text, key="newspaper-reports-summary", description="Order reports"
-            )
-        )
         status = reports.status.status_value if reports.status else None
         summary.update(
             order_id=order_id,
@@ -72,7 +66,7 @@ async def newspaper_reports(
             status=str(status) if status is not None else None,
             warnings=warnings.lines,
             notes=reports.notes,
-            files=[str(path) for path in files],
         )
+        await summary.publish(text, output_dir, description="Order reports")
         get_run_logger().info("reports of order %s written to %s", order_id, output_dir)
         return dict(summary)

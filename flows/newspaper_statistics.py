@@ -19,7 +19,7 @@ from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.errors import InputError
 from tasks.idempotency import derive_key
 from tasks.newspaper.intervals import StatisticsInterval, closing_intervals, next_issue_in_period
-from tasks.newspaper.outputs import publish_summary, summary_markdown, write_json
+from tasks.newspaper.outputs import summary_markdown, write_json
 from tasks.newspaper.statistics import read_calendar, read_statistics_file, submit_statistics
 from tasks.newspaper.submissions import WarningLog, body_fingerprint, submit_newspaper
 from tasks.reports import write_csv
@@ -124,6 +124,7 @@ async def newspaper_statistics(
                     f"{following}, so nothing was sent"
                 )
         files.append(write_json(output_dir, "statistics-body", checked.submission.to_body()))
+        await recorder.document("statistics-body", files[-1])
         warnings = WarningLog(recorder)
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
             body = checked.submission.to_body()
@@ -161,13 +162,6 @@ async def newspaper_statistics(
         }
         facts.update({f"last of its {k.value} period": "yes" if v else "no" for k, v in closes.items()})
         text = summary_markdown(f"Statistics {input_path.name}", facts, warnings.lines)
-        files.append(
-            await publish_summary(output_dir, text, key="newspaper-statistics", description="Statistics")
-        )
-        summary.update(
-            resumed=submission.resumed,
-            confirmation=confirmation,
-            warnings=warnings.lines,
-            files=[str(p) for p in files],
-        )
+        summary.update(confirmation=confirmation, warnings=warnings.lines)
+        await summary.publish(text, output_dir, description="Statistics")
         return dict(summary)

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger
-from prefect.artifacts import acreate_markdown_artifact
 
 from flows.runs import recorded_run
 from postflows.settings import get_settings
@@ -23,7 +22,6 @@ from tasks.commerce.pickup import (
 )
 from tasks.commerce.pickup_input import read_pickup_input
 from tasks.errors import InputError
-from tasks.files import write_text
 from tasks.idempotency import named_key
 from tasks.reports import write_csv, write_xlsx
 
@@ -107,14 +105,12 @@ async def pickup_registration(
         written = [
             results_csv,
             write_xlsx(output_dir / "results.xlsx", {"results": results, "rejected": pickup_input.rejected}),
-            write_text(output_dir / "summary.md", report),
         ]
         for path in written:
             await recorder.document(path.stem, path)
-        files = [*written, rejected_path]
-        await acreate_markdown_artifact(report, key="pickup-registration", description="Pickup registration")
         counts = status_counts(outcomes)
-        summary.update(statuses=counts, files=[str(path) for path in files])
+        summary.update(statuses=counts)
+        await summary.publish(report, output_dir, description="Pickup registration")
         get_run_logger().info("pickup registration: %s", counts)
         uncertain = [outcome.row for outcome in outcomes if outcome.status is RowStatus.UNCERTAIN]
         if uncertain:

@@ -1,19 +1,85 @@
 """The run lifecycle every flow shares: open a history record, hold the work's key, close the record with
-the right state."""
+the right state; and the run summary, which lists every file the run wrote and the earlier work it took up.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from postflows.settings import Settings
+from tasks.files import write_text
 from tasks.run_history import RunRecorder
+
+SUMMARY_FILE = "summary.md"
+# Earlier work named in the summary per kind; the rest is counted.
+SHOWN_REUSED = 5
 
 
 class RunSummary(dict[str, Any]):
-    """What a flow reports at its end; stored with the run."""
+    """What a flow reports at its end; stored with the run.
+
+    :meth:`publish` ends it the same way for every flow: ``files`` (every document the run recorded, as
+    absolute paths, ``summary.md`` last), ``resumed`` and ``reused`` (the earlier work taken up instead of
+    done again), in the returned summary, ``summary.md`` and the markdown artifact alike.
+    """
+
+    def __init__(self, recorder: RunRecorder, **values: Any) -> None:
+        super().__init__(**values)
+        self.recorder = recorder
+
+    async def publish(self, report: str, output_dir: Path | None, *, description: str) -> Path | None:
+        """Write the flow's ``report`` with the run's output files and earlier work appended to
+        ``output_dir/summary.md`` (none without ``output_dir``) and, inside a flow run, as the markdown
+        artifact ``<flow>-summary``; returns the summary file."""
+        outputs = self.recorder.outputs
+        path = Path(output_dir) / SUMMARY_FILE if output_dir is not None else None
+        documents = dict(outputs.documents)
+        if path is not None:
+            documents.setdefault(path.resolve(), "summary")
+        text = report.rstrip("\n") + "\n\n" + outputs_markdown(documents, outputs.reused)
+        if path is not None:
+            write_text(path, text)
+            await self.recorder.document("summary", path)
+        await _artifact(text, key=f"{self.recorder.flow}-summary", description=description)
+        self.update(
+            files=[str(document) for document in documents],
+            resumed=bool(outputs.reused),
+            reused={what: _shown(which) for what, which in outputs.reused.items()},
+        )
+        return path
+
+
+def outputs_markdown(documents: Mapping[Path, str], reused: Mapping[str, Sequence[str]]) -> str:
+    """The two sections every run summary ends with: where each output file went, and what earlier work
+    this run took up."""
+    lines = ["## Output files", ""]
+    lines += [f"- `{path}` ({kind})" for path, kind in documents.items()] or ["_none_"]
+    lines += ["", "## Resumed", ""]
+    if reused:
+        lines.append("Taken up from earlier runs instead of being done again:")
+        lines.append("")
+        lines += [f"- {what}: {', '.join(_shown(which))}" for what, which in reused.items()]
+    else:
+        lines.append("_nothing: this run did all of its work itself_")
+    return "\n".join(lines) + "\n"
+
+
+def _shown(which: Sequence[str]) -> list[str]:
+    if len(which) <= SHOWN_REUSED:
+        return list(which)
+    return [*which[:SHOWN_REUSED], f"… {len(which) - SHOWN_REUSED} more"]
+
+
+async def _artifact(markdown: str, *, key: str, description: str) -> None:
+    from prefect.artifacts import acreate_markdown_artifact
+    from prefect.context import FlowRunContext
+
+    if FlowRunContext.get() is not None:
+        await acreate_markdown_artifact(markdown, key=key, description=description)
 
 
 @asynccontextmanager
@@ -32,7 +98,7 @@ async def recorded_run(
     recorder = await RunRecorder.start(
         settings.effective_database_url, flow=flow, idempotency_key=idempotency_key, parameters=parameters
     )
-    summary = RunSummary(run_id=recorder.run_id)
+    summary = RunSummary(recorder, run_id=recorder.run_id)
     try:
         await recorder.hold_key(ttl_s=settings.lease_ttl_s, wait_s=settings.lease_wait_s, notify=notify)
         yield recorder, summary

@@ -18,7 +18,7 @@ from history.models import JobState
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.idempotency import named_key
-from tasks.newspaper.outputs import publish_summary, summary_markdown
+from tasks.newspaper.outputs import summary_markdown
 from tasks.newspaper.structure_files import (
     DOCUMENT_KIND,
     confirmation_text,
@@ -82,6 +82,7 @@ async def structure_files(
             if file.new:
                 await recorder.document(DOCUMENT_KIND, file.path)
             else:
+                await recorder.document(f"{DOCUMENT_KIND}, unchanged", file.path)
                 await recorder.message(
                     "info", "unchanged", f"{file.name}: content unchanged ({file.sha256[:12]})"
                 )
@@ -89,25 +90,26 @@ async def structure_files(
             [{"file": f.name, "size": f.size, "sha256": f.sha256, "new": f.new} for f in files],
             columns=["file", "size", "sha256", "new"],
         )
-        written = [
-            write_csv(listing, output_dir / "structure-files.csv", formula_guard=settings.csv_formula_guard)
-        ]
+        listed = write_csv(
+            listing, output_dir / "structure-files.csv", formula_guard=settings.csv_formula_guard
+        )
+        await recorder.document("listing", listed)
         facts: dict[str, Any] = {"file code": f"{int(code)} ({code.name})"}
         facts.update({file.name: "new" if file.new else "unchanged" for file in files})
         if notify_email is not None:
             facts["notice e-mail"] = f"{notify_email}: {confirmation}"
         text = summary_markdown(f"Structure files, fileCode {int(code)}", facts, warnings.lines)
-        written.append(
-            await publish_summary(output_dir, text, key="structure-files", description="Structure files")
-        )
         summary.update(
             file_code=int(code),
-            files=[{"name": f.name, "path": str(f.path), "sha256": f.sha256, "new": f.new} for f in files],
+            structure_files=[
+                {"name": f.name, "path": str(f.path), "sha256": f.sha256, "new": f.new} for f in files
+            ],
             new_files=sum(f.new for f in files),
             notice_email=notify_email,
             confirmation=confirmation,
             warnings=warnings.lines,
         )
+        await summary.publish(text, output_dir, description="Structure files")
         get_run_logger().info("%d structure files, %d new", len(files), summary["new_files"])
         return dict(summary)
 

@@ -28,16 +28,22 @@ def listening(listener: ProgressListener) -> Iterator[None]:
         _listeners.remove(listener)
 
 
-def _in_flow_run() -> bool:
+def _flow_name() -> str | None:
+    """The name of the flow whose run this is; None outside a flow run."""
     try:
         from prefect.context import FlowRunContext
     except ImportError:  # pragma: no cover
-        return False
-    return FlowRunContext.get() is not None
+        return None
+    context = FlowRunContext.get()
+    if context is None:
+        return None
+    return context.flow.name if context.flow is not None else "flow"
 
 
-def _artifact_key(label: str) -> str:
-    return re.sub(r"[^a-z0-9-]+", "-", label.lower()).strip("-")[:100] or "progress"
+def artifact_key(flow: str) -> str:
+    """The progress artifact's key: one per flow (``address-batch-progress``), whatever is tracked, so the
+    UI finds a flow's progress under the same key in every run."""
+    return re.sub(r"[^a-z0-9-]+", "-", f"{flow}-progress".lower()).strip("-")[:100]
 
 
 class Progress:
@@ -52,12 +58,13 @@ class Progress:
     async def start(cls, label: str) -> Progress:
         """Begin tracking ``label`` at 0 %."""
         progress = cls(label)
-        if _in_flow_run():
+        flow = _flow_name()
+        if flow is not None:
             from prefect.artifacts import acreate_progress_artifact
 
             try:
                 progress._artifact = await acreate_progress_artifact(
-                    0.0, key=_artifact_key(label), description=label
+                    0.0, key=artifact_key(flow), description=label
                 )
             except Exception as error:  # noqa: BLE001 - progress display must never fail the run
                 logger.debug("progress artifact unavailable: %s", error)

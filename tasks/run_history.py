@@ -147,8 +147,19 @@ class _StepWriter:
                 return
 
 
+@dataclass
+class RunOutputs:
+    """What a run wrote and what earlier work it took up instead of doing it again, gathered as it goes; the
+    recorders of the run's pieces (:meth:`RunRecorder.for_key`) share it."""
+
+    documents: dict[Path, str] = field(default_factory=dict)
+    """Every document recorded: absolute path → kind, in the order written (a path's first kind)."""
+    reused: dict[str, list[str]] = field(default_factory=dict)
+    """What was taken up (``address batch``) → which (an id and the run that started it)."""
+
+
 class RunRecorder:
-    """Writes one flow run's history."""
+    """Writes one flow run's history, and keeps the run's :class:`RunOutputs` for its summary."""
 
     def __init__(
         self, factory: sessionmaker[Session], run_id: int, *, flow: str, idempotency_key: str | None
@@ -162,6 +173,7 @@ class RunRecorder:
         self._lease_ttl = timedelta(seconds=DEFAULT_LEASE_TTL_S)
         self._lease_key: str | None = None
         self.holds_key = False
+        self.outputs = RunOutputs()
 
     @classmethod
     async def start(
@@ -484,7 +496,15 @@ class RunRecorder:
 
     # -- documents and messages ------------------------------------------------------------------------
 
+    def note_reused(self, what: str, which: str) -> None:
+        """Say that this run took up earlier work (``what``, e.g. ``address batch``; ``which``, e.g. its id
+        and run) instead of doing it again; the run summary lists it."""
+        self.outputs.reused.setdefault(what, []).append(which)
+
     async def document(self, kind: str, path: Path, *, job: JobSnapshot | None = None) -> None:
+        """Record a file this run wrote (with its size and SHA-256), and list it in the run's outputs."""
+        self.outputs.documents.setdefault(path.resolve(), kind)
+
         def record() -> None:
             with self._factory.begin() as session:
                 remote_job = session.get(RemoteJob, job.id) if job is not None else None

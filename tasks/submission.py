@@ -142,6 +142,7 @@ async def submit_once(
         if (uncertain or resumes) and fingerprint and recorded and recorded != fingerprint:
             raise ResumeMismatch(what, key, str(recorded), fingerprint)
         if resumes:
+            recorder.note_reused(what, f"{found.remote_id}, recorded by run {found.run_id}")
             return Submission(found, resumed=True)
         if uncertain:
             if not resubmit:

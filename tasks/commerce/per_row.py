@@ -190,7 +190,11 @@ async def record_outcomes(
     *,
     limit: int = 20,
 ) -> None:
-    """Record how many requests went out and the first ``limit`` rows that got no usable answer."""
+    """Record how many requests went out and the first ``limit`` rows that got no usable answer; rows
+    answered by an interrupted run (its checkpoint) are noted as earlier work taken up."""
     await recorder.message("info", what, sends.describe())
+    resumed = sum(1 for outcome in outcomes if outcome.resumed)
+    if resumed:
+        recorder.note_reused(f"{what} answers", f"{resumed} rows from an interrupted run's checkpoint")
     for outcome in [o for o in outcomes if o.status != "answered"][:limit]:
         await recorder.message("warning", f"row {outcome.row}", f"{outcome.status}: {outcome.error}")

@@ -1,5 +1,5 @@
-"""Files every newspaper pipeline writes: JSON as received, the run summary (summary.md and a Prefect
-markdown artifact) with the API's warnings, and flat tables of nested JSON for the Excel reports.
+"""Files every newspaper pipeline writes: JSON as received, the run summary's text with the API's warnings
+(published by :meth:`flows.runs.RunSummary.publish`), and flat tables of nested JSON for the Excel reports.
 """
 
 from __future__ import annotations
@@ -86,17 +86,6 @@ def summary_markdown(
         lines += ["", "## Notes", ""]
         lines += [f"- {_markdown(note)}" for note in notes]
     return "\n".join(lines) + "\n"
-
-
-async def publish_summary(output_dir: Path, markdown: str, *, key: str, description: str) -> Path:
-    """Write ``summary.md`` and, inside a flow run, the same text as a markdown artifact."""
-    path = write_text(output_dir / "summary.md", markdown)
-    from prefect.artifacts import acreate_markdown_artifact
-    from prefect.context import FlowRunContext
-
-    if FlowRunContext.get() is not None:
-        await acreate_markdown_artifact(markdown, key=key, description=description)
-    return path
 
 
 def _cell(value: Any) -> Any:

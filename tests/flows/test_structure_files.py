@@ -26,7 +26,7 @@ def recorded(data_dir: Path) -> list[Document]:
 
 async def test_new_only_when_content_changes(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
     first = await structure_files(9, tmp_path / "first")
-    assert [(f["name"], f["new"]) for f in first["files"]] == [
+    assert [(f["name"], f["new"]) for f in first["structure_files"]] == [
         ("AZ_GZA_v1.zip", True),
         ("AZA_AZB_v1.zip", True),
     ]
@@ -37,11 +37,17 @@ async def test_new_only_when_content_changes(sandbox: Sandbox, flow_env: Path, t
     second = await structure_files(1, tmp_path / "second")
     assert second["new_files"] == 0
     assert len(recorded(flow_env)) == 2
+    # Written all the same, so listed with the run's files.
+    assert {Path(name).name for name in second["files"]} == {
+        "AZ_GZA_v1.zip",
+        "structure-files.csv",
+        "summary.md",
+    }
     assert "unchanged" in (tmp_path / "second" / "summary.md").read_text()
 
     sandbox.config.structure_file_version = 2
     third = await structure_files(2, tmp_path / "third")
-    assert [(f["name"], f["new"]) for f in third["files"]] == [("AZA_AZB_v2.zip", True)]
+    assert [(f["name"], f["new"]) for f in third["structure_files"]] == [("AZA_AZB_v2.zip", True)]
     assert len(recorded(flow_env)) == 3
 
 

@@ -1,0 +1,143 @@
+"""Every run summary (returned, summary.md, the markdown artifact) lists each file the run wrote, where it
+went, and the earlier work the run took up; the progress artifact keeps one key per flow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prefect import flow
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+import history
+from flows.address_batch import address_batch
+from flows.address_validation import address_validation
+from flows.newspaper_statistics import newspaper_statistics
+from flows.runs import recorded_run
+from postflows.settings import get_settings
+from tasks.progress import Progress
+from tests.flows.conftest import Sandbox
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+FAST = {"min_poll_interval_s": 0.05, "max_poll_interval_s": 0.2}
+
+
+def _documents(run_id: int) -> set[str]:
+    """The files the history records for a run, as absolute paths."""
+    factory = history.session_factory(get_settings().effective_database_url)
+    with factory() as session:
+        run = history.get_run(session, run_id)
+        assert run is not None
+        return {str(Path(document.path).resolve()) for document in run.documents}
+
+
+async def _artifact(key: str) -> str:
+    async with get_client() as client:
+        artifacts = await client.read_artifacts(
+            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[key]))
+        )
+    assert artifacts, key
+    latest = max(artifacts, key=lambda artifact: artifact.created)
+    return str(latest.data)
+
+
+def _check_files(summary: dict[str, Any], out: Path) -> None:
+    """Every file the run recorded is listed (absolute, existing, summary.md last) and named in summary.md."""
+    files = summary["files"]
+    assert files[-1] == str((out / "summary.md").resolve())
+    assert all(Path(name).is_absolute() and Path(name).is_file() for name in files)
+    assert set(files) == _documents(summary["run_id"])
+    text = (out / "summary.md").read_text()
+    assert all(f"`{name}`" in text for name in files)
+
+
+async def test_a_batch_lists_every_file_and_says_when_it_took_up_an_earlier_job(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    first = await address_batch(EXAMPLES / "address-batch.csv", tmp_path / "first", **FAST)
+    _check_files(first, tmp_path / "first")
+    names = {Path(name).name for name in first["files"]}
+    assert {"upload.txt", "rejected.csv", "output.bin", "results.csv", "results.xlsx", "summary.md"} <= names
+    assert first["resumed"] is False and first["reused"] == {}
+    assert "_nothing: this run did all of its work itself_" in (tmp_path / "first" / "summary.md").read_text()
+
+    again = await address_batch(EXAMPLES / "address-batch.csv", tmp_path / "again", **FAST)
+    _check_files(again, tmp_path / "again")
+    assert again["resumed"] is True
+    [(what, [which])] = again["reused"].items()
+    assert what == "address batch" and which.endswith(f"recorded by run {first['run_id']}")
+    text = (tmp_path / "again" / "summary.md").read_text()
+    assert f"- address batch: {which}" in text
+    assert await _artifact("address-batch-summary") == text
+
+
+async def test_statistics_list_the_body_sent_and_a_rerun_says_it_was_uploaded_before(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    first = await newspaper_statistics(EXAMPLES / "statistics.csv", out)
+    _check_files(first, out)
+    assert {Path(name).name for name in first["files"]} == {"statistics-body.json", "summary.md"}
+    again = await newspaper_statistics(EXAMPLES / "statistics.csv", out)
+    assert again["resumed"] is True and list(again["reused"]) == ["statistics"]
+    assert await _artifact("newspaper-statistics-summary") == (out / "summary.md").read_text()
+
+
+async def test_rows_answered_by_an_interrupted_run_are_named_as_taken_up(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    sandbox.inject(
+        api="commerce", endpoint="*addresses/validation", kind="http_status", value=503, after=1, times=2
+    )
+    source = EXAMPLES / "commerce-addresses.csv"
+    first = await address_validation(input_path=source, output_dir=tmp_path / "first", concurrency=1)
+    assert first["failed"] == 1 and first["resumed"] is False
+    again = await address_validation(input_path=source, output_dir=tmp_path / "again", concurrency=1)
+    _check_files(again, tmp_path / "again")
+    assert again["resumed"] is True
+    assert again["reused"] == {
+        "validation answers": [f"{again['resumed_rows']} rows from an interrupted run's checkpoint"]
+    }
+
+
+async def test_a_run_without_an_output_dir_still_lists_what_it_recorded(
+    flow_env: Path, tmp_path: Path
+) -> None:
+    written = tmp_path / "elsewhere" / "note.txt"
+    written.parent.mkdir()
+    written.write_text("x")
+
+    @flow(name="summary-probe")
+    async def probe() -> dict[str, Any]:
+        async with recorded_run(
+            get_settings(), flow="summary-probe", idempotency_key=None, parameters={}
+        ) as (
+            recorder,
+            summary,
+        ):
+            await recorder.document("note", written)
+            await recorder.document("note again", written)  # one file is listed once
+            assert await summary.publish("# Probe\n", None, description="probe") is None
+            return dict(summary)
+
+    summary = await probe()
+    assert summary["files"] == [str(written.resolve())] and summary["resumed"] is False
+    artifact = await _artifact("summary-probe-summary")
+    assert artifact.startswith("# Probe\n\n## Output files\n") and f"`{written.resolve()}` (note)" in artifact
+
+
+async def test_progress_keeps_one_artifact_key_per_flow(flow_env: Path) -> None:
+    @flow(name="progress-probe")
+    async def probe() -> None:
+        for label in ("address queries (12 records)", "batch job 3f2a"):
+            tracked = await Progress.start(label)
+            await tracked.update(100.0)
+
+    await probe()
+    await probe()
+    async with get_client() as client:
+        artifacts = await client.read_artifacts()
+    keys = {artifact.key for artifact in artifacts if artifact.type == "progress"}
+    assert "progress-probe-progress" in keys
+    assert not any("records" in (key or "") or "3f2a" in (key or "") for key in keys)
