@@ -1,5 +1,5 @@
-"""Files every newspaper pipeline writes: JSON as received, the run summary's text with the API's warnings
-(published by :meth:`flows.runs.RunSummary.publish`), and flat tables of nested JSON for the Excel reports.
+"""Files every newspaper pipeline writes: JSON as received, the text of the run summary with the API's
+warnings (the flow publishes it), and flat tables of nested JSON for the Excel reports.
 """
 
 from __future__ import annotations
