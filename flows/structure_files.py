@@ -34,13 +34,14 @@ FLOW_NAME = "structure-files"
 
 @flow(name=FLOW_NAME, log_prints=False)
 async def structure_files(
-    file_code: int, output_dir: Path, notify_email: str | None = None, resubmit: bool = False
+    file_code: int, output_dir: Path | None = None, notify_email: str | None = None, resubmit: bool = False
 ) -> dict[str, Any]:
     """Download the structure files of one file code.
 
     Args:
         file_code: 1 = AZ/GZA, 2 = AZA/AZB, 9 = both.
-        output_dir: where the files, structure-files.csv and summary.md go.
+        output_dir: where the files, structure-files.csv and summary.md go (default: data
+            dir/structure-files/<file code>).
         notify_email: register this address as recipient of notices about new structure file versions
             (once: a later run with the same address does not send it again).
         resubmit: register the address even though an earlier request may have reached the service.
@@ -49,8 +50,10 @@ async def structure_files(
         The run summary: each file with its size, SHA-256 and whether it is new.
     """
     settings = get_settings()
-    output_dir = Path(output_dir)
     code = StructureFileCode(int(file_code))
+    output_dir = (
+        Path(output_dir) if output_dir is not None else settings.data_dir / "structure-files" / str(int(code))
+    )
     if notify_email is not None and (problem := email_problem(notify_email)):
         ensure_valid("structure file e-mail", [FieldProblem("email", problem)])
     parameters = {
