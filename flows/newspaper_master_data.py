@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
 import history
 from connectors.errors import PostflowsError
+from flows.forms import Blank, form
+from flows.naming import run_name
 from flows.runs import recorded_run
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
@@ -35,9 +37,31 @@ class MasterDataNotSynced(PostflowsError):
     """Some newspapers of a sync of every known newspaper failed; the others were synced."""
 
 
-@flow(name=FLOW_NAME, log_prints=False)
+@flow(
+    name=FLOW_NAME,
+    log_prints=False,
+    flow_run_name=run_name(FLOW_NAME, lambda parameters: str(parameters.get("newspaper_number") or "all")),
+)
 async def newspaper_master_data(
-    newspaper_number: int | None = None, output_dir: Path | None = None
+    newspaper_number: Annotated[
+        Blank[int],
+        form(
+            "Newspaper number",
+            "The newspaper whose summary, distribution list and black list are synced (the lists exist for "
+            "gratis newspapers only). 0: every newspaper synced before, each as its own run.",
+            blank=0,
+            minimum=0,
+        ),
+    ] = None,
+    output_dir: Annotated[
+        Blank[Path],
+        form(
+            "Output folder",
+            "Folder on the worker for the JSON answers, master-data.xlsx and summary.md. Empty: "
+            "<data dir>/newspaper-master-data/<number>.",
+            blank="",
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     """Synchronise one newspaper's master data into the SQL tables.
 

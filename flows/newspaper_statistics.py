@@ -7,12 +7,16 @@ statistics inbox, each file as its own run: that is what the scheduled runs do.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
+from pydantic import BeforeValidator, WithJsonSchema
 
 from connectors.errors import PostflowsError
+from flows.forms import Blank, BlankDate, blank_to_none, form
+from flows.naming import run_name
 from flows.runs import recorded_run
 from history.models import JobState
 from postflows.settings import get_settings
@@ -29,6 +33,28 @@ from tasks.reports import write_csv
 FLOW_NAME = "newspaper-statistics"
 
 
+ANY_INTERVAL = "any"
+
+
+def _interval(value: Any) -> Any:
+    return None if isinstance(value, str) and value.strip().lower() == ANY_INTERVAL else blank_to_none(value)
+
+
+IntervalChoice = Annotated[
+    StatisticsInterval | None,
+    BeforeValidator(_interval),
+    WithJsonSchema({"type": "string", "enum": [ANY_INTERVAL, *(i.value for i in StatisticsInterval)]}),
+]
+
+
+def _inbox_words(parameters: Mapping[str, Any]) -> str | None:
+    """``inbox-AZ`` for a run that sends the statistics inbox, for the run's name."""
+    if parameters.get("input_path"):
+        return None
+    interval = str(parameters.get("interval") or "")
+    return f"inbox-{interval}" if interval and interval != ANY_INTERVAL else "inbox"
+
+
 class StatisticsNotDue(PostflowsError):
     """The submission is not the last of its interval, so its statistics are not transmitted yet."""
 
@@ -37,16 +63,72 @@ class InboxNotSent(PostflowsError):
     """Files of the statistics inbox failed; each keeps its place in the inbox for the next run."""
 
 
-@flow(name=FLOW_NAME, log_prints=False)
+@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "input_path", _inbox_words))
 async def newspaper_statistics(
-    input_path: Path | None = None,
-    output_dir: Path | None = None,
-    calendar_path: Path | None = None,
-    issue_calendar: list[dt.date] | None = None,
-    submission_date: dt.date | None = None,
-    interval: StatisticsInterval | None = None,
-    idempotency_key: str | None = None,
-    resubmit: bool = False,
+    input_path: Annotated[
+        Blank[Path],
+        form(
+            "Statistics file",
+            "The statistics records, a .csv or .xlsx file on the worker (§2.6 column names or German "
+            "aliases). A folder, or empty, sends every file waiting there, each as its own run; empty is the "
+            "statistics inbox <data dir>/inbox/newspaper-statistics/<interval>.",
+            blank="",
+        ),
+    ] = None,
+    output_dir: Annotated[
+        Blank[Path],
+        form(
+            "Output folder",
+            "Folder on the worker for rejected.csv, the body sent and summary.md. Empty: "
+            "<data dir>/statistics/<file name>.",
+            blank="",
+        ),
+    ] = None,
+    calendar_path: Annotated[
+        Blank[Path],
+        form(
+            "Issue calendar file",
+            "The year's issue calendar (.csv/.xlsx with a deliveryDate or date column), needed to check an "
+            "interval. Empty: none, or for a folder its calendar.csv or calendar.xlsx.",
+            blank="",
+        ),
+    ] = None,
+    issue_calendar: Annotated[
+        Blank[list[dt.date]],
+        form(
+            "Issue dates", "The issue calendar as dates, instead of (or besides) a calendar file.", blank=[]
+        ),
+    ] = None,
+    submission_date: Annotated[
+        BlankDate,
+        form(
+            "Submission date",
+            "The submission the statistics belong to, YYYY-MM-DD. Empty: the file's latest deliveryDate.",
+            blank="",
+        ),
+    ] = None,
+    interval: Annotated[
+        IntervalChoice,
+        form(
+            "Interval",
+            "AZ (quarter), AZA (semester) or AZB (year): send only when this submission is the last of its "
+            "period. any: no such check.",
+            blank=ANY_INTERVAL,
+        ),
+    ] = None,
+    idempotency_key: Annotated[
+        Blank[str],
+        form(
+            "Idempotency key",
+            "Identifies the upload. Empty: a hash of the file, the submission date and the service. The same "
+            "key is never posted twice.",
+            blank="",
+        ),
+    ] = None,
+    resubmit: Annotated[
+        bool,
+        form("Send again", "Post although an earlier POST of this upload may have reached the service."),
+    ] = False,
 ) -> dict[str, Any]:
     """Check and transmit a statistics file.
 
@@ -60,7 +142,8 @@ async def newspaper_statistics(
             its calendar.csv or calendar.xlsx when not given.
         issue_calendar: the issue calendar as dates (instead of a file).
         submission_date: the submission the statistics belong to (default: the latest deliveryDate).
-        interval: AZ, AZA or AZB: refuse to transmit unless this submission is the last of its interval.
+        interval: AZ, AZA or AZB: refuse to transmit unless this submission is the last of its interval
+            (``any``: no check).
         idempotency_key: identifies the upload; defaults to a hash of the file, the submission date and the
             service's address and client id. The same key is never posted twice.
         resubmit: post even though an earlier POST of this upload may have reached the service.

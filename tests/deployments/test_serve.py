@@ -19,7 +19,8 @@ def test_every_flow_has_a_deployment_with_a_typed_parameter_form() -> None:
     assert properties["input_path"]["format"] == "path"
     assert properties["max_wait_s"]["type"] == "number" and properties["max_wait_s"]["default"] == 3600.0
     assert "billing_reference" in properties
-    assert properties["input_path"]["description"] == "the address file."
+    assert properties["input_path"]["title"] == "Address file"
+    assert properties["input_path"]["description"].startswith("The address file on the worker")
     assert built["address-batch"].description and "batch alignment" in built["address-batch"].description
 
 
