@@ -15,6 +15,8 @@ from typing import Any
 
 TIMEZONE = "Europe/Zurich"
 WORK_POOL = "postflows"
+FILE_ARRIVED_EVENT = "postflows.file.arrived"
+FILE_ARRIVED_DEPLOYMENT = "file-arrived"
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,30 @@ def _daily(slug: str, at: str, **parameters: Any) -> CronSpec:
     hour, minute = at.split(":")
     return CronSpec(slug, f"{int(minute)} {int(hour)} * * *", MappingProxyType(parameters))
 
+
+# The dispatcher runs on every postflows.file.arrived event, whatever its resource id; the event's payload
+# becomes its parameters (Prefect renders these templates when the event arrives). Deployment triggers cannot
+# filter on the payload, so the dispatcher checks the kind and the path and starts the deployment named.
+# A missing payload field renders as "" (the dispatcher run then fails saying so, instead of no run at all);
+# the event id is a UUID, which Prefect's rendering cannot turn into JSON unless it is made a string first.
+FILE_ARRIVED_TRIGGER: Mapping[str, Any] = MappingProxyType(
+    {
+        "type": "event",
+        "name": "postflows-file-arrived",
+        "description": "Start the deployment the event's kind names on the file at its path.",
+        "enabled": True,
+        "match": {"prefect.resource.id": "*"},
+        "expect": [FILE_ARRIVED_EVENT],
+        "posture": "Reactive",
+        "threshold": 1,
+        "within": 0,
+        "parameters": {
+            "path": '{{ event.payload.path | default("") }}',
+            "kind": '{{ event.payload.kind | default("") }}',
+            "event_id": "{{ event.id | string }}",
+        },
+    }
+)
 
 CATALOG: tuple[DeploymentSpec, ...] = (
     DeploymentSpec(
@@ -210,6 +236,15 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         tags=("commerce",),
         command="pickup-register",
         arrival_parameter="input_path",
+    ),
+    DeploymentSpec(
+        name=FILE_ARRIVED_DEPLOYMENT,
+        flow="deployments.file_arrived:file_arrived",
+        description=f"On a {FILE_ARRIVED_EVENT} event: start the run its kind names on the file at its path.",
+        tags=("events",),
+        command=FILE_ARRIVED_DEPLOYMENT,
+        concurrency_limit=8,
+        triggers=(FILE_ARRIVED_TRIGGER,),
     ),
 )
 

@@ -52,9 +52,12 @@ def test_every_flow_module_is_in_the_catalog_once() -> None:
     names = [spec.name for spec in CATALOG]
     assert len(names) == len(set(names))
     flow_modules = {
-        path.stem for path in (ROOT / "flows").glob("*.py") if "@flow(" in path.read_text(encoding="utf-8")
+        f"{path.parent.name}.{path.stem}"
+        for folder in ("flows", "deployments")
+        for path in (ROOT / folder).glob("*.py")
+        if "@flow(" in path.read_text(encoding="utf-8")
     }
-    assert {spec.flow.partition(":")[0].removeprefix("flows.") for spec in CATALOG} == flow_modules
+    assert {spec.flow.partition(":")[0] for spec in CATALOG} == flow_modules
 
 
 @pytest.mark.parametrize("spec", CATALOG, ids=lambda spec: spec.name)
