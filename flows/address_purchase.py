@@ -166,7 +166,8 @@ async def address_purchase(
     )
     parameters = {
         "addresses_path": addresses_path,
-        "parameters_path": parameters_path if parameters_path is not None else "purchase given in the form",
+        "parameters_path": parameters_path,
+        "purchase": form_body,
         "output_dir": output_dir,
         "address_clean_up": address_clean_up,
         "resubmit": resubmit,

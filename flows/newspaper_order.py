@@ -163,7 +163,8 @@ async def newspaper_order(
         else None
     )
     parameters = {
-        "order_path": order_path if order_path is not None else "order given in the form",
+        "order_path": order_path,
+        "order": None if order_path is not None else submitted.to_body(),
         "output_dir": output_dir,
         "kind": kind,
         "resubmit": resubmit,
