@@ -4,10 +4,12 @@ beside the input address, the changed fields highlighted."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+from flows.forms import INPUT_ENCODING, INPUT_SEPARATOR, INPUT_SHEET, OUTPUT_FOLDER, Blank, Separator, form
+from flows.naming import run_name
 from flows.runs import recorded_run
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client, commerce_endpoint
@@ -23,14 +25,16 @@ from tasks.idempotency import derive_key
 FLOW_NAME = "address-validation"
 
 
-@flow(name=FLOW_NAME)
+@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "input_path"))
 async def address_validation(
-    input_path: Path,
-    output_dir: Path,
-    concurrency: int = 8,
-    input_sheet: str | None = None,
-    input_delimiter: str | None = None,
-    input_encoding: str | None = None,
+    input_path: Annotated[Path, form("Address file", "The address file on the worker: .csv or .xlsx.")],
+    output_dir: Annotated[Path, form("Output folder", OUTPUT_FOLDER)],
+    concurrency: Annotated[
+        int, form("Validations at once", "Validations in flight at the same time.", minimum=1, maximum=64)
+    ] = 8,
+    input_sheet: Annotated[Blank[str], form("Worksheet", INPUT_SHEET, blank="")] = None,
+    input_delimiter: Annotated[Separator, form("Input separator", INPUT_SEPARATOR, blank="")] = None,
+    input_encoding: Annotated[Blank[str], form("Input encoding", INPUT_ENCODING, blank="")] = None,
 ) -> dict[str, Any]:
     """Validate every address of a file with the commerce API's address validation.
 

@@ -29,7 +29,7 @@ from connectors.newspaper import (
 )
 from tasks.documents import save_documents
 from tasks.limits import DOWNLOAD_MAX_BYTES
-from tasks.newspaper.order_input import OrderKind, check_order, load_order
+from tasks.newspaper.order_input import OrderKind, check_order, load_order, order_from_body
 from tasks.polling import Observation, PollPolicy, poll_until
 
 # The flow takes the reading and checking of the order from here, beside the steps that send it.
@@ -38,6 +38,7 @@ __all__ = [
     "check_order",
     "fetch_order_reports",
     "load_order",
+    "order_from_body",
     "order_key",
     "save_delivery_note",
     "submit_order",

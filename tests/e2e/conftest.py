@@ -40,13 +40,15 @@ def free_port() -> int:
 
 
 def base_environment() -> dict[str, str]:
-    """The test process's environment without any postflows or Prefect configuration."""
+    """The test process's environment without any postflows or Prefect configuration; the processes it
+    starts import this checkout's packages (not whatever an editable install points at)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTFLOWS_", "PREFECT_"))}
     env.update(
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         DO_NOT_TRACK="1",
         COLUMNS="250",  # tables are compared by their cell text, so they must not be cut
         PYTHONUNBUFFERED="1",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
     )
     return env
 
@@ -195,6 +197,125 @@ def prefect_server(_prefect_server_process: _Booting) -> PrefectServer:
 
 
 @dataclass
+class ServedDeployments:
+    """``postflows serve`` serving every deployment of the catalog to the session's Prefect server."""
+
+    env: dict[str, str]
+    data_dir: Path
+    process: subprocess.Popen[bytes]
+    log: Path
+    api_url: str
+
+    def api(self, method: str, path: str, **kwargs: Any) -> Any:
+        """A call of the Prefect server's REST API; the decoded JSON answer (None when empty)."""
+        response = httpx.request(method, f"{self.api_url}{path}", timeout=30, **kwargs)
+        response.raise_for_status()
+        return response.json() if response.content else None
+
+    def deployment(self, name: str) -> dict[str, Any]:
+        """The deployment ``<name>/<name>`` as the API describes it."""
+        found: dict[str, Any] = self.api("GET", f"/deployments/name/{name}/{name}")
+        return found
+
+    def run_deployment(
+        self, name: str, parameters: dict[str, object], *, timeout: float = 240
+    ) -> subprocess.CompletedProcess[str]:
+        """``prefect deployment run <name>/<name> --params … --watch``, as another system would."""
+        return subprocess.run(
+            [
+                PREFECT, "deployment", "run", f"{name}/{name}", "--params", json.dumps(parameters),
+                "--watch", "--watch-timeout", str(int(timeout)),
+            ],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout + 60,
+        )  # fmt: skip
+
+    def wait_for_flow_run(self, flow_run_id: str, *, timeout: float = 240) -> dict[str, Any]:
+        """The flow run once it is final (completed, failed, crashed or cancelled)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            run: dict[str, Any] = self.api("GET", f"/flow_runs/{flow_run_id}")
+            if run["state_type"] in {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}:
+                return run
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"flow run {run['name']} is still {run['state_type']}:\n{self.log_text()}"
+                )
+            time.sleep(0.25)
+
+    def flow_runs(self, deployment: str, **flow_run_filter: Any) -> list[dict[str, Any]]:
+        """The flow runs of deployment ``<name>/<name>``, newest first."""
+        runs: list[dict[str, Any]] = self.api(
+            "POST",
+            "/flow_runs/filter",
+            json={
+                "deployments": {"id": {"any_": [self.deployment(deployment)["id"]]}},
+                "flow_runs": flow_run_filter,
+                "sort": "EXPECTED_START_TIME_DESC",
+                "limit": 50,
+            },
+        )
+        return runs
+
+    def history(self, *args: str) -> str:
+        """``postflows history …`` on the served data dir: the run history the deployments write to."""
+        done = subprocess.run(
+            [POSTFLOWS, "history", *args], env=self.env, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")[-20000:]
+
+
+@pytest.fixture(scope="session")
+def served(
+    prefect_server: PrefectServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServedDeployments]:
+    """``postflows serve`` for the session, every deployment registered, against the embedded sandbox; it
+    checks for runs every second (Prefect's default is 10) so a triggered run starts promptly."""
+    from deployments.catalog import CATALOG
+
+    root = tmp_path_factory.mktemp("serve")
+    env = base_environment()
+    env.update(
+        PREFECT_API_URL=prefect_server.api_url,
+        PREFECT_HOME=str(root / "prefect-home"),
+        PREFECT_RUNNER_POLL_FREQUENCY="1",
+        POSTFLOWS_DATA_DIR=str(root / "data"),
+    )
+    log = root / "serve.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [POSTFLOWS, "serve"],
+            cwd=root,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    serving = ServedDeployments(env, root / "data", process, log, prefect_server.api_url)
+    try:
+        wanted = {spec.name for spec in CATALOG}
+        deadline = time.monotonic() + 180
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"postflows serve exited:\n{serving.log_text()}")
+            listed = serving.api("POST", "/deployments/filter", json={"limit": 200})
+            if wanted <= {deployment["name"] for deployment in listed}:
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"deployments did not appear:\n{serving.log_text()}")
+            time.sleep(0.5)
+        yield serving
+    finally:
+        stop(process)
+
+
+@dataclass
 class CliWorkspace:
     """One isolated place for CLI runs: data dir (history DB), output dir, PREFECT_HOME and working dir."""
 
@@ -272,3 +393,15 @@ def json_block(text: str) -> dict[str, Any]:
     end = next(i for i in range(len(lines) - 1, start, -1) if lines[i] == "}")
     parsed: dict[str, Any] = json.loads("\n".join(lines[start : end + 1]))
     return parsed
+
+
+TRIGGER_TIMINGS: dict[str, float] = {}
+"""Seconds from triggering a run to seeing it completed, by how it was triggered (shown after the tests)."""
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if TRIGGER_TIMINGS:
+        measured = ", ".join(f"{how} {seconds:.1f} s" for how, seconds in TRIGGER_TIMINGS.items())
+        terminalreporter.write_line(
+            f"trigger to completed run (postflows serve polling every 1 s): {measured}"
+        )
