@@ -17,8 +17,8 @@ from postflows.wiring import commerce_client, commerce_endpoint
 from tasks.address_service.query import SendCounter
 from tasks.commerce.address_input import prepare_addresses
 from tasks.commerce.checkpoint import RowCheckpoint
+from tasks.commerce.days import MAX_DAYS
 from tasks.commerce.deliverability import (
-    MAX_DAYS,
     RESULT_COLUMNS,
     check_deliverabilities,
     deliverability_markdown,
