@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from postflows.settings import Settings
+from tasks.retrying import StepRetries, use_step_retries
 from tasks.run_history import RunRecorder
 
 
@@ -29,6 +30,9 @@ async def recorded_run(
 
     A second run with the same key waits here (bounded by ``lease_wait_s``) while a live run holds it.
     """
+    use_step_retries(
+        StepRetries(settings.task_retries, settings.task_retry_delay_s, settings.task_retry_jitter)
+    )
     recorder = await RunRecorder.start(
         settings.effective_database_url, flow=flow, idempotency_key=idempotency_key, parameters=parameters
     )

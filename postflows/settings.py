@@ -107,6 +107,19 @@ class Settings(BaseSettings):
     http_timeout_s: float = 30.0
     http_max_attempts: int = 4
 
+    task_retries: int = Field(
+        default=5,
+        ge=0,
+        description="Prefect retries of an idempotent step (status check, download, report, delete) after a "
+        "transient failure the HTTP retries did not overcome",
+    )
+    task_retry_delay_s: float = Field(
+        default=10.0, ge=0, description="Wait before the first task retry, doubled for each further one (s)"
+    )
+    task_retry_jitter: float = Field(
+        default=0.5, ge=0, description="Random spread of a task retry's wait, as a fraction of it"
+    )
+
     lease_ttl_s: float = Field(
         default=60.0, gt=0, description="How long a run's hold on its key lasts unless renewed (seconds)"
     )
