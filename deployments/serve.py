@@ -19,6 +19,7 @@ from flows.newspaper_reports import newspaper_reports
 from flows.newspaper_statistics import newspaper_statistics
 from flows.pickup_registration import pickup_registration
 from flows.structure_files import structure_files
+from postflows.api_limits import ensure_configured_limits
 
 
 def deployments() -> list[Any]:
@@ -41,4 +42,5 @@ def deployments() -> list[Any]:
 
 
 def serve_all() -> None:  # pragma: no cover - blocks until interrupted
+    ensure_configured_limits()  # the per-API rate limits the flows' requests take slots of
     serve(*deployments())

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from postflows import cli_commerce, cli_delivery, cli_newspaper, cli_validation
+from postflows import cli_commerce, cli_delivery, cli_newspaper, cli_setup, cli_validation
 from postflows.cli_common import (
     EXIT_FAILED,
     EXIT_USAGE,
@@ -436,3 +436,4 @@ cli_newspaper.register(app)
 cli_delivery.register(app)
 cli_commerce.register(app)
 cli_validation.register(app)
+cli_setup.register(app)

@@ -120,6 +120,22 @@ class Settings(BaseSettings):
         default=0.5, ge=0, description="Random spread of a task retry's wait, as a fraction of it"
     )
 
+    address_service_rate_per_minute: int = Field(
+        default=1200,
+        ge=0,
+        description="Rate limit 'address-service' created by setup/serve: requests per minute (0: none)",
+    )
+    newspaper_rate_per_minute: int = Field(
+        default=600,
+        ge=0,
+        description="Rate limit 'newspaper-api' created by setup/serve: requests per minute (0: none)",
+    )
+    commerce_rate_per_minute: int = Field(
+        default=1200,
+        ge=0,
+        description="Rate limit 'commerce-api' created by setup/serve: requests per minute (0: none)",
+    )
+
     lease_ttl_s: float = Field(
         default=60.0, gt=0, description="How long a run's hold on its key lasts unless renewed (seconds)"
     )

@@ -23,6 +23,7 @@ from connectors.oauth import ClientCredentials
 from connectors.oidc import OidcClient, UserSession
 from connectors.ratelimit import WindowGate
 from connectors.retry import RetryPolicy
+from postflows.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API, RateLimitHook
 from postflows.settings import (
     SANDBOX_ADDRESS_PASSWORD,
     SANDBOX_ADDRESS_USER,
@@ -135,6 +136,7 @@ def address_service_client(
             retry=_retry(settings),
             request_log=request_log,
             window_gate=window_gate(settings),
+            before_request=RateLimitHook(ADDRESS_SERVICE),
         )
     if not settings.address_service_user or settings.address_service_password is None:
         raise ConfigurationError(
@@ -150,6 +152,7 @@ def address_service_client(
         retry=_retry(settings),
         request_log=request_log,
         window_gate=window_gate(settings),
+        before_request=RateLimitHook(ADDRESS_SERVICE),
     )
 
 
@@ -184,6 +187,7 @@ def newspaper_client(
             timeout=settings.http_timeout_s,
             retry=_retry(settings),
             request_log=request_log,
+            before_request=RateLimitHook(NEWSPAPER_API),
         )
     missing = [
         f"POSTFLOWS_NEWSPAPER_{name.upper()}"
@@ -207,6 +211,7 @@ def newspaper_client(
         timeout=settings.http_timeout_s,
         retry=_retry(settings),
         request_log=request_log,
+        before_request=RateLimitHook(NEWSPAPER_API),
     )
 
 
@@ -365,4 +370,5 @@ def commerce_client(
         timeout=settings.http_timeout_s,
         retry=_retry(settings),
         request_log=request_log,
+        before_request=RateLimitHook(COMMERCE_API),
     )
