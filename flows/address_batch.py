@@ -20,6 +20,7 @@ from prefect.artifacts import acreate_markdown_artifact
 
 from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus, DatabaseStatusError
 from connectors.address_service.models import INPUT_FILE_PLACEHOLDER, OUTPUT_FILE_PLACEHOLDER
+from flows.parking import park_after
 from flows.runs import recorded_run
 from history import file_digest
 from history.models import JobState
@@ -49,7 +50,7 @@ from tasks.files import write_text
 from tasks.idempotency import derive_key
 from tasks.polling import PollPolicy
 from tasks.run_history import JobSnapshot, RunRecorder
-from tasks.submission import recording_wait, submit_once
+from tasks.submission import recording_wait, submit_once, waited_before
 
 FLOW_NAME = "address-batch"
 MAIN_OUTPUT = "output"
@@ -189,7 +190,9 @@ async def address_batch(
                 output_dir,
                 key=batch_key,
                 billing=(billing_reference, client_identifier, client_name),
-                policy=PollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
+                policy=PollPolicy(
+                    max_wait_s, min_poll_interval_s, max_poll_interval_s, park_after_s=park_after(settings)
+                ),
                 resubmit=resubmit,
                 limits=DownloadLimits(settings.download_max_bytes, settings.zip_max_ratio),
                 formula_guard=settings.csv_formula_guard,
@@ -208,6 +211,7 @@ async def address_batch(
         await acreate_markdown_artifact(report, key="address-batch-summary", description="QSTAT summary")
         logger.info("address batch done: %d rows, results in %s", results.rows, output_dir)
         return dict(summary)
+    return dict(summary)  # the wait was parked: a follow-up run continues it
 
 
 async def _run_batch(
@@ -406,7 +410,9 @@ async def _follow(
     forgotten = False
     async with recording_wait(recorder, job, what=f"batch job {job.remote_id}"):
         try:
-            await wait_for_batch(client, job.remote_id, policy=policy, on_status=on_status)
+            await wait_for_batch(
+                client, job.remote_id, policy=policy, on_status=on_status, waited_s=waited_before(job)
+            )
         except DatabaseStatusError as error:
             if error.status != 302:
                 raise

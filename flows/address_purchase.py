@@ -12,6 +12,7 @@ from typing import Any
 from prefect import flow, get_run_logger
 
 from connectors.newspaper import ApiResult, PurchaseProgress
+from flows.parking import park_after
 from flows.runs import recorded_run
 from history.models import JobState
 from postflows.settings import get_settings
@@ -34,7 +35,7 @@ from tasks.newspaper.purchases import (
 from tasks.newspaper.submissions import WarningLog, body_fingerprint, submit_newspaper
 from tasks.polling import PollPolicy
 from tasks.reports import write_csv, write_xlsx
-from tasks.submission import recording_wait
+from tasks.submission import recording_wait, waited_before
 
 FLOW_NAME = "address-purchase"
 CLEAN_UP_FIELD = "addressCleanUp"
@@ -153,8 +154,14 @@ async def address_purchase(
                     client,
                     purchase_id,
                     sorting=sorting,
-                    policy=PollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
+                    policy=PollPolicy(
+                        max_wait_s,
+                        min_poll_interval_s,
+                        max_poll_interval_s,
+                        park_after_s=park_after(settings),
+                    ),
                     on_status=on_status,
+                    waited_s=waited_before(job),
                 )
             await recorder.update_job(job, status=JobState.FINISHED, remote_status="READY")
             output = await fetch_output_addresses(client, purchase_id)
@@ -206,3 +213,4 @@ async def address_purchase(
             files=[str(path) for path in files],
         )
         return dict(summary)
+    return dict(summary)  # the wait was parked: a follow-up run continues it

@@ -14,6 +14,7 @@ from typing import Any
 from prefect import flow, get_run_logger
 
 from connectors.newspaper import ApiResult, NewspaperClient, OrderStatus
+from flows.parking import park_after
 from flows.runs import recorded_run
 from history.models import JobState
 from postflows.settings import get_settings
@@ -36,7 +37,7 @@ from tasks.newspaper.outputs import publish_summary
 from tasks.newspaper.submissions import WarningLog, submit_newspaper
 from tasks.polling import PollPolicy
 from tasks.run_history import JobSnapshot, RunRecorder
-from tasks.submission import recording_wait
+from tasks.submission import recording_wait, waited_before
 
 FLOW_NAME = "newspaper-order"
 
@@ -122,7 +123,12 @@ async def newspaper_order(
                     outcome,
                     warnings,
                     waiting=waiting_set(waiting_statuses),
-                    policy=PollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
+                    policy=PollPolicy(
+                        max_wait_s,
+                        min_poll_interval_s,
+                        max_poll_interval_s,
+                        park_after_s=park_after(settings),
+                    ),
                 )
             outcome.reports = await fetch_order_reports(
                 client, order_id, kind=kind, status=status, original=False
@@ -148,6 +154,7 @@ async def newspaper_order(
             files=[str(path) for path in files],
         )
         return dict(summary)
+    return dict(summary)  # the wait was parked: a follow-up run continues it
 
 
 def _identified(order: Any) -> bool:
@@ -215,7 +222,12 @@ async def _wait(
         )
 
     status = await wait_for_order(
-        client, int(job.remote_id), waiting=waiting, policy=policy, on_status=on_status
+        client,
+        int(job.remote_id),
+        waiting=waiting,
+        policy=policy,
+        on_status=on_status,
+        waited_s=waited_before(job),
     )
     outcome.status_history = history
     return status

@@ -136,6 +136,13 @@ class Settings(BaseSettings):
         description="Rate limit 'commerce-api' created by setup/serve: requests per minute (0: none)",
     )
 
+    park_after_s: float = Field(
+        default=600.0,
+        gt=0,
+        description="A deployment run waiting longer than this for a remote job ends and schedules its "
+        "follow-up run instead (seconds)",
+    )
+
     lease_ttl_s: float = Field(
         default=60.0, gt=0, description="How long a run's hold on its key lasts unless renewed (seconds)"
     )
