@@ -1,6 +1,7 @@
 """Parking long waits under the Prefect test server: a deployment run of the address batch parks the job,
 schedules its follow-up on the same deployment and ends; the follow-up resumes the job from the history,
-downloads and cleans up, with one runbatch in all. A run outside a deployment never parks.
+downloads and cleans up, with one runbatch in all. A purchase without an estimate parks again and again
+until it is done, posted once. A run outside a deployment never parks.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from prefect.flow_engine import run_flow
 
 import history
 from flows.address_batch import address_batch
+from flows.address_purchase import address_purchase
 from flows.parking import FOLLOW_UP_TAG
 from postflows.settings import get_settings
 from tests.flows.conftest import Sandbox
@@ -46,15 +48,15 @@ async def _flow_runs(deployment_id: UUID) -> list[FlowRun]:
     return sorted(runs, key=lambda run: run.created or datetime.min.replace(tzinfo=UTC))
 
 
-async def _run(flow_run: FlowRun) -> Any:
+async def _run(flow_run: FlowRun, flow: Any = address_batch) -> Any:
     """Run a deployment's flow run in this process, as a worker would; returns its final state."""
-    return await run_flow(address_batch, flow_run=flow_run, return_type="state")  # type: ignore[misc]
+    return await run_flow(flow, flow_run=flow_run, return_type="state")
 
 
 def _history() -> list[history.Run]:
     factory = history.session_factory(get_settings().effective_database_url)
     with factory() as session:
-        runs = history.list_runs(session, limit=10)
+        runs = history.list_runs(session, limit=50)
         return sorted((history.get_run(session, run.id) for run in runs), key=lambda run: run.id)  # type: ignore[arg-type, return-value]
 
 
@@ -127,3 +129,49 @@ async def test_a_short_job_of_a_deployment_run_waits_in_process(
     state = await _run(flow_run)
     assert state.is_completed() and "parked" not in await state.result()
     assert len(await _flow_runs(deployment)) == 1
+
+
+async def test_a_purchase_parks_until_it_is_done_and_is_posted_once(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sandbox.config.job_seconds = 2
+    monkeypatch.setenv("POSTFLOWS_PARK_AFTER_S", "0.5")
+    runner_deployment = await address_purchase.to_deployment(name="parking-test")  # type: ignore[misc]
+    deployment_id: UUID = await runner_deployment.apply()
+    examples = EXAMPLE.parent
+    parameters = {
+        "addresses_path": str(examples / "purchase-addresses.csv"),
+        "parameters_path": str(examples / "purchase.json"),
+        "output_dir": str(tmp_path / "out"),
+        "min_poll_interval_s": 0.05,
+        "max_poll_interval_s": 0.1,
+        "max_wait_s": 30.0,
+    }
+    try:
+        async with get_client() as client:
+            flow_run = await client.create_flow_run_from_deployment(deployment_id, parameters=parameters)
+        summaries = []
+        for _ in range(20):
+            state = await _run(flow_run, address_purchase)
+            assert state.is_completed(), state.message
+            summaries.append(await state.result())
+            if "parked" not in summaries[-1]:
+                break
+            flow_run = (await _flow_runs(deployment_id))[-1]
+            assert str(flow_run.id) == summaries[-1]["follow_up_run"]
+            assert flow_run.expected_start_time is not None
+            await asyncio.sleep(max(0.0, (flow_run.expected_start_time - datetime.now(UTC)).total_seconds()))
+        keys = [run.idempotency_key for run in (await _flow_runs(deployment_id))[1:]]
+    finally:
+        async with get_client() as client:
+            await client.delete_deployment(deployment_id)
+    assert len(summaries) >= 3 and summaries[-1]["output_addresses"] == 6
+    assert [run.state for run in _history()] == ["PARKED"] * (len(summaries) - 1) + ["COMPLETED"]
+    assert keys == [
+        f"postflows-parked:newspaper:purchase:{summaries[0]['parked_job']}:{count}"
+        for count in range(1, len(summaries))
+    ]
+    posted = sum(
+        n for (method, path), n in sandbox.transport.calls.items() if method == "POST" and "purchases" in path
+    )
+    assert posted == 1
