@@ -6,7 +6,8 @@ They are Prefect global concurrency limits with slot decay, so runs on several w
 API. "N per minute" becomes a burst of a sixth of N refilled at the rest: no minute ever sees more than N
 requests. Where no limit exists (a server nobody set up, a plain ``prefect server start``) the hook does
 nothing; outside a flow run it never talks to Prefect at all. Per-key exclusion stays with the run history's
-lease; deployment concurrency limits only cap how many runs go at once.
+lease; deployment concurrency limits only cap how many runs go at once. Prefect is imported only where it is
+used: the wiring imports this module, and the CLI checks its input before Prefect is loaded.
 """
 
 from __future__ import annotations
