@@ -38,4 +38,7 @@ def deployments() -> list[Any]:
 def serve_all() -> None:  # pragma: no cover - blocks until interrupted
     from prefect import serve
 
+    from postflows.api_limits import ensure_configured_limits
+
+    ensure_configured_limits()  # the per-API rate limits the flows' requests take slots of
     serve(*deployments())

@@ -30,6 +30,7 @@ from flows.forms import (
     form,
 )
 from flows.naming import run_name
+from flows.parking import park_after
 from flows.runs import recorded_run
 from history import file_digest
 from history.models import JobState
@@ -59,7 +60,7 @@ from tasks.files import write_text
 from tasks.idempotency import derive_key
 from tasks.polling import PollPolicy
 from tasks.run_history import JobSnapshot, RunRecorder
-from tasks.submission import recording_wait, submit_once
+from tasks.submission import recording_wait, submit_once, waited_before
 
 FLOW_NAME = "address-batch"
 INPUT_FILE = "The address file on the worker: .csv, .xlsx or a fixed-width .txt."
@@ -269,7 +270,9 @@ async def address_batch(
                 output_dir,
                 key=batch_key,
                 billing=(billing_reference, client_identifier, client_name),
-                policy=PollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
+                policy=PollPolicy(
+                    max_wait_s, min_poll_interval_s, max_poll_interval_s, park_after_s=park_after(settings)
+                ),
                 resubmit=resubmit,
                 limits=DownloadLimits(settings.download_max_bytes, settings.zip_max_ratio),
                 formula_guard=settings.csv_formula_guard,
@@ -286,6 +289,7 @@ async def address_batch(
         await summary.publish(report, output_dir, description="QSTAT summary")
         logger.info("address batch done: %d rows, results in %s", results.rows, output_dir)
         return dict(summary)
+    return dict(summary)  # the wait was parked: a follow-up run continues it
 
 
 async def _run_batch(
@@ -484,7 +488,9 @@ async def _follow(
     forgotten = False
     async with recording_wait(recorder, job, what=f"batch job {job.remote_id}"):
         try:
-            await wait_for_batch(client, job.remote_id, policy=policy, on_status=on_status)
+            await wait_for_batch(
+                client, job.remote_id, policy=policy, on_status=on_status, waited_s=waited_before(job)
+            )
         except DatabaseStatusError as error:
             if error.status != 302:
                 raise

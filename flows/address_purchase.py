@@ -15,6 +15,7 @@ from connectors.newspaper import ApiResult, PurchaseProgress
 from flows.forms import AS_GIVEN, Blank, YesNoOrAsGiven, form
 from flows.naming import run_name
 from flows.newspaper_forms import PurchaseForm
+from flows.parking import park_after
 from flows.runs import recorded_run
 from history.models import JobState
 from postflows.settings import get_settings
@@ -37,7 +38,7 @@ from tasks.newspaper.purchases import (
 from tasks.newspaper.submissions import WarningLog, body_fingerprint, submit_newspaper
 from tasks.polling import PollPolicy
 from tasks.reports import write_csv, write_xlsx
-from tasks.submission import recording_wait
+from tasks.submission import recording_wait, waited_before
 
 FLOW_NAME = "address-purchase"
 CLEAN_UP_FIELD = "addressCleanUp"
@@ -231,8 +232,14 @@ async def address_purchase(
                     client,
                     purchase_id,
                     sorting=sorting,
-                    policy=PollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
+                    policy=PollPolicy(
+                        max_wait_s,
+                        min_poll_interval_s,
+                        max_poll_interval_s,
+                        park_after_s=park_after(settings),
+                    ),
                     on_status=on_status,
+                    waited_s=waited_before(job),
                 )
             await recorder.update_job(job, status=JobState.FINISHED, remote_status="READY")
             output = await fetch_output_addresses(client, purchase_id)
@@ -283,6 +290,7 @@ async def address_purchase(
         )
         await summary.publish(text, output_dir, description="Purchase")
         return dict(summary)
+    return dict(summary)  # the wait was parked: a follow-up run continues it
 
 
 def _form_parameters(parameters_path: Path | None, purchase: PurchaseForm | None) -> dict[str, Any] | None:

@@ -18,6 +18,7 @@ from connectors.newspaper import ApiResult, GratisOrder, NewspaperClient, OrderS
 from flows.forms import Blank, form
 from flows.naming import run_name
 from flows.newspaper_forms import OrderForm
+from flows.parking import park_after
 from flows.runs import recorded_run
 from history.models import JobState
 from postflows.settings import get_settings
@@ -41,7 +42,7 @@ from tasks.newspaper.orders import (
 from tasks.newspaper.submissions import WarningLog, submit_newspaper
 from tasks.polling import PollPolicy
 from tasks.run_history import JobSnapshot, RunRecorder
-from tasks.submission import recording_wait
+from tasks.submission import recording_wait, waited_before
 
 FLOW_NAME = "newspaper-order"
 FORM_ORDER = "order (form)"
@@ -211,7 +212,12 @@ async def newspaper_order(
                     outcome,
                     warnings,
                     waiting=waiting_set(waiting_statuses),
-                    policy=PollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
+                    policy=PollPolicy(
+                        max_wait_s,
+                        min_poll_interval_s,
+                        max_poll_interval_s,
+                        park_after_s=park_after(settings),
+                    ),
                 )
             outcome.reports = await fetch_order_reports(
                 client, order_id, kind=kind, status=status, original=False
@@ -228,6 +234,7 @@ async def newspaper_order(
         summary.update(status=str(status.status_value), warnings=warnings.lines, notes=outcome.reports.notes)
         await summary.publish(text, output_dir, description="Order summary")
         return dict(summary)
+    return dict(summary)  # the wait was parked: a follow-up run continues it
 
 
 def _the_order(
@@ -316,7 +323,12 @@ async def _wait(
         )
 
     status = await wait_for_order(
-        client, int(job.remote_id), waiting=waiting, policy=policy, on_status=on_status
+        client,
+        int(job.remote_id),
+        waiting=waiting,
+        policy=policy,
+        on_status=on_status,
+        waited_s=waited_before(job),
     )
     outcome.status_history = history
     return status

@@ -24,6 +24,7 @@ from connectors.oauth import ClientCredentials
 from connectors.oidc import OidcClient, UserSession
 from connectors.ratelimit import WindowGate
 from connectors.retry import RetryPolicy
+from postflows.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API, RateLimitHook
 from postflows.settings import (
     CREDENTIAL_FIELDS,
     SANDBOX_ADDRESS_PASSWORD,
@@ -188,6 +189,7 @@ def address_service_client(
             retry=_retry(settings),
             request_log=request_log,
             window_gate=window_gate(settings),
+            before_request=RateLimitHook(ADDRESS_SERVICE),
         )
     require_settings(settings, "address-service")
     assert settings.address_service_user and settings.address_service_password is not None
@@ -200,6 +202,7 @@ def address_service_client(
         retry=_retry(settings),
         request_log=request_log,
         window_gate=window_gate(settings),
+        before_request=RateLimitHook(ADDRESS_SERVICE),
     )
 
 
@@ -234,6 +237,7 @@ def newspaper_client(
             timeout=settings.http_timeout_s,
             retry=_retry(settings),
             request_log=request_log,
+            before_request=RateLimitHook(NEWSPAPER_API),
         )
     require_settings(settings, "newspaper")
     assert settings.newspaper_token_url and settings.newspaper_client_secret is not None
@@ -246,6 +250,7 @@ def newspaper_client(
         timeout=settings.http_timeout_s,
         retry=_retry(settings),
         request_log=request_log,
+        before_request=RateLimitHook(NEWSPAPER_API),
     )
 
 
@@ -392,4 +397,5 @@ def commerce_client(
         timeout=settings.http_timeout_s,
         retry=_retry(settings),
         request_log=request_log,
+        before_request=RateLimitHook(COMMERCE_API),
     )

@@ -371,3 +371,21 @@ async def test_long_error_bodies_are_cut() -> None:
     with pytest.raises(HttpStatusError) as caught:
         await client.request("GET", "/lookup")
     assert len(str(caught.value)) < 400 and str(caught.value).endswith("…")
+
+
+async def test_the_before_request_hook_runs_before_every_attempt_and_may_hold_it() -> None:
+    events: list[str] = []
+    answers = iter([httpx.Response(503), httpx.Response(200, json={}), httpx.Response(200, content=b"x")])
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        events.append(f"sent {request.url.path}")
+        return next(answers)
+
+    async def before_request() -> None:
+        events.append("slot")
+
+    client, _ = _client(handler, before_request=before_request)
+    await client.request("GET", "/status")
+    async with client.stream("GET", "/download"):
+        pass
+    assert events == ["slot", "sent /base/status", "slot", "sent /base/status", "slot", "sent /base/download"]

@@ -25,6 +25,13 @@ def prefect_harness() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True)
+def _no_task_retries(_isolated_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No Prefect task retries unless a test asks for them: a fault meant to outlast the HTTP retries
+    must not be waited out for minutes."""
+    monkeypatch.setenv("POSTFLOWS_TASK_RETRIES", "0")
+
+
 class CountingTransport(httpx.AsyncBaseTransport):
     """The sandbox transport, counting requests by (method, path)."""
 
