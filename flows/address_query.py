@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ from prefect.artifacts import acreate_markdown_artifact
 
 from flows.runs import recorded_run
 from postflows.settings import get_settings
+from postflows.task_runners import fan_out_task_runner
 from postflows.wiring import address_service_client
 from tasks.address_service.query import ERROR_COLUMN, SendCounter, run_queries
 from tasks.address_service.steps import InputFormat, build_query_results, prepare_input
@@ -19,7 +21,7 @@ from tasks.files import write_text
 FLOW_NAME = "address-query"
 
 
-@flow(name=FLOW_NAME)
+@flow(name=FLOW_NAME, task_runner=fan_out_task_runner())
 async def address_query(
     input_path: Path,
     output_dir: Path,
@@ -88,15 +90,15 @@ async def address_query(
         if not prepared.accepted:
             raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
         sends = SendCounter()
-        async with address_service_client(settings, request_log=sends) as client:
-            answers = await run_queries(
-                client,
-                prepared.records.records,
-                key=settings.address_service_query_key,
-                concurrency=concurrency,
-                timeout_ms=timeout_ms,
-                billing_reference=billing_reference,
-            )
+        answers = await run_queries(
+            partial(address_service_client, settings),
+            prepared.records.records,
+            key=settings.address_service_query_key,
+            concurrency=concurrency,
+            timeout_ms=timeout_ms,
+            billing_reference=billing_reference,
+            sends=sends,
+        )
         failed = int(answers[ERROR_COLUMN].notna().sum())
         for message in answers.loc[answers[ERROR_COLUMN].notna(), ERROR_COLUMN].unique()[:20]:
             await recorder.message("error", "runquery2", str(message))

@@ -3,6 +3,7 @@ beside the input address, the changed fields highlighted."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from prefect.artifacts import acreate_markdown_artifact
 
 from flows.runs import recorded_run
 from postflows.settings import get_settings
+from postflows.task_runners import fan_out_task_runner
 from postflows.wiring import commerce_client, commerce_endpoint
 from tasks.address_service.query import SendCounter
 from tasks.commerce.address_input import prepare_addresses
@@ -25,7 +27,7 @@ from tasks.idempotency import derive_key
 FLOW_NAME = "address-validation"
 
 
-@flow(name=FLOW_NAME)
+@flow(name=FLOW_NAME, task_runner=fan_out_task_runner())
 async def address_validation(
     input_path: Path,
     output_dir: Path,
@@ -84,10 +86,13 @@ async def address_validation(
 
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
         sends = SendCounter()
-        async with commerce_client(settings, request_log=sends) as client:
-            outcomes = await validate_addresses(
-                client, addresses.records, concurrency=concurrency, checkpoint=checkpoint
-            )
+        outcomes = await validate_addresses(
+            partial(commerce_client, settings),
+            addresses.records,
+            concurrency=concurrency,
+            checkpoint=checkpoint,
+            sends=sends,
+        )
         await record_outcomes(recorder, "validation", sends, outcomes)
 
         table = validation_table(addresses.records, outcomes, addresses.passthrough)
