@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,6 +22,7 @@ from flows.forms import (
 from flows.naming import run_name
 from flows.runs import recorded_run
 from postflows.settings import get_settings
+from postflows.task_runners import fan_out_task_runner
 from postflows.wiring import address_service_client
 from tasks.address_service.query import ERROR_COLUMN, SendCounter, run_queries
 from tasks.address_service.steps import InputFormat, build_query_results, prepare_input
@@ -29,7 +31,7 @@ from tasks.errors import InputError
 FLOW_NAME = "address-query"
 
 
-@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "input_path"))
+@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "input_path"), task_runner=fan_out_task_runner())
 async def address_query(
     input_path: Annotated[
         Path, form("Address file", "The address file on the worker: .csv, .xlsx or a fixed-width .txt.")
@@ -107,15 +109,15 @@ async def address_query(
         if not prepared.accepted:
             raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
         sends = SendCounter()
-        async with address_service_client(settings, request_log=sends) as client:
-            answers = await run_queries(
-                client,
-                prepared.records.records,
-                key=settings.address_service_query_key,
-                concurrency=concurrency,
-                timeout_ms=timeout_ms,
-                billing_reference=billing_reference,
-            )
+        answers = await run_queries(
+            partial(address_service_client, settings),
+            prepared.records.records,
+            key=settings.address_service_query_key,
+            concurrency=concurrency,
+            timeout_ms=timeout_ms,
+            billing_reference=billing_reference,
+            sends=sends,
+        )
         failed = int(answers[ERROR_COLUMN].notna().sum())
         for message in answers.loc[answers[ERROR_COLUMN].notna(), ERROR_COLUMN].unique()[:20]:
             await recorder.message("error", "runquery2", str(message))

@@ -3,6 +3,7 @@ beside the input address, the changed fields highlighted."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,6 +13,7 @@ from flows.forms import INPUT_ENCODING, INPUT_SEPARATOR, INPUT_SHEET, OUTPUT_FOL
 from flows.naming import run_name
 from flows.runs import recorded_run
 from postflows.settings import get_settings
+from postflows.task_runners import fan_out_task_runner
 from postflows.wiring import commerce_client, commerce_endpoint
 from tasks.address_service.query import SendCounter
 from tasks.commerce.address_input import prepare_addresses
@@ -25,7 +27,7 @@ from tasks.idempotency import derive_key
 FLOW_NAME = "address-validation"
 
 
-@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "input_path"))
+@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "input_path"), task_runner=fan_out_task_runner())
 async def address_validation(
     input_path: Annotated[Path, form("Address file", "The address file on the worker: .csv or .xlsx.")],
     output_dir: Annotated[Path, form("Output folder", OUTPUT_FOLDER)],
@@ -86,10 +88,13 @@ async def address_validation(
 
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
         sends = SendCounter()
-        async with commerce_client(settings, request_log=sends) as client:
-            outcomes = await validate_addresses(
-                client, addresses.records, concurrency=concurrency, checkpoint=checkpoint
-            )
+        outcomes = await validate_addresses(
+            partial(commerce_client, settings),
+            addresses.records,
+            concurrency=concurrency,
+            checkpoint=checkpoint,
+            sends=sends,
+        )
         await record_outcomes(recorder, "validation", sends, outcomes)
 
         table = validation_table(addresses.records, outcomes, addresses.passthrough)

@@ -177,6 +177,13 @@ class Settings(BaseSettings):
         description="Largest ratio of unpacked to compressed size accepted in a downloaded ZIP",
     )
 
+    task_runner: str = Field(
+        default="default",
+        pattern=r"^(default|dask|dask:\S+)$",
+        description="Where the row fan-outs (address queries, validations) run: 'default' (threads of the "
+        "flow's process), 'dask' (a local Dask cluster) or 'dask:<scheduler address>'",
+    )
+
     csv_formula_guard: bool = Field(
         default=True,
         description="Write a leading ' before CSV cells from input or service text that start like a formula",

@@ -9,6 +9,7 @@ this module knows the sandbox exists.
 from __future__ import annotations
 
 import logging
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -140,9 +141,18 @@ def _retry(settings: Settings) -> RetryPolicy:
     return RetryPolicy(max_attempts=settings.http_max_attempts)
 
 
+_window_gates: dict[Endpoint, WindowGate] = {}
+_window_gates_guard = threading.Lock()
+
+
 def window_gate(settings: Settings) -> WindowGate:
-    """The gate at which one client's calls wait out a per-minute limit (tests swap in a simulated clock)."""
-    return WindowGate()
+    """The gate at which calls to the address service wait out its per-minute limit: one per service and
+    process, shared by every client built here (each chunk task of a fan-out builds its own client, on its
+    own thread's event loop). Worker processes elsewhere (Dask) each have their own gate; the global rate
+    limit of the Prefect server is what bounds them together. Tests swap in a simulated clock."""
+    endpoint = address_service_endpoint(settings)
+    with _window_gates_guard:
+        return _window_gates.setdefault(endpoint, WindowGate())
 
 
 def address_service_endpoint(settings: Settings) -> Endpoint:

@@ -2,7 +2,9 @@
 the real ``postflows`` command run as a subprocess against them, each run with its own data directory.
 
 Flow runs report to one Prefect server started once per session (``PREFECT_API_URL``): letting every CLI
-run start its own temporary server costs 20-40 s each, which would make this suite minutes long.
+run start its own temporary server costs 20-40 s each, which would make this suite minutes long. The
+server keeps its runs in a fresh PostgreSQL database when ``POSTFLOWS_TEST_POSTGRES_URL`` names a server
+(``make test`` starts one), as a production server would; otherwise in SQLite in its PREFECT_HOME.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -23,6 +26,8 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import create_engine
+from sqlalchemy.engine import make_url
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -31,6 +36,7 @@ PREFECT = str(BIN / "prefect")
 EXAMPLE = REPO / "examples" / "address-batch.csv"
 USER, PASSWORD = "sandbox-user", "sandbox-password"
 API_PATH = "/address/REST/v1"
+POSTGRES_URL_ENV = "POSTFLOWS_TEST_POSTGRES_URL"
 
 
 def free_port() -> int:
@@ -146,8 +152,17 @@ def served_sandbox(workdir: Path, *, job_seconds: float) -> Iterator[ServedSandb
 
 @dataclass(frozen=True)
 class PrefectServer:
+    """The session's Prefect server.
+
+    Attributes:
+        api_url: its API (``PREFECT_API_URL``).
+        home: its PREFECT_HOME.
+        database_url: its PostgreSQL database (a psycopg URL, for tests to look into); None on SQLite.
+    """
+
     api_url: str
     home: Path
+    database_url: str | None = None
 
 
 @dataclass
@@ -156,28 +171,67 @@ class _Booting:
     api_url: str
     home: Path
     log: Path
+    database_url: str | None
+
+
+@contextmanager
+def fresh_prefect_database() -> Iterator[str | None]:
+    """A new, empty PostgreSQL database on the server ``POSTFLOWS_TEST_POSTGRES_URL`` names, dropped when the
+    block ends; None when no server is named."""
+    server_url = os.environ.get(POSTGRES_URL_ENV)
+    if not server_url:
+        yield None
+        return
+    server = make_url(server_url)
+    name = f"prefect_e2e_{uuid.uuid4().hex[:16]}"
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        try:
+            yield server.set(database=name).render_as_string(hide_password=False)
+        finally:
+            with admin.connect() as connection:
+                connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        admin.dispose()
+
+
+def prefect_database_environment(database_url: str | None) -> dict[str, str]:
+    """The server's database setting for ``database_url`` (Prefect talks to PostgreSQL through asyncpg)."""
+    if database_url is None:
+        return {}
+    asyncpg_url = make_url(database_url).set(drivername="postgresql+asyncpg")
+    return {"PREFECT_SERVER_DATABASE_CONNECTION_URL": asyncpg_url.render_as_string(hide_password=False)}
 
 
 @pytest.fixture(scope="session")
 def _prefect_server_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Booting]:
-    """``prefect server start`` with its own PREFECT_HOME; stopped at the end of the session."""
+    """``prefect server start`` with its own PREFECT_HOME, on a fresh PostgreSQL database when one is
+    available (else SQLite); stopped, and its database dropped, at the end of the session."""
     home = tmp_path_factory.mktemp("prefect-server")
     port = free_port()
-    env = {**base_environment(), "PREFECT_HOME": str(home), "PREFECT_UI_ENABLED": "false"}
-    log = home / "server.log"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=home,
-            env=env,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        yield _Booting(process, f"http://127.0.0.1:{port}/api", home, log)
-    finally:
-        stop(process)
+    with fresh_prefect_database() as database_url:
+        env = {
+            **base_environment(),
+            "PREFECT_HOME": str(home),
+            "PREFECT_UI_ENABLED": "false",
+            **prefect_database_environment(database_url),
+        }
+        log = home / "server.log"
+        with log.open("wb") as sink:
+            process = subprocess.Popen(
+                [PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+                cwd=home,
+                env=env,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        try:
+            yield _Booting(process, f"http://127.0.0.1:{port}/api", home, log, database_url)
+        finally:
+            stop(process)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -193,7 +247,7 @@ def prefect_server(_prefect_server_process: _Booting) -> PrefectServer:
     """One Prefect server for every CLI flow run of the session, up and answering."""
     booting = _prefect_server_process
     wait_until_up(f"{booting.api_url}/health", booting.process, booting.log, timeout=120)
-    return PrefectServer(booting.api_url, booting.home)
+    return PrefectServer(booting.api_url, booting.home, booting.database_url)
 
 
 @dataclass
