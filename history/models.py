@@ -78,14 +78,12 @@ class Base(DeclarativeBase):
 
 
 class RunState(StrEnum):
-    """Where a run stands; RUNNING until ``finish_run`` records the outcome. PARKED: the run ended while its
-    remote job still runs, and a follow-up run continues it."""
+    """Where a run stands; RUNNING until ``finish_run`` records the outcome."""
 
     RUNNING = "RUNNING"
     COMPLETED = "COMPLETED"
     FAILED = "FAILED"
     CANCELLED = "CANCELLED"
-    PARKED = "PARKED"
 
 
 class JobState(StrEnum):

@@ -19,7 +19,6 @@ from connectors.commerce import AdditionalService, CommerceClient, DeliveryInstr
 from history import SyncCounts as SyncCounts
 from history.commerce import SOURCE
 from tasks.reports import markdown_table
-from tasks.retrying import idempotent_step
 
 HOLIDAYS = "holidays"
 ADDITIONAL_SERVICES = "additional services"
@@ -46,7 +45,7 @@ class ReferenceData:
         }
 
 
-@idempotent_step("commerce-fetch-reference-data")
+@task(name="commerce-fetch-reference-data", cache_policy=NO_CACHE)
 async def fetch_reference_data(client: CommerceClient) -> ReferenceData:
     """GET options/holidays, options/additionalservices and options/deliveryinstructions."""
     return ReferenceData(
