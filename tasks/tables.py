@@ -181,25 +181,9 @@ def _fixed_fields(line: str, widths: Sequence[tuple[str, int]]) -> list[str]:
 
 
 def _excel_head(path: Path, sheet: str | int | None) -> TableHead:
-    try:
-        raw = pd.read_excel(
-            path,
-            sheet_name=0 if sheet is None else sheet,
-            header=None,
-            nrows=HEAD_ROWS,
-            dtype=str,
-            keep_default_na=False,
-            na_values=[],
-            engine="openpyxl",
-        )
-    except (ValueError, KeyError, OSError, zipfile.BadZipFile) as exc:
-        raise InputError(f"cannot be read as an Excel workbook (sheet {sheet!r}): {exc}", path=path) from exc
-    if raw.empty:
-        raise InputError(f"sheet {sheet if sheet is not None else 0!r} is empty: no header row", path=path)
-    header = [str(value) if isinstance(value, str) else "" for value in raw.iloc[0].tolist()]
-    rows = raw.iloc[1:]
+    header, rows = _excel_sheet(path, sheet, nrows=HEAD_ROWS)
     filled = bool(rows.map(lambda value: isinstance(value, str) and bool(value.strip())).to_numpy().any())
-    return TableHead(_unique_headers(header), filled or len(raw) >= HEAD_ROWS)
+    return TableHead(_unique_headers(header), filled or len(rows) + 1 >= HEAD_ROWS)
 
 
 def _universal_newlines(text: str) -> str:
@@ -421,12 +405,16 @@ def _read_fixed_width(path: Path, text: str, widths: Sequence[tuple[str, int]], 
     return Table(frame, [], encoding, None, np.arange(1 + skipped, 1 + skipped + len(frame)))
 
 
-def _read_excel(path: Path, sheet: str | int | None) -> Table:
+def _excel_sheet(
+    path: Path, sheet: str | int | None, *, nrows: int | None = None
+) -> tuple[list[str], pd.DataFrame]:
+    """The header and the data rows (all, or the first ``nrows`` lines) of a worksheet, every cell as text."""
     try:
         raw = pd.read_excel(
             path,
             sheet_name=0 if sheet is None else sheet,
             header=None,
+            nrows=nrows,
             dtype=str,
             keep_default_na=False,
             na_values=[],
@@ -437,7 +425,12 @@ def _read_excel(path: Path, sheet: str | int | None) -> Table:
     if raw.empty:
         raise InputError(f"sheet {sheet if sheet is not None else 0!r} is empty: no header row", path=path)
     header = [str(value) if isinstance(value, str) else "" for value in raw.iloc[0].tolist()]
-    frame = raw.iloc[1:].set_axis(_unique_headers(header), axis=1)
+    return header, raw.iloc[1:]
+
+
+def _read_excel(path: Path, sheet: str | int | None) -> Table:
+    header, rows = _excel_sheet(path, sheet)
+    frame = rows.set_axis(_unique_headers(header), axis=1)
     frame.index = pd.RangeIndex(1, len(frame) + 1)
     return Table(_drop_unnamed_empty(frame))
 

@@ -45,7 +45,7 @@ from connectors.commerce.models import (
 )
 from connectors.errors import ApiError, LoginRequired, MalformedResponse, NotFound
 from connectors.http import ApiClient, HttpOptions
-from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, TokenSource
+from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, TokenSource, shared_or_new
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -120,10 +120,7 @@ class CommerceClient(ApiClient):
         today: Callable[[], dt.date] = dt.date.today,
         **options: Unpack[HttpOptions],
     ) -> None:
-        if credentials is None:
-            if token_url is None or client_id is None or client_secret is None:
-                raise ValueError("give credentials, or token_url, client_id and client_secret")
-            credentials = ClientCredentials(token_url, client_id, client_secret, api=API)
+        credentials = shared_or_new(credentials, token_url, client_id, client_secret, api=API)
         super().__init__(base_url, **options)
         self.credentials = credentials
         self.scopes = scopes or CommerceScopes()

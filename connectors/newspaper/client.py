@@ -51,7 +51,7 @@ from connectors.newspaper.models import (
     StatisticsSubmission,
     StructureFileCode,
 )
-from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth
+from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, shared_or_new
 
 SUBMISSION = "/logistics/newspaper/submission/v1"
 STATISTIC = "/logistics/newspaper/statistic/v1"
@@ -87,10 +87,7 @@ class NewspaperClient(ApiClient):
         today: Callable[[], dt.date] = dt.date.today,
         **options: Unpack[HttpOptions],
     ) -> None:
-        if credentials is None:
-            if token_url is None or client_id is None or client_secret is None:
-                raise ValueError("give credentials, or token_url, client_id and client_secret")
-            credentials = ClientCredentials(token_url, client_id, client_secret, api=API)
+        credentials = shared_or_new(credentials, token_url, client_id, client_secret, api=API)
         super().__init__(base_url, **options)
         self.credentials = credentials
         self._today = today
