@@ -216,7 +216,10 @@ class RunRecorder:
         return run
 
     async def _write(self, work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        return await asyncio.to_thread(work, *args, **kwargs)
+        """Run a history write in a worker thread and await its end even when the caller is cancelled: a
+        cancelled await would leave the thread committing after whatever the caller writes next (a poll's
+        RUNNING landing after the interruption's WAITING)."""
+        return await record_shielded(asyncio.to_thread(work, *args, **kwargs))
 
     # -- the key lease ---------------------------------------------------------------------------------
 

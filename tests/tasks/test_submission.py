@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -235,6 +236,44 @@ async def test_every_ending_of_a_wait_is_recorded(run) -> None:  # type: ignore[
                 raise error
         recorded = await recorder.find_job(api="test", kind="batch")
         assert recorded is not None and recorded.state is state, error
+
+
+async def test_a_status_write_in_flight_when_the_wait_is_cancelled_lands_before_the_waiting_one(
+    run,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    service = Service()
+    recorder = await run()
+    job = (await _submit(recorder, service)).job
+    factory = recorder._factory
+    release, entered = threading.Event(), threading.Event()
+
+    class HeldFactory:
+        """Holds the next write's thread before it opens its transaction, as a busy thread pool would."""
+
+        def begin(self):  # type: ignore[no-untyped-def]
+            if not entered.is_set():
+                entered.set()
+                release.wait(10)
+            return factory.begin()
+
+    monkeypatch.setattr(recorder, "_factory", HeldFactory())
+
+    async def wait() -> None:
+        async with recording_wait(recorder, job, what="batch job"):
+            await recorder.update_job(job, status=JobState.RUNNING, remote_status="in progress")
+            await asyncio.sleep(60)
+
+    waiting = asyncio.ensure_future(wait())
+    await asyncio.to_thread(entered.wait, 10)
+    waiting.cancel()
+    await asyncio.sleep(0.2)
+    assert not waiting.done()  # the poll's write is still in its thread; the cancellation waits for it
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    recorded = await recorder.find_job(api="test", kind="batch")
+    assert recorded is not None and recorded.state is JobState.WAITING
 
 
 async def test_a_second_run_with_the_key_waits_for_a_live_holder_then_gives_up(
