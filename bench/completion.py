@@ -30,7 +30,7 @@ async def _one_job(client: AddressServiceClient, job_seconds: float, policy: Pol
     output_token = await client.create_file()
     job = await client.run_batch(MAINTENANCE_KEY, input_token, output_token)
     polls: list[BatchStatus] = []
-    final = await wait_for_batch.fn(client, job.batch_token, policy=policy, on_status=polls.append)
+    final = await wait_for_batch(client, job.batch_token, policy=policy, on_status=polls.append)
     detected = time.time()  # the sandbox's clock is epoch time, so both ends are read from the same clock
     assert final.start_date_time is not None
     finished = final.start_date_time.timestamp() + job_seconds

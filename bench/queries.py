@@ -5,6 +5,7 @@ in-process sandbox that answers each query after a fixed latency, as a network w
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ from bench.sandbox_client import MAINTENANCE_KEY, sandbox_client
 from connectors.address_service import AddressServiceClient
 from sandbox.config import SandboxConfig
 from sandbox.faults import FaultPlan, FaultRule
+from sandbox.inprocess import SandboxTransport
 from tasks.address_service.query import query_fields, run_queries
 
 NAME = "queries"
@@ -55,11 +57,13 @@ async def _measure(config: BenchConfig) -> tuple[BenchResult, int]:
     sandbox = SandboxConfig(faults=FaultPlan([latency]))
     records = query_records(config.queries)
     answered: dict[str, int] = {}
-    async with sandbox_client(sandbox) as client:
+    transport = SandboxTransport(sandbox)
+    connect = partial(sandbox_client, sandbox, transport=transport)
+    async with connect() as client:
 
         async def candidate() -> None:
-            frame = await run_queries.fn(
-                client, records, key=MAINTENANCE_KEY, concurrency=config.query_concurrency
+            frame = await run_queries(
+                connect, records, key=MAINTENANCE_KEY, concurrency=config.query_concurrency
             )
             answered["candidate_errors"] = int(frame["QueryError"].notna().sum())
             answered["candidate_rows"] = len(frame)
@@ -89,7 +93,8 @@ async def _measure(config: BenchConfig) -> tuple[BenchResult, int]:
 
 
 def run(config: BenchConfig, workdir: Path) -> BenchResult:
-    """Time ``run_queries.fn(..., concurrency=N)`` against awaiting ``client.run_query`` one by one."""
+    """Time ``run_queries(..., concurrency=N)`` (one chunk, as the default task runner runs it) against
+    awaiting ``client.run_query`` one by one."""
     result, delayed = asyncio.run(_measure(config))
     result.info["requests_delayed"] = delayed
     return result

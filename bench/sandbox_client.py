@@ -5,17 +5,25 @@ from __future__ import annotations
 from pydantic import SecretStr
 
 from connectors.address_service import AddressServiceClient
+from connectors.http import RequestLog
 from sandbox.config import SandboxConfig
 from sandbox.inprocess import SandboxTransport, address_service_url
 
 MAINTENANCE_KEY = "postflows_maintenance_v1"
 
 
-def sandbox_client(config: SandboxConfig) -> AddressServiceClient:
-    """A client of a fresh sandbox built from ``config`` (its test account, no socket)."""
+def sandbox_client(
+    config: SandboxConfig,
+    *,
+    transport: SandboxTransport | None = None,
+    request_log: RequestLog | None = None,
+) -> AddressServiceClient:
+    """A client of the sandbox ``transport`` serves, or of a fresh one built from ``config`` (its test
+    account, no socket)."""
     return AddressServiceClient(
         address_service_url(),
         username=config.address_user,
         password=SecretStr(config.address_password),
-        transport=SandboxTransport(config),
+        transport=transport or SandboxTransport(config),
+        request_log=request_log,
     )

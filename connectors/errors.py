@@ -21,17 +21,33 @@ tables. Two flags drive every decision above the connectors: ``retryable`` (the 
 and ``outcome_unknown`` (the service may have processed the request although it failed: a request that
 changes something is then never sent again on its own). ``window_s`` marks a per-window limit (for example
 "per minute"): callers wait for the next window instead of backing off in seconds.
+
+Every error survives pickling with its attributes (a task on another process's worker raises it, and the
+flow that waits for the task receives it), whatever its constructor's arguments.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import httpx
 
 
 class PostflowsError(Exception):
     """Base of every error raised by postflows code."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Exception pickles as cls(*args), which fails for keyword-only constructor arguments (api=...).
+        return _rebuild_error, (type(self), self.args, self.__dict__)
+
+
+def _rebuild_error(cls: type[PostflowsError], args: tuple[Any, ...], state: dict[str, Any]) -> PostflowsError:
+    """An unpickled error: its arguments and attributes set again, without calling its constructor."""
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class ApiError(PostflowsError):

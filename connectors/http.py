@@ -50,6 +50,7 @@ class RequestRecord:
 
 
 RequestLog = Callable[[RequestRecord], None]
+BeforeRequest = Callable[[], Awaitable[None]]
 
 
 class HttpOptions(TypedDict, total=False):
@@ -63,6 +64,7 @@ class HttpOptions(TypedDict, total=False):
     request_log: RequestLog | None
     sleep: Callable[[float], Awaitable[None]]
     window_gate: WindowGate | None
+    before_request: BeforeRequest | None
 
 
 class ApiClient:
@@ -78,6 +80,8 @@ class ApiClient:
         request_log: called once per attempt with a :class:`RequestRecord`.
         sleep: the coroutine used between retries (tests pass a recorder).
         window_gate: the gate for per-window limits; pass one to share it between clients of a run.
+        before_request: awaited before every attempt is sent (the composition root takes a slot of a
+            shared rate limit here); it may wait, never changes the request.
     """
 
     api_name: ClassVar[str] = "api"
@@ -94,6 +98,7 @@ class ApiClient:
         request_log: RequestLog | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         window_gate: WindowGate | None = None,
+        before_request: BeforeRequest | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._auth = auth
@@ -103,6 +108,7 @@ class ApiClient:
         self._request_log = request_log
         self._sleep = sleep
         self.window_gate = window_gate or WindowGate(sleep=sleep)
+        self._before_request = before_request
 
     async def __aenter__(self) -> Self:
         return self
@@ -145,6 +151,7 @@ class ApiClient:
         while True:
             attempt += 1
             await self.window_gate.wait()
+            await self._ready()
             started = time.monotonic()
             status: int | None = None
             request = self._http.build_request(method, self.url(path), **kwargs)
@@ -187,8 +194,9 @@ class ApiClient:
         attempt = 0
         while True:
             attempt += 1
-            started = time.monotonic()
             await self.window_gate.wait()
+            await self._ready()
+            started = time.monotonic()
             request = self._http.build_request(method, self.url(path), **kwargs)
             try:
                 response = await self._http.send(request, auth=self._pick_auth(auth), stream=True)
@@ -214,6 +222,10 @@ class ApiClient:
             finally:
                 await response.aclose()
             return
+
+    async def _ready(self) -> None:
+        if self._before_request is not None:
+            await self._before_request()
 
     def error_for_response(self, response: httpx.Response) -> ApiError:
         """The typed error for a non-success response; a connector overrides it to read its error bodies."""

@@ -1,13 +1,15 @@
 """Per-window limits ("so many queries per minute"): one gate that every concurrent call of a client waits at.
 
 When the service says a window's allowance is used up, the gate closes until the next window begins; every
-request then waits there instead of burning its retries in seconds, and a run's workers share one gate.
+request then waits there instead of burning its retries in seconds, and a run's workers share one gate. A
+gate may serve clients on several threads' event loops: it holds no loop-bound state.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
+import threading
 import time
 from collections.abc import Awaitable, Callable
 
@@ -30,6 +32,7 @@ class WindowGate:
         self._sleep = sleep
         self._open_at = 0.0
         self.closures = 0
+        self._guard = threading.Lock()
 
     @property
     def open_at(self) -> float:
@@ -39,10 +42,11 @@ class WindowGate:
         """Close the gate until the next window of ``window_s`` begins; returns the seconds until then."""
         now = self._clock()
         boundary = (math.floor(now / window_s) + 1) * window_s + WINDOW_MARGIN_S
-        if boundary > self._open_at:
-            self._open_at = boundary
-            self.closures += 1
-        return self._open_at - now
+        with self._guard:  # threads closing it at once must not move the opening back
+            if boundary > self._open_at:
+                self._open_at = boundary
+                self.closures += 1
+            return self._open_at - now
 
     async def wait(self) -> float:
         """Wait until the gate opens (one sleep for the time left); returns the seconds waited."""

@@ -1,44 +1,44 @@
-"""Serve every flow as a deployment of a Prefect server, with typed parameters from the flow signatures."""
+"""Serve every flow of the catalog as a deployment of a Prefect server: ``postflows serve``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from prefect import serve
+from deployments.catalog import CATALOG, TIMEZONE, DeploymentSpec
 
-from flows.address_batch import address_batch
-from flows.address_purchase import address_purchase
-from flows.address_query import address_query
-from flows.address_validation import address_validation
-from flows.cleanup import cleanup
-from flows.deliverability_check import deliverability_check
-from flows.delivery_reference_sync import delivery_reference_sync
-from flows.newspaper_master_data import newspaper_master_data
-from flows.newspaper_order import newspaper_order
-from flows.newspaper_reports import newspaper_reports
-from flows.newspaper_statistics import newspaper_statistics
-from flows.pickup_registration import pickup_registration
-from flows.structure_files import structure_files
+
+def build(spec: DeploymentSpec) -> Any:
+    """The runner deployment of ``spec``: its flow with the catalog's description, tags, schedules,
+    concurrency limit and triggers; the UI builds the parameter form from the flow's signature."""
+    from prefect.events import DeploymentTriggerTypes
+    from prefect.schedules import Cron
+    from pydantic import TypeAdapter
+
+    triggers = TypeAdapter(list[DeploymentTriggerTypes]).validate_python(
+        [dict(trigger) for trigger in spec.triggers]
+    )
+    return spec.load_flow().to_deployment(
+        name=spec.name,
+        description=spec.description,
+        tags=list(spec.tags),
+        schedules=[
+            Cron(schedule.cron, timezone=TIMEZONE, slug=schedule.slug, parameters=dict(schedule.parameters))
+            for schedule in spec.schedules
+        ],
+        concurrency_limit=spec.concurrency_limit,
+        triggers=triggers,
+    )
 
 
 def deployments() -> list[Any]:
-    """One deployment per flow; the UI builds parameter forms from the flows' type hints."""
-    return [
-        address_batch.to_deployment(name="address-batch", tags=["address-service"]),
-        address_query.to_deployment(name="address-query", tags=["address-service"]),
-        newspaper_order.to_deployment(name="newspaper-order", tags=["newspaper"]),
-        newspaper_reports.to_deployment(name="newspaper-reports", tags=["newspaper"]),
-        newspaper_master_data.to_deployment(name="newspaper-master-data", tags=["newspaper"]),
-        newspaper_statistics.to_deployment(name="newspaper-statistics", tags=["newspaper"]),
-        address_purchase.to_deployment(name="address-purchase", tags=["newspaper"]),
-        structure_files.to_deployment(name="structure-files", tags=["newspaper"]),
-        cleanup.to_deployment(name="cleanup", tags=["address-service"]),
-        address_validation.to_deployment(name="address-validation", tags=["commerce"]),
-        deliverability_check.to_deployment(name="deliverability-check", tags=["commerce"]),
-        delivery_reference_sync.to_deployment(name="delivery-reference-sync", tags=["commerce"]),
-        pickup_registration.to_deployment(name="pickup-registration", tags=["commerce"]),
-    ]
+    """One runner deployment per catalog entry, in catalog order."""
+    return [build(spec) for spec in CATALOG]
 
 
 def serve_all() -> None:  # pragma: no cover - blocks until interrupted
+    from prefect import serve
+
+    from postflows.api_limits import ensure_configured_limits
+
+    ensure_configured_limits()  # the per-API rate limits the flows' requests take slots of
     serve(*deployments())

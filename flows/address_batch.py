@@ -13,12 +13,24 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
 from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus, DatabaseStatusError
 from connectors.address_service.models import INPUT_FILE_PLACEHOLDER, OUTPUT_FILE_PLACEHOLDER
+from flows.forms import (
+    COLUMN_MAPPING,
+    FIXED_WIDTHS,
+    INPUT_ENCODING,
+    INPUT_SEPARATOR,
+    INPUT_SHEET,
+    Blank,
+    Separator,
+    form,
+)
+from flows.naming import run_name
+from flows.parking import park_after
 from flows.runs import recorded_run
 from history import file_digest
 from history.models import JobState
@@ -48,9 +60,10 @@ from tasks.files import write_text
 from tasks.idempotency import derive_key
 from tasks.polling import PollPolicy
 from tasks.run_history import JobSnapshot, RunRecorder
-from tasks.submission import recording_wait, submit_once
+from tasks.submission import recording_wait, submit_once, waited_before
 
 FLOW_NAME = "address-batch"
+INPUT_FILE = "The address file on the worker: .csv, .xlsx or a fixed-width .txt."
 MAIN_OUTPUT = "output"
 
 
@@ -62,27 +75,88 @@ class DownloadLimits:
     zip_max_ratio: float
 
 
-@flow(name=FLOW_NAME, log_prints=False)
+@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "input_path"))
 async def address_batch(
-    input_path: Path,
-    output_dir: Path,
-    idempotency_key: str | None = None,
-    billing_reference: str | None = None,
-    client_identifier: str | None = None,
-    client_name: str | None = None,
-    column_mapping: dict[str, str] | None = None,
-    input_delimiter: str | None = None,
-    input_encoding: str | None = None,
-    input_sheet: str | None = None,
-    fixed_widths: dict[str, int] | None = None,
-    upload_delimiter: str | None = None,
-    upload_encoding: str | None = None,
-    max_wait_s: float = 3600.0,
-    min_poll_interval_s: float = 1.0,
-    max_poll_interval_s: float = 60.0,
-    resubmit: bool = False,
-    profile: str | None = None,
-    dry_run: bool = False,
+    input_path: Annotated[Path, form("Address file", INPUT_FILE)],
+    output_dir: Annotated[
+        Path,
+        form(
+            "Output folder",
+            "Folder on the worker for results.csv, results.xlsx, rejected.csv, the raw download and "
+            "summary.md.",
+        ),
+    ],
+    idempotency_key: Annotated[
+        Blank[str],
+        form(
+            "Idempotency key",
+            "Identifies this work. Empty: a hash of the file, the options and the service. A run with the "
+            "same key resumes the recorded job instead of starting a second one.",
+            blank="",
+        ),
+    ] = None,
+    billing_reference: Annotated[
+        Blank[str],
+        form("Billing reference", "Bill the alignment to this client (runbatchwithclient).", blank=""),
+    ] = None,
+    client_identifier: Annotated[
+        Blank[str], form("Client identifier", "The client's identifier, with a billing reference.", blank="")
+    ] = None,
+    client_name: Annotated[
+        Blank[str], form("Client name", "The client's name, with a billing reference.", blank="")
+    ] = None,
+    column_mapping: Annotated[Blank[dict[str, str]], form("Column mapping", COLUMN_MAPPING, blank={})] = None,
+    input_delimiter: Annotated[Separator, form("Input separator", INPUT_SEPARATOR, blank="")] = None,
+    input_encoding: Annotated[Blank[str], form("Input encoding", INPUT_ENCODING, blank="")] = None,
+    input_sheet: Annotated[Blank[str], form("Worksheet", INPUT_SHEET, blank="")] = None,
+    fixed_widths: Annotated[Blank[dict[str, int]], form("Fixed widths", FIXED_WIDTHS, blank={})] = None,
+    upload_delimiter: Annotated[
+        Separator,
+        form(
+            "Upload separator",
+            "Field separator of the file sent to the service. Empty: tab, or the profile's. Write tab or \\t "
+            "for a tab.",
+            blank="",
+        ),
+    ] = None,
+    upload_encoding: Annotated[
+        Blank[str],
+        form(
+            "Upload encoding",
+            "Encoding of the file sent to the service. Empty: Windows-1252 (cp1252), or the profile's.",
+            blank="",
+        ),
+    ] = None,
+    max_wait_s: Annotated[
+        float,
+        form("Longest wait (s)", "Give up waiting for the job after this many seconds.", exclusiveMinimum=0),
+    ] = 3600.0,
+    min_poll_interval_s: Annotated[
+        float, form("Shortest check interval (s)", "Shortest wait between status checks.", exclusiveMinimum=0)
+    ] = 1.0,
+    max_poll_interval_s: Annotated[
+        float, form("Longest check interval (s)", "Longest wait between status checks.", exclusiveMinimum=0)
+    ] = 60.0,
+    resubmit: Annotated[
+        bool,
+        form(
+            "Send again",
+            "Start a new batch although an earlier runbatch of this work may have reached the service (only "
+            "after checking that it did not).",
+        ),
+    ] = False,
+    profile: Annotated[
+        Blank[str],
+        form(
+            "Alignment profile",
+            "The agreed alignment: a built-in profile (standard, legacy-de) or a YAML file on the worker. "
+            "Empty: the POSTFLOWS_ADDRESS_SERVICE_PROFILE setting.",
+            blank="",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, form("Dry run", "Write the upload file and plan.json into the output folder; send nothing.")
+    ] = False,
 ) -> dict[str, Any]:
     """Align an address file with the address web service's batch alignment.
 
@@ -196,7 +270,9 @@ async def address_batch(
                 output_dir,
                 key=batch_key,
                 billing=(billing_reference, client_identifier, client_name),
-                policy=PollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
+                policy=PollPolicy(
+                    max_wait_s, min_poll_interval_s, max_poll_interval_s, park_after_s=park_after(settings)
+                ),
                 resubmit=resubmit,
                 limits=DownloadLimits(settings.download_max_bytes, settings.zip_max_ratio),
                 formula_guard=settings.csv_formula_guard,
@@ -213,6 +289,7 @@ async def address_batch(
         await summary.publish(report, output_dir, description="QSTAT summary")
         logger.info("address batch done: %d rows, results in %s", results.rows, output_dir)
         return dict(summary)
+    return dict(summary)  # the wait was parked: a follow-up run continues it
 
 
 async def _run_batch(
@@ -411,7 +488,9 @@ async def _follow(
     forgotten = False
     async with recording_wait(recorder, job, what=f"batch job {job.remote_id}"):
         try:
-            await wait_for_batch(client, job.remote_id, policy=policy, on_status=on_status)
+            await wait_for_batch(
+                client, job.remote_id, policy=policy, on_status=on_status, waited_s=waited_before(job)
+            )
         except DatabaseStatusError as error:
             if error.status != 302:
                 raise

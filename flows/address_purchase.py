@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
 from connectors.newspaper import ApiResult, PurchaseProgress
+from flows.forms import AS_GIVEN, Blank, YesNoOrAsGiven, form
+from flows.naming import run_name
+from flows.newspaper_forms import PurchaseForm
+from flows.parking import park_after
 from flows.runs import recorded_run
 from history.models import JobState
 from postflows.settings import get_settings
@@ -34,62 +38,137 @@ from tasks.newspaper.purchases import (
 from tasks.newspaper.submissions import WarningLog, body_fingerprint, submit_newspaper
 from tasks.polling import PollPolicy
 from tasks.reports import write_csv, write_xlsx
-from tasks.submission import recording_wait
+from tasks.submission import recording_wait, waited_before
 
 FLOW_NAME = "address-purchase"
 CLEAN_UP_FIELD = "addressCleanUp"
+FORM = "purchase (form)"
 
 
-@flow(name=FLOW_NAME, log_prints=False)
+@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "addresses_path"))
 async def address_purchase(
-    addresses_path: Path,
-    parameters_path: Path,
-    output_dir: Path,
-    address_clean_up: bool | None = None,
-    idempotency_key: str | None = None,
-    resubmit: bool = False,
-    max_wait_s: float = 3600.0,
-    min_poll_interval_s: float = 2.0,
-    max_poll_interval_s: float = 60.0,
+    addresses_path: Annotated[
+        Path,
+        form(
+            "Address file",
+            "The addresses, a .csv or .xlsx file on the worker: id, firstName, lastName, street, "
+            "houseNumber, zipCode, city, isoCode (or the address batch's header names).",
+        ),
+    ],
+    parameters_path: Annotated[
+        Blank[Path],
+        form(
+            "Purchase parameters file",
+            "The rest of the purchase (§2.7) as a JSON or YAML file on the worker. Leave empty when you "
+            "fill in the purchase below.",
+            blank="",
+        ),
+    ] = None,
+    output_dir: Annotated[
+        Blank[Path],
+        form(
+            "Output folder",
+            "Folder on the worker for the output addresses, the documents, rejected.csv and summary.md. "
+            "Empty: <data dir>/address-purchases/<address file name>.",
+            blank="",
+        ),
+    ] = None,
+    address_clean_up: Annotated[
+        YesNoOrAsGiven,
+        form(
+            "Address clean-up",
+            "Order the address clean-up (and fetch the non-reusable addresses document): yes, no, or as the "
+            "purchase parameters say.",
+            blank=AS_GIVEN,
+        ),
+    ] = None,
+    idempotency_key: Annotated[
+        Blank[str],
+        form(
+            "Idempotency key",
+            "Identifies the purchase. Empty: a hash of the addresses, the parameters, the clean-up choice "
+            "and the service. A run with the same key resumes the recorded purchase.",
+            blank="",
+        ),
+    ] = None,
+    resubmit: Annotated[
+        bool,
+        form(
+            "Send again",
+            "Post although an earlier POST of this purchase may have reached the service (check first).",
+        ),
+    ] = False,
+    max_wait_s: Annotated[
+        float,
+        form(
+            "Longest wait (s)",
+            "Give up waiting after this many seconds; a re-run resumes.",
+            exclusiveMinimum=0,
+        ),
+    ] = 3600.0,
+    min_poll_interval_s: Annotated[
+        float, form("First check interval (s)", "First wait between progress checks.", exclusiveMinimum=0)
+    ] = 2.0,
+    max_poll_interval_s: Annotated[
+        float, form("Longest check interval (s)", "Longest wait between progress checks.", exclusiveMinimum=0)
+    ] = 60.0,
+    purchase: Annotated[
+        Blank[PurchaseForm],
+        form(
+            "Purchase",
+            "The purchase parameters themselves, when no parameters file is given: title, deposit date, "
+            "franking licence, validation and sorting.",
+            blank={},
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     """Order the validation, correction and sorting of an address list.
 
     Args:
         addresses_path: the addresses (.csv/.xlsx; §2.7 names id, firstName, lastName, street, houseNumber,
             zipCode, city, isoCode, or the header aliases of the address batch input).
-        parameters_path: the rest of the §2.7 purchase as JSON or YAML.
-        output_dir: where output addresses, documents, rejected.csv and summary.md go.
+        parameters_path: the rest of the §2.7 purchase as JSON or YAML; or none, with ``purchase`` filled in.
+        output_dir: where output addresses, documents, rejected.csv and summary.md go (default: data
+            dir/address-purchases/<address file name>).
         address_clean_up: order the address clean-up (sent as ``addressCleanUp``, a name the spec does not
             show); taken from the parameters when not given. Only then is the non-reusable document fetched.
-        idempotency_key: identifies the purchase; defaults to a hash of both files, the clean-up option and
+        idempotency_key: identifies the purchase; defaults to a hash of both inputs, the clean-up option and
             the service's address and client id.
         resubmit: post even though an earlier POST of this purchase may have reached the service.
         max_wait_s: give up waiting after this many seconds (a re-run resumes).
         min_poll_interval_s: first wait between progress checks.
         max_poll_interval_s: longest wait between progress checks.
+        purchase: the purchase parameters as an object with the spec's field names, instead of
+            ``parameters_path``.
 
     Returns:
         The run summary: purchase id, address counts by status code, documents and files.
     """
     settings = get_settings()
     logger = get_run_logger()
-    addresses_path, parameters_path, output_dir = (
-        Path(addresses_path),
-        Path(parameters_path),
-        Path(output_dir),
+    addresses_path = Path(addresses_path)
+    parameters_path = None if parameters_path is None else Path(parameters_path)
+    output_dir = (
+        Path(output_dir)
+        if output_dir is not None
+        else settings.data_dir / "address-purchases" / addresses_path.name
     )
     for path in (addresses_path, parameters_path):
-        if not path.is_file():
+        if path is not None and not path.is_file():
             raise InputError("file not found", path=path)
+    form_body = _form_parameters(parameters_path, purchase)
     key = idempotency_key or derive_key(
         FLOW_NAME,
         endpoint=newspaper_endpoint(settings),
-        files=(addresses_path, parameters_path),
-        parameters={"address_clean_up": address_clean_up},
+        files=(addresses_path,) if parameters_path is None else (addresses_path, parameters_path),
+        parameters={"address_clean_up": address_clean_up}
+        if form_body is None
+        else {"address_clean_up": address_clean_up, "purchase": form_body},
     )
     parameters = {
         "addresses_path": addresses_path,
         "parameters_path": parameters_path,
+        "purchase": form_body,
         "output_dir": output_dir,
         "address_clean_up": address_clean_up,
         "resubmit": resubmit,
@@ -99,7 +178,7 @@ async def address_purchase(
         summary,
     ):
         async with recorder.step("read purchase input"):
-            purchase_parameters = load_purchase_parameters(parameters_path)
+            purchase_parameters = _purchase_parameters(parameters_path, form_body)
             if address_clean_up is not None:
                 purchase_parameters[CLEAN_UP_FIELD] = address_clean_up
             clean_up = bool(purchase_parameters.get(CLEAN_UP_FIELD, False))
@@ -153,8 +232,14 @@ async def address_purchase(
                     client,
                     purchase_id,
                     sorting=sorting,
-                    policy=PollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
+                    policy=PollPolicy(
+                        max_wait_s,
+                        min_poll_interval_s,
+                        max_poll_interval_s,
+                        park_after_s=park_after(settings),
+                    ),
                     on_status=on_status,
+                    waited_s=waited_before(job),
                 )
             await recorder.update_job(job, status=JobState.FINISHED, remote_status="READY")
             output = await fetch_output_addresses(client, purchase_id)
@@ -205,3 +290,29 @@ async def address_purchase(
         )
         await summary.publish(text, output_dir, description="Purchase")
         return dict(summary)
+    return dict(summary)  # the wait was parked: a follow-up run continues it
+
+
+def _form_parameters(parameters_path: Path | None, purchase: PurchaseForm | None) -> dict[str, Any] | None:
+    """The purchase parameters filled in the form, or None when they come from the file (exactly one)."""
+    filled = purchase is not None and not purchase.is_empty()
+    if parameters_path is not None and filled:
+        raise InputError(
+            "give the purchase parameters as a file or in the form, not both", path=parameters_path
+        )
+    if parameters_path is not None:
+        return None
+    if purchase is None or not filled:
+        raise InputError("no purchase parameters: give a parameters file or fill in the purchase", path=FORM)
+    body = purchase.to_body()
+    if "addresses" in body:
+        raise InputError("addresses come from the address file, not from the purchase", path=FORM)
+    return body
+
+
+def _purchase_parameters(parameters_path: Path | None, form_body: dict[str, Any] | None) -> dict[str, Any]:
+    """The purchase parameters: those filled in the form, else the file's."""
+    if form_body is not None:
+        return dict(form_body)
+    assert parameters_path is not None, "without a form, the parameters come from the file"
+    return load_purchase_parameters(parameters_path)

@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+from flows.forms import (
+    COLUMN_MAPPING,
+    FIXED_WIDTHS,
+    INPUT_ENCODING,
+    INPUT_SEPARATOR,
+    INPUT_SHEET,
+    OUTPUT_FOLDER,
+    Blank,
+    Separator,
+    form,
+)
+from flows.naming import run_name
 from flows.runs import recorded_run
 from postflows.settings import get_settings
+from postflows.task_runners import fan_out_task_runner
 from postflows.wiring import address_service_client
 from tasks.address_service.query import ERROR_COLUMN, SendCounter, run_queries
 from tasks.address_service.steps import InputFormat, build_query_results, prepare_input
@@ -17,18 +31,27 @@ from tasks.errors import InputError
 FLOW_NAME = "address-query"
 
 
-@flow(name=FLOW_NAME)
+@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "input_path"), task_runner=fan_out_task_runner())
 async def address_query(
-    input_path: Path,
-    output_dir: Path,
-    concurrency: int = 8,
-    timeout_ms: int = 10000,
-    billing_reference: str | None = None,
-    column_mapping: dict[str, str] | None = None,
-    input_delimiter: str | None = None,
-    input_encoding: str | None = None,
-    input_sheet: str | None = None,
-    fixed_widths: dict[str, int] | None = None,
+    input_path: Annotated[
+        Path, form("Address file", "The address file on the worker: .csv, .xlsx or a fixed-width .txt.")
+    ],
+    output_dir: Annotated[Path, form("Output folder", OUTPUT_FOLDER)],
+    concurrency: Annotated[
+        int, form("Queries at once", "Queries in flight at the same time.", minimum=1, maximum=64)
+    ] = 8,
+    timeout_ms: Annotated[
+        int, form("Query timeout (ms)", "The service-side timeout of one query.", minimum=1)
+    ] = 10000,
+    billing_reference: Annotated[
+        Blank[str],
+        form("Billing reference", "Bill the queries to this client (runquery2withclient).", blank=""),
+    ] = None,
+    column_mapping: Annotated[Blank[dict[str, str]], form("Column mapping", COLUMN_MAPPING, blank={})] = None,
+    input_delimiter: Annotated[Separator, form("Input separator", INPUT_SEPARATOR, blank="")] = None,
+    input_encoding: Annotated[Blank[str], form("Input encoding", INPUT_ENCODING, blank="")] = None,
+    input_sheet: Annotated[Blank[str], form("Worksheet", INPUT_SHEET, blank="")] = None,
+    fixed_widths: Annotated[Blank[dict[str, int]], form("Fixed widths", FIXED_WIDTHS, blank={})] = None,
 ) -> dict[str, Any]:
     """Check every address of a file with an individual query (runquery2).
 
@@ -86,15 +109,15 @@ async def address_query(
         if not prepared.accepted:
             raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
         sends = SendCounter()
-        async with address_service_client(settings, request_log=sends) as client:
-            answers = await run_queries(
-                client,
-                prepared.records.records,
-                key=settings.address_service_query_key,
-                concurrency=concurrency,
-                timeout_ms=timeout_ms,
-                billing_reference=billing_reference,
-            )
+        answers = await run_queries(
+            partial(address_service_client, settings),
+            prepared.records.records,
+            key=settings.address_service_query_key,
+            concurrency=concurrency,
+            timeout_ms=timeout_ms,
+            billing_reference=billing_reference,
+            sends=sends,
+        )
         failed = int(answers[ERROR_COLUMN].notna().sum())
         for message in answers.loc[answers[ERROR_COLUMN].notna(), ERROR_COLUMN].unique()[:20]:
             await recorder.message("error", "runquery2", str(message))

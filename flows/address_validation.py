@@ -3,13 +3,17 @@ beside the input address, the changed fields highlighted."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+from flows.forms import INPUT_ENCODING, INPUT_SEPARATOR, INPUT_SHEET, OUTPUT_FOLDER, Blank, Separator, form
+from flows.naming import run_name
 from flows.runs import recorded_run
 from postflows.settings import get_settings
+from postflows.task_runners import fan_out_task_runner
 from postflows.wiring import commerce_client, commerce_endpoint
 from tasks.address_service.query import SendCounter
 from tasks.commerce.address_input import prepare_addresses
@@ -23,14 +27,16 @@ from tasks.idempotency import derive_key
 FLOW_NAME = "address-validation"
 
 
-@flow(name=FLOW_NAME)
+@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "input_path"), task_runner=fan_out_task_runner())
 async def address_validation(
-    input_path: Path,
-    output_dir: Path,
-    concurrency: int = 8,
-    input_sheet: str | None = None,
-    input_delimiter: str | None = None,
-    input_encoding: str | None = None,
+    input_path: Annotated[Path, form("Address file", "The address file on the worker: .csv or .xlsx.")],
+    output_dir: Annotated[Path, form("Output folder", OUTPUT_FOLDER)],
+    concurrency: Annotated[
+        int, form("Validations at once", "Validations in flight at the same time.", minimum=1, maximum=64)
+    ] = 8,
+    input_sheet: Annotated[Blank[str], form("Worksheet", INPUT_SHEET, blank="")] = None,
+    input_delimiter: Annotated[Separator, form("Input separator", INPUT_SEPARATOR, blank="")] = None,
+    input_encoding: Annotated[Blank[str], form("Input encoding", INPUT_ENCODING, blank="")] = None,
 ) -> dict[str, Any]:
     """Validate every address of a file with the commerce API's address validation.
 
@@ -82,10 +88,13 @@ async def address_validation(
 
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
         sends = SendCounter()
-        async with commerce_client(settings, request_log=sends) as client:
-            outcomes = await validate_addresses(
-                client, addresses.records, concurrency=concurrency, checkpoint=checkpoint
-            )
+        outcomes = await validate_addresses(
+            partial(commerce_client, settings),
+            addresses.records,
+            concurrency=concurrency,
+            checkpoint=checkpoint,
+            sends=sends,
+        )
         await record_outcomes(recorder, "validation", sends, outcomes)
 
         table = validation_table(addresses.records, outcomes, addresses.passthrough)

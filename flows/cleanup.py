@@ -6,22 +6,41 @@ job given up on), for the nightly schedule or by hand with ``postflows cleanup``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
+from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
 import history
+from flows.forms import form
+from flows.naming import run_name
 from flows.runs import recorded_run
 from postflows.settings import get_settings
 from postflows.wiring import address_service_client
 from tasks.address_service.cleanup import delete_recorded_files
 
 FLOW_NAME = "cleanup"
+DEFAULT_AGE_HOURS = 7 * 24.0
 
 
-@flow(name=FLOW_NAME, log_prints=False)
-async def cleanup(older_than_hours: float = 7 * 24.0) -> dict[str, Any]:
+def _age(parameters: Mapping[str, Any]) -> str:
+    hours = parameters.get("older_than_hours", DEFAULT_AGE_HOURS)
+    return f"older-than-{float(hours):g}h"
+
+
+@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, _age))
+async def cleanup(
+    older_than_hours: Annotated[
+        float,
+        form(
+            "Older than (hours)",
+            "Delete the recorded remote files created more than this many hours ago (168 = a week); 0 "
+            "deletes every recorded file not deleted yet.",
+            minimum=0,
+        ),
+    ] = DEFAULT_AGE_HOURS,
+) -> dict[str, Any]:
     """Delete every recorded remote file created more than ``older_than_hours`` ago and not deleted yet.
 
     A batch job whose files go this way can no longer give a result and is recorded as DELETED, so the

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+from flows.forms import INPUT_ENCODING, INPUT_SEPARATOR, INPUT_SHEET, Blank, BlankDate, Separator, form
+from flows.naming import run_name
 from flows.runs import recorded_run
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client, commerce_endpoint
 from tasks.address_service.query import SendCounter
 from tasks.commerce.address_input import prepare_addresses
 from tasks.commerce.checkpoint import RowCheckpoint
+from tasks.commerce.days import MAX_DAYS
 from tasks.commerce.deliverability import (
     RESULT_COLUMNS,
     check_deliverabilities,
@@ -30,16 +33,35 @@ from tasks.idempotency import derive_key
 FLOW_NAME = "deliverability-check"
 
 
-@flow(name=FLOW_NAME)
+@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "input_path"))
 async def deliverability_check(
-    input_path: Path,
-    output_dir: Path,
-    start: dt.date | None = None,
-    days: int = 14,
-    concurrency: int = 8,
-    input_sheet: str | None = None,
-    input_delimiter: str | None = None,
-    input_encoding: str | None = None,
+    input_path: Annotated[
+        Path,
+        form(
+            "Address file",
+            "The address file on the worker (.csv, .xlsx): zip and city required, street and house number "
+            "optional.",
+        ),
+    ],
+    output_dir: Annotated[
+        Path,
+        form(
+            "Output folder",
+            "Folder on the worker for deliverability.xlsx, deliverability.csv, rejected.csv and summary.md.",
+        ),
+    ],
+    start: Annotated[
+        BlankDate, form("First day", "The first day, YYYY-MM-DD. Empty: today.", blank="")
+    ] = None,
+    days: Annotated[
+        int, form("Days", f"How many days from the first (1 to {MAX_DAYS}).", minimum=1, maximum=MAX_DAYS)
+    ] = 14,
+    concurrency: Annotated[
+        int, form("Queries at once", "Queries in flight at the same time.", minimum=1, maximum=64)
+    ] = 8,
+    input_sheet: Annotated[Blank[str], form("Worksheet", INPUT_SHEET, blank="")] = None,
+    input_delimiter: Annotated[Separator, form("Input separator", INPUT_SEPARATOR, blank="")] = None,
+    input_encoding: Annotated[Blank[str], form("Input encoding", INPUT_ENCODING, blank="")] = None,
 ) -> dict[str, Any]:
     """Find out on which days, and with which products, every address of a file can be delivered.
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+from flows.forms import Blank, form
+from flows.naming import run_name
 from flows.runs import recorded_run
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client, commerce_endpoint, describe_commerce
@@ -27,8 +29,18 @@ from tasks.idempotency import named_key
 FLOW_NAME = "delivery-reference-sync"
 
 
-@flow(name=FLOW_NAME, log_prints=False)
-async def delivery_reference_sync(output_dir: Path | None = None) -> dict[str, Any]:
+@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME))
+async def delivery_reference_sync(
+    output_dir: Annotated[
+        Blank[Path],
+        form(
+            "Output folder",
+            "Folder on the worker for the lists as received (JSON) and summary.md. Empty: none are written "
+            "(the tables and the run's summary in the UI have everything).",
+            blank="",
+        ),
+    ] = None,
+) -> dict[str, Any]:
     """Synchronise the delivery reference data (holidays, additional services, delivery instructions) into
     the SQL tables.
 

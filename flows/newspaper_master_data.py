@@ -1,15 +1,20 @@
 """Newspaper master data sync: newspaper summary, distribution list and black list → SQL tables (upserted,
-every change kept in the change log), the answers as JSON and a workbook.
+every change kept in the change log), the answers as JSON and a workbook. Without a number (the daily
+schedule) every newspaper synced before is synced again, each as its own run.
 """
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+import history
+from connectors.errors import PostflowsError
+from flows.forms import Blank, form
+from flows.naming import run_name
 from flows.runs import recorded_run
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
@@ -28,19 +33,55 @@ from tasks.reports import write_xlsx
 FLOW_NAME = "newspaper-master-data"
 
 
-@flow(name=FLOW_NAME, log_prints=False)
-async def newspaper_master_data(newspaper_number: int, output_dir: Path) -> dict[str, Any]:
+class MasterDataNotSynced(PostflowsError):
+    """Some newspapers of a sync of every known newspaper failed; the others were synced."""
+
+
+@flow(
+    name=FLOW_NAME,
+    log_prints=False,
+    flow_run_name=run_name(FLOW_NAME, lambda parameters: str(parameters.get("newspaper_number") or "all")),
+)
+async def newspaper_master_data(
+    newspaper_number: Annotated[
+        Blank[int],
+        form(
+            "Newspaper number",
+            "The newspaper whose summary, distribution list and black list are synced (the lists exist for "
+            "gratis newspapers only). 0: every newspaper synced before, each as its own run.",
+            blank=0,
+            minimum=0,
+        ),
+    ] = None,
+    output_dir: Annotated[
+        Blank[Path],
+        form(
+            "Output folder",
+            "Folder on the worker for the JSON answers, master-data.xlsx and summary.md. Empty: "
+            "<data dir>/newspaper-master-data/<number>.",
+            blank="",
+        ),
+    ] = None,
+) -> dict[str, Any]:
     """Synchronise one newspaper's master data into the SQL tables.
 
     Args:
-        newspaper_number: the newspaper (its distribution and black list exist for gratis newspapers only).
-        output_dir: where the JSON answers, master-data.xlsx and summary.md go.
+        newspaper_number: the newspaper (its distribution and black list exist for gratis newspapers only);
+            none syncs every newspaper synced before, each as its own run.
+        output_dir: where the JSON answers, master-data.xlsx and summary.md go (default: data
+            dir/newspaper-master-data/<number>; without a number, a sub-folder per newspaper).
 
     Returns:
         The run summary: counts of added, changed, removed and unchanged records per table, and files.
     """
     settings = get_settings()
-    output_dir = Path(output_dir)
+    if not newspaper_number:
+        return await _sync_every_known(settings.effective_database_url, output_dir)
+    output_dir = (
+        Path(output_dir)
+        if output_dir is not None
+        else settings.data_dir / "newspaper-master-data" / str(newspaper_number)
+    )
     parameters = {"newspaper_number": newspaper_number, "output_dir": output_dir}
     async with recorded_run(
         settings,
@@ -85,6 +126,34 @@ async def newspaper_master_data(newspaper_number: int, output_dir: Path) -> dict
         await summary.publish(text, output_dir, description="Master data sync")
         get_run_logger().info("master data of newspaper %s stored", newspaper_number)
         return dict(summary)
+
+
+async def _sync_every_known(database_url: str, output_dir: Path | None) -> dict[str, Any]:
+    """Sync every newspaper the tables know, each as a run of this flow; fails when one failed (after
+    trying the others)."""
+    logger = get_run_logger()
+    factory = history.session_factory(database_url)
+    with factory() as session:
+        numbers = history.synced_newspaper_numbers(session)
+    if not numbers:
+        logger.warning("no newspaper synced yet: sync one by its number first, later runs keep it current")
+    synced: dict[int, int] = {}
+    failed: dict[int, str] = {}
+    for number in numbers:
+        try:
+            result = await newspaper_master_data(
+                newspaper_number=number,
+                output_dir=None if output_dir is None else Path(output_dir) / str(number),
+            )
+        except Exception as error:  # noqa: BLE001 - one newspaper's failure must not stop the others
+            failed[number] = f"{type(error).__name__}: {error}"
+            logger.error("master data of newspaper %s not synced: %s", number, error)
+        else:
+            synced[number] = int(result["changes"])
+    if failed:
+        listed = ", ".join(str(number) for number in sorted(failed))
+        raise MasterDataNotSynced(f"{len(failed)} of {len(numbers)} newspapers not synced: {listed}")
+    return {"newspapers": numbers, "changes": synced, "failed": failed}
 
 
 def _describe(counts: SyncCounts) -> str:

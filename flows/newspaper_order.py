@@ -8,16 +8,22 @@ order and never posts a second one.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
-from connectors.newspaper import ApiResult, NewspaperClient, OrderStatus
+from connectors.newspaper import ApiResult, GratisOrder, NewspaperClient, OrderStatus, StandardOrder
+from flows.forms import Blank, form
+from flows.naming import run_name
+from flows.newspaper_forms import OrderForm
+from flows.parking import park_after
 from flows.runs import recorded_run
 from history.models import JobState
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
+from tasks.errors import InputError
 from tasks.idempotency import named_key
 from tasks.newspaper.order_report import identity_of, order_summary_text, write_order_files
 from tasks.newspaper.order_report_data import OrderOutcome
@@ -26,6 +32,7 @@ from tasks.newspaper.orders import (
     check_order,
     fetch_order_reports,
     load_order,
+    order_from_body,
     order_key,
     save_delivery_note,
     submit_order,
@@ -35,55 +42,139 @@ from tasks.newspaper.orders import (
 from tasks.newspaper.submissions import WarningLog, submit_newspaper
 from tasks.polling import PollPolicy
 from tasks.run_history import JobSnapshot, RunRecorder
-from tasks.submission import recording_wait
+from tasks.submission import recording_wait, waited_before
 
 FLOW_NAME = "newspaper-order"
+FORM_ORDER = "order (form)"
 
 
-@flow(name=FLOW_NAME, log_prints=False)
+def _order_words(parameters: Mapping[str, Any]) -> str | None:
+    """The newspaper and issue of an order filled in the form, for the run's name."""
+    order = parameters.get("order")
+    if isinstance(order, OrderForm):
+        order = order.to_body()
+    basis = order.get("basisInformation") if isinstance(order, Mapping) else None
+    if not isinstance(basis, Mapping) or not basis.get("newspaperNumber"):
+        return None
+    issue = basis.get("issueNumber") or {}
+    return f"{basis['newspaperNumber']}-{issue.get('from', '')}".rstrip("-")
+
+
+@flow(
+    name=FLOW_NAME,
+    log_prints=False,
+    flow_run_name=run_name(FLOW_NAME, "order_path", _order_words),
+)
 async def newspaper_order(
-    order_path: Path,
-    output_dir: Path,
-    gratis: bool = False,
-    resubmit: bool = False,
-    waiting_statuses: list[str] | None = None,
-    max_wait_s: float = 3600.0,
-    min_poll_interval_s: float = 2.0,
-    max_poll_interval_s: float = 60.0,
+    order_path: Annotated[
+        Blank[Path],
+        form(
+            "Order file",
+            "The order as a JSON file on the worker (§2.1; a gratis order adds gratisDelivery). Leave "
+            "empty when you fill in the order below.",
+            blank="",
+        ),
+    ] = None,
+    output_dir: Annotated[
+        Blank[Path],
+        form(
+            "Output folder",
+            "Folder on the worker for the delivery note, the JSON answers, report.xlsx and summary.md. "
+            "Empty: <data dir>/newspaper-orders/<newspaper>-<issue>-<delivery date>.",
+            blank="",
+        ),
+    ] = None,
+    gratis: Annotated[
+        bool, form("Gratis order", "Submit a gratis order (orders/gratis) instead of a standard order.")
+    ] = False,
+    resubmit: Annotated[
+        bool,
+        form(
+            "Send again",
+            "Post although an earlier POST of this order may have reached the service. Check the online "
+            "dispatch-list service first.",
+        ),
+    ] = False,
+    waiting_statuses: Annotated[
+        Blank[list[str]],
+        form(
+            "Statuses to wait in",
+            "Keep checking while the order is in one of these statuses. Empty: LOADED and CONTROL "
+            "(CONTROL always).",
+            blank=[],
+        ),
+    ] = None,
+    max_wait_s: Annotated[
+        float,
+        form(
+            "Longest wait (s)",
+            "Give up waiting for the status after this many seconds; a re-run resumes.",
+            exclusiveMinimum=0,
+        ),
+    ] = 3600.0,
+    min_poll_interval_s: Annotated[
+        float, form("First check interval (s)", "First wait between status checks.", exclusiveMinimum=0)
+    ] = 2.0,
+    max_poll_interval_s: Annotated[
+        float, form("Longest check interval (s)", "Longest wait between status checks.", exclusiveMinimum=0)
+    ] = 60.0,
+    order: Annotated[
+        Blank[OrderForm],
+        form(
+            "Order",
+            "The order itself, when no order file is given: newspaper, issue and delivery date, sender and "
+            "the shipments (a gratis order fills gratis delivery).",
+            blank={},
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     """Submit a newspaper order and collect its delivery note and reports.
 
     Args:
-        order_path: the order body as JSON (§2.1; a gratis order adds its ``gratisDelivery``).
-        output_dir: where the delivery note, JSON files, report.xlsx and summary.md go.
+        order_path: the order body as JSON (§2.1; a gratis order adds its ``gratisDelivery``); or none,
+            with ``order`` filled in.
+        output_dir: where the delivery note, JSON files, report.xlsx and summary.md go (default: data
+            dir/newspaper-orders/<newspaper>-<issue>-<delivery date>).
         gratis: POST orders/gratis instead of orders/standard.
         resubmit: post even though an earlier POST of this order may have reached the service.
         waiting_statuses: statuses to keep polling in (default LOADED and CONTROL; CONTROL always is).
         max_wait_s: give up waiting for the status after this many seconds (a re-run resumes).
         min_poll_interval_s: first wait between status checks.
         max_poll_interval_s: longest wait between status checks.
+        order: the order as an object with the spec's field names, instead of ``order_path``.
 
     Returns:
         The run summary: order id, final status, files written and the API's warnings.
     """
     settings = get_settings()
     logger = get_run_logger()
-    order_path, output_dir = Path(order_path), Path(output_dir)
     kind: OrderKind = "gratis" if gratis else "standard"
-    order = load_order(order_path, kind)
-    basis = order.to_body().get("basisInformation") or {}
+    order_path = None if order_path is None else Path(order_path)
+    submitted = _the_order(order_path, order, kind)
+    basis = submitted.to_body().get("basisInformation") or {}
+    output_dir = (
+        Path(output_dir)
+        if output_dir is not None
+        else settings.data_dir / "newspaper-orders" / _folder_name(basis)
+    )
     key = (
-        named_key(order_key(order, kind), endpoint=newspaper_endpoint(settings))
-        if _identified(order)
+        named_key(order_key(submitted, kind), endpoint=newspaper_endpoint(settings))
+        if _identified(submitted)
         else None
     )
-    parameters = {"order_path": order_path, "output_dir": output_dir, "kind": kind, "resubmit": resubmit}
+    parameters = {
+        "order_path": order_path,
+        "order": None if order_path is not None else submitted.to_body(),
+        "output_dir": output_dir,
+        "kind": kind,
+        "resubmit": resubmit,
+    }
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
         async with recorder.step("check order"):
-            check_order(order, today=dt.date.today())
+            check_order(submitted, today=dt.date.today())
         warnings = WarningLog(recorder)
         identity = identity_of(basis)
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
@@ -92,7 +183,7 @@ async def newspaper_order(
                 warnings,
                 kind="order",
                 what=f"{kind} order",
-                send=lambda: submit_order(client, order),
+                send=lambda: submit_order(client, submitted),
                 resubmit=resubmit,
                 hint=(
                     "check in the online dispatch-list service whether an order for newspaper "
@@ -121,7 +212,12 @@ async def newspaper_order(
                     outcome,
                     warnings,
                     waiting=waiting_set(waiting_statuses),
-                    policy=PollPolicy(max_wait_s, min_poll_interval_s, max_poll_interval_s),
+                    policy=PollPolicy(
+                        max_wait_s,
+                        min_poll_interval_s,
+                        max_poll_interval_s,
+                        park_after_s=park_after(settings),
+                    ),
                 )
             outcome.reports = await fetch_order_reports(
                 client, order_id, kind=kind, status=status, original=False
@@ -138,6 +234,28 @@ async def newspaper_order(
         summary.update(status=str(status.status_value), warnings=warnings.lines, notes=outcome.reports.notes)
         await summary.publish(text, output_dir, description="Order summary")
         return dict(summary)
+    return dict(summary)  # the wait was parked: a follow-up run continues it
+
+
+def _the_order(
+    order_path: Path | None, order: OrderForm | None, kind: OrderKind
+) -> StandardOrder | GratisOrder:
+    """The order to submit: read from the file, or the one filled in the form (exactly one is given)."""
+    filled = order is not None and not order.is_empty()
+    if order_path is not None and filled:
+        raise InputError("give the order as a file or in the form, not both", path=order_path)
+    if order_path is not None:
+        return load_order(order_path, kind)
+    if order is None or not filled:
+        raise InputError("no order: give an order file or fill in the order", path=FORM_ORDER)
+    return order_from_body(order.to_body(), kind, source=FORM_ORDER)
+
+
+def _folder_name(basis: Mapping[str, Any]) -> str:
+    """``<newspaper>-<issue>-<delivery date>`` of an order, for its default output folder."""
+    issue = basis.get("issueNumber") or {}
+    words = [basis.get("newspaperNumber"), issue.get("from"), basis.get("deliveryDate")]
+    return "-".join(str(word) for word in words if word not in (None, "")) or "order"
 
 
 def _identified(order: Any) -> bool:
@@ -205,7 +323,12 @@ async def _wait(
         )
 
     status = await wait_for_order(
-        client, int(job.remote_id), waiting=waiting, policy=policy, on_status=on_status
+        client,
+        int(job.remote_id),
+        waiting=waiting,
+        policy=policy,
+        on_status=on_status,
+        waited_s=waited_before(job),
     )
     outcome.status_history = history
     return status

@@ -5,10 +5,12 @@ the ids recorded in the run history and written beside the input rows.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+from flows.forms import OUTPUT_FOLDER, form
+from flows.naming import run_name
 from flows.runs import recorded_run
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client, commerce_endpoint, describe_commerce
@@ -30,9 +32,29 @@ FLOW_NAME = "pickup-registration"
 CODE_COLUMNS = ("row", "pickupId", "verified", "status")
 
 
-@flow(name=FLOW_NAME)
+@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "input_path"))
 async def pickup_registration(
-    input_path: Path, output_dir: Path, resubmit: bool = False, concurrency: int = 4
+    input_path: Annotated[
+        Path,
+        form(
+            "Pickup users file",
+            "The pickup users, a .csv or .xlsx file on the worker: gender, firstName, lastName, language, "
+            "street, houseNumber, zip, city, countryCode (default CH), notifyMode (default EMAIL), email, "
+            "mobileNumber.",
+        ),
+    ],
+    output_dir: Annotated[Path, form("Output folder", OUTPUT_FOLDER)],
+    resubmit: Annotated[
+        bool,
+        form(
+            "Send again",
+            "Send the rows whose earlier request got no answer again (check first that they were not "
+            "registered).",
+        ),
+    ] = False,
+    concurrency: Annotated[
+        int, form("Registrations at once", "Registrations in flight at the same time.", minimum=1, maximum=64)
+    ] = 4,
 ) -> dict[str, Any]:
     """Register the pickup users of a file and record their pickup ids.
 

@@ -5,7 +5,7 @@ its content changed, and optionally register the e-mail address for notices of n
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pandas as pd
 from prefect import flow, get_run_logger
@@ -13,6 +13,8 @@ from prefect import flow, get_run_logger
 from connectors.newspaper import NewspaperClient, StructureFileCode
 from connectors.newspaper.errors import FieldProblem
 from connectors.newspaper.validation import email_problem, ensure_valid
+from flows.forms import Blank, form
+from flows.naming import run_name
 from flows.runs import recorded_run
 from history.models import JobState
 from postflows.settings import get_settings
@@ -32,15 +34,41 @@ from tasks.run_history import RunRecorder
 FLOW_NAME = "structure-files"
 
 
-@flow(name=FLOW_NAME, log_prints=False)
+@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "file_code"))
 async def structure_files(
-    file_code: int, output_dir: Path, notify_email: str | None = None, resubmit: bool = False
+    file_code: Annotated[
+        int,
+        form("File code", "Which structure files: 1 = AZ/GZA, 2 = AZA/AZB, 9 = both.", enum=[1, 2, 9]),
+    ] = 9,
+    output_dir: Annotated[
+        Blank[Path],
+        form(
+            "Output folder",
+            "Folder on the worker for the files, structure-files.csv and summary.md. Empty: "
+            "<data dir>/structure-files/<file code>.",
+            blank="",
+        ),
+    ] = None,
+    notify_email: Annotated[
+        Blank[str],
+        form(
+            "Notice e-mail",
+            "Register this address for notices of new structure file versions (once: a later run with the "
+            "same address sends nothing). Empty: register none.",
+            blank="",
+        ),
+    ] = None,
+    resubmit: Annotated[
+        bool,
+        form("Send again", "Register the address although an earlier request may have reached the service."),
+    ] = False,
 ) -> dict[str, Any]:
     """Download the structure files of one file code.
 
     Args:
-        file_code: 1 = AZ/GZA, 2 = AZA/AZB, 9 = both.
-        output_dir: where the files, structure-files.csv and summary.md go.
+        file_code: 1 = AZ/GZA, 2 = AZA/AZB, 9 = both (the default).
+        output_dir: where the files, structure-files.csv and summary.md go (default: data
+            dir/structure-files/<file code>).
         notify_email: register this address as recipient of notices about new structure file versions
             (once: a later run with the same address does not send it again).
         resubmit: register the address even though an earlier request may have reached the service.
@@ -49,8 +77,10 @@ async def structure_files(
         The run summary: each file with its size, SHA-256 and whether it is new.
     """
     settings = get_settings()
-    output_dir = Path(output_dir)
     code = StructureFileCode(int(file_code))
+    output_dir = (
+        Path(output_dir) if output_dir is not None else settings.data_dir / "structure-files" / str(int(code))
+    )
     if notify_email is not None and (problem := email_problem(notify_email)):
         ensure_valid("structure file e-mail", [FieldProblem("email", problem)])
     parameters = {

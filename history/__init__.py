@@ -53,6 +53,7 @@ from history.newspaper import (
     current_distribution_details,
     sync_black_list,
     sync_distribution_list,
+    synced_newspaper_numbers,
     upsert_newspaper_summary,
 )
 from history.remote_jobs import (
@@ -117,6 +118,7 @@ __all__ = [
     "master_data_changes",
     "sync_black_list",
     "sync_distribution_list",
+    "synced_newspaper_numbers",
     "upsert_newspaper_summary",
     "MASK",
     "Base",

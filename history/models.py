@@ -78,12 +78,14 @@ class Base(DeclarativeBase):
 
 
 class RunState(StrEnum):
-    """Where a run stands; RUNNING until ``finish_run`` records the outcome."""
+    """Where a run stands; RUNNING until ``finish_run`` records the outcome. PARKED: the run ended while its
+    remote job still runs, and a follow-up run continues it."""
 
     RUNNING = "RUNNING"
     COMPLETED = "COMPLETED"
     FAILED = "FAILED"
     CANCELLED = "CANCELLED"
+    PARKED = "PARKED"
 
 
 class JobState(StrEnum):

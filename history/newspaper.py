@@ -231,6 +231,12 @@ def current_black_list(session: Session, newspaper_number: int) -> list[BlackLis
     return list(session.scalars(statement))
 
 
+def synced_newspaper_numbers(session: Session) -> list[int]:
+    """The numbers of every newspaper whose summary was synced at least once, ascending."""
+    statement = select(NewspaperSummaryRow.newspaper_number).order_by(NewspaperSummaryRow.newspaper_number)
+    return list(session.scalars(statement))
+
+
 def _int_or_none(value: Any) -> int | None:
     if isinstance(value, bool) or value is None:
         return None

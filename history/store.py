@@ -89,7 +89,7 @@ def finish_run(
     Args:
         session: The open session.
         run: The run from ``start_run`` (may come from an earlier session).
-        state: ``COMPLETED``, ``FAILED`` or ``CANCELLED`` (``RUNNING`` is refused).
+        state: ``COMPLETED``, ``FAILED``, ``CANCELLED`` or ``PARKED`` (``RUNNING`` is refused).
         error: What went wrong; an exception is stored as ``"TypeName: message"``.
         summary: Counts and outcomes for display; made JSON-safe with secrets masked.
 

@@ -12,7 +12,15 @@ from typing import Annotated, Literal
 
 import typer
 
-from postflows import cli_commerce, cli_delivery, cli_info, cli_newspaper, cli_server, cli_validation
+from postflows import (
+    cli_commerce,
+    cli_delivery,
+    cli_info,
+    cli_newspaper,
+    cli_server,
+    cli_setup,
+    cli_validation,
+)
 from postflows.cli_common import (
     EXIT_FAILED,
     EXIT_USAGE,
@@ -468,3 +476,4 @@ cli_commerce.register(app)
 cli_validation.register(app)
 cli_server.register(app)
 cli_info.register(app)
+cli_setup.register(app)

@@ -19,7 +19,13 @@ from rich.text import Text
 
 from history import Document, RemoteJob, Run, RunMessage, Step, json_safe
 
-STATE_STYLES = {"RUNNING": "yellow", "COMPLETED": "green", "FAILED": "red", "CANCELLED": "magenta"}
+STATE_STYLES = {
+    "RUNNING": "yellow",
+    "COMPLETED": "green",
+    "FAILED": "red",
+    "CANCELLED": "magenta",
+    "PARKED": "cyan",
+}
 LEVEL_STYLES = {"info": "blue", "warning": "yellow", "error": "red"}
 
 

@@ -124,6 +124,42 @@ class Settings(BaseSettings):
     http_timeout_s: float = 30.0
     http_max_attempts: int = 4
 
+    task_retries: int = Field(
+        default=5,
+        ge=0,
+        description="Prefect retries of an idempotent step (status check, download, report, delete) after a "
+        "transient failure the HTTP retries did not overcome",
+    )
+    task_retry_delay_s: float = Field(
+        default=10.0, ge=0, description="Wait before the first task retry, doubled for each further one (s)"
+    )
+    task_retry_jitter: float = Field(
+        default=0.5, ge=0, description="Random spread of a task retry's wait, as a fraction of it"
+    )
+
+    address_service_rate_per_minute: int = Field(
+        default=1200,
+        ge=0,
+        description="Rate limit 'address-service' created by setup/serve: requests per minute (0: none)",
+    )
+    newspaper_rate_per_minute: int = Field(
+        default=600,
+        ge=0,
+        description="Rate limit 'newspaper-api' created by setup/serve: requests per minute (0: none)",
+    )
+    commerce_rate_per_minute: int = Field(
+        default=1200,
+        ge=0,
+        description="Rate limit 'commerce-api' created by setup/serve: requests per minute (0: none)",
+    )
+
+    park_after_s: float = Field(
+        default=600.0,
+        gt=0,
+        description="A deployment run waiting longer than this for a remote job ends and schedules its "
+        "follow-up run instead (seconds)",
+    )
+
     lease_ttl_s: float = Field(
         default=60.0, gt=0, description="How long a run's hold on its key lasts unless renewed (seconds)"
     )
@@ -139,6 +175,13 @@ class Settings(BaseSettings):
         default=100.0,
         ge=1.0,
         description="Largest ratio of unpacked to compressed size accepted in a downloaded ZIP",
+    )
+
+    task_runner: str = Field(
+        default="default",
+        pattern=r"^(default|dask|dask:\S+)$",
+        description="Where the row fan-outs (address queries, validations) run: 'default' (threads of the "
+        "flow's process), 'dask' (a local Dask cluster) or 'dask:<scheduler address>'",
     )
 
     csv_formula_guard: bool = Field(

@@ -9,6 +9,7 @@ this module knows the sandbox exists.
 from __future__ import annotations
 
 import logging
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -24,6 +25,7 @@ from connectors.oauth import ClientCredentials
 from connectors.oidc import OidcClient, UserSession
 from connectors.ratelimit import WindowGate
 from connectors.retry import RetryPolicy
+from postflows.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API, RateLimitHook
 from postflows.settings import (
     CREDENTIAL_FIELDS,
     SANDBOX_ADDRESS_PASSWORD,
@@ -139,9 +141,18 @@ def _retry(settings: Settings) -> RetryPolicy:
     return RetryPolicy(max_attempts=settings.http_max_attempts)
 
 
+_window_gates: dict[Endpoint, WindowGate] = {}
+_window_gates_guard = threading.Lock()
+
+
 def window_gate(settings: Settings) -> WindowGate:
-    """The gate at which one client's calls wait out a per-minute limit (tests swap in a simulated clock)."""
-    return WindowGate()
+    """The gate at which calls to the address service wait out its per-minute limit: one per service and
+    process, shared by every client built here (each chunk task of a fan-out builds its own client, on its
+    own thread's event loop). Worker processes elsewhere (Dask) each have their own gate; the global rate
+    limit of the Prefect server is what bounds them together. Tests swap in a simulated clock."""
+    endpoint = address_service_endpoint(settings)
+    with _window_gates_guard:
+        return _window_gates.setdefault(endpoint, WindowGate())
 
 
 def address_service_endpoint(settings: Settings) -> Endpoint:
@@ -188,6 +199,7 @@ def address_service_client(
             retry=_retry(settings),
             request_log=request_log,
             window_gate=window_gate(settings),
+            before_request=RateLimitHook(ADDRESS_SERVICE),
         )
     require_settings(settings, "address-service")
     assert settings.address_service_user and settings.address_service_password is not None
@@ -200,6 +212,7 @@ def address_service_client(
         retry=_retry(settings),
         request_log=request_log,
         window_gate=window_gate(settings),
+        before_request=RateLimitHook(ADDRESS_SERVICE),
     )
 
 
@@ -234,6 +247,7 @@ def newspaper_client(
             timeout=settings.http_timeout_s,
             retry=_retry(settings),
             request_log=request_log,
+            before_request=RateLimitHook(NEWSPAPER_API),
         )
     require_settings(settings, "newspaper")
     assert settings.newspaper_token_url and settings.newspaper_client_secret is not None
@@ -246,6 +260,7 @@ def newspaper_client(
         timeout=settings.http_timeout_s,
         retry=_retry(settings),
         request_log=request_log,
+        before_request=RateLimitHook(NEWSPAPER_API),
     )
 
 
@@ -392,4 +407,5 @@ def commerce_client(
         timeout=settings.http_timeout_s,
         retry=_retry(settings),
         request_log=request_log,
+        before_request=RateLimitHook(COMMERCE_API),
     )

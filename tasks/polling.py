@@ -3,7 +3,9 @@
 Every wait (batch job, order status, purchase progress) runs through it with one :class:`PollPolicy`: the
 service's own estimate of the time left guides the next look when it gives one, otherwise the interval grows
 from ``min_interval_s`` to ``max_interval_s``. A status check that fails transiently is looked at again with
-the same back-off until the deadline, never faster.
+the same back-off until the deadline, never faster. A wait that may park (``park_after_s``) ends with
+:class:`WaitParked` once it has lasted that long, or at once when the service expects the job to take longer:
+the caller then lets a later run continue it.
 """
 
 from __future__ import annotations
@@ -29,18 +31,40 @@ class PollPolicy:
         min_interval_s: the first wait, and the shortest.
         max_interval_s: the longest wait.
         growth: factor by which the wait grows when the service gives no estimate.
+        park_after_s: end the wait with :class:`WaitParked` once it has lasted this long, or when the
+            service's estimate of the time left is longer; None waits in-process to the end.
     """
 
     max_wait_s: float = 3600.0
     min_interval_s: float = 1.0
     max_interval_s: float = 60.0
     growth: float = 1.5
+    park_after_s: float | None = None
 
     def __post_init__(self) -> None:
         if self.min_interval_s <= 0 or self.max_interval_s < self.min_interval_s:
             raise ValueError("poll intervals need 0 < min_interval_s <= max_interval_s")
         if self.max_wait_s < 0 or self.growth < 1:
             raise ValueError("max_wait_s must not be negative and growth must be at least 1")
+        if self.park_after_s is not None and self.park_after_s <= 0:
+            raise ValueError("park_after_s must be positive")
+
+    def park_in(self, waited_s: float, *, estimate_s: float | None = None) -> float | None:
+        """Seconds after which a parked wait should be looked at again, or None to go on waiting here.
+
+        A wait parks once it has lasted ``park_after_s``, or at once when the service expects the job to
+        take longer than that. It is looked at again when the estimate says the job ends, else after
+        ``park_after_s`` (a job that ran that long is not expected back sooner), at the latest at the
+        deadline; never sooner than ``min_interval_s``.
+        """
+        threshold = self.park_after_s
+        if threshold is None:
+            return None
+        long_estimate = estimate_s is not None and estimate_s > threshold
+        if waited_s < threshold and not long_estimate:
+            return None
+        expected = estimate_s if estimate_s is not None and estimate_s > 0 else threshold
+        return max(self.min_interval_s, min(expected, self.max_wait_s - waited_s))
 
     def next_interval(self, previous: float | None, *, estimate_s: float | None = None) -> float:
         """The wait before the next look, from the previous wait and the service's estimate of time left."""
@@ -78,6 +102,25 @@ class RemoteJobEnded(PostflowsError):
     cancelled: bool = False
 
 
+class WaitParked(PostflowsError):
+    """The wait ends here and is to be continued by a later run: the job is expected to take long.
+
+    Attributes:
+        what: the job's name.
+        waited_s: how long the job has been waited for, this run and earlier ones together.
+        resume_in_s: seconds from now after which the job should be looked at again.
+        last: the last look at the job.
+    """
+
+    def __init__(self, what: str, waited_s: float, resume_in_s: float, last: Observation[object]) -> None:
+        state = f" ({last.detail})" if last.detail else ""
+        super().__init__(f"{what} still running after {waited_s:.0f}s{state}; parked for {resume_in_s:.0f}s")
+        self.what = what
+        self.waited_s = waited_s
+        self.resume_in_s = resume_in_s
+        self.last = last
+
+
 class PollTimedOut(PostflowsError):
     """The job did not finish within ``max_wait_s``; it may still be running remotely."""
 
@@ -101,6 +144,7 @@ async def poll_until(
     *,
     what: str = "remote job",
     progress: bool = True,
+    waited_s: float = 0.0,
     sleep: Sleep = asyncio.sleep,
     clock: Callable[[], float] = time.monotonic,
 ) -> S:
@@ -116,13 +160,16 @@ async def poll_until(
         on_status: told every status seen (may be a coroutine function).
         what: the job's name in messages and the progress display.
         progress: show a progress artifact / progress bar.
+        waited_s: how long earlier runs waited for this job already; it counts towards the deadline and
+            the parking threshold.
         sleep: the coroutine used to wait (tests pass a fake).
         clock: monotonic seconds (tests pass a fake).
 
     Raises:
         PollTimedOut: still not done after ``policy.max_wait_s``.
+        WaitParked: not done, and the policy parks the wait (``policy.park_after_s``).
     """
-    started = clock()
+    started = clock() - waited_s
     tracker = await Progress.start(what) if progress else None
     interval: float | None = None
     last: Observation[S] | None = None
@@ -153,5 +200,9 @@ async def poll_until(
             if transient_error is not None and last is None:
                 raise transient_error
             raise PollTimedOut(what, elapsed, last)  # type: ignore[arg-type]
+        if transient_error is None and last is not None:
+            resume_in = policy.park_in(elapsed, estimate_s=estimate)
+            if resume_in is not None:
+                raise WaitParked(what, elapsed, resume_in, last)  # type: ignore[arg-type]
         interval = policy.next_interval(interval, estimate_s=estimate)
         await sleep(min(interval, policy.max_wait_s - elapsed))

@@ -19,16 +19,19 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, TypeVar
 
 from connectors.errors import ApiError, PostflowsError, RemoteRejected
 from history.models import JobState
-from tasks.polling import PollTimedOut, RemoteJobEnded
+from tasks.polling import PollTimedOut, RemoteJobEnded, WaitParked
 from tasks.run_history import JobSnapshot, RunRecorder, record_shielded
 
 logger = logging.getLogger("postflows.submission")
 
 PENDING_PREFIX = "pending:"
+PARKED = "parked"
+"""The job data key of a parked wait: since when it waits, how often it parked, when it is looked at next."""
 
 R = TypeVar("R")
 
@@ -182,6 +185,34 @@ async def submit_once(
     return Submission(job, resumed=False, answer=answer, replaced=replaced)
 
 
+class JobParked(PostflowsError):
+    """The wait for a recorded job was parked: the job is recorded WAITING with its parking, and a later run
+    with the same key continues it (see ``flows.parking``)."""
+
+    def __init__(self, job: JobSnapshot, parked: WaitParked) -> None:
+        super().__init__(str(parked))
+        self.job = job
+        self.parked = parked
+
+    @property
+    def count(self) -> int:
+        """How often this job's wait has been parked, this time included."""
+        return int(self.job.data.get(PARKED, {}).get("count", 1))
+
+    @property
+    def resume_at(self) -> datetime:
+        return datetime.fromisoformat(self.job.data[PARKED]["resume_at"])
+
+
+def waited_before(job: JobSnapshot, *, now: datetime | None = None) -> float:
+    """Seconds the job has been waited for by the runs that parked its wait; 0 when it was not parked."""
+    parked = job.data.get(PARKED) or {}
+    since = parked.get("waiting_since")
+    if job.state is not JobState.WAITING or not since:
+        return 0.0
+    return max(0.0, ((now or datetime.now(UTC)) - datetime.fromisoformat(since)).total_seconds())
+
+
 @asynccontextmanager
 async def recording_wait(recorder: RunRecorder, job: JobSnapshot, *, what: str) -> AsyncIterator[None]:
     """Wait for a submitted job inside this block; however the wait ends, the job's row says so.
@@ -189,22 +220,54 @@ async def recording_wait(recorder: RunRecorder, job: JobSnapshot, *, what: str) 
     A failure state of the job (:class:`~tasks.polling.RemoteJobEnded`) ends it FAILED or CANCELLED, so the
     next run with the key submits anew. A time-out leaves it WAITING: it may still run, its remote files
     stay, and the same command picks it up. Any other interruption (Ctrl-C, a cancelled flow, a status
-    endpoint that stayed down) leaves it WAITING too, recorded even while the run is being cancelled.
+    endpoint that stayed down) leaves it WAITING too, recorded even while the run is being cancelled. A
+    parked wait (:class:`~tasks.polling.WaitParked`) leaves it WAITING with its parking recorded, and raises
+    :class:`JobParked`; every other ending forgets an earlier parking, so the next wait starts afresh.
     """
     try:
         yield
+    except WaitParked as parked:
+        raise JobParked(await _record_parking(recorder, job, parked), parked) from parked
     except RemoteJobEnded as ended:
         state = JobState.CANCELLED if ended.cancelled else JobState.FAILED
-        await record_shielded(recorder.update_job(job, status=state, finished=True, detail=str(ended)[:500]))
+        await record_shielded(
+            recorder.update_job(
+                job, status=state, finished=True, detail=str(ended)[:500], data=_unparked(job)
+            )
+        )
         raise
     except PollTimedOut as timed_out:
-        await recorder.update_job(job, status=JobState.WAITING, detail=str(timed_out)[:500])
+        await recorder.update_job(
+            job, status=JobState.WAITING, detail=str(timed_out)[:500], data=_unparked(job)
+        )
         logger.warning("%s is still running; the same command picks it up later", what)
         raise
     except BaseException as error:
         detail = f"interrupted while waiting: {type(error).__name__}"
-        await record_shielded(recorder.update_job(job, status=JobState.WAITING, detail=detail))
+        await record_shielded(
+            recorder.update_job(job, status=JobState.WAITING, detail=detail, data=_unparked(job))
+        )
         raise
+    if job.data.get(PARKED):
+        await recorder.update_job(job, data={PARKED: None})
+
+
+async def _record_parking(recorder: RunRecorder, job: JobSnapshot, parked: WaitParked) -> JobSnapshot:
+    now = datetime.now(UTC)
+    earlier = job.data.get(PARKED) or {}
+    parking = {
+        "waiting_since": earlier.get("waiting_since")
+        or (now - timedelta(seconds=parked.waited_s)).isoformat(),
+        "count": int(earlier.get("count", 0)) + 1,
+        "resume_at": (now + timedelta(seconds=parked.resume_in_s)).isoformat(),
+    }
+    return await record_shielded(
+        recorder.update_job(job, status=JobState.WAITING, detail=str(parked)[:500], data={PARKED: parking})
+    )
+
+
+def _unparked(job: JobSnapshot) -> dict[str, Any] | None:
+    return {PARKED: None} if job.data.get(PARKED) else None
 
 
 def _resumable(job: JobSnapshot) -> bool:

@@ -1,7 +1,8 @@
 """Prefect tasks of the batch alignment: one remote call or one transformation each.
 
-Transient failures are retried inside the connector (HTTP core); these tasks add no Prefect retries of
-their own, so a failure is never retried twice by accident and a submission is never re-sent blindly.
+Transient failures are retried inside the connector (HTTP core). The idempotent steps (status check,
+download, delete) are retried as tasks over longer outages (:mod:`tasks.retrying`); upload, createfile and
+runbatch are not: the submit-once protocol decides whether they are sent again.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from tasks.errors import ResultFileError
 from tasks.files import FileTooLarge, write_stream
 from tasks.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING
 from tasks.polling import Observation, PollPolicy, RemoteJobEnded, poll_until
+from tasks.retrying import idempotent_step, run_step
 
 API = "address-service"
 
@@ -89,29 +91,40 @@ def observe(status: BatchStatus) -> Observation[BatchStatus]:
     )
 
 
-@task(name="address-wait-for-batch", cache_policy=NO_CACHE)
+@idempotent_step("address-check-batch-status")
+async def check_batch_status(client: AddressServiceClient, batch_token: str) -> BatchStatus:
+    """One look at the batch job (/checkbatchstatus)."""
+    return await client.check_batch_status(batch_token)
+
+
 async def wait_for_batch(
     client: AddressServiceClient,
     batch_token: str,
     *,
     policy: PollPolicy,
     on_status: StatusCallback | None = None,
+    waited_s: float = 0.0,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> BatchStatus:
-    """Poll /checkbatchstatus until the job finishes.
+    """Poll /checkbatchstatus until the job finishes; each look is a retried step.
+
+    ``waited_s``: how long earlier runs waited for this job already (a parked wait continued).
 
     Raises:
         BatchJobFailed: TokenStatus 1, 5, 6 or 7.
         PollTimedOut: still running after ``policy.max_wait_s``; the job may go on remotely.
+        WaitParked: the wait is to be continued by a follow-up run (``policy.park_after_s``).
     """
 
     async def check() -> Observation[BatchStatus]:
-        return observe(await client.check_batch_status(batch_token))
+        return observe(await run_step(check_batch_status, client, batch_token))
 
-    return await poll_until(check, policy, on_status, what=f"address batch {batch_token}", sleep=sleep)
+    return await poll_until(
+        check, policy, on_status, what=f"address batch {batch_token}", waited_s=waited_s, sleep=sleep
+    )
 
 
-@task(name="address-download-output", cache_policy=NO_CACHE)
+@idempotent_step("address-download-output")
 async def download_output(
     client: AddressServiceClient,
     output_token: str,
@@ -136,6 +149,12 @@ async def download_output(
     return destination
 
 
+@idempotent_step("address-delete-file")
+async def delete_file(client: AddressServiceClient, token: str) -> bool:
+    """Delete one remote file (/deletefile); False when the service no longer has it."""
+    return await client.delete_file(token, missing_ok=True)
+
+
 async def delete_remote_files(client: AddressServiceClient, tokens: list[str]) -> dict[str, str]:
     """Delete every token, whatever happened before; returns token → outcome ("deleted", "gone", error).
 
@@ -146,7 +165,7 @@ async def delete_remote_files(client: AddressServiceClient, tokens: list[str]) -
         outcomes: dict[str, str] = {}
         for token in tokens:
             try:
-                deleted = await client.delete_file(token, missing_ok=True)
+                deleted = await run_step(delete_file, client, token)
                 outcomes[token] = "deleted" if deleted else "gone"
             except ApiError as error:
                 outcomes[token] = f"failed: {error}"

@@ -1,6 +1,6 @@
-"""Individual queries (runquery2): one request per record, with bounded concurrency. The per-minute limit
-(Status 106) is waited out at the client's window gate, which every worker shares; a record whose query fails
-for good keeps its row with the reason.
+"""Individual queries (runquery2): one request per record, with bounded concurrency, in chunks on the flow's
+task runner. The per-minute limit (Status 106) is waited out at the window gate that every client of the
+service in one process shares; a record whose query fails for good keeps its row with the reason.
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import pandas as pd
 from prefect import task
@@ -16,6 +17,7 @@ from prefect.cache_policies import NO_CACHE
 from connectors.address_service import AddressServiceClient
 from connectors.errors import ApiError
 from connectors.http import RequestRecord
+from tasks.fanout import ChunkPart, ClientFactory, fan_out
 from tasks.progress import Progress
 
 # §2.3 output names → §2.2 input FieldName values.
@@ -55,6 +57,10 @@ class SendCounter:
     def __call__(self, record: RequestRecord) -> None:
         self.outcomes[record.outcome] += 1
 
+    def add(self, outcomes: Mapping[str, int]) -> None:
+        """Count the sends another counter saw (a chunk task's, say)."""
+        self.outcomes.update(outcomes)
+
     @property
     def total(self) -> int:
         return sum(self.outcomes.values())
@@ -75,28 +81,31 @@ def query_fields(record: Mapping[str, object]) -> dict[str, str]:
     return fields
 
 
-@task(name="address-run-queries", cache_policy=NO_CACHE)
-async def run_queries(
-    client: AddressServiceClient,
-    records: pd.DataFrame,
+@dataclass(frozen=True)
+class QueryChunk:
+    """What one chunk task of the queries brings back: one answer row per record, and the sends by outcome."""
+
+    answers: list[dict[str, object]]
+    sends: dict[str, int]
+
+
+@task(name="address-query-rows", task_run_name="address-query-rows-{part.label}", cache_policy=NO_CACHE)
+async def query_rows(
+    rows: pd.DataFrame,
     *,
+    part: ChunkPart,
+    concurrency: int,
+    connect: ClientFactory[AddressServiceClient],
     key: str,
-    concurrency: int = 8,
     timeout_ms: int = 10000,
     billing_reference: str | None = None,
-) -> pd.DataFrame:
-    """Query every record; returns one row per RecordId with the answer's fields or the error.
-
-    A record whose query fails for good keeps its row, with the reason in ``QueryError``: nothing is lost.
-    """
+) -> QueryChunk:
+    """Query the records of one chunk with a client of its own, at most ``concurrency`` at a time."""
     semaphore = asyncio.Semaphore(max(1, concurrency))
-    total = len(records)
-    done = 0
-    progress = await Progress.start(f"address queries ({total} records)")
-    rows: list[dict[str, object]] = []
+    answers: list[dict[str, object]] = []
+    sends = SendCounter()
 
-    async def one(record: dict[str, object]) -> None:
-        nonlocal done
+    async def one(client: AddressServiceClient, record: dict[str, object]) -> None:
         record_id = int(str(record["RecordId"]))
         fields = query_fields(record)
         async with semaphore:
@@ -109,12 +118,55 @@ async def run_queries(
                 answer[ERROR_COLUMN] = str(error)
             else:
                 answer.update(result.fields)
-            rows.append(answer)
-        done += 1
-        if done == total or done % max(1, total // 100) == 0:
-            await progress.update(100.0 * done / max(1, total), f"{done}/{total} records")
+            answers.append(answer)
+        part.row_done()
 
-    await asyncio.gather(*(one({str(k): v for k, v in rec.items()}) for rec in records.to_dict("records")))
+    async with connect(request_log=sends) as client:
+        records = rows.to_dict("records")
+        await asyncio.gather(*(one(client, {str(k): v for k, v in record.items()}) for record in records))
+    return QueryChunk(answers, dict(sends.outcomes))
+
+
+async def run_queries(
+    connect: ClientFactory[AddressServiceClient],
+    records: pd.DataFrame,
+    *,
+    key: str,
+    concurrency: int = 8,
+    timeout_ms: int = 10000,
+    billing_reference: str | None = None,
+    sends: SendCounter | None = None,
+) -> pd.DataFrame:
+    """Query every record, in chunks on the flow's task runner (see :mod:`tasks.fanout`), at most
+    ``concurrency`` queries in flight; returns one row per RecordId with the answer's fields or the error.
+
+    A record whose query fails for good keeps its row, with the reason in ``QueryError``: nothing is lost.
+
+    Args:
+        connect: builds an address-service client; each chunk task builds its own.
+        records: the records with §2.3 column names and ``RecordId``.
+        key: the query key.
+        concurrency: queries in flight at once.
+        timeout_ms: the service-side timeout of one query.
+        billing_reference: bill the queries to this client (runquery2withclient).
+        sends: counts the queries sent.
+    """
+    progress = await Progress.start(f"address queries ({len(records)} records)")
+    chunks = await fan_out(
+        query_rows,
+        records,
+        concurrency=concurrency,
+        progress=progress,
+        unit="records",
+        connect=connect,
+        key=key,
+        timeout_ms=timeout_ms,
+        billing_reference=billing_reference,
+    )
+    rows = [answer for chunk in chunks for answer in chunk.answers]
+    if sends is not None:
+        for chunk in chunks:
+            sends.add(chunk.sends)
     frame = pd.DataFrame(rows, dtype=object)
     if ERROR_COLUMN not in frame.columns:
         frame[ERROR_COLUMN] = None

@@ -5,7 +5,9 @@ A checkpoint belongs to an idempotency key (the input's bytes, the options and t
 :func:`tasks.idempotency.derive_key`); the key's lease lets one run at a time write it. Answers are buffered
 and written as numbered parts, each through the one atomic writer, so a crash loses at most the answers
 since the last part and never leaves half a line. Each entry carries a hash of what was sent for its row: a
-resumed run reuses an answer only for the same request.
+resumed run reuses an answer only for the same request. Several writers of one run (the chunk tasks of a
+fan-out, on threads or on other processes) each write parts named after themselves, so that none replaces
+another's.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from typing import Any
 
 from tasks.files import write_text
 
-_PART = re.compile(r"^part-(\d{6})\.jsonl$")
+_PART = re.compile(r"^part-(\d{6})(?:-[A-Za-z0-9]+)?\.jsonl$")
+_WRITER = re.compile(r"^[A-Za-z0-9]+$")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -39,6 +42,7 @@ class RowCheckpoint:
         flush_rows: write a part when this many answers wait.
         flush_seconds: write a part when the oldest waiting answer is this old.
         clock: monotonic seconds (tests pass their own).
+        writer: names this writer's parts (``part-000003-c2.jsonl``); None for the only writer.
     """
 
     def __init__(
@@ -48,8 +52,12 @@ class RowCheckpoint:
         flush_rows: int = 200,
         flush_seconds: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
+        writer: str | None = None,
     ) -> None:
+        if writer is not None and not _WRITER.match(writer):
+            raise ValueError(f"a checkpoint writer's name is letters and digits, got {writer!r}")
         self.directory = directory
+        self.writer = writer
         self._flush_rows = max(1, flush_rows)
         self._flush_seconds = flush_seconds
         self._clock = clock
@@ -60,6 +68,16 @@ class RowCheckpoint:
     def for_key(cls, root: Path, key: str, **options: Any) -> RowCheckpoint:
         """The checkpoint of ``key`` under ``root`` (the key made a safe directory name)."""
         return cls(root / _UNSAFE.sub("-", key), **options)
+
+    def for_writer(self, writer: str) -> RowCheckpoint:
+        """Another writer of the same checkpoint: its own waiting answers, its own parts."""
+        return RowCheckpoint(
+            self.directory,
+            flush_rows=self._flush_rows,
+            flush_seconds=self._flush_seconds,
+            clock=self._clock,
+            writer=writer,
+        )
 
     def load(self) -> dict[int, dict[str, Any]]:
         """Every entry written so far, by row; a later part's entry for a row replaces an earlier one.
@@ -94,8 +112,11 @@ class RowCheckpoint:
         """Write the waiting answers as the next part."""
         if not self._pending:
             return
+        # Writers of one run may pick the same number; their names keep the parts apart. A later run's parts
+        # come after every part of the runs before it, so its entries win.
         numbers = [int(match.group(1)) for part in self._parts() if (match := _PART.match(part.name))]
-        part = self.directory / f"part-{max(numbers, default=0) + 1:06d}.jsonl"
+        suffix = f"-{self.writer}" if self.writer else ""
+        part = self.directory / f"part-{max(numbers, default=0) + 1:06d}{suffix}.jsonl"
         text = "".join(json.dumps(entry, ensure_ascii=False, default=str) + "\n" for entry in self._pending)
         write_text(part, text)
         self._pending.clear()
@@ -110,4 +131,5 @@ class RowCheckpoint:
     def _parts(self) -> list[Path]:
         if not self.directory.is_dir():
             return []
-        return sorted(path for path in self.directory.iterdir() if _PART.match(path.name))
+        parts = [(match, path) for path in self.directory.iterdir() if (match := _PART.match(path.name))]
+        return [path for match, path in sorted(parts, key=lambda item: (int(item[0].group(1)), item[1].name))]

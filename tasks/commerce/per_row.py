@@ -10,6 +10,10 @@ What a row's failure means is decided by the error's type, here only:
   answer) or another HTTP status: ``failed``, with the reason — such a row is asked again by a resumed run;
 * the service refused our credentials (401/403): no row can succeed, so the run stops (answers so far are
   kept in the checkpoint).
+
+:func:`answer_rows` asks every row in the calling task; a fan-out over the flow's task runner (validation,
+see :mod:`tasks.fanout`) takes the resumed rows with :func:`resumed_outcomes` and has each chunk task ask
+its rows with :func:`ask_rows`, writing the checkpoint as a writer of its own.
 """
 
 from __future__ import annotations
@@ -60,6 +64,19 @@ class RowOutcome(Generic[M]):
         return self.status in FINAL_STATUSES
 
 
+@dataclass(frozen=True)
+class ChunkAnswers(Generic[M]):
+    """What one chunk task of a per-row fan-out brings back.
+
+    Attributes:
+        outcomes: the outcome of every row of the chunk, by row.
+        sends: requests sent, by outcome (see :class:`~tasks.address_service.query.SendCounter`).
+    """
+
+    outcomes: dict[int, RowOutcome[M]]
+    sends: dict[str, int]
+
+
 def failure_outcome(row: int, error: ApiError) -> RowOutcome[Any] | None:
     """The outcome of a row whose request raised ``error``; None when the error ends the whole run."""
     if isinstance(error, CommerceRejected):
@@ -86,7 +103,7 @@ async def answer_rows(
     checkpoint: RowCheckpoint | None = None,
     reusable: Callable[[M], bool] = _any_answer,
 ) -> list[RowOutcome[M]]:
-    """Send ``call(request)`` for every (row, request), at most ``concurrency`` at a time.
+    """Send ``call(request)`` for every (row, request), at most ``concurrency`` at a time, in this task.
 
     Args:
         requests: the rows and what to send for each, in input order.
@@ -103,44 +120,83 @@ async def answer_rows(
     Raises:
         AuthFailed: the service refused our credentials; no row can succeed.
     """
-    previous = checkpoint.load() if checkpoint is not None else {}
-    outcomes: dict[int, RowOutcome[M]] = {}
-    pending: list[tuple[int, Q, str]] = []
-    for row, request in requests:
-        fingerprint = request_fingerprint(request.model_dump(mode="json", by_alias=True, exclude_none=True))
-        kept = _resumed(previous.get(row), fingerprint, answer_model, reusable)
-        if kept is not None:
-            outcomes[row] = kept
-        else:
-            pending.append((row, request, fingerprint))
-
+    outcomes = resumed_outcomes(requests, checkpoint, answer_model=answer_model, reusable=reusable)
+    pending = [(row, request) for row, request in requests if row not in outcomes]
     total, done = len(pending), 0
     progress = await Progress.start(f"{label} ({total} rows)")
-    work = iter(pending)
+
+    async def row_done() -> None:
+        nonlocal done
+        done += 1
+        if done == total or done % max(1, total // 100) == 0:
+            await progress.update(100.0 * done / max(1, total), f"{done}/{total} rows")
+
+    outcomes.update(
+        await ask_rows(pending, call, concurrency=concurrency, checkpoint=checkpoint, row_done=row_done)
+    )
+    if not total:
+        await progress.update(100.0, "nothing left to ask")
+    return [outcomes[row] for row, _ in requests]
+
+
+def resumed_outcomes(
+    requests: Sequence[tuple[int, Q]],
+    checkpoint: RowCheckpoint | None,
+    *,
+    answer_model: type[M],
+    reusable: Callable[[M], bool] = _any_answer,
+) -> dict[int, RowOutcome[M]]:
+    """The rows an interrupted run already answered for the same request, with answers still usable."""
+    previous = checkpoint.load() if checkpoint is not None else {}
+    kept: dict[int, RowOutcome[M]] = {}
+    for row, request in requests:
+        outcome = _resumed(previous.get(row), fingerprint_of(request), answer_model, reusable)
+        if outcome is not None:
+            kept[row] = outcome
+    return kept
+
+
+def fingerprint_of(request: BaseModel) -> str:
+    """The fingerprint of what is sent for a row (its JSON body)."""
+    return request_fingerprint(request.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+
+async def ask_rows(
+    requests: Sequence[tuple[int, Q]],
+    call: Callable[[Q], Awaitable[M]],
+    *,
+    concurrency: int,
+    checkpoint: RowCheckpoint | None = None,
+    row_done: Callable[[], Awaitable[None]] | None = None,
+) -> dict[int, RowOutcome[M]]:
+    """Ask every row of ``requests``, at most ``concurrency`` at a time; final outcomes go to ``checkpoint``
+    (flushed when done or stopped) and ``row_done`` is called as each row ends.
+
+    Raises:
+        AuthFailed: the service refused our credentials; no row can succeed.
+    """
+    outcomes: dict[int, RowOutcome[M]] = {}
+    work = iter(requests)
 
     async def worker() -> None:
-        nonlocal done
-        for row, request, fingerprint in work:  # one iterator shared by every worker: each row once
+        for row, request in work:  # one iterator shared by every worker: each row once
             outcome = await _ask(row, request, call)
             outcomes[row] = outcome
             if checkpoint is not None and outcome.final:
-                checkpoint.add(row, fingerprint, _entry(outcome))
-            done += 1
-            if done == total or done % max(1, total // 100) == 0:
-                await progress.update(100.0 * done / max(1, total), f"{done}/{total} rows")
+                checkpoint.add(row, fingerprint_of(request), _entry(outcome))
+            if row_done is not None:
+                await row_done()
 
     try:
         async with asyncio.TaskGroup() as group:
-            for _ in range(min(max(1, concurrency), total)):
+            for _ in range(min(max(1, concurrency), len(requests))):
                 group.create_task(worker())
     except BaseExceptionGroup as failures:
         raise failures.exceptions[0] from None
     finally:
         if checkpoint is not None:
             checkpoint.flush()
-    if not total:
-        await progress.update(100.0, "nothing left to ask")
-    return [outcomes[row] for row, _ in requests]
+    return outcomes
 
 
 async def _ask(row: int, request: Q, call: Callable[[Q], Awaitable[M]]) -> RowOutcome[M]:

@@ -19,6 +19,7 @@ from connectors.commerce import AdditionalService, CommerceClient, DeliveryInstr
 from history import SyncCounts as SyncCounts
 from history.commerce import SOURCE
 from tasks.reports import markdown_table
+from tasks.retrying import idempotent_step
 
 HOLIDAYS = "holidays"
 ADDITIONAL_SERVICES = "additional services"
@@ -45,7 +46,7 @@ class ReferenceData:
         }
 
 
-@task(name="commerce-fetch-reference-data", cache_policy=NO_CACHE)
+@idempotent_step("commerce-fetch-reference-data")
 async def fetch_reference_data(client: CommerceClient) -> ReferenceData:
     """GET options/holidays, options/additionalservices and options/deliveryinstructions."""
     return ReferenceData(

@@ -21,9 +21,12 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from connectors.commerce import CommerceClient, ValidationRequest, ValidationResult
+from tasks.address_service.query import SendCounter
 from tasks.commerce.address_input import LEAF_FIELDS, ROW, address_records, field_text
 from tasks.commerce.checkpoint import RowCheckpoint
-from tasks.commerce.per_row import RowOutcome, answer_rows
+from tasks.commerce.per_row import ChunkAnswers, RowOutcome, ask_rows, resumed_outcomes
+from tasks.fanout import ChunkPart, ClientFactory, fan_out
+from tasks.progress import Progress
 
 STATUS_COLUMN = "ValidationStatus"
 HTTP_STATUS_COLUMN = "HttpStatus"
@@ -130,18 +133,68 @@ def still_valid(result: ValidationResult, *, now: dt.datetime | None = None) -> 
     return expires > moment
 
 
-@task(name="commerce-validate-addresses", cache_policy=NO_CACHE)
+@task(
+    name="commerce-validate-rows",
+    task_run_name="commerce-validate-rows-{part.label}",
+    cache_policy=NO_CACHE,
+)
+async def validate_rows(
+    rows: pd.DataFrame,
+    *,
+    part: ChunkPart,
+    concurrency: int,
+    connect: ClientFactory[CommerceClient],
+    checkpoint: RowCheckpoint | None = None,
+    full_validation: bool = True,
+) -> ChunkAnswers[ValidationResult]:
+    """Validate the records of one chunk with a client of its own; each row's final outcome is checkpointed.
+
+    Raises:
+        AuthFailed: the service refused our credentials.
+    """
+    requests = [
+        (int(record[ROW]), validation_request(record, full_validation=full_validation))
+        for record in address_records(rows)
+    ]
+
+    async def row_done() -> None:
+        part.row_done()
+
+    sends = SendCounter()
+    async with connect(request_log=sends) as client:
+        outcomes = await ask_rows(
+            requests,
+            client.validate_address,
+            concurrency=concurrency,
+            checkpoint=checkpoint.for_writer(part.writer) if checkpoint is not None else None,
+            row_done=row_done,
+        )
+    return ChunkAnswers(outcomes, dict(sends.outcomes))
+
+
 async def validate_addresses(
-    client: CommerceClient,
+    connect: ClientFactory[CommerceClient],
     records: pd.DataFrame,
     *,
     concurrency: int = 8,
     checkpoint: RowCheckpoint | None = None,
     full_validation: bool = True,
+    sends: SendCounter | None = None,
 ) -> list[RowOutcome[ValidationResult]]:
-    """Validate every record (bounded concurrency); each ends validated, refused (400) or failed.
+    """Validate every record; each ends validated, refused (400) or failed. The records not answered by an
+    interrupted run (in ``checkpoint``, same request, not expired) are validated in chunks on the flow's
+    task runner (see :mod:`tasks.fanout`), at most ``concurrency`` requests in flight.
 
-    Answers of an interrupted run (in ``checkpoint``) for the same request are used again unless expired.
+    Args:
+        connect: builds a commerce client; each chunk task builds its own.
+        records: the accepted rows (``row`` and the leaf fields).
+        concurrency: validations in flight at once.
+        checkpoint: answers of an interrupted run, and where this run's answers are kept.
+        full_validation: ask for the full validation of each address.
+        sends: counts the validation requests sent.
+
+    Returns:
+        One outcome per record, in the order of ``records``.
 
     Raises:
         AuthFailed: the service refused our credentials.
@@ -150,15 +203,26 @@ async def validate_addresses(
         (int(record[ROW]), validation_request(record, full_validation=full_validation))
         for record in address_records(records)
     ]
-    return await answer_rows(
-        requests,
-        client.validate_address,
-        answer_model=ValidationResult,
-        label="address validation",
-        concurrency=concurrency,
-        checkpoint=checkpoint,
-        reusable=still_valid,
-    )
+    outcomes = resumed_outcomes(requests, checkpoint, answer_model=ValidationResult, reusable=still_valid)
+    pending = records.loc[[int(row) not in outcomes for row in records[ROW]]]
+    progress = await Progress.start(f"address validation ({len(pending)} rows)")
+    if pending.empty:
+        await progress.update(100.0, "nothing left to ask")
+    else:
+        chunks = await fan_out(
+            validate_rows,
+            pending,
+            concurrency=concurrency,
+            progress=progress,
+            connect=connect,
+            checkpoint=checkpoint,
+            full_validation=full_validation,
+        )
+        for chunk in chunks:
+            outcomes.update(chunk.outcomes)
+            if sends is not None:
+                sends.add(chunk.sends)
+    return [outcomes[row] for row, _ in requests]
 
 
 @dataclass

@@ -24,6 +24,7 @@ from connectors.newspaper import (
 )
 from history import SyncCounts as SyncCounts
 from tasks.newspaper.outputs import key_value_frame, records_frame
+from tasks.retrying import idempotent_step
 
 NO_DISTRIBUTION_LIST = "0100"
 
@@ -40,7 +41,7 @@ class MasterData:
     notes: list[str] = field(default_factory=list)
 
 
-@task(name="newspaper-fetch-master-data", cache_policy=NO_CACHE)
+@idempotent_step("newspaper-fetch-master-data")
 async def fetch_master_data(client: NewspaperClient, newspaper_number: int) -> MasterData:
     """Fetch summary, distribution list and black list; a newspaper without lists (``0100``) gets a note."""
     summary = await client.get_newspaper_summary(newspaper_number)

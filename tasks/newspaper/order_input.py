@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -29,8 +29,17 @@ def load_order(path: Path, kind: OrderKind) -> StandardOrder | GratisOrder:
         body = json.loads(path.read_text(encoding="utf-8-sig"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"not a JSON order: {exc}", path=path) from exc
+    return order_from_body(body, kind, source=path)
+
+
+def order_from_body(body: Any, kind: OrderKind, *, source: Path | str) -> StandardOrder | GratisOrder:
+    """The order of a request body (§2.1), read from a file or filled in a form (named by ``source``).
+
+    Raises:
+        InputError: not an order object, or a field of the wrong type (named by its path).
+    """
     if not isinstance(body, dict):
-        raise InputError("the order must be a JSON object (§2.1)", path=path)
+        raise InputError("the order must be a JSON object (§2.1)", path=source)
     model = GratisOrder if kind == "gratis" else StandardOrder
     try:
         return model.model_validate(body)
@@ -38,7 +47,7 @@ def load_order(path: Path, kind: OrderKind) -> StandardOrder | GratisOrder:
         problems = "; ".join(
             f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}" for error in exc.errors()
         )
-        raise InputError(f"not a valid {kind} order: {problems}", path=path) from exc
+        raise InputError(f"not a valid {kind} order: {problems}", path=source) from exc
 
 
 def check_order(order: StandardOrder | GratisOrder, *, today: dt.date) -> None:

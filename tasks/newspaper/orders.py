@@ -1,7 +1,7 @@
 """Prefect tasks of the order pipeline: submit the order, fetch the delivery note, wait for the status,
-fetch the reports (reading and checking the order is :mod:`tasks.newspaper.order_input`). One remote call
-(or one poll loop) per task; no Prefect retries — the HTTP core retries transient failures and never
-re-sends a POST.
+fetch the reports (reading and checking the order is :mod:`tasks.newspaper.order_input`). The HTTP core
+retries transient failures and never re-sends a POST; the reads (status, delivery note, reports) are also
+retried as tasks over longer outages (:mod:`tasks.retrying`), the order POST is not.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ from connectors.newspaper import (
 )
 from tasks.documents import save_documents
 from tasks.limits import DOWNLOAD_MAX_BYTES
-from tasks.newspaper.order_input import OrderKind, check_order, load_order
+from tasks.newspaper.order_input import OrderKind, check_order, load_order, order_from_body
 from tasks.polling import Observation, PollPolicy, poll_until
+from tasks.retrying import idempotent_step, run_step
 
 # The flow takes the reading and checking of the order from here, beside the steps that send it.
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "check_order",
     "fetch_order_reports",
     "load_order",
+    "order_from_body",
     "order_key",
     "save_delivery_note",
     "submit_order",
@@ -72,7 +74,7 @@ async def submit_order(client: NewspaperClient, order: StandardOrder | GratisOrd
     return await client.submit_gratis_order(order)
 
 
-@task(name="newspaper-delivery-note", cache_policy=NO_CACHE)
+@idempotent_step("newspaper-delivery-note")
 async def save_delivery_note(
     client: NewspaperClient, order_id: int, directory: Path, *, max_bytes: int = DOWNLOAD_MAX_BYTES
 ) -> tuple[list[Path], tuple[NewspaperMessage, ...]]:
@@ -92,7 +94,12 @@ async def save_delivery_note(
 StatusCallback = Callable[[ApiResult[OrderStatus]], Awaitable[None] | None]
 
 
-@task(name="newspaper-wait-for-order", cache_policy=NO_CACHE)
+@idempotent_step("newspaper-order-status")
+async def fetch_order_status(client: NewspaperClient, order_id: int) -> ApiResult[OrderStatus]:
+    """One look at the order's status."""
+    return await client.get_order_status(order_id)
+
+
 async def wait_for_order(
     client: NewspaperClient,
     order_id: int,
@@ -100,20 +107,25 @@ async def wait_for_order(
     waiting: frozenset[str],
     policy: PollPolicy,
     on_status: StatusCallback | None = None,
+    waited_s: float = 0.0,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> OrderStatus:
-    """Poll the status until it is none of ``waiting``; every answer goes to ``on_status``.
+    """Poll the status until it is none of ``waiting``; every answer goes to ``on_status``. Each look is a
+    retried step; ``waited_s`` is how long earlier runs waited for the order already.
 
     Raises:
         PollTimedOut: the order is still waiting after ``policy.max_wait_s``; a re-run resumes it.
+        WaitParked: the wait is to be continued by a follow-up run (``policy.park_after_s``).
     """
 
     async def check() -> Observation[ApiResult[OrderStatus]]:
-        result = await client.get_order_status(order_id)
+        result = await run_step(fetch_order_status, client, order_id)
         value = str(result.value.status_value or "").upper()
         return Observation(result, done=bool(value) and value not in waiting, detail=value or "no status")
 
-    final = await poll_until(check, policy, on_status, what=f"order {order_id}", progress=False, sleep=sleep)
+    final = await poll_until(
+        check, policy, on_status, what=f"order {order_id}", progress=False, waited_s=waited_s, sleep=sleep
+    )
     return final.value
 
 
@@ -131,7 +143,7 @@ class OrderReports:
     notes: list[str] = field(default_factory=list)
 
 
-@task(name="newspaper-order-reports", cache_policy=NO_CACHE)
+@idempotent_step("newspaper-order-reports")
 async def fetch_order_reports(
     client: NewspaperClient,
     order_id: int,

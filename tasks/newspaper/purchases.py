@@ -1,5 +1,6 @@
 """Prefect tasks of the address purchase: submit, wait for validation and sorting (with a progress
-artifact), fetch the output addresses and the documents.
+artifact), fetch the output addresses and the documents. The reads are retried as tasks over longer
+outages (:mod:`tasks.retrying`); the purchase POST is not.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from connectors.newspaper import (
 from tasks.documents import FileNames, save_documents
 from tasks.limits import DOWNLOAD_MAX_BYTES
 from tasks.polling import Observation, PollPolicy, RemoteJobEnded, Sleep, StatusCallback, poll_until
+from tasks.retrying import idempotent_step, run_step
 
 logger = logging.getLogger("postflows.newspaper.purchases")
 
@@ -101,7 +103,12 @@ def _failure(progress: PurchaseProgress, *, sorting: bool) -> str | None:
     return failed[0] if failed else None
 
 
-@task(name="newspaper-wait-for-purchase", cache_policy=NO_CACHE)
+@idempotent_step("newspaper-purchase-progress")
+async def fetch_purchase_progress(client: NewspaperClient, purchase_id: int) -> ApiResult[PurchaseProgress]:
+    """One look at the purchase's progress."""
+    return await client.get_purchase_progress(purchase_id)
+
+
 async def wait_for_purchase(
     client: NewspaperClient,
     purchase_id: int,
@@ -109,19 +116,22 @@ async def wait_for_purchase(
     sorting: bool,
     policy: PollPolicy,
     on_status: StatusCallback[ApiResult[PurchaseProgress]] | None = None,
+    waited_s: float = 0.0,
     sleep: Sleep = asyncio.sleep,
     clock: Callable[[], float] = time.monotonic,
 ) -> PurchaseProgress:
     """Poll the progress until the purchase is done (see :func:`purchase_done`), showing it as progress.
+    Each look is a retried step; ``waited_s`` is how long earlier runs waited for the purchase already.
 
     Raises:
         PurchaseFailed: a status the purchase waits for reports failure.
         PollTimedOut: not done after ``policy.max_wait_s``; the purchase may still run, a re-run resumes
             it.
+        WaitParked: the wait is to be continued by a follow-up run (``policy.park_after_s``).
     """
 
     async def check() -> Observation[ApiResult[PurchaseProgress]]:
-        result = await client.get_purchase_progress(purchase_id)
+        result = await run_step(fetch_purchase_progress, client, purchase_id)
         progress = result.value
         failed = _failure(progress, sorting=sorting)
         if failed is not None:
@@ -131,18 +141,24 @@ async def wait_for_purchase(
         return Observation(result, done=done, percent=percent, detail=describe(progress))
 
     final = await poll_until(
-        check, policy, on_status, what=f"purchase {purchase_id}", sleep=sleep, clock=clock
+        check,
+        policy,
+        on_status,
+        what=f"purchase {purchase_id}",
+        waited_s=waited_s,
+        sleep=sleep,
+        clock=clock,
     )
     return final.value
 
 
-@task(name="newspaper-output-addresses", cache_policy=NO_CACHE)
+@idempotent_step("newspaper-output-addresses")
 async def fetch_output_addresses(client: NewspaperClient, purchase_id: int) -> ApiResult[OutputAddresses]:
     """The validated and sorted addresses."""
     return await client.get_output_addresses(purchase_id)
 
 
-@task(name="newspaper-purchase-documents", cache_policy=NO_CACHE)
+@idempotent_step("newspaper-purchase-documents")
 async def save_purchase_documents(
     client: NewspaperClient,
     purchase_id: int,

@@ -22,6 +22,7 @@ from connectors.newspaper import (
 )
 from tasks.documents import FileNames, safe_stem, save_documents, their_stem
 from tasks.limits import DOWNLOAD_MAX_BYTES
+from tasks.retrying import idempotent_step
 
 DOCUMENT_KIND = "structure-file"
 FLOW_FILE_NAMES = ("structure-files.csv", "summary.md")
@@ -52,7 +53,7 @@ def content_known(database_url: str, sha256: str) -> bool:
         return history.find_document(session, kind=DOCUMENT_KIND, sha256=sha256) is not None
 
 
-@task(name="newspaper-structure-files", cache_policy=NO_CACHE)
+@idempotent_step("newspaper-structure-files")
 async def download_structure_files(
     client: NewspaperClient,
     code: StructureFileCode,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import random
 from collections.abc import Callable
 
@@ -9,11 +10,16 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
+from connectors.address_service.errors import AddressServiceStatusError
 from connectors.auth import basic_auth
+from connectors.commerce import CommerceRejected
 from connectors.errors import (
+    ApiError,
     AuthFailed,
+    AuthorizationDenied,
     HttpStatusError,
     NotFound,
+    PostflowsError,
     RateLimited,
     RemoteRejected,
     ServerError,
@@ -371,3 +377,48 @@ async def test_long_error_bodies_are_cut() -> None:
     with pytest.raises(HttpStatusError) as caught:
         await client.request("GET", "/lookup")
     assert len(str(caught.value)) < 400 and str(caught.value).endswith("…")
+
+
+async def test_the_before_request_hook_runs_before_every_attempt_and_may_hold_it() -> None:
+    events: list[str] = []
+    answers = iter([httpx.Response(503), httpx.Response(200, json={}), httpx.Response(200, content=b"x")])
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        events.append(f"sent {request.url.path}")
+        return next(answers)
+
+    async def before_request() -> None:
+        events.append("slot")
+
+    client, _ = _client(handler, before_request=before_request)
+    await client.request("GET", "/status")
+    async with client.stream("GET", "/download"):
+        pass
+    assert events == ["slot", "sent /base/status", "slot", "sent /base/status", "slot", "sent /base/download"]
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        AuthFailed("commerce: HTTP 403", api="commerce", status_code=403),
+        TransportFailure("commerce: connection reset", api="commerce", sent=False),
+        CommerceRejected("commerce: HTTP 400", code="400", meaning="bad", status_code=400, detail="bad zip"),
+        AddressServiceStatusError(106, operation="runquery2"),
+        AuthorizationDenied("access_denied", "the user said no"),
+    ],
+    ids=lambda error: type(error).__name__,
+)
+def test_errors_survive_pickling_with_their_attributes(error: PostflowsError) -> None:
+    """A task on another process's worker raises them; the flow waiting for it must get the same error."""
+    again = pickle.loads(pickle.dumps(error))
+
+    assert type(again) is type(error)
+    assert str(again) == str(error) and again.args == error.args
+    assert vars(again) == vars(error)
+    if isinstance(error, ApiError):
+        assert isinstance(again, ApiError)
+        assert (again.retryable, again.outcome_unknown, again.window_s) == (
+            error.retryable,
+            error.outcome_unknown,
+            error.window_s,
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import yaml
@@ -28,4 +29,10 @@ def test_the_deliverability_form_takes_a_date_and_a_day_count() -> None:
     properties = schema["properties"]
     assert set(schema["required"]) == {"input_path", "output_dir"}
     assert properties["days"]["default"] == 14
-    assert "date" in str(properties["start"])
+    assert (
+        properties["start"]["pattern"] == r"^(\d{4}-\d{2}-\d{2})?$" and properties["start"]["default"] == ""
+    )
+    files = {"input_path": "in.csv", "output_dir": "out"}
+    given = deliverability_check.validate_parameters({**files, "start": "2026-11-23"})
+    assert given["start"] == dt.date(2026, 11, 23)
+    assert deliverability_check.validate_parameters({**files, "start": ""})["start"] is None

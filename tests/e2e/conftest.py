@@ -2,7 +2,9 @@
 the real ``postflows`` command run as a subprocess against them, each run with its own data directory.
 
 Flow runs report to one Prefect server started once per session (``PREFECT_API_URL``): letting every CLI
-run start its own temporary server costs 20-40 s each, which would make this suite minutes long.
+run start its own temporary server costs 20-40 s each, which would make this suite minutes long. The
+server keeps its runs in a fresh PostgreSQL database when ``POSTFLOWS_TEST_POSTGRES_URL`` names a server
+(``make test`` starts one), as a production server would; otherwise in SQLite in its PREFECT_HOME.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -23,6 +26,8 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import create_engine
+from sqlalchemy.engine import make_url
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -31,6 +36,7 @@ PREFECT = str(BIN / "prefect")
 EXAMPLE = REPO / "examples" / "address-batch.csv"
 USER, PASSWORD = "sandbox-user", "sandbox-password"
 API_PATH = "/address/REST/v1"
+POSTGRES_URL_ENV = "POSTFLOWS_TEST_POSTGRES_URL"
 
 
 def free_port() -> int:
@@ -40,13 +46,15 @@ def free_port() -> int:
 
 
 def base_environment() -> dict[str, str]:
-    """The test process's environment without any postflows or Prefect configuration."""
+    """The test process's environment without any postflows or Prefect configuration; the processes it
+    starts import this checkout's packages (not whatever an editable install points at)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTFLOWS_", "PREFECT_"))}
     env.update(
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         DO_NOT_TRACK="1",
         COLUMNS="250",  # tables are compared by their cell text, so they must not be cut
         PYTHONUNBUFFERED="1",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
     )
     return env
 
@@ -144,8 +152,17 @@ def served_sandbox(workdir: Path, *, job_seconds: float) -> Iterator[ServedSandb
 
 @dataclass(frozen=True)
 class PrefectServer:
+    """The session's Prefect server.
+
+    Attributes:
+        api_url: its API (``PREFECT_API_URL``).
+        home: its PREFECT_HOME.
+        database_url: its PostgreSQL database (a psycopg URL, for tests to look into); None on SQLite.
+    """
+
     api_url: str
     home: Path
+    database_url: str | None = None
 
 
 @dataclass
@@ -154,28 +171,67 @@ class _Booting:
     api_url: str
     home: Path
     log: Path
+    database_url: str | None
+
+
+@contextmanager
+def fresh_prefect_database() -> Iterator[str | None]:
+    """A new, empty PostgreSQL database on the server ``POSTFLOWS_TEST_POSTGRES_URL`` names, dropped when the
+    block ends; None when no server is named."""
+    server_url = os.environ.get(POSTGRES_URL_ENV)
+    if not server_url:
+        yield None
+        return
+    server = make_url(server_url)
+    name = f"prefect_e2e_{uuid.uuid4().hex[:16]}"
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        try:
+            yield server.set(database=name).render_as_string(hide_password=False)
+        finally:
+            with admin.connect() as connection:
+                connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        admin.dispose()
+
+
+def prefect_database_environment(database_url: str | None) -> dict[str, str]:
+    """The server's database setting for ``database_url`` (Prefect talks to PostgreSQL through asyncpg)."""
+    if database_url is None:
+        return {}
+    asyncpg_url = make_url(database_url).set(drivername="postgresql+asyncpg")
+    return {"PREFECT_SERVER_DATABASE_CONNECTION_URL": asyncpg_url.render_as_string(hide_password=False)}
 
 
 @pytest.fixture(scope="session")
 def _prefect_server_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Booting]:
-    """``prefect server start`` with its own PREFECT_HOME; stopped at the end of the session."""
+    """``prefect server start`` with its own PREFECT_HOME, on a fresh PostgreSQL database when one is
+    available (else SQLite); stopped, and its database dropped, at the end of the session."""
     home = tmp_path_factory.mktemp("prefect-server")
     port = free_port()
-    env = {**base_environment(), "PREFECT_HOME": str(home), "PREFECT_UI_ENABLED": "false"}
-    log = home / "server.log"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=home,
-            env=env,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        yield _Booting(process, f"http://127.0.0.1:{port}/api", home, log)
-    finally:
-        stop(process)
+    with fresh_prefect_database() as database_url:
+        env = {
+            **base_environment(),
+            "PREFECT_HOME": str(home),
+            "PREFECT_UI_ENABLED": "false",
+            **prefect_database_environment(database_url),
+        }
+        log = home / "server.log"
+        with log.open("wb") as sink:
+            process = subprocess.Popen(
+                [PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+                cwd=home,
+                env=env,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        try:
+            yield _Booting(process, f"http://127.0.0.1:{port}/api", home, log, database_url)
+        finally:
+            stop(process)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -191,7 +247,126 @@ def prefect_server(_prefect_server_process: _Booting) -> PrefectServer:
     """One Prefect server for every CLI flow run of the session, up and answering."""
     booting = _prefect_server_process
     wait_until_up(f"{booting.api_url}/health", booting.process, booting.log, timeout=120)
-    return PrefectServer(booting.api_url, booting.home)
+    return PrefectServer(booting.api_url, booting.home, booting.database_url)
+
+
+@dataclass
+class ServedDeployments:
+    """``postflows serve`` serving every deployment of the catalog to the session's Prefect server."""
+
+    env: dict[str, str]
+    data_dir: Path
+    process: subprocess.Popen[bytes]
+    log: Path
+    api_url: str
+
+    def api(self, method: str, path: str, **kwargs: Any) -> Any:
+        """A call of the Prefect server's REST API; the decoded JSON answer (None when empty)."""
+        response = httpx.request(method, f"{self.api_url}{path}", timeout=30, **kwargs)
+        response.raise_for_status()
+        return response.json() if response.content else None
+
+    def deployment(self, name: str) -> dict[str, Any]:
+        """The deployment ``<name>/<name>`` as the API describes it."""
+        found: dict[str, Any] = self.api("GET", f"/deployments/name/{name}/{name}")
+        return found
+
+    def run_deployment(
+        self, name: str, parameters: dict[str, object], *, timeout: float = 240
+    ) -> subprocess.CompletedProcess[str]:
+        """``prefect deployment run <name>/<name> --params … --watch``, as another system would."""
+        return subprocess.run(
+            [
+                PREFECT, "deployment", "run", f"{name}/{name}", "--params", json.dumps(parameters),
+                "--watch", "--watch-timeout", str(int(timeout)),
+            ],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout + 60,
+        )  # fmt: skip
+
+    def wait_for_flow_run(self, flow_run_id: str, *, timeout: float = 240) -> dict[str, Any]:
+        """The flow run once it is final (completed, failed, crashed or cancelled)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            run: dict[str, Any] = self.api("GET", f"/flow_runs/{flow_run_id}")
+            if run["state_type"] in {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}:
+                return run
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"flow run {run['name']} is still {run['state_type']}:\n{self.log_text()}"
+                )
+            time.sleep(0.25)
+
+    def flow_runs(self, deployment: str, **flow_run_filter: Any) -> list[dict[str, Any]]:
+        """The flow runs of deployment ``<name>/<name>``, newest first."""
+        runs: list[dict[str, Any]] = self.api(
+            "POST",
+            "/flow_runs/filter",
+            json={
+                "deployments": {"id": {"any_": [self.deployment(deployment)["id"]]}},
+                "flow_runs": flow_run_filter,
+                "sort": "EXPECTED_START_TIME_DESC",
+                "limit": 50,
+            },
+        )
+        return runs
+
+    def history(self, *args: str) -> str:
+        """``postflows history …`` on the served data dir: the run history the deployments write to."""
+        done = subprocess.run(
+            [POSTFLOWS, "history", *args], env=self.env, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")[-20000:]
+
+
+@pytest.fixture(scope="session")
+def served(
+    prefect_server: PrefectServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServedDeployments]:
+    """``postflows serve`` for the session, every deployment registered, against the embedded sandbox; it
+    checks for runs every second (Prefect's default is 10) so a triggered run starts promptly."""
+    from deployments.catalog import CATALOG
+
+    root = tmp_path_factory.mktemp("serve")
+    env = base_environment()
+    env.update(
+        PREFECT_API_URL=prefect_server.api_url,
+        PREFECT_HOME=str(root / "prefect-home"),
+        PREFECT_RUNNER_POLL_FREQUENCY="1",
+        POSTFLOWS_DATA_DIR=str(root / "data"),
+    )
+    log = root / "serve.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [POSTFLOWS, "serve"],
+            cwd=root,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    serving = ServedDeployments(env, root / "data", process, log, prefect_server.api_url)
+    try:
+        wanted = {spec.name for spec in CATALOG}
+        deadline = time.monotonic() + 180
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"postflows serve exited:\n{serving.log_text()}")
+            listed = serving.api("POST", "/deployments/filter", json={"limit": 200})
+            if wanted <= {deployment["name"] for deployment in listed}:
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"deployments did not appear:\n{serving.log_text()}")
+            time.sleep(0.5)
+        yield serving
+    finally:
+        stop(process)
 
 
 @dataclass
@@ -272,3 +447,15 @@ def json_block(text: str) -> dict[str, Any]:
     end = next(i for i in range(len(lines) - 1, start, -1) if lines[i] == "}")
     parsed: dict[str, Any] = json.loads("\n".join(lines[start : end + 1]))
     return parsed
+
+
+TRIGGER_TIMINGS: dict[str, float] = {}
+"""Seconds from triggering a run to seeing it completed, by how it was triggered (shown after the tests)."""
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if TRIGGER_TIMINGS:
+        measured = ", ".join(f"{how} {seconds:.1f} s" for how, seconds in TRIGGER_TIMINGS.items())
+        terminalreporter.write_line(
+            f"trigger to completed run (postflows serve polling every 1 s): {measured}"
+        )

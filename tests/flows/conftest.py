@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -23,6 +24,13 @@ def prefect_harness() -> Iterator[None]:
 
     with prefect_test_harness(server_startup_timeout=180):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _no_task_retries(_isolated_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No Prefect task retries unless a test asks for them: a fault meant to outlast the HTTP retries
+    must not be waited out for minutes."""
+    monkeypatch.setenv("POSTFLOWS_TASK_RETRIES", "0")
 
 
 class CountingTransport(httpx.AsyncBaseTransport):
@@ -68,3 +76,18 @@ def flow_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     for name in ("URL", "TOKEN_URL", "CLIENT_ID", "CLIENT_SECRET"):
         monkeypatch.delenv(f"POSTFLOWS_NEWSPAPER_{name}", raising=False)
     return data_dir
+
+
+def dask_task_runner(*, processes: bool) -> Any:
+    """A task runner on a local Dask cluster of two workers, started for one flow run (no dashboard port to
+    collide on)."""
+    from prefect_dask.task_runners import DaskTaskRunner
+
+    return DaskTaskRunner(
+        cluster_kwargs={
+            "n_workers": 2,
+            "threads_per_worker": 2,
+            "processes": processes,
+            "dashboard_address": ":0",
+        }
+    )

@@ -17,6 +17,7 @@ from connectors.errors import ServerError
 from connectors.newspaper import OrderInvalid
 from flows.address_purchase import address_purchase
 from history.models import JobEvent, RemoteJob
+from tasks.errors import InputError
 from tasks.newspaper.purchases import PurchaseFailed
 from tasks.polling import PollTimedOut
 from tasks.progress import listening
@@ -228,3 +229,20 @@ async def test_a_validation_only_purchase_does_not_wait_for_sorting(
     assert sandbox.transport.count("/sort-protocol") == 0
     [job] = purchase_jobs(flow_env)
     assert job.status == "COMPLETED"
+
+
+async def test_purchase_parameters_filled_in_the_form(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    parameters = json.loads(PARAMETERS.read_text(encoding="utf-8"))
+    summary = await address_purchase(ADDRESSES, purchase=parameters, **QUICK)
+    out = flow_env / "address-purchases" / ADDRESSES.name
+    assert summary["output_addresses"] == 6 and (out / "output-addresses.csv").is_file()
+    assert "non-reusable-addresses" in summary["documents"]  # addressCleanUp of the form's object
+    assert posts(sandbox) == 1
+
+    with pytest.raises(InputError, match="not both"):
+        await address_purchase(ADDRESSES, PARAMETERS, tmp_path / "out", purchase=parameters, **QUICK)
+    with pytest.raises(InputError, match="no purchase parameters"):
+        await address_purchase(ADDRESSES, purchase={"sortingModule": {}}, **QUICK)
+    assert posts(sandbox) == 1

@@ -5,6 +5,7 @@ rate-limit back-off, and the same result files as the batch.
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 import httpx
@@ -13,6 +14,8 @@ import pytest
 
 from connectors.ratelimit import WindowGate
 from flows.address_query import address_query
+from postflows.settings import get_settings
+from postflows.wiring import address_service_client
 from tests.flows.conftest import Sandbox
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
@@ -138,3 +141,52 @@ async def test_the_csv_files_follow_the_formula_guard_setting(
     assert results["KundenNr"].tolist() == [f"{prefix}=1+1"]
     rejected = pd.read_csv(out / "rejected.csv", dtype=str, keep_default_na=False)
     assert rejected["value"].tolist() == [f"{prefix}-601"]
+
+
+class ThreadRecorder(httpx.AsyncBaseTransport):
+    """The sandbox transport, noting the name of each thread that sends a query."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.threads: set[str] = set()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/runquery2"):
+            self.threads.add(threading.current_thread().name)
+        return await self.inner.handle_async_request(request)
+
+
+async def test_on_the_dask_cluster_the_setting_names_the_results_are_the_same(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """POSTFLOWS_TASK_RUNNER=dask:<address>: the chunks run on that cluster's workers, the files are those
+    of the default runner."""
+    from distributed import LocalCluster
+
+    await address_query(input_path=EXAMPLE, output_dir=tmp_path / "threads", concurrency=16)
+    recorder = ThreadRecorder(sandbox.transport)
+    monkeypatch.setattr("postflows.wiring.sandbox_transport", lambda settings: recorder)
+    with LocalCluster(n_workers=2, threads_per_worker=2, processes=False, dashboard_address=":0") as cluster:
+        monkeypatch.setenv("POSTFLOWS_TASK_RUNNER", f"dask:{cluster.scheduler_address}")
+        summary = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "dask", concurrency=16)
+
+    assert summary["failed_queries"] == 0 and summary["query_sends"] == summary["accepted_rows"]
+    for name in ("results.csv", "rejected.csv"):
+        assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "threads" / name).read_bytes()
+    # 16 in flight on Dask: two lanes of 8, eight chunks of at most 5 records, on the workers' threads.
+    assert len(recorder.threads) >= 2 and all("Dask-Default-Threads" in name for name in recorder.threads)
+
+
+def test_the_clients_of_one_address_service_share_one_window_gate_per_process(
+    flow_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every chunk task builds its own client: a per-minute limit seen by one must hold back the others."""
+    first = address_service_client(get_settings())
+    second = address_service_client(get_settings())
+    assert first.window_gate is second.window_gate
+    monkeypatch.setenv("POSTFLOWS_ADDRESS_SERVICE_URL", "https://address.example.test/REST/v1")
+    monkeypatch.setenv("POSTFLOWS_ADDRESS_SERVICE_USER", "someone")
+    monkeypatch.setenv("POSTFLOWS_ADDRESS_SERVICE_PASSWORD", "secret")
+    other = address_service_client(get_settings())
+    assert other.window_gate is not first.window_gate
+    assert other.window_gate is address_service_client(get_settings()).window_gate

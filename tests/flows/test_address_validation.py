@@ -3,15 +3,18 @@ in input order; changed cells highlighted; a 5xx retried; an interrupted run res
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from openpyxl import load_workbook
 
 import history
+from connectors.errors import AuthFailed
 from flows.address_validation import address_validation
 from postflows.settings import get_settings
-from tests.flows.conftest import Sandbox
+from tests.flows.conftest import Sandbox, dask_task_runner
 
 VALIDATION = "/addresses/validation"
 MIXED = """KundenNr;Vorname;Nachname;Strasse;Hausnummer;PLZ;Ort
@@ -120,3 +123,32 @@ async def test_a_row_failing_after_its_retries_is_reported_and_the_rerun_asks_on
     sent_before = sandbox.transport.count(VALIDATION)
     await address_validation(input_path=source, output_dir=tmp_path / "third", concurrency=1)
     assert sandbox.transport.count(VALIDATION) - sent_before == 4  # a completed run is not resumed
+
+
+async def test_on_dask_worker_processes_refused_credentials_stop_the_run_and_the_rerun_resumes(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks on two worker processes, each with the embedded sandbox (whose fault counts the processes
+    share): the first validation is answered, then the service refuses our credentials. The error reaches
+    the flow as itself, the answer a worker checkpointed is not asked again, and the results are those of a
+    run that never stopped."""
+    monkeypatch.setenv(
+        "POSTFLOWS_SANDBOX_FAULTS",
+        json.dumps([{"api": "commerce", "endpoint": "*addresses/validation", "kind": "http_status",
+                     "value": 403, "after": 1, "times": None}]),
+    )  # fmt: skip
+    source = _mixed(tmp_path)
+    on_dask = address_validation.with_options(task_runner=dask_task_runner(processes=True))
+    with pytest.raises(AuthFailed):
+        await on_dask(input_path=source, output_dir=tmp_path / "stopped", concurrency=16)
+    assert sandbox.transport.count(VALIDATION) == 0  # every request came from the workers' processes
+
+    again = await address_validation(input_path=source, output_dir=tmp_path / "again", concurrency=4)
+    assert (again["validated"], again["resumed_rows"], again["requests_sent"]) == (4, 1, 3)
+    assert sandbox.transport.count(VALIDATION) == 3
+
+    reference = await address_validation(input_path=source, output_dir=tmp_path / "reference")
+    assert reference["resumed_rows"] == 0
+    resumed, fresh = _results(tmp_path / "again"), _results(tmp_path / "reference")
+    assert resumed.drop(columns="expires").equals(fresh.drop(columns="expires"))  # expires: a year from now
+    assert (resumed["expires"] != "").all()

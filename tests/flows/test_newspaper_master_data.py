@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 import history
 from connectors.newspaper import NewspaperRejected
-from flows.newspaper_master_data import newspaper_master_data
+from flows.newspaper_master_data import MasterDataNotSynced, newspaper_master_data
 from history import BlackListEntryRow, DistributionDetailRow, NewspaperSummaryRow
 from sandbox.newspaper import reference
 from tests.flows.conftest import Sandbox
@@ -84,3 +84,36 @@ async def test_foreign_newspaper_fails_with_its_code(
     with pytest.raises(NewspaperRejected) as caught:
         await newspaper_master_data(9001, tmp_path / "out")
     assert caught.value.code == "0001"
+
+
+async def test_without_a_number_every_synced_newspaper_is_synced_again(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    nothing = await newspaper_master_data()
+    assert nothing == {"newspapers": [], "changes": {}, "failed": {}}
+    assert sum(sandbox.transport.calls.values()) == 0
+
+    await newspaper_master_data(5120, tmp_path / "first")
+    await newspaper_master_data(4711, tmp_path / "first-4711")
+    summaries = sandbox.transport.count("/summary")
+
+    daily = await newspaper_master_data()
+    assert daily == {"newspapers": [4711, 5120], "changes": {4711: 0, 5120: 0}, "failed": {}}
+    assert sandbox.transport.count("/summary") == summaries + 2
+    # Each newspaper is its own recorded run, written to the data dir by default.
+    assert (flow_env / "newspaper-master-data" / "5120" / "master-data.xlsx").is_file()
+    assert (flow_env / "newspaper-master-data" / "4711" / "summary.md").is_file()
+    with factory(flow_env)() as session:
+        runs = history.list_runs(session, limit=10, flow="newspaper-master-data")
+    assert len(runs) == 4 and {run.state for run in runs} == {"COMPLETED"}
+
+
+async def test_one_newspaper_failing_does_not_stop_the_others(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    await newspaper_master_data(5120, tmp_path / "first")
+    await newspaper_master_data(4711, tmp_path / "first-4711")
+    sandbox.inject(api="newspaper", endpoint="*4711/summary", kind="http_status", value=403, times=None)
+    with pytest.raises(MasterDataNotSynced, match="1 of 2 newspapers not synced: 4711"):
+        await newspaper_master_data(output_dir=tmp_path / "daily")
+    assert (tmp_path / "daily" / "5120" / "summary.md").is_file()

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from openpyxl import load_workbook
+from prefect.client.orchestration import get_client
 from sqlalchemy import select
 
 import history
@@ -20,6 +21,7 @@ from connectors.newspaper import OrderInvalid
 from flows.newspaper_order import newspaper_order
 from flows.newspaper_reports import newspaper_reports
 from history.models import JobEvent, RemoteJob, Run, RunMessage
+from tasks.errors import InputError
 from tasks.polling import PollTimedOut
 from tasks.submission import SubmissionUncertain
 from tests.flows.conftest import Sandbox
@@ -303,3 +305,33 @@ async def test_cancellation_while_polling_leaves_the_order_waiting_for_the_next_
     summary = await newspaper_order(path, tmp_path / "out", **QUICK)
     assert summary["resumed"] is True and summary["order_id"] == int(job.remote_id)
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
+
+
+async def test_an_order_filled_in_the_form_is_the_same_order_as_its_file(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    body = order_body(issue=130)
+    state = await newspaper_order(order=body, return_state=True, **QUICK)
+    summary = await state.aresult()
+    assert summary["status"] == "DONE" and summary["resumed"] is False
+    date = body["basisInformation"]["deliveryDate"]
+    assert (flow_env / "newspaper-orders" / f"4711-130-{date}" / "delivery-note.pdf").is_file()
+    async with get_client() as client:
+        run = await client.read_flow_run(state.state_details.flow_run_id)
+    assert run.name.startswith("newspaper-order-4711-130-")
+
+    again = await newspaper_order(write_order(tmp_path, body), tmp_path / "file", **QUICK)
+    assert again["resumed"] is True and again["order_id"] == summary["order_id"]
+    assert sandbox.transport.count(ORDERS_STANDARD) == 1
+
+
+async def test_an_order_comes_from_a_file_or_the_form_never_both(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(InputError, match="no order: give an order file or fill in the order"):
+        await newspaper_order(order={}, **QUICK)
+    with pytest.raises(InputError, match="not both"):
+        await newspaper_order(write_order(tmp_path, order_body()), order=order_body(), **QUICK)
+    with pytest.raises(OrderInvalid, match="basisInformation.deliveryDate"):
+        await newspaper_order(order=order_body(days=-3), output_dir=tmp_path / "out", **QUICK)
+    assert sandbox.transport.count(ORDERS_STANDARD) == 0

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.newspaper_statistics import StatisticsNotDue, newspaper_statistics
+from flows.newspaper_statistics import InboxNotSent, StatisticsNotDue, newspaper_statistics
 from tasks.submission import SubmissionUncertain
 from tests.flows.conftest import Sandbox
 
@@ -75,4 +75,44 @@ async def test_service_rejection_of_statistics_is_recorded(
     path.write_text(EXAMPLE.read_text(encoding="utf-8").replace("104711", "109001"), encoding="utf-8")
     with pytest.raises(Exception, match="0200"):
         await newspaper_statistics(path, tmp_path / "out")
+    assert sandbox.transport.count(STATISTICS) == 1
+
+
+async def test_the_inbox_sends_each_file_once_and_keeps_what_is_not_due(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    inbox = flow_env / "inbox" / "newspaper-statistics" / "AZ"
+    empty = await newspaper_statistics(interval="AZ")
+    assert empty == {"inbox": str(inbox), "sent": {}, "not_due": {}, "failed": {}}
+    assert inbox.is_dir() and sum(sandbox.transport.calls.values()) == 0
+
+    march = EXAMPLE.read_text(encoding="utf-8")
+    (inbox / "q1.csv").write_text(march, encoding="utf-8")
+    # A file whose latest submission is followed by another issue in its quarter is not due yet.
+    (inbox / "q2-early.csv").write_text(march.replace("2025-03-28", "2025-05-02"), encoding="utf-8")
+    (inbox / "calendar.csv").write_text("date\n2025-03-25\n2025-03-28\n2025-05-02\n2025-06-27\n")
+    summary = await newspaper_statistics(interval="AZ")
+    assert list(summary["sent"]) == ["q1.csv"] and list(summary["not_due"]) == ["q2-early.csv"]
+    assert "2025-06-27" in summary["not_due"]["q2-early.csv"]
+    assert sandbox.transport.count(STATISTICS) == 1
+    assert (inbox / "sent" / "q1.csv").is_file() and not (inbox / "q1.csv").exists()
+    assert (inbox / "q2-early.csv").is_file() and (inbox / "calendar.csv").is_file()
+    assert (flow_env / "statistics" / "q1" / "summary.md").is_file()
+
+    again = await newspaper_statistics(interval="AZ")
+    assert again["sent"] == {} and list(again["not_due"]) == ["q2-early.csv"]
+    assert sandbox.transport.count(STATISTICS) == 1
+
+
+async def test_a_failing_inbox_file_stays_and_fails_the_run(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    inbox = tmp_path / "drop"
+    inbox.mkdir()
+    (inbox / "bad.csv").write_text("newspaperId,count\nx,1\n", encoding="utf-8")
+    (inbox / "good.csv").write_text(EXAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(InboxNotSent, match="1 of 2 statistics files .* failed: bad.csv"):
+        await newspaper_statistics(inbox, tmp_path / "out")
+    assert (inbox / "bad.csv").is_file() and (inbox / "sent" / "good.csv").is_file()
+    assert (tmp_path / "out" / "good" / "summary.md").is_file()
     assert sandbox.transport.count(STATISTICS) == 1

@@ -87,3 +87,10 @@ async def test_unknown_file_code_is_refused(sandbox: Sandbox, flow_env: Path, tm
     with pytest.raises(ValueError, match="3"):
         await structure_files(3, tmp_path / "out")
     assert sum(sandbox.transport.calls.values()) == 0
+
+
+async def test_the_weekly_run_writes_into_the_data_dir(sandbox: Sandbox, flow_env: Path) -> None:
+    summary = await structure_files(9)
+    assert summary["new_files"] == 2
+    assert (flow_env / "structure-files" / "9" / "AZ_GZA_v1.zip").is_file()
+    assert (flow_env / "structure-files" / "9" / "structure-files.csv").is_file()

@@ -38,7 +38,7 @@ POLICY = PollPolicy(max_wait_s=100.0, min_interval_s=1.0, max_interval_s=5.0)
 
 
 async def _wait(service: FakeService, *, sorting: bool) -> PurchaseProgress:
-    return await wait_for_purchase.fn(  # type: ignore[attr-defined]
+    return await wait_for_purchase(  # type: ignore[arg-type]
         service, 1, sorting=sorting, policy=POLICY, sleep=service.sleep
     )
 
@@ -78,7 +78,7 @@ async def test_sorting_status_is_ignored_when_no_sorting_was_ordered() -> None:
 async def test_still_running_after_the_deadline_times_out() -> None:
     service = FakeService([progress("IN_PROGRESS", 10, "WAITING")] * 200)
     with pytest.raises(PollTimedOut, match="purchase 1"):
-        await wait_for_purchase.fn(  # type: ignore[attr-defined]
+        await wait_for_purchase(  # type: ignore[arg-type]
             service,
             1,
             sorting=True,

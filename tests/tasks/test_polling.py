@@ -1,4 +1,5 @@
-"""The one poller on a fake clock: intervals, estimates, deadline, failure states, transient errors."""
+"""The one poller on a fake clock: intervals, estimates, deadline, failure states, transient errors and
+parking."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from connectors.errors import AuthFailed, PostflowsError, ServerError
-from tasks.polling import Observation, PollPolicy, PollTimedOut, poll_until
+from tasks.polling import Observation, PollPolicy, PollTimedOut, WaitParked, poll_until
 
 
 class FakeTime:
@@ -34,9 +35,14 @@ def script(*steps: Observation[str] | Exception) -> Iterator[Observation[str] | 
 
 
 async def run(
-    steps: Iterator[Observation[str] | Exception], policy: PollPolicy, seen: list[str] | None = None
+    steps: Iterator[Observation[str] | Exception],
+    policy: PollPolicy,
+    seen: list[str] | None = None,
+    *,
+    waited_s: float = 0.0,
+    time: FakeTime | None = None,
 ) -> tuple[str, FakeTime]:
-    time = FakeTime()
+    time = time or FakeTime()
 
     async def check() -> Observation[str]:
         step = next(steps)
@@ -49,6 +55,7 @@ async def run(
         policy,
         seen.append if seen is not None else None,
         progress=False,
+        waited_s=waited_s,
         sleep=time.sleep,
         clock=time.clock,
     )
@@ -150,3 +157,64 @@ def test_policy_refuses_impossible_intervals() -> None:
         PollPolicy(min_interval_s=0)
     with pytest.raises(ValueError):
         PollPolicy(min_interval_s=5, max_interval_s=1)
+
+
+PARKING = PollPolicy(max_wait_s=1000, min_interval_s=1, max_interval_s=4, park_after_s=10)
+
+
+async def test_a_wait_without_an_estimate_parks_once_it_has_lasted_the_threshold() -> None:
+    time = FakeTime()
+    with pytest.raises(WaitParked) as parked:
+        await run(script(*[waiting("running")] * 20), PARKING, time=time)
+    assert parked.value.waited_s == pytest.approx(12.125)  # the first look past 10s: 1+1.5+2.25+3.375+4
+    assert sum(time.sleeps) == pytest.approx(parked.value.waited_s)
+    assert parked.value.resume_in_s == 10  # a job that ran that long is looked at again that much later
+    assert parked.value.last.detail == "running"
+
+
+async def test_an_estimate_longer_than_the_threshold_parks_at_once_until_the_job_should_end() -> None:
+    time = FakeTime()
+    with pytest.raises(WaitParked) as parked:
+        await run(script(waiting(estimate=240), Observation("never", True)), PARKING, time=time)
+    assert time.sleeps == [] and parked.value.resume_in_s == 240
+
+
+async def test_a_short_estimate_waits_here() -> None:
+    result, time = await run(script(waiting(estimate=3), Observation("done", True)), PARKING)
+    assert result == "done" and time.sleeps == [3]
+
+
+async def test_a_job_done_at_the_first_look_of_a_continued_wait_is_done() -> None:
+    result, _ = await run(script(Observation("done", True)), PARKING, waited_s=500)
+    assert result == "done"
+
+
+async def test_a_continued_wait_parks_again_after_one_look_and_keeps_counting() -> None:
+    with pytest.raises(WaitParked) as parked:
+        await run(script(waiting(), Observation("never", True)), PARKING, waited_s=300)
+    assert parked.value.waited_s == 300
+
+
+async def test_a_continued_wait_keeps_the_first_runs_deadline() -> None:
+    time = FakeTime()
+    with pytest.raises(PollTimedOut) as timed_out:
+        await run(script(*[waiting()] * 10), PollPolicy(100, 1, 4), waited_s=97, time=time)
+    assert timed_out.value.waited_s == 100 and sum(time.sleeps) == 3
+
+
+async def test_a_parked_wait_is_looked_at_again_by_the_deadline_at_the_latest() -> None:
+    policy = PollPolicy(max_wait_s=100, min_interval_s=1, max_interval_s=4, park_after_s=10)
+    with pytest.raises(WaitParked) as parked:
+        await run(script(waiting(estimate=500)), policy, waited_s=30)
+    assert parked.value.resume_in_s == 70
+
+
+async def test_without_a_threshold_a_wait_never_parks() -> None:
+    steps = script(waiting(estimate=5000), *[waiting()] * 30, Observation("done", True))
+    result, _ = await run(steps, PollPolicy(max_wait_s=10_000, min_interval_s=1, max_interval_s=60))
+    assert result == "done"
+
+
+def test_policy_refuses_a_threshold_that_is_not_positive() -> None:
+    with pytest.raises(ValueError):
+        PollPolicy(park_after_s=0)

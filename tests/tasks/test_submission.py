@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -16,14 +17,16 @@ from sqlalchemy import update
 import history
 from connectors.errors import RemoteRejected, ServerError, TransportFailure
 from history.models import JobState, KeyLease
-from tasks.polling import PollTimedOut, RemoteJobEnded
+from tasks.polling import Observation, PollTimedOut, RemoteJobEnded, WaitParked
 from tasks.run_history import KeyBusy, RunRecorder
 from tasks.submission import (
+    JobParked,
     ResumeMismatch,
     SubmissionUncertain,
     is_marker,
     recording_wait,
     submit_once,
+    waited_before,
 )
 
 KEY = "key-under-test"
@@ -274,6 +277,36 @@ async def test_a_status_write_in_flight_when_the_wait_is_cancelled_lands_before_
         await waiting
     recorded = await recorder.find_job(api="test", kind="batch")
     assert recorded is not None and recorded.state is JobState.WAITING
+
+
+async def test_a_parked_wait_is_recorded_and_continued_from_where_it_stopped(run) -> None:  # type: ignore[no-untyped-def]
+    service = Service()
+    recorder = await run()
+    job = (await _submit(recorder, service)).job
+    before = datetime.now(UTC)
+    with pytest.raises(JobParked) as first:
+        async with recording_wait(recorder, job, what="batch job"):
+            raise WaitParked("batch job", 600.0, 300.0, Observation("running", False))
+    parked = first.value.job
+    assert parked.state is JobState.WAITING and first.value.count == 1
+    assert first.value.resume_at - before >= timedelta(seconds=300)
+    assert 600 <= waited_before(parked) < 610
+    assert waited_before(job) == 0  # the job as it was before it ever parked
+
+    # The follow-up parks again: the wait still began when the first run's did.
+    with pytest.raises(JobParked) as second:
+        async with recording_wait(recorder, parked, what="batch job"):
+            raise WaitParked("batch job", 1300.0, 300.0, Observation("running", False))
+    assert second.value.count == 2
+    assert second.value.job.data["parked"]["waiting_since"] == parked.data["parked"]["waiting_since"]
+
+    # A wait that ends otherwise forgets the parking: the next one starts afresh.
+    with pytest.raises(PollTimedOut):
+        async with recording_wait(recorder, second.value.job, what="batch job"):
+            raise PollTimedOut("batch job", 3600.0, None)
+    timed_out = await recorder.find_job(api="test", kind="batch")
+    assert timed_out is not None and timed_out.state is JobState.WAITING
+    assert not timed_out.data.get("parked") and waited_before(timed_out) == 0
 
 
 async def test_a_second_run_with_the_key_waits_for_a_live_holder_then_gives_up(

@@ -152,3 +152,28 @@ def test_checkpoint_parts_are_written_when_due_and_cleared(tmp_path: Path) -> No
     ]
     checkpoint.clear()
     assert not (tmp_path / "k").exists() and checkpoint.load() == {}
+
+
+def test_writers_of_one_run_keep_their_own_parts_and_a_later_run_wins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunk tasks of one run write at once and may pick the same part number: none replaces another's."""
+    checkpoint = RowCheckpoint.for_key(tmp_path, "k")
+    first, second = checkpoint.for_writer("c1"), checkpoint.for_writer("c2")
+    first.add(1, "h1", {"status": "answered"})
+    second.add(2, "h2", {"status": "refused"})
+    monkeypatch.setattr(second, "_parts", list)  # it looked for parts before the first one was written
+    first.flush()
+    second.flush()
+    assert sorted(path.name for path in checkpoint.directory.iterdir()) == [
+        "part-000001-c1.jsonl",
+        "part-000001-c2.jsonl",
+    ]
+    assert {row: entry["sent"] for row, entry in checkpoint.load().items()} == {1: "h1", 2: "h2"}
+
+    later = RowCheckpoint.for_key(tmp_path, "k").for_writer("c9")
+    later.add(2, "h2b", {"status": "answered"})
+    later.flush()
+    assert checkpoint.load()[2]["sent"] == "h2b"  # part 2: after every part of the run before
+    with pytest.raises(ValueError, match="letters and digits"):
+        checkpoint.for_writer("../c1")

@@ -194,6 +194,12 @@ class FakeClient:
     def __init__(self) -> None:
         self.sent: list[ValidationRequest] = []
 
+    async def __aenter__(self) -> FakeClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        return None
+
     async def validate_address(self, request: ValidationRequest) -> ValidationResult:
         self.sent.append(request)
         city = request.geographic_location.zip.city if request.geographic_location.zip else None
@@ -205,7 +211,7 @@ class FakeClient:
 async def test_validate_addresses_asks_once_per_record_and_keeps_refusals() -> None:
     client = FakeClient()
     records = pd.DataFrame([{"row": 1, **record()}, {"row": 3, **record(city="Fail")}])
-    outcomes = await validate_addresses.fn(client, records, concurrency=2)  # type: ignore[arg-type]
+    outcomes = await validate_addresses(lambda **_: client, records, concurrency=2)  # type: ignore[arg-type,return-value]
     assert [(o.row, o.status, o.http_status, o.error) for o in outcomes] == [
         (1, "answered", 200, None),
         (3, "refused", 400, "no"),

@@ -1,0 +1,267 @@
+"""Every deployment of the postflows flows, in one place: name, flow, description, tags, schedules
+(Europe/Zurich), concurrency limit and triggers. ``postflows serve`` and ``prefect.yaml`` are built from it.
+
+Nothing here imports a flow: the catalog is read by the YAML generator and by tests without loading
+Prefect's engine; :meth:`DeploymentSpec.load_flow` imports the flow when a deployment is built.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+TIMEZONE = "Europe/Zurich"
+WORK_POOL = "postflows"
+FILE_ARRIVED_EVENT = "postflows.file.arrived"
+FILE_ARRIVED_DEPLOYMENT = "file-arrived"
+
+
+@dataclass(frozen=True)
+class CronSpec:
+    """A cron schedule in :data:`TIMEZONE`, with the parameters its runs get.
+
+    Attributes:
+        slug: names the schedule within its deployment (shown in the UI; stable across re-deploys).
+        cron: minute hour day-of-month month day-of-week.
+        parameters: parameters of the scheduled runs, on top of the deployment's defaults.
+    """
+
+    slug: str
+    cron: str
+    parameters: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def as_dict(self) -> dict[str, Any]:
+        """The schedule as ``prefect.yaml`` spells it."""
+        return {
+            "cron": self.cron,
+            "timezone": TIMEZONE,
+            "slug": self.slug,
+            "active": True,
+            "parameters": dict(self.parameters),
+        }
+
+
+@dataclass(frozen=True)
+class DeploymentSpec:
+    """One deployment of one flow.
+
+    Attributes:
+        name: the deployment's name (the flow's name too): ``<name>/<name>`` in ``prefect deployment run``.
+        flow: ``module:attribute`` of the flow object.
+        description: one line for the deployment list.
+        tags: what the UI filters by (the API the flow talks to).
+        command: the ``postflows`` sub-command that runs the same flow (accepted as an event's ``kind``).
+        schedules: when it runs by itself; none = on demand only.
+        concurrency_limit: runs of this deployment at once (further runs wait for a slot).
+        triggers: deployment triggers as ``prefect.yaml`` spells them.
+        arrival_parameter: the parameter a ``postflows.file.arrived`` event fills with the file's path;
+            None when a file arriving cannot start this flow.
+    """
+
+    name: str
+    flow: str
+    description: str
+    tags: tuple[str, ...]
+    command: str
+    schedules: tuple[CronSpec, ...] = ()
+    concurrency_limit: int = 1
+    triggers: tuple[Mapping[str, Any], ...] = ()
+    arrival_parameter: str | None = None
+
+    @property
+    def entrypoint(self) -> str:
+        """``path/to/module.py:flow`` relative to the repository root, as ``prefect deploy`` wants it."""
+        module, _, attribute = self.flow.partition(":")
+        return f"{module.replace('.', '/')}.py:{attribute}"
+
+    @property
+    def full_name(self) -> str:
+        """``<flow name>/<deployment name>``: how ``run_deployment`` and the CLI name the deployment."""
+        return f"{self.name}/{self.name}"
+
+    def load_flow(self) -> Any:
+        """Import and return the flow object."""
+        module, _, attribute = self.flow.partition(":")
+        return getattr(importlib.import_module(module), attribute)
+
+
+def _daily(slug: str, at: str, **parameters: Any) -> CronSpec:
+    hour, minute = at.split(":")
+    return CronSpec(slug, f"{int(minute)} {int(hour)} * * *", MappingProxyType(parameters))
+
+
+# The dispatcher runs on every postflows.file.arrived event, whatever its resource id; the event's payload
+# becomes its parameters (Prefect renders these templates when the event arrives). Deployment triggers cannot
+# filter on the payload, so the dispatcher checks the kind and the path and starts the deployment named.
+# A missing payload field renders as "" (the dispatcher run then fails saying so, instead of no run at all);
+# the event id is a UUID, which Prefect's rendering cannot turn into JSON unless it is made a string first.
+FILE_ARRIVED_TRIGGER: Mapping[str, Any] = MappingProxyType(
+    {
+        "type": "event",
+        "name": "postflows-file-arrived",
+        "description": "Start the deployment the event's kind names on the file at its path.",
+        "enabled": True,
+        "match": {"prefect.resource.id": "*"},
+        "expect": [FILE_ARRIVED_EVENT],
+        "posture": "Reactive",
+        "threshold": 1,
+        "within": 0,
+        "parameters": {
+            "path": '{{ event.payload.path | default("") }}',
+            "kind": '{{ event.payload.kind | default("") }}',
+            "event_id": "{{ event.id | string }}",
+        },
+    }
+)
+
+CATALOG: tuple[DeploymentSpec, ...] = (
+    DeploymentSpec(
+        name="address-batch",
+        flow="flows.address_batch:address_batch",
+        description="Align an address file with the address web service's batch alignment.",
+        tags=("address-service",),
+        command="address-batch",
+        concurrency_limit=4,
+        arrival_parameter="input_path",
+    ),
+    DeploymentSpec(
+        name="address-query",
+        flow="flows.address_query:address_query",
+        description="Check every address of a file with an individual query (runquery2).",
+        tags=("address-service",),
+        command="address-query",
+        concurrency_limit=2,
+        arrival_parameter="input_path",
+    ),
+    DeploymentSpec(
+        name="newspaper-order",
+        flow="flows.newspaper_order:newspaper_order",
+        description="Submit a newspaper order and collect its delivery note and reports.",
+        tags=("newspaper",),
+        command="newspaper-order",
+        concurrency_limit=4,
+    ),
+    DeploymentSpec(
+        name="newspaper-reports",
+        flow="flows.newspaper_reports:newspaper_reports",
+        description="Fetch status, summary, sendings and orders of an existing newspaper order.",
+        tags=("newspaper",),
+        command="newspaper-reports",
+        concurrency_limit=4,
+    ),
+    DeploymentSpec(
+        name="newspaper-master-data",
+        flow="flows.newspaper_master_data:newspaper_master_data",
+        description="Sync newspaper summary, distribution list and black list into SQL (daily: every "
+        "newspaper synced before).",
+        tags=("newspaper", "scheduled"),
+        command="newspaper-sync",
+        schedules=(_daily("daily", "05:30"),),
+    ),
+    DeploymentSpec(
+        name="newspaper-statistics",
+        flow="flows.newspaper_statistics:newspaper_statistics",
+        description="Validate and upload newspaper statistics (scheduled: the files of the statistics inbox "
+        "at the end of each AZ quarter, AZA semester and AZB year).",
+        tags=("newspaper", "scheduled"),
+        command="newspaper-statistics",
+        schedules=(
+            # 07:00 on the first day after each period: the inbox of that interval holds the statistics of
+            # the period's last submission.
+            CronSpec("az-quarterly", "0 7 1 1,4,7,10 *", MappingProxyType({"interval": "AZ"})),
+            CronSpec("aza-semi-annually", "0 7 1 1,7 *", MappingProxyType({"interval": "AZA"})),
+            CronSpec("azb-yearly", "0 7 1 1 *", MappingProxyType({"interval": "AZB"})),
+        ),
+        arrival_parameter="input_path",
+    ),
+    DeploymentSpec(
+        name="address-purchase",
+        flow="flows.address_purchase:address_purchase",
+        description="Address validation and sorting purchase with every document.",
+        tags=("newspaper",),
+        command="address-purchase",
+        concurrency_limit=2,
+    ),
+    DeploymentSpec(
+        name="structure-files",
+        flow="flows.structure_files:structure_files",
+        description="Download structure files; record new versions (weekly: both file codes).",
+        tags=("newspaper", "scheduled"),
+        command="structure-files",
+        schedules=(CronSpec("weekly", "0 6 * * 1", MappingProxyType({"file_code": 9})),),
+    ),
+    DeploymentSpec(
+        name="cleanup",
+        flow="flows.cleanup:cleanup",
+        description="Delete the remote files that runs left behind, past an age (nightly).",
+        tags=("address-service", "scheduled"),
+        command="cleanup",
+        schedules=(_daily("nightly", "02:30"),),
+    ),
+    DeploymentSpec(
+        name="address-validation",
+        flow="flows.address_validation:address_validation",
+        description="Validate every address of a file with the commerce API; changed fields highlighted.",
+        tags=("commerce",),
+        command="address-validation",
+        concurrency_limit=2,
+        arrival_parameter="input_path",
+    ),
+    DeploymentSpec(
+        name="deliverability-check",
+        flow="flows.deliverability_check:deliverability_check",
+        description="Deliverable days and product codes per address of a file, as an address x date "
+        "workbook.",
+        tags=("commerce",),
+        command="deliverability",
+        concurrency_limit=2,
+        arrival_parameter="input_path",
+    ),
+    DeploymentSpec(
+        name="delivery-reference-sync",
+        flow="flows.delivery_reference_sync:delivery_reference_sync",
+        description="Sync the commerce API's holidays, additional services and delivery instructions into "
+        "SQL (daily).",
+        tags=("commerce", "scheduled"),
+        command="delivery-sync",
+        schedules=(_daily("daily", "05:45"),),
+    ),
+    DeploymentSpec(
+        name="pickup-registration",
+        flow="flows.pickup_registration:pickup_registration",
+        description="Register the pickup users of a file once each and record their pickup ids.",
+        tags=("commerce",),
+        command="pickup-register",
+        arrival_parameter="input_path",
+    ),
+    DeploymentSpec(
+        name=FILE_ARRIVED_DEPLOYMENT,
+        flow="deployments.file_arrived:file_arrived",
+        description=f"On a {FILE_ARRIVED_EVENT} event: start the run its kind names on the file at its path.",
+        tags=("events",),
+        command=FILE_ARRIVED_DEPLOYMENT,
+        concurrency_limit=8,
+        triggers=(FILE_ARRIVED_TRIGGER,),
+    ),
+)
+
+
+def spec_named(name: str) -> DeploymentSpec:
+    """The spec of deployment ``name``; KeyError when there is none."""
+    for spec in CATALOG:
+        if spec.name == name:
+            return spec
+    raise KeyError(name)
+
+
+def arrival_kinds() -> dict[str, DeploymentSpec]:
+    """Every ``kind`` a ``postflows.file.arrived`` event may name (deployment and command names) → spec."""
+    kinds: dict[str, DeploymentSpec] = {}
+    for spec in CATALOG:
+        if spec.arrival_parameter is not None:
+            kinds[spec.name] = spec
+            kinds[spec.command] = spec
+    return kinds

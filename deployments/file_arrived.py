@@ -1,0 +1,119 @@
+"""What a ``postflows.file.arrived`` event starts: the deployment its ``kind`` names, on the file at its
+``path``, with the results under ``<data dir>/arrivals/<file stem>-<time>``.
+
+Prefect's deployment triggers match events but cannot look into their payload, so one dispatcher deployment
+(``file-arrived``) runs on every such event with the payload as parameters, checks it, and starts the run
+the kind names (idempotent per event: a re-delivered event starts nothing new).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Annotated, Any
+
+from prefect import flow, get_run_logger
+from prefect.deployments import arun_deployment
+
+from connectors.errors import PostflowsError
+from deployments.catalog import FILE_ARRIVED_DEPLOYMENT, FILE_ARRIVED_EVENT, DeploymentSpec, arrival_kinds
+from flows.forms import Blank, form
+from flows.naming import run_name
+from postflows.settings import get_settings
+
+KINDS = ", ".join(sorted(arrival_kinds()))
+
+
+class ArrivalRefused(PostflowsError):
+    """The event names no kind that takes a file, or no file is at its path; nothing was started."""
+
+
+def arrival_spec(kind: str) -> DeploymentSpec:
+    """The deployment a file of ``kind`` starts (deployment or command name)."""
+    spec = arrival_kinds().get(kind.strip())
+    if spec is None:
+        raise ArrivalRefused(f"unknown kind {kind!r}: a file arriving can start {KINDS}; nothing was started")
+    return spec
+
+
+def arrived_file(path: str) -> Path:
+    """The file the event names: an absolute path to a file that exists."""
+    if not path.strip():
+        raise ArrivalRefused("the event's payload has no path; nothing was started")
+    file = Path(path.strip())
+    if not file.is_absolute():
+        raise ArrivalRefused(f"the path {path!r} is not absolute; nothing was started")
+    if not file.is_file():
+        raise ArrivalRefused(f"no file at {file}; nothing was started")
+    return file
+
+
+def arrival_dir(data_dir: Path, file: Path, *, now: dt.datetime | None = None) -> Path:
+    """``<data dir>/arrivals/<file stem>-<time>``, with ``-2``, ``-3`` … when that folder exists already."""
+    base = data_dir / "arrivals" / f"{file.stem}-{(now or dt.datetime.now()).strftime('%Y%m%d-%H%M%S')}"
+    candidate, number = base, 1
+    while candidate.exists():
+        number += 1
+        candidate = base.with_name(f"{base.name}-{number}")
+    return candidate
+
+
+@flow(
+    name=FILE_ARRIVED_DEPLOYMENT,
+    log_prints=False,
+    flow_run_name=run_name(FILE_ARRIVED_DEPLOYMENT, "kind", "path"),
+)
+async def file_arrived(
+    path: Annotated[str, form("File", "Absolute path of the file that arrived, on the worker.")],
+    kind: Annotated[
+        str,
+        form(
+            "Kind",
+            f"What to do with it: the command or deployment name, one of {KINDS}.",
+            examples=["address-batch"],
+        ),
+    ],
+    event_id: Annotated[
+        Blank[str],
+        form(
+            "Event id",
+            f"The {FILE_ARRIVED_EVENT} event this run answers: the run it starts is started once per event.",
+            blank="",
+        ),
+    ] = None,
+) -> dict[str, Any]:
+    """Start the run a ``postflows.file.arrived`` event asks for.
+
+    Args:
+        path: the file that arrived (absolute, on the worker).
+        kind: the deployment or command to run on it (``address-batch``, ``newspaper-statistics`` …).
+        event_id: the event's id; the run started gets an idempotency key from it.
+
+    Returns:
+        The deployment started, its flow run's id and name, and the parameters it got.
+
+    Raises:
+        ArrivalRefused: an unknown kind, or no file at the path: nothing is started.
+    """
+    spec = arrival_spec(kind)
+    file = arrived_file(path)
+    assert spec.arrival_parameter is not None
+    parameters = {
+        spec.arrival_parameter: str(file),
+        "output_dir": str(arrival_dir(get_settings().data_dir, file)),
+    }
+    started = await arun_deployment(
+        spec.full_name,
+        parameters=parameters,
+        idempotency_key=f"{FILE_ARRIVED_EVENT}:{event_id}:{spec.name}" if event_id else None,
+        timeout=0,
+    )
+    get_run_logger().info(
+        "%s: started %s run %s on %s", FILE_ARRIVED_EVENT, spec.full_name, started.name, file
+    )
+    return {
+        "deployment": spec.full_name,
+        "flow_run_id": str(started.id),
+        "flow_run_name": started.name,
+        "parameters": parameters,
+    }

@@ -1,0 +1,43 @@
+"""Flow-run names that say what runs: the flow, what it works on, and when it started
+(``address-batch-customers.xlsx-20260302-081500``), instead of Prefect's random two words."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from pathlib import PurePath, PurePosixPath
+from typing import Any
+
+Describe = Callable[[Mapping[str, Any]], str | None]
+
+
+def run_name(flow_name: str, *parts: str | Describe) -> Callable[[], str]:
+    """A ``flow_run_name`` callable for ``@flow``.
+
+    Args:
+        flow_name: the first word.
+        *parts: parameter names (a path is named by its file name, other values as they are; empty ones
+            are left out) or functions of all parameters returning a word or None.
+    """
+
+    def name() -> str:
+        from prefect.runtime import flow_run
+
+        parameters: Mapping[str, Any] = flow_run.parameters or {}
+        words = [flow_name]
+        for part in parts:
+            word = part(parameters) if callable(part) else _word(parameters.get(part))
+            if word:
+                words.append(word)
+        words.append(dt.datetime.now().strftime("%Y%m%d-%H%M%S"))
+        return "-".join(words)
+
+    return name
+
+
+def _word(value: Any) -> str | None:
+    if value is None or value == "" or value == [] or value == {}:
+        return None
+    if isinstance(value, PurePath) or (isinstance(value, str) and ("/" in value or "\\" in value)):
+        return PurePosixPath(str(value).replace("\\", "/")).name or None
+    return str(value)

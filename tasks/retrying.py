@@ -1,0 +1,112 @@
+"""Prefect task retries for idempotent steps: status checks, downloads, reads of reports, documents and master
+data, deletes. One decorator gives every such step the same policy and the same condition.
+
+Two layers, one concern each: the HTTP core retries a transient failure within seconds (a blip); a step
+decorated here is retried as a whole, minutes apart with exponential waits and jitter, when a transient typed
+error (``ApiError.retryable``) outlasted those (an outage), and the UI shows it AwaitingRetry. Anything else
+fails at once: a refusal, bad credentials, a file that cannot be read. Submissions (runbatch, uploads, order
+and purchase POSTs, statistics, pickup registrations) are never decorated here: whether they may be sent
+again is the submit-once protocol's decision (:mod:`tasks.submission`), not a retry's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any, ParamSpec, TypeVar
+
+from prefect import Task, task
+from prefect.cache_policies import NO_CACHE
+from prefect.client.schemas.objects import State, TaskRun
+from prefect.tasks import exponential_backoff
+
+from connectors.errors import ApiError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class StepRetries:
+    """How an idempotent step is retried.
+
+    Attributes:
+        retries: retries after the first attempt (0 disables them).
+        delay_s: the wait before the first retry, doubled for each further one.
+        jitter: random spread of each wait, as a fraction of it (Prefect's ``retry_jitter_factor``).
+    """
+
+    retries: int = 5
+    delay_s: float = 10.0
+    jitter: float = 0.5
+
+    def delays(self) -> list[float]:
+        """The wait before each retry, in seconds."""
+        return exponential_backoff(self.delay_s)(self.retries)
+
+
+_steps: list[Task[Any, Any]] = []
+_policy = StepRetries()
+
+
+def transient_failure(task: Task[..., Any], task_run: TaskRun, state: State[Any]) -> bool:
+    """The retry condition of every idempotent step: the step failed with a typed error that says trying
+    again may help (a 5xx, 429, transport failure or unreadable answer that outlasted the HTTP retries)."""
+    error = state.data
+    return isinstance(error, ApiError) and error.retryable
+
+
+def idempotent_step(
+    name: str,
+) -> Callable[[Callable[P, R]], Task[P, R]]:
+    """Make a function an idempotent step: a Prefect task retried on transient failures (see the module).
+
+    Only for steps that change nothing remotely, or whose repetition changes nothing more (a delete).
+    """
+
+    def decorate(fn: Callable[P, R]) -> Task[P, R]:
+        step: Task[P, R] = task(
+            name=name,
+            cache_policy=NO_CACHE,
+            retries=_policy.retries,
+            retry_delay_seconds=_policy.delays(),
+            retry_jitter_factor=_policy.jitter,
+            retry_condition_fn=transient_failure,
+        )(fn)
+        _steps.append(step)
+        return step
+
+    return decorate
+
+
+def use_step_retries(policy: StepRetries) -> None:
+    """Give every idempotent step ``policy`` (the composition root calls this with the settings' values).
+
+    Prefect reads a task's retries and waits when it runs, so this takes effect for the next step run.
+    """
+    global _policy
+    _policy = policy
+    delays = policy.delays()
+    for step in _steps:
+        step.retries = policy.retries
+        step.retry_delay_seconds = delays
+        step.retry_jitter_factor = policy.jitter
+
+
+def step_retries() -> StepRetries:
+    """The policy the idempotent steps have now."""
+    return _policy
+
+
+async def run_step(step: Task[P, Coroutine[Any, Any, R]], *args: P.args, **kwargs: P.kwargs) -> R:
+    """Run an async step as a task run (retried, visible in the UI) inside a flow or task run; outside one
+    (unit tests, benchmarks) call its function, so nothing needs a Prefect server."""
+    if _in_run():
+        return await step(*args, **kwargs)
+    return await step.fn(*args, **kwargs)
+
+
+def _in_run() -> bool:
+    from prefect.context import FlowRunContext, TaskRunContext
+
+    return FlowRunContext.get() is not None or TaskRunContext.get() is not None

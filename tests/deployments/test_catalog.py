@@ -1,0 +1,168 @@
+"""The catalog is the one source of the deployments: ``prefect.yaml`` is generated from it and
+``postflows serve`` builds from it; both agree field by field, and the schedules are the issue's."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import yaml
+from prefect.cli.deploy._schedules import _schedule_config_to_deployment_schedule
+from prefect.cli.deploy._triggers import _initialize_deployment_triggers
+from prefect.server.schemas.schedules import CronSchedule
+from prefect.utilities.callables import parameter_schema
+from prefect.utilities.schema_tools import validate
+
+from deployments import yaml as prefect_yaml
+from deployments.catalog import CATALOG, TIMEZONE, WORK_POOL, DeploymentSpec, spec_named
+from deployments.serve import deployments
+
+ROOT = Path(__file__).resolve().parents[2]
+REGENERATE = "run `python -m deployments.yaml > prefect.yaml`"
+ZURICH = ZoneInfo(TIMEZONE)
+
+
+@pytest.fixture(scope="module")
+def listed() -> dict[str, dict[str, Any]]:
+    config = yaml.safe_load((ROOT / "prefect.yaml").read_text(encoding="utf-8"))
+    return {entry["name"]: entry for entry in config["deployments"]}
+
+
+@pytest.fixture(scope="module")
+def served() -> dict[str, Any]:
+    return {deployment.name: deployment for deployment in deployments()}
+
+
+def test_prefect_yaml_is_generated_from_the_catalog() -> None:
+    text = (ROOT / "prefect.yaml").read_text(encoding="utf-8")
+    assert yaml.safe_load(text) == prefect_yaml.project(), REGENERATE
+    assert text == prefect_yaml.render(), REGENERATE
+
+
+def test_prefect_yaml_deploys_to_the_process_pool_without_pull_steps() -> None:
+    config = yaml.safe_load((ROOT / "prefect.yaml").read_text(encoding="utf-8"))
+    assert "pull" not in config and "build" not in config and "push" not in config
+    assert all(entry["work_pool"] == {"name": WORK_POOL} for entry in config["deployments"])
+
+
+def test_every_flow_module_is_in_the_catalog_once() -> None:
+    names = [spec.name for spec in CATALOG]
+    assert len(names) == len(set(names))
+    flow_modules = {
+        f"{path.parent.name}.{path.stem}"
+        for folder in ("flows", "deployments")
+        for path in (ROOT / folder).glob("*.py")
+        if "@flow(" in path.read_text(encoding="utf-8")
+    }
+    assert {spec.flow.partition(":")[0] for spec in CATALOG} == flow_modules
+
+
+@pytest.mark.parametrize("spec", CATALOG, ids=lambda spec: spec.name)
+def test_served_and_listed_deployments_agree(
+    spec: DeploymentSpec, listed: dict[str, dict[str, Any]], served: dict[str, Any]
+) -> None:
+    entry, deployment = listed[spec.name], served[spec.name]
+    assert deployment.flow_name == spec.name, "the flow's name is the deployment's name"
+    assert deployment.entrypoint == entry["entrypoint"] == spec.entrypoint
+    module, _, function = entry["entrypoint"].partition(":")
+    assert f"def {function}(" in (ROOT / module).read_text(encoding="utf-8")
+    assert deployment.description == entry["description"] == spec.description
+    assert deployment.tags == entry["tags"] == list(spec.tags)
+    assert deployment.concurrency_limit == entry["concurrency_limit"] == spec.concurrency_limit
+
+    from_yaml = [_schedule_config_to_deployment_schedule(dict(config)) for config in entry["schedules"]]
+    assert [_schedule_fields(s["schedule"], s["slug"], s.get("parameters", {})) for s in from_yaml] == [
+        _schedule_fields(s.schedule, s.slug, s.parameters) for s in deployment.schedules
+    ]
+    assert all(s.active for s in deployment.schedules) and all(c["active"] for c in entry["schedules"])
+
+    yaml_triggers = _initialize_deployment_triggers(spec.name, [dict(t) for t in entry["triggers"]])
+    assert [_trigger_fields(t) for t in yaml_triggers] == [_trigger_fields(t) for t in deployment.triggers]
+
+
+@pytest.mark.parametrize("spec", CATALOG, ids=lambda spec: spec.name)
+def test_scheduled_runs_get_every_parameter_they_need(spec: DeploymentSpec) -> None:
+    schema = parameter_schema(spec.load_flow()).model_dump()
+    for schedule in spec.schedules:
+        errors = validate(dict(schedule.parameters), schema, raise_on_error=False)
+        assert not errors, f"{spec.name} schedule {schedule.slug}: {[e.message for e in errors]}"
+        spec.load_flow().validate_parameters(dict(schedule.parameters))
+
+
+def test_the_schedules_are_the_issues() -> None:
+    scheduled = {spec.name for spec in CATALOG if spec.schedules}
+    assert scheduled == {
+        "newspaper-master-data",
+        "delivery-reference-sync",
+        "structure-files",
+        "newspaper-statistics",
+        "cleanup",
+    }
+    assert all(s.cron and TIMEZONE == "Europe/Zurich" for spec in CATALOG for s in spec.schedules)
+    start = dt.datetime(2026, 1, 1, 12, tzinfo=ZURICH)
+
+    def runs(name: str, slug: str, count: int) -> list[dt.datetime]:
+        (schedule,) = [s for s in spec_named(name).schedules if s.slug == slug]
+        return _next_runs(schedule.cron, start, count)
+
+    daily = runs("newspaper-master-data", "daily", 3)
+    assert [d.date() for d in daily] == [dt.date(2026, 1, 2), dt.date(2026, 1, 3), dt.date(2026, 1, 4)]
+    assert {d.hour for d in runs("delivery-reference-sync", "daily", 3)} == {5}
+    assert {d.hour for d in runs("cleanup", "nightly", 3)} == {2}
+    weekly = runs("structure-files", "weekly", 3)
+    assert [b - a for a, b in zip(weekly, weekly[1:], strict=False)] == [dt.timedelta(days=7)] * 2
+    assert spec_named("structure-files").schedules[0].parameters == {"file_code": 9}
+
+    assert [d.month for d in runs("newspaper-statistics", "az-quarterly", 4)] == [4, 7, 10, 1]
+    assert [d.month for d in runs("newspaper-statistics", "aza-semi-annually", 2)] == [7, 1]
+    assert [(d.year, d.month) for d in runs("newspaper-statistics", "azb-yearly", 2)] == [
+        (2027, 1),
+        (2028, 1),
+    ]
+    intervals = {s.slug: s.parameters["interval"] for s in spec_named("newspaper-statistics").schedules}
+    assert intervals == {"az-quarterly": "AZ", "aza-semi-annually": "AZA", "azb-yearly": "AZB"}
+    # Local time: 07:00 in Zurich in winter and in summer alike.
+    assert {(d.hour, d.utcoffset()) for d in runs("newspaper-statistics", "az-quarterly", 2)} == {
+        (7, dt.timedelta(hours=2))
+    }
+
+
+def test_every_other_flow_runs_on_demand_only() -> None:
+    for spec in CATALOG:
+        if spec.name not in {"newspaper-master-data", "delivery-reference-sync", "structure-files"} | {
+            "newspaper-statistics",
+            "cleanup",
+        }:
+            assert spec.schedules == (), spec.name
+
+
+def _schedule_fields(schedule: Any, slug: str | None, parameters: Any) -> dict[str, Any]:
+    return {
+        "cron": schedule.cron,
+        "timezone": schedule.timezone,
+        "day_or": schedule.day_or,
+        "slug": slug,
+        "parameters": dict(parameters or {}),
+    }
+
+
+def _trigger_fields(trigger: Any) -> dict[str, Any]:
+    return {
+        "type": type(trigger).__name__,
+        "name": trigger.name,
+        "enabled": trigger.enabled,
+        "expect": trigger.expect,
+        "match": trigger.match.model_dump(),
+        "posture": trigger.posture,
+        "threshold": trigger.threshold,
+        "parameters": trigger.parameters,
+    }
+
+
+def _next_runs(cron: str, start: dt.datetime, count: int) -> list[dt.datetime]:
+    schedule = CronSchedule(cron=cron, timezone=TIMEZONE)
+    dates = schedule._get_dates_generator(n=count, start=start)
+    return [date.astimezone(ZURICH) for date in dates]

@@ -1,0 +1,145 @@
+"""A deployment from ``prefect.yaml`` run by a worker, as a production installation runs it: the ``postflows``
+process work pool on the session's Prefect server, ``prefect deploy`` from the repository, ``prefect worker
+start`` polling the pool, and one run of ``address-query`` on an example file against the embedded sandbox.
+Nothing is pulled from a network: the worker runs the flow from the repository's directory.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+import history
+from tests.e2e.conftest import EXAMPLE, PREFECT, REPO, PrefectServer, base_environment, stop
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
+
+POOL = "postflows"
+DEPLOYMENT = "address-query/address-query"
+
+
+def prefect(env: dict[str, str], *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """A ``prefect`` command run from the repository (where ``prefect.yaml`` is), without prompts."""
+    return subprocess.run(
+        [PREFECT, "--no-prompt", *args],
+        cwd=REPO,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def succeeded(result: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
+    assert result.returncode == 0, f"{result.args}:\n{result.stdout}\n{result.stderr}"
+    return result
+
+
+@pytest.fixture
+def environment(prefect_server: PrefectServer, tmp_path: Path) -> dict[str, str]:
+    """The environment of the commands and the worker (its flow runs inherit it): the session's server,
+    a data dir of this test's own, the embedded sandbox (no service URL)."""
+    env = base_environment()
+    env.update(
+        PREFECT_API_URL=prefect_server.api_url,
+        PREFECT_HOME=str(tmp_path / "prefect-home"),
+        PREFECT_WORKER_QUERY_SECONDS="1",
+        POSTFLOWS_DATA_DIR=str(tmp_path / "data"),
+    )
+    return env
+
+
+@pytest.fixture
+def work_pool(environment: dict[str, str]) -> Iterator[str]:
+    """The ``postflows`` process pool, created unless it exists (then deleted again)."""
+    created = prefect(environment, "work-pool", "inspect", POOL).returncode != 0
+    if created:
+        succeeded(prefect(environment, "work-pool", "create", POOL, "--type", "process"))
+    try:
+        yield POOL
+    finally:
+        if created:
+            prefect(environment, "work-pool", "delete", POOL)
+
+
+@pytest.fixture
+def deployed(environment: dict[str, str], work_pool: str) -> Iterator[str]:
+    """``prefect deploy --name address-query`` of ``prefect.yaml``; the deployment is deleted afterwards."""
+    succeeded(prefect(environment, "deploy", "--name", "address-query"))
+    try:
+        yield DEPLOYMENT
+    finally:
+        prefect(environment, "deployment", "delete", DEPLOYMENT)
+
+
+@pytest.fixture
+def worker(environment: dict[str, str], work_pool: str, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """``prefect worker start --pool postflows``, stopped (with its flow runs) when the test ends."""
+    log = tmp_path / "worker.log"
+    workdir = tmp_path / "worker"
+    workdir.mkdir()
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [PREFECT, "--no-prompt", "worker", "start", "--pool", work_pool, "--type", "process",
+             "--install-policy", "never"],
+            cwd=workdir,
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    try:
+        yield process
+    finally:
+        stop(process)
+        print(log.read_text())  # noqa: T201 - shown by pytest when the test failed
+
+
+def test_a_worker_runs_a_deployment_of_prefect_yaml(
+    environment: dict[str, str],
+    prefect_server: PrefectServer,
+    deployed: str,
+    worker: subprocess.Popen[bytes],
+    tmp_path: Path,
+) -> None:
+    with httpx.Client(base_url=prefect_server.api_url, timeout=30) as api:
+        deployment = api.get(f"/deployments/name/{deployed}").raise_for_status().json()
+    assert deployment["work_pool_name"] == POOL
+    # The flow's code is where prefect deploy ran: no git clone or other pull from a network.
+    steps = [name for step in deployment["pull_steps"] or [] for name in step]
+    assert steps == ["prefect.deployments.steps.set_working_directory"], deployment["pull_steps"]
+    assert Path(deployment["pull_steps"][0][steps[0]]["directory"]) == REPO
+
+    out = tmp_path / "out"
+    started = time.monotonic()
+    run = succeeded(
+        prefect(
+            environment,
+            "deployment", "run", deployed,
+            "--params", json.dumps({"input_path": str(EXAMPLE), "output_dir": str(out)}),
+            "--watch", "--watch-timeout", "240",
+            timeout=300,
+        )
+    )  # fmt: skip
+    elapsed = time.monotonic() - started
+    assert "Completed" in run.stdout, run.stdout
+    assert worker.poll() is None  # the worker ran it and keeps polling
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert "Failed queries: 0" in summary
+    assert {"results.csv", "results.xlsx", "rejected.csv"} <= {path.name for path in out.iterdir()}
+    history_url = f"sqlite:///{Path(environment['POSTFLOWS_DATA_DIR']) / 'history.db'}"
+    try:
+        with history.session_factory(history_url)() as session:
+            runs = history.list_runs(session, flow="address-query")
+            assert [run.state for run in runs] == ["COMPLETED"]
+    finally:
+        history.dispose_engines(history_url)
+    print(f"deployment run through the worker: {elapsed:.1f} s from trigger to completion")  # noqa: T201

@@ -1,0 +1,124 @@
+"""Prefect task retries of idempotent steps, read back from the Prefect server: an outage longer than the
+HTTP retries is survived and shows AwaitingRetry; a refusal is not retried; a submission never is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import pytest
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+from connectors.errors import AuthFailed, HttpStatusError, ServerError
+from flows.address_batch import address_batch
+from flows.newspaper_order import newspaper_order
+from tests.flows.conftest import Sandbox
+from tests.flows.test_newspaper_order import QUICK, order_body, write_order
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
+FAST = {"min_poll_interval_s": 0.05, "max_poll_interval_s": 0.2}
+
+
+@pytest.fixture
+def task_retries(flow_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Three quick task retries on top of two HTTP attempts (``flow_env``)."""
+    monkeypatch.setenv("POSTFLOWS_TASK_RETRIES", "3")
+    monkeypatch.setenv("POSTFLOWS_TASK_RETRY_DELAY_S", "0.05")
+    monkeypatch.setenv("POSTFLOWS_TASK_RETRY_JITTER", "0")
+    return flow_env
+
+
+async def _task_runs(flow_run_id: UUID, name: str) -> list[tuple[int, list[str]]]:
+    """(run count, state names in order) of each task run of ``name`` in the flow run."""
+    async with get_client() as client:
+        task_runs = await client.read_task_runs(
+            flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id]))
+        )
+        found = []
+        for task_run in task_runs:
+            if task_run.name.rsplit("-", 1)[0] != name:
+                continue
+            states = await client.read_task_run_states(task_run.id)
+            ordered = sorted(states, key=lambda state: state.timestamp)
+            found.append((task_run.run_count, [state.name for state in ordered]))
+    return found
+
+
+def _flow_run_id(state: Any) -> UUID:
+    flow_run_id: UUID = state.state_details.flow_run_id
+    return flow_run_id
+
+
+async def test_a_status_check_outlasting_the_http_retries_is_retried_as_a_task(
+    sandbox: Sandbox, task_retries: Path, tmp_path: Path
+) -> None:
+    # Two HTTP attempts fail the first task run; the retry's first attempt fails too, its second succeeds.
+    sandbox.inject(api="address", endpoint="checkbatchstatus/*", kind="http_status", value=503, times=3)
+    state = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True, **FAST)
+    assert state.is_completed(), state.message
+    checks = await _task_runs(_flow_run_id(state), "address-check-batch-status")
+    retried = [states for count, states in checks if count > 1]
+    assert len(retried) == 1, checks
+    assert "AwaitingRetry" in retried[0] and retried[0][-1] == "Completed"
+    assert sandbox.transport.count("/runbatch") == 1
+
+
+@pytest.mark.parametrize(("status", "error"), [(400, HttpStatusError), (401, AuthFailed)])
+async def test_a_refused_download_is_not_retried(
+    sandbox: Sandbox, task_retries: Path, tmp_path: Path, status: int, error: type[Exception]
+) -> None:
+    sandbox.inject(api="address", endpoint="downloadfile/*", kind="http_status", value=status, times=None)
+    state = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True, **FAST)
+    assert state.is_failed()
+    with pytest.raises(error):
+        await state.result()
+    assert sandbox.transport.count("/downloadfile") == 1
+    ((count, states),) = await _task_runs(_flow_run_id(state), "address-download-output")
+    assert count == 1 and "AwaitingRetry" not in states
+
+
+async def test_a_failed_runbatch_is_never_retried(
+    sandbox: Sandbox, task_retries: Path, tmp_path: Path
+) -> None:
+    sandbox.inject(api="address", endpoint="runbatch", kind="http_status", value=503, times=None)
+    state = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True, **FAST)
+    assert state.is_failed()
+    with pytest.raises(ServerError):
+        await state.result()
+    assert sandbox.transport.count("/runbatch") == 1
+    ((count, states),) = await _task_runs(_flow_run_id(state), "address-run-batch")
+    assert count == 1 and "AwaitingRetry" not in states
+
+
+async def test_an_order_status_outage_is_retried_and_the_order_posted_once(
+    sandbox: Sandbox, task_retries: Path, tmp_path: Path
+) -> None:
+    sandbox.inject(api="newspaper", endpoint="*/status", kind="http_status", value=502, times=3)
+    state = await newspaper_order(
+        order_path=write_order(tmp_path, order_body()),
+        output_dir=tmp_path / "out",
+        return_state=True,
+        **QUICK,
+    )
+    assert state.is_completed(), state.message
+    checks = await _task_runs(_flow_run_id(state), "newspaper-order-status")
+    assert [states for count, states in checks if count > 1 and "AwaitingRetry" in states]
+    assert sandbox.transport.count("/orders/standard") == 1
+
+
+async def test_a_failed_order_post_is_never_retried(
+    sandbox: Sandbox, task_retries: Path, tmp_path: Path
+) -> None:
+    sandbox.inject(api="newspaper", endpoint="*orders/standard", kind="http_status", value=503, times=None)
+    state = await newspaper_order(
+        order_path=write_order(tmp_path, order_body()),
+        output_dir=tmp_path / "out",
+        return_state=True,
+        **QUICK,
+    )
+    assert state.is_failed()
+    assert sandbox.transport.count("/orders/standard") == 1
+    ((count, states),) = await _task_runs(_flow_run_id(state), "newspaper-submit-order")
+    assert count == 1 and "AwaitingRetry" not in states

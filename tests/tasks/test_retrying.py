@@ -1,0 +1,90 @@
+"""The one retry policy of idempotent steps: which failures it retries, its waits, and that the settings
+reach every step; a step called outside a run is a plain call."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from prefect.states import Failed
+
+from connectors.errors import (
+    AuthFailed,
+    HttpStatusError,
+    MalformedResponse,
+    NotFound,
+    RateLimited,
+    RemoteRejected,
+    ServerError,
+    TransportFailure,
+)
+from tasks.address_service.batch import check_batch_status, delete_file, download_output
+from tasks.errors import InputError
+from tasks.newspaper.orders import fetch_order_reports, fetch_order_status, submit_order
+from tasks.newspaper.purchases import submit_purchase
+from tasks.polling import PollTimedOut
+from tasks.retrying import StepRetries, run_step, step_retries, transient_failure, use_step_retries
+
+
+@pytest.fixture(autouse=True)
+def _restore_policy() -> Iterator[None]:
+    before = step_retries()
+    yield
+    use_step_retries(before)
+
+
+def _retried(error: BaseException) -> bool:
+    return transient_failure(check_batch_status, None, Failed(data=error))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ServerError("down", api="a", status_code=503),
+        RateLimited("slow down", api="a", status_code=429),
+        TransportFailure("reset", api="a"),
+        MalformedResponse("not JSON", api="a"),
+    ],
+)
+def test_transient_typed_errors_are_retried(error: Exception) -> None:
+    assert _retried(error)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        HttpStatusError("bad request", api="a", status_code=400),
+        AuthFailed("no", api="a", status_code=401),
+        NotFound("gone", api="a", status_code=404),
+        RemoteRejected("refused", api="a", code="0000"),
+        InputError("unreadable", path="x.csv"),
+        PollTimedOut("job", 10.0, None),
+        ValueError("a bug"),
+    ],
+)
+def test_refusals_and_our_own_errors_are_not(error: Exception) -> None:
+    assert not _retried(error)
+
+
+def test_the_waits_grow_exponentially() -> None:
+    assert StepRetries(retries=4, delay_s=10.0).delays() == [10.0, 20.0, 40.0, 80.0]
+    assert StepRetries(retries=0).delays() == []
+
+
+def test_the_policy_reaches_every_idempotent_step_and_no_submission() -> None:
+    use_step_retries(StepRetries(retries=2, delay_s=0.5, jitter=0.1))
+    for step in (check_batch_status, download_output, delete_file, fetch_order_status, fetch_order_reports):
+        assert (step.retries, step.retry_delay_seconds, step.retry_jitter_factor) == (2, [0.5, 1.0], 0.1)
+        assert step.retry_condition_fn is transient_failure
+    for submission in (submit_order, submit_purchase):
+        assert submission.retries == 0 and submission.retry_condition_fn is None
+
+
+async def test_outside_a_run_a_step_is_a_plain_call() -> None:
+    class Service:
+        async def delete_file(self, token: str, *, missing_ok: bool = False) -> bool:
+            return token == "t-1" and missing_ok
+
+    service: Any = Service()
+    assert await run_step(delete_file, service, "t-1") is True
