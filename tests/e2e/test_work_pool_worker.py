@@ -2,6 +2,10 @@
 process work pool on the session's Prefect server, ``prefect deploy`` from the repository, ``prefect worker
 start`` polling the pool, and one run of ``address-query`` on an example file against the embedded sandbox.
 Nothing is pulled from a network: the worker runs the flow from the repository's directory.
+
+The session's ``postflows serve`` (tests/e2e/conftest.py) serves a deployment named ``address-query`` too,
+and would take the runs of a deployment of that name; so the test deploys ``prefect.yaml``'s
+``address-query`` entry, unchanged but for its name, as ``address-query-on-a-worker``.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import yaml
 
 import history
 from tests.e2e.conftest import EXAMPLE, PREFECT, REPO, PrefectServer, base_environment, stop
@@ -21,7 +26,19 @@ from tests.e2e.conftest import EXAMPLE, PREFECT, REPO, PrefectServer, base_envir
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 POOL = "postflows"
-DEPLOYMENT = "address-query/address-query"
+ENTRY = "address-query"
+NAME = "address-query-on-a-worker"
+DEPLOYMENT = f"{ENTRY}/{NAME}"
+
+
+def project_file_of_one_entry(directory: Path) -> Path:
+    """``prefect.yaml`` with only its ``address-query`` entry, renamed; every other setting as it is."""
+    project = yaml.safe_load((REPO / "prefect.yaml").read_text(encoding="utf-8"))
+    (entry,) = (entry for entry in project["deployments"] if entry["name"] == ENTRY)
+    project["deployments"] = [{**entry, "name": NAME}]
+    path = directory / "prefect.yaml"
+    path.write_text(yaml.safe_dump(project, sort_keys=False), encoding="utf-8")
+    return path
 
 
 def prefect(env: dict[str, str], *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
@@ -70,9 +87,11 @@ def work_pool(environment: dict[str, str]) -> Iterator[str]:
 
 
 @pytest.fixture
-def deployed(environment: dict[str, str], work_pool: str) -> Iterator[str]:
-    """``prefect deploy --name address-query`` of ``prefect.yaml``; the deployment is deleted afterwards."""
-    succeeded(prefect(environment, "deploy", "--name", "address-query"))
+def deployed(environment: dict[str, str], work_pool: str, tmp_path: Path) -> Iterator[str]:
+    """``prefect deploy`` of the ``address-query`` entry of ``prefect.yaml``, from the repository; the
+    deployment is deleted afterwards."""
+    project_file = project_file_of_one_entry(tmp_path)
+    succeeded(prefect(environment, "deploy", "--prefect-file", str(project_file), "--name", NAME))
     try:
         yield DEPLOYMENT
     finally:
