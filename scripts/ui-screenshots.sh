@@ -91,6 +91,7 @@ mkdir -p "$OUT"
 while read -r name id; do
     url="$ORIGIN/v2/deployments/deployment/$id/run"
     "$CHROMIUM" --headless=new --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+        --disable-quic --disable-background-networking --disable-component-update --disable-sync \
         --user-data-dir="$WORK/chromium" --window-size="$WIDTH,$HEIGHT" \
         --virtual-time-budget="$WAIT_MS" --screenshot="$OUT/$name.png" "$url" >/dev/null 2>&1
     echo "ui-screenshots: $OUT/$name.png  ($url)"

@@ -37,6 +37,7 @@ EXAMPLE = REPO / "examples" / "address-batch.csv"
 USER, PASSWORD = "sandbox-user", "sandbox-password"
 API_PATH = "/address/REST/v1"
 POSTGRES_URL_ENV = "POSTFLOWS_TEST_POSTGRES_URL"
+PARKED_FIXTURE = "parked_batch"
 
 
 def free_port() -> int:
@@ -205,11 +206,11 @@ def prefect_database_environment(database_url: str | None) -> dict[str, str]:
     return {"PREFECT_SERVER_DATABASE_CONNECTION_URL": asyncpg_url.render_as_string(hide_password=False)}
 
 
-@pytest.fixture(scope="session")
-def _prefect_server_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Booting]:
-    """``prefect server start`` with its own PREFECT_HOME, on a fresh PostgreSQL database when one is
-    available (else SQLite); stopped, and its database dropped, at the end of the session."""
-    home = tmp_path_factory.mktemp("prefect-server")
+@contextmanager
+def started_prefect_server(home: Path) -> Iterator[_Booting]:
+    """``prefect server start`` on a free loopback port with ``home`` as its PREFECT_HOME, on a fresh
+    PostgreSQL database when one is available (else SQLite); stopped, and its database dropped, when the
+    block ends. It is still booting when the block begins (:func:`wait_until_up` its health)."""
     port = free_port()
     with fresh_prefect_database() as database_url:
         env = {
@@ -234,12 +235,35 @@ def _prefect_server_process(tmp_path_factory: pytest.TempPathFactory) -> Iterato
             stop(process)
 
 
+@pytest.fixture(scope="session")
+def _prefect_server_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Booting]:
+    """The session's Prefect server (see :func:`started_prefect_server`)."""
+    with started_prefect_server(tmp_path_factory.mktemp("prefect-server")) as booting:
+        yield booting
+
+
 @pytest.fixture(scope="session", autouse=True)
-def _boot_prefect_early(request: pytest.FixtureRequest) -> None:
-    """Start the Prefect server with the first e2e test when any selected test needs it, so it boots while
-    tests without flow runs (the assistant commands) execute."""
-    if any("prefect_server" in getattr(item, "fixturenames", ()) for item in request.session.items):
+def _boot_early(request: pytest.FixtureRequest) -> None:
+    """Start what the selected tests need at the first e2e test: the Prefect server, so it boots while
+    tests without flow runs (the assistant commands) execute, and the parked batch job, which takes
+    minutes and runs while the other tests do (its test comes last)."""
+    items = request.session.items
+    if any("prefect_server" in getattr(item, "fixturenames", ()) for item in items):
         request.getfixturevalue("_prefect_server_process")
+    if any(PARKED_FIXTURE in getattr(item, "fixturenames", ()) for item in items):
+        request.getfixturevalue(PARKED_FIXTURE)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests of the background work started at the beginning go after the other e2e tests, when it has had
+    time to run."""
+    here = Path(__file__).parent
+    background = [item for item in items if PARKED_FIXTURE in getattr(item, "fixturenames", ())]
+    for item in background:
+        items.remove(item)
+    e2e = [i for i, item in enumerate(items) if item.path.is_relative_to(here)]
+    at = e2e[-1] + 1 if e2e else len(items)
+    items[at:at] = background
 
 
 @pytest.fixture(scope="session")
@@ -459,3 +483,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(
             f"trigger to completed run (postflows serve polling every 1 s): {measured}"
         )
+
+
+from tests.e2e.parked_batch_run import parked_batch  # noqa: E402, F401  (a session fixture, started early)
