@@ -1,7 +1,7 @@
 """Parking long waits under the Prefect test server: a deployment run of the address batch parks the job,
 schedules its follow-up on the same deployment and ends; the follow-up resumes the job from the history,
-downloads and cleans up, with one runbatch in all. A purchase without an estimate parks again and again
-until it is done, posted once. A run outside a deployment never parks.
+downloads and cleans up, with one runbatch in all. A purchase or an order without an estimate parks
+again and again until it is done, posted once. A run outside a deployment never parks.
 """
 
 from __future__ import annotations
@@ -22,9 +22,11 @@ from prefect.flow_engine import run_flow
 import history
 from flows.address_batch import address_batch
 from flows.address_purchase import address_purchase
+from flows.newspaper_order import newspaper_order
 from flows.parking import FOLLOW_UP_TAG
 from postflows.settings import get_settings
 from tests.flows.conftest import Sandbox
+from tests.flows.test_newspaper_order import order_body, write_order
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
 FAST = {"min_poll_interval_s": 0.05, "max_poll_interval_s": 0.2}
@@ -131,28 +133,17 @@ async def test_a_short_job_of_a_deployment_run_waits_in_process(
     assert len(await _flow_runs(deployment)) == 1
 
 
-async def test_a_purchase_parks_until_it_is_done_and_is_posted_once(
-    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    sandbox.config.job_seconds = 2
-    monkeypatch.setenv("POSTFLOWS_PARK_AFTER_S", "0.5")
-    runner_deployment = await address_purchase.to_deployment(name="parking-test")  # type: ignore[misc]
+async def _parked_until_done(flow: Any, parameters: dict[str, Any]) -> tuple[list[Any], list[str | None]]:
+    """Deploy ``flow``, run one flow run of it and every follow-up it schedules, each when it is due, until
+    one finishes without parking. Returns the runs' summaries and the follow-ups' idempotency keys."""
+    runner_deployment = await flow.to_deployment(name="parking-test")
     deployment_id: UUID = await runner_deployment.apply()
-    examples = EXAMPLE.parent
-    parameters = {
-        "addresses_path": str(examples / "purchase-addresses.csv"),
-        "parameters_path": str(examples / "purchase.json"),
-        "output_dir": str(tmp_path / "out"),
-        "min_poll_interval_s": 0.05,
-        "max_poll_interval_s": 0.1,
-        "max_wait_s": 30.0,
-    }
     try:
         async with get_client() as client:
             flow_run = await client.create_flow_run_from_deployment(deployment_id, parameters=parameters)
         summaries = []
         for _ in range(20):
-            state = await _run(flow_run, address_purchase)
+            state = await _run(flow_run, flow)
             assert state.is_completed(), state.message
             summaries.append(await state.result())
             if "parked" not in summaries[-1]:
@@ -165,13 +156,58 @@ async def test_a_purchase_parks_until_it_is_done_and_is_posted_once(
     finally:
         async with get_client() as client:
             await client.delete_deployment(deployment_id)
+    return summaries, keys
+
+
+def _posted(sandbox: Sandbox, path_part: str) -> int:
+    return sum(
+        n for (method, path), n in sandbox.transport.calls.items() if method == "POST" and path_part in path
+    )
+
+
+async def test_a_purchase_parks_until_it_is_done_and_is_posted_once(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sandbox.config.job_seconds = 2
+    monkeypatch.setenv("POSTFLOWS_PARK_AFTER_S", "0.5")
+    examples = EXAMPLE.parent
+    parameters = {
+        "addresses_path": str(examples / "purchase-addresses.csv"),
+        "parameters_path": str(examples / "purchase.json"),
+        "output_dir": str(tmp_path / "out"),
+        "min_poll_interval_s": 0.05,
+        "max_poll_interval_s": 0.1,
+        "max_wait_s": 30.0,
+    }
+    summaries, keys = await _parked_until_done(address_purchase, parameters)
     assert len(summaries) >= 3 and summaries[-1]["output_addresses"] == 6
     assert [run.state for run in _history()] == ["PARKED"] * (len(summaries) - 1) + ["COMPLETED"]
     assert keys == [
         f"postflows-parked:newspaper:purchase:{summaries[0]['parked_job']}:{count}"
         for count in range(1, len(summaries))
     ]
-    posted = sum(
-        n for (method, path), n in sandbox.transport.calls.items() if method == "POST" and "purchases" in path
-    )
-    assert posted == 1
+    assert _posted(sandbox, "purchases") == 1
+
+
+async def test_an_order_parks_until_it_is_done_and_is_posted_once(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sandbox.config.job_seconds = 2
+    monkeypatch.setenv("POSTFLOWS_PARK_AFTER_S", "0.5")
+    parameters = {
+        "order_path": str(write_order(tmp_path, order_body(issue=140))),
+        "output_dir": str(tmp_path / "out"),
+        "min_poll_interval_s": 0.05,
+        "max_poll_interval_s": 0.1,
+        "max_wait_s": 30.0,
+    }
+    summaries, keys = await _parked_until_done(newspaper_order, parameters)
+    assert len(summaries) >= 2 and summaries[-1]["status"] == "DONE"
+    assert summaries[-1]["resumed"] is True and summaries[-1]["order_id"] == int(summaries[0]["parked_job"])
+    assert [run.state for run in _history()] == ["PARKED"] * (len(summaries) - 1) + ["COMPLETED"]
+    assert keys == [
+        f"postflows-parked:newspaper:order:{summaries[0]['parked_job']}:{count}"
+        for count in range(1, len(summaries))
+    ]
+    assert (tmp_path / "out" / "delivery-note.pdf").is_file()
+    assert _posted(sandbox, "/orders/standard") == 1
