@@ -102,10 +102,15 @@ class RowCheckpoint:
         self._pending.append({"row": row, "sent": fingerprint, **outcome})
         if self._pending_since is None:
             self._pending_since = self._clock()
-        if (
-            len(self._pending) >= self._flush_rows
-            or self._clock() - self._pending_since >= self._flush_seconds
-        ):
+        if len(self._pending) >= self._flush_rows:
+            self.flush()
+        else:
+            self.flush_if_due()
+
+    def flush_if_due(self) -> None:
+        """Write the waiting answers when the oldest has waited ``flush_seconds``: called as answers come in
+        and, by a run whose requests stall, between them."""
+        if self._pending_since is not None and self._clock() - self._pending_since >= self._flush_seconds:
             self.flush()
 
     def flush(self) -> None:

@@ -36,6 +36,8 @@ Q = TypeVar("Q", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)
 RowStatus = Literal["answered", "refused", "not found", "failed"]
 FINAL_STATUSES: frozenset[str] = frozenset({"answered", "refused", "not found"})
+FLUSH_CHECK_S = 1.0
+"""How often a fan-out whose requests stall checks whether its checkpoint's waiting answers are due."""
 
 
 @dataclass(frozen=True)
@@ -170,13 +172,16 @@ async def ask_rows(
     row_done: Callable[[], Awaitable[None]] | None = None,
 ) -> dict[int, RowOutcome[M]]:
     """Ask every row of ``requests``, at most ``concurrency`` at a time; final outcomes go to ``checkpoint``
-    (flushed when done or stopped) and ``row_done`` is called as each row ends.
+    (written when due, also while the requests in flight stall, and when done or stopped) and ``row_done``
+    is called as each row ends.
 
     Raises:
         AuthFailed: the service refused our credentials; no row can succeed.
     """
     outcomes: dict[int, RowOutcome[M]] = {}
     work = iter(requests)
+    # While requests stall (a slow service), the answers already received still reach the disk in time.
+    flushing = asyncio.ensure_future(_keep_flushing(checkpoint)) if checkpoint is not None else None
 
     async def worker() -> None:
         for row, request in work:  # one iterator shared by every worker: each row once
@@ -194,9 +199,18 @@ async def ask_rows(
     except BaseExceptionGroup as failures:
         raise failures.exceptions[0] from None
     finally:
+        if flushing is not None:
+            flushing.cancel()
+            await asyncio.gather(flushing, return_exceptions=True)
         if checkpoint is not None:
             checkpoint.flush()
     return outcomes
+
+
+async def _keep_flushing(checkpoint: RowCheckpoint) -> None:
+    while True:
+        await asyncio.sleep(FLUSH_CHECK_S)
+        checkpoint.flush_if_due()
 
 
 async def _ask(row: int, request: Q, call: Callable[[Q], Awaitable[M]]) -> RowOutcome[M]:

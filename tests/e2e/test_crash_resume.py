@@ -102,7 +102,9 @@ class Crash:
 
     def job_ids(self, kind: str) -> list[str]:
         """The remote ids of the jobs of ``kind`` in the run history, oldest first."""
-        return [str(row[0]) for row in self.recorded(f"SELECT remote_id FROM remote_jobs WHERE kind = '{kind}'")]
+        return [
+            str(row[0]) for row in self.recorded(f"SELECT remote_id FROM remote_jobs WHERE kind = '{kind}'")
+        ]
 
     def job_states(self, kind: str) -> list[str]:
         return [str(row[0]) for row in self.recorded(f"SELECT status FROM remote_jobs WHERE kind = '{kind}'")]
@@ -219,7 +221,7 @@ def _batch_runbatch_answer_lost(crash: Crash) -> None:
     crash.refused(crash.run(*_batch(crash)), "address batch")
     assert crash.count("address", "runbatch") == 1
     assert crash.job_states("batch") == ["UNCERTAIN"]
-    # The user finds the batch did run, so does not resubmit; the clean-up the refusal names removes its files.
+    # The user finds the batch ran and does not resubmit; the clean-up the refusal names removes its files.
     cleanup = crash.run("cleanup", "--older-than", "0")
     assert cleanup.returncode == 0, cleanup.stderr
     crash.no_file_left()
@@ -294,7 +296,12 @@ ORDER = Post(
     "*orders/*/delivery-note",
 )
 PURCHASE = Post(
-    ("address-purchase", str(EXAMPLES / "purchase-addresses.csv"), "--params", str(EXAMPLES / "purchase.json")),
+    (
+        "address-purchase",
+        str(EXAMPLES / "purchase-addresses.csv"),
+        "--params",
+        str(EXAMPLES / "purchase.json"),
+    ),
     "*purchases",
     "newspaper_purchases",
     "purchase",
@@ -369,6 +376,70 @@ for _post in (ORDER, PURCHASE, STATISTICS):
     crash_point(f"{_post.command[0]}-answer-lost")(_post_answer_lost(_post))
     if _post.next_endpoint is not None:
         crash_point(f"{_post.command[0]}-answered")(_post_answered(_post))
+
+
+# --- row fan-outs: every row one read request, answers kept in a checkpoint ----------------------------
+
+FAN_OUT_ROWS = 40
+ANSWERED_BEFORE_KILL = 16
+FAN_OUT_CONCURRENCY = 4
+CHECKPOINT_SETTLE_S = 12
+"""How long a fan-out may take to put its answers on disk once its requests stall (it keeps them in
+memory for at most a few seconds)."""
+
+
+def _many_rows(example: Path, rows: int, target: Path) -> Path:
+    """``example`` with its data rows repeated up to ``rows`` rows, each with an id of its own."""
+    header, *lines = example.read_text(encoding="utf-8").splitlines()
+    repeated = [f"{9000 + n}{lines[n % len(lines)][lines[n % len(lines)].index(';') :]}" for n in range(rows)]
+    target.write_text("\n".join([header, *repeated]) + "\n", encoding="utf-8")
+    return target
+
+
+def _kill_mid_fan_out(crash: Crash, command: tuple[str, ...], api: str, endpoint: str) -> None:
+    """Let :data:`ANSWERED_BEFORE_KILL` rows be answered, hold the rest, and kill the process once the held
+    requests arrived and its checkpoint is on disk (or had time to be)."""
+    crash.fault(api, endpoint, after=ANSWERED_BEFORE_KILL, times=None)
+    checkpoint = crash.workspace.data_dir / "resume"
+    stalled: list[float] = []
+
+    def answered_and_kept() -> bool:
+        if not stalled:
+            if crash.count(api, endpoint) < ANSWERED_BEFORE_KILL + FAN_OUT_CONCURRENCY:
+                return False
+            stalled.append(time.monotonic())
+        return any(checkpoint.rglob("part-*.jsonl")) or time.monotonic() - stalled[0] > CHECKPOINT_SETTLE_S
+
+    crash.killed(command, answered_and_kept, "the held requests")
+    assert any(checkpoint.rglob("part-*.jsonl")), "the answers received before the stall were not kept"
+
+
+@crash_point("address-validation-fan-out")
+def _validation_fan_out(crash: Crash) -> None:
+    source = _many_rows(EXAMPLES / "commerce-addresses.csv", FAN_OUT_ROWS, crash.workspace.root / "in.csv")
+    command = (
+        "address-validation",
+        str(source),
+        "--out",
+        crash.out,
+        "--concurrency",
+        str(FAN_OUT_CONCURRENCY),
+    )
+    endpoint = "*addresses/validation"
+    _kill_mid_fan_out(crash, command, "commerce", endpoint)
+
+    summary = crash.completed(crash.run(*command))
+    accepted = summary["accepted_rows"]
+    assert summary["input_rows"] == FAN_OUT_ROWS == accepted + summary["rejected_rows"]
+    assert summary["failed"] == 0
+    assert summary["validated"] + summary["refused"] + summary["not_found"] == accepted
+    # The rows answered before the kill are taken from the checkpoint, not asked again.
+    assert summary["resumed_rows"] == ANSWERED_BEFORE_KILL
+    assert summary["requests_sent"] == accepted - ANSWERED_BEFORE_KILL
+    assert (
+        crash.count("commerce", endpoint)
+        == ANSWERED_BEFORE_KILL + FAN_OUT_CONCURRENCY + accepted - ANSWERED_BEFORE_KILL
+    )
 
 
 # --- playing the crash points side by side -----------------------------------------------------------

@@ -82,9 +82,7 @@ async def test_a_held_request_whose_client_goes_away_is_never_processed() -> Non
 
     await asyncio.wait_for(app(scope, receive, send), 5)
     assert sent == []
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url=SANDBOX_ORIGIN
-    ) as client:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=SANDBOX_ORIGIN) as client:
         assert (await _stored(client))["address_files"] == []
         counted = (await client.get("/_sandbox/requests")).json()
     assert counted == [{"api": "address", "method": "GET", "endpoint": "createfile", "count": 1}]
