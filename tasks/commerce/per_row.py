@@ -28,7 +28,7 @@ from pydantic import BaseModel, ValidationError
 from connectors.commerce import CommerceRejected
 from connectors.errors import ApiError, AuthFailed, HttpStatusError, NotFound
 from tasks.address_service.query import SendCounter
-from tasks.commerce.checkpoint import RowCheckpoint, request_fingerprint
+from tasks.commerce.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
 from tasks.progress import Progress
 from tasks.run_history import RunRecorder
 
@@ -36,8 +36,6 @@ Q = TypeVar("Q", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)
 RowStatus = Literal["answered", "refused", "not found", "failed"]
 FINAL_STATUSES: frozenset[str] = frozenset({"answered", "refused", "not found"})
-FLUSH_CHECK_S = 1.0
-"""How often a fan-out whose requests stall checks whether its checkpoint's waiting answers are due."""
 
 
 @dataclass(frozen=True)
@@ -180,8 +178,6 @@ async def ask_rows(
     """
     outcomes: dict[int, RowOutcome[M]] = {}
     work = iter(requests)
-    # While requests stall (a slow service), the answers already received still reach the disk in time.
-    flushing = asyncio.ensure_future(_keep_flushing(checkpoint)) if checkpoint is not None else None
 
     async def worker() -> None:
         for row, request in work:  # one iterator shared by every worker: each row once
@@ -193,24 +189,12 @@ async def ask_rows(
                 await row_done()
 
     try:
-        async with asyncio.TaskGroup() as group:
+        async with kept_on_disk(checkpoint), asyncio.TaskGroup() as group:
             for _ in range(min(max(1, concurrency), len(requests))):
                 group.create_task(worker())
     except BaseExceptionGroup as failures:
         raise failures.exceptions[0] from None
-    finally:
-        if flushing is not None:
-            flushing.cancel()
-            await asyncio.gather(flushing, return_exceptions=True)
-        if checkpoint is not None:
-            checkpoint.flush()
     return outcomes
-
-
-async def _keep_flushing(checkpoint: RowCheckpoint) -> None:
-    while True:
-        await asyncio.sleep(FLUSH_CHECK_S)
-        checkpoint.flush_if_due()
 
 
 async def _ask(row: int, request: Q, call: Callable[[Q], Awaitable[M]]) -> RowOutcome[M]:

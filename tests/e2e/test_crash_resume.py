@@ -442,6 +442,22 @@ def _validation_fan_out(crash: Crash) -> None:
     )
 
 
+@crash_point("address-query-fan-out")
+def _query_fan_out(crash: Crash) -> None:
+    source = _many_rows(EXAMPLE, FAN_OUT_ROWS, crash.workspace.root / "in.csv")
+    command = ("address-query", str(source), "--out", crash.out, "--concurrency", str(FAN_OUT_CONCURRENCY))
+    _kill_mid_fan_out(crash, command, "address", "runquery2")
+
+    summary = crash.completed(crash.run(*command))
+    accepted = summary["accepted_rows"]
+    assert summary["result_rows"] == accepted and summary["failed_queries"] == 0
+    # Every query is billed: those answered before the kill are taken from the checkpoint, not sent again.
+    assert summary["resumed_rows"] == ANSWERED_BEFORE_KILL
+    assert summary["query_sends"] == accepted - ANSWERED_BEFORE_KILL
+    sent = ANSWERED_BEFORE_KILL + FAN_OUT_CONCURRENCY + accepted - ANSWERED_BEFORE_KILL
+    assert crash.count("address", "runquery2") == sent
+
+
 # --- playing the crash points side by side -----------------------------------------------------------
 
 

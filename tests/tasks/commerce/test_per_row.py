@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from connectors.commerce import CommerceRejected
 from connectors.errors import AuthFailed, NotFound, ServerError, TransportFailure
-from tasks.commerce import per_row
+from tasks.commerce import checkpoint as checkpoint_module
 from tasks.commerce.checkpoint import RowCheckpoint
 from tasks.commerce.per_row import answer_rows, ask_rows
 
@@ -120,7 +120,7 @@ async def test_answers_reach_the_disk_while_the_other_requests_stall(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A process killed while its last requests hang must not lose the answers it received long before.
-    monkeypatch.setattr(per_row, "FLUSH_CHECK_S", 0.01)
+    monkeypatch.setattr(checkpoint_module, "FLUSH_CHECK_S", 0.01)
     checkpoint = RowCheckpoint(tmp_path, flush_seconds=0.05)
     release = asyncio.Event()
 
