@@ -164,6 +164,8 @@ def resumed_answers(
     """The answer rows (by RecordId) an interrupted run received for the same queries."""
     previous = checkpoint.load() if checkpoint is not None else {}
     answers: dict[int, dict[str, object]] = {}
+    if not previous:
+        return answers
     for record in records.to_dict("records"):
         record_id = int(str(record["RecordId"]))
         entry = previous.get(record_id)
@@ -207,7 +209,11 @@ async def run_queries(
     resumed = resumed_answers(
         records, checkpoint, key=key, timeout_ms=timeout_ms, billing_reference=billing_reference
     )
-    pending = records.loc[[int(str(record_id)) not in resumed for record_id in records["RecordId"]]]
+    pending = (
+        records.loc[[int(str(record_id)) not in resumed for record_id in records["RecordId"]]]
+        if resumed
+        else records
+    )
     progress = await Progress.start(f"address queries ({len(pending)} records)")
     chunks: list[QueryChunk] = []
     if pending.empty:
