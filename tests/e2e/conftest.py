@@ -483,7 +483,13 @@ TRIGGER_TIMINGS: dict[str, float] = {}
 """Seconds from triggering a run to seeing it completed, by how it was triggered (shown after the tests)."""
 
 
+SUMMARY_LINES: list[str] = []
+"""Further lines for the end of the test session (what a test measured, e.g. its wall time)."""
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    for line in SUMMARY_LINES:
+        terminalreporter.write_line(line)
     if TRIGGER_TIMINGS:
         measured = ", ".join(f"{how} {seconds:.1f} s" for how, seconds in TRIGGER_TIMINGS.items())
         terminalreporter.write_line(

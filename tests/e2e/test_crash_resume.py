@@ -32,6 +32,7 @@ import pytest
 from tests.e2e.conftest import (
     EXAMPLE,
     REPO,
+    SUMMARY_LINES,
     CliWorkspace,
     PrefectServer,
     ServedSandbox,
@@ -515,11 +516,10 @@ def played(
         error = future.exception()
         outcomes[name] = Played(None if error else future.result(), error)
     timed = {name: played.seconds for name, played in outcomes.items() if played.seconds is not None}
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None and timed:
+    if timed:
         slowest = max(timed, key=lambda name: timed[name])
-        reporter.write_line(
-            f"crash-resume: {len(names)} crash points side by side in {time.monotonic() - started:.0f} s "
+        SUMMARY_LINES.append(
+            f"crash-resume: {len(names)} crash point(s) side by side in {time.monotonic() - started:.0f} s "
             f"(slowest: {slowest}, {timed[slowest]:.0f} s)"
         )
     yield outcomes
