@@ -1,4 +1,7 @@
-"""Individual address queries (runquery2) for every row of a file, with the same result files as a batch."""
+"""Individual address queries (runquery2) for every row of a file, with the same result files as a batch.
+
+Every query is billed: a re-run of an interrupted run (same file, options and service) sends only the queries
+it got no answer for."""
 
 from __future__ import annotations
 
@@ -23,10 +26,12 @@ from flows.naming import run_name
 from flows.runs import recorded_run
 from postflows.settings import get_settings
 from postflows.task_runners import fan_out_task_runner
-from postflows.wiring import address_service_client
+from postflows.wiring import address_service_client, address_service_endpoint
 from tasks.address_service.query import ERROR_COLUMN, SendCounter, run_queries
 from tasks.address_service.steps import InputFormat, build_query_results, prepare_input
+from tasks.commerce.checkpoint import RowCheckpoint
 from tasks.errors import InputError
+from tasks.idempotency import derive_key
 
 FLOW_NAME = "address-query"
 
@@ -57,7 +62,8 @@ async def address_query(
 
     Rows failing the input checks go to rejected.csv; the others are queried with bounded concurrency,
     slowing down when the service reports its per-minute limit. A row whose query fails keeps its place in
-    the results with the reason in the QueryError column.
+    the results with the reason in the QueryError column. Every query is billed: a re-run of an interrupted
+    run (same file, options and service) sends only the queries not answered yet.
 
     Args:
         input_path: the address file (.csv, .xlsx, .txt).
@@ -78,6 +84,20 @@ async def address_query(
     input_path, output_dir = Path(input_path), Path(output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
+    input_format = InputFormat.of(
+        delimiter=input_delimiter, encoding=input_encoding, sheet=input_sheet, fixed_widths=fixed_widths
+    )
+    # Everything that changes what is sent; the key names the checkpoint of the answers received.
+    identifying = {
+        "query_key": settings.address_service_query_key,
+        "timeout_ms": timeout_ms,
+        "billing_reference": billing_reference,
+        "column_mapping": column_mapping,
+        "input_format": input_format,
+    }
+    key = derive_key(
+        FLOW_NAME, endpoint=address_service_endpoint(settings), files=(input_path,), parameters=identifying
+    )
     parameters = {
         "input_path": input_path,
         "output_dir": output_dir,
@@ -85,7 +105,7 @@ async def address_query(
         "billing_reference": billing_reference,
         "column_mapping": column_mapping,
     }
-    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=None, parameters=parameters) as (
+    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
@@ -95,12 +115,7 @@ async def address_query(
                 output_dir,
                 mode="query",
                 mapping=column_mapping,
-                input_format=InputFormat.of(
-                    delimiter=input_delimiter,
-                    encoding=input_encoding,
-                    sheet=input_sheet,
-                    fixed_widths=fixed_widths,
-                ),
+                input_format=input_format,
                 formula_guard=settings.csv_formula_guard,
             )
         summary.update(accepted_rows=prepared.accepted, rejected_rows=prepared.rejected_rows)
@@ -109,6 +124,7 @@ async def address_query(
         if not prepared.accepted:
             raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
         sends = SendCounter()
+        checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
         answers = await run_queries(
             partial(address_service_client, settings),
             prepared.records.records,
@@ -117,8 +133,13 @@ async def address_query(
             timeout_ms=timeout_ms,
             billing_reference=billing_reference,
             sends=sends,
+            checkpoint=checkpoint,
         )
         failed = int(answers[ERROR_COLUMN].notna().sum())
+        if sends.resumed:
+            recorder.note_reused(
+                "query answers", f"{sends.resumed} records from an interrupted run's checkpoint"
+            )
         for message in answers.loc[answers[ERROR_COLUMN].notna(), ERROR_COLUMN].unique()[:20]:
             await recorder.message("error", "runquery2", str(message))
         await recorder.message("info", "runquery2", sends.describe())
@@ -129,10 +150,15 @@ async def address_query(
             result_rows=results.rows,
             failed_queries=failed,
             query_sends=sends.total,
+            resumed_rows=sends.resumed,
             qstat=results.qstat_counts(),
         )
+        if not failed:
+            checkpoint.clear()  # done: a later run queries afresh
         report = results.markdown(f"Address queries {input_path.name}", rejected_rows=prepared.rejected_rows)
         report += f"\n\nFailed queries: {failed}\n"
+        if failed:
+            report += "Running the same command again sends only the failed queries.\n"
         await summary.publish(report, output_dir, description="QSTAT summary")
         get_run_logger().info("address queries done: %d rows, %d failed", results.rows, failed)
         return dict(summary)

@@ -3,8 +3,9 @@
 Mounts: ``/address/REST/v1`` (address web service), ``/newspaper`` (newspaper API host), ``/commerce``
 (commerce API) and ``/auth`` (the authorization server: OAuth 2.0 and OpenID Connect endpoints).
 ``/_sandbox/faults`` reads and replaces the fault plan; ``/_sandbox/requests`` lists (GET) and resets
-(DELETE) the requests counted per API, method and endpoint. What the APIs remember lives in memory, or in
-``config.state_dir`` shared with other processes (see :mod:`sandbox.state`).
+(DELETE) the requests counted per API, method and endpoint; ``/_sandbox/stored`` lists what the APIs hold
+now (address-service files and batch jobs, newspaper orders, purchases and statistics uploads). What the APIs
+remember lives in memory, or in ``config.state_dir`` shared with other processes (see :mod:`sandbox.state`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,15 @@ from fastapi import FastAPI
 from sandbox.config import SandboxConfig
 from sandbox.faults import API_MOUNTS, FaultMiddleware, FaultRule, RequestCount, RequestCounter
 from sandbox.state import TransactionMiddleware, open_state
+
+# What ``/_sandbox/stored`` lists: name → the state table holding it.
+STORED_TABLES: dict[str, str] = {
+    "address_files": "address.files",
+    "address_jobs": "address.jobs",
+    "newspaper_orders": "newspaper.orders",
+    "newspaper_purchases": "newspaper.purchases",
+    "statistics_uploads": "newspaper.statistics_uploads",
+}
 
 
 def create_app(config: SandboxConfig | None = None) -> FastAPI:
@@ -53,6 +63,10 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
     def reset_requests() -> dict[str, int]:
         counter.reset()
         return {"requests": 0}
+
+    @app.get("/_sandbox/stored")
+    def list_stored() -> dict[str, list[str]]:
+        return {name: state.table(table).keys() for name, table in STORED_TABLES.items()}
 
     app.mount(API_MOUNTS["commerce"], commerce.create_app(config, state))
     app.mount(API_MOUNTS["address"], address_service.create_app(config, state))

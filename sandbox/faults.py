@@ -15,7 +15,12 @@ relative to that API's mount (``runbatch``, ``checkbatchstatus/*``, ``*orders/st
   the answer is complete — the client cannot tell whether anything happened;
 * ``processed_status``: the request is processed, then answered with the API's failure instead of the
   real answer (address service: the endpoint's result wrapper with ``Status`` ``value``, 201 by default;
-  newspaper: HTTP 200 carrying message code ``value``, ``0000`` by default).
+  newspaper: HTTP 200 carrying message code ``value``, ``0000`` by default);
+* ``hold``: keep the request waiting up to ``value`` seconds, then process it; a request whose client goes
+  away meanwhile is never processed. A test holds a process at a known point this way, then kills it: the
+  held request models one its process never got to send;
+* ``late_answer``: process the request at once, then keep its answer back for ``value`` seconds; a client
+  killed meanwhile never learns the outcome of what the service did.
 
 ``after`` lets that many matching requests through first; ``times`` limits how often the rule fires
 (``null`` = always). Plans come from JSON/YAML text or files and can be changed at run time through
@@ -51,6 +56,8 @@ FaultKind = Literal[
     "job_seconds",
     "lost_answer",
     "processed_status",
+    "hold",
+    "late_answer",
 ]
 # What an API answers instead of a processed request's real answer: (fault value, real body) -> (HTTP
 # status, body).
@@ -263,6 +270,10 @@ class FaultMiddleware:
             await _respond(send, status, json.dumps({"error": f"injected HTTP {status}"}).encode())
         elif rule.kind == "drop":
             await _drop(send, f"injected dropped connection on {api}/{endpoint}")
+        elif rule.kind == "hold":
+            await _hold(self.app, scope, receive, send, float(rule.value or 0))
+        elif rule.kind == "late_answer":
+            await _late_answer(self.app, scope, receive, send, float(rule.value or 0))
         elif rule.kind == "lost_answer":
             await _answer_of(self.app, scope, receive)
             await _drop(send, f"injected lost answer on {api}/{endpoint} (the request was processed)")
@@ -279,6 +290,43 @@ class FaultMiddleware:
             scope = dict(scope)
             scope[SCOPE_KEY] = rule
             await self.app(scope, receive, send)
+
+
+async def _hold(app: ASGIApp, scope: Scope, receive: Receive, send: Send, seconds: float) -> None:
+    """Wait up to ``seconds`` for the client to go away; process the request only if it did not."""
+    body: list[Message] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+        body.append(message)
+        if not message.get("more_body", False):
+            break
+    try:
+        message = await asyncio.wait_for(receive(), seconds)
+    except TimeoutError:
+        pass
+    else:
+        if message["type"] == "http.disconnect":
+            return
+
+    async def replay() -> Message:
+        return body.pop(0) if body else await receive()
+
+    await app(scope, replay, send)
+
+
+async def _late_answer(app: ASGIApp, scope: Scope, receive: Receive, send: Send, seconds: float) -> None:
+    """Process the request, then send its answer ``seconds`` later."""
+    answer: list[Message] = []
+
+    async def keep(message: Message) -> None:
+        answer.append(message)
+
+    await app(scope, receive, keep)
+    await asyncio.sleep(seconds)
+    for message in answer:
+        await send(message)
 
 
 async def _answer_of(app: ASGIApp, scope: Scope, receive: Receive) -> tuple[int, bytes]:

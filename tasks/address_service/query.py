@@ -1,6 +1,9 @@
 """Individual queries (runquery2): one request per record, with bounded concurrency, in chunks on the flow's
 task runner. The per-minute limit (Status 106) is waited out at the window gate that every client of the
 service in one process shares; a record whose query fails for good keeps its row with the reason.
+
+Every query is billed, so answers are kept in a checkpoint as they arrive: a run that resumes an interrupted
+one (same key) sends only the queries not answered yet.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from prefect.cache_policies import NO_CACHE
 from connectors.address_service import AddressServiceClient
 from connectors.errors import ApiError
 from connectors.http import RequestRecord
+from tasks.commerce.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
 from tasks.fanout import ChunkPart, ClientFactory, fan_out
 from tasks.progress import Progress
 
@@ -49,10 +53,16 @@ ERROR_COLUMN = "QueryError"
 
 
 class SendCounter:
-    """A request-log hook that counts every query sent, by outcome; a query may be sent more than once."""
+    """A request-log hook that counts every query sent, by outcome; a query may be sent more than once.
+
+    Attributes:
+        outcomes: requests sent, by outcome.
+        resumed: answers taken from an interrupted run's checkpoint instead of sent again.
+    """
 
     def __init__(self) -> None:
         self.outcomes: Counter[str] = Counter()
+        self.resumed = 0
 
     def __call__(self, record: RequestRecord) -> None:
         self.outcomes[record.outcome] += 1
@@ -67,7 +77,8 @@ class SendCounter:
 
     def describe(self) -> str:
         parts = ", ".join(f"{outcome} {count}" for outcome, count in sorted(self.outcomes.items()))
-        return f"{self.total} queries sent ({parts or 'none'})"
+        resumed = f"; {self.resumed} answers from an interrupted run" if self.resumed else ""
+        return f"{self.total} queries sent ({parts or 'none'}){resumed}"
 
 
 def query_fields(record: Mapping[str, object]) -> dict[str, str]:
@@ -99,11 +110,14 @@ async def query_rows(
     key: str,
     timeout_ms: int = 10000,
     billing_reference: str | None = None,
+    checkpoint: RowCheckpoint | None = None,
 ) -> QueryChunk:
-    """Query the records of one chunk with a client of its own, at most ``concurrency`` at a time."""
+    """Query the records of one chunk with a client of its own, at most ``concurrency`` at a time; each
+    answer goes to ``checkpoint`` (as a writer of this chunk's own)."""
     semaphore = asyncio.Semaphore(max(1, concurrency))
     answers: list[dict[str, object]] = []
     sends = SendCounter()
+    kept = checkpoint.for_writer(part.writer) if checkpoint is not None else None
 
     async def one(client: AddressServiceClient, record: dict[str, object]) -> None:
         record_id = int(str(record["RecordId"]))
@@ -115,16 +129,54 @@ async def query_rows(
                     key, record_id, fields, timeout_ms=timeout_ms, billing_reference=billing_reference
                 )
             except ApiError as error:
-                answer[ERROR_COLUMN] = str(error)
+                answer[ERROR_COLUMN] = str(error)  # not kept: a resumed run asks again
             else:
                 answer.update(result.fields)
+                if kept is not None:
+                    sent = query_fingerprint(key, fields, timeout_ms, billing_reference)
+                    kept.add(record_id, sent, {"fields": result.fields})
             answers.append(answer)
         part.row_done()
 
-    async with connect(request_log=sends) as client:
+    async with connect(request_log=sends) as client, kept_on_disk(kept):
         records = rows.to_dict("records")
         await asyncio.gather(*(one(client, {str(k): v for k, v in record.items()}) for record in records))
     return QueryChunk(answers, dict(sends.outcomes))
+
+
+def query_fingerprint(
+    key: str, fields: Mapping[str, str], timeout_ms: int, billing_reference: str | None
+) -> str:
+    """What identifies the query of a record: a kept answer is used only for the same query."""
+    return request_fingerprint(
+        {"key": key, "fields": dict(fields), "timeout": timeout_ms, "billing": billing_reference}
+    )
+
+
+def resumed_answers(
+    records: pd.DataFrame,
+    checkpoint: RowCheckpoint | None,
+    *,
+    key: str,
+    timeout_ms: int,
+    billing_reference: str | None,
+) -> dict[int, dict[str, object]]:
+    """The answer rows (by RecordId) an interrupted run received for the same queries."""
+    previous = checkpoint.load() if checkpoint is not None else {}
+    answers: dict[int, dict[str, object]] = {}
+    if not previous:
+        return answers
+    for record in records.to_dict("records"):
+        record_id = int(str(record["RecordId"]))
+        entry = previous.get(record_id)
+        fields = query_fields({str(k): v for k, v in record.items()})
+        if (
+            entry is not None
+            and entry.get("sent") == query_fingerprint(key, fields, timeout_ms, billing_reference)
+            and isinstance(entry.get("fields"), dict)
+        ):
+            answers[record_id] = {"RecordId": record_id, **entry["fields"]}
+    return answers
 
 
 async def run_queries(
@@ -136,11 +188,13 @@ async def run_queries(
     timeout_ms: int = 10000,
     billing_reference: str | None = None,
     sends: SendCounter | None = None,
+    checkpoint: RowCheckpoint | None = None,
 ) -> pd.DataFrame:
     """Query every record, in chunks on the flow's task runner (see :mod:`tasks.fanout`), at most
     ``concurrency`` queries in flight; returns one row per RecordId with the answer's fields or the error.
 
     A record whose query fails for good keeps its row, with the reason in ``QueryError``: nothing is lost.
+    A record an interrupted run got an answer for (in ``checkpoint``, same query) is not sent again.
 
     Args:
         connect: builds an address-service client; each chunk task builds its own.
@@ -149,22 +203,37 @@ async def run_queries(
         concurrency: queries in flight at once.
         timeout_ms: the service-side timeout of one query.
         billing_reference: bill the queries to this client (runquery2withclient).
-        sends: counts the queries sent.
+        sends: counts the queries sent, and the answers resumed.
+        checkpoint: answers of an interrupted run, and where this run's answers are kept.
     """
-    progress = await Progress.start(f"address queries ({len(records)} records)")
-    chunks = await fan_out(
-        query_rows,
-        records,
-        concurrency=concurrency,
-        progress=progress,
-        unit="records",
-        connect=connect,
-        key=key,
-        timeout_ms=timeout_ms,
-        billing_reference=billing_reference,
+    resumed = resumed_answers(
+        records, checkpoint, key=key, timeout_ms=timeout_ms, billing_reference=billing_reference
     )
-    rows = [answer for chunk in chunks for answer in chunk.answers]
+    pending = (
+        records.loc[[int(str(record_id)) not in resumed for record_id in records["RecordId"]]]
+        if resumed
+        else records
+    )
+    progress = await Progress.start(f"address queries ({len(pending)} records)")
+    chunks: list[QueryChunk] = []
+    if pending.empty:
+        await progress.update(100.0, "nothing left to ask")
+    else:
+        chunks = await fan_out(
+            query_rows,
+            pending,
+            concurrency=concurrency,
+            progress=progress,
+            unit="records",
+            connect=connect,
+            key=key,
+            timeout_ms=timeout_ms,
+            billing_reference=billing_reference,
+            checkpoint=checkpoint,
+        )
+    rows = [*resumed.values(), *(answer for chunk in chunks for answer in chunk.answers)]
     if sends is not None:
+        sends.resumed += len(resumed)
         for chunk in chunks:
             sends.add(chunk.sends)
     frame = pd.DataFrame(rows, dtype=object)

@@ -12,16 +12,21 @@ another's.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from tasks.files import write_text
+
+FLUSH_CHECK_S = 1.0
+"""How often :func:`kept_on_disk` looks whether waiting answers are due while none comes in."""
 
 _PART = re.compile(r"^part-(\d{6})(?:-[A-Za-z0-9]+)?\.jsonl$")
 _WRITER = re.compile(r"^[A-Za-z0-9]+$")
@@ -102,10 +107,15 @@ class RowCheckpoint:
         self._pending.append({"row": row, "sent": fingerprint, **outcome})
         if self._pending_since is None:
             self._pending_since = self._clock()
-        if (
-            len(self._pending) >= self._flush_rows
-            or self._clock() - self._pending_since >= self._flush_seconds
-        ):
+        if len(self._pending) >= self._flush_rows:
+            self.flush()
+        else:
+            self.flush_if_due()
+
+    def flush_if_due(self) -> None:
+        """Write the waiting answers when the oldest has waited ``flush_seconds``: called as answers come in
+        and, by a run whose requests stall, between them."""
+        if self._pending_since is not None and self._clock() - self._pending_since >= self._flush_seconds:
             self.flush()
 
     def flush(self) -> None:
@@ -133,3 +143,25 @@ class RowCheckpoint:
             return []
         parts = [(match, path) for path in self.directory.iterdir() if (match := _PART.match(path.name))]
         return [path for match, path in sorted(parts, key=lambda item: (int(item[0].group(1)), item[1].name))]
+
+
+@asynccontextmanager
+async def kept_on_disk(checkpoint: RowCheckpoint | None) -> AsyncIterator[None]:
+    """Ask rows inside this block: answers already received reach the disk when due even while the requests
+    in flight stall (a process killed then keeps them), and every waiting answer is written when it ends."""
+    if checkpoint is None:
+        yield
+        return
+
+    async def keep_flushing() -> None:
+        while True:
+            await asyncio.sleep(FLUSH_CHECK_S)
+            checkpoint.flush_if_due()
+
+    flushing = asyncio.ensure_future(keep_flushing())
+    try:
+        yield
+    finally:
+        flushing.cancel()
+        await asyncio.gather(flushing, return_exceptions=True)
+        checkpoint.flush()

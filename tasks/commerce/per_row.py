@@ -28,7 +28,7 @@ from pydantic import BaseModel, ValidationError
 from connectors.commerce import CommerceRejected
 from connectors.errors import ApiError, AuthFailed, HttpStatusError, NotFound
 from tasks.address_service.query import SendCounter
-from tasks.commerce.checkpoint import RowCheckpoint, request_fingerprint
+from tasks.commerce.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
 from tasks.progress import Progress
 from tasks.run_history import RunRecorder
 
@@ -170,7 +170,8 @@ async def ask_rows(
     row_done: Callable[[], Awaitable[None]] | None = None,
 ) -> dict[int, RowOutcome[M]]:
     """Ask every row of ``requests``, at most ``concurrency`` at a time; final outcomes go to ``checkpoint``
-    (flushed when done or stopped) and ``row_done`` is called as each row ends.
+    (written when due, also while the requests in flight stall, and when done or stopped) and ``row_done``
+    is called as each row ends.
 
     Raises:
         AuthFailed: the service refused our credentials; no row can succeed.
@@ -188,14 +189,11 @@ async def ask_rows(
                 await row_done()
 
     try:
-        async with asyncio.TaskGroup() as group:
+        async with kept_on_disk(checkpoint), asyncio.TaskGroup() as group:
             for _ in range(min(max(1, concurrency), len(requests))):
                 group.create_task(worker())
     except BaseExceptionGroup as failures:
         raise failures.exceptions[0] from None
-    finally:
-        if checkpoint is not None:
-            checkpoint.flush()
     return outcomes
 
 

@@ -121,6 +121,12 @@ class ServedSandbox:
         httpx.delete(f"{self.origin}/_sandbox/requests", timeout=5).raise_for_status()
         assert self.requests() == []
 
+    def stored(self) -> dict[str, list[str]]:
+        """What the APIs hold now: address-service files and batch jobs, newspaper orders, purchases and
+        statistics uploads, each by its id."""
+        stored: dict[str, list[str]] = httpx.get(f"{self.origin}/_sandbox/stored", timeout=5).json()
+        return stored
+
     def delete_status(self, token: str) -> int:
         """The Status the service answers for deleting ``token`` now (302 once it is gone)."""
         response = httpx.get(f"{self.address_url}/deletefile/{token}", auth=(USER, PASSWORD), timeout=5)
@@ -477,7 +483,13 @@ TRIGGER_TIMINGS: dict[str, float] = {}
 """Seconds from triggering a run to seeing it completed, by how it was triggered (shown after the tests)."""
 
 
+SUMMARY_LINES: list[str] = []
+"""Further lines for the end of the test session (what a test measured, e.g. its wall time)."""
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    for line in SUMMARY_LINES:
+        terminalreporter.write_line(line)
     if TRIGGER_TIMINGS:
         measured = ", ".join(f"{how} {seconds:.1f} s" for how, seconds in TRIGGER_TIMINGS.items())
         terminalreporter.write_line(

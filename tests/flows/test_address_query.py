@@ -49,6 +49,27 @@ async def test_a_failing_query_keeps_its_row_with_the_reason(sandbox: Sandbox, t
     assert len(failed) == 1 and "Status 999" in failed.iloc[0]["QueryError"]
 
 
+async def test_a_rerun_sends_only_the_queries_not_answered_yet(sandbox: Sandbox, tmp_path: Path) -> None:
+    """Every query is billed: answers received by an earlier run of the same work are not bought twice."""
+    sandbox.inject(api="address", endpoint="runquery2", kind="service_status", value=999, after=3, times=1)
+    first = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=2)
+    assert first["failed_queries"] == 1 and first["resumed_rows"] == 0
+    sent_first = sandbox.transport.count("/runquery2")
+
+    again = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=2)
+    assert again["failed_queries"] == 0
+    assert again["query_sends"] == 1 == sandbox.transport.count("/runquery2") - sent_first
+    assert again["resumed_rows"] == again["accepted_rows"] - 1
+    results = pd.read_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
+    assert len(results) == again["result_rows"] == again["accepted_rows"]
+    assert (results["QueryError"] == "").all()
+    assert results.set_index("KundenNr").loc["1007", "QSTAT"] == "3"
+
+    # Done: the next run of the same work queries afresh.
+    third = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=2)
+    assert third["resumed_rows"] == 0 and third["query_sends"] == third["accepted_rows"]
+
+
 class SimulatedTime:
     """Epoch seconds that pass only when someone waits: the sandbox's clock and the client's window gate."""
 

@@ -11,8 +11,9 @@ from pydantic import BaseModel
 
 from connectors.commerce import CommerceRejected
 from connectors.errors import AuthFailed, NotFound, ServerError, TransportFailure
+from tasks.commerce import checkpoint as checkpoint_module
 from tasks.commerce.checkpoint import RowCheckpoint
-from tasks.commerce.per_row import answer_rows
+from tasks.commerce.per_row import answer_rows, ask_rows
 
 
 class Ask(BaseModel):
@@ -113,6 +114,33 @@ async def test_an_interrupted_run_is_resumed_without_asking_answered_rows_again(
         (6, "answered", False),
     ]
     assert outcomes[0].answer == Answer(echo="A") and outcomes[1].error == "bad zip"
+
+
+async def test_answers_reach_the_disk_while_the_other_requests_stall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A process killed while its last requests hang must not lose the answers it received long before.
+    monkeypatch.setattr(checkpoint_module, "FLUSH_CHECK_S", 0.01)
+    checkpoint = RowCheckpoint(tmp_path, flush_seconds=0.05)
+    release = asyncio.Event()
+
+    async def stalls_on_b(request: Ask) -> Answer:
+        if request.value == "b":
+            await release.wait()
+        return Answer(echo=request.value.upper())
+
+    asking = asyncio.ensure_future(
+        ask_rows(requests("a", "b"), stalls_on_b, concurrency=2, checkpoint=checkpoint)
+    )
+    for _ in range(500):
+        if RowCheckpoint(tmp_path).load():
+            break
+        await asyncio.sleep(0.01)
+    assert sorted(RowCheckpoint(tmp_path).load()) == [1]
+    assert not asking.done()
+    release.set()
+    assert sorted(await asking) == [1, 2]
+    assert sorted(RowCheckpoint(tmp_path).load()) == [1, 2]
 
 
 async def test_a_checkpointed_answer_is_used_only_for_the_same_request_and_while_reusable(
