@@ -3,8 +3,9 @@
 Mounts: ``/address/REST/v1`` (address web service), ``/newspaper`` (newspaper API host), ``/commerce``
 (commerce API) and ``/auth`` (the authorization server: OAuth 2.0 and OpenID Connect endpoints).
 ``/_sandbox/faults`` reads and replaces the fault plan; ``/_sandbox/requests`` lists (GET) and resets
-(DELETE) the requests counted per API, method and endpoint. What the APIs remember lives in memory, or in
-``config.state_dir`` shared with other processes (see :mod:`sandbox.state`).
+(DELETE) the requests counted per API, method and endpoint; every ``_sandbox`` route answers only as
+:mod:`sandbox.control` allows. What the APIs remember lives in memory, or in ``config.state_dir`` shared
+with other processes (see :mod:`sandbox.state`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from sandbox.config import SandboxConfig
+from sandbox.control import ControlGuard
 from sandbox.faults import API_MOUNTS, FaultMiddleware, FaultRule, RequestCount, RequestCounter
 from sandbox.state import TransactionMiddleware, open_state
 
@@ -71,4 +73,6 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
             "commerce": commerce.processed_failure,
         },
     )
+    # Outermost: a refused control request is neither counted nor given a fault.
+    app.add_middleware(ControlGuard, listen_host=config.listen_host, token=config.control_token)
     return app
