@@ -19,6 +19,7 @@ from history.commerce import (
 from history.commerce_models import AdditionalServiceRow, DeliveryHolidayRow, DeliveryInstructionRow
 from history.db import create_engine_for, dispose_engines, migrate, session_factory
 from history.leases import (
+    HOLD_KEY_STEP,
     Claimant,
     LeaseHolder,
     holds_lease,
@@ -83,6 +84,7 @@ from history.store import (
 )
 
 __all__ = [
+    "HOLD_KEY_STEP",
     "Claimant",
     "JobState",
     "KeyLease",

@@ -16,9 +16,10 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import exists, select
 from sqlalchemy.orm import Session, selectinload
 
+from history.leases import HOLD_KEY_STEP
 from history.models import Document, MessageLevel, RemoteJob, Run, RunMessage, RunState, Step, utcnow
 from history.remote_jobs import find_remote_job, jobs_for_key, save_remote_job, update_remote_job
 from history.rows import attached, json_mapping, mirror
@@ -125,15 +126,22 @@ def latest_run(session: Session, *, flow: str, idempotency_key: str) -> Run | No
 
 
 def abandon_stale_runs(session: Session, *, flow: str, idempotency_key: str, resumed_by: Run) -> list[int]:
-    """Close the earlier RUNNING runs of this work (their process died) as FAILED; returns their ids.
+    """Close the earlier RUNNING runs that held this work's key (their process died) as FAILED; returns
+    their ids.
 
-    Called by a run that resumes their recorded remote job, so the history no longer shows them running.
+    Called by a run that holds the key and resumes their recorded remote job, so the history no longer shows
+    them running. A run that never held the key has done none of the work: it is waiting for the key, alive,
+    and is left alone (closing it would also let the next claimant take the key from its live holder).
     """
+    held_the_key = exists().where(
+        Step.run_id == Run.id, Step.name == HOLD_KEY_STEP, Step.detail == idempotency_key
+    )
     statement = select(Run).where(
         Run.flow == flow,
         Run.idempotency_key == idempotency_key,
         Run.state == RunState.RUNNING.value,
         Run.id != resumed_by.id,
+        held_the_key,
     )
     closed = []
     for run in session.scalars(statement):

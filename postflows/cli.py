@@ -360,12 +360,14 @@ def sandbox_command(
         faults=FaultPlan.load(faults if faults is not None else settings.sandbox_faults),
         state_dir=None if memory else (state_dir or sandbox_state_dir(settings)),
         alignments=alignments,
+        listen_host=host,
+        control_token=settings.sandbox_control_token,
     )
     base = f"http://{host}:{port}"
     say(f"address service: {base}/address/REST/v1  (user sandbox-user / password sandbox-password)")
     say(f"newspaper API:   {base}/newspaper  (token URL {base}/auth/OAuth/token)")
     say(f"commerce API:    {base}/commerce  (auth URL {base}/auth, client sandbox-commerce-client)")
-    say(f"fault plan:      {base}/_sandbox/faults")
+    say(f"fault plan:      {base}/_sandbox/faults  ({_control_access(host, settings)})")
     say(f"state:           {config.state_dir or 'in memory'}")
     for key, agreed in alignments.items():
         outputs = ", ".join(agreed.outputs.values()) or "none"
@@ -374,6 +376,19 @@ def sandbox_command(
             f"{agreed.result_record_id}, extra outputs: {outputs})"
         )
     uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
+
+
+def _control_access(host: str, settings: Settings) -> str:
+    """Who may use the /_sandbox control endpoints of a sandbox on ``host``; never the token itself."""
+    from sandbox.control import CONTROL_TOKEN_HEADER, TOKEN_SETTING, is_loopback
+
+    if settings.sandbox_control_token is not None and settings.sandbox_control_token.get_secret_value():
+        return f"with the {CONTROL_TOKEN_HEADER} header from {TOKEN_SETTING}" + (
+            ", or none on loopback" if is_loopback(host) else ""
+        )
+    if is_loopback(host):
+        return "loopback only"
+    return f"refused: not on loopback and {TOKEN_SETTING} is not set"
 
 
 @app.command("serve")

@@ -199,6 +199,11 @@ class Settings(BaseSettings):
         default=None,
         description="Alignments the embedded sandbox holds: KEY=FILE[,KEY=FILE] (profile YAML files)",
     )
+    sandbox_control_token: SecretStr | None = Field(
+        default=None,
+        description="Token a served sandbox not on loopback asks for on its /_sandbox control endpoints "
+        "(header X-Sandbox-Control-Token); without it they are refused there",
+    )
 
     @property
     def address_service_is_sandbox(self) -> bool:

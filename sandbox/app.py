@@ -4,8 +4,9 @@ Mounts: ``/address/REST/v1`` (address web service), ``/newspaper`` (newspaper AP
 (commerce API) and ``/auth`` (the authorization server: OAuth 2.0 and OpenID Connect endpoints).
 ``/_sandbox/faults`` reads and replaces the fault plan; ``/_sandbox/requests`` lists (GET) and resets
 (DELETE) the requests counted per API, method and endpoint; ``/_sandbox/stored`` lists what the APIs hold
-now (address-service files and batch jobs, newspaper orders, purchases and statistics uploads). What the APIs
-remember lives in memory, or in ``config.state_dir`` shared with other processes (see :mod:`sandbox.state`).
+now (address-service files and batch jobs, newspaper orders, purchases and statistics uploads). Every
+``_sandbox`` route answers only as :mod:`sandbox.control` allows. What the APIs remember lives in memory, or
+in ``config.state_dir`` shared with other processes (see :mod:`sandbox.state`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from sandbox.config import SandboxConfig
+from sandbox.control import ControlGuard
 from sandbox.faults import API_MOUNTS, FaultMiddleware, FaultRule, RequestCount, RequestCounter
 from sandbox.state import TransactionMiddleware, open_state
 
@@ -85,4 +87,6 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
             "commerce": commerce.processed_failure,
         },
     )
+    # Outermost: a refused control request is neither counted nor given a fault.
+    app.add_middleware(ControlGuard, listen_host=config.listen_host, token=config.control_token)
     return app

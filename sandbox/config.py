@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from sandbox.address_service.alignments import SandboxAlignment
 from sandbox.auth import TokenRegistry
@@ -111,4 +111,8 @@ class SandboxConfig(BaseModel):
 
     state_dir: Path | None = None
     faults: FaultPlan = Field(default_factory=FaultPlan)
+    # The address the server listens on (None: served in-process) and the token that opens the /_sandbox
+    # control endpoints when that address is not loopback (see sandbox.control).
+    listen_host: str | None = None
+    control_token: SecretStr | None = None
     clock: Callable[[], float] = time.time

@@ -481,6 +481,8 @@ def json_block(text: str) -> dict[str, Any]:
 
 TRIGGER_TIMINGS: dict[str, float] = {}
 """Seconds from triggering a run to seeing it completed, by how it was triggered (shown after the tests)."""
+CONCURRENCY_FIGURES: dict[str, str] = {}
+"""What each crowd of processes started at once did, by history database (shown after the tests)."""
 
 
 SUMMARY_LINES: list[str] = []
@@ -495,6 +497,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(
             f"trigger to completed run (postflows serve polling every 1 s): {measured}"
         )
+    for database, figures in CONCURRENCY_FIGURES.items():
+        terminalreporter.write_line(f"concurrency on {database}: {figures}")
 
 
 from tests.e2e.parked_batch_run import parked_batch  # noqa: E402, F401  (a session fixture, started early)

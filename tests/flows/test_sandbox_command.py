@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi import FastAPI
 from typer.testing import CliRunner
@@ -140,3 +141,46 @@ def test_embedded_sandbox_holds_the_alignments_of_the_setting(tmp_path: Path) ->
             sandbox_transport(Settings(data_dir=tmp_path / "data", sandbox_alignments="crm_v1"))
     finally:
         reset_sandbox()
+
+
+CONTROL_TOKEN = "served-control-token-81d2"
+
+
+def served_app(monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[FastAPI, str]:
+    served: list[FastAPI] = []
+
+    def run(application: FastAPI, **options: object) -> None:
+        served.append(application)
+
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr("uvicorn.run", run)
+    result = runner.invoke(app, ["sandbox", "--memory", *args])
+    assert result.exit_code == 0, result.output
+    return served[0], result.output
+
+
+async def _control_status(application: FastAPI, **headers: str) -> int:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=application), base_url="http://sandbox", headers=headers
+    ) as http:
+        return (await http.get("/_sandbox/requests")).status_code
+
+
+async def test_served_sandbox_opens_its_control_endpoints_on_loopback_or_with_the_token(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loopback, output = served_app(monkeypatch)
+    assert await _control_status(loopback) == 200
+    assert "/_sandbox/faults  (loopback only)" in output
+
+    everywhere, output = served_app(monkeypatch, "--host", "0.0.0.0")
+    assert await _control_status(everywhere) == 403
+    assert "refused: not on loopback and POSTFLOWS_SANDBOX_CONTROL_TOKEN is not set" in output
+
+    monkeypatch.setenv("POSTFLOWS_SANDBOX_CONTROL_TOKEN", CONTROL_TOKEN)
+    guarded, output = served_app(monkeypatch, "--host", "0.0.0.0")
+    assert await _control_status(guarded) == 403
+    assert await _control_status(guarded, **{"X-Sandbox-Control-Token": CONTROL_TOKEN}) == 200
+    assert await _control_status(guarded, **{"X-Sandbox-Control-Token": "guessed"}) == 403
+    assert "with the X-Sandbox-Control-Token header from POSTFLOWS_SANDBOX_CONTROL_TOKEN" in output
+    assert CONTROL_TOKEN not in output

@@ -1,18 +1,23 @@
-"""Key leases on SQLite and PostgreSQL: one holder per key, taken over when the holder is gone."""
+"""Key leases on SQLite and PostgreSQL: one holder per key, taken over when the holder is gone; ``hold key``
+steps keep who held it when, and a run resuming the key's work closes only the runs that held it before."""
 
 from __future__ import annotations
 
 import threading
 from datetime import timedelta
 
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from history import (
+    HOLD_KEY_STEP,
     Claimant,
     LeaseHolder,
     Run,
     RunState,
+    Step,
+    abandon_stale_runs,
     finish_run,
     holds_lease,
     lease_holder,
@@ -110,3 +115,57 @@ def test_concurrent_claimants_end_with_exactly_one_holder(history_factory: Facto
     with history_factory.begin() as session:
         assert lease_holder(session, key="key").run_id == winners[0]  # type: ignore[union-attr]
         assert lease_holder(session, key="key").expires_at > utcnow()  # type: ignore[union-attr]
+
+
+def _holds(factory: Factory) -> list[tuple[int, str, float]]:
+    """Every ``hold key`` step: (run, outcome, seconds held), oldest first."""
+    with factory.begin() as session:
+        steps = session.scalars(select(Step).where(Step.name == HOLD_KEY_STEP).order_by(Step.id)).all()
+        assert all(step.detail == "key" for step in steps)
+        return [(step.run_id, step.outcome, step.duration_s) for step in steps]
+
+
+def test_each_holder_has_a_hold_step_that_says_how_its_hold_ended(history_factory: Factory) -> None:
+    first, second, third = (_run(history_factory) for _ in range(3))
+    assert _acquire(history_factory, first) is None
+    assert _acquire(history_factory, first) is None  # asking again is no second hold
+    assert [(run, outcome) for run, outcome, _ in _holds(history_factory)] == [(first.id, "holding")]
+    assert _acquire(history_factory, second, alive=False) is None  # first's process is gone
+    with history_factory.begin() as session:
+        release_lease(session, key="key", run_id=second.id)
+    assert _acquire(history_factory, third) is None
+    holds = _holds(history_factory)
+    assert [(run, outcome) for run, outcome, _ in holds] == [
+        (first.id, "lost"),
+        (second.id, "ok"),
+        (third.id, "holding"),
+    ]
+    assert all(seconds >= 0 for _, _, seconds in holds)
+    with history_factory.begin() as session:
+        spans = session.scalars(select(Step).where(Step.name == HOLD_KEY_STEP).order_by(Step.id)).all()
+        # One holder at a time: each hold ends before the next begins.
+        for held, following in zip(spans, spans[1:], strict=False):
+            assert held.started_at + timedelta(seconds=held.duration_s) <= following.started_at
+
+
+def test_a_resuming_run_closes_dead_holders_but_not_the_runs_waiting_for_the_key(
+    history_factory: Factory,
+) -> None:
+    """Runs waiting for the key are alive: closing them as abandoned would make the lease of the one that
+    takes the key next look stale, and the run after it would take the key over while it still works."""
+    dead, resumer, waiting, last = (_run(history_factory) for _ in range(4))
+    assert _acquire(history_factory, dead) is None  # then its process dies, its run stays RUNNING
+    assert _acquire(history_factory, resumer, alive=False) is None
+    assert _acquire(history_factory, waiting) is not None and _acquire(history_factory, last) is not None
+    with history_factory.begin() as session:
+        closed = abandon_stale_runs(session, flow="flow", idempotency_key="key", resumed_by=resumer)
+        finish_run(session, session.get(Run, resumer.id), state=RunState.COMPLETED)  # type: ignore[arg-type]
+        release_lease(session, key="key", run_id=resumer.id)
+    assert closed == [dead.id]
+    with history_factory.begin() as session:
+        states = {run_id: session.get(Run, run_id).state for run_id in (waiting.id, last.id)}  # type: ignore[union-attr]
+    assert states == {waiting.id: "RUNNING", last.id: "RUNNING"}
+
+    assert _acquire(history_factory, waiting) is None
+    holder = _acquire(history_factory, last)  # the waiting run now works on the key: last must wait
+    assert holder is not None and holder.run_id == waiting.id
