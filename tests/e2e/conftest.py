@@ -475,6 +475,8 @@ def json_block(text: str) -> dict[str, Any]:
 
 TRIGGER_TIMINGS: dict[str, float] = {}
 """Seconds from triggering a run to seeing it completed, by how it was triggered (shown after the tests)."""
+SECRET_SCAN_REPORT: list[str] = []
+"""What the secret scan ran and read (tests/e2e/test_secrets_scan.py; shown after the tests)."""
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
@@ -483,6 +485,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(
             f"trigger to completed run (postflows serve polling every 1 s): {measured}"
         )
+    for line in SECRET_SCAN_REPORT:
+        terminalreporter.write_line(line)
 
 
 from tests.e2e.parked_batch_run import parked_batch  # noqa: E402, F401  (a session fixture, started early)
