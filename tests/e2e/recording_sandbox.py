@@ -14,12 +14,21 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from tests.secret_scan import WireRecord
+
+if TYPE_CHECKING:
+    from tests.e2e.conftest import ServedSandbox
 
 TOKEN_PATH_SUFFIX = "/OAuth/token"
 
@@ -137,6 +146,53 @@ def build_app(
         state_dir=state_dir,
     )
     return WireRecorder(create_app(config), wire, echo=echo)
+
+
+@dataclass
+class RecordingSandbox:
+    """A running recording sandbox: its address and request counts, and the file of what it received."""
+
+    served: ServedSandbox
+    wire: Path
+
+    def records(self) -> list[WireRecord]:
+        return [WireRecord.from_json(line) for line in self.wire.read_text(encoding="utf-8").splitlines()]
+
+
+@contextmanager
+def recording_sandboxes(
+    root: Path, accounts: dict[str, str], plans: dict[str, list[dict[str, Any]]]
+) -> Iterator[dict[str, RecordingSandbox]]:
+    """One recording sandbox with ``accounts`` per fault plan (by name), started side by side, quoting
+    requests in refusals and 5xx answers; stopped when the block ends."""
+    # The test side only: the sandbox process itself needs none of the test fixtures.
+    from tests.e2e.conftest import API_PATH, ServedSandbox, base_environment, free_port, stop, wait_until_up
+
+    account = (accounts["address_user"], accounts["address_password"])
+    with ExitStack() as stack:
+        booting = {}
+        for name, faults in plans.items():
+            workdir = root / f"sandbox-{name}"
+            workdir.mkdir(parents=True)
+            port, log = free_port(), workdir / "sandbox.log"
+            command = [
+                sys.executable, "-m", "tests.e2e.recording_sandbox", "--port", str(port),
+                "--state-dir", str(workdir / "state"), "--wire", str(workdir / "wire.jsonl"),
+                "--accounts", json.dumps(accounts), "--faults", json.dumps(faults), "--echo",
+            ]  # fmt: skip
+            with log.open("wb") as sink:
+                process = subprocess.Popen(
+                    command, cwd=workdir, env=base_environment(), stdout=sink, stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )  # fmt: skip
+            stack.callback(stop, process)
+            booting[name] = (process, log, port, workdir)
+        sandboxes = {}
+        for name, (process, log, port, workdir) in booting.items():
+            origin = f"http://127.0.0.1:{port}"
+            wait_until_up(f"{origin}{API_PATH}/ping", process, log, timeout=60, auth=account)
+            sandboxes[name] = RecordingSandbox(ServedSandbox(origin, process), workdir / "wire.jsonl")
+        yield sandboxes
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -16,15 +16,13 @@ import json
 import os
 import re
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -39,13 +37,12 @@ from tests.e2e.conftest import (
     USER,
     CliWorkspace,
     PrefectServer,
-    ServedSandbox,
-    base_environment,
     free_port,
     json_block,
     stop,
-    wait_until_up,
 )
+from tests.e2e.recording_sandbox import RecordingSandbox, recording_sandboxes
+from tests.e2e.secret_stores import scan_prefect, scan_workspaces
 from tests.e2e.test_commerce_cli import sign_in_url
 from tests.secret_scan import (
     Finding,
@@ -55,7 +52,6 @@ from tests.secret_scan import (
     basic_authorization,
     issued_secrets,
     postgres_tables,
-    sqlite_tables,
     wire_findings,
 )
 
@@ -109,46 +105,6 @@ FAULTS = [
     {"api": "commerce", "endpoint": "*", "kind": "http_status", "value": 401, "times": 1},
 ]
 FAIL_FAST = {"POSTFLOWS_HTTP_MAX_ATTEMPTS": "1", "POSTFLOWS_TASK_RETRIES": "0"}
-
-
-@dataclass
-class RecordingSandbox:
-    served: ServedSandbox
-    wire: Path
-
-    def records(self) -> list[WireRecord]:
-        return [WireRecord.from_json(line) for line in self.wire.read_text(encoding="utf-8").splitlines()]
-
-
-@contextmanager
-def recording_sandboxes(
-    root: Path, plans: dict[str, list[dict[str, Any]]]
-) -> Iterator[dict[str, RecordingSandbox]]:
-    """One recording sandbox per fault plan, started side by side."""
-    with ExitStack() as stack:
-        booting = {}
-        for name, faults in plans.items():
-            workdir = root / f"sandbox-{name}"
-            workdir.mkdir(parents=True)
-            port, log = free_port(), workdir / "sandbox.log"
-            command = [
-                sys.executable, "-m", "tests.e2e.recording_sandbox", "--port", str(port),
-                "--state-dir", str(workdir / "state"), "--wire", str(workdir / "wire.jsonl"),
-                "--accounts", json.dumps(ACCOUNTS), "--faults", json.dumps(faults), "--echo",
-            ]  # fmt: skip
-            with log.open("wb") as sink:
-                process = subprocess.Popen(
-                    command, cwd=workdir, env=base_environment(), stdout=sink, stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )  # fmt: skip
-            stack.callback(stop, process)
-            booting[name] = (process, log, port, workdir)
-        sandboxes = {}
-        for name, (process, log, port, workdir) in booting.items():
-            origin = f"http://127.0.0.1:{port}"
-            wait_until_up(f"{origin}{API_PATH}/ping", process, log, timeout=60, auth=(USER, ADDRESS_PASSWORD))
-            sandboxes[name] = RecordingSandbox(ServedSandbox(origin, process), workdir / "wire.jsonl")
-        yield sandboxes
 
 
 @contextmanager
@@ -394,7 +350,7 @@ def scanned(tmp_path_factory: pytest.TempPathFactory, prefect_server: PrefectSer
     started = time.monotonic()
     root = tmp_path_factory.mktemp("secrets")
     with (
-        recording_sandboxes(root, {"clean": [], "faulty": FAULTS}) as sandboxes,
+        recording_sandboxes(root, ACCOUNTS, {"clean": [], "faulty": FAULTS}) as sandboxes,
         canary_history_databases(POSTGRES_HISTORY) as histories,
     ):
         # The faulty sandbox's ID tokens carry another nonce: its sign-in is refused after the code exchange.
@@ -407,12 +363,13 @@ def scanned(tmp_path_factory: pytest.TempPathFactory, prefect_server: PrefectSer
         secrets = _every_secret(records)
         scan = SecretScan(secrets)
         _scan_outputs(scan, runs)
-        _scan_workspaces(scan, workspaces, root / "out")
+        scan_workspaces(scan, workspaces, root / "out")
         for _, read_url in histories.values():
             for table, rows in postgres_tables(read_url).items():
                 for row in rows:
                     scan.scan("run history (PostgreSQL)", table, row)
-        prefect_rows = _scan_prefect(scan, prefect_server, runs)
+        flow_runs = sorted({id_ for run in runs for id_ in UUID.findall(run.result.stderr)})
+        prefect_rows = scan_prefect(scan, prefect_server, flow_runs)
         basic = {basic_authorization(USER, pw): API_PATH for pw in (ADDRESS_PASSWORD, WRONG_ADDRESS_PASSWORD)}
         wire = [finding for logged in records.values() for finding in wire_findings(logged, secrets, basic)]
         phases["scan"] = time.monotonic() - started - sum(phases.values())
@@ -475,97 +432,6 @@ def _scan_outputs(scan: SecretScan, runs: list[Run]) -> None:
     for run in runs:
         scan.scan("process output", f"stdout of {run.name}", run.result.stdout)
         scan.scan("process output", f"stderr of {run.name}", run.result.stderr)
-
-
-def _scan_workspaces(scan: SecretScan, workspaces: list[CliWorkspace], out: Path) -> None:
-    """Every file of every workspace and output directory; the token store may hold the refresh token it
-    keeps (and nothing else)."""
-    paths = sorted({p for w in workspaces for p in w.root.rglob("*") if p.is_file()} | set(out.rglob("*")))
-    for path in paths:
-        if not path.is_file():
-            continue
-        allowed = _stored_refresh_token(path)
-        store = "token store" if allowed else _store_of(path)
-        scan.scan_file(store, path, allowed=allowed)
-
-
-def _store_of(path: Path) -> str:
-    if path.name.startswith("history.db"):
-        return "run history"
-    if "prefect-home" in path.parts:
-        return "client PREFECT_HOME"
-    if path.name == "summary.md":
-        return "summaries"
-    return "result files"
-
-
-def _stored_refresh_token(path: Path) -> list[str]:
-    """The refresh token of a token store file (JSON with a refresh_token), else nothing."""
-    if path.suffix != ".json":
-        return []
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return []
-    token = record.get("refresh_token") if isinstance(record, dict) else None
-    return [token] if isinstance(token, str) else []
-
-
-def _scan_prefect(scan: SecretScan, server: PrefectServer, runs: list[Run]) -> dict[str, int]:
-    """The runs' flow runs, states, task runs, logs and artifacts through the REST API, then the server's
-    whole database and its files. Returns how many of each the API gave."""
-    ids = sorted({match for run in runs for match in UUID.findall(run.result.stderr)})
-    api = httpx.Client(base_url=server.api_url, timeout=30)
-    counts: dict[str, int] = {}
-
-    def every(path: str, body: dict[str, Any]) -> list[Any]:
-        found: list[Any] = []
-        while True:
-            page = api.post(path, json={**body, "limit": 200, "offset": len(found)})
-            page.raise_for_status()
-            found += page.json()
-            if len(page.json()) < 200:
-                return found
-
-    with api:
-        of_runs = {"any_": ids}
-        listed = {
-            "flow runs": every("/flow_runs/filter", {"flow_runs": {"id": of_runs}}),
-            "task runs": every("/task_runs/filter", {"flow_runs": {"id": of_runs}}),
-            "logs": every("/logs/filter", {"logs": {"flow_run_id": of_runs}}),
-            "artifacts": every("/artifacts/filter", {"artifacts": {"flow_run_id": of_runs}}),
-            "flow run states": [
-                state
-                for id_ in ids
-                for state in api.get("/flow_run_states/", params={"flow_run_id": id_}).json()
-            ],
-        }
-    for what, items in listed.items():
-        counts[what] = len(items)
-        for item in items:
-            scan.scan("Prefect API", what, json.dumps(item))
-    counts["failed flow runs"] = sum(
-        run["state_type"] in {"FAILED", "CRASHED"} for run in listed["flow runs"]
-    )
-    counts["database rows"] = _scan_prefect_database(scan, server)
-    for path in sorted(server.home.rglob("*")):
-        if path.is_file() and not path.name.startswith("prefect.db"):
-            scan.scan_file("Prefect server files", path)
-    return counts
-
-
-def _scan_prefect_database(scan: SecretScan, server: PrefectServer) -> int:
-    """Every row of every table of the Prefect server's database (PostgreSQL or SQLite)."""
-    if server.database_url is None:
-        tables = sqlite_tables(server.home / "prefect.db")
-        for path in sorted(server.home.glob("prefect.db*")):
-            scan.scan("Prefect database file", str(path), path.read_bytes())
-    else:
-        tables = postgres_tables(server.database_url)
-    for table, rows in tables.items():
-        for row in rows:
-            scan.scan("Prefect database", table, row)
-    return sum(len(rows) for rows in tables.values())
 
 
 def _report(result: ScanResult, records: dict[str, list[WireRecord]]) -> str:
