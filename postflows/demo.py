@@ -6,6 +6,8 @@ import os
 from importlib import resources
 from pathlib import Path
 
+from sqlalchemy.engine import make_url
+
 from postflows.console import console
 from postflows.settings import get_settings
 
@@ -45,5 +47,6 @@ def run_demo(output_dir: Path) -> None:
     for path in summary.get("files", []):
         console.print(f"  result file: {path}")
     console.print(f"  rejected rows: {output_dir / 'rejected.csv'}")
-    console.print(f"  run history: {settings.effective_database_url}")
+    history = make_url(settings.effective_database_url).render_as_string(hide_password=True)
+    console.print(f"  run history: {history}")
     console.print(f"  this run: postflows history {summary.get('run_id')}")

@@ -21,7 +21,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     seen = secret_watch.seen
     terminalreporter.write_line(
         f"secret watch: {seen['requests']} HTTP requests of this process checked; the "
-        f"{seen['with_secret']} that carried a client secret carried it in a form body only"
+        f"{seen['with_secret']} that carried a client secret carried it in a form body only; "
+        f"{seen['tokens']} issued tokens and every password seen travelled only where their kind belongs"
     )
 
 
@@ -38,4 +39,5 @@ def _isolated_env(
     monkeypatch.setattr(
         secret_watch, "exempt", request.node.get_closest_marker("misplaced_secret") is not None
     )
+    monkeypatch.setattr(secret_watch, "issued", secret_watch.IssuedTokens())
     yield

@@ -483,8 +483,6 @@ TRIGGER_TIMINGS: dict[str, float] = {}
 """Seconds from triggering a run to seeing it completed, by how it was triggered (shown after the tests)."""
 CONCURRENCY_FIGURES: dict[str, str] = {}
 """What each crowd of processes started at once did, by history database (shown after the tests)."""
-
-
 SUMMARY_LINES: list[str] = []
 """Further lines for the end of the test session (what a test measured, e.g. its wall time)."""
 

@@ -1,0 +1,31 @@
+"""``postflows demo`` says where the run history is without the database password."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.engine import URL
+
+from postflows import cli_common
+from postflows.demo import run_demo
+
+PASSWORD = "Canary-DbPw/4+g:h@i &9a1b~"
+
+
+def test_the_demo_names_the_history_database_without_its_password(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    url = URL.create("postgresql+psycopg", "postflows", PASSWORD, "db.example", 5432, "history")
+    monkeypatch.setenv("POSTFLOWS_DATABASE_URL", url.render_as_string(hide_password=False))
+
+    def finished_run(work: Any, **_: Any) -> dict[str, Any]:
+        return {"run_id": 7, "accepted_rows": 2, "rejected_rows": 0, "files": []}
+
+    monkeypatch.setattr(cli_common, "run_work", finished_run)
+    run_demo(tmp_path / "demo")
+
+    shown = capsys.readouterr().err
+    assert "run history: postgresql+psycopg://postflows:***@db.example:5432/history" in shown
+    assert "Canary-DbPw" not in shown
