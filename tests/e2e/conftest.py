@@ -355,21 +355,19 @@ class ServedDeployments:
         return self.log.read_text(errors="replace")[-20000:]
 
 
-@pytest.fixture(scope="session")
-def served(
-    prefect_server: PrefectServer, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServedDeployments]:
-    """``postflows serve`` for the session, every deployment registered, against the embedded sandbox; it
-    checks for runs every second (Prefect's default is 10) so a triggered run starts promptly."""
-    from deployments.catalog import CATALOG
-
-    root = tmp_path_factory.mktemp("serve")
+def start_serve(
+    root: Path, api_url: str, **settings: str
+) -> tuple[dict[str, str], subprocess.Popen[bytes], Path]:
+    """``postflows serve`` against the Prefect server at ``api_url``, with its PREFECT_HOME, data dir and log
+    under ``root`` and ``settings`` added to its environment; it checks for runs every second (Prefect's
+    default is 10) so a triggered run starts promptly. Returns its environment, its process and its log."""
     env = base_environment()
     env.update(
-        PREFECT_API_URL=prefect_server.api_url,
+        PREFECT_API_URL=api_url,
         PREFECT_HOME=str(root / "prefect-home"),
         PREFECT_RUNNER_POLL_FREQUENCY="1",
         POSTFLOWS_DATA_DIR=str(root / "data"),
+        **settings,
     )
     log = root / "serve.log"
     with log.open("wb") as sink:
@@ -381,6 +379,19 @@ def served(
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+    return env, process, log
+
+
+@pytest.fixture(scope="session")
+def served(
+    prefect_server: PrefectServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServedDeployments]:
+    """``postflows serve`` for the session, every deployment registered, against the embedded sandbox; it
+    checks for runs every second (Prefect's default is 10) so a triggered run starts promptly."""
+    from deployments.catalog import CATALOG
+
+    root = tmp_path_factory.mktemp("serve")
+    env, process, log = start_serve(root, prefect_server.api_url)
     serving = ServedDeployments(env, root / "data", process, log, prefect_server.api_url)
     try:
         wanted = {spec.name for spec in CATALOG}

@@ -24,11 +24,10 @@ import pytest
 from tests.e2e.conftest import (
     EXAMPLE,
     PASSWORD,
-    POSTFLOWS,
     USER,
     ServedSandbox,
-    base_environment,
     served_sandbox,
+    start_serve,
     started_prefect_server,
     stop,
     wait_until_up,
@@ -85,27 +84,14 @@ def _start(stack: contextlib.ExitStack, root: Path) -> ParkedBatch:
     server = stack.enter_context(started_prefect_server(home))
     wait_until_up(f"{server.api_url}/health", server.process, server.log, timeout=BOOT_TIMEOUT_S)
     sandbox = stack.enter_context(served_sandbox(root / "sandbox", job_seconds=JOB_SECONDS))
-    env = base_environment()
-    env.update(
-        PREFECT_API_URL=server.api_url,
-        PREFECT_HOME=str(root / "serve-home"),
-        PREFECT_RUNNER_POLL_FREQUENCY="1",
-        POSTFLOWS_DATA_DIR=str(root / "data"),
+    _, process, log = start_serve(
+        root,
+        server.api_url,
         POSTFLOWS_ADDRESS_SERVICE_URL=sandbox.address_url,
         POSTFLOWS_ADDRESS_SERVICE_USER=USER,
         POSTFLOWS_ADDRESS_SERVICE_PASSWORD=PASSWORD,
         POSTFLOWS_PARK_AFTER_S=str(PARK_AFTER_S),
     )
-    log = root / "serve.log"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [POSTFLOWS, "serve"],
-            cwd=root,
-            env=env,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
     stack.callback(stop, process)
     deployment_id = _served_deployment(server.api_url, process, log)
     output_dir = root / "out"

@@ -183,7 +183,7 @@ async def test_a_purchase_parks_until_it_is_done_and_is_posted_once(
         "max_wait_s": 30.0,
     }
     summaries, keys = await _parked_until_done(address_purchase, parameters)
-    assert len(summaries) >= 3 and summaries[-1]["output_addresses"] == 6
+    assert len(summaries) >= 2 and summaries[-1]["output_addresses"] == 6
     assert [run.state for run in _history()] == ["PARKED"] * (len(summaries) - 1) + ["COMPLETED"]
     assert keys == [
         f"postflows-parked:newspaper:purchase:{summaries[0]['parked_job']}:{count}"
