@@ -39,6 +39,7 @@ from tasks.errors import ResultFileError
 from tasks.files import atomic_open
 from tasks.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING, ZIP_MAX_RATIO, ZIP_MAX_RATIO_SETTING
 from tasks.reports import write_csv, write_xlsx
+from tasks.tables import unique_names
 from tasks.textfiles import detect_encoding, read_rows, sniff_delimiter
 
 RETURNED_COLUMN = "ReturnedByService"
@@ -256,13 +257,7 @@ def result_headers(raw: Sequence[str]) -> list[str]:
         else name
         for position, name in enumerate(names)
     ]
-    seen: dict[str, int] = {}
-    unique: list[str] = []
-    for position, name in enumerate(renamed, start=1):
-        name = name or f"Unnamed: {position}"
-        seen[name] = seen.get(name, -1) + 1
-        unique.append(name if seen[name] == 0 else f"{name}.{seen[name]}")
-    return unique
+    return unique_names([name or f"Unnamed: {position}" for position, name in enumerate(renamed, start=1)])
 
 
 def _read_ragged(path: Path, encoding: str, delimiter: str, names: list[str]) -> pd.DataFrame:

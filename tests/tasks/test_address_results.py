@@ -517,3 +517,11 @@ def read_result_file_from_rows() -> pd.DataFrame:
     frame = pd.DataFrame([row.split("\t") for row in RESULT_ROWS[:1]])
     frame.columns = results.result_headers(RESULT_HEADER.split("\t"))
     return frame
+
+
+def test_a_result_header_repeating_a_name_another_column_has_is_still_read(tmp_path: Path) -> None:
+    path = tmp_path / "result.txt"
+    path.write_bytes(b"RecordId\tA_uploaded.1\tA\tA\tA\n1\tw\tx\ty\tz\n")
+    frame = read_result_file(path)
+    assert list(frame.columns) == ["RecordId", "A_uploaded.1", "A_uploaded", "A_uploaded.2", "A"]
+    assert frame.to_numpy().tolist() == [["1", "w", "x", "y", "z"]]

@@ -1,0 +1,90 @@
+"""Reading table files (``read_table``): cases the fuzz tests (tests/fuzz) found, kept as plain tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tasks.address_service.records import read_address_file
+from tasks.errors import InputError
+from tasks.tables import read_head, read_table
+
+
+def _values(path: Path) -> tuple[list[list[str]], list[tuple[int, str]], list[int]]:
+    table = read_table(path)
+    assert table.lines is not None
+    return table.frame.fillna("").to_numpy().tolist(), table.malformed, [int(line) for line in table.lines]
+
+
+def test_an_over_long_row_with_a_line_break_in_a_quoted_cell_is_rejected_not_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "notes.csv"
+    path.write_bytes(b'Name,Town\nHans,Bern\nEva,Thun,"note\nmore"\nUrs,Biel\n')
+    rows, malformed, lines = _values(path)
+    assert rows == [["Hans", "Bern"], ["", ""], ["Urs", "Biel"]]
+    assert malformed == [(2, "row has 3 fields, the header has 2")]
+    assert lines == [2, 3, 5]  # the rejected row's second line is still counted
+
+
+def test_an_empty_surplus_field_holding_a_line_break_is_cut_and_its_line_counted(tmp_path: Path) -> None:
+    path = tmp_path / "surplus.csv"
+    path.write_bytes(b'Name,Town\nHans,Bern,"\n"\nUrs,Biel\n')
+    rows, malformed, lines = _values(path)
+    assert rows == [["Hans", "Bern"], ["Urs", "Biel"]]
+    assert malformed == []
+    assert lines == [2, 4]
+
+
+def test_an_over_long_row_whose_quote_swallows_rows_is_refused_naming_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "swallowed.csv"
+    path.write_bytes(b'a,b,c\n1,2,3,"x\n4,5,6\n7,8,9"\n10,11,12\n')
+    with pytest.raises(InputError) as refused:
+        read_table(path)
+    assert "line 2: a quote opened here is closed only on line 4" in str(refused.value)
+    assert (refused.value.row, refused.value.field) == (1, "field 4")
+
+
+@pytest.mark.parametrize("surplus", [b"", b",extra"], ids=["regular", "over-long row"])
+def test_a_second_byte_order_mark_is_no_part_of_the_first_header(tmp_path: Path, surplus: bytes) -> None:
+    path = tmp_path / "twice.csv"
+    path.write_bytes(b"\xef\xbb\xbf\xef\xbb\xbfName,Town\nHans,Bern" + surplus + b"\nUrs,Biel\n")
+    assert read_head(path).headers == ["Name", "Town"]
+    assert list(read_table(path).frame.columns) == ["Name", "Town"]
+
+
+@pytest.mark.parametrize(
+    ("encoding", "data", "problem"),
+    [
+        (
+            None,
+            "Name;Ort\nMüller;Zürich\n".encode("cp1252") + b"Urs;\x81\n",
+            "line 3: cannot be decoded as Windows-1252",
+        ),
+        ("utf-16", b"\xff\xfeN\x00\n\x00x\x00\n\x00y", "line 3: cannot be decoded as utf-16"),
+        ("punycode", b"Name,Town\nHans,Bern\n", "cannot be decoded as punycode"),
+    ],
+    ids=["windows-1252", "utf-16", "no text codec"],
+)
+def test_a_file_that_cannot_be_decoded_is_refused_naming_the_line(
+    tmp_path: Path, encoding: str | None, data: bytes, problem: str
+) -> None:
+    path = tmp_path / "input.csv"
+    path.write_bytes(data)
+    with pytest.raises(InputError, match=problem):
+        read_table(path, encoding=encoding)
+
+
+def test_a_repeated_header_never_takes_the_name_of_another_column(tmp_path: Path) -> None:
+    path = tmp_path / "repeats.csv"
+    path.write_bytes(b"x.1;x;x\n1;2;3\n")
+    table = read_table(path)
+    assert list(table.frame.columns) == ["x.1", "x", "x.2"]
+    assert read_head(path).headers == ["x.1", "x", "x.2"]
+
+
+def test_an_address_file_with_such_repeats_passes_every_column_through(tmp_path: Path) -> None:
+    path = tmp_path / "addresses.csv"
+    path.write_bytes(b"Name;Prename;Streetname;HouseNo;ZIPCode;TownName;x.1;x;x\nA;B;C;1;3000;Bern;1;2;3\n")
+    result = read_address_file(path)
+    assert result.passthrough_columns == ["x.1", "x", "x.2"]
+    assert result.records[["x.1", "x", "x.2"]].to_numpy().tolist() == [["1", "2", "3"]]
