@@ -19,13 +19,16 @@ from __future__ import annotations
 import csv
 import re
 import zipfile
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from io import StringIO
 from pathlib import Path
+from xml.etree.ElementTree import ParseError
 
 import numpy as np
 import pandas as pd
+from openpyxl.utils.exceptions import InvalidFileException
 
 from tasks.errors import InputError
 from tasks.filetypes import check_table_file
@@ -44,6 +47,21 @@ HEAD_BYTES = 1 << 20
 HEAD_ROWS = 50
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _QUOTE = '"'
+# What the workbook library raises on a damaged workbook: a member that does not inflate or is missing,
+# XML that does not parse, XML that parses into something it does not expect.
+_WORKBOOK_ERRORS = (
+    ValueError,
+    KeyError,
+    IndexError,
+    TypeError,
+    AttributeError,
+    OSError,
+    EOFError,
+    zipfile.BadZipFile,
+    zlib.error,
+    ParseError,
+    InvalidFileException,
+)
 
 
 @dataclass
@@ -474,7 +492,7 @@ def _excel_sheet(
             na_values=[],
             engine="openpyxl",
         )
-    except (ValueError, KeyError, OSError, zipfile.BadZipFile) as exc:
+    except _WORKBOOK_ERRORS as exc:
         raise InputError(f"cannot be read as an Excel workbook (sheet {sheet!r}): {exc}", path=path) from exc
     if raw.empty:
         raise InputError(f"sheet {sheet if sheet is not None else 0!r} is empty: no header row", path=path)

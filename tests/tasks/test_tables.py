@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import zipfile
 from pathlib import Path
 
+import openpyxl
 import pytest
 
 from tasks.address_service.records import read_address_file
@@ -88,3 +91,36 @@ def test_an_address_file_with_such_repeats_passes_every_column_through(tmp_path:
     result = read_address_file(path)
     assert result.passthrough_columns == ["x.1", "x", "x.2"]
     assert result.records[["x.1", "x", "x.2"]].to_numpy().tolist() == [["1", "2", "3"]]
+
+
+def _workbook_with_sheet(path: Path, sheet_xml: bytes, *, deflated: bool = True) -> Path:
+    """A workbook whose first sheet's XML is ``sheet_xml``."""
+    buffer = io.BytesIO()
+    book = openpyxl.Workbook()
+    book.active.append(["Name", "Town"])
+    book.save(buffer)
+    with zipfile.ZipFile(buffer) as source, zipfile.ZipFile(path, "w") as target:
+        for name in source.namelist():
+            content = sheet_xml if name == "xl/worksheets/sheet1.xml" else source.read(name)
+            target.writestr(name, content, zipfile.ZIP_DEFLATED if deflated else zipfile.ZIP_STORED)
+    return path
+
+
+def test_a_workbook_whose_sheet_is_not_xml_is_refused_by_name(tmp_path: Path) -> None:
+    path = _workbook_with_sheet(tmp_path / "broken.xlsx", b"<worksheet><sheetData><row r=")
+    with pytest.raises(InputError, match="cannot be read as an Excel workbook"):
+        read_table(path)
+    with pytest.raises(InputError, match="cannot be read as an Excel workbook"):
+        read_head(path)
+
+
+def test_a_workbook_whose_sheet_does_not_inflate_is_refused_by_name(tmp_path: Path) -> None:
+    path = _workbook_with_sheet(tmp_path / "damaged.xlsx", b"<worksheet>" + b"<x/>" * 500 + b"</worksheet>")
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        member = archive.getinfo("xl/worksheets/sheet1.xml")
+    start = member.header_offset + 30 + len(member.filename) + len(member.extra)
+    data[start + 10 : start + 14] = b"\xff\xff\xff\xff"  # inside the deflated data; the directory is intact
+    path.write_bytes(bytes(data))
+    with pytest.raises(InputError, match="cannot be read as an Excel workbook"):
+        read_table(path)
