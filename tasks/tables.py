@@ -57,6 +57,8 @@ _WORKBOOK_ERRORS = (
     AttributeError,
     OSError,
     EOFError,
+    RuntimeError,  # an encrypted member
+    NotImplementedError,  # a compression or encryption the ZIP reader does not know
     zipfile.BadZipFile,
     zlib.error,
     ParseError,

@@ -124,3 +124,19 @@ def test_a_workbook_whose_sheet_does_not_inflate_is_refused_by_name(tmp_path: Pa
     path.write_bytes(bytes(data))
     with pytest.raises(InputError, match="cannot be read as an Excel workbook"):
         read_table(path)
+
+
+@pytest.mark.parametrize("flag", [0x01, 0x40], ids=["encrypted", "strong encryption"])
+def test_a_workbook_with_an_encrypted_member_is_refused_by_name(tmp_path: Path, flag: int) -> None:
+    path = _workbook_with_sheet(tmp_path / "locked.xlsx", b"<worksheet/>", deflated=False)
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        member = archive.getinfo("xl/worksheets/sheet1.xml")
+    data[member.header_offset + 6] |= flag  # the general purpose flags of the member's local header
+    entry = data.index(b"PK\x01\x02")
+    while data[entry + 46 : entry + 46 + len(member.filename)] != member.filename.encode():
+        entry = data.index(b"PK\x01\x02", entry + 4)
+    data[entry + 8] |= flag  # and of its central directory entry
+    path.write_bytes(bytes(data))
+    with pytest.raises(InputError, match="cannot be read as an Excel workbook"):
+        read_table(path)
