@@ -57,6 +57,7 @@ _UNPACK_CHUNK = 1 << 16
 # Below this many inflated bytes the ratio is not judged: a small member can do no harm, and a few
 # kilobytes of repeated text legitimately compress far better than 100:1.
 _RATIO_GRACE_BYTES = 1 << 20
+_LARGEST_RECORD_ID = 2**53  # every whole number below it is exact as a float
 # Columns of results.csv that hold the service's codes or our decoding of them ("- no statement"): written
 # as they are; every other text column (the customer's, the service's address text) gets the formula guard.
 CODE_COLUMNS = frozenset(
@@ -393,7 +394,7 @@ def merge_results(
         | (set(uploaded_columns) & set(decoded.columns))
     )
     right = decoded.drop(columns=[c for c in decoded.columns if c in uploaded or c == id_column])
-    right.insert(0, RECORD_ID, pd.to_numeric(decoded[id_column], errors="coerce").astype("Int64"))
+    right.insert(0, RECORD_ID, _record_ids(decoded[id_column]))
     right = right[right[RECORD_ID].notna()].drop_duplicates(RECORD_ID)
     right.insert(1, RETURNED_COLUMN, True)
     right[RECORD_ID] = right[RECORD_ID].astype("int64")
@@ -427,6 +428,14 @@ def merge_results(
         if field in records:
             merged[field + INPUT_SUFFIX] = records[field].to_numpy()
     return merged
+
+
+def _record_ids(values: pd.Series) -> pd.Series:
+    """Record ids as ``Int64``: a whole number an upload can have (``"7"``, ``"7.0"``), else missing — a
+    fraction, a number past any row count or not a number at all is the id of no uploaded row."""
+    numbers = pd.to_numeric(values, errors="coerce").astype("float64")
+    whole = np.isfinite(numbers) & (numbers == np.floor(numbers)) & (numbers.abs() < _LARGEST_RECORD_ID)
+    return numbers.where(whole).astype("Int64")
 
 
 def qstat_summary(decoded: pd.DataFrame) -> pd.DataFrame:

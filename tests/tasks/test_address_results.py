@@ -525,3 +525,16 @@ def test_a_result_header_repeating_a_name_another_column_has_is_still_read(tmp_p
     frame = read_result_file(path)
     assert list(frame.columns) == ["RecordId", "A_uploaded.1", "A_uploaded", "A_uploaded.2", "A"]
     assert frame.to_numpy().tolist() == [["1", "w", "x", "y", "z"]]
+
+
+@pytest.mark.parametrize("odd", ["2.5", "99999999999999999999", "inf", "-inf", "1e400"])
+def test_a_record_id_no_upload_can_have_is_a_row_left_out_not_a_crash(
+    tmp_path: Path, odd: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    records = address_input(tmp_path)
+    decoded = decode_results(read_result_file(write_result(tmp_path / "r.txt", "cp1252")))
+    stray = decoded.iloc[[0]].assign(RecordId=odd)
+    with caplog.at_level("WARNING", logger="postflows.address_service.results"):
+        merged = merge_results(records, pd.concat([decoded, stray], ignore_index=True))
+    assert merged["RecordId"].tolist() == [1, 2, 3, 4]
+    assert merged["ReturnedByService"].tolist() == [True, True, True, False]
