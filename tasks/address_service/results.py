@@ -57,7 +57,7 @@ _UNPACK_CHUNK = 1 << 16
 # Below this many inflated bytes the ratio is not judged: a small member can do no harm, and a few
 # kilobytes of repeated text legitimately compress far better than 100:1.
 _RATIO_GRACE_BYTES = 1 << 20
-_LARGEST_RECORD_ID = 2**53  # every whole number below it is exact as a float
+_LARGEST_RECORD_ID = 2**53  # every whole number below it is exact as a float (and fits Int64)
 # Columns of results.csv that hold the service's codes or our decoding of them ("- no statement"): written
 # as they are; every other text column (the customer's, the service's address text) gets the formula guard.
 CODE_COLUMNS = frozenset(
@@ -288,7 +288,8 @@ def decode_results(frame: pd.DataFrame) -> pd.DataFrame:
         decoded.insert(position + 2, QSTAT_MEANING, _decode_distinct(qstat, _meaning))
     if "CorrectionType" in decoded:
         numbers = _numbers_distinct(decoded["CorrectionType"])
-        decoded["CorrectionType"] = numbers.where(numbers == numbers.round()).astype("Int64")
+        whole = (numbers == numbers.round()) & (numbers.abs() < _LARGEST_RECORD_ID)
+        decoded["CorrectionType"] = numbers.where(whole).astype("Int64")
     if "TotalScore" in decoded:
         decoded["TotalScore"] = _numbers_distinct(decoded["TotalScore"])
     if "ShortReport" in decoded:
@@ -350,10 +351,12 @@ def _decode_distinct(values: pd.Series, decode: Callable[[str], str]) -> pd.Seri
 
 
 def _numbers_distinct(values: pd.Series) -> pd.Series:
-    """Text to float (``"100.00"``, ``"99,5"``; empty or junk → NaN), parsing each distinct value once."""
+    """Text to float (``"100.00"``, ``"99,5"``; empty or junk → NaN, and so is a number too large for a
+    float, such as ``"1e400"``), parsing each distinct value once."""
     codes, uniques = pd.factorize(values.fillna(""))
     text = pd.Series(uniques, dtype=object).astype(str).str.strip().str.replace(",", ".", regex=False)
     numbers = pd.to_numeric(text.where(text != ""), errors="coerce").to_numpy(dtype="float64")
+    numbers = np.where(np.isfinite(numbers), numbers, np.nan)
     parsed = np.append(numbers, np.nan)[codes]  # code -1 (none here after fillna) would pick the NaN
     return pd.Series(parsed, index=values.index, dtype="float64")
 

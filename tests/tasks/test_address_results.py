@@ -538,3 +538,16 @@ def test_a_record_id_no_upload_can_have_is_a_row_left_out_not_a_crash(
         merged = merge_results(records, pd.concat([decoded, stray], ignore_index=True))
     assert merged["RecordId"].tolist() == [1, 2, 3, 4]
     assert merged["ReturnedByService"].tolist() == [True, True, True, False]
+
+
+def test_numbers_too_large_for_a_float_or_an_integer_decode_as_missing() -> None:
+    frame = pd.DataFrame(
+        {
+            "CorrectionType": ["1", "inf", "1e400", "99999999999999999999", "-1e400"],
+            "TotalScore": ["99,5", "1e400", "-inf", "7", "x"],
+        },
+        dtype=object,
+    )
+    decoded = decode_results(frame)
+    assert decoded["CorrectionType"].tolist() == [1, pd.NA, pd.NA, pd.NA, pd.NA]
+    assert decoded["TotalScore"].fillna(-1).tolist() == [99.5, -1, -1, 7.0, -1]
