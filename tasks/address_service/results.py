@@ -190,7 +190,11 @@ def _unpacked_path(workdir: Path, name: str, download: Path) -> Path:
 
 def _extract(archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path, inflation: _Inflation) -> Path:
     inflated = 0
-    with archive.open(member) as source, atomic_open(target) as sink:
+    try:
+        opened = archive.open(member)
+    except (OSError, ValueError) as exc:  # the directory points before the start of the file, or past it
+        raise zipfile.BadZipFile(f"member {member.filename[:100]!r} cannot be found: {exc}") from exc
+    with opened as source, atomic_open(target) as sink:
         while chunk := source.read(_UNPACK_CHUNK):
             inflated += len(chunk)
             inflation.add(member, inflated, len(chunk))

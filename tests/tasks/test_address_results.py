@@ -551,3 +551,14 @@ def test_numbers_too_large_for_a_float_or_an_integer_decode_as_missing() -> None
     decoded = decode_results(frame)
     assert decoded["CorrectionType"].tolist() == [1, pd.NA, pd.NA, pd.NA, pd.NA]
     assert decoded["TotalScore"].fillna(-1).tolist() == [99.5, -1, -1, 7.0, -1]
+
+
+def test_a_zip_whose_directory_points_before_the_file_start_is_a_damaged_zip(tmp_path: Path) -> None:
+    download = tmp_path / "download.zip"
+    with zipfile.ZipFile(download, "w") as bundle:
+        bundle.writestr("result.txt", "RecordId\tQSTAT\r\n" + "1\t1\r\n" * 40)
+    data = download.read_bytes()
+    download.write_bytes(data[:40] + data[120:])  # bytes lost inside the member: every offset is off
+    with pytest.raises(ResultFileError, match="damaged ZIP"):
+        unpack_download(download, tmp_path / "work")
+    assert not (tmp_path / "work" / "result.txt").exists()
