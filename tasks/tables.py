@@ -215,8 +215,8 @@ def _universal_newlines(text: str) -> str:
 
 
 def _decode(path: Path, data: bytes, encoding: str | None) -> DecodedText:
-    """The file's text; a second byte-order mark (a file saved twice with one) is dropped like the first,
-    so that it never becomes part of the first header."""
+    """The file's text; byte-order marks left at its start (a file saved twice with one, or read in a
+    given encoding that keeps it) are dropped, so that none becomes part of the first header."""
     try:
         decoded = decode_text(data, encoding)
     except UnicodeDecodeError as exc:
@@ -233,7 +233,7 @@ def _decode(path: Path, data: bytes, encoding: str | None) -> DecodedText:
     except LookupError as exc:
         raise InputError(f"unknown encoding {encoding!r}", path=path) from exc
     if decoded.text.startswith("\ufeff"):
-        return DecodedText(decoded.text[1:], decoded.encoding, decoded.bad_lines)
+        return DecodedText(decoded.text.lstrip("\ufeff"), decoded.encoding, decoded.bad_lines)
     return decoded
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import logging
+import re
 import warnings
 import zipfile
 import zlib
@@ -57,6 +58,7 @@ _UNPACK_CHUNK = 1 << 16
 # Below this many inflated bytes the ratio is not judged: a small member can do no harm, and a few
 # kilobytes of repeated text legitimately compress far better than 100:1.
 _RATIO_GRACE_BYTES = 1 << 20
+_LINE_END = re.compile(r"\r\n|\r|\n")
 _LARGEST_RECORD_ID = 2**53  # every whole number below it is exact as a float (and fits Int64)
 # Columns of results.csv that hold the service's codes or our decoding of them ("- no statement"): written
 # as they are; every other text column (the customer's, the service's address text) gets the formula guard.
@@ -479,7 +481,9 @@ def read_moves_file(path: Path, *, header: bool | None = None) -> pd.DataFrame:
     """
     encoding = detect_encoding(path)
     text = path.read_text(encoding=encoding, errors="replace")
-    lines = [line for line in text.splitlines() if line.strip()]
+    # Lines end at a line feed or carriage return only: str.splitlines would also split at a form feed,
+    # a NEL or a line separator inside a value, making two rows of one.
+    lines = [line for line in _LINE_END.split(text) if line.strip()]
     if not lines:
         return pd.DataFrame()
     delimiter = sniff_delimiter(lines[0]) or "\t"

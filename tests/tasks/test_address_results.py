@@ -562,3 +562,11 @@ def test_a_zip_whose_directory_points_before_the_file_start_is_a_damaged_zip(tmp
     with pytest.raises(ResultFileError, match="damaged ZIP"):
         unpack_download(download, tmp_path / "work")
     assert not (tmp_path / "work" / "result.txt").exists()
+
+
+def test_a_moves_line_holding_a_form_feed_or_a_line_separator_stays_one_row(tmp_path: Path) -> None:
+    path = tmp_path / "moves.txt"
+    path.write_text("Name;Alt;Neu\nMuster\x0cHans;3000;8001\nKeller\u2028Eva;3000;\x85\n", encoding="utf-8")
+    frame = read_moves_file(path)
+    assert frame["Name"].tolist() == ["Muster\x0cHans", "Keller\u2028Eva"]
+    assert frame["Neu"].tolist() == ["8001", "\x85"]

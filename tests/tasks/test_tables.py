@@ -140,3 +140,10 @@ def test_a_workbook_with_an_encrypted_member_is_refused_by_name(tmp_path: Path, 
     path.write_bytes(bytes(data))
     with pytest.raises(InputError, match="cannot be read as an Excel workbook"):
         read_table(path)
+
+
+def test_byte_order_marks_a_given_encoding_keeps_are_no_part_of_the_header(tmp_path: Path) -> None:
+    path = tmp_path / "unicode.txt"
+    path.write_bytes("\ufeff\ufeffName,Town\nHans,Bern\n".encode("utf-16-le"))
+    assert read_head(path, encoding="utf-16-le").headers == ["Name", "Town"]
+    assert list(read_table(path, encoding="utf-16-le").frame.columns) == ["Name", "Town"]
