@@ -31,7 +31,9 @@ def may_refuse(table: TextTable, error: InputError, *, detected: bool) -> bool:
     detected, bytes that do not decode in the encoding found (a Windows-1252 file with a byte it leaves
     undefined, a header in another encoding than the rest) are refused too."""
     problem = error.problem
-    if "NUL bytes" in problem and "\x00" in "".join(sum(table.records, table.header)):
+    if ("NUL bytes" in problem or "UTF-32" in problem) and "\x00" in "".join(
+        sum(table.records, table.header)
+    ):
         return True
     if "file is empty" in problem and not "".join(sum(table.records, table.header)).strip():
         return True
