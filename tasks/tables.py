@@ -28,7 +28,6 @@ from xml.etree.ElementTree import ParseError
 
 import numpy as np
 import pandas as pd
-from openpyxl.utils.exceptions import InvalidFileException
 
 from tasks.errors import InputError
 from tasks.filetypes import check_table_file
@@ -62,7 +61,6 @@ _WORKBOOK_ERRORS = (
     zipfile.BadZipFile,
     zlib.error,
     ParseError,
-    InvalidFileException,
 )
 
 
