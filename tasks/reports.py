@@ -14,6 +14,7 @@ from collections.abc import Collection, Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import xlsxwriter
 
@@ -176,6 +177,7 @@ def _write_sheet(
     style: pd.DataFrame | None = None,
     cell_formats: Mapping[str, Any] | None = None,
 ) -> None:
+    frame = _infinities_as_text(frame)
     columns = [str(column) for column in frame.columns]
     for position, column in enumerate(columns):
         cell_format = date_format if pd.api.types.is_datetime64_any_dtype(frame.iloc[:, position]) else None
@@ -200,6 +202,23 @@ def _write_sheet(
                 else:
                     worksheet.write(row_number, position, value, cell_format)
             row_number += 1
+
+
+def _infinities_as_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with an infinite number written ``inf`` or ``-inf``: a cell cannot hold one as a number
+    (and none of our columns should hold one)."""
+    infinite = [
+        position
+        for position in range(frame.shape[1])
+        if pd.api.types.is_float_dtype(frame.iloc[:, position]) and np.isinf(frame.iloc[:, position]).any()
+    ]
+    if not infinite:
+        return frame
+    frame = frame.copy()
+    for position in infinite:
+        values = frame.iloc[:, position]
+        frame[frame.columns[position]] = values.astype(object).where(~np.isinf(values), values.map(str))
+    return frame
 
 
 def _styled_cells(style: pd.DataFrame | None, start: int, rows: int) -> dict[int, list[tuple[int, str]]]:

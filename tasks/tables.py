@@ -19,10 +19,12 @@ from __future__ import annotations
 import csv
 import re
 import zipfile
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from io import StringIO
 from pathlib import Path
+from xml.etree.ElementTree import ParseError
 
 import numpy as np
 import pandas as pd
@@ -44,6 +46,22 @@ HEAD_BYTES = 1 << 20
 HEAD_ROWS = 50
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _QUOTE = '"'
+# What the workbook library raises on a damaged workbook: a member that does not inflate or is missing,
+# XML that does not parse, XML that parses into something it does not expect.
+_WORKBOOK_ERRORS = (
+    ValueError,
+    KeyError,
+    IndexError,
+    TypeError,
+    AttributeError,
+    OSError,
+    EOFError,
+    RuntimeError,  # an encrypted member
+    NotImplementedError,  # a compression or encryption the ZIP reader does not know
+    zipfile.BadZipFile,
+    zlib.error,
+    ParseError,
+)
 
 
 @dataclass
@@ -195,18 +213,40 @@ def _universal_newlines(text: str) -> str:
 
 
 def _decode(path: Path, data: bytes, encoding: str | None) -> DecodedText:
+    """The file's text; byte-order marks left at its start (a file saved twice with one, or read in a
+    given encoding that keeps it) are dropped, so that none becomes part of the first header."""
     try:
-        return decode_text(data, encoding)
+        decoded = decode_text(data, encoding)
     except UnicodeDecodeError as exc:
+        # A single-byte codec calls itself "charmap"; with no encoding given that is the fallback,
+        # Windows-1252.
+        name = encoding or ("Windows-1252" if exc.encoding == "charmap" else exc.encoding)
         raise InputError(
-            f"cannot be decoded as {exc.encoding}: {exc.reason} at byte {exc.start}", path=path
+            f"line {_line_at(data, exc.start, exc.encoding)}: cannot be decoded as {name}: {exc.reason} "
+            f"(byte {exc.start + 1} of the file)",
+            path=path,
         ) from exc
+    except UnicodeError as exc:  # a codec that decodes no text file (punycode, idna) fails without a place
+        raise InputError(f"cannot be decoded as {encoding}: {exc}", path=path) from exc
     except LookupError as exc:
         raise InputError(f"unknown encoding {encoding!r}", path=path) from exc
+    if decoded.text.startswith("\ufeff"):
+        return DecodedText(decoded.text.lstrip("\ufeff"), decoded.encoding, decoded.bad_lines)
+    return decoded
+
+
+def _line_at(data: bytes, offset: int, encoding: str) -> int:
+    """The 1-based line (ended by ``\\n``, ``\\r\\n`` or ``\\r``) holding byte ``offset`` of a file."""
+    try:
+        before = data[:offset].decode(encoding, errors="replace")
+    except (UnicodeError, LookupError):
+        before = data[:offset].decode("latin-1")
+    return _universal_newlines(before).count("\n") + 1
 
 
 def _read_delimited(path: Path, text: str, delimiter: str, encoding: str) -> Table:
     unclosed = False
+    originals: dict[int, list[str]] = {}
     try:
         # header=None makes the C parser refuse rows longer than the header instead of silently
         # shifting them into an index.
@@ -222,7 +262,7 @@ def _read_delimited(path: Path, text: str, delimiter: str, encoding: str) -> Tab
         )
     except pd.errors.ParserError as exc:
         unclosed = "EOF inside string" in str(exc)
-        header, data, malformed = _read_delimited_tolerant(text, delimiter)
+        header, data, malformed, originals = _read_delimited_tolerant(text, delimiter)
     except (ValueError, csv.Error) as exc:
         raise InputError(f"cannot be parsed with delimiter {delimiter!r}: {exc}", path=path) from exc
     else:
@@ -230,32 +270,47 @@ def _read_delimited(path: Path, text: str, delimiter: str, encoding: str) -> Tab
         data, malformed = raw.iloc[1:], []
     frame = data.set_axis(_unique_headers(header), axis=1)
     frame.index = pd.RangeIndex(1, len(frame) + 1)
-    lines = _quoted_lines(path, text, header, frame, delimiter, unclosed=unclosed)
+    lines = _quoted_lines(path, text, header, frame, delimiter, unclosed=unclosed, originals=originals)
     return Table(_drop_unnamed_empty(frame), malformed, encoding, delimiter, lines)
 
 
 def _read_delimited_tolerant(
     text: str, delimiter: str
-) -> tuple[list[str], pd.DataFrame, list[tuple[int, str]]]:
-    """Slow path for files with over-long rows: such rows are reported unless their extra fields are empty."""
+) -> tuple[list[str], pd.DataFrame, list[tuple[int, str]], dict[int, list[str]]]:
+    """Slow path for files with over-long rows: such rows are reported unless their extra fields are empty.
+
+    Returns the header, the rows, the malformed rows and, by 0-based position, every over-long row as it
+    was read (its line breaks still count, and its quoted cells are still checked).
+    """
     rows = read_rows(text, delimiter)
     header = rows[0]
     width = len(header)
     malformed: list[tuple[int, str]] = []
     data: list[list[str]] = []
+    originals: dict[int, list[str]] = {}
     for number, row in enumerate(rows[1:], start=1):
-        if len(row) > width and any(value.strip() for value in row[width:]):
-            malformed.append((number, f"row has {len(row)} fields, the header has {width}"))
-            row = []
+        if len(row) > width:
+            originals[number - 1] = row
+            if any(value.strip() for value in row[width:]):
+                malformed.append((number, f"row has {len(row)} fields, the header has {width}"))
+                row = []
         data.append((row + [""] * width)[:width])
-    return header, pd.DataFrame(data, columns=range(width), dtype=str), malformed
+    return header, pd.DataFrame(data, columns=range(width), dtype=str), malformed, originals
 
 
 def _quoted_lines(
-    path: Path, text: str, header: Sequence[str], frame: pd.DataFrame, delimiter: str, *, unclosed: bool
+    path: Path,
+    text: str,
+    header: Sequence[str],
+    frame: pd.DataFrame,
+    delimiter: str,
+    *,
+    unclosed: bool,
+    originals: dict[int, list[str]] | None = None,
 ) -> np.ndarray:
     """The physical line where each row starts, after checking that quoted cells swallowed no rows and
-    that the file's lines add up to its rows.
+    that the file's lines add up to its rows. ``originals`` holds, by position, rows as they were read
+    before they were cut to the header or emptied: their cells are the ones that count.
 
     Raises:
         InputError: a quote is never closed, a quoted cell runs over too many lines or holds whole
@@ -270,12 +325,17 @@ def _quoted_lines(
         breaks = np.zeros(len(frame), dtype=np.int64)
     else:
         breaks = _breaks_per_row(frame)
+    for position, values in (originals or {}).items():
+        breaks[position] = sum(_breaks(value) for value in values)
     starts = header_lines + 1 + np.concatenate(([0], np.cumsum(breaks + 1)[:-1])).astype(np.int64)
     starts = starts[: len(frame)]
     width = len(header)
-    for position in np.flatnonzero(breaks):
-        start = int(starts[position])
-        _check_quoted_row(path, frame, int(position), start, width, delimiter, total_lines, unclosed=unclosed)
+    for found in np.flatnonzero(breaks):
+        row = int(found)
+        cells = _row_cells(frame, row, (originals or {}).get(row))
+        _check_quoted_row(
+            path, cells, row, int(starts[row]), width, delimiter, total_lines, unclosed=unclosed
+        )
     if unclosed:
         last = len(frame) - 1
         raise InputError(
@@ -294,9 +354,21 @@ def _quoted_lines(
     return starts
 
 
+def _row_cells(frame: pd.DataFrame, position: int, original: list[str] | None) -> list[tuple[str, str]]:
+    """(column, value) of a row; of an over-long row as it was read, its extra fields named by position."""
+    if original is None:
+        return [
+            (str(column), value if isinstance(value, str) else "")
+            for column, value in frame.iloc[position].items()
+        ]
+    names = [str(column) for column in frame.columns]
+    names += [f"field {number}" for number in range(len(names) + 1, len(original) + 1)]
+    return list(zip(names, original, strict=False))
+
+
 def _check_quoted_row(
     path: Path,
-    frame: pd.DataFrame,
+    cells: Sequence[tuple[str, str]],
     position: int,
     start: int,
     width: int,
@@ -311,7 +383,7 @@ def _check_quoted_row(
     file's last line ending, running one line past the end).
     """
     line = start
-    for column, value in frame.iloc[position].items():
+    for column, value in cells:
         count = _breaks(value)
         if not count:
             continue
@@ -420,7 +492,7 @@ def _excel_sheet(
             na_values=[],
             engine="openpyxl",
         )
-    except (ValueError, KeyError, OSError, zipfile.BadZipFile) as exc:
+    except _WORKBOOK_ERRORS as exc:
         raise InputError(f"cannot be read as an Excel workbook (sheet {sheet!r}): {exc}", path=path) from exc
     if raw.empty:
         raise InputError(f"sheet {sheet if sheet is not None else 0!r} is empty: no header row", path=path)
@@ -436,17 +508,32 @@ def _read_excel(path: Path, sheet: str | int | None) -> Table:
 
 
 def _unique_headers(header: Sequence[str]) -> list[str]:
-    """Headers stripped; blanks named ``Unnamed: <n>``; repeats suffixed ``.1``, ``.2`` as pandas does."""
-    seen: dict[str, int] = {}
-    names: list[str] = []
-    for position, raw in enumerate(header, start=1):
-        name = raw.strip() or f"Unnamed: {position}"
+    """Headers stripped; blanks named ``Unnamed: <n>``; repeats made unique (see :func:`unique_names`)."""
+    return unique_names(
+        [raw.strip() or f"Unnamed: {position}" for position, raw in enumerate(header, start=1)]
+    )
+
+
+def unique_names(names: Sequence[str]) -> list[str]:
+    """``names`` with each repeat suffixed ``.1``, ``.2`` as pandas does, skipping suffixes that another
+    column already has as its own name: ``x.1, x, x`` becomes ``x.1, x, x.2``."""
+    taken = set(names)
+    seen: set[str] = set()
+    counters: dict[str, int] = {}
+    unique: list[str] = []
+    for name in names:
         if name in seen:
-            seen[name] += 1
-            name = f"{name}.{seen[name]}"
-        seen.setdefault(name, 0)
-        names.append(name)
-    return names
+            number = counters.get(name, 0)
+            candidate = name
+            while candidate in taken:
+                number += 1
+                candidate = f"{name}.{number}"
+            counters[name] = number
+            taken.add(candidate)
+            name = candidate
+        seen.add(name)
+        unique.append(name)
+    return unique
 
 
 def _drop_unnamed_empty(frame: pd.DataFrame) -> pd.DataFrame:

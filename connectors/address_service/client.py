@@ -59,11 +59,20 @@ def _status_of(payload: Any) -> int | None:
     if not isinstance(payload, dict):
         return None
     if "Status" in payload:
-        return int(payload["Status"])
+        return _status_number(payload["Status"])
     for value in payload.values():
         if isinstance(value, dict) and "Status" in value:
-            return int(value["Status"])
+            return _status_number(value["Status"])
     return None
+
+
+def _status_number(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise MalformedResponse(
+            f"{API}: the answer's Status {str(value)[:40]!r} is not a number", api=API
+        ) from None
 
 
 def _result(payload: dict[str, Any], wrapper: str) -> dict[str, Any]:
@@ -281,10 +290,11 @@ class AddressServiceClient(ApiClient):
         payload = await self._call(
             "POST", f"/autocomplete{version}", f"autocomplete{version}", json=body, idempotent=True
         )
-        raw = _result(payload, wrapper[version]).get("AutoCompleteResult") or []
-        if version == 2:
-            raw = [{AUTOCOMPLETE2_FIELD_NAMES.get(k, k): v for k, v in entry.items()} for entry in raw]
-        return variant, [AutocompleteEntry.model_validate(entry) for entry in raw]
+        with _reading(f"autocomplete{version}"):
+            raw = _result(payload, wrapper[version]).get("AutoCompleteResult") or []
+            if version == 2:
+                raw = [{AUTOCOMPLETE2_FIELD_NAMES.get(k, k): v for k, v in entry.items()} for entry in raw]
+            return variant, [AutocompleteEntry.model_validate(entry) for entry in raw]
 
     async def verify_building(
         self,
@@ -304,8 +314,9 @@ class AddressServiceClient(ApiClient):
             "townName": town_name,
         }
         payload = await self._call("GET", "/buildingverification2", "buildingverification2", params=params)
-        data = _result(payload, "QueryBuildingVerification2Result").get("BuildingVerificationData") or {}
-        return BuildingVerification.model_validate(data)
+        with _reading("buildingverification2"):
+            data = _result(payload, "QueryBuildingVerification2Result").get("BuildingVerificationData") or {}
+            return BuildingVerification.model_validate(data)
 
 
 def _with_client(

@@ -57,10 +57,10 @@ def normalize_qstat(code: object) -> str:
     if code is None:
         return ""
     text = str(code).strip().upper()
-    if text.isdigit():
-        return str(int(text))
-    if text.endswith(".0") and text[:-2].isdigit():  # a spreadsheet turned 1 into 1.0
-        return str(int(text[:-2]))
+    digits = text.removesuffix(".0")  # a spreadsheet turned 1 into 1.0
+    # ASCII digits only: "²" and "١" are digits to str.isdigit but no number int() reads.
+    if digits and digits.isascii() and digits.isdigit():
+        return str(int(digits))
     return text
 
 

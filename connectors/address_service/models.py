@@ -108,6 +108,17 @@ class QueryResult(_Model):
     settlement_id: int | None = None
 
 
+def _optional_int(value: Any) -> int | None:
+    """A number the service sends as a number or as text; empty is None. Anything else (an object, an
+    infinite number) is a ``ValueError``, which pydantic reports with the field's name."""
+    if value is None or value == "":
+        return None
+    try:
+        return int(value)
+    except (TypeError, OverflowError) as exc:
+        raise ValueError(f"not a whole number: {str(value)[:40]!r}") from exc
+
+
 def _stringify(value: Any) -> str | None:
     if value is None:
         return None
@@ -135,9 +146,7 @@ class _BuildingAddress(_Model):
     @field_validator("house_key", "onrp", "strid", mode="before")
     @classmethod
     def _number(cls, value: Any) -> int | None:
-        if value is None or value == "":
-            return None
-        return int(value)
+        return _optional_int(value)
 
 
 class AutocompleteEntry(_BuildingAddress):
@@ -167,4 +176,4 @@ class BuildingVerification(_BuildingAddress):
     @field_validator("pstat", mode="before")
     @classmethod
     def _pstat(cls, value: Any) -> int | None:
-        return None if value is None or value == "" else int(value)
+        return _optional_int(value)

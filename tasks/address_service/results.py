@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import logging
+import re
 import warnings
 import zipfile
 import zlib
@@ -39,6 +40,7 @@ from tasks.errors import ResultFileError
 from tasks.files import atomic_open
 from tasks.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING, ZIP_MAX_RATIO, ZIP_MAX_RATIO_SETTING
 from tasks.reports import write_csv, write_xlsx
+from tasks.tables import unique_names
 from tasks.textfiles import detect_encoding, read_rows, sniff_delimiter
 
 RETURNED_COLUMN = "ReturnedByService"
@@ -56,6 +58,8 @@ _UNPACK_CHUNK = 1 << 16
 # Below this many inflated bytes the ratio is not judged: a small member can do no harm, and a few
 # kilobytes of repeated text legitimately compress far better than 100:1.
 _RATIO_GRACE_BYTES = 1 << 20
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_LARGEST_RECORD_ID = 2**53  # every whole number below it is exact as a float (and fits Int64)
 # Columns of results.csv that hold the service's codes or our decoding of them ("- no statement"): written
 # as they are; every other text column (the customer's, the service's address text) gets the formula guard.
 CODE_COLUMNS = frozenset(
@@ -188,7 +192,11 @@ def _unpacked_path(workdir: Path, name: str, download: Path) -> Path:
 
 def _extract(archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path, inflation: _Inflation) -> Path:
     inflated = 0
-    with archive.open(member) as source, atomic_open(target) as sink:
+    try:
+        opened = archive.open(member)
+    except (OSError, ValueError) as exc:  # the directory points before the start of the file, or past it
+        raise zipfile.BadZipFile(f"member {member.filename[:100]!r} cannot be found: {exc}") from exc
+    with opened as source, atomic_open(target) as sink:
         while chunk := source.read(_UNPACK_CHUNK):
             inflated += len(chunk)
             inflation.add(member, inflated, len(chunk))
@@ -256,13 +264,7 @@ def result_headers(raw: Sequence[str]) -> list[str]:
         else name
         for position, name in enumerate(names)
     ]
-    seen: dict[str, int] = {}
-    unique: list[str] = []
-    for position, name in enumerate(renamed, start=1):
-        name = name or f"Unnamed: {position}"
-        seen[name] = seen.get(name, -1) + 1
-        unique.append(name if seen[name] == 0 else f"{name}.{seen[name]}")
-    return unique
+    return unique_names([name or f"Unnamed: {position}" for position, name in enumerate(renamed, start=1)])
 
 
 def _read_ragged(path: Path, encoding: str, delimiter: str, names: list[str]) -> pd.DataFrame:
@@ -292,7 +294,8 @@ def decode_results(frame: pd.DataFrame) -> pd.DataFrame:
         decoded.insert(position + 2, QSTAT_MEANING, _decode_distinct(qstat, _meaning))
     if "CorrectionType" in decoded:
         numbers = _numbers_distinct(decoded["CorrectionType"])
-        decoded["CorrectionType"] = numbers.where(numbers == numbers.round()).astype("Int64")
+        whole = (numbers == numbers.round()) & (numbers.abs() < _LARGEST_RECORD_ID)
+        decoded["CorrectionType"] = numbers.where(whole).astype("Int64")
     if "TotalScore" in decoded:
         decoded["TotalScore"] = _numbers_distinct(decoded["TotalScore"])
     if "ShortReport" in decoded:
@@ -354,10 +357,12 @@ def _decode_distinct(values: pd.Series, decode: Callable[[str], str]) -> pd.Seri
 
 
 def _numbers_distinct(values: pd.Series) -> pd.Series:
-    """Text to float (``"100.00"``, ``"99,5"``; empty or junk → NaN), parsing each distinct value once."""
+    """Text to float (``"100.00"``, ``"99,5"``; empty or junk → NaN, and so is a number too large for a
+    float, such as ``"1e400"``), parsing each distinct value once."""
     codes, uniques = pd.factorize(values.fillna(""))
     text = pd.Series(uniques, dtype=object).astype(str).str.strip().str.replace(",", ".", regex=False)
     numbers = pd.to_numeric(text.where(text != ""), errors="coerce").to_numpy(dtype="float64")
+    numbers = np.where(np.isfinite(numbers), numbers, np.nan)
     parsed = np.append(numbers, np.nan)[codes]  # code -1 (none here after fillna) would pick the NaN
     return pd.Series(parsed, index=values.index, dtype="float64")
 
@@ -398,7 +403,7 @@ def merge_results(
         | (set(uploaded_columns) & set(decoded.columns))
     )
     right = decoded.drop(columns=[c for c in decoded.columns if c in uploaded or c == id_column])
-    right.insert(0, RECORD_ID, pd.to_numeric(decoded[id_column], errors="coerce").astype("Int64"))
+    right.insert(0, RECORD_ID, _record_ids(decoded[id_column]))
     right = right[right[RECORD_ID].notna()].drop_duplicates(RECORD_ID)
     right.insert(1, RETURNED_COLUMN, True)
     right[RECORD_ID] = right[RECORD_ID].astype("int64")
@@ -432,6 +437,14 @@ def merge_results(
         if field in records:
             merged[field + INPUT_SUFFIX] = records[field].to_numpy()
     return merged
+
+
+def _record_ids(values: pd.Series) -> pd.Series:
+    """Record ids as ``Int64``: a whole number an upload can have (``"7"``, ``"7.0"``), else missing — a
+    fraction, a number past any row count or not a number at all is the id of no uploaded row."""
+    numbers = pd.to_numeric(values, errors="coerce").astype("float64")
+    whole = np.isfinite(numbers) & (numbers == np.floor(numbers)) & (numbers.abs() < _LARGEST_RECORD_ID)
+    return numbers.where(whole).astype("Int64")
 
 
 def qstat_summary(decoded: pd.DataFrame) -> pd.DataFrame:
@@ -468,7 +481,9 @@ def read_moves_file(path: Path, *, header: bool | None = None) -> pd.DataFrame:
     """
     encoding = detect_encoding(path)
     text = path.read_text(encoding=encoding, errors="replace")
-    lines = [line for line in text.splitlines() if line.strip()]
+    # Lines end at a line feed or carriage return only: str.splitlines would also split at a form feed,
+    # a NEL or a line separator inside a value, making two rows of one.
+    lines = [line for line in _LINE_END.split(text) if line.strip()]
     if not lines:
         return pd.DataFrame()
     delimiter = sniff_delimiter(lines[0]) or "\t"

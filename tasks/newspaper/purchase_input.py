@@ -101,7 +101,10 @@ def load_purchase_parameters(path: Path) -> dict[str, Any]:
     """The purchase parameters (§2.7 without the addresses) from a JSON or YAML file."""
     if not path.is_file():
         raise InputError("purchase parameter file not found", path=path)
-    text = path.read_text(encoding="utf-8-sig")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"is not UTF-8 text (byte {exc.start + 1}); save it as UTF-8", path=path) from exc
     try:
         data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as exc:

@@ -189,3 +189,9 @@ def test_both_spellings_of_the_input_names_resolve() -> None:
     for spelling in codes.INPUT_FIELD_SPELLINGS:
         assert codes.canonical_input_field(spelling) in codes.ADDRESS_FIELD_NAMES
     assert codes.canonical_input_field("QSTAT") is None
+
+
+@pytest.mark.parametrize("raw", ["²", "١", "1²", "².0"])
+def test_digits_other_than_ascii_are_an_unknown_qstat_not_a_crash(raw: str) -> None:
+    assert codes.normalize_qstat(raw) == raw.upper()
+    assert codes.qstat_info(raw) is None

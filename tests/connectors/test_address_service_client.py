@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from pydantic import SecretStr
+from pydantic import SecretStr, ValidationError
 
 from connectors.address_service import (
     AddressServiceClient,
@@ -31,6 +31,7 @@ from connectors.address_service import (
     status_error,
 )
 from connectors.address_service.errors import STATUS_TABLE
+from connectors.address_service.models import AutocompleteEntry, BuildingVerification
 from connectors.errors import MalformedResponse
 from connectors.retry import RetryPolicy
 
@@ -705,3 +706,33 @@ async def test_run_batch_sends_an_alignments_extra_replace_items_after_input_and
         {"Search": "{###STATISTICFILE_FR###}", "Replacement": "stat-1"},
         {"Search": "{###MOVEFILE###}", "Replacement": "moves-1"},
     ]
+
+
+# -- answers no model fits (found by tests/fuzz) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("odd", [{}, [], float("inf")], ids=["object", "array", "infinite"])
+def test_a_building_number_that_is_no_number_is_a_validation_error_naming_it(odd: Any) -> None:
+    with pytest.raises(ValidationError, match="HouseKey"):
+        AutocompleteEntry.model_validate({"HouseKey": odd})
+    with pytest.raises(ValidationError, match="PSTAT"):
+        BuildingVerification.model_validate({"PSTAT": odd})
+
+
+async def test_answers_no_model_fits_are_malformed_responses() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/buildingverification2"):
+            data = {"BuildingVerificationData": {"ONRP": {"x": 1}}, "Status": 0}
+            return httpx.Response(200, json={"QueryBuildingVerification2Result": data})
+        if request.url.path.endswith("/autocomplete4"):
+            hits = {"AutoCompleteResult": ["not an object"], "Status": 0}
+            return httpx.Response(200, json={"QueryAutoComplete4Result": hits})
+        return httpx.Response(200, content=b'{"Status": 1e400}', headers={"content-type": "application/json"})
+
+    async with make_client(handler) as client:
+        with pytest.raises(MalformedResponse, match="buildingverification2"):
+            await client.verify_building(street_name="a", house_no="1", zip_code="2502", town_name="Biel")
+        with pytest.raises(MalformedResponse, match="autocomplete4"):
+            await client.autocomplete(AutocompleteQuery("towns", zip_code="60", town_name="K"))
+        with pytest.raises(MalformedResponse, match="Status"):
+            await client.ping()

@@ -517,3 +517,56 @@ def read_result_file_from_rows() -> pd.DataFrame:
     frame = pd.DataFrame([row.split("\t") for row in RESULT_ROWS[:1]])
     frame.columns = results.result_headers(RESULT_HEADER.split("\t"))
     return frame
+
+
+def test_a_result_header_repeating_a_name_another_column_has_is_still_read(tmp_path: Path) -> None:
+    path = tmp_path / "result.txt"
+    path.write_bytes(b"RecordId\tA_uploaded.1\tA\tA\tA\n1\tw\tx\ty\tz\n")
+    frame = read_result_file(path)
+    assert list(frame.columns) == ["RecordId", "A_uploaded.1", "A_uploaded", "A_uploaded.2", "A"]
+    assert frame.to_numpy().tolist() == [["1", "w", "x", "y", "z"]]
+
+
+@pytest.mark.parametrize("odd", ["2.5", "99999999999999999999", "inf", "-inf", "1e400"])
+def test_a_record_id_no_upload_can_have_is_a_row_left_out_not_a_crash(
+    tmp_path: Path, odd: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    records = address_input(tmp_path)
+    decoded = decode_results(read_result_file(write_result(tmp_path / "r.txt", "cp1252")))
+    stray = decoded.iloc[[0]].assign(RecordId=odd)
+    with caplog.at_level("WARNING", logger="postflows.address_service.results"):
+        merged = merge_results(records, pd.concat([decoded, stray], ignore_index=True))
+    assert merged["RecordId"].tolist() == [1, 2, 3, 4]
+    assert merged["ReturnedByService"].tolist() == [True, True, True, False]
+
+
+def test_numbers_too_large_for_a_float_or_an_integer_decode_as_missing() -> None:
+    frame = pd.DataFrame(
+        {
+            "CorrectionType": ["1", "inf", "1e400", "99999999999999999999", "-1e400"],
+            "TotalScore": ["99,5", "1e400", "-inf", "7", "x"],
+        },
+        dtype=object,
+    )
+    decoded = decode_results(frame)
+    assert decoded["CorrectionType"].tolist() == [1, pd.NA, pd.NA, pd.NA, pd.NA]
+    assert decoded["TotalScore"].fillna(-1).tolist() == [99.5, -1, -1, 7.0, -1]
+
+
+def test_a_zip_whose_directory_points_before_the_file_start_is_a_damaged_zip(tmp_path: Path) -> None:
+    download = tmp_path / "download.zip"
+    with zipfile.ZipFile(download, "w") as bundle:
+        bundle.writestr("result.txt", "RecordId\tQSTAT\r\n" + "1\t1\r\n" * 40)
+    data = download.read_bytes()
+    download.write_bytes(data[:40] + data[120:])  # bytes lost inside the member: every offset is off
+    with pytest.raises(ResultFileError, match="damaged ZIP"):
+        unpack_download(download, tmp_path / "work")
+    assert not (tmp_path / "work" / "result.txt").exists()
+
+
+def test_a_moves_line_holding_a_form_feed_or_a_line_separator_stays_one_row(tmp_path: Path) -> None:
+    path = tmp_path / "moves.txt"
+    path.write_text("Name;Alt;Neu\nMuster\x0cHans;3000;8001\nKeller\u2028Eva;3000;\x85\n", encoding="utf-8")
+    frame = read_moves_file(path)
+    assert frame["Name"].tolist() == ["Muster\x0cHans", "Keller\u2028Eva"]
+    assert frame["Neu"].tolist() == ["8001", "\x85"]

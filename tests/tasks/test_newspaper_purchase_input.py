@@ -170,3 +170,11 @@ def _duplicating_sort(self: pd.DataFrame, *args: object, **kwargs: object) -> pd
         extra = frame.iloc[:1].assign(row=2)
         return pd.concat([frame, extra], ignore_index=True)
     return frame  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+def test_parameters_saved_as_utf16_are_refused_by_name(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"purchase{suffix}"
+    path.write_bytes('{"title": "Abo"}'.encode("utf-16"))
+    with pytest.raises(InputError, match="is not UTF-8 text"):
+        load_purchase_parameters(path)

@@ -166,3 +166,11 @@ def test_write_csv_guards_formulas_only_when_asked_and_never_in_code_columns(tmp
     assert everything.read_text(encoding="utf-8").splitlines()[1].endswith(",'- no statement")
     named = write_csv(pd.DataFrame({"=cmd()": ["x"], "-": [1]}), tmp_path / "named.csv", formula_guard=True)
     assert named.read_text(encoding="utf-8").splitlines()[0] == "'=cmd(),'-"  # a column name is a cell too
+
+
+def test_write_xlsx_writes_an_infinite_number_as_text_not_a_crash(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"score": [1.5, float("inf"), float("-inf"), float("nan")]})
+    path = write_xlsx(tmp_path / "scores.xlsx", {"Scores": frame})
+    sheet = openpyxl.load_workbook(path).active
+    assert [sheet.cell(row, 1).value for row in range(2, 6)] == [1.5, "inf", "-inf", None]
+    assert all(sheet.cell(row, 1).data_type != "f" for row in range(2, 6))
