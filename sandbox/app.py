@@ -3,7 +3,8 @@
 Mounts: ``/address/REST/v1`` (address web service), ``/newspaper`` (newspaper API host), ``/commerce``
 (commerce API) and ``/auth`` (the authorization server: OAuth 2.0 and OpenID Connect endpoints).
 ``/_sandbox/faults`` reads and replaces the fault plan; ``/_sandbox/requests`` lists (GET) and resets
-(DELETE) the requests counted per API, method and endpoint. What the APIs remember lives in memory, or in
+(DELETE) the requests counted per API, method and endpoint, ``/_sandbox/accepted`` lists those the API
+accepted. What the APIs remember lives in memory, or in
 ``config.state_dir`` shared with other processes (see :mod:`sandbox.state`).
 """
 
@@ -49,6 +50,10 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
     def list_requests() -> list[RequestCount]:
         return counter.counts()
 
+    @app.get("/_sandbox/accepted")
+    def list_accepted() -> list[RequestCount]:
+        return counter.accepted()
+
     @app.delete("/_sandbox/requests")
     def reset_requests() -> dict[str, int]:
         counter.reset()
@@ -70,5 +75,7 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
             "newspaper": newspaper.processed_failure,
             "commerce": commerce.processed_failure,
         },
+        accepted_answers={"address": address_service.accepted, "newspaper": newspaper.accepted},
+        expire_tokens=lambda: config.tokens.expire_all(config.clock()),
     )
     return app
