@@ -45,7 +45,7 @@ from tasks.address_service.batch import (
     upload_input_file,
     wait_for_batch,
 )
-from tasks.address_service.cleanup import delete_key_files
+from tasks.address_service.cleanup import created_file, delete_key_files
 from tasks.address_service.profiles import AlignmentProfile, load_profile, split_mapping
 from tasks.address_service.steps import (
     AddressResults,
@@ -372,24 +372,18 @@ async def _submit(
     tokens: dict[str, Any] = {}
 
     async def upload_and_create() -> dict[str, Any]:
-        tokens["input_token"] = await upload_input_file(client, upload_path)
-        await recorder.save_job(
-            api=API, kind="upload-file", remote_id=tokens["input_token"], status=JobState.SUBMITTED
+        upload = await created_file(
+            recorder, kind="upload-file", create=lambda: upload_input_file(client, upload_path)
         )
-        tokens["output_token"] = await create_output_file(client)
-        await recorder.save_job(
-            api=API, kind="output-file", remote_id=tokens["output_token"], status=JobState.SUBMITTED
-        )
+        tokens["input_token"] = upload.remote_id
+        output = await created_file(recorder, kind="output-file", create=lambda: create_output_file(client))
+        tokens["output_token"] = output.remote_id
         extra: dict[str, str] = {}
         for name in outputs:
-            extra[name] = await create_output_file(client)
-            await recorder.save_job(
-                api=API,
-                kind="output-file",
-                remote_id=extra[name],
-                status=JobState.SUBMITTED,
-                data={"output": name},
+            created = await created_file(
+                recorder, kind="output-file", create=lambda: create_output_file(client), data={"output": name}
             )
+            extra[name] = created.remote_id
         if extra:
             tokens["extra_outputs"] = extra
         return tokens

@@ -134,7 +134,7 @@ async def pickup_registration(
         summary.update(statuses=counts)
         await summary.publish(report, output_dir, description="Pickup registration")
         get_run_logger().info("pickup registration: %s", counts)
-        uncertain = [outcome.row for outcome in outcomes if outcome.status is RowStatus.UNCERTAIN]
+        uncertain = [outcome for outcome in outcomes if outcome.status is RowStatus.UNCERTAIN]
         if uncertain:
             raise PickupUncertain(uncertain, str(results_csv))
         return dict(summary)

@@ -3,10 +3,11 @@
 Mounts: ``/address/REST/v1`` (address web service), ``/newspaper`` (newspaper API host), ``/commerce``
 (commerce API) and ``/auth`` (the authorization server: OAuth 2.0 and OpenID Connect endpoints).
 ``/_sandbox/faults`` reads and replaces the fault plan; ``/_sandbox/requests`` lists (GET) and resets
-(DELETE) the requests counted per API, method and endpoint; ``/_sandbox/stored`` lists what the APIs hold
-now (address-service files and batch jobs, newspaper orders, purchases and statistics uploads). Every
-``_sandbox`` route answers only as :mod:`sandbox.control` allows. What the APIs remember lives in memory, or
-in ``config.state_dir`` shared with other processes (see :mod:`sandbox.state`).
+(DELETE) the requests counted per API, method and endpoint, ``/_sandbox/accepted`` lists those the API
+accepted, and ``/_sandbox/stored`` lists what the APIs hold now (address-service files and batch jobs,
+newspaper orders, purchases and statistics uploads). Every ``_sandbox`` route answers only as
+:mod:`sandbox.control` allows. What the APIs remember lives in memory, or in ``config.state_dir`` shared with
+other processes (see :mod:`sandbox.state`).
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
     def list_requests() -> list[RequestCount]:
         return counter.counts()
 
+    @app.get("/_sandbox/accepted")
+    def list_accepted() -> list[RequestCount]:
+        return counter.accepted()
+
     @app.delete("/_sandbox/requests")
     def reset_requests() -> dict[str, int]:
         counter.reset()
@@ -86,6 +91,8 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
             "newspaper": newspaper.processed_failure,
             "commerce": commerce.processed_failure,
         },
+        accepted_answers={"address": address_service.accepted, "newspaper": newspaper.accepted},
+        expire_tokens=lambda: config.tokens.expire_all(config.clock()),
     )
     # Outermost: a refused control request is neither counted nor given a fault.
     app.add_middleware(ControlGuard, listen_host=config.listen_host, token=config.control_token)

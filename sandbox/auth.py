@@ -16,7 +16,7 @@ import secrets
 import threading
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
@@ -85,6 +85,15 @@ class TokenRegistry:
         if token is None or now >= token.expires_at:
             return None
         return token
+
+    def expire_all(self, now: float) -> int:
+        """Let every token issued so far expire at ``now``; returns how many there were."""
+        with self._lock:
+            self._tokens = {
+                value: replace(token, expires_at=min(token.expires_at, now))
+                for value, token in self._tokens.items()
+            }
+            return len(self._tokens)
 
     def revoke_all(self) -> int:
         """Forget every issued token; returns how many there were."""

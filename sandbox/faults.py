@@ -20,14 +20,29 @@ relative to that API's mount (``runbatch``, ``checkbatchstatus/*``, ``*orders/st
   away meanwhile is never processed. A test holds a process at a known point this way, then kills it: the
   held request models one its process never got to send;
 * ``late_answer``: process the request at once, then keep its answer back for ``value`` seconds; a client
-  killed meanwhile never learns the outcome of what the service did.
+  killed meanwhile never learns the outcome of what the service did;
+* ``read_timeout``: the request is processed, then its answer is held until the client gives up: served
+  over a socket for ``value`` seconds (300 by default) before the connection closes; in-process the
+  client's read times out at once (:class:`AnswerTimedOut`);
+* ``token_expired``: every access token issued so far expires now, then the request goes on and meets the
+  API's own 401 for an expired token (as when a token runs out in the middle of a run);
+* ``corrupt_download``: the request is processed and its download spoiled: ``value`` ``size`` (cut to
+  half, the document's ``size`` still naming the whole), ``base64`` (no base64) or ``zip`` (the archive's
+  content fails its CRC); see :mod:`sandbox.answer_faults`;
+* ``unlisted_status``: the request is processed and every job or order status in its answer
+  (``TokenStatus``, ``statusValue``, ``validationStatus``, ``sortingStatus``) says ``value``, a status the
+  specification does not list (9 or ``ON_HOLD`` by default).
 
 ``after`` lets that many matching requests through first; ``times`` limits how often the rule fires
-(``null`` = always). Plans come from JSON/YAML text or files and can be changed at run time through
-``/_sandbox/faults``. The middleware also counts every request per (api, method, endpoint) in a
-:class:`RequestCounter`, so tests can prove what a client sent (``/_sandbox/requests``). With a state
-directory, request counts and how often each rule was seen and fired are kept there, shared by every
-process using it: a rule with ``times: 1`` fires once among them all.
+(``null`` = always). With ``per_segment`` a ``*`` of ``endpoint`` stands for one path segment (it never
+crosses a ``/``), so ``purchases/*/output-addresses`` does not also match a document's path. Plans come
+from JSON/YAML text or files and can be changed at run time through ``/_sandbox/faults``.
+
+The middleware also counts every request per (api, method, endpoint) in a :class:`RequestCounter`, so tests
+can prove what a client sent (``/_sandbox/requests``), and apart from those the requests the API accepted
+(answered as a success, whatever the client then saw: ``/_sandbox/accepted``), so a second submission shows
+even when its answer was lost. With a state directory, request counts and how often each rule was seen and
+fired are kept there, shared by every process using it: a rule with ``times: 1`` fires once among them all.
 """
 
 from __future__ import annotations
@@ -45,6 +60,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sandbox.answer_faults import Answer, corrupt_download, with_unlisted_status
 from sandbox.state import MemoryState, SandboxState, Table
 
 FaultKind = Literal[
@@ -58,11 +74,20 @@ FaultKind = Literal[
     "processed_status",
     "hold",
     "late_answer",
+    "read_timeout",
+    "token_expired",
+    "corrupt_download",
+    "unlisted_status",
 ]
 # What an API answers instead of a processed request's real answer: (fault value, real body) -> (HTTP
 # status, body).
 FailureAnswer = Callable[[Any, bytes], tuple[int, bytes]]
+# Whether an API accepted a request, judged from the answer its app gave (HTTP status and body).
+AcceptedAnswer = Callable[[Answer], bool]
 SCOPE_KEY = "postflows.sandbox.fault"
+# Set on the scope of requests served in-process (sandbox.inprocess): a held answer times out at once there.
+IN_PROCESS_KEY = "postflows.sandbox.in_process"
+HELD_ANSWER_S = 300.0
 
 API_MOUNTS: dict[str, str] = {
     "address": "/address/REST/v1",
@@ -76,6 +101,10 @@ class ConnectionDropped(Exception):
     """Raised after a started response to make the server close the connection mid-answer."""
 
 
+class AnswerTimedOut(Exception):
+    """Raised in-process where a served sandbox would hold the answer until the client's read timed out."""
+
+
 class FaultRule(BaseModel):
     api: str = "*"
     endpoint: str = "*"
@@ -84,6 +113,7 @@ class FaultRule(BaseModel):
     value: Any = None
     after: int = Field(default=0, ge=0)
     times: int | None = Field(default=1, ge=1)
+    per_segment: bool = False
     seen: int = Field(default=0, exclude=True)
     fired: int = 0
 
@@ -92,7 +122,11 @@ class FaultRule(BaseModel):
             return False
         if self.method and self.method.upper() != method.upper():
             return False
-        return fnmatch.fnmatchcase(endpoint, self.endpoint.lstrip("/"))
+        pattern = self.endpoint.lstrip("/")
+        if not self.per_segment:
+            return fnmatch.fnmatchcase(endpoint, pattern)
+        parts, wanted = endpoint.split("/"), pattern.split("/")
+        return len(parts) == len(wanted) and all(map(fnmatch.fnmatchcase, parts, wanted))
 
     def counter_key(self, index: int) -> str:
         """How the rule at ``index`` of a plan is known in a shared count table."""
@@ -212,25 +246,50 @@ class RequestCounter:
     def __init__(self, state: SandboxState | None = None) -> None:
         self._state = state or MemoryState()
         self._counts: Table[int] = self._state.table("sandbox.requests")
+        self._accepted: Table[int] = self._state.table("sandbox.accepted")
 
     def record(self, api: str, method: str, endpoint: str) -> None:
-        key = json.dumps([api, method.upper(), endpoint])
-        with self._state.atomic():
-            self._counts.put(key, (self._counts.get(key) or 0) + 1)
+        self._add(self._counts, api, method, endpoint)
+
+    def record_accepted(self, api: str, method: str, endpoint: str) -> None:
+        """Count a request the API accepted (answered as a success, whatever reached the client)."""
+        self._add(self._accepted, api, method, endpoint)
 
     def counts(self) -> list[RequestCount]:
-        items = sorted((tuple(json.loads(key)), count) for key, count in self._counts.items())
-        return [RequestCount(api=a, method=m, endpoint=e, count=n) for (a, m, e), n in items]
+        return self._listed(self._counts)
+
+    def accepted(self) -> list[RequestCount]:
+        """The accepted requests per (api, method, endpoint)."""
+        return self._listed(self._accepted)
 
     def reset(self) -> None:
         self._counts.clear()
+        self._accepted.clear()
+
+    def _add(self, table: Table[int], api: str, method: str, endpoint: str) -> None:
+        key = json.dumps([api, method.upper(), endpoint])
+        with self._state.atomic():
+            table.put(key, (table.get(key) or 0) + 1)
+
+    @staticmethod
+    def _listed(table: Table[int]) -> list[RequestCount]:
+        items = sorted((tuple(json.loads(key)), count) for key, count in table.items())
+        return [RequestCount(api=a, method=m, endpoint=e, count=n) for (a, m, e), n in items]
+
+
+def accepted_by_status(answer: Answer) -> bool:
+    """The default judgement: an API accepted a request it answered with a 2xx status."""
+    return 200 <= answer.status < 300
 
 
 class FaultMiddleware:
-    """Applies transport-level faults and marks endpoint-level ones on the request scope.
+    """Applies transport-level faults and marks endpoint-level ones on the request scope; counts every request
+    and those the API accepted.
 
     Counting the request and choosing its rule is one transaction of ``state``; the app's own work is
-    another, so a ``delay`` holds no lock while it waits.
+    another, so a ``delay`` holds no lock while it waits. ``failure_answers`` and ``accepted_answers`` hold
+    each API's own failure answer and success judgement (default: a 2xx status); ``expire_tokens`` makes
+    every issued access token expire (``token_expired``).
     """
 
     def __init__(
@@ -240,12 +299,16 @@ class FaultMiddleware:
         counter: RequestCounter | None = None,
         state: SandboxState | None = None,
         failure_answers: Mapping[str, FailureAnswer] | None = None,
+        accepted_answers: Mapping[str, AcceptedAnswer] | None = None,
+        expire_tokens: Callable[[], object] | None = None,
     ) -> None:
         self.app = app
         self.plan = plan
         self.counter = counter
         self.state = state or MemoryState()
         self.failure_answers = dict(failure_answers or {})
+        self.accepted_answers = dict(accepted_answers or {})
+        self.expire_tokens = expire_tokens
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -259,90 +322,147 @@ class FaultMiddleware:
             if self.counter is not None:
                 self.counter.record(api, scope["method"], endpoint)
             rule = self.plan.take(api, scope["method"], endpoint)
+        where = f"{api}/{endpoint}"
         if rule is None:
-            await self.app(scope, receive, send)
-            return
-        if rule.kind == "delay":
+            await self._serve(scope, receive, send, api, endpoint)
+        elif rule.kind == "delay":
             await asyncio.sleep(float(rule.value or 0))
-            await self.app(scope, receive, send)
+            await self._serve(scope, receive, send, api, endpoint)
         elif rule.kind == "http_status":
             status = int(rule.value or 500)
             await _respond(send, status, json.dumps({"error": f"injected HTTP {status}"}).encode())
         elif rule.kind == "drop":
-            await _drop(send, f"injected dropped connection on {api}/{endpoint}")
+            await _drop(send, f"injected dropped connection on {where}")
         elif rule.kind == "hold":
-            await _hold(self.app, scope, receive, send, float(rule.value or 0))
-        elif rule.kind == "late_answer":
-            await _late_answer(self.app, scope, receive, send, float(rule.value or 0))
+            await self._hold(scope, receive, send, api, endpoint, float(rule.value or 0))
+        elif rule.kind == "token_expired":
+            if self.expire_tokens is not None:
+                self.expire_tokens()
+            await self._serve(scope, receive, send, api, endpoint)
+        elif rule.kind in _PROCESSED_KINDS:
+            answer = await self._processed(scope, receive, api, endpoint)
+            await self._after_processing(rule, answer, scope, send, api, where)
+        else:
+            scope = dict(scope)
+            scope[SCOPE_KEY] = rule
+            await self._serve(scope, receive, send, api, endpoint)
+
+    async def _after_processing(
+        self, rule: FaultRule, answer: Answer, scope: Scope, send: Send, api: str, where: str
+    ) -> None:
+        """What the client gets of a processed request under ``rule``."""
+        if rule.kind == "late_answer":
+            await asyncio.sleep(float(rule.value or 0))
+            await _send_answer(send, answer, where)
         elif rule.kind == "lost_answer":
-            await _answer_of(self.app, scope, receive)
-            await _drop(send, f"injected lost answer on {api}/{endpoint} (the request was processed)")
-        elif rule.kind == "processed_status":
-            _, body = await _answer_of(self.app, scope, receive)
-            answer = self.failure_answers.get(api)
-            if answer is None:
+            await _drop(send, f"injected lost answer on {where} (the request was processed)")
+        elif rule.kind == "read_timeout":
+            reason = f"injected read timeout on {where} (the request was processed)"
+            if scope.get(IN_PROCESS_KEY):
+                raise AnswerTimedOut(reason)
+            await asyncio.sleep(float(rule.value or HELD_ANSWER_S))
+            await _drop(send, reason)
+        elif rule.kind == "corrupt_download":
+            await _send_answer(send, corrupt_download(answer, str(rule.value or "size")), where)
+        elif rule.kind == "unlisted_status":
+            await _send_answer(send, with_unlisted_status(answer, rule.value), where)
+        else:  # processed_status
+            failure = self.failure_answers.get(api)
+            if failure is None:
                 await _respond(
                     send, 500, json.dumps({"error": "injected HTTP 500 after processing"}).encode()
                 )
             else:
-                await _respond(send, *answer(rule.value, body))
+                await _respond(send, *failure(rule.value, answer.body))
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send, api: str, endpoint: str) -> None:
+        """Let the app answer, passing its answer on as it comes, and count it if the API accepted it."""
+        start: Message = {}
+        chunks: list[bytes] = []
+
+        async def watch(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                start.update(message)
+            elif message["type"] == "http.response.body" and _is_json(start):
+                chunks.append(bytes(message.get("body", b"")))
+            await send(message)
+
+        await self.app(scope, receive, watch)
+        if start:
+            answer = Answer(int(start["status"]), list(start.get("headers", [])), b"".join(chunks))
+            self._count_accepted(answer, scope, api, endpoint)
+
+    async def _hold(
+        self, scope: Scope, receive: Receive, send: Send, api: str, endpoint: str, seconds: float
+    ) -> None:
+        """Wait up to ``seconds`` for the client to go away; serve the request only if it did not."""
+        body: list[Message] = []
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body.append(message)
+            if not message.get("more_body", False):
+                break
+        try:
+            message = await asyncio.wait_for(receive(), seconds)
+        except TimeoutError:
+            pass
         else:
-            scope = dict(scope)
-            scope[SCOPE_KEY] = rule
-            await self.app(scope, receive, send)
+            if message["type"] == "http.disconnect":
+                return
 
+        async def replay() -> Message:
+            return body.pop(0) if body else await receive()
 
-async def _hold(app: ASGIApp, scope: Scope, receive: Receive, send: Send, seconds: float) -> None:
-    """Wait up to ``seconds`` for the client to go away; process the request only if it did not."""
-    body: list[Message] = []
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
+        await self._serve(scope, replay, send, api, endpoint)
+
+    async def _processed(self, scope: Scope, receive: Receive, api: str, endpoint: str) -> Answer:
+        answer = await _answer_of(self.app, scope, receive)
+        self._count_accepted(answer, scope, api, endpoint)
+        return answer
+
+    def _count_accepted(self, answer: Answer, scope: Scope, api: str, endpoint: str) -> None:
+        if self.counter is None:
             return
-        body.append(message)
-        if not message.get("more_body", False):
-            break
-    try:
-        message = await asyncio.wait_for(receive(), seconds)
-    except TimeoutError:
-        pass
-    else:
-        if message["type"] == "http.disconnect":
-            return
-
-    async def replay() -> Message:
-        return body.pop(0) if body else await receive()
-
-    await app(scope, replay, send)
+        if self.accepted_answers.get(api, accepted_by_status)(answer):
+            self.counter.record_accepted(api, scope["method"], endpoint)
 
 
-async def _late_answer(app: ASGIApp, scope: Scope, receive: Receive, send: Send, seconds: float) -> None:
-    """Process the request, then send its answer ``seconds`` later."""
-    answer: list[Message] = []
+_PROCESSED_KINDS = frozenset(
+    {
+        "late_answer",
+        "lost_answer",
+        "processed_status",
+        "read_timeout",
+        "corrupt_download",
+        "unlisted_status",
+    }
+)
 
-    async def keep(message: Message) -> None:
-        answer.append(message)
 
-    await app(scope, receive, keep)
-    await asyncio.sleep(seconds)
-    for message in answer:
-        await send(message)
+def _is_json(start: Message) -> bool:
+    return any(
+        name.lower() == b"content-type" and b"json" in value.lower()
+        for name, value in start.get("headers", [])
+    )
 
 
-async def _answer_of(app: ASGIApp, scope: Scope, receive: Receive) -> tuple[int, bytes]:
-    """Run ``app`` on the request and keep its answer (HTTP status, body) instead of sending it."""
-    status = 500
+async def _answer_of(app: ASGIApp, scope: Scope, receive: Receive) -> Answer:
+    """Run ``app`` on the request and keep its answer instead of sending it."""
+    answer = Answer(500)
     chunks: list[bytes] = []
 
     async def keep(message: Message) -> None:
-        nonlocal status
         if message["type"] == "http.response.start":
-            status = int(message["status"])
+            answer.status = int(message["status"])
+            answer.headers = list(message.get("headers", []))
         elif message["type"] == "http.response.body":
             chunks.append(bytes(message.get("body", b"")))
 
     await app(scope, receive, keep)
-    return status, b"".join(chunks)
+    answer.body = b"".join(chunks)
+    return answer
 
 
 async def _drop(send: Send, reason: str) -> None:
@@ -356,6 +476,21 @@ async def _drop(send: Send, reason: str) -> None:
     )
     await send({"type": "http.response.body", "body": b'{"partial', "more_body": True})
     raise ConnectionDropped(reason)
+
+
+async def _send_answer(send: Send, answer: Answer, where: str) -> None:
+    """Send ``answer``; one cut short declares its whole length and the connection closes after the part."""
+    if answer.declared_length is None:
+        await send({"type": "http.response.start", "status": answer.status, "headers": answer.headers})
+        await send({"type": "http.response.body", "body": answer.body})
+        return
+    headers = [(name, value) for name, value in answer.headers if name.lower() != b"content-length"]
+    headers.append((b"content-length", str(answer.declared_length).encode()))
+    await send({"type": "http.response.start", "status": answer.status, "headers": headers})
+    await send({"type": "http.response.body", "body": answer.body, "more_body": True})
+    raise ConnectionDropped(
+        f"injected truncated download on {where}: {len(answer.body)} of {answer.declared_length} bytes"
+    )
 
 
 async def _respond(send: Send, status: int, body: bytes) -> None:

@@ -161,6 +161,14 @@ class MemoryState(SandboxState):
         with self._lock:
             yield
 
+    def clear(self) -> None:
+        """Forget every record and id counter: the app starts over as if new (its tables stay the same
+        objects, so the stores holding them see the change)."""
+        with self._lock:
+            for table in self._tables.values():
+                table.clear()
+            self._counters.clear()
+
     @asynccontextmanager
     async def request(self) -> AsyncIterator[None]:
         # Stores lock around each change; holding a thread lock across the request's awaits could deadlock.

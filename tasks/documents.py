@@ -5,8 +5,11 @@ and the answer as received kept beside them whenever it may hold something we di
 from __future__ import annotations
 
 import hashlib
+import io
 import re
 import unicodedata
+import zipfile
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -16,6 +19,7 @@ from connectors.newspaper import Document, DocumentInvalid, DocumentSet, RawResp
 from tasks.files import write_bytes
 from tasks.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING
 
+ZIP_MAGIC = b"PK\x03\x04"
 MAX_STEM_BYTES = 120
 """Longest file name stem, in UTF-8 bytes: room for a suffix, the extension and the writer's temporary name
 within the 255 bytes most file systems allow."""
@@ -127,17 +131,35 @@ def document_extension(document: Document) -> str:
 
 
 def decoded_content(document: Document, label: str, *, max_bytes: int = DOWNLOAD_MAX_BYTES) -> bytes:
-    """The document's bytes, refused before decoding when they would be more than ``max_bytes``.
+    """The document's bytes, refused before decoding when they would be more than ``max_bytes``. A ZIP
+    archive (by its type or its first bytes) must open and every member pass its CRC check.
 
     Raises:
-        DocumentRejected: too large, not base64, or not ``size`` bytes long.
+        DocumentRejected: too large, not base64, not ``size`` bytes long, or a ZIP archive that is damaged
+            or unpacks to more than ``max_bytes``.
     """
     if max(document.size or 0, _decoded_length_bound(document.data)) > max_bytes:
         raise DocumentRejected(label, _too_large(max_bytes))
     try:
-        return document.decoded_bytes()
+        content = document.decoded_bytes()
     except DocumentInvalid as exc:
         raise DocumentRejected(label, str(exc)) from exc
+    if document_extension(document) == ".zip" or content.startswith(ZIP_MAGIC):
+        _check_archive(content, label, max_bytes)
+    return content
+
+
+def _check_archive(content: bytes, label: str, max_bytes: int) -> None:
+    """Refuse a ZIP archive that does not open, unpacks to more than ``max_bytes`` or fails a CRC check."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(content)) as archive:
+            if sum(member.file_size for member in archive.infolist()) > max_bytes:
+                raise DocumentRejected(label, f"its ZIP archive unpacked is {_too_large(max_bytes)}")
+            broken = archive.testzip()
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError) as exc:
+        raise DocumentRejected(label, f"not a readable ZIP archive: {exc}") from exc
+    if broken is not None:
+        raise DocumentRejected(label, f"not a readable ZIP archive: {broken!r} fails its CRC check")
 
 
 def save_documents(

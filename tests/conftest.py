@@ -17,6 +17,16 @@ from tests import secret_watch  # noqa: E402 - after the environment above
 secret_watch.install()
 
 
+@pytest.fixture(scope="session")
+def prefect_harness() -> Iterator[None]:
+    """One temporary Prefect server for the whole session (it costs ~10 s to start): flow tests and the
+    fault matrix both report to it."""
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=180):
+        yield
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     seen = secret_watch.seen
     terminalreporter.write_line(

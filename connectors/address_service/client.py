@@ -182,8 +182,13 @@ class AddressServiceClient(ApiClient):
             return str(_result(payload, "UploadFileResult")["FileToken"])
 
     async def create_file(self) -> str:
-        """GET /createfile: creates the output file; returns its FileToken."""
-        payload = await self._call("GET", "/createfile", "createfile")
+        """GET /createfile: creates the output file; returns its FileToken.
+
+        A GET that creates something: after a failure that may have come once the file was made (a read
+        timeout, a 5xx, Status 201-203) it is not sent again, or the first file would be left without its
+        token.
+        """
+        payload = await self._call("GET", "/createfile", "createfile", idempotent=False)
         with _reading("createfile"):
             return str(_result(payload, "CreateFileResult")["FileToken"])
 

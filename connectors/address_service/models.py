@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from enum import IntEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 _DATE_PATTERN = re.compile(r"^/Date\((?P<ms>-?\d+)(?P<offset>[+-]\d{4})?\)/$")
 
@@ -90,14 +90,25 @@ class BatchJob(_Model):
 
 
 class BatchStatus(_Model):
-    """The ``BatchStatus`` of /checkbatchstatus."""
+    """The ``BatchStatus`` of /checkbatchstatus. ``reported_token_status`` keeps the number the service sent,
+    which differs from ``token_status`` when it is not in the §2.6 table (read as UNKNOWN)."""
 
     token_status: TokenStatus = Field(alias="TokenStatus")
+    reported_token_status: int | None = None
     progress: float | None = Field(default=None, alias="Progress")
     remaining_time_seconds: int | None = Field(default=None, alias="RemainingTimeSeconds")
     message: str | None = Field(default=None, alias="Message")
     start_date_time: MsDate = Field(default=None, alias="StartDateTime")
     last_update_date_time: MsDate = Field(default=None, alias="LastUpdateDateTime")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keep_reported_status(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "reported_token_status" not in data:
+            reported = data.get("TokenStatus", data.get("token_status"))
+            if isinstance(reported, int) or (isinstance(reported, str) and reported.isdigit()):
+                return {**data, "reported_token_status": int(reported)}
+        return data
 
 
 class QueryResult(_Model):

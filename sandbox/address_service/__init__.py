@@ -10,13 +10,13 @@ from fastapi import FastAPI
 
 from sandbox.address_service.batch_routes import batch_router
 from sandbox.address_service.query_routes import query_router
-from sandbox.address_service.service import AddressService, processed_failure
+from sandbox.address_service.service import AddressService, accepted, processed_failure
 from sandbox.state import SandboxState
 
 if TYPE_CHECKING:  # the config holds this package's alignments: a runtime import would be circular
     from sandbox.config import SandboxConfig
 
-__all__ = ["create_app", "processed_failure"]
+__all__ = ["accepted", "create_app", "processed_failure"]
 
 
 def create_app(config: SandboxConfig, state: SandboxState) -> FastAPI:

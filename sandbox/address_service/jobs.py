@@ -220,6 +220,10 @@ class JobStore:
                 return None
             return job, item, self._contents.get(token) or b""
 
+    def file_tokens(self) -> list[str]:
+        """The tokens of every file the service still holds (uploaded, created or written by a job)."""
+        return self._files.keys()
+
     def delete(self, token: str) -> bool:
         """Forget a file or a job (its output files with it); False when the token is unknown."""
         with self._state.atomic():

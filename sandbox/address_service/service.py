@@ -22,6 +22,7 @@ from sandbox.address_service.alignments import validates
 from sandbox.address_service.jobs import JobStore
 from sandbox.address_service.matching import Matcher
 from sandbox.address_service.reference import load_reference
+from sandbox.answer_faults import Answer
 from sandbox.faults import active_fault
 from sandbox.state import SandboxState
 
@@ -80,6 +81,19 @@ def processed_failure(value: Any, answered: bytes) -> tuple[int, bytes]:
     status = int(value) if value is not None else Status.INTERNAL_ERROR
     response = answer(wrapper if wrapper in EMPTY_RESULTS else None, status)
     return response.status_code, bytes(response.body)
+
+
+def accepted(answer: Answer) -> bool:
+    """Whether the service accepted a request: HTTP 200 with ``Status`` 0 (in its result wrapper or bare),
+    or a download's bytes."""
+    if answer.status != 200:
+        return False
+    body = answer.json()
+    if body is None:
+        return "json" not in answer.content_type
+    if isinstance(body, dict) and len(body) == 1 and isinstance(next(iter(body.values())), dict):
+        body = next(iter(body.values()))
+    return isinstance(body, dict) and body.get("Status") == Status.OK
 
 
 class AddressService:

@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI
 
+from sandbox.answer_faults import Answer
 from sandbox.auth import install_bearer_errors, require_scope
 from sandbox.config import SandboxConfig
 from sandbox.newspaper import masterdata, orders, purchases, statistics, structurefiles
@@ -59,6 +60,15 @@ def create_app(config: SandboxConfig, state: SandboxState) -> FastAPI:
         }
 
     return app
+
+
+def accepted(answer: Answer) -> bool:
+    """Whether the API accepted a request: a 2xx answer whose ``errors`` array, if any, is empty (§7: an
+    HTTP 200 may still carry errors)."""
+    if not 200 <= answer.status < 300:
+        return False
+    body = answer.json()
+    return not (isinstance(body, dict) and body.get("errors"))
 
 
 def processed_failure(value: Any, answered: bytes) -> tuple[int, bytes]:

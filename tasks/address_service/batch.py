@@ -26,11 +26,17 @@ API = "address-service"
 
 
 class BatchJobFailed(RemoteJobEnded):
-    """The batch job ended in a TokenStatus other than Finished."""
+    """The batch job ended in a TokenStatus other than Finished (a number the §2.6 table does not list reads
+    as UNKNOWN, and the message names the number the service sent)."""
 
-    def __init__(self, token_status: TokenStatus, message: str | None) -> None:
+    def __init__(
+        self, token_status: TokenStatus, message: str | None, *, reported: int | None = None
+    ) -> None:
         detail = f": {message}" if message else ""
-        super().__init__(f"batch job ended with TokenStatus {int(token_status)} {token_status.name}{detail}")
+        said = f"{int(token_status)} {token_status.name}"
+        if reported is not None and reported != int(token_status):
+            said = f"{reported}, a status the specification does not list (read as {said})"
+        super().__init__(f"batch job ended with TokenStatus {said}{detail}")
         self.token_status = token_status
         self.cancelled = token_status.name == "CANCELED"
 
@@ -78,7 +84,7 @@ StatusCallback = Callable[[BatchStatus], Awaitable[None] | None]
 def observe(status: BatchStatus) -> Observation[BatchStatus]:
     """One look at a batch job for the poller; a failure status raises :class:`BatchJobFailed`."""
     if status.token_status.is_failure:
-        raise BatchJobFailed(status.token_status, status.message)
+        raise BatchJobFailed(status.token_status, status.message, reported=status.reported_token_status)
     detail = status.token_status.name.lower()
     if status.remaining_time_seconds is not None:
         detail += f", about {status.remaining_time_seconds}s left"

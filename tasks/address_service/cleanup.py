@@ -1,24 +1,31 @@
-"""Deleting the address service's remote files once nothing needs them, and recording that they are gone.
+"""The address service's remote files in the run history: recorded as they are created, deleted once nothing
+needs them, and recorded as gone.
 
 A file is needed while the batch job it belongs to may still give a result (recorded as resumable) or might
 exist (its submission's outcome is unknown). Everything else recorded and not deleted is an orphan: a run
-deletes the orphans of its key, and ``postflows cleanup`` deletes those of every key past an age.
+deletes the orphans of its key, and ``postflows cleanup`` deletes those of every key past an age. A file
+whose creation lost its answer may exist without anyone knowing its token: it stays recorded as UNCERTAIN
+(the service deletes uploads three months after they arrived), and no clean-up tries to delete it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
 import history
 from connectors.address_service import AddressServiceClient
+from connectors.errors import RemoteRejected
 from history.models import JobState, RemoteJob
 from tasks.address_service.batch import API, delete_remote_files
-from tasks.run_history import JobSnapshot, RunRecorder
+from tasks.run_history import JobSnapshot, RunRecorder, record_shielded
+from tasks.submission import PENDING_PREFIX, is_marker, outcome_unknown
 
 FILE_KINDS = ("upload-file", "output-file")
 BATCH = "batch"
@@ -44,6 +51,54 @@ class CleanupReport:
     kept: list[str] = field(default_factory=list)
 
 
+async def created_file(
+    recorder: RunRecorder,
+    *,
+    kind: str,
+    create: Callable[[], Awaitable[str]],
+    data: Mapping[str, Any] | None = None,
+) -> JobSnapshot:
+    """Create a remote file with ``create`` (which returns its token) and record it under the run's key.
+
+    A marker is recorded before the request leaves and gets the token once it arrives. When the answer is
+    lost (a read timeout, a dropped connection, a 5xx, an internal error of the service) the file may exist
+    while its token is unknown: the marker stays UNCERTAIN and the run carries a warning, since nothing can
+    delete that file. A request that certainly created nothing leaves the marker NOT_SENT or REJECTED.
+
+    Returns:
+        The file as recorded: SUBMITTED, its token as ``remote_id``.
+    """
+    marker = await recorder.save_job(
+        api=API,
+        kind=kind,
+        remote_id=f"{PENDING_PREFIX}{recorder.run_id}:{uuid.uuid4().hex}",
+        status=JobState.PENDING,
+        data=data,
+    )
+    try:
+        token = await create()
+    except BaseException as error:
+        await record_shielded(_record_failed_creation(recorder, marker, error))
+        raise
+    return await recorder.update_job(marker, remote_id=token, status=JobState.SUBMITTED)
+
+
+async def _record_failed_creation(recorder: RunRecorder, marker: JobSnapshot, error: BaseException) -> None:
+    failure = f"{type(error).__name__}: {error}"[:500]
+    if not outcome_unknown(error):
+        state = JobState.REJECTED if isinstance(error, RemoteRejected) else JobState.NOT_SENT
+        await recorder.update_job(marker, status=state, finished=True, detail=failure)
+        return
+    await recorder.update_job(marker, status=JobState.UNCERTAIN, detail=f"outcome unknown: {failure}")
+    await recorder.message(
+        "warning",
+        marker.kind,
+        f"the {marker.kind} request got no answer ({type(error).__name__}): a file may be left on the "
+        "service whose token never arrived, so it cannot be deleted from here; the service deletes uploaded "
+        "files three months after they arrived",
+    )
+
+
 def tokens_in_use(batches: list[JobSnapshot]) -> set[str]:
     """The file tokens of batch jobs that may still run or give a result."""
     tokens: set[str] = set()
@@ -60,7 +115,8 @@ async def delete_key_files(client: AddressServiceClient, recorder: RunRecorder) 
     """
 
     async def clean() -> CleanupReport:
-        files = [job for kind in FILE_KINDS for job in await recorder.open_jobs(api=API, kind=kind)]
+        recorded = [job for kind in FILE_KINDS for job in await recorder.open_jobs(api=API, kind=kind)]
+        files = [job for job in recorded if not is_marker(job)]
         in_use = tokens_in_use(await recorder.open_jobs(api=API, kind=BATCH))
         report = CleanupReport(kept=[job.remote_id for job in files if job.remote_id in in_use])
         orphans = [job for job in files if job.remote_id not in in_use]
@@ -111,10 +167,9 @@ async def delete_recorded_files(
 
     def read() -> list[JobSnapshot]:
         with factory.begin() as session:
-            return [
-                JobSnapshot.of(job)
-                for job in history.undeleted_files(session, kinds=FILE_KINDS, older_than=older_than, api=API)
-            ]
+            recorded = history.undeleted_files(session, kinds=FILE_KINDS, older_than=older_than, api=API)
+            # A file whose token never arrived cannot be deleted: only its record says it may exist.
+            return [JobSnapshot.of(job) for job in recorded if not job.remote_id.startswith(PENDING_PREFIX)]
 
     files = await asyncio.to_thread(read)
     report = CleanupReport()

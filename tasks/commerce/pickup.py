@@ -58,16 +58,24 @@ class RowOutcome:
 
 
 class PickupUncertain(PostflowsError):
-    """Rows were sent but their answer never arrived; they are not sent again without ``--resubmit``."""
+    """Rows were sent but their answer never arrived; they are not sent again without ``--resubmit``. The
+    message names why for the first rows (the failure each request met)."""
 
-    def __init__(self, rows: Sequence[int], results: str) -> None:
+    SHOWN_REASONS = 3
+
+    def __init__(self, outcomes: Sequence[RowOutcome], results: str) -> None:
+        rows = [outcome.row for outcome in outcomes]
         listed = ", ".join(str(row) for row in rows[:20]) + (" …" if len(rows) > 20 else "")
+        why = "; ".join(
+            f"row {outcome.row}: {outcome.message.split(_MAY_BE_REGISTERED, 1)[0]}"
+            for outcome in outcomes[: self.SHOWN_REASONS]
+        )
         super().__init__(
             f"{len(rows)} row(s) may have been registered although no answer arrived (rows {listed}; see "
-            f"{results}). Check with the pickup service, then run the same command again with --resubmit "
-            "to send them again (a user it knows keeps its id)"
+            f"{results}; {why}). Check with the pickup service, then run the same command again with "
+            "--resubmit to send them again (a user it knows keeps its id)"
         )
-        self.rows = list(rows)
+        self.rows = rows
 
 
 @dataclass(frozen=True)
@@ -213,7 +221,10 @@ def _same_as(first: RowOutcome, row: PickupRow) -> RowOutcome:
 
 
 def _uncertain(what: str) -> str:
-    return f"{what} got no answer: the user may be registered; check, then run again with --resubmit"
+    return f"{what} got no answer{_MAY_BE_REGISTERED}; check, then run again with --resubmit"
+
+
+_MAY_BE_REGISTERED = ": the user may be registered"
 
 
 def _reason(error: ApiError) -> str:

@@ -558,7 +558,7 @@ async def test_client_methods_without_permission_are_status_105() -> None:
     [
         (106, "runquery2"),
         (501, "uploadfile"),
-        (201, "createfile"),
+        (201, "checkbatchstatus"),
         (202, "checkbatchstatus"),
         (203, "runquery2"),
     ],
@@ -581,21 +581,25 @@ async def test_transient_service_statuses_are_retried_until_success(
 
 
 @pytest.mark.parametrize("status", [201, 202, 203])
-@pytest.mark.parametrize("operation", ["uploadfile", "runbatch"])
+@pytest.mark.parametrize("operation", ["uploadfile", "createfile", "runbatch"])
 async def test_internal_errors_on_a_submission_are_not_resent(
     service: Service, tmp_path: Path, status: int, operation: str
 ) -> None:
-    """Status 201-203 may come after the service acted: an upload or a billed batch is never sent twice."""
+    """Status 201-203 may come after the service acted: an upload, a created file or a billed batch is never
+    sent twice (a second file would leave the first one without its token)."""
     input_token = await service.client.upload_file(SMALL_BATCH.encode())
     output_token = await service.client.create_file()
+    before = service.count(operation)
     service.inject(endpoint=operation, kind="service_status", value=status, times=1)
     with pytest.raises(InternalStatusError) as failed:
         if operation == "uploadfile":
             await service.client.upload_file(SMALL_BATCH.encode())
+        elif operation == "createfile":
+            await service.client.create_file()
         else:
             await service.client.run_batch(MAINTENANCE, input_token, output_token)
     assert failed.value.outcome_unknown
-    assert service.count(operation) == (2 if operation == "uploadfile" else 1)
+    assert service.count(operation) - before == 1
     assert service.sleeps == []
 
 
@@ -607,10 +611,17 @@ async def test_status_999_is_raised_at_once(service: Service) -> None:
     assert service.count("createfile") == 1 and service.sleeps == []
 
 
-async def test_http_500_is_retried_on_a_get_but_a_runbatch_is_not_resent(service: Service) -> None:
+async def test_http_500_is_retried_on_a_get_but_createfile_and_runbatch_are_not_resent(
+    service: Service,
+) -> None:
+    service.inject(endpoint="ping", kind="http_status", value=500, times=1)
+    await service.client.ping()
+    assert service.count("ping") == 2
     service.inject(endpoint="createfile", kind="http_status", value=500, times=1)
+    with pytest.raises(ServerError):
+        await service.client.create_file()
+    assert service.count("createfile") == 1
     output_token = await service.client.create_file()
-    assert output_token and service.count("createfile") == 2
 
     input_token = await service.client.upload_file(SMALL_BATCH.encode())
     service.inject(endpoint="runbatch", kind="http_status", value=500, times=1)

@@ -1,11 +1,10 @@
-"""Flow tests run under one Prefect test harness (a real temporary Prefect server, started once) against a
-fresh in-process sandbox per test whose requests are counted.
+"""Flow tests run under the session's Prefect test harness (a real temporary Prefect server, started once and
+shared with tests/reliability) against a fresh in-process sandbox per test whose requests are counted.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,11 +18,8 @@ from sandbox.inprocess import SandboxTransport
 
 
 @pytest.fixture(scope="session", autouse=True)
-def prefect_harness() -> Iterator[None]:
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=180):
-        yield
+def _prefect(prefect_harness: None) -> None:
+    """Every flow test reports to the session's Prefect test server."""
 
 
 @pytest.fixture(autouse=True)

@@ -13,8 +13,9 @@ import pytest
 from openpyxl import load_workbook
 
 import history
-from connectors.errors import ServerError
+from connectors.errors import ServerError, TransportFailure
 from flows.address_batch import address_batch
+from flows.cleanup import cleanup
 from postflows.settings import get_settings
 from sandbox.inprocess import address_service_url
 from tasks.address_service.batch import BatchJobFailed
@@ -106,6 +107,41 @@ async def test_failed_job_names_the_status_and_still_deletes_both_files(
     assert sandbox.transport.count("/deletefile") == 2
     for token in _file_tokens(run):
         assert await _token_state(sandbox, token) == 302
+
+
+async def test_a_token_status_the_spec_does_not_list_is_named_as_the_service_sent_it(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    sandbox.inject(api="address", endpoint="checkbatchstatus/*", kind="unlisted_status", value=9, times=None)
+    with pytest.raises(BatchJobFailed, match="TokenStatus 9, a status the specification does not list"):
+        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+    (run,) = _runs()
+    assert "TokenStatus 9" in (run.error or "")
+    batch = _job(run, "batch")
+    assert batch.status == "FAILED" and "TokenStatus 9" in (batch.events[-1].detail or "")
+
+
+@pytest.mark.parametrize("endpoint", ["uploadfile", "createfile"])
+async def test_a_file_whose_answer_was_lost_is_recorded_as_uncertain_and_never_sent_again(
+    sandbox: Sandbox, tmp_path: Path, endpoint: str
+) -> None:
+    """The service made the file but its token never arrived: the history says a file may be left, the
+    request is not repeated (that would leave the first file behind unnoticed), and no clean-up tries to
+    delete a token nobody knows."""
+    sandbox.inject(api="address", endpoint=endpoint, kind="read_timeout")
+    with pytest.raises(TransportFailure, match="ReadTimeout"):
+        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+    assert sandbox.transport.count(f"/{endpoint}") == 1
+    (run,) = _runs()
+    kind = "upload-file" if endpoint == "uploadfile" else "output-file"
+    (lost,) = [job for job in run.remote_jobs if job.kind == kind and job.status == "UNCERTAIN"]
+    assert lost.remote_id.startswith("pending:") and lost.deleted_at is None
+    assert any("may be left on the service" in message.text for message in run.messages)
+    # The upload made before a lost createfile is deleted; the lost file is not asked for by anyone.
+    assert sandbox.transport.count("/deletefile") == (1 if endpoint == "createfile" else 0)
+    summary = await cleanup(older_than_hours=0)
+    assert summary["deleted"] == [] and summary["not_deleted"] == {}
+    assert sandbox.transport.count("/deletefile") == (1 if endpoint == "createfile" else 0)
 
 
 async def test_a_status_endpoint_down_past_the_deadline_leaves_the_job_waiting_with_its_files(

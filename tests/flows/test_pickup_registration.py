@@ -17,6 +17,7 @@ from flows.pickup_registration import pickup_registration
 from postflows.cli import app
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client
+from tasks.commerce.pickup import PickupUncertain
 from tests.flows.conftest import Sandbox
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "pickup-users.csv"
@@ -91,6 +92,15 @@ def test_lost_answer_is_uncertain_until_resubmit_which_gets_the_same_id(
     assert final["status"].tolist() == ["resumed", "registered", "resumed"]
     # The lost request had registered Anna: the sandbox answers her id again, and so it does now.
     assert final.loc[1, "pickupId"] == _registered_id(final.loc[1])
+
+
+async def test_an_uncertain_row_fails_the_run_naming_why_its_answer_never_came(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    sandbox.inject(api="commerce", endpoint="*pickup/v1/users", method="POST", kind="http_status", value=503)
+    with pytest.raises(PickupUncertain, match=r"row 1: the request \(commerce: HTTP 503 .*\) got no answer"):
+        await pickup_registration(EXAMPLE, tmp_path / "out", concurrency=1)
+    assert sandbox.transport.count(USERS) == 3
 
 
 def _registered_id(row: pd.Series) -> str:

@@ -4,7 +4,9 @@ answer as received kept, never dropped; the structure file, delivery note and pu
 from __future__ import annotations
 
 import base64
+import io
 import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,15 @@ PDF = b"%PDF-1.4\n1 0 obj\n<<>>\nendobj\n%%EOF\n"
 
 def encoded(content: bytes) -> str:
     return base64.b64encode(content).decode()
+
+
+def archive(text: str) -> bytes:
+    """A small, readable ZIP archive holding ``text`` (the same bytes every time)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zipped:
+        entry = zipfile.ZipInfo("f.txt", date_time=(2024, 1, 1, 0, 0, 0))
+        zipped.writestr(entry, text * 20, compress_type=zipfile.ZIP_DEFLATED)
+    return buffer.getvalue()
 
 
 def answer(body: Any, content_type: str = "application/json") -> DocumentSet:
@@ -142,7 +153,7 @@ def test_size_mismatch_is_a_typed_error_and_nothing_is_written(tmp_path: Path) -
 def test_bad_base64_names_the_document_and_the_answer_is_still_written(tmp_path: Path) -> None:
     body = {
         "files": [
-            {"fileName": "a.zip", "mimeType": "application/zip", "size": 2, "data": "UEs="},
+            structure_file("a.zip", archive("a")),
             {"fileName": "b.zip", "mimeType": "application/zip", "size": 3, "data": "not*base64"},
         ]
     }
@@ -214,14 +225,14 @@ def database_url(tmp_path: Path) -> str:
 
 
 async def test_structure_files_named_alike_are_both_kept(tmp_path: Path, database_url: str) -> None:
-    body = [structure_file("AZ.zip", b"PK first"), structure_file("AZ.zip", b"PK second")]
+    body = [structure_file("AZ.zip", archive("first")), structure_file("AZ.zip", archive("second"))]
     out = tmp_path / "out"
     files, _ = await download_structure_files.fn(
         StubNewspaper(body), StructureFileCode.BOTH, out, database_url
     )
     assert [(file.name, file.path.read_bytes(), file.new) for file in files] == [
-        ("AZ.zip", b"PK first", True),
-        ("AZ-2.zip", b"PK second", True),
+        ("AZ.zip", archive("first"), True),
+        ("AZ-2.zip", archive("second"), True),
     ]
     assert names_in(out) == ["AZ-2.zip", "AZ.zip", "structure-files-9.response.json"]
 
@@ -230,13 +241,13 @@ async def test_structure_file_names_with_backslashes_and_worse_are_made_safe(
     tmp_path: Path, database_url: str
 ) -> None:
     body = [
-        structure_file("dir\\AZ_GZA.zip", b"PK 1"),
-        structure_file("..", b"PK 2"),
-        structure_file("CON.zip", b"PK 3"),
+        structure_file("dir\\AZ_GZA.zip", archive("1")),
+        structure_file("..", archive("2")),
+        structure_file("CON.zip", archive("3")),
         structure_file("summary.md", b"# not ours", "text/markdown"),
-        structure_file("x\x07" + "y" * 300 + ".zip", b"PK 4"),
-        {"fileName": "noext", "size": 4, "data": encoded(b"PK 5")},
-        {"fileName": "plain.zip", "size": 4, "data": encoded(b"PK 6")},
+        structure_file("x\x07" + "y" * 300 + ".zip", archive("4")),
+        {"fileName": "noext", "size": len(archive("5")), "data": encoded(archive("5"))},
+        {"fileName": "plain.zip", "size": len(archive("6")), "data": encoded(archive("6"))},
     ]
     out = tmp_path / "out"
     files, _ = await download_structure_files.fn(
@@ -251,8 +262,43 @@ async def test_structure_file_names_with_backslashes_and_worse_are_made_safe(
         "noext.bin",
         "plain.zip",
     ]
-    assert [file.path.read_bytes()[-1:] for file in files] == [b"1", b"2", b"3", b"s", b"4", b"5", b"6"]
+    contents = [
+        archive("1"),
+        archive("2"),
+        archive("3"),
+        b"# not ours",
+        archive("4"),
+        archive("5"),
+        archive("6"),
+    ]
+    assert [file.path.read_bytes() for file in files] == contents
     assert all(file.path.parent == out for file in files)
+
+
+async def test_a_damaged_zip_structure_file_is_refused_and_the_answer_kept(
+    tmp_path: Path, database_url: str
+) -> None:
+    damaged = bytearray(archive("content"))
+    damaged[40:48] = bytes(byte ^ 0xFF for byte in damaged[40:48])
+    body = [structure_file("AZ_GZA_v2.zip", bytes(damaged))]
+    with pytest.raises(DocumentRejected, match=r"'AZ_GZA_v2.zip'.*not a readable ZIP archive"):
+        await download_structure_files.fn(
+            StubNewspaper(body), StructureFileCode.AZ_GZA, tmp_path, database_url
+        )
+    assert names_in(tmp_path) == ["structure-files-1.response.json"]
+    with pytest.raises(DocumentRejected, match="not a readable ZIP archive: File is not a zip file"):
+        save_documents(
+            answer([structure_file("AZ.zip", b"PK but no archive")]), tmp_path, stem="s", label="x"
+        )
+
+
+def test_a_zip_unpacking_past_the_limit_is_refused(tmp_path: Path) -> None:
+    big = archive("z" * 200)  # 4,000 bytes unpacked, far fewer packed
+    assert len(big) < 1000
+    with pytest.raises(DocumentRejected, match="its ZIP archive unpacked is larger than the limit of 1,000"):
+        save_documents(
+            answer([structure_file("big.zip", big)]), tmp_path, stem="s", label="x", max_bytes=1000
+        )
 
 
 async def test_structure_files_as_a_list_of_base64_strings_are_kept_as_received(
