@@ -294,16 +294,23 @@ class RunRecorder:
         with self._factory.begin() as session:
             return history.renew_lease(session, key=key, run_id=self.run_id, ttl=self._lease_ttl)
 
-    async def _release_key(self) -> None:
+    def _stop_renewing(self) -> None:
         if self._heartbeat is not None:
             self._heartbeat.cancel()
             self._heartbeat = None
+
+    def _give_back(self, session: Session) -> None:
+        """Release this run's key in ``session``, if it holds one."""
         if self.holds_key and self.idempotency_key:
-            key = self.idempotency_key
+            history.release_lease(session, key=self.idempotency_key, run_id=self.run_id)
+
+    async def _release_key(self) -> None:
+        self._stop_renewing()
+        if self.holds_key:
 
             def release() -> None:
                 with self._factory.begin() as session:
-                    history.release_lease(session, key=key, run_id=self.run_id)
+                    self._give_back(session)
 
             await self._write(release)
         self.holds_key = False
@@ -313,12 +320,16 @@ class RunRecorder:
     async def finish(
         self, state: str, *, error: str | None = None, summary: Mapping[str, Any] | None = None
     ) -> None:
-        """Record how the run ended and let go of its key."""
+        """Record how the run ended and let go of its key, in one transaction: a claimant never sees the run
+        ended while it still holds the key (it would take the key over and record this hold as lost)."""
         await self._write(self._steps.close)
+        self._stop_renewing()
 
         def finish() -> None:
             with self._factory.begin() as session:
                 history.finish_run(session, self._run(session), state=state, error=error, summary=summary)
+                self._give_back(session)
+            self.holds_key = False
 
         try:
             await self._write(finish)

@@ -12,11 +12,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import create_engine, event, select, update
+from sqlalchemy.orm import Session
 
 import history
 from connectors.errors import RemoteRejected, ServerError, TransportFailure
-from history.models import JobState, KeyLease
+from history.models import JobState, KeyLease, Run, Step
 from tasks.polling import Observation, PollTimedOut, RemoteJobEnded, WaitParked
 from tasks.run_history import KeyBusy, RunRecorder
 from tasks.submission import (
@@ -345,6 +346,34 @@ async def test_a_key_is_taken_over_when_its_holder_ended_or_its_process_is_gone(
         )
     third = await run(wait_s=0.5)
     assert third.holds_key
+
+
+async def test_a_run_ends_and_gives_its_key_back_in_one_commit(database_url: str, run) -> None:  # type: ignore[no-untyped-def]
+    """A claimant that found the run ended while its lease was still there would take the key over and
+    record the finished run's hold as lost."""
+    first = await run()
+    seen: list[tuple[str, int | None]] = []
+    reader = create_engine(database_url)
+
+    def after_commit(session: object) -> None:
+        with reader.connect() as connection:
+            state = connection.scalar(select(Run.state).where(Run.id == first.run_id))
+            holder = connection.scalar(select(KeyLease.run_id).where(KeyLease.idempotency_key == KEY))
+        seen.append((str(state), holder))
+
+    event.listen(Session, "after_commit", after_commit)
+    try:
+        await first.finish("COMPLETED")
+    finally:
+        event.remove(Session, "after_commit", after_commit)
+        reader.dispose()
+    assert seen and seen[-1] == ("COMPLETED", None)
+    assert ("COMPLETED", first.run_id) not in seen, seen
+    with history.session_factory(database_url)() as session:
+        outcomes = session.scalars(
+            select(Step.outcome).where(Step.run_id == first.run_id, Step.name == history.HOLD_KEY_STEP)
+        ).all()
+    assert outcomes == ["ok"]
 
 
 async def test_a_key_is_taken_over_when_its_lease_expired(database_url: str, run) -> None:  # type: ignore[no-untyped-def]
