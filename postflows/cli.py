@@ -2,6 +2,10 @@
 
 Exit codes: see :mod:`postflows.cli_common`. Sub-commands of the newspaper API are registered from
 :mod:`postflows.cli_newspaper`.
+
+Each command imports what it uses where it runs: ``postflows --help`` imports Typer and little else, and an
+input file refused before a flow starts never imports Prefect, pandas or SQLAlchemy
+(tests/cli/test_startup.py checks both).
 """
 
 from __future__ import annotations
