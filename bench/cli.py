@@ -129,7 +129,7 @@ def record_runs(url: str, count: int) -> None:
             rows: list[dict[str, Any]] = []
             for number in range(first, min(first + INSERT_CHUNK, count)):
                 started = start + timedelta(minutes=number)
-                rare = number % RARE_EVERY == RARE_EVERY - 1
+                rare = number % RARE_EVERY == 0
                 rows.append(
                     {
                         "flow": RARE_FLOW if rare else FLOWS[number % len(FLOWS)],

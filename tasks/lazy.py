@@ -25,14 +25,24 @@ class LazyModule:
     __slots__ = ("_module", "_name")
 
     def __init__(self, name: str) -> None:
-        self._name = name
-        self._module: ModuleType | None = None
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_module", None)
+
+    def _load(self) -> ModuleType:
+        module: ModuleType | None = self._module
+        if module is None:
+            module = importlib.import_module(self._name)
+            object.__setattr__(self, "_module", module)
+        return module
 
     def __getattr__(self, attribute: str) -> Any:
-        module = self._module
-        if module is None:
-            module = self._module = importlib.import_module(self._name)
-        return getattr(module, attribute)
+        return getattr(self._load(), attribute)
+
+    def __setattr__(self, attribute: str, value: Any) -> None:
+        setattr(self._load(), attribute, value)  # e.g. a test patching pandas.read_csv through ``pd``
+
+    def __delattr__(self, attribute: str) -> None:
+        delattr(self._load(), attribute)
 
     def __repr__(self) -> str:
         state = "imported" if self._module is not None else "not imported yet"
