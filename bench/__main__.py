@@ -25,7 +25,7 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 from rich.console import Console  # noqa: E402  (after the environment above, as Prefect reads it on import)
 from rich.table import Table  # noqa: E402
 
-from bench import completion, queries, result_file, upload_file, xlsx  # noqa: E402
+from bench import cli, completion, queries, result_file, upload_file, xlsx  # noqa: E402
 from bench.config import FULL, QUICK, BenchConfig  # noqa: E402
 from bench.measure import BenchResult  # noqa: E402
 
@@ -35,6 +35,9 @@ BENCHMARKS: dict[str, Callable[[BenchConfig, Path], BenchResult]] = {
     xlsx.NAME: xlsx.run,
     queries.NAME: queries.run,
     completion.NAME: completion.run,
+    cli.REFUSE_NAME: cli.run_refuse,
+    cli.HELP_NAME: cli.run_help,
+    cli.HISTORY_NAME: cli.run_history,
 }
 DEFAULT_OUT = Path("bench/results.json")
 QUICK_OUT = Path("bench/results.quick.json")

@@ -20,6 +20,8 @@ class BenchConfig:
     job_seconds: float = 4.0
     jobs: int = 3
     openpyxl_reference: bool = True
+    cli_repeats: int = 15  # the command-start benchmarks: short processes, so more rounds
+    history_runs: int = 100_000
 
 
 FULL = BenchConfig()
@@ -31,4 +33,6 @@ QUICK = BenchConfig(
     queries=200,
     job_seconds=1.0,
     jobs=3,
+    cli_repeats=3,
+    history_runs=2_000,
 )

@@ -278,11 +278,16 @@ def record_message(
     return message
 
 
-def list_runs(session: Session, *, limit: int = 20, flow: str | None = None) -> list[Run]:
-    """The newest runs first, optionally of one flow."""
+def list_runs(
+    session: Session, *, limit: int = 20, flow: str | None = None, before: int | None = None
+) -> list[Run]:
+    """The newest runs first, at most ``limit``, optionally of one flow and older than run ``before`` (the
+    last id of the previous page)."""
     statement = select(Run)
     if flow is not None:
         statement = statement.where(Run.flow == flow)
+    if before is not None:
+        statement = statement.where(Run.id < before)
     return list(session.scalars(statement.order_by(Run.id.desc()).limit(limit)))
 
 

@@ -2,13 +2,18 @@
 
 Exit codes: see :mod:`postflows.cli_common`. Sub-commands of the newspaper API are registered from
 :mod:`postflows.cli_newspaper`.
+
+Each command imports what it uses where it runs: ``postflows --help`` imports Typer and little else, and an
+input file refused before a flow starts never imports Prefect, pandas or SQLAlchemy
+(tests/cli/test_startup.py checks both).
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
@@ -32,9 +37,9 @@ from postflows.cli_common import (
     run_work,
     say,
 )
-from postflows.console import output_console
-from postflows.prefect_server import choose_api
-from postflows.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from postflows.settings import Settings
 
 app = typer.Typer(
     name="postflows",
@@ -54,6 +59,12 @@ def main() -> None:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
     app()
+
+
+def _settings() -> Settings:
+    from postflows.settings import Settings
+
+    return Settings()
 
 
 def _mapping(pairs: list[str] | None) -> dict[str, str] | None:
@@ -152,7 +163,7 @@ def address_batch_command(
             encoding=encoding,
             sheet=sheet,
             fixed_widths=widths,
-            profile=profile or Settings().address_service_profile,
+            profile=profile or _settings().address_service_profile,
         ),
     )
     from flows.address_batch import address_batch
@@ -292,28 +303,40 @@ def verify_building_command(
 @app.command("history")
 def history_command(
     run_id: Annotated[int | None, typer.Argument(help="Show this run in detail")] = None,
-    limit: Annotated[int, typer.Option(help="How many recent runs")] = 20,
+    limit: Annotated[int, typer.Option(min=1, help="How many recent runs")] = 20,
     flow: Annotated[str | None, typer.Option(help="Only runs of this flow")] = None,
+    before: Annotated[
+        int | None, typer.Option("--before", help="Only runs older than this run id (the next page)")
+    ] = None,
 ) -> None:
     """List recent runs, or show one run with its steps, remote jobs and files."""
+    from postflows.console import output_console
+    from postflows.locations import history_url
+
+    url = history_url()
+    if run_id is None:
+        from postflows.history_view import runs_table
+        from postflows.run_list import list_runs
+
+        page = list_runs(url, limit=limit, flow=flow, before=before)
+        output_console().print(runs_table(page.runs))
+        if page.next_before is not None:
+            more = f"postflows history --limit {limit} --before {page.next_before}"
+            say(f"older runs: {more}" + (f" --flow {shlex.quote(flow)}" if flow is not None else ""))
+        return
     from sqlalchemy import make_url
 
     import history
-    from postflows.history_view import run_detail, runs_table
+    from postflows.history_view import run_detail
 
-    settings = get_settings()
-    factory = history.session_factory(settings.effective_database_url)
-    stdout = output_console()
+    factory = history.session_factory(url)
     with factory() as session:
-        if run_id is None:
-            stdout.print(runs_table(history.list_runs(session, limit=limit, flow=flow)))
-            return
         run = history.get_run(session, run_id)
         if run is None:
-            where = make_url(settings.effective_database_url).render_as_string(hide_password=True)
+            where = make_url(url).render_as_string(hide_password=True)
             say(f"no run {run_id} in {where}", style="red")
             raise typer.Exit(EXIT_FAILED)
-        stdout.print(run_detail(run))
+        output_console().print(run_detail(run))
 
 
 @app.command("sandbox")
@@ -338,6 +361,7 @@ def sandbox_command(
     """Serve the sandbox of the APIs over HTTP (address service under /address/REST/v1)."""
     import uvicorn
 
+    from postflows.settings import get_settings
     from postflows.wiring import sandbox_state_dir
     from sandbox.address_service.alignments import AlignmentError, alignments_setting, parse_alignments
     from sandbox.app import create_app
@@ -395,7 +419,9 @@ def _control_access(host: str, settings: Settings) -> str:
 def serve_command() -> None:
     """Serve every flow as a deployment of the Prefect server (PREFECT_API_URL, else the local server of
     `postflows server start`) with its schedules."""
-    say(choose_api(Settings().data_dir))
+    from postflows.prefect_server import choose_api
+
+    say(choose_api(_settings().data_dir))
     from deployments.serve import serve_all
 
     serve_all()
@@ -408,7 +434,7 @@ def demo_command(
     ] = None,
 ) -> None:
     """Run the address batch on the bundled example file against the embedded sandbox."""
-    out = out or Settings().data_dir / "demo"
+    out = out or _settings().data_dir / "demo"
     prepare_flow_run(None, out=out)
     from postflows.demo import run_demo
 

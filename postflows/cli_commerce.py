@@ -10,25 +10,17 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from connectors.commerce import Address, CommerceClient, ZipEntry
-from connectors.errors import LoginRequired
-from connectors.oauth import OAuth2ClientCredentialsAuth
-from postflows import wiring
 from postflows.cli_common import run_work, say
 from postflows.commerce_lookup import DEBOUNCE_S, assist, render_models, render_strings
-from postflows.console import output_console
-from postflows.settings import get_settings
-from postflows.wiring import (
-    commerce_client,
-    commerce_token_store,
-    describe_commerce,
-    oidc_client,
-    user_session,
-)
+
+if TYPE_CHECKING:
+    # The clients, settings and the console are imported where a command runs: ``postflows --help`` and
+    # every other command stay free of them.
+    from connectors.commerce import Address, CommerceClient, ZipEntry
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table")]
 
@@ -41,6 +33,9 @@ commerce_app = typer.Typer(
 
 
 def _announce() -> None:
+    from postflows.endpoints import describe_commerce
+    from postflows.settings import get_settings
+
     say(f"commerce API: {describe_commerce(get_settings())}")
 
 
@@ -62,7 +57,10 @@ def commerce_login_command(
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the redirect")] = 300.0,
 ) -> None:
     """Sign a user in (OpenID Connect authorization code flow) and keep the refresh token for later runs."""
+    from postflows import wiring
     from postflows.commerce_login import sandbox_browser, sign_in, system_browser
+    from postflows.settings import get_settings
+    from postflows.wiring import commerce_token_store, oidc_client
 
     settings = get_settings()
     _announce()
@@ -101,11 +99,18 @@ def commerce_login_command(
 
 def commerce_logout_command() -> None:
     """Forget the signed-in user's refresh token."""
+    from postflows.settings import get_settings
+    from postflows.wiring import commerce_token_store
+
     store = commerce_token_store(get_settings())
     say(f"signed out: removed {store.where}" if store.clear() else "no sign-in was kept")
 
 
 def _client(*, personal: bool = False) -> CommerceClient:
+    from connectors.errors import LoginRequired
+    from postflows.settings import get_settings
+    from postflows.wiring import commerce_client, oidc_client, user_session
+
     settings = get_settings()
     if not personal:
         return commerce_client(settings)
@@ -179,6 +184,8 @@ def assist_command(
     has been still for --delay seconds, and only the answer to the latest input is shown."""
     if target not in ("zips", "streets"):
         raise typer.BadParameter("zips or streets", param_hint="TARGET")
+    from postflows.console import output_console
+
     console = output_console()
 
     async def work() -> list[str]:
@@ -274,6 +281,12 @@ def address_command(
 @commerce_app.command("userinfo")
 def userinfo_command(as_json: JsonOpt = False) -> None:
     """The signed-in user's profile claims (OpenID Connect userinfo)."""
+    from connectors.errors import LoginRequired
+    from connectors.oauth import OAuth2ClientCredentialsAuth
+    from postflows.console import output_console
+    from postflows.settings import get_settings
+    from postflows.wiring import oidc_client, user_session
+
     settings = get_settings()
 
     async def work() -> Any:

@@ -8,7 +8,6 @@ file that cannot be used, or input that belongs to other recorded work (an error
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Callable, Coroutine
@@ -16,21 +15,8 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
-from rich.text import Text
 
-from connectors.errors import PostflowsError
-from postflows.console import console, progress_bars
-from postflows.logsetup import quiet_console_tracebacks
-from postflows.prefect_server import choose_api
-from postflows.settings import Settings
-from postflows.wiring import (
-    Api,
-    ConfigurationError,
-    describe_address_service,
-    describe_commerce,
-    describe_newspaper,
-    require_settings,
-)
+from postflows.endpoints import Api, ConfigurationError, describe_endpoint, require_settings
 
 T = TypeVar("T")
 EXIT_FAILED = 1
@@ -48,13 +34,6 @@ ResubmitOpt = Annotated[
 ]
 
 
-_ENDPOINTS: dict[Api, tuple[str, Callable[[Settings], str]]] = {
-    "address-service": ("address service", describe_address_service),
-    "newspaper": ("newspaper API", describe_newspaper),
-    "commerce": ("commerce API", describe_commerce),
-}
-
-
 def prepare_flow_run(
     api: Api | None, *, out: Path | None = None, inputs: Callable[[], object] | None = None
 ) -> None:
@@ -62,13 +41,16 @@ def prepare_flow_run(
     ``api``, the input files (``inputs``, see :mod:`postflows.precheck`) and the output directory (created
     here), then say where the calls go and which Prefect server the run reports to (see
     :func:`postflows.prefect_server.choose_api`). A refusal is one line and exit 2.
+
+    Nothing imported here (or by the checks) is heavy: no Prefect, pandas, SQLAlchemy or connector client,
+    so a file that cannot be used is refused in about the time of ``postflows --help`` (a test checks it).
     """
     from pydantic import ValidationError
 
-    from connectors.newspaper.errors import OrderInvalid
+    from connectors.errors import PostflowsError
     from postflows.precheck import output_dir
-    from tasks.address_service.profiles import ProfileError
-    from tasks.errors import InputError
+    from postflows.prefect_server import choose_api
+    from postflows.settings import Settings
 
     try:
         settings = Settings()
@@ -79,12 +61,24 @@ def prepare_flow_run(
         output_dir(out)
     except (ConfigurationError, ValidationError) as error:
         fail("configuration error", error, EXIT_USAGE)
-    except (InputError, ProfileError, OrderInvalid, OSError) as error:
+    except (PostflowsError, OSError) as error:
+        if not _refused(error):
+            raise
         fail("refused", error, EXIT_USAGE)
     if api is not None:
-        label, describe = _ENDPOINTS[api]
-        say(f"{label}: {describe(settings)}")
+        say(describe_endpoint(settings, api))
     say(choose_api(settings.data_dir))
+
+
+def _refused(error: BaseException) -> bool:
+    """Whether a check's error refuses the input: a file or profile that cannot be used, an invalid order, a
+    file system error. The error classes are imported here, once one was raised: a newspaper order's
+    checks bring their connector along, an address file's do not."""
+    from connectors.newspaper.errors import OrderInvalid
+    from tasks.address_service.profiles import ProfileError
+    from tasks.errors import InputError
+
+    return isinstance(error, InputError | ProfileError | OrderInvalid | OSError)
 
 
 def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = True) -> T:
@@ -93,6 +87,14 @@ def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = Tru
     The reason is printed as plain text (server text may hold brackets that look like markup) and never
     wrapped, whatever the terminal's width.
     """
+    import asyncio
+
+    from rich.text import Text
+
+    from connectors.errors import PostflowsError
+    from postflows.console import console, progress_bars
+    from postflows.logsetup import quiet_console_tracebacks
+
     quiet_console_tracebacks()
     try:
         with progress_bars(progress and sys.stderr.isatty()):
@@ -110,6 +112,10 @@ def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = Tru
 
 def fail(label: str, error: BaseException, code: int, *, name: bool = False) -> NoReturn:
     """Print ``label: reason`` on one plain line and exit with ``code``."""
+    from rich.text import Text
+
+    from postflows.console import console
+
     reason = one_line(error)
     if name:
         reason = f"{type(error).__name__}: {reason}"
@@ -119,6 +125,10 @@ def fail(label: str, error: BaseException, code: int, *, name: bool = False) -> 
 
 def say(text: str, *, style: str | None = None) -> None:
     """One plain line on stderr, never read as markup, never wrapped."""
+    from rich.text import Text
+
+    from postflows.console import console
+
     console.print(Text(text, style=style or ""), soft_wrap=True, overflow="ignore")
 
 

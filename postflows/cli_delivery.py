@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from postflows.cli_common import OutOpt, ResubmitOpt, prepare_flow_run, print_summary, run_work
-from postflows.console import output_console
-from postflows.settings import get_settings
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 
 def delivery_sync_command(
@@ -32,12 +31,18 @@ def delivery_sync_command(
 
     print_summary(run_work(lambda: delivery_reference_sync(output_dir=out)))
     if show:
+        from postflows.console import output_console
+
         output_console().print(holidays_table(dt.date.today()))
 
 
 def holidays_table(since: dt.date) -> Table:
     """The stored holidays from ``since`` on, with their names in the four languages."""
+    from rich.markup import escape
+    from rich.table import Table
+
     import history
+    from postflows.settings import get_settings
 
     factory = history.session_factory(get_settings().effective_database_url)
     with factory() as session:

@@ -3,18 +3,14 @@ starting anything (no Prefect import, no request but the local Prefect server's 
 
 from __future__ import annotations
 
-import typer
-from sqlalchemy import make_url
+from typing import TYPE_CHECKING
 
-from postflows.prefect_server import prefect_api
-from postflows.settings import Settings
-from postflows.wiring import (
-    Api,
-    ConfigurationError,
-    api_url,
-    commerce_token_store,
-    require_settings,
-)
+import typer
+
+from postflows.endpoints import Api, ConfigurationError, api_url, require_settings
+
+if TYPE_CHECKING:
+    from postflows.settings import Settings
 
 _APIS: tuple[tuple[Api, str, str], ...] = (
     ("address-service", "address service", "POSTFLOWS_ADDRESS_SERVICE_URL"),
@@ -25,6 +21,10 @@ _APIS: tuple[tuple[Api, str, str], ...] = (
 
 def info_lines(settings: Settings) -> list[tuple[str, str]]:
     """The facts ``postflows info`` prints, as (label, value) pairs."""
+    from sqlalchemy import make_url
+
+    from postflows.prefect_server import prefect_api
+
     data_from = (
         "POSTFLOWS_DATA_DIR" if "data_dir" in settings.model_fields_set else "the user's data directory"
     )
@@ -55,6 +55,8 @@ def _endpoint(settings: Settings, api: Api, variable: str) -> str:
 
 
 def _token_store(settings: Settings) -> str:
+    from postflows.wiring import commerce_token_store
+
     try:
         return commerce_token_store(settings).where
     except ConfigurationError as error:
@@ -63,6 +65,8 @@ def _token_store(settings: Settings) -> str:
 
 def info_command() -> None:
     """Print the data dir, the run history, the Prefect API and where each API's calls go (real, sandbox)."""
+    from postflows.settings import Settings
+
     lines = info_lines(Settings())
     width = max(len(label) for label, _ in lines) + 2
     for label, value in lines:

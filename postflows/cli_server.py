@@ -17,7 +17,6 @@ from postflows.prefect_server import (
     answers,
     configured_api_url,
 )
-from postflows.settings import Settings
 
 server_app = typer.Typer(
     name="server",
@@ -28,6 +27,8 @@ server_app = typer.Typer(
 
 
 def _server() -> LocalServer:
+    from postflows.settings import Settings
+
     return LocalServer.of(Settings().data_dir)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import typer
 
 from postflows.cli_common import run_work, say
-from postflows.settings import get_settings
 
 
 def setup_command() -> None:
@@ -15,6 +14,7 @@ def setup_command() -> None:
     from prefect.settings import PREFECT_API_URL
 
     from postflows.api_limits import ensure_api_limits
+    from postflows.settings import get_settings
 
     settings = get_settings()
     say(f"Prefect API: {PREFECT_API_URL.value() or 'the local Prefect database (temporary server)'}")

@@ -11,13 +11,12 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterable, Awaitable, Callable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic import BaseModel
-from rich.console import Console
-from rich.table import Table
-
-from postflows.console import output_console
+if TYPE_CHECKING:
+    # Imported where used: ``postflows --help`` imports this module for DEBOUNCE_S.
+    from pydantic import BaseModel
+    from rich.console import Console
 
 T = TypeVar("T")
 
@@ -81,6 +80,10 @@ async def assist(
 def render_strings(
     title: str, values: Sequence[str], *, as_json: bool, console: Console | None = None
 ) -> None:
+    from rich.table import Table
+
+    from postflows.console import output_console
+
     console = console or output_console()
     if as_json:
         console.print_json(json.dumps(list(values), ensure_ascii=False))
@@ -100,6 +103,10 @@ def render_models(
     as_json: bool,
     console: Console | None = None,
 ) -> None:
+    from rich.table import Table
+
+    from postflows.console import output_console
+
     console = console or output_console()
     if as_json:
         console.print_json(

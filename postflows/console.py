@@ -5,11 +5,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from tasks.progress import listening
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 console = Console(stderr=True)
 
@@ -32,6 +33,10 @@ def progress_bars(enabled: bool = True) -> Iterator[None]:
     if not enabled:
         yield
         return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from tasks.progress import listening
+
     bars = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Group, RenderableType
 from rich.markup import escape
@@ -17,7 +17,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from history import Document, RemoteJob, Run, RunMessage, Step, json_safe
+if TYPE_CHECKING:
+    # Imported where used: listing runs (postflows.run_list) needs neither SQLAlchemy nor the models.
+    from history import Document, RemoteJob, Run, RunMessage, Step
 
 STATE_STYLES = {
     "RUNNING": "yellow",
@@ -52,8 +54,15 @@ def _or_dash(value: object) -> str:
     return "-" if value is None else str(value)
 
 
+def _json_safe(value: Any, *, mask_secret_keys: bool = False) -> Any:
+    """:func:`history.json_safe`, imported on first use."""
+    from history import json_safe as safe
+
+    return safe(value, mask_secret_keys=mask_secret_keys)
+
+
 def _json(value: Any) -> str:
-    return json.dumps(json_safe(value, mask_secret_keys=True), sort_keys=True, ensure_ascii=False)
+    return json.dumps(_json_safe(value, mask_secret_keys=True), sort_keys=True, ensure_ascii=False)
 
 
 def _facts(title: str, values: dict[str, Any]) -> Panel:
@@ -61,7 +70,7 @@ def _facts(title: str, values: dict[str, Any]) -> Panel:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold")
     grid.add_column()
-    for key, value in json_safe(values, mask_secret_keys=True).items():
+    for key, value in _json_safe(values, mask_secret_keys=True).items():
         grid.add_row(escape(key), escape(value if isinstance(value, str) else json.dumps(value)))
     if not values:
         grid.add_row("-", "")
@@ -77,7 +86,27 @@ def _size(size: int) -> str:
     return f"{size} B"
 
 
-def runs_table(runs: Sequence[Run]) -> Table:
+class RunRow(Protocol):
+    """What the table of runs shows of a run: a :class:`history.Run` or a
+    :class:`postflows.run_list.RunSummary`."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def flow(self) -> str: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def started_at(self) -> datetime: ...
+    @property
+    def duration(self) -> timedelta | None: ...
+    @property
+    def idempotency_key(self) -> str | None: ...
+    @property
+    def flow_run_id(self) -> str | None: ...
+
+
+def runs_table(runs: Sequence[RunRow]) -> Table:
     """A table of runs: id, flow, state, start, duration, idempotency key and Prefect flow-run id."""
     table = Table(title="Runs", title_justify="left")
     table.add_column("id", justify="right")

@@ -22,8 +22,6 @@ import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import httpx
-
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 4200
 START_TIMEOUT_S = 120.0
@@ -153,6 +151,8 @@ class LocalServer:
 
 def answers(api_url: str, *, timeout: float = HEALTH_TIMEOUT_S) -> bool:
     """Whether a Prefect API answers its health check."""
+    import httpx  # here: the CLI imports this module before any request is made
+
     try:
         return httpx.get(f"{api_url.rstrip('/')}/health", timeout=timeout).status_code == 200
     except httpx.HTTPError:

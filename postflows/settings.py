@@ -9,9 +9,11 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-import platformdirs
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from postflows.locations import default_data_dir as default_data_dir  # re-exported
+from postflows.locations import sqlite_history_url
 
 SANDBOX_ADDRESS_USER = "sandbox-user"
 SANDBOX_ADDRESS_PASSWORD = "sandbox-password"  # noqa: S105 - the sandbox's published test account
@@ -29,12 +31,6 @@ CREDENTIAL_FIELDS = (
     "commerce_client_id",
     "commerce_client_secret",
 )
-
-
-def default_data_dir() -> Path:
-    """The user's data directory for postflows (``~/.local/share/postflows`` on Linux): the same for the CLI,
-    ``postflows serve`` and workers of one user, wherever they are started."""
-    return Path(platformdirs.user_data_dir("postflows", appauthor=False))
 
 
 class Settings(BaseSettings):
@@ -221,7 +217,7 @@ class Settings(BaseSettings):
     def effective_database_url(self) -> str:
         if self.database_url:
             return self.database_url
-        return f"sqlite:///{(self.data_dir / 'history.db').resolve()}"
+        return sqlite_history_url(self.data_dir)
 
 
 def get_settings() -> Settings:

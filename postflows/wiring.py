@@ -12,7 +12,6 @@ import logging
 import threading
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
 
 import httpx
 from pydantic import SecretStr
@@ -26,8 +25,14 @@ from connectors.oidc import OidcClient, UserSession
 from connectors.ratelimit import WindowGate
 from connectors.retry import RetryPolicy
 from postflows.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API, RateLimitHook
+from postflows.endpoints import Api as Api  # re-exported: callers import these from here too
+from postflows.endpoints import ConfigurationError as ConfigurationError
+from postflows.endpoints import api_url as api_url
+from postflows.endpoints import describe_address_service as describe_address_service
+from postflows.endpoints import describe_commerce as describe_commerce
+from postflows.endpoints import describe_newspaper as describe_newspaper
+from postflows.endpoints import require_settings as require_settings
 from postflows.settings import (
-    CREDENTIAL_FIELDS,
     SANDBOX_ADDRESS_PASSWORD,
     SANDBOX_ADDRESS_USER,
     SANDBOX_COMMERCE_CLIENT_ID,
@@ -41,61 +46,6 @@ from tasks.commerce.token_store import SavedLogin, TokenStore, login_name, now_t
 from tasks.idempotency import Endpoint
 
 logger = logging.getLogger("postflows")
-
-
-class ConfigurationError(ValueError):
-    """A setting needed to reach an endpoint is missing (or, for the embedded sandbox, unusable)."""
-
-
-Api = Literal["address-service", "newspaper", "commerce"]
-# Per API: the variable of its URL, and the settings a real endpoint needs besides the URL.
-_NEEDED: dict[Api, tuple[str, tuple[str, ...]]] = {
-    "address-service": (
-        "POSTFLOWS_ADDRESS_SERVICE_URL",
-        ("address_service_user", "address_service_password"),
-    ),
-    "newspaper": (
-        "POSTFLOWS_NEWSPAPER_URL",
-        ("newspaper_token_url", "newspaper_client_id", "newspaper_client_secret"),
-    ),
-    "commerce": (
-        "POSTFLOWS_COMMERCE_URL",
-        ("commerce_auth_url", "commerce_client_id", "commerce_client_secret"),
-    ),
-}
-
-
-def api_url(settings: Settings, api: Api) -> str | None:
-    """The configured address of ``api``; None selects the embedded sandbox."""
-    urls = {
-        "address-service": settings.address_service_url,
-        "newspaper": settings.newspaper_url,
-        "commerce": settings.commerce_url,
-    }
-    return urls[api] or None
-
-
-def require_settings(settings: Settings, api: Api, *, block_may_fill: bool = False) -> None:
-    """Refuse a real endpoint of ``api`` whose credentials or token address are not set; the sandbox needs
-    none. ``block_may_fill``: credentials still unset may come from the Postflows Credentials block (only
-    the other settings are required here).
-
-    Raises:
-        ConfigurationError: naming every missing setting as its environment variable.
-    """
-    url = api_url(settings, api)
-    if url is None:
-        return
-    url_variable, needed = _NEEDED[api]
-    missing = [
-        f"POSTFLOWS_{name.upper()}"
-        for name in needed
-        if not getattr(settings, name) and not (block_may_fill and name in CREDENTIAL_FIELDS)
-    ]
-    if missing:
-        raise ConfigurationError(
-            f"{', '.join(missing)} must be set when {url_variable} points at a real service ({url})"
-        )
 
 
 @lru_cache(maxsize=4)
@@ -173,12 +123,6 @@ def newspaper_endpoint(settings: Settings) -> Endpoint:
     return Endpoint(str(settings.newspaper_url), settings.newspaper_client_id)
 
 
-def describe_address_service(settings: Settings) -> str:
-    if settings.address_service_is_sandbox:
-        return "embedded sandbox (POSTFLOWS_ADDRESS_SERVICE_URL is not set)"
-    return str(settings.address_service_url)
-
-
 def address_service_client(
     settings: Settings | None = None,
     *,
@@ -214,13 +158,6 @@ def address_service_client(
         window_gate=window_gate(settings),
         before_request=RateLimitHook(ADDRESS_SERVICE),
     )
-
-
-def describe_newspaper(settings: Settings) -> str:
-    """Where newspaper API calls go, for the CLI to announce."""
-    if settings.newspaper_is_sandbox:
-        return "embedded sandbox (POSTFLOWS_NEWSPAPER_URL is not set)"
-    return str(settings.newspaper_url)
 
 
 def newspaper_client(
@@ -299,12 +236,6 @@ def commerce_endpoint(settings: Settings) -> Endpoint:
     """The commerce API a run talks to, as its idempotency keys name it."""
     site = CommerceSite(settings)
     return Endpoint(site.base_url, site.client_id)
-
-
-def describe_commerce(settings: Settings) -> str:
-    if settings.commerce_is_sandbox:
-        return "embedded sandbox (POSTFLOWS_COMMERCE_URL is not set)"
-    return str(settings.commerce_url)
 
 
 def commerce_scopes(settings: Settings) -> CommerceScopes:

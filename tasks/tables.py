@@ -24,13 +24,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from io import StringIO
 from pathlib import Path
+from typing import TYPE_CHECKING
 from xml.etree.ElementTree import ParseError
-
-import numpy as np
-import pandas as pd
 
 from tasks.errors import InputError
 from tasks.filetypes import check_table_file
+from tasks.lazy import lazy_module
 from tasks.textfiles import (
     DecodedText,
     decode_text,
@@ -39,6 +38,14 @@ from tasks.textfiles import (
     read_rows,
     sniff_delimiter,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    # Imported on first use: reading a file's header (read_head, the CLI's checks) needs neither.
+    np = lazy_module("numpy")
+    pd = lazy_module("pandas")
 
 MAX_QUOTED_LINES = 10
 # How much of a file :func:`read_head` looks at: the header and the first rows are in it.

@@ -12,9 +12,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import pandas as pd
+from tasks.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported on first use: decoding a header needs no pandas
 
 DELIMITER_CANDIDATES = ("\t", ";", ",", "|")
 _CHUNK = 1 << 20

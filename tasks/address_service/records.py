@@ -26,9 +26,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
-
-import pandas as pd
+from typing import TYPE_CHECKING, Literal
 
 from connectors.address_service.codes import (
     ADDRESS_FIELD_NAMES,
@@ -38,9 +36,15 @@ from connectors.address_service.codes import (
 )
 from tasks.address_service.headers import resolve_address_columns
 from tasks.errors import InputError
+from tasks.lazy import lazy_module
 from tasks.reports import write_csv
 from tasks.tables import read_table
 from tasks.textfiles import control_characters, visible_controls
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported on first use: checking a header (address_header) needs none
 
 Mode = Literal["batch", "query", "verification"]
 RECORD_ID = "RecordId"

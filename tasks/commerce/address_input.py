@@ -23,16 +23,21 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Literal
 
 from tasks.address_service.headers import field_for_header, header_key
 from tasks.errors import InputError
+from tasks.lazy import lazy_module
 from tasks.reports import write_csv
-from tasks.run_history import RunRecorder
 from tasks.tables import read_table
 from tasks.textfiles import control_characters, visible_controls
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from tasks.run_history import RunRecorder
+else:
+    pd = lazy_module("pandas")  # imported on first use: the CLI checks a header without it
 
 Use = Literal["validation", "delivery"]
 

@@ -11,16 +11,20 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from connectors.commerce import PickupUserRequest
 from connectors.newspaper.validation import email_problem
 from tasks.address_service.headers import header_key
 from tasks.errors import InputError
+from tasks.lazy import lazy_module
 from tasks.tables import read_table
 from tasks.textfiles import control_character_lines
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported on first use: the CLI checks a header without it
 
 PICKUP_FIELDS = (
     "gender",

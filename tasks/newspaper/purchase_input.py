@@ -13,9 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import yaml
 from pydantic import ValidationError
 
@@ -24,8 +23,14 @@ from connectors.newspaper.errors import FieldProblem
 from connectors.newspaper.validation import ensure_valid
 from tasks.address_service.headers import field_for_header, header_key
 from tasks.errors import InputError
+from tasks.lazy import lazy_module
 from tasks.tables import read_table
 from tasks.textfiles import control_character_lines
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported on first use: the CLI checks a header without it
 
 ADDRESS_FIELDS = ("id", "firstName", "lastName", "street", "houseNumber", "zipCode", "city", "isoCode")
 REJECTED_COLUMNS = ["row", "field", "value", "reason"]

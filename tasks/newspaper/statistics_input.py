@@ -9,14 +9,18 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from connectors.newspaper import StatisticsRecord, StatisticsSubmission, check_statistics
 from tasks.address_service.headers import header_key
 from tasks.errors import InputError
+from tasks.lazy import lazy_module
 from tasks.tables import read_table
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported on first use: the CLI checks a header without it
 
 REJECTED_COLUMNS = ["row", "field", "value", "reason"]
 INTEGER_FIELDS = ("newspaperId", "houseKey", "bbz", "aplz", "count")

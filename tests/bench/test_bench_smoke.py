@@ -20,6 +20,8 @@ TINY = BenchConfig(
     query_latency_s=0.001,
     job_seconds=0.5,
     jobs=1,
+    cli_repeats=1,
+    history_runs=300,
 )
 RESULT_KEYS = {
     "name", "description", "size", "repeats", "candidate_median_s", "baseline_median_s", "value",
@@ -33,7 +35,10 @@ def document() -> dict:
 
 
 def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> None:
-    assert set(document["benchmarks"]) == {"result_file", "upload_file", "xlsx", "queries", "completion"}
+    assert set(document["benchmarks"]) == {
+        "result_file", "upload_file", "xlsx", "queries", "completion",
+        "cli_refuse", "cli_help", "history_list",
+    }  # fmt: skip
     assert document["config"]["repeats"] == 1
     for name, result in document["benchmarks"].items():
         assert set(result) == RESULT_KEYS, name
@@ -44,7 +49,9 @@ def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> Non
         assert result["candidate_median_s"] > 0 or name == "completion"
 
 
-@pytest.mark.parametrize("name", ["result_file", "upload_file", "xlsx", "queries"])
+@pytest.mark.parametrize(
+    "name", ["result_file", "upload_file", "xlsx", "queries", "cli_refuse", "cli_help", "history_list"]
+)
 def test_side_by_side_benchmarks_time_both_sides(document: dict, name: str) -> None:
     result = document["benchmarks"][name]
     assert result["candidate_median_s"] > 0
@@ -68,6 +75,13 @@ def test_xlsx_reports_memory_of_each_writer(document: dict) -> None:
     for key in ("candidate_memory", "baseline_memory", "pandas_to_excel_openpyxl (one run, information)"):
         assert info[key]["peak_rss_mib"] > 0
         assert info[key]["file_mib"] > 0
+
+
+def test_history_list_times_its_query(document: dict) -> None:
+    result = document["benchmarks"]["history_list"]
+    assert result["size"] == {"runs": 300}
+    assert all(ms > 0 for ms in result["info"]["query_ms_median"].values())
+    assert isinstance(result["info"]["query_passed"], bool)
 
 
 def test_completion_is_seen_after_the_job_ends(document: dict) -> None:

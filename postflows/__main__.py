@@ -1,0 +1,5 @@
+"""``python -m postflows``: the ``postflows`` command."""
+
+from postflows.cli import main
+
+main()

@@ -1,0 +1,104 @@
+"""Which endpoint each API's calls go to, and the settings a real one needs: what the CLI checks and announces
+before anything heavy is imported. :mod:`postflows.wiring` builds the clients; this module imports no
+connector, so a command refuses a bad configuration in about the time of ``postflows --help``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from postflows.settings import Settings
+
+
+class ConfigurationError(ValueError):
+    """A setting needed to reach an endpoint is missing (or, for the embedded sandbox, unusable)."""
+
+
+Api = Literal["address-service", "newspaper", "commerce"]
+# Per API: the variable of its URL, and the settings a real endpoint needs besides the URL.
+_NEEDED: dict[Api, tuple[str, tuple[str, ...]]] = {
+    "address-service": (
+        "POSTFLOWS_ADDRESS_SERVICE_URL",
+        ("address_service_user", "address_service_password"),
+    ),
+    "newspaper": (
+        "POSTFLOWS_NEWSPAPER_URL",
+        ("newspaper_token_url", "newspaper_client_id", "newspaper_client_secret"),
+    ),
+    "commerce": (
+        "POSTFLOWS_COMMERCE_URL",
+        ("commerce_auth_url", "commerce_client_id", "commerce_client_secret"),
+    ),
+}
+_LABELS: dict[Api, str] = {
+    "address-service": "address service",
+    "newspaper": "newspaper API",
+    "commerce": "commerce API",
+}
+
+
+def api_url(settings: Settings, api: Api) -> str | None:
+    """The configured address of ``api``; None selects the embedded sandbox."""
+    urls = {
+        "address-service": settings.address_service_url,
+        "newspaper": settings.newspaper_url,
+        "commerce": settings.commerce_url,
+    }
+    return urls[api] or None
+
+
+def require_settings(settings: Settings, api: Api, *, block_may_fill: bool = False) -> None:
+    """Refuse a real endpoint of ``api`` whose credentials or token address are not set; the sandbox needs
+    none. ``block_may_fill``: credentials still unset may come from the Postflows Credentials block (only
+    the other settings are required here).
+
+    Raises:
+        ConfigurationError: naming every missing setting as its environment variable.
+    """
+    from postflows.settings import CREDENTIAL_FIELDS
+
+    url = api_url(settings, api)
+    if url is None:
+        return
+    url_variable, needed = _NEEDED[api]
+    missing = [
+        f"POSTFLOWS_{name.upper()}"
+        for name in needed
+        if not getattr(settings, name) and not (block_may_fill and name in CREDENTIAL_FIELDS)
+    ]
+    if missing:
+        raise ConfigurationError(
+            f"{', '.join(missing)} must be set when {url_variable} points at a real service ({url})"
+        )
+
+
+def describe_address_service(settings: Settings) -> str:
+    """Where address service calls go, for the CLI to announce."""
+    if settings.address_service_is_sandbox:
+        return "embedded sandbox (POSTFLOWS_ADDRESS_SERVICE_URL is not set)"
+    return str(settings.address_service_url)
+
+
+def describe_newspaper(settings: Settings) -> str:
+    """Where newspaper API calls go, for the CLI to announce."""
+    if settings.newspaper_is_sandbox:
+        return "embedded sandbox (POSTFLOWS_NEWSPAPER_URL is not set)"
+    return str(settings.newspaper_url)
+
+
+def describe_commerce(settings: Settings) -> str:
+    """Where commerce API calls go, for the CLI to announce."""
+    if settings.commerce_is_sandbox:
+        return "embedded sandbox (POSTFLOWS_COMMERCE_URL is not set)"
+    return str(settings.commerce_url)
+
+
+def describe_endpoint(settings: Settings, api: Api) -> str:
+    """``<API>: <where its calls go>``, the line a flow command prints before it starts."""
+    describe = {
+        "address-service": describe_address_service,
+        "newspaper": describe_newspaper,
+        "commerce": describe_commerce,
+    }[api]
+    return f"{_LABELS[api]}: {describe(settings)}"
