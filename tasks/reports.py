@@ -12,24 +12,18 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Hashable, Iterable, Mapping
 from pathlib import Path
-<<<<<<< HEAD
-from typing import Any
-
-import numpy as np
-import pandas as pd
-import xlsxwriter
-=======
 from typing import TYPE_CHECKING, Any
->>>>>>> wt-i11cli
 
 from tasks.files import atomic_path
 from tasks.lazy import lazy_module
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
     import xlsxwriter
 else:
     # Imported on first use: modules that import a writer for later (the CLI's checks) pay nothing.
+    np = lazy_module("numpy")
     pd = lazy_module("pandas")
     xlsxwriter = lazy_module("xlsxwriter")
 
