@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from connectors.address_service.codes import (
@@ -65,7 +66,8 @@ _STRING = pd.StringDtype("pyarrow", na_value=np.nan)
 # Encodings the Arrow reader takes (after transcoding to UTF-8, which it reads); others go to pandas.
 _UTF8_CODECS = frozenset({"utf-8", "utf-8-sig"})
 _ARROW_ENCODINGS = _UTF8_CODECS | {"cp1252", "latin-1", "iso8859-1", "iso8859-15", "ascii"}
-_ARROW_BLOCK_BYTES = 8 << 20
+_ARROW_BLOCK_BYTES = 1 << 20
+_LINES_PER_BLOCK = 1 << 16
 _LF, _CR = ord("\n"), ord("\r")
 # Columns of results.csv that hold the service's codes or our decoding of them ("- no statement"): written
 # as they are; every other text column (the customer's, the service's address text) gets the formula guard.
@@ -299,14 +301,16 @@ def _read_arrow(path: Path, encoding: str, delimiter: str, names: list[str]) -> 
                 delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False
             ),
             convert_options=pa_csv.ConvertOptions(
-                column_types=dict.fromkeys(columns, pa.string()), strings_can_be_null=False
+                column_types=dict.fromkeys(columns, pa.large_string()), strings_can_be_null=False
             ),
         )
     except pa.ArrowInvalid as exc:  # not expected after _arrow_body; pandas' readers decide then
         logger.debug("Arrow could not parse %s (%s); reading it with pandas", path, exc)
         return None
     del body
-    return parsed.to_pandas(types_mapper={pa.string(): _STRING}.get, self_destruct=True)
+    frame = parsed.to_pandas(types_mapper={pa.large_string(): _STRING}.get, self_destruct=True)
+    pa.default_memory_pool().release_unused()  # the parser's working memory, back to the system
+    return frame
 
 
 def _arrow_body(
@@ -327,7 +331,7 @@ def _arrow_body(
     if not len(starts):
         return body, header_width
     content_ends = ends - (body[np.maximum(ends - 1, 0)] == _CR)
-    delimiters = np.add.reduceat((body == delimiter).view(np.uint8), starts, dtype=np.int32)
+    delimiters = _count_per_line(body, starts, delimiter)
     if _pandas_quirks(body, starts, content_ends, delimiters, delimiter, header_width):
         return None
     width = max(header_width, int(delimiters.max()) + 1)
@@ -344,18 +348,40 @@ def _arrow_body(
     line_extra = extra_before[np.searchsorted(high, content_ends)]
     padding = np.repeat(content_ends + line_extra, missing) + np.arange(int(padding_before[-1]))
     out = np.empty(len(body) + int(extra_before[-1]) + int(padding_before[-1]), dtype=np.uint8)
-    kept = np.ones(len(out), dtype=bool)
-    kept[padding] = False
     out[padding] = delimiter
+    inserted = [padding]
     if table is not None:
         second, third = lead + 1, lead[extra == 2] + 2
-        kept[second] = kept[third] = False
         out[second] = table.second[codes]
         out[third] = table.third[codes[extra == 2]]
-    out[kept] = body
+        inserted += [second, third]
+    bounds = np.append(starts, len(body))
+    out_bounds = bounds + padding_before + extra_before[np.searchsorted(high, bounds)]
+    for first in range(0, len(starts), _LINES_PER_BLOCK):  # the original bytes, into the gaps left
+        last = min(first + _LINES_PER_BLOCK, len(starts))
+        low, high_end = int(out_bounds[first]), int(out_bounds[last])
+        kept = np.ones(high_end - low, dtype=bool)
+        for positions in inserted:
+            begin, end = np.searchsorted(positions, [low, high_end])
+            kept[positions[begin:end] - low] = False
+        out[low:high_end][kept] = body[bounds[first] : bounds[last]]
     if table is not None:
         out[lead] = table.lead[codes]
     return out, width
+
+
+def _count_per_line(body: np.ndarray, starts: np.ndarray, byte: int) -> np.ndarray:
+    """How often ``byte`` occurs in each line (lines begin at ``starts``), a block of lines at a time, so
+    the temporary arrays stay small."""
+    counts = np.empty(len(starts), dtype=np.int32)
+    bounds = np.append(starts, len(body))
+    for first in range(0, len(starts), _LINES_PER_BLOCK):
+        last = min(first + _LINES_PER_BLOCK, len(starts))
+        block = body[bounds[first] : bounds[last]] == byte
+        counts[first:last] = np.add.reduceat(
+            block.view(np.uint8), starts[first:last] - bounds[first], dtype=np.int32
+        )
+    return counts
 
 
 def _pandas_quirks(
@@ -478,19 +504,18 @@ def decode_results(frame: pd.DataFrame) -> pd.DataFrame:
 
 def decode_short_report(short_report: pd.Series) -> pd.DataFrame:
     """One categorical column per ShortReport position, labelled ``"<char> <label>"``."""
-    values = short_report.fillna("").to_numpy(dtype=f"U{SHORT_REPORT_LENGTH}")
-    # A U24 array is 24 UCS-4 code points per row; padding and blanks become 0 ("not delivered"). Code
-    # points beyond U+FFFF (never valid report characters) fold onto U+FFFF, which reads "unknown".
-    points = values.view(np.uint32).reshape(len(values), SHORT_REPORT_LENGTH)
-    chars = np.minimum(points, 0xFFFF).astype(np.uint16)
-    chars[chars == ord(" ")] = 0
-    # Dense lookup from code point to category number: the alphabet is tiny, the rows are many.
+    chars = _short_report_chars(short_report)
+    # Dense lookup from code point to category number: the alphabet is tiny, the rows are many. A blank
+    # is read as 0 ("not delivered"), as is a position past the report's end.
     seen = np.zeros(0x10000, dtype=bool)
     seen[chars] = True
+    if seen[ord(" ")]:
+        seen[ord(" ")], seen[0] = False, True
     present = np.flatnonzero(seen)
-    lookup = np.zeros(0x10000, dtype=np.int32)
-    lookup[present] = np.arange(len(present), dtype=np.int32)
-    codes = np.ascontiguousarray(lookup.astype(np.int16 if len(present) < 2**15 else np.int32)[chars].T)
+    lookup = np.zeros(0x10000, dtype=np.int16 if len(present) < 2**15 else np.int32)
+    lookup[present] = np.arange(len(present))
+    lookup[ord(" ")] = lookup[0]
+    codes = lookup[chars.T]  # positions × rows, one row of codes per column
     labels = pd.Index([_short_report_label(chr(code)) for code in present], dtype=object)
     columns = {
         short_report_column(position + 1): pd.Categorical.from_codes(
@@ -499,6 +524,28 @@ def decode_short_report(short_report: pd.Series) -> pd.DataFrame:
         for position in range(SHORT_REPORT_LENGTH)
     }
     return pd.DataFrame(columns, index=short_report.index)
+
+
+def _short_report_chars(short_report: pd.Series) -> np.ndarray:
+    """The reports' first 24 characters as a rows × 24 array of code points (uint8 when all are ASCII, else
+    uint16), 0 past a short report's end. Code points beyond U+FFFF (never valid report characters) fold
+    onto U+FFFF, which reads "unknown"."""
+    rows, length = len(short_report), SHORT_REPORT_LENGTH
+    if isinstance(short_report.dtype, pd.StringDtype) and short_report.dtype.storage == "pyarrow" and rows:
+        # Arrow strings: when all are ASCII, the padded reports are one buffer of rows × 24 bytes.
+        values = pa.chunked_array(short_report.array._pa_array).combine_chunks().fill_null("")  # type: ignore[attr-defined]
+        padded = pc.utf8_rpad(pc.utf8_slice_codeunits(values, 0, length), width=length, padding="\x00")
+        if pc.all(pc.string_is_ascii(padded)).as_py():
+            offsets = np.frombuffer(padded.buffers()[1], dtype=np.int64, count=2, offset=8 * padded.offset)
+            data = np.frombuffer(padded.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[0] + rows * length]
+            chars = data.reshape(rows, length).copy()
+            del values, padded
+            pa.default_memory_pool().release_unused()
+            return chars
+    values = short_report.fillna("").to_numpy(dtype=f"U{length}")
+    # A U24 array is 24 UCS-4 code points per row; padding becomes 0 ("not delivered").
+    points = values.view(np.uint32).reshape(rows, length)
+    return np.minimum(points, 0xFFFF).astype(np.uint16)
 
 
 def _short_report_label(char: str) -> str:
