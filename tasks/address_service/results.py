@@ -308,7 +308,7 @@ def _read_arrow(path: Path, encoding: str, delimiter: str, names: list[str]) -> 
         logger.debug("Arrow could not parse %s (%s); reading it with pandas", path, exc)
         return None
     del body
-    frame = parsed.to_pandas(types_mapper={pa.large_string(): _STRING}.get, self_destruct=True)
+    frame: pd.DataFrame = parsed.to_pandas(types_mapper={pa.large_string(): _STRING}.get, self_destruct=True)
     pa.default_memory_pool().release_unused()  # the parser's working memory, back to the system
     return frame
 
@@ -533,10 +533,12 @@ def _short_report_chars(short_report: pd.Series) -> np.ndarray:
     rows, length = len(short_report), SHORT_REPORT_LENGTH
     if isinstance(short_report.dtype, pd.StringDtype) and short_report.dtype.storage == "pyarrow" and rows:
         # Arrow strings: when all are ASCII, the padded reports are one buffer of rows × 24 bytes.
-        values = pa.chunked_array(short_report.array._pa_array).combine_chunks().fill_null("")  # type: ignore[attr-defined]
+        values = pa.array(short_report.array)
+        values = (values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values).fill_null("")
         padded = pc.utf8_rpad(pc.utf8_slice_codeunits(values, 0, length), width=length, padding="\x00")
         if pc.all(pc.string_is_ascii(padded)).as_py():
-            offsets = np.frombuffer(padded.buffers()[1], dtype=np.int64, count=2, offset=8 * padded.offset)
+            offset_type = np.int64 if pa.types.is_large_string(padded.type) else np.int32
+            offsets = np.frombuffer(padded.buffers()[1], dtype=offset_type)[padded.offset :]
             data = np.frombuffer(padded.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[0] + rows * length]
             chars = data.reshape(rows, length).copy()
             del values, padded

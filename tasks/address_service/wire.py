@@ -119,41 +119,54 @@ def _delimited_bytes(frame: pd.DataFrame, fmt: WireFormat) -> bytes | None:
     if not columns or any(column is None for column in columns):
         return None
     texts = _sanitized([column for column in columns if column is not None], fmt)
+    # The line end goes onto the last column, then one join builds the lines.
+    empty, terminator = pa.scalar("", pa.large_string()), pa.scalar(fmt.line_terminator, pa.large_string())
+    texts[-1] = pc.binary_join_element_wise(texts[-1], empty, terminator)
     delimiter = pa.scalar(fmt.delimiter, type=pa.large_string())
     lines = pc.binary_join_element_wise(*texts, delimiter) if len(texts) > 1 else texts[0]
-    empty, terminator = pa.scalar("", pa.large_string()), pa.scalar(fmt.line_terminator, pa.large_string())
-    ended = pc.binary_join_element_wise(lines, empty, terminator)
-    body = b"".join(
-        chunk.buffers()[2].to_pybytes()[_value_span(chunk)] for chunk in ended.chunks if len(chunk)
-    )
-    header = fmt.delimiter.join(names) + fmt.line_terminator if fmt.header else ""
-    if codecs.lookup(fmt.encoding).name == "utf-8":
-        return header.encode("utf-8") + body
-    return (header + body.decode("utf-8")).encode(fmt.encoding)
+    body = np.concatenate([np.zeros(0, dtype=np.uint8), *(_value_bytes(chunk) for chunk in lines.chunks)])
+    header = (fmt.delimiter.join(names) + fmt.line_terminator if fmt.header else "").encode(fmt.encoding)
+    if codecs.lookup(fmt.encoding).name in ("utf-8", "utf-8-sig"):
+        return header + body.tobytes()
+    return header + body.tobytes().decode("utf-8").encode(fmt.encoding)
 
 
 def _sanitized(columns: list[pa.ChunkedArray], fmt: WireFormat) -> list[pa.ChunkedArray]:
     """The columns with the delimiter, CR and LF replaced by spaces, when one holds a character the csv
     writer would have to escape (the delimiter or one of the line end): what :func:`sanitize_fields` does
     when the writer refuses a value."""
-    escaped = "[" + re.escape(fmt.delimiter + "".join(sorted(set(fmt.line_terminator)))) + "]"
-    if not any(pc.any(pc.match_substring_regex(column, escaped)).as_py() for column in columns):
+    escaped = {fmt.delimiter, *fmt.line_terminator}
+    if not any(_holds(column, escaped) for column in columns):
         return columns
     pattern = "[" + re.escape(fmt.delimiter) + "\r\n]"
     return [
         pc.replace_substring_regex(column, pattern, " ")
-        if pc.any(pc.match_substring_regex(column, pattern)).as_py()
+        if _holds(column, {fmt.delimiter, "\r", "\n"})
         else column
         for column in columns
     ]
 
 
-def _value_span(chunk: pa.Array) -> slice:
-    """Where a string chunk's values lie in its data buffer."""
-    offsets = chunk.buffers()[1]
-    width = 8 if pa.types.is_large_string(chunk.type) else 4
-    bounds = np.frombuffer(offsets, dtype=np.int64 if width == 8 else np.int32)
-    return slice(int(bounds[chunk.offset]), int(bounds[chunk.offset + len(chunk)]))
+def _holds(column: pa.ChunkedArray, characters: set[str]) -> bool:
+    """Whether a value of the column holds one of the (ASCII) characters: a byte search of its buffers."""
+    for chunk in column.chunks:
+        data = _value_bytes(chunk).tobytes()
+        if any(character.encode() in data for character in characters):
+            return True
+    return False
+
+
+def _value_bytes(chunk: pa.Array) -> np.ndarray:
+    """A (large) string chunk's values, end to end, as a view of its data buffer."""
+    if not len(chunk):
+        return np.zeros(0, dtype=np.uint8)
+    offsets_buffer, data_buffer = chunk.buffers()[1:3]
+    offset_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+    offsets = np.frombuffer(offsets_buffer, dtype=offset_type)
+    start, end = int(offsets[chunk.offset]), int(offsets[chunk.offset + len(chunk)])
+    if data_buffer is None:
+        return np.zeros(0, dtype=np.uint8)
+    return np.frombuffer(data_buffer, dtype=np.uint8)[start:end]
 
 
 def _wire_column(values: pd.Series) -> pa.ChunkedArray | None:
