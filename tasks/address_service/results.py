@@ -10,7 +10,9 @@ Header names are folded onto the §2.3 spelling (``StreetName`` → ``Streetname
 
 from __future__ import annotations
 
+import codecs
 import csv
+import functools
 import logging
 import re
 import warnings
@@ -22,6 +24,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
 
 from connectors.address_service.codes import (
     ADDRESS_FIELD_NAMES,
@@ -60,6 +65,14 @@ _UNPACK_CHUNK = 1 << 16
 _RATIO_GRACE_BYTES = 1 << 20
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _LARGEST_RECORD_ID = 2**53  # every whole number below it is exact as a float (and fits Int64)
+# The result file's columns: pandas' str dtype held by Arrow, so Arrow's parsed strings are used as they are.
+_STRING = pd.StringDtype("pyarrow", na_value=np.nan)
+# Encodings the Arrow reader takes (after transcoding to UTF-8, which it reads); others go to pandas.
+_UTF8_CODECS = frozenset({"utf-8", "utf-8-sig"})
+_ARROW_ENCODINGS = _UTF8_CODECS | {"cp1252", "latin-1", "iso8859-1", "iso8859-15", "ascii"}
+_ARROW_BLOCK_BYTES = 1 << 20
+_LINES_PER_BLOCK = 1 << 16
+_LF, _CR = ord("\n"), ord("\r")
 # Columns of results.csv that hold the service's codes or our decoding of them ("- no statement"): written
 # as they are; every other text column (the customer's, the service's address text) gets the formula guard.
 CODE_COLUMNS = frozenset(
@@ -216,6 +229,10 @@ def read_result_file(path: Path) -> pd.DataFrame:
     uploaded copies of address fields become ``<Field>_uploaded`` (see the module docstring). A row with
     more fields than the header keeps the surplus in extra ``Unnamed: <n>`` columns.
 
+    The columns are the pandas ``str`` dtype held by Arrow. Files are parsed by Arrow's multi-threaded CSV
+    reader (:func:`_read_arrow`); a file it cannot take as it is (a line ended by a lone CR, UTF-16, a
+    NUL byte) is read by pandas' C parser, and one whose rows the C parser refuses by the csv module.
+
     Raises:
         ResultFileError: the file is empty.
     """
@@ -226,6 +243,13 @@ def read_result_file(path: Path) -> pd.DataFrame:
         raise ResultFileError("result file is empty: no header row", path=path)
     delimiter = "\t" if "\t" in header_line else sniff_delimiter(header_line) or "\t"
     names = result_headers(header_line.split(delimiter))
+    frame = _read_arrow(path, encoding, delimiter, names)
+    if frame is None:
+        frame = _read_pandas(path, encoding, delimiter, names).astype(_STRING)
+    return frame
+
+
+def _read_pandas(path: Path, encoding: str, delimiter: str, names: list[str]) -> pd.DataFrame:
     try:
         with warnings.catch_warnings():
             # pandas only warns when a row is longer than the header and drops the surplus; we keep it.
@@ -237,7 +261,7 @@ def read_result_file(path: Path) -> pd.DataFrame:
                 skiprows=1,
                 names=names,
                 index_col=False,
-                dtype=object,  # Python str values; the pandas str dtype costs a second pass over every cell
+                dtype=object,
                 keep_default_na=False,
                 na_values=[],
                 quoting=csv.QUOTE_NONE,
@@ -249,6 +273,183 @@ def read_result_file(path: Path) -> pd.DataFrame:
         frame = _read_ragged(path, encoding, delimiter, names)
     # Without NA parsing the C parser already yields "" for empty and missing trailing fields.
     return frame
+
+
+def _read_arrow(path: Path, encoding: str, delimiter: str, names: list[str]) -> pd.DataFrame | None:
+    """The data rows parsed by ``pyarrow.csv``, or None when the file needs the pandas reader.
+
+    Arrow reads UTF-8 and wants every row as wide as the widest; :func:`_arrow_body` brings the bytes there
+    in one vectorised pass. Empty lines are skipped, as pandas skips them.
+    """
+    codec = codecs.lookup(encoding).name
+    if codec not in _ARROW_ENCODINGS or len(delimiter) != 1 or not delimiter.isascii():
+        return None
+    data = path.read_bytes()
+    if codec in _UTF8_CODECS and data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    whole = np.frombuffer(data, dtype=np.uint8)
+    line_feeds = np.flatnonzero(whole == _LF)
+    carriage_returns = data.count(b"\r")
+    if b"\x00" in data or carriage_returns != np.count_nonzero(whole[line_feeds[line_feeds > 0] - 1] == _CR):
+        return None  # a NUL byte, or a CR ending a line on its own: pandas decides how to take those
+    del data
+    header_end = int(line_feeds[0]) + 1 if len(line_feeds) else len(whole)
+    table = None if codec in _UTF8_CODECS else _utf8_table(codec)
+    padded = _arrow_body(whole[header_end:], line_feeds[1:] - header_end, ord(delimiter), len(names), table)
+    del whole
+    if padded is None:
+        return None
+    body, width = padded
+    columns = names + [f"Unnamed: {position}" for position in range(len(names) + 1, width + 1)]
+    try:
+        parsed = pa_csv.read_csv(
+            pa.BufferReader(pa.py_buffer(body)),
+            read_options=pa_csv.ReadOptions(column_names=columns, block_size=_ARROW_BLOCK_BYTES),
+            parse_options=pa_csv.ParseOptions(
+                delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False
+            ),
+            convert_options=pa_csv.ConvertOptions(
+                column_types=dict.fromkeys(columns, pa.large_string()), strings_can_be_null=False
+            ),
+        )
+    except pa.ArrowInvalid as exc:  # not expected after _arrow_body; pandas' readers decide then
+        logger.debug("Arrow could not parse %s (%s); reading it with pandas", path, exc)
+        return None
+    del body
+    frame: pd.DataFrame = parsed.to_pandas(types_mapper={pa.large_string(): _STRING}.get, self_destruct=True)
+    pa.default_memory_pool().release_unused()  # the parser's working memory, back to the system
+    return frame
+
+
+def _arrow_body(
+    body: np.ndarray, line_feeds: np.ndarray, delimiter: int, header_width: int, table: _Utf8Table | None
+) -> tuple[np.ndarray, int] | None:
+    """The data lines (ended by LF or CRLF) as UTF-8 with every non-empty line padded with delimiters to
+    the width of the widest line or the header; and that width in fields. None when pandas reads the
+    lines in a way of its own (:func:`_pandas_quirks`).
+
+    With ``table`` (a single-byte encoding's UTF-8 bytes per byte value) each byte from 0x80 up becomes its
+    two or three UTF-8 bytes; ASCII bytes stay. Inserted bytes are placed by their computed positions, so
+    the whole file is copied once, whatever the number of short rows and accented letters.
+    """
+    starts = np.concatenate(([0], line_feeds + 1))
+    ends = np.append(line_feeds, len(body))
+    if len(starts) and starts[-1] == len(body):  # the body ends with a line feed: no line after it
+        starts, ends = starts[:-1], ends[:-1]
+    if not len(starts):
+        return body, header_width
+    content_ends = ends - (body[np.maximum(ends - 1, 0)] == _CR)
+    delimiters = _count_per_line(body, starts, delimiter)
+    if _pandas_quirks(body, starts, content_ends, delimiters, delimiter, header_width):
+        return None
+    width = max(header_width, int(delimiters.max()) + 1)
+    missing = np.where(content_ends > starts, width - 1 - delimiters, 0)
+    high = np.flatnonzero(body >= 0x80) if table is not None else np.zeros(0, dtype=np.intp)
+    if not missing.any() and not len(high):
+        return body, width
+    # Bytes inserted before each line (its padding goes at its end) and before each high byte.
+    padding_before = np.concatenate(([0], np.cumsum(missing)))
+    codes = body[high]
+    extra = table.length[codes] - 1 if table is not None else np.zeros(0, dtype=np.intp)
+    extra_before = np.concatenate(([0], np.cumsum(extra)))
+    lead = high + extra_before[:-1] + padding_before[np.searchsorted(line_feeds, high)]
+    line_extra = extra_before[np.searchsorted(high, content_ends)]
+    padding = np.repeat(content_ends + line_extra, missing) + np.arange(int(padding_before[-1]))
+    out = np.empty(len(body) + int(extra_before[-1]) + int(padding_before[-1]), dtype=np.uint8)
+    out[padding] = delimiter
+    inserted = [padding]
+    if table is not None:
+        second, third = lead + 1, lead[extra == 2] + 2
+        out[second] = table.second[codes]
+        out[third] = table.third[codes[extra == 2]]
+        inserted += [second, third]
+    bounds = np.append(starts, len(body))
+    out_bounds = bounds + padding_before + extra_before[np.searchsorted(high, bounds)]
+    for first in range(0, len(starts), _LINES_PER_BLOCK):  # the original bytes, into the gaps left
+        last = min(first + _LINES_PER_BLOCK, len(starts))
+        low, high_end = int(out_bounds[first]), int(out_bounds[last])
+        kept = np.ones(high_end - low, dtype=bool)
+        for positions in inserted:
+            begin, end = np.searchsorted(positions, [low, high_end])
+            kept[positions[begin:end] - low] = False
+        out[low:high_end][kept] = body[bounds[first] : bounds[last]]
+    if table is not None:
+        out[lead] = table.lead[codes]
+    return out, width
+
+
+def _count_per_line(body: np.ndarray, starts: np.ndarray, byte: int) -> np.ndarray:
+    """How often ``byte`` occurs in each line (lines begin at ``starts``), a block of lines at a time, so
+    the temporary arrays stay small."""
+    counts = np.empty(len(starts), dtype=np.int32)
+    bounds = np.append(starts, len(body))
+    for first in range(0, len(starts), _LINES_PER_BLOCK):
+        last = min(first + _LINES_PER_BLOCK, len(starts))
+        block = body[bounds[first] : bounds[last]] == byte
+        counts[first:last] = np.add.reduceat(
+            block.view(np.uint8), starts[first:last] - bounds[first], dtype=np.int32
+        )
+    return counts
+
+
+def _pandas_quirks(
+    body: np.ndarray,
+    starts: np.ndarray,
+    content_ends: np.ndarray,
+    delimiters: np.ndarray,
+    delimiter: int,
+    header_width: int,
+) -> bool:
+    """Whether pandas' C parser reads these lines in a way of its own, which the Arrow reader leaves to it:
+    it drops a delimiter ending the file, and one ending the first data line when that line is one field
+    wider than the header (all its lines are then taken to end so); it skips a line holding only blanks,
+    which the csv module (its reader for rows wider than the header) keeps."""
+    if body[-1] == delimiter:
+        return True
+    non_empty = np.flatnonzero(content_ends > starts)
+    if not len(non_empty):
+        return False
+    first = non_empty[0]
+    if delimiters[first] == header_width and body[content_ends[first] - 1] == delimiter:
+        return True
+    return _has_blank_lines(body, starts, content_ends, delimiters, delimiter)
+
+
+def _has_blank_lines(
+    body: np.ndarray, starts: np.ndarray, content_ends: np.ndarray, delimiters: np.ndarray, delimiter: int
+) -> bool:
+    """Whether a non-empty line holds only spaces and tabs (other than the delimiter)."""
+    suspects = np.flatnonzero((delimiters == 0) & (content_ends > starts))
+    blanks = b" \t".replace(bytes([delimiter]), b"")
+    if len(suspects) > 1000:  # e.g. a file of one column: judge all lines in one pass
+        blank = np.isin(body, np.frombuffer(blanks, dtype=np.uint8)).view(np.uint8)
+        counts = np.add.reduceat(blank, starts, dtype=np.int64)[suspects]
+        return bool((counts >= (content_ends - starts)[suspects]).any())
+    return any(not body[starts[line] : content_ends[line]].tobytes().strip(blanks) for line in suspects)
+
+
+@dataclass(frozen=True)
+class _Utf8Table:
+    """A single-byte encoding's bytes as UTF-8: per byte value its length and first three bytes."""
+
+    length: np.ndarray
+    lead: np.ndarray
+    second: np.ndarray
+    third: np.ndarray
+
+
+@functools.cache
+def _utf8_table(encoding: str) -> _Utf8Table:
+    """Undecodable bytes become U+FFFD, as ``errors="replace"`` does."""
+    encoded = [bytes([value]).decode(encoding, errors="replace").encode("utf-8") for value in range(256)]
+    assert all(len(bytes_) <= 3 for bytes_ in encoded)
+    padded = [bytes_.ljust(3, b"\x00") for bytes_ in encoded]
+    return _Utf8Table(
+        length=np.array([len(bytes_) for bytes_ in encoded], dtype=np.intp),
+        lead=np.array([bytes_[0] for bytes_ in padded], dtype=np.uint8),
+        second=np.array([bytes_[1] for bytes_ in padded], dtype=np.uint8),
+        third=np.array([bytes_[2] for bytes_ in padded], dtype=np.uint8),
+    )
 
 
 def result_headers(raw: Sequence[str]) -> list[str]:
@@ -306,19 +507,18 @@ def decode_results(frame: pd.DataFrame) -> pd.DataFrame:
 
 def decode_short_report(short_report: pd.Series) -> pd.DataFrame:
     """One categorical column per ShortReport position, labelled ``"<char> <label>"``."""
-    values = short_report.fillna("").to_numpy(dtype=f"U{SHORT_REPORT_LENGTH}")
-    # A U24 array is 24 UCS-4 code points per row; padding and blanks become 0 ("not delivered"). Code
-    # points beyond U+FFFF (never valid report characters) fold onto U+FFFF, which reads "unknown".
-    points = values.view(np.uint32).reshape(len(values), SHORT_REPORT_LENGTH)
-    chars = np.minimum(points, 0xFFFF).astype(np.uint16)
-    chars[chars == ord(" ")] = 0
-    # Dense lookup from code point to category number: the alphabet is tiny, the rows are many.
+    chars = _short_report_chars(short_report)
+    # Dense lookup from code point to category number: the alphabet is tiny, the rows are many. A blank
+    # is read as 0 ("not delivered"), as is a position past the report's end.
     seen = np.zeros(0x10000, dtype=bool)
     seen[chars] = True
+    if seen[ord(" ")]:
+        seen[ord(" ")], seen[0] = False, True
     present = np.flatnonzero(seen)
-    lookup = np.zeros(0x10000, dtype=np.int32)
-    lookup[present] = np.arange(len(present), dtype=np.int32)
-    codes = np.ascontiguousarray(lookup.astype(np.int16 if len(present) < 2**15 else np.int32)[chars].T)
+    lookup = np.zeros(0x10000, dtype=np.int16 if len(present) < 2**15 else np.int32)
+    lookup[present] = np.arange(len(present))
+    lookup[ord(" ")] = lookup[0]
+    codes = lookup[chars.T]  # positions × rows, one row of codes per column
     labels = pd.Index([_short_report_label(chr(code)) for code in present], dtype=object)
     columns = {
         short_report_column(position + 1): pd.Categorical.from_codes(
@@ -327,6 +527,30 @@ def decode_short_report(short_report: pd.Series) -> pd.DataFrame:
         for position in range(SHORT_REPORT_LENGTH)
     }
     return pd.DataFrame(columns, index=short_report.index)
+
+
+def _short_report_chars(short_report: pd.Series) -> np.ndarray:
+    """The reports' first 24 characters as a rows × 24 array of code points (uint8 when all are ASCII, else
+    uint16), 0 past a short report's end. Code points beyond U+FFFF (never valid report characters) fold
+    onto U+FFFF, which reads "unknown"."""
+    rows, length = len(short_report), SHORT_REPORT_LENGTH
+    if isinstance(short_report.dtype, pd.StringDtype) and short_report.dtype.storage == "pyarrow" and rows:
+        # Arrow strings: when all are ASCII, the padded reports are one buffer of rows × 24 bytes.
+        values = pa.array(short_report.array)
+        values = (values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values).fill_null("")
+        padded = pc.utf8_rpad(pc.utf8_slice_codeunits(values, 0, length), width=length, padding="\x00")
+        if pc.all(pc.string_is_ascii(padded)).as_py():
+            offset_type = np.int64 if pa.types.is_large_string(padded.type) else np.int32
+            offsets = np.frombuffer(padded.buffers()[1], dtype=offset_type)[padded.offset :]
+            data = np.frombuffer(padded.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[0] + rows * length]
+            chars = data.reshape(rows, length).copy()
+            del values, padded
+            pa.default_memory_pool().release_unused()
+            return chars
+    values = short_report.fillna("").to_numpy(dtype=f"U{length}")
+    # A U24 array is 24 UCS-4 code points per row; padding becomes 0 ("not delivered").
+    points = values.view(np.uint32).reshape(rows, length)
+    return np.minimum(points, 0xFFFF).astype(np.uint16)
 
 
 def _short_report_label(char: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import zipfile
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from tasks.address_service.results import (
     write_address_results,
 )
 from tasks.errors import ResultFileError
+from tasks.textfiles import detect_encoding, sniff_delimiter
 
 # What the service sends back for an upload of RecordId, Kundennummer and the address columns: the uploaded
 # columns as uploaded, then the §2.3 fields in the batch file's own header spelling.
@@ -570,3 +572,99 @@ def test_a_moves_line_holding_a_form_feed_or_a_line_separator_stays_one_row(tmp_
     frame = read_moves_file(path)
     assert frame["Name"].tolist() == ["Muster\x0cHans", "Keller\u2028Eva"]
     assert frame["Neu"].tolist() == ["8001", "\x85"]
+
+
+# Pieces of result lines: text in and outside Windows-1252, the delimiters, blanks, line ends of both kinds.
+_PIECES = [
+    "a",
+    "Z",
+    "1",
+    " ",
+    "ä",
+    "é",
+    "€",
+    "Œ",
+    "ß",
+    "\t",
+    "\t",
+    "\t",
+    ";",
+    '"',
+    "'",
+    "=",
+    "\r\n",
+    "\n",
+    "Ł",
+]
+_HEADERS = [
+    "RecordId\tQSTAT\tShortReport\tTotalScore\tCorrectionType\tName\tStreetName",
+    "RecordId;QSTAT",
+    "X",
+]
+
+
+_READ_PANDAS = results._read_pandas
+
+
+def _pandas_read(path: Path) -> pd.DataFrame:
+    """The reader the Arrow path stands in for: pandas' C parser, the csv module for rows it refuses."""
+    encoding = detect_encoding(path)
+    header = path.read_bytes().decode(encoding, errors="replace").splitlines()[0]
+    delimiter = "\t" if "\t" in header else sniff_delimiter(header) or "\t"
+    names = results.result_headers(header.split(delimiter))
+    return _READ_PANDAS(path, encoding, delimiter, names)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_arrow_reader_reads_what_pandas_reads(
+    tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(seed)
+    used_pandas = []
+    monkeypatch.setattr(results, "_read_pandas", lambda *a: used_pandas.append(1) or _READ_PANDAS(*a))
+    for case in range(100):
+        lines = "".join(rng.choices(_PIECES, k=80)) + rng.choice(["", "\n"])
+        text = rng.choice(_HEADERS) + rng.choice(["\r\n", "\n"]) + lines
+        encoding = rng.choice(["utf-8", "utf-8-sig", "cp1252"])
+        data = text.encode(encoding, errors="replace")
+        if rng.random() < 0.2:
+            data += b"\x81\x8d\xc3\xa9"  # bytes Windows-1252 lacks, and UTF-8 in a Windows-1252 file
+        path = tmp_path / f"r{case}.txt"
+        path.write_bytes(data)
+        frame = read_result_file(path)
+        expected = _pandas_read(path)
+        assert list(frame.columns) == list(expected.columns), (case, data)
+        assert frame.astype(object).to_numpy().tolist() == expected.to_numpy().tolist(), (case, data)
+        assert (frame.dtypes == "str").all()
+    assert len(used_pandas) < 40  # most of them went through Arrow
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "1\t2\r\n   \r\n3\t4\r\n",  # a line of blanks: the C parser skips it
+        "1\t2\r3\t4\r\n",  # a lone CR ends a line
+        "1\t2\t",  # a delimiter ends the file
+        "1\t2\t\t\r\n3\t4\t\r\n",  # the first line one field wider, ending in the delimiter
+        "1\t2\t\t5\r\n\r\n3\r\n",  # surplus fields and an empty line
+    ],
+)
+def test_lines_pandas_reads_its_own_way_are_read_as_before(tmp_path: Path, body: str) -> None:
+    path = tmp_path / "r.txt"
+    path.write_bytes(("RecordId\tQSTAT\tName\r\n" + body).encode("cp1252"))
+    frame = read_result_file(path)
+    expected = _pandas_read(path)
+    assert list(frame.columns) == list(expected.columns)
+    assert frame.astype(object).to_numpy().tolist() == expected.to_numpy().tolist()
+
+
+def test_every_windows_1252_byte_is_read_as_python_decodes_it(tmp_path: Path) -> None:
+    high = bytes(range(0x80, 0x100)).replace(b"\t", b"")
+    path = tmp_path / "r.txt"
+    path.write_bytes(b"RecordId\tName\r\n1\t" + high + b"\r\n2\t" + high[::-1] + b"\t" + high[:3] + b"\r\n")
+    frame = read_result_file(path)
+    assert frame["Name"].tolist() == [
+        high.decode("cp1252", errors="replace"),
+        high[::-1].decode("cp1252", "replace"),
+    ]
+    assert frame["Unnamed: 3"].tolist() == ["", high[:3].decode("cp1252", errors="replace")]

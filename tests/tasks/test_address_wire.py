@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from tasks.address_service import wire
 from tasks.address_service.records import AddressInput, read_address_file
 from tasks.address_service.wire import WireFormat, write_upload_file
 from tasks.errors import InputError
@@ -119,3 +123,74 @@ def test_value_outside_the_wire_encoding_is_an_error_naming_row_and_field(tmp_pa
     assert not (tmp_path / "upload.txt").exists()
     written = write_upload_file(records, tmp_path / "upload.txt", WireFormat(encoding="utf-8"))
     assert "Łucja" in written.read_text(encoding="utf-8")
+
+
+# Text the upload must carry as it is or refuse: Windows-1252 letters, characters outside it, the delimiter
+# and line ends (replaced by spaces), quotes and backslashes (written as they are), a vertical tab.
+_PIECES = ["a", "Z", "1", " ", "ä", "é", "€", "Œ", "ß", "\t", "\r", "\n", "\r\n", '"', "'", ";", "|", "\\",
+           "\x0b", "Ł", "😀"]  # fmt: skip
+_FORMATS = [
+    WireFormat(),
+    WireFormat(delimiter=";", encoding="utf-8", line_terminator="\n", header=False),
+    WireFormat(encoding="utf-8-sig"),
+    WireFormat(delimiter="|", line_terminator="\r"),
+]
+
+
+def _random_frame(rng: random.Random, rows: int) -> pd.DataFrame:
+    def value() -> str | None:
+        return None if rng.random() < 0.15 else "".join(rng.choices(_PIECES, k=rng.randint(0, 6)))
+
+    columns: dict[str, object] = {
+        "RecordId": pd.array(range(1, rows + 1), dtype=rng.choice(["int64", "Int64"]))
+    }
+    for number in range(rng.randint(1, 4)):
+        columns[f"Field{number}"] = pd.Series(
+            [value() for _ in range(rows)], dtype=rng.choice(["str", object])
+        )
+    return pd.DataFrame(columns)
+
+
+def _outcome(write: Callable[..., Path], frame: pd.DataFrame, path: Path, fmt: WireFormat) -> bytes | str:
+    try:
+        return write(frame, Path("in.csv"), path, fmt).read_bytes()
+    except InputError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_arrow_writer_writes_the_bytes_of_the_csv_module(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    for case in range(60):
+        frame, fmt = _random_frame(rng, rng.randint(0, 6)), rng.choice(_FORMATS)
+        assert _arrow_path_takes(frame, fmt), case
+        fast = _outcome(wire.write_frame, frame, tmp_path / "fast.txt", fmt)
+        reference = _outcome(wire.write_with_csv_module, frame, tmp_path / "reference.txt", fmt)
+        assert fast == reference, (case, fmt, frame.to_dict("list"))
+
+
+def _arrow_path_takes(frame: pd.DataFrame, fmt: WireFormat) -> bool:
+    try:
+        return wire._delimited_bytes(frame, fmt) is not None
+    except UnicodeEncodeError:
+        return True  # it refused a value: write_frame names it
+
+
+def test_text_with_gaps_in_an_object_column_is_sanitised_and_checked(tmp_path: Path) -> None:
+    # An object column (as a spreadsheet's cells can give) with a missing value: its tab is replaced as in
+    # any text column, and a character outside Windows-1252 is named with its row and field.
+    frame = pd.DataFrame({"RecordId": [1, 2], "Note": pd.Series([None, "a\tb"], dtype=object)})
+    for write in (wire.write_frame, wire.write_with_csv_module):
+        written = write(frame, Path("in.csv"), tmp_path / "upload.txt", WireFormat())
+        assert written.read_bytes() == b"RecordId\tNote\r\n1\t\r\n2\ta b\r\n"
+    bad = pd.DataFrame({"RecordId": [1, 2], "Note": pd.Series([None, "Łódź"], dtype=object)})
+    for write in (wire.write_frame, wire.write_with_csv_module):
+        with pytest.raises(InputError, match="row 2, field 'Note': character 'Ł'"):
+            write(bad, Path("in.csv"), tmp_path / "upload.txt", WireFormat())
+
+
+def test_columns_other_than_text_and_integers_are_written_by_the_csv_module(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"RecordId": [1], "Score": [1.5], "Mixed": pd.Series([5], dtype=object)})
+    assert wire._delimited_bytes(frame, WireFormat()) is None
+    written = wire.write_frame(frame, Path("in.csv"), tmp_path / "upload.txt", WireFormat())
+    assert written.read_bytes() == b"RecordId\tScore\tMixed\r\n1\t1.5\t5\r\n"
