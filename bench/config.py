@@ -17,6 +17,8 @@ class BenchConfig:
     queries: int = 10_000
     query_concurrency: int = 32
     query_latency_s: float = 0.02
+    limited_queries: int = 10_000
+    queries_per_minute: int = 6000
     job_seconds: float = 3600.0  # simulated clock: an hour passes at once
     jobs: int = 3
     openpyxl_reference: bool = True
@@ -29,5 +31,6 @@ QUICK = BenchConfig(
     upload_rows=50_000,
     xlsx_rows=5_000,
     queries=200,
+    limited_queries=500,
     jobs=3,
 )

@@ -127,6 +127,9 @@ def _status_check(operation: str) -> Any:
 class AddressServiceClient(ApiClient):
     """Client of the address web service.
 
+    Individual queries, the address assistant and building verification are sent ``paced`` (through the
+    ``pacer`` option when one is given): the service counts them against its per-minute limit (Status 106).
+
     Args:
         base_url: the service's base address, ending in REST/v1.
         username: the technical user.
@@ -262,7 +265,7 @@ class AddressServiceClient(ApiClient):
         body: dict[str, Any] = {"address": {"Id": record_id, "Data": data}, "key": key, "timeout": timeout_ms}
         operation = _with_client(body, "runquery2", billing_reference, client_identifier, client_name)
         # A query changes nothing remotely, so it is safe to re-send after an ambiguous failure.
-        payload = await self._call("POST", f"/{operation}", operation, json=body, idempotent=True)
+        payload = await self._call("POST", f"/{operation}", operation, json=body, idempotent=True, paced=True)
         with _reading(operation):
             result = _result(payload, "RunQuery2Result")
             inner = result.get("Result") or {}
@@ -279,7 +282,12 @@ class AddressServiceClient(ApiClient):
         body = build_autocomplete_request(query, version)
         wrapper = {4: "QueryAutoComplete4Result", 3: "QueryAutoComplete3Result", 2: "QueryAutoCompleteResult"}
         payload = await self._call(
-            "POST", f"/autocomplete{version}", f"autocomplete{version}", json=body, idempotent=True
+            "POST",
+            f"/autocomplete{version}",
+            f"autocomplete{version}",
+            json=body,
+            idempotent=True,
+            paced=True,
         )
         raw = _result(payload, wrapper[version]).get("AutoCompleteResult") or []
         if version == 2:
@@ -303,7 +311,9 @@ class AddressServiceClient(ApiClient):
             "zipcode": zip_code,
             "townName": town_name,
         }
-        payload = await self._call("GET", "/buildingverification2", "buildingverification2", params=params)
+        payload = await self._call(
+            "GET", "/buildingverification2", "buildingverification2", params=params, paced=True
+        )
         data = _result(payload, "QueryBuildingVerification2Result").get("BuildingVerificationData") or {}
         return BuildingVerification.model_validate(data)
 

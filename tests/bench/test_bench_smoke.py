@@ -17,6 +17,7 @@ TINY = BenchConfig(
     upload_rows=1_000,
     xlsx_rows=1_000,
     queries=50,
+    limited_queries=50,
     query_latency_s=0.001,
     job_seconds=0.5,
     jobs=1,
