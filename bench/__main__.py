@@ -25,7 +25,7 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 from rich.console import Console  # noqa: E402  (after the environment above, as Prefect reads it on import)
 from rich.table import Table  # noqa: E402
 
-from bench import completion, queries, queries_limited, result_file, upload_file, xlsx  # noqa: E402
+from bench import completion, flow_runs, queries, queries_limited, result_file, upload_file, xlsx  # noqa: E402
 from bench.config import FULL, QUICK, BenchConfig  # noqa: E402
 from bench.measure import BenchResult  # noqa: E402
 
@@ -36,6 +36,8 @@ BENCHMARKS: dict[str, Callable[[BenchConfig, Path], BenchResult]] = {
     queries.NAME: queries.run,
     queries_limited.NAME: queries_limited.run,
     completion.NAME: completion.run,
+    flow_runs.SMALL_BATCH: flow_runs.run_small_batch,
+    flow_runs.FLOW_OVERHEAD: flow_runs.run_flow_overhead,
 }
 DEFAULT_OUT = Path("bench/results.json")
 QUICK_OUT = Path("bench/results.quick.json")

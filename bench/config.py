@@ -15,12 +15,16 @@ class BenchConfig:
     xlsx_rows: int = 100_000
     xlsx_columns: int = 40
     queries: int = 10_000
+    serial_queries: int = 1_000
     query_concurrency: int = 32
     query_latency_s: float = 0.02
     limited_queries: int = 10_000
     queries_per_minute: int = 6000
     job_seconds: float = 3600.0  # simulated clock: an hour passes at once
     jobs: int = 3
+    small_batch_rows: int = 40
+    overhead_rows: int = 10_000
+    batch_job_seconds: float = 1.0
     openpyxl_reference: bool = True
 
 
@@ -31,6 +35,8 @@ QUICK = BenchConfig(
     upload_rows=50_000,
     xlsx_rows=5_000,
     queries=200,
+    serial_queries=100,
     limited_queries=500,
+    overhead_rows=1_000,
     jobs=3,
 )

@@ -94,17 +94,30 @@ def _reading(operation: str) -> Iterator[None]:
         ) from None
 
 
-def _json_check(operation: str) -> Any:
-    """The check of an answer that must be a JSON object with a zero (or no) ``Status``."""
+class _JsonAnswer:
+    """The check of an answer that must be a JSON object with a zero (or no) ``Status``; keeps the object
+    it parsed, so an answer is decoded once."""
 
-    def check(response: httpx.Response) -> None:
-        payload = _payload(response, operation)
+    def __init__(self, operation: str) -> None:
+        self.operation = operation
+        self.payload: dict[str, Any] = {}
+
+    def check(self, response: httpx.Response) -> None:
+        payload = _payload(response, self.operation)
         if not isinstance(payload, dict):
-            message = f"{API}: {operation} returned {type(payload).__name__}, not an object"
+            message = f"{API}: {self.operation} returned {type(payload).__name__}, not an object"
             raise MalformedResponse(message, api=API)
-        _status_check(operation)(response)
+        _raise_for_status(payload, self.operation)
+        self.payload = payload
 
-    return check
+
+def _raise_for_status(payload: Any, operation: str) -> None:
+    try:
+        status = _status_of(payload)
+    except (TypeError, ValueError):
+        raise MalformedResponse(f"{API}: {operation} answered with an unreadable Status", api=API) from None
+    if status:
+        raise status_error(status, operation=operation)
 
 
 def _status_check(operation: str) -> Any:
@@ -112,14 +125,7 @@ def _status_check(operation: str) -> Any:
         content_type = response.headers.get("content-type", "")
         if "json" not in content_type:
             return
-        try:
-            status = _status_of(_payload(response, operation))
-        except (TypeError, ValueError):
-            raise MalformedResponse(
-                f"{API}: {operation} answered with an unreadable Status", api=API
-            ) from None
-        if status:
-            raise status_error(status, operation=operation)
+        _raise_for_status(_payload(response, operation), operation)
 
     return check
 
@@ -145,9 +151,9 @@ class AddressServiceClient(ApiClient):
         super().__init__(base_url, auth=basic_auth(username, password), **options)
 
     async def _call(self, method: str, path: str, operation: str, **kwargs: Any) -> dict[str, Any]:
-        response = await self.request(method, path, check=_json_check(operation), **kwargs)
-        payload: dict[str, Any] = response.json()
-        return payload
+        answer = _JsonAnswer(operation)
+        await self.request(method, path, check=answer.check, **kwargs)
+        return answer.payload
 
     # -- availability -----------------------------------------------------------------------------------
 

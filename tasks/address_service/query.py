@@ -100,30 +100,34 @@ async def query_rows(
     timeout_ms: int = 10000,
     billing_reference: str | None = None,
 ) -> QueryChunk:
-    """Query the records of one chunk with a client of its own, at most ``concurrency`` at a time."""
-    semaphore = asyncio.Semaphore(max(1, concurrency))
+    """Query the records of one chunk with a client of its own, at most ``concurrency`` at a time: as many
+    workers, each taking the next record when its query is answered (no task per record waits its turn)."""
     answers: list[dict[str, object]] = []
     sends = SendCounter()
 
     async def one(client: AddressServiceClient, record: dict[str, object]) -> None:
         record_id = int(str(record["RecordId"]))
         fields = query_fields(record)
-        async with semaphore:
-            answer: dict[str, object] = {"RecordId": record_id}
-            try:
-                result = await client.run_query(
-                    key, record_id, fields, timeout_ms=timeout_ms, billing_reference=billing_reference
-                )
-            except ApiError as error:
-                answer[ERROR_COLUMN] = str(error)
-            else:
-                answer.update(result.fields)
-            answers.append(answer)
+        answer: dict[str, object] = {"RecordId": record_id}
+        try:
+            result = await client.run_query(
+                key, record_id, fields, timeout_ms=timeout_ms, billing_reference=billing_reference
+            )
+        except ApiError as error:
+            answer[ERROR_COLUMN] = str(error)
+        else:
+            answer.update(result.fields)
+        answers.append(answer)
         part.row_done()
 
     async with connect(request_log=sends) as client:
-        records = rows.to_dict("records")
-        await asyncio.gather(*(one(client, {str(k): v for k, v in record.items()}) for record in records))
+        waiting = iter(rows.to_dict("records"))
+
+        async def worker() -> None:
+            for record in waiting:
+                await one(client, {str(k): v for k, v in record.items()})
+
+        await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(rows))))))
     return QueryChunk(answers, dict(sends.outcomes))
 
 
