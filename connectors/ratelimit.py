@@ -63,10 +63,12 @@ later than they were let go (a busy event loop, the network), so that none of th
 
 
 class Pacer:
-    """Lets requests go evenly spaced, so that no minute sees more than the service allows: a leaky bucket
-    without a burst, for a service that counts its limit over any 60 seconds. A request's slot is taken
-    before it waits, so concurrent callers queue up in turn; like :class:`WindowGate` it serves clients on
-    several threads' event loops.
+    """Lets requests go evenly spaced, so that no minute sees more than the service allows, for a service
+    that counts its limit over any 60 seconds. A request's slot is taken before it waits, so concurrent
+    callers queue up in turn; like :class:`WindowGate` it serves clients on several threads' event loops.
+
+    Requests that fell behind their slots (a busy event loop) may catch up by up to half the margin's
+    requests at once, never more: any 60 seconds then see at most ``per_minute × (1 - margin / 2)``.
 
     Args:
         per_minute: the service's limit; requests go at most ``per_minute × (1 - margin)`` a minute.
@@ -87,6 +89,7 @@ class Pacer:
             raise ValueError("a pacer needs a positive limit per minute and a margin in [0, 1)")
         self.per_minute = per_minute
         self.interval_s = 60.0 / (per_minute * (1.0 - margin))
+        self.catch_up_s = math.floor(per_minute * margin / 2) * self.interval_s
         self._clock = clock
         self._sleep = sleep
         self._next = -math.inf
@@ -96,9 +99,9 @@ class Pacer:
         """Take the next free slot; returns the seconds until it comes (0 when it is now)."""
         with self._guard:
             now = self._clock()
-            slot = max(now, self._next)
+            slot = max(now - self.catch_up_s, self._next)
             self._next = slot + self.interval_s
-        return slot - now
+        return max(0.0, slot - now)
 
     async def wait(self) -> float:
         """Wait for the next free slot; returns the seconds waited."""

@@ -36,7 +36,11 @@ def document() -> dict:
 
 
 def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> None:
-    assert set(document["benchmarks"]) == {"result_file", "upload_file", "xlsx", "queries", "completion"}
+    assert set(document["benchmarks"]) == set(BENCHMARKS)
+    assert set(BENCHMARKS) >= {
+        "result_file", "upload_file", "xlsx", "queries", "queries_limited", "completion", "small_batch",
+        "flow_overhead",
+    }  # fmt: skip
     assert document["config"]["repeats"] == 1
     for name, result in document["benchmarks"].items():
         assert set(result) == RESULT_KEYS, name
@@ -47,7 +51,9 @@ def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> Non
         assert result["candidate_median_s"] > 0 or name == "completion"
 
 
-@pytest.mark.parametrize("name", ["result_file", "upload_file", "xlsx", "queries"])
+@pytest.mark.parametrize(
+    "name", ["result_file", "upload_file", "xlsx", "queries", "small_batch", "flow_overhead"]
+)
 def test_side_by_side_benchmarks_time_both_sides(document: dict, name: str) -> None:
     result = document["benchmarks"][name]
     assert result["candidate_median_s"] > 0
@@ -63,7 +69,12 @@ def test_both_sides_do_the_same_work(document: dict) -> None:
     queries = benchmarks["queries"]["info"]
     assert queries["candidate_rows"] == queries["baseline_rows"] == 50
     assert queries["candidate_errors"] == 0
-    assert queries["requests_delayed"] == 100  # every query of both sides went through the injected latency
+    assert queries["requests_answered"] == 100  # every query of both sides went through the latency
+    for name, rows in (("small_batch", 5), ("flow_overhead", 20)):
+        flow = benchmarks[name]["info"]
+        assert flow["flow_rows"] == flow["script_rows"] == rows, name
+    limited = benchmarks["queries_limited"]["info"]
+    assert limited["queries_sent"] >= 50 and limited["rows_with_error"] == 0
 
 
 def test_xlsx_reports_memory_of_each_writer(document: dict) -> None:
@@ -76,7 +87,8 @@ def test_xlsx_reports_memory_of_each_writer(document: dict) -> None:
 def test_completion_is_seen_after_the_job_ends(document: dict) -> None:
     result = document["benchmarks"]["completion"]
     assert result["candidate_s"][0] >= 0  # never reported finished before its end
-    assert result["info"]["polls_per_job"][0] >= 1
+    assert result["info"]["status_calls_per_job"][0] >= 1
+    assert result["info"]["calls_within_bound"] is True
 
 
 def test_command_line_writes_the_results_file(tmp_path: Path) -> None:

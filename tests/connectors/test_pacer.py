@@ -28,12 +28,22 @@ class FakeTime:
 
 def test_slots_are_spaced_so_that_no_minute_sees_more_than_the_limit_less_the_margin() -> None:
     time = FakeTime()
-    pacer = Pacer(6000, margin=0.02, clock=time.clock, sleep=time.sleep)
+    pacer = Pacer(6000, margin=0.0, clock=time.clock, sleep=time.sleep)
     delays = [pacer.take() for _ in range(3)]
-    assert delays == pytest.approx([0.0, 60 / 5880, 2 * 60 / 5880])
-    time.now += 60.0  # idle for a minute: no burst is saved up, the next request goes at once
-    assert pacer.take() == 0.0
+    assert delays == pytest.approx([0.0, 0.01, 0.02])
+
+
+def test_requests_that_fell_behind_catch_up_by_half_the_margin_at_most() -> None:
+    time = FakeTime()
+    pacer = Pacer(6000, margin=0.02, clock=time.clock, sleep=time.sleep)  # 5880 a minute, 60 to catch up
+    time.now += 60.0  # idle (or late) for a minute: the one due now and 60 more go at once, then the pace
+    assert [pacer.take() for _ in range(61)] == pytest.approx([0.0] * 61, abs=1e-9)
     assert pacer.take() == pytest.approx(60 / 5880)
+    time.now += 600.0
+    sent = 0
+    while pacer.take() < 1e-9:  # the busiest minute: all that go at once, then a minute at the pace
+        sent += 1
+    assert sent + round(60.0 / pacer.interval_s) <= 6000
 
 
 async def test_concurrent_callers_wait_in_turn() -> None:
