@@ -25,7 +25,16 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 from rich.console import Console  # noqa: E402  (after the environment above, as Prefect reads it on import)
 from rich.table import Table  # noqa: E402
 
-from bench import cli, completion, queries, result_file, upload_file, xlsx  # noqa: E402
+from bench import (  # noqa: E402
+    cli,
+    completion,
+    flow_runs,
+    queries,
+    queries_limited,
+    result_file,
+    upload_file,
+    xlsx,
+)
 from bench.config import FULL, QUICK, BenchConfig  # noqa: E402
 from bench.measure import BenchResult  # noqa: E402
 
@@ -34,7 +43,10 @@ BENCHMARKS: dict[str, Callable[[BenchConfig, Path], BenchResult]] = {
     upload_file.NAME: upload_file.run,
     xlsx.NAME: xlsx.run,
     queries.NAME: queries.run,
+    queries_limited.NAME: queries_limited.run,
     completion.NAME: completion.run,
+    flow_runs.SMALL_BATCH: flow_runs.run_small_batch,
+    flow_runs.FLOW_OVERHEAD: flow_runs.run_flow_overhead,
     cli.REFUSE_NAME: cli.run_refuse,
     cli.HELP_NAME: cli.run_help,
     cli.HISTORY_NAME: cli.run_history,

@@ -99,12 +99,22 @@ class BenchResult:
     candidate_s: list[float] = field(default_factory=list)
     baseline_s: list[float] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
+    unmet: list[str] = field(default_factory=list)
+    """Further bounds of the row that were missed (the row fails; they are listed in ``info``)."""
 
     @property
     def passed(self) -> bool:
+        if self.unmet:
+            return False
         if self.comparison == "at_most":
             return self.value <= self.target
         return self.value >= self.target
+
+    def require(self, met: bool, bound: str) -> None:
+        """A further bound of the row besides ``target``: when not ``met``, the row fails naming it."""
+        if not met:
+            self.unmet.append(bound)
+            self.info["unmet_bounds"] = list(self.unmet)
 
     @property
     def candidate_median_s(self) -> float | None:

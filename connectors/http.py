@@ -25,7 +25,7 @@ from connectors.errors import (
     TransportFailure,
     error_for_http_status,
 )
-from connectors.ratelimit import WindowGate
+from connectors.ratelimit import Pacer, WindowGate
 from connectors.retry import RetryPolicy
 
 logger = logging.getLogger("postflows.http")
@@ -64,6 +64,7 @@ class HttpOptions(TypedDict, total=False):
     request_log: RequestLog | None
     sleep: Callable[[float], Awaitable[None]]
     window_gate: WindowGate | None
+    pacer: Pacer | None
     before_request: BeforeRequest | None
 
 
@@ -80,6 +81,8 @@ class ApiClient:
         request_log: called once per attempt with a :class:`RequestRecord`.
         sleep: the coroutine used between retries (tests pass a recorder).
         window_gate: the gate for per-window limits; pass one to share it between clients of a run.
+        pacer: spaces the requests sent with ``paced=True`` (those a service counts against a per-minute
+            limit); pass one to share it between clients of a run. None: they go as they come.
         before_request: awaited before every attempt is sent (the composition root takes a slot of a
             shared rate limit here); it may wait, never changes the request.
     """
@@ -98,6 +101,7 @@ class ApiClient:
         request_log: RequestLog | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         window_gate: WindowGate | None = None,
+        pacer: Pacer | None = None,
         before_request: BeforeRequest | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
@@ -108,6 +112,7 @@ class ApiClient:
         self._request_log = request_log
         self._sleep = sleep
         self.window_gate = window_gate or WindowGate(sleep=sleep)
+        self.pacer = pacer
         self._before_request = before_request
 
     async def __aenter__(self) -> Self:
@@ -134,6 +139,7 @@ class ApiClient:
         check: ResponseCheck | None = None,
         idempotent: bool | None = None,
         auth: httpx.Auth | None = None,
+        paced: bool = False,
         **kwargs: Any,
     ) -> httpx.Response:
         """Send a request, retrying transient failures; return the checked response.
@@ -143,7 +149,8 @@ class ApiClient:
         proves that the service did not act on it: it was never sent, or the service refused it as
         rate-limited. After a failure whose outcome is unknown (read timeout, dropped connection, 5xx, an
         internal service error) it is never sent again. A per-window limit closes the client's window gate
-        until the next window; those waits do not use up the attempts.
+        until the next window; those waits do not use up the attempts. ``paced``: every attempt waits for
+        its turn at the client's pacer (if it has one) first.
         """
         safe = idempotent if idempotent is not None else method.upper() in _IDEMPOTENT
         attempt = 0
@@ -152,6 +159,8 @@ class ApiClient:
             attempt += 1
             await self.window_gate.wait()
             await self._ready()
+            if paced and self.pacer is not None:
+                await self.pacer.wait()
             started = time.monotonic()
             status: int | None = None
             request = self._http.build_request(method, self.url(path), **kwargs)

@@ -55,3 +55,57 @@ class WindowGate:
             return 0.0
         await self._sleep(remaining)
         return remaining
+
+
+PACE_MARGIN = 0.02
+"""How far below the service's limit a :class:`Pacer` keeps: the slack for requests that reach the service
+later than they were let go (a busy event loop, the network), so that none of them is answered as over it."""
+
+
+class Pacer:
+    """Lets requests go evenly spaced, so that no minute sees more than the service allows, for a service
+    that counts its limit over any 60 seconds. A request's slot is taken before it waits, so concurrent
+    callers queue up in turn; like :class:`WindowGate` it serves clients on several threads' event loops.
+
+    Requests that fell behind their slots (a busy event loop) may catch up by up to half the margin's
+    requests at once, never more: any 60 seconds then see at most ``per_minute × (1 - margin / 2)``.
+
+    Args:
+        per_minute: the service's limit; requests go at most ``per_minute × (1 - margin)`` a minute.
+        margin: the share of the limit kept free (:data:`PACE_MARGIN`).
+        clock: monotonic seconds.
+        sleep: the coroutine used to wait.
+    """
+
+    def __init__(
+        self,
+        per_minute: int,
+        *,
+        margin: float = PACE_MARGIN,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        if per_minute <= 0 or not 0 <= margin < 1:
+            raise ValueError("a pacer needs a positive limit per minute and a margin in [0, 1)")
+        self.per_minute = per_minute
+        self.interval_s = 60.0 / (per_minute * (1.0 - margin))
+        self.catch_up_s = math.floor(per_minute * margin / 2) * self.interval_s
+        self._clock = clock
+        self._sleep = sleep
+        self._next = -math.inf
+        self._guard = threading.Lock()
+
+    def take(self) -> float:
+        """Take the next free slot; returns the seconds until it comes (0 when it is now)."""
+        with self._guard:
+            now = self._clock()
+            slot = max(now - self.catch_up_s, self._next)
+            self._next = slot + self.interval_s
+        return max(0.0, slot - now)
+
+    async def wait(self) -> float:
+        """Wait for the next free slot; returns the seconds waited."""
+        delay = self.take()
+        if delay > 0:
+            await self._sleep(delay)
+        return delay

@@ -58,7 +58,7 @@ from tasks.address_service.wire import WireFormat, upload_columns
 from tasks.errors import InputError, ResultFileError
 from tasks.files import write_text
 from tasks.idempotency import derive_key
-from tasks.polling import PollPolicy
+from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
 from tasks.run_history import JobSnapshot, RunRecorder
 from tasks.submission import recording_wait, submit_once, waited_before
 
@@ -136,7 +136,7 @@ async def address_batch(
     ] = 1.0,
     max_poll_interval_s: Annotated[
         float, form("Longest check interval (s)", "Longest wait between status checks.", exclusiveMinimum=0)
-    ] = 60.0,
+    ] = DEFAULT_MAX_INTERVAL_S,
     resubmit: Annotated[
         bool,
         form(

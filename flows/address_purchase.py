@@ -36,7 +36,7 @@ from tasks.newspaper.purchases import (
     wait_for_purchase,
 )
 from tasks.newspaper.submissions import WarningLog, body_fingerprint, submit_newspaper
-from tasks.polling import PollPolicy
+from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
 from tasks.reports import write_csv, write_xlsx
 from tasks.submission import recording_wait, waited_before
 
@@ -111,7 +111,7 @@ async def address_purchase(
     ] = 2.0,
     max_poll_interval_s: Annotated[
         float, form("Longest check interval (s)", "Longest wait between progress checks.", exclusiveMinimum=0)
-    ] = 60.0,
+    ] = DEFAULT_MAX_INTERVAL_S,
     purchase: Annotated[
         Blank[PurchaseForm],
         form(

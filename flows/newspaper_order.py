@@ -40,7 +40,7 @@ from tasks.newspaper.orders import (
     waiting_set,
 )
 from tasks.newspaper.submissions import WarningLog, submit_newspaper
-from tasks.polling import PollPolicy
+from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
 from tasks.run_history import JobSnapshot, RunRecorder
 from tasks.submission import recording_wait, waited_before
 
@@ -117,7 +117,7 @@ async def newspaper_order(
     ] = 2.0,
     max_poll_interval_s: Annotated[
         float, form("Longest check interval (s)", "Longest wait between status checks.", exclusiveMinimum=0)
-    ] = 60.0,
+    ] = DEFAULT_MAX_INTERVAL_S,
     order: Annotated[
         Blank[OrderForm],
         form(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import time
 from dataclasses import dataclass
 
 from postflows.settings import Settings, get_settings
@@ -65,6 +66,7 @@ async def ensure_api_limits(settings: Settings) -> list[ApiLimit]:
             await client.upsert_global_concurrency_limit_by_name(
                 limit.name, limit.burst, slot_decay_per_second=limit.slot_decay_per_second
             )
+    forget_known_limits()
     return limits
 
 
@@ -77,8 +79,9 @@ class RateLimitHook:
     """Awaited before each request of one client: takes a slot of the named limit when the client works
     inside a flow run and the limit exists on the server; otherwise returns at once.
 
-    Whether the limit exists is asked once per client, so a server without it costs one request per client,
-    and Prefect's "limit does not exist" warning never repeats per request.
+    Whether the limit exists is asked once per client, and at most once a minute per process and server
+    (:data:`LIMIT_KNOWN_FOR_S`): a flow run's clients do not each cost a request, and Prefect's "limit does
+    not exist" warning never repeats per request.
     """
 
     def __init__(self, name: str) -> None:
@@ -99,8 +102,33 @@ class RateLimitHook:
         if self._exists is None:
             async with self._lock:
                 if self._exists is None:
-                    self._exists = await _read_limit(self.name)
+                    self._exists = await _known_limit(self.name)
         return self._exists
+
+
+LIMIT_KNOWN_FOR_S = 60.0
+"""How long a process trusts what it read about a limit (whether it exists) before asking the server again."""
+
+_known: dict[tuple[str, str], tuple[bool, float]] = {}
+
+
+def forget_known_limits() -> None:
+    """Ask the server again on the next client's first request (the limits were just created or removed)."""
+    _known.clear()
+
+
+async def _known_limit(name: str) -> bool:
+    """Whether the limit exists on the server this process reports to, read at most once a minute."""
+    from prefect.settings import PREFECT_API_URL
+
+    key = (str(PREFECT_API_URL.value() or ""), name)
+    known = _known.get(key)
+    now = time.monotonic()
+    if known is not None and now - known[1] < LIMIT_KNOWN_FOR_S:
+        return known[0]
+    exists = await _read_limit(name)
+    _known[key] = (exists, now)
+    return exists
 
 
 async def _read_limit(name: str) -> bool:

@@ -138,6 +138,13 @@ class Settings(BaseSettings):
         ge=0,
         description="Rate limit 'address-service' created by setup/serve: requests per minute (0: none)",
     )
+    address_service_queries_per_minute: int = Field(
+        default=0,
+        ge=0,
+        description="The address service's limit on individual queries, assistant and building checks per "
+        "minute (Status 106 beyond it): they are paced to stay just under it, shared by a process's clients "
+        "(0: not paced)",
+    )
     newspaper_rate_per_minute: int = Field(
         default=600,
         ge=0,

@@ -22,7 +22,7 @@ from connectors.http import RequestLog
 from connectors.newspaper import NewspaperClient
 from connectors.oauth import ClientCredentials
 from connectors.oidc import OidcClient, UserSession
-from connectors.ratelimit import WindowGate
+from connectors.ratelimit import Pacer, WindowGate
 from connectors.retry import RetryPolicy
 from postflows.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API, RateLimitHook
 from postflows.endpoints import Api as Api  # re-exported: callers import these from here too
@@ -105,6 +105,20 @@ def window_gate(settings: Settings) -> WindowGate:
         return _window_gates.setdefault(endpoint, WindowGate())
 
 
+_pacers: dict[tuple[Endpoint, int], Pacer] = {}
+
+
+def query_pacer(settings: Settings) -> Pacer | None:
+    """The pacer of the address service's queries (``address_service_queries_per_minute``): one per service,
+    limit and process, shared like the :func:`window_gate`; None when the setting is 0."""
+    per_minute = settings.address_service_queries_per_minute
+    if per_minute <= 0:
+        return None
+    key = (address_service_endpoint(settings), per_minute)
+    with _window_gates_guard:
+        return _pacers.setdefault(key, Pacer(per_minute))
+
+
 def address_service_endpoint(settings: Settings) -> Endpoint:
     """The address service a run talks to, as its idempotency keys name it."""
     if settings.address_service_is_sandbox:
@@ -143,6 +157,7 @@ def address_service_client(
             retry=_retry(settings),
             request_log=request_log,
             window_gate=window_gate(settings),
+            pacer=query_pacer(settings),
             before_request=RateLimitHook(ADDRESS_SERVICE),
         )
     require_settings(settings, "address-service")
@@ -156,6 +171,7 @@ def address_service_client(
         retry=_retry(settings),
         request_log=request_log,
         window_gate=window_gate(settings),
+        pacer=query_pacer(settings),
         before_request=RateLimitHook(ADDRESS_SERVICE),
     )
 

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Callable, Iterator
@@ -47,43 +48,67 @@ def artifact_key(flow: str) -> str:
 
 
 class Progress:
-    """One tracked piece of work, such as a batch job or a run of individual queries."""
+    """One tracked piece of work, such as a batch job or a run of individual queries.
+
+    The artifact is written in the background, one request at a time, always with the latest value: the work
+    never waits for the Prefect server to show its progress, except for the last update (100 %), which
+    is awaited so the UI ends on it.
+    """
 
     def __init__(self, label: str) -> None:
         self.label = label
         self.percent = 0.0
         self._artifact: UUID | None = None
+        self._flow: str | None = None
+        self._wanted: tuple[float, str] | None = None
+        self._sender: asyncio.Future[None] | None = None
 
     @classmethod
     async def start(cls, label: str) -> Progress:
         """Begin tracking ``label`` at 0 %."""
         progress = cls(label)
-        flow = _flow_name()
-        if flow is not None:
-            from prefect.artifacts import acreate_progress_artifact
-
-            try:
-                progress._artifact = await acreate_progress_artifact(
-                    0.0, key=artifact_key(flow), description=label
-                )
-            except Exception as error:  # noqa: BLE001 - progress display must never fail the run
-                logger.debug("progress artifact unavailable: %s", error)
+        progress._flow = _flow_name()
+        if progress._flow is not None:
+            progress._show(0.0, label)
         progress._notify("")
         return progress
 
     async def update(self, percent: float, detail: str = "") -> None:
         """Set the progress to ``percent`` (clamped to 0-100)."""
         self.percent = max(0.0, min(100.0, float(percent)))
-        if self._artifact is not None:
-            from prefect.artifacts import aupdate_progress_artifact
-
-            try:
-                await aupdate_progress_artifact(
-                    self._artifact, self.percent, description=detail or self.label
-                )
-            except Exception as error:  # noqa: BLE001
-                logger.debug("progress artifact update failed: %s", error)
+        if self._flow is not None:
+            self._show(self.percent, detail or self.label)
+            if self.percent >= 100.0:
+                await self.settled()
         self._notify(detail)
+
+    async def settled(self) -> None:
+        """Wait until the artifact shows the latest update."""
+        if self._sender is not None:
+            await asyncio.shield(self._sender)
+
+    def _show(self, percent: float, description: str) -> None:
+        self._wanted = (percent, description)
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.ensure_future(self._send())
+
+    async def _send(self) -> None:
+        from prefect.artifacts import acreate_progress_artifact, aupdate_progress_artifact
+
+        while self._wanted is not None and self._flow is not None:
+            percent, description = self._wanted
+            self._wanted = None
+            try:
+                if self._artifact is None:
+                    self._artifact = await acreate_progress_artifact(
+                        percent, key=artifact_key(self._flow), description=description
+                    )
+                else:
+                    await aupdate_progress_artifact(self._artifact, percent, description=description)
+            except Exception as error:  # noqa: BLE001 - progress display must never fail the run
+                logger.debug("progress artifact unavailable: %s", error)
+                if self._artifact is None:
+                    self._flow = None
 
     def _notify(self, detail: str) -> None:
         for listener in list(_listeners):

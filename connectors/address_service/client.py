@@ -103,17 +103,30 @@ def _reading(operation: str) -> Iterator[None]:
         ) from None
 
 
-def _json_check(operation: str) -> Any:
-    """The check of an answer that must be a JSON object with a zero (or no) ``Status``."""
+class _JsonAnswer:
+    """The check of an answer that must be a JSON object with a zero (or no) ``Status``; keeps the object
+    it parsed, so an answer is decoded once."""
 
-    def check(response: httpx.Response) -> None:
-        payload = _payload(response, operation)
+    def __init__(self, operation: str) -> None:
+        self.operation = operation
+        self.payload: dict[str, Any] = {}
+
+    def check(self, response: httpx.Response) -> None:
+        payload = _payload(response, self.operation)
         if not isinstance(payload, dict):
-            message = f"{API}: {operation} returned {type(payload).__name__}, not an object"
+            message = f"{API}: {self.operation} returned {type(payload).__name__}, not an object"
             raise MalformedResponse(message, api=API)
-        _status_check(operation)(response)
+        _raise_for_status(payload, self.operation)
+        self.payload = payload
 
-    return check
+
+def _raise_for_status(payload: Any, operation: str) -> None:
+    try:
+        status = _status_of(payload)
+    except (TypeError, ValueError):
+        raise MalformedResponse(f"{API}: {operation} answered with an unreadable Status", api=API) from None
+    if status:
+        raise status_error(status, operation=operation)
 
 
 def _status_check(operation: str) -> Any:
@@ -121,20 +134,16 @@ def _status_check(operation: str) -> Any:
         content_type = response.headers.get("content-type", "")
         if "json" not in content_type:
             return
-        try:
-            status = _status_of(_payload(response, operation))
-        except (TypeError, ValueError):
-            raise MalformedResponse(
-                f"{API}: {operation} answered with an unreadable Status", api=API
-            ) from None
-        if status:
-            raise status_error(status, operation=operation)
+        _raise_for_status(_payload(response, operation), operation)
 
     return check
 
 
 class AddressServiceClient(ApiClient):
     """Client of the address web service.
+
+    Individual queries, the address assistant and building verification are sent ``paced`` (through the
+    ``pacer`` option when one is given): the service counts them against its per-minute limit (Status 106).
 
     Args:
         base_url: the service's base address, ending in REST/v1.
@@ -151,9 +160,9 @@ class AddressServiceClient(ApiClient):
         super().__init__(base_url, auth=basic_auth(username, password), **options)
 
     async def _call(self, method: str, path: str, operation: str, **kwargs: Any) -> dict[str, Any]:
-        response = await self.request(method, path, check=_json_check(operation), **kwargs)
-        payload: dict[str, Any] = response.json()
-        return payload
+        answer = _JsonAnswer(operation)
+        await self.request(method, path, check=answer.check, **kwargs)
+        return answer.payload
 
     # -- availability -----------------------------------------------------------------------------------
 
@@ -276,7 +285,7 @@ class AddressServiceClient(ApiClient):
         body: dict[str, Any] = {"address": {"Id": record_id, "Data": data}, "key": key, "timeout": timeout_ms}
         operation = _with_client(body, "runquery2", billing_reference, client_identifier, client_name)
         # A query changes nothing remotely, so it is safe to re-send after an ambiguous failure.
-        payload = await self._call("POST", f"/{operation}", operation, json=body, idempotent=True)
+        payload = await self._call("POST", f"/{operation}", operation, json=body, idempotent=True, paced=True)
         with _reading(operation):
             result = _result(payload, "RunQuery2Result")
             inner = result.get("Result") or {}
@@ -293,7 +302,12 @@ class AddressServiceClient(ApiClient):
         body = build_autocomplete_request(query, version)
         wrapper = {4: "QueryAutoComplete4Result", 3: "QueryAutoComplete3Result", 2: "QueryAutoCompleteResult"}
         payload = await self._call(
-            "POST", f"/autocomplete{version}", f"autocomplete{version}", json=body, idempotent=True
+            "POST",
+            f"/autocomplete{version}",
+            f"autocomplete{version}",
+            json=body,
+            idempotent=True,
+            paced=True,
         )
         with _reading(f"autocomplete{version}"):
             raw = _result(payload, wrapper[version]).get("AutoCompleteResult") or []
@@ -318,7 +332,9 @@ class AddressServiceClient(ApiClient):
             "zipcode": zip_code,
             "townName": town_name,
         }
-        payload = await self._call("GET", "/buildingverification2", "buildingverification2", params=params)
+        payload = await self._call(
+            "GET", "/buildingverification2", "buildingverification2", params=params, paced=True
+        )
         with _reading("buildingverification2"):
             data = _result(payload, "QueryBuildingVerification2Result").get("BuildingVerificationData") or {}
             return BuildingVerification.model_validate(data)

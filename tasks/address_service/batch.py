@@ -8,6 +8,7 @@ runbatch are not: the submit-once protocol decides whether they are sent again.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
@@ -111,10 +112,12 @@ async def wait_for_batch(
     on_status: StatusCallback | None = None,
     waited_s: float = 0.0,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    clock: Callable[[], float] = time.monotonic,
 ) -> BatchStatus:
     """Poll /checkbatchstatus until the job finishes; each look is a retried step.
 
-    ``waited_s``: how long earlier runs waited for this job already (a parked wait continued).
+    ``waited_s``: how long earlier runs waited for this job already (a parked wait continued). ``sleep`` and
+    ``clock`` (monotonic seconds) are the real ones unless a test or a simulation passes its own.
 
     Raises:
         BatchJobFailed: TokenStatus 1, 5, 6 or 7.
@@ -126,7 +129,13 @@ async def wait_for_batch(
         return observe(await run_step(check_batch_status, client, batch_token))
 
     return await poll_until(
-        check, policy, on_status, what=f"address batch {batch_token}", waited_s=waited_s, sleep=sleep
+        check,
+        policy,
+        on_status,
+        what=f"address batch {batch_token}",
+        waited_s=waited_s,
+        sleep=sleep,
+        clock=clock,
     )
 
 

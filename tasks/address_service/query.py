@@ -112,9 +112,9 @@ async def query_rows(
     billing_reference: str | None = None,
     checkpoint: RowCheckpoint | None = None,
 ) -> QueryChunk:
-    """Query the records of one chunk with a client of its own, at most ``concurrency`` at a time; each
-    answer goes to ``checkpoint`` (as a writer of this chunk's own)."""
-    semaphore = asyncio.Semaphore(max(1, concurrency))
+    """Query the records of one chunk with a client of its own, at most ``concurrency`` at a time: as many
+    workers, each taking the next record when its query is answered (no task per record waits its turn);
+    each answer goes to ``checkpoint`` (as a writer of this chunk's own)."""
     answers: list[dict[str, object]] = []
     sends = SendCounter()
     kept = checkpoint.for_writer(part.writer) if checkpoint is not None else None
@@ -122,25 +122,29 @@ async def query_rows(
     async def one(client: AddressServiceClient, record: dict[str, object]) -> None:
         record_id = int(str(record["RecordId"]))
         fields = query_fields(record)
-        async with semaphore:
-            answer: dict[str, object] = {"RecordId": record_id}
-            try:
-                result = await client.run_query(
-                    key, record_id, fields, timeout_ms=timeout_ms, billing_reference=billing_reference
-                )
-            except ApiError as error:
-                answer[ERROR_COLUMN] = str(error)  # not kept: a resumed run asks again
-            else:
-                answer.update(result.fields)
-                if kept is not None:
-                    sent = query_fingerprint(key, fields, timeout_ms, billing_reference)
-                    kept.add(record_id, sent, {"fields": result.fields})
-            answers.append(answer)
+        answer: dict[str, object] = {"RecordId": record_id}
+        try:
+            result = await client.run_query(
+                key, record_id, fields, timeout_ms=timeout_ms, billing_reference=billing_reference
+            )
+        except ApiError as error:
+            answer[ERROR_COLUMN] = str(error)  # not kept: a resumed run asks again
+        else:
+            answer.update(result.fields)
+            if kept is not None:
+                sent = query_fingerprint(key, fields, timeout_ms, billing_reference)
+                kept.add(record_id, sent, {"fields": result.fields})
+        answers.append(answer)
         part.row_done()
 
     async with connect(request_log=sends) as client, kept_on_disk(kept):
-        records = rows.to_dict("records")
-        await asyncio.gather(*(one(client, {str(k): v for k, v in record.items()}) for record in records))
+        waiting = iter(rows.to_dict("records"))
+
+        async def worker() -> None:
+            for record in waiting:
+                await one(client, {str(k): v for k, v in record.items()})
+
+        await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(rows))))))
     return QueryChunk(answers, dict(sends.outcomes))
 
 

@@ -17,6 +17,9 @@ TINY = BenchConfig(
     upload_rows=1_000,
     xlsx_rows=1_000,
     queries=50,
+    limited_queries=50,
+    small_batch_rows=5,
+    overhead_rows=20,
     query_latency_s=0.001,
     job_seconds=0.5,
     jobs=1,
@@ -35,9 +38,10 @@ def document() -> dict:
 
 
 def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> None:
-    assert set(document["benchmarks"]) == {
-        "result_file", "upload_file", "xlsx", "queries", "completion",
-        "cli_refuse", "cli_help", "history_list",
+    assert set(document["benchmarks"]) == set(BENCHMARKS)
+    assert set(BENCHMARKS) >= {
+        "result_file", "upload_file", "xlsx", "queries", "queries_limited", "completion", "small_batch",
+        "flow_overhead", "cli_refuse", "cli_help", "history_list",
     }  # fmt: skip
     assert document["config"]["repeats"] == 1
     for name, result in document["benchmarks"].items():
@@ -50,7 +54,18 @@ def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> Non
 
 
 @pytest.mark.parametrize(
-    "name", ["result_file", "upload_file", "xlsx", "queries", "cli_refuse", "cli_help", "history_list"]
+    "name",
+    [
+        "result_file",
+        "upload_file",
+        "xlsx",
+        "queries",
+        "small_batch",
+        "flow_overhead",
+        "cli_refuse",
+        "cli_help",
+        "history_list",
+    ],  # fmt: skip
 )
 def test_side_by_side_benchmarks_time_both_sides(document: dict, name: str) -> None:
     result = document["benchmarks"][name]
@@ -67,7 +82,12 @@ def test_both_sides_do_the_same_work(document: dict) -> None:
     queries = benchmarks["queries"]["info"]
     assert queries["candidate_rows"] == queries["baseline_rows"] == 50
     assert queries["candidate_errors"] == 0
-    assert queries["requests_delayed"] == 100  # every query of both sides went through the injected latency
+    assert queries["requests_answered"] == 100  # every query of both sides went through the latency
+    for name, rows in (("small_batch", 5), ("flow_overhead", 20)):
+        flow = benchmarks[name]["info"]
+        assert flow["flow_rows"] == flow["script_rows"] == rows, name
+    limited = benchmarks["queries_limited"]["info"]
+    assert limited["queries_sent"] >= 50 and limited["rows_with_error"] == 0
 
 
 def test_xlsx_reports_memory_of_each_writer(document: dict) -> None:
@@ -87,7 +107,8 @@ def test_history_list_times_its_query(document: dict) -> None:
 def test_completion_is_seen_after_the_job_ends(document: dict) -> None:
     result = document["benchmarks"]["completion"]
     assert result["candidate_s"][0] >= 0  # never reported finished before its end
-    assert result["info"]["polls_per_job"][0] >= 1
+    assert result["info"]["status_calls_per_job"][0] >= 1
+    assert result["info"]["calls_within_bound"] is True
 
 
 def test_command_line_writes_the_results_file(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from postflows.api_limits import (
     ApiLimit,
     RateLimitHook,
     ensure_api_limits,
+    forget_known_limits,
 )
 from postflows.cli import app
 from postflows.settings import get_settings
@@ -38,6 +39,7 @@ async def _delete_limits() -> None:
         for name in NAMES:
             with contextlib.suppress(ObjectNotFound):
                 await client.delete_global_concurrency_limit_by_name(name)
+    forget_known_limits()
 
 
 @pytest.fixture(autouse=True)
@@ -119,3 +121,22 @@ async def test_outside_a_run_the_hook_never_asks_prefect(monkeypatch: pytest.Mon
     hook = RateLimitHook(ADDRESS_SERVICE)
     await hook()
     assert hook.taken == 0
+
+
+async def test_the_clients_of_a_process_ask_whether_a_limit_exists_once_a_minute(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[str] = []
+
+    async def read_limit(name: str) -> bool:
+        asked.append(name)
+        return False
+
+    monkeypatch.setattr("postflows.api_limits._in_run", lambda: True)
+    monkeypatch.setattr("postflows.api_limits._read_limit", read_limit)
+    for _ in range(3):
+        await RateLimitHook(ADDRESS_SERVICE)()
+    assert asked == [ADDRESS_SERVICE]
+    forget_known_limits()
+    await RateLimitHook(ADDRESS_SERVICE)()
+    assert asked == [ADDRESS_SERVICE, ADDRESS_SERVICE]

@@ -218,3 +218,20 @@ async def test_without_a_threshold_a_wait_never_parks() -> None:
 def test_policy_refuses_a_threshold_that_is_not_positive() -> None:
     with pytest.raises(ValueError):
         PollPolicy(park_after_s=0)
+
+
+async def test_a_job_of_an_hour_with_estimates_is_looked_at_at_most_25_times_and_seen_at_its_end() -> None:
+    time = FakeTime()
+    looks: list[float] = []
+
+    async def check() -> Observation[str]:
+        looks.append(time.now)
+        left = max(0.0, 3600.0 - time.now)
+        return Observation("done", True) if left == 0 else waiting(estimate=left)
+
+    result = await poll_until(
+        check, PollPolicy(max_wait_s=7200), progress=False, sleep=time.sleep, clock=time.clock
+    )
+    assert result == "done"
+    assert len(looks) <= 25
+    assert time.now == 3600.0

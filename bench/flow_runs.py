@@ -1,0 +1,195 @@
+"""Benchmarks of the flow machinery: the ``address_batch`` flow, run in this process against a Prefect server
+started once, against a plain script making the same connector calls (upload, createfile, runbatch,
+checkbatchstatus polling, download, deletefile) and the same file work (reading and checking the input,
+the upload file, results.csv and results.xlsx), both on the same embedded sandbox with the same poll policy.
+
+* ``small_batch``: 40 rows, a job of 1 s (target: the flow at most 1.5× the script);
+* ``flow_overhead``: 10,000 rows (target: at most 1.3×).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import os
+import shutil
+import socket
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from bench.config import BenchConfig
+from bench.data import write_address_file
+from bench.measure import BenchResult, alternate_async, ratio_result
+from postflows.prefect_server import LocalServer, ServerState
+from postflows.settings import Settings, get_settings
+from postflows.wiring import address_service_client
+from tasks.address_service.batch import wait_for_batch
+from tasks.address_service.steps import build_results, prepare_input
+from tasks.address_service.wire import WireFormat
+from tasks.files import write_stream
+from tasks.polling import PollPolicy
+
+SMALL_BATCH = "small_batch"
+FLOW_OVERHEAD = "flow_overhead"
+SMALL_TARGET = 1.5
+OVERHEAD_TARGET = 1.3
+
+_server: tuple[LocalServer, ServerState, Path] | None = None
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def prefect_server() -> ServerState:
+    """A Prefect server for this process's benchmarks, started on first use and stopped when it exits."""
+    global _server
+    if _server is None:
+        home = Path(tempfile.mkdtemp(prefix="postflows-bench-prefect-"))
+        server = LocalServer.of(home)
+        state = server.start(port=_free_port())
+        _server = (server, state, home)
+        atexit.register(_stop_server)
+    return _server[1]
+
+
+def _stop_server() -> None:
+    global _server
+    if _server is not None:
+        server, _, home = _server
+        _server = None
+        server.stop()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@contextlib.contextmanager
+def flow_world(workdir: Path, job_seconds: float) -> Iterator[Settings]:
+    """The settings both sides run with (a data dir of the benchmark's, the embedded sandbox with jobs of
+    ``job_seconds``) and Prefect pointed at the benchmark's server."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    state = prefect_server()
+    values = {
+        "POSTFLOWS_DATA_DIR": str(workdir / "data"),
+        "POSTFLOWS_SANDBOX_JOB_SECONDS": str(job_seconds),
+        "POSTFLOWS_ADDRESS_SERVICE_URL": "",
+    }
+    with _environment(values), temporary_settings({PREFECT_API_URL: state.api_url}):
+        yield get_settings()
+
+
+def _policy() -> PollPolicy:
+    """The flow's poll policy with its defaults (``max_wait_s``, ``min_poll_interval_s``, ...)."""
+    return PollPolicy(3600.0, 1.0)
+
+
+async def plain_batch(settings: Settings, input_path: Path, output_dir: Path) -> int:
+    """The flow's connector calls and file work, without Prefect or the run history; returns the rows."""
+    prepared = prepare_input.fn(
+        input_path,
+        output_dir,
+        mode="batch",
+        wire_format=WireFormat(delimiter="\t", encoding="cp1252"),
+        formula_guard=settings.csv_formula_guard,
+    )
+    assert prepared.upload_path is not None
+    async with address_service_client(settings) as client:
+        input_token = await client.upload_file(prepared.upload_path)
+        output_token = await client.create_file()
+        try:
+            job = await client.run_batch(settings.address_service_batch_key, input_token, output_token)
+            await wait_for_batch(client, job.batch_token, policy=_policy())
+            download = output_dir / "download" / "output.bin"
+            async with client.download(output_token) as chunks:
+                await write_stream(download, chunks, max_bytes=settings.download_max_bytes)
+        finally:
+            await client.delete_file(input_token, missing_ok=True)
+            await client.delete_file(output_token, missing_ok=True)
+    results = build_results.fn(
+        prepared,
+        download,
+        output_dir,
+        max_bytes=settings.download_max_bytes,
+        max_ratio=settings.zip_max_ratio,
+        formula_guard=settings.csv_formula_guard,
+    )
+    return results.rows
+
+
+async def flow_batch(input_path: Path, output_dir: Path) -> int:
+    """The ``address_batch`` flow run on the server, with a fresh idempotency key: every run is new work."""
+    from flows.address_batch import address_batch
+
+    summary: dict[str, Any] = await address_batch(
+        input_path=input_path, output_dir=output_dir, idempotency_key=f"bench-{uuid.uuid4().hex}"
+    )
+    return int(summary["result_rows"])
+
+
+async def _measure(
+    settings: Settings, input_path: Path, workdir: Path, repeats: int
+) -> tuple[Any, dict[str, Any]]:
+    rows: dict[str, int] = {}
+
+    def fresh(name: str) -> Path:
+        directory = workdir / "out" / f"{name}-{uuid.uuid4().hex[:8]}"
+        directory.mkdir(parents=True)
+        return directory
+
+    async def candidate() -> None:
+        rows["flow_rows"] = await flow_batch(input_path, fresh("flow"))
+
+    async def baseline() -> None:
+        rows["script_rows"] = await plain_batch(settings, input_path, fresh("script"))
+
+    await baseline()  # warm both paths up (imports, the sandbox's reference data, the first flow run)
+    await candidate()
+    timings = await alternate_async(candidate, baseline, repeats)
+    return timings, rows
+
+
+def _run(name: str, target: float, rows: int, config: BenchConfig, workdir: Path) -> BenchResult:
+    input_path = write_address_file(workdir / "addresses.csv", rows)
+    with flow_world(workdir, config.batch_job_seconds) as settings:
+        timings, answered = asyncio.run(_measure(settings, input_path, workdir, config.repeats))
+        api_url = str(prefect_server().api_url)
+    return ratio_result(
+        name,
+        "address_batch flow run (Prefect server running, run history) vs a plain script of the same "
+        "connector calls and file work, same sandbox and poll policy, in one process",
+        timings,
+        size={"rows": rows, "job_seconds": config.batch_job_seconds},
+        target=target,
+        comparison="at_most",
+        info={**answered, "prefect_api": api_url, "poll_policy": "min 1 s, the flow's defaults"},
+    )
+
+
+def run_small_batch(config: BenchConfig, workdir: Path) -> BenchResult:
+    """``small_batch``: the flow on a 40-row batch vs the plain script."""
+    return _run(SMALL_BATCH, SMALL_TARGET, config.small_batch_rows, config, workdir)
+
+
+def run_flow_overhead(config: BenchConfig, workdir: Path) -> BenchResult:
+    """``flow_overhead``: the flow on 10,000 rows vs the plain script."""
+    return _run(FLOW_OVERHEAD, OVERHEAD_TARGET, config.overhead_rows, config, workdir)
