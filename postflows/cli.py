@@ -310,23 +310,26 @@ def history_command(
     ] = None,
 ) -> None:
     """List recent runs, or show one run with its steps, remote jobs and files."""
-    from postflows.console import output_console
     from postflows.locations import history_url
 
     url = history_url()
     if run_id is None:
-        from postflows.history_view import runs_table
+        # A plain text table, without rich: the list answers in about the time of ``postflows --help``.
         from postflows.run_list import list_runs
+        from postflows.run_table import runs_text
 
         page = list_runs(url, limit=limit, flow=flow, before=before)
-        output_console().print(runs_table(page.runs))
+        typer.echo(runs_text(page.runs))
         if page.next_before is not None:
             more = f"postflows history --limit {limit} --before {page.next_before}"
-            say(f"older runs: {more}" + (f" --flow {shlex.quote(flow)}" if flow is not None else ""))
+            typer.echo(
+                f"older runs: {more}" + (f" --flow {shlex.quote(flow)}" if flow is not None else ""), err=True
+            )
         return
     from sqlalchemy import make_url
 
     import history
+    from postflows.console import output_console
     from postflows.history_view import run_detail
 
     factory = history.session_factory(url)

@@ -1,4 +1,5 @@
-"""Rich rendering of the run history for the CLI: a table of runs and the full story of one run.
+"""Rich rendering of one run of the history for the CLI: the full story of the run (the list of runs is
+plain text, :mod:`postflows.run_table`).
 
 Everything shown goes through the history's secret masking again, so a parameter stored before a key was
 recognised as secret still never reaches the terminal.
@@ -8,14 +9,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
+
+from postflows.run_table import duration, or_dash, when
 
 if TYPE_CHECKING:
     # Imported where used: listing runs (postflows.run_list) needs neither SQLAlchemy nor the models.
@@ -31,27 +33,8 @@ STATE_STYLES = {
 LEVEL_STYLES = {"info": "blue", "warning": "yellow", "error": "red"}
 
 
-def _when(moment: datetime | None) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M:%S") if moment is not None else "-"
-
-
-def _duration(span: timedelta | float | None) -> str:
-    if span is None:
-        return "-"
-    seconds = span.total_seconds() if isinstance(span, timedelta) else span
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes, rest = divmod(int(round(seconds)), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m{rest:02d}s" if hours else f"{minutes}m{rest:02d}s"
-
-
 def _state(state: str) -> Text:
     return Text(state, style=STATE_STYLES.get(state, ""))
-
-
-def _or_dash(value: object) -> str:
-    return "-" if value is None else str(value)
 
 
 def _json_safe(value: Any, *, mask_secret_keys: bool = False) -> Any:
@@ -86,58 +69,15 @@ def _size(size: int) -> str:
     return f"{size} B"
 
 
-class RunRow(Protocol):
-    """What the table of runs shows of a run: a :class:`history.Run` or a
-    :class:`postflows.run_list.RunSummary`."""
-
-    @property
-    def id(self) -> int: ...
-    @property
-    def flow(self) -> str: ...
-    @property
-    def state(self) -> str: ...
-    @property
-    def started_at(self) -> datetime: ...
-    @property
-    def duration(self) -> timedelta | None: ...
-    @property
-    def idempotency_key(self) -> str | None: ...
-    @property
-    def flow_run_id(self) -> str | None: ...
-
-
-def runs_table(runs: Sequence[RunRow]) -> Table:
-    """A table of runs: id, flow, state, start, duration, idempotency key and Prefect flow-run id."""
-    table = Table(title="Runs", title_justify="left")
-    table.add_column("id", justify="right")
-    table.add_column("flow")
-    table.add_column("state")
-    table.add_column("started (UTC)")
-    table.add_column("duration", justify="right")
-    table.add_column("key", overflow="fold")
-    table.add_column("flow run")
-    for run in runs:
-        table.add_row(
-            str(run.id),
-            escape(run.flow),
-            _state(run.state),
-            _when(run.started_at),
-            _duration(run.duration),
-            escape(_or_dash(run.idempotency_key)),
-            escape(_or_dash(run.flow_run_id)),
-        )
-    return table
-
-
 def _header(run: Run) -> Panel:
     lines = Text()
     lines.append(f"Run {run.id}  ", style="bold")
     lines.append(run.flow)
     lines.append("  ")
     lines.append_text(_state(run.state))
-    lines.append(f"\nstarted {_when(run.started_at)}   finished {_when(run.finished_at)}")
-    lines.append(f"   duration {_duration(run.duration)}")
-    lines.append(f"\nkey {_or_dash(run.idempotency_key)}   flow run {_or_dash(run.flow_run_id)}")
+    lines.append(f"\nstarted {when(run.started_at)}   finished {when(run.finished_at)}")
+    lines.append(f"   duration {duration(run.duration)}")
+    lines.append(f"\nkey {or_dash(run.idempotency_key)}   flow run {or_dash(run.flow_run_id)}")
     if run.error:
         lines.append("\nerror: ", style="bold red")
         lines.append(run.error)
@@ -159,8 +99,8 @@ def _steps_table(steps: Sequence[Step]) -> Table:
             escape(step.name),
             str(step.attempt),
             escape(step.outcome),
-            _when(step.started_at),
-            _duration(step.duration_s),
+            when(step.started_at),
+            duration(step.duration_s),
             escape(step.detail or ""),
         )
     return table
@@ -178,23 +118,23 @@ def _job_block(job: RemoteJob) -> RenderableType:
     table.add_column("detail", overflow="fold")
     for event in job.events:
         table.add_row(
-            _when(event.recorded_at),
-            escape(_or_dash(event.status)),
-            escape(_or_dash(event.remote_status)),
-            _when(event.status_date),
+            when(event.recorded_at),
+            escape(or_dash(event.status)),
+            escape(or_dash(event.remote_status)),
+            when(event.status_date),
             "-" if event.progress is None else f"{event.progress:g}%",
             escape(event.detail or ""),
         )
     facts = [
-        f"state {_or_dash(job.status)}",
-        f"service status {_or_dash(job.remote_status)}",
+        f"state {or_dash(job.status)}",
+        f"service status {or_dash(job.remote_status)}",
         f"progress {'-' if job.progress is None else f'{job.progress:g}%'}",
-        f"key {_or_dash(job.idempotency_key)}",
-        f"created {_when(job.created_at)}",
-        f"finished {_when(job.finished_at)}",
+        f"key {or_dash(job.idempotency_key)}",
+        f"created {when(job.created_at)}",
+        f"finished {when(job.finished_at)}",
     ]
     if job.deleted_at is not None:
-        facts.append(f"deleted {_when(job.deleted_at)}")
+        facts.append(f"deleted {when(job.deleted_at)}")
     parts: list[RenderableType] = [table, Text("   ".join(facts), style="dim")]
     if job.data:
         parts.append(Text(f"data {_json(job.data)}", style="dim"))
@@ -222,7 +162,7 @@ def _messages_table(messages: Sequence[RunMessage]) -> Table:
     for message in messages:
         table.add_row(
             Text(message.level, style=LEVEL_STYLES.get(message.level, "")),
-            escape(_or_dash(message.code)),
+            escape(or_dash(message.code)),
             escape(message.text),
         )
     return table

@@ -1,7 +1,7 @@
 """What the ``postflows`` command imports before it answers: ``--help`` only the command line's own
-machinery, a refused input file nothing of the flows' weight, ``postflows history`` no SQLAlchemy. Checked
-in processes of their own, as the console script starts, so a heavy import slipping back onto the
-startup path fails here without any timing."""
+machinery, a refused input file nothing of the flows' weight, ``postflows history`` neither SQLAlchemy nor
+rich. Checked in processes of their own, as the console script starts, so a heavy import slipping back onto
+the startup path fails here without any timing."""
 
 from __future__ import annotations
 
@@ -102,11 +102,11 @@ def _record(url: str, flows: list[str]) -> None:
     dispose_engines(url)
 
 
-def test_history_lists_a_current_sqlite_history_without_sqlalchemy(tmp_path: Path) -> None:
+def test_history_lists_a_current_sqlite_history_without_sqlalchemy_or_rich(tmp_path: Path) -> None:
     database = tmp_path / "data" / "history.db"
     _record(f"sqlite:///{database}", ["address-batch", "address-query", "cleanup"])
     code, modules, output, stderr = _run(tmp_path, "history", "--limit", "2")
     assert code == 0, stderr
     assert output.index("cleanup") < output.index("address-query") and "address-batch" not in output
     assert "older runs: postflows history --limit 2 --before 2" in stderr
-    assert _loaded(modules, (*HEAVY, "pydantic_settings")) == []
+    assert _loaded(modules, (*HEAVY, "pydantic_settings", "rich")) == []

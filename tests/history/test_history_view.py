@@ -1,4 +1,5 @@
-"""The CLI's rich rendering of the history, from a real database, never showing a secret."""
+"""The CLI's rendering of the history (the list of runs, rich for one run), from a real database, never
+showing a secret."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from history import (
     start_run,
     update_remote_job,
 )
-from postflows.history_view import run_detail, runs_table
+from postflows.history_view import run_detail
+from postflows.run_table import runs_text
 
 SECRETS = ("hunter2-password", "client-secret-value", "wrapped-secret-value", "bearer-abc")
 
@@ -64,13 +66,13 @@ def _populated_run(factory: sessionmaker[Session], tmp_path: Path) -> Run:
     return run
 
 
-def test_runs_table(history_factory: sessionmaker[Session], tmp_path: Path) -> None:
+def test_the_list_of_runs_shows_stored_runs(history_factory: sessionmaker[Session], tmp_path: Path) -> None:
     run = _populated_run(history_factory, tmp_path)
     with history_factory.begin() as session:
         start_run(session, flow="address-check")
         runs = list_runs(session)
 
-    text = _render(runs_table(runs))
+    text = runs_text(runs)
 
     for column in ("id", "flow", "state", "started", "duration", "key", "flow run"):
         assert column in text
