@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import re
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from io import StringIO
@@ -48,6 +49,7 @@ _QUOTE = '"'
 # What the workbook reader gives for a cell (an empty cell is "").
 CellValue = str | int | float | bool | dt.date | dt.datetime | dt.time | dt.timedelta
 _WHOLE_LIMIT = 2.0**63  # whole numbers below this fit a 64-bit integer
+_ZIP_ENCRYPTED = 0x01 | 0x40  # general purpose flags: encrypted, strongly encrypted
 
 
 @dataclass
@@ -421,9 +423,10 @@ def _excel_sheet(
     """
     shown = sheet if sheet is not None else 0
     try:
+        _refuse_encrypted(path)
         with CalamineWorkbook.from_path(path) as workbook:
             cells = _worksheet(workbook, sheet).to_python(skip_empty_area=False, nrows=nrows)
-    except (_SheetMissing, CalamineError, OSError, ValueError, OverflowError) as exc:
+    except (_SheetMissing, CalamineError, OSError, ValueError, OverflowError, zipfile.BadZipFile) as exc:
         raise InputError(f"cannot be read as an Excel workbook (sheet {sheet!r}): {exc}", path=path) from exc
     except BaseException as exc:  # a panic of the compiled reader on a damaged file
         if type(exc).__name__ != "PanicException":
@@ -440,6 +443,19 @@ def _excel_sheet(
 
 class _SheetMissing(LookupError):
     """The workbook has no worksheet of that name or position."""
+
+
+def _refuse_encrypted(path: Path) -> None:
+    """Refuse a workbook with a member that its ZIP directory marks as encrypted: the compiled reader would
+    read its bytes as they are.
+
+    Raises:
+        ValueError: naming the member.
+    """
+    with zipfile.ZipFile(path) as archive:
+        for member in archive.infolist():
+            if member.flag_bits & _ZIP_ENCRYPTED:
+                raise ValueError(f"the member {member.filename} is encrypted")
 
 
 def _worksheet(workbook: CalamineWorkbook, sheet: str | int | None) -> CalamineSheet:

@@ -129,3 +129,16 @@ def test_a_damaged_workbook_is_refused_by_name(tmp_path: Path) -> None:
             archive.writestr(name, content)
     with pytest.raises(InputError, match=r"kaputt\.xlsx: cannot be read as an Excel workbook \(sheet None\)"):
         read_table(path)
+
+
+def test_a_workbook_with_a_member_marked_encrypted_is_refused_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "locked.xlsx"
+    workbook = openpyxl.Workbook()
+    workbook.active.append(["Name"])
+    workbook.save(path)
+    data = bytearray(path.read_bytes())
+    central = data.index(b"PK\x01\x02")  # the first member's entry in the ZIP directory
+    data[central + 8] |= 0x40  # its general purpose flags: strongly encrypted
+    path.write_bytes(bytes(data))
+    with pytest.raises(InputError, match=r"locked\.xlsx: cannot be read .*: the member .* is encrypted"):
+        read_table(path)
