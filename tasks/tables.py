@@ -499,10 +499,12 @@ def _column_text(column: np.ndarray) -> np.ndarray:
     numbers = np.fromiter((type(value) is float for value in column), dtype=bool, count=len(column))
     if numbers.any():
         values = column[numbers].astype(np.float64)
-        whole = np.isfinite(values) & (np.floor(values) == values) & (np.abs(values) < _WHOLE_LIMIT)
+        whole = np.isfinite(values) & (np.floor(values) == values)
+        small = whole & (np.abs(values) < _WHOLE_LIMIT)
         texts = np.empty(len(values), dtype=object)
-        texts[whole] = values[whole].astype(np.int64).astype(str)
-        texts[~whole] = [_cell_text(value) for value in values[~whole].tolist()]
+        texts[small] = values[small].astype(np.int64).astype(str)
+        texts[~whole] = list(map(repr, values[~whole].tolist()))  # 2.5, 1e-07, inf
+        texts[whole & ~small] = [_cell_text(value) for value in values[whole & ~small].tolist()]
         column[numbers] = texts
     others = np.fromiter((type(value) is not str for value in column), dtype=bool, count=len(column))
     if others.any():
