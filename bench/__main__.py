@@ -25,7 +25,7 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 from rich.console import Console  # noqa: E402  (after the environment above, as Prefect reads it on import)
 from rich.table import Table  # noqa: E402
 
-from bench import completion, queries, result_file, upload_file, xlsx  # noqa: E402
+from bench import completion, queries, result_file, upload_file, xlsx, xlsx_read  # noqa: E402
 from bench.config import FULL, QUICK, BenchConfig  # noqa: E402
 from bench.measure import BenchResult  # noqa: E402
 
@@ -33,6 +33,7 @@ BENCHMARKS: dict[str, Callable[[BenchConfig, Path], BenchResult]] = {
     result_file.NAME: result_file.run,
     upload_file.NAME: upload_file.run,
     xlsx.NAME: xlsx.run,
+    xlsx_read.NAME: xlsx_read.run,
     queries.NAME: queries.run,
     completion.NAME: completion.run,
 }

@@ -14,6 +14,7 @@ class BenchConfig:
     upload_rows: int = 1_000_000
     xlsx_rows: int = 100_000
     xlsx_columns: int = 40
+    xlsx_read_rows: int = 100_000
     queries: int = 10_000
     query_concurrency: int = 32
     query_latency_s: float = 0.02
@@ -28,6 +29,7 @@ QUICK = BenchConfig(
     result_rows=50_000,
     upload_rows=50_000,
     xlsx_rows=5_000,
+    xlsx_read_rows=5_000,
     queries=200,
     job_seconds=1.0,
     jobs=3,

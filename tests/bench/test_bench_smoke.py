@@ -16,6 +16,7 @@ TINY = BenchConfig(
     result_rows=1_000,
     upload_rows=1_000,
     xlsx_rows=1_000,
+    xlsx_read_rows=1_000,
     queries=50,
     query_latency_s=0.001,
     job_seconds=0.5,
@@ -33,7 +34,14 @@ def document() -> dict:
 
 
 def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> None:
-    assert set(document["benchmarks"]) == {"result_file", "upload_file", "xlsx", "queries", "completion"}
+    assert set(document["benchmarks"]) == {
+        "result_file",
+        "upload_file",
+        "xlsx",
+        "xlsx_read",
+        "queries",
+        "completion",
+    }
     assert document["config"]["repeats"] == 1
     for name, result in document["benchmarks"].items():
         assert set(result) == RESULT_KEYS, name
@@ -44,7 +52,7 @@ def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> Non
         assert result["candidate_median_s"] > 0 or name == "completion"
 
 
-@pytest.mark.parametrize("name", ["result_file", "upload_file", "xlsx", "queries"])
+@pytest.mark.parametrize("name", ["result_file", "upload_file", "xlsx", "xlsx_read", "queries"])
 def test_side_by_side_benchmarks_time_both_sides(document: dict, name: str) -> None:
     result = document["benchmarks"][name]
     assert result["candidate_median_s"] > 0
@@ -57,6 +65,8 @@ def test_both_sides_do_the_same_work(document: dict) -> None:
     parse = benchmarks["result_file"]["info"]
     assert parse["candidate_shape"][0] == parse["baseline_shape"][0] == 1_000
     assert benchmarks["upload_file"]["size"]["rows"] == 1_000
+    workbook = benchmarks["xlsx_read"]["info"]
+    assert workbook["candidate_shape"] == workbook["baseline_shape"] == [1_000, 11]
     queries = benchmarks["queries"]["info"]
     assert queries["candidate_rows"] == queries["baseline_rows"] == 50
     assert queries["candidate_errors"] == 0
