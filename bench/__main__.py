@@ -34,6 +34,7 @@ from bench import (  # noqa: E402
     result_file,
     upload_file,
     xlsx,
+    xlsx_read,
 )
 from bench.config import FULL, QUICK, BenchConfig  # noqa: E402
 from bench.measure import BenchResult  # noqa: E402
@@ -42,6 +43,7 @@ BENCHMARKS: dict[str, Callable[[BenchConfig, Path], BenchResult]] = {
     result_file.NAME: result_file.run,
     upload_file.NAME: upload_file.run,
     xlsx.NAME: xlsx.run,
+    xlsx_read.NAME: xlsx_read.run,
     queries.NAME: queries.run,
     queries_limited.NAME: queries_limited.run,
     completion.NAME: completion.run,

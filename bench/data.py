@@ -167,3 +167,42 @@ def results_frame(rows: int, columns: int = 40, *, seed: int = SEED) -> pd.DataF
         frame[f"SR{position:02d}"] = pd.Categorical(_pick(rng, labels, rows))
         position += 1
     return pd.DataFrame(frame).iloc[:, :columns]
+
+
+ADDRESS_WORKBOOK_HEADER = ("KundenNr", "Anrede", "Vorname", "Name", "Strasse", "Hausnummer", "PLZ", "Ort",
+                           "Bemerkung", "Kunde seit", "Umsatz")  # fmt: skip
+
+
+def write_address_workbook(path: Path, rows: int, *, seed: int = SEED) -> Path:
+    """A customer's address workbook as Excel saves it (one sheet, shared strings): customer numbers as
+    text with leading zeros, house numbers as numbers (one in ten with a letter, as text), postcodes as
+    numbers, dates, amounts, empty cells and a remark that looks like a formula, stored as text."""
+    import rustpy_xlsxwriter  # the project's workbook writer; only this generator needs it here
+
+    rng = np.random.default_rng(seed + 3)
+    towns = rng.integers(0, len(TOWNS), rows)
+    house = rng.integers(1, 200, rows).astype(object)
+    lettered = rng.random(rows) < 0.1
+    house[lettered] = np.char.add(house[lettered].astype(str), "a").astype(object)
+    remarks = _pick(rng, ("", "", "", "Stammkunde", "bitte prüfen", "=nicht rechnen"), rows)
+    frame = pd.DataFrame(
+        {
+            "KundenNr": np.char.zfill(np.arange(1, rows + 1).astype(str), 7).astype(object),
+            "Anrede": _pick(rng, ANREDEN, rows),
+            "Vorname": _pick(rng, PRENAMES, rows),
+            "Name": _pick(rng, NAMES, rows),
+            "Strasse": _pick(rng, STREETS, rows),
+            "Hausnummer": house,
+            "PLZ": np.asarray([int(t[0]) for t in TOWNS])[towns],
+            "Ort": np.asarray([t[1] for t in TOWNS], dtype=object)[towns],
+            "Bemerkung": pd.Series(remarks).replace("", None),
+            "Kunde seit": pd.Timestamp("2000-01-01") + pd.to_timedelta(rng.integers(0, 9000, rows), unit="D"),
+            "Umsatz": np.round(rng.random(rows) * 5000, 2),
+        }
+    )
+    assert tuple(frame.columns) == ADDRESS_WORKBOOK_HEADER
+    frame["Anrede"] = frame["Anrede"].where(frame["Anrede"] != "", None)
+    rustpy_xlsxwriter.write_worksheet(
+        frame, path, sheet_name="Adressen", dedupe_strings=True, datetime_format="dd.mm.yyyy"
+    )
+    return path

@@ -1,5 +1,8 @@
 """One measured workbook write in a fresh process, so its peak memory is its own: ``python -m
-bench.xlsx_worker {report|xlsxwriter|openpyxl} FRAME.pkl OUT.xlsx`` prints seconds and memory as JSON.
+bench.xlsx_worker VARIANT FRAME.pkl OUT.xlsx`` prints seconds and memory as JSON. The variants are the
+project's writer (``report``), the baseline (``xlsxwriter``), pandas' ``to_excel`` (``openpyxl``) and the
+other writers that ``python -m bench.xlsx_writers`` compares (see :data:`WRITERS`); those are imported only
+when asked for.
 
 Memory is the resident set (RSS) from ``/proc/self/status``: the peak (VmHWM) is reset through
 ``/proc/self/clear_refs`` after the frame is loaded, so ``peak_rss_bytes`` is the high-water mark during
@@ -20,7 +23,7 @@ import xlsxwriter
 
 from tasks.reports import write_xlsx
 
-VARIANTS = ("report", "xlsxwriter", "openpyxl")
+VARIANTS = ("report", "xlsxwriter", "openpyxl", "xlsxwriter_cells", "pyexcelerate", "rustpy", "polars")
 
 
 def write_plain_xlsxwriter(frame: pd.DataFrame, path: Path) -> None:
@@ -33,6 +36,60 @@ def write_plain_xlsxwriter(frame: pd.DataFrame, path: Path) -> None:
     for row_number, row in enumerate(values.where(values.notna(), None).to_numpy().tolist(), start=1):
         worksheet.write_row(row_number, 0, row)
     workbook.close()
+
+
+def _rows(frame: pd.DataFrame) -> list[list[object]]:
+    values = frame.astype(object)
+    rows: list[list[object]] = values.where(values.notna(), None).to_numpy().tolist()
+    return rows
+
+
+def write_xlsxwriter_cells(frame: pd.DataFrame, path: Path) -> None:
+    """xlsxwriter's constant-memory mode below ``write_row``: one typed call per cell, no type dispatch."""
+    workbook = xlsxwriter.Workbook(str(path), {"constant_memory": True})
+    worksheet = workbook.add_worksheet("Results")
+    worksheet.write_row(0, 0, [str(column) for column in frame.columns])
+    text, number, boolean = worksheet.write_string, worksheet.write_number, worksheet.write_boolean
+    for row_number, row in enumerate(_rows(frame), start=1):
+        for position, value in enumerate(row):
+            if value is None:
+                continue
+            if type(value) is str:
+                text(row_number, position, value)
+            elif type(value) is bool:
+                boolean(row_number, position, value)
+            else:
+                number(row_number, position, value)
+    workbook.close()
+
+
+def write_pyexcelerate(frame: pd.DataFrame, path: Path) -> None:
+    """pyexcelerate: the whole sheet as one list of rows. (It writes text starting with "=" as a formula.)"""
+    from pyexcelerate import Workbook
+
+    workbook = Workbook()
+    workbook.new_sheet("Results", data=[[str(column) for column in frame.columns], *_rows(frame)])
+    workbook.save(str(path))
+
+
+def write_rustpy(frame: pd.DataFrame, path: Path) -> None:
+    """rustpy-xlsxwriter on the frame as it is: the library alone, without write_xlsx's header, widths and
+    panes."""
+    import rustpy_xlsxwriter
+
+    rustpy_xlsxwriter.write_worksheet(frame, path, sheet_name="Results")
+
+
+def write_polars(frame: pd.DataFrame, path: Path) -> None:
+    """polars' ``write_excel`` (xlsxwriter underneath); the frame is converted column by column, as polars
+    takes pandas' nullable and categorical columns only through pyarrow."""
+    import polars as pl
+
+    values = frame.astype(object)
+    columns = values.where(values.notna(), None).to_dict(orient="list")
+    pl.DataFrame({str(name): column for name, column in columns.items()}, strict=False).write_excel(
+        path, worksheet="Results", autofit=False
+    )
 
 
 def _status_bytes(field: str) -> int | None:
@@ -65,6 +122,14 @@ def measure(variant: str, frame_path: Path, out: Path) -> dict[str, object]:
         write_plain_xlsxwriter(frame, out)
     elif variant == "openpyxl":
         frame.to_excel(out, sheet_name="Results", index=False, engine="openpyxl")
+    elif variant == "xlsxwriter_cells":
+        write_xlsxwriter_cells(frame, out)
+    elif variant == "pyexcelerate":
+        write_pyexcelerate(frame, out)
+    elif variant == "rustpy":
+        write_rustpy(frame, out)
+    elif variant == "polars":
+        write_polars(frame, out)
     else:
         raise ValueError(f"unknown variant {variant!r}; one of {VARIANTS}")
     seconds = time.perf_counter() - started

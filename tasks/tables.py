@@ -17,15 +17,16 @@ one cell, so the file is refused, naming the line where the quote opens.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import re
 import zipfile
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from io import StringIO
 from pathlib import Path
 from typing import TYPE_CHECKING
-from xml.etree.ElementTree import ParseError
+
+from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook, SheetTypeEnum
 
 from tasks.errors import InputError
 from tasks.filetypes import check_table_file
@@ -53,22 +54,10 @@ HEAD_BYTES = 1 << 20
 HEAD_ROWS = 50
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _QUOTE = '"'
-# What the workbook library raises on a damaged workbook: a member that does not inflate or is missing,
-# XML that does not parse, XML that parses into something it does not expect.
-_WORKBOOK_ERRORS = (
-    ValueError,
-    KeyError,
-    IndexError,
-    TypeError,
-    AttributeError,
-    OSError,
-    EOFError,
-    RuntimeError,  # an encrypted member
-    NotImplementedError,  # a compression or encryption the ZIP reader does not know
-    zipfile.BadZipFile,
-    zlib.error,
-    ParseError,
-)
+# What the workbook reader gives for a cell (an empty cell is "").
+CellValue = str | int | float | bool | dt.date | dt.datetime | dt.time | dt.timedelta
+_WHOLE_LIMIT = 2.0**63  # whole numbers below this fit a 64-bit integer
+_ZIP_ENCRYPTED = 0x01 | 0x40  # general purpose flags: encrypted, strongly encrypted
 
 
 @dataclass
@@ -487,24 +476,118 @@ def _read_fixed_width(path: Path, text: str, widths: Sequence[tuple[str, int]], 
 def _excel_sheet(
     path: Path, sheet: str | int | None, *, nrows: int | None = None
 ) -> tuple[list[str], pd.DataFrame]:
-    """The header and the data rows (all, or the first ``nrows`` lines) of a worksheet, every cell as text."""
+    """The header and the data rows (all, or the first ``nrows`` lines) of a worksheet, every cell as text
+    (see :func:`_cell_text`); blank rows and columns after the last value are no part of the sheet.
+
+    The workbook is read by calamine (a compiled reader, through python-calamine), as Excel shows it: text
+    that the XML does not mark as spaced keeps no spaces at its ends, ``_x0041_`` escapes are decoded, and
+    a cell holding an error (``#DIV/0!``) or a formula without a saved result reads as empty.
+    """
+    shown = sheet if sheet is not None else 0
     try:
-        raw = pd.read_excel(
-            path,
-            sheet_name=0 if sheet is None else sheet,
-            header=None,
-            nrows=nrows,
-            dtype=str,
-            keep_default_na=False,
-            na_values=[],
-            engine="openpyxl",
-        )
-    except _WORKBOOK_ERRORS as exc:
+        _refuse_encrypted(path)
+        with CalamineWorkbook.from_path(path) as workbook:
+            cells = _worksheet(workbook, sheet).to_python(skip_empty_area=False, nrows=nrows)
+    except (_SheetMissing, CalamineError, OSError, ValueError, OverflowError, zipfile.BadZipFile) as exc:
         raise InputError(f"cannot be read as an Excel workbook (sheet {sheet!r}): {exc}", path=path) from exc
-    if raw.empty:
-        raise InputError(f"sheet {sheet if sheet is not None else 0!r} is empty: no header row", path=path)
-    header = [str(value) if isinstance(value, str) else "" for value in raw.iloc[0].tolist()]
-    return header, raw.iloc[1:]
+    except BaseException as exc:  # a panic of the compiled reader on a damaged file
+        if type(exc).__name__ != "PanicException":
+            raise
+        raise InputError(
+            f"cannot be read as an Excel workbook (sheet {sheet!r}): the file is damaged ({exc})", path=path
+        ) from exc
+    values = _sheet_values(cells)
+    if values is None:
+        raise InputError(f"sheet {shown!r} is empty: no header row", path=path)
+    header = [str(value) for value in values[0]]
+    return header, pd.DataFrame(values[1:], dtype=str)
+
+
+class _SheetMissing(LookupError):
+    """The workbook has no worksheet of that name or position."""
+
+
+def _refuse_encrypted(path: Path) -> None:
+    """Refuse a workbook with a member that its ZIP directory marks as encrypted: the compiled reader would
+    read its bytes as they are.
+
+    Raises:
+        ValueError: naming the member.
+    """
+    with zipfile.ZipFile(path) as archive:
+        for member in archive.infolist():
+            if member.flag_bits & _ZIP_ENCRYPTED:
+                raise ValueError(f"the member {member.filename} is encrypted")
+
+
+def _worksheet(workbook: CalamineWorkbook, sheet: str | int | None) -> CalamineSheet:
+    """A worksheet by name or by 0-based position among the worksheets (chart sheets do not count)."""
+    names = [meta.name for meta in workbook.sheets_metadata if meta.typ == SheetTypeEnum.WorkSheet]
+    if isinstance(sheet, str):
+        if sheet not in names:
+            raise _SheetMissing(f"Worksheet named {sheet!r} not found")
+        return workbook.get_sheet_by_name(sheet)
+    index = sheet or 0
+    if not -len(names) <= index < len(names):
+        raise _SheetMissing(f"Worksheet index {index} is invalid, {len(names)} worksheets found")
+    return workbook.get_sheet_by_name(names[index])
+
+
+def _sheet_values(cells: list[list[CellValue]]) -> np.ndarray | None:
+    """The cells as a 2-D array of text, cut after the last row and column holding a value; None when no
+    cell holds one."""
+    end = len(cells)
+    while end and all(value == "" for value in cells[end - 1]):
+        end -= 1
+    if not end:
+        return None
+    grid = np.empty((end, len(cells[0])), dtype=object)
+    grid[:] = cells[:end]
+    width = grid.shape[1]
+    while width and all(value == "" for value in grid[:, width - 1]):
+        width -= 1
+    grid = grid[:, :width]
+    for position in range(width):
+        column = grid[:, position]
+        if pd.api.types.infer_dtype(column, skipna=False) != "string":
+            grid[:, position] = _column_text(column)
+    return grid
+
+
+def _column_text(column: np.ndarray) -> np.ndarray:
+    """A column's cells as text (see :func:`_cell_text`). Whole numbers, the usual cells that are no text
+    (postcodes, house numbers), are converted all at once; other values once per distinct value."""
+    column = column.copy()
+    numbers = np.fromiter((type(value) is float for value in column), dtype=bool, count=len(column))
+    if numbers.any():
+        values = column[numbers].astype(np.float64)
+        whole = np.isfinite(values) & (np.floor(values) == values)
+        small = whole & (np.abs(values) < _WHOLE_LIMIT)
+        texts = np.empty(len(values), dtype=object)
+        texts[small] = values[small].astype(np.int64).astype(str)
+        texts[~whole] = list(map(repr, values[~whole].tolist()))  # 2.5, 1e-07, inf
+        texts[whole & ~small] = [_cell_text(value) for value in values[whole & ~small].tolist()]
+        column[numbers] = texts
+    others = np.fromiter((type(value) is not str for value in column), dtype=bool, count=len(column))
+    if others.any():
+        known: dict[tuple[type, CellValue], str] = {}  # by type too: True == 1, but "True" != "1"
+        column[others] = [
+            known.get((type(value), value)) or known.setdefault((type(value), value), _cell_text(value))
+            for value in column[others]
+        ]
+    return column
+
+
+def _cell_text(value: CellValue) -> str:
+    """A cell's value as text, as the reader has always given it: a whole number without decimals
+    (``3000``, not ``3000.0``), other numbers as Python writes them (``2.5``, ``1e-07``), a date as
+    ``2030-01-31 00:00:00``, a time as ``12:30:00``, a duration as ``1 day, 2:00:00``, booleans as
+    ``True``/``False``."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return f"{value.isoformat()} 00:00:00"
+    return str(value)
 
 
 def _read_excel(path: Path, sheet: str | int | None) -> Table:

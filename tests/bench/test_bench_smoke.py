@@ -16,6 +16,7 @@ TINY = BenchConfig(
     result_rows=1_000,
     upload_rows=1_000,
     xlsx_rows=1_000,
+    xlsx_read_rows=1_000,
     queries=50,
     limited_queries=50,
     small_batch_rows=5,
@@ -40,8 +41,8 @@ def document() -> dict:
 def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> None:
     assert set(document["benchmarks"]) == set(BENCHMARKS)
     assert set(BENCHMARKS) >= {
-        "result_file", "upload_file", "xlsx", "queries", "queries_limited", "completion", "small_batch",
-        "flow_overhead", "cli_refuse", "cli_help", "history_list",
+        "result_file", "upload_file", "xlsx", "xlsx_read", "queries", "queries_limited", "completion",
+        "small_batch", "flow_overhead", "cli_refuse", "cli_help", "history_list",
     }  # fmt: skip
     assert document["config"]["repeats"] == 1
     for name, result in document["benchmarks"].items():
@@ -56,15 +57,8 @@ def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> Non
 @pytest.mark.parametrize(
     "name",
     [
-        "result_file",
-        "upload_file",
-        "xlsx",
-        "queries",
-        "small_batch",
-        "flow_overhead",
-        "cli_refuse",
-        "cli_help",
-        "history_list",
+        "result_file", "upload_file", "xlsx", "xlsx_read", "queries", "small_batch", "flow_overhead",
+        "cli_refuse", "cli_help", "history_list",
     ],  # fmt: skip
 )
 def test_side_by_side_benchmarks_time_both_sides(document: dict, name: str) -> None:
@@ -79,6 +73,8 @@ def test_both_sides_do_the_same_work(document: dict) -> None:
     parse = benchmarks["result_file"]["info"]
     assert parse["candidate_shape"][0] == parse["baseline_shape"][0] == 1_000
     assert benchmarks["upload_file"]["size"]["rows"] == 1_000
+    workbook = benchmarks["xlsx_read"]["info"]
+    assert workbook["candidate_shape"] == workbook["baseline_shape"] == [1_000, 11]
     queries = benchmarks["queries"]["info"]
     assert queries["candidate_rows"] == queries["baseline_rows"] == 50
     assert queries["candidate_errors"] == 0

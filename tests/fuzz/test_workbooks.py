@@ -95,7 +95,18 @@ def _value(rnd: random.Random) -> tuple[object, str]:
     if roll < 0.22:
         return None, ""
     text = _text(cell(rnd))
-    return (text, text) if text else (None, "")
+    return (text, _as_excel_reads(text)) if text else (None, "")
+
+
+_ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")
+
+
+def _as_excel_reads(text: str) -> str:
+    """Text as Excel reads it from openpyxl's XML: openpyxl marks no text that is nothing but white space
+    as spaced (xml:space), so its ends are trimmed; ``_xHHHH_`` is an escape."""
+    if not text.strip():
+        text = text.replace("\r\n", "\n").replace("\r", "\n").strip(" \t\n")
+    return _ESCAPE.sub(lambda match: chr(int(match.group(1), 16)), text)
 
 
 class WorkbookCase:
