@@ -33,7 +33,7 @@ from postflows.cli_common import (
     say,
 )
 from postflows.console import output_console
-from postflows.prefect_server import choose_api
+from postflows.prefect_server import choose_api, start_temporary_server_early
 from postflows.settings import Settings, get_settings
 
 app = typer.Typer(
@@ -53,6 +53,7 @@ def main() -> None:
     # temporary local Prefect server gets time to start on a slow machine.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    start_temporary_server_early()
     app()
 
 

@@ -21,7 +21,7 @@ from rich.text import Text
 from connectors.errors import PostflowsError
 from postflows.console import console, progress_bars
 from postflows.logsetup import quiet_console_tracebacks
-from postflows.prefect_server import choose_api
+from postflows.prefect_server import choose_api, wait_for_temporary_server
 from postflows.settings import Settings
 from postflows.wiring import (
     Api,
@@ -95,6 +95,7 @@ def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = Tru
     """
     quiet_console_tracebacks()
     try:
+        wait_for_temporary_server()
         with progress_bars(progress and sys.stderr.isatty()):
             return asyncio.run(work())
     except ConfigurationError as error:
