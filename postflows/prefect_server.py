@@ -243,7 +243,7 @@ class TemporaryServer:
             ServerError: the server ended, or did not answer within ``timeout`` (it is stopped then).
         """
         deadline = time.monotonic() + timeout
-        while not answers(self.api_url):
+        while not (_port_open(DEFAULT_HOST, self.port) and answers(self.api_url)):
             if self.process.poll() is not None:
                 raise ServerError(
                     f"the temporary Prefect server ended with exit code {self.process.returncode} "
@@ -309,6 +309,14 @@ def _startup_timeout() -> float:
         return float(os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"])
     except (KeyError, ValueError):
         return TEMPORARY_START_TIMEOUT_S
+
+
+def _port_open(host: str, port: int) -> bool:
+    """Whether something accepts connections on the port: a cheap check while a server starts (an HTTP
+    health check builds a TLS context each time, which costs the starting server CPU on a small machine)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        return probe.connect_ex((host, port)) == 0
 
 
 def _free_port(host: str) -> int:

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Create the project's virtualenv and install postflows with its dev extras (`make install` runs this).
 #
-# uv does it in seconds; pip is the fallback when uv cannot be had or fails. uv is taken from PATH, else from
+# uv does it in seconds; pip is the fallback when uv cannot be had or fails. uv compiles the bytecode at
+# install, as pip does: where PYTHONDONTWRITEBYTECODE is set, a venv without it imports everything from
+# source in every process (Prefect's server takes twice as long to import). uv is taken from PATH, else from
 # a tools folder shared by every clone (POSTFLOWS_TOOLS, default ~/.cache/postflows/tools), where pip puts it
 # once. uv installs from the same index as pip: UV_DEFAULT_INDEX, else UV_INDEX_URL, else PIP_INDEX_URL, else
 # pip's configured global.index-url, else PyPI; PIP_CERT is used for TLS when SSL_CERT_FILE is not set.
@@ -64,7 +66,7 @@ install_with_uv() {
     fi
     say "uv ($uv): $VENV"
     "$uv" venv -q --allow-existing --python "$PYTHON" "$VENV" &&
-        "$uv" pip install -q --python "$VENV/bin/python" -e "$SPEC"
+        "$uv" pip install -q --compile-bytecode --python "$VENV/bin/python" -e "$SPEC"
 }
 
 install_with_pip() {
