@@ -3,6 +3,7 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+USE_UV ?= 1
 STAMP := $(VENV)/.installed
 
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
@@ -10,10 +11,9 @@ export DO_NOT_TRACK := 1
 
 .PHONY: install run test check fmt clean bench
 
-$(STAMP): pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+# uv when it can be had (bootstrapped once into ~/.cache/postflows/tools), else pip; USE_UV=0 forces pip.
+$(STAMP): pyproject.toml scripts/install-venv.sh
+	PYTHON=$(PYTHON) VENV=$(VENV) USE_UV=$(USE_UV) scripts/install-venv.sh
 	@touch $(STAMP)
 
 install: $(STAMP)

@@ -1,7 +1,9 @@
 """``python -m bench``: run the address pipeline benchmarks, print medians and ratios, write results JSON.
 
 Each benchmark runs its candidate and baseline alternately ``--repeats`` times in this one run, so both
-see the same machine; medians and their ratio are what count on a noisy machine.
+see the same machine; medians and their ratio are what count on a noisy machine. A full run of every
+benchmark into the default results file also rewrites README.md's Performance table (``--readme`` does only
+that, from an existing results file).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from bench import (  # noqa: E402
     flow_runs,
     queries,
     queries_limited,
+    readme,
     result_file,
     upload_file,
     xlsx,
@@ -55,6 +58,7 @@ BENCHMARKS: dict[str, Callable[[BenchConfig, Path], BenchResult]] = {
 }
 DEFAULT_OUT = Path("bench/results.json")
 QUICK_OUT = Path("bench/results.quick.json")
+README = Path("README.md")
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -62,7 +66,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--quick", action="store_true", help="small sizes (a minute or two, not the targets')"
     )
-    parser.add_argument("--repeats", type=int, help="rounds of candidate and baseline (default 5; quick 3)")
+    parser.add_argument("--repeats", type=int, help="rounds of candidate and baseline (default 3)")
     parser.add_argument(
         "--only", action="append", choices=sorted(BENCHMARKS), help="run only this (repeatable)"
     )
@@ -74,6 +78,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         kind = float if field.type in (float, "float") else int
         sizes.add_argument("--" + field.name.replace("_", "-"), type=kind, dest=field.name)
     parser.add_argument("--no-openpyxl", action="store_true", help="skip the pandas to_excel reference")
+    parser.add_argument(
+        "--readme",
+        nargs="?",
+        const=README,
+        type=Path,
+        help=f"run nothing: rewrite the Performance section of this README (default {README}) from the "
+        "results file (--out, default as above)",
+    )
     return parser.parse_args(argv)
 
 
@@ -176,6 +188,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = args.only or list(BENCHMARKS)
     out: Path = args.out or (QUICK_OUT if args.quick else DEFAULT_OUT)
     console = Console(width=max(Console().width, 132))  # a log file or CI is not 80 columns of table
+    if args.readme is not None:
+        try:
+            readme.update_readme(out, args.readme)
+        except (readme.ReadmeError, OSError) as error:
+            console.print(f"[red]README not updated:[/red] {error}")
+            return 2
+        console.print(f"{args.readme}: Performance section rewritten from {out}")
+        return 0
     out.parent.mkdir(parents=True, exist_ok=True)
 
     def write(document: dict[str, Any]) -> None:
@@ -185,7 +205,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     document = run_benchmarks(config, names, console, on_result=write)
     write(document)
     console.print(results_table(document))
-    console.print(f"results written to {out}")
+    console.print(f"results written to {out} in {document['wall_s']:.0f} s")
+    if out == DEFAULT_OUT and not args.quick and not args.only and README.is_file():
+        try:
+            readme.update_readme(out, README)
+        except readme.ReadmeError as error:
+            console.print(f"[yellow]README not updated:[/yellow] {error}")
+        else:
+            console.print(f"{README}: Performance section rewritten")
     return 0
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 class BenchConfig:
     """What one run measures; every benchmark reads its own sizes from here."""
 
-    repeats: int = 5
+    repeats: int = 3
     result_rows: int = 1_000_000
     upload_rows: int = 1_000_000
     xlsx_rows: int = 100_000

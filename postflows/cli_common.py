@@ -94,9 +94,11 @@ def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = Tru
     from connectors.errors import PostflowsError
     from postflows.console import console, progress_bars
     from postflows.logsetup import quiet_console_tracebacks
+    from postflows.prefect_server import wait_for_temporary_server
 
     quiet_console_tracebacks()
     try:
+        wait_for_temporary_server()
         with progress_bars(progress and sys.stderr.isatty()):
             return asyncio.run(work())
     except ConfigurationError as error:

@@ -57,8 +57,16 @@ def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> Non
 @pytest.mark.parametrize(
     "name",
     [
-        "result_file", "upload_file", "xlsx", "xlsx_read", "queries", "small_batch", "flow_overhead",
-        "cli_refuse", "cli_help", "history_list",
+        "result_file",
+        "upload_file",
+        "xlsx",
+        "xlsx_read",
+        "queries",
+        "small_batch",
+        "flow_overhead",
+        "cli_refuse",
+        "cli_help",
+        "history_list",
     ],  # fmt: skip
 )
 def test_side_by_side_benchmarks_time_both_sides(document: dict, name: str) -> None:

@@ -100,3 +100,43 @@ def test_start_refuses_a_port_in_use(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert f"failed: 127.0.0.1:{port} is in use; choose another port with --port" in result.output
     assert LocalServer.of(tmp_path / "data").state() is None
+
+
+class _EndedProcess:
+    """Stands in for the server's process: records how it was started, and has already ended."""
+
+    started: list[tuple[list[str], dict[str, str]]] = []
+    returncode = 3
+
+    def __init__(self, args: list[str], *, env: dict[str, str], stdin: object) -> None:
+        self.started.append((args, env))
+
+    def poll(self) -> int:
+        return self.returncode
+
+
+def test_before_prefect_is_imported_the_temporary_server_starts_at_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from postflows import prefect_server
+
+    monkeypatch.delitem(sys.modules, "prefect", raising=False)  # as in a fresh `postflows` process
+    monkeypatch.setattr(prefect_server.subprocess, "Popen", _EndedProcess)
+    monkeypatch.setattr(prefect_server, "_temporary", None)
+    monkeypatch.setattr(prefect_server, "_start_early", False)
+    assert "a temporary one for this run (" in choose_api(tmp_path)  # not the script: Prefect starts it
+    assert not _EndedProcess.started and "PREFECT_API_URL" not in os.environ
+    prefect_server.start_temporary_server_early()  # as the `postflows` script does
+    monkeypatch.setattr(prefect_server.atexit, "register", lambda function: function)
+
+    line = choose_api(tmp_path)
+
+    url = os.environ.pop("PREFECT_API_URL")  # what Prefect will report to once it is imported
+    assert os.environ.pop("PREFECT_UI_URL") == ""  # no "View at" links to a server without a UI
+    assert line.startswith(f"Prefect server: a temporary one for this run at {url} ")
+    [(args, env)] = _EndedProcess.started
+    assert args[1:5] == ["-m", "uvicorn", "--factory", "prefect.server.api.server:create_app"]
+    assert url == f"http://127.0.0.1:{args[args.index('--port') + 1]}/api"
+    assert "PREFECT_API_URL" not in env and env["PREFECT_UI_ENABLED"] == "0"
+    with pytest.raises(prefect_server.ServerError, match="ended with exit code 3 before it answered"):
+        prefect_server.wait_for_temporary_server()
