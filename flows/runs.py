@@ -5,8 +5,8 @@ the right state; and the run summary, which lists every file the run wrote and t
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -110,8 +110,7 @@ async def recorded_run(
     summary = RunSummary(recorder, run_id=recorder.run_id)
     try:
         await recorder.hold_key(ttl_s=settings.lease_ttl_s, wait_s=settings.lease_wait_s, notify=notify)
-        with _one_sync_client():
-            yield recorder, summary
+        yield recorder, summary
     except JobParked as parked:
         await _park(recorder, summary, parked)
         return
@@ -122,19 +121,6 @@ async def recorded_run(
         await recorder.finish("FAILED", error=f"{type(error).__name__}: {error}", summary=summary)
         raise
     await recorder.finish("COMPLETED", summary=summary)
-
-
-@contextmanager
-def _one_sync_client() -> Iterator[None]:
-    """In a flow run, one Prefect sync client for the block: the run's synchronous tasks (reading the input,
-    building the results) use it instead of each building its own (and its TLS context) on the way in."""
-    from prefect.context import FlowRunContext, SyncClientContext
-
-    if FlowRunContext.get() is None:
-        yield
-        return
-    with SyncClientContext.get_or_create():
-        yield
 
 
 async def _park(recorder: RunRecorder, summary: RunSummary, parked: JobParked) -> None:

@@ -220,9 +220,11 @@ def _rust_column(values: pd.Series) -> pd.Series | None:
     """A column in a form rustpy-xlsxwriter writes as promised, or None when it is in one already."""
     dtype = values.dtype
     if isinstance(dtype, pd.CategoricalDtype):
-        if _longest_text(dtype.categories.to_numpy(dtype=object)) <= EXCEL_MAX_TEXT:
-            return None
-        return _rust_column(values.astype(object))
+        # As plain values: rustpy-xlsxwriter leaves a category column's cells empty when pandas keeps its
+        # categories in Arrow (pandas' str dtype, with pyarrow installed).
+        plain = values.astype(object)
+        converted = _rust_column(plain)
+        return plain if converted is None else converted
     if isinstance(dtype, pd.DatetimeTZDtype):
         return _rust_column(values.dt.tz_localize(None))
     missing = values.isna()

@@ -126,7 +126,7 @@ def test_history_lists_the_run_and_shows_steps_token_and_documents(batch_run: Ba
     listing, detail = workspace.run_side_by_side(("history",), ("history", str(run_id)))
     assert listing.returncode == 0, listing.stderr
     (row,) = [line for line in listing.stdout.splitlines() if " address-batch " in line]
-    assert row.split()[1] == str(run_id) and "COMPLETED" in row
+    assert row.split()[0] == str(run_id) and "COMPLETED" in row
 
     assert detail.returncode == 0, detail.stderr
     text = detail.stdout
