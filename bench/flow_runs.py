@@ -95,7 +95,19 @@ def flow_world(workdir: Path, job_seconds: float) -> Iterator[Settings]:
         "POSTFLOWS_ADDRESS_SERVICE_URL": "",
     }
     with _environment(values), temporary_settings({PREFECT_API_URL: state.api_url}):
-        yield get_settings()
+        try:
+            yield get_settings()
+        finally:
+            _let_go_of_events()
+
+
+def _let_go_of_events() -> None:
+    """Stop Prefect's events worker of this process: it keeps sending to the server it first sent to, so a
+    later flow run in the process (the test suite's, after the smoke test) would report its task runs to
+    this benchmark's server. The next event starts a worker for the server configured then."""
+    from prefect.events.worker import EventsWorker
+
+    EventsWorker.drain_all(timeout=30)
 
 
 def _policy() -> PollPolicy:
