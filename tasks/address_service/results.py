@@ -12,15 +12,21 @@ from __future__ import annotations
 
 import codecs
 import csv
+import ctypes
+import ctypes.util
 import functools
+import itertools
 import logging
+import os
 import re
 import warnings
 import zipfile
 import zlib
 from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -72,6 +78,15 @@ _UTF8_CODECS = frozenset({"utf-8", "utf-8-sig"})
 _ARROW_ENCODINGS = _UTF8_CODECS | {"cp1252", "latin-1", "iso8859-1", "iso8859-15", "ascii"}
 _ARROW_BLOCK_BYTES = 1 << 20
 _LINES_PER_BLOCK = 1 << 16
+# A result file's lines are padded a piece per core (at most _MAX_PIECES), each of at least this size.
+_PIECE_MIN_BYTES = 8 << 20
+_MAX_PIECES = 8
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+# glibc's malloc_trim (None elsewhere): see _give_back_memory.
+_MALLOC_TRIM = (
+    getattr(ctypes.CDLL(ctypes.util.find_library("c")), "malloc_trim", None) if os.name == "posix" else None
+)
 _LF, _CR = ord("\n"), ord("\r")
 # Columns of results.csv that hold the service's codes or our decoding of them ("- no statement"): written
 # as they are; every other text column (the customer's, the service's address text) gets the formula guard.
@@ -278,8 +293,8 @@ def _read_pandas(path: Path, encoding: str, delimiter: str, names: list[str]) ->
 def _read_arrow(path: Path, encoding: str, delimiter: str, names: list[str]) -> pd.DataFrame | None:
     """The data rows parsed by ``pyarrow.csv``, or None when the file needs the pandas reader.
 
-    Arrow reads UTF-8 and wants every row as wide as the widest; :func:`_arrow_body` brings the bytes there
-    in one vectorised pass. Empty lines are skipped, as pandas skips them.
+    Arrow reads UTF-8 and wants every row as wide as the widest; :func:`_arrow_bodies` brings the bytes there
+    in one vectorised pass, a piece of the lines per core. Empty lines are skipped, as pandas skips them.
     """
     codec = codecs.lookup(encoding).name
     if codec not in _ARROW_ENCODINGS or len(delimiter) != 1 or not delimiter.isascii():
@@ -295,58 +310,121 @@ def _read_arrow(path: Path, encoding: str, delimiter: str, names: list[str]) -> 
     del data
     header_end = int(line_feeds[0]) + 1 if len(line_feeds) else len(whole)
     table = None if codec in _UTF8_CODECS else _utf8_table(codec)
-    padded = _arrow_body(whole[header_end:], line_feeds[1:] - header_end, ord(delimiter), len(names), table)
-    del whole
+    padded = _arrow_bodies(whole[header_end:], line_feeds[1:] - header_end, ord(delimiter), len(names), table)
+    del whole, line_feeds
     if padded is None:
         return None
-    body, width = padded
+    bodies, width = padded
+    _give_back_memory()
     columns = names + [f"Unnamed: {position}" for position in range(len(names) + 1, width + 1)]
+    tables = []
     try:
-        parsed = pa_csv.read_csv(
-            pa.BufferReader(pa.py_buffer(body)),
-            read_options=pa_csv.ReadOptions(column_names=columns, block_size=_ARROW_BLOCK_BYTES),
-            parse_options=pa_csv.ParseOptions(
-                delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False
-            ),
-            convert_options=pa_csv.ConvertOptions(
-                column_types=dict.fromkeys(columns, pa.large_string()), strings_can_be_null=False
-            ),
-        )
-    except pa.ArrowInvalid as exc:  # not expected after _arrow_body; pandas' readers decide then
+        while bodies:  # each piece's bytes go once it is parsed
+            tables.append(
+                pa_csv.read_csv(
+                    pa.BufferReader(pa.py_buffer(bodies.pop(0))),
+                    read_options=pa_csv.ReadOptions(column_names=columns, block_size=_ARROW_BLOCK_BYTES),
+                    parse_options=pa_csv.ParseOptions(
+                        delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False
+                    ),
+                    convert_options=pa_csv.ConvertOptions(
+                        column_types=dict.fromkeys(columns, pa.large_string()), strings_can_be_null=False
+                    ),
+                )
+            )
+    except pa.ArrowInvalid as exc:  # not expected after _arrow_bodies; pandas' readers decide then
         logger.debug("Arrow could not parse %s (%s); reading it with pandas", path, exc)
         return None
-    del body
+    parsed = pa.concat_tables(tables)
+    del tables
     frame: pd.DataFrame = parsed.to_pandas(types_mapper={pa.large_string(): _STRING}.get, self_destruct=True)
-    pa.default_memory_pool().release_unused()  # the parser's working memory, back to the system
+    del parsed
+    _give_back_memory()
     return frame
 
 
-def _arrow_body(
+def _give_back_memory() -> None:
+    """Hand freed memory back to the system: glibc keeps what a thread frees in that thread's arena, and
+    Arrow's pool keeps the parser's working memory, together up to a quarter of a large file's peak."""
+    pa.default_memory_pool().release_unused()
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
+
+
+def _in_threads(work: Callable[[_T], _R], items: Sequence[_T]) -> list[_R]:
+    """``work`` on every item, in order, a thread each (numpy lets go of the GIL)."""
+    if len(items) < 2:
+        return [work(item) for item in items]
+    with ThreadPoolExecutor(max_workers=len(items)) as pool:
+        return list(pool.map(work, items))
+
+
+@dataclass(frozen=True)
+class _Lines:
+    """A piece of the data lines: its bytes and line feeds, where its lines start and where their content
+    ends (before the CR of a CRLF), and how many delimiters each line holds."""
+
+    body: np.ndarray
+    line_feeds: np.ndarray
+    starts: np.ndarray
+    content_ends: np.ndarray
+    delimiters: np.ndarray
+
+
+def _pieces(body: np.ndarray, line_feeds: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``body`` cut after line feeds into a piece per core, each of at least _PIECE_MIN_BYTES."""
+    count = min(os.cpu_count() or 1, _MAX_PIECES, max(1, len(body) // _PIECE_MIN_BYTES))
+    if count < 2 or len(line_feeds) < count:
+        return [(body, line_feeds)]
+    cuts = [0, *(int(line_feeds[len(line_feeds) * k // count]) + 1 for k in range(1, count)), len(body)]
+    pieces = []
+    for low, high in itertools.pairwise(cuts):
+        if high > low:
+            first, last = np.searchsorted(line_feeds, [low, high])
+            pieces.append((body[low:high], line_feeds[first:last] - low))
+    return pieces
+
+
+def _measure_lines(piece: tuple[np.ndarray, np.ndarray], delimiter: int) -> _Lines:
+    body, line_feeds = piece
+    starts = np.concatenate(([0], line_feeds + 1))
+    ends = np.append(line_feeds, len(body))
+    if starts[-1] == len(body):  # the piece ends with a line feed: no line after it
+        starts, ends = starts[:-1], ends[:-1]
+    content_ends = ends - (body[np.maximum(ends - 1, 0)] == _CR)
+    return _Lines(body, line_feeds, starts, content_ends, _count_per_line(body, starts, delimiter))
+
+
+def _arrow_bodies(
     body: np.ndarray, line_feeds: np.ndarray, delimiter: int, header_width: int, table: _Utf8Table | None
-) -> tuple[np.ndarray, int] | None:
-    """The data lines (ended by LF or CRLF) as UTF-8 with every non-empty line padded with delimiters to
-    the width of the widest line or the header; and that width in fields. None when pandas reads the
-    lines in a way of its own (:func:`_pandas_quirks`).
+) -> tuple[list[np.ndarray], int] | None:
+    """The data lines (ended by LF or CRLF) in pieces of whole lines, as UTF-8 with every non-empty line
+    padded with delimiters to the width of the widest line or the header; and that width in fields. None
+    when pandas reads the lines in a way of its own (:func:`_pandas_quirks`)."""
+    if not len(body):
+        return [body], header_width
+    pieces = _in_threads(lambda piece: _measure_lines(piece, delimiter), _pieces(body, line_feeds))
+    pieces = [lines for lines in pieces if len(lines.starts)]
+    if not pieces:
+        return [body], header_width
+    if _pandas_quirks(bool(body[-1] == delimiter), pieces, delimiter, header_width):
+        return None
+    width = max(header_width, *(int(lines.delimiters.max()) + 1 for lines in pieces))
+    return _in_threads(lambda lines: _pad_lines(lines, width, delimiter, table), pieces), width
+
+
+def _pad_lines(lines: _Lines, width: int, delimiter: int, table: _Utf8Table | None) -> np.ndarray:
+    """The bytes of ``lines`` as UTF-8, every non-empty line padded with delimiters to ``width`` fields.
 
     With ``table`` (a single-byte encoding's UTF-8 bytes per byte value) each byte from 0x80 up becomes its
     two or three UTF-8 bytes; ASCII bytes stay. Inserted bytes are placed by their computed positions, so
-    the whole file is copied once, whatever the number of short rows and accented letters.
+    the piece is copied once, whatever the number of short rows and accented letters.
     """
-    starts = np.concatenate(([0], line_feeds + 1))
-    ends = np.append(line_feeds, len(body))
-    if len(starts) and starts[-1] == len(body):  # the body ends with a line feed: no line after it
-        starts, ends = starts[:-1], ends[:-1]
-    if not len(starts):
-        return body, header_width
-    content_ends = ends - (body[np.maximum(ends - 1, 0)] == _CR)
-    delimiters = _count_per_line(body, starts, delimiter)
-    if _pandas_quirks(body, starts, content_ends, delimiters, delimiter, header_width):
-        return None
-    width = max(header_width, int(delimiters.max()) + 1)
-    missing = np.where(content_ends > starts, width - 1 - delimiters, 0)
+    body, line_feeds, starts, content_ends = lines.body, lines.line_feeds, lines.starts, lines.content_ends
+    missing = np.where(content_ends > starts, width - 1 - lines.delimiters, 0)
     high = np.flatnonzero(body >= 0x80) if table is not None else np.zeros(0, dtype=np.intp)
     if not missing.any() and not len(high):
-        return body, width
+        return body
     # Bytes inserted before each line (its padding goes at its end) and before each high byte.
     padding_before = np.concatenate(([0], np.cumsum(missing)))
     codes = body[high]
@@ -375,7 +453,7 @@ def _arrow_body(
         out[low:high_end][kept] = body[bounds[first] : bounds[last]]
     if table is not None:
         out[lead] = table.lead[codes]
-    return out, width
+    return out
 
 
 def _count_per_line(body: np.ndarray, starts: np.ndarray, byte: int) -> np.ndarray:
@@ -393,26 +471,28 @@ def _count_per_line(body: np.ndarray, starts: np.ndarray, byte: int) -> np.ndarr
 
 
 def _pandas_quirks(
-    body: np.ndarray,
-    starts: np.ndarray,
-    content_ends: np.ndarray,
-    delimiters: np.ndarray,
-    delimiter: int,
-    header_width: int,
+    ends_with_delimiter: bool, pieces: list[_Lines], delimiter: int, header_width: int
 ) -> bool:
     """Whether pandas' C parser reads these lines in a way of its own, which the Arrow reader leaves to it:
     it drops a delimiter ending the file, and one ending the first data line when that line is one field
     wider than the header (all its lines are then taken to end so); it skips a line holding only blanks,
     which the csv module (its reader for rows wider than the header) keeps."""
-    if body[-1] == delimiter:
+    if ends_with_delimiter:
         return True
-    non_empty = np.flatnonzero(content_ends > starts)
-    if not len(non_empty):
-        return False
-    first = non_empty[0]
-    if delimiters[first] == header_width and body[content_ends[first] - 1] == delimiter:
-        return True
-    return _has_blank_lines(body, starts, content_ends, delimiters, delimiter)
+    for lines in pieces:  # the first non-empty line
+        non_empty = np.flatnonzero(lines.content_ends > lines.starts)
+        if len(non_empty):
+            first = non_empty[0]
+            if (
+                lines.delimiters[first] == header_width
+                and lines.body[lines.content_ends[first] - 1] == delimiter
+            ):
+                return True
+            break
+    return any(
+        _has_blank_lines(lines.body, lines.starts, lines.content_ends, lines.delimiters, delimiter)
+        for lines in pieces
+    )
 
 
 def _has_blank_lines(

@@ -615,10 +615,17 @@ def _pandas_read(path: Path) -> pd.DataFrame:
     return _READ_PANDAS(path, encoding, delimiter, names)
 
 
+@pytest.mark.parametrize("pieces", [False, True], ids=["whole", "in-pieces"])
 @pytest.mark.parametrize("seed", range(3))
 def test_arrow_reader_reads_what_pandas_reads(
-    tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, seed: int, pieces: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    cut: list[int] = []
+    if pieces:  # a large file's lines are padded a piece per core: here pieces of a few lines each
+        monkeypatch.setattr(results, "_PIECE_MIN_BYTES", 8)
+        monkeypatch.setattr(results.os, "cpu_count", lambda: 4)
+        split = results._pieces
+        monkeypatch.setattr(results, "_pieces", lambda *a: cut.append(len(split(*a))) or split(*a))
     rng = random.Random(seed)
     used_pandas = []
     monkeypatch.setattr(results, "_read_pandas", lambda *a: used_pandas.append(1) or _READ_PANDAS(*a))
@@ -637,6 +644,7 @@ def test_arrow_reader_reads_what_pandas_reads(
         assert frame.astype(object).to_numpy().tolist() == expected.to_numpy().tolist(), (case, data)
         assert (frame.dtypes == "str").all()
     assert len(used_pandas) < 40  # most of them went through Arrow
+    assert not pieces or max(cut) == 4
 
 
 @pytest.mark.parametrize(
