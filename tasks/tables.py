@@ -548,17 +548,24 @@ def _sheet_values(cells: list[list[CellValue]]) -> np.ndarray | None:
         width -= 1
     grid = grid[:, :width]
     for position in range(width):
-        column = grid[:, position]
-        if pd.api.types.infer_dtype(column, skipna=False) != "string":
-            grid[:, position] = _column_text(column)
+        if not isinstance(grid[0, position], str):
+            grid[0, position] = _cell_text(grid[0, position])
+        column = grid[1:, position]
+        kind = pd.api.types.infer_dtype(column, skipna=False)
+        if kind != "string" and len(column):
+            grid[1:, position] = _column_text(column, all_floats=kind == "floating")
     return grid
 
 
-def _column_text(column: np.ndarray) -> np.ndarray:
+def _column_text(column: np.ndarray, *, all_floats: bool = False) -> np.ndarray:
     """A column's cells as text (see :func:`_cell_text`). Whole numbers, the usual cells that are no text
-    (postcodes, house numbers), are converted all at once; other values once per distinct value."""
+    (postcodes, house numbers), are converted all at once; other values once per distinct value.
+    ``all_floats``: every cell is known to be a float (nothing else to look at)."""
     column = column.copy()
-    numbers = np.fromiter((type(value) is float for value in column), dtype=bool, count=len(column))
+    if all_floats:
+        numbers = np.ones(len(column), dtype=bool)
+    else:
+        numbers = np.fromiter((type(value) is float for value in column), dtype=bool, count=len(column))
     if numbers.any():
         values = column[numbers].astype(np.float64)
         whole = np.isfinite(values) & (np.floor(values) == values)
@@ -568,6 +575,8 @@ def _column_text(column: np.ndarray) -> np.ndarray:
         texts[~whole] = list(map(repr, values[~whole].tolist()))  # 2.5, 1e-07, inf
         texts[whole & ~small] = [_cell_text(value) for value in values[whole & ~small].tolist()]
         column[numbers] = texts
+    if all_floats:
+        return column
     others = np.fromiter((type(value) is not str for value in column), dtype=bool, count=len(column))
     if others.any():
         known: dict[tuple[type, CellValue], str] = {}  # by type too: True == 1, but "True" != "1"
