@@ -553,17 +553,23 @@ def _sheet_values(cells: list[list[CellValue]]) -> np.ndarray | None:
         column = grid[1:, position]
         kind = pd.api.types.infer_dtype(column, skipna=False)
         if kind != "string" and len(column):
-            grid[1:, position] = _column_text(column, all_floats=kind == "floating")
+            grid[1:, position] = _column_text(column, kind)
     return grid
 
 
-def _column_text(column: np.ndarray, *, all_floats: bool = False) -> np.ndarray:
+# infer_dtype kinds of columns of neither text nor numbers (calamine's dates, times, durations, booleans).
+_NO_NUMBER_KINDS = frozenset({"date", "datetime", "time", "timedelta", "boolean"})
+
+
+def _column_text(column: np.ndarray, kind: str = "mixed") -> np.ndarray:
     """A column's cells as text (see :func:`_cell_text`). Whole numbers, the usual cells that are no text
-    (postcodes, house numbers), are converted all at once; other values once per distinct value.
-    ``all_floats``: every cell is known to be a float (nothing else to look at)."""
+    (postcodes, house numbers), are converted all at once; other values once per distinct value. ``kind``
+    is pandas' ``infer_dtype`` of the column: a column of floats only, or of dates or booleans only, needs
+    no look at each cell's type."""
     column = column.copy()
-    if all_floats:
-        numbers = np.ones(len(column), dtype=bool)
+    all_floats = kind == "floating"
+    if all_floats or kind in _NO_NUMBER_KINDS:
+        numbers = np.full(len(column), all_floats)
     else:
         numbers = np.fromiter((type(value) is float for value in column), dtype=bool, count=len(column))
     if numbers.any():
@@ -577,7 +583,10 @@ def _column_text(column: np.ndarray, *, all_floats: bool = False) -> np.ndarray:
         column[numbers] = texts
     if all_floats:
         return column
-    others = np.fromiter((type(value) is not str for value in column), dtype=bool, count=len(column))
+    if kind in _NO_NUMBER_KINDS:
+        others = np.ones(len(column), dtype=bool)
+    else:
+        others = np.fromiter((type(value) is not str for value in column), dtype=bool, count=len(column))
     if others.any():
         known: dict[tuple[type, CellValue], str] = {}  # by type too: True == 1, but "True" != "1"
         column[others] = [
