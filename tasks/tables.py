@@ -43,10 +43,12 @@ from tasks.textfiles import (
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    import pyarrow as pa
 else:
-    # Imported on first use: reading a file's header (read_head, the CLI's checks) needs neither.
+    # Imported on first use: reading a file's header (read_head, the CLI's checks) needs none of them.
     np = lazy_module("numpy")
     pd = lazy_module("pandas")
+    pa = lazy_module("pyarrow")
 
 MAX_QUOTED_LINES = 10
 # How much of a file :func:`read_head` looks at: the header and the first rows are in it.
@@ -500,7 +502,20 @@ def _excel_sheet(
     if values is None:
         raise InputError(f"sheet {shown!r} is empty: no header row", path=path)
     header = [str(value) for value in values[0]]
-    return header, pd.DataFrame(values[1:], dtype=str)
+    return header, _text_frame(values[1:])
+
+
+def _text_frame(values: np.ndarray) -> pd.DataFrame:
+    """Rows of text as a frame of pandas' ``str`` dtype, each column handed to Arrow as a list (pandas'
+    own conversion looks at each cell once more)."""
+    columns = [
+        pa.array(values[:, position].tolist(), type=pa.large_string()) for position in range(values.shape[1])
+    ]
+    table = pa.table(columns, names=[str(position) for position in range(len(columns))])
+    frame: pd.DataFrame = table.to_pandas(
+        types_mapper={pa.large_string(): pd.StringDtype("pyarrow", na_value=np.nan)}.get
+    )
+    return frame.set_axis(pd.RangeIndex(len(columns)), axis=1)
 
 
 class _SheetMissing(LookupError):
