@@ -512,10 +512,17 @@ def _text_frame(values: np.ndarray) -> pd.DataFrame:
         pa.array(values[:, position].tolist(), type=pa.large_string()) for position in range(values.shape[1])
     ]
     table = pa.table(columns, names=[str(position) for position in range(len(columns))])
+    return text_frame(table).set_axis(pd.RangeIndex(len(columns)), axis=1)
+
+
+def text_frame(table: pa.Table, *, self_destruct: bool = False) -> pd.DataFrame:
+    """An Arrow table of text (``large_string`` columns) as a frame of pandas' ``str`` dtype, on the same
+    buffers; ``self_destruct`` frees each Arrow column as it is handed over."""
     frame: pd.DataFrame = table.to_pandas(
-        types_mapper={pa.large_string(): pd.StringDtype("pyarrow", na_value=np.nan)}.get
+        types_mapper={pa.large_string(): pd.StringDtype("pyarrow", na_value=np.nan)}.get,
+        self_destruct=self_destruct,
     )
-    return frame.set_axis(pd.RangeIndex(len(columns)), axis=1)
+    return frame
 
 
 class _SheetMissing(LookupError):

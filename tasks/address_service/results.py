@@ -51,7 +51,7 @@ from tasks.errors import ResultFileError
 from tasks.files import atomic_open
 from tasks.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING, ZIP_MAX_RATIO, ZIP_MAX_RATIO_SETTING
 from tasks.reports import write_csv, write_xlsx
-from tasks.tables import unique_names
+from tasks.tables import text_frame, unique_names
 from tasks.textfiles import detect_encoding, read_rows, sniff_delimiter
 
 RETURNED_COLUMN = "ReturnedByService"
@@ -337,7 +337,7 @@ def _read_arrow(path: Path, encoding: str, delimiter: str, names: list[str]) -> 
         return None
     parsed = pa.concat_tables(tables)
     del tables
-    frame: pd.DataFrame = parsed.to_pandas(types_mapper={pa.large_string(): _STRING}.get, self_destruct=True)
+    frame = text_frame(parsed, self_destruct=True)
     del parsed
     _give_back_memory()
     return frame
