@@ -37,6 +37,7 @@ import pyarrow.csv as pa_csv
 from connectors.address_service.codes import (
     ADDRESS_FIELD_NAMES,
     QSTAT,
+    SHORT_REPORT_CHARS,
     SHORT_REPORT_LENGTH,
     SHORT_REPORT_POSITIONS,
     STATUS_FIELD_NAMES,
@@ -72,12 +73,14 @@ _RATIO_GRACE_BYTES = 1 << 20
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _LARGEST_RECORD_ID = 2**53  # every whole number below it is exact as a float (and fits Int64)
 # The result file's columns: pandas' str dtype held by Arrow, so Arrow's parsed strings are used as they are.
+_LIKELY_REPORT_BYTES = "".join(["\x00 ", *SHORT_REPORT_CHARS]).encode("ascii")
 _STRING = pd.StringDtype("pyarrow", na_value=np.nan)
 # Encodings the Arrow reader takes (after transcoding to UTF-8, which it reads); others go to pandas.
 _UTF8_CODECS = frozenset({"utf-8", "utf-8-sig"})
 _ARROW_ENCODINGS = _UTF8_CODECS | {"cp1252", "latin-1", "iso8859-1", "iso8859-15", "ascii"}
 _ARROW_BLOCK_BYTES = 1 << 20
 _LINES_PER_BLOCK = 1 << 16
+_SCAN_BYTES = 4 << 20
 # A result file's lines are padded a piece per core (at most _MAX_PIECES), each of at least this size.
 _PIECE_MIN_BYTES = 8 << 20
 _MAX_PIECES = 8
@@ -303,7 +306,7 @@ def _read_arrow(path: Path, encoding: str, delimiter: str, names: list[str]) -> 
     if codec in _UTF8_CODECS and data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     whole = np.frombuffer(data, dtype=np.uint8)
-    line_feeds = np.flatnonzero(whole == _LF)
+    line_feeds = _positions(whole, lambda block: block == _LF)
     carriage_returns = data.count(b"\r")
     if b"\x00" in data or carriage_returns != np.count_nonzero(whole[line_feeds[line_feeds > 0] - 1] == _CR):
         return None  # a NUL byte, or a CR ending a line on its own: pandas decides how to take those
@@ -328,7 +331,10 @@ def _read_arrow(path: Path, encoding: str, delimiter: str, names: list[str]) -> 
                         delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False
                     ),
                     convert_options=pa_csv.ConvertOptions(
-                        column_types=dict.fromkeys(columns, pa.large_string()), strings_can_be_null=False
+                        column_types=dict.fromkeys(columns, pa.large_string()),
+                        strings_can_be_null=False,
+                        # Bytes transcoded from a single-byte encoding are valid UTF-8 by construction.
+                        check_utf8=table is None,
                     ),
                 )
             )
@@ -422,7 +428,7 @@ def _pad_lines(lines: _Lines, width: int, delimiter: int, table: _Utf8Table | No
     """
     body, line_feeds, starts, content_ends = lines.body, lines.line_feeds, lines.starts, lines.content_ends
     missing = np.where(content_ends > starts, width - 1 - lines.delimiters, 0)
-    high = np.flatnonzero(body >= 0x80) if table is not None else np.zeros(0, dtype=np.intp)
+    high = _positions(body, lambda block: block >= 0x80) if table is not None else np.zeros(0, dtype=np.intp)
     if not missing.any() and not len(high):
         return body
     # Bytes inserted before each line (its padding goes at its end) and before each high byte.
@@ -456,16 +462,27 @@ def _pad_lines(lines: _Lines, width: int, delimiter: int, table: _Utf8Table | No
     return out
 
 
+def _positions(data: np.ndarray, where: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """The positions in ``data`` for which ``where`` holds, judged a block at a time, so the temporary mask
+    stays small (and in memory already touched) however large the data."""
+    found = [
+        np.flatnonzero(where(data[low : low + _SCAN_BYTES])) + low for low in range(0, len(data), _SCAN_BYTES)
+    ]
+    return np.concatenate(found) if len(found) > 1 else found[0] if found else np.zeros(0, dtype=np.intp)
+
+
 def _count_per_line(body: np.ndarray, starts: np.ndarray, byte: int) -> np.ndarray:
     """How often ``byte`` occurs in each line (lines begin at ``starts``), a block of lines at a time, so
-    the temporary arrays stay small."""
+    the temporary arrays stay small. A block whose lines are all shorter than 64 KiB is summed in 16 bits,
+    which saves numpy a wider cast of every byte."""
     counts = np.empty(len(starts), dtype=np.int32)
     bounds = np.append(starts, len(body))
     for first in range(0, len(starts), _LINES_PER_BLOCK):
         last = min(first + _LINES_PER_BLOCK, len(starts))
         block = body[bounds[first] : bounds[last]] == byte
+        narrow = int(np.diff(bounds[first : last + 1]).max()) < 1 << 16
         counts[first:last] = np.add.reduceat(
-            block.view(np.uint8), starts[first:last] - bounds[first], dtype=np.int32
+            block.view(np.uint8), starts[first:last] - bounds[first], dtype=np.uint16 if narrow else np.int32
         )
     return counts
 
@@ -571,8 +588,9 @@ def decode_results(frame: pd.DataFrame) -> pd.DataFrame:
         qstat = decoded["QSTAT"].fillna("")
         position = decoded.columns.get_loc("QSTAT")
         assert isinstance(position, int)
-        decoded.insert(position + 1, QSTAT_DESIGNATION, _decode_distinct(qstat, _designation))
-        decoded.insert(position + 2, QSTAT_MEANING, _decode_distinct(qstat, _meaning))
+        designation, meaning = _decode_distinct(qstat, _designation, _meaning)
+        decoded.insert(position + 1, QSTAT_DESIGNATION, designation)
+        decoded.insert(position + 2, QSTAT_MEANING, meaning)
     if "CorrectionType" in decoded:
         numbers = _numbers_distinct(decoded["CorrectionType"])
         whole = (numbers == numbers.round()) & (numbers.abs() < _LARGEST_RECORD_ID)
@@ -588,17 +606,24 @@ def decode_results(frame: pd.DataFrame) -> pd.DataFrame:
 def decode_short_report(short_report: pd.Series) -> pd.DataFrame:
     """One categorical column per ShortReport position, labelled ``"<char> <label>"``."""
     chars = _short_report_chars(short_report)
-    # Dense lookup from code point to category number: the alphabet is tiny, the rows are many. A blank
-    # is read as 0 ("not delivered"), as is a position past the report's end.
-    seen = np.zeros(0x10000, dtype=bool)
-    seen[chars] = True
+    # A lookup from code point to category number: the alphabet is tiny, the rows are many. A blank is read
+    # as 0 ("not delivered"), as is a position past the report's end.
+    size = 0x100 if chars.dtype == np.uint8 else 0x10000
+    seen = np.zeros(size, dtype=bool)
+    if chars.dtype == np.uint8:
+        seen[_bytes_present(chars.tobytes(), _LIKELY_REPORT_BYTES)] = True
+    else:
+        seen[chars] = True
     if seen[ord(" ")]:
         seen[ord(" ")], seen[0] = False, True
     present = np.flatnonzero(seen)
-    lookup = np.zeros(0x10000, dtype=np.int16 if len(present) < 2**15 else np.int32)
+    lookup = np.zeros(size, dtype=np.int8 if len(present) < 2**7 else np.int16)
     lookup[present] = np.arange(len(present))
     lookup[ord(" ")] = lookup[0]
-    codes = lookup[chars.T]  # positions × rows, one row of codes per column
+    if chars.dtype == np.uint8:  # one byte per character and per code: a byte translation
+        codes = np.frombuffer(chars.tobytes().translate(lookup.tobytes()), dtype=np.int8).reshape(chars.shape)
+    else:
+        codes = lookup[chars]
     labels = pd.Index([_short_report_label(chr(code)) for code in present], dtype=object)
     columns = {
         short_report_column(position + 1): pd.Categorical.from_codes(
@@ -609,10 +634,21 @@ def decode_short_report(short_report: pd.Series) -> pd.DataFrame:
     return pd.DataFrame(columns, index=short_report.index)
 
 
+def _bytes_present(data: bytes, likely: bytes) -> list[int]:
+    """The distinct byte values in ``data``: each ``likely`` one looked for (a memchr), the others read from
+    what is left once the likely ones are deleted, one value at a time."""
+    present = [value for value in likely if bytes((value,)) in data]
+    rest = data.translate(None, likely)
+    while rest:
+        present.append(rest[0])
+        rest = rest.translate(None, rest[:1])
+    return present
+
+
 def _short_report_chars(short_report: pd.Series) -> np.ndarray:
-    """The reports' first 24 characters as a rows × 24 array of code points (uint8 when all are ASCII, else
-    uint16), 0 past a short report's end. Code points beyond U+FFFF (never valid report characters) fold
-    onto U+FFFF, which reads "unknown"."""
+    """The reports' first 24 characters as a 24 × rows array of code points, a row per position (uint8 when
+    all are ASCII, else uint16), 0 past a short report's end. Code points beyond U+FFFF (never valid report
+    characters) fold onto U+FFFF, which reads "unknown"."""
     rows, length = len(short_report), SHORT_REPORT_LENGTH
     if isinstance(short_report.dtype, pd.StringDtype) and short_report.dtype.storage == "pyarrow" and rows:
         # Arrow strings: when all are ASCII, the padded reports are one buffer of rows × 24 bytes.
@@ -623,14 +659,14 @@ def _short_report_chars(short_report: pd.Series) -> np.ndarray:
             offset_type = np.int64 if pa.types.is_large_string(padded.type) else np.int32
             offsets = np.frombuffer(padded.buffers()[1], dtype=offset_type)[padded.offset :]
             data = np.frombuffer(padded.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[0] + rows * length]
-            chars = data.reshape(rows, length).copy()
+            chars = np.ascontiguousarray(data.reshape(rows, length).T)
             del values, padded
             pa.default_memory_pool().release_unused()
             return chars
     values = short_report.fillna("").to_numpy(dtype=f"U{length}")
     # A U24 array is 24 UCS-4 code points per row; padding becomes 0 ("not delivered").
-    points = values.view(np.uint32).reshape(rows, length)
-    return np.minimum(points, 0xFFFF).astype(np.uint16)
+    points = values.view(np.uint32).reshape(rows, length).T
+    return np.ascontiguousarray(np.minimum(points, 0xFFFF), dtype=np.uint16)
 
 
 def _short_report_label(char: str) -> str:
@@ -652,12 +688,20 @@ def _meaning(code: str) -> str:
     return f"QSTAT {code.strip()!r} is not in the status table" if code.strip() else ""
 
 
-def _decode_distinct(values: pd.Series, decode: Callable[[str], str]) -> pd.Series:
+def _decode_distinct(values: pd.Series, *decoders: Callable[[str], str]) -> list[pd.Series]:
+    """A categorical column per decoder, each distinct value decoded once."""
     codes, uniques = pd.factorize(values)
-    label_codes, labels = pd.factorize(np.array([decode(str(unique)) for unique in uniques], dtype=object))
-    mapped = label_codes[codes] if len(codes) else codes
-    categories = pd.Index(labels, dtype=object)
-    return pd.Series(pd.Categorical.from_codes(mapped, categories=categories), index=values.index)
+    decoded = []
+    for decode in decoders:
+        label_codes, labels = pd.factorize(
+            np.array([decode(str(unique)) for unique in uniques], dtype=object)
+        )
+        mapped = label_codes[codes] if len(codes) else codes
+        categories = pd.Index(labels, dtype=object)
+        decoded.append(
+            pd.Series(pd.Categorical.from_codes(mapped, categories=categories), index=values.index)
+        )
+    return decoded
 
 
 def _numbers_distinct(values: pd.Series) -> pd.Series:

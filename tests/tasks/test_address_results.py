@@ -623,6 +623,7 @@ def test_arrow_reader_reads_what_pandas_reads(
     cut: list[int] = []
     if pieces:  # a large file's lines are padded a piece per core: here pieces of a few lines each
         monkeypatch.setattr(results, "_PIECE_MIN_BYTES", 8)
+        monkeypatch.setattr(results, "_SCAN_BYTES", 7)  # and bytes searched a few at a time
         monkeypatch.setattr(results.os, "cpu_count", lambda: 4)
         split = results._pieces
         monkeypatch.setattr(results, "_pieces", lambda *a: cut.append(len(split(*a))) or split(*a))
@@ -645,6 +646,23 @@ def test_arrow_reader_reads_what_pandas_reads(
         assert (frame.dtypes == "str").all()
     assert len(used_pandas) < 40  # most of them went through Arrow
     assert not pieces or max(cut) == 4
+
+
+def test_arrow_reader_counts_the_fields_of_lines_longer_than_64_kib(tmp_path: Path) -> None:
+    # A line's delimiters are summed in 16 bits only where every line of its block is shorter than 64 KiB.
+    long_text = "é" * 70_000
+    lines = [f"1\t{long_text}\tx", "2", "3\t" + "\t".join(["a"] * 5) + f"\t{long_text}", "4\tb"]
+    path = tmp_path / "long.txt"
+    path.write_bytes(("RecordId\tName\n" + "\n".join(lines) + "\n").encode("cp1252"))
+    frame = read_result_file(path)
+    expected = _pandas_read(path)
+    assert (
+        list(frame.columns)
+        == list(expected.columns)
+        == ["RecordId", "Name", *(f"Unnamed: {n}" for n in range(3, 8))]
+    )
+    assert frame.astype(object).to_numpy().tolist() == expected.to_numpy().tolist()
+    assert frame.loc[2, "Unnamed: 7"] == long_text
 
 
 @pytest.mark.parametrize(
