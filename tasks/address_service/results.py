@@ -52,7 +52,7 @@ from tasks.errors import ResultFileError
 from tasks.files import atomic_open
 from tasks.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING, ZIP_MAX_RATIO, ZIP_MAX_RATIO_SETTING
 from tasks.reports import write_csv, write_xlsx
-from tasks.tables import text_frame, unique_names
+from tasks.tables import collector_paused, text_frame, unique_names
 from tasks.textfiles import detect_encoding, read_rows, sniff_delimiter
 
 RETURNED_COLUMN = "ReturnedByService"
@@ -565,6 +565,7 @@ def result_headers(raw: Sequence[str]) -> list[str]:
     return unique_names([name or f"Unnamed: {position}" for position, name in enumerate(renamed, start=1)])
 
 
+@collector_paused()
 def _read_ragged(path: Path, encoding: str, delimiter: str, names: list[str]) -> pd.DataFrame:
     text = path.read_text(encoding=encoding, errors="replace")
     rows = read_rows(text, delimiter, quoting=csv.QUOTE_NONE)[1:]

@@ -4,6 +4,7 @@ the file; sheets by name or position; damaged workbooks refused by name."""
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import io
 import zipfile
 from pathlib import Path
@@ -12,6 +13,7 @@ import openpyxl
 import pytest
 import xlsxwriter
 
+from tasks import tables
 from tasks.errors import InputError
 from tasks.tables import read_head, read_table
 
@@ -142,3 +144,33 @@ def test_a_workbook_with_a_member_marked_encrypted_is_refused_by_name(tmp_path: 
     path.write_bytes(bytes(data))
     with pytest.raises(InputError, match=r"locked\.xlsx: cannot be read .*: the member .* is encrypted"):
         read_table(path)
+
+
+def test_the_garbage_collector_rests_while_a_sheet_is_built_and_works_again_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workbook = openpyxl.Workbook()
+    workbook.active.append(["Kdnr", "Name"])
+    workbook.active.append(["1", "Muster"])
+    path = tmp_path / "kunden.xlsx"
+    workbook.save(path)
+    empty = tmp_path / "leer.xlsx"
+    openpyxl.Workbook().save(empty)
+    collecting: list[bool] = []
+    sheet_values = tables._sheet_values
+    monkeypatch.setattr(
+        tables, "_sheet_values", lambda cells: collecting.append(gc.isenabled()) or sheet_values(cells)
+    )
+    assert gc.isenabled()
+    assert _rows(path) == [["1", "Muster"]]
+    assert gc.isenabled()
+    with pytest.raises(InputError, match="is empty"):
+        read_table(empty)
+    assert gc.isenabled()
+    gc.disable()  # a caller that paused it keeps it paused
+    try:
+        read_table(path)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert collecting == [False, False, False]
