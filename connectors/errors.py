@@ -29,9 +29,10 @@ flow that waits for the task receives it), whatever its constructor's arguments.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:  # httpx is loaded by the clients that hand its responses here
+    import httpx
 
 
 class PostflowsError(Exception):
@@ -217,6 +218,8 @@ def error_for_http_status(response: httpx.Response, *, api: str) -> HttpStatusEr
 
 
 def _short_body(response: httpx.Response, limit: int = 200) -> str:
+    import httpx  # loaded already: the response is one of its objects
+
     try:
         text = response.text
     except (httpx.ResponseNotRead, UnicodeDecodeError):

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, ClassVar, Unpack
+from typing import Any, ClassVar, Unpack
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -26,7 +26,7 @@ from authlib.oauth2.rfc6749.parameters import prepare_grant_uri
 from joserfc import jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
-from pydantic import BaseModel, BeforeValidator, ConfigDict, SecretStr
+from pydantic import SecretStr
 
 from connectors.errors import (
     ApiError,
@@ -40,52 +40,14 @@ from connectors.errors import (
 )
 from connectors.http import ApiClient, HttpOptions
 from connectors.oauth import AccessToken, ScopeSet, form_post, lifetime_of, read_token_response
+from connectors.userinfo import Userinfo as Userinfo
+from connectors.userinfo import UserinfoAddress as UserinfoAddress
 
 Clock = Callable[[], float]
 RefreshTokenSink = Callable[[SecretStr], None]
 
 ID_TOKEN_ALGORITHMS = ("RS256",)
 OPENID = "openid"
-
-
-def parse_flag(value: object) -> object:
-    """Userinfo flags come as ``TRUE``/``FALSE`` strings (commerce spec §2.11) or as JSON booleans."""
-    if isinstance(value, str) and value.strip().upper() in ("TRUE", "FALSE"):
-        return value.strip().upper() == "TRUE"
-    return value
-
-
-Flag = Annotated[bool, BeforeValidator(parse_flag)]
-
-
-class UserinfoAddress(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    formatted: str | None = None
-    street_address: str | None = None
-    locality: str | None = None
-    postal_code: str | None = None
-    country: str | None = None
-
-
-class Userinfo(BaseModel):
-    """The OpenID Connect claims of the signed-in user; unknown claims are kept."""
-
-    model_config = ConfigDict(extra="allow")
-
-    sub: str
-    name: str | None = None
-    given_name: str | None = None
-    family_name: str | None = None
-    preferred_username: str | None = None
-    email: str | None = None
-    email_verified: Flag | None = None
-    gender: str | None = None
-    locale: str | None = None
-    phone_number: str | None = None
-    phone_number_verified: Flag | None = None
-    address: UserinfoAddress | None = None
-    updated_at: int | str | None = None
 
 
 @dataclass(frozen=True)

@@ -2,56 +2,8 @@
 verification (spec: address-web-service.md).
 """
 
-from connectors.address_service.autocomplete import (
-    AutocompleteQuery,
-    AutocompleteQueryError,
-    AutocompleteVariant,
-    ZipOrderMode,
-    build_autocomplete_request,
-)
-from connectors.address_service.client import AddressServiceClient
-from connectors.address_service.errors import (
-    AddressServiceStatusError,
-    AuthenticationStatusError,
-    DatabaseStatusError,
-    InternalStatusError,
-    ParameterStatusError,
-    SettlementStatusError,
-    ThrottledStatusError,
-    UnknownStatusError,
-    status_error,
-)
-from connectors.address_service.models import (
-    AutocompleteEntry,
-    BatchJob,
-    BatchStatus,
-    BuildingVerification,
-    QueryResult,
-    TokenStatus,
-    parse_ms_date,
-)
+# The names are those of __init__.pyi: each module is imported when one of its names is first looked up,
+# so what needs one module of a connector (its codes, its errors) does not load the others.
+import lazy_loader
 
-__all__ = [
-    "AddressServiceClient",
-    "AddressServiceStatusError",
-    "AuthenticationStatusError",
-    "AutocompleteEntry",
-    "AutocompleteQuery",
-    "AutocompleteQueryError",
-    "AutocompleteVariant",
-    "BatchJob",
-    "BatchStatus",
-    "BuildingVerification",
-    "DatabaseStatusError",
-    "InternalStatusError",
-    "ParameterStatusError",
-    "QueryResult",
-    "SettlementStatusError",
-    "ThrottledStatusError",
-    "TokenStatus",
-    "UnknownStatusError",
-    "ZipOrderMode",
-    "build_autocomplete_request",
-    "status_error",
-    "parse_ms_date",
-]
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

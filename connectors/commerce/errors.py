@@ -16,9 +16,7 @@ and scrubbed of secrets.
 
 from __future__ import annotations
 
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from connectors.errors import (
     ApiError,
@@ -27,6 +25,9 @@ from connectors.errors import (
     error_for_http_status,
     quote_body,
 )
+
+if TYPE_CHECKING:  # httpx is loaded by the clients that hand its responses here
+    import httpx
 
 API = "commerce"
 

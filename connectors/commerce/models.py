@@ -16,8 +16,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from connectors.models import OpenEnum
-from connectors.oidc import Userinfo as Userinfo
-from connectors.oidc import UserinfoAddress as UserinfoAddress
+from connectors.userinfo import Userinfo as Userinfo
+from connectors.userinfo import UserinfoAddress as UserinfoAddress
 
 
 class CommerceModel(BaseModel):

@@ -17,11 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from connectors.errors import ApiError, PostflowsError, RemoteRejected, error_for_http_status
+
+if TYPE_CHECKING:  # httpx is loaded by the clients that hand its responses here
+    import httpx
 
 API = "newspaper"
 

@@ -19,8 +19,11 @@ from history.models import Run
 
 REPO = Path(__file__).resolve().parents[2]
 # Never imported to print help or refuse a file: the flows' engine, data frames, the history's ORM and the
-# connectors' clients.
-HEAVY = ("prefect", "flows", "pandas", "numpy", "sqlalchemy", "alembic", "history", "openpyxl", "xlsxwriter")
+# connectors' clients (a connector's codes and errors come without them).
+HEAVY = (
+    "prefect", "flows", "pandas", "numpy", "sqlalchemy", "alembic", "history", "openpyxl", "xlsxwriter",
+    "httpx", "connectors.address_service.client", "connectors.commerce.client", "connectors.newspaper.client",
+)  # fmt: skip
 HELP_HEAVY = (*HEAVY, "httpx", "pydantic_settings", "connectors", "tasks", "sandbox", "postflows.settings")
 
 # The console script's own code (``from postflows.cli import main; sys.exit(main())``), reporting the
