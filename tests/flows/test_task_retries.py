@@ -3,6 +3,8 @@ HTTP retries is survived and shows AwaitingRetry; a refusal is not retried; a su
 
 from __future__ import annotations
 
+import asyncio
+import time
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -31,15 +33,24 @@ def task_retries(flow_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 async def _task_runs(flow_run_id: UUID, name: str) -> list[tuple[int, list[str]]]:
-    """(run count, state names in order) of each task run of ``name`` in the flow run."""
+    """(run count, state names in order) of each task run of ``name`` in the flow run, once the server has
+    recorded each one's final state: task runs reach it as events, after the flow run has returned."""
+    deadline = time.monotonic() + 30
     async with get_client() as client:
-        task_runs = await client.read_task_runs(
-            flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id]))
-        )
+        while True:
+            task_runs = [
+                task_run
+                for task_run in await client.read_task_runs(
+                    flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id]))
+                )
+                if task_run.name.rsplit("-", 1)[0] == name
+            ]
+            if task_runs and all(run.state is not None and run.state.is_final() for run in task_runs):
+                break
+            assert time.monotonic() < deadline, f"{name}: no final state recorded within 30 s: {task_runs}"
+            await asyncio.sleep(0.1)
         found = []
         for task_run in task_runs:
-            if task_run.name.rsplit("-", 1)[0] != name:
-                continue
             states = await client.read_task_run_states(task_run.id)
             ordered = sorted(states, key=lambda state: state.timestamp)
             found.append((task_run.run_count, [state.name for state in ordered]))
