@@ -227,7 +227,7 @@ async def address_batch(
         summary,
     ):
         async with recorder.step("prepare input"):
-            prepared = prepare_input(
+            prepared = await prepare_input(
                 input_path,
                 output_dir,
                 mode="batch",
@@ -331,7 +331,7 @@ async def _run_batch(
             download = _recorded_download(completed) if completed is not None else None
             if completed is not None and download is not None:
                 extras = _recorded_extras(completed)
-                results = build_results(
+                results = await build_results(
                     prepared,
                     download,
                     output_dir,

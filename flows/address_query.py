@@ -110,7 +110,7 @@ async def address_query(
         summary,
     ):
         async with recorder.step("prepare input"):
-            prepared = prepare_input(
+            prepared = await prepare_input(
                 input_path,
                 output_dir,
                 mode="query",
@@ -143,7 +143,9 @@ async def address_query(
         for message in answers.loc[answers[ERROR_COLUMN].notna(), ERROR_COLUMN].unique()[:20]:
             await recorder.message("error", "runquery2", str(message))
         await recorder.message("info", "runquery2", sends.describe())
-        results = build_query_results(prepared, answers, output_dir, formula_guard=settings.csv_formula_guard)
+        results = await build_query_results(
+            prepared, answers, output_dir, formula_guard=settings.csv_formula_guard
+        )
         for path in results.files:
             await recorder.document(path.stem, path)
         summary.update(

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+import functools
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, ParamSpec, TypeVar
 
 import pandas as pd
 from prefect import task
@@ -102,8 +104,7 @@ class InputFormat:
         return cls(delimiter=delimiter, encoding=encoding, sheet=sheet, fixed_widths=widths)
 
 
-@task(name="address-prepare-input", cache_policy=NO_CACHE)
-def prepare_input(
+def prepare_address_input(
     input_path: Path,
     output_dir: Path,
     *,
@@ -146,8 +147,7 @@ def prepare_input(
     return prepared
 
 
-@task(name="address-build-results", cache_policy=NO_CACHE)
-def build_results(
+def build_address_results(
     prepared: PreparedInput,
     download: Path,
     output_dir: Path,
@@ -184,13 +184,36 @@ def build_results(
     )
 
 
-@task(name="address-build-query-results", cache_policy=NO_CACHE)
-def build_query_results(
+def build_address_query_results(
     prepared: PreparedInput, answers: pd.DataFrame, output_dir: Path, *, formula_guard: bool = True
 ) -> AddressResults:
     """Decode the individual-query answers (one row per RecordId) and write the same result files."""
     answers = answers.set_axis(result_headers([str(c) for c in answers.columns]), axis=1)
     return _write(prepared, decode_results(answers), output_dir, None, formula_guard=formula_guard)
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _in_thread(work: Callable[_P, _R]) -> Callable[_P, Coroutine[Any, Any, _R]]:
+    """``work`` as a coroutine function that runs it in a worker thread, with its signature (Prefect reads
+    the task's parameters from it). An async task inside the async flows costs Prefect's engine a fraction
+    of what a sync one does (no client of its own, no second look-up of the result storage), and the
+    event loop goes on meanwhile."""
+
+    @functools.wraps(work)
+    async def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        return await asyncio.to_thread(work, *args, **kwargs)
+
+    return run
+
+
+prepare_input = task(name="address-prepare-input", cache_policy=NO_CACHE)(_in_thread(prepare_address_input))
+build_results = task(name="address-build-results", cache_policy=NO_CACHE)(_in_thread(build_address_results))
+build_query_results = task(name="address-build-query-results", cache_policy=NO_CACHE)(
+    _in_thread(build_address_query_results)
+)
 
 
 def _write(

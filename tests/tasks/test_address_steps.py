@@ -10,7 +10,12 @@ import pandas as pd
 import pytest
 
 from postflows.settings import Settings
-from tasks.address_service.steps import PreparedInput, build_query_results, build_results, prepare_input
+from tasks.address_service.steps import (
+    PreparedInput,
+    build_address_query_results,
+    build_address_results,
+    prepare_address_input,
+)
 from tasks.errors import ResultFileError
 
 
@@ -22,7 +27,7 @@ def prepared(tmp_path: Path) -> PreparedInput:
         "007;Jürg;Müller;Bahnhofstr.;12;3000;Bern\n008;Anna;Keller;Seeweg;3;8001;Zürich\n",
         encoding="utf-8",
     )
-    return prepare_input.fn(source, tmp_path / "out")
+    return prepare_address_input(source, tmp_path / "out")
 
 
 def test_results_are_built_from_a_zip_under_our_names(prepared: PreparedInput, tmp_path: Path) -> None:
@@ -30,7 +35,7 @@ def test_results_are_built_from_a_zip_under_our_names(prepared: PreparedInput, t
     download.parent.mkdir(parents=True)
     with zipfile.ZipFile(download, "w") as bundle:
         bundle.writestr("output.bin", "RecordId\tQSTAT\r\n1\t1\r\n2\t51\r\n")
-    results = build_results.fn(prepared, download, tmp_path / "out")
+    results = build_address_results(prepared, download, tmp_path / "out")
     assert results.rows == 2 and results.qstat_counts() == {"1": 1, "51": 1}
     assert zipfile.is_zipfile(download)
 
@@ -41,7 +46,7 @@ def test_a_result_for_other_records_fails_instead_of_giving_empty_results(
     download = tmp_path / "output.bin"
     download.write_bytes(b"RecordId\tQSTAT\r\n901\t1\r\n902\t1\r\n")
     with pytest.raises(ResultFileError, match="no result row matches the uploaded record ids"):
-        build_results.fn(prepared, download, tmp_path / "out")
+        build_address_results(prepared, download, tmp_path / "out")
     assert not (tmp_path / "out" / "results.csv").exists()
 
 
@@ -50,7 +55,7 @@ def test_a_zip_bomb_fails_the_step(prepared: PreparedInput, tmp_path: Path) -> N
     with zipfile.ZipFile(download, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
         bundle.writestr("result.txt", b"RecordId\tQSTAT\r\n" + b"\t" * (8 << 20))
     with pytest.raises(ResultFileError, match="ZIP bomb"):
-        build_results.fn(prepared, download, tmp_path / "out", max_ratio=50)
+        build_address_results(prepared, download, tmp_path / "out", max_ratio=50)
     assert not (tmp_path / "out" / "download").exists() or not any((tmp_path / "out" / "download").iterdir())
 
 
@@ -69,15 +74,15 @@ def test_the_steps_pass_the_formula_guard_to_every_csv(tmp_path: Path, guard: bo
         encoding="utf-8",
     )
     out = tmp_path / "out"
-    prepared = prepare_input.fn(source, out, formula_guard=guard)
+    prepared = prepare_address_input(source, out, formula_guard=guard)
     rejected = pd.read_csv(out / "rejected.csv", dtype=str, keep_default_na=False)
     assert rejected["value"].tolist() == [expected]
     download = tmp_path / "output.bin"
     download.write_bytes(b"RecordId\tQSTAT\tName\r\n1\t1\t=1+1\r\n")
-    build_results.fn(prepared, download, out, formula_guard=guard)
+    build_address_results(prepared, download, out, formula_guard=guard)
     results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert results.loc[0, ["Kundennummer", "Name"]].tolist() == [expected, expected]
     answers = pd.DataFrame({"RecordId": [1], "QSTAT": ["1"], "Name": ["=1+1"]})
-    build_query_results.fn(prepared, answers, tmp_path / "query", formula_guard=guard)
+    build_address_query_results(prepared, answers, tmp_path / "query", formula_guard=guard)
     queried = pd.read_csv(tmp_path / "query" / "results.csv", dtype=str, keep_default_na=False)
     assert queried.loc[0, ["Kundennummer", "Name"]].tolist() == [expected, expected]
