@@ -468,7 +468,7 @@ def _positions(data: np.ndarray, where: Callable[[np.ndarray], np.ndarray]) -> n
     found = [
         np.flatnonzero(where(data[low : low + _SCAN_BYTES])) + low for low in range(0, len(data), _SCAN_BYTES)
     ]
-    return np.concatenate(found) if len(found) > 1 else found[0] if found else np.zeros(0, dtype=np.intp)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
 
 
 def _count_per_line(body: np.ndarray, starts: np.ndarray, byte: int) -> np.ndarray:
