@@ -18,9 +18,12 @@
 
 Connector packages subclass these (for example ``AddressServiceStatusError``) and keep their own code
 tables. Two flags drive every decision above the connectors: ``retryable`` (the retry layer may try again)
-and ``outcome_unknown`` (the service may have processed the request although it failed: a request that
-changes something is then never sent again on its own). ``window_s`` marks a per-window limit (for example
-"per minute"): callers wait for the next window instead of backing off in seconds.
+and ``not_processed`` (the failure certainly means that the service did not act on the request: it was never
+sent, or its answer is on the API's list of answers that mean "not processed"). Every other failure leaves
+the outcome unknown (``outcome_unknown``): a request that changes something is then never sent again on its
+own. Each API keeps its list as data beside its code tables (:class:`SubmissionAnswers`). ``window_s`` marks
+a per-window limit (for example "per minute"): callers wait for the next window instead of backing off in
+seconds.
 
 Every error survives pickling with its attributes (a task on another process's worker raises it, and the
 flow that waits for the task receives it), whatever its constructor's arguments.
@@ -29,6 +32,7 @@ flow that waits for the task receives it), whatever its constructor's arguments.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # httpx is loaded by the clients that hand its responses here
@@ -52,21 +56,46 @@ def _rebuild_error(cls: type[PostflowsError], args: tuple[Any, ...], state: dict
 
 
 class ApiError(PostflowsError):
-    """A remote API call failed."""
+    """A remote API call failed.
+
+    Args:
+        message: what failed, naming the API and the request.
+        api: the API's name.
+        retryable: whether the retry layer may try again (default: the class's).
+        sent: False when the request certainly never reached the service (another request it needed, such
+            as a token request, failed first).
+        not_processed: the answer is on the API's list of answers that certainly mean "not processed".
+    """
 
     retryable: bool = False
     window_s: float | None = None
 
-    def __init__(self, message: str, *, api: str, retryable: bool | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        api: str,
+        retryable: bool | None = None,
+        sent: bool = True,
+        not_processed: bool = False,
+    ) -> None:
         super().__init__(message)
         self.api = api
         if retryable is not None:
             self.retryable = retryable
+        self.sent = sent
+        self._not_processed = not_processed
+
+    @property
+    def not_processed(self) -> bool:
+        """True only when the service certainly did not act on the request: it was never sent, or the
+        answer is one that the API's list says means "not processed"."""
+        return not self.sent or self._not_processed
 
     @property
     def outcome_unknown(self) -> bool:
         """True when the service may have processed the request although the call failed."""
-        return False
+        return not self.not_processed
 
     @property
     def message(self) -> str:
@@ -83,12 +112,7 @@ class TransportFailure(ApiError):
     retryable = True
 
     def __init__(self, message: str, *, api: str, sent: bool = True) -> None:
-        super().__init__(message, api=api)
-        self.sent = sent
-
-    @property
-    def outcome_unknown(self) -> bool:
-        return self.sent
+        super().__init__(message, api=api, sent=sent)
 
 
 class HttpStatusError(ApiError):
@@ -102,8 +126,10 @@ class HttpStatusError(ApiError):
         status_code: int,
         retry_after: float | None = None,
         retryable: bool | None = None,
+        sent: bool = True,
+        not_processed: bool = False,
     ) -> None:
-        super().__init__(message, api=api, retryable=retryable)
+        super().__init__(message, api=api, retryable=retryable, sent=sent, not_processed=not_processed)
         self.status_code = status_code
         self.retry_after = retry_after
 
@@ -111,13 +137,15 @@ class HttpStatusError(ApiError):
 class ServerError(HttpStatusError):
     retryable = True
 
-    @property
-    def outcome_unknown(self) -> bool:
-        return True
-
 
 class RateLimited(HttpStatusError):
+    """HTTP 429: refused before processing (RFC 6585), so even a submission may be sent again."""
+
     retryable = True
+
+    @property
+    def not_processed(self) -> bool:
+        return True
 
 
 class AuthFailed(HttpStatusError):
@@ -136,10 +164,6 @@ class MalformedResponse(ApiError):
 
     retryable = True
 
-    @property
-    def outcome_unknown(self) -> bool:
-        return True
-
 
 class RemoteRejected(ApiError):
     """The service processed the request and refused it with its own code."""
@@ -152,10 +176,28 @@ class RemoteRejected(ApiError):
         code: str,
         meaning: str = "",
         retryable: bool | None = None,
+        not_processed: bool = False,
     ) -> None:
-        super().__init__(message, api=api, retryable=retryable)
+        super().__init__(message, api=api, retryable=retryable, not_processed=not_processed)
         self.code = code
         self.meaning = meaning
+
+
+@dataclass(frozen=True)
+class SubmissionAnswers:
+    """Which answers of one API to a submitting request (a POST that bills, orders or registers) certainly
+    mean "not processed" (final: the next run may submit again), and which leave the outcome unknown
+    (the next run stops until the user confirms with ``--resubmit``). Each entry is a line for the docs;
+    the decision itself is made by the API's error mapping from the same data.
+    """
+
+    api: str
+    not_processed: tuple[str, ...]
+    uncertain: tuple[str, ...]
+
+
+RATE_LIMITED_ANSWER = "HTTP 429 (refused before processing, RFC 6585)"
+NEVER_SENT = "a failure before the request left (connection refused, token request refused)"
 
 
 class LoginFailed(PostflowsError):
@@ -194,8 +236,11 @@ def parse_retry_after(response: httpx.Response) -> float | None:
         return None
 
 
-def error_for_http_status(response: httpx.Response, *, api: str) -> HttpStatusError:
-    """Map a non-success HTTP response to a typed error; the body is quoted briefly, never headers."""
+def error_for_http_status(
+    response: httpx.Response, *, api: str, not_processed: frozenset[int] = frozenset()
+) -> HttpStatusError:
+    """Map a non-success HTTP response to a typed error; the body is quoted briefly, never headers.
+    ``not_processed``: the statuses that the API's list says certainly mean "not processed"."""
     status = response.status_code
     reason = response.reason_phrase or "HTTP error"
     detail = _short_body(response)
@@ -214,7 +259,9 @@ def error_for_http_status(response: httpx.Response, *, api: str) -> HttpStatusEr
         cls = ServerError
     else:
         cls = HttpStatusError
-    return cls(message, api=api, status_code=status, retry_after=retry_after)
+    return cls(
+        message, api=api, status_code=status, retry_after=retry_after, not_processed=status in not_processed
+    )
 
 
 def _short_body(response: httpx.Response, limit: int = 200) -> str:

@@ -231,6 +231,7 @@ def read_token_response(
             status_code=status,
             # The API request itself was never sent, so a busy token endpoint may be asked again.
             retryable=status == 429 or status >= 500,
+            sent=False,
         )
     try:
         payload = response.json()
@@ -238,11 +239,16 @@ def read_token_response(
         payload = None
     if not isinstance(payload, dict) or not isinstance(payload.get("access_token"), str):
         raise AuthFailed(
-            f"{api}: token response for {what} carries no access_token", api=api, status_code=status
+            f"{api}: token response for {what} carries no access_token",
+            api=api,
+            status_code=status,
+            sent=False,
         )
     token_type = payload.get("token_type", "Bearer")
     if not isinstance(token_type, str) or token_type.lower() != "bearer":
-        raise AuthFailed(f"{api}: token type {token_type!r} is not Bearer", api=api, status_code=status)
+        raise AuthFailed(
+            f"{api}: token type {token_type!r} is not Bearer", api=api, status_code=status, sent=False
+        )
     return payload
 
 

@@ -6,10 +6,15 @@ Under a held idempotency key, :func:`submit_once`
    one whose outcome is unknown stops the run (:class:`SubmissionUncertain`) until the user has checked and
    asks for ``--resubmit``; one that certainly ended (rejected, failed, never sent) is followed by a new one;
 2. commits a PENDING marker, in the same transaction as the check that this run still holds the key;
-3. sends the request, and records the service's id on the marker (SUBMITTED), or NOT_SENT / REJECTED when
-   the request certainly created nothing, or UNCERTAIN when the outcome is unknown (a dropped connection, a
-   read timeout, a 5xx, an internal error of the service, a cancellation while in flight). A process killed
-   in between leaves PENDING, which the next holder of the key reads as UNCERTAIN.
+3. sends the request, and records the service's id on the marker (SUBMITTED); NOT_SENT when the request
+   certainly never left; REJECTED only when the answer is on the API's list of answers that certainly mean
+   "not processed" (``ApiError.not_processed``; the lists live beside each connector's code tables); every
+   other ending is UNCERTAIN (a dropped connection, a read timeout, a 5xx, an error code the lists do not
+   hold, an answer that cannot be read, a cancellation while in flight). A process killed in between leaves
+   PENDING, which the next holder of the key reads as UNCERTAIN.
+
+Only ``--resubmit`` sends again over an uncertain submission, or replaces a recorded job that a flow says
+may be replaced (a batch job whose result never arrived).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, TypeVar
 
-from connectors.errors import ApiError, PostflowsError, RemoteRejected
+from connectors.errors import ApiError, PostflowsError
 from history.models import JobState
 from tasks.polling import PollTimedOut, RemoteJobEnded, WaitParked
 from tasks.run_history import JobSnapshot, RunRecorder, record_shielded
@@ -53,12 +58,14 @@ class ResumeMismatch(PostflowsError):
 class SubmissionUncertain(PostflowsError):
     """An earlier submission under this key may have reached the service; it is not sent again on its own."""
 
+    exit_code = 2
+
     def __init__(self, what: str, key: str, hint: str, *, run_id: int | None = None) -> None:
         by = f" by run {run_id}" if run_id is not None else ""
         super().__init__(
-            f"an earlier {what} (key {key}) was sent{by} but its answer never arrived, so it may exist "
-            f"already. {hint[:1].upper()}{hint[1:]}; if it does not, run the same command again with "
-            "--resubmit"
+            f"an earlier {what} (key {key}) was sent{by} and its answer does not prove that it was not "
+            f"processed, so it may exist already. {hint[:1].upper()}{hint[1:]}; if it does not, run the "
+            "same command again with --resubmit"
         )
         self.what = what
         self.key = key
@@ -86,13 +93,21 @@ def is_marker(job: JobSnapshot) -> bool:
     return job.remote_id.startswith(PENDING_PREFIX)
 
 
-def outcome_unknown(error: BaseException) -> bool:
-    """Whether a failed submission may nevertheless have been acted on by the service."""
+def failed_submission_state(error: BaseException) -> JobState:
+    """How a request that creates something ended when it raised ``error``: NOT_SENT (it never left),
+    REJECTED (the service's answer certainly means "not processed"), or UNCERTAIN (anything else)."""
     if isinstance(error, ApiError):
-        return error.outcome_unknown
+        if not error.sent:
+            return JobState.NOT_SENT
+        return JobState.REJECTED if error.not_processed else JobState.UNCERTAIN
     # Our own checks fail before anything is sent; anything else (a cancellation, a crash) may have hit
     # while the request was on the wire.
-    return not isinstance(error, PostflowsError)
+    return JobState.NOT_SENT if isinstance(error, PostflowsError) else JobState.UNCERTAIN
+
+
+def outcome_unknown(error: BaseException) -> bool:
+    """Whether a failed submission may nevertheless have been acted on by the service."""
+    return failed_submission_state(error) is JobState.UNCERTAIN
 
 
 async def submit_once(
@@ -109,6 +124,7 @@ async def submit_once(
     resumable: Callable[[JobSnapshot], bool] | None = None,
     fingerprint: str | None = None,
     prepare: Callable[[], Awaitable[Mapping[str, Any]]] | None = None,
+    replaceable: Callable[[JobSnapshot], bool] | None = None,
 ) -> Submission[R]:
     """Send ``send()`` at most once per idempotency key, guarded by the run history.
 
@@ -126,6 +142,8 @@ async def submit_once(
         fingerprint: the SHA-256 of what is sent; a recorded job with another one is never resumed.
         prepare: free preparatory calls (uploads) made only when a new submission is sent, before its marker;
             the facts it returns (file tokens) are recorded on the marker.
+        replaceable: which resumable recorded jobs ``resubmit`` replaces with a new submission (a batch job
+            whose result never arrived); default none: ``resubmit`` only sends over an uncertain one.
 
     Returns:
         The submission; ``resumed`` when an earlier run's job was found and nothing was sent.
@@ -144,10 +162,21 @@ async def submit_once(
         recorded = found.data.get("fingerprint")
         if (uncertain or resumes) and fingerprint and recorded and recorded != fingerprint:
             raise ResumeMismatch(what, key, str(recorded), fingerprint)
-        if resumes:
+        replaces = resumes and resubmit and replaceable is not None and replaceable(found)
+        if resumes and not replaces:
             recorder.note_reused(what, f"{found.remote_id}, recorded by run {found.run_id}")
             return Submission(found, resumed=True)
-        if uncertain:
+        if replaces:
+            detail = f"replaced by run {recorder.run_id} (--resubmit)"
+            await recorder.update_job(found, status=JobState.SUPERSEDED, finished=True, detail=detail)
+            logger.warning(
+                "%s: replacing the recorded job %s (%s, run %s) with a new submission (--resubmit)",
+                what,
+                found.remote_id,
+                found.status,
+                found.run_id,
+            )
+        elif uncertain:
             if not resubmit:
                 if state is JobState.PENDING:
                     # Its run died with the request in flight (this run holds the key, so it is not alive).
@@ -173,13 +202,18 @@ async def submit_once(
     try:
         answer = await send()
     except BaseException as error:
-        if outcome_unknown(error):
-            state, detail = JobState.UNCERTAIN, f"outcome unknown: {type(error).__name__}"
-        elif isinstance(error, RemoteRejected):
-            state, detail = JobState.REJECTED, f"{type(error).__name__}: {error}"[:500]
+        state = failed_submission_state(error)
+        if state is JobState.UNCERTAIN:
+            detail = f"outcome unknown: {type(error).__name__}: {error}"[:500]
+            logger.warning(
+                "%s: the answer (%s) does not prove that it was not processed; the next run with this work "
+                "stops until you check and confirm with --resubmit",
+                what,
+                type(error).__name__,
+            )
         else:
-            state, detail = JobState.NOT_SENT, f"{type(error).__name__}: {error}"[:500]
-        await recorder.update_job(marker, status=state, finished=state.final, detail=detail)
+            detail = f"{type(error).__name__}: {error}"[:500]
+        await record_shielded(recorder.update_job(marker, status=state, finished=state.final, detail=detail))
         raise
     job = await recorder.update_job(marker, remote_id=str(remote_id_of(answer)), status=JobState.SUBMITTED)
     return Submission(job, resumed=False, answer=answer, replaced=replaced)

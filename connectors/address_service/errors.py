@@ -4,18 +4,21 @@ RemoteRejected
 └── AddressServiceStatusError        (status, name, meaning)
     ├── AuthenticationStatusError    101-105
     ├── ThrottledStatusError         106, 501      retryable in the next minute
-    ├── InternalStatusError          201-203       retryable when nothing changes; outcome unknown
+    ├── InternalStatusError          201-203       retryable when nothing changes
     ├── DatabaseStatusError          301, 302
     ├── SettlementStatusError        401-404
     ├── ParameterStatusError         801, 802
     └── UnknownStatusError           999 and any status the table does not name
+
+Only the statuses of :data:`NOT_PROCESSED_STATUSES` certainly mean that the service did not act on a
+request; after any other failure a submission's outcome is unknown.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from connectors.errors import RemoteRejected
+from connectors.errors import NEVER_SENT, RATE_LIMITED_ANSWER, RemoteRejected, SubmissionAnswers
 
 API = "address-service"
 
@@ -54,6 +57,35 @@ STATUS_TABLE: dict[int, StatusInfo] = {
 
 RETRYABLE_STATUSES = frozenset({106, 201, 202, 203, 501})
 
+NOT_PROCESSED_STATUSES = frozenset({101, 102, 103, 104, 105, 106, 402, 403, 404, 501, 801, 802})
+"""The statuses that certainly mean "not processed": the request was refused before any work (sign-in,
+key, per-minute limits, invoice reference, parameter format). 201-203 (internal error, timeout), 301/302
+(database access), 401 (billing record failed), 999 and any status the table does not list may come after
+the work was done."""
+
+
+def _status_line(status: int) -> str:
+    return f"Status {status} {STATUS_TABLE[status].name}"
+
+
+SUBMISSION_ANSWERS = SubmissionAnswers(
+    api=API,
+    not_processed=(
+        *(_status_line(status) for status in sorted(NOT_PROCESSED_STATUSES)),
+        RATE_LIMITED_ANSWER,
+        NEVER_SENT,
+    ),
+    uncertain=(
+        *(
+            _status_line(status)
+            for status in sorted(STATUS_TABLE)
+            if status and status not in NOT_PROCESSED_STATUSES
+        ),
+        "any Status the specification does not list",
+        "any other HTTP error, an answer that is not JSON or lacks its Status, a dropped connection",
+    ),
+)
+
 
 class AddressServiceStatusError(RemoteRejected):
     """The service answered with a non-zero ``Status``."""
@@ -66,6 +98,7 @@ class AddressServiceStatusError(RemoteRejected):
             code=str(status),
             meaning=info.meaning,
             retryable=status in RETRYABLE_STATUSES,
+            not_processed=status in NOT_PROCESSED_STATUSES,
         )
         self.status = status
         self.name = info.name
@@ -84,10 +117,6 @@ class ThrottledStatusError(AddressServiceStatusError):
 
 class InternalStatusError(AddressServiceStatusError):
     """Status 201-203: the service failed or timed out internally, possibly after it acted on the request."""
-
-    @property
-    def outcome_unknown(self) -> bool:
-        return True
 
 
 class DatabaseStatusError(AddressServiceStatusError):

@@ -12,6 +12,9 @@
 The error body's shape is not shown by the spec, so the message is read from the usual fields
 (``message``, ``error_description``, ``detail``, ``code``, ``error``) and the body is otherwise quoted, cut
 and scrubbed of secrets.
+
+An answer certainly means "not processed" only when it is on :data:`SUBMISSION_ANSWERS`' list: HTTP 400
+with a JSON error body (the parameters were refused), 401 or 403 (not authorized).
 """
 
 from __future__ import annotations
@@ -19,9 +22,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from connectors.errors import (
+    NEVER_SENT,
+    RATE_LIMITED_ANSWER,
     ApiError,
     NotFound,
     RemoteRejected,
+    SubmissionAnswers,
     error_for_http_status,
     quote_body,
 )
@@ -31,13 +37,40 @@ if TYPE_CHECKING:  # httpx is loaded by the clients that hand its responses here
 
 API = "commerce"
 
+NOT_PROCESSED_HTTP = frozenset({401, 403})
+"""HTTP statuses that certainly mean "not processed" whatever their body: the request was not authorized."""
+
+SUBMISSION_ANSWERS = SubmissionAnswers(
+    api=API,
+    not_processed=(
+        "HTTP 400 with a JSON error body (incomplete or invalid parameters)",
+        *(f"HTTP {status}" for status in sorted(NOT_PROCESSED_HTTP)),
+        RATE_LIMITED_ANSWER,
+        NEVER_SENT,
+    ),
+    uncertain=(
+        "HTTP 5xx",
+        "a 2xx answer that cannot be read",
+        "HTTP 400 without a JSON body, any other HTTP error (404, ...), a dropped connection",
+    ),
+)
+
 
 class CommerceRejected(RemoteRejected):
     """The service refused the request's parameters (HTTP 400) and said why: ``detail`` is its message
     alone (quoted, scrubbed), or the meaning of the status when it gave none."""
 
-    def __init__(self, message: str, *, code: str, meaning: str, status_code: int, detail: str = "") -> None:
-        super().__init__(message, api=API, code=code, meaning=meaning)
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str,
+        meaning: str,
+        status_code: int,
+        detail: str = "",
+        not_processed: bool = True,
+    ) -> None:
+        super().__init__(message, api=API, code=code, meaning=meaning, not_processed=not_processed)
         self.status_code = status_code
         self.detail = detail or meaning
 
@@ -72,10 +105,10 @@ def service_message(body: Any) -> tuple[str, str]:
 def error_for_response(response: httpx.Response) -> ApiError:
     """The typed error for a non-success answer of the commerce API."""
     if response.status_code != 400:
-        return error_for_http_status(response, api=API)
+        return error_for_http_status(response, api=API, not_processed=NOT_PROCESSED_HTTP)
     try:
         body = response.json()
-    except ValueError:
+    except (ValueError, UnicodeDecodeError):
         body = None
     code, message = service_message(body)
     if not message:
@@ -87,4 +120,11 @@ def error_for_response(response: httpx.Response) -> ApiError:
     path = response.request.url.path
     detail = quote_body(message) or meaning
     text = f"{API}: HTTP 400 for {response.request.method} {path}: {detail}"
-    return CommerceRejected(text, code=code or "400", meaning=meaning, status_code=400, detail=detail)
+    return CommerceRejected(
+        text,
+        code=code or "400",
+        meaning=meaning,
+        status_code=400,
+        detail=detail,
+        not_processed=isinstance(body, dict | list),
+    )

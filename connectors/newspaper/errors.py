@@ -10,6 +10,10 @@ response body, and the typed errors raised from them.
         └── DocumentSizeMismatch
     PostflowsError
     └── OrderInvalid                 validation before a submit failed (lists each FieldProblem)
+
+A rejection certainly means "not processed" only when it is not an HTTP 5xx and each of its error messages
+carries a code of the §7 table (:data:`NOT_PROCESSED_CODES`); a code the table does not list, a message
+without a code, a 5xx, or a success answer that cannot be read leave a submission's outcome unknown.
 """
 
 from __future__ import annotations
@@ -19,7 +23,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from connectors.errors import ApiError, PostflowsError, RemoteRejected, error_for_http_status
+from connectors.errors import (
+    NEVER_SENT,
+    RATE_LIMITED_ANSWER,
+    ApiError,
+    PostflowsError,
+    RemoteRejected,
+    SubmissionAnswers,
+    error_for_http_status,
+)
 
 if TYPE_CHECKING:  # httpx is loaded by the clients that hand its responses here
     import httpx
@@ -86,6 +98,30 @@ MESSAGE_CODES: dict[str, str] = {
     "0200": "statistics cannot be processed",
 }
 
+NOT_PROCESSED_CODES = frozenset(MESSAGE_CODES)
+"""The message codes that mean the service refused a request without processing it: every code of §7."""
+
+NOT_PROCESSED_HTTP = frozenset({401})
+"""HTTP statuses that mean "not processed" without a §7 code: 401, the bearer token was refused (the
+client then sends the request once more with a new token)."""
+
+SUBMISSION_ANSWERS = SubmissionAnswers(
+    api=API,
+    not_processed=(
+        f"an answer below HTTP 500 whose error array holds only message codes of §7 "
+        f"({min(NOT_PROCESSED_CODES)}-{max(NOT_PROCESSED_CODES)})",
+        *(f"HTTP {status} (token refused; sent once more with a new one)" for status in NOT_PROCESSED_HTTP),
+        RATE_LIMITED_ANSWER,
+        NEVER_SENT,
+    ),
+    uncertain=(
+        "HTTP 5xx, whatever its body",
+        "an error whose code is not in §7, or a message without a code",
+        "a 2xx answer that cannot be read, or without an id and without errors",
+        "any other HTTP error without §7 codes (403, 404, ...), a dropped connection",
+    ),
+)
+
 _CODE_AT_START = re.compile(r"^\W*(\d{4})(?!\d)")
 _ERROR_KEYS = ("errors", "error", "errorMessages")
 _WARNING_KEYS = ("warnings", "warning", "warningMessages")
@@ -135,12 +171,14 @@ class NewspaperRejected(RemoteRejected):
         where = f" for {path}" if path else ""
         status = f" (HTTP {status_code})" if status_code is not None else ""
         text = "; ".join(str(error) for error in errors)
+        listed = all(error.code in NOT_PROCESSED_CODES for error in errors)
         super().__init__(
             f"{API}: rejected{where}{status}: {text}",
             api=API,
             code=first.code or "",
             meaning=first.meaning,
             retryable=False,
+            not_processed=listed and (status_code is None or status_code < 500),
         )
         self.remote_message = first.message
         self.errors = tuple(errors)
@@ -307,4 +345,4 @@ def error_for_response(response: httpx.Response) -> ApiError:
             return NewspaperRejected(
                 found.errors, warnings=found.warnings, status_code=status, path=response.request.url.path
             )
-    return error_for_http_status(response, api=API)
+    return error_for_http_status(response, api=API, not_processed=NOT_PROCESSED_HTTP)

@@ -21,11 +21,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 import history
 from connectors.address_service import AddressServiceClient
-from connectors.errors import RemoteRejected
 from history.models import JobState, RemoteJob
 from tasks.address_service.batch import API, delete_remote_files
 from tasks.run_history import JobSnapshot, RunRecorder, record_shielded
-from tasks.submission import PENDING_PREFIX, is_marker, outcome_unknown
+from tasks.submission import PENDING_PREFIX, failed_submission_state, is_marker
 
 FILE_KINDS = ("upload-file", "output-file")
 BATCH = "batch"
@@ -60,10 +59,11 @@ async def created_file(
 ) -> JobSnapshot:
     """Create a remote file with ``create`` (which returns its token) and record it under the run's key.
 
-    A marker is recorded before the request leaves and gets the token once it arrives. When the answer is
-    lost (a read timeout, a dropped connection, a 5xx, an internal error of the service) the file may exist
-    while its token is unknown: the marker stays UNCERTAIN and the run carries a warning, since nothing can
-    delete that file. A request that certainly created nothing leaves the marker NOT_SENT or REJECTED.
+    A marker is recorded before the request leaves and gets the token once it arrives. When the answer does
+    not prove that nothing was created (a read timeout, a dropped connection, a 5xx, a Status not on the
+    "not processed" list) the file may exist while its token is unknown: the marker stays UNCERTAIN and the
+    run carries a warning, since nothing can delete that file. A request that certainly created nothing
+    leaves the marker NOT_SENT or REJECTED.
 
     Returns:
         The file as recorded: SUBMITTED, its token as ``remote_id``.
@@ -85,15 +85,16 @@ async def created_file(
 
 async def _record_failed_creation(recorder: RunRecorder, marker: JobSnapshot, error: BaseException) -> None:
     failure = f"{type(error).__name__}: {error}"[:500]
-    if not outcome_unknown(error):
-        state = JobState.REJECTED if isinstance(error, RemoteRejected) else JobState.NOT_SENT
+    state = failed_submission_state(error)
+    if state is not JobState.UNCERTAIN:
         await recorder.update_job(marker, status=state, finished=True, detail=failure)
         return
     await recorder.update_job(marker, status=JobState.UNCERTAIN, detail=f"outcome unknown: {failure}")
     await recorder.message(
         "warning",
         marker.kind,
-        f"the {marker.kind} request got no answer ({type(error).__name__}): a file may be left on the "
+        f"the {marker.kind} request got no answer that proves it created nothing ({type(error).__name__}): "
+        "a file may be left on the "
         "service whose token never arrived, so it cannot be deleted from here; the service deletes uploaded "
         "files three months after they arrived",
     )

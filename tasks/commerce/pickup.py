@@ -189,12 +189,14 @@ async def _register(
         )
     except SubmissionUncertain:
         return RowOutcome(row.row, RowStatus.UNCERTAIN, message=_uncertain("an earlier run's request"))
-    except RemoteRejected as error:
-        return RowOutcome(row.row, RowStatus.REFUSED, message=_reason(error))
     except ApiError as error:
-        if not error.outcome_unknown:
-            raise
-        return RowOutcome(row.row, RowStatus.UNCERTAIN, message=_uncertain(f"the request ({_reason(error)})"))
+        if error.outcome_unknown:
+            return RowOutcome(
+                row.row, RowStatus.UNCERTAIN, message=_uncertain(f"the request ({_reason(error)})")
+            )
+        if isinstance(error, RemoteRejected):
+            return RowOutcome(row.row, RowStatus.REFUSED, message=_reason(error))
+        raise
     if submission.answer is None:
         pickup_id, verified = _recorded(submission.job)
         return RowOutcome(row.row, RowStatus.RESUMED, pickup_id, verified, "registered by an earlier run")
@@ -221,7 +223,10 @@ def _same_as(first: RowOutcome, row: PickupRow) -> RowOutcome:
 
 
 def _uncertain(what: str) -> str:
-    return f"{what} got no answer{_MAY_BE_REGISTERED}; check, then run again with --resubmit"
+    return (
+        f"{what} got no answer that proves it was not processed{_MAY_BE_REGISTERED}; check, then run "
+        "again with --resubmit"
+    )
 
 
 _MAY_BE_REGISTERED = ": the user may be registered"

@@ -205,12 +205,33 @@ async def test_check_can_reject_a_200_and_its_retryable_flag_decides() -> None:
 
     def check(response: httpx.Response) -> None:
         if response.json()["Status"]:
-            raise RemoteRejected("busy", api="demo", code="106", retryable=True)
+            raise RemoteRejected("busy", api="demo", code="106", retryable=True, not_processed=True)
 
     client, _ = _client(handler)
     response = await client.request("POST", "/runbatch", json={}, check=check)
     assert response.json() == {"Status": 0}
     assert calls == 2
+
+
+async def test_a_retryable_answer_that_may_follow_processing_is_never_resent_for_a_post() -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        return httpx.Response(200, json={"Status": 201})
+
+    def check(response: httpx.Response) -> None:
+        if response.json()["Status"]:
+            raise RemoteRejected("internal error", api="demo", code="201", retryable=True)
+
+    client, _ = _client(handler)
+    with pytest.raises(RemoteRejected) as raised:
+        await client.request("POST", "/runbatch", json={}, check=check)
+    assert raised.value.outcome_unknown
+    assert calls == 1
+    response = await client.request("GET", "/checkbatchstatus/x", check=lambda r: None)
+    assert response.json() == {"Status": 201}
 
 
 async def test_request_log_never_contains_credentials_or_query() -> None:

@@ -98,7 +98,10 @@ async def test_an_uncertain_row_fails_the_run_naming_why_its_answer_never_came(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
     sandbox.inject(api="commerce", endpoint="*pickup/v1/users", method="POST", kind="http_status", value=503)
-    with pytest.raises(PickupUncertain, match=r"row 1: the request \(commerce: HTTP 503 .*\) got no answer"):
+    with pytest.raises(
+        PickupUncertain,
+        match=r"row 1: the request \(commerce: HTTP 503 .*\) got no answer that proves it was not processed",
+    ):
         await pickup_registration(EXAMPLE, tmp_path / "out", concurrency=1)
     assert sandbox.transport.count(USERS) == 3
 

@@ -105,7 +105,13 @@ async def test_a_submission_is_recorded_once_and_resumed_by_the_next_run(run) ->
 
 
 @pytest.mark.parametrize(
-    "failure", [_dropped(), ServerError("HTTP 502 Bad Gateway", api="test", status_code=502)]
+    "failure",
+    [
+        _dropped(),
+        ServerError("HTTP 502 Bad Gateway", api="test", status_code=502),
+        RemoteRejected("Status 999 UnknownError", api="test", code="999"),
+    ],
+    ids=["dropped", "http-502", "rejection-not-on-the-list"],
 )
 async def test_an_unknown_outcome_refuses_until_resubmit(run, failure: BaseException) -> None:  # type: ignore[no-untyped-def]
     service = Service()
@@ -121,6 +127,7 @@ async def test_an_unknown_outcome_refuses_until_resubmit(run, failure: BaseExcep
     with pytest.raises(SubmissionUncertain, match="--resubmit") as refused:
         await _submit(second, service, hint="look in the portal")
     assert "Look in the portal" in str(refused.value) and service.sent == 1
+    assert refused.value.exit_code == 2
     await second.finish("FAILED")
 
     third = await run()
@@ -164,7 +171,10 @@ async def test_a_run_killed_with_the_request_in_flight_leaves_pending_read_as_un
 @pytest.mark.parametrize(
     ("failure", "state"),
     [
-        (RemoteRejected("refused: no such alignment", api="test", code="801"), JobState.REJECTED),
+        (
+            RemoteRejected("refused: no such alignment", api="test", code="801", not_processed=True),
+            JobState.REJECTED,
+        ),
         (TransportFailure("connection refused", api="test", sent=False), JobState.NOT_SENT),
     ],
 )
@@ -186,6 +196,31 @@ async def test_a_rejected_or_never_sent_submission_is_followed_by_a_new_one(
     second = await run()
     submitted = await _submit(second, service)
     assert not submitted.resumed and service.sent == 2
+
+
+async def test_resubmit_replaces_a_resumable_job_only_where_the_flow_allows_it(run) -> None:  # type: ignore[no-untyped-def]
+    service = Service()
+    first = await run()
+    await _submit(first, service)
+    await first.finish("FAILED")
+
+    second = await run()
+    resumed = await _submit(second, service, resubmit=True)
+    assert resumed.resumed and service.sent == 1, "without a rule, --resubmit leaves a known job alone"
+    await second.finish("FAILED")
+
+    third = await run()
+    replaced = await _submit(third, service, resubmit=True, replaceable=lambda job: True)
+    assert not replaced.resumed and service.sent == 2 and replaced.job.remote_id == "job-2"
+    assert replaced.replaced is not None and replaced.replaced.remote_id == "job-1"
+    assert replaced.replaced.id is not None
+    earlier = await third.job_with_remote_id(api="test", kind="batch", remote_id="job-1")
+    assert earlier is not None and earlier.state is JobState.SUPERSEDED
+    await third.finish("COMPLETED")
+
+    fourth = await run()
+    again = await _submit(fourth, service, resubmit=True, replaceable=lambda job: False)
+    assert again.resumed and again.job.remote_id == "job-2" and service.sent == 2
 
 
 async def test_a_recorded_job_made_from_other_input_is_never_resumed(run) -> None:  # type: ignore[no-untyped-def]

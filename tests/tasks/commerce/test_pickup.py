@@ -39,7 +39,7 @@ class PickupService:
         name = request.user_details.first_name
         self.sent.append(name)
         if self.auth_fails:
-            raise AuthFailed("commerce: HTTP 403", api="commerce", status_code=403)
+            raise AuthFailed("commerce: HTTP 403", api="commerce", status_code=403, not_processed=True)
         if name in self.refuse:
             raise CommerceRejected(
                 "commerce: HTTP 400: street unknown", code="400", meaning="", status_code=400
