@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
-from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus, DatabaseStatusError
+from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus
 from connectors.address_service.models import INPUT_FILE_PLACEHOLDER, OUTPUT_FILE_PLACEHOLDER
 from flows.forms import (
     COLUMN_MAPPING,
@@ -57,7 +57,7 @@ from tasks.address_service.steps import (
 from tasks.address_service.wire import WireFormat, upload_columns
 from tasks.errors import InputError, ResultFileError
 from tasks.files import write_text
-from tasks.idempotency import derive_key
+from tasks.idempotency import Endpoint, derive_key
 from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
 from tasks.run_history import JobSnapshot, RunRecorder
 from tasks.submission import recording_wait, submit_once, waited_before
@@ -90,8 +90,9 @@ async def address_batch(
         Blank[str],
         form(
             "Idempotency key",
-            "Identifies this work. Empty: a hash of the file, the options and the service. A run with the "
-            "same key resumes the recorded job instead of starting a second one.",
+            "Identifies this work. Empty: a hash of the file sent to the service, with the service, user, "
+            "alignment key and billing fields. A run with the same key resumes the recorded job instead of "
+            "starting a second one.",
             blank="",
         ),
     ] = None,
@@ -167,8 +168,9 @@ async def address_batch(
     Args:
         input_path: the address file.
         output_dir: where results, the rejected-rows report and the raw download go.
-        idempotency_key: identifies this work; defaults to a hash of the input and parameters. A re-run with
-            the same key resumes the recorded job instead of starting a second one.
+        idempotency_key: identifies this work; defaults to a hash of the file sent to the service with the
+            service, user, alignment key and billing fields, so options that give the same upload are the
+            same work. A re-run with the same key resumes the recorded job instead of starting a second one.
         billing_reference: bill the alignment to this client (runbatchwithclient).
         client_identifier: the client's identifier (with a billing reference).
         client_name: the client's name (with a billing reference).
@@ -206,7 +208,8 @@ async def address_batch(
     alignment = _profile(profile or settings.address_service_profile, upload_delimiter, upload_encoding)
     batch_key = (alignment.key if alignment is not None else None) or settings.address_service_batch_key
     mapping, profile_map = split_mapping(column_mapping, alignment)
-    # Everything that changes what is sent or how results are built belongs to the work's identity.
+    # The run starts under a key of the file and its options; once the upload is written, it goes on under
+    # the key of what it sends (the work's identity), so options that give the same upload share one job.
     identifying = {
         "key": batch_key,
         "profile": None if alignment is None else f"{alignment.name} sha256:{alignment.fingerprint()}",
@@ -240,9 +243,7 @@ async def address_batch(
                 profile=alignment,
                 profile_map=profile_map,
             )
-        summary.update(
-            idempotency_key=key, accepted_rows=prepared.accepted, rejected_rows=prepared.rejected_rows
-        )
+        summary.update(accepted_rows=prepared.accepted, rejected_rows=prepared.rejected_rows)
         if prepared.rejected_path is not None:
             await recorder.document("rejected-rows", prepared.rejected_path)
             logger.warning("%d input rows rejected, see %s", prepared.rejected_rows, prepared.rejected_path)
@@ -250,6 +251,18 @@ async def address_batch(
             await recorder.document("upload", prepared.upload_path)
         if prepared.upload_path is None:
             raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
+        if idempotency_key is None:
+            await recorder.rekey(
+                work_key(
+                    address_service_endpoint(settings),
+                    prepared.upload_path,
+                    batch_key=batch_key,
+                    billing=(billing_reference, client_identifier, client_name),
+                    outputs=alignment.outputs if alignment is not None else {},
+                )
+            )
+            key = recorder.idempotency_key or key
+        summary.update(idempotency_key=key)
         if dry_run:
             plan = _plan(prepared, alignment, batch_key, key, output_dir)
             summary.update(dry_run=True, upload=str(prepared.upload_path), plan=str(plan))
@@ -310,48 +323,39 @@ async def _run_batch(
     assert prepared.upload_path is not None
     upload_sha256 = file_digest(prepared.upload_path)[1]
     try:
-        while True:
-            job = await _submit(
-                client,
-                recorder,
-                prepared.upload_path,
-                upload_sha256,
-                key=key,
-                billing=billing,
-                resubmit=resubmit,
-                outputs=profile.outputs if profile is not None else {},
+        job = await _submit(
+            client,
+            recorder,
+            prepared.upload_path,
+            upload_sha256,
+            key=key,
+            billing=billing,
+            resubmit=resubmit,
+            outputs=profile.outputs if profile is not None else {},
+        )
+        if job.state is not JobState.COMPLETED:
+            job = await _follow(client, recorder, job, output_dir, policy=policy, max_bytes=limits.max_bytes)
+        download = _recorded_download(job)
+        if download is None:
+            raise ResultFileError(
+                f"batch job {job.remote_id} completed and its result was downloaded by run {job.run_id} to "
+                f"{job.data.get('download')}, which is no longer there as it was (its remote files are "
+                "deleted): put it back, or run the same command with --resubmit to run a new batch",
+                path=str(job.data.get("download") or output_dir),
             )
-            completed = (
-                job
-                if _recorded_download(job)
-                else await _follow(
-                    client, recorder, job, output_dir, policy=policy, max_bytes=limits.max_bytes
-                )
-            )
-            download = _recorded_download(completed) if completed is not None else None
-            if completed is not None and download is not None:
-                extras = _recorded_extras(completed)
-                results = await build_results(
-                    prepared,
-                    download,
-                    output_dir,
-                    max_bytes=limits.max_bytes,
-                    max_ratio=limits.zip_max_ratio,
-                    formula_guard=formula_guard,
-                    profile=profile,
-                    moves_file=extras.get(profile.moves) if profile and profile.moves else None,
-                )
-                results.files.extend(extras.values())
-                return results
-            if job.run_id == recorder.run_id:
-                # Started by this very run: a service that loses its output at once would bill a new job on
-                # every pass. Stop; the job is recorded as DELETED, and a later run may try again.
-                raise ResultFileError(
-                    f"the output of batch job {job.remote_id}, started by this run, is gone from the service "
-                    "right after it finished; no further job is started",
-                    path=output_dir,
-                )
-            resubmit = False  # a resumed job's files were gone: the next pass starts a new one
+        extras = _recorded_extras(job)
+        results = await build_results(
+            prepared,
+            download,
+            output_dir,
+            max_bytes=limits.max_bytes,
+            max_ratio=limits.zip_max_ratio,
+            formula_guard=formula_guard,
+            profile=profile,
+            moves_file=extras.get(profile.moves) if profile and profile.moves else None,
+        )
+        results.files.extend(extras.values())
+        return results
     finally:
         await delete_key_files(client, recorder)
 
@@ -368,7 +372,8 @@ async def _submit(
     outputs: Mapping[str, str],
 ) -> JobSnapshot:
     """The batch job for this work: the recorded one, or a new one (upload, createfile for the output and
-    each extra output of the alignment, runbatch once)."""
+    each extra output of the alignment, runbatch once). A recorded job whose result never arrived is
+    replaced only with ``resubmit``."""
     tokens: dict[str, Any] = {}
 
     async def upload_and_create() -> dict[str, Any]:
@@ -417,6 +422,7 @@ async def _submit(
         fingerprint=upload_sha256,
         prepare=upload_and_create,
         resumable=_resumable,
+        replaceable=_result_missing,
     )
     logger = get_run_logger()
     job = submission.job
@@ -424,11 +430,13 @@ async def _submit(
         logger.info("resuming recorded batch job %s (%s)", job.remote_id, job.remote_status or job.status)
         await recorder.abandon_stale_runs()
     elif submission.replaced is not None:
+        earlier = submission.replaced
         logger.warning(
-            "the earlier batch job %s ended %s; started batch job %s for this work",
-            submission.replaced.remote_id,
-            submission.replaced.status,
+            "started batch job %s for this work, replacing batch job %s (%s, run %s)",
             job.remote_id,
+            earlier.remote_id,
+            earlier.status,
+            earlier.run_id,
         )
     if submission.answer is not None:
         job = await recorder.update_job(job, data={"settlement_id": submission.answer.settlement_id})
@@ -436,10 +444,15 @@ async def _submit(
 
 
 def _resumable(job: JobSnapshot) -> bool:
+    """A recorded batch job is this work's until ``--resubmit`` replaces it: while it may run or give a
+    result, and once completed (its result is on disk, or the run says where it went)."""
     state = job.state
-    if state is JobState.COMPLETED:
-        return _recorded_download(job) is not None
-    return state is not None and state.resumable
+    return state is not None and (state.resumable or state is JobState.COMPLETED)
+
+
+def _result_missing(job: JobSnapshot) -> bool:
+    """Whether ``--resubmit`` replaces the recorded job: its result is not on disk as recorded."""
+    return _recorded_download(job) is None
 
 
 def _recorded_download(job: JobSnapshot) -> Path | None:
@@ -460,13 +473,14 @@ async def _follow(
     *,
     policy: PollPolicy,
     max_bytes: int,
-) -> JobSnapshot | None:
+) -> JobSnapshot:
     """Wait for the job and download its output (and the alignment's extra outputs); returns the job as
-    completed, or None when its files are gone from the service.
+    completed.
 
-    Every way out records where the job stands: COMPLETED with the download, FAILED or CANCELLED, DELETED
-    when the service no longer knows it, WAITING when it may still run (time-out, interruption, a failure of
-    ours while watching it), FINISHED when it ran but its download failed.
+    Every way out records where the job stands: COMPLETED with the download, FAILED or CANCELLED, WAITING
+    when it may still run (time-out, interruption, status checks that kept failing), FINISHED when it ran
+    but its download failed. A status or a download the service cannot give now (Status 301/302 included)
+    never ends the job: the same command asks again.
     """
     logger = get_run_logger()
 
@@ -479,24 +493,10 @@ async def _follow(
             status_date=status.last_update_date_time,
         )
 
-    forgotten = False
     async with recording_wait(recorder, job, what=f"batch job {job.remote_id}"):
-        try:
-            await wait_for_batch(
-                client, job.remote_id, policy=policy, on_status=on_status, waited_s=waited_before(job)
-            )
-        except DatabaseStatusError as error:
-            if error.status != 302:
-                raise
-            forgotten = True
-    if forgotten:
-        await recorder.update_job(
-            job, status=JobState.DELETED, finished=True, detail="unknown to the service"
+        await wait_for_batch(
+            client, job.remote_id, policy=policy, on_status=on_status, waited_s=waited_before(job)
         )
-        logger.warning(
-            "the recorded batch job %s is gone from the service; starting a new one", job.remote_id
-        )
-        return None
     await recorder.update_job(job, status=JobState.FINISHED)
     folder = output_dir / "download"
     wanted = {MAIN_OUTPUT: (str(job.data["output_token"]), folder / "output.bin")}
@@ -505,14 +505,6 @@ async def _follow(
     try:
         for token, path in wanted.values():
             await download_output(client, token, path, max_bytes=max_bytes)
-    except DatabaseStatusError as gone:
-        if gone.status != 302:
-            raise
-        await recorder.update_job(job, status=JobState.DELETED, finished=True, detail="output file gone")
-        logger.warning(
-            "the output of batch job %s is gone from the service; starting a new job", job.remote_id
-        )
-        return None
     except BaseException:
         logger.warning(
             "batch job %s finished but its download failed; the same command fetches it", job.remote_id
@@ -533,6 +525,27 @@ async def _follow(
             "extra_downloads": {name: str(path.resolve()) for name, path in extras.items()},
         },
     )
+
+
+def work_key(
+    endpoint: Endpoint,
+    upload_path: Path,
+    *,
+    batch_key: str,
+    billing: tuple[str | None, str | None, str | None],
+    outputs: Mapping[str, str],
+) -> str:
+    """The identity of a batch: the SHA-256 of the upload's bytes, with the service and user, the
+    alignment key, the billing fields and the alignment's extra outputs (everything runbatch is sent)."""
+    billing_reference, client_identifier, client_name = billing
+    sent = {
+        "key": batch_key,
+        "billing_reference": billing_reference,
+        "client_identifier": client_identifier,
+        "client_name": client_name,
+        "replace_items": sorted(outputs.values()),
+    }
+    return derive_key(FLOW_NAME, endpoint=endpoint, files=(upload_path,), parameters=sent)
 
 
 def _recorded_extras(job: JobSnapshot) -> dict[str, Path]:

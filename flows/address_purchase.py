@@ -21,7 +21,7 @@ from history.models import JobState
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.errors import InputError
-from tasks.idempotency import derive_key
+from tasks.idempotency import body_key, derive_key
 from tasks.newspaper.outputs import records_frame, summary_markdown, write_json
 from tasks.newspaper.purchase_input import load_purchase_parameters, read_purchase_input
 from tasks.newspaper.purchases import (
@@ -86,8 +86,8 @@ async def address_purchase(
         Blank[str],
         form(
             "Idempotency key",
-            "Identifies the purchase. Empty: a hash of the addresses, the parameters, the clean-up choice "
-            "and the service. A run with the same key resumes the recorded purchase.",
+            "Identifies the purchase. Empty: a hash of the purchase sent (the JSON body of addresses and "
+            "parameters) and the service. A run with the same key resumes the recorded purchase.",
             blank="",
         ),
     ] = None,
@@ -132,8 +132,8 @@ async def address_purchase(
             dir/address-purchases/<address file name>).
         address_clean_up: order the address clean-up (sent as ``addressCleanUp``, a name the spec does not
             show); taken from the parameters when not given. Only then is the non-reusable document fetched.
-        idempotency_key: identifies the purchase; defaults to a hash of both inputs, the clean-up option and
-            the service's address and client id.
+        idempotency_key: identifies the purchase; defaults to a hash of the purchase sent (its canonical
+            JSON body) and the service's address and client id.
         resubmit: post even though an earlier POST of this purchase may have reached the service.
         max_wait_s: give up waiting after this many seconds (a re-run resumes).
         min_poll_interval_s: first wait between progress checks.
@@ -193,6 +193,10 @@ async def address_purchase(
             )
             await recorder.document("rejected-rows", files[-1])
             logger.warning("%d address rows rejected, see %s", checked.rejected_rows, files[-1])
+        body = checked.purchase.to_body()
+        if idempotency_key is None:
+            await recorder.rekey(body_key(FLOW_NAME, endpoint=newspaper_endpoint(settings), body=body))
+            key = recorder.idempotency_key or key
         summary.update(
             idempotency_key=key,
             input_rows=checked.input_rows,
@@ -210,7 +214,7 @@ async def address_purchase(
                 resubmit=resubmit,
                 hint=f"check whether a purchase titled {checked.purchase.title!r} exists",
                 data={"addresses": len(checked.rows), "clean_up": clean_up, "sorting": sorting},
-                fingerprint=body_fingerprint(checked.purchase.to_body()),
+                fingerprint=body_fingerprint(body),
             )
             job = submission.job
             purchase_id = int(job.remote_id)

@@ -1,8 +1,8 @@
 """The newspaper order, end to end: submit (standard or gratis) → record the order id → delivery note →
 wait for the status → summary, sendings and corrected order → JSON files, report.xlsx and summary.md.
 
-The order's identity is newspaper number + issue number + delivery date: a re-run resumes the recorded
-order and never posts a second one.
+The order's identity is a hash of what is posted (kind and canonical JSON body) and the service it goes
+to: a re-run resumes the recorded order and never posts a second one.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from history.models import JobState
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.errors import InputError
-from tasks.idempotency import named_key
 from tasks.newspaper.order_report import identity_of, order_summary_text, write_order_files
 from tasks.newspaper.order_report_data import OrderOutcome
 from tasks.newspaper.orders import (
@@ -157,11 +156,7 @@ async def newspaper_order(
         if output_dir is not None
         else settings.data_dir / "newspaper-orders" / _folder_name(basis)
     )
-    key = (
-        named_key(order_key(submitted, kind), endpoint=newspaper_endpoint(settings))
-        if _identified(submitted)
-        else None
-    )
+    key = order_key(submitted, kind, endpoint=newspaper_endpoint(settings))
     parameters = {
         "order_path": order_path,
         "order": None if order_path is not None else submitted.to_body(),
@@ -256,17 +251,6 @@ def _folder_name(basis: Mapping[str, Any]) -> str:
     issue = basis.get("issueNumber") or {}
     words = [basis.get("newspaperNumber"), issue.get("from"), basis.get("deliveryDate")]
     return "-".join(str(word) for word in words if word not in (None, "")) or "order"
-
-
-def _identified(order: Any) -> bool:
-    basis = order.basis_information
-    return bool(
-        basis is not None
-        and basis.newspaper_number
-        and basis.issue_number is not None
-        and basis.issue_number.from_ is not None
-        and basis.delivery_date is not None
-    )
 
 
 async def _delivery_note(

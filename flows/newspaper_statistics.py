@@ -22,7 +22,7 @@ from history.models import JobState
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.errors import InputError
-from tasks.idempotency import derive_key
+from tasks.idempotency import body_key, derive_key
 from tasks.newspaper.intervals import StatisticsInterval, closing_intervals, next_issue_in_period
 from tasks.newspaper.outputs import summary_markdown, write_json
 from tasks.newspaper.statistics import read_calendar, read_statistics_file, submit_statistics
@@ -120,8 +120,8 @@ async def newspaper_statistics(
         Blank[str],
         form(
             "Idempotency key",
-            "Identifies the upload. Empty: a hash of the file, the submission date and the service. The same "
-            "key is never posted twice.",
+            "Identifies the upload. Empty: a hash of the statistics sent (the JSON body) and the service. "
+            "The same key is never posted twice.",
             blank="",
         ),
     ] = None,
@@ -144,8 +144,8 @@ async def newspaper_statistics(
         submission_date: the submission the statistics belong to (default: the latest deliveryDate).
         interval: AZ, AZA or AZB: refuse to transmit unless this submission is the last of its interval
             (``any``: no check).
-        idempotency_key: identifies the upload; defaults to a hash of the file, the submission date and the
-            service's address and client id. The same key is never posted twice.
+        idempotency_key: identifies the upload; defaults to a hash of the statistics sent (the canonical
+            JSON body) and the service's address and client id. The same key is never posted twice.
         resubmit: post even though an earlier POST of this upload may have reached the service.
 
     Returns:
@@ -202,7 +202,6 @@ async def newspaper_statistics(
             await recorder.document("rejected-rows", files[-1])
             get_run_logger().warning("%d statistics rows rejected, see %s", checked.rejected_rows, files[-1])
         summary.update(
-            idempotency_key=key,
             input_rows=checked.input_rows,
             accepted_rows=len(checked.records),
             rejected_rows=checked.rejected_rows,
@@ -231,11 +230,15 @@ async def newspaper_statistics(
                     f"{day} is not the last submission of its {chosen.value} period; the next issue is on "
                     f"{following}, so nothing was sent"
                 )
-        files.append(write_json(output_dir, "statistics-body", checked.submission.to_body()))
+        body = checked.submission.to_body()
+        files.append(write_json(output_dir, "statistics-body", body))
         await recorder.document("statistics-body", files[-1])
+        if idempotency_key is None:
+            await recorder.rekey(body_key(FLOW_NAME, endpoint=newspaper_endpoint(settings), body=body))
+            key = recorder.idempotency_key or key
+        summary.update(idempotency_key=key)
         warnings = WarningLog(recorder)
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
-            body = checked.submission.to_body()
             submission = await submit_newspaper(
                 recorder,
                 warnings,

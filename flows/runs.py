@@ -42,7 +42,7 @@ class RunSummary(dict[str, Any]):
         documents = dict(outputs.documents)
         if path is not None:
             documents.setdefault(path.resolve(), "summary")
-        text = report.rstrip("\n") + "\n\n" + outputs_markdown(documents, outputs.reused)
+        text = report.rstrip("\n") + "\n\n" + outputs_markdown(documents, outputs.reused, outputs.replaced)
         if path is not None:
             write_text(path, text)
             await self.recorder.document("summary", path)
@@ -52,12 +52,18 @@ class RunSummary(dict[str, Any]):
             resumed=bool(outputs.reused),
             reused={what: _shown(which) for what, which in outputs.reused.items()},
         )
+        if outputs.replaced:
+            self.update(replaced={what: _shown(which) for what, which in outputs.replaced.items()})
         return path
 
 
-def outputs_markdown(documents: Mapping[Path, str], reused: Mapping[str, Sequence[str]]) -> str:
-    """The two sections every run summary ends with: where each output file went, and what earlier work
-    this run took up."""
+def outputs_markdown(
+    documents: Mapping[Path, str],
+    reused: Mapping[str, Sequence[str]],
+    replaced: Mapping[str, Sequence[str]] | None = None,
+) -> str:
+    """The sections every run summary ends with: where each output file went, and what earlier work this
+    run took up (and, after ``--resubmit``, which earlier submissions it sent anew over)."""
     lines = ["## Output files", ""]
     lines += [f"- `{path}` ({kind})" for path, kind in documents.items()] or ["_none_"]
     lines += ["", "## Resumed", ""]
@@ -67,6 +73,9 @@ def outputs_markdown(documents: Mapping[Path, str], reused: Mapping[str, Sequenc
         lines += [f"- {what}: {', '.join(_shown(which))}" for what, which in reused.items()]
     else:
         lines.append("_nothing: this run did all of its work itself_")
+    if replaced:
+        lines += ["", "## Replaced", "", "Submitted anew over an earlier submission (--resubmit):", ""]
+        lines += [f"- {what}: {', '.join(_shown(which))}" for what, which in replaced.items()]
     return "\n".join(lines) + "\n"
 
 

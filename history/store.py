@@ -36,6 +36,7 @@ __all__ = [
     "record_document",
     "record_message",
     "record_step",
+    "rekey_run",
     "save_remote_job",
     "start_run",
     "update_remote_job",
@@ -74,6 +75,14 @@ def start_run(
     )
     session.add(run)
     session.flush()
+    return run
+
+
+def rekey_run(session: Session, run: Run, idempotency_key: str) -> Run:
+    """Record that ``run`` goes on under another idempotency key (the identity of its work, known once its
+    input is read); the caller holds the new key's lease."""
+    run = attached(session, run)
+    run.idempotency_key = idempotency_key
     return run
 
 

@@ -15,7 +15,8 @@ relative to that API's mount (``runbatch``, ``checkbatchstatus/*``, ``*orders/st
   the answer is complete — the client cannot tell whether anything happened;
 * ``processed_status``: the request is processed, then answered with the API's failure instead of the
   real answer (address service: the endpoint's result wrapper with ``Status`` ``value``, 201 by default;
-  newspaper: HTTP 200 carrying message code ``value``, ``0000`` by default);
+  newspaper: HTTP 200 carrying message code ``value``, ``0000`` by default, or ``{"http_status": 500}``
+  for another HTTP status; commerce: HTTP ``value``, 500 by default);
 * ``hold``: keep the request waiting up to ``value`` seconds, then process it; a request whose client goes
   away meanwhile is never processed. A test holds a process at a known point this way, then kills it: the
   held request models one its process never got to send;

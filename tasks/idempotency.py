@@ -1,8 +1,10 @@
 """Idempotency keys: the same work gives the same key, so a re-run finds what an earlier run recorded.
 
-A key covers the input's bytes, every option that changes what is sent or how results are built, and the
-service it goes to (base address and user, never a secret): a run against the sandbox and a later run against
-the real service never share a key.
+A key covers what is sent (the bytes of an upload, the canonical JSON of a posted body, and the options that
+go with them) and the service it goes to (base address and user, never a secret): options that produce the
+same request are the same work, and a run against the sandbox and a later run against the real service never
+share a key. A run that learns what it sends only once it has read its input starts under a key of its input
+and options and goes on under the key of what it sends (``RunRecorder.rekey``).
 """
 
 from __future__ import annotations
@@ -45,6 +47,12 @@ def derive_key(
     if parameters:
         digest.update(json.dumps(parameters, sort_keys=True, default=str).encode())
     return f"{flow}:{digest.hexdigest()[:24]}"
+
+
+def body_key(flow: str, *, endpoint: Endpoint, body: Any, **sent: Any) -> str:
+    """The key of a submission from what is posted: its JSON body (canonical: key order and spacing do not
+    count) and anything else that goes with it (``sent``: the kind of order), with the service it goes to."""
+    return derive_key(flow, endpoint=endpoint, parameters={"body": body, **sent})
 
 
 def body_fingerprint(body: Any) -> str:

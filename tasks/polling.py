@@ -152,12 +152,14 @@ async def poll_until(
     waited_s: float = 0.0,
     sleep: Sleep = asyncio.sleep,
     clock: Callable[[], float] = time.monotonic,
+    transient: Callable[[ApiError], bool] | None = None,
 ) -> S:
     """Call ``check`` until it reports ``done``; return that status.
 
     ``check`` raises a :class:`RemoteJobEnded` for a failure state (the job failed, was cancelled); that
-    ends the wait. A retryable :class:`~connectors.errors.ApiError` from ``check`` (the status endpoint is
-    down for a while) is looked past with the growing interval until the deadline.
+    ends the wait. A transient :class:`~connectors.errors.ApiError` from ``check`` (the status endpoint is
+    down for a while) is looked past with the growing interval until the deadline; which errors are
+    transient is ``transient``'s decision, by default the error's ``retryable``.
 
     Args:
         check: one look at the job.
@@ -169,6 +171,7 @@ async def poll_until(
             the parking threshold.
         sleep: the coroutine used to wait (tests pass a fake).
         clock: monotonic seconds (tests pass a fake).
+        transient: which errors of a look are looked past (default: the retryable ones).
 
     Raises:
         PollTimedOut: still not done after ``policy.max_wait_s``.
@@ -183,7 +186,7 @@ async def poll_until(
         try:
             observation = await check()
         except ApiError as error:
-            if not error.retryable:
+            if not (transient(error) if transient is not None else error.retryable):
                 raise
             transient_error: ApiError | None = error
         else:

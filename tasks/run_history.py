@@ -156,6 +156,17 @@ class RunOutputs:
     """Every document recorded: absolute path → kind, in the order written (a path's first kind)."""
     reused: dict[str, list[str]] = field(default_factory=dict)
     """What was taken up (``address batch``) → which (an id and the run that started it)."""
+    replaced: dict[str, list[str]] = field(default_factory=dict)
+    """What was submitted anew over an earlier submission (``--resubmit``) → which earlier one."""
+
+
+@dataclass(frozen=True)
+class _LeaseWait:
+    """How a run waits for a key that a live run holds: at most ``wait_s``, looking every ``poll_s``."""
+
+    wait_s: float = DEFAULT_LEASE_WAIT_S
+    poll_s: float = 1.0
+    notify: Callable[[str], None] | None = None
 
 
 class RunRecorder:
@@ -171,6 +182,7 @@ class RunRecorder:
         self._steps = _StepWriter(self._write_request_steps)
         self._heartbeat: asyncio.Task[None] | None = None
         self._lease_ttl = timedelta(seconds=DEFAULT_LEASE_TTL_S)
+        self._lease_wait = _LeaseWait()
         self._lease_key: str | None = None
         self.holds_key = False
         self.outputs = RunOutputs()
@@ -236,31 +248,63 @@ class RunRecorder:
         Raises:
             KeyBusy: a live run still holds the key after ``wait_s``.
         """
+        self._lease_ttl = timedelta(seconds=ttl_s)
+        self._lease_wait = _LeaseWait(wait_s, poll_s, notify)
         key = self.idempotency_key
         if not key:
             return
-        self._lease_ttl = timedelta(seconds=ttl_s)
+        await self._acquire(key)
+        self.holds_key = True
+        self._heartbeat = asyncio.create_task(self._renew_forever(key, ttl_s / 3))
+
+    async def rekey(self, key: str) -> None:
+        """Go on under ``key``: the identity of the work, known once the run has read its input (a hash of
+        what it will send). The run holds ``key`` (waiting, bounded, for a live holder as :meth:`hold_key`
+        does), records it as its key and gives back the key it held until now; it then finds and records
+        its jobs under ``key``, so runs that send the same bytes share them whatever their options.
+
+        Raises:
+            KeyBusy: a live run still holds ``key`` after the lease wait; this run keeps its own key.
+        """
+        previous = self.idempotency_key
+        if key == previous:
+            return
+        await self._acquire(key)
+        self._stop_renewing()
+
+        def switch() -> None:
+            with self._factory.begin() as session:
+                history.rekey_run(session, self._run(session), key)
+                if self.holds_key and previous:
+                    history.release_lease(session, key=previous, run_id=self.run_id)
+
+        await self._write(switch)
+        self.idempotency_key = key
+        self.holds_key = True
+        self._heartbeat = asyncio.create_task(self._renew_forever(key, self._lease_ttl.total_seconds() / 3))
+
+    async def _acquire(self, key: str) -> None:
+        """Take the lease on ``key``, waiting (bounded) while a live run holds it."""
+        wait = self._lease_wait
         started = time.monotonic()
         told: int | None = None
         while True:
             holder = await self._write(self._try_acquire, key)
             if holder is None:
-                break
+                return
             waited = time.monotonic() - started
-            if waited >= wait_s:
+            if waited >= wait.wait_s:
                 raise KeyBusy(key, holder, waited)
             if told != holder.run_id:
                 told = holder.run_id
                 message = (
                     f"key {key} is held by run {holder.run_id} (process {holder.pid} on {holder.host}); "
-                    f"waiting up to {wait_s:.0f}s for it to finish"
+                    f"waiting up to {wait.wait_s:.0f}s for it to finish"
                 )
                 logger.warning(message)
-                if notify is not None:
-                    notify(message)
-            await asyncio.sleep(min(poll_s, max(0.0, wait_s - waited)))
-        self.holds_key = True
-        self._heartbeat = asyncio.create_task(self._renew_forever(key, ttl_s / 3))
+                if wait.notify is not None:
+                    wait.notify(message)
+            await asyncio.sleep(min(wait.poll_s, max(0.0, wait.wait_s - waited)))
 
     def _try_acquire(self, key: str) -> history.LeaseHolder | None:
         for _ in range(5):
@@ -514,6 +558,11 @@ class RunRecorder:
         """Say that this run took up earlier work (``what``, e.g. ``address batch``; ``which``, e.g. its id
         and run) instead of doing it again; the run summary lists it."""
         self.outputs.reused.setdefault(what, []).append(which)
+
+    def note_replaced(self, what: str, which: str) -> None:
+        """Say that this run submitted ``what`` anew over an earlier submission (``which``: its id, state and
+        run), as ``--resubmit`` asked; the run summary lists it."""
+        self.outputs.replaced.setdefault(what, []).append(which)
 
     async def document(self, kind: str, path: Path, *, job: JobSnapshot | None = None) -> None:
         """Record a file this run wrote (with its size and SHA-256), and list it in the run's outputs."""

@@ -187,6 +187,8 @@ async def submit_once(
             logger.warning("%s: resubmitting over an uncertain earlier submission (--resubmit)", what)
         else:
             logger.info("%s: the earlier job %s ended %s; submitting a new one", what, found.remote_id, state)
+        if replaces or uncertain:
+            recorder.note_replaced(what, f"{found.remote_id} ({found.status}, run {found.run_id})")
         replaced = found
     facts = {**(data or {}), **({"fingerprint": fingerprint} if fingerprint else {})}
     if prepare is not None:

@@ -73,6 +73,18 @@ def accepted(answer: Answer) -> bool:
 
 def processed_failure(value: Any, answered: bytes) -> tuple[int, bytes]:
     """What replaces a processed request's answer under a ``processed_status`` fault: HTTP 200 carrying
-    message code ``value`` (``0000`` by default), as a ``service_status`` fault answers."""
-    response = NewspaperRejection(200, [message(str(value or "0000").zfill(4))]).response()
+    message code ``value`` (``0000`` by default; a code the §7 table does not list is sent as given), as a
+    ``service_status`` fault answers. A mapping ``{"http_status": 500, "code": "0999"}`` answers that HTTP
+    status, with the code's message when one is given and a bare error body otherwise."""
+    if isinstance(value, dict):
+        status = int(value.get("http_status", 200))
+        code = value.get("code")
+        errors = (
+            [message(str(code).zfill(4))]
+            if code is not None
+            else [{"error": "internal error", "resource": None}]
+        )
+        response = NewspaperRejection(status, errors).response()
+    else:
+        response = NewspaperRejection(200, [message(str(value or "0000").zfill(4))]).response()
     return response.status_code, bytes(response.body)

@@ -116,12 +116,16 @@ async def wait_for_batch(
 ) -> BatchStatus:
     """Poll /checkbatchstatus until the job finishes; each look is a retried step.
 
-    ``waited_s``: how long earlier runs waited for this job already (a parked wait continued). ``sleep`` and
-    ``clock`` (monotonic seconds) are the real ones unless a test or a simulation passes its own.
+    A look that fails, whatever the error (Status 301/302 "error accessing the database" included), says
+    nothing about the job: it is looked at again until the deadline, and a wait that ends that way leaves
+    the job to the next run. Only a TokenStatus ends a job. ``waited_s``: how long earlier runs waited for
+    this job already (a parked wait continued). ``sleep`` and ``clock`` (monotonic seconds) are the real ones
+    unless a test or a simulation passes its own.
 
     Raises:
         BatchJobFailed: TokenStatus 1, 5, 6 or 7.
         PollTimedOut: still running after ``policy.max_wait_s``; the job may go on remotely.
+        ApiError: every look failed until the deadline; the job may go on remotely.
         WaitParked: the wait is to be continued by a follow-up run (``policy.park_after_s``).
     """
 
@@ -136,7 +140,12 @@ async def wait_for_batch(
         waited_s=waited_s,
         sleep=sleep,
         clock=clock,
+        transient=_any_error,
     )
+
+
+def _any_error(error: ApiError) -> bool:
+    return True
 
 
 @idempotent_step("address-download-output")

@@ -28,6 +28,7 @@ from connectors.newspaper import (
     StandardOrder,
 )
 from tasks.documents import save_documents
+from tasks.idempotency import Endpoint, body_key
 from tasks.limits import DOWNLOAD_MAX_BYTES
 from tasks.newspaper.order_input import OrderKind, check_order, load_order, order_from_body
 from tasks.polling import Observation, PollPolicy, poll_until
@@ -58,12 +59,11 @@ def waiting_set(statuses: Iterable[str] | None) -> frozenset[str]:
     return frozenset(status.strip().upper() for status in chosen if status.strip()) | {CONTROL}
 
 
-def order_key(order: StandardOrder | GratisOrder, kind: OrderKind) -> str:
-    """The order's identity: newspaper number, issue number and delivery date (and the kind of order)."""
-    basis = order.basis_information
-    assert basis is not None and basis.issue_number is not None and basis.delivery_date is not None
-    number = (basis.newspaper_number or "").strip()
-    return f"newspaper-order:{kind}:{number}:{basis.issue_number.from_}:{basis.delivery_date.isoformat()}"
+def order_key(order: StandardOrder | GratisOrder, kind: OrderKind, *, endpoint: Endpoint) -> str:
+    """The order's identity: the SHA-256 of what is posted (its kind and its canonical JSON body), with the
+    service's address and client id. The same order written another way (key order, spacing) is the same
+    work; a changed order is other work."""
+    return body_key("newspaper-order", endpoint=endpoint, body=order.to_body(), kind=kind)
 
 
 @task(name="newspaper-submit-order", cache_policy=NO_CACHE)

@@ -13,6 +13,7 @@ import pytest
 from openpyxl import load_workbook
 
 import history
+from connectors.address_service import DatabaseStatusError
 from connectors.errors import ServerError, TransportFailure
 from flows.address_batch import address_batch
 from flows.cleanup import cleanup
@@ -221,7 +222,7 @@ async def test_a_download_that_keeps_failing_is_fetched_by_the_next_run(
     assert sandbox.transport.count("/deletefile") == 2
 
 
-async def test_a_resumed_job_whose_files_are_gone_is_replaced_and_said_so(
+async def test_a_job_the_service_cannot_find_is_never_replaced_without_resubmit(
     sandbox: Sandbox, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     out = tmp_path / "out"
@@ -229,18 +230,50 @@ async def test_a_resumed_job_whose_files_are_gone_is_replaced_and_said_so(
     with pytest.raises(PollTimedOut):
         await address_batch(input_path=EXAMPLE, output_dir=out, max_wait_s=0.2, **FAST)
     (first,) = _runs()
-    for token in _file_tokens(first):  # the service forgot the job (its files were deleted elsewhere)
+    for token in _file_tokens(first):  # its files are kept while the job may still give a result
         assert await _token_state(sandbox, token) == 0
     batch_token = _job(first, "batch").remote_id
-    await _forget(sandbox, batch_token)
+    await _forget(sandbox, batch_token)  # checkbatchstatus now answers Status 302
+
+    # Status 302 is "error accessing the database": it says nothing certain about the job, so the run keeps
+    # asking until its wait ends, and the job stays this work's.
+    with pytest.raises(DatabaseStatusError):
+        await address_batch(input_path=EXAMPLE, output_dir=out, max_wait_s=0.5, **FAST)
+    assert sandbox.transport.count("/runbatch") == 1
+    assert sandbox.transport.count("/checkbatchstatus") >= 3
+    assert [job.status for run in _runs() for job in run.remote_jobs if job.kind == "batch"] == ["WAITING"]
 
     sandbox.config.job_seconds = 0.4
-    summary = await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+    summary = await address_batch(input_path=EXAMPLE, output_dir=out, resubmit=True, **FAST)
     assert summary["result_rows"] == summary["accepted_rows"]
     assert sandbox.transport.count("/runbatch") == 2
-    assert "gone from the service; starting a new one" in caplog.text
+    assert summary["replaced"] == {"address batch": [f"{batch_token} (WAITING, run {first.id})"]}
+    assert f"replacing batch job {batch_token}" in caplog.text
     jobs = [job for run in _runs() for job in run.remote_jobs if job.kind == "batch"]
-    assert sorted(job.status for job in jobs) == ["COMPLETED", "DELETED"]
+    assert sorted(job.status for job in jobs) == ["COMPLETED", "SUPERSEDED"]
+    assert "## Replaced" in (out / "summary.md").read_text(encoding="utf-8")
+
+
+async def test_options_that_give_the_same_upload_are_one_batch(sandbox: Sandbox, tmp_path: Path) -> None:
+    spellings = [{}, {"input_delimiter": ";"}, {"input_encoding": "utf-8", "upload_encoding": "cp1252"}]
+    summaries = [
+        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / f"out-{n}", **options, **FAST)
+        for n, options in enumerate(spellings)
+    ]
+    uploads = {(tmp_path / f"out-{n}" / "upload.txt").read_bytes() for n in range(len(spellings))}
+    assert len(uploads) == 1, "the three spellings write one upload"
+    assert sandbox.transport.count("/runbatch") == 1 and sandbox.transport.count("/uploadfile") == 1
+    first, *later = summaries
+    assert not first["resumed"]
+    (batch_token,) = {job.remote_id for run in _runs() for job in run.remote_jobs if job.kind == "batch"}
+    for summary in later:
+        assert summary["resumed"] is True
+        assert summary["idempotency_key"] == first["idempotency_key"]
+        (reused,) = summary["reused"]["address batch"]
+        assert reused.startswith(batch_token)
+    for n, summary in enumerate(summaries):
+        assert summary["result_rows"] == first["result_rows"] > 0
+        assert (tmp_path / f"out-{n}" / "results.csv").is_file()
 
 
 async def test_billing_reference_uses_runbatchwithclient(sandbox: Sandbox, tmp_path: Path) -> None:

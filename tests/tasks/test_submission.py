@@ -359,6 +359,43 @@ async def test_a_second_run_with_the_key_waits_for_a_live_holder_then_gives_up(
     await second.finish("FAILED")
 
 
+async def test_a_run_goes_on_under_the_key_of_its_work_and_gives_its_first_key_back(
+    database_url: str,
+    run,  # type: ignore[no-untyped-def]
+) -> None:
+    work = "work-key"
+    first = await run(key="options-a")
+    await first.rekey(work)
+    assert first.idempotency_key == work and first.holds_key
+    factory = history.session_factory(database_url)
+    with factory() as session:
+        assert session.get(KeyLease, work).run_id == first.run_id  # type: ignore[union-attr]
+        assert session.get(KeyLease, "options-a") is None
+        assert session.get(Run, first.run_id).idempotency_key == work  # type: ignore[union-attr]
+    service = Service()
+    await _submit(first, service)
+
+    # Another spelling of the options: its own first key is free, the work's key is held by the first run.
+    second = await run(key="options-b", wait_s=0.3)
+    with pytest.raises(KeyBusy):
+        await second.rekey(work)
+    assert second.idempotency_key == "options-b" and second.holds_key
+    await second.finish("FAILED")
+    await first.finish("COMPLETED")
+
+    third = await run(key="options-c")
+    await third.rekey(work)
+    resumed = await _submit(third, service)
+    assert resumed.resumed and resumed.job.remote_id == "job-1" and service.sent == 1
+    await third.finish("COMPLETED")
+    with factory() as session:
+        assert session.get(KeyLease, work) is None
+        holds = session.scalars(
+            select(Step.detail).where(Step.run_id == third.run_id, Step.name == history.HOLD_KEY_STEP)
+        ).all()
+    assert holds == ["options-c", work]
+
+
 async def test_a_key_is_taken_over_when_its_holder_ended_or_its_process_is_gone(
     database_url: str,
     run,  # type: ignore[no-untyped-def]
