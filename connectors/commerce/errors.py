@@ -11,7 +11,7 @@
 
 The error body's shape is not shown by the spec, so the message is read from the usual fields
 (``message``, ``error_description``, ``detail``, ``code``, ``error``) and the body is otherwise quoted, cut
-and scrubbed of secrets.
+and scrubbed of secrets. An authentication failure names the scope its request asked a token for.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from connectors.errors import (
     ApiError,
+    AuthFailed,
     NotFound,
     RemoteRejected,
     error_for_http_status,
@@ -72,7 +73,8 @@ def service_message(body: Any) -> tuple[str, str]:
 def error_for_response(response: httpx.Response) -> ApiError:
     """The typed error for a non-success answer of the commerce API."""
     if response.status_code != 400:
-        return error_for_http_status(response, api=API)
+        error = error_for_http_status(response, api=API)
+        return _naming_the_scope(error, response.request) if isinstance(error, AuthFailed) else error
     try:
         body = response.json()
     except ValueError:
@@ -88,3 +90,14 @@ def error_for_response(response: httpx.Response) -> ApiError:
     detail = quote_body(message) or meaning
     text = f"{API}: HTTP 400 for {response.request.method} {path}: {detail}"
     return CommerceRejected(text, code=code or "400", meaning=meaning, status_code=400, detail=detail)
+
+
+def _naming_the_scope(error: AuthFailed, request: httpx.Request) -> AuthFailed:
+    """``error`` (just built, not raised yet) with the scope its request asked a token for: what to check in
+    the client's registration. The token itself is never quoted."""
+    from connectors.oauth import requested_scopes  # loaded already: its bearer auth sent the request
+
+    scopes = requested_scopes(request)
+    if scopes:
+        error.args = (f"{error} (scope {' '.join(scopes)})", *error.args[1:])
+    return error

@@ -240,6 +240,16 @@ async def test_401_without_body_is_auth_failed_after_one_renewal(
 
 
 @pytest.mark.asyncio
+async def test_403_is_auth_failed_without_a_renewal(client: NewspaperClient, server: FakeNewspaper) -> None:
+    server.route("GET", f"{SUB}/orders/5/status", httpx.Response(403))
+    with pytest.raises(AuthFailed) as caught:
+        await client.get_order_status(5)
+    assert caught.value.status_code == 403
+    assert len(server.calls) == 1
+    assert server.token_scopes == [ORDERS]
+
+
+@pytest.mark.asyncio
 async def test_gratis_order(client: NewspaperClient, server: FakeNewspaper) -> None:
     server.route("POST", f"{SUB}/orders/gratis", lambda request: httpx.Response(200, text="812"))
     order = GratisOrder.model_validate({**valid_order().to_body(), "gratisDelivery": {"flex": True}})
