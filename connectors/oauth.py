@@ -1,7 +1,9 @@
 """OAuth 2.0 bearer tokens as an ``httpx.Auth``: one cached token per scope set, renewed shortly before
-``expires_in`` and once on 401, from a :class:`TokenSource`: :class:`ClientCredentials` (the client
-credentials grant, shared by every client built on it) or :class:`UserSession` (the refresh grant of a user
-who signed in with the authorization code flow, see :mod:`connectors.oidc`).
+``expires_in`` and once when the API refuses it (401, or the statuses a client names), from a
+:class:`TokenSource`: :class:`ClientCredentials` (the client credentials grant, shared by every client built
+on it) or :class:`UserSession` (the refresh grant of a user who signed in with the authorization code flow,
+see :mod:`connectors.oidc`). Each request carries the scopes it asked for (:func:`requested_scopes`), so an
+error built from its response can name them.
 
 Token requests are built with authlib. The client secret travels only in the form body of the token
 request, never in a URL or header, and never appears in a ``repr`` or an error message; refresh tokens are
@@ -28,6 +30,10 @@ Clock = Callable[[], float]
 ScopeSet = frozenset[str]
 
 DEFAULT_LEEWAY_S = 30.0
+# The answers that renew the token when a client names none: 401 means the token was not accepted.
+DEFAULT_RENEW_ON = frozenset({401})
+# Where the auth flow records the scopes of a request (``request.extensions``); no token goes there.
+SCOPES_EXTENSION = "postflows.oauth_scopes"
 
 
 @dataclass(frozen=True)
@@ -167,18 +173,30 @@ class OAuth2ClientCredentialsAuth(httpx.Auth):
     of :class:`ClientCredentials`, or a signed-in user's :class:`UserSession`).
 
     The flow: use the cached token or fetch one (token fetches for one scope set are serialised, so
-    concurrent calls cause a single token request), send the request, and on a 401 drop that token and
-    retry exactly once with a fresh one.
+    concurrent calls cause a single token request), send the request, and on an answer in ``renew_on``
+    drop that token and send the request exactly once more with a fresh one. A status belongs in
+    ``renew_on`` only when it means the request was refused unprocessed (a POST is sent again too).
+
+    Args:
+        credentials: where the tokens come from.
+        scopes: the scope set each token is asked for; recorded in the request's extensions.
+        renew_on: the HTTP statuses that renew the token (default: 401 only).
     """
 
-    def __init__(self, credentials: TokenSource, scopes: Iterable[str]) -> None:
+    def __init__(
+        self, credentials: TokenSource, scopes: Iterable[str], *, renew_on: Iterable[int] = DEFAULT_RENEW_ON
+    ) -> None:
         self.credentials = credentials
         self.scopes: ScopeSet = frozenset(scopes)
         if not self.scopes:
             raise ValueError("at least one scope is needed")
+        self.renew_on = frozenset(renew_on)
 
     def __repr__(self) -> str:
-        return f"OAuth2ClientCredentialsAuth({self.credentials!r}, scopes={sorted(self.scopes)!r})"
+        return (
+            f"OAuth2ClientCredentialsAuth({self.credentials!r}, scopes={sorted(self.scopes)!r}, "
+            f"renew_on={sorted(self.renew_on)!r})"
+        )
 
     def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         """Refused: the connectors are asynchronous, and a synchronous client would go out unauthenticated."""
@@ -187,6 +205,7 @@ class OAuth2ClientCredentialsAuth(httpx.Auth):
 
     async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
         """The asynchronous flow; token fetches hold a per-scope-set, per-event-loop asyncio lock."""
+        request.extensions[SCOPES_EXTENSION] = tuple(sorted(self.scopes))
         for attempt in (1, 2):
             token = self.credentials.valid_token(self.scopes)
             if token is None:
@@ -198,9 +217,15 @@ class OAuth2ClientCredentialsAuth(httpx.Auth):
                         token = self.credentials.accept_token_response(self.scopes, token_response)
             request.headers["Authorization"] = token.authorization
             response = yield request
-            if response.status_code != 401 or attempt == 2:
+            if response.status_code not in self.renew_on or attempt == 2:
                 return
             self.credentials.invalidate(token)
+
+
+def requested_scopes(request: httpx.Request) -> tuple[str, ...]:
+    """The scopes the bearer auth asked a token for when it sent ``request``; empty when it did not."""
+    scopes = request.extensions.get(SCOPES_EXTENSION, ())
+    return tuple(scope for scope in scopes if isinstance(scope, str))
 
 
 def _scope_text(scopes: ScopeSet) -> str:

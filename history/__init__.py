@@ -61,6 +61,7 @@ from history.remote_jobs import (
     batch_file_tokens,
     batches_using_file,
     job_with_remote_id,
+    jobs_in_states,
     undeleted_files,
     unfinished_jobs,
 )
@@ -99,6 +100,7 @@ __all__ = [
     "job_with_remote_id",
     "batch_file_tokens",
     "batches_using_file",
+    "jobs_in_states",
     "unfinished_jobs",
     "abandon_stale_runs",
     "AdditionalServiceRow",

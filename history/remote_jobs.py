@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -195,6 +195,14 @@ def undeleted_files(
         statement = statement.where(RemoteJob.created_at < older_than)
     if api is not None:
         statement = statement.where(RemoteJob.api == api)
+    return list(session.scalars(statement.order_by(RemoteJob.id)))
+
+
+def jobs_in_states(session: Session, *, api: str, kind: str, states: Iterable[str]) -> list[RemoteJob]:
+    """Jobs of this api and kind (any key) whose status is one of ``states``, oldest first."""
+    statement = select(RemoteJob).where(
+        RemoteJob.api == api, RemoteJob.kind == kind, RemoteJob.status.in_(list(states))
+    )
     return list(session.scalars(statement.order_by(RemoteJob.id)))
 
 

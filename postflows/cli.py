@@ -456,13 +456,25 @@ def cleanup_command(
             help="Only files recorded longer ago than this: 7d, 12h, 30m (0 = every recorded file)",
         ),
     ] = "7d",
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Also delete the files of batch jobs whose result is not downloaded yet or that may still "
+            "run (their results are lost)",
+        ),
+    ] = False,
 ) -> None:
-    """Delete every recorded remote file of the address service not yet deleted."""
+    """Delete every recorded remote file of the address service not yet deleted, except the files of a
+    batch job whose result is still owed (until the service's 3-month retention has passed, or --force)."""
     hours = _duration_hours(older_than)
     prepare_flow_run("address-service")
     from flows.cleanup import cleanup
 
-    print_summary(run_work(lambda: cleanup(older_than_hours=hours)))
+    summary = run_work(lambda: cleanup(older_than_hours=hours, force=force))
+    for token, kept in summary.get("kept", {}).items():
+        say(f"kept {token}: batch job {kept['job']} is {kept['state']}, {kept['reason']}")
+    print_summary(summary)
 
 
 def _duration_hours(text: str) -> float:

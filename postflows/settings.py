@@ -59,6 +59,12 @@ class Settings(BaseSettings):
         description="Alignment profile of the batch key: a built-in name or a YAML file (unset: as read)",
     )
     address_service_query_key: str = "postflows_maintenance_v1"
+    address_service_file_retention_days: float = Field(
+        default=92,
+        gt=0,
+        description="How long the address service keeps an uploaded file (3 months): `postflows cleanup` "
+        "keeps the files of a batch job whose result is still owed until the job is this old",
+    )
 
     newspaper_url: str | None = Field(
         default=None, description="Newspaper API host; unset = embedded sandbox"

@@ -8,7 +8,9 @@ setting; the endpoints whose path or method the spec does not show have paths th
 
 Reads retry transient failures. Validation and the POST form of the deliverability query only read, so they
 are retried like GETs; pickup registration, address labels and return orders change something and are never
-sent twice on their own.
+sent twice on their own. The one exception: a 401 or 403 (§7 lists 403 "not authorized" for every group)
+refuses a request unprocessed, so the token is renewed and the request, POSTs included, sent once more; a
+second refusal is :class:`~connectors.errors.AuthFailed` naming the scope asked for.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, Tok
 M = TypeVar("M", bound=BaseModel)
 
 DEFAULT_DAY_COUNT = 14
+# The answers that drop the token and send the request once more with a new one.
+RENEW_ON = frozenset({401, 403})
 
 
 @dataclass(frozen=True)
@@ -328,7 +332,9 @@ class CommerceClient(ApiClient):
     def _scoped(self, scope: str) -> httpx.Auth:
         auth = self._auth_by_scope.get(scope)
         if auth is None:
-            auth = self._auth_by_scope[scope] = OAuth2ClientCredentialsAuth(self.credentials, [scope])
+            auth = self._auth_by_scope[scope] = OAuth2ClientCredentialsAuth(
+                self.credentials, [scope], renew_on=RENEW_ON
+            )
         return auth
 
     def _user_auth(self) -> httpx.Auth:
@@ -339,7 +345,9 @@ class CommerceClient(ApiClient):
         key = f"user:{self.scopes.personal}"
         auth = self._auth_by_scope.get(key)
         if auth is None:
-            auth = self._auth_by_scope[key] = OAuth2ClientCredentialsAuth(self._user, [self.scopes.personal])
+            auth = self._auth_by_scope[key] = OAuth2ClientCredentialsAuth(
+                self._user, [self.scopes.personal], renew_on=RENEW_ON
+            )
         return auth
 
 

@@ -11,7 +11,7 @@
 
 The error body's shape is not shown by the spec, so the message is read from the usual fields
 (``message``, ``error_description``, ``detail``, ``code``, ``error``) and the body is otherwise quoted, cut
-and scrubbed of secrets.
+and scrubbed of secrets. An authentication failure names the scope its request asked a token for.
 
 An answer certainly means "not processed" only when it is on :data:`SUBMISSION_ANSWERS`' list: HTTP 400
 with a JSON error body (the parameters were refused), 401 or 403 (not authorized).
@@ -25,6 +25,7 @@ from connectors.errors import (
     NEVER_SENT,
     RATE_LIMITED_ANSWER,
     ApiError,
+    AuthFailed,
     NotFound,
     RemoteRejected,
     SubmissionAnswers,
@@ -105,7 +106,8 @@ def service_message(body: Any) -> tuple[str, str]:
 def error_for_response(response: httpx.Response) -> ApiError:
     """The typed error for a non-success answer of the commerce API."""
     if response.status_code != 400:
-        return error_for_http_status(response, api=API, not_processed=NOT_PROCESSED_HTTP)
+        error = error_for_http_status(response, api=API, not_processed=NOT_PROCESSED_HTTP)
+        return _naming_the_scope(error, response.request) if isinstance(error, AuthFailed) else error
     try:
         body = response.json()
     except (ValueError, UnicodeDecodeError):
@@ -128,3 +130,14 @@ def error_for_response(response: httpx.Response) -> ApiError:
         detail=detail,
         not_processed=isinstance(body, dict | list),
     )
+
+
+def _naming_the_scope(error: AuthFailed, request: httpx.Request) -> AuthFailed:
+    """``error`` (just built, not raised yet) with the scope its request asked a token for: what to check in
+    the client's registration. The token itself is never quoted."""
+    from connectors.oauth import requested_scopes  # loaded already: its bearer auth sent the request
+
+    scopes = requested_scopes(request)
+    if scopes:
+        error.args = (f"{error} (scope {' '.join(scopes)})", *error.args[1:])
+    return error

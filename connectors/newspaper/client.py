@@ -2,7 +2,8 @@
 
 Every response body is evaluated for error and warning arrays; successful calls return an
 :class:`ApiResult` with the warnings. Submissions are validated first and are POSTs that the HTTP core
-never re-sends after an ambiguous failure.
+never re-sends after an ambiguous failure. Purchase paths the spec spells two ways are tried in both
+spellings (:data:`PURCHASE_PATH_SPELLINGS`), and the one that answered is asked first from then on.
 """
 
 from __future__ import annotations
@@ -56,7 +57,13 @@ from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, sha
 SUBMISSION = "/logistics/newspaper/submission/v1"
 STATISTIC = "/logistics/newspaper/statistic/v1"
 ADDRESS = "/logistics/newspaper/address/v1"
-OUTPUT_ADDRESS_SPELLINGS = ("output-addresses", "outputaddresses")
+# Purchase path leaves whose spelling §4.5 leaves open, with the spellings tried in this order: the output
+# addresses (listed as output-addresses, one example has outputaddresses) and the document of the uploaded
+# addresses (listed as original-addresse, "spelled so in the list").
+PURCHASE_PATH_SPELLINGS: dict[str, tuple[str, ...]] = {
+    "output-addresses": ("output-addresses", "outputaddresses"),
+    "document/original-addresse": ("document/original-addresse", "document/original-addresses"),
+}
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -92,7 +99,7 @@ class NewspaperClient(ApiClient):
         self.credentials = credentials
         self._today = today
         self._auth_by_scope = {scope: OAuth2ClientCredentialsAuth(credentials, [scope]) for scope in Scope}
-        self._output_addresses_spelling = OUTPUT_ADDRESS_SPELLINGS[0]
+        self._answered_spelling: dict[str, str] = {}
 
     async def __aenter__(self) -> NewspaperClient:
         return self
@@ -208,19 +215,9 @@ class NewspaperClient(ApiClient):
         return self._result(response, _parse(PurchaseProgress, response))
 
     async def get_output_addresses(self, purchase_id: int) -> ApiResult[OutputAddresses]:
-        """Output addresses; the path spelling that answers is remembered (the spec shows two)."""
-        preferred = self._output_addresses_spelling
-        spellings = [preferred] + [other for other in OUTPUT_ADDRESS_SPELLINGS if other != preferred]
-        for spelling in spellings:
-            try:
-                response = await self._call("GET", _purchase_path(purchase_id, spelling), Scope.ADDRESS)
-            except NotFound:
-                if spelling == spellings[-1]:
-                    raise
-                continue
-            self._output_addresses_spelling = spelling
-            return self._result(response, _parse(OutputAddresses, response))
-        raise AssertionError("unreachable")  # pragma: no cover
+        """Output addresses, from whichever of the two spellings of the path answers."""
+        response = await self._get_purchase_leaf(purchase_id, "output-addresses")
+        return self._result(response, _parse(OutputAddresses, response))
 
     async def get_purchase_document(
         self, purchase_id: int, kind: PurchaseDocumentKind
@@ -230,9 +227,7 @@ class NewspaperClient(ApiClient):
         A JSON answer without a usable document shape comes back as its raw body with no documents.
         """
         kind = PurchaseDocumentKind(kind)
-        response = await self._call(
-            "GET", _purchase_path(purchase_id, f"document/{kind.value}"), Scope.ADDRESS
-        )
+        response = await self._get_purchase_leaf(purchase_id, f"document/{kind.value}")
         raw = RawResponse.from_response(response)
         if not raw.is_json:
             return self._result(response, document_set_from_response(response))
@@ -263,6 +258,28 @@ class NewspaperClient(ApiClient):
         return await self.request(
             method, path, check=check_response, auth=self._auth_by_scope[scope], **kwargs
         )
+
+    async def _get_purchase_leaf(self, purchase_id: int, leaf: str) -> httpx.Response:
+        """GET ``leaf`` of a purchase in each spelling of :data:`PURCHASE_PATH_SPELLINGS` until one is not a
+        404, the spelling that answered last time first; that spelling is remembered for ``leaf``.
+
+        Raises:
+            NotFound: every spelling answered 404 (the last one's error).
+        """
+        spellings = PURCHASE_PATH_SPELLINGS.get(leaf, (leaf,))
+        answered = self._answered_spelling.get(leaf)
+        if answered is not None:
+            spellings = (answered, *(spelling for spelling in spellings if spelling != answered))
+        for spelling in spellings[:-1]:
+            try:
+                response = await self._call("GET", _purchase_path(purchase_id, spelling), Scope.ADDRESS)
+            except NotFound:
+                continue
+            self._answered_spelling[leaf] = spelling
+            return response
+        response = await self._call("GET", _purchase_path(purchase_id, spellings[-1]), Scope.ADDRESS)
+        self._answered_spelling[leaf] = spellings[-1]
+        return response
 
     async def _raw(self, path: str, scope: Scope) -> ApiResult[RawResponse]:
         response = await self._call("GET", path, scope)

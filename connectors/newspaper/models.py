@@ -91,7 +91,8 @@ class Scope(StrEnum):
 
 
 class PurchaseDocumentKind(StrEnum):
-    """The seven document endpoints of a purchase; values are the path segments (spelled as in §4)."""
+    """The seven document endpoints of a purchase; values are the path segments as §4 lists them (the
+    client also tries ``original-addresses`` where the list spells ``original-addresse``)."""
 
     ORIGINAL_ADDRESSES = "original-addresse"
     OUTPUT_ADDRESSES = "output-addresses"

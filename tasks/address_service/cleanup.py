@@ -1,11 +1,13 @@
 """The address service's remote files in the run history: recorded as they are created, deleted once nothing
 needs them, and recorded as gone.
 
-A file is needed while the batch job it belongs to may still give a result (recorded as resumable) or might
-exist (its submission's outcome is unknown). Everything else recorded and not deleted is an orphan: a run
-deletes the orphans of its key, and ``postflows cleanup`` deletes those of every key past an age. A file
-whose creation lost its answer may exist without anyone knowing its token: it stays recorded as UNCERTAIN
-(the service deletes uploads three months after they arrived), and no clean-up tries to delete it.
+A file is needed while the batch job it belongs to may still give a result (recorded as resumable, or
+FINISHED with its download still owed) or might exist (its submission's outcome is unknown). Everything else
+recorded and not deleted is an orphan: a run deletes the orphans of its key, and ``postflows cleanup``
+deletes those of every key past an age. The clean-up keeps the files of a job that still owes its result
+until the service's own retention has passed, unless forced. A file whose creation lost its answer may exist
+without anyone knowing its token: it stays recorded as UNCERTAIN (the service deletes uploads three months
+after they arrived), and no clean-up tries to delete it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from tasks.submission import PENDING_PREFIX, failed_submission_state, is_marker
 
 FILE_KINDS = ("upload-file", "output-file")
 BATCH = "batch"
+RESULT_NOT_DOWNLOADED = "result not downloaded yet"
+JOB_MAY_STILL_RUN = "job may still run"
 _IN_USE = frozenset(
     {
         JobState.PENDING,
@@ -40,14 +44,26 @@ _IN_USE = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class KeptFile:
+    """Why a recorded file stays on the service: the batch job that needs it, its state, and the reason."""
+
+    job: str
+    state: str
+    reason: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"job": self.job, "state": self.state, "reason": self.reason}
+
+
 @dataclass
 class CleanupReport:
-    """What a clean-up did: tokens deleted, already gone, failed (token → reason), and kept in use."""
+    """What a clean-up did: tokens deleted, already gone, failed (token → reason), and kept (token → why)."""
 
     deleted: list[str] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
-    kept: list[str] = field(default_factory=list)
+    kept: dict[str, KeptFile] = field(default_factory=dict)
 
 
 async def created_file(
@@ -100,12 +116,23 @@ async def _record_failed_creation(recorder: RunRecorder, marker: JobSnapshot, er
     )
 
 
-def tokens_in_use(batches: list[JobSnapshot]) -> set[str]:
-    """The file tokens of batch jobs that may still run or give a result."""
-    tokens: set[str] = set()
+def owed_result(state: JobState | None) -> str | None:
+    """Why a batch job in ``state`` may still give a result (its files are needed), or None when it cannot:
+    it ended, with its result downloaded (COMPLETED) or without one."""
+    if state is JobState.FINISHED:
+        return RESULT_NOT_DOWNLOADED
+    return JOB_MAY_STILL_RUN if state in _IN_USE else None
+
+
+def tokens_in_use(batches: list[JobSnapshot]) -> dict[str, KeptFile]:
+    """The file tokens of batch jobs that may still run or give a result, each with the job that needs it."""
+    tokens: dict[str, KeptFile] = {}
     for batch in batches:
-        if batch.state in _IN_USE:
-            tokens.update(history.batch_file_tokens(batch.data))
+        reason = owed_result(batch.state)
+        if reason is not None:
+            kept = KeptFile(batch.remote_id, str(batch.status), reason)
+            for token in sorted(history.batch_file_tokens(batch.data)):
+                tokens.setdefault(token, kept)
     return tokens
 
 
@@ -119,7 +146,9 @@ async def delete_key_files(client: AddressServiceClient, recorder: RunRecorder) 
         recorded = [job for kind in FILE_KINDS for job in await recorder.open_jobs(api=API, kind=kind)]
         files = [job for job in recorded if not is_marker(job)]
         in_use = tokens_in_use(await recorder.open_jobs(api=API, kind=BATCH))
-        report = CleanupReport(kept=[job.remote_id for job in files if job.remote_id in in_use])
+        report = CleanupReport(
+            kept={job.remote_id: in_use[job.remote_id] for job in files if job.remote_id in in_use}
+        )
         orphans = [job for job in files if job.remote_id not in in_use]
         await _delete(
             client,
@@ -158,22 +187,43 @@ async def _delete(
 
 
 async def delete_recorded_files(
-    client: AddressServiceClient, factory: sessionmaker[Session], *, older_than: datetime
+    client: AddressServiceClient,
+    factory: sessionmaker[Session],
+    *,
+    older_than: datetime,
+    retention_cutoff: datetime,
+    force: bool = False,
 ) -> CleanupReport:
-    """Delete every recorded file of any key created before ``older_than`` and not deleted yet.
+    """Delete every recorded file of any key created before ``older_than`` and not deleted yet, except the
+    files of a batch job that may still give a result (it may still run, or ran and its result is not
+    downloaded yet): those are kept and reported, unless the job was created before ``retention_cutoff``
+    (past the service's retention: it has deleted the files by then) or ``force`` is given.
 
     A batch job whose files are deleted this way can no longer give a result; unless it had ended, it is
     recorded as DELETED.
     """
 
-    def read() -> list[JobSnapshot]:
+    def read() -> tuple[list[JobSnapshot], dict[str, KeptFile]]:
         with factory.begin() as session:
             recorded = history.undeleted_files(session, kinds=FILE_KINDS, older_than=older_than, api=API)
             # A file whose token never arrived cannot be deleted: only its record says it may exist.
-            return [JobSnapshot.of(job) for job in recorded if not job.remote_id.startswith(PENDING_PREFIX)]
+            files = [JobSnapshot.of(job) for job in recorded if not job.remote_id.startswith(PENDING_PREFIX)]
+            if force or not files:
+                return files, {}
+            owing = [
+                JobSnapshot.of(batch)
+                for batch in history.jobs_in_states(
+                    session, api=API, kind=BATCH, states=[state.value for state in _IN_USE]
+                )
+                if batch.created_at >= retention_cutoff
+            ]
+            return files, tokens_in_use(owing)
 
-    files = await asyncio.to_thread(read)
-    report = CleanupReport()
+    files, in_use = await asyncio.to_thread(read)
+    report = CleanupReport(
+        kept={job.remote_id: in_use[job.remote_id] for job in files if job.remote_id in in_use}
+    )
+    files = [job for job in files if job.remote_id not in in_use]
 
     def mark(job: JobSnapshot) -> None:
         with factory.begin() as session:

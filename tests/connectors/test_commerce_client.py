@@ -323,6 +323,45 @@ async def test_a_second_401_is_auth_failed_without_a_third_try(
     assert len(server.token_calls) == 2
 
 
+async def test_a_403_renews_the_token_once_and_the_request_succeeds(
+    client: CommerceClient, server: FakeCommerce
+) -> None:
+    server.route(
+        "GET", f"{ADDRESS}/zips", reply({"message": "not authorized"}, 403), {"zips": [{"zip": "3013"}]}
+    )
+    assert [entry.zip for entry in await client.zips("3013")] == ["3013"]
+    assert [call.authorization for call in server.calls] == [
+        "Bearer cc:DCAPI_ADDRESS_READ:1",
+        "Bearer cc:DCAPI_ADDRESS_READ:2",
+    ]
+    assert server.token_scopes == ["DCAPI_ADDRESS_READ", "DCAPI_ADDRESS_READ"]
+
+
+async def test_pickup_registration_refused_with_403_is_sent_once_more_with_a_new_token(
+    client: CommerceClient, server: FakeCommerce
+) -> None:
+    server.route("POST", f"{PICKUP}/users", reply(status=403), {"id": "P-1", "verified": "NONE"})
+    assert (await client.register_pickup_user(pickup_user())).id == "P-1"
+    sent = server.api_calls("POST", f"{PICKUP}/users")
+    assert [call.authorization for call in sent] == ["Bearer cc:DCAPI_PICKUP:1", "Bearer cc:DCAPI_PICKUP:2"]
+    assert sent[0].body == sent[1].body == PICKUP_USER_BODY
+    assert server.token_scopes == ["DCAPI_PICKUP", "DCAPI_PICKUP"]
+
+
+async def test_a_second_403_is_auth_failed_naming_the_scope_after_two_tries(
+    client: CommerceClient, server: FakeCommerce
+) -> None:
+    server.route("POST", f"{PICKUP}/users", reply({"message": "not authorized"}, 403))
+    with pytest.raises(AuthFailed) as caught:
+        await client.register_pickup_user(pickup_user())
+    text = str(caught.value)
+    assert "HTTP 403" in text and text.endswith("(scope DCAPI_PICKUP)")
+    assert "cc:" not in text and SECRET not in text
+    assert caught.value.status_code == 403 and not caught.value.retryable
+    assert len(server.api_calls("POST", f"{PICKUP}/users")) == 2
+    assert server.token_scopes == ["DCAPI_PICKUP", "DCAPI_PICKUP"]
+
+
 # --- 7 error bodies and retries -----------------------------------------------------------------------
 
 
@@ -480,6 +519,24 @@ async def test_personal_addresses_use_the_user_token(
     assert addresses[1].type is not None and addresses[1].type.canonical == "PICKUP_POINT"
     assert main.type == "MAIN" and main.id is None
     assert one.type is not None and one.type.canonical == "LOCKER"
+
+
+async def test_a_403_on_personal_data_renews_the_user_token_once(
+    user_client: CommerceClient, server: FakeCommerce
+) -> None:
+    server.route("GET", f"{PERSONAL}/main", reply(status=403), {"type": "MAIN", "nickname": "home"})
+    assert (await user_client.main_address()).nickname == "home"
+    assert [call.authorization for call in server.calls] == ["Bearer user:1", "Bearer user:2"]
+    assert [call.grant for call in server.token_calls] == ["refresh_token", "refresh_token"]
+
+
+async def test_a_second_403_on_personal_data_names_the_personal_scope(
+    user_client: CommerceClient, server: FakeCommerce
+) -> None:
+    server.route("GET", f"{PERSONAL}/main", reply(status=403))
+    with pytest.raises(AuthFailed, match=r"HTTP 403 .*\(scope DCAPI_ADDRESS_READ\)$"):
+        await user_client.main_address()
+    assert len(server.calls) == 2
 
 
 async def test_address_not_found_or_not_owned(user_client: CommerceClient, server: FakeCommerce) -> None:

@@ -240,6 +240,16 @@ async def test_401_without_body_is_auth_failed_after_one_renewal(
 
 
 @pytest.mark.asyncio
+async def test_403_is_auth_failed_without_a_renewal(client: NewspaperClient, server: FakeNewspaper) -> None:
+    server.route("GET", f"{SUB}/orders/5/status", httpx.Response(403))
+    with pytest.raises(AuthFailed) as caught:
+        await client.get_order_status(5)
+    assert caught.value.status_code == 403
+    assert len(server.calls) == 1
+    assert server.token_scopes == [ORDERS]
+
+
+@pytest.mark.asyncio
 async def test_gratis_order(client: NewspaperClient, server: FakeNewspaper) -> None:
     server.route("POST", f"{SUB}/orders/gratis", lambda request: httpx.Response(200, text="812"))
     order = GratisOrder.model_validate({**valid_order().to_body(), "gratisDelivery": {"flex": True}})
@@ -496,6 +506,64 @@ async def test_original_addresses_path_is_spelled_as_in_the_spec(
     server.route("GET", f"{ADDR}/purchases/1/document/original-addresse", document_body(b"x"))
     await client.get_purchase_document(1, PurchaseDocumentKind.ORIGINAL_ADDRESSES)
     assert server.calls[0].path.endswith("/document/original-addresse")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("answering", "order"),
+    [
+        ("original-addresse", ["original-addresse", "original-addresse"]),
+        ("original-addresses", ["original-addresse", "original-addresses", "original-addresses"]),
+    ],
+)
+async def test_original_addresses_document_in_either_spelling_and_the_answering_one_is_remembered(
+    client: NewspaperClient, server: FakeNewspaper, answering: str, order: list[str]
+) -> None:
+    for purchase_id in (1, 2):  # the other spelling is answered 404 by the fake
+        server.route("GET", f"{ADDR}/purchases/{purchase_id}/document/{answering}", document_body(b"x"))
+    first = await client.get_purchase_document(1, PurchaseDocumentKind.ORIGINAL_ADDRESSES)
+    second = await client.get_purchase_document(2, PurchaseDocumentKind.ORIGINAL_ADDRESSES)
+    assert first.value.documents[0].decoded_bytes() == second.value.documents[0].decoded_bytes() == b"x"
+    assert [call.path.rsplit("/", 1)[1] for call in server.calls] == order
+    assert server.calls[-1].path == f"{ADDR}/purchases/2/document/{answering}"
+
+
+@pytest.mark.asyncio
+async def test_original_addresses_document_404_on_both_spellings_is_not_found(
+    client: NewspaperClient, server: FakeNewspaper
+) -> None:
+    with pytest.raises(NotFound):
+        await client.get_purchase_document(77, PurchaseDocumentKind.ORIGINAL_ADDRESSES)
+    assert [call.path.rsplit("/", 1)[1] for call in server.calls] == [
+        "original-addresse",
+        "original-addresses",
+    ]
+
+
+@pytest.mark.asyncio
+async def test_each_leaf_remembers_its_own_spelling(client: NewspaperClient, server: FakeNewspaper) -> None:
+    server.route("GET", f"{ADDR}/purchases/3/outputaddresses", {"outputAddresses": []})
+    server.route("GET", f"{ADDR}/purchases/3/document/original-addresse", document_body(b"x"))
+    await client.get_output_addresses(3)
+    await client.get_purchase_document(3, PurchaseDocumentKind.ORIGINAL_ADDRESSES)
+    await client.get_output_addresses(3)
+    await client.get_purchase_document(3, PurchaseDocumentKind.ORIGINAL_ADDRESSES)
+    assert [call.path.rsplit("/", 1)[1] for call in server.calls] == [
+        "output-addresses",
+        "outputaddresses",
+        "original-addresse",
+        "outputaddresses",
+        "original-addresse",
+    ]
+
+
+@pytest.mark.asyncio
+async def test_a_document_with_one_spelling_is_not_found_after_one_try(
+    client: NewspaperClient, server: FakeNewspaper
+) -> None:
+    with pytest.raises(NotFound):
+        await client.get_purchase_document(77, PurchaseDocumentKind.SORT_PROTOCOL)
+    assert len(server.calls) == 1
 
 
 @pytest.mark.asyncio

@@ -10,7 +10,7 @@ import pytest
 from pydantic import SecretStr
 
 from connectors.errors import AuthFailed
-from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth
+from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, requested_scopes
 
 TOKEN_URL = "https://auth.example.test/OAuth/token"
 API_URL = "https://api.example.test/resource"
@@ -115,6 +115,55 @@ async def test_401_renews_the_token_once_then_gives_up() -> None:
     with pytest.raises(StopAsyncIteration):
         await flow.asend(httpx.Response(401, request=retried))
     assert credentials.valid_token(frozenset({"A"})).value.get_secret_value() == "fresh"
+
+
+async def test_renew_on_403_drops_the_token_fetches_one_and_sends_the_request_once_more() -> None:
+    credentials = make_credentials()
+    auth = OAuth2ClientCredentialsAuth(credentials, ["A"], renew_on={401, 403})
+    request = httpx.Request("POST", API_URL, json={"user": "Hans"})
+    flow = auth.async_auth_flow(request)
+    api_request = await flow.asend(token_response(await anext(flow), "stale"))
+    assert api_request.headers["Authorization"] == "Bearer stale"
+
+    renewal = await flow.asend(httpx.Response(403, request=api_request))
+    assert str(renewal.url) == TOKEN_URL
+    assert credentials.valid_token(frozenset({"A"})) is None  # the refused token is gone at once
+    retried = await flow.asend(token_response(renewal, "fresh"))
+    assert retried is request and retried.method == "POST" and retried.content == request.content
+    assert retried.headers["Authorization"] == "Bearer fresh"
+    with pytest.raises(StopAsyncIteration):
+        await flow.asend(httpx.Response(200, request=retried))
+    assert credentials.valid_token(frozenset({"A"})).value.get_secret_value() == "fresh"
+
+
+async def test_renew_on_403_gives_up_after_the_second_refusal() -> None:
+    auth = OAuth2ClientCredentialsAuth(make_credentials(), ["A"], renew_on={401, 403})
+    flow = auth.async_auth_flow(httpx.Request("GET", API_URL))
+    api_request = await flow.asend(token_response(await anext(flow), "stale"))
+    renewal = await flow.asend(httpx.Response(403, request=api_request))
+    retried = await flow.asend(token_response(renewal, "fresh"))
+    with pytest.raises(StopAsyncIteration):
+        await flow.asend(httpx.Response(403, request=retried))
+
+
+async def test_by_default_a_403_is_the_answer_and_the_token_is_kept() -> None:
+    credentials = make_credentials()
+    auth = OAuth2ClientCredentialsAuth(credentials, ["A"])
+    flow = auth.async_auth_flow(httpx.Request("GET", API_URL))
+    api_request = await flow.asend(token_response(await anext(flow), "tok-1"))
+    with pytest.raises(StopAsyncIteration):
+        await flow.asend(httpx.Response(403, request=api_request))
+    assert credentials.valid_token(frozenset({"A"})).value.get_secret_value() == "tok-1"
+
+
+async def test_the_request_carries_its_scopes_and_no_token_in_its_extensions() -> None:
+    auth = OAuth2ClientCredentialsAuth(make_credentials(), ["SCOPE_B", "SCOPE_A"])
+    request = httpx.Request("GET", API_URL)
+    assert requested_scopes(request) == ()
+    flow = auth.async_auth_flow(request)
+    api_request = await flow.asend(token_response(await anext(flow), "tok-7"))
+    assert requested_scopes(api_request) == ("SCOPE_A", "SCOPE_B")
+    assert "tok-7" not in repr(api_request.extensions)
 
 
 @pytest.mark.parametrize("status", [400, 401, 500])

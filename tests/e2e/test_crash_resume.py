@@ -228,8 +228,12 @@ def _batch_runbatch_answer_lost(crash: Crash) -> None:
     crash.refused(crash.run(*_batch(crash)), "address batch")
     assert crash.count("address", "runbatch") == 1
     assert crash.job_states("batch") == ["UNCERTAIN"]
-    # The user finds the batch ran and does not resubmit; the clean-up the refusal names removes its files.
-    cleanup = crash.run("cleanup", "--older-than", "0")
+    # The clean-up keeps the files of a batch that may exist; the user finds the batch ran, does not
+    # resubmit, and removes its files with a forced clean-up.
+    kept = crash.run("cleanup", "--older-than", "0")
+    assert kept.returncode == 0, kept.stderr
+    assert len(crash.stored("address_files")) == 2
+    cleanup = crash.run("cleanup", "--older-than", "0", "--force")
     assert cleanup.returncode == 0, cleanup.stderr
     crash.no_file_left()
     assert crash.count("address", "runbatch") == 1

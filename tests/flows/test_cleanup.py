@@ -1,4 +1,5 @@
-"""The clean-up flow deletes what runs left behind, past an age, and records it."""
+"""The clean-up flow deletes what runs left behind, past an age, and records it; it keeps the files of a
+batch job whose result is still owed until the service's retention has passed, or when forced."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import history
+from connectors.errors import ServerError
 from flows import address_batch as batch_module
 from flows.address_batch import address_batch
 from flows.cleanup import cleanup
@@ -38,14 +40,19 @@ async def test_cleanup_deletes_left_files_past_the_age_and_closes_their_job(
             await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
 
     young = await cleanup(older_than_hours=1)
-    assert young["deleted"] == [] and sandbox.transport.count("/deletefile") == 0
+    assert young["deleted"] == [] and young["kept"] == {} and sandbox.transport.count("/deletefile") == 0
 
     factory = history.session_factory(get_settings().effective_database_url)
     with factory.begin() as session:
         for job in session.query(history.RemoteJob):
             job.created_at = history.utcnow() - timedelta(hours=2)
-    summary = await cleanup(older_than_hours=1)
-    assert len(summary["deleted"]) == 2 and summary["not_deleted"] == {}
+    # The killed run's job may still run on the service: its files stay until asked for by force.
+    owed = await cleanup(older_than_hours=1)
+    assert owed["deleted"] == [] and sandbox.transport.count("/deletefile") == 0
+    assert len(owed["kept"]) == 2
+    assert {kept["reason"] for kept in owed["kept"].values()} == {"job may still run"}
+    summary = await cleanup(older_than_hours=1, force=True)
+    assert len(summary["deleted"]) == 2 and summary["not_deleted"] == {} and summary["kept"] == {}
     with factory() as session:
         jobs = {job.kind: job for job in session.query(history.RemoteJob)}
     assert jobs["upload-file"].deleted_at is not None and jobs["output-file"].deleted_at is not None
@@ -55,3 +62,35 @@ async def test_cleanup_deletes_left_files_past_the_age_and_closes_their_job(
     result = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
     assert result["result_rows"] == result["accepted_rows"]
     assert sandbox.transport.count("/runbatch") == 2
+
+
+async def test_a_finished_job_whose_download_failed_keeps_its_files_until_the_services_retention(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    sandbox.inject(api="address", endpoint="downloadfile/*", kind="http_status", value=503, times=None)
+    with pytest.raises(ServerError):
+        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+    sandbox.config.faults.clear()
+    factory = history.session_factory(get_settings().effective_database_url)
+
+    def age_every_job(days: float) -> str:
+        with factory.begin() as session:
+            for job in session.query(history.RemoteJob):
+                job.created_at = history.utcnow() - timedelta(days=days)
+            (batch,) = session.query(history.RemoteJob).filter_by(kind="batch")
+            assert batch.status == "FINISHED"
+            return batch.remote_id
+
+    batch_token = age_every_job(8)
+    week_later = await cleanup()
+    assert week_later["deleted"] == [] and sandbox.transport.count("/deletefile") == 0
+    owed = {"job": batch_token, "state": "FINISHED", "reason": "result not downloaded yet"}
+    assert list(week_later["kept"].values()) == [owed, owed]
+
+    age_every_job(93)  # past the service's three months: it has deleted the files by now anyway
+    later = await cleanup()
+    assert len(later["deleted"]) + len(later["already_gone"]) == 2 and later["kept"] == {}
+    with factory() as session:
+        jobs = {job.kind: job for job in session.query(history.RemoteJob)}
+    assert jobs["upload-file"].deleted_at is not None and jobs["output-file"].deleted_at is not None
+    assert jobs["batch"].status == "DELETED"

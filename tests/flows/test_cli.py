@@ -102,15 +102,23 @@ def test_cleanup_refuses_a_bad_duration(sandbox: Sandbox) -> None:
     assert sum(sandbox.transport.calls.values()) == 0
 
 
-def test_cleanup_deletes_the_files_a_run_left(sandbox: Sandbox, tmp_path: Path) -> None:
+def test_cleanup_keeps_an_owed_result_and_deletes_it_with_force(sandbox: Sandbox, tmp_path: Path) -> None:
     sandbox.inject(api="address", endpoint="downloadfile/*", kind="http_status", value=503, times=None)
     with pytest.raises(ServerError):
         asyncio.run(address_batch(EXAMPLE, tmp_path / "out", max_wait_s=60))
     sandbox.config.faults.clear()
-    result = runner.invoke(app, ["cleanup", "--older-than", "0"])
-    assert result.exit_code == 0, result.output
-    summary = _json_tail(result.output)
-    assert isinstance(summary["deleted"], list) and len(summary["deleted"]) == 2
+    kept = runner.invoke(app, ["cleanup", "--older-than", "0"])
+    assert kept.exit_code == 0, kept.output
+    summary = _json_tail(kept.output)
+    assert summary["deleted"] == [] and len(summary["kept"]) == 2
+    said = [line for line in kept.stderr.splitlines() if line.startswith("kept ")]
+    assert len(said) == 2 and all(line.endswith(" is FINISHED, result not downloaded yet") for line in said)
+    assert sandbox.transport.count("/deletefile") == 0
+
+    forced = runner.invoke(app, ["cleanup", "--older-than", "0", "--force"])
+    assert forced.exit_code == 0, forced.output
+    summary = _json_tail(forced.output)
+    assert isinstance(summary["deleted"], list) and len(summary["deleted"]) == 2 and summary["kept"] == {}
     assert sandbox.transport.count("/deletefile") == 2
 
 
