@@ -417,7 +417,8 @@ async def _submit(
         resubmit=resubmit,
         hint=(
             "ask the service's support whether a batch ran on the uploaded file recorded in "
-            "`postflows history`; its files are deleted by `postflows cleanup` or by the --resubmit run"
+            "`postflows history`; its files are deleted by `postflows cleanup --force` or by the "
+            "--resubmit run"
         ),
         fingerprint=upload_sha256,
         prepare=upload_and_create,

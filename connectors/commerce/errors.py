@@ -45,7 +45,10 @@ SUBMISSION_ANSWERS = SubmissionAnswers(
     api=API,
     not_processed=(
         "HTTP 400 with a JSON error body (incomplete or invalid parameters)",
-        *(f"HTTP {status}" for status in sorted(NOT_PROCESSED_HTTP)),
+        *(
+            f"HTTP {status} (not authorized; sent once more with a new token)"
+            for status in sorted(NOT_PROCESSED_HTTP)
+        ),
         RATE_LIMITED_ANSWER,
         NEVER_SENT,
     ),

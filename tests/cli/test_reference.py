@@ -1,0 +1,51 @@
+"""The generated reference sections: README.md holds what the code's data says, and the rewrite touches only
+the text between a section's markers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from postflows import reference
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_readme_holds_the_generated_sections_as_the_code_writes_them() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert reference.markers("not-processed")[0] in text
+    assert reference.rewrite(text) == text, "run `python -m postflows.reference` and commit README.md"
+
+
+def test_the_not_processed_table_names_each_api_and_its_lists() -> None:
+    table = reference.not_processed_table()
+    rows = table.splitlines()[2:]
+    assert [row.split(" | ")[0] for row in rows] == [
+        "| Address web service",
+        "| Newspaper API",
+        "| Commerce API",
+    ]
+    address = rows[0]
+    not_processed, uncertain = address.split(" | ")[1:3]
+    assert "Status 106 AuthenticationUserMaxRequestsReached" in not_processed
+    assert "Status 302 DatabaseItemNotFound" in uncertain and "Status 999 UnknownError" in uncertain
+    assert "HTTP 403" in rows[2].split(" | ")[1]
+
+
+def test_only_the_text_between_the_markers_changes(tmp_path: Path) -> None:
+    begin, end = reference.markers("not-processed")
+    path = tmp_path / "page.md"
+    path.write_text(f"# Title\n\nbefore\n\n{begin}\nstale\n{end}\n\nafter\n", encoding="utf-8")
+    assert reference.main([str(path)]) == 0
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# Title\n\nbefore\n\n" + begin + "\n| API |")
+    assert text.endswith(f"\n{end}\n\nafter\n") and "stale" not in text
+
+
+def test_broken_markers_are_refused() -> None:
+    begin, end = reference.markers("not-processed")
+    with pytest.raises(reference.ReferenceError):
+        reference.rewrite(f"{end}\n{begin}\n")
+    with pytest.raises(reference.ReferenceError):
+        reference.rewrite(f"{begin}\n{begin}\n{end}\n")
