@@ -14,7 +14,11 @@ from pathlib import Path
 
 from connectors.errors import SubmissionAnswers
 
-API_TITLES = {"address-service": "Address web service", "newspaper": "Newspaper API", "commerce": "Commerce API"}
+API_TITLES = {
+    "address-service": "Address web service",
+    "newspaper": "Newspaper API",
+    "commerce": "Commerce API",
+}
 
 
 def not_processed_table() -> str:
