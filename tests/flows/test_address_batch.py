@@ -18,6 +18,7 @@ from connectors.errors import ServerError, TransportFailure
 from flows.address_batch import address_batch
 from flows.cleanup import cleanup
 from postflows.settings import get_settings
+from sandbox.address_service.jobs import JobStore
 from sandbox.inprocess import address_service_url
 from tasks.address_service.batch import BatchJobFailed
 from tasks.polling import PollTimedOut
@@ -230,7 +231,7 @@ async def test_a_job_the_service_cannot_find_is_never_replaced_without_resubmit(
     with pytest.raises(PollTimedOut):
         await address_batch(input_path=EXAMPLE, output_dir=out, max_wait_s=0.2, **FAST)
     (first,) = _runs()
-    for token in _file_tokens(first):  # its files are kept while the job may still give a result
+    for token in _file_tokens(first):  # the service loses the job: its files are deleted elsewhere
         assert await _token_state(sandbox, token) == 0
     batch_token = _job(first, "batch").remote_id
     await _forget(sandbox, batch_token)  # checkbatchstatus now answers Status 302
@@ -252,6 +253,32 @@ async def test_a_job_the_service_cannot_find_is_never_replaced_without_resubmit(
     jobs = [job for run in _runs() for job in run.remote_jobs if job.kind == "batch"]
     assert sorted(job.status for job in jobs) == ["COMPLETED", "SUPERSEDED"]
     assert "## Replaced" in (out / "summary.md").read_text(encoding="utf-8")
+
+
+async def test_status_302_three_times_then_an_answer_bills_one_batch(sandbox: Sandbox, tmp_path: Path) -> None:
+    sandbox.inject(api="address", endpoint="checkbatchstatus/*", kind="service_status", value=302, times=3)
+    summary = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+    assert summary["result_rows"] == summary["accepted_rows"] > 0
+    assert sandbox.transport.count("/runbatch") == 1
+    assert sandbox.transport.count("/checkbatchstatus") >= 4
+    assert sandbox.config.faults.rules[0].fired == 3
+
+
+async def test_status_302_until_the_wait_ends_leaves_the_job_to_the_next_run(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    sandbox.inject(api="address", endpoint="checkbatchstatus/*", kind="service_status", value=302, times=None)
+    with pytest.raises(DatabaseStatusError):
+        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", max_wait_s=0.5, **FAST)
+    (first,) = _runs()
+    assert _job(first, "batch").status == "WAITING"
+    held = set(JobStore(sandbox.transport.inner.app.state.sandbox_state).file_tokens())
+    assert set(_file_tokens(first)) <= held, "the files of a job that may give a result stay"
+
+    sandbox.config.faults.clear()
+    summary = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+    assert summary["resumed"] is True and summary["result_rows"] == summary["accepted_rows"]
+    assert sandbox.transport.count("/runbatch") == 1
 
 
 async def test_options_that_give_the_same_upload_are_one_batch(sandbox: Sandbox, tmp_path: Path) -> None:
