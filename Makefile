@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export DO_NOT_TRACK := 1
 
-.PHONY: install run test check fmt clean bench
+.PHONY: install run test test-fast check fmt clean bench
 
 # uv when it can be had (bootstrapped once into ~/.cache/postflows/tools), else pip; USE_UV=0 forces pip.
 $(STAMP): pyproject.toml scripts/install-venv.sh
@@ -23,6 +23,10 @@ run: install
 
 test: install
 	scripts/with-postgres.sh $(PY) -m pytest $(PYTEST_ARGS)
+
+# The inner loop: everything but the end-to-end tests (real servers) and the fault matrix.
+test-fast: install
+	scripts/with-postgres.sh $(PY) -m pytest --ignore=tests/e2e --ignore=tests/reliability $(PYTEST_ARGS)
 
 bench: install
 	$(PY) -m bench $(BENCH_ARGS)

@@ -158,6 +158,7 @@ def _assert_every_row_accounted_for(run: Finished) -> None:
 class Hold:
     """When one run held one key, and how its hold ended."""
 
+    key: str
     run_id: int
     taken: datetime
     given_back: datetime
@@ -189,7 +190,8 @@ def _recorded(url: str) -> Recorded:
             for step in session.scalars(select(Step)):
                 ended = step.started_at + timedelta(seconds=step.duration_s)
                 if step.name == HOLD_KEY_STEP:
-                    holds[str(step.detail)].append(Hold(step.run_id, step.started_at, ended, step.outcome))
+                    key = str(step.detail)
+                    holds[key].append(Hold(key, step.run_id, step.started_at, ended, step.outcome))
                 else:
                     work[step.run_id].append((step.started_at, ended))
             batches = Counter(
@@ -204,16 +206,28 @@ def _recorded(url: str) -> Recorded:
 
 
 def _assert_one_holder_at_a_time(recorded: Recorded) -> None:
-    """Every run with a key held it once and gave it back (none was taken over: every process lived), the
-    holds of a key follow each other, and each run's steps lie inside its hold."""
-    keyed = Counter(run.idempotency_key for run in recorded.runs if run.idempotency_key)
-    assert {key: len(holds) for key, holds in recorded.holds.items()} == dict(keyed)
+    """Every hold of a key was given back (none was taken over: every process lived) and the holds of a key
+    follow each other. A run that learns the key of its work once it has read its input holds its first key,
+    then the work's (taking the second before it gives the first back), so it never works without one: each
+    run's steps lie inside its holds, and its recorded key is the last it held."""
+    by_run: dict[int, list[Hold]] = defaultdict(list)
     for key, holds in recorded.holds.items():
         assert [hold.outcome for hold in holds] == ["ok"] * len(holds), (key, holds)
         for held, following in itertools.pairwise(holds):
             assert held.given_back <= following.taken, (key, held, following)
         for hold in holds:
-            _assert_inside(hold, recorded.work[hold.run_id])
+            by_run[hold.run_id].append(hold)
+    for run in recorded.runs:
+        spans = sorted(by_run.pop(run.id, []), key=lambda hold: hold.taken)
+        if not run.idempotency_key:
+            assert not spans, (run.id, spans)
+            continue
+        assert spans and spans[-1].key == run.idempotency_key, (run.id, run.idempotency_key, spans)
+        for held, following in itertools.pairwise(spans):
+            assert following.taken <= held.given_back, (run.id, held, following)
+        whole = Hold(run.idempotency_key, run.id, spans[0].taken, spans[-1].given_back, "ok")
+        _assert_inside(whole, recorded.work[run.id])
+    assert not by_run, by_run
     assert recorded.leases == 0
 
 

@@ -142,8 +142,9 @@ class Crash:
         return json_block(result.stdout)
 
     def refused(self, result: subprocess.CompletedProcess[str], what: str) -> None:
-        """A run that must have stopped because an earlier submission's outcome is unknown."""
-        assert result.returncode == 1, result.stdout + result.stderr
+        """A run that must have stopped because an earlier submission's outcome is unknown (exit 2: the user
+        has to check and confirm with --resubmit)."""
+        assert result.returncode == 2, result.stdout + result.stderr
         assert "--resubmit" in result.stderr and what in result.stderr, result.stderr
 
     def no_file_left(self) -> None:
