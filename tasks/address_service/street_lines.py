@@ -24,9 +24,9 @@ _TRAILING = re.compile(rf"^(?P<street>.*?[^\W\d_].*?)(?:\s*,\s*|\s+|(?<=[.]))(?P
 _GLUED = re.compile(r"^(?P<street>.*[^\W\d_]{3})(?P<number>\d{1,5}(?:[A-Za-z]|bis|ter)?)$")
 _STREET_WORDS = (
     "rue", "avenue", "av", "chemin", "ch", "route", "rte", "place", "pl", "boulevard", "bd", "quai",
-    "impasse", "allée", "allee", "sentier", "ruelle", "passage", "promenade", "esplanade", "cours", "faubourg",
-    "rampe", "square", "via", "viale", "vicolo", "piazza", "piazzetta", "strada", "contrada", "salita", "riva",
-    "largo", "corso", "carraia",
+    "impasse", "allée", "allee", "sentier", "ruelle", "passage", "promenade", "esplanade", "cours",
+    "faubourg", "rampe", "square", "via", "viale", "vicolo", "piazza", "piazzetta", "strada", "contrada",
+    "salita", "riva", "largo", "corso", "carraia",
 )  # fmt: skip
 _LEADING = re.compile(
     rf"^(?P<number>{_NUMBER})\s*(?:,\s*(?P<any>\S.*)|\s+(?P<worded>(?:{'|'.join(_STREET_WORDS)})\b\.?.*))$",
