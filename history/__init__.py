@@ -61,6 +61,7 @@ from history.remote_jobs import (
     batch_file_tokens,
     batches_using_file,
     job_with_remote_id,
+    jobs_recorded_since,
     undeleted_files,
     unfinished_jobs,
 )
@@ -96,6 +97,7 @@ __all__ = [
     "try_acquire_lease",
     "undeleted_files",
     "job_with_remote_id",
+    "jobs_recorded_since",
     "batch_file_tokens",
     "batches_using_file",
     "unfinished_jobs",
