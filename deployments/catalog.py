@@ -147,9 +147,11 @@ CATALOG: tuple[DeploymentSpec, ...] = (
     DeploymentSpec(
         name="newspaper-reports",
         flow="flows.newspaper_reports:newspaper_reports",
-        description="Fetch status, summary, sendings and orders of an existing newspaper order.",
-        tags=("newspaper",),
+        description="Fetch status, summary, sendings and orders of an existing newspaper order (daily: "
+        "every order of the last 30 days whose reports are missing or older than its status).",
+        tags=("newspaper", "scheduled"),
         command="newspaper-reports",
+        schedules=(_daily("daily", "06:15"),),
         concurrency_limit=4,
     ),
     DeploymentSpec(

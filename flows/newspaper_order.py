@@ -1,8 +1,11 @@
 """The newspaper order, end to end: submit (standard or gratis) → record the order id → delivery note →
-wait for the status → summary, sendings and corrected order → JSON files, report.xlsx and summary.md.
+wait while the order is in CONTROL (or a status the user names) → summary, sendings and corrected order as
+the service gives them in the status reached → JSON files, report.xlsx and summary.md.
 
 The order's identity is a hash of what is posted (kind and canonical JSON body) and the service it goes
-to: a re-run resumes the recorded order and never posts a second one.
+to: a re-run resumes the recorded order and never posts a second one. The run records the order's folder and
+the status its reports reflect, so the daily newspaper-reports sweep fetches them again once the status
+changes.
 """
 
 from __future__ import annotations
@@ -37,6 +40,13 @@ from tasks.newspaper.orders import (
     submit_order,
     wait_for_order,
     waiting_set,
+)
+from tasks.newspaper.report_sweep import (
+    ORDERS_FOLDER,
+    STATUS_HISTORY,
+    folder_data,
+    reports_data,
+    with_status,
 )
 from tasks.newspaper.submissions import WarningLog, submit_newspaper
 from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
@@ -98,8 +108,9 @@ async def newspaper_order(
         Blank[list[str]],
         form(
             "Statuses to wait in",
-            "Keep checking while the order is in one of these statuses. Empty: LOADED and CONTROL "
-            "(CONTROL always).",
+            "Keep checking while the order is in one of these statuses besides CONTROL, which is always "
+            "waited out. Empty: CONTROL only, so an order that stays LOADED (weights completed by hand) ends "
+            "the run at once; name your contract's statuses (e.g. LOADED) to wait for its final one.",
             blank=[],
         ),
     ] = None,
@@ -136,14 +147,15 @@ async def newspaper_order(
             dir/newspaper-orders/<newspaper>-<issue>-<delivery date>).
         gratis: POST orders/gratis instead of orders/standard.
         resubmit: post even though an earlier POST of this order may have reached the service.
-        waiting_statuses: statuses to keep polling in (default LOADED and CONTROL; CONTROL always is).
+        waiting_statuses: statuses to keep polling in besides CONTROL, which always is (default: CONTROL
+            only; any other status ends the wait and the reports are fetched as the service gives them).
         max_wait_s: give up waiting for the status after this many seconds (a re-run resumes).
         min_poll_interval_s: first wait between status checks.
         max_poll_interval_s: longest wait between status checks.
         order: the order as an object with the spec's field names, instead of ``order_path``.
 
     Returns:
-        The run summary: order id, final status, files written and the API's warnings.
+        The run summary: order id, the status the wait ended in, files written and the API's warnings.
     """
     settings = get_settings()
     logger = get_run_logger()
@@ -154,7 +166,7 @@ async def newspaper_order(
     output_dir = (
         Path(output_dir)
         if output_dir is not None
-        else settings.data_dir / "newspaper-orders" / _folder_name(basis)
+        else settings.data_dir / ORDERS_FOLDER / _folder_name(basis)
     )
     key = order_key(submitted, kind, endpoint=newspaper_endpoint(settings))
     parameters = {
@@ -188,6 +200,7 @@ async def newspaper_order(
                 data={"order_kind": kind, **identity},
             )
             order_id = int(submission.job.remote_id)
+            await recorder.update_job(submission.job, data=folder_data(output_dir))
             summary.update(order_id=order_id, resumed=submission.resumed, idempotency_key=key)
             logger.info("%s order %s", "resuming" if submission.resumed else "submitted", order_id)
             await _delivery_note(
@@ -223,7 +236,11 @@ async def newspaper_order(
         for path in files:
             await recorder.document(path.stem, path, job=submission.job)
         await recorder.update_job(
-            submission.job, status=JobState.COMPLETED, remote_status=str(status.status_value), finished=True
+            submission.job,
+            status=JobState.COMPLETED,
+            remote_status=str(status.status_value),
+            finished=True,
+            data=reports_data(status),
         )
         text = order_summary_text(f"Newspaper {kind} order {order_id}", outcome, files)
         summary.update(status=str(status.status_value), warnings=warnings.lines, notes=outcome.reports.notes)
@@ -286,24 +303,21 @@ async def _wait(
     policy: PollPolicy,
 ) -> OrderStatus:
     """Poll the status, recording every change with its statusDate (continuing an earlier run's history)."""
-    history: list[dict[str, Any]] = list(job.data.get("status_history", []))
+    history: list[dict[str, Any]] = list(job.data.get(STATUS_HISTORY, []))
 
     async def on_status(result: ApiResult[OrderStatus]) -> None:
         await warnings.add("status", result.warnings)
         status = result.value
-        value = str(status.status_value) if status.status_value is not None else None
-        date = status.status_date.isoformat() if status.status_date else None
-        if history and (history[-1]["statusValue"], history[-1]["statusDate"]) == (value, date):
+        seen = with_status(history, status)
+        if len(seen) == len(history):
             return
-        history.append(
-            {"statusValue": value, "statusDate": date, "recordedAt": dt.datetime.now(dt.UTC).isoformat()}
-        )
+        history[:] = seen
         await recorder.update_job(
             job,
             status=JobState.RUNNING,
-            remote_status=value,
+            remote_status=seen[-1]["statusValue"],
             status_date=status.status_date,
-            data={"status_history": history},
+            data={STATUS_HISTORY: history},
         )
 
     status = await wait_for_order(

@@ -1,54 +1,148 @@
-"""Reports of an existing newspaper order: status, summary and sendings (never while CONTROL), original
-and corrected order → JSON files, report.xlsx and summary.md.
+"""Reports of newspaper orders: status, summary and sendings (never while CONTROL), original and corrected
+order → JSON files, report.xlsx and summary.md.
+
+With an order id, the reports of that order. Without one (the daily schedule), a sweep of the run history:
+each order recorded in the last days whose reports were never fetched, or were fetched at another status
+than the one the service now gives, has them fetched again into its own folder.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from prefect import flow, get_run_logger
 
+from connectors.errors import PostflowsError
+from connectors.newspaper import NewspaperClient, NewspaperRejected
 from flows.forms import Blank, form
 from flows.naming import run_name
 from flows.runs import recorded_run
-from postflows.settings import get_settings
+from postflows.settings import Settings, get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
+from tasks.errors import InputError
+from tasks.files import write_text
 from tasks.idempotency import named_key
-from tasks.newspaper.order_report import identity_of, order_summary_text, write_order_files
+from tasks.newspaper.order_report import (
+    identity_of,
+    order_summary_text,
+    recorded_identity,
+    write_order_files,
+)
 from tasks.newspaper.order_report_data import OrderOutcome
-from tasks.newspaper.orders import fetch_order_reports
+from tasks.newspaper.orders import fetch_order_reports, fetch_order_status
+from tasks.newspaper.outputs import summary_markdown
+from tasks.newspaper.report_sweep import (
+    STATUS_HISTORY,
+    order_folder,
+    recorded_kind,
+    recorded_order,
+    recorded_orders,
+    reports_current,
+    reports_data,
+    with_status,
+)
 from tasks.newspaper.submissions import WarningLog
+from tasks.retrying import run_step
+from tasks.run_history import JobSnapshot, RunRecorder
 
 FLOW_NAME = "newspaper-reports"
+FORM_KIND = "Kind of order"
+FETCHED = "fetched"
+UP_TO_DATE = "up to date"
+FAILED = "failed"
+OUTCOMES = (FETCHED, UP_TO_DATE, FAILED)
 
 
-@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "order_id"))
+class ReportsNotFetched(PostflowsError):
+    """The reports of some orders of a sweep could not be fetched; those of the others were."""
+
+
+@flow(
+    name=FLOW_NAME,
+    log_prints=False,
+    flow_run_name=run_name(FLOW_NAME, lambda parameters: str(parameters.get("order_id") or "sweep")),
+)
 async def newspaper_reports(
     order_id: Annotated[
-        int, form("Order id", "The order id the service returned when the order was submitted.", minimum=1)
-    ],
+        Blank[int],
+        form(
+            "Order id",
+            "The order id the service returned when the order was submitted. 0: every order of the last "
+            "days (below) whose reports are missing or older than its status, each into its own folder.",
+            blank=0,
+            minimum=0,
+        ),
+    ] = None,
     output_dir: Annotated[
-        Path, form("Output folder", "Folder on the worker for the JSON answers, report.xlsx and summary.md.")
-    ],
+        Blank[Path],
+        form(
+            "Output folder",
+            "Folder on the worker for one order's JSON answers, report.xlsx and summary.md. Empty: the "
+            "order's own folder (where its order run wrote, else <data dir>/newspaper-orders/<order id>); "
+            "a sweep always writes there.",
+            blank="",
+        ),
+    ] = None,
     kind: Annotated[
         Blank[Literal["auto", "standard", "gratis"]],
-        form("Kind of order", "Standard or gratis; auto: found out from the original order.", blank="auto"),
+        form(
+            "Kind of order",
+            "Standard or gratis; auto: found out from the original order (a sweep takes each order's kind "
+            "from the run history).",
+            blank="auto",
+        ),
     ] = "auto",
+    days: Annotated[
+        int,
+        form("Days back", "A sweep looks at the orders recorded in this many last days.", minimum=1),
+    ] = 30,
 ) -> dict[str, Any]:
-    """Fetch every report of an order that exists already.
+    """Fetch every report of an order that exists already, or of each recent order whose reports are due.
 
     Args:
-        order_id: the order id the service returned on submission.
-        output_dir: where the JSON files, report.xlsx and summary.md go.
+        order_id: the order id the service returned on submission; none (or 0) sweeps the run history.
+        output_dir: where one order's JSON files, report.xlsx and summary.md go (default: the order's own
+            folder: the one its order run recorded, else data dir/newspaper-orders/<order id>).
         kind: standard or gratis; found out from the original order when not given (auto).
+        days: a sweep looks at the orders recorded in this many last days.
 
     Returns:
-        The run summary: status, which reports were fetched, notes on those not available, files written.
+        The run summary. One order: status, which reports were fetched, notes on those not available, files
+        written. A sweep: per order whether its reports were fetched, up to date or failed.
+
+    Raises:
+        ReportsNotFetched: a sweep could not fetch the reports of some orders (after trying all of them).
     """
     settings = get_settings()
-    output_dir = Path(output_dir)
     known: Literal["standard", "gratis"] | None = None if kind is None or kind == "auto" else kind
+    if not order_id:
+        if output_dir is not None:
+            raise InputError(
+                "an output folder is for one order's reports: a sweep writes each order's into its own "
+                "folder; give an order id, or leave the folder empty",
+                path=output_dir,
+            )
+        if known is not None:
+            raise InputError(
+                f"{known} names one order's kind: a sweep takes each order's from the run history; give an "
+                "order id, or leave it auto",
+                path=FORM_KIND,
+            )
+        if days < 1:
+            raise ValueError(f"days back must be at least 1, got {days}")
+        return await _sweep(settings, days)
+    return await _one_order(settings, order_id, None if output_dir is None else Path(output_dir), known)
+
+
+async def _one_order(
+    settings: Settings,
+    order_id: int,
+    output_dir: Path | None,
+    known: Literal["standard", "gratis"] | None,
+) -> dict[str, Any]:
+    """The reports of one order, into ``output_dir`` (default: the order's own folder)."""
     parameters = {"order_id": order_id, "output_dir": output_dir, "kind": known}
     async with recorded_run(
         settings,
@@ -56,6 +150,8 @@ async def newspaper_reports(
         idempotency_key=named_key(f"{FLOW_NAME}:{order_id}", endpoint=newspaper_endpoint(settings)),
         parameters=parameters,
     ) as (recorder, summary):
+        if output_dir is None:
+            output_dir = order_folder(settings.data_dir, order_id, await recorded_order(recorder, order_id))
         warnings = WarningLog(recorder)
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
             reports = await fetch_order_reports(client, order_id, kind=known)
@@ -80,3 +176,101 @@ async def newspaper_reports(
         await summary.publish(text, output_dir, description="Order reports")
         get_run_logger().info("reports of order %s written to %s", order_id, output_dir)
         return dict(summary)
+
+
+async def _sweep(settings: Settings, days: int) -> dict[str, Any]:
+    """Fetch again the reports of each order recorded in the last ``days`` whose reports are due; one order
+    failing does not stop the others, and the run fails at the end naming every order that failed."""
+    logger = get_run_logger()
+    since = dt.datetime.now(dt.UTC) - dt.timedelta(days=days)
+    async with recorded_run(
+        settings,
+        flow=FLOW_NAME,
+        idempotency_key=named_key(f"{FLOW_NAME}:sweep", endpoint=newspaper_endpoint(settings)),
+        parameters={"days": days},
+    ) as (recorder, summary):
+        orders = await recorded_orders(recorder, since=since)
+        outcomes: dict[str, str] = {}
+        failures: dict[str, str] = {}
+        warnings = WarningLog(recorder)
+        async with newspaper_client(settings, request_log=recorder.request_log) as client:
+            for job in orders:
+                try:
+                    outcomes[job.remote_id] = await _refresh(client, recorder, warnings, job, settings)
+                except Exception as error:  # noqa: BLE001 - one order's failure must not stop the others
+                    outcomes[job.remote_id] = FAILED
+                    failures[job.remote_id] = f"{type(error).__name__}: {error}"
+                    code = error.code if isinstance(error, NewspaperRejected) and error.code else "reports"
+                    await recorder.message(
+                        "error",
+                        code,
+                        f"order {job.remote_id}: reports not fetched: {failures[job.remote_id]}",
+                    )
+                    logger.error("reports of order %s not fetched: %s", job.remote_id, error)
+        counts = {state: list(outcomes.values()).count(state) for state in OUTCOMES}
+        summary.update(
+            days=days,
+            orders=outcomes,
+            counts=counts,
+            failures=failures,
+            warnings=warnings.lines,
+        )
+        facts: dict[str, Any] = {"days back": days, "orders looked at": len(orders), **counts}
+        facts.update({f"order {order}": state for order, state in outcomes.items()})
+        notes = [f"order {order}: {reason}" for order, reason in failures.items()]
+        text = summary_markdown("Reports of recent newspaper orders", facts, warnings.lines, notes)
+        await summary.publish(text, None, description="Order reports sweep")
+        if failures:
+            raise ReportsNotFetched(
+                f"reports of {len(failures)} of {len(orders)} orders not fetched: "
+                + "; ".join(f"order {order} ({reason})" for order, reason in failures.items())
+            )
+        logger.info("reports of %d orders fetched, %d up to date", counts[FETCHED], counts[UP_TO_DATE])
+        return dict(summary)
+
+
+async def _refresh(
+    client: NewspaperClient,
+    recorder: RunRecorder,
+    warnings: WarningLog,
+    job: JobSnapshot,
+    settings: Settings,
+) -> str:
+    """Look at one order's status; when its reports were never fetched or were fetched at another status,
+    fetch them into the order's folder and record the status they reflect. Returns what was done."""
+    order_id = int(job.remote_id)
+    looked = await run_step(fetch_order_status, client, order_id)
+    status = looked.value
+    first_warning = len(warnings.lines)
+    await warnings.add(f"order {order_id} status", looked.warnings)
+    if reports_current(job.data, status):
+        return UP_TO_DATE
+    reports = await fetch_order_reports(
+        client, order_id, kind=recorded_kind(job), status=status, original=False
+    )
+    await warnings.add(f"order {order_id} reports", reports.warnings)
+    for note in reports.notes:
+        await recorder.message("info", "not-requested", note)
+    history = with_status(job.data.get(STATUS_HISTORY, []), status)
+    outcome = OrderOutcome(
+        order_id,
+        reports=reports,
+        identity=recorded_identity(job.data),
+        status_history=history,
+        warnings=warnings.lines[first_warning:],
+    )
+    folder = order_folder(settings.data_dir, order_id, job)
+    files = write_order_files(outcome, folder, max_bytes=settings.download_max_bytes)
+    summary_file = write_text(
+        folder / "summary.md",
+        order_summary_text(f"Reports of newspaper order {order_id}", outcome, files),
+    )
+    for path in [*files, summary_file]:
+        await recorder.document(path.stem, path, job=job)
+    await recorder.update_job(
+        job,
+        remote_status=history[-1]["statusValue"],
+        status_date=status.status_date,
+        data={STATUS_HISTORY: history, **reports_data(status)},
+    )
+    return FETCHED

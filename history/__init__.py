@@ -62,6 +62,7 @@ from history.remote_jobs import (
     batches_using_file,
     job_with_remote_id,
     jobs_in_states,
+    jobs_recorded_since,
     undeleted_files,
     unfinished_jobs,
 )
@@ -98,6 +99,7 @@ __all__ = [
     "try_acquire_lease",
     "undeleted_files",
     "job_with_remote_id",
+    "jobs_recorded_since",
     "batch_file_tokens",
     "batches_using_file",
     "jobs_in_states",

@@ -186,6 +186,17 @@ def unfinished_jobs(session: Session, *, idempotency_key: str, api: str, kind: s
     return list(session.scalars(statement.order_by(RemoteJob.id)))
 
 
+def jobs_recorded_since(session: Session, *, api: str, kind: str, since: datetime) -> list[RemoteJob]:
+    """Jobs of this api and kind first recorded at or after ``since`` and not deleted, oldest first."""
+    statement = select(RemoteJob).where(
+        RemoteJob.api == api,
+        RemoteJob.kind == kind,
+        RemoteJob.created_at >= since,
+        RemoteJob.deleted_at.is_(None),
+    )
+    return list(session.scalars(statement.order_by(RemoteJob.id)))
+
+
 def undeleted_files(
     session: Session, *, kinds: tuple[str, ...], older_than: datetime | None = None, api: str | None = None
 ) -> list[RemoteJob]:

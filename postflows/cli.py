@@ -351,6 +351,13 @@ def sandbox_command(
     host: Annotated[str, typer.Option(help="Interface to bind")] = "127.0.0.1",
     faults: Annotated[str | None, typer.Option(help="Fault plan: JSON/YAML text or file")] = None,
     job_seconds: Annotated[float | None, typer.Option(help="Duration of batch jobs and purchases")] = None,
+    order_statuses: Annotated[
+        str | None,
+        typer.Option(
+            help="Statuses a newspaper order goes through over its job time, comma-separated, e.g. "
+            "LOADED,CONTROL,DONE [default: POSTFLOWS_SANDBOX_ORDER_STATUSES, else LOADED: it stays LOADED]"
+        ),
+    ] = None,
     state_dir: Annotated[
         Path | None, typer.Option(help="Where orders, jobs and files are kept [default: <data dir>/sandbox]")
     ] = None,
@@ -371,7 +378,7 @@ def sandbox_command(
     from postflows.wiring import sandbox_state_dir
     from sandbox.address_service.alignments import AlignmentError, alignments_setting, parse_alignments
     from sandbox.app import create_app
-    from sandbox.config import SandboxConfig
+    from sandbox.config import DEFAULT_ORDER_STATUSES, SandboxConfig, parse_order_statuses
     from sandbox.faults import FaultPlan
 
     if memory and state_dir is not None:
@@ -385,8 +392,15 @@ def sandbox_command(
     except AlignmentError as error:
         say(" ".join(str(error).split()), style="red")
         raise typer.Exit(EXIT_USAGE) from None
+    sequence = order_statuses if order_statuses is not None else settings.sandbox_order_statuses
+    try:
+        statuses = DEFAULT_ORDER_STATUSES if sequence is None else parse_order_statuses(sequence)
+    except ValueError as error:
+        say(f"order statuses: {error}", style="red")
+        raise typer.Exit(EXIT_USAGE) from None
     config = SandboxConfig(
         job_seconds=job_seconds if job_seconds is not None else settings.sandbox_job_seconds,
+        order_statuses=statuses,
         faults=FaultPlan.load(faults if faults is not None else settings.sandbox_faults),
         state_dir=None if memory else (state_dir or sandbox_state_dir(settings)),
         alignments=alignments,
@@ -399,6 +413,7 @@ def sandbox_command(
     say(f"commerce API:    {base}/commerce  (auth URL {base}/auth, client sandbox-commerce-client)")
     say(f"fault plan:      {base}/_sandbox/faults  ({_control_access(host, settings)})")
     say(f"state:           {config.state_dir or 'in memory'}")
+    say(f"order statuses:  {', '.join(config.order_statuses)}")
     for key, agreed in alignments.items():
         outputs = ", ".join(agreed.outputs.values()) or "none"
         say(

@@ -27,12 +27,16 @@ def newspaper_order_command(
     resubmit: ResubmitOpt = False,
     wait_status: Annotated[
         list[str] | None,
-        typer.Option("--wait-status", help="Keep polling while in this status (repeatable; CONTROL always)"),
+        typer.Option(
+            "--wait-status",
+            help="Keep polling while in this status too (repeatable), e.g. LOADED to wait for your "
+            "contract's final status; CONTROL is always waited out, any other status ends the wait",
+        ),
     ] = None,
     max_wait: MaxWaitOpt = 3600.0,
     poll_interval: PollOpt = 2.0,
 ) -> None:
-    """Submit an order, save its delivery note, wait for its status and write its reports."""
+    """Submit an order, save its delivery note, wait while it is in CONTROL and write its reports."""
     from postflows import precheck
 
     prepare_flow_run("newspaper", out=out, inputs=lambda: precheck.order_file(order, gratis=gratis))
@@ -53,19 +57,42 @@ def newspaper_order_command(
 
 
 def newspaper_reports_command(
-    order_id: Annotated[int, typer.Argument(help="Order id returned on submission")],
-    out: OutOpt,
+    order_id: Annotated[
+        int | None,
+        typer.Argument(
+            help="Order id returned on submission; none: every recent order whose reports are missing or "
+            "older than its status",
+            min=1,
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Output directory of one order [default: the order's own folder]"),
+    ] = None,
     gratis: Annotated[
         bool | None, typer.Option("--gratis/--standard", help="Kind of order (found out when not given)")
     ] = None,
+    days: Annotated[
+        int | None,
+        typer.Option("--days", help="Without an order id: look at the orders of this many last days", min=1),
+    ] = None,
 ) -> None:
-    """Fetch status, summary, sendings, original and corrected order of an existing order."""
+    """Fetch status, summary, sendings, original and corrected order of an existing order; without an order
+    id, fetch them again for each order of the last days whose reports are missing or older than its
+    status, into the order's own folder."""
+    if order_id is None and (out is not None or gratis is not None):
+        raise typer.BadParameter("--out and --gratis/--standard name one order: give its order id")
+    if order_id is not None and days is not None:
+        raise typer.BadParameter("--days is for a sweep of recent orders: leave out the order id")
     prepare_flow_run("newspaper", out=out)
     from flows.newspaper_reports import newspaper_reports
 
     kind: Literal["standard", "gratis"] | None = (
         None if gratis is None else ("gratis" if gratis else "standard")
     )
+    if order_id is None:
+        print_summary(run_work(lambda: newspaper_reports() if days is None else newspaper_reports(days=days)))
+        return
     print_summary(run_work(lambda: newspaper_reports(order_id=order_id, output_dir=out, kind=kind)))
 
 

@@ -204,6 +204,11 @@ class Settings(BaseSettings):
     sandbox_job_seconds: float = Field(
         default=3.0, description="How long a sandbox batch job or purchase takes"
     )
+    sandbox_order_statuses: str | None = Field(
+        default=None,
+        description="Statuses a sandbox newspaper order goes through over its job time, comma-separated "
+        "(e.g. LOADED,CONTROL,DONE); unset: it stays LOADED",
+    )
     sandbox_alignments: str | None = Field(
         default=None,
         description="Alignments the embedded sandbox holds: KEY=FILE[,KEY=FILE] (profile YAML files)",

@@ -50,10 +50,14 @@ logger = logging.getLogger("postflows")
 
 @lru_cache(maxsize=4)
 def _sandbox_transport(
-    job_seconds: float, faults: str | None, state_dir: Path, alignments: str | None
+    job_seconds: float,
+    faults: str | None,
+    state_dir: Path,
+    alignments: str | None,
+    order_statuses: str | None,
 ) -> httpx.AsyncBaseTransport:
     from sandbox.address_service.alignments import AlignmentError, alignments_setting
-    from sandbox.config import SandboxConfig
+    from sandbox.config import DEFAULT_ORDER_STATUSES, SandboxConfig, parse_order_statuses
     from sandbox.faults import FaultPlan
     from sandbox.inprocess import SandboxTransport
 
@@ -61,8 +65,16 @@ def _sandbox_transport(
         agreed = alignments_setting(alignments)
     except AlignmentError as error:
         raise ConfigurationError(f"POSTFLOWS_SANDBOX_ALIGNMENTS: {error}") from None
+    try:
+        statuses = DEFAULT_ORDER_STATUSES if order_statuses is None else parse_order_statuses(order_statuses)
+    except ValueError as error:
+        raise ConfigurationError(f"POSTFLOWS_SANDBOX_ORDER_STATUSES: {error}") from None
     config = SandboxConfig(
-        job_seconds=job_seconds, faults=FaultPlan.load(faults), state_dir=state_dir, alignments=agreed
+        job_seconds=job_seconds,
+        faults=FaultPlan.load(faults),
+        state_dir=state_dir,
+        alignments=agreed,
+        order_statuses=statuses,
     )
     return SandboxTransport(config)
 
@@ -79,6 +91,7 @@ def sandbox_transport(settings: Settings) -> httpx.AsyncBaseTransport:
         settings.sandbox_faults,
         sandbox_state_dir(settings),
         settings.sandbox_alignments,
+        settings.sandbox_order_statuses,
     )
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
 
 from sandbox.address_service.alignments import SandboxAlignment
 from sandbox.auth import TokenRegistry
@@ -39,6 +40,29 @@ COMMERCE_SCOPES = (
     "address",
     "phone",
 )
+
+
+_STATUS_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+DEFAULT_ORDER_STATUSES: tuple[str, ...] = ("LOADED",)
+
+
+def parse_order_statuses(value: object) -> tuple[str, ...]:
+    """The statuses of an order's life from a setting: comma-separated text (``LOADED,CONTROL,DONE``) or a
+    sequence of names, upper-cased.
+
+    Raises:
+        ValueError: no name, or a name that is not a status word (letters, digits, underscores).
+    """
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, list | tuple):
+        raise ValueError(f"{value!r}: expected status names separated by commas, e.g. LOADED,CONTROL,DONE")
+    names = tuple(str(item).strip().upper() for item in items)
+    if not names or not all(_STATUS_NAME.fullmatch(name) for name in names):
+        raise ValueError(f"{value!r}: expected status names separated by commas, e.g. LOADED,CONTROL,DONE")
+    return names
+
+
+OrderStatuses = Annotated[tuple[str, ...], BeforeValidator(parse_order_statuses)]
 
 
 class OAuthClient(BaseModel):
@@ -100,7 +124,11 @@ class SandboxConfig(BaseModel):
     commerce_id_token_fault: IdTokenFault | None = None
 
     job_seconds: float = 3.0
-    newspaper_final_status: str = "DONE"
+    # The statuses an accepted newspaper order goes through, spread evenly over its job time (the last one
+    # reached when the job is done). The spec names LOADED and CONTROL, neither their order nor a final
+    # status, so by default an order stays LOADED, as one whose weights are completed by hand in the online
+    # dispatch-list service does; e.g. LOADED,CONTROL,DONE plays a longer life.
+    order_statuses: OrderStatuses = DEFAULT_ORDER_STATUSES
     # The spec spells the purchase output path both ways; the sandbox serves one so clients must cope.
     purchase_output_path_spelling: Literal["output-addresses", "outputaddresses"] = "output-addresses"
     structure_file_version: int = 1

@@ -9,8 +9,9 @@ relative to that API's mount (``runbatch``, ``checkbatchstatus/*``, ``*orders/st
 * ``service_status``: the endpoint answers HTTP 200 with its own failure code (address-service ``Status``
   such as 106, 501, 201; newspaper message code such as ``0000``), read by the handler via
   :func:`active_fault`;
-* ``job_outcome`` / ``job_seconds``: a batch job or purchase created by this request ends in that outcome
-  (``failed``, ``error``, ``canceled``, ``unknown``) or takes that many seconds;
+* ``job_outcome`` / ``job_seconds``: a batch job, newspaper order or purchase created by this request ends
+  in that outcome (``failed``, ``error``, ``canceled``, ``unknown``; an order in that status) or takes that
+  many seconds;
 * ``lost_answer``: the request is processed (its changes are kept), then the connection is closed before
   the answer is complete — the client cannot tell whether anything happened;
 * ``processed_status``: the request is processed, then answered with the API's failure instead of the

@@ -33,7 +33,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 STATE_FILE = "sandbox-state.db"
 # Bumped whenever a stored record class changes shape: a state file of another format is started afresh.
-STATE_FORMAT = "2"
+STATE_FORMAT = "3"
 BUSY_TIMEOUT_S = 60.0
 
 Value = TypeVar("Value")

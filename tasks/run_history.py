@@ -539,6 +539,17 @@ class RunRecorder:
 
         return await self._write(find)
 
+    async def jobs_since(self, *, api: str, kind: str, since: datetime) -> list[JobSnapshot]:
+        """Every job of this api and kind recorded at or after ``since`` (under any key) that is not deleted,
+        oldest first."""
+
+        def find() -> list[JobSnapshot]:
+            with self._factory.begin() as session:
+                jobs = history.jobs_recorded_since(session, api=api, kind=kind, since=since)
+                return [JobSnapshot.of(job) for job in jobs]
+
+        return await self._write(find)
+
     async def open_jobs(self, *, api: str, kind: str) -> list[JobSnapshot]:
         """Every job of this kind under this run's key that is not deleted yet, oldest first."""
         key = self.idempotency_key

@@ -1,9 +1,11 @@
 """Order endpoints of the newspaper sandbox (scope SENDINGS_NEWSPAPER_SUBMISSION_ORDERS).
 
-An accepted order is ``LOADED``, moves to ``CONTROL`` halfway through its job and ends in
-``config.newspaper_final_status`` (or the status a ``job_outcome`` fault names) once the job is done; the
-spec names only LOADED and CONTROL, so the final name is a sandbox assumption. Summary and sendings are
-refused in CONTROL with ``0000`` on HTTP 200, as is the corrected order before the job is done.
+An accepted order goes through ``config.order_statuses`` spread evenly over its job, the last one reached
+when the job is done: by default it stays ``LOADED``; ``LOADED,CONTROL,DONE`` is CONTROL from halfway and
+DONE at the end. The spec names only LOADED and CONTROL, so any other name is a sandbox assumption. A
+``job_outcome`` fault names the status the order ends in instead (it takes the last status's place, or
+follows a sequence of one). Summary and sendings are refused in CONTROL with ``0000`` on HTTP 200, as is
+the corrected order before the job is done.
 The delivery note is the document JSON by default and raw PDF bytes when ``Accept`` prefers
 ``application/pdf``.
 """
@@ -52,16 +54,31 @@ class OrderRecord:
     issue_from: int
     delivery_date: date
     job: Job
-    final_status: str
+    statuses: tuple[str, ...]
 
     def status(self, now: float) -> tuple[str, float]:
-        """(statusValue, epoch second the status was entered)."""
-        progress = self.job.fraction(now)
-        if progress >= 1.0:
-            return self.final_status, self.job.at(1.0)
-        if progress >= 0.5:
-            return "CONTROL", self.job.at(0.5)
-        return "LOADED", self.job.started_at
+        """(statusValue, epoch second the status was entered): of ``statuses`` (n of them), the i-th is
+        entered when the job has come i/(n-1) of the way."""
+        last = len(self.statuses) - 1
+        if last == 0:
+            return self.statuses[0], self.job.started_at
+        if self.job.duration <= 0:
+            reached = last
+        else:
+            # Whole parts of the job, counted without a fraction: no rounding moves a status off its second.
+            reached = int((now - self.job.started_at) * last // self.job.duration)
+            reached = min(last, max(0, reached))
+        return self.statuses[reached], self.job.at(reached / last)
+
+
+def played_statuses(configured: tuple[str, ...], outcome: str | None) -> tuple[str, ...]:
+    """The statuses an order goes through: the configured ones, ending in ``outcome`` when a ``job_outcome``
+    fault forced one (in the last status's place, or after a sequence of one status)."""
+    if outcome is None:
+        return configured
+    if len(configured) == 1:
+        return (*configured, outcome)
+    return (*configured[:-1], outcome)
 
 
 def _corrected(sent: dict[str, Any], paper: ReferenceNewspaper) -> dict[str, Any]:
@@ -215,7 +232,7 @@ def create_router(config: SandboxConfig, state: SandboxState) -> APIRouter:
                 issue_from=order.basis_information.issue_number.from_,
                 delivery_date=delivery,
                 job=job,
-                final_status=job.forced_outcome or config.newspaper_final_status,
+                statuses=played_statuses(config.order_statuses, job.forced_outcome),
             )
         )
         return JSONResponse({"id": record.order_id, **envelope(warnings=verdict.warnings)})

@@ -86,3 +86,8 @@ def identity_of(basis: Mapping[str, Any]) -> dict[str, Any]:
         "issue number": issue.get("from") if isinstance(issue, Mapping) else issue,
         "delivery date": basis.get("deliveryDate"),
     }
+
+
+def recorded_identity(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The identity :func:`identity_of` gave an order, read back from its job's recorded data."""
+    return {key: data.get(key) for key in identity_of({})}

@@ -49,14 +49,17 @@ __all__ = [
 ]
 T = TypeVar("T")
 CONTROL = "CONTROL"
-DEFAULT_WAITING_STATUSES: tuple[str, ...] = ("LOADED", CONTROL)
+# The spec names LOADED and CONTROL and no final status; an order may stay LOADED while its weights are
+# completed by hand in the online dispatch-list service, so only CONTROL (no summary, no sendings) is waited
+# out unless the user names the statuses of their contract.
+ALWAYS_WAITING: frozenset[str] = frozenset({CONTROL})
 
 
 def waiting_set(statuses: Iterable[str] | None) -> frozenset[str]:
-    """The statuses to keep waiting in, upper-cased; CONTROL always among them (summary and sendings are
-    not allowed in it)."""
-    chosen = DEFAULT_WAITING_STATUSES if statuses is None else tuple(statuses)
-    return frozenset(status.strip().upper() for status in chosen if status.strip()) | {CONTROL}
+    """The statuses to keep waiting in: CONTROL (summary and sendings are not allowed in it) and the
+    ``statuses`` given, upper-cased."""
+    chosen = () if statuses is None else tuple(statuses)
+    return frozenset(status.strip().upper() for status in chosen if status.strip()) | ALWAYS_WAITING
 
 
 def order_key(order: StandardOrder | GratisOrder, kind: OrderKind, *, endpoint: Endpoint) -> str:

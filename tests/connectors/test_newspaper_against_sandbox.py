@@ -49,7 +49,8 @@ def clock() -> Clock:
 
 @pytest.fixture
 def config(clock: Clock) -> SandboxConfig:
-    return SandboxConfig(clock=clock, job_seconds=JOB_SECONDS)
+    # Orders go LOADED → CONTROL (from halfway) → DONE, so the client meets every phase of an order.
+    return SandboxConfig(clock=clock, job_seconds=JOB_SECONDS, order_statuses=("LOADED", "CONTROL", "DONE"))
 
 
 @pytest.fixture

@@ -96,6 +96,7 @@ def test_the_schedules_are_the_issues() -> None:
     scheduled = {spec.name for spec in CATALOG if spec.schedules}
     assert scheduled == {
         "newspaper-master-data",
+        "newspaper-reports",
         "delivery-reference-sync",
         "structure-files",
         "newspaper-statistics",
@@ -112,6 +113,12 @@ def test_the_schedules_are_the_issues() -> None:
     assert [d.date() for d in daily] == [dt.date(2026, 1, 2), dt.date(2026, 1, 3), dt.date(2026, 1, 4)]
     assert {d.hour for d in runs("delivery-reference-sync", "daily", 3)} == {5}
     assert {d.hour for d in runs("cleanup", "nightly", 3)} == {2}
+    # The reports sweep runs daily at 06:15 with the flow's defaults: no order id, the last 30 days.
+    reports = runs("newspaper-reports", "daily", 2)
+    assert [(d.hour, d.minute) for d in reports] == [(6, 15)] * 2 and reports[1] - reports[0] == dt.timedelta(
+        1
+    )
+    assert spec_named("newspaper-reports").schedules[0].parameters == {}
     weekly = runs("structure-files", "weekly", 3)
     assert [b - a for a, b in zip(weekly, weekly[1:], strict=False)] == [dt.timedelta(days=7)] * 2
     assert spec_named("structure-files").schedules[0].parameters == {"file_code": 9}
@@ -134,6 +141,7 @@ def test_every_other_flow_runs_on_demand_only() -> None:
     for spec in CATALOG:
         if spec.name not in {"newspaper-master-data", "delivery-reference-sync", "structure-files"} | {
             "newspaper-statistics",
+            "newspaper-reports",
             "cleanup",
         }:
             assert spec.schedules == (), spec.name

@@ -40,11 +40,11 @@ def test_newspaper_order_run_twice_on_the_embedded_sandbox_resumes_the_same_orde
     assert first.returncode == 0, first.stderr
     assert "embedded sandbox" in first.stderr
     summary = json_block(first.stdout)
-    assert summary["status"] == "DONE" and not summary["resumed"]
+    assert summary["status"] == "LOADED" and not summary["resumed"]
 
     again = run()
     assert again.returncode == 0, again.stderr
     resumed = json_block(again.stdout)
     assert resumed["resumed"] is True and resumed["order_id"] == summary["order_id"]
-    assert resumed["status"] == "DONE"
+    assert resumed["status"] == "LOADED"
     assert (tmp_path / "data" / "sandbox" / "sandbox-state.db").is_file()

@@ -55,7 +55,7 @@ def test_order_runs_against_configured_urls_and_resumes_without_a_second_post(
     assert first.returncode == 0, first.stderr
     assert "embedded sandbox" not in first.stderr and f"{sandbox.origin}/newspaper" in first.stderr
     summary = json_block(first.stdout)
-    assert summary["status"] == "DONE" and not summary["resumed"]
+    assert summary["status"] == "LOADED" and not summary["resumed"]
     assert (workspace.out_dir / "delivery-note.pdf").read_bytes().startswith(b"%PDF")
     assert (workspace.out_dir / "report.xlsx").is_file()
 

@@ -47,13 +47,49 @@ def test_order_then_reports(sandbox: Sandbox, flow_env: Path, tmp_path: Path) ->
     )  # fmt: skip
     assert code == 0, output
     order = summary_of(output)
-    assert order["status"] == "DONE" and (tmp_path / "order" / "report.xlsx").is_file()
+    # The sandbox keeps an order LOADED: the run ends after one look at the status.
+    assert order["status"] == "LOADED" and (tmp_path / "order" / "report.xlsx").is_file()
+    assert sandbox.transport.count("/status") == 1
 
     code, output = invoke("newspaper-reports", str(order["order_id"]), "--out", str(tmp_path / "reports"))
     assert code == 0, output
     reports = summary_of(output)
-    assert reports["kind"] == "standard" and reports["status"] == "DONE"
+    assert reports["kind"] == "standard" and reports["status"] == "LOADED"
     assert (tmp_path / "reports" / "original-order.json").is_file()
+
+    # Without an order id: the recorded orders whose reports are due; this one's are up to date.
+    code, output = invoke("newspaper-reports", "--days", "7")
+    assert code == 0, output
+    assert summary_of(output)["orders"] == {str(order["order_id"]): "up to date"}
+    assert sandbox.transport.count("/summary") == 2
+
+
+def test_an_order_waits_in_the_statuses_named(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+    sandbox.config.order_statuses = ("LOADED", "CONTROL", "DONE")
+    code, output = invoke(
+        "newspaper-order", str(EXAMPLES / "newspaper-order.json"), "--out", str(tmp_path / "order"),
+        "--poll-interval", "0.05", "--wait-status", "LOADED",
+    )  # fmt: skip
+    assert code == 0, output
+    assert summary_of(output)["status"] == "DONE" and sandbox.transport.count("/status") > 1
+
+
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [
+        (["--out", "reports"], "--out and --gratis/--standard name one order"),
+        (["--standard"], "--out and --gratis/--standard name one order"),
+        (["7000001", "--days", "3"], "--days is for a sweep of recent orders"),
+        (["--days", "0"], "0 is not in the range"),
+    ],
+)
+def test_reports_options_of_one_order_and_of_a_sweep_do_not_mix(
+    sandbox: Sandbox, flow_env: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], reason: str
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    code, output = invoke("newspaper-reports", *args)
+    assert code == 2 and reason in output
+    assert sum(sandbox.transport.calls.values()) == 0
 
 
 def test_gratis_example_order(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
@@ -62,7 +98,7 @@ def test_gratis_example_order(sandbox: Sandbox, flow_env: Path, tmp_path: Path) 
         "--poll-interval", "0.05",
     )  # fmt: skip
     assert code == 0, output
-    assert summary_of(output)["status"] == "DONE"
+    assert summary_of(output)["status"] == "LOADED"
 
 
 def test_invalid_order_is_refused_with_one_line(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""The newspaper order flow against the in-process sandbox: submit, delivery note, status, reports; resuming
-without a second POST; the pending-marker refusal; the CONTROL rule; warnings; validation before any call.
+"""The newspaper order flow against the in-process sandbox: submit, delivery note, status, reports; an order
+that stays LOADED ends the run at once, named statuses are waited in; resuming without a second POST; the
+pending-marker refusal; the CONTROL rule; warnings; validation before any call.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ from tests.flows.conftest import Sandbox
 
 ORDERS_STANDARD = "/orders/standard"
 QUICK = {"min_poll_interval_s": 0.05, "max_poll_interval_s": 0.1, "max_wait_s": 10.0}
+# A sandbox order that goes through LOADED and CONTROL to DONE, and a run that waits in LOADED too: it ends
+# at DONE, with the corrected order released.
+THREE_STATUSES = ("LOADED", "CONTROL", "DONE")
+TO_DONE = {**QUICK, "waiting_statuses": ["LOADED"]}
 
 
 def order_body(
@@ -88,8 +93,9 @@ def order_jobs(data_dir: Path) -> list[RemoteJob]:
 
 
 async def test_order_end_to_end(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+    sandbox.config.order_statuses = THREE_STATUSES
     out = tmp_path / "out"
-    summary = await newspaper_order(write_order(tmp_path, order_body()), out, **QUICK)
+    summary = await newspaper_order(write_order(tmp_path, order_body()), out, **TO_DONE)
 
     assert summary["status"] == "DONE"
     assert summary["resumed"] is False
@@ -123,6 +129,13 @@ async def test_order_end_to_end(sandbox: Sandbox, flow_env: Path, tmp_path: Path
     [job] = order_jobs(flow_env)
     assert job.remote_id == str(order_id) and job.status == "COMPLETED" and job.finished_at is not None
     assert job.remote_status == "DONE"
+    # Where the order's files are and the status its reports reflect, for the reports sweep.
+    assert job.data["output_dir"] == str(out.resolve())
+    assert job.data["reports_status"] == {
+        "statusValue": "DONE",
+        "statusDate": job.data["status_history"][-1]["statusDate"],
+    }
+    assert dt.datetime.fromisoformat(job.data["reports_fetched_at"]) <= dt.datetime.now(dt.UTC)
     factory = history.session_factory(f"sqlite:///{flow_env / 'history.db'}")
     with factory() as session:
         events = list(
@@ -159,7 +172,7 @@ async def test_failure_after_submit_resumes_without_second_post(
 
     sandbox.config.faults.clear()
     summary = await newspaper_order(path, tmp_path / "out", **QUICK)
-    assert summary["resumed"] is True and summary["status"] == "DONE"
+    assert summary["resumed"] is True and summary["status"] == "LOADED"
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
     assert (tmp_path / "out" / "delivery-note.pdf").is_file()
 
@@ -189,7 +202,7 @@ async def test_lost_answer_leaves_a_marker_that_refuses_a_blind_resubmission(
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
 
     summary = await newspaper_order(path, tmp_path / "out", resubmit=True, **QUICK)
-    assert summary["status"] == "DONE" and summary["resumed"] is False
+    assert summary["status"] == "LOADED" and summary["resumed"] is False
     assert sandbox.transport.count(ORDERS_STANDARD) == 2
     # From now on the recorded id is resumed, the marker is gone.
     again = await newspaper_order(path, tmp_path / "out", **QUICK)
@@ -198,7 +211,7 @@ async def test_lost_answer_leaves_a_marker_that_refuses_a_blind_resubmission(
 
 
 async def test_control_blocks_summary_and_sendings(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
-    sandbox.inject(api="newspaper", endpoint="*orders/standard", kind="job_outcome", value="CONTROL")
+    sandbox.config.order_statuses = ("CONTROL",)
     path = write_order(tmp_path, order_body(issue=105))
     with pytest.raises(PollTimedOut, match="CONTROL"):
         await newspaper_order(
@@ -222,8 +235,9 @@ async def test_control_blocks_summary_and_sendings(sandbox: Sandbox, flow_env: P
 async def test_api_warnings_are_recorded_and_summarised(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
+    sandbox.config.order_statuses = THREE_STATUSES
     path = write_order(tmp_path, order_body(issue=106, late=True, weight=None))
-    summary = await newspaper_order(path, tmp_path / "out", **QUICK)
+    summary = await newspaper_order(path, tmp_path / "out", **TO_DONE)
 
     codes = {message.code for message in messages(flow_env) if message.level == "warning"}
     assert {"0900", "0901"} <= codes
@@ -264,7 +278,7 @@ async def test_service_rejection_is_recorded_and_may_be_retried(
     body["nationalDelivery"]["sortedDelivery"]["sortedShipments"][0]["weight"] = 180
     write_order(tmp_path, body)
     summary = await newspaper_order(path, tmp_path / "out", **QUICK)
-    assert summary["status"] == "DONE"
+    assert summary["status"] == "LOADED"
     assert sandbox.transport.count(ORDERS_STANDARD) == 2
 
 
@@ -277,7 +291,8 @@ async def test_gratis_order_saves_partial_delivery_notes(
     body["gratisDelivery"] = {
         "gratisShipments": [{"locationCategory": "A", "weight": 90}, {"locationCategory": "B", "weight": 90}]
     }
-    summary = await newspaper_order(write_order(tmp_path, body), tmp_path / "out", gratis=True, **QUICK)
+    sandbox.config.order_statuses = THREE_STATUSES
+    summary = await newspaper_order(write_order(tmp_path, body), tmp_path / "out", gratis=True, **TO_DONE)
 
     assert summary["status"] == "DONE"
     notes = sorted(path.name for path in (tmp_path / "out").glob("delivery-note*.pdf"))
@@ -291,8 +306,9 @@ async def test_cancellation_while_polling_leaves_the_order_waiting_for_the_next_
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
     sandbox.config.job_seconds = 2.0
+    sandbox.config.order_statuses = THREE_STATUSES
     path = write_order(tmp_path, order_body(issue=109))
-    run = asyncio.ensure_future(newspaper_order(path, tmp_path / "out", **QUICK))
+    run = asyncio.ensure_future(newspaper_order(path, tmp_path / "out", **TO_DONE))
     while sandbox.transport.count("/status") < 2:
         await asyncio.sleep(0.05)
     run.cancel()
@@ -302,7 +318,7 @@ async def test_cancellation_while_polling_leaves_the_order_waiting_for_the_next_
     assert job.status == "WAITING" and job.finished_at is None
     assert [run.state for run in runs(flow_env)] == ["CANCELLED"]
 
-    summary = await newspaper_order(path, tmp_path / "out", **QUICK)
+    summary = await newspaper_order(path, tmp_path / "out", **TO_DONE)
     assert summary["resumed"] is True and summary["order_id"] == int(job.remote_id)
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
 
@@ -313,7 +329,7 @@ async def test_an_order_filled_in_the_form_is_the_same_order_as_its_file(
     body = order_body(issue=130)
     state = await newspaper_order(order=body, return_state=True, **QUICK)
     summary = await state.aresult()
-    assert summary["status"] == "DONE" and summary["resumed"] is False
+    assert summary["status"] == "LOADED" and summary["resumed"] is False
     date = body["basisInformation"]["deliveryDate"]
     assert (flow_env / "newspaper-orders" / f"4711-130-{date}" / "delivery-note.pdf").is_file()
     async with get_client() as client:
@@ -335,3 +351,76 @@ async def test_an_order_comes_from_a_file_or_the_form_never_both(
     with pytest.raises(OrderInvalid, match="basisInformation.deliveryDate"):
         await newspaper_order(order=order_body(days=-3), output_dir=tmp_path / "out", **QUICK)
     assert sandbox.transport.count(ORDERS_STANDARD) == 0
+
+
+async def test_an_order_that_stays_loaded_ends_the_run_right_after_the_post(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    # The sandbox keeps the order LOADED for good (its default); its job is not done within the test, so
+    # the corrected order is not released yet.
+    sandbox.config.job_seconds = 3600
+    out = tmp_path / "out"
+    state = await newspaper_order(
+        write_order(tmp_path, order_body(issue=150)),
+        out,
+        min_poll_interval_s=0.05,
+        max_poll_interval_s=0.1,
+        max_wait_s=3600.0,
+        return_state=True,
+    )
+    assert state.is_completed(), state.message
+    summary = await state.aresult()
+
+    assert summary["status"] == "LOADED"
+    assert sandbox.transport.count(ORDERS_STANDARD) == 1
+    assert sandbox.transport.count("/delivery-note") == 1
+    # One look at the status: LOADED ends the wait, and the reports are fetched at that status.
+    assert sandbox.transport.count("/status") == 1
+    assert sandbox.transport.count("/summary") == 1 and sandbox.transport.count("/sendings") == 1
+    assert sandbox.transport.count("/corrected-standard-order") == 1
+    assert any("corrected order not available" in note for note in summary["notes"])
+    assert (out / "delivery-note.pdf").is_file() and (out / "summary.json").is_file()
+    assert json.loads((out / "status.json").read_text())["statusValue"] == "LOADED"
+    assert not (out / "corrected-order.json").exists()
+    [job] = order_jobs(flow_env)
+    assert job.status == "COMPLETED" and job.remote_status == "LOADED" and job.finished_at is not None
+    assert job.data["output_dir"] == str(out.resolve())
+    assert job.data["reports_status"]["statusValue"] == "LOADED"
+    assert job.data["reports_status"]["statusDate"] == job.data["status_history"][-1]["statusDate"]
+
+
+async def test_a_status_named_to_wait_in_is_waited_out(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    sandbox.config.order_statuses = THREE_STATUSES
+    sandbox.config.job_seconds = 1.0
+    out = tmp_path / "out"
+    summary = await newspaper_order(
+        write_order(tmp_path, order_body(issue=151)),
+        out,
+        waiting_statuses=["loaded"],
+        min_poll_interval_s=0.05,
+        max_poll_interval_s=0.1,
+        max_wait_s=10.0,
+    )
+    assert summary["status"] == "DONE"
+    assert sandbox.transport.count("/status") > 2
+    [job] = order_jobs(flow_env)
+    seen = [entry["statusValue"] for entry in job.data["status_history"]]
+    assert seen[0] == "LOADED" and seen[-1] == "DONE"
+    assert (out / "corrected-order.json").is_file()
+
+    # An order that stays LOADED is waited for until the longest wait is over; the job stays WAITING.
+    sandbox.config.order_statuses = ("LOADED",)
+    with pytest.raises(PollTimedOut, match="LOADED"):
+        await newspaper_order(
+            write_order(tmp_path, order_body(issue=152)),
+            tmp_path / "loaded",
+            waiting_statuses=["LOADED"],
+            min_poll_interval_s=0.05,
+            max_poll_interval_s=0.1,
+            max_wait_s=0.5,
+        )
+    waiting = order_jobs(flow_env)[-1]
+    assert waiting.status == "WAITING" and waiting.remote_status == "LOADED"
+    assert "reports_status" not in waiting.data

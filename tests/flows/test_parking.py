@@ -196,10 +196,12 @@ async def test_an_order_parks_until_it_is_done_and_is_posted_once(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sandbox.config.job_seconds = 2
+    sandbox.config.order_statuses = ("LOADED", "CONTROL", "DONE")
     monkeypatch.setenv("POSTFLOWS_PARK_AFTER_S", "0.5")
     parameters = {
         "order_path": str(write_order(tmp_path, order_body(issue=140))),
         "output_dir": str(tmp_path / "out"),
+        "waiting_statuses": ["LOADED"],
         "min_poll_interval_s": 0.05,
         "max_poll_interval_s": 0.1,
         "max_wait_s": 30.0,

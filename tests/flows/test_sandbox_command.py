@@ -1,6 +1,7 @@
 """Where the sandbox keeps its state: the embedded one and ``postflows sandbox`` in ``<data dir>/sandbox``
 unless ``--state-dir`` or ``--memory`` says otherwise; which alignments it holds (``--alignment KEY=FILE``,
-``POSTFLOWS_SANDBOX_ALIGNMENTS``)."""
+``POSTFLOWS_SANDBOX_ALIGNMENTS``); which statuses its orders go through (``--order-statuses``,
+``POSTFLOWS_SANDBOX_ORDER_STATUSES``)."""
 
 from __future__ import annotations
 
@@ -184,3 +185,42 @@ async def test_served_sandbox_opens_its_control_endpoints_on_loopback_or_with_th
     assert await _control_status(guarded, **{"X-Sandbox-Control-Token": "guessed"}) == 403
     assert "with the X-Sandbox-Control-Token header from POSTFLOWS_SANDBOX_CONTROL_TOKEN" in output
     assert CONTROL_TOKEN not in output
+
+
+def served_order_statuses(monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, list[Any], str]:
+    served: list[Any] = []
+
+    def run(application: FastAPI, **options: object) -> None:
+        served.append(application.state.config.order_statuses)
+
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr("uvicorn.run", run)
+    result = runner.invoke(app, ["sandbox", "--memory", *args])
+    return result.exit_code, served, result.output
+
+
+def test_sandbox_orders_stay_loaded_unless_a_sequence_is_set(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    code, served, output = served_order_statuses(monkeypatch)
+    assert (code, served) == (0, [("LOADED",)]) and "order statuses:  LOADED" in output
+    monkeypatch.setenv("POSTFLOWS_SANDBOX_ORDER_STATUSES", "LOADED,CONTROL,DONE")
+    assert served_order_statuses(monkeypatch)[1] == [("LOADED", "CONTROL", "DONE")]
+    assert served_order_statuses(monkeypatch, "--order-statuses", "control")[1] == [("CONTROL",)]
+    code, served, output = served_order_statuses(monkeypatch, "--order-statuses", "LOADED,,DONE")
+    assert (code, served) == (2, []) and "expected status names separated by commas" in output
+
+    monkeypatch.delenv("POSTFLOWS_SANDBOX_ORDER_STATUSES")
+    reset_sandbox()
+    try:
+        transport = sandbox_transport(Settings(data_dir=tmp_path / "data"))
+        assert isinstance(transport, SandboxTransport)
+        assert transport.config.order_statuses == ("LOADED",)
+        settings = Settings(data_dir=tmp_path / "data", sandbox_order_statuses="LOADED,DONE")
+        transport = sandbox_transport(settings)
+        assert isinstance(transport, SandboxTransport)
+        assert transport.config.order_statuses == ("LOADED", "DONE")
+        with pytest.raises(ConfigurationError, match="POSTFLOWS_SANDBOX_ORDER_STATUSES: 'LOADED;DONE'"):
+            sandbox_transport(Settings(data_dir=tmp_path / "data", sandbox_order_statuses="LOADED;DONE"))
+    finally:
+        reset_sandbox()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from history import (
@@ -21,6 +22,7 @@ from history import (
     finish_run,
     get_run,
     jobs_for_key,
+    jobs_recorded_since,
     latest_run,
     list_runs,
     record_document,
@@ -264,6 +266,35 @@ def test_find_remote_job_newest_and_ignores_deleted(history_factory: Factory) ->
         newspaper = jobs_for_key(session, idempotency_key="k", api="newspaper")
     assert [j.remote_id for j in everything] == ["F-1", "F-2", "F-3", "F-4"]
     assert [j.remote_id for j in newspaper] == ["F-1", "F-2", "F-3"]
+
+
+def test_jobs_recorded_since_are_of_one_api_and_kind_not_deleted_oldest_first(
+    history_factory: Factory,
+) -> None:
+    run = _new_run(history_factory)
+    now = datetime.now(UTC)
+    with history_factory.begin() as session:
+        for remote_id, api, kind in (
+            ("7000001", "newspaper", "order"),
+            ("7000002", "newspaper", "order"),
+            ("7000003", "newspaper", "order"),
+            ("P-1", "newspaper", "purchase"),
+            ("7000004", "commerce", "order"),
+        ):
+            save_remote_job(session, run, api=api, kind=kind, remote_id=remote_id)
+        by_id = {job.remote_id: job for job in session.scalars(select(RemoteJob))}
+        by_id["7000001"].created_at = now - timedelta(days=31)
+        update_remote_job(session, by_id["7000003"], deleted=True)
+
+    def since(days: float) -> list[str]:
+        with history_factory.begin() as session:
+            jobs = jobs_recorded_since(
+                session, api="newspaper", kind="order", since=now - timedelta(days=days)
+            )
+            return [job.remote_id for job in jobs]
+
+    assert since(30) == ["7000002"]
+    assert since(32) == ["7000001", "7000002"]
 
 
 def test_documents_have_size_and_sha256(history_factory: Factory, tmp_path: Path) -> None:

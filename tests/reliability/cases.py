@@ -27,6 +27,10 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # Every poll of the matrix is quick, and a job that never ends is given up on soon.
 QUICK_POLL = {"min_poll_interval_s": 0.01, "max_poll_interval_s": 0.05, "max_wait_s": 2.0}
 JOB_SECONDS = 0.05
+# Orders go LOADED → CONTROL → DONE and the order runs wait in LOADED too, so a run meets every status check
+# and report of an order's life (by default the sandbox keeps an order LOADED and a run ends at once).
+ORDER_STATUSES = ("LOADED", "CONTROL", "DONE")
+WAIT_IN_LOADED = ["LOADED"]
 BILLING_REFERENCE = "RRN-0001"
 ORDERS = "logistics/newspaper/submission/v1/orders"
 
@@ -227,7 +231,9 @@ def _newspaper_order(*, gratis: bool) -> Run:
 
         body = order_body(newspaper="5120" if gratis else "4711", gratis=gratis)
         path = site.write("order.json", json.dumps(body))
-        return await newspaper_order.fn(path, site.out, gratis=gratis, **QUICK_POLL)
+        return await newspaper_order.fn(
+            path, site.out, gratis=gratis, waiting_statuses=WAIT_IN_LOADED, **QUICK_POLL
+        )
 
     return run
 

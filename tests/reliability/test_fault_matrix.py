@@ -31,7 +31,7 @@ from postflows.settings import Settings, get_settings
 from postflows.task_runners import fan_out_task_runner
 from sandbox.config import SandboxConfig
 from sandbox.inprocess import SandboxTransport
-from tests.reliability.cases import CASES, JOB_SECONDS, FlowCase
+from tests.reliability.cases import CASES, JOB_SECONDS, ORDER_STATUSES, FlowCase
 from tests.reliability.faults import FAULTS
 from tests.reliability.matrix import Matrix, Observation
 from tests.reliability.steps import RecordingTransport, Step
@@ -192,7 +192,7 @@ async def _matrix(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     database = tmp_path / "history.db"
     monkeypatch.setenv("POSTFLOWS_DATABASE_URL", f"sqlite:///{database}")
     _no_waits(monkeypatch)
-    sandbox = SandboxTransport(SandboxConfig(job_seconds=JOB_SECONDS))
+    sandbox = SandboxTransport(SandboxConfig(job_seconds=JOB_SECONDS, order_statuses=ORDER_STATUSES))
     transport = RecordingTransport(sandbox)
     monkeypatch.setattr(wiring, "sandbox_transport", lambda settings: transport)
     matrix = Matrix(tmp_path / "cells", sandbox, transport, f"sqlite:///{database}")

@@ -1,4 +1,5 @@
-"""Order endpoints of the newspaper sandbox: submission rules and messages, status, reports, delivery note."""
+"""Order endpoints of the newspaper sandbox: submission rules and messages, the statuses an order goes
+through (LOADED for good by default, or the configured sequence), reports, delivery note."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 import pytest_asyncio
+from pydantic import ValidationError
 
 from sandbox.config import SandboxConfig
 from sandbox.faults import FaultRule
@@ -27,11 +29,14 @@ from tests.sandbox.test_newspaper_support import (
 )
 
 pytestmark = pytest.mark.asyncio
+# Orders of these tests go through three statuses, so every phase can be looked at: CONTROL from halfway
+# through the job (10 s), DONE at its end.
+THREE_STATUSES = ("LOADED", "CONTROL", "DONE")
 
 
 @pytest_asyncio.fixture
 async def env() -> AsyncIterator[tuple[httpx.AsyncClient, FakeClock, SandboxConfig]]:
-    config, clock = sandbox()
+    config, clock = sandbox(order_statuses=THREE_STATUSES)
     async with authorised_client(config) as http:
         yield http, clock, config
 
@@ -87,11 +92,65 @@ async def test_status_moves_loaded_control_final_by_the_clock(env: Any) -> None:
     assert seen[5]["statusDate"] == (start + timedelta(seconds=10)).isoformat(timespec="seconds")
 
 
-async def test_final_status_name_comes_from_the_config() -> None:
-    config, clock = sandbox(job_seconds=0, newspaper_final_status="RELEASED")
+async def test_an_order_stays_loaded_by_default_and_is_reported_on() -> None:
+    config, clock = sandbox()
+    assert config.order_statuses == ("LOADED",)
     async with authorised_client(config) as http:
         order_id = await accepted_id(http, standard_order(clock))
-        assert (await http.get(f"{ORDERS}/{order_id}/status")).json()["statusValue"] == "RELEASED"
+        start = datetime.fromtimestamp(clock.now, ZURICH).isoformat(timespec="seconds")
+        early = await http.get(f"{ORDERS}/{order_id}/corrected-standard-order")
+        assert codes(early.json()) == ["0000"]
+        for step in (0, 9, 1, 3000):
+            clock.advance(step)
+            status = (await http.get(f"{ORDERS}/{order_id}/status")).json()
+            assert status == {"statusValue": "LOADED", "statusDate": start}
+        assert (await http.get(f"{ORDERS}/{order_id}/summary")).json()["statusValue"] == "LOADED"
+        assert (await http.get(f"{ORDERS}/{order_id}/sendings")).json()["nationalItems"]
+        # The job is done: the released order is served, the status stays.
+        released = await http.get(f"{ORDERS}/{order_id}/corrected-standard-order")
+        assert released.json()["basisInformation"]["issueNumber"] == {"from": 24}
+
+
+async def test_the_status_sequence_comes_from_the_config_spread_over_the_job() -> None:
+    config, clock = sandbox(job_seconds=9, order_statuses="loaded, CONTROL,RELEASED ,ARCHIVED")
+    assert config.order_statuses == ("LOADED", "CONTROL", "RELEASED", "ARCHIVED")
+    async with authorised_client(config) as http:
+        order_id = await accepted_id(http, standard_order(clock))
+        start = clock.now
+        seen = []
+        for step in (0, 2.9, 0.1, 3, 2.9, 0.1, 100):
+            clock.advance(step)
+            seen.append((await http.get(f"{ORDERS}/{order_id}/status")).json())
+    assert [item["statusValue"] for item in seen] == [
+        "LOADED",
+        "LOADED",
+        "CONTROL",
+        "RELEASED",
+        "RELEASED",
+        "ARCHIVED",
+        "ARCHIVED",
+    ]
+    entered = [datetime.fromisoformat(item["statusDate"]).timestamp() - start for item in seen]
+    assert entered == [0, 0, 3, 6, 6, 9, 9]
+
+
+async def test_an_order_keeps_the_sequence_it_was_accepted_with() -> None:
+    config, clock = sandbox(order_statuses=("LOADED", "DONE"))
+    async with authorised_client(config) as http:
+        order_id = await accepted_id(http, standard_order(clock))
+        config.order_statuses = ("CONTROL",)
+        later = await accepted_id(http, standard_order(clock, issueNumber={"from": 25}))
+        clock.advance(10)
+        statuses = [
+            (await http.get(f"{ORDERS}/{oid}/status")).json()["statusValue"] for oid in (order_id, later)
+        ]
+    assert statuses == ["DONE", "CONTROL"]
+
+
+@pytest.mark.parametrize("setting", ["", " , ", "LOADED,,DONE", "LOADED;DONE", "IN CONTROL", []])
+async def test_a_status_sequence_that_names_no_statuses_is_refused(setting: object) -> None:
+    with pytest.raises(ValidationError, match="expected status names separated by commas"):
+        SandboxConfig(order_statuses=setting)
 
 
 async def test_summary_and_sendings_are_refused_in_control_only(env: Any) -> None:
@@ -375,6 +434,22 @@ async def test_job_faults_set_the_outcome_and_the_duration(env: Any) -> None:
         (await http.get(f"{ORDERS}/{oid}/status")).json()["statusValue"] for oid in (failed, slow, normal)
     ]
     assert statuses == ["FAILED", "LOADED", "DONE"]
+
+
+async def test_a_job_outcome_fault_ends_an_order_that_stays_in_one_status() -> None:
+    config, clock = sandbox(job_seconds=10)
+    config.faults.add(
+        FaultRule(api="newspaper", endpoint="*orders/standard", kind="job_outcome", value="canceled")
+    )
+    async with authorised_client(config) as http:
+        order_id = await accepted_id(http, standard_order(clock))
+        start = clock.now
+        clock.advance(9)
+        assert (await http.get(f"{ORDERS}/{order_id}/status")).json()["statusValue"] == "LOADED"
+        clock.advance(1)
+        ended = (await http.get(f"{ORDERS}/{order_id}/status")).json()
+    assert ended["statusValue"] == "CANCELED"
+    assert datetime.fromisoformat(ended["statusDate"]).timestamp() == start + 10
 
 
 async def test_transport_faults_reach_the_order_endpoints(env: Any) -> None:
