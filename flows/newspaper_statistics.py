@@ -23,7 +23,12 @@ from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.errors import InputError
 from tasks.idempotency import body_key, derive_key
-from tasks.newspaper.intervals import StatisticsInterval, closing_intervals, next_issue_in_period
+from tasks.newspaper.intervals import (
+    StatisticsInterval,
+    closing_intervals,
+    last_issue_in_period,
+    next_issue_in_period,
+)
 from tasks.newspaper.outputs import summary_markdown, write_json
 from tasks.newspaper.statistics import read_calendar, read_statistics_file, submit_statistics
 from tasks.newspaper.statistics_inbox import inbox_calendar, inbox_files, move_to_sent, statistics_inbox
@@ -53,10 +58,6 @@ def _inbox_words(parameters: Mapping[str, Any]) -> str | None:
         return None
     interval = str(parameters.get("interval") or "")
     return f"inbox-{interval}" if interval and interval != ANY_INTERVAL else "inbox"
-
-
-class StatisticsNotDue(PostflowsError):
-    """The submission is not the last of its interval, so its statistics are not transmitted yet."""
 
 
 class InboxNotSent(PostflowsError):
@@ -226,10 +227,21 @@ async def newspaper_statistics(
                 )
             if not closes[chosen]:
                 following = next_issue_in_period(calendar, day, chosen)
-                raise StatisticsNotDue(
-                    f"{day} is not the last submission of its {chosen.value} period; the next issue is on "
-                    f"{following}, so nothing was sent"
+                due = last_issue_in_period(calendar, day, chosen)
+                note = (
+                    f"not due: {day} is not the last submission of its {chosen.value} period, so nothing "
+                    f"was sent; the next issue is on {following}, and the period's statistics are due with "
+                    f"the submission of {due}"
                 )
+                summary.update(sent=False, not_due=note, due_on=due.isoformat())
+                await recorder.message("info", "not-due", note)
+                get_run_logger().info("%s", note)
+                await summary.publish(
+                    summary_markdown(f"Statistics {input_path.name}: not due", {"not due": note}, []),
+                    output_dir,
+                    description="Statistics",
+                )
+                return dict(summary)
         body = checked.submission.to_body()
         files.append(write_json(output_dir, "statistics-body", body))
         await recorder.document("statistics-body", files[-1])
@@ -301,7 +313,7 @@ async def _send_inbox(
         logger.info("the statistics inbox %s is empty: nothing to send", inbox)
     for path in files:
         try:
-            await newspaper_statistics(
+            outcome = await newspaper_statistics(
                 input_path=path,
                 output_dir=None if output_dir is None else output_dir / path.stem,
                 calendar_path=calendar,
@@ -310,12 +322,13 @@ async def _send_inbox(
                 interval=interval,
                 resubmit=resubmit,
             )
-        except StatisticsNotDue as error:
-            not_due[path.name] = str(error)
-            logger.info("%s stays in the inbox: %s", path.name, error)
         except Exception as error:  # noqa: BLE001 - one file's failure must not stop the others
             failed[path.name] = f"{type(error).__name__}: {error}"
             logger.error("%s failed and stays in the inbox: %s", path.name, error)
+            continue
+        if outcome.get("not_due"):
+            not_due[path.name] = str(outcome["not_due"])
+            logger.info("%s stays in the inbox: %s", path.name, outcome["not_due"])
         else:
             sent[path.name] = str(move_to_sent(path))
             logger.info("%s sent; moved to %s", path.name, sent[path.name])

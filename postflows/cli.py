@@ -303,11 +303,26 @@ def verify_building_command(
     render_building(result, as_json=as_json)
 
 
+def _flow_named(name: str) -> str:
+    """The recorded flow name a ``--flow`` value means: a command (``newspaper-sync``) or a flow name
+    (``newspaper-master-data``), in any case; a name that is neither is a usage error listing them."""
+    from deployments.catalog import CATALOG
+
+    wanted = name.strip().casefold()
+    for spec in CATALOG:
+        if wanted in (spec.name.casefold(), spec.command.casefold()):
+            return spec.name
+    known = ", ".join(sorted({spec.command for spec in CATALOG} | {spec.name for spec in CATALOG}))
+    raise typer.BadParameter(f"{name!r} names no flow; give one of: {known}", param_hint="--flow")
+
+
 @app.command("history")
 def history_command(
     run_id: Annotated[int | None, typer.Argument(help="Show this run in detail")] = None,
     limit: Annotated[int, typer.Option(min=1, help="How many recent runs")] = 20,
-    flow: Annotated[str | None, typer.Option(help="Only runs of this flow")] = None,
+    flow: Annotated[
+        str | None, typer.Option(help="Only runs of this flow: its command or flow name (newspaper-sync)")
+    ] = None,
     before: Annotated[
         int | None, typer.Option("--before", help="Only runs older than this run id (the next page)")
     ] = None,
@@ -315,6 +330,8 @@ def history_command(
     """List recent runs, or show one run with its steps, remote jobs and files."""
     from postflows.locations import history_url
 
+    if flow is not None:
+        flow = _flow_named(flow)
     url = history_url()
     if run_id is None:
         # A plain text table, without rich: the list answers in about the time of ``postflows --help``.

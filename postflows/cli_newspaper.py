@@ -129,11 +129,23 @@ def newspaper_statistics_command(
     from postflows import precheck
     from tasks.newspaper.intervals import StatisticsInterval
 
+    chosen: StatisticsInterval | None = None
+    if interval:
+        try:
+            chosen = StatisticsInterval(interval.strip().upper())
+        except ValueError:
+            names = ", ".join(member.value for member in StatisticsInterval)
+            raise typer.BadParameter(
+                f"{interval!r} is not a statistics interval: choose one of {names} (quarterly, every six "
+                "months, yearly)",
+                param_hint="--interval",
+            ) from None
     try:
-        chosen = StatisticsInterval(interval.upper()) if interval else None
         day = dt.date.fromisoformat(submission_date) if submission_date else None
-    except ValueError as error:
-        raise typer.BadParameter(str(error)) from None
+    except ValueError:
+        raise typer.BadParameter(
+            f"{submission_date!r} is not a date: write it as YYYY-MM-DD", param_hint="--date"
+        ) from None
     prepare_flow_run("newspaper", out=out, inputs=lambda: precheck.statistics_files(file, calendar))
     from flows.newspaper_statistics import newspaper_statistics
 
@@ -197,6 +209,11 @@ def structure_files_command(
     """Download structure files; a file is recorded as new only when its content changed."""
     if code not in (1, 2, 9):
         raise typer.BadParameter(f"CODE must be 1, 2 or 9, not {code}")
+    if notify is not None:
+        from connectors.newspaper.validation import email_problem
+
+        if problem := email_problem(notify):
+            raise typer.BadParameter(f"{problem}; nothing was sent", param_hint="--notify")
     prepare_flow_run("newspaper", out=out)
     from flows.structure_files import structure_files
 

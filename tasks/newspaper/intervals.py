@@ -59,3 +59,12 @@ def next_issue_in_period(
     period = period_of(submission, interval)
     later = sorted(day for day in calendar if day > submission and period_of(day, interval) == period)
     return later[0] if later else None
+
+
+def last_issue_in_period(
+    calendar: Iterable[dt.date], submission: dt.date, interval: StatisticsInterval
+) -> dt.date:
+    """The last calendar date of ``submission``'s period (``submission`` itself when none comes later): the
+    submission whose statistics the period's transmission carries."""
+    period = period_of(submission, interval)
+    return max((day for day in calendar if period_of(day, interval) == period), default=submission)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.newspaper_statistics import InboxNotSent, StatisticsNotDue, newspaper_statistics
+from flows.newspaper_statistics import InboxNotSent, newspaper_statistics
 from tasks.submission import SubmissionUncertain
 from tests.flows.conftest import Sandbox
 
@@ -53,9 +53,11 @@ async def test_lost_answer_refuses_until_resubmit(sandbox: Sandbox, flow_env: Pa
 
 async def test_interval_not_due_sends_nothing(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
     calendar = [dt.date(2025, 3, 25), dt.date(2025, 3, 28), dt.date(2025, 3, 31)]
-    with pytest.raises(StatisticsNotDue, match="2025-03-31"):
-        await newspaper_statistics(EXAMPLE, tmp_path / "out", issue_calendar=calendar, interval="AZ")
+    early = await newspaper_statistics(EXAMPLE, tmp_path / "out", issue_calendar=calendar, interval="AZ")
+    assert early["sent"] is False and early["due_on"] == "2025-03-31"
+    assert "not due" in early["not_due"] and "2025-03-31" in early["not_due"]
     assert sum(sandbox.transport.calls.values()) == 0
+    assert "not due" in (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
 
     summary = await newspaper_statistics(
         EXAMPLE,
