@@ -5,6 +5,8 @@ tables or JSON. They are single quick calls, so they run without a flow.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Literal
 
 from rich.console import Console
@@ -55,17 +57,15 @@ async def autocomplete(
         return await client.autocomplete(query, version=version)  # type: ignore[arg-type]
 
 
-async def verify_building(
-    *, street_name: str, house_no: str, zip_code: str, town_name: str, house_no_addition: str = ""
-) -> BuildingVerification:
+async def verify_building(asked: BuildingQuery) -> BuildingVerification:
     """Ask /buildingverification2 whether a building exists."""
     async with address_service_client(get_settings()) as client:
         return await client.verify_building(
-            street_name=street_name,
-            house_no=house_no,
-            house_no_addition=house_no_addition,
-            zip_code=zip_code,
-            town_name=town_name,
+            street_name=asked.street_name,
+            house_no=asked.house_no,
+            house_no_addition=asked.house_no_addition,
+            zip_code=asked.zip_code,
+            town_name=asked.town_name,
         )
 
 
@@ -102,14 +102,70 @@ def render_autocomplete(
     console.print(table)
 
 
+@dataclass(frozen=True)
+class BuildingQuery:
+    """The building asked for, as the user wrote it."""
+
+    street_name: str
+    house_no: str
+    zip_code: str
+    town_name: str
+    house_no_addition: str = ""
+
+
+def building_verdict(result: BuildingVerification, asked: BuildingQuery) -> str:
+    """What the answer says, read as §4.4 describes it: an accurate address comes back with its house key
+    and the address in the official spelling; without a house key the building was not found as given."""
+    if not result.house_key:
+        return "not found as given: the service returned no house key for this address"
+    official = _spelled(
+        result.street_name, result.house_no, result.house_no_addition, result.zip_code, result.town_name
+    )
+    given = _spelled(
+        asked.street_name, asked.house_no, asked.house_no_addition, asked.zip_code, asked.town_name
+    )
+    if official.casefold() == given.casefold() or not official.strip(" ,"):
+        return f"the building exists (house key {result.house_key})"
+    return f"the building exists (house key {result.house_key}); official spelling: {official}"
+
+
+def pstat_text(pstat: int | None, meanings: Mapping[int, str]) -> str:
+    """PSTAT with its meaning where the settings name one; the specification does not publish the values."""
+    if pstat is None:
+        return "not given"
+    meaning = meanings.get(pstat)
+    if meaning:
+        return f"{pstat} ({meaning})"
+    return (
+        f"{pstat} (its values are not published in the service's specification; "
+        "POSTFLOWS_ADDRESS_PSTAT_MEANINGS can name them)"
+    )
+
+
 def render_building(
-    result: BuildingVerification, *, as_json: bool = False, console: Console | None = None
+    result: BuildingVerification,
+    asked: BuildingQuery,
+    *,
+    meanings: Mapping[int, str] | None = None,
+    as_json: bool = False,
+    console: Console | None = None,
 ) -> None:
     console = console or output_console()
+    verdict = building_verdict(result, asked)
     if as_json:
-        console.print_json(result.model_dump_json())
+        console.print_json(json.dumps({**result.model_dump(mode="json"), "verdict": verdict}))
         return
     table = Table(title="building verification", show_header=False)
+    table.add_row("verdict", verdict)
+    table.add_row("PSTAT", pstat_text(result.pstat, meanings or {}))
     for name, value in result.model_dump().items():
-        table.add_row(name.replace("_", " "), "" if value is None else str(value))
+        if name != "pstat":
+            table.add_row(name.replace("_", " "), "" if value is None else str(value))
     console.print(table)
+
+
+def _spelled(
+    street: str | None, number: str | None, addition: str | None, zip_code: str | None, town: str | None
+) -> str:
+    house = f"{number or ''}{addition or ''}".strip()
+    return f"{street or ''} {house}, {zip_code or ''} {town or ''}".strip()

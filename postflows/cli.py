@@ -287,20 +287,13 @@ def verify_building_command(
     addition: Annotated[str, typer.Option("--addition", help="House number addition")] = "",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
-    """Check that a building exists; prints its official spelling and house key."""
-    from postflows.assistant import render_building, verify_building
+    """Check that a building exists; prints a verdict, its official spelling and house key."""
+    from postflows.assistant import BuildingQuery, render_building, verify_building
+    from postflows.settings import get_settings
 
-    result = run_work(
-        lambda: verify_building(
-            street_name=street,
-            house_no=house_no,
-            house_no_addition=addition,
-            zip_code=zip_code,
-            town_name=town,
-        ),
-        progress=False,
-    )
-    render_building(result, as_json=as_json)
+    asked = BuildingQuery(street, house_no, zip_code, town, house_no_addition=addition)
+    result = run_work(lambda: verify_building(asked), progress=False)
+    render_building(result, asked, meanings=get_settings().address_pstat_meanings, as_json=as_json)
 
 
 def _flow_named(name: str) -> str:

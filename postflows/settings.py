@@ -59,6 +59,11 @@ class Settings(BaseSettings):
         description="Alignment profile of the batch key: a built-in name or a YAML file (unset: as read)",
     )
     address_service_query_key: str = "postflows_maintenance_v1"
+    address_pstat_meanings: dict[int, str] = Field(
+        default_factory=dict,
+        description='What each PSTAT of building verification means (JSON, e.g. {"1": "exists as written"}); '
+        "the specification does not publish its values",
+    )
     address_service_file_retention_days: float = Field(
         default=92,
         gt=0,

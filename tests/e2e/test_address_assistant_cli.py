@@ -78,7 +78,8 @@ def test_verify_building(answers: dict[str, subprocess.CompletedProcess[str]]) -
     result = answers["building"]
     assert result.returncode == 0, result.stderr
     facts = {row[0]: row[1] for row in table_rows(result.stdout) if len(row) == 2}
-    assert facts["pstat"] == "1" and facts["house key"] == "100000006"
+    assert facts["PSTAT"].startswith("1 (") and facts["house key"] == "100000006"
+    assert facts["verdict"] == "the building exists (house key 100000006)"
     assert (facts["street name"], facts["house no"], facts["zip code"], facts["town name"]) == (
         "Lindenstrasse",
         "12",

@@ -177,7 +177,54 @@ def test_autocomplete_and_verify_building(sandbox: Sandbox) -> None:
         ],
     )
     assert building.exit_code == 0, building.output
-    assert _json_tail(building.output)["house_key"] == 100000006
+    answer = _json_tail(building.output)
+    assert answer["house_key"] == 100000006
+    assert answer["verdict"] == "the building exists (house key 100000006)"
+
+
+def test_verify_building_gives_a_verdict_and_pstat_as_far_as_it_is_known(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked = [
+        "verify-building",
+        "--street",
+        "Lindenstrasse",
+        "--house-no",
+        "999",
+        "--zip",
+        "6010",
+        "--town",
+        "Kriens",
+    ]
+    missing = runner.invoke(app, asked)
+    assert missing.exit_code == 0, missing.output
+    text = " ".join(missing.output.split())
+    assert (
+        "not found as given" in text
+        and "not published" in text
+        and "POSTFLOWS_ADDRESS_PSTAT_MEANINGS" in text
+    )
+
+    monkeypatch.setenv("POSTFLOWS_ADDRESS_PSTAT_MEANINGS", '{"3": "the street exists, not the number"}')
+    named = runner.invoke(app, asked)
+    assert "3 (the street exists, not the number)" in " ".join(named.output.split())
+
+    respelled = runner.invoke(
+        app,
+        [
+            "verify-building",
+            "--street",
+            "lindenstrasse",
+            "--house-no",
+            "12",
+            "--zip",
+            "6010",
+            "--town",
+            "Kriens",
+            "--json",
+        ],
+    )
+    assert _json_tail(respelled.output)["verdict"].startswith("the building exists")
 
 
 def test_demo_runs_the_batch_and_says_where_everything_is(sandbox: Sandbox, tmp_path: Path) -> None:
