@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
 
 from sandbox.address_service.alignments import SandboxAlignment
+from sandbox.address_service.builtin_alignments import builtin_alignments
 from sandbox.auth import TokenRegistry
 from sandbox.commerce.paths import CommercePaths
 from sandbox.commerce.users import CommerceUser, default_users
@@ -97,6 +98,9 @@ class SandboxConfig(BaseModel):
     # Agreed alignments by batch key (§1): each key here is known in addition to address_batch_keys; its
     # uploads must have the agreed layout, its results name the agreed id column, it writes extra outputs.
     alignments: dict[str, SandboxAlignment] = Field(default_factory=dict)
+    # Alignments the configured batch keys hold besides reading any layout by its column names, by profile
+    # name: an upload whose header is exactly one of these is read by it (the client's built-in profiles).
+    held_alignments: dict[str, SandboxAlignment] = Field(default_factory=builtin_alignments)
 
     oauth_clients: dict[str, OAuthClient] = Field(
         default_factory=lambda: {

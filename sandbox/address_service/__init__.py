@@ -1,5 +1,6 @@
 """Sandbox of the address web service (REST/v1): batch alignment, individual queries and the address
-assistant over a synthetic Swiss-like reference data set, with Basic authentication and fault injection.
+assistant over synthetic detailed records of a few postcode areas and a directory of every Swiss postcode,
+with Basic authentication and fault injection.
 """
 
 from __future__ import annotations

@@ -56,6 +56,25 @@ def read_aligned_input(content: bytes, key: str, alignment: SandboxAlignment) ->
     return BatchInput(header, rows, field_of_column)
 
 
+def has_agreed_header(content: bytes, alignment: SandboxAlignment) -> bool:
+    """Whether the upload's first line is exactly the alignment's header, read in its encoding and with its
+    delimiter or widths (how a configured key recognises an alignment it holds)."""
+    upload = alignment.upload
+    if not upload.header or content.startswith(b"PK\x03\x04"):
+        return False
+    first = content.split(b"\n", 1)[0].removesuffix(b"\r").removeprefix(b"\xef\xbb\xbf")
+    text = first.decode(upload.encoding, errors="replace")
+    if upload.widths:
+        cells, start = [], 0
+        for width in upload.widths:
+            cells.append(text[start : start + width].strip())
+            start += width
+        agreed = [column[:width].strip() for column, width in zip(upload.columns, upload.widths, strict=True)]
+        return cells == agreed and len(text.rstrip()) <= start
+    cells = next(csv.reader([text], delimiter=upload.delimiter or "\t"), [])
+    return [cell.strip() for cell in cells] == list(upload.columns)
+
+
 def _mismatch(key: str, detail: str) -> AlignmentMismatch:
     return AlignmentMismatch(f"the file does not have the layout agreed for key {key}: {detail}")
 

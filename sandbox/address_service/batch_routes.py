@@ -10,7 +10,9 @@ A key with an agreed alignment (``SandboxConfig.alignments``) needs, besides the
 file made by ``/createfile`` for every replace item its ``outputs`` declare: one missing (or a token given
 twice) answers Status 801, one that is not a created file 302, and no job starts. An upload without the
 agreed layout is not refused by ``/runbatch`` — the spec has no Status for a file's content, which the job
-reads — but its job ends Failed (TokenStatus 5) with a Message naming the first difference.
+reads — but its job ends Failed (TokenStatus 5) with a Message naming the first difference. A configured
+key without an agreed alignment reads an upload whose header is exactly that of a held alignment
+(``SandboxConfig.held_alignments``: the client's built-in profiles) by it, any other by its column names.
 """
 
 from __future__ import annotations
@@ -175,7 +177,7 @@ async def _run_batch(service: AddressService, request: Request, *, with_client: 
     upload, output = service.store.file(input_token), service.store.file(output_token)
     if upload is None or upload.kind != "upload" or output is None or output.kind != "output":
         return answer(wrapper, Status.ITEM_NOT_FOUND)
-    alignment = service.config.alignments.get(key)
+    alignment = service.alignment_for(key, upload.content)
     extra_outputs: dict[str, str] = {}
     if alignment is not None:
         found = _extra_output_tokens(service, alignment, replacements, exclude=(input_token, output_token))

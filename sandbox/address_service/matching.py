@@ -2,7 +2,9 @@
 person, household or company there, and decides QSTAT, the output values and the match probability.
 
 Scores are 0..1; a result below :data:`MIN_SCORE` is never returned as a match (it becomes QSTAT 50 when
-the address alone was found, 51 otherwise, with the input echoed).
+the address alone was found, 51 otherwise, with the input echoed). A record the detailed reference does not
+find is, given a postcode directory, aligned by :mod:`sandbox.address_service.directory_matching` (outside
+the detailed postcode areas).
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from sandbox.address_service.directory_matching import align_with_directory
 from sandbox.address_service.fields import INPUT_FIELDS, OUTPUT_NAME_OF_INPUT, QUERY_OUTPUT_NAMES
 from sandbox.address_service.normalize import compact, similarity, split_house_number
+from sandbox.address_service.postcodes import PostcodeDirectory
 from sandbox.address_service.reference import Address, ReferenceData, Resident
 from sandbox.address_service.shortreport import build_short_report, correction_type, not_analysed_report
 
@@ -51,20 +55,30 @@ class MatchResult:
 
 
 class Matcher:
-    """Aligns records against one :class:`ReferenceData`; ``validation_only`` reports only QSTAT 1 and 3."""
+    """Aligns records against one :class:`ReferenceData` and, for what it does not find, a postcode
+    directory (when given); ``validation_only`` reports only QSTAT 1 and 3."""
 
-    def __init__(self, reference: ReferenceData, *, validation_only: bool = False) -> None:
+    def __init__(
+        self,
+        reference: ReferenceData,
+        *,
+        validation_only: bool = False,
+        directory: PostcodeDirectory | None = None,
+    ) -> None:
         self.reference = reference
         self.validation_only = validation_only
+        self.directory = directory
 
     def match(self, raw: Mapping[str, str]) -> MatchResult:
         """Align one record given as canonical input field -> value."""
         values = {name: str(raw.get(name, "") or "").strip() for name in INPUT_FIELDS}
         hit = self.find_address(values)
-        if hit is None or hit.score < MIN_SCORE:
-            result = self._result("51", 0.0, values, None, None)
-        else:
+        if hit is not None and hit.score >= MIN_SCORE:
             result = self._match_addressee(values, hit)
+        elif self.directory is not None:
+            result = self._directory_result(values, self.directory)
+        else:
+            result = self._result("51", 0.0, values, None, None)
         if self.validation_only and result.qstat not in ("1", "3"):
             result = MatchResult("", 0.0, _echo(values), input_values=values)
             result.output["ShortReport"] = not_analysed_report()
@@ -99,6 +113,19 @@ class Matcher:
                     if best is None or score > best.score:
                         best = AddressHit(Address(town, street, building), score)
         return best
+
+    def _directory_result(self, values: dict[str, str], directory: PostcodeDirectory) -> MatchResult:
+        outcome = align_with_directory(values, directory)
+        if outcome.address is None:
+            return self._result("51", 0.0, values, None, None)
+        if outcome.new_address is not None:
+            result = self._result(outcome.qstat, outcome.score, values, outcome.new_address, outcome.resident)
+            result.address, result.new_address = outcome.address, outcome.new_address
+            return result
+        result = self._result(outcome.qstat, outcome.score, values, outcome.address, outcome.resident)
+        if outcome.household:
+            result.output["Name"] = outcome.household
+        return result
 
     def _match_addressee(self, values: dict[str, str], hit: AddressHit) -> MatchResult:
         residents = self.reference.residents_at(hit.address.building.house_key)

@@ -22,6 +22,7 @@ from sandbox.address_service.assistant import (
     verify_building,
 )
 from sandbox.address_service.fields import QUERY_OUTPUT_NAMES, input_field
+from sandbox.address_service.postcodes import load_postcode_directory
 from sandbox.address_service.reference import load_reference
 from sandbox.address_service.service import AddressService, Status, answer
 
@@ -67,7 +68,15 @@ def query_router(service: AddressService) -> APIRouter:
         wrapper = "QueryBuildingVerification2Result"
         if refusal := service.refuse(request, wrapper, limit="query"):
             return refusal
-        found = verify_building(load_reference(), streetname, houseno, housenoaddition, zipcode, townName)
+        found = verify_building(
+            load_reference(),
+            streetname,
+            houseno,
+            housenoaddition,
+            zipcode,
+            townName,
+            load_postcode_directory(),
+        )
         town, street, building = found.town, found.street, found.building
         data = {
             "Canton": town.canton if town else "",
@@ -216,7 +225,7 @@ def _autocomplete_endpoint(service: AddressService, version: int) -> Any:
             query = _autocomplete_query(await _json_object(request), version)
         except _BadRequest:
             return answer(wrapper, Status.INVALID_PARAMETER)
-        hits = autocomplete(load_reference(), query)
+        hits = autocomplete(load_reference(), query, load_postcode_directory())
         return answer(wrapper, AutoCompleteResult=[_entry(hit, version) for hit in hits])
 
     endpoint.__name__ = f"autocomplete{version}"

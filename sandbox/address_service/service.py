@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
-from sandbox.address_service.alignments import validates
+from sandbox.address_service.aligned_input import has_agreed_header
+from sandbox.address_service.alignments import SandboxAlignment, validates
 from sandbox.address_service.jobs import JobStore
 from sandbox.address_service.matching import Matcher
+from sandbox.address_service.postcodes import load_postcode_directory
 from sandbox.address_service.reference import load_reference
 from sandbox.answer_faults import Answer
 from sandbox.faults import active_fault
@@ -104,9 +106,9 @@ class AddressService:
         self.config = config
         self.state = state
         self.store = JobStore(state)
-        reference = load_reference()
-        self.maintenance = Matcher(reference)
-        self.validation = Matcher(reference, validation_only=True)
+        reference, directory = load_reference(), load_postcode_directory()
+        self.maintenance = Matcher(reference, directory=directory)
+        self.validation = Matcher(reference, validation_only=True, directory=directory)
         # The epoch seconds of the calls counted in the last minute, per limit.
         self._windows = state.table("address.rate_windows")
 
@@ -123,6 +125,15 @@ class AddressService:
         if key in self.config.alignments:
             return self.validation if validates(key) else self.maintenance
         return None
+
+    def alignment_for(self, key: str, content: bytes) -> SandboxAlignment | None:
+        """The alignment an upload for ``key`` is read by: the one agreed for the key; for a configured key
+        without one, the held alignment whose header the upload has; else None (any layout)."""
+        agreed = self.config.alignments.get(key)
+        if agreed is not None or key not in self.config.address_batch_keys:
+            return agreed
+        held = self.config.held_alignments.values()
+        return next((alignment for alignment in held if has_agreed_header(content, alignment)), None)
 
     def is_maintenance(self, key: str) -> bool:
         return self.matcher_for(key) is self.maintenance

@@ -24,8 +24,8 @@ from sandbox.newspaper.reference import (
     CONTRACT_PRICE_COUNTRIES,
     INTERNATIONAL_RANGES,
     LIST_PRICE_COUNTRIES,
-    NEWSPAPERS,
     ReferenceNewspaper,
+    newspaper,
 )
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -57,7 +57,7 @@ class Verdict:
 def customer_newspaper(number: str | int) -> ReferenceNewspaper:
     """The customer's newspaper with this number, or a 400 rejection (``0002`` unknown, ``0001`` foreign)."""
     text = str(number).strip()
-    paper = NEWSPAPERS.get(int(text)) if text.isdigit() else None
+    paper = newspaper(int(text)) if text.isdigit() else None
     if paper is None:
         raise NewspaperRejection(400, [message("0002", text)])
     if not paper.own:

@@ -8,17 +8,23 @@ Newspapers (``newspaperNumber``):
 * ``5120`` Anzeiger Rigi — gratis newspaper, location categories A, B and C.
 * ``5121`` Gratis-Post Seeland — gratis newspaper, categories A and B only (C gets ``0104``).
 * ``9001`` Basler Abendblatt — belongs to another customer: every request naming it gets ``0001``.
+* every other number from ``2000`` to ``8999`` — a standard newspaper of the customer with generated master
+  data (title, publisher, printer and sending town drawn from the number, so always the same; orders are
+  accepted; no distribution list).
 
-Any other number gets ``0002``.
+Any other number (``1234``, ``9999``) gets ``0002``.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 OTHER_CUSTOMER_NUMBER = 9001
+GENERATED_NUMBERS = range(2000, 9000)
 
 
 @dataclass(frozen=True)
@@ -169,6 +175,67 @@ NEWSPAPERS: dict[int, ReferenceNewspaper] = {
         ),
     )
 }
+
+# (sending postcode, town, region, language) of the generated newspapers.
+_PLACES: tuple[tuple[int, str, str, str], ...] = (
+    (3600, "Thun", "Bern", "DE"), (3400, "Burgdorf", "Bern", "DE"), (3800, "Interlaken", "Bern", "DE"),
+    (8400, "Winterthur", "Zürich", "DE"), (8610, "Uster", "Zürich", "DE"), (8800, "Thalwil", "Zürich", "DE"),
+    (6300, "Zug", "Zug", "DE"), (6210, "Sursee", "Luzern", "DE"), (9000, "St. Gallen", "St. Gallen", "DE"),
+    (9500, "Wil SG", "St. Gallen", "DE"), (7000, "Chur", "Graubünden", "DE"), (5000, "Aarau", "Aargau", "DE"),
+    (4500, "Solothurn", "Solothurn", "DE"), (4600, "Olten", "Solothurn", "DE"),
+    (8500, "Frauenfeld", "Thurgau", "DE"), (6460, "Altdorf UR", "Uri", "DE"), (3900, "Brig", "Wallis", "DE"),
+    (8200, "Schaffhausen", "Schaffhausen", "DE"), (4410, "Liestal", "Basel-Landschaft", "DE"),
+    (6430, "Schwyz", "Schwyz", "DE"), (8750, "Glarus", "Glarus", "DE"), (1700, "Fribourg", "Fribourg", "FR"),
+    (2000, "Neuchâtel", "Neuchâtel", "FR"), (1950, "Sion", "Valais", "FR"),
+    (1400, "Yverdon-les-Bains", "Vaud", "FR"), (1260, "Nyon", "Vaud", "FR"), (2800, "Delémont", "Jura", "FR"),
+    (6500, "Bellinzona", "Ticino", "IT"), (6600, "Locarno", "Ticino", "IT"),
+    (6850, "Mendrisio", "Ticino", "IT"),
+)  # fmt: skip
+_TITLES = {
+    "DE": ("{} Anzeiger", "{}er Bote", "Tagblatt {}", "{} Nachrichten", "Rundschau {}", "Wochenzeitung {}"),
+    "FR": ("Le Courrier de {}", "Journal de {}", "La Feuille d'avis de {}", "L'Écho de {}"),
+    "IT": ("Il Corriere di {}", "Giornale di {}", "La Voce di {}"),
+}
+_PUBLISHER = {"DE": "{} Medien AG", "FR": "Éditions {} SA", "IT": "Edizioni {} SA"}
+_PRINTER = {"DE": "Druckerei {}", "FR": "Imprimerie {}", "IT": "Tipografia {}"}
+
+
+def newspaper(number: int) -> ReferenceNewspaper | None:
+    """The newspaper with this number: one of :data:`NEWSPAPERS`, else generated master data for a number
+    in :data:`GENERATED_NUMBERS`, else None (unknown)."""
+    paper = NEWSPAPERS.get(number)
+    if paper is None and number in GENERATED_NUMBERS:
+        paper = generated_newspaper(number)
+    return paper
+
+
+def is_own_newspaper_id(newspaper_id: int) -> bool:
+    """Whether ``newspaper_id`` (``newspaperID`` of the summary: 100000 + the number) is the customer's."""
+    paper = newspaper(newspaper_id - 100_000)
+    return paper is not None and paper.own and paper.newspaper_id == newspaper_id
+
+
+@cache
+def generated_newspaper(number: int) -> ReferenceNewspaper:
+    """A standard weekly (or twice-weekly) newspaper of the customer, its master data drawn from
+    ``number``."""
+    rng = random.Random(number)
+    zip_code, town, region, language = rng.choice(_PLACES)
+    name = town.removesuffix(" UR").removesuffix(" SG")
+    return ReferenceNewspaper(
+        number=number,
+        newspaper_id=100_000 + number,
+        title=rng.choice(_TITLES[language]).format(name),
+        publisher=_PUBLISHER[language].format(name),
+        printer=_PRINTER[language].format(name),
+        region=region,
+        sending_zip=zip_code,
+        sending_city=town,
+        periodicity=rng.choice((52, 52, 104)),
+        language=language,
+        weight_ranges=_STANDARD_RANGES,
+    )
+
 
 # ISO codes accepted for international shipments; contract prices exist only for the neighbouring countries.
 LIST_PRICE_COUNTRIES = frozenset(

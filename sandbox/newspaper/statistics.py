@@ -15,7 +15,7 @@ from pydantic.alias_generators import to_camel
 
 from sandbox.newspaper.messages import NewspaperRejection, message
 from sandbox.newspaper.order_rules import parse_delivery_date
-from sandbox.newspaper.reference import NEWSPAPERS
+from sandbox.newspaper.reference import is_own_newspaper_id
 from sandbox.state import SandboxState
 
 CONFIRMATION = "File uploaded successfully"
@@ -56,7 +56,6 @@ def _problems(raw: Any) -> tuple[list[StatisticsRecord], list[str]]:
     items = raw.get("statistics") if isinstance(raw, dict) else None
     if not isinstance(items, list) or not items:
         return [], ["the body holds no statistics records"]
-    own_ids = {paper.newspaper_id for paper in NEWSPAPERS.values() if paper.own}
     records, problems = [], []
     for index, item in enumerate(items, start=1):
         try:
@@ -67,7 +66,7 @@ def _problems(raw: Any) -> tuple[list[StatisticsRecord], list[str]]:
                 for err in exc.errors()
             ]
             continue
-        if record.newspaper_id not in own_ids:
+        if not is_own_newspaper_id(record.newspaper_id):
             problems.append(f"record {index}: newspaperId {record.newspaper_id} unknown")
         if parse_delivery_date(record.delivery_date) is None:
             problems.append(f"record {index}: deliveryDate '{record.delivery_date}' is not YYYY-MM-DD")

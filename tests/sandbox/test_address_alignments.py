@@ -293,15 +293,30 @@ async def test_keys_without_an_alignment_keep_their_behaviour(tmp_path: Path) ->
         clock.advance(10)
         status = (await client.get(f"/checkbatchstatus/{batch_token}")).json()["CheckBatchStatusResult"]
         content = (await client.get(f"/downloadfile/{output_token}")).content
-        german = await run_aligned(client, clock, german_file(), key=MAINTENANCE)
+        renamed = german_file([*GERMAN_COLUMNS[:-1], "Wohnort"])
+        german = await run_aligned(client, clock, renamed, key=MAINTENANCE)
         german_content = (await client.get(f"/downloadfile/{german[1]}")).content
     assert status["BatchStatus"]["TokenStatus"] == 4
     with zipfile.ZipFile(io.BytesIO(content)) as archive:
         assert archive.namelist() == ["result.txt", "moves.txt"]
         assert parse_output(archive.read("result.txt"))[0][0] == "KundenNr"
-    # The default key knows no German column names: they are customer columns, and nothing is found.
+    # A German header that is no held alignment's: its columns are customer columns, and nothing is found.
     records = as_records(parse_output(german_content))
     assert records[0]["KDNR (QSTAT)"] == "1" and {record["QSTAT"] for record in records} == {"51"}
+
+
+async def test_the_configured_keys_hold_the_built_in_profiles_alignments() -> None:
+    clock = Clock()
+    async with address_client(make_config(clock=clock)) as client:
+        status, output_token, _ = await run_aligned(client, clock, german_file(), key=MAINTENANCE)
+        content = (await client.get(f"/downloadfile/{output_token}")).content
+    assert status["TokenStatus"] == 4
+    with zipfile.ZipFile(io.BytesIO(content)) as archive:  # the maintenance key: moves in the ZIP
+        lines = parse_output(archive.read("result.txt"))
+    assert lines[0][:10] == ["KDNR", *GERMAN_COLUMNS[1:]]  # legacy-de's result names the id KDNR
+    assert [(record["KDNR"], record["QSTAT"]) for record in as_records(lines)] == [
+        ("1", "1"), ("2", "4"), ("3", "51"), ("4", "1")
+    ]  # fmt: skip
 
 
 async def test_an_aligned_key_naming_validation_only_validates(tmp_path: Path) -> None:
