@@ -25,6 +25,7 @@ from flows.forms import (
     INPUT_ENCODING,
     INPUT_SEPARATOR,
     INPUT_SHEET,
+    SPLIT_HOUSE_NUMBERS,
     Blank,
     Separator,
     form,
@@ -65,6 +66,7 @@ from tasks.submission import recording_wait, submit_once, waited_before
 FLOW_NAME = "address-batch"
 INPUT_FILE = "The address file on the worker: .csv, .xlsx or a fixed-width .txt."
 MAIN_OUTPUT = "output"
+PLAN_SPLIT_EXAMPLES = 10
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,7 @@ async def address_batch(
     dry_run: Annotated[
         bool, form("Dry run", "Write the upload file and plan.json into the output folder; send nothing.")
     ] = False,
+    split_house_numbers: Annotated[bool, form("Split house numbers", SPLIT_HOUSE_NUMBERS)] = True,
 ) -> dict[str, Any]:
     """Align an address file with the address web service's batch alignment.
 
@@ -193,6 +196,8 @@ async def address_batch(
             results are merged by its result id. ``column_mapping`` entries that name one of its columns with
             no address field (a pass-through slot) fill that column.
         dry_run: write the upload file and plan.json into ``output_dir`` and send nothing.
+        split_house_numbers: split a street cell holding the house number too where a row has none (the
+            rows split are listed in house-numbers.csv); False sends street cells as given.
 
     Returns:
         The run summary: run id, row counts, QSTAT counts and the files written.
@@ -220,6 +225,7 @@ async def address_batch(
         "input_format": input_format,
         "upload_delimiter": upload_delimiter if alignment is not None else upload_delimiter or "\t",
         "upload_encoding": upload_encoding if alignment is not None else upload_encoding or "cp1252",
+        "split_house_numbers": split_house_numbers,
     }
     key = idempotency_key or derive_key(
         FLOW_NAME, endpoint=address_service_endpoint(settings), files=(input_path,), parameters=identifying
@@ -242,8 +248,20 @@ async def address_batch(
                 formula_guard=settings.csv_formula_guard,
                 profile=alignment,
                 profile_map=profile_map,
+                split_house_numbers=split_house_numbers,
             )
-        summary.update(accepted_rows=prepared.accepted, rejected_rows=prepared.rejected_rows)
+        summary.update(
+            accepted_rows=prepared.accepted,
+            rejected_rows=prepared.rejected_rows,
+            house_numbers_split=prepared.house_numbers_split,
+        )
+        if prepared.house_numbers_path is not None:
+            await recorder.document("house-numbers", prepared.house_numbers_path)
+            logger.info(
+                "%d street lines split into street and house number, see %s",
+                prepared.house_numbers_split,
+                prepared.house_numbers_path,
+            )
         if prepared.rejected_path is not None:
             await recorder.document("rejected-rows", prepared.rejected_path)
             logger.warning("%d input rows rejected, see %s", prepared.rejected_rows, prepared.rejected_path)
@@ -579,6 +597,11 @@ def _plan(
             *(profile.outputs.values() if profile is not None else ()),
         ],
         "rows": {"input": records.input_rows, "sent": prepared.accepted, "rejected": prepared.rejected_rows},
+        "house_numbers": {
+            "split": prepared.house_numbers_split,
+            "file": None if prepared.house_numbers_path is None else str(prepared.house_numbers_path),
+            "first": records.house_numbers.head(PLAN_SPLIT_EXAMPLES).to_dict(orient="records"),
+        },
         "columns_sent": sent,
         "columns_kept_here": [column for column in records.passthrough_columns if column not in sent],
     }

@@ -18,6 +18,7 @@ from flows.forms import (
     INPUT_SEPARATOR,
     INPUT_SHEET,
     OUTPUT_FOLDER,
+    SPLIT_HOUSE_NUMBERS,
     Blank,
     Separator,
     form,
@@ -57,6 +58,7 @@ async def address_query(
     input_encoding: Annotated[Blank[str], form("Input encoding", INPUT_ENCODING, blank="")] = None,
     input_sheet: Annotated[Blank[str], form("Worksheet", INPUT_SHEET, blank="")] = None,
     fixed_widths: Annotated[Blank[dict[str, int]], form("Fixed widths", FIXED_WIDTHS, blank={})] = None,
+    split_house_numbers: Annotated[bool, form("Split house numbers", SPLIT_HOUSE_NUMBERS)] = True,
 ) -> dict[str, Any]:
     """Check every address of a file with an individual query (runquery2).
 
@@ -76,6 +78,8 @@ async def address_query(
         input_encoding: encoding of the input (UTF-8 with or without BOM, else Windows-1252, when empty).
         input_sheet: worksheet of an .xlsx input (the first when empty).
         fixed_widths: column name → width, in order, for a fixed-width .txt input.
+        split_house_numbers: split a street cell holding the house number too where a row has none (the
+            rows split are listed in house-numbers.csv); False sends street cells as given.
 
     Returns:
         The run summary: run id, row counts, QSTAT counts, failed queries and the files written.
@@ -94,6 +98,7 @@ async def address_query(
         "billing_reference": billing_reference,
         "column_mapping": column_mapping,
         "input_format": input_format,
+        "split_house_numbers": split_house_numbers,
     }
     key = derive_key(
         FLOW_NAME, endpoint=address_service_endpoint(settings), files=(input_path,), parameters=identifying
@@ -117,8 +122,15 @@ async def address_query(
                 mapping=column_mapping,
                 input_format=input_format,
                 formula_guard=settings.csv_formula_guard,
+                split_house_numbers=split_house_numbers,
             )
-        summary.update(accepted_rows=prepared.accepted, rejected_rows=prepared.rejected_rows)
+        summary.update(
+            accepted_rows=prepared.accepted,
+            rejected_rows=prepared.rejected_rows,
+            house_numbers_split=prepared.house_numbers_split,
+        )
+        if prepared.house_numbers_path is not None:
+            await recorder.document("house-numbers", prepared.house_numbers_path)
         if prepared.rejected_path is not None:
             await recorder.document("rejected-rows", prepared.rejected_path)
         if not prepared.accepted:

@@ -117,6 +117,10 @@ YesNoOrAsGiven = Annotated[
 COLUMN_MAPPING = (
     'Header → address field, for headers the flow does not recognise by name, e.g. {"Kundenname": "Name"}.'
 )
+SPLIT_HOUSE_NUMBERS = (
+    "Split a street cell that holds the house number too ('Bahnhofstr. 1a') where a row has none; a line "
+    "that cannot be split with certainty rejects its row with the reason."
+)
 INPUT_SEPARATOR = "Field separator of a text input. Empty: detected. Write tab or \\t for a tab."
 INPUT_ENCODING = (
     "Encoding of a text input, e.g. utf-8 or cp1252. Empty: UTF-8 (with or without BOM), else Windows-1252."

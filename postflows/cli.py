@@ -114,6 +114,13 @@ MapOpt = Annotated[
     list[str] | None,
     typer.Option("--map", help="Map a header to a field, e.g. --map Kunde=Name (repeatable)"),
 ]
+SplitOpt = Annotated[
+    bool,
+    typer.Option(
+        "--split/--no-split",
+        help="Split a street cell holding the house number too ('Bahnhofstr. 1a') where a row has none",
+    ),
+]
 
 
 @app.command("address-batch")
@@ -149,6 +156,7 @@ def address_batch_command(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Write the upload file and plan.json; send nothing")
     ] = False,
+    split: SplitOpt = True,
 ) -> None:
     """Align an address file with the batch alignment (upload, run, poll, download, clean up)."""
     from postflows import precheck
@@ -167,6 +175,7 @@ def address_batch_command(
             sheet=sheet,
             fixed_widths=widths,
             profile=profile or _settings().address_service_profile,
+            split_house_numbers=split,
         ),
     )
     from flows.address_batch import address_batch
@@ -190,6 +199,7 @@ def address_batch_command(
             max_wait_s=max_wait,
             profile=profile,
             dry_run=dry_run,
+            split_house_numbers=split,
         )
     )
     print_summary(summary)
@@ -206,6 +216,7 @@ def address_query_command(
     encoding: EncodingOpt = None,
     sheet: SheetOpt = None,
     fixed_widths: WidthsOpt = None,
+    split: SplitOpt = True,
 ) -> None:
     """Check every address of a file with an individual query (runquery2)."""
     from postflows import precheck
@@ -223,6 +234,7 @@ def address_query_command(
             encoding=encoding,
             sheet=sheet,
             fixed_widths=widths,
+            split_house_numbers=split,
         ),
     )
     from flows.address_query import address_query
@@ -238,6 +250,7 @@ def address_query_command(
             input_encoding=encoding,
             input_sheet=sheet,
             fixed_widths=widths,
+            split_house_numbers=split,
         )
     )
     print_summary(summary)

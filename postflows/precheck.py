@@ -62,6 +62,7 @@ def address_file(
     sheet: str | None = None,
     fixed_widths: Mapping[str, int] | None = None,
     profile: str | None = None,
+    split_house_numbers: bool = True,
 ) -> None:
     """An address file for the address service, read as the flow will (with the profile's mapping split
     off as the batch flow does).
@@ -76,7 +77,9 @@ def address_file(
     columns_mapping, _ = split_mapping(dict(mapping) if mapping else None, alignment)
     _table(
         path,
-        lambda headers: address_header(headers, mode=mode, mapping=columns_mapping, path=path),
+        lambda headers: address_header(
+            headers, mode=mode, mapping=columns_mapping, path=path, split_house_numbers=split_house_numbers
+        ),
         delimiter=delimiter,
         encoding=encoding,
         sheet=sheet,

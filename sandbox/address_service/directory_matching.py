@@ -55,7 +55,12 @@ _STREET_ABBREVIATIONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^Ch\.?\s+", re.IGNORECASE), "Chemin "),
     (re.compile(r"^Rte\.?\s+", re.IGNORECASE), "Route "),
 )
-_HOUSE_NO = re.compile(r"^0*([1-9]\d{0,3})\s*([A-Za-z]{0,2})$")
+# 12, 12a, 12 B, 3bis, 5 ter, 14-16, 14/16, 7.1: the number, then a letter or two, bis/ter/quater, a range
+# or a sub-number.
+_HOUSE_NO = re.compile(
+    r"^0*([1-9]\d{0,3})\s*((?:bis|ter|quater)|[A-Za-z]{0,2}|[-/]\s*\d{1,4}[A-Za-z]?|\.\d{1,3})$",
+    re.IGNORECASE,
+)
 _ADDITION = re.compile(r"^[A-Za-z0-9.]{1,6}$")
 _LETTERS = re.compile(r"[a-z]")
 _FRENCH_CANTONS = frozenset({"GE", "VD", "NE", "JU"})
@@ -80,12 +85,12 @@ def plausible_street(street: str) -> bool:
 
 
 def house_number(house_no: str, addition: str = "") -> tuple[str, str] | None:
-    """(number, addition) of a well-formed house number (``12``, ``12a``, ``12 B``; an addition field of up
-    to six letters, digits or dots), or None."""
+    """(number, addition) of a well-formed house number (``12``, ``12a``, ``12 B``, ``3bis``, ``14-16``,
+    ``7.1``; an addition field of up to six letters, digits or dots), or None."""
     match = _HOUSE_NO.match(house_no.strip())
     if match is None:
         return None
-    letters, given = match.group(2).lower(), addition.strip()
+    letters, given = match.group(2).lower().replace(" ", ""), addition.strip()
     if not given:
         return match.group(1), letters
     if letters or not _ADDITION.match(given):

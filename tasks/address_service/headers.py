@@ -34,8 +34,11 @@ _ALIASES: dict[str, tuple[str, ...]] = {
         "complementodindirizzo", "complemento", "addressaddition",
     ),
     "CoAddress": ("co", "coadresse", "coaddress", "presso"),
+    # A street-and-number column ("Adresse", "Strasse und Nr.") is read as the street; its lines are split.
     "Streetname": (
         "strasse", "str", "strassenname", "street", "streetname", "rue", "nomderue", "via", "strada",
+        "adresse", "address", "strasseundnr", "strasseundhausnummer", "strassenr", "strassehausnummer",
+        "streetandnumber", "indirizzo", "ruenumero", "rueetnumero", "viaecivico",
     ),
     "HouseNo": (
         "hausnummer", "hausnr", "hnr", "nr", "nummer", "housenumber", "houseno", "numero", "no",

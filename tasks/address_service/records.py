@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -35,6 +35,7 @@ from connectors.address_service.codes import (
     STATUS_FIELD_NAMES,
 )
 from tasks.address_service.headers import resolve_address_columns
+from tasks.address_service.street_lines import SplitColumn, split_street_column
 from tasks.errors import InputError
 from tasks.lazy import lazy_module
 from tasks.reports import write_csv
@@ -70,6 +71,8 @@ class AddressInput:
         source: the file read.
         mode: the minimum-input rule applied.
         input_rows: data rows in the file that are not completely empty (= accepted + rejected rows).
+        house_numbers: the street lines split into street and house number (or recognised as a P.O. box or
+            c/o line): RecordId, the line as given, and the fields it filled.
     """
 
     records: pd.DataFrame
@@ -79,6 +82,7 @@ class AddressInput:
     source: Path
     mode: Mode = "batch"
     input_rows: int = 0
+    house_numbers: pd.DataFrame = field(default_factory=lambda: pd.DataFrame())
 
     @property
     def rejected_rows(self) -> int:
@@ -96,6 +100,7 @@ def read_address_file(
     fixed_widths: Sequence[tuple[str, int]] | None = None,
     sheet: str | int | None = None,
     wire_encoding: str = "cp1252",
+    split_house_numbers: bool = True,
 ) -> AddressInput:
     """Read an address file (.csv, .xlsx, .txt delimited or fixed width) and check every row.
 
@@ -109,6 +114,9 @@ def read_address_file(
         fixed_widths: (name, width) per column for a fixed-width .txt file.
         sheet: the worksheet of an .xlsx file (name or 0-based index; the first when None).
         wire_encoding: the encoding of the upload file; values it cannot carry are rejected.
+        split_house_numbers: split a street cell that holds the house number too (``Bahnhofstr. 1a``) where
+            the row has no house number (see :mod:`tasks.address_service.street_lines`); a line that cannot
+            be split with certainty rejects its row with the reason.
 
     Returns:
         The accepted records and the rejected lines; the rejected rows are not in ``records``.
@@ -120,7 +128,9 @@ def read_address_file(
     source = Path(path)
     table = read_table(source, delimiter=delimiter, encoding=encoding, fixed_widths=fixed_widths, sheet=sheet)
     headers = [str(name) for name in table.frame.columns]
-    address_columns = address_header(headers, mode=mode, mapping=mapping, path=source)
+    address_columns = address_header(
+        headers, mode=mode, mapping=mapping, path=source, split_house_numbers=split_house_numbers
+    )
     passthrough = [header for header in headers if header not in address_columns.values()]
 
     raw = table.frame
@@ -138,12 +148,21 @@ def read_address_file(
     _split_po_box(frame)
     malformed_rows = {row for row, _ in table.malformed}
     empty = ~filled & ~frame[RECORD_ID].isin(malformed_rows)
-    frame = frame[~empty]
-
+    frame = frame[~empty].copy()
     problems = [_malformed_lines(table.malformed)]
+    split = SplitColumn(split=[], refused={})
+    if split_house_numbers:
+        split = split_street_column(frame, record_id=RECORD_ID)
     checkable = frame[~frame[RECORD_ID].isin(malformed_rows)]
+    problems.append(_refused_splits(split, checkable, address_columns))
     problems += _row_problems(
-        checkable, address_columns, passthrough, mode, wire_encoding, controls=table.control_characters
+        checkable,
+        address_columns,
+        passthrough,
+        mode,
+        wire_encoding,
+        controls=table.control_characters,
+        unsplit=frozenset(split.refused),
     )
     rejected = pd.concat([p for p in problems if len(p)] or [_empty_rejected()], ignore_index=True)
     rejected = rejected.sort_values("row", kind="stable", ignore_index=True)
@@ -159,11 +178,17 @@ def read_address_file(
         source=source,
         mode=mode,
         input_rows=len(frame),
+        house_numbers=pd.DataFrame(split.split),
     )
 
 
 def address_header(
-    headers: Sequence[str], *, mode: Mode, mapping: Mapping[str, str] | None, path: Path
+    headers: Sequence[str],
+    *,
+    mode: Mode,
+    mapping: Mapping[str, str] | None,
+    path: Path,
+    split_house_numbers: bool = True,
 ) -> dict[str, str]:
     """The address columns of a file's header (canonical field → header), checked as a whole: some address
     column is recognised, every column a row needs for ``mode`` is there, no customer column has a name the
@@ -184,7 +209,7 @@ def address_header(
             raise InputError(
                 "column name is reserved for the service's output; rename it", path=path, field=header
             )
-    _check_columns_present(address_columns, mode, path)
+    _check_columns_present(address_columns, mode, path, split_house_numbers=split_house_numbers)
     return address_columns
 
 
@@ -236,14 +261,17 @@ def write_rejected(input: AddressInput, path: Path, *, formula_guard: bool = Tru
     return write_csv(input.rejected, path, formula_guard=formula_guard)
 
 
-def _check_columns_present(columns: Mapping[str, str], mode: Mode, path: Path) -> None:
-    """No row can pass without these columns, so their absence is a file problem, not a row problem."""
+def _check_columns_present(
+    columns: Mapping[str, str], mode: Mode, path: Path, *, split_house_numbers: bool = True
+) -> None:
+    """No row can pass without these columns, so their absence is a file problem, not a row problem. A street
+    column without a house number column is enough when its lines are split."""
     has = columns.__contains__
     missing: list[str] = []
     if not (has("Company") or (has("Name") and has("Prename"))):
         missing.append("Name and Prename (or Company)")
     pobox_allowed = mode != "verification" and (has("PoBoxNo") or has("PoBoxTerm"))
-    street_ok = has("Streetname") and has("HouseNo")
+    street_ok = has("Streetname") and (has("HouseNo") or split_house_numbers)
     if not street_ok and not pobox_allowed:
         missing.append("Streetname and HouseNo" + ("" if mode == "verification" else " (or a P.O. box)"))
     if not (has("ZIPCode") or (pobox_allowed and has("PoBoxZIP"))):
@@ -262,9 +290,11 @@ def _row_problems(
     wire_encoding: str,
     *,
     controls: bool = True,
+    unsplit: frozenset[int] = frozenset(),
 ) -> list[pd.DataFrame]:
     """One frame of rejected lines per check that found something; ``controls`` False skips the search for
-    control characters (the file is known to hold none)."""
+    control characters (the file is known to hold none); ``unsplit``: rows whose street line could not be
+    split, rejected with that reason already (no second "HouseNo missing")."""
     empty = pd.Series(False, index=frame.index)
 
     def filled(name: str) -> pd.Series:
@@ -291,7 +321,13 @@ def _row_problems(
         missing(~street, "Streetname", "Streetname missing")
     else:
         missing(~street & ~pobox, "Streetname", "Streetname (or a P.O. box) missing")
-    missing(street & ~filled("HouseNo"), "HouseNo", "HouseNo missing")
+    missing(
+        street & ~filled("HouseNo") & ~frame[RECORD_ID].isin(unsplit),
+        "HouseNo",
+        "HouseNo missing"
+        if "HouseNo" in columns
+        else "HouseNo missing: no number in the street and no house number column",
+    )
     zip_ok = filled("ZIPCode") | (pobox_only & filled("PoBoxZIP"))
     town_ok = filled("TownName") | (pobox_only & filled("PoBoxTownName"))
     missing(
@@ -338,6 +374,20 @@ def _row_problems(
                 _lines(frame.loc[index, RECORD_ID], header(column), frame.loc[index, column], reason)
             )
     return lines
+
+
+def _refused_splits(split: SplitColumn, frame: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
+    """The rejected lines of the rows whose street line could not be split with certainty."""
+    if not split.refused:
+        return _empty_rejected()
+    rows = frame[frame[RECORD_ID].isin(split.refused)]
+    reasons = rows[RECORD_ID].map(split.refused)
+    reason = (
+        "house number not split: "
+        + reasons
+        + "; give the number in a house number column, or correct the line (--no-split keeps lines as given)"
+    )
+    return _lines(rows[RECORD_ID], columns.get("Streetname", "Streetname"), rows["Streetname"], reason)
 
 
 def unencodable(values: pd.Series, encoding: str) -> pd.Series:

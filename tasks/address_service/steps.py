@@ -29,16 +29,23 @@ from tasks.address_service.results import (
 )
 from tasks.address_service.wire import WireFormat, write_upload_file
 from tasks.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
-from tasks.reports import markdown_table
+from tasks.reports import markdown_table, write_csv
 
 
 @dataclass
 class PreparedInput:
-    """The validated input: accepted records, the rejected-rows report and, for a batch, the upload file."""
+    """The validated input: accepted records, the rejected-rows report, the street lines split into street
+    and house number and, for a batch, the upload file."""
 
     records: AddressInput
     rejected_path: Path | None
     upload_path: Path | None = None
+    house_numbers_path: Path | None = None
+
+    @property
+    def house_numbers_split(self) -> int:
+        """How many street lines were split (or recognised as a P.O. box or c/o line)."""
+        return len(self.records.house_numbers)
 
     @property
     def accepted(self) -> int:
@@ -115,8 +122,10 @@ def prepare_address_input(
     formula_guard: bool = True,
     profile: AlignmentProfile | None = None,
     profile_map: Mapping[str, str] | None = None,
+    split_house_numbers: bool = True,
 ) -> PreparedInput:
-    """Read and check the input; write rejected.csv and, for a batch, the upload file in the wire format.
+    """Read and check the input; write rejected.csv, house-numbers.csv (the street lines split into street
+    and house number, when any were) and, for a batch, the upload file in the wire format.
 
     ``formula_guard`` neutralises, in rejected.csv, text a spreadsheet would run as a formula (the
     ``POSTFLOWS_CSV_FORMULA_GUARD`` setting). With an agreed alignment ``profile`` the upload file has
@@ -135,9 +144,14 @@ def prepare_address_input(
         sheet=fmt.sheet,
         fixed_widths=fmt.fixed_widths,
         wire_encoding=wire.encoding,
+        split_house_numbers=split_house_numbers,
     )
     rejected_path = write_rejected(records, output_dir / "rejected.csv", formula_guard=formula_guard)
     prepared = PreparedInput(records=records, rejected_path=rejected_path)
+    if len(records.house_numbers):
+        prepared.house_numbers_path = write_csv(
+            records.house_numbers, output_dir / "house-numbers.csv", formula_guard=formula_guard
+        )
     if mode != "query" and prepared.accepted:
         upload = output_dir / "upload.txt"
         if profile is not None:

@@ -14,7 +14,14 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+from tasks.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 Kind = Literal["street", "po_box", "care_of", "refused"]
 
@@ -132,3 +139,72 @@ def _tidy(number: str) -> str:
 def _plain(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
+
+
+@dataclass
+class SplitColumn:
+    """What splitting a file's street column did.
+
+    Attributes:
+        split: one line per row split or recognised: the row's RecordId, the line as given, and the fields
+            it filled (Streetname, HouseNo, PoBoxTerm, PoBoxNo, CoAddress).
+        refused: RecordId → the reason a row's line could not be split with certainty.
+    """
+
+    split: list[dict[str, str | int]]
+    refused: dict[int, str]
+
+
+def split_street_column(frame: pd.DataFrame, *, record_id: str) -> SplitColumn:
+    """Split, in place, the ``Streetname`` of every row of ``frame`` that has no ``HouseNo``.
+
+    A street line gives Streetname and HouseNo; a P.O. box line gives PoBoxTerm and PoBoxNo, a c/o line
+    CoAddress (each only where that field is empty), and leaves Streetname empty. A line that cannot be
+    split with certainty is left as it is, and its row is returned in ``refused`` with the reason (a line
+    without any number is left to the check that the row has a house number).
+    """
+    result = SplitColumn(split=[], refused={})
+    if "Streetname" not in frame:
+        return result
+
+    def empty(field: str) -> pd.Series:
+        return frame[field].isna() if field in frame else pd.Series(True, index=frame.index)
+
+    wanted = frame.index[frame["Streetname"].notna() & empty("HouseNo")]
+    chosen = frame.loc[wanted]
+    updates: dict[str, dict[object, str | None]] = {}
+    for index, line, row, box_free, co_free, term_free in zip(
+        wanted,
+        chosen["Streetname"].astype(str).tolist(),
+        chosen[record_id].astype("int64").tolist(),
+        empty("PoBoxNo")[wanted].tolist(),
+        empty("CoAddress")[wanted].tolist(),
+        empty("PoBoxTerm")[wanted].tolist(),
+        strict=True,
+    ):
+        found = split_street_line(line)
+        filled: dict[str, str] = {}
+        if found.kind == "street":
+            filled = {"Streetname": found.street, "HouseNo": found.house_no}
+        elif found.kind == "po_box" and box_free:
+            filled = {"Streetname": "", "PoBoxNo": found.po_box_no}
+            if term_free:
+                filled["PoBoxTerm"] = found.po_box_term
+        elif found.kind == "care_of" and co_free:
+            filled = {"Streetname": "", "CoAddress": found.care_of}
+        elif found.kind == "refused":
+            if any(char.isdigit() for char in line):  # no number at all: the row's house number is missing
+                result.refused[row] = found.reason
+            continue
+        else:
+            what = "P.O. box" if found.kind == "po_box" else "c/o"
+            result.refused[row] = f"a {what} line in the street column while the {what} column has one too"
+            continue
+        for field, value in filled.items():
+            updates.setdefault(field, {})[index] = value or None
+        result.split.append({record_id: row, "line": line, **{k: v for k, v in filled.items() if v}})
+    for field, values in updates.items():
+        if field not in frame:
+            frame[field] = pd.Series(pd.NA, index=frame.index, dtype=object)
+        frame.loc[list(values), field] = pd.Series(values, dtype=object).where(lambda v: v.notna(), pd.NA)
+    return result
