@@ -35,8 +35,13 @@ from flows.parking import park_after
 from flows.runs import recorded_run
 from history import file_digest
 from history.models import JobState
-from postflows.settings import get_settings
-from postflows.wiring import address_service_client, address_service_endpoint
+from postflows.settings import Settings, get_settings
+from postflows.wiring import (
+    ConfigurationError,
+    address_service_client,
+    address_service_endpoint,
+    sandbox_reading,
+)
 from tasks.address_service.batch import (
     API,
     create_output_file,
@@ -281,8 +286,17 @@ async def address_batch(
             )
             key = recorder.idempotency_key or key
         summary.update(idempotency_key=key)
+        unmergeable = None
+        if alignment is not None:
+            summary.update(record_id_returned_in=alignment.result_record_id)
+            unmergeable = _sandbox_id_problem(settings, alignment, batch_key, prepared.upload_path)
+        if unmergeable is not None and not dry_run:
+            raise ConfigurationError(unmergeable)
         if dry_run:
-            plan = _plan(prepared, alignment, batch_key, key, output_dir)
+            if unmergeable is not None:
+                summary.update(problem=unmergeable)
+                logger.warning("%s", unmergeable)
+            plan = _plan(prepared, alignment, batch_key, key, output_dir, problem=unmergeable)
             summary.update(dry_run=True, upload=str(prepared.upload_path), plan=str(plan))
             await recorder.document("plan", plan)
             await summary.publish(
@@ -546,6 +560,31 @@ async def _follow(
     )
 
 
+def _sandbox_id_problem(
+    settings: Settings, profile: AlignmentProfile, batch_key: str, upload: Path
+) -> str | None:
+    """Why, on the embedded sandbox, the results of this run could not be merged (the sandbox's alignment for
+    the key would return the record id in another column than the profile's), or None. A run refuses it
+    before anything is sent; a dry run reports it."""
+    reading = sandbox_reading(settings, batch_key, upload)
+    if reading is None:
+        return None
+    returned = reading.result_id or profile.upload.record_id
+    if returned == profile.result_record_id:
+        return None
+    return (
+        f"the embedded sandbox reads this upload for key {batch_key} "
+        + (
+            f"by an alignment whose result carries the record id in column {returned!r}"
+            if reading.result_id
+            else f"in any layout, so the record id comes back as {returned!r}"
+        )
+        + f", while profile {profile.name} expects it in {profile.result_record_id!r}: the results could "
+        f"not be merged, so nothing was sent. Give the sandbox this profile's alignment "
+        f"(POSTFLOWS_SANDBOX_ALIGNMENTS={batch_key}=<the profile's YAML file>) or use a key it holds"
+    )
+
+
 def work_key(
     endpoint: Endpoint,
     upload_path: Path,
@@ -581,7 +620,13 @@ def _profile(name: str | None, delimiter: str | None, encoding: str | None) -> A
 
 
 def _plan(
-    prepared: PreparedInput, profile: AlignmentProfile | None, batch_key: str, key: str, output_dir: Path
+    prepared: PreparedInput,
+    profile: AlignmentProfile | None,
+    batch_key: str,
+    key: str,
+    output_dir: Path,
+    *,
+    problem: str | None = None,
 ) -> Path:
     """plan.json of a dry run: what would be sent, under which key and profile, and what stays here."""
     records = prepared.records
@@ -597,6 +642,9 @@ def _plan(
             *(profile.outputs.values() if profile is not None else ()),
         ],
         "rows": {"input": records.input_rows, "sent": prepared.accepted, "rejected": prepared.rejected_rows},
+        "record_id": None
+        if profile is None
+        else {"sent_in": profile.upload.record_id, "returned_in": profile.result_record_id},
         "house_numbers": {
             "split": prepared.house_numbers_split,
             "file": None if prepared.house_numbers_path is None else str(prepared.house_numbers_path),
@@ -604,5 +652,6 @@ def _plan(
         },
         "columns_sent": sent,
         "columns_kept_here": [column for column in records.passthrough_columns if column not in sent],
+        "problem": problem,
     }
     return write_text(output_dir / "plan.json", json.dumps(plan, indent=2, ensure_ascii=False) + "\n")

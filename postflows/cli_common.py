@@ -38,9 +38,9 @@ def prepare_flow_run(
     api: Api | None, *, out: Path | None = None, inputs: Callable[[], object] | None = None
 ) -> None:
     """What a flow command does before its flow module (and so Prefect) is imported: check the settings of
-    ``api``, the input files (``inputs``, see :mod:`postflows.precheck`) and the output directory (created
-    here), then say where the calls go and which Prefect server the run reports to (see
-    :func:`postflows.prefect_server.choose_api`). A refusal is one line and exit 2.
+    ``api``, the input files (``inputs``, see :mod:`postflows.precheck`; a line it returns is said) and the
+    output directory (created here), then say where the calls go and which Prefect server the run reports
+    to (see :func:`postflows.prefect_server.choose_api`). A refusal is one line and exit 2.
 
     Nothing imported here (or by the checks) is heavy: no Prefect, pandas, SQLAlchemy or connector client,
     so a file that cannot be used is refused in about the time of ``postflows --help`` (a test checks it).
@@ -56,8 +56,7 @@ def prepare_flow_run(
         settings = Settings()
         if api is not None:
             require_settings(settings, api, block_may_fill=bool(settings.credentials_block))
-        if inputs is not None:
-            inputs()
+        note = inputs() if inputs is not None else None
         output_dir(out)
     except (ConfigurationError, ValidationError) as error:
         fail("configuration error", error, EXIT_USAGE)
@@ -67,6 +66,8 @@ def prepare_flow_run(
         fail("refused", error, EXIT_USAGE)
     if api is not None:
         say(describe_endpoint(settings, api))
+    if isinstance(note, str):
+        say(note)
     say(choose_api(settings.data_dir))
 
 

@@ -63,9 +63,10 @@ def address_file(
     fixed_widths: Mapping[str, int] | None = None,
     profile: str | None = None,
     split_house_numbers: bool = True,
-) -> None:
+) -> str | None:
     """An address file for the address service, read as the flow will (with the profile's mapping split
-    off as the batch flow does).
+    off as the batch flow does); with a profile, a line saying which column carries the record id out and
+    back (results are merged by it).
 
     Raises:
         InputError: the file cannot be used; ProfileError: the profile cannot be.
@@ -84,6 +85,12 @@ def address_file(
         encoding=encoding,
         sheet=sheet,
         fixed_widths=tuple(fixed_widths.items()) if fixed_widths else None,
+    )
+    if alignment is None:
+        return None
+    return (
+        f"profile {alignment.name}: the record id goes out in column {alignment.upload.record_id!r} and "
+        f"comes back in {alignment.result_record_id!r}"
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -93,6 +94,30 @@ def sandbox_transport(settings: Settings) -> httpx.AsyncBaseTransport:
         settings.sandbox_alignments,
         settings.sandbox_order_statuses,
     )
+
+
+@dataclass(frozen=True)
+class SandboxReading:
+    """How the embedded sandbox will read an upload: ``result_id`` names the column its result carries the
+    record id in, or is None when it reads the upload in any layout (columns come back under their names)."""
+
+    result_id: str | None
+
+
+def sandbox_reading(settings: Settings, key: str, upload: Path) -> SandboxReading | None:
+    """How the embedded sandbox will read ``upload`` for batch ``key``; None when the runs go to a real
+    service (or a served sandbox), whose alignment is known only to it."""
+    if not settings.address_service_is_sandbox:
+        return None
+    from sandbox.address_service.service import alignment_for
+
+    config = getattr(sandbox_transport(settings), "config", None)
+    if config is None:
+        return None
+    with upload.open("rb") as handle:
+        head = handle.read(1 << 16)
+    alignment = alignment_for(config, key, head)
+    return SandboxReading(alignment.result_record_id if alignment is not None else None)
 
 
 def reset_sandbox() -> None:

@@ -127,13 +127,8 @@ class AddressService:
         return None
 
     def alignment_for(self, key: str, content: bytes) -> SandboxAlignment | None:
-        """The alignment an upload for ``key`` is read by: the one agreed for the key; for a configured key
-        without one, the held alignment whose header the upload has; else None (any layout)."""
-        agreed = self.config.alignments.get(key)
-        if agreed is not None or key not in self.config.address_batch_keys:
-            return agreed
-        held = self.config.held_alignments.values()
-        return next((alignment for alignment in held if has_agreed_header(content, alignment)), None)
+        """The alignment an upload for ``key`` is read by (see :func:`alignment_for`)."""
+        return alignment_for(self.config, key, content)
 
     def is_maintenance(self, key: str) -> bool:
         return self.matcher_for(key) is self.maintenance
@@ -201,3 +196,14 @@ def _basic_credentials(request: Request) -> tuple[str, str] | None:
         return None
     user, separator, password = decoded.partition(":")
     return (user, password) if separator else None
+
+
+def alignment_for(config: SandboxConfig, key: str, content: bytes) -> SandboxAlignment | None:
+    """The alignment an upload for ``key`` is read by: the one agreed for the key; for a configured key
+    without one, the held alignment whose header the upload has; else None (any layout, the columns come
+    back under the names they were uploaded with)."""
+    agreed = config.alignments.get(key)
+    if agreed is not None or key not in config.address_batch_keys:
+        return agreed
+    held = config.held_alignments.values()
+    return next((alignment for alignment in held if has_agreed_header(content, alignment)), None)

@@ -34,6 +34,7 @@ class CountingTransport(httpx.AsyncBaseTransport):
 
     def __init__(self, inner: SandboxTransport) -> None:
         self.inner = inner
+        self.config = inner.config
         self.calls: Counter[tuple[str, str]] = Counter()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:

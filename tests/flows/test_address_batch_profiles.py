@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from flows.address_batch import address_batch
+from postflows.wiring import ConfigurationError
 from sandbox.address_service.alignments import load_alignment
-from tasks.address_service.batch import BatchJobFailed
 from tasks.address_service.profiles import BUILTIN
 from tests.flows.conftest import Sandbox
 
@@ -137,10 +137,15 @@ async def test_an_upload_that_differs_from_the_agreed_header_fails_naming_the_co
     legacy = tmp_path / "legacy-de.yaml"
     legacy.write_text(BUILTIN["legacy-de"].to_yaml(), encoding="utf-8")
     sandbox.config.alignments["postflows_maintenance_v1"] = load_alignment(legacy, "postflows_maintenance_v1")
-    with pytest.raises(BatchJobFailed, match="layout agreed for key postflows_maintenance_v1"):
+    # The sandbox would fail the job on the layout (tests/sandbox); the run sees before billing that the
+    # agreed alignment returns the id as KDNR, not as the standard profile's CustomID_01_in, and sends nothing.
+    with pytest.raises(
+        ConfigurationError, match="'KDNR', while profile standard expects it in 'CustomID_01_in'"
+    ):
         await address_batch(
             input_path=_customers(tmp_path), output_dir=tmp_path / "out", profile="standard", **FAST
         )
+    assert sum(sandbox.transport.calls.values()) == 0
 
 
 async def test_upload_options_override_the_profile_and_change_the_key(
@@ -156,6 +161,8 @@ async def test_upload_options_override_the_profile_and_change_the_key(
     header = (tmp_path / "b" / "upload.txt").read_bytes().decode("cp1252").split("\r\n")[0]
     assert header.startswith("KDNR (QSTAT);Firma;Vorname")
     assert overridden["idempotency_key"] != agreed["idempotency_key"]
+    # The agreed layout has tabs: read in any layout, the id would not come back as KDNR.
+    assert "problem" not in agreed and "comes back as 'KDNR (QSTAT)'" in overridden["problem"]
     assert sum(sandbox.transport.calls.values()) == 0
 
 
@@ -186,3 +193,37 @@ async def test_moves_are_read_from_the_output_the_profile_declares(sandbox: Sand
     assert summary["moves"] == 1
     assert (out / "download" / "moves.txt").is_file()
     assert not (out / "download" / "output.bin").read_bytes().startswith(b"PK")  # moves not in the output
+
+
+async def test_a_result_id_the_sandbox_would_not_return_is_refused_before_anything_is_sent(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    profile = tmp_path / "crm.yaml"
+    profile.write_text(CUSTOM, encoding="utf-8")  # its result renames the id; the sandbox holds no alignment
+    with pytest.raises(
+        ConfigurationError, match="POSTFLOWS_SANDBOX_ALIGNMENTS=crm_maintenance_v1="
+    ) as refused:
+        await address_batch(
+            input_path=_customers(tmp_path),
+            output_dir=tmp_path / "out",
+            profile=str(profile),
+            column_mapping={"KundenNr": "PassThrough_01"},
+            **FAST,
+        )
+    assert "nothing was sent" in str(refused.value)
+    assert sum(sandbox.transport.calls.values()) == 0
+
+
+async def test_the_plan_and_the_summary_name_the_column_the_record_id_comes_back_in(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    summary = await address_batch(
+        input_path=_customers(tmp_path),
+        output_dir=tmp_path / "out",
+        profile="legacy-de",
+        dry_run=True,
+        **FAST,
+    )
+    plan = json.loads((tmp_path / "out" / "plan.json").read_text(encoding="utf-8"))
+    assert plan["record_id"] == {"sent_in": "KDNR (QSTAT)", "returned_in": "KDNR"}
+    assert summary["record_id_returned_in"] == "KDNR"
