@@ -138,7 +138,7 @@ async def test_an_upload_that_differs_from_the_agreed_header_fails_naming_the_co
     legacy.write_text(BUILTIN["legacy-de"].to_yaml(), encoding="utf-8")
     sandbox.config.alignments["postflows_maintenance_v1"] = load_alignment(legacy, "postflows_maintenance_v1")
     # The sandbox would fail the job on the layout (tests/sandbox); the run sees before billing that the
-    # agreed alignment returns the id as KDNR, not as the standard profile's CustomID_01_in, and sends nothing.
+    # agreed alignment returns the id as KDNR, not as the standard profile's CustomID_01_in: nothing is sent.
     with pytest.raises(
         ConfigurationError, match="'KDNR', while profile standard expects it in 'CustomID_01_in'"
     ):
