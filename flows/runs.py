@@ -13,10 +13,11 @@ from typing import Any
 from postflows.settings import Settings
 from tasks.files import write_text
 from tasks.retrying import StepRetries, use_step_retries
-from tasks.run_history import RunRecorder
+from tasks.run_history import RunRecorder, record_shielded
 from tasks.submission import JobParked
 
 SUMMARY_FILE = "summary.md"
+INTERRUPTED = "INTERRUPTED"
 # Earlier work named in the summary per kind; the rest is counted.
 SHOWN_REUSED = 5
 
@@ -54,6 +55,8 @@ class RunSummary(dict[str, Any]):
         )
         if outputs.replaced:
             self.update(replaced={what: _shown(which) for what, which in outputs.replaced.items()})
+        if outputs.took_up is not None:
+            self.update(took_up_interrupted_run=outputs.took_up)
         return path
 
 
@@ -102,8 +105,8 @@ async def recorded_run(
     parameters: Mapping[str, Any],
     notify: Callable[[str], None] | None = None,
 ) -> AsyncIterator[tuple[RunRecorder, RunSummary]]:
-    """Record a run that holds its idempotency key; it ends COMPLETED, FAILED (with the error), CANCELLED,
-    or PARKED.
+    """Record a run that holds its idempotency key; it ends COMPLETED, FAILED (with the error), INTERRUPTED
+    (Ctrl-C or a cancellation, at any point, even while the record is made), or PARKED.
 
     A second run with the same key waits here (bounded by ``lease_wait_s``) while a live run holds it. A
     wait parked inside the block (:class:`~tasks.submission.JobParked`, deployment runs only) schedules the
@@ -113,9 +116,18 @@ async def recorded_run(
     use_step_retries(
         StepRetries(settings.task_retries, settings.task_retry_delay_s, settings.task_retry_jitter)
     )
-    recorder = await RunRecorder.start(
-        settings.effective_database_url, flow=flow, idempotency_key=idempotency_key, parameters=parameters
+    starting = asyncio.ensure_future(
+        RunRecorder.start(
+            settings.effective_database_url, flow=flow, idempotency_key=idempotency_key, parameters=parameters
+        )
     )
+    try:
+        recorder = await asyncio.shield(starting)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        # Interrupted while the run was being recorded: the record is made all the same, and closed.
+        started = await starting
+        await started.finish(INTERRUPTED, error="interrupted while starting")
+        raise
     summary = RunSummary(recorder, run_id=recorder.run_id)
     try:
         await recorder.hold_key(ttl_s=settings.lease_ttl_s, wait_s=settings.lease_wait_s, notify=notify)
@@ -124,7 +136,7 @@ async def recorded_run(
         await _park(recorder, summary, parked)
         return
     except (asyncio.CancelledError, KeyboardInterrupt):
-        await recorder.finish("CANCELLED", error="cancelled", summary=summary)
+        await record_shielded(recorder.finish(INTERRUPTED, error="interrupted", summary=summary))
         raise
     except BaseException as error:
         await recorder.finish("FAILED", error=f"{type(error).__name__}: {error}", summary=summary)

@@ -80,13 +80,15 @@ class Base(DeclarativeBase):
 
 class RunState(StrEnum):
     """Where a run stands; RUNNING until ``finish_run`` records the outcome. PARKED: the run ended while its
-    remote job still runs, and a follow-up run continues it."""
+    remote job still runs, and a follow-up run continues it. INTERRUPTED: stopped by Ctrl-C or a
+    cancellation (CANCELLED: the same, recorded before INTERRUPTED existed); the same command takes it up."""
 
     RUNNING = "RUNNING"
     COMPLETED = "COMPLETED"
     FAILED = "FAILED"
     CANCELLED = "CANCELLED"
     PARKED = "PARKED"
+    INTERRUPTED = "INTERRUPTED"
 
 
 class JobState(StrEnum):

@@ -30,6 +30,7 @@ __all__ = [
     "find_remote_job",
     "finish_run",
     "get_run",
+    "interrupted_before",
     "jobs_for_key",
     "latest_run",
     "list_runs",
@@ -132,6 +133,19 @@ def latest_run(session: Session, *, flow: str, idempotency_key: str) -> Run | No
         .limit(1)
     )
     return session.scalars(statement).first()
+
+
+def interrupted_before(session: Session, *, flow: str, idempotency_key: str, run_id: int) -> Run | None:
+    """The run of ``flow`` for ``idempotency_key`` just before run ``run_id``, when it was interrupted."""
+    statement = (
+        select(Run)
+        .where(Run.flow == flow, Run.idempotency_key == idempotency_key, Run.id < run_id)
+        .order_by(Run.id.desc())
+        .limit(1)
+    )
+    earlier = session.scalars(statement).first()
+    interrupted = (RunState.INTERRUPTED.value, RunState.CANCELLED.value)
+    return earlier if earlier is not None and earlier.state in interrupted else None
 
 
 def abandon_stale_runs(session: Session, *, flow: str, idempotency_key: str, resumed_by: Run) -> list[int]:

@@ -9,8 +9,10 @@ file that cannot be used, or input that belongs to other recorded work (an error
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from collections.abc import Callable, Coroutine
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, TypeVar
 
@@ -98,6 +100,7 @@ def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = Tru
     from postflows.prefect_server import wait_for_temporary_server
 
     quiet_console_tracebacks()
+    began = _now()
     try:
         wait_for_temporary_server()
         with progress_bars(progress and sys.stderr.isatty()):
@@ -107,10 +110,49 @@ def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = Tru
     except (PostflowsError, ValueError, OSError) as error:
         fail("failed", error, getattr(error, "exit_code", EXIT_FAILED))
     except KeyboardInterrupt:
-        console.print(Text("cancelled", style="yellow"))
+        console.print(Text(interrupted_line(began), style="yellow"), soft_wrap=True, overflow="ignore")
         raise typer.Exit(EXIT_INTERRUPTED) from None
     except Exception as error:  # noqa: BLE001 - the CLI promises one line, never a traceback
         fail("failed", error, EXIT_FAILED, name=True)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def interrupted_line(began: datetime) -> str:
+    """The one line a command ends with after Ctrl-C: what the history recorded of the run this command
+    started, and the command that takes it up."""
+    again = "postflows " + shlex.join(sys.argv[1:])
+    try:
+        recorded = _recorded_since(began)
+    except Exception:  # noqa: BLE001 - the history cannot be read now; the command still says how to resume
+        recorded = None
+    if recorded is None:
+        return f"interrupted before the run was recorded; nothing was sent. Run again: {again}"
+    return f"interrupted: {recorded}. The same command takes it up: {again}"
+
+
+def _recorded_since(began: datetime) -> str | None:
+    """What the history holds of the newest run of this command's flow started since ``began``."""
+    import history
+    from deployments.catalog import CATALOG
+    from postflows.locations import history_url
+
+    command = sys.argv[1] if len(sys.argv) > 1 else ""
+    flows = {spec.name for spec in CATALOG if command in (spec.command, spec.name)}
+    with history.session_factory(history_url())() as session:
+        runs = [run for run in history.list_runs(session, limit=20) if run.started_at >= began]
+        run = next((run for run in runs if not flows or run.flow in flows), None)
+        if run is None:
+            return None
+        jobs = [
+            f"{job.kind} {job.remote_id} {job.status}"
+            for job in run.remote_jobs
+            if job.kind not in ("upload-file", "output-file")
+        ]
+        kept = f" ({', '.join(jobs[:3])})" if jobs else ""
+        return f"run {run.id} is recorded {run.state}{kept}"
 
 
 def fail(label: str, error: BaseException, code: int, *, name: bool = False) -> NoReturn:

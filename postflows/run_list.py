@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 # The newest Alembic revision of history/migrations; a test checks it against Alembic's head.
-SCHEMA_HEAD = "0006"
+SCHEMA_HEAD = "0007"
 SQLITE_BUSY_TIMEOUT_S = 60.0
 _SQLITE_FILE_URL = re.compile(r"^sqlite(?:\+pysqlite)?:///(?P<path>[^?]+)$")
 _COLUMNS = "id, flow, state, started_at, finished_at, idempotency_key, flow_run_id"

@@ -158,6 +158,8 @@ class RunOutputs:
     """What was taken up (``address batch``) → which (an id and the run that started it)."""
     replaced: dict[str, list[str]] = field(default_factory=dict)
     """What was submitted anew over an earlier submission (``--resubmit``) → which earlier one."""
+    took_up: int | None = None
+    """The run of this work just before this one, when it was interrupted (this run takes its work up)."""
 
 
 @dataclass(frozen=True)
@@ -256,6 +258,7 @@ class RunRecorder:
         await self._acquire(key)
         self.holds_key = True
         self._heartbeat = asyncio.create_task(self._renew_forever(key, ttl_s / 3))
+        await self._note_interrupted(key)
 
     async def rekey(self, key: str) -> None:
         """Go on under ``key``: the identity of the work, known once the run has read its input (a hash of
@@ -282,6 +285,27 @@ class RunRecorder:
         self.idempotency_key = key
         self.holds_key = True
         self._heartbeat = asyncio.create_task(self._renew_forever(key, self._lease_ttl.total_seconds() / 3))
+        await self._note_interrupted(key)
+
+    async def _note_interrupted(self, key: str) -> None:
+        """Say so when the run of this work just before this one was interrupted: this run takes it up."""
+        if self.outputs.took_up is not None:
+            return
+
+        def find() -> tuple[int, str] | None:
+            with self._factory.begin() as session:
+                earlier = history.interrupted_before(
+                    session, flow=self.flow, idempotency_key=key, run_id=self.run_id
+                )
+                if earlier is None:
+                    return None
+                when = earlier.finished_at or earlier.started_at
+                return earlier.id, f"at {when.isoformat(timespec='seconds')}"
+
+        found = await self._write(find)
+        if found is not None:
+            self.outputs.took_up = found[0]
+            logger.warning("run %s of this work was interrupted %s; this run takes it up", *found)
 
     async def _acquire(self, key: str) -> None:
         """Take the lease on ``key``, waiting (bounded) while a live run holds it."""

@@ -196,7 +196,7 @@ async def test_cancellation_while_polling_keeps_the_job_for_the_next_run(
     with pytest.raises(asyncio.CancelledError):
         await run
     (cancelled,) = _runs()
-    assert cancelled.state == "CANCELLED"
+    assert cancelled.state == "INTERRUPTED"
     assert _job(cancelled, "batch").status == "WAITING"
     assert sandbox.transport.count("/deletefile") == 0
 

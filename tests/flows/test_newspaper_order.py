@@ -316,7 +316,7 @@ async def test_cancellation_while_polling_leaves_the_order_waiting_for_the_next_
         await run
     [job] = order_jobs(flow_env)
     assert job.status == "WAITING" and job.finished_at is None
-    assert [run.state for run in runs(flow_env)] == ["CANCELLED"]
+    assert [run.state for run in runs(flow_env)] == ["INTERRUPTED"]
 
     summary = await newspaper_order(path, tmp_path / "out", **TO_DONE)
     assert summary["resumed"] is True and summary["order_id"] == int(job.remote_id)

@@ -1,0 +1,82 @@
+"""A run interrupted at any point (Ctrl-C, a cancellation), even while its record is being made, is never
+left RUNNING: it is INTERRUPTED, and the next run of the same work says that it takes it up."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import history
+from flows.runs import recorded_run
+from postflows.settings import get_settings
+from tasks.run_history import RunRecorder
+
+KEY = "work-to-interrupt"
+
+
+def _runs() -> list[history.Run]:
+    factory = history.session_factory(get_settings().effective_database_url)
+    with factory() as session:
+        return list(reversed(history.list_runs(session, limit=10)))
+
+
+async def _cancel_after(seconds: float, work: Callable[[], Awaitable[Any]]) -> None:
+    task = asyncio.ensure_future(work())
+    await asyncio.sleep(seconds)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_an_interrupt_while_the_run_is_recorded_closes_the_record(
+    flow_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_start = RunRecorder.start
+    recorded = asyncio.Event()
+
+    async def slow_start(*args: Any, **kwargs: Any) -> RunRecorder:
+        recorder = await real_start(*args, **kwargs)
+        recorded.set()
+        await asyncio.sleep(1.0)  # the interrupt arrives now: the row exists, the run has not begun
+        return recorder
+
+    monkeypatch.setattr(RunRecorder, "start", slow_start)
+
+    async def run() -> None:
+        async with recorded_run(get_settings(), flow="address-batch", idempotency_key=KEY, parameters={}):
+            raise AssertionError("the run's work never begins")
+
+    await _cancel_after(0.3, run)
+    assert recorded.is_set()
+    [interrupted] = _runs()
+    assert (interrupted.state, interrupted.error) == ("INTERRUPTED", "interrupted while starting")
+    assert interrupted.finished_at is not None
+
+
+async def test_an_interrupted_run_is_recorded_so_and_the_next_one_takes_it_up(flow_env: Path) -> None:
+    async def interrupted() -> None:
+        async with recorded_run(get_settings(), flow="address-batch", idempotency_key=KEY, parameters={}):
+            await asyncio.sleep(30)
+
+    await _cancel_after(0.5, interrupted)
+    [first] = _runs()
+    assert first.state == "INTERRUPTED"
+
+    async with recorded_run(get_settings(), flow="address-batch", idempotency_key=KEY, parameters={}) as (
+        _,
+        summary,
+    ):
+        await summary.publish("# again", None, description="test")
+    assert summary["took_up_interrupted_run"] == first.id
+    assert [run.state for run in _runs()] == ["INTERRUPTED", "COMPLETED"]
+
+    async with recorded_run(get_settings(), flow="address-batch", idempotency_key=KEY, parameters={}) as (
+        _,
+        after_a_success,
+    ):
+        await after_a_success.publish("# once more", None, description="test")
+    assert "took_up_interrupted_run" not in after_a_success
