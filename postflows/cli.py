@@ -52,6 +52,24 @@ app = typer.Typer(
 )
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import version
+
+        typer.echo(f"postflows {version('postflows')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _global_options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", callback=_print_version, is_eager=True),
+    ] = False,
+) -> None:
+    """Prefect pipelines for the postal address web service, newspaper and commerce APIs."""
+
+
 def main() -> None:
     """Console-script entry point."""
     # No network beyond the configured APIs: Prefect's usage telemetry stays off unless asked for, and the

@@ -90,3 +90,10 @@ async def test_history_takes_command_and_flow_names(sandbox: Sandbox, tmp_path: 
     unknown = runner.invoke(app, ["history", "--flow", "no-such-flow"])
     assert unknown.exit_code == 2
     assert "'no-such-flow' names no flow" in unknown.output and "newspaper-sync" in unknown.output
+
+
+def test_version() -> None:
+    from importlib.metadata import version
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.strip() == f"postflows {version('postflows')}"
