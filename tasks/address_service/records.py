@@ -209,7 +209,9 @@ def address_header(
             raise InputError(
                 "column name is reserved for the service's output; rename it", path=path, field=header
             )
-    _check_columns_present(address_columns, mode, path, split_house_numbers=split_house_numbers)
+    _check_columns_present(
+        address_columns, mode, path, split_house_numbers=split_house_numbers, headers=headers
+    )
     return address_columns
 
 
@@ -262,14 +264,25 @@ def write_rejected(input: AddressInput, path: Path, *, formula_guard: bool = Tru
 
 
 def _check_columns_present(
-    columns: Mapping[str, str], mode: Mode, path: Path, *, split_house_numbers: bool = True
+    columns: Mapping[str, str],
+    mode: Mode,
+    path: Path,
+    *,
+    split_house_numbers: bool = True,
+    headers: Sequence[str] = (),
 ) -> None:
     """No row can pass without these columns, so their absence is a file problem, not a row problem. A street
-    column without a house number column is enough when its lines are split."""
+    column without a house number column is enough when its lines are split. The refusal names what is
+    missing, what was found for it, the file's header and how to map a column."""
     has = columns.__contains__
     missing: list[str] = []
-    if not (has("Company") or (has("Name") and has("Prename"))):
-        missing.append("Name and Prename (or Company)")
+    if not has("Company"):
+        if has("Name") and not has("Prename"):
+            missing.append(f"Prename (a first-name column; found Name as {columns['Name']!r}) or Company")
+        elif has("Prename") and not has("Name"):
+            missing.append(f"Name (a last-name column; found Prename as {columns['Prename']!r}) or Company")
+        elif not has("Name"):
+            missing.append("Name and Prename (or Company)")
     pobox_allowed = mode != "verification" and (has("PoBoxNo") or has("PoBoxTerm"))
     street_ok = has("Streetname") and (has("HouseNo") or split_house_numbers)
     if not street_ok and not pobox_allowed:
@@ -279,7 +292,12 @@ def _check_columns_present(
     if not (has("TownName") or (pobox_allowed and has("PoBoxTownName"))):
         missing.append("TownName")
     if missing:
-        raise InputError(f"missing address columns: {'; '.join(missing)}", path=path)
+        found = f"; the header is {list(headers)}" if headers else ""
+        raise InputError(
+            f"missing address columns: {'; '.join(missing)}{found}. Name a column's field with --map "
+            "HEADER=FIELD (form: Column mapping), e.g. --map Vorname=Prename",
+            path=path,
+        )
 
 
 def _row_problems(
