@@ -532,7 +532,7 @@ async def _follow(
         )
     await recorder.update_job(job, status=JobState.FINISHED)
     folder = output_dir / "download"
-    wanted = {MAIN_OUTPUT: (str(job.data["output_token"]), folder / "output.bin")}
+    wanted = {MAIN_OUTPUT: (str(job.data["output_token"]), folder / "result.bin")}
     for name, token in (job.data.get("extra_outputs") or {}).items():
         wanted[name] = (str(token), folder / f"{name}.bin")
     try:
@@ -543,7 +543,7 @@ async def _follow(
             "batch job %s finished but its download failed; the same command fetches it", job.remote_id
         )
         raise
-    download = wanted.pop(MAIN_OUTPUT)[1]
+    download = named_by_content(wanted.pop(MAIN_OUTPUT)[1])
     extras = {name: named_by_content(path) for name, (_, path) in wanted.items()}
     await recorder.document("download", download, job=job)
     for name, path in extras.items():

@@ -6,12 +6,14 @@ import os
 from importlib import resources
 from pathlib import Path
 
+from rich.text import Text
 from sqlalchemy.engine import make_url
 
 from postflows.console import console
 from postflows.settings import get_settings
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "address-batch.csv"
+RESULT_FILES = frozenset({"results.csv", "results.xlsx", "moves.csv", "moves.txt"})
 
 
 def example_input() -> Path:
@@ -42,11 +44,15 @@ def run_demo(output_dir: Path) -> None:
     )
     console.print()
     console.print("[bold green]demo finished[/]")
-    console.print(f"  rows: {summary.get('accepted_rows')} accepted, {summary.get('rejected_rows')} rejected")
-    console.print(f"  QSTAT counts: {summary.get('qstat')}")
-    for path in summary.get("files", []):
-        console.print(f"  result file: {path}")
-    console.print(f"  rejected rows: {output_dir / 'rejected.csv'}")
-    history = make_url(settings.effective_database_url).render_as_string(hide_password=True)
-    console.print(f"  run history: {history}")
-    console.print(f"  this run: postflows history {summary.get('run_id')}")
+    lines = [
+        f"rows: {summary.get('accepted_rows')} accepted, {summary.get('rejected_rows')} rejected",
+        f"QSTAT counts: {summary.get('qstat')}",
+        *(f"result file: {path}" for path in summary.get("files", []) if Path(path).name in RESULT_FILES),
+        f"rejected rows: {output_dir / 'rejected.csv'}",
+        f"summary: {output_dir / 'summary.md'}",
+        f"run history: {make_url(settings.effective_database_url).render_as_string(hide_password=True)}",
+        f"this run: postflows history {summary.get('run_id')}",
+    ]
+    for line in lines:
+        # Paths are never wrapped, on a terminal or in a pipe: a wrapped path cannot be copied.
+        console.print(Text(f"  {line}"), soft_wrap=True, overflow="ignore")

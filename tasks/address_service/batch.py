@@ -204,8 +204,8 @@ async def delete_remote_files(client: AddressServiceClient, tokens: list[str]) -
 
 
 def named_by_content(path: Path) -> Path:
-    """Give a downloaded extra output the extension its content shows (``.zip``, ``.xml``, else ``.txt``);
-    returns the new path. The service names no type for the files an alignment writes."""
+    """Give a downloaded output the extension its content shows (``.zip``, ``.xml``, else ``.txt``); returns
+    the new path. The service names no type for the files it writes."""
     with path.open("rb") as handle:
         head = handle.read(512).lstrip()
     suffix = ".zip" if head.startswith(b"PK\x03\x04") else ".xml" if head.startswith(b"<") else ".txt"

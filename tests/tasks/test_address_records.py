@@ -732,7 +732,9 @@ def test_write_rejected_neutralises_formulas_unless_told_not_to(tmp_path: Path) 
 
 def test_a_missing_first_name_column_is_named_with_what_was_found_and_how_to_map(tmp_path: Path) -> None:
     path = tmp_path / "names.csv"
-    path.write_text("KundenNr;Name;Strasse;PLZ;Ort\n1;Muster;Bahnhofstrasse 1;6010;Kriens\n", encoding="utf-8")
+    path.write_text(
+        "KundenNr;Name;Strasse;PLZ;Ort\n1;Muster;Bahnhofstrasse 1;6010;Kriens\n", encoding="utf-8"
+    )
     with pytest.raises(InputError) as refused:
         read_address_file(path)
     message = str(refused.value)
