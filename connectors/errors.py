@@ -2,13 +2,16 @@
 
     PostflowsError
     └── ApiError                      (api, retryable)
-        ├── TransportFailure          connect/read/protocol errors; retryable
+        ├── TransportFailure          connect/read/protocol errors, in the answer's body too; retryable
+        │   └── DeadlineExceeded      an attempt took longer than its total deadline
         ├── HttpStatusError           an HTTP status the API did not explain (status_code)
         │   ├── ServerError           5xx; retryable
         │   ├── RateLimited           429 or a service-level "too many requests"; retryable
         │   ├── AuthFailed            401/403 or a service-level authentication failure
         │   └── NotFound              404
         ├── MalformedResponse         an answer that cannot be read; retryable, outcome unknown
+        │   ├── ResponseTooLarge      an answer larger than the most that is read of one
+        │   └── JsonTooDeep           JSON nested deeper than is read (also a ValueError: "not JSON")
         └── RemoteRejected            the service answered and refused (code, message, meaning)
     └── LoginFailed                   a user's sign-in (authorization code flow) or saved tokens unusable
         ├── AuthorizationDenied       the authorization server redirected with an error
@@ -103,7 +106,8 @@ class ApiError(PostflowsError):
 
 
 class TransportFailure(ApiError):
-    """The request never got an HTTP answer (connect, read, write or protocol failure).
+    """The request never got a whole HTTP answer (connect, read, write or protocol failure, before the status
+    line or while the body streams).
 
     ``sent`` is False only when the request certainly never reached the service: the connection was never
     made, no connection was free, or another request of the auth flow failed before it.
@@ -163,6 +167,27 @@ class MalformedResponse(ApiError):
     """
 
     retryable = True
+
+
+class ResponseTooLarge(MalformedResponse):
+    """An answer larger than the limit of what is read of one: refused while it streams, before more of it is
+    held. ``max_bytes``: the limit."""
+
+    def __init__(self, message: str, *, api: str, max_bytes: int, sent: bool = True) -> None:
+        super().__init__(message, api=api, sent=sent)
+        self.max_bytes = max_bytes
+
+
+class JsonTooDeep(MalformedResponse, ValueError):
+    """JSON nested deeper than the limit, found before it is parsed (the parser would recurse that deep).
+
+    It is a ``ValueError`` too, so code that reads "not JSON" from a ``ValueError`` treats it as such.
+    """
+
+
+class DeadlineExceeded(TransportFailure):
+    """An attempt took longer than its total deadline, from sending the request to the last byte of its
+    answer: the answer may have started, so a submission's outcome is unknown; a read may be asked again."""
 
 
 class RemoteRejected(ApiError):

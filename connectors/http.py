@@ -4,6 +4,11 @@ Every connector subclasses :class:`ApiClient`. The transport is injectable (``ht
 ``transport=``) so tests, the embedded sandbox and benchmarks plug in without patching. The request log
 carries method, path, status, attempt and duration only: never headers, query strings or bodies.
 
+Every answer is bounded (:class:`~connectors.limits.ResponseLimits`): a body is read in chunks no further
+than its byte limit, JSON deeper than the nesting limit is refused before it is parsed, and each attempt
+has a total deadline beside the per-read timeout, from sending to the last byte of the body, a streamed
+download's included. A failure while a body streams is the same typed error as one before the status line.
+
 Whether a failed request was sent is decided here and only here, by the exception's type and by which
 request of the auth flow failed (:func:`transport_failure`), never by comparing addresses.
 """
@@ -16,14 +21,25 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self, TypedDict
+from typing import Any, ClassVar, Self, TypedDict, cast
 
 import httpx
 
+from connectors.bodies import GuardedBody, read_body
 from connectors.errors import (
     ApiError,
+    DeadlineExceeded,
+    JsonTooDeep,
     TransportFailure,
     error_for_http_status,
+)
+from connectors.jsontext import json_nesting_exceeds
+from connectors.limits import (
+    BODY_LIMIT_EXTENSION,
+    HTTP_DEADLINE_SETTING,
+    JSON_MAX_DEPTH,
+    BodyLimit,
+    ResponseLimits,
 )
 from connectors.ratelimit import Pacer, WindowGate
 from connectors.retry import RetryPolicy
@@ -66,6 +82,7 @@ class HttpOptions(TypedDict, total=False):
     window_gate: WindowGate | None
     pacer: Pacer | None
     before_request: BeforeRequest | None
+    limits: ResponseLimits | None
 
 
 class ApiClient:
@@ -85,6 +102,7 @@ class ApiClient:
             limit); pass one to share it between clients of a run. None: they go as they come.
         before_request: awaited before every attempt is sent (the composition root takes a slot of a
             shared rate limit here); it may wait, never changes the request.
+        limits: how much of an answer is read and how long an attempt may take.
     """
 
     api_name: ClassVar[str] = "api"
@@ -103,6 +121,7 @@ class ApiClient:
         window_gate: WindowGate | None = None,
         pacer: Pacer | None = None,
         before_request: BeforeRequest | None = None,
+        limits: ResponseLimits | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._auth = auth
@@ -114,6 +133,7 @@ class ApiClient:
         self.window_gate = window_gate or WindowGate(sleep=sleep)
         self.pacer = pacer
         self._before_request = before_request
+        self.limits = limits or ResponseLimits()
 
     async def __aenter__(self) -> Self:
         return self
@@ -140,19 +160,25 @@ class ApiClient:
         idempotent: bool | None = None,
         auth: httpx.Auth | None = None,
         paced: bool = False,
+        body_limit: BodyLimit | None = None,
+        transfer: bool = False,
         **kwargs: Any,
     ) -> httpx.Response:
-        """Send a request, retrying transient failures; return the checked response.
+        """Send a request, retrying transient failures; return the checked response, its body read.
 
         ``check`` evaluates the body (service status codes, error arrays) and raises a typed error.
         A request that changes something (POST unless ``idempotent``) is retried only when the failure
         proves that the service did not act on it: it was never sent, or the service refused it as
-        rate-limited. After a failure whose outcome is unknown (read timeout, dropped connection, 5xx, an
-        internal service error) it is never sent again. A per-window limit closes the client's window gate
-        until the next window; those waits do not use up the attempts. ``paced``: every attempt waits for
-        its turn at the client's pacer (if it has one) first.
+        rate-limited. After a failure whose outcome is unknown (read timeout, dropped connection, a passed
+        deadline, 5xx, an unreadable answer, an internal service error) it is never sent again. A per-window
+        limit closes the client's window gate until the next window; those waits do not use up the attempts.
+        ``paced``: every attempt waits for its turn at the client's pacer (if it has one) first.
+        ``body_limit``: the most bytes of the answer read (default: the client's limit). ``transfer``: the
+        request moves a file (an upload, a download, a document answer), which has a download's deadline.
         """
         safe = idempotent if idempotent is not None else method.upper() in _IDEMPOTENT
+        limit = body_limit or self.limits.body
+        seconds = self.limits.deadline_for(transfer=transfer)
         attempt = 0
         window_waits = 0
         while True:
@@ -165,11 +191,12 @@ class ApiClient:
             status: int | None = None
             request = self._http.build_request(method, self.url(path), **kwargs)
             try:
-                try:
-                    response = await self._http.send(request, auth=self._pick_auth(auth))
-                except httpx.TransportError as exc:
-                    raise transport_failure(exc, self.api_name, request=request) from exc
+                response = await self._send(request, auth, seconds)
                 status = response.status_code
+                try:
+                    await self._read(response, limit)
+                finally:
+                    await response.aclose()
                 if response.is_error:
                     raise self.error_for_response(response)
                 if check is not None:
@@ -199,7 +226,13 @@ class ApiClient:
         auth: httpx.Auth | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[httpx.Response]:
-        """Open a streamed response; retries happen only until the status line is checked."""
+        """Open a streamed response (a download); retries happen only until the status line is checked.
+
+        The caller reads the body through the core: a failure while it streams is raised as a typed
+        :class:`~connectors.errors.TransportFailure` (a retry of the caller's whole step may follow), and
+        the download's deadline holds until the last byte. The attempt is logged when the block ends.
+        """
+        seconds = self.limits.deadline_for(transfer=True)
         attempt = 0
         while True:
             attempt += 1
@@ -208,15 +241,14 @@ class ApiClient:
             started = time.monotonic()
             request = self._http.build_request(method, self.url(path), **kwargs)
             try:
-                response = await self._http.send(request, auth=self._pick_auth(auth), stream=True)
-            except httpx.TransportError as exc:
-                error: ApiError = transport_failure(exc, self.api_name, request=request)
+                response = await self._send(request, auth, seconds)
+            except ApiError as error:
                 self._log(method, path, attempt, started, None, error)
                 await self._retry_or_raise(error, attempt)
                 continue
             try:
                 if response.is_error:
-                    await response.aread()
+                    await self._read(response, self.limits.body)
                     raise self.error_for_response(response)
                 if check is not None:
                     check(response)
@@ -225,12 +257,67 @@ class ApiClient:
                 self._log(method, path, attempt, started, response.status_code, error)
                 await self._retry_or_raise(error, attempt)
                 continue
-            self._log(method, path, attempt, started, response.status_code, None)
+            ended: BaseException | None = None
             try:
                 yield response
+            except BaseException as exc:
+                ended = exc
+                raise
             finally:
                 await response.aclose()
+                self._log(method, path, attempt, started, response.status_code, ended)
             return
+
+    async def _send(self, request: httpx.Request, auth: httpx.Auth | None, seconds: float) -> httpx.Response:
+        """Send one attempt and return its response with the body still to come, read through a
+        :class:`~connectors.bodies.GuardedBody`; the attempt has ``seconds`` in all, body included."""
+        deadline = asyncio.get_running_loop().time() + seconds
+        request.extensions[BODY_LIMIT_EXTENSION] = self.limits.body
+        timer = asyncio.timeout_at(deadline)
+        try:
+            async with timer:
+                response = await self._http.send(request, auth=self._pick_auth(auth), stream=True)
+        except httpx.TransportError as exc:
+            raise transport_failure(exc, self.api_name, request=request) from exc
+        except TimeoutError as exc:
+            if not timer.expired():
+                raise
+            raise self._late(request, seconds) from exc
+
+        def failed(exc: httpx.TransportError | TimeoutError) -> ApiError:
+            if isinstance(exc, httpx.TransportError):
+                return transport_failure(exc, self.api_name, request=request)
+            return self._late(request, seconds)
+
+        # An AsyncClient's responses stream asynchronously.
+        stream = cast(httpx.AsyncByteStream, response.stream)
+        response.stream = GuardedBody(stream, deadline=deadline, failed=failed)
+        return response
+
+    async def _read(self, response: httpx.Response, limit: BodyLimit) -> None:
+        """Read a response's body within ``limit``. A success answer over it, or JSON nested too deep, is
+        refused; an error answer is cut at the limit, and dropped when it nests too deep, so its status
+        alone is mapped."""
+        if response.is_error:
+            content = await read_body(response, limit, api=self.api_name, cut=True)
+            if json_nesting_exceeds(content):
+                response._content = b""  # as read_body keeps a body: .content, .json() read it
+            return
+        content = await read_body(response, limit, api=self.api_name)
+        if json_nesting_exceeds(content):
+            request = response.request
+            raise JsonTooDeep(
+                f"{self.api_name}: the answer to {request.method} {request.url.path} nests arrays and "
+                f"objects deeper than {JSON_MAX_DEPTH} levels; not read",
+                api=self.api_name,
+            )
+
+    def _late(self, request: httpx.Request, seconds: float) -> DeadlineExceeded:
+        return DeadlineExceeded(
+            f"{self.api_name}: no whole answer to {request.method} {request.url.path} within the deadline "
+            f"of {seconds:g} s ({HTTP_DEADLINE_SETTING})",
+            api=self.api_name,
+        )
 
     async def _ready(self) -> None:
         if self._before_request is not None:
@@ -258,7 +345,7 @@ class ApiClient:
         attempt: int,
         started: float,
         status: int | None,
-        error: Exception | None,
+        error: BaseException | None,
     ) -> None:
         record = RequestRecord(
             api=self.api_name,

@@ -24,7 +24,10 @@ import httpx
 from authlib.oauth2.rfc6749.parameters import prepare_token_request
 from pydantic import SecretStr
 
+from connectors.bodies import read_body
 from connectors.errors import AuthFailed, quote_body
+from connectors.jsontext import json_of
+from connectors.limits import BODY_LIMIT_EXTENSION, RESPONSE_MAX_BYTES, BodyLimit
 
 Clock = Callable[[], float]
 ScopeSet = frozenset[str]
@@ -157,6 +160,11 @@ def shared_or_new(
 class TokenSource(Protocol):
     """Where bearer tokens come from: a cache per scope set and the token request that fills it."""
 
+    @property
+    def api(self) -> str:
+        """The name errors of its token endpoint carry."""
+        ...
+
     def valid_token(self, scopes: ScopeSet) -> AccessToken | None: ...
 
     def invalidate(self, token: AccessToken) -> None: ...
@@ -204,8 +212,15 @@ class OAuth2ClientCredentialsAuth(httpx.Auth):
         yield request  # pragma: no cover - makes this a generator, as httpx expects
 
     async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
-        """The asynchronous flow; token fetches hold a per-scope-set, per-event-loop asyncio lock."""
+        """The asynchronous flow; token fetches hold a per-scope-set, per-event-loop asyncio lock.
+
+        The answers it reads itself (a token answer, a refusal before the token is renewed) are read within
+        the limit the HTTP core gave ``request`` (:data:`~connectors.limits.BODY_LIMIT_EXTENSION`).
+        """
         request.extensions[SCOPES_EXTENSION] = tuple(sorted(self.scopes))
+        limit = request.extensions.get(BODY_LIMIT_EXTENSION)
+        limit = limit if isinstance(limit, BodyLimit) else BodyLimit(RESPONSE_MAX_BYTES)
+        api = self.credentials.api
         for attempt in (1, 2):
             token = self.credentials.valid_token(self.scopes)
             if token is None:
@@ -213,12 +228,14 @@ class OAuth2ClientCredentialsAuth(httpx.Auth):
                     token = self.credentials.valid_token(self.scopes)
                     if token is None:
                         token_response = yield self.credentials.token_request(self.scopes)
-                        await token_response.aread()
+                        # The API request itself has not left yet.
+                        await read_body(token_response, limit, api=api, sent=False)
                         token = self.credentials.accept_token_response(self.scopes, token_response)
             request.headers["Authorization"] = token.authorization
             response = yield request
             if response.status_code not in self.renew_on or attempt == 2:
                 return
+            await read_body(response, limit, api=api, cut=True)  # httpx reads a refused answer whole
             self.credentials.invalidate(token)
 
 
@@ -259,8 +276,8 @@ def read_token_response(
             sent=False,
         )
     try:
-        payload = response.json()
-    except ValueError:
+        payload = json_of(response, api=api)
+    except ValueError:  # not JSON, or nested too deep to read
         payload = None
     if not isinstance(payload, dict) or not isinstance(payload.get("access_token"), str):
         raise AuthFailed(

@@ -39,6 +39,7 @@ from connectors.errors import (
     error_for_http_status,
 )
 from connectors.http import ApiClient, HttpOptions
+from connectors.jsontext import json_of
 from connectors.oauth import AccessToken, ScopeSet, form_post, lifetime_of, read_token_response
 from connectors.userinfo import Userinfo as Userinfo
 from connectors.userinfo import UserinfoAddress as UserinfoAddress
@@ -219,7 +220,7 @@ class OidcClient(ApiClient):
             return error_for_http_status(response, api=self.api_name)
         detail = ""
         try:
-            body = response.json()
+            body = json_of(response, api=self.api_name)
             if isinstance(body, dict) and body.get("error"):
                 detail = f": {body['error']}" + (
                     f" ({body['error_description']})" if body.get("error_description") else ""
@@ -304,7 +305,7 @@ class OidcClient(ApiClient):
             url = self._jwks_url or await self._discovered("jwks_uri")
             response = await self.request("GET", url)
             try:
-                self._keys = KeySet.import_key_set(response.json())
+                self._keys = KeySet.import_key_set(json_of(response, api=self.api_name))
             except (ValueError, JoseError, TypeError) as error:
                 raise MalformedResponse(
                     f"{self.api_name}: the JWKS at {url} cannot be read: {error}", api=self.api_name
@@ -315,7 +316,7 @@ class OidcClient(ApiClient):
         url = f"{self.issuer.rstrip('/')}/.well-known/openid-configuration"
         response = await self.request("GET", url)
         try:
-            value = response.json()[name]
+            value = json_of(response, api=self.api_name)[name]
         except (ValueError, KeyError, TypeError):
             raise MalformedResponse(
                 f"{self.api_name}: {url} names no {name}; set the JWKS address in the settings",
@@ -329,7 +330,7 @@ class OidcClient(ApiClient):
         """The signed-in user's claims (§2.11), with a user token carrying ``openid``."""
         response = await self.request("GET", self.userinfo_url, auth=auth)
         try:
-            return Userinfo.model_validate(response.json())
+            return Userinfo.model_validate(json_of(response, api=self.api_name))
         except ValueError as error:
             raise MalformedResponse(f"{self.api_name}: userinfo: {error}", api=self.api_name) from None
 
@@ -362,6 +363,10 @@ class UserSession:
 
     def __repr__(self) -> str:
         return f"UserSession({self.oidc!r}, refresh_token='**********')"
+
+    @property
+    def api(self) -> str:
+        return self.oidc.api_name
 
     def valid_token(self, scopes: ScopeSet) -> AccessToken | None:
         token = self._token

@@ -254,6 +254,7 @@ async def address_purchase(
                 output_dir / "documents",
                 document_kinds(clean_up, sorting=sorting),
                 max_bytes=settings.download_max_bytes,
+                max_ratio=settings.zip_max_ratio,
             )
             await warnings.add("documents", document_warnings)
         rows = [address.model_dump(mode="json", by_alias=True) for address in output.value.output_addresses]

@@ -210,6 +210,7 @@ async def newspaper_order(
                 output_dir,
                 warnings,
                 max_bytes=settings.download_max_bytes,
+                max_ratio=settings.zip_max_ratio,
             )
             outcome = OrderOutcome(order_id, identity=identity, resumed=submission.resumed)
             async with recording_wait(recorder, submission.job, what=f"order {order_id}"):
@@ -278,13 +279,14 @@ async def _delivery_note(
     warnings: WarningLog,
     *,
     max_bytes: int,
+    max_ratio: float,
 ) -> None:
     """Fetch and save the delivery note unless an earlier run of this order already did."""
     saved = [Path(name) for name in job.data.get("delivery_note", [])]
     if saved and all(path.is_file() for path in saved):
         return
     paths, note_warnings = await save_delivery_note(
-        client, int(job.remote_id), output_dir, max_bytes=max_bytes
+        client, int(job.remote_id), output_dir, max_bytes=max_bytes, max_ratio=max_ratio
     )
     await warnings.add("delivery note", note_warnings)
     await recorder.update_job(job, data={"delivery_note": [str(path) for path in paths]})

@@ -104,6 +104,7 @@ async def structure_files(
                 output_dir,
                 settings.effective_database_url,
                 max_bytes=settings.download_max_bytes,
+                max_ratio=settings.zip_max_ratio,
             )
             await warnings.add("structure files", file_warnings)
             if notify_email is not None:

@@ -1,11 +1,14 @@
-"""Which endpoint each API's calls go to, and the settings a real one needs: what the CLI checks and announces
-before anything heavy is imported. :mod:`postflows.wiring` builds the clients; this module imports no
-connector, so a command refuses a bad configuration in about the time of ``postflows --help``.
+"""Which endpoint each API's calls go to, the settings a real one needs and that its addresses are encrypted
+(``http://`` only on loopback unless allowed): what the CLI checks and announces before anything heavy is
+imported. :mod:`postflows.wiring` builds the clients after the same checks; this module imports no connector,
+so a command refuses a bad configuration in about the time of ``postflows --help``.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from typing import TYPE_CHECKING, Literal
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from postflows.settings import Settings
@@ -31,6 +34,18 @@ _NEEDED: dict[Api, tuple[str, tuple[str, ...]]] = {
         ("commerce_auth_url", "commerce_client_id", "commerce_client_secret"),
     ),
 }
+# Per API: every address setting its calls may go to (a real endpoint's).
+_ADDRESSES: dict[Api, tuple[str, ...]] = {
+    "address-service": ("address_service_url",),
+    "newspaper": ("newspaper_url", "newspaper_token_url"),
+    "commerce": (
+        "commerce_url",
+        "commerce_auth_url",
+        "commerce_userinfo_url",
+        "commerce_issuer",
+        "commerce_jwks_url",
+    ),
+}
 _LABELS: dict[Api, str] = {
     "address-service": "address service",
     "newspaper": "newspaper API",
@@ -49,12 +64,14 @@ def api_url(settings: Settings, api: Api) -> str | None:
 
 
 def require_settings(settings: Settings, api: Api, *, block_may_fill: bool = False) -> None:
-    """Refuse a real endpoint of ``api`` whose credentials or token address are not set; the sandbox needs
-    none. ``block_may_fill``: credentials still unset may come from the Postflows Credentials block (only
-    the other settings are required here).
+    """Refuse a real endpoint of ``api`` whose credentials or token address are not set, or one of whose
+    addresses is ``http://`` off loopback (unless ``POSTFLOWS_ALLOW_HTTP``); the sandbox needs none.
+    ``block_may_fill``: credentials still unset may come from the Postflows Credentials block (only the
+    other settings are required here).
 
     Raises:
-        ConfigurationError: naming every missing setting as its environment variable.
+        ConfigurationError: naming every missing setting as its environment variable, or the address
+            setting that is not encrypted.
     """
     from postflows.settings import CREDENTIAL_FIELDS
 
@@ -71,6 +88,36 @@ def require_settings(settings: Settings, api: Api, *, block_may_fill: bool = Fal
         raise ConfigurationError(
             f"{', '.join(missing)} must be set when {url_variable} points at a real service ({url})"
         )
+    if not settings.allow_http:
+        for name in _ADDRESSES[api]:
+            require_encrypted(f"POSTFLOWS_{name.upper()}", getattr(settings, name))
+
+
+def require_encrypted(variable: str, url: str | None) -> None:
+    """Refuse an ``http://`` address whose host is not loopback (127.0.0.0/8, ::1, localhost): the
+    credentials of every request (Basic, a client secret, bearer tokens) would cross the network readable.
+
+    Raises:
+        ConfigurationError: one line naming ``variable`` and ``POSTFLOWS_ALLOW_HTTP``.
+    """
+    if not url:
+        return
+    parts = urlsplit(url.strip())
+    if parts.scheme.lower() != "http" or _is_loopback(parts.hostname or ""):
+        return
+    raise ConfigurationError(
+        f"{variable} is http:// to {parts.hostname or url}, which would send credentials unencrypted: "
+        "use https://, or set POSTFLOWS_ALLOW_HTTP=true to accept it"
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def describe_address_service(settings: Settings) -> str:

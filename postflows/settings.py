@@ -130,6 +130,35 @@ class Settings(BaseSettings):
 
     http_timeout_s: float = 30.0
     http_max_attempts: int = 4
+    http_deadline_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="Deadline of every request, downloads included: from sending it to the last byte of its "
+        "answer, beside the timeout of each read (s); unset: 600 for a request that moves a file (a "
+        "download, a document, an upload), 120 for any other",
+        json_schema_extra={
+            "limit": "a request over its deadline fails as a transport failure: a read is tried again, a "
+            "submission's outcome is unknown"
+        },
+    )
+    response_max_bytes: int = Field(
+        default=16 << 20,
+        gt=0,
+        description="Largest answer read whole from a service (JSON, an error or token answer), in bytes; "
+        "counted while it streams (documents: 4/3 of POSTFLOWS_DOWNLOAD_MAX_BYTES, for base64)",
+        json_schema_extra={
+            "limit": "a larger answer is refused as unreadable before more of it is read: a read is tried "
+            "again, a submission's outcome is unknown"
+        },
+    )
+    allow_http: bool = Field(
+        default=False,
+        description="Accept service addresses with http:// off loopback (credentials would travel "
+        "unencrypted); http:// to 127.0.0.0/8, ::1 or localhost is always accepted",
+        json_schema_extra={
+            "limit": "an http:// service address that is not on loopback is refused before anything is sent"
+        },
+    )
 
     task_retries: int = Field(
         default=5,

@@ -20,6 +20,7 @@ from pydantic import SecretStr
 from connectors.address_service import AddressServiceClient
 from connectors.commerce import CommerceClient, CommercePaths, CommerceScopes
 from connectors.http import RequestLog
+from connectors.limits import ResponseLimits
 from connectors.newspaper import NewspaperClient
 from connectors.oauth import ClientCredentials
 from connectors.oidc import OidcClient, UserSession
@@ -129,6 +130,10 @@ def _retry(settings: Settings) -> RetryPolicy:
     return RetryPolicy(max_attempts=settings.http_max_attempts)
 
 
+def _limits(settings: Settings) -> ResponseLimits:
+    return ResponseLimits(max_bytes=settings.response_max_bytes, deadline_s=settings.http_deadline_s)
+
+
 _window_gates: dict[Endpoint, WindowGate] = {}
 _window_gates_guard = threading.Lock()
 
@@ -193,6 +198,7 @@ def address_service_client(
             transport=transport or sandbox_transport(settings),
             timeout=settings.http_timeout_s,
             retry=_retry(settings),
+            limits=_limits(settings),
             request_log=request_log,
             window_gate=window_gate(settings),
             pacer=query_pacer(settings),
@@ -207,6 +213,7 @@ def address_service_client(
         transport=transport,
         timeout=settings.http_timeout_s,
         retry=_retry(settings),
+        limits=_limits(settings),
         request_log=request_log,
         window_gate=window_gate(settings),
         pacer=query_pacer(settings),
@@ -234,9 +241,11 @@ def newspaper_client(
             token_url=token_url(),
             client_id=SANDBOX_NEWSPAPER_CLIENT_ID,
             client_secret=SecretStr(SANDBOX_NEWSPAPER_CLIENT_SECRET),
+            document_max_bytes=settings.download_max_bytes,
             transport=transport or sandbox_transport(settings),
             timeout=settings.http_timeout_s,
             retry=_retry(settings),
+            limits=_limits(settings),
             request_log=request_log,
             before_request=RateLimitHook(NEWSPAPER_API),
         )
@@ -247,9 +256,11 @@ def newspaper_client(
         token_url=settings.newspaper_token_url,
         client_id=settings.newspaper_client_id,
         client_secret=settings.newspaper_client_secret,
+        document_max_bytes=settings.download_max_bytes,
         transport=transport,
         timeout=settings.http_timeout_s,
         retry=_retry(settings),
+        limits=_limits(settings),
         request_log=request_log,
         before_request=RateLimitHook(NEWSPAPER_API),
     )
@@ -341,6 +352,7 @@ def oidc_client(
         transport=_commerce_transport(settings, transport),
         timeout=settings.http_timeout_s,
         retry=_retry(settings),
+        limits=_limits(settings),
     )
 
 
@@ -391,6 +403,7 @@ def commerce_client(
         transport=_commerce_transport(settings, transport),
         timeout=settings.http_timeout_s,
         retry=_retry(settings),
+        limits=_limits(settings),
         request_log=request_log,
         before_request=RateLimitHook(COMMERCE_API),
     )

@@ -1,5 +1,6 @@
-"""Saving the documents a service sends: each decoded within a size limit under a safe file name of its own,
-and the answer as received kept beside them whenever it may hold something we did not understand.
+"""Saving the documents a service sends: each decoded within a size limit (a ZIP archive also within the
+batch download's unpacked size and compression ratio) under a safe file name of its own, and the answer as
+received kept beside them whenever it may hold something we did not understand.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from pathlib import Path, PurePosixPath
 
 from connectors.errors import PostflowsError
 from connectors.newspaper import Document, DocumentInvalid, DocumentSet, RawResponse
+from tasks.archives import ZipInflation, inflate_all
 from tasks.files import write_bytes
-from tasks.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING
+from tasks.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING, ZIP_MAX_RATIO
 
 ZIP_MAGIC = b"PK\x03\x04"
 MAX_STEM_BYTES = 120
@@ -130,13 +132,21 @@ def document_extension(document: Document) -> str:
     return extension
 
 
-def decoded_content(document: Document, label: str, *, max_bytes: int = DOWNLOAD_MAX_BYTES) -> bytes:
+def decoded_content(
+    document: Document,
+    label: str,
+    *,
+    max_bytes: int = DOWNLOAD_MAX_BYTES,
+    max_ratio: float = ZIP_MAX_RATIO,
+) -> bytes:
     """The document's bytes, refused before decoding when they would be more than ``max_bytes``. A ZIP
-    archive (by its type or its first bytes) must open and every member pass its CRC check.
+    archive (by its type or its first bytes) must open, pass every member's CRC check and stay within the
+    limits of the batch download's ZIP (:class:`~tasks.archives.ZipInflation`): ``max_bytes`` unpacked,
+    ``max_ratio`` times its compressed size.
 
     Raises:
         DocumentRejected: too large, not base64, not ``size`` bytes long, or a ZIP archive that is damaged
-            or unpacks to more than ``max_bytes``.
+            or passes a limit.
     """
     if max(document.size or 0, _decoded_length_bound(document.data)) > max_bytes:
         raise DocumentRejected(label, _too_large(max_bytes))
@@ -145,21 +155,23 @@ def decoded_content(document: Document, label: str, *, max_bytes: int = DOWNLOAD
     except DocumentInvalid as exc:
         raise DocumentRejected(label, str(exc)) from exc
     if document_extension(document) == ".zip" or content.startswith(ZIP_MAGIC):
-        _check_archive(content, label, max_bytes)
+        _check_archive(content, label, max_bytes, max_ratio)
     return content
 
 
-def _check_archive(content: bytes, label: str, max_bytes: int) -> None:
-    """Refuse a ZIP archive that does not open, unpacks to more than ``max_bytes`` or fails a CRC check."""
+def _check_archive(content: bytes, label: str, max_bytes: int, max_ratio: float) -> None:
+    """Refuse a ZIP archive that does not open, fails a CRC check or passes a limit; nothing is unpacked."""
+    inflation = ZipInflation(
+        len(content),
+        max_bytes,
+        max_ratio,
+        refuse=lambda problem: DocumentRejected(label, f"{problem}; not written"),
+    )
     try:
         with zipfile.ZipFile(io.BytesIO(content)) as archive:
-            if sum(member.file_size for member in archive.infolist()) > max_bytes:
-                raise DocumentRejected(label, f"its ZIP archive unpacked is {_too_large(max_bytes)}")
-            broken = archive.testzip()
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError) as exc:
+            inflate_all(archive, inflation)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, NotImplementedError) as exc:
         raise DocumentRejected(label, f"not a readable ZIP archive: {exc}") from exc
-    if broken is not None:
-        raise DocumentRejected(label, f"not a readable ZIP archive: {broken!r} fails its CRC check")
 
 
 def save_documents(
@@ -172,6 +184,7 @@ def save_documents(
     document_stem: Callable[[Document, int], str] | None = None,
     keep_raw: bool = True,
     max_bytes: int = DOWNLOAD_MAX_BYTES,
+    max_ratio: float = ZIP_MAX_RATIO,
 ) -> SavedDocuments:
     """Write every document of one answer decoded, and the answer as received (JSON only).
 
@@ -184,7 +197,8 @@ def save_documents(
         document_stem: a document's own name (index from 1) in place of ``stem``; made safe and distinct.
         keep_raw: write the answer even when every document was saved. It is written regardless when it
             holds no document or a document cannot be saved, so nothing received is dropped.
-        max_bytes: the limit of each document and of the answer.
+        max_bytes: the limit of each document and of the answer, and of a ZIP document unpacked.
+        max_ratio: the largest compression ratio of a ZIP document.
 
     Raises:
         DocumentRejected: a document cannot be saved (the answer as received is written first).
@@ -201,7 +215,7 @@ def save_documents(
         own = their_name(document)
         described = label + (f" {index} of {count}" if count > 1 else "") + (f" ({own!r})" if own else "")
         try:
-            content = decoded_content(document, described, max_bytes=max_bytes)
+            content = decoded_content(document, described, max_bytes=max_bytes, max_ratio=max_ratio)
         except DocumentRejected as exc:
             if raw is not None and raw_path is not None:
                 _write_raw(raw, raw_path, label, max_bytes)

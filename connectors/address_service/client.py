@@ -37,6 +37,7 @@ from connectors.address_service.models import (
 from connectors.auth import basic_auth
 from connectors.errors import MalformedResponse
 from connectors.http import ApiClient, HttpOptions
+from connectors.jsontext import json_of, parse_json
 
 _CHUNK = 1 << 16
 _STATUS_BODY_LIMIT = 1 << 16  # a Status answer is a few bytes; more is not one, and is not read to the end
@@ -84,7 +85,7 @@ def _result(payload: dict[str, Any], wrapper: str) -> dict[str, Any]:
 
 def _payload(response: httpx.Response, operation: str) -> Any:
     try:
-        return response.json()
+        return json_of(response, api=API)
     except ValueError:
         raise MalformedResponse(
             f"{API}: {operation} answered with something that is not JSON", api=API
@@ -173,7 +174,8 @@ class AddressServiceClient(ApiClient):
     # -- batch ------------------------------------------------------------------------------------------
 
     async def upload_file(self, source: Path | bytes) -> str:
-        """POST /uploadfile with the input file streamed from disk; returns its FileToken."""
+        """POST /uploadfile with the input file streamed from disk, with a download's deadline (a large file
+        takes its time); returns its FileToken."""
         if isinstance(source, bytes):
             content: Any = source
             length = len(source)
@@ -186,6 +188,7 @@ class AddressServiceClient(ApiClient):
             "uploadfile",
             content=content,
             headers={"Content-Type": "application/octet-stream", "Content-Length": str(length)},
+            transfer=True,
         )
         with _reading("uploadfile"):
             return str(_result(payload, "UploadFileResult")["FileToken"])
@@ -242,8 +245,10 @@ class AddressServiceClient(ApiClient):
         """GET /downloadfile/{token}: yields the output file as an async iterator of byte chunks.
 
         Nothing is written here; the caller decides where the bytes go and how many it accepts. Failures are
-        retried until the status line is checked, never in the middle of the body. A JSON answer is the
-        service's ``Status`` in place of the file and raises its typed error.
+        retried until the status line is checked, never in the middle of the body: a failure there (a
+        dropped connection, a stalled read, the download's deadline) is raised as a ``TransportFailure`` for
+        the caller's step to retry. A JSON answer is the service's ``Status`` in place of the file and
+        raises its typed error.
 
         Usage::
 
@@ -371,11 +376,9 @@ async def _status_body(response: httpx.Response) -> bytes:
 
 
 def _json(body: bytes) -> Any:
-    import json
-
     try:
-        return json.loads(body)
-    except ValueError:
+        return parse_json(body, api=API)
+    except ValueError:  # not JSON, or nested too deep to read
         return None
 
 

@@ -47,6 +47,7 @@ from connectors.commerce.models import (
 )
 from connectors.errors import ApiError, LoginRequired, MalformedResponse, NotFound
 from connectors.http import ApiClient, HttpOptions
+from connectors.jsontext import json_of
 from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, TokenSource, shared_or_new
 
 M = TypeVar("M", bound=BaseModel)
@@ -353,7 +354,7 @@ class CommerceClient(ApiClient):
 
 def _parse(model: type[M], response: httpx.Response, what: str) -> M:
     try:
-        return model.model_validate(response.json())
+        return model.model_validate(json_of(response, api=API))
     except (ValueError, ValidationError) as error:
         raise MalformedResponse(
             f"{API}: the {what} cannot be read: {_first_problem(error)}", api=API
@@ -362,7 +363,7 @@ def _parse(model: type[M], response: httpx.Response, what: str) -> M:
 
 def _parse_list(model: type[M], response: httpx.Response, what: str) -> list[M]:
     try:
-        body = response.json()
+        body = json_of(response, api=API)
     except ValueError as error:
         raise MalformedResponse(f"{API}: the {what} cannot be read: {error}", api=API) from None
     if isinstance(body, dict):
@@ -381,7 +382,7 @@ def _parse_list(model: type[M], response: httpx.Response, what: str) -> list[M]:
 
 def _json_object(response: httpx.Response, what: str) -> dict[str, Any]:
     try:
-        body = response.json()
+        body = json_of(response, api=API)
     except ValueError:
         raise MalformedResponse(f"{API}: the {what} answer is not JSON", api=API) from None
     return body if isinstance(body, dict) else {"result": body}

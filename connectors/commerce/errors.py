@@ -32,6 +32,7 @@ from connectors.errors import (
     error_for_http_status,
     quote_body,
 )
+from connectors.jsontext import json_of
 
 if TYPE_CHECKING:  # httpx is loaded by the clients that hand its responses here
     import httpx
@@ -112,8 +113,8 @@ def error_for_response(response: httpx.Response) -> ApiError:
         error = error_for_http_status(response, api=API, not_processed=NOT_PROCESSED_HTTP)
         return _naming_the_scope(error, response.request) if isinstance(error, AuthFailed) else error
     try:
-        body = response.json()
-    except (ValueError, UnicodeDecodeError):
+        body = json_of(response, api=API)
+    except ValueError:  # not JSON, or nested too deep to read
         body = None
     code, message = service_message(body)
     if not message:

@@ -1,7 +1,9 @@
 """The newspaper API client: one async method per §4 endpoint, each with the OAuth scope of its group.
 
 Every response body is evaluated for error and warning arrays; successful calls return an
-:class:`ApiResult` with the warnings. Submissions are validated first and are POSTs that the HTTP core
+:class:`ApiResult` with the warnings. An answer carrying documents (delivery note, purchase documents,
+structure files) is read as a download: no further than the base64 text of the largest document accepted
+could be long, with a download's deadline. Submissions are validated first and are POSTs that the HTTP core
 never re-sends after an ambiguous failure. Purchase paths the spec spells two ways are tried in both
 spellings (:data:`PURCHASE_PATH_SPELLINGS`), and the one that answered is asked first from then on.
 """
@@ -18,6 +20,8 @@ from pydantic import BaseModel, SecretStr, ValidationError
 
 from connectors.errors import ApiError, NotFound
 from connectors.http import ApiClient, HttpOptions
+from connectors.jsontext import json_of
+from connectors.limits import DOCUMENT_MAX_BYTES, document_answer_limit
 from connectors.newspaper import validation
 from connectors.newspaper.documents import (
     DocumentSet,
@@ -78,6 +82,8 @@ class NewspaperClient(ApiClient):
         client_secret: the registered client secret.
         credentials: a :class:`ClientCredentials` to share its token cache (instead of the three above).
         today: today's date for validation (tests pass a fixed one).
+        document_max_bytes: the largest document accepted; an answer carrying documents is read no
+            further than its base64 text could be long (:func:`~connectors.limits.document_answer_limit`).
         **options: how the service is reached (:class:`~connectors.http.HttpOptions`).
     """
 
@@ -92,12 +98,14 @@ class NewspaperClient(ApiClient):
         client_secret: SecretStr | None = None,
         credentials: ClientCredentials | None = None,
         today: Callable[[], dt.date] = dt.date.today,
+        document_max_bytes: int = DOCUMENT_MAX_BYTES,
         **options: Unpack[HttpOptions],
     ) -> None:
         credentials = shared_or_new(credentials, token_url, client_id, client_secret, api=API)
         super().__init__(base_url, **options)
         self.credentials = credentials
         self._today = today
+        self._document_limit = document_answer_limit(document_max_bytes)
         self._auth_by_scope = {scope: OAuth2ClientCredentialsAuth(credentials, [scope]) for scope in Scope}
         self._answered_spelling: dict[str, str] = {}
 
@@ -137,7 +145,7 @@ class NewspaperClient(ApiClient):
             else "application/json, application/pdf;q=0.9"
         )
         path = _order_path(order_id, "delivery-note")
-        response = await self._call("GET", path, Scope.ORDERS, headers={"Accept": accept})
+        response = await self._documents("GET", path, Scope.ORDERS, headers={"Accept": accept})
         return self._result(response, document_set_from_response(response))
 
     async def get_order_status(self, order_id: int) -> ApiResult[OrderStatus]:
@@ -227,7 +235,9 @@ class NewspaperClient(ApiClient):
         A JSON answer without a usable document shape comes back as its raw body with no documents.
         """
         kind = PurchaseDocumentKind(kind)
-        response = await self._get_purchase_leaf(purchase_id, f"document/{kind.value}")
+        response = await self._get_purchase_leaf(
+            purchase_id, f"document/{kind.value}", body_limit=self._document_limit, transfer=True
+        )
         raw = RawResponse.from_response(response)
         if not raw.is_json:
             return self._result(response, document_set_from_response(response))
@@ -237,7 +247,7 @@ class NewspaperClient(ApiClient):
     async def get_structure_files(self, file_code: StructureFileCode | int) -> ApiResult[DocumentSet]:
         """The structure files for fileCode 1 (AZ/GZA), 2 (AZA/AZB) or 9 (both)."""
         code = StructureFileCode(file_code)
-        response = await self._call("GET", f"{ADDRESS}/structurefiles/{code.value}", Scope.ADDRESS)
+        response = await self._documents("GET", f"{ADDRESS}/structurefiles/{code.value}", Scope.ADDRESS)
         return self._result(response, document_set_from_response(response))
 
     async def register_structure_file_email(self, email: str) -> ApiResult[RawResponse]:
@@ -259,9 +269,14 @@ class NewspaperClient(ApiClient):
             method, path, check=check_response, auth=self._auth_by_scope[scope], **kwargs
         )
 
-    async def _get_purchase_leaf(self, purchase_id: int, leaf: str) -> httpx.Response:
+    async def _documents(self, method: str, path: str, scope: Scope, **kwargs: Any) -> httpx.Response:
+        """A call whose answer carries documents: read as a download, within the document limit."""
+        return await self._call(method, path, scope, body_limit=self._document_limit, transfer=True, **kwargs)
+
+    async def _get_purchase_leaf(self, purchase_id: int, leaf: str, **kwargs: Any) -> httpx.Response:
         """GET ``leaf`` of a purchase in each spelling of :data:`PURCHASE_PATH_SPELLINGS` until one is not a
         404, the spelling that answered last time first; that spelling is remembered for ``leaf``.
+        ``kwargs`` go with each request.
 
         Raises:
             NotFound: every spelling answered 404 (the last one's error).
@@ -272,12 +287,16 @@ class NewspaperClient(ApiClient):
             spellings = (answered, *(spelling for spelling in spellings if spelling != answered))
         for spelling in spellings[:-1]:
             try:
-                response = await self._call("GET", _purchase_path(purchase_id, spelling), Scope.ADDRESS)
+                response = await self._call(
+                    "GET", _purchase_path(purchase_id, spelling), Scope.ADDRESS, **kwargs
+                )
             except NotFound:
                 continue
             self._answered_spelling[leaf] = spelling
             return response
-        response = await self._call("GET", _purchase_path(purchase_id, spellings[-1]), Scope.ADDRESS)
+        response = await self._call(
+            "GET", _purchase_path(purchase_id, spellings[-1]), Scope.ADDRESS, **kwargs
+        )
         self._answered_spelling[leaf] = spellings[-1]
         return response
 
@@ -307,7 +326,7 @@ def _warnings(response: httpx.Response) -> tuple[NewspaperMessage, ...]:
 
 def _parse(model: type[M], response: httpx.Response) -> M:
     try:
-        return model.model_validate(response.json())
+        return model.model_validate(json_of(response, api=API))
     except (ValueError, ValidationError) as exc:
         raise UnexpectedResponse(f"{response.request.url.path}: not a {model.__name__}: {exc}") from exc
 
@@ -315,7 +334,7 @@ def _parse(model: type[M], response: httpx.Response) -> M:
 def _order_id(response: httpx.Response) -> int:
     """The id of a created order or purchase: ``{id: n}`` in the spec, a bare integer for purchases."""
     try:
-        body: Any = response.json()
+        body: Any = json_of(response, api=API)
     except ValueError:
         body = response.text.strip()
     if isinstance(body, dict):
@@ -331,7 +350,7 @@ def _order_id(response: httpx.Response) -> int:
 
 def _plain_text(response: httpx.Response) -> str:
     try:
-        body = response.json()
+        body = json_of(response, api=API)
     except ValueError:
         return response.text
     return body if isinstance(body, str) else response.text

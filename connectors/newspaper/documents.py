@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import mimetypes
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -16,7 +15,8 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-from connectors.newspaper.errors import DocumentInvalid, DocumentSizeMismatch
+from connectors.jsontext import parse_json
+from connectors.newspaper.errors import API, DocumentInvalid, DocumentSizeMismatch
 
 _EXTENSIONS = {
     "application/pdf": ".pdf",
@@ -85,16 +85,16 @@ class RawResponse:
     def from_response(cls, response: httpx.Response) -> RawResponse:
         content_type = response.headers.get("content-type", "")
         try:
-            body: Any = response.json()
-        except (ValueError, UnicodeDecodeError):
+            body: Any = parse_json(response.content, api=API)
+        except ValueError:
             body = _text_or_none(response.content)
         return cls(body=body, content=response.content, content_type=content_type)
 
     @property
     def is_json(self) -> bool:
         try:
-            json.loads(self.content)
-        except (ValueError, UnicodeDecodeError):
+            parse_json(self.content, api=API)
+        except ValueError:
             return False
         return True
 

@@ -32,6 +32,7 @@ from connectors.errors import (
     SubmissionAnswers,
     error_for_http_status,
 )
+from connectors.jsontext import parse_json
 
 if TYPE_CHECKING:  # httpx is loaded by the clients that hand its responses here
     import httpx
@@ -313,8 +314,8 @@ def messages_in_response(response: httpx.Response) -> ResponseMessages:
     if not response.content:
         return ResponseMessages()
     try:
-        body = response.json()
-    except (ValueError, UnicodeDecodeError):
+        body = parse_json(response.content, api=API)
+    except ValueError:  # not JSON, or nested too deep to read
         return ResponseMessages()
     return messages_in_body(body)
 

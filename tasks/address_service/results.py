@@ -48,9 +48,10 @@ from connectors.address_service.codes import (
     short_report_column,
 )
 from tasks.address_service.records import RECORD_ID, AddressInput
+from tasks.archives import ZipInflation, inflate
 from tasks.errors import ResultFileError
 from tasks.files import atomic_open
-from tasks.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING, ZIP_MAX_RATIO, ZIP_MAX_RATIO_SETTING
+from tasks.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from tasks.reports import write_csv, write_xlsx
 from tasks.tables import collector_paused, text_frame, unique_names
 from tasks.textfiles import detect_encoding, read_rows, sniff_delimiter
@@ -66,10 +67,6 @@ SUMMARY_COLUMNS = ["QSTAT", "Designation", "Meaning", "Count", "Share %"]
 RESULT_FILE_NAME = "result.txt"
 MOVES_FILE_NAME = "moves.txt"
 _ZIP_MAGIC = b"PK\x03\x04"
-_UNPACK_CHUNK = 1 << 16
-# Below this many inflated bytes the ratio is not judged: a small member can do no harm, and a few
-# kilobytes of repeated text legitimately compress far better than 100:1.
-_RATIO_GRACE_BYTES = 1 << 20
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _LARGEST_RECORD_ID = 2**53  # every whole number below it is exact as a float (and fits Int64)
 # The result file's columns: pandas' str dtype held by Arrow, so Arrow's parsed strings are used as they are.
@@ -150,7 +147,12 @@ def unpack_download(
                     f"the ZIP holds no result file (members: {archive.namelist()[:20]})", path=path
                 )
             wanted = [(results[0], RESULT_FILE_NAME)] + ([(moves[0], MOVES_FILE_NAME)] if moves else [])
-            inflation = _Inflation(path, path.stat().st_size, max_bytes, max_ratio)
+            inflation = ZipInflation(
+                path.stat().st_size,
+                max_bytes,
+                max_ratio,
+                refuse=lambda problem: ResultFileError(f"{problem}; nothing was unpacked", path=path),
+            )
             inflation.check_headers([member for member, _ in wanted])
             for member, name in wanted:
                 written.append(_extract(archive, member, _unpacked_path(workdir, name, path), inflation))
@@ -163,57 +165,6 @@ def unpack_download(
     return DownloadedFiles(result=written[0], moves=written[1] if len(written) > 1 else None)
 
 
-@dataclass
-class _Inflation:
-    """The bytes inflated from one archive so far, against the size and compression-ratio limits."""
-
-    archive: Path
-    archive_size: int
-    max_bytes: int
-    max_ratio: float
-    total: int = 0
-
-    def check_headers(self, members: Sequence[zipfile.ZipInfo]) -> None:
-        """Refuse early what the headers already admit to; the counting in :meth:`add` is what holds."""
-        for member in members:
-            self._check_member(member, member.file_size)
-        self._check_total(sum(member.file_size for member in members))
-
-    def add(self, member: zipfile.ZipInfo, inflated: int, chunk: int) -> None:
-        """Count ``chunk`` more bytes of ``member`` (``inflated`` of it so far)."""
-        self.total += chunk
-        self._check_member(member, inflated)
-        self._check_total(self.total)
-
-    def _check_member(self, member: zipfile.ZipInfo, inflated: int) -> None:
-        if inflated > _RATIO_GRACE_BYTES and inflated > max(member.compress_size, 1) * self.max_ratio:
-            raise ResultFileError(
-                f"ZIP member {member.filename[:100]!r} inflates to more than {self.max_ratio:g} times its "
-                f"compressed size of {member.compress_size:,} bytes (limit {self.max_ratio:g}:1, "
-                f"{ZIP_MAX_RATIO_SETTING}); refused as a possible ZIP bomb",
-                path=self.archive,
-            )
-        self._check_size(inflated)
-
-    def _check_total(self, total: int) -> None:
-        if total > _RATIO_GRACE_BYTES and total > max(self.archive_size, 1) * self.max_ratio:
-            raise ResultFileError(
-                f"the ZIP inflates to more than {self.max_ratio:g} times its size of "
-                f"{self.archive_size:,} bytes (limit {self.max_ratio:g}:1, {ZIP_MAX_RATIO_SETTING}); "
-                "refused as a possible ZIP bomb",
-                path=self.archive,
-            )
-        self._check_size(total)
-
-    def _check_size(self, size: int) -> None:
-        if size > self.max_bytes:
-            raise ResultFileError(
-                f"the ZIP inflates to more than the limit of {self.max_bytes:,} bytes "
-                f"({DOWNLOAD_MAX_BYTES_SETTING}); nothing was unpacked",
-                path=self.archive,
-            )
-
-
 def _unpacked_path(workdir: Path, name: str, download: Path) -> Path:
     target = workdir / name
     if target.resolve() == download.resolve():  # the download itself may be named like an unpacked file
@@ -221,16 +172,11 @@ def _unpacked_path(workdir: Path, name: str, download: Path) -> Path:
     return target
 
 
-def _extract(archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path, inflation: _Inflation) -> Path:
-    inflated = 0
-    try:
-        opened = archive.open(member)
-    except (OSError, ValueError) as exc:  # the directory points before the start of the file, or past it
-        raise zipfile.BadZipFile(f"member {member.filename[:100]!r} cannot be found: {exc}") from exc
-    with opened as source, atomic_open(target) as sink:
-        while chunk := source.read(_UNPACK_CHUNK):
-            inflated += len(chunk)
-            inflation.add(member, inflated, len(chunk))
+def _extract(
+    archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path, inflation: ZipInflation
+) -> Path:
+    with atomic_open(target) as sink:
+        for chunk in inflate(archive, member, inflation):
             sink.write(chunk)
     return target
 

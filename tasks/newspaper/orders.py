@@ -29,7 +29,7 @@ from connectors.newspaper import (
 )
 from tasks.documents import save_documents
 from tasks.idempotency import Endpoint, body_key
-from tasks.limits import DOWNLOAD_MAX_BYTES
+from tasks.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from tasks.newspaper.order_input import OrderKind, check_order, load_order, order_from_body
 from tasks.polling import Observation, PollPolicy, poll_until
 from tasks.retrying import idempotent_step, run_step
@@ -79,17 +79,28 @@ async def submit_order(client: NewspaperClient, order: StandardOrder | GratisOrd
 
 @idempotent_step("newspaper-delivery-note")
 async def save_delivery_note(
-    client: NewspaperClient, order_id: int, directory: Path, *, max_bytes: int = DOWNLOAD_MAX_BYTES
+    client: NewspaperClient,
+    order_id: int,
+    directory: Path,
+    *,
+    max_bytes: int = DOWNLOAD_MAX_BYTES,
+    max_ratio: float = ZIP_MAX_RATIO,
 ) -> tuple[list[Path], tuple[NewspaperMessage, ...]]:
     """Fetch the delivery note (with a gratis order's partial notes) and write it: ``delivery-note.pdf``,
     ``delivery-note-2.pdf`` … and a JSON answer as received (``delivery-note.response.json``).
 
     Raises:
-        DocumentRejected: a document does not decode or passes ``max_bytes`` (the answer is written first).
+        DocumentRejected: a document does not decode or passes ``max_bytes`` (a ZIP also ``max_ratio``);
+            the answer is written first.
     """
     result = await client.get_delivery_note(order_id)
     saved = save_documents(
-        result.value, directory, stem="delivery-note", label="delivery note", max_bytes=max_bytes
+        result.value,
+        directory,
+        stem="delivery-note",
+        label="delivery note",
+        max_bytes=max_bytes,
+        max_ratio=max_ratio,
     )
     return saved.paths, result.warnings
 

@@ -25,7 +25,7 @@ from connectors.newspaper import (
     PurchaseProgress,
 )
 from tasks.documents import FileNames, save_documents
-from tasks.limits import DOWNLOAD_MAX_BYTES
+from tasks.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from tasks.polling import Observation, PollPolicy, RemoteJobEnded, Sleep, StatusCallback, poll_until
 from tasks.retrying import idempotent_step, run_step
 
@@ -166,13 +166,15 @@ async def save_purchase_documents(
     kinds: Iterable[PurchaseDocumentKind],
     *,
     max_bytes: int = DOWNLOAD_MAX_BYTES,
+    max_ratio: float = ZIP_MAX_RATIO,
 ) -> tuple[dict[str, Path], tuple[NewspaperMessage, ...]]:
     """Fetch each document and write it decoded (``<kind>.pdf``); returns kind → path and the warnings.
 
     An answer without a document shape is written as received (``<kind>.response.json``) in its place.
 
     Raises:
-        DocumentRejected: a document does not decode or passes ``max_bytes`` (the answer is written first).
+        DocumentRejected: a document does not decode or passes ``max_bytes`` (a ZIP also ``max_ratio``);
+            the answer is written first.
     """
     saved: dict[str, Path] = {}
     warnings: tuple[NewspaperMessage, ...] = ()
@@ -187,6 +189,7 @@ async def save_purchase_documents(
             names=names,
             keep_raw=False,
             max_bytes=max_bytes,
+            max_ratio=max_ratio,
         )
         if written.documents:
             saved[kind.value] = written.documents[0].path

@@ -21,7 +21,7 @@ from connectors.newspaper import (
     StructureFileCode,
 )
 from tasks.documents import FileNames, safe_stem, save_documents, their_stem
-from tasks.limits import DOWNLOAD_MAX_BYTES
+from tasks.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from tasks.retrying import idempotent_step
 
 DOCUMENT_KIND = "structure-file"
@@ -61,6 +61,7 @@ async def download_structure_files(
     database_url: str,
     *,
     max_bytes: int = DOWNLOAD_MAX_BYTES,
+    max_ratio: float = ZIP_MAX_RATIO,
 ) -> tuple[list[StructureFile], tuple[NewspaperMessage, ...]]:
     """Download the structure files of ``code``, write each decoded, and mark those with new content.
 
@@ -69,7 +70,8 @@ async def download_structure_files(
     when it holds no file shape it is itself the one file returned.
 
     Raises:
-        DocumentRejected: a file does not decode or passes ``max_bytes`` (the answer is written first).
+        DocumentRejected: a file does not decode or passes ``max_bytes`` (a ZIP also ``max_ratio``); the
+            answer is written first.
     """
     result = await client.get_structure_files(code)
     saved = save_documents(
@@ -80,6 +82,7 @@ async def download_structure_files(
         names=FileNames(reserved=FLOW_FILE_NAMES),
         document_stem=lambda document, index: file_stem(document, int(code), index),
         max_bytes=max_bytes,
+        max_ratio=max_ratio,
     )
     written = saved.documents or ([saved.raw] if saved.raw is not None else [])
     files = []

@@ -160,6 +160,20 @@ def test_a_real_endpoint_without_its_settings_is_refused(
     assert not (tmp_path / "out").exists()
 
 
+def test_an_http_endpoint_off_loopback_is_refused_on_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("POSTFLOWS_ADDRESS_SERVICE_URL", "http://addresses.example.test/REST/v1")
+    monkeypatch.setenv("POSTFLOWS_ADDRESS_SERVICE_USER", "tech-user")
+    monkeypatch.setenv("POSTFLOWS_ADDRESS_SERVICE_PASSWORD", "pw")
+    result = runner.invoke(app, ["address-batch", str(EXAMPLES / "address-batch.csv"), "--out", "out"])
+    assert result.exit_code == 2, result.output
+    line = _refusal(result.output)
+    assert line.startswith("configuration error: POSTFLOWS_ADDRESS_SERVICE_URL is http:// to addresses.")
+    assert "POSTFLOWS_ALLOW_HTTP=true" in line
+    assert not (tmp_path / "out").exists()
+
+
 def test_an_invalid_setting_is_refused_on_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("POSTFLOWS_LEASE_TTL_S", "-1")
     result = runner.invoke(app, ["newspaper-sync", "4711", "--out", "out"])

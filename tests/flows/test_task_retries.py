@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import httpx
 import pytest
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
@@ -73,6 +75,47 @@ async def test_a_status_check_outlasting_the_http_retries_is_retried_as_a_task(
     retried = [states for count, states in checks if count > 1]
     assert len(retried) == 1, checks
     assert "AwaitingRetry" in retried[0] and retried[0][-1] == "Completed"
+    assert sandbox.transport.count("/runbatch") == 1
+
+
+class CutsFirstDownload(httpx.AsyncBaseTransport):
+    """The sandbox, except that its first file answer of /downloadfile breaks off after half the body, its
+    status line and headers sent: a connection dropped mid-download, as over a network (in-process, the
+    sandbox's own dropped answers fail before the status line)."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.cut = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        if self.cut or "/downloadfile/" not in request.url.path or "json" in response.headers["content-type"]:
+            return response
+        self.cut += 1
+        body = await response.aread()
+
+        async def half() -> AsyncIterator[bytes]:
+            yield body[: len(body) // 2]
+            raise httpx.RemoteProtocolError("peer closed connection without sending complete message body")
+
+        return httpx.Response(response.status_code, headers=response.headers, content=half(), request=request)
+
+
+async def test_a_download_dropped_mid_body_is_retried_as_a_task(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The HTTP core never retries in the middle of a body, so the download step is retried as a whole, as
+    after a 503, and the download's requests show it."""
+    monkeypatch.setenv("POSTFLOWS_TASK_RETRIES", "2")
+    monkeypatch.setenv("POSTFLOWS_TASK_RETRY_DELAY_S", "0.05")
+    monkeypatch.setenv("POSTFLOWS_TASK_RETRY_JITTER", "0")
+    cutting = CutsFirstDownload(sandbox.transport)
+    monkeypatch.setattr("postflows.wiring.sandbox_transport", lambda settings: cutting)
+    state = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True, **FAST)
+    assert state.is_completed(), state.message
+    assert cutting.cut == 1 and sandbox.transport.count("/downloadfile") == 2
+    ((count, states),) = await _task_runs(_flow_run_id(state), "address-download-output")
+    assert count == 2 and "AwaitingRetry" in states and states[-1] == "Completed"
     assert sandbox.transport.count("/runbatch") == 1
 
 

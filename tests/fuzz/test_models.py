@@ -1,30 +1,41 @@
-"""Fuzzing the pydantic models of the three APIs and the newspaper error envelope: whatever a service
-answers (any JSON, any bytes), a model is made or a ``ValidationError`` names the field; a model made
-dumps to JSON and reads back as itself; an error envelope is read into messages or into nothing, and a
-response with errors becomes a ``NewspaperRejected`` that says what the service said.
+"""Fuzzing the pydantic models of the three APIs, the newspaper error envelope and the clients' reading of
+answers: whatever a service answers (any JSON, any bytes), a model is made or a ``ValidationError`` names the
+field; a model made dumps to JSON and reads back as itself; an error envelope is read into messages or into
+nothing, and a response with errors becomes a ``NewspaperRejected`` that says what the service said; an
+answer of any size, nesting and status ends in a value or a typed error (an oversized or too deeply nested
+success answer in its own), never in a ``RecursionError`` or a body read past the limit.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 import math
 import random
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
 from types import ModuleType
 from typing import Any, get_args
+from urllib.parse import parse_qs
 
 import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, SecretStr, ValidationError
 
 import connectors.address_service.models as address_models
 import connectors.commerce.models as commerce_models
 import connectors.newspaper.documents as newspaper_documents
 import connectors.newspaper.models as newspaper_models
 import connectors.oidc as oidc
-from connectors.errors import ApiError
+from connectors.address_service import AddressServiceClient
+from connectors.commerce import CommerceClient
+from connectors.errors import ApiError, JsonTooDeep, ResponseTooLarge
+from connectors.jsontext import json_nesting_exceeds
+from connectors.limits import JSON_MAX_DEPTH, ResponseLimits
+from connectors.newspaper import NewspaperClient
 from connectors.newspaper.errors import (
     MESSAGE_CODES,
     NewspaperRejected,
@@ -32,11 +43,13 @@ from connectors.newspaper.errors import (
     error_for_response,
     messages_in_body,
 )
+from connectors.retry import RetryPolicy
 from tests.fuzz.conftest import CaseCount, fuzz_settings
 from tests.fuzz.generators import randoms
 
 MODEL_CASES = 200
 ENVELOPE_CASES = 2_000
+ANSWER_CASES = 600
 
 
 def _models(module: ModuleType) -> list[type[BaseModel]]:
@@ -203,6 +216,8 @@ def test_the_newspaper_error_envelope_is_read_or_ignored() -> None:
             assert isinstance(message.message, str) and (message.message or message.code)
             assert message.code is None or (message.code.isdigit() and len(message.code) >= 4)
         content = raw if raw is not None else json.dumps(body).encode()
+        if rnd.random() < 0.1:  # an envelope nested deeper than the parser may recurse: read as no messages
+            content = _nested(content, rnd.choice((JSON_MAX_DEPTH + 1, 5_000, 100_000)))
         response = httpx.Response(status, content=content, request=httpx.Request("GET", "https://x/orders/1"))
         try:
             check_response(response)
@@ -213,3 +228,133 @@ def test_the_newspaper_error_envelope_is_read_or_ignored() -> None:
 
     check()
     cases.require(ENVELOPE_CASES)
+
+
+def _nested(content: bytes, depth: int) -> bytes:
+    return b"[" * depth + content + b"]" * depth
+
+
+# -- answers through the clients ---------------------------------------------------------------------------
+
+ANSWER_LIMIT = 1 << 16
+TOKEN_URL = "https://auth.example.test/OAuth/token"
+Call = Callable[[httpx.AsyncBaseTransport], Awaitable[Any]]
+
+
+def _token_or(answer: httpx.Response) -> Callable[[httpx.Request], httpx.Response]:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if str(request.url) != TOKEN_URL:
+            return answer
+        scope = parse_qs(request.content.decode())["scope"][0]
+        return httpx.Response(
+            200, json={"access_token": f"t:{scope}", "token_type": "Bearer", "expires_in": 60}
+        )
+
+    return handler
+
+
+async def _address(transport: httpx.AsyncBaseTransport) -> Any:
+    async with AddressServiceClient(
+        "https://aws.example.test/REST/v1",
+        username="u",
+        password=SecretStr("p"),
+        transport=transport,
+        retry=RetryPolicy(max_attempts=1),
+        limits=ResponseLimits(max_bytes=ANSWER_LIMIT),
+    ) as client:
+        return await client.check_batch_status("job")
+
+
+async def _newspaper(transport: httpx.AsyncBaseTransport) -> Any:
+    async with NewspaperClient(
+        "https://newspaper.example.test",
+        token_url=TOKEN_URL,
+        client_id="c",
+        client_secret=SecretStr("s"),
+        transport=transport,
+        retry=RetryPolicy(max_attempts=1),
+        limits=ResponseLimits(max_bytes=ANSWER_LIMIT),
+    ) as client:
+        return await client.get_order_status(7)
+
+
+async def _commerce(transport: httpx.AsyncBaseTransport) -> Any:
+    async with CommerceClient(
+        "https://commerce.example.test",
+        token_url=TOKEN_URL,
+        client_id="c",
+        client_secret=SecretStr("s"),
+        transport=transport,
+        retry=RetryPolicy(max_attempts=1),
+        limits=ResponseLimits(max_bytes=ANSWER_LIMIT),
+    ) as client:
+        return await client.holidays()
+
+
+CALLS: dict[str, tuple[Call, type[BaseModel]]] = {
+    "address-service": (_address, address_models.BatchStatus),
+    "newspaper": (_newspaper, newspaper_models.OrderStatus),
+    "commerce": (_commerce, commerce_models.Holiday),
+}
+
+
+def _answer_body(rnd: random.Random, model: type[BaseModel]) -> bytes:
+    """An answer: of the model's shape or any JSON, sometimes wrapped deeper than the limit, padded past the
+    size limit, or bytes that are no JSON."""
+    roll = rnd.random()
+    if roll < 0.1:
+        return bytes(rnd.getrandbits(8) for _ in range(rnd.randrange(200)))
+    content = json.dumps(shaped(rnd, model) if roll < 0.6 else _json(rnd)).encode()
+    if rnd.random() < 0.25:
+        content = _nested(content, rnd.choice((JSON_MAX_DEPTH, JSON_MAX_DEPTH + 1, 3_000, 20_000)))
+    if rnd.random() < 0.2:
+        content = b" " * rnd.choice((ANSWER_LIMIT - len(content), ANSWER_LIMIT, 3 * ANSWER_LIMIT)) + content
+    return content
+
+
+def _chunks(content: bytes, rnd: random.Random) -> Callable[[], AsyncIterator[bytes]]:
+    sizes = [rnd.choice((1, 7, 4096, 1 << 16, 1 << 20)) for _ in range(8)]
+
+    async def produce() -> AsyncIterator[bytes]:
+        start = 0
+        for size in sizes * (len(content) // min(sizes) + 1):
+            if start >= len(content):
+                return
+            yield content[start : start + size]
+            start += size
+
+    return produce
+
+
+@pytest.mark.parametrize("api", sorted(CALLS))
+def test_an_answer_of_any_size_and_depth_ends_in_a_value_or_a_typed_error(api: str) -> None:
+    cases = CaseCount(f"answers through the client: {api}")
+    call, model = CALLS[api]
+    refused: Counter[str] = Counter()
+
+    @fuzz_settings(ANSWER_CASES)
+    @given(rnd=randoms, status=st.sampled_from((200, 200, 200, 400, 404, 429, 500)))
+    def check(rnd: random.Random, status: int) -> None:
+        cases.add()
+        content = _answer_body(rnd, model)
+        headers = {"content-type": "application/json"}
+        if rnd.random() < 0.5:
+            headers["content-length"] = str(len(content))
+        answer = httpx.Response(status, headers=headers, content=_chunks(content, rnd)())
+        try:
+            asyncio.run(call(httpx.MockTransport(_token_or(answer))))
+        except ApiError as error:
+            assert str(error).strip()
+            if status >= 400:  # an error answer is mapped by its status, whatever its body
+                assert not isinstance(error, ResponseTooLarge | JsonTooDeep), error
+            elif len(content) > ANSWER_LIMIT:
+                assert isinstance(error, ResponseTooLarge), error
+            elif json_nesting_exceeds(content):
+                assert isinstance(error, JsonTooDeep), error
+            refused[type(error).__name__] += 1
+            return
+        assert status < 400 and len(content) <= ANSWER_LIMIT and not json_nesting_exceeds(content)
+
+    check()
+    cases.require(ANSWER_CASES)
+    assert refused["ResponseTooLarge"] >= 20 and refused["JsonTooDeep"] >= 20, refused

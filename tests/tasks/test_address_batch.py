@@ -9,14 +9,17 @@ from pathlib import Path
 
 import httpx
 import pytest
+from prefect.states import Failed
 from pydantic import SecretStr
 
 from connectors.address_service import AddressServiceClient, DatabaseStatusError
+from connectors.errors import TransportFailure
 from connectors.retry import RetryPolicy
 from postflows.settings import Settings
 from tasks.address_service.batch import download_output
 from tasks.errors import ResultFileError
 from tasks.limits import DOWNLOAD_MAX_BYTES
+from tasks.retrying import transient_failure
 
 Handler = Callable[[httpx.Request], httpx.Response]
 
@@ -85,6 +88,29 @@ async def test_status_answer_in_place_of_the_file_writes_nothing(tmp_path: Path)
         with pytest.raises(DatabaseStatusError):
             await download_output.fn(client, "out-1", destination)
     assert list(tmp_path.iterdir()) == []
+
+
+async def test_a_download_dropped_mid_body_is_a_transient_typed_failure(tmp_path: Path) -> None:
+    """A dropped connection after the status line is the step's to retry, as a 503 is: the HTTP core never
+    retries in the middle of a body, so the error must reach the step typed."""
+    requests = 0
+
+    async def drops() -> AsyncIterator[bytes]:
+        yield b"RecordId\tQSTAT\r\n" + b"1\t1\r\n" * 1000
+        raise httpx.RemoteProtocolError("peer closed connection without sending complete message body")
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal requests
+        requests += 1
+        return httpx.Response(200, content=drops(), headers={"content-type": "application/octet-stream"})
+
+    destination = tmp_path / "download" / "output.bin"
+    async with make_client(handler) as client:
+        with pytest.raises(TransportFailure, match="RemoteProtocolError") as caught:
+            await download_output.fn(client, "out-1", destination)
+    assert requests == 1 and caught.value.retryable
+    assert transient_failure(download_output, None, Failed(data=caught.value))  # type: ignore[arg-type]
+    assert not destination.exists()
 
 
 def test_the_limit_defaults_to_one_gibibyte_in_the_task_and_the_settings() -> None:

@@ -295,10 +295,48 @@ async def test_a_damaged_zip_structure_file_is_refused_and_the_answer_kept(
 def test_a_zip_unpacking_past_the_limit_is_refused(tmp_path: Path) -> None:
     big = archive("z" * 200)  # 4,000 bytes unpacked, far fewer packed
     assert len(big) < 1000
-    with pytest.raises(DocumentRejected, match="its ZIP archive unpacked is larger than the limit of 1,000"):
+    with pytest.raises(DocumentRejected, match=r"the ZIP inflates to more than the limit of 1,000 bytes"):
         save_documents(
             answer([structure_file("big.zip", big)]), tmp_path, stem="s", label="x", max_bytes=1000
         )
+
+
+def zip_bomb(inflated: int) -> bytes:
+    """A ZIP of one member of ``inflated`` zero bytes: about a thousandfold compression (1 MB → 1 GiB in
+    small)."""
+    buffer = io.BytesIO()
+    with (
+        zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as bundle,
+        bundle.open("AZ_GZA.txt", "w") as member,
+    ):
+        for _ in range(inflated // (1 << 20)):
+            member.write(bytes(1 << 20))
+    return buffer.getvalue()
+
+
+async def test_a_zip_bomb_structure_file_is_refused_by_the_batch_downloads_ratio_check(
+    tmp_path: Path, database_url: str
+) -> None:
+    bomb = zip_bomb(8 << 20)
+    assert len(bomb) * 500 < 8 << 20  # far past 100:1, far within the size limit
+    body = [structure_file("AZ_GZA_v2.zip", bomb)]
+    with pytest.raises(DocumentRejected, match=r"100:1, POSTFLOWS_ZIP_MAX_RATIO.*ZIP bomb"):
+        await download_structure_files.fn(
+            StubNewspaper(body), StructureFileCode.AZ_GZA, tmp_path, database_url
+        )
+    assert names_in(tmp_path) == ["structure-files-1.response.json"]  # the answer as received, no archive
+    saved = save_documents(answer(body), tmp_path / "lenient", stem="s", label="x", max_ratio=10_000)
+    assert [file.size for file in saved.documents] == [len(bomb)]
+
+
+def test_a_zip_document_past_the_ratio_is_refused_whatever_its_headers_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tasks.archives import ZipInflation
+
+    monkeypatch.setattr(ZipInflation, "check_headers", lambda self, members: None)
+    with pytest.raises(DocumentRejected, match="ZIP bomb"):
+        save_documents(answer([structure_file("b.zip", zip_bomb(4 << 20))]), tmp_path, stem="s", label="x")
 
 
 async def test_structure_files_as_a_list_of_base64_strings_are_kept_as_received(

@@ -11,11 +11,14 @@ from prefect.states import Failed
 
 from connectors.errors import (
     AuthFailed,
+    DeadlineExceeded,
     HttpStatusError,
+    JsonTooDeep,
     MalformedResponse,
     NotFound,
     RateLimited,
     RemoteRejected,
+    ResponseTooLarge,
     ServerError,
     TransportFailure,
 )
@@ -45,6 +48,9 @@ def _retried(error: BaseException) -> bool:
         RateLimited("slow down", api="a", status_code=429),
         TransportFailure("reset", api="a"),
         MalformedResponse("not JSON", api="a"),
+        ResponseTooLarge("too large", api="a", max_bytes=10),
+        JsonTooDeep("too deep", api="a"),
+        DeadlineExceeded("too slow", api="a"),
     ],
 )
 def test_transient_typed_errors_are_retried(error: Exception) -> None:
