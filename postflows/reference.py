@@ -45,7 +45,34 @@ def _answers_row(answers: SubmissionAnswers) -> str:
     return f"| {title} | {cell(answers.not_processed)} | {cell(answers.uncertain)} |"
 
 
-SECTIONS: Mapping[str, Callable[[], str]] = {"not-processed": not_processed_table}
+def limits_table() -> str:
+    """Every limit the settings set: the variable, its default and what a refusal says."""
+    from postflows.settings import Settings
+
+    lines = ["| Setting | Default | What it bounds | What a refusal says |", "|---|---|---|---|"]
+    for name, field in Settings.model_fields.items():
+        extra = field.json_schema_extra
+        if not isinstance(extra, dict) or "limit" not in extra:
+            continue
+        default = "unset" if field.default is None else _shown_default(field.default)
+        cells = (field.description or "", str(extra["limit"]))
+        bounds, refusal = (cell.replace("|", "/") for cell in cells)
+        lines.append(f"| `POSTFLOWS_{name.upper()}` | {default} | {bounds} | {refusal} |")
+    return "\n".join(lines)
+
+
+def _shown_default(value: object) -> str:
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    if isinstance(value, int) and value >= 1 << 20 and value % (1 << 20) == 0:
+        mib = value >> 20
+        return f"{mib // 1024:,} GiB" if mib % 1024 == 0 else f"{mib:,} MiB"
+    if isinstance(value, int | float):
+        return f"{value:,}"
+    return f"`{value}`"
+
+
+SECTIONS: Mapping[str, Callable[[], str]] = {"not-processed": not_processed_table, "limits": limits_table}
 
 
 class ReferenceError(ValueError):

@@ -213,11 +213,16 @@ class Settings(BaseSettings):
         default=1 << 30,
         gt=0,
         description="Largest download, document or unpacked ZIP content accepted from a service, in bytes",
+        json_schema_extra={
+            "limit": "a larger download is refused and nothing of it is kept; a larger ZIP content stops the "
+            "unpacking"
+        },
     )
     zip_max_ratio: float = Field(
         default=100.0,
         ge=1.0,
         description="Largest ratio of unpacked to compressed size accepted in a downloaded ZIP",
+        json_schema_extra={"limit": "a ZIP that inflates further is refused as damaged or hostile"},
     )
 
     task_runner: str = Field(

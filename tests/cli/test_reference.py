@@ -49,3 +49,14 @@ def test_broken_markers_are_refused() -> None:
         reference.rewrite(f"{end}\n{begin}\n")
     with pytest.raises(reference.ReferenceError):
         reference.rewrite(f"{begin}\n{begin}\n{end}\n")
+
+
+def test_the_limits_table_lists_every_setting_that_bounds_something() -> None:
+    from postflows.settings import Settings
+
+    table = reference.limits_table()
+    limited = [
+        name for name, field in Settings.model_fields.items() if (field.json_schema_extra or {}).get("limit")
+    ]  # type: ignore[union-attr]
+    assert limited and all(f"`POSTFLOWS_{name.upper()}`" in table for name in limited)
+    assert "| `POSTFLOWS_RESPONSE_MAX_BYTES` | 16 MiB |" in table
