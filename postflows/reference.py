@@ -2,8 +2,8 @@
 
 Each section sits between two marker comments in a Markdown file (``<!-- reference:<name>:begin ... -->``
 and ``<!-- reference:<name>:end -->``); ``python -m postflows.reference [FILE ...]`` rewrites every section
-a file holds (README.md by default), and a test fails while a committed file differs from what it would
-write.
+a file holds (README.md and docs/ by default, with the whole pages of :mod:`postflows.reference_pages`), and
+a test fails while a committed file differs from what it would write.
 """
 
 from __future__ import annotations
@@ -106,8 +106,14 @@ def rewrite(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Rewrite the generated sections of the files named (README.md by default)."""
-    paths = [Path(name) for name in (argv if argv is not None else sys.argv[1:])] or [Path("README.md")]
+    """Rewrite the generated sections of the files named (by default README.md and every page of docs/),
+    and the generated pages under docs/."""
+    named = argv if argv is not None else sys.argv[1:]
+    paths = [Path(name) for name in named] or [Path("README.md"), *sorted(Path("docs").rglob("*.md"))]
+    if not named:
+        from postflows.reference_pages import write_pages
+
+        write_pages(Path("docs"))
     for path in paths:
         text = path.read_text(encoding="utf-8")
         updated = rewrite(text)

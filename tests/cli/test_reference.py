@@ -60,3 +60,20 @@ def test_the_limits_table_lists_every_setting_that_bounds_something() -> None:
     ]  # type: ignore[union-attr]
     assert limited and all(f"`POSTFLOWS_{name.upper()}`" in table for name in limited)
     assert "| `POSTFLOWS_RESPONSE_MAX_BYTES` | 16 MiB |" in table
+
+
+def test_the_generated_pages_are_as_the_code_writes_them() -> None:
+    from postflows.reference_pages import stale_pages
+
+    stale = stale_pages(ROOT / "docs")
+    assert not stale, f"run `python -m postflows.reference` and commit: {sorted(stale)}"
+
+
+def test_every_deployment_has_a_page_with_its_form_fields() -> None:
+    from deployments.catalog import CATALOG
+    from postflows.reference_pages import flow_pages
+
+    pages = flow_pages()
+    assert set(pages) == {f"flows/{spec.name}.md" for spec in CATALOG}
+    batch = pages["flows/address-batch.md"]
+    assert "| `input_path` | Address file | required |" in batch and "`postflows address-batch`" in batch
