@@ -117,6 +117,7 @@ async def address_query(
                 mapping=column_mapping,
                 input_format=input_format,
                 formula_guard=settings.csv_formula_guard,
+                limits=settings.table_limits,
             )
         summary.update(accepted_rows=prepared.accepted, rejected_rows=prepared.rejected_rows)
         if prepared.rejected_path is not None:

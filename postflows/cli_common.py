@@ -12,11 +12,14 @@ import json
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 
 from postflows.endpoints import Api, ConfigurationError, describe_endpoint, require_settings
+
+if TYPE_CHECKING:
+    from postflows.settings import Settings
 
 T = TypeVar("T")
 EXIT_FAILED = 1
@@ -35,11 +38,12 @@ ResubmitOpt = Annotated[
 
 
 def prepare_flow_run(
-    api: Api | None, *, out: Path | None = None, inputs: Callable[[], object] | None = None
+    api: Api | None, *, out: Path | None = None, inputs: Callable[[Settings], object] | None = None
 ) -> None:
     """What a flow command does before its flow module (and so Prefect) is imported: check the settings of
-    ``api``, the input files (``inputs``, see :mod:`postflows.precheck`) and the output directory (created
-    here), then say where the calls go and which Prefect server the run reports to (see
+    ``api``, the input files (``inputs``, given the settings for the limits on them, see
+    :mod:`postflows.precheck`) and the output directory (created here), then say where the calls go and
+    which Prefect server the run reports to (see
     :func:`postflows.prefect_server.choose_api`). A refusal is one line and exit 2.
 
     Nothing imported here (or by the checks) is heavy: no Prefect, pandas, SQLAlchemy or connector client,
@@ -57,7 +61,7 @@ def prepare_flow_run(
         if api is not None:
             require_settings(settings, api, block_may_fill=bool(settings.credentials_block))
         if inputs is not None:
-            inputs()
+            inputs(settings)
         output_dir(out)
     except (ConfigurationError, ValidationError) as error:
         fail("configuration error", error, EXIT_USAGE)

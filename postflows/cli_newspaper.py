@@ -35,7 +35,7 @@ def newspaper_order_command(
     """Submit an order, save its delivery note, wait for its status and write its reports."""
     from postflows import precheck
 
-    prepare_flow_run("newspaper", out=out, inputs=lambda: precheck.order_file(order, gratis=gratis))
+    prepare_flow_run("newspaper", out=out, inputs=lambda settings: precheck.order_file(order, gratis=gratis))
     from flows.newspaper_order import newspaper_order
 
     summary = run_work(
@@ -107,7 +107,11 @@ def newspaper_statistics_command(
         day = dt.date.fromisoformat(submission_date) if submission_date else None
     except ValueError as error:
         raise typer.BadParameter(str(error)) from None
-    prepare_flow_run("newspaper", out=out, inputs=lambda: precheck.statistics_files(file, calendar))
+    prepare_flow_run(
+        "newspaper",
+        out=out,
+        inputs=lambda settings: precheck.statistics_files(file, calendar, limits=settings.table_limits),
+    )
     from flows.newspaper_statistics import newspaper_statistics
 
     summary = run_work(
@@ -141,7 +145,11 @@ def address_purchase_command(
     """Order validation and sorting of an address list; write output addresses and documents."""
     from postflows import precheck
 
-    prepare_flow_run("newspaper", out=out, inputs=lambda: precheck.purchase_files(addresses, params))
+    prepare_flow_run(
+        "newspaper",
+        out=out,
+        inputs=lambda settings: precheck.purchase_files(addresses, params, limits=settings.table_limits),
+    )
     from flows.address_purchase import address_purchase
 
     summary = run_work(

@@ -37,6 +37,7 @@ from connectors.address_service.codes import (
 from tasks.address_service.headers import resolve_address_columns
 from tasks.errors import InputError
 from tasks.lazy import lazy_module
+from tasks.limits import TABLE_LIMITS, TableLimits
 from tasks.reports import write_csv
 from tasks.tables import read_table
 from tasks.textfiles import control_characters, visible_controls
@@ -96,6 +97,7 @@ def read_address_file(
     fixed_widths: Sequence[tuple[str, int]] | None = None,
     sheet: str | int | None = None,
     wire_encoding: str = "cp1252",
+    limits: TableLimits = TABLE_LIMITS,
 ) -> AddressInput:
     """Read an address file (.csv, .xlsx, .txt delimited or fixed width) and check every row.
 
@@ -109,32 +111,37 @@ def read_address_file(
         fixed_widths: (name, width) per column for a fixed-width .txt file.
         sheet: the worksheet of an .xlsx file (name or 0-based index; the first when None).
         wire_encoding: the encoding of the upload file; values it cannot carry are rejected.
+        limits: the limits on the file's shape, judged before it is read (see :func:`read_table`).
 
     Returns:
         The accepted records and the rejected lines; the rejected rows are not in ``records``.
 
     Raises:
-        InputError: the file cannot be read, has no header, has none of the address columns, or lacks a
-            column that every row needs.
+        InputError: the file cannot be read or is over a limit, has no header, has none of the address
+            columns, or lacks a column that every row needs.
     """
     source = Path(path)
-    table = read_table(source, delimiter=delimiter, encoding=encoding, fixed_widths=fixed_widths, sheet=sheet)
+    table = read_table(
+        source, delimiter=delimiter, encoding=encoding, fixed_widths=fixed_widths, sheet=sheet, limits=limits
+    )
     headers = [str(name) for name in table.frame.columns]
     address_columns = address_header(headers, mode=mode, mapping=mapping, path=source)
     passthrough = [header for header in headers if header not in address_columns.values()]
 
     raw = table.frame
-    frame = pd.DataFrame(index=raw.index)
-    frame[RECORD_ID] = raw.index.astype("int64")
+    # The columns are gathered first and framed at once: inserting them one by one copies the frame's
+    # column index each time, which takes quadratic time in the number of columns.
+    gathered: dict[str, pd.Series] = {RECORD_ID: pd.Series(raw.index.astype("int64"), index=raw.index)}
     filled = pd.Series(False, index=raw.index)
     for header in passthrough:
         present = raw[header].fillna("") != ""
-        frame[header] = raw[header].where(present)
+        gathered[header] = raw[header].where(present)
         filled |= present
     for canonical, header in address_columns.items():
         values = raw[header].fillna("").str.strip()
-        frame[canonical] = values.where(values != "")
+        gathered[canonical] = values.where(values != "")
         filled |= values != ""
+    frame = pd.DataFrame(gathered, index=raw.index)
     _split_po_box(frame)
     malformed_rows = {row for row, _ in table.malformed}
     empty = ~filled & ~frame[RECORD_ID].isin(malformed_rows)
