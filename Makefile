@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export DO_NOT_TRACK := 1
 
-.PHONY: install run test test-fast check fmt clean bench
+.PHONY: install run test test-fast check fmt clean bench docs
 
 # uv when it can be had (bootstrapped once into ~/.cache/postflows/tools), else pip; USE_UV=0 forces pip.
 $(STAMP): pyproject.toml scripts/install-venv.sh
@@ -28,6 +28,11 @@ test: install
 test-fast: install
 	scripts/with-postgres.sh $(PY) -m pytest --ignore=tests/e2e --ignore=tests/reliability $(PYTEST_ARGS)
 
+# The documentation site in site/ (strict: a broken link or a page missing from the navigation fails).
+docs: install
+	$(PY) -m postflows.reference
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+
 bench: install
 	$(PY) -m bench $(BENCH_ARGS)
 
@@ -41,4 +46,4 @@ fmt: install
 	$(VENV)/bin/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site

@@ -35,6 +35,7 @@ from bench import (  # noqa: E402
     queries_limited,
     readme,
     result_file,
+    table_limits,
     upload_file,
     xlsx,
     xlsx_read,
@@ -55,6 +56,7 @@ BENCHMARKS: dict[str, Callable[[BenchConfig, Path], BenchResult]] = {
     cli.REFUSE_NAME: cli.run_refuse,
     cli.HELP_NAME: cli.run_help,
     cli.HISTORY_NAME: cli.run_history,
+    table_limits.NAME: table_limits.run,
 }
 DEFAULT_OUT = Path("bench/results.json")
 QUICK_OUT = Path("bench/results.quick.json")

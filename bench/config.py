@@ -33,6 +33,8 @@ class BenchConfig:
     openpyxl_reference: bool = True
     cli_repeats: int = 15  # the command-start benchmarks: short processes, so more rounds
     history_runs: int = 100_000
+    limits_columns: int = 5_000  # a CSV this wide is refused (POSTFLOWS_TABLE_MAX_COLUMNS, 1,000)
+    long_line_mib: int = 200  # a file of one line this long is refused (POSTFLOWS_TABLE_MAX_LINE_BYTES)
 
 
 FULL = BenchConfig()
@@ -49,4 +51,5 @@ QUICK = BenchConfig(
     jobs=3,
     cli_repeats=3,
     history_runs=2_000,
+    long_line_mib=20,
 )

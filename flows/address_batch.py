@@ -4,7 +4,9 @@ runbatch (billed) goes through the one submit-once protocol: a re-run with the s
 job and never starts a second one on its own. Every ending closes the job in the history. Remote files are
 deleted when their job is over; a job that may still run (time-out, interruption, a download that kept
 failing) keeps its files so a re-run picks it up, and a resumed or resubmitted run deletes the files its
-predecessors left.
+predecessors left. A result over a limit on what is read (columns, line length, rows) fails the run and is
+recorded with its job: the download is kept unread, and the same command fails at once with the same
+refusal until that limit is raised.
 """
 
 from __future__ import annotations
@@ -61,9 +63,10 @@ from tasks.address_service.steps import (
     prepare_input,
 )
 from tasks.address_service.wire import WireFormat, upload_columns
-from tasks.errors import InputError, ResultFileError
+from tasks.errors import InputError, ResultFileError, ResultUnreadable
 from tasks.files import write_text
 from tasks.idempotency import Endpoint, derive_key
+from tasks.limits import TABLE_LIMITS, TableLimits
 from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
 from tasks.run_history import JobSnapshot, RunRecorder
 from tasks.submission import recording_wait, submit_once, waited_before
@@ -76,10 +79,12 @@ PLAN_SPLIT_EXAMPLES = 10
 
 @dataclass(frozen=True)
 class DownloadLimits:
-    """How much a download may hold: bytes in all, and the compression ratio of a ZIP."""
+    """How much a download may hold: bytes in all, the compression ratio of a ZIP, and the shape of the
+    files in it."""
 
     max_bytes: int
     zip_max_ratio: float
+    tables: TableLimits = TABLE_LIMITS
 
 
 @flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "input_path"))
@@ -254,6 +259,7 @@ async def address_batch(
                 profile=alignment,
                 profile_map=profile_map,
                 split_house_numbers=split_house_numbers,
+                limits=settings.table_limits,
             )
         summary.update(
             accepted_rows=prepared.accepted,
@@ -319,7 +325,9 @@ async def address_batch(
                     max_wait_s, min_poll_interval_s, max_poll_interval_s, park_after_s=park_after(settings)
                 ),
                 resubmit=resubmit,
-                limits=DownloadLimits(settings.download_max_bytes, settings.zip_max_ratio),
+                limits=DownloadLimits(
+                    settings.download_max_bytes, settings.zip_max_ratio, settings.table_limits
+                ),
                 formula_guard=settings.csv_formula_guard,
                 profile=alignment,
             )
@@ -375,21 +383,56 @@ async def _run_batch(
                 "deleted): put it back, or run the same command with --resubmit to run a new batch",
                 path=str(job.data.get("download") or output_dir),
             )
+        refused = job.data.get("unreadable")
+        if refused and _still_refused(refused, limits.tables):
+            raise ResultUnreadable.recorded(
+                refused,
+                note=f" (found by run {job.run_id}); {_kept(download, str(refused['setting']))}",
+            )
         extras = _recorded_extras(job)
-        results = await build_results(
-            prepared,
-            download,
-            output_dir,
-            max_bytes=limits.max_bytes,
-            max_ratio=limits.zip_max_ratio,
-            formula_guard=formula_guard,
-            profile=profile,
-            moves_file=extras.get(profile.moves) if profile and profile.moves else None,
-        )
+        try:
+            results = await build_results(
+                prepared,
+                download,
+                output_dir,
+                max_bytes=limits.max_bytes,
+                max_ratio=limits.zip_max_ratio,
+                formula_guard=formula_guard,
+                profile=profile,
+                moves_file=extras.get(profile.moves) if profile and profile.moves else None,
+                limits=limits.tables,
+            )
+        except ResultUnreadable as error:
+            # The job ended with its result downloaded (COMPLETED, so its files are deleted below); what
+            # the download holds is kept as it is, and the same command says so at once until the limit
+            # is raised.
+            await recorder.update_job(job, data={"unreadable": error.record()})
+            raise ResultUnreadable(
+                f"{error.problem}; {_kept(download, error.setting)}",
+                path=error.path,
+                setting=error.setting,
+                limit=error.limit,
+            ) from error
+        if refused:
+            await recorder.update_job(job, data={"unreadable": None})
         results.files.extend(extras.values())
         return results
     finally:
         await delete_key_files(client, recorder)
+
+
+def _still_refused(refused: Mapping[str, Any], limits: TableLimits) -> bool:
+    """Whether a download found over a limit (as :meth:`ResultUnreadable.record` keeps it) is still over it:
+    the limit it passed has not been raised since."""
+    current = limits.value_of(str(refused.get("setting")))
+    return current is not None and current <= int(refused.get("limit", 0))
+
+
+def _kept(download: Path, setting: str) -> str:
+    return (
+        f"the download is kept as it came in {download}: raise {setting} and run the same command again "
+        "to read it"
+    )
 
 
 async def _submit(

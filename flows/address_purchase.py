@@ -182,7 +182,9 @@ async def address_purchase(
             if address_clean_up is not None:
                 purchase_parameters[CLEAN_UP_FIELD] = address_clean_up
             clean_up = bool(purchase_parameters.get(CLEAN_UP_FIELD, False))
-            checked = read_purchase_input(addresses_path, purchase_parameters, today=dt.date.today())
+            checked = read_purchase_input(
+                addresses_path, purchase_parameters, today=dt.date.today(), limits=settings.table_limits
+            )
         sorting = checked.purchase.sorting_module is not None
         files: list[Path] = []
         if len(checked.rejected):

@@ -123,6 +123,7 @@ async def address_query(
                 input_format=input_format,
                 formula_guard=settings.csv_formula_guard,
                 split_house_numbers=split_house_numbers,
+                limits=settings.table_limits,
             )
         summary.update(
             accepted_rows=prepared.accepted,

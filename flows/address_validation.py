@@ -80,6 +80,7 @@ async def address_validation(
             encoding=input_encoding,
             reserved=RESULT_COLUMNS,
             formula_guard=settings.csv_formula_guard,
+            limits=settings.table_limits,
         )
         summary.update(
             idempotency_key=key,

@@ -114,6 +114,7 @@ async def deliverability_check(
             encoding=input_encoding,
             reserved=RESULT_COLUMNS,
             formula_guard=settings.csv_formula_guard,
+            limits=settings.table_limits,
         )
         summary.update(
             idempotency_key=key,

@@ -192,7 +192,7 @@ async def newspaper_statistics(
         summary,
     ):
         async with recorder.step("read statistics"):
-            checked = read_statistics_file(input_path)
+            checked = read_statistics_file(input_path, limits=settings.table_limits)
         files: list[Path] = []
         if len(checked.rejected):
             files.append(
@@ -213,7 +213,7 @@ async def newspaper_statistics(
             )
         calendar = list(issue_calendar or [])
         if calendar_path is not None:
-            calendar += read_calendar(Path(calendar_path))
+            calendar += read_calendar(Path(calendar_path), limits=settings.table_limits)
         day = submission_date or max(
             record.delivery_date for _, record in checked.records if record.delivery_date
         )

@@ -94,7 +94,7 @@ async def pickup_registration(
         parameters=parameters,
     ) as (recorder, summary):
         async with recorder.step("read input"):
-            pickup_input = read_pickup_input(input_path)
+            pickup_input = read_pickup_input(input_path, limits=settings.table_limits)
         rejected_path = write_csv(pickup_input.rejected, output_dir / "rejected.csv", formula_guard=guard)
         await recorder.document("rejected-rows", rejected_path)
         summary.update(

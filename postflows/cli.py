@@ -184,8 +184,9 @@ def address_batch_command(
     prepare_flow_run(
         "address-service",
         out=out,
-        inputs=lambda: precheck.address_file(
+        inputs=lambda settings: precheck.address_file(
             input_path,
+            limits=settings.table_limits,
             mode="batch",
             mapping=column_mapping,
             delimiter=_unescape(delimiter),
@@ -244,8 +245,9 @@ def address_query_command(
     prepare_flow_run(
         "address-service",
         out=out,
-        inputs=lambda: precheck.address_file(
+        inputs=lambda settings: precheck.address_file(
             input_path,
+            limits=settings.table_limits,
             mode="query",
             mapping=column_mapping,
             delimiter=_unescape(delimiter),

@@ -14,11 +14,14 @@ import sys
 from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 
 from postflows.endpoints import Api, ConfigurationError, describe_endpoint, require_settings
+
+if TYPE_CHECKING:
+    from postflows.settings import Settings
 
 T = TypeVar("T")
 EXIT_FAILED = 1
@@ -37,12 +40,13 @@ ResubmitOpt = Annotated[
 
 
 def prepare_flow_run(
-    api: Api | None, *, out: Path | None = None, inputs: Callable[[], object] | None = None
+    api: Api | None, *, out: Path | None = None, inputs: Callable[[Settings], object] | None = None
 ) -> None:
     """What a flow command does before its flow module (and so Prefect) is imported: check the settings of
-    ``api``, the input files (``inputs``, see :mod:`postflows.precheck`; a line it returns is said) and the
-    output directory (created here), then say where the calls go and which Prefect server the run reports
-    to (see :func:`postflows.prefect_server.choose_api`). A refusal is one line and exit 2.
+    ``api``, the input files (``inputs``, given the settings for the limits on them, see
+    :mod:`postflows.precheck`; a line it returns is said) and the output directory (created here), then say
+    where the calls go and which Prefect server the run reports to (see
+    :func:`postflows.prefect_server.choose_api`). A refusal is one line and exit 2.
 
     Nothing imported here (or by the checks) is heavy: no Prefect, pandas, SQLAlchemy or connector client,
     so a file that cannot be used is refused in about the time of ``postflows --help`` (a test checks it).
@@ -58,7 +62,7 @@ def prepare_flow_run(
         settings = Settings()
         if api is not None:
             require_settings(settings, api, block_may_fill=bool(settings.credentials_block))
-        note = inputs() if inputs is not None else None
+        note = inputs(settings) if inputs is not None else None
         output_dir(out)
     except (ConfigurationError, ValidationError) as error:
         fail("configuration error", error, EXIT_USAGE)

@@ -70,7 +70,11 @@ def pickup_register_command(
     """Register every pickup user of a file once; write the pickup ids beside the input rows."""
     from postflows import precheck
 
-    prepare_flow_run("commerce", out=out, inputs=lambda: precheck.pickup_users(input_path))
+    prepare_flow_run(
+        "commerce",
+        out=out,
+        inputs=lambda settings: precheck.pickup_users(input_path, limits=settings.table_limits),
+    )
     from flows.pickup_registration import pickup_registration
 
     summary = run_work(

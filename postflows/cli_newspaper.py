@@ -39,7 +39,7 @@ def newspaper_order_command(
     """Submit an order, save its delivery note, wait while it is in CONTROL and write its reports."""
     from postflows import precheck
 
-    prepare_flow_run("newspaper", out=out, inputs=lambda: precheck.order_file(order, gratis=gratis))
+    prepare_flow_run("newspaper", out=out, inputs=lambda settings: precheck.order_file(order, gratis=gratis))
     from flows.newspaper_order import newspaper_order
 
     summary = run_work(
@@ -146,7 +146,11 @@ def newspaper_statistics_command(
         raise typer.BadParameter(
             f"{submission_date!r} is not a date: write it as YYYY-MM-DD", param_hint="--date"
         ) from None
-    prepare_flow_run("newspaper", out=out, inputs=lambda: precheck.statistics_files(file, calendar))
+    prepare_flow_run(
+        "newspaper",
+        out=out,
+        inputs=lambda settings: precheck.statistics_files(file, calendar, limits=settings.table_limits),
+    )
     from flows.newspaper_statistics import newspaper_statistics
 
     summary = run_work(
@@ -180,7 +184,11 @@ def address_purchase_command(
     """Order validation and sorting of an address list; write output addresses and documents."""
     from postflows import precheck
 
-    prepare_flow_run("newspaper", out=out, inputs=lambda: precheck.purchase_files(addresses, params))
+    prepare_flow_run(
+        "newspaper",
+        out=out,
+        inputs=lambda settings: precheck.purchase_files(addresses, params, limits=settings.table_limits),
+    )
     from flows.address_purchase import address_purchase
 
     summary = run_work(

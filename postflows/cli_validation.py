@@ -56,8 +56,13 @@ def address_validation_command(
     prepare_flow_run(
         "commerce",
         out=out,
-        inputs=lambda: precheck.commerce_addresses(
-            input_path, use="validation", delimiter=_unescape(delimiter), encoding=encoding, sheet=sheet
+        inputs=lambda settings: precheck.commerce_addresses(
+            input_path,
+            limits=settings.table_limits,
+            use="validation",
+            delimiter=_unescape(delimiter),
+            encoding=encoding,
+            sheet=sheet,
         ),
     )
     from flows.address_validation import address_validation
@@ -97,8 +102,13 @@ def deliverability_command(
     prepare_flow_run(
         "commerce",
         out=out,
-        inputs=lambda: precheck.commerce_addresses(
-            input_path, use="delivery", delimiter=_unescape(delimiter), encoding=encoding, sheet=sheet
+        inputs=lambda settings: precheck.commerce_addresses(
+            input_path,
+            limits=settings.table_limits,
+            use="delivery",
+            delimiter=_unescape(delimiter),
+            encoding=encoding,
+            sheet=sheet,
         ),
     )
     from flows.deliverability_check import deliverability_check

@@ -1,5 +1,6 @@
 """What a flow command checks before Prefect or any flow module is imported: its input files, by the readers
-the flows use (a table's header and first rows only, whatever its size), and its output directory.
+the flows use (a table's header and first rows only, whatever its size; a worksheet measured whole, within
+the limits the settings give), and its output directory.
 
 A file refused here is refused in about the time of ``postflows --help``, with nothing recorded and no
 Prefect server started. Nothing here imports Prefect (a test checks it), so each reader is imported where
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from tasks.errors import InputError
+from tasks.limits import TableLimits
 
 
 def output_dir(path: Path | None) -> None:
@@ -38,15 +40,19 @@ def _table(
     path: Path,
     columns: Callable[[list[str]], object],
     *,
+    limits: TableLimits,
     delimiter: str | None = None,
     encoding: str | None = None,
     sheet: str | None = None,
     fixed_widths: Sequence[tuple[str, int]] | None = None,
 ) -> None:
-    """A table file whose header ``columns`` accepts and that has a row after the header."""
+    """A table file within ``limits`` (as far as its head shows) whose header ``columns`` accepts and that
+    has a row after the header."""
     from tasks.tables import read_head
 
-    head = read_head(path, delimiter=delimiter, encoding=encoding, sheet=sheet, fixed_widths=fixed_widths)
+    head = read_head(
+        path, delimiter=delimiter, encoding=encoding, sheet=sheet, fixed_widths=fixed_widths, limits=limits
+    )
     columns(head.headers)
     if not head.has_rows:
         raise InputError("no data rows after the header", path=path)
@@ -55,6 +61,7 @@ def _table(
 def address_file(
     path: Path,
     *,
+    limits: TableLimits,
     mode: Literal["batch", "query"],
     mapping: Mapping[str, str] | None = None,
     delimiter: str | None = None,
@@ -81,6 +88,7 @@ def address_file(
         lambda headers: address_header(
             headers, mode=mode, mapping=columns_mapping, path=path, split_house_numbers=split_house_numbers
         ),
+        limits=limits,
         delimiter=delimiter,
         encoding=encoding,
         sheet=sheet,
@@ -97,6 +105,7 @@ def address_file(
 def commerce_addresses(
     path: Path,
     *,
+    limits: TableLimits,
     use: Literal["validation", "delivery"],
     delimiter: str | None = None,
     encoding: str | None = None,
@@ -108,33 +117,34 @@ def commerce_addresses(
     _table(
         path,
         lambda headers: address_header(headers, use=use, path=path),
+        limits=limits,
         delimiter=delimiter,
         encoding=encoding,
         sheet=sheet,
     )
 
 
-def pickup_users(path: Path) -> None:
+def pickup_users(path: Path, *, limits: TableLimits) -> None:
     """A file of pickup users to register."""
     from tasks.commerce.pickup_input import pickup_header
 
-    _table(path, lambda headers: pickup_header(headers, path=path))
+    _table(path, lambda headers: pickup_header(headers, path=path), limits=limits)
 
 
-def statistics_files(path: Path, calendar: Path | None) -> None:
+def statistics_files(path: Path, calendar: Path | None, *, limits: TableLimits) -> None:
     """A statistics file and the issue calendar (read whole: a year of dates at most)."""
     from tasks.newspaper.statistics_input import read_calendar, statistics_header
 
-    _table(path, lambda headers: statistics_header(headers, path=path))
+    _table(path, lambda headers: statistics_header(headers, path=path), limits=limits)
     if calendar is not None:
-        read_calendar(calendar)
+        read_calendar(calendar, limits=limits)
 
 
-def purchase_files(addresses: Path, parameters: Path) -> None:
+def purchase_files(addresses: Path, parameters: Path, *, limits: TableLimits) -> None:
     """The addresses and the parameters of an address purchase."""
     from tasks.newspaper.purchase_input import load_purchase_parameters, purchase_header
 
-    _table(addresses, lambda headers: purchase_header(headers, path=addresses))
+    _table(addresses, lambda headers: purchase_header(headers, path=addresses), limits=limits)
     load_purchase_parameters(parameters)
 
 

@@ -14,6 +14,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from postflows.locations import default_data_dir as default_data_dir  # re-exported
 from postflows.locations import sqlite_history_url
+from tasks.limits import TABLE_MAX_CELLS, TABLE_MAX_COLUMNS, TABLE_MAX_LINE_BYTES, TABLE_MAX_ROWS, TableLimits
 
 SANDBOX_ADDRESS_USER = "sandbox-user"
 SANDBOX_ADDRESS_PASSWORD = "sandbox-password"  # noqa: S105 - the sandbox's published test account
@@ -224,6 +225,42 @@ class Settings(BaseSettings):
         description="Largest ratio of unpacked to compressed size accepted in a downloaded ZIP",
         json_schema_extra={"limit": "a ZIP that inflates further is refused as damaged or hostile"},
     )
+    # Limits on the shape of every table file read, the users' inputs and the services' results alike; each
+    # is judged before the reader allocates for it. "limit" says what a refusal says (the Limits table).
+    table_max_columns: int = Field(
+        default=TABLE_MAX_COLUMNS,
+        gt=0,
+        description="Most columns in one row of a table file (fields of a line, columns of a worksheet)",
+        json_schema_extra={
+            "limit": "a row (a line's fields, a worksheet's columns) has more columns than this: an input is "
+            "refused, a result kept unread"
+        },
+    )
+    table_max_line_bytes: int = Field(
+        default=TABLE_MAX_LINE_BYTES,
+        gt=0,
+        description="Longest line of a text table file, in bytes without its line ending",
+        json_schema_extra={
+            "limit": "a line of a text file is longer than this: refused before the file is read"
+        },
+    )
+    table_max_cells: int = Field(
+        default=TABLE_MAX_CELLS,
+        gt=0,
+        description="Most cells of a worksheet (rows × columns from A1), by its declared dimension and by "
+        "its farthest cell",
+        json_schema_extra={
+            "limit": "a worksheet declares or reaches more cells than this: refused before its grid is built"
+        },
+    )
+    table_max_rows: int = Field(
+        default=TABLE_MAX_ROWS,
+        gt=0,
+        description="Most rows after the header of a table file",
+        json_schema_extra={
+            "limit": "a file has more rows after the header than this: refused before it is parsed"
+        },
+    )
 
     task_runner: str = Field(
         default="default",
@@ -269,6 +306,16 @@ class Settings(BaseSettings):
     @property
     def commerce_is_sandbox(self) -> bool:
         return not self.commerce_url
+
+    @property
+    def table_limits(self) -> TableLimits:
+        """The limits on a table file's shape, as the flows pass them to the readers."""
+        return TableLimits(
+            max_columns=self.table_max_columns,
+            max_line_bytes=self.table_max_line_bytes,
+            max_cells=self.table_max_cells,
+            max_rows=self.table_max_rows,
+        )
 
     @cached_property
     def effective_database_url(self) -> str:

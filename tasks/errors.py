@@ -1,11 +1,14 @@
-"""Errors of the file layer: an input file that cannot be used, a downloaded result that cannot be read.
+"""Errors of the file layer: an input file that cannot be used, a downloaded result that cannot be read (or
+that is over a limit on what is read).
 
-Both are ``PostflowsError`` (connectors/errors.py) but never ``ApiError``: retrying will not fix a file.
+All are ``PostflowsError`` (connectors/errors.py) but never ``ApiError``: retrying will not fix a file.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from connectors.errors import PostflowsError
 
@@ -42,3 +45,29 @@ class ResultFileError(InputError):
     """A file downloaded from a service (result or moves file) cannot be read."""
 
     exit_code = 1
+
+
+class ResultUnreadable(ResultFileError):
+    """A downloaded result or moves file is over a limit on what is read (columns per row, bytes per line,
+    rows): it is kept as downloaded and never parsed. ``setting`` names the limit and ``limit`` is its value
+    then; :meth:`record` and :meth:`recorded` carry the refusal through the run history, so that a re-run
+    under the same limits says so at once."""
+
+    def __init__(self, problem: str, *, path: Path | str, setting: str, limit: int) -> None:
+        super().__init__(problem, path=path)
+        self.setting = setting
+        self.limit = limit
+
+    def record(self) -> dict[str, str | int]:
+        """What the run history keeps of the refusal."""
+        return {"path": str(self.path), "problem": self.problem, "setting": self.setting, "limit": self.limit}
+
+    @classmethod
+    def recorded(cls, record: Mapping[str, Any], *, note: str = "") -> ResultUnreadable:
+        """The refusal as :meth:`record` kept it, ``note`` appended to its problem."""
+        return cls(
+            str(record["problem"]) + note,
+            path=str(record["path"]),
+            setting=str(record["setting"]),
+            limit=int(record["limit"]),
+        )

@@ -142,7 +142,9 @@ def _zip_kind(path: Path) -> str:
     try:
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
-    except (zipfile.BadZipFile, OSError):
+    except (zipfile.BadZipFile, OSError, NotImplementedError, ValueError, EOFError):
+        # NotImplementedError: a directory entry naming a ZIP version past any real one; ValueError: a
+        # member name flagged UTF-8 that is not.
         return "a damaged ZIP archive"
     if "xl/workbook.xml" in names:
         return "an Excel workbook"

@@ -12,10 +12,15 @@ A quoted cell may hold line breaks (a note with several lines), but one that run
 :data:`MAX_QUOTED_LINES` lines, or holds a line with as many delimiters as a whole record, is a quote
 opened and never closed (or closed by a stray quote rows later): it would swallow the rows after it into
 one cell, so the file is refused, naming the line where the quote opens.
+
+A file over a limit on its shape (:class:`tasks.limits.TableLimits`: columns per row, bytes per line,
+cells of a worksheet, rows) is refused before the reader allocates for it, naming the setting that allows
+it.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import csv
 import datetime as dt
@@ -26,19 +31,22 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from io import StringIO
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
-from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook, SheetTypeEnum
+from python_calamine import CalamineError, CalamineWorkbook, SheetTypeEnum
 
 from tasks.errors import InputError
 from tasks.filetypes import check_table_file
 from tasks.lazy import lazy_module
+from tasks.limits import TABLE_LIMITS, Overrun, TableLimits
+from tasks.linescan import LineScan, line_lengths, measures_bytes, scan_lines, scan_text
+from tasks.sheet_extent import worksheet_overrun
 from tasks.textfiles import (
+    ASCII_BYTES_ENCODINGS,
     DecodedText,
     decode_text,
     first_line,
     has_control_characters,
-    read_rows,
     sniff_delimiter,
 )
 
@@ -90,6 +98,7 @@ def read_table(
     encoding: str | None = None,
     fixed_widths: Sequence[tuple[str, int]] | None = None,
     sheet: str | int | None = None,
+    limits: TableLimits = TABLE_LIMITS,
 ) -> Table:
     """Read a .csv, .tsv, .txt, .dat or .xlsx file with a header row; fixed-width text is named by
     ``fixed_widths``.
@@ -101,28 +110,84 @@ def read_table(
     among tab ``;`` ``,`` ``|``. A fixed-width file may start with a header line repeating the names; it is
     recognised and skipped.
 
+    ``limits`` are judged before the reader allocates for what they bound: a text file's line lengths and
+    lines as it streams by, its fields per line (once the delimiter is known) before it is parsed; a
+    worksheet's dimension and cells before its grid is built (:mod:`tasks.sheet_extent`).
+
     Raises:
-        InputError: the file is missing, empty, of an unsupported type, cannot be decoded or parsed, has a
-            quote that is never closed, or its lines do not add up to its rows; or the sheet does not exist.
+        InputError: the file is missing, empty, of an unsupported type, over a limit, cannot be decoded or
+            parsed, has a quote that is never closed, or its lines do not add up to its rows; or the sheet
+            does not exist.
     """
     if not path.is_file():
         raise InputError("file not found", path=path)
     if path.stat().st_size == 0:
         raise InputError("file is empty: no header row", path=path)
     if check_table_file(path) == "excel":
-        return _read_excel(path, sheet)
+        return _read_excel(path, sheet, limits)
+    scan = scan_lines(path, encoding=encoding, stop_above=limits.max_line_bytes)
+    _refuse(path, scan.overrun(limits, exact_fields=False))
     data = path.read_bytes()
     decoded = _decode(path, data, encoding)
     text = _universal_newlines(decoded.text)
     if not text.strip():
         raise InputError("file is empty: no header row", path=path)
     if fixed_widths:
-        table = _read_fixed_width(path, text, fixed_widths, decoded.encoding)
+        _refuse(path, limits.columns(len(fixed_widths), "the fixed-width layout"))
+        table = _read_fixed_width(path, text, fixed_widths, decoded.encoding, limits)
     else:
         delimiter = delimiter or sniff_delimiter(first_line(text)) or ","
-        table = _read_delimited(path, text, delimiter, decoded.encoding)
+        _check_records(path, data, decoded, text, delimiter, limits, scan)
+        table = _read_delimited(path, text, delimiter, decoded.encoding, limits)
     table.control_characters = has_control_characters(data, decoded)
     return _reject_bad_lines(path, table, decoded.bad_lines)
+
+
+def _refuse(path: Path, overrun: Overrun | None) -> None:
+    if overrun is not None:
+        raise InputError(overrun.problem, path=path)
+
+
+def _check_records(
+    path: Path,
+    data: bytes,
+    decoded: DecodedText,
+    text: str,
+    delimiter: str,
+    limits: TableLimits,
+    scan: LineScan,
+) -> None:
+    """Refuse a delimited text whose records pass the columns or rows limit, before it is parsed.
+
+    Without quotes every line is a record: its fields are its delimiters plus one, counted vectorised on
+    the lines long enough to matter (its lines were counted as the file streamed by). With quotes a record
+    may span lines: the header record is parsed here (the frame is as wide as it; the parser refuses a
+    wider row, and the rows are then read one by one and checked, see :func:`_read_delimited_tolerant`), and
+    the records are counted, none kept, when the file has more lines than rows allowed.
+
+    Raises:
+        InputError: naming the line of a record over the columns limit, the header, or the records in all.
+    """
+    if len(delimiter) != 1:
+        return  # no reader takes such a delimiter: the parser refuses the file
+    if not scan.quotes:
+        if delimiter.isascii() and codecs.lookup(decoded.encoding).name in ASCII_BYTES_ENCODINGS:
+            fields = scan_text(
+                data, encoding=decoded.encoding, delimiter=delimiter, fields_from=limits.max_columns
+            )
+            _refuse(path, limits.columns(fields.widest, f"line {fields.widest_line:,}"))
+        else:
+            counts = [line.count(delimiter) for line in text.split("\n")]
+            widest = max(range(len(counts)), key=counts.__getitem__)
+            _refuse(path, limits.columns(counts[widest] + 1, f"line {widest + 1:,}"))
+        return
+    reader = csv.reader(StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        _refuse(path, limits.columns(len(next(reader, [])), "the header"))
+        if scan.lines - 1 > limits.max_rows:
+            _refuse(path, limits.rows(sum(1 for _ in reader)))
+    except csv.Error:  # a value past the csv module's own size limit: the lines decide the rows
+        _refuse(path, limits.rows(scan.lines - 1, what="lines after the header"))
 
 
 @dataclass(frozen=True)
@@ -143,11 +208,13 @@ def read_head(
     encoding: str | None = None,
     fixed_widths: Sequence[tuple[str, int]] | None = None,
     sheet: str | int | None = None,
+    limits: TableLimits = TABLE_LIMITS,
 ) -> TableHead:
     """The header of a table file as :func:`read_table` reads it, from the file's first
     :data:`HEAD_BYTES` (a workbook's first :data:`HEAD_ROWS` rows): the checks that refuse a whole file
     (missing, unreadable, empty, unsupported type, an undecodable header, a missing sheet) in a moment,
-    whatever the file's size. Rows are not checked.
+    whatever the file's size. Rows are not checked; of ``limits``, the lines and the header's columns in
+    those bytes are, and a workbook's are all (its sheet is measured whole before any of it is read).
 
     Raises:
         InputError: as :func:`read_table` for the file as a whole.
@@ -161,9 +228,16 @@ def read_head(
         if size == 0:
             raise InputError("file is empty: no header row", path=path)
         if check_table_file(path) == "excel":
-            return _excel_head(path, sheet)
+            return _excel_head(path, sheet, limits)
         with path.open("rb") as handle:
             data = handle.read(HEAD_BYTES)
+            lengths = line_lengths(data, encoding=encoding)
+            longest = max(range(len(lengths)), key=lengths.__getitem__)
+            _refuse(path, limits.line_bytes(lengths[longest], longest + 1))
+            # The last line, cut off, measured on in the file's bytes (as far as the limit).
+            if len(data) < size and lengths[-1] and measures_bytes(data, encoding):
+                length = _rest_of_line(handle, lengths[-1], limits.max_line_bytes)
+                _refuse(path, limits.line_bytes(length, len(lengths)))
     except PermissionError as exc:
         raise InputError(f"cannot be read: {exc.strerror}", path=path) from exc
     complete = len(data) >= size
@@ -179,6 +253,7 @@ def read_head(
         return TableHead([], True)
     lines = text.split("\n")
     if fixed_widths:
+        _refuse(path, limits.columns(len(fixed_widths), "the fixed-width layout"))
         names = [name for name, _ in fixed_widths]
         rows = [line for line in lines if line.strip()]
         repeated = bool(rows) and _fixed_fields(rows[0], fixed_widths) == [n.casefold() for n in names]
@@ -186,8 +261,20 @@ def read_head(
     delimiter = delimiter or sniff_delimiter(first_line(text)) or ","
     reader = csv.reader(StringIO(text, newline=""), delimiter=delimiter)
     header = next(reader, [])
+    _refuse(path, limits.columns(len(header), "the header"))
     has_rows = any(any(cell.strip() for cell in row) for row in reader)
     return TableHead(_unique_headers(header), has_rows or not complete)
+
+
+def _rest_of_line(handle: BinaryIO, length: int, limit: int) -> int:
+    """The length of a line of which ``length`` bytes were read, reading on from ``handle`` until it ends
+    or is longer than ``limit``."""
+    while length <= limit and (chunk := handle.read(1 << 16)):
+        ends = [position for position in (chunk.find(b"\n"), chunk.find(b"\r")) if position >= 0]
+        if ends:
+            return length + min(ends)
+        length += len(chunk)
+    return length
 
 
 def _fixed_fields(line: str, widths: Sequence[tuple[str, int]]) -> list[str]:
@@ -198,8 +285,8 @@ def _fixed_fields(line: str, widths: Sequence[tuple[str, int]]) -> list[str]:
     return fields
 
 
-def _excel_head(path: Path, sheet: str | int | None) -> TableHead:
-    header, rows = _excel_sheet(path, sheet, nrows=HEAD_ROWS)
+def _excel_head(path: Path, sheet: str | int | None, limits: TableLimits) -> TableHead:
+    header, rows = _excel_sheet(path, sheet, limits, nrows=HEAD_ROWS)
     filled = bool(rows.map(lambda value: isinstance(value, str) and bool(value.strip())).to_numpy().any())
     return TableHead(_unique_headers(header), filled or len(rows) + 1 >= HEAD_ROWS)
 
@@ -244,7 +331,7 @@ def _line_at(data: bytes, offset: int, encoding: str) -> int:
     return _universal_newlines(before).count("\n") + 1
 
 
-def _read_delimited(path: Path, text: str, delimiter: str, encoding: str) -> Table:
+def _read_delimited(path: Path, text: str, delimiter: str, encoding: str, limits: TableLimits) -> Table:
     unclosed = False
     originals: dict[int, list[str]] = {}
     try:
@@ -262,7 +349,7 @@ def _read_delimited(path: Path, text: str, delimiter: str, encoding: str) -> Tab
         )
     except pd.errors.ParserError as exc:
         unclosed = "EOF inside string" in str(exc)
-        header, data, malformed, originals = _read_delimited_tolerant(text, delimiter)
+        header, data, malformed, originals = _read_delimited_tolerant(path, text, delimiter, limits)
     except (ValueError, csv.Error) as exc:
         raise InputError(f"cannot be parsed with delimiter {delimiter!r}: {exc}", path=path) from exc
     else:
@@ -275,26 +362,36 @@ def _read_delimited(path: Path, text: str, delimiter: str, encoding: str) -> Tab
 
 
 def _read_delimited_tolerant(
-    text: str, delimiter: str
+    path: Path, text: str, delimiter: str, limits: TableLimits
 ) -> tuple[list[str], pd.DataFrame, list[tuple[int, str]], dict[int, list[str]]]:
     """Slow path for files with over-long rows: such rows are reported unless their extra fields are empty.
 
     Returns the header, the rows, the malformed rows and, by 0-based position, every over-long row as it
     was read (its line breaks still count, and its quoted cells are still checked).
+
+    Raises:
+        InputError: a row has more fields than ``limits`` allow (named by the line it starts on), or the
+            text cannot be parsed.
     """
-    rows = read_rows(text, delimiter)
-    header = rows[0]
-    width = len(header)
+    reader = csv.reader(StringIO(text, newline=""), delimiter=delimiter)
     malformed: list[tuple[int, str]] = []
     data: list[list[str]] = []
     originals: dict[int, list[str]] = {}
-    for number, row in enumerate(rows[1:], start=1):
-        if len(row) > width:
-            originals[number - 1] = row
-            if any(value.strip() for value in row[width:]):
-                malformed.append((number, f"row has {len(row)} fields, the header has {width}"))
-                row = []
-        data.append((row + [""] * width)[:width])
+    try:
+        header = next(reader, [])
+        width = len(header)
+        ended = reader.line_num
+        for number, row in enumerate(reader, start=1):
+            _refuse(path, limits.columns(len(row), f"line {ended + 1:,}"))
+            ended = reader.line_num
+            if len(row) > width:
+                originals[number - 1] = row
+                if any(value.strip() for value in row[width:]):
+                    malformed.append((number, f"row has {len(row)} fields, the header has {width}"))
+                    row = []
+            data.append((row + [""] * width)[:width])
+    except csv.Error as exc:
+        raise InputError(f"cannot be parsed with delimiter {delimiter!r}: {exc}", path=path) from exc
     return header, pd.DataFrame(data, columns=range(width), dtype=str), malformed, originals
 
 
@@ -446,8 +543,14 @@ def _reject_bad_lines(path: Path, table: Table, bad_lines: dict[int, str]) -> Ta
     return Table(frame, malformed, table.encoding, table.delimiter, table.lines, table.control_characters)
 
 
-def _read_fixed_width(path: Path, text: str, widths: Sequence[tuple[str, int]], encoding: str) -> Table:
+def _read_fixed_width(
+    path: Path, text: str, widths: Sequence[tuple[str, int]], encoding: str, limits: TableLimits
+) -> Table:
     names = [name for name, _ in widths]
+    # Every line is a row, but a first line repeating the names.
+    first = text[: text.find("\n")] if "\n" in text else text
+    repeated = _fixed_fields(first, widths) == [name.casefold() for name in names]
+    _refuse(path, limits.rows(_physical_lines(text) - int(repeated), what="rows"))
     try:
         frame = pd.read_fwf(
             StringIO(text),
@@ -492,10 +595,13 @@ def collector_paused() -> Iterator[None]:
 
 @collector_paused()
 def _excel_sheet(
-    path: Path, sheet: str | int | None, *, nrows: int | None = None
+    path: Path, sheet: str | int | None, limits: TableLimits, *, nrows: int | None = None
 ) -> tuple[list[str], pd.DataFrame]:
     """The header and the data rows (all, or the first ``nrows`` lines) of a worksheet, every cell as text
     (see :func:`_cell_text`); blank rows and columns after the last value are no part of the sheet.
+
+    The sheet is measured against ``limits`` first (:func:`tasks.sheet_extent.worksheet_overrun`): the
+    reader builds its whole grid, however few rows are asked for.
 
     The workbook is read by calamine (a compiled reader, through python-calamine), as Excel shows it: text
     that the XML does not mark as spaced keeps no spaces at its ends, ``_x0041_`` escapes are decoded, and
@@ -505,7 +611,11 @@ def _excel_sheet(
     try:
         _refuse_encrypted(path)
         with CalamineWorkbook.from_path(path) as workbook:
-            cells = _worksheet(workbook, sheet).to_python(skip_empty_area=False, nrows=nrows)
+            name = _worksheet_name(workbook, sheet)
+            overrun = worksheet_overrun(path, name, limits)
+            if overrun is not None:
+                raise InputError(overrun.problem, path=path)
+            cells = workbook.get_sheet_by_name(name).to_python(skip_empty_area=False, nrows=nrows)
     except (_SheetMissing, CalamineError, OSError, ValueError, OverflowError, zipfile.BadZipFile) as exc:
         raise InputError(f"cannot be read as an Excel workbook (sheet {sheet!r}): {exc}", path=path) from exc
     except BaseException as exc:  # a panic of the compiled reader on a damaged file
@@ -558,17 +668,18 @@ def _refuse_encrypted(path: Path) -> None:
                 raise ValueError(f"the member {member.filename} is encrypted")
 
 
-def _worksheet(workbook: CalamineWorkbook, sheet: str | int | None) -> CalamineSheet:
-    """A worksheet by name or by 0-based position among the worksheets (chart sheets do not count)."""
+def _worksheet_name(workbook: CalamineWorkbook, sheet: str | int | None) -> str:
+    """A worksheet's name, by name or by 0-based position among the worksheets (chart sheets do not
+    count)."""
     names = [meta.name for meta in workbook.sheets_metadata if meta.typ == SheetTypeEnum.WorkSheet]
     if isinstance(sheet, str):
         if sheet not in names:
             raise _SheetMissing(f"Worksheet named {sheet!r} not found")
-        return workbook.get_sheet_by_name(sheet)
+        return sheet
     index = sheet or 0
     if not -len(names) <= index < len(names):
         raise _SheetMissing(f"Worksheet index {index} is invalid, {len(names)} worksheets found")
-    return workbook.get_sheet_by_name(names[index])
+    return names[index]
 
 
 def _sheet_values(cells: list[list[CellValue]]) -> np.ndarray | None:
@@ -646,8 +757,8 @@ def _cell_text(value: CellValue) -> str:
     return str(value)
 
 
-def _read_excel(path: Path, sheet: str | int | None) -> Table:
-    header, rows = _excel_sheet(path, sheet)
+def _read_excel(path: Path, sheet: str | int | None, limits: TableLimits) -> Table:
+    header, rows = _excel_sheet(path, sheet, limits)
     frame = rows.set_axis(_unique_headers(header), axis=1)
     frame.index = pd.RangeIndex(1, len(frame) + 1)
     return Table(_drop_unnamed_empty(frame))

@@ -33,7 +33,7 @@ _C0_NAMES = ("NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "HT",
 # the control characters of the text (multi-byte UTF-8 sequences never hold a byte below 0x80).
 _NOT_CONTROL_BYTES = bytes(range(0x20, 0x7F)) + b"\t\n\r" + bytes(range(0x80, 0x100))
 # Encodings whose bytes below 0x80 are always ASCII characters (no multi-byte sequence holds one).
-_ASCII_BYTES_ENCODINGS = frozenset(
+ASCII_BYTES_ENCODINGS = frozenset(
     {"utf-8", "utf-8-sig", "cp1252", "latin-1", "iso8859-1", "iso8859-15", "ascii"}
 )
 # The start of a character of two to four bytes as UTF-8 writes it (a lead byte, then a continuation byte):
@@ -192,7 +192,7 @@ def _encoding_name(encoding: str) -> str:
 def has_control_characters(data: bytes, decoded: DecodedText) -> bool:
     """Whether a file holds a control character (see :data:`CONTROL_CHARACTER`); one pass over its bytes
     when the encoding writes ASCII as ASCII, else over the text."""
-    if codecs.lookup(decoded.encoding).name in _ASCII_BYTES_ENCODINGS:
+    if codecs.lookup(decoded.encoding).name in ASCII_BYTES_ENCODINGS:
         return bool(data.translate(None, _NOT_CONTROL_BYTES))
     return CONTROL_CHARACTER.search(decoded.text) is not None
 

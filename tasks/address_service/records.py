@@ -38,6 +38,7 @@ from tasks.address_service.headers import resolve_address_columns
 from tasks.address_service.street_lines import SplitColumn, split_street_column
 from tasks.errors import InputError
 from tasks.lazy import lazy_module
+from tasks.limits import TABLE_LIMITS, TableLimits
 from tasks.reports import write_csv
 from tasks.tables import read_table
 from tasks.textfiles import control_characters, visible_controls
@@ -101,6 +102,7 @@ def read_address_file(
     sheet: str | int | None = None,
     wire_encoding: str = "cp1252",
     split_house_numbers: bool = True,
+    limits: TableLimits = TABLE_LIMITS,
 ) -> AddressInput:
     """Read an address file (.csv, .xlsx, .txt delimited or fixed width) and check every row.
 
@@ -117,16 +119,19 @@ def read_address_file(
         split_house_numbers: split a street cell that holds the house number too (``Bahnhofstr. 1a``) where
             the row has no house number (see :mod:`tasks.address_service.street_lines`); a line that cannot
             be split with certainty rejects its row with the reason.
+        limits: the limits on the file's shape, judged before it is read (see :func:`read_table`).
 
     Returns:
         The accepted records and the rejected lines; the rejected rows are not in ``records``.
 
     Raises:
-        InputError: the file cannot be read, has no header, has none of the address columns, or lacks a
-            column that every row needs.
+        InputError: the file cannot be read or is over a limit, has no header, has none of the address
+            columns, or lacks a column that every row needs.
     """
     source = Path(path)
-    table = read_table(source, delimiter=delimiter, encoding=encoding, fixed_widths=fixed_widths, sheet=sheet)
+    table = read_table(
+        source, delimiter=delimiter, encoding=encoding, fixed_widths=fixed_widths, sheet=sheet, limits=limits
+    )
     headers = [str(name) for name in table.frame.columns]
     address_columns = address_header(
         headers, mode=mode, mapping=mapping, path=source, split_house_numbers=split_house_numbers
@@ -134,17 +139,19 @@ def read_address_file(
     passthrough = [header for header in headers if header not in address_columns.values()]
 
     raw = table.frame
-    frame = pd.DataFrame(index=raw.index)
-    frame[RECORD_ID] = raw.index.astype("int64")
+    # The columns are gathered first and framed at once: inserting them one by one copies the frame's
+    # column index each time, which takes quadratic time in the number of columns.
+    gathered: dict[str, pd.Series] = {RECORD_ID: pd.Series(raw.index.astype("int64"), index=raw.index)}
     filled = pd.Series(False, index=raw.index)
     for header in passthrough:
         present = raw[header].fillna("") != ""
-        frame[header] = raw[header].where(present)
+        gathered[header] = raw[header].where(present)
         filled |= present
     for canonical, header in address_columns.items():
         values = raw[header].fillna("").str.strip()
-        frame[canonical] = values.where(values != "")
+        gathered[canonical] = values.where(values != "")
         filled |= values != ""
+    frame = pd.DataFrame(gathered, index=raw.index)
     _split_po_box(frame)
     malformed_rows = {row for row, _ in table.malformed}
     empty = ~filled & ~frame[RECORD_ID].isin(malformed_rows)

@@ -1,6 +1,7 @@
 """The address service's batch output: unpacking the download, reading the result file (UTF-8 with or
-without BOM, else Windows-1252; tab-separated; ragged rows), decoding QSTAT, ShortReport, CorrectionType and
-TotalScore (§2.3-§2.5) without per-row Python loops, joining it onto the input, the moves file, the reports.
+without BOM, else Windows-1252; tab-separated; ragged rows; refused as ``ResultUnreadable`` when over a limit
+on its shape, measured before it is read), decoding QSTAT, ShortReport, CorrectionType and TotalScore
+(§2.3-§2.5) without per-row Python loops, joining it onto the input, the moves file, the reports.
 
 The result file repeats the uploaded columns first, then the §2.3 fields, so the address fields occur twice.
 Header names are folded onto the §2.3 spelling (``StreetName`` → ``Streetname``, ``POBoxTerm`` →
@@ -49,9 +50,16 @@ from connectors.address_service.codes import (
 )
 from tasks.address_service.records import RECORD_ID, AddressInput
 from tasks.archives import ZipInflation, inflate
-from tasks.errors import ResultFileError
+from tasks.errors import ResultFileError, ResultUnreadable
 from tasks.files import atomic_open
-from tasks.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
+from tasks.limits import (
+    DOWNLOAD_MAX_BYTES,
+    TABLE_LIMITS,
+    ZIP_MAX_RATIO,
+    Overrun,
+    TableLimits,
+)
+from tasks.linescan import scan_lines
 from tasks.reports import write_csv, write_xlsx
 from tasks.tables import collector_paused, text_frame, unique_names
 from tasks.textfiles import detect_encoding, read_rows, sniff_delimiter
@@ -186,12 +194,16 @@ def _remove(paths: Sequence[Path]) -> None:
         path.unlink(missing_ok=True)
 
 
-def read_result_file(path: Path) -> pd.DataFrame:
+def read_result_file(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> pd.DataFrame:
     """Read a result file into a frame of strings (``""`` for empty and for missing trailing fields).
 
     §2.3 headers are folded onto their canonical spelling case-insensitively; other columns keep their names;
     uploaded copies of address fields become ``<Field>_uploaded`` (see the module docstring). A row with
     more fields than the header keeps the surplus in extra ``Unnamed: <n>`` columns.
+
+    Before anything is parsed, the file's lines are measured as they stream by (:func:`scan_lines`): a
+    line longer than ``limits`` allow, one with more fields, or more lines than rows allowed, and the file
+    is refused, never padded to its widest line.
 
     The columns are the pandas ``str`` dtype held by Arrow. Files are parsed by Arrow's multi-threaded CSV
     reader (:func:`_read_arrow`); a file it cannot take as it is (a line ended by a lone CR, UTF-16, a
@@ -199,18 +211,32 @@ def read_result_file(path: Path) -> pd.DataFrame:
 
     Raises:
         ResultFileError: the file is empty.
+        ResultUnreadable: the file is over a limit.
     """
     encoding = detect_encoding(path)
     with path.open(encoding=encoding, errors="replace", newline="") as handle:
-        header_line = handle.readline().rstrip("\r\n")
+        header_line = handle.readline(limits.max_line_bytes + 2).rstrip("\r\n")
     if not header_line.strip():
         raise ResultFileError("result file is empty: no header row", path=path)
     delimiter = "\t" if "\t" in header_line else sniff_delimiter(header_line) or "\t"
+    scan = scan_lines(
+        path,
+        encoding=encoding,
+        delimiter=delimiter,
+        stop_above=limits.max_line_bytes,
+        fields_from=limits.max_columns,
+    )
+    _refuse_unreadable(path, scan.overrun(limits, exact_fields=True))
     names = result_headers(header_line.split(delimiter))
     frame = _read_arrow(path, encoding, delimiter, names)
     if frame is None:
         frame = _read_pandas(path, encoding, delimiter, names).astype(_STRING)
     return frame
+
+
+def _refuse_unreadable(path: Path, overrun: Overrun | None) -> None:
+    if overrun is not None:
+        raise ResultUnreadable(overrun.problem, path=path, setting=overrun.setting, limit=overrun.limit)
 
 
 def _read_pandas(path: Path, encoding: str, delimiter: str, names: list[str]) -> pd.DataFrame:
@@ -767,14 +793,26 @@ def qstat_summary(decoded: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS).astype({"Count": "int64", "Share %": "float64"})
 
 
-def read_moves_file(path: Path, *, header: bool | None = None) -> pd.DataFrame:
+def read_moves_file(
+    path: Path, *, header: bool | None = None, limits: TableLimits = TABLE_LIMITS
+) -> pd.DataFrame:
     """Read a moves file (layout not given by the spec) as strings, detecting encoding and delimiter.
 
     ``header=None`` decides from the first row: it is a header unless a cell is all digits (a postcode, a
     date) — data rows of a moves file always carry those. Without a header the columns are
-    ``Column1`` … ``ColumnN``. Ragged rows are padded with ``""``.
+    ``Column1`` … ``ColumnN``. Ragged rows are padded with ``""``, once the lines are known to be within
+    ``limits`` (their bytes and number measured before the file is read, their fields before it is split).
+
+    Raises:
+        ResultUnreadable: the file is over a limit.
     """
     encoding = detect_encoding(path)
+    _refuse_unreadable(
+        path,
+        scan_lines(path, encoding=encoding, stop_above=limits.max_line_bytes).overrun(
+            limits, exact_fields=True
+        ),
+    )
     text = path.read_text(encoding=encoding, errors="replace")
     # Lines end at a line feed or carriage return only: str.splitlines would also split at a form feed,
     # a NEL or a line separator inside a value, making two rows of one.
@@ -782,6 +820,10 @@ def read_moves_file(path: Path, *, header: bool | None = None) -> pd.DataFrame:
     if not lines:
         return pd.DataFrame()
     delimiter = sniff_delimiter(lines[0]) or "\t"
+    widest = max(range(len(lines)), key=lambda number: lines[number].count(delimiter))
+    _refuse_unreadable(
+        path, limits.columns(lines[widest].count(delimiter) + 1, f"non-empty line {widest + 1:,}")
+    )
     rows = [row for row in read_rows("\n".join(lines), delimiter, quoting=csv.QUOTE_NONE) if row]
     if header is None:
         header = not any(cell.strip().isdigit() for cell in rows[0])

@@ -28,7 +28,7 @@ from tasks.address_service.results import (
     write_address_results,
 )
 from tasks.address_service.wire import WireFormat, write_upload_file
-from tasks.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
+from tasks.limits import DOWNLOAD_MAX_BYTES, TABLE_LIMITS, ZIP_MAX_RATIO, TableLimits
 from tasks.reports import markdown_table, write_csv
 
 
@@ -123,6 +123,7 @@ def prepare_address_input(
     profile: AlignmentProfile | None = None,
     profile_map: Mapping[str, str] | None = None,
     split_house_numbers: bool = True,
+    limits: TableLimits = TABLE_LIMITS,
 ) -> PreparedInput:
     """Read and check the input; write rejected.csv, house-numbers.csv (the street lines split into street
     and house number, when any were) and, for a batch, the upload file in the wire format.
@@ -130,7 +131,8 @@ def prepare_address_input(
     ``formula_guard`` neutralises, in rejected.csv, text a spreadsheet would run as a formula (the
     ``POSTFLOWS_CSV_FORMULA_GUARD`` setting). With an agreed alignment ``profile`` the upload file has
     exactly its columns (see :func:`~tasks.address_service.profile_upload.write_profile_upload`;
-    ``profile_map`` fills its pass-through slots) and the profile's layout, not ``wire_format``.
+    ``profile_map`` fills its pass-through slots) and the profile's layout, not ``wire_format``. A file over
+    ``limits`` is refused before it is read (:func:`tasks.tables.read_table`).
     """
     output_dir.mkdir(parents=True, exist_ok=True)
     fmt = input_format or InputFormat()
@@ -145,6 +147,7 @@ def prepare_address_input(
         fixed_widths=fmt.fixed_widths,
         wire_encoding=wire.encoding,
         split_house_numbers=split_house_numbers,
+        limits=limits,
     )
     rejected_path = write_rejected(records, output_dir / "rejected.csv", formula_guard=formula_guard)
     prepared = PreparedInput(records=records, rejected_path=rejected_path)
@@ -171,22 +174,25 @@ def build_address_results(
     formula_guard: bool = True,
     profile: AlignmentProfile | None = None,
     moves_file: Path | None = None,
+    limits: TableLimits = TABLE_LIMITS,
 ) -> AddressResults:
     """Parse and decode the downloaded file; write results.csv, results.xlsx and moves when present.
 
     ``moves_file``: the move notifications when the alignment writes them to an extra output of their own
     (otherwise they are read from the download).
 
-    A ZIP download is unpacked within ``max_bytes`` and ``max_ratio`` (see :func:`unpack_download`);
-    ``formula_guard`` applies to the CSV files (see :func:`write_address_results`).
+    A ZIP download is unpacked within ``max_bytes`` and ``max_ratio`` (see :func:`unpack_download`); the
+    result and moves files are read within ``limits`` (see :func:`read_result_file`); ``formula_guard``
+    applies to the CSV files (see :func:`write_address_results`).
 
     Raises:
         ResultFileError: the download cannot be unpacked or read, or no result row matches an uploaded row.
+        ResultUnreadable: the result or moves file is over a limit (the download stays as it is).
     """
     files = unpack_download(download, output_dir / "download", max_bytes=max_bytes, max_ratio=max_ratio)
-    decoded = decode_results(read_result_file(files.result))
+    decoded = decode_results(read_result_file(files.result, limits=limits))
     moves_path = moves_file or files.moves
-    moves = read_moves_file(moves_path) if moves_path is not None else None
+    moves = read_moves_file(moves_path, limits=limits) if moves_path is not None else None
     return _write(
         prepared,
         decoded,

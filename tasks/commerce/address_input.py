@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from tasks.address_service.headers import field_for_header, header_key
 from tasks.errors import InputError
 from tasks.lazy import lazy_module
+from tasks.limits import TABLE_LIMITS, TableLimits
 from tasks.reports import write_csv
 from tasks.tables import read_table
 from tasks.textfiles import control_characters, visible_controls
@@ -178,6 +179,7 @@ def read_commerce_addresses(
     encoding: str | None = None,
     sheet: str | int | None = None,
     reserved: Collection[str] = (),
+    limits: TableLimits = TABLE_LIMITS,
 ) -> CommerceAddresses:
     """Read an address file (.csv/.xlsx/.txt) and check every row for ``use``.
 
@@ -188,13 +190,14 @@ def read_commerce_addresses(
         encoding: the file's encoding; detected when None.
         sheet: the worksheet of an .xlsx file (the first when None).
         reserved: output column names a pass-through column must not have (case-insensitive).
+        limits: the limits on the file's shape, judged before it is read (see :func:`read_table`).
 
     Raises:
         InputError: the file cannot be read, lacks the columns every row needs, or a pass-through column
             has a reserved name.
     """
     source = Path(path)
-    table = read_table(source, delimiter=delimiter, encoding=encoding, sheet=sheet)
+    table = read_table(source, delimiter=delimiter, encoding=encoding, sheet=sheet, limits=limits)
     headers = [str(name) for name in table.frame.columns]
     resolved = address_header(headers, use=use, path=source)
     passthrough = [header for header in headers if header not in resolved.values()]
@@ -204,18 +207,20 @@ def read_commerce_addresses(
             raise InputError("column name is reserved for the results; rename it", path=source, field=header)
 
     raw = table.frame
-    frame = pd.DataFrame(index=raw.index)
-    frame[ROW] = raw.index.astype("int64")
+    # The columns are gathered first and framed at once: inserting them one by one copies the frame's
+    # column index each time, which takes quadratic time in the number of columns.
+    gathered: dict[str, pd.Series] = {ROW: pd.Series(raw.index.astype("int64"), index=raw.index)}
     filled = pd.Series(False, index=raw.index)
     for header in passthrough:
         present = raw[header].fillna("") != ""
-        frame[header] = raw[header].where(present)
+        gathered[header] = raw[header].where(present)
         filled |= present
     values = {field: _stripped(raw[header]) for field, header in resolved.items()}
     for value in values.values():
         filled |= value.notna()
     for field in LEAF_FIELDS:
-        frame[field] = values.get(field, pd.Series(None, index=raw.index, dtype=object))
+        gathered[field] = values.get(field, pd.Series(None, index=raw.index, dtype=object))
+    frame = pd.DataFrame(gathered, index=raw.index)
     if _HOUSE_NUMBER_ADDITION in values:
         frame["houseNumber"] = _joined(frame["houseNumber"], values[_HOUSE_NUMBER_ADDITION])
     frame["postBoxNumber"] = _box_number(frame["postBoxNumber"])
@@ -405,12 +410,19 @@ async def prepare_addresses(
     encoding: str | None,
     reserved: Sequence[str],
     formula_guard: bool,
+    limits: TableLimits,
 ) -> tuple[CommerceAddresses, Path | None]:
     """The "prepare input" step of a row-by-row commerce flow: read and check the rows, write
     ``rejected.csv`` (never leaving a stale one beside new results) and record it as a document."""
     async with recorder.step("prepare input"):
         addresses = read_commerce_addresses(
-            input_path, use=use, sheet=sheet, delimiter=delimiter, encoding=encoding, reserved=reserved
+            input_path,
+            use=use,
+            sheet=sheet,
+            delimiter=delimiter,
+            encoding=encoding,
+            reserved=reserved,
+            limits=limits,
         )
         (output_dir / "rejected.csv").unlink(missing_ok=True)
         rejected_path = write_rejected(addresses, output_dir / "rejected.csv", formula_guard=formula_guard)

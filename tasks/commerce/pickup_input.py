@@ -18,6 +18,7 @@ from connectors.newspaper.validation import email_problem
 from tasks.address_service.headers import header_key
 from tasks.errors import InputError
 from tasks.lazy import lazy_module
+from tasks.limits import TABLE_LIMITS, TableLimits
 from tasks.tables import read_table
 from tasks.textfiles import control_character_lines
 
@@ -106,13 +107,15 @@ def pickup_header(headers: Sequence[str], *, path: Path) -> dict[str, str]:
     return columns
 
 
-def read_pickup_input(path: Path) -> PickupInput:
-    """Read the pickup users of ``path`` and check every row; rows with problems are rejected.
+def read_pickup_input(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> PickupInput:
+    """Read the pickup users of ``path`` and check every row; rows with problems are rejected. A file over
+    ``limits`` is refused before it is read (see :func:`read_table`).
 
     Raises:
-        InputError: the file cannot be read, lacks a required column, or its rows do not add up.
+        InputError: the file cannot be read or is over a limit, lacks a required column, or its rows do not
+            add up.
     """
-    table = read_table(path)
+    table = read_table(path, limits=limits)
     frame = table.frame
     columns = pickup_header([str(header) for header in frame.columns], path=path)
     rejected: list[dict[str, Any]] = [

@@ -24,6 +24,7 @@ from connectors.newspaper.validation import ensure_valid
 from tasks.address_service.headers import field_for_header, header_key
 from tasks.errors import InputError
 from tasks.lazy import lazy_module
+from tasks.limits import TABLE_LIMITS, TableLimits
 from tasks.tables import read_table
 from tasks.textfiles import control_character_lines
 
@@ -124,15 +125,16 @@ def load_purchase_parameters(path: Path) -> dict[str, Any]:
 
 
 def read_purchase_input(
-    addresses_path: Path, parameters: Mapping[str, Any], *, today: dt.date
+    addresses_path: Path, parameters: Mapping[str, Any], *, today: dt.date, limits: TableLimits = TABLE_LIMITS
 ) -> PurchaseInput:
-    """Read the address file, check every row and the parameters; rows with problems are rejected.
+    """Read the address file, check every row and the parameters; rows with problems are rejected. A file
+    over ``limits`` is refused before it is read (see :func:`read_table`).
 
     Raises:
-        InputError: the file cannot be read, has no address columns, or no row passes.
+        InputError: the file cannot be read or is over a limit, has no address columns, or no row passes.
         OrderInvalid: a purchase parameter is invalid (named by its §2.7 path); nothing is sent.
     """
-    table = read_table(addresses_path)
+    table = read_table(addresses_path, limits=limits)
     columns = purchase_header([str(header) for header in table.frame.columns], path=addresses_path)
     rejected: list[dict[str, Any]] = [
         {"row": row, "field": "", "value": "", "reason": problem} for row, problem in table.malformed

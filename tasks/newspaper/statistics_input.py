@@ -15,6 +15,7 @@ from connectors.newspaper import StatisticsRecord, StatisticsSubmission, check_s
 from tasks.address_service.headers import header_key
 from tasks.errors import InputError
 from tasks.lazy import lazy_module
+from tasks.limits import TABLE_LIMITS, TableLimits
 from tasks.tables import read_table
 
 if TYPE_CHECKING:
@@ -100,13 +101,14 @@ def statistics_header(headers: Sequence[str], *, path: Path) -> dict[str, str]:
     return columns
 
 
-def read_statistics_file(path: Path) -> StatisticsInput:
-    """Read and check a statistics file; completely empty rows are skipped.
+def read_statistics_file(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> StatisticsInput:
+    """Read and check a statistics file; completely empty rows are skipped. A file over ``limits`` is refused
+    before it is read (see :func:`read_table`).
 
     Raises:
-        InputError: the file cannot be read or lacks a column every record needs.
+        InputError: the file cannot be read, is over a limit or lacks a column every record needs.
     """
-    table = read_table(path)
+    table = read_table(path, limits=limits)
     columns = statistics_header([str(header) for header in table.frame.columns], path=path)
     rejected: list[dict[str, Any]] = [
         {"row": row, "field": "", "value": "", "reason": problem} for row, problem in table.malformed
@@ -164,9 +166,10 @@ def _record(cells: dict[str, str]) -> tuple[StatisticsRecord | None, list[dict[s
     return (None, problems) if problems else (record, [])
 
 
-def read_calendar(path: Path) -> list[dt.date]:
-    """The issue calendar: the dates of a column named deliveryDate/date/Datum, else of the first column."""
-    table = read_table(path)
+def read_calendar(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> list[dt.date]:
+    """The issue calendar: the dates of a column named deliveryDate/date/Datum, else of the first column (a
+    file over ``limits`` is refused before it is read)."""
+    table = read_table(path, limits=limits)
     headers = [str(header) for header in table.frame.columns]
     wanted = {"deliverydate", "date", "datum", "zustelldatum", "ausgabedatum", "issuedate"}
     column = next((header for header in headers if header_key(header) in wanted), headers[0])

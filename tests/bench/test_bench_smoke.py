@@ -26,6 +26,7 @@ TINY = BenchConfig(
     jobs=1,
     cli_repeats=1,
     history_runs=300,
+    long_line_mib=2,
 )
 RESULT_KEYS = {
     "name", "description", "size", "repeats", "candidate_median_s", "baseline_median_s", "value",

@@ -92,6 +92,49 @@ def test_a_bad_input_is_refused_on_one_line(
     assert not (files.parent / "data" / "history.db").exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["address-batch", "far.xlsx"], "A1:XFD1048576: 16,384 columns × 1,048,576 rows"),
+        (["address-query", "far.xlsx"], "(POSTFLOWS_TABLE_MAX_CELLS)"),
+        (["address-batch", "wide.csv"], "the header has 1,001 columns, more than the limit of 1,000"),
+        (["address-validation", "wide.csv"], "(POSTFLOWS_TABLE_MAX_COLUMNS)"),
+        (["deliverability", "far.xlsx"], "(POSTFLOWS_TABLE_MAX_CELLS)"),
+        (["pickup-register", "wide.csv"], "(POSTFLOWS_TABLE_MAX_COLUMNS)"),
+        (["newspaper-statistics", "wide.csv"], "(POSTFLOWS_TABLE_MAX_COLUMNS)"),
+        (["address-purchase", "far.xlsx", "--params", str(EXAMPLES / "purchase.json")], "TABLE_MAX_CELLS"),
+    ],
+)
+def test_a_file_over_a_limit_is_refused_before_the_run_naming_the_setting(
+    files: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], expected: str
+) -> None:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.append(["Name", "Prename", "Streetname", "HouseNo", "ZIPCode", "TownName"])
+    book.active["XFD1048576"] = "x"
+    book.save(files / "far.xlsx")
+    (files / "wide.csv").write_text(
+        ";".join(["Name", "PLZ", "Ort", *map(str, range(998))]) + "\nx;3000;Bern\n"
+    )
+    monkeypatch.chdir(files)
+    command = [*args, "--out", "out"] if args[0] != "newspaper-statistics" else args
+    result = runner.invoke(app, command)
+    assert result.exit_code == 2, result.output
+    line = _refusal(result.output)
+    assert line.startswith("refused: ") and expected in line
+
+
+def test_the_precheck_takes_its_limits_from_the_settings(
+    files: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(files)
+    monkeypatch.setenv("POSTFLOWS_TABLE_MAX_COLUMNS", "3")
+    result = runner.invoke(app, ["address-batch", str(EXAMPLES / "address-batch.csv"), "--out", "out"])
+    assert result.exit_code == 2, result.output
+    assert "more than the limit of 3 columns per row (POSTFLOWS_TABLE_MAX_COLUMNS)" in _refusal(result.output)
+
+
 def test_the_output_directory_is_made_before_the_run(tmp_path: Path) -> None:
     from postflows.precheck import output_dir
 

@@ -142,6 +142,28 @@ def test_a_workbook_with_an_encrypted_member_is_refused_by_name(tmp_path: Path, 
         read_table(path)
 
 
+@pytest.mark.parametrize(
+    ("offset", "value"),
+    [(6, 228), (8, 0x08)],
+    ids=["version past any ZIP's", "name flagged UTF-8 that is not"],
+)
+def test_a_workbook_whose_directory_the_zip_reader_cannot_take_is_refused_by_name(
+    tmp_path: Path, offset: int, value: int
+) -> None:
+    path = _workbook_with_sheet(tmp_path / "directory.xlsx", b"<worksheet/>")
+    data = bytearray(path.read_bytes())
+    entry = data.index(b"PK\x01\x02")
+    if offset == 8:  # the name of the first entry gets a byte that is no UTF-8, then the UTF-8 flag
+        data[entry + 46] = 0xFF
+        data[entry + 9] |= value
+    else:  # the version needed to extract: 22.8
+        data[entry + offset] = value
+    path.write_bytes(bytes(data))
+    for read in (read_head, read_table):
+        with pytest.raises(InputError, match="the file is a damaged ZIP archive"):
+            read(path)
+
+
 def test_byte_order_marks_a_given_encoding_keeps_are_no_part_of_the_header(tmp_path: Path) -> None:
     path = tmp_path / "unicode.txt"
     path.write_bytes("\ufeff\ufeffName,Town\nHans,Bern\n".encode("utf-16-le"))
