@@ -31,7 +31,7 @@ test-fast: install
 # The documentation site in site/ (strict: a broken link or a page missing from the navigation fails).
 docs: install
 	$(PY) -m postflows.reference
-	$(VENV)/bin/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 bench: install
 	$(PY) -m bench $(BENCH_ARGS)

@@ -12,10 +12,13 @@ from postflows import reference
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_readme_holds_the_generated_sections_as_the_code_writes_them() -> None:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert reference.markers("not-processed")[0] in text
-    assert reference.rewrite(text) == text, "run `python -m postflows.reference` and commit README.md"
+def test_the_pages_hold_the_generated_sections_as_the_code_writes_them() -> None:
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    texts = {page: page.read_text(encoding="utf-8") for page in pages}
+    for name in reference.SECTIONS:
+        assert any(reference.markers(name)[0] in text for text in texts.values()), f"no page holds {name}"
+    for page, text in texts.items():
+        assert reference.rewrite(text) == text, f"run `python -m postflows.reference` and commit {page}"
 
 
 def test_the_not_processed_table_names_each_api_and_its_lists() -> None:
@@ -77,3 +80,17 @@ def test_every_deployment_has_a_page_with_its_form_fields() -> None:
     assert set(pages) == {f"flows/{spec.name}.md" for spec in CATALOG}
     batch = pages["flows/address-batch.md"]
     assert "| `input_path` | Address file | required |" in batch and "`postflows address-batch`" in batch
+
+
+def test_the_documentation_site_builds_in_strict_mode(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    mkdocs = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")]
+    built = subprocess.run(mkdocs, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert "WARNING" not in built.stderr
+    assert (tmp_path / "site" / "flows" / "address-batch" / "index.html").is_file()
+    assert (tmp_path / "site" / "specifications" / "newspaper-api" / "index.html").is_file()

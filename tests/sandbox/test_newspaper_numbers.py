@@ -34,8 +34,9 @@ async def env() -> AsyncIterator[tuple[httpx.AsyncClient, FakeClock]]:
 
 
 def used_numbers() -> set[int]:
-    """The newspaper numbers the README's commands and the example orders name."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The newspaper numbers the documentation's commands and the example orders name."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    readme = "\n".join(page.read_text(encoding="utf-8") for page in pages)
     numbers = {int(n) for n in re.findall(r"postflows newspaper-sync (\d+)", readme)}
     numbers |= {int(n) for n in re.findall(r"newspaper-order-(\d+)-", readme)}
     for path in (ROOT / "examples").glob("*.json"):
