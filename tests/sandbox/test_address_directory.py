@@ -235,7 +235,8 @@ def readme_hit_share() -> float:
     """The share of hits "What the sandbox knows" (docs/sandbox.md) promises a clerk's well-formed file."""
     text = README.read_text(encoding="utf-8")
     section = text[text.index("## What the sandbox knows") :]
-    section = section[: section.index("\n#", 1)]
+    end = section.find("\n#", 1)
+    section = section if end < 0 else section[:end]
     match = re.search(r"about (\d+) %\*\*\s+of\s+the\s+rows\s+are\s+hits", section)
     assert match is not None, "docs/sandbox.md names the share of hits"
     return int(match.group(1)) / 100
