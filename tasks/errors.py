@@ -5,6 +5,7 @@ Both are ``PostflowsError`` (connectors/errors.py) but never ``ApiError``: retry
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from connectors.errors import PostflowsError
@@ -42,3 +43,15 @@ class ResultFileError(InputError):
     """A file downloaded from a service (result or moves file) cannot be read."""
 
     exit_code = 1
+
+
+class DuplicateRecordIds(ResultFileError):
+    """A result file answers some record ids more than once: which answer belongs to the row is unknown."""
+
+    SHOWN = 10
+
+    def __init__(self, ids: Sequence[int], *, path: Path | str) -> None:
+        shown = ", ".join(str(record_id) for record_id in ids[: self.SHOWN])
+        more = f" and {len(ids) - self.SHOWN} more" if len(ids) > self.SHOWN else ""
+        super().__init__(f"the result holds more than one row for record ids {shown}{more}", path=path)
+        self.ids = tuple(ids)

@@ -255,7 +255,9 @@ async def test_a_job_the_service_cannot_find_is_never_replaced_without_resubmit(
     assert "## Replaced" in (out / "summary.md").read_text(encoding="utf-8")
 
 
-async def test_status_302_three_times_then_an_answer_bills_one_batch(sandbox: Sandbox, tmp_path: Path) -> None:
+async def test_status_302_three_times_then_an_answer_bills_one_batch(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
     sandbox.inject(api="address", endpoint="checkbatchstatus/*", kind="service_status", value=302, times=3)
     summary = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
     assert summary["result_rows"] == summary["accepted_rows"] > 0
