@@ -7,7 +7,12 @@ from __future__ import annotations
 import httpx
 from pydantic import SecretStr
 
+from connectors.redaction import SCRUBBER
+
 
 def basic_auth(username: str, password: SecretStr) -> httpx.BasicAuth:
-    """HTTP Basic credentials for every request; the password leaves its ``SecretStr`` only here."""
-    return httpx.BasicAuth(username, password.get_secret_value())
+    """HTTP Basic credentials for every request; the password leaves its ``SecretStr`` only here, and from
+    now on is scrubbed (with the encoded credentials) from every error, log and output of the process."""
+    secret = password.get_secret_value()
+    SCRUBBER.register_basic(username, secret)
+    return httpx.BasicAuth(username, secret)

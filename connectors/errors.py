@@ -28,22 +28,32 @@ own. Each API keeps its list as data beside its code tables (:class:`SubmissionA
 a per-window limit (for example "per minute"): callers wait for the next window instead of backing off in
 seconds.
 
+Every error's text is scrubbed of the registered secrets when it is built (:mod:`connectors.redaction`), so
+whatever it quotes, no log, history row, state message or output line receives a password from it.
+
 Every error survives pickling with its attributes (a task on another process's worker raises it, and the
 flow that waits for the task receives it), whatever its constructor's arguments.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from connectors.redaction import REDACTED as REDACTED  # re-exported
+from connectors.redaction import redact
+from connectors.redaction import scrub_secrets as scrub_secrets  # re-exported
 
 if TYPE_CHECKING:  # httpx is loaded by the clients that hand its responses here
     import httpx
 
 
 class PostflowsError(Exception):
-    """Base of every error raised by postflows code."""
+    """Base of every error raised by postflows code; its text never holds a registered secret (see
+    :mod:`connectors.redaction`), whatever it quotes."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact(arg) if isinstance(arg, str) else arg for arg in args))
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Exception pickles as cls(*args), which fails for keyword-only constructor arguments (api=...).
@@ -299,39 +309,8 @@ def _short_body(response: httpx.Response, limit: int = 200) -> str:
     return quote_body(text, limit)
 
 
-REDACTED = "[redacted]"
-_SECRET_FIELDS = (
-    r"access_token|refresh_token|id_token|token|client_secret|secret|password|passwd|pwd|api_?key|"
-    r"authorization|credentials?|session(?:_?id)?|cookie"
-)
-_SCRUBS = (
-    # Bearer / Basic credentials
-    re.compile(r"(?i)(\b(?:bearer|basic)\s+)([A-Za-z0-9._~+/=-]{8,})"),
-    # "access_token": "...", password=..., Authorization: ... (JSON, form and header spellings)
-    re.compile(rf"""(?i)(["']?(?:{_SECRET_FIELDS})["']?\s*[:=]\s*)(["'])(?:\\.|(?!\2).)*\2"""),
-    re.compile(rf"""(?i)(\b(?:{_SECRET_FIELDS})\b\s*[:=]\s*)(?!["'])([^\s&,;"'}}]+)"""),
-    # JSON web tokens
-    re.compile(r"()(\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*)"),
-    # long opaque strings (keys, hashes, session ids), but not the service's UUID file and job tokens
-    re.compile(
-        r"()(?<![A-Za-z0-9_+/=-])(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-        r"(?![A-Za-z0-9_+/=-]))([A-Za-z0-9_+/=-]*[0-9][A-Za-z0-9_+/=-]*[A-Za-z][A-Za-z0-9_+/=-]*"
-        r"|[A-Za-z0-9_+/=-]*[A-Za-z][A-Za-z0-9_+/=-]*[0-9][A-Za-z0-9_+/=-]*)(?<=[A-Za-z0-9_+/=-]{32})"
-        r"(?![A-Za-z0-9_+/=-])"
-    ),
-)
-
-
-def scrub_secrets(text: str) -> str:
-    """``text`` with whatever looks like a credential replaced by ``[redacted]``: values of secret-named
-    fields (JSON, form or header spelling), Bearer/Basic credentials, JSON web tokens, and opaque strings
-    of 32 or more letters and digits (the service's UUID tokens are kept: they name files and jobs)."""
-    for pattern in _SCRUBS:
-        text = pattern.sub(lambda match: match.group(1) + REDACTED, text)
-    return text
-
-
 def quote_body(text: str, limit: int = 200) -> str:
     """A response body fit to quote in an error: on one line, scrubbed of secrets, cut at ``limit``."""
-    text = scrub_secrets(" ".join(text.split()))
+    # Scrubbed before and after the whitespace is folded: a secret holding a line break or two spaces.
+    text = scrub_secrets(" ".join(scrub_secrets(text).split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -7,7 +7,9 @@ error built from its response can name them.
 
 Token requests are built with authlib. The client secret travels only in the form body of the token
 request, never in a URL or header, and never appears in a ``repr`` or an error message; refresh tokens are
-``SecretStr`` and handed to the caller's store through a callback when the server rotates them.
+``SecretStr`` and handed to the caller's store through a callback when the server rotates them. The client
+secret and every token received are registered with the process's secret scrubber
+(:mod:`connectors.redaction`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from connectors.bodies import read_body
 from connectors.errors import AuthFailed, quote_body
 from connectors.jsontext import json_of
 from connectors.limits import BODY_LIMIT_EXTENSION, RESPONSE_MAX_BYTES, BodyLimit
+from connectors.redaction import REDACTED, redact, register_secret
 
 Clock = Callable[[], float]
 ScopeSet = frozenset[str]
@@ -37,6 +40,8 @@ DEFAULT_LEEWAY_S = 30.0
 DEFAULT_RENEW_ON = frozenset({401})
 # Where the auth flow records the scopes of a request (``request.extensions``); no token goes there.
 SCOPES_EXTENSION = "postflows.oauth_scopes"
+# The tokens a token response hands out: each is scrubbed from the process's texts from then on.
+ISSUED_TOKEN_FIELDS = ("access_token", "refresh_token", "id_token")
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,7 @@ class ClientCredentials:
         self.token_url = token_url
         self.client_id = client_id
         self._client_secret = client_secret
+        register_secret(client_secret.get_secret_value())
         self.leeway = leeway
         self.clock = clock
         self.api = api
@@ -137,8 +143,13 @@ class ClientCredentials:
             return per_loop.setdefault(scopes, asyncio.Lock())
 
     def _redact(self, text: str) -> str:
-        secret = self._client_secret.get_secret_value()
-        return text.replace(secret, "**********") if secret else text
+        return redact_secret(text, self._client_secret)
+
+
+def redact_secret(text: str, secret: SecretStr) -> str:
+    """``text`` without ``secret`` (however short) and without any registered secret."""
+    value = secret.get_secret_value()
+    return redact(text.replace(value, REDACTED) if value else text)
 
 
 def shared_or_new(
@@ -279,6 +290,10 @@ def read_token_response(
         payload = json_of(response, api=api)
     except ValueError:  # not JSON, or nested too deep to read
         payload = None
+    if isinstance(payload, dict):
+        for name in ISSUED_TOKEN_FIELDS:
+            if isinstance(payload.get(name), str):
+                register_secret(payload[name], issued=True)
     if not isinstance(payload, dict) or not isinstance(payload.get("access_token"), str):
         raise AuthFailed(
             f"{api}: token response for {what} carries no access_token",

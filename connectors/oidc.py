@@ -40,7 +40,15 @@ from connectors.errors import (
 )
 from connectors.http import ApiClient, HttpOptions
 from connectors.jsontext import json_of
-from connectors.oauth import AccessToken, ScopeSet, form_post, lifetime_of, read_token_response
+from connectors.oauth import (
+    AccessToken,
+    ScopeSet,
+    form_post,
+    lifetime_of,
+    read_token_response,
+    redact_secret,
+)
+from connectors.redaction import register_secret
 from connectors.userinfo import Userinfo as Userinfo
 from connectors.userinfo import UserinfoAddress as UserinfoAddress
 
@@ -110,6 +118,7 @@ class OidcClient(ApiClient):
         super().__init__(auth_url, **options)
         self.client_id = client_id
         self._client_secret = client_secret
+        register_secret(client_secret.get_secret_value())
         self.userinfo_url = userinfo_url or self.url("/userinfo")
         # Compared with ``iss`` exactly (OIDC Core §3.1.3.7): a configured issuer keeps its trailing slash.
         self.issuer = issuer or self.base_url
@@ -165,6 +174,7 @@ class OidcClient(ApiClient):
         code = params.get("code")
         if not code:
             raise LoginFailed("the redirect carries no authorization code")
+        register_secret(code, issued=True)
         return code
 
     async def exchange_code(self, request: AuthorizationRequest, code: str) -> UserTokens:
@@ -335,8 +345,7 @@ class OidcClient(ApiClient):
             raise MalformedResponse(f"{self.api_name}: userinfo: {error}", api=self.api_name) from None
 
     def _redact(self, text: str) -> str:
-        secret = self._client_secret.get_secret_value()
-        return text.replace(secret, "**********") if secret else text
+        return redact_secret(text, self._client_secret)
 
 
 class UserSession:
@@ -356,6 +365,7 @@ class UserSession:
     ) -> None:
         self.oidc = oidc
         self._refresh_token = refresh_token
+        register_secret(refresh_token.get_secret_value(), issued=True)
         self._on_refresh_token = on_refresh_token
         self._token: AccessToken | None = tokens.access_token if tokens is not None else None
         self._guard = threading.Lock()

@@ -25,7 +25,6 @@ from tasks.idempotency import body_key, derive_key
 from tasks.newspaper.outputs import records_frame, summary_markdown, write_json
 from tasks.newspaper.purchase_input import load_purchase_parameters, read_purchase_input
 from tasks.newspaper.purchases import (
-    OUTPUT_CODE_COLUMNS,
     OUTPUT_COLUMNS,
     describe,
     document_kinds,
@@ -269,7 +268,6 @@ async def address_purchase(
                 frame,
                 output_dir / "output-addresses.csv",
                 formula_guard=settings.csv_formula_guard,
-                code_columns=OUTPUT_CODE_COLUMNS,
             )
         )
         files.append(write_xlsx(output_dir / "output-addresses.xlsx", {"output addresses": frame}))

@@ -22,6 +22,7 @@ from history.models import JobState
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.errors import InputError
+from tasks.files import make_dirs
 from tasks.idempotency import body_key, derive_key
 from tasks.newspaper.intervals import (
     StatisticsInterval,
@@ -303,7 +304,7 @@ async def _send_inbox(
     """Send every file of ``inbox``, oldest first, each as a run of this flow; sent files move to ``sent/``,
     files not due yet or failing stay. Fails when one failed (the others are sent all the same)."""
     logger = get_run_logger()
-    inbox.mkdir(parents=True, exist_ok=True)
+    make_dirs(inbox)
     calendar = calendar_path if calendar_path is not None else inbox_calendar(inbox)
     files = inbox_files(inbox)
     sent: dict[str, str] = {}

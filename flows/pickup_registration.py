@@ -28,8 +28,6 @@ from tasks.idempotency import named_key
 from tasks.reports import write_csv, write_xlsx
 
 FLOW_NAME = "pickup-registration"
-# Columns holding the service's ids and our codes: written as they are, never guarded as formulas.
-CODE_COLUMNS = ("row", "pickupId", "verified", "status")
 
 
 @flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "input_path"))
@@ -114,9 +112,7 @@ async def pickup_registration(
                 concurrency=concurrency,
             )
         results = results_frame(pickup_input, outcomes)
-        results_csv = write_csv(
-            results, output_dir / "results.csv", formula_guard=guard, code_columns=CODE_COLUMNS
-        )
+        results_csv = write_csv(results, output_dir / "results.csv", formula_guard=guard)
         report = pickup_summary(
             input_path.name,
             outcomes,

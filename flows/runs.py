@@ -1,15 +1,21 @@
 """The run lifecycle every flow shares: open a history record, hold the work's key, close the record with
 the right state; and the run summary, which lists every file the run wrote and the earlier work it took up.
+
+Nothing a run publishes carries a registered secret: the summary artifact is scrubbed, and so is the text
+of an error the run ends with (Prefect makes the run's state message from it).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from connectors.errors import PostflowsError
+from connectors.redaction import redact
 from postflows.settings import Settings
 from tasks.files import write_text
 from tasks.retrying import StepRetries, use_step_retries
@@ -93,7 +99,7 @@ async def _artifact(markdown: str, *, key: str, description: str) -> None:
     from prefect.context import FlowRunContext
 
     if FlowRunContext.get() is not None:
-        await acreate_markdown_artifact(markdown, key=key, description=description)
+        await acreate_markdown_artifact(redact(markdown), key=key, description=redact(description))
 
 
 @asynccontextmanager
@@ -139,9 +145,22 @@ async def recorded_run(
         await record_shielded(recorder.finish(INTERRUPTED, error="interrupted", summary=summary))
         raise
     except BaseException as error:
+        scrub_error(error)
         await recorder.finish("FAILED", error=f"{type(error).__name__}: {error}", summary=summary)
         raise
     await recorder.finish("COMPLETED", summary=summary)
+
+
+def scrub_error(error: BaseException) -> None:
+    """Scrub the registered secrets from the text arguments of an error that is not one of ours (ours are
+    scrubbed when they are made), in place: the error goes on to be the run's state message."""
+    if isinstance(error, PostflowsError):
+        return
+    cleaned = tuple(redact(arg) if isinstance(arg, str) else arg for arg in error.args)
+    if cleaned != error.args:
+        # An exception type that does not let its args be set keeps them.
+        with contextlib.suppress(AttributeError, TypeError):
+            error.args = cleaned
 
 
 async def _park(recorder: RunRecorder, summary: RunSummary, parked: JobParked) -> None:

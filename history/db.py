@@ -3,11 +3,14 @@
 SQLite (the default) is tuned for many concurrent writers: WAL, foreign keys on, a generous busy timeout and
 ``BEGIN IMMEDIATE`` so a transaction never has to upgrade a read lock (which fails at once instead of
 waiting). PostgreSQL needs nothing special; concurrent first use is serialised with an advisory lock in the
-migration environment.
+migration environment. A SQLite history file is its owner's alone (0600, and so are its ``-wal`` and
+``-shm`` files, which SQLite gives the database's permissions), the directory made for it 0700.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +25,8 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 SQLITE_BUSY_TIMEOUT_MS = 60_000
+PRIVATE_FILE_MODE = 0o600
+PRIVATE_DIR_MODE = 0o700
 
 _factories: dict[str, sessionmaker[Session]] = {}
 _factories_lock = threading.Lock()
@@ -36,6 +41,24 @@ def _sqlite_file(url: URL) -> Path | None:
     if not database or database == ":memory:" or database.startswith("file:"):
         return None
     return Path(database)
+
+
+def _private_sqlite_file(file: Path) -> None:
+    """Create the database file (and its directory) readable by its owner only before SQLite opens it, and
+    take group and others' access away from one that exists, with its WAL files."""
+    if not file.parent.exists():
+        file.parent.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR_MODE)
+        os.chmod(file.parent, PRIVATE_DIR_MODE)
+    # An existing history (or one another process made just now) keeps its content; its mode is checked below.
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE))
+    for path in (file, file.with_name(file.name + "-wal"), file.with_name(file.name + "-shm")):
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            continue
+        if info.st_mode & 0o177 and info.st_uid == os.getuid():
+            os.chmod(path, PRIVATE_FILE_MODE)
 
 
 def _configure_sqlite(engine: Engine, *, file_backed: bool) -> None:
@@ -66,8 +89,9 @@ def create_engine_for(url: str) -> Engine:
             ``postgresql+psycopg://user@host/db``.
 
     Returns:
-        The engine; for a SQLite file its parent directory is created and the connection is set up for
-        concurrent writers (WAL, ``foreign_keys=ON``, busy timeout, immediate transactions).
+        The engine; for a SQLite file its parent directory and the file are created (its owner's alone) and
+        the connection is set up for concurrent writers (WAL, ``foreign_keys=ON``, busy timeout, immediate
+        transactions).
     """
     parsed = make_url(url)
     if not _is_sqlite(parsed):
@@ -78,7 +102,7 @@ def create_engine_for(url: str) -> Engine:
         # An in-memory database lives in its connection: every session must share that one connection.
         engine = create_engine(parsed, connect_args=connect_args, poolclass=StaticPool)
     else:
-        file.parent.mkdir(parents=True, exist_ok=True)
+        _private_sqlite_file(file)
         engine = create_engine(parsed, connect_args=connect_args, pool_size=20, max_overflow=20)
     _configure_sqlite(engine, file_backed=file is not None)
     return engine

@@ -1,6 +1,8 @@
 """What every ``postflows`` sub-command shares: the checks before a flow runs, running a flow with one-line
 failures and exit codes, printing the summary, and the options several commands take.
 
+Every line printed here (a reason, a message, the summary) is scrubbed of the registered secrets first.
+
 Exit codes: 0 success; 1 the work failed (the reason on one line); 2 bad usage, configuration, an input
 file that cannot be used, or input that belongs to other recorded work (an error says so with its
 ``exit_code``); 130 interrupted.
@@ -176,17 +178,22 @@ def say(text: str, *, style: str | None = None) -> None:
     """One plain line on stderr, never read as markup, never wrapped."""
     from rich.text import Text
 
+    from connectors.redaction import redact
     from postflows.console import console
 
-    console.print(Text(text, style=style or ""), soft_wrap=True, overflow="ignore")
+    console.print(Text(redact(text), style=style or ""), soft_wrap=True, overflow="ignore")
 
 
 def one_line(error: BaseException) -> str:
-    """An error's text on one line, cut at :data:`MAX_REASON` characters."""
-    text = " ".join(str(error).split()) or type(error).__name__
+    """An error's text on one line without any registered secret, cut at :data:`MAX_REASON` characters."""
+    from connectors.redaction import redact
+
+    text = " ".join(redact(str(error)).split()) or type(error).__name__
     return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
 
 
 def print_summary(summary: dict[str, Any]) -> None:
     """The run summary as JSON on stdout (progress and messages go to stderr), so it can be piped."""
-    typer.echo(json.dumps(summary, default=str, indent=2, ensure_ascii=False))
+    from connectors.redaction import redact
+
+    typer.echo(redact(json.dumps(summary, default=str, indent=2, ensure_ascii=False)))

@@ -1,5 +1,6 @@
 """``postflows info``: where this machine's postflows keeps its data and where its runs and calls go, without
-starting anything (no Prefect import, no request but the local Prefect server's health check)."""
+starting anything (no Prefect import, no request but the local Prefect server's health check). A password in
+a URL is shown as ``***`` wherever it stands (user part or query)."""
 
 from __future__ import annotations
 
@@ -21,15 +22,14 @@ _APIS: tuple[tuple[Api, str, str], ...] = (
 
 def info_lines(settings: Settings) -> list[tuple[str, str]]:
     """The facts ``postflows info`` prints, as (label, value) pairs."""
-    from sqlalchemy import make_url
-
     from postflows.prefect_server import prefect_api
+    from postflows.privacy import masked_url
 
     data_from = (
         "POSTFLOWS_DATA_DIR" if "data_dir" in settings.model_fields_set else "the user's data directory"
     )
     history_from = "POSTFLOWS_DATABASE_URL" if settings.database_url else "SQLite in the data dir"
-    history = make_url(settings.effective_database_url).render_as_string(hide_password=True)
+    history = masked_url(settings.effective_database_url)
     lines = [
         ("data dir", f"{settings.data_dir.resolve()} ({data_from})"),
         ("run history", f"{history} ({history_from})"),
@@ -44,9 +44,12 @@ def info_lines(settings: Settings) -> list[tuple[str, str]]:
 
 
 def _endpoint(settings: Settings, api: Api, variable: str) -> str:
+    from postflows.privacy import masked_url
+
     url = api_url(settings, api)
     if url is None:
         return f"sandbox (embedded; {variable} is not set)"
+    url = masked_url(url)
     try:
         require_settings(settings, api, block_may_fill=bool(settings.credentials_block))
     except ConfigurationError as error:

@@ -1,7 +1,8 @@
 """Which endpoint each API's calls go to, the settings a real one needs and that its addresses are encrypted
 (``http://`` only on loopback unless allowed): what the CLI checks and announces before anything heavy is
 imported. :mod:`postflows.wiring` builds the clients after the same checks; this module imports no connector,
-so a command refuses a bad configuration in about the time of ``postflows --help``.
+so a command refuses a bad configuration in about the time of ``postflows --help``. A password in an
+endpoint's URL is shown as ``***``.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import ipaddress
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
+
+from postflows.privacy import masked_url
 
 if TYPE_CHECKING:
     from postflows.settings import Settings
@@ -86,7 +89,8 @@ def require_settings(settings: Settings, api: Api, *, block_may_fill: bool = Fal
     ]
     if missing:
         raise ConfigurationError(
-            f"{', '.join(missing)} must be set when {url_variable} points at a real service ({url})"
+            f"{', '.join(missing)} must be set when {url_variable} points at a real service "
+            f"({masked_url(url)})"
         )
     if not settings.allow_http:
         for name in _ADDRESSES[api]:
@@ -124,21 +128,21 @@ def describe_address_service(settings: Settings) -> str:
     """Where address service calls go, for the CLI to announce."""
     if settings.address_service_is_sandbox:
         return "embedded sandbox (POSTFLOWS_ADDRESS_SERVICE_URL is not set)"
-    return str(settings.address_service_url)
+    return masked_url(str(settings.address_service_url))
 
 
 def describe_newspaper(settings: Settings) -> str:
     """Where newspaper API calls go, for the CLI to announce."""
     if settings.newspaper_is_sandbox:
         return "embedded sandbox (POSTFLOWS_NEWSPAPER_URL is not set)"
-    return str(settings.newspaper_url)
+    return masked_url(str(settings.newspaper_url))
 
 
 def describe_commerce(settings: Settings) -> str:
     """Where commerce API calls go, for the CLI to announce."""
     if settings.commerce_is_sandbox:
         return "embedded sandbox (POSTFLOWS_COMMERCE_URL is not set)"
-    return str(settings.commerce_url)
+    return masked_url(str(settings.commerce_url))
 
 
 def describe_endpoint(settings: Settings, api: Api) -> str:

@@ -1,4 +1,6 @@
-"""Console logging for CLI runs: Prefect's log lines stay, tracebacks go only to the Prefect API log (and to
+"""Logging for postflows processes: no log record carries a registered secret (:class:`SecretFilter`, on
+the postflows and Prefect loggers and on every handler, the one that ships logs to the Prefect API
+included); and for CLI runs Prefect's log lines stay while tracebacks go only to the Prefect API log (and to
 the console when ``POSTFLOWS_TRACEBACKS=1``), so a failed command ends with its one-line reason.
 """
 
@@ -6,6 +8,52 @@ from __future__ import annotations
 
 import logging
 import os
+
+from connectors.redaction import redact
+
+# The loggers whose records are scrubbed where they are made, whatever handler takes them later.
+SCRUBBED_LOGGERS = ("postflows", "prefect", "httpx", "distributed")
+
+
+class SecretFilter(logging.Filter):
+    """Scrubs every registered secret (:mod:`connectors.redaction`) from a record's message and traceback
+    text, in place, so every handler after it sees the scrubbed record; never drops a record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+            scrubbed = redact(message)
+            if scrubbed != message:
+                record.msg, record.args = scrubbed, None
+            if record.exc_info and not record.exc_text:
+                record.exc_text = logging.Formatter().formatException(record.exc_info)
+            if record.exc_text:
+                record.exc_text = redact(record.exc_text)
+            if record.stack_info:
+                record.stack_info = redact(record.stack_info)
+        except Exception:  # noqa: BLE001 - a record that cannot be formatted is the handler's to report
+            pass
+        return True
+
+
+_FILTER = SecretFilter()
+
+
+def install_secret_filter() -> None:
+    """Put the :class:`SecretFilter` on every handler configured now (Prefect's console and API log handlers
+    among them) and on the postflows, Prefect, httpx and Dask loggers and their children; a second call adds
+    it where logging was configured anew since."""
+    manager = logging.Logger.manager
+    loggers = [logging.getLogger(), *(logging.getLogger(name) for name in SCRUBBED_LOGGERS)]
+    loggers += [
+        logger for name, logger in list(manager.loggerDict.items()) if isinstance(logger, logging.Logger)
+    ]
+    for logger in loggers:
+        if logger.name.split(".")[0] in SCRUBBED_LOGGERS and _FILTER not in logger.filters:
+            logger.addFilter(_FILTER)
+        for handler in logger.handlers:
+            if _FILTER not in handler.filters:
+                handler.addFilter(_FILTER)
 
 
 class _NoTracebackFormatter(logging.Formatter):
@@ -35,18 +83,18 @@ CANCELLED_BY_RUNTIME = "cancelled by the runtime environment"
 
 
 def quiet_console_tracebacks() -> None:
-    """Strip tracebacks from the root console handlers that Prefect installs, and its report of a run
-    cancelled by Ctrl-C."""
+    """Scrub secrets from every log record, strip tracebacks from the root console handlers that Prefect
+    installs, and drop its report of a run cancelled by Ctrl-C."""
     from prefect.logging.configuration import setup_logging
 
     setup_logging()
+    install_secret_filter()
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    tracebacks = os.environ.get("POSTFLOWS_TRACEBACKS") == "1"
     for handler in logging.getLogger().handlers:
         if not isinstance(handler, logging.StreamHandler):
             continue
         if not any(isinstance(existing, _NoCancellationCrash) for existing in handler.filters):
             handler.addFilter(_NoCancellationCrash())
-        if os.environ.get("POSTFLOWS_TRACEBACKS") != "1" and not isinstance(
-            handler.formatter, _NoTracebackFormatter
-        ):
+        if not tracebacks and not isinstance(handler.formatter, _NoTracebackFormatter):
             handler.setFormatter(_NoTracebackFormatter(handler.formatter))

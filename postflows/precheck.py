@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from tasks.errors import InputError
+from tasks.files import make_dirs
 from tasks.limits import TableLimits
 
 
@@ -29,7 +30,7 @@ def output_dir(path: Path | None) -> None:
     if path.exists() and not path.is_dir():
         raise InputError("--out is a file, not a directory", path=path)
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        make_dirs(path)
     except OSError as exc:
         raise InputError(f"--out cannot be created: {exc.strerror or exc}", path=path) from exc
     if not os.access(path, os.W_OK | os.X_OK):

@@ -2,9 +2,10 @@
 of the Prefect API a flow command reports to.
 
 The server's home (its SQLite database, unless ``PREFECT_API_DATABASE_CONNECTION_URL`` names another), log
-and state file (process id, address) are in ``<data dir>/prefect-server``. A flow command uses, in this
-order: ``PREFECT_API_URL`` (environment or the active Prefect profile), this server when it answers, or a
-temporary server for the one run. Nothing here imports Prefect: the choice is made before Prefect is loaded,
+and state file (process id, address) are in ``<data dir>/prefect-server``, its owner's alone (the server runs
+under umask 077: its database holds the runs' logs). A flow command uses, in this order:
+``PREFECT_API_URL`` (environment or the active Prefect profile), this server when it answers, or a temporary
+server for the one run. Nothing here imports Prefect: the choice is made before Prefect is loaded,
 since Prefect reads ``PREFECT_API_URL`` once. For the same reason the temporary server is started here, as
 Prefect itself would start it, but while this process is still importing the flow: the server's start (10 s
 and more) overlaps the flow's imports instead of following them, and the command never imports Prefect's
@@ -107,12 +108,16 @@ class LocalServer:
         running = self.running()
         if running is not None:
             return running
+        from tasks.files import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, make_dirs, write_bytes
+
         _check_port_free(host, port)
-        self.home.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.home)
+        os.chmod(self.home, PRIVATE_DIR_MODE)
         env = {**os.environ, "PREFECT_HOME": str(self.home)}
         env.pop("PREFECT_API_URL", None)
         env.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-        with self.log_path.open("ab") as log:
+        log_fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_FILE_MODE)
+        with open(log_fd, "ab") as log:
             process = subprocess.Popen(
                 [sys.executable, "-m", "prefect", "server", "start", "--host", host, "--port", str(port)],
                 cwd=self.home,
@@ -121,9 +126,10 @@ class LocalServer:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                umask=0o077,
             )
         state = ServerState(process.pid, host, port, time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-        self.state_path.write_text(json.dumps(asdict(state)) + "\n", encoding="utf-8")
+        write_bytes(self.state_path, (json.dumps(asdict(state)) + "\n").encode(), mode=PRIVATE_FILE_MODE)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if process.poll() is not None:

@@ -1,19 +1,23 @@
 """All configuration in one object, read from ``POSTFLOWS_*`` environment variables and ``.env``.
 
 An unset service URL means the embedded sandbox; secrets are ``SecretStr`` and unwrapped only where a
-client is built.
+client is built. Every settings object registers its secrets with the process's secret scrubber and its data
+dir as private (:mod:`postflows.privacy`) as it is made.
 """
 
 from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from postflows.locations import default_data_dir as default_data_dir  # re-exported
 from postflows.locations import sqlite_history_url
+from postflows.logsetup import install_secret_filter
+from postflows.privacy import register_settings
 from tasks.limits import TABLE_MAX_CELLS, TABLE_MAX_COLUMNS, TABLE_MAX_LINE_BYTES, TABLE_MAX_ROWS, TableLimits
 
 SANDBOX_ADDRESS_USER = "sandbox-user"
@@ -295,6 +299,9 @@ class Settings(BaseSettings):
         "(header X-Sandbox-Control-Token); without it they are refused there",
     )
 
+    def model_post_init(self, context: Any, /) -> None:
+        register_settings(self)
+
     @property
     def address_service_is_sandbox(self) -> bool:
         return not self.address_service_url
@@ -326,7 +333,10 @@ class Settings(BaseSettings):
 
 def get_settings() -> Settings:
     """The settings from the environment and ``.env``; credentials the environment leaves unset come from
-    the Prefect Block named by ``POSTFLOWS_CREDENTIALS_BLOCK`` when one is named."""
+    the Prefect Block named by ``POSTFLOWS_CREDENTIALS_BLOCK`` when one is named. Every flow starts here, so
+    this is also where its process's log records are made to pass the secret filter
+    (:func:`postflows.logsetup.install_secret_filter`)."""
+    install_secret_filter()
     settings = Settings()
     if not settings.credentials_block:
         return settings
@@ -337,4 +347,8 @@ def get_settings() -> Settings:
         for field, value in load_credentials(settings.credentials_block).items()
         if getattr(settings, field) in (None, "")
     }
-    return settings.model_copy(update=unset) if unset else settings
+    if not unset:
+        return settings
+    filled = settings.model_copy(update=unset)
+    register_settings(filled)
+    return filled

@@ -6,11 +6,14 @@ named :class:`Table` and draws ids from named counters of one :class:`SandboxSta
 ordered dict; in a state directory it is rows of ``sandbox-state.db`` holding pickled values. A request runs
 under one transaction (:meth:`SandboxState.request`: ``BEGIN IMMEDIATE`` before the app sees the request,
 commit once it has answered), so processes sharing the directory never hand out the same id nor lose each
-other's changes; a call outside a request is its own transaction (:meth:`SandboxState.atomic`).
+other's changes; a call outside a request is its own transaction (:meth:`SandboxState.atomic`). A state
+directory made here is 0700 and its database 0600 (the records hold the names and addresses sent).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import pickle
 import sqlite3
 import threading
@@ -197,8 +200,13 @@ class SqliteState(SandboxState):
     shared = True
 
     def __init__(self, directory: Path) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
+        if not directory.exists():
+            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            os.chmod(directory, 0o700)
         self.path = directory / STATE_FILE
+        # Made its owner's before SQLite opens it; the WAL files take its permissions.
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         self._lock = threading.Lock()
         # No busy wait while starting a transaction (see _try_begin); inside one SQLite may wait.
         self._db = sqlite3.connect(self.path, timeout=0, isolation_level=None, check_same_thread=False)

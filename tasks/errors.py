@@ -6,7 +6,7 @@ All are ``PostflowsError`` (connectors/errors.py) but never ``ApiError``: retryi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,3 +71,15 @@ class ResultUnreadable(ResultFileError):
             setting=str(record["setting"]),
             limit=int(record["limit"]),
         )
+
+
+class DuplicateRecordIds(ResultFileError):
+    """A result file answers some record ids more than once: which answer belongs to the row is unknown."""
+
+    SHOWN = 10
+
+    def __init__(self, ids: Sequence[int], *, path: Path | str) -> None:
+        shown = ", ".join(str(record_id) for record_id in ids[: self.SHOWN])
+        more = f" and {len(ids) - self.SHOWN} more" if len(ids) > self.SHOWN else ""
+        super().__init__(f"the result holds more than one row for record ids {shown}{more}", path=path)
+        self.ids = tuple(ids)

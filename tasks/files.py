@@ -1,13 +1,18 @@
-"""The one atomic file writer of the project: every file a task writes goes through it.
+"""The one atomic file writer of the project: every file a task writes goes through it, and every directory
+it needs is made here.
 
 A file is written under a temporary name beside its target and moved into place, so no reader ever sees half
-of it; it gets the permissions of an ordinary new file (``0666`` less the umask, 0644 under umask 022), not
-``mkstemp``'s 0600. ``max_bytes`` bounds a stream whose size the remote side decides.
+of it. Under a private root (the data dir, registered by the composition root with :func:`keep_private`)
+files are 0600 and the directories made for them 0700, whatever the umask, and the root itself is its
+owner's alone; elsewhere (a user's ``--out``) a file gets the permissions of an ordinary new file (``0666``
+less the umask) and a directory those of ``mkdir``. ``max_bytes`` bounds a stream whose size the remote side
+decides.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 import threading
 from collections.abc import AsyncIterable, Iterator
@@ -15,7 +20,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+PRIVATE_FILE_MODE = 0o600
+PRIVATE_DIR_MODE = 0o700
+
 _umask_lock = threading.Lock()
+_private_guard = threading.Lock()
+_private_roots: set[Path] = set()
+_secured_roots: set[Path] = set()
 
 
 class FileTooLarge(OSError):
@@ -47,16 +58,93 @@ def new_file_mode() -> int:
     return 0o666 & ~current_umask()
 
 
+def keep_private(root: Path) -> None:
+    """Make every file written and every directory made under ``root`` its owner's alone (0600, 0700), and
+    ``root`` itself 0700 when something is first written under it. Registered once per root and process."""
+    with _private_guard:
+        _private_roots.add(Path(os.path.abspath(root)))
+
+
+def private_root(path: Path) -> Path | None:
+    """The private root ``path`` lies under (or is), or None. Compared as absolute paths, symbolic links
+    resolved on both sides."""
+    with _private_guard:
+        roots = tuple(_private_roots)
+    if not roots:
+        return None
+    candidates = {Path(os.path.abspath(path)), path.resolve()}
+    for root in roots:
+        for resolved_root in {root, root.resolve()}:
+            if any(candidate.is_relative_to(resolved_root) for candidate in candidates):
+                return root
+    return None
+
+
+def file_mode_for(path: Path) -> int:
+    """The mode a new file at ``path`` gets: 0600 under a private root, else ``0666`` less the umask."""
+    return PRIVATE_FILE_MODE if private_root(path) is not None else new_file_mode()
+
+
+def make_dirs(directory: Path) -> Path:
+    """Make ``directory`` and its missing parents; under a private root they are made 0700 (and the root is
+    made its owner's alone), elsewhere as ``mkdir`` makes them. Returns ``directory``."""
+    root = private_root(directory)
+    if root is None:
+        directory.mkdir(parents=True, exist_ok=True)
+        return directory
+    _secure_root(root)
+    missing: list[Path] = []
+    current = Path(os.path.abspath(directory))
+    while not current.exists() and current != current.parent:
+        missing.append(current)
+        current = current.parent
+    for made in reversed(missing):
+        try:
+            made.mkdir(mode=PRIVATE_DIR_MODE)
+        except FileExistsError:
+            continue  # another process or thread made it first
+        os.chmod(made, PRIVATE_DIR_MODE)  # exactly 0700, whatever the umask
+    return directory
+
+
+def _secure_root(root: Path) -> None:
+    """Make ``root`` (once per process) and take group and others' access to it away: every file beneath,
+    old ones included, is then its owner's alone. A shared directory (sticky, like /tmp), the home
+    directory, or one owned by someone else is left as it is."""
+    with _private_guard:
+        if root in _secured_roots:
+            return
+        _secured_roots.add(root)
+    try:
+        root.mkdir(mode=PRIVATE_DIR_MODE, parents=True)
+    except FileExistsError:
+        pass
+    else:
+        os.chmod(root, PRIVATE_DIR_MODE)
+        return
+    info = root.stat()
+    shared = bool(info.st_mode & stat.S_ISVTX) or root.resolve() in (_home(), Path("/"))
+    if info.st_mode & 0o077 and not shared and info.st_uid == os.getuid():
+        os.chmod(root, stat.S_IMODE(info.st_mode) & 0o700)
+
+
+def _home() -> Path | None:
+    try:
+        return Path.home().resolve()
+    except RuntimeError:  # no home directory known
+        return None
+
+
 @contextmanager
 def atomic_path(path: Path, *, durable: bool = False, mode: int | None = None) -> Iterator[Path]:
     """Yield a temporary path beside ``path`` for a writer that wants a file name (pandas, xlsxwriter).
 
-    On success the temporary file gets ordinary permissions (``mode`` when given: 0o600 for a file only
-    its owner may read) and replaces ``path``; on any failure it is removed and ``path`` is left as it was.
-    ``durable`` flushes it to disk before the move. The temporary file is created readable by its owner
-    only, so a private file is never readable by others, not even while it is written.
+    On success the temporary file gets its permissions (``mode`` when given, else :func:`file_mode_for`:
+    0600 under a private root) and replaces ``path``; on any failure it is removed and ``path`` is left as
+    it was. ``durable`` flushes it to disk before the move. The temporary file is created readable by its
+    owner only, so a private file is never readable by others, not even while it is written.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(path.parent)
     handle, temporary = tempfile.mkstemp(
         prefix=f".{path.name}.", suffix=f".part{path.suffix}", dir=path.parent
     )
@@ -64,7 +152,7 @@ def atomic_path(path: Path, *, durable: bool = False, mode: int | None = None) -
     temporary_path = Path(temporary)
     try:
         yield temporary_path
-        os.chmod(temporary_path, new_file_mode() if mode is None else mode)
+        os.chmod(temporary_path, file_mode_for(path) if mode is None else mode)
         if durable:
             with temporary_path.open("rb") as written:
                 os.fsync(written.fileno())

@@ -1,5 +1,6 @@
 """Progress of long work, shown twice: a Prefect progress artifact in the UI, and any in-process listener
-(the CLI attaches a rich progress bar). Outside a flow run only the listeners are told.
+(the CLI attaches a rich progress bar). Outside a flow run only the listeners are told. A detail (a service's
+status text) is scrubbed of the registered secrets before either sees it.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from uuid import UUID
+
+from connectors.redaction import redact
 
 logger = logging.getLogger("postflows.progress")
 
@@ -88,7 +91,7 @@ class Progress:
             await asyncio.shield(self._sender)
 
     def _show(self, percent: float, description: str) -> None:
-        self._wanted = (percent, description)
+        self._wanted = (percent, redact(description))
         if self._sender is None or self._sender.done():
             self._sender = asyncio.ensure_future(self._send())
 
@@ -111,5 +114,6 @@ class Progress:
                     self._flow = None
 
     def _notify(self, detail: str) -> None:
+        detail = redact(detail)
         for listener in list(_listeners):
             listener(self.label, self.percent, detail)

@@ -2,15 +2,17 @@
 tables; each file is written under a temporary name and moved into place, so no reader sees half of it.
 
 CSV injection: a spreadsheet opening a CSV file runs a cell that starts with ``=``, ``+``, ``-`` or ``@`` as a
-formula (and a leading tab or carriage return hides such a start). Text that comes from a customer's file or
-from a service's free text is written with a leading ``'`` (the OWASP advice) when ``formula_guard`` is
-set; columns that hold a service's codes are named by the caller and left as they are.
+formula (and a leading tab or carriage return hides such a start). With ``formula_guard`` every such text
+cell of every column is written with a leading ``'`` (the OWASP advice), whoever wrote the text: the
+customer, the service or we. The one exception is an explicit allow-list of code columns, each with its
+grammar (a ShortReport such as ``--1111…``): a value there is written as it is only when the whole value
+matches the grammar, and guarded like any other otherwise.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,10 +43,12 @@ _MIN_WIDTH, _MAX_WIDTH = 6, 60
 _CHUNK_ROWS = 50_000
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 FORMULA_GUARD = "'"
+CodeColumns = Mapping[str, re.Pattern[str]]
+"""Code columns and their grammars: a value that matches its column's grammar whole is written unguarded."""
 
 
 def write_csv(
-    frame: pd.DataFrame, path: Path, *, formula_guard: bool = False, code_columns: Collection[Hashable] = ()
+    frame: pd.DataFrame, path: Path, *, formula_guard: bool = False, code_columns: CodeColumns | None = None
 ) -> Path:
     """Write a frame as UTF-8 CSV (comma, header, no index), atomically.
 
@@ -52,13 +56,14 @@ def write_csv(
         frame: what to write.
         path: the file.
         formula_guard: neutralise text that a spreadsheet would run as a formula (see
-            :func:`neutralise_formulas`) in the column names and in every column but ``code_columns``.
-        code_columns: columns holding codes of a service (QSTAT, a ShortReport label such as
-            ``"- no statement"``), written as they are.
+            :func:`neutralise_formulas`) in the column names and in every column.
+        code_columns: the allow-list: columns holding codes (a ShortReport, a ShortReport label such as
+            ``"- no statement"``) with their grammars; a value matching its column's grammar whole is
+            written as it is.
     """
     header: list[str] | bool = True
     if formula_guard:
-        frame = neutralise_formulas(frame, [column for column in frame.columns if column not in code_columns])
+        frame = neutralise_formulas(frame, code_columns=code_columns)
         # A customer's column name is a cell too.
         header = [_guard_text(str(column)) for column in frame.columns]
     with atomic_path(path) as temporary:
@@ -66,18 +71,25 @@ def write_csv(
     return path
 
 
-def neutralise_formulas(frame: pd.DataFrame, columns: Iterable[Hashable] | None = None) -> pd.DataFrame:
+def neutralise_formulas(
+    frame: pd.DataFrame,
+    columns: Iterable[Hashable] | None = None,
+    *,
+    code_columns: CodeColumns | None = None,
+) -> pd.DataFrame:
     """The frame with a ``'`` before every text value of ``columns`` (all columns when None) that starts with
-    ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, so that a spreadsheet shows it as text.
+    ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, so that a spreadsheet shows it as text; in a
+    column of ``code_columns`` a value that matches the column's grammar whole is left as it is.
 
     Numbers, booleans and missing values are left alone (``-5`` as a number is no formula), as are other
     columns. Vectorised: one ``str.startswith`` per text column; the caller's frame is never modified, and
     it is returned itself when nothing needs changing.
     """
+    grammars = code_columns or {}
     changed: dict[Hashable, pd.Series] = {}
     for column in frame.columns if columns is None else columns:
         values = frame[column]
-        guarded = _guard_series(values)
+        guarded = _guard_series(values, grammars.get(column) if isinstance(column, str) else None)
         if guarded is not None:
             changed[column] = guarded
     if not changed:
@@ -92,21 +104,28 @@ def _guard_text(text: str) -> str:
     return FORMULA_GUARD + text if text.startswith(FORMULA_STARTS) else text
 
 
-def _guard_series(values: pd.Series) -> pd.Series | None:
-    """The guarded column, or None when no value needs the guard."""
+def _guard_series(values: pd.Series, grammar: re.Pattern[str] | None = None) -> pd.Series | None:
+    """The guarded column, or None when no value needs the guard; a value matching ``grammar`` whole is
+    kept."""
     if isinstance(values.dtype, pd.CategoricalDtype):
         categories = values.cat.categories
         if not (pd.api.types.is_string_dtype(categories) or categories.dtype == object):
             return None
-        guarded = _guard_series(pd.Series(categories, dtype=object))
+        guarded = _guard_series(pd.Series(categories, dtype=object), grammar)
         if guarded is None:
             return None
         if guarded.duplicated().any():  # "=x" beside "'=x": the categories would collide
-            return _guard_series(values.astype(object))
+            return _guard_series(values.astype(object), grammar)
         return values.cat.rename_categories(guarded.tolist())
     if not (pd.api.types.is_string_dtype(values) or values.dtype == object):
         return None
     hits = values.str.startswith(FORMULA_STARTS, na=False).astype(bool)
+    if grammar is not None and hits.any():
+        # Vectorised like the test above (Arrow's regular expressions for Arrow strings).
+        allowed = values[hits].astype(str).str.fullmatch(grammar.pattern).fillna(False).to_numpy(dtype=bool)
+        mask = hits.to_numpy(copy=True)
+        mask[np.flatnonzero(mask)[allowed]] = False
+        hits = pd.Series(mask, index=values.index)
     if not hits.any():
         return None
     result = values.copy()

@@ -3,7 +3,10 @@ lease that lets one run at a time work on an idempotency key.
 
 Flows hold one :class:`RunRecorder`. Every write is its own short transaction, run in a worker thread so a
 busy SQLite file never blocks the event loop; a crash loses nothing a remote service already acknowledged.
-Remote jobs are read back as detached :class:`JobSnapshot` values, so callers never touch ORM objects.
+Remote jobs are read back as detached :class:`JobSnapshot` values, so callers never touch ORM objects. Every
+text written for the reader (a step's or an event's detail, the run's parameters, error and summary, a
+message) is scrubbed of the registered secrets first (:mod:`connectors.redaction`), so a service that echoes
+a password leaves it nowhere; a job's data (the handles a later run resumes with) is kept as it is.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from sqlalchemy.orm import Session, sessionmaker
 import history
 from connectors.errors import PostflowsError
 from connectors.http import RequestRecord
+from connectors.redaction import redact
 from history.models import JobState, RemoteJob, Run
+from history.scrub import json_safe
 from tasks.processes import claimant, holder_is_alive
 
 logger = logging.getLogger("postflows.history")
@@ -37,6 +42,27 @@ T = TypeVar("T")
 
 DEFAULT_LEASE_TTL_S = 60.0
 DEFAULT_LEASE_WAIT_S = 600.0
+DETAIL_CHARS = 500
+
+
+def scrubbed(value: Any) -> Any:
+    """``value`` made JSON-safe (secret values and the values of secret-named keys masked: see
+    :func:`history.json_safe`) with every registered secret scrubbed from its texts."""
+    return _scrub_json(json_safe(value, mask_secret_keys=True))
+
+
+def _scrub_json(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(key): _scrub_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_scrub_json(item) for item in value]
+    return value
+
+
+def _text(text: str | None) -> str | None:
+    return None if text is None else redact(text)[:DETAIL_CHARS]
 
 
 @dataclass(frozen=True)
@@ -205,7 +231,7 @@ class RunRecorder:
                     session,
                     flow=flow,
                     idempotency_key=idempotency_key,
-                    parameters=dict(parameters),
+                    parameters=scrubbed(dict(parameters)),
                     flow_run_id=_flow_run_id(),
                 )
                 session.flush()
@@ -393,9 +419,14 @@ class RunRecorder:
         await self._write(self._steps.close)
         self._stop_renewing()
 
+        clean_error = None if error is None else redact(error)
+        clean_summary = None if summary is None else scrubbed(dict(summary))
+
         def finish() -> None:
             with self._factory.begin() as session:
-                history.finish_run(session, self._run(session), state=state, error=error, summary=summary)
+                history.finish_run(
+                    session, self._run(session), state=state, error=clean_error, summary=clean_summary
+                )
                 self._give_back(session)
             self.holds_key = False
 
@@ -412,7 +443,7 @@ class RunRecorder:
             yield
         except BaseException as error:
             await self._write(
-                self._record_step, name, type(error).__name__, time.monotonic() - started, str(error)[:500]
+                self._record_step, name, type(error).__name__, time.monotonic() - started, str(error)
             )
             raise
         await self._write(self._record_step, name, "ok", time.monotonic() - started, detail)
@@ -420,7 +451,12 @@ class RunRecorder:
     def _record_step(self, name: str, outcome: str, duration_s: float, detail: str | None) -> None:
         with self._factory.begin() as session:
             history.record_step(
-                session, self._run(session), name=name, outcome=outcome, duration_s=duration_s, detail=detail
+                session,
+                self._run(session),
+                name=name,
+                outcome=outcome,
+                duration_s=duration_s,
+                detail=_text(detail),
             )
 
     def request_log(self, record: RequestRecord) -> None:
@@ -438,7 +474,7 @@ class RunRecorder:
                     outcome=record.outcome,
                     duration_s=record.duration_s,
                     attempt=record.attempt,
-                    detail=record.error[:500] if record.error else None,
+                    detail=_text(record.error) if record.error else None,
                 )
 
     async def abandon_stale_runs(self) -> list[int]:
@@ -532,7 +568,7 @@ class RunRecorder:
                     data=dict(data) if data is not None else None,
                     finished=finished,
                     deleted=deleted,
-                    detail=detail,
+                    detail=_text(detail),
                 )
                 return JobSnapshot.of(row)
 
@@ -613,9 +649,11 @@ class RunRecorder:
         await self._write(record)
 
     async def message(self, level: str, code: str, text: str) -> None:
+        clean = redact(text)
+
         def record() -> None:
             with self._factory.begin() as session:
-                history.record_message(session, self._run(session), level=level, code=code, text=text)
+                history.record_message(session, self._run(session), level=level, code=code, text=clean)
 
         await self._write(record)
 

@@ -6,7 +6,8 @@ Every line of a text file is accounted for before anything is used: each physica
 (ended by ``\\n``, ``\\r\\n`` or ``\\r``) starts a row or is a line break inside a quoted cell, and a file for
 which the lines do not add up is refused. So the raw record count — the physical lines after the header,
 less the line breaks inside quoted cells, less the empty rows — is what the callers (the address and
-purchase inputs) account for as accepted plus rejected rows before anything is sent.
+purchase inputs) account for as accepted plus rejected rows before anything is sent. A header that names two
+columns (``Ort;Ort``) is refused: which of them a field means would be a guess.
 
 A quoted cell may hold line breaks (a note with several lines), but one that runs over more than
 :data:`MAX_QUOTED_LINES` lines, or holds a line with as many delimiters as a whole record, is a quote
@@ -263,7 +264,7 @@ def read_head(
     header = next(reader, [])
     _refuse(path, limits.columns(len(header), "the header"))
     has_rows = any(any(cell.strip() for cell in row) for row in reader)
-    return TableHead(_unique_headers(header), has_rows or not complete)
+    return TableHead(_unique_headers(header, path), has_rows or not complete)
 
 
 def _rest_of_line(handle: BinaryIO, length: int, limit: int) -> int:
@@ -288,7 +289,7 @@ def _fixed_fields(line: str, widths: Sequence[tuple[str, int]]) -> list[str]:
 def _excel_head(path: Path, sheet: str | int | None, limits: TableLimits) -> TableHead:
     header, rows = _excel_sheet(path, sheet, limits, nrows=HEAD_ROWS)
     filled = bool(rows.map(lambda value: isinstance(value, str) and bool(value.strip())).to_numpy().any())
-    return TableHead(_unique_headers(header), filled or len(rows) + 1 >= HEAD_ROWS)
+    return TableHead(_unique_headers(header, path), filled or len(rows) + 1 >= HEAD_ROWS)
 
 
 def _universal_newlines(text: str) -> str:
@@ -355,7 +356,7 @@ def _read_delimited(path: Path, text: str, delimiter: str, encoding: str, limits
     else:
         header = [str(value) if isinstance(value, str) else "" for value in raw.iloc[0].tolist()]
         data, malformed = raw.iloc[1:], []
-    frame = data.set_axis(_unique_headers(header), axis=1)
+    frame = data.set_axis(_unique_headers(header, path), axis=1)
     frame.index = pd.RangeIndex(1, len(frame) + 1)
     lines = _quoted_lines(path, text, header, frame, delimiter, unclosed=unclosed, originals=originals)
     return Table(_drop_unnamed_empty(frame), malformed, encoding, delimiter, lines)
@@ -759,16 +760,31 @@ def _cell_text(value: CellValue) -> str:
 
 def _read_excel(path: Path, sheet: str | int | None, limits: TableLimits) -> Table:
     header, rows = _excel_sheet(path, sheet, limits)
-    frame = rows.set_axis(_unique_headers(header), axis=1)
+    frame = rows.set_axis(_unique_headers(header, path), axis=1)
     frame.index = pd.RangeIndex(1, len(frame) + 1)
     return Table(_drop_unnamed_empty(frame))
 
 
-def _unique_headers(header: Sequence[str]) -> list[str]:
-    """Headers stripped; blanks named ``Unnamed: <n>``; repeats made unique (see :func:`unique_names`)."""
-    return unique_names(
-        [raw.strip() or f"Unnamed: {position}" for position, raw in enumerate(header, start=1)]
-    )
+def _unique_headers(header: Sequence[str], path: Path) -> list[str]:
+    """Headers stripped; blanks named ``Unnamed: <n>``.
+
+    Raises:
+        InputError: a header repeats (``Ort;Ort``): which column is meant would be a guess, so the file is
+            refused naming the header and its columns.
+    """
+    names = [raw.strip() or f"Unnamed: {position}" for position, raw in enumerate(header, start=1)]
+    columns: dict[str, list[int]] = {}
+    for position, name in enumerate(names, start=1):
+        columns.setdefault(name, []).append(position)
+    repeated = [(name, positions) for name, positions in columns.items() if len(positions) > 1]
+    if repeated:
+        name, positions = repeated[0]
+        listed = ", ".join(map(str, positions[:-1])) + f" and {positions[-1]}"
+        more = f" (and {len(repeated) - 1} more headers repeat)" if len(repeated) > 1 else ""
+        raise InputError(
+            f"header {name!r} names columns {listed}{more}; give each column its own name", path=path
+        )
+    return names
 
 
 def unique_names(names: Sequence[str]) -> list[str]:

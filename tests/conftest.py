@@ -50,4 +50,12 @@ def _isolated_env(
         secret_watch, "exempt", request.node.get_closest_marker("misplaced_secret") is not None
     )
     monkeypatch.setattr(secret_watch, "issued", secret_watch.IssuedTokens())
+    # One test's secrets and data dirs are not the next one's: the scrubber and the file writer forget them.
+    from connectors.redaction import SCRUBBER
+    from tasks import files
+
+    saved = SCRUBBER.snapshot()
+    monkeypatch.setattr(files, "_private_roots", set())
+    monkeypatch.setattr(files, "_secured_roots", set())
     yield
+    SCRUBBER.restore(saved)

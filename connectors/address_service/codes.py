@@ -1,11 +1,13 @@
 """The address web service's code tables as data: QSTAT (§2.4), ShortReport positions and characters
-(§2.5), CorrectionType, TokenStatus names (§2.6), batch output fields and lengths (§2.3), input names (§2.2).
+(§2.5), CorrectionType, TokenStatus names (§2.6), batch output fields and lengths (§2.3), input names (§2.2),
+and the grammar of the two codes (QSTAT, ShortReport).
 
 Lookups tolerate codes outside the tables: the service may add values the spec does not list.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -50,6 +52,10 @@ QSTAT: Mapping[str, QstatInfo] = MappingProxyType(
         )
     }
 )
+
+
+QSTAT_GRAMMAR = re.compile(r"[0-9]{1,2}(?:\.0)?|[A-Za-z]")
+"""A QSTAT value as the service writes it: one or two digits (a spreadsheet's ``1.0`` too), or a letter."""
 
 
 def normalize_qstat(code: object) -> str:
@@ -97,6 +103,8 @@ SHORT_REPORT_POSITIONS: tuple[str, ...] = (
     "AddressStatus",
 )
 SHORT_REPORT_LENGTH = len(SHORT_REPORT_POSITIONS)
+SHORT_REPORT_GRAMMAR = re.compile(rf"[-0-9A-Za-z ]{{1,{SHORT_REPORT_LENGTH}}}")
+"""A ShortReport: up to 24 characters of §2.5's alphabet (``-``, digits, letters); blank: not delivered."""
 
 
 def short_report_column(position: int) -> str:

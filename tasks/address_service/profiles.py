@@ -7,7 +7,8 @@ how the result file names the id column, and the extra files (replace items) the
 
 Two profiles are built in: ``standard`` (the full ``_in`` layout, UTF-8, tab, CRLF) and ``legacy-de`` (German
 headers, Windows-1252). Any other profile is a YAML file; ``postflows profiles show NAME`` prints a built-in
-one as a starting point.
+one as a starting point. A file that is not a profile is refused naming the line, column and field of the
+problem, never quoting what it holds (:mod:`tasks.structured_files`).
 """
 
 from __future__ import annotations
@@ -16,13 +17,21 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from connectors.errors import PostflowsError
 from tasks.address_service.headers import field_for_header
+from tasks.structured_files import UnusableFile, field_path, read_structured, schema_names
 
 ENCODINGS = {"utf-8": "utf-8", "utf8": "utf-8", "cp1252": "cp1252", "windows-1252": "cp1252"}
 LINE_ENDINGS = {"\r\n": "\r\n", "\n": "\n", "crlf": "\r\n", "lf": "\n"}
@@ -58,10 +67,20 @@ class UploadLayout(_Strict):
         stripped = tuple(column.strip() for column in columns)
         if any(not column for column in stripped):
             raise ValueError("a column name is empty")
-        repeated = sorted({column for column in stripped if stripped.count(column) > 1})
-        if repeated:
-            raise ValueError(f"columns appear twice: {', '.join(repeated)}")
+        first: dict[str, int] = {}
+        for position, column in enumerate(stripped, start=1):
+            if column in first:
+                raise ValueError(f"columns {first[column]} and {position} have the same name")
+            first[column] = position
         return stripped
+
+    @field_validator("record_id")
+    @classmethod
+    def _one_of_the_columns(cls, record_id: str, info: ValidationInfo) -> str:
+        columns = info.data.get("columns")
+        if columns is not None and record_id not in columns:
+            raise ValueError("is not one of the columns")
+        return record_id
 
     @field_validator("encoding")
     @classmethod
@@ -69,7 +88,7 @@ class UploadLayout(_Strict):
         try:
             return ENCODINGS[encoding.strip().lower()]
         except KeyError:
-            raise ValueError(f"{encoding!r} is not one of utf-8, cp1252") from None
+            raise ValueError("is not one of utf-8, cp1252") from None
 
     @field_validator("line_ending")
     @classmethod
@@ -81,8 +100,6 @@ class UploadLayout(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> UploadLayout:
-        if self.record_id not in self.columns:
-            raise ValueError(f"record_id {self.record_id!r} is not one of the columns")
         if self.fixed_widths is not None:
             if list(self.fixed_widths) != list(self.columns):
                 raise ValueError("fixed_widths must name every column, in the order of columns")
@@ -122,13 +139,11 @@ class AlignmentProfile(_Strict):
     @field_validator("outputs")
     @classmethod
     def _outputs(cls, outputs: dict[str, str]) -> dict[str, str]:
-        for name, item in outputs.items():
+        for position, (name, item) in enumerate(outputs.items(), start=1):
             if not OUTPUT_NAME.match(name):
-                raise ValueError(f"output name {name!r}: use lower-case letters, digits, - and _")
+                raise ValueError(f"the name of output {position}: use lower-case letters, digits, - and _")
             if not REPLACE_ITEM.match(item):
-                raise ValueError(
-                    f"output {name}: {item!r} is not a replace item like {{###STATISTICFILE_FR###}}"
-                )
+                raise ValueError(f"output {position} is not a replace item like {{###STATISTICFILE_FR###}}")
         items = list(outputs.values())
         if len(set(items)) != len(items):
             raise ValueError("two outputs name the same replace item")
@@ -137,7 +152,7 @@ class AlignmentProfile(_Strict):
     @model_validator(mode="after")
     def _moves_is_an_output(self) -> AlignmentProfile:
         if self.moves is not None and self.moves not in self.outputs:
-            raise ValueError(f"moves names {self.moves!r}, which is not one of the outputs")
+            raise ValueError("moves names an output that is not one of the outputs")
         return self
 
     @property
@@ -176,7 +191,11 @@ class AlignmentProfile(_Strict):
         try:
             layout = UploadLayout.model_validate({**upload, **overrides})
         except ValidationError as error:
-            problems = "; ".join(_problem(p["loc"], p["msg"]) for p in error.errors())
+            names = schema_names(UploadLayout)
+            problems = "; ".join(
+                f"{field_path(p['loc'], names)}: {str(p['msg']).removeprefix('Value error, ')}"
+                for p in error.errors(include_input=False, include_url=False)
+            )
             raise ProfileError(f"profile {self.name}, upload override: {problems}") from None
         return self.model_copy(update={"upload": layout})
 
@@ -263,7 +282,8 @@ def load_profile(name_or_path: str | Path) -> AlignmentProfile:
 
     Raises:
         ProfileError: no such built-in profile or file, the file is not YAML, or a field breaks the schema
-            (the message names the field and the problem).
+            (the message names the line, column and field and the problem; it never quotes the file, but for
+            a short excerpt of the line of a file in the working directory or the data dir).
     """
     text = str(name_or_path)
     if text in BUILTIN:
@@ -273,16 +293,22 @@ def load_profile(name_or_path: str | Path) -> AlignmentProfile:
         known = ", ".join(BUILTIN)
         raise ProfileError(f"profile {text!r}: neither a built-in profile ({known}) nor a file")
     try:
-        content: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
-        raise ProfileError(f"profile {path}: cannot be read as YAML: {error}") from None
-    if not isinstance(content, dict):
-        raise ProfileError(f"profile {path}: expected a mapping with upload: columns, record_id, …")
+        document = read_structured(path, "yaml")
+    except OSError as error:
+        raise ProfileError(
+            f"profile {path}: cannot be read: {error.strerror or type(error).__name__}"
+        ) from None
+    except UnusableFile as error:
+        raise ProfileError(f"profile {path}: {error.problem}") from None
+    if not isinstance(document.data, dict):
+        problem = "expected a mapping with upload: columns, record_id, …"
+        raise ProfileError(f"profile {path}: {document.problem_at(document.locate(()), problem)}")
     try:
-        return AlignmentProfile.model_validate({"name": path.stem, **content})
+        return AlignmentProfile.model_validate({"name": path.stem} | document.data)
     except ValidationError as error:
-        problems = "; ".join(_problem(problem["loc"], problem["msg"]) for problem in error.errors())
-        raise ProfileError(f"profile {path}: {problems}") from None
+        raise ProfileError(
+            f"profile {path}: {document.validation_problems(error, AlignmentProfile)}"
+        ) from None
 
 
 def split_mapping(
@@ -300,8 +326,3 @@ def split_mapping(
     }
     rest = {header: field for header, field in mapping.items() if header not in slots}
     return rest or None, {column: header for header, column in slots.items()}
-
-
-def _problem(location: tuple[int | str, ...], message: str) -> str:
-    where = ".".join(str(part) for part in location) or "profile"
-    return f"{where}: {message.removeprefix('Value error, ')}"

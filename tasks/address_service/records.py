@@ -50,10 +50,13 @@ else:
 
 Mode = Literal["batch", "query", "verification"]
 RECORD_ID = "RecordId"
+# The results' column naming the service's fields that break their §2.3 length (tasks.address_service.
+# field_lengths).
+PROBLEMS_COLUMN = "ResultProblems"
 REJECTED_COLUMNS = ["row", "field", "value", "reason"]
 # Names the pipeline adds to the customer's columns; a customer column of that name would be overwritten.
 RESERVED_COLUMNS = frozenset(
-    name.casefold() for name in (RECORD_ID, "ReturnedByService", *STATUS_FIELD_NAMES)
+    name.casefold() for name in (RECORD_ID, "ReturnedByService", PROBLEMS_COLUMN, *STATUS_FIELD_NAMES)
 )
 SWISS_COUNTRY_CODES = ("CH", "LI")
 MINIMUM_FIELDS = ("Name", "Prename", "Streetname", "HouseNo", "ZIPCode", "TownName")  # §2.1

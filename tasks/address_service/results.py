@@ -23,10 +23,11 @@ import re
 import warnings
 import zipfile
 import zlib
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import TypeVar
 
 import numpy as np
@@ -38,7 +39,9 @@ import pyarrow.csv as pa_csv
 from connectors.address_service.codes import (
     ADDRESS_FIELD_NAMES,
     QSTAT,
+    QSTAT_GRAMMAR,
     SHORT_REPORT_CHARS,
+    SHORT_REPORT_GRAMMAR,
     SHORT_REPORT_LENGTH,
     SHORT_REPORT_POSITIONS,
     STATUS_FIELD_NAMES,
@@ -50,7 +53,7 @@ from connectors.address_service.codes import (
 )
 from tasks.address_service.records import RECORD_ID, AddressInput
 from tasks.archives import ZipInflation, inflate
-from tasks.errors import ResultFileError, ResultUnreadable
+from tasks.errors import DuplicateRecordIds, ResultFileError, ResultUnreadable
 from tasks.files import atomic_open
 from tasks.limits import (
     DOWNLOAD_MAX_BYTES,
@@ -96,16 +99,18 @@ _MALLOC_TRIM = (
     getattr(ctypes.CDLL(ctypes.util.find_library("c")), "malloc_trim", None) if os.name == "posix" else None
 )
 _LF, _CR = ord("\n"), ord("\r")
-# Columns of results.csv that hold the service's codes or our decoding of them ("- no statement"): written
-# as they are; every other text column (the customer's, the service's address text) gets the formula guard.
-CODE_COLUMNS = frozenset(
+# The code columns of results.csv and their grammars: a value is written as it is (a ShortReport starting
+# "--", its decoded label "- no statement") only when it matches its column's grammar whole; every other text
+# cell, the service's other fields (ValidFrom, Housekey, Double_DSTAT …) included, gets the formula guard.
+SHORT_REPORT_LABEL = re.compile(r"[-0-9A-Za-z] [a-z][a-z ]*")
+CODE_COLUMNS: Mapping[str, re.Pattern[str]] = MappingProxyType(
     {
-        RECORD_ID,
-        RETURNED_COLUMN,
-        *STATUS_FIELD_NAMES,
-        QSTAT_DESIGNATION,
-        QSTAT_MEANING,
-        *(short_report_column(position) for position in range(1, len(SHORT_REPORT_POSITIONS) + 1)),
+        "QSTAT": QSTAT_GRAMMAR,
+        "ShortReport": SHORT_REPORT_GRAMMAR,
+        **{
+            short_report_column(position): SHORT_REPORT_LABEL
+            for position in range(1, len(SHORT_REPORT_POSITIONS) + 1)
+        },
     }
 )
 
@@ -699,7 +704,8 @@ def merge_results(
     """One row per accepted input row, in input order: RecordId and the pass-through columns (from the input),
     ``ReturnedByService``, the service's status, §2.3 and decoded columns, then the input address as
     ``<Field>_in``. A row the service did not return has ``ReturnedByService`` False and an empty QSTAT.
-    Result rows whose RecordId no input row has are logged and left out.
+    Result rows whose RecordId no input row has are logged and left out; a RecordId on several rows is
+    refused.
 
     Args:
         input: the accepted input records.
@@ -711,6 +717,7 @@ def merge_results(
     Raises:
         ResultFileError: the result has no record id column, or not one of its rows matches an input row
             (it cannot be the answer to this upload).
+        DuplicateRecordIds: a record id has more than one result row.
     """
     source = source or input.source
     records = input.records
@@ -725,7 +732,10 @@ def merge_results(
     )
     right = decoded.drop(columns=[c for c in decoded.columns if c in uploaded or c == id_column])
     right.insert(0, RECORD_ID, _record_ids(decoded[id_column]))
-    right = right[right[RECORD_ID].notna()].drop_duplicates(RECORD_ID)
+    right = right[right[RECORD_ID].notna()]
+    repeated = right[RECORD_ID].duplicated(keep=False)
+    if repeated.any():
+        raise DuplicateRecordIds(sorted(int(i) for i in right.loc[repeated, RECORD_ID].unique()), path=source)
     right.insert(1, RETURNED_COLUMN, True)
     right[RECORD_ID] = right[RECORD_ID].astype("int64")
     matches = right[RECORD_ID].isin(left[RECORD_ID])
@@ -849,8 +859,9 @@ def write_address_results(
     Moves) and ``moves.csv`` when moves are given; returns the paths written.
 
     With ``formula_guard`` a text cell of the CSV files that a spreadsheet would run as a formula gets a
-    leading ``'`` (:func:`tasks.reports.neutralise_formulas`), except in the :data:`CODE_COLUMNS`; the
-    workbook never needs it (its cells are written as text, never as formulas).
+    leading ``'`` (:func:`tasks.reports.neutralise_formulas`), unless it is a code of the
+    :data:`CODE_COLUMNS` that matches its grammar; the workbook never needs it (its cells are written as
+    text, never as formulas).
     """
     paths = [
         write_csv(merged, out_dir / "results.csv", formula_guard=formula_guard, code_columns=CODE_COLUMNS)

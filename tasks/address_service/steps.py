@@ -1,9 +1,11 @@
-"""Prefect tasks around the address files: preparing the upload and turning the download into results."""
+"""Prefect tasks around the address files: preparing the upload and turning the download into results
+(service fields longer than §2.3 allows flagged in the rows' ``ResultProblems``)."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,11 +15,13 @@ import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from tasks.address_service.field_lengths import flag_long_fields
 from tasks.address_service.profile_upload import wire_format as wire_format_of
 from tasks.address_service.profile_upload import write_profile_upload
 from tasks.address_service.profiles import AlignmentProfile
 from tasks.address_service.records import AddressInput, read_address_file, write_rejected
 from tasks.address_service.results import (
+    RETURNED_COLUMN,
     decode_results,
     merge_results,
     qstat_summary,
@@ -28,8 +32,11 @@ from tasks.address_service.results import (
     write_address_results,
 )
 from tasks.address_service.wire import WireFormat, write_upload_file
+from tasks.files import make_dirs
 from tasks.limits import DOWNLOAD_MAX_BYTES, TABLE_LIMITS, ZIP_MAX_RATIO, TableLimits
 from tasks.reports import markdown_table, write_csv
+
+logger = logging.getLogger("postflows.address_service.steps")
 
 
 @dataclass
@@ -66,6 +73,8 @@ class AddressResults:
     rows: int
     moves: int = 0
     extra: dict[str, int] = field(default_factory=dict)
+    long_field_rows: int = 0
+    """Rows with a service field longer than §2.3 allows (named in their ``ResultProblems``)."""
 
     def qstat_counts(self) -> dict[str, int]:
         return {
@@ -77,6 +86,11 @@ class AddressResults:
         lines = [f"# {title}", "", f"- result rows: {self.rows}", f"- rejected input rows: {rejected_rows}"]
         if self.moves:
             lines.append(f"- move notifications: {self.moves}")
+        if self.long_field_rows:
+            lines.append(
+                f"- rows with a field longer than the specification allows: {self.long_field_rows} "
+                "(see ResultProblems)"
+            )
         lines += ["", "## QSTAT", "", markdown_table(self.summary)]
         return "\n".join(lines)
 
@@ -134,7 +148,7 @@ def prepare_address_input(
     ``profile_map`` fills its pass-through slots) and the profile's layout, not ``wire_format``. A file over
     ``limits`` is refused before it is read (:func:`tasks.tables.read_table`).
     """
-    output_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(output_dir)
     fmt = input_format or InputFormat()
     wire = wire_format_of(profile) if profile is not None else wire_format or WireFormat()
     records = read_address_file(
@@ -256,8 +270,18 @@ def _write(
             record_id=profile.result_record_id,
             uploaded_columns=profile.upload.columns,
         )
+    merged, long_field_rows = flag_long_fields(merged, after=RETURNED_COLUMN)
+    if long_field_rows:
+        logger.warning(
+            "%d result rows hold a field longer than the specification allows (see ResultProblems)",
+            long_field_rows,
+        )
     summary = qstat_summary(merged)
     files = write_address_results(merged, summary, output_dir, moves=moves, formula_guard=formula_guard)
     return AddressResults(
-        files=files, summary=summary, rows=len(merged), moves=0 if moves is None else len(moves)
+        files=files,
+        summary=summary,
+        rows=len(merged),
+        moves=0 if moves is None else len(moves),
+        long_field_rows=long_field_rows,
     )

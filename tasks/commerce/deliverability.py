@@ -191,11 +191,9 @@ def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
 def write_deliverability(
     table: DeliverabilityTable, output_dir: Path, *, formula_guard: bool = True
 ) -> list[Path]:
-    """Write ``deliverability.csv`` (long form) and ``deliverability.xlsx`` (grid and long form)."""
-    ours = (ROW, STATUS_COLUMN, HTTP_STATUS_COLUMN, *DAY_COLUMNS, *ANSWER_COLUMNS)
-    csv_path = write_csv(
-        table.days, output_dir / "deliverability.csv", formula_guard=formula_guard, code_columns=ours
-    )
+    """Write ``deliverability.csv`` (long form) and ``deliverability.xlsx`` (grid and long form); every text
+    cell of the CSV file gets the formula guard (none of its columns holds a code that may start like one)."""
+    csv_path = write_csv(table.days, output_dir / "deliverability.csv", formula_guard=formula_guard)
     xlsx_path = write_xlsx(
         output_dir / "deliverability.xlsx",
         {GRID_SHEET: table.grid, DAYS_SHEET: table.days},

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any, Protocol, cast
 
 from pydantic import SecretStr
 
-from tasks.files import write_bytes
+from tasks.files import make_dirs, write_bytes
 
 PRIVATE = 0o600
 
@@ -89,7 +90,8 @@ class FileTokenStore:
             return None
 
     def save(self, login: SavedLogin) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_dirs(self.path.parent)
+        os.chmod(self.path.parent, 0o700)
         write_bytes(self.path, json.dumps(_record(login)).encode("utf-8"), durable=True, mode=PRIVATE)
 
     def clear(self) -> bool:

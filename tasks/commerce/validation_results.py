@@ -12,9 +12,7 @@ import pandas as pd
 from tasks.commerce.address_input import LEAF_FIELDS, ROW
 from tasks.commerce.validation import (
     CERTIFIED_PREFIX,
-    CHANGED_COLUMN,
     HTTP_STATUS_COLUMN,
-    QUALITY_COLUMN,
     STATUS_COLUMN,
     ValidationTable,
 )
@@ -28,7 +26,6 @@ FORMATS = {
 }
 RESULTS_SHEET = "Results"
 SUMMARY_SHEET = "Summary"
-_OUR_COLUMNS = (ROW, STATUS_COLUMN, HTTP_STATUS_COLUMN, QUALITY_COLUMN, CHANGED_COLUMN, "expires")
 
 
 def cell_styles(table: ValidationTable) -> pd.DataFrame:
@@ -74,12 +71,10 @@ def write_validation_results(
 ) -> list[Path]:
     """Write ``results.csv`` and ``results.xlsx``; returns their paths.
 
-    Text from the customer's file or the service's messages gets the formula guard in the CSV file (see
-    :func:`tasks.reports.write_csv`); the workbook never turns text into formulas.
+    Every text cell of the CSV file gets the formula guard (see :func:`tasks.reports.write_csv`): none of
+    its columns holds a code that may start like a formula. The workbook never turns text into formulas.
     """
-    csv_path = write_csv(
-        table.frame, output_dir / "results.csv", formula_guard=formula_guard, code_columns=_OUR_COLUMNS
-    )
+    csv_path = write_csv(table.frame, output_dir / "results.csv", formula_guard=formula_guard)
     xlsx_path = write_xlsx(
         output_dir / "results.xlsx",
         {

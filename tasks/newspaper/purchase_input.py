@@ -8,14 +8,12 @@ empty rows before anything is sent.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
 from pydantic import ValidationError
 
 from connectors.newspaper import Purchase, PurchaseAddress, check_purchase
@@ -25,6 +23,7 @@ from tasks.address_service.headers import field_for_header, header_key
 from tasks.errors import InputError
 from tasks.lazy import lazy_module
 from tasks.limits import TABLE_LIMITS, TableLimits
+from tasks.structured_files import Format, UnusableFile, odd_key, read_structured
 from tasks.tables import read_table
 from tasks.textfiles import control_character_lines
 
@@ -104,23 +103,39 @@ def purchase_header(headers: Sequence[str], *, path: Path) -> dict[str, str]:
 
 
 def load_purchase_parameters(path: Path) -> dict[str, Any]:
-    """The purchase parameters (§2.7 without the addresses) from a JSON or YAML file."""
+    """The purchase parameters (§2.7 without the addresses) from a JSON or YAML file, checked against the
+    purchase's schema.
+
+    Raises:
+        InputError: the file is missing, does not parse, or breaks the schema (each problem named by line,
+            column and field, never quoting the file but for the excerpt :mod:`tasks.structured_files`
+            allows).
+    """
     if not path.is_file():
         raise InputError("purchase parameter file not found", path=path)
+    fmt: Format = "json" if path.suffix.lower() == ".json" else "yaml"
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"is not UTF-8 text (byte {exc.start + 1}); save it as UTF-8", path=path) from exc
-    try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:
-        raise InputError(
-            f"cannot be read as {path.suffix.lstrip('.') or 'JSON/YAML'}: {exc}", path=path
-        ) from exc
+        document = read_structured(path, fmt)
+    except OSError as exc:
+        raise InputError(f"cannot be read: {exc.strerror or type(exc).__name__}", path=path) from None
+    except UnusableFile as exc:
+        raise InputError(exc.problem, path=path) from None
+    data = document.data
     if not isinstance(data, dict):
-        raise InputError("purchase parameters must be an object (§2.7)", path=path)
+        problem = "purchase parameters must be an object (§2.7)"
+        raise InputError(document.problem_at(document.locate(()), problem), path=path)
     if "addresses" in data:
-        raise InputError("addresses come from the address file, not from the parameters", path=path)
+        problem = "addresses come from the address file, not from the parameters"
+        raise InputError(document.problem_at(document.locate(("addresses",), key=True), problem), path=path)
+    odd = odd_key(data)
+    if odd is not None:
+        problem = "a key that is not a field name (letters, digits, _ and -)"
+        raise InputError(document.problem_at(document.locate(odd, key=True), problem), path=path)
+    try:
+        Purchase.model_validate({**data, "addresses": []})
+    except ValidationError as exc:
+        problems = document.validation_problems(exc, Purchase)
+        raise InputError(f"not valid purchase parameters: {problems}", path=path) from None
     return data
 
 

@@ -32,8 +32,6 @@ from tasks.retrying import idempotent_step, run_step
 logger = logging.getLogger("postflows.newspaper.purchases")
 
 FAILED_STATUSES = frozenset({"FAILED", "ERROR", "CANCELED", "CANCELLED", "REJECTED", "ABORTED"})
-# The service's codes in the output addresses: written as they are, never neutralised as formulas.
-OUTPUT_CODE_COLUMNS = ("statusCode", "bundleInfo", "quantity", "zipCode")
 OUTPUT_COLUMNS = (
     "statusCode",
     "bundleId",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from tasks.files import make_dirs
 from tasks.newspaper.intervals import StatisticsInterval
 
 STATISTICS_SUFFIXES = frozenset({".csv", ".xlsx"})
@@ -46,7 +47,7 @@ def inbox_calendar(inbox: Path) -> Path | None:
 def move_to_sent(path: Path, *, now: dt.datetime | None = None) -> Path:
     """Move a sent file into ``sent/`` beside it; a name already there gets the time appended."""
     sent = path.parent / SENT
-    sent.mkdir(exist_ok=True)
+    make_dirs(sent)
     target = sent / path.name
     if target.exists():
         stamp = (now or dt.datetime.now()).strftime("%Y%m%d-%H%M%S")

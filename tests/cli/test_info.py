@@ -87,3 +87,37 @@ def test_info_with_real_endpoints_a_shared_history_and_a_prefect_server(
     assert info["newspaper API"].startswith("real: https://newspaper.example.test — not usable: ")
     assert "POSTFLOWS_NEWSPAPER_TOKEN_URL" in info["newspaper API"]
     assert info["commerce sign-in"] == "Prefect Secret block 'team-login'"
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        (
+            "postgresql+psycopg://postflows@db.example.test/postflows?password=Qu3ry-Pw%21&sslmode=require",
+            "postgresql+psycopg://postflows@db.example.test/postflows?password=***&sslmode=require",
+        ),
+        (
+            "mssql+pyodbc://db.example.test/postflows?driver=ODBC+Driver+18&UID=app&PWD=Qu3ry-Pw!",
+            "mssql+pyodbc://db.example.test/postflows?driver=ODBC+Driver+18&UID=app&PWD=***",
+        ),
+        (
+            "postgresql://app:Qu3ry-Pw!@db.example.test/postflows?sslpassword=Qu3ry-Pw!",
+            "postgresql://app:***@db.example.test/postflows?sslpassword=***",
+        ),
+    ],
+)
+def test_info_masks_a_password_wherever_the_history_url_holds_it(
+    user_data: Path, monkeypatch: pytest.MonkeyPatch, url: str, shown: str
+) -> None:
+    monkeypatch.setenv("POSTFLOWS_DATABASE_URL", url)
+    monkeypatch.setenv(
+        "POSTFLOWS_ADDRESS_SERVICE_URL", "https://svc:Qu3ry-Pw!@addresses.example.test/REST/v1?token=x1"
+    )
+    result = runner.invoke(app, ["info"])
+    assert result.exit_code == 0, result.output
+    assert "Qu3ry-Pw" not in result.output
+    info = _info()
+    assert info["run history"] == f"{shown} (POSTFLOWS_DATABASE_URL)"
+    assert info["address service"].startswith(
+        "real: https://svc:***@addresses.example.test/REST/v1?token=***"
+    )

@@ -73,7 +73,7 @@ def files(tmp_path: Path) -> Path:
             ["address-purchase", str(EXAMPLES / "purchase-addresses.csv"), "--params", "params.yaml"],
             "purchase parameters must be an object",
         ),
-        (["newspaper-order", "order.json"], "order.json: the order must be a JSON object"),
+        (["newspaper-order", "order.json"], "order.json: line 1, column 1: the order must be a JSON object"),
         (["address-batch", str(EXAMPLES / "address-batch.csv"), "--out", "a-file"], "--out is a file"),
         (["newspaper-reports", "4711", "--out", "a-file"], "a-file: --out is a file, not a directory"),
     ],
@@ -290,3 +290,22 @@ def test_the_console_script_refuses_without_starting_a_server(files: Path) -> No
     said = [line for line in done.stderr.splitlines() if "import time:" not in line]
     assert said == ["refused: empty.csv: file is empty: no header row"]
     assert not (files / "o").exists()
+
+
+def test_a_password_file_named_as_the_profile_is_refused_without_a_line_of_it(tmp_path: Path) -> None:
+    shadow = tmp_path / "etc" / "shadow"
+    shadow.parent.mkdir()
+    shadow.write_text(
+        "root:$6$Xy7hQ2Zq$secrethashCCCCCCCCCCCCCCCCCCCCCCCC:19700:0:99999:7:::\ndaemon:*:19700:0:99999:7:::\n"
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    os.chdir(work)  # restored by the suite's fixture
+    result = runner.invoke(
+        app, ["address-batch", str(EXAMPLES / "address-batch.csv"), "--profile", str(shadow), "--out", "out"]
+    )
+    assert result.exit_code == 2, result.output
+    line = _refusal(result.output)
+    assert line.startswith(f"refused: profile {shadow}: upload (line 1, column 1): Field required"), line
+    for piece in ("$6$", "Xy7hQ2Zq", "secrethash", "daemon", "19700"):
+        assert piece not in result.output

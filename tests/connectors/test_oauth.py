@@ -180,7 +180,7 @@ async def test_token_endpoint_refusal_is_auth_failed_without_the_secret(status: 
         await flow.asend(echo)
     text = str(caught.value)
     assert SECRET not in text and "eyJ" not in text
-    assert "client_secret=[redacted]" in text and "the secret ********** is not ours" in text
+    assert "client_secret=[redacted]" in text and "the secret [redacted] is not ours" in text
     assert caught.value.status_code == status
     assert caught.value.retryable is (status >= 500)
 

@@ -6,13 +6,15 @@ account and OAuth client secrets ``--accounts`` names, and appends one JSON line
 method, path, query, request headers and body, answer status and ``Location``, and for the token endpoint
 the answer's body. The issued access, refresh and ID tokens and the codes are read back from there, and so
 is every URL, header and body the clients sent (see :mod:`tests.secret_scan`). With ``--echo`` a refused
-client authentication and every HTTP 5xx answer quote the request, credentials included, as careless servers
-do: what the clients make of such answers must not carry them on.
+client authentication and every HTTP 5xx answer quote the request, credentials included, and an HTTP 400 to
+a request with Basic credentials says ``invalid login <user> password <password>``, as careless servers do:
+what the clients make of such answers must not carry them on.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import subprocess
 import sys
@@ -37,7 +39,8 @@ class WireRecorder:
     """ASGI middleware: one JSON line per HTTP request, written when its answer is complete (or broken).
 
     With ``echo``, answers that careless servers are known to fill with the request (a refused client
-    authentication, an HTTP 5xx debug page) quote it: method, path, query, ``Authorization`` header and body.
+    authentication, an HTTP 5xx debug page, an HTTP 400 that names the login it refused) quote it: method,
+    path, query, ``Authorization`` header and body, and the user and password of Basic credentials.
     """
 
     def __init__(self, app: ASGIApp, wire: Path, *, echo: bool = False) -> None:
@@ -53,6 +56,10 @@ class WireRecorder:
         answer: dict[str, Any] = {"status": None, "location": None, "echoed": False}
         answer_body = bytearray()
         is_token_path = str(scope["path"]).endswith(TOKEN_PATH_SUFFIX)
+        basic = any(
+            name.lower() == b"authorization" and value[:6].lower() == b"basic "
+            for name, value in scope["headers"]
+        )
 
         async def receiving() -> Message:
             message = await receive()
@@ -66,7 +73,9 @@ class WireRecorder:
                 for name, value in message.get("headers", []):
                     if name.lower() == b"location":
                         answer["location"] = value.decode("latin-1")
-                if self.echo and (status >= 500 or (is_token_path and status == 401)):
+                if self.echo and (
+                    status >= 500 or (is_token_path and status == 401) or (status == 400 and basic)
+                ):
                     answer["echoed"] = True
                     return
             elif message["type"] == "http.response.body":
@@ -103,6 +112,10 @@ def _echo(scope: Scope, body: bytes) -> bytes:
     description = "request refused"
     if "client_secret" in form:
         description = f"Client authentication failed for client_secret {form['client_secret']}"
+    scheme, _, credentials = (headers.get("authorization") or "").partition(" ")
+    if scheme.lower() == "basic":
+        user, _, password = base64.b64decode(credentials).decode("utf-8", "replace").partition(":")
+        description = f"invalid login {user} password {password}"
     # What carries credentials first: a quoting client that cuts long bodies still sees them.
     quoted = {
         "body": text,

@@ -1,13 +1,15 @@
 """Every flow, and the commerce sign-in and refresh, run as ``postflows`` processes with recognisable fake
 credentials against served sandboxes and the session's Prefect server, some of them failing (HTTP 401 for
-each API, HTTP 500, a rejected order); then every place a run leaves text is searched for every spelling of
-every credential (:mod:`tests.secret_scan`): the processes' output, the workspaces' files (history database,
-results, summaries, ZIP members, the client's PREFECT_HOME), the Prefect server's flow runs, task runs,
-states, logs and artifacts (REST API) and its whole database, and what went over the wire to the sandboxes.
+each API, HTTP 500, a rejected order, an HTTP 400 that quotes the address-service password); then every
+place a run leaves text is searched for every spelling of every credential (:mod:`tests.secret_scan`): the
+processes' output, the workspaces' files (history database, results, summaries, ZIP members, the client's
+PREFECT_HOME), the Prefect server's flow runs, task runs, states, logs and artifacts (REST API) and its whole
+database, and what went over the wire to the sandboxes.
 
 The sandboxes (:mod:`tests.e2e.recording_sandbox`) write down every request, so the issued access, refresh
 and ID tokens and the authorization codes are read back from them and searched for too; their refusals of a
-client secret and their HTTP 5xx answers quote the request, credentials included, as careless servers do.
+client secret and their HTTP 5xx answers quote the request, credentials included, as careless servers do,
+and the echoing one's HTTP 400 names the login it refused, password included.
 """
 
 from __future__ import annotations
@@ -98,12 +100,14 @@ ACCOUNTS = {
     "commerce_client_secret": COMMERCE_CLIENT[1],
 }
 # The faulty sandbox: the batch's two deletions fail (its files are left for the clean-up), every newspaper
-# call answers HTTP 500, and one commerce call answers 401 as if the token had expired.
+# call answers HTTP 500, and one commerce call answers 401 as if the token had expired. The echoing one
+# answers every address-service call with HTTP 400 "invalid login <user> password <password>".
 FAULTS = [
     {"api": "address", "endpoint": "deletefile/*", "kind": "http_status", "value": 500, "times": 2},
     {"api": "newspaper", "endpoint": "*", "kind": "http_status", "value": 500, "times": None},
     {"api": "commerce", "endpoint": "*", "kind": "http_status", "value": 401, "times": 1},
 ]
+ECHOING = [{"api": "address", "endpoint": "*uploadfile", "kind": "http_status", "value": 400, "times": None}]
 FAIL_FAST = {"POSTFLOWS_HTTP_MAX_ATTEMPTS": "1", "POSTFLOWS_TASK_RETRIES": "0"}
 
 
@@ -294,6 +298,12 @@ def _commands(out: Callable[[str], str], *, demo: bool) -> list[Group]:
         Group("left files, cleanup", "faulty", batch_then_cleanup, env=FAIL_FAST),
         Group("refused ID token", "faulty", lambda workspace, run: run.sign_in()),
         Group(
+            "400 address service echoing the password",
+            "echoing",
+            one("address-batch", str(EXAMPLE), "--out", out("echoed-password")),
+            env=FAIL_FAST,
+        ),
+        Group(
             "401 mid-run commerce",
             "faulty",
             one("address-validation", commerce_file, "--out", out("validation-401")),
@@ -350,7 +360,7 @@ def scanned(tmp_path_factory: pytest.TempPathFactory, prefect_server: PrefectSer
     started = time.monotonic()
     root = tmp_path_factory.mktemp("secrets")
     with (
-        recording_sandboxes(root, ACCOUNTS, {"clean": [], "faulty": FAULTS}) as sandboxes,
+        recording_sandboxes(root, ACCOUNTS, {"clean": [], "faulty": FAULTS, "echoing": ECHOING}) as sandboxes,
         canary_history_databases(POSTGRES_HISTORY) as histories,
     ):
         # The faulty sandbox's ID tokens carry another nonce: its sign-in is refused after the code exchange.
@@ -460,9 +470,10 @@ def test_every_flow_ran_and_the_failing_ones_failed_naming_the_cause(scanned: Sc
         ("rejected order", "newspaper-order"): "0003",
         ("500 newspaper", "newspaper-sync"): "500",
         ("refused ID token", "commerce-login"): "nonce",
+        ("400 address service echoing the password", "address-batch"): "HTTP 400",
     }
     # These answers quoted the request, credentials included (--echo): the reason quotes them scrubbed.
-    echoed = {"401 newspaper", "401 commerce", "500 newspaper"}
+    echoed = {"401 newspaper", "401 commerce", "500 newspaper", "400 address service echoing the password"}
     for run in scanned.runs:
         cause = failing.get((run.group, run.args[0]))
         if cause is not None:

@@ -27,10 +27,13 @@ def check_refusal(error: InputError, path: Path) -> None:
 def may_refuse(table: TextTable, error: InputError, *, detected: bool) -> bool:
     """Whether a well-formed table may be refused all the same: a quoted cell over more than
     :data:`MAX_QUOTED_LINES` lines, or one holding a line as long as a whole record (both read like a quote
-    that was never closed); NUL bytes read as a binary file; nothing but blanks. With the encoding
-    detected, bytes that do not decode in the encoding found (a Windows-1252 file with a byte it leaves
-    undefined, a header in another encoding than the rest) are refused too."""
+    that was never closed); a header that names two columns; NUL bytes read as a binary file; nothing but
+    blanks. With the encoding detected, bytes that do not decode in the encoding found (a Windows-1252 file
+    with a byte it leaves undefined, a header in another encoding than the rest) are refused too."""
     problem = error.problem
+    names = [name.strip() or f"Unnamed: {position}" for position, name in enumerate(table.header, start=1)]
+    if "give each column its own name" in problem and len(set(names)) < len(names):
+        return True  # a header naming two columns is refused, naming them
     if ("NUL bytes" in problem or "UTF-32" in problem) and "\x00" in "".join(
         sum(table.records, table.header)
     ):

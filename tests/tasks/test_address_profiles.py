@@ -80,14 +80,17 @@ def test_a_shown_profile_reads_back_as_the_same_profile(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (("record_id: CustomID_01_in", "record_id: Kundennummer"), "upload: record_id 'Kundennummer' is not"),
-        (("encoding: utf-8", "encoding: latin-9"), "upload.encoding: 'latin-9' is not one of"),
-        (("{###STATISTICFILE_FR###}", "STATISTICFILE_FR"), "outputs: output statistics_fr"),
+        (
+            ("record_id: CustomID_01_in", "record_id: Kundennummer"),
+            "upload.record_id (line 5, column 14): is not one of the columns",
+        ),
+        (("encoding: utf-8", "encoding: latin-9"), "upload.encoding (line 6, column 13): is not one of"),
+        (("{###STATISTICFILE_FR###}", "STATISTICFILE_FR"), "outputs (line 12, column 3): output 1 is not"),
         (
             ("PassThrough_01]", "PassThrough_01, Name_in]"),
-            "upload.columns: columns appear twice: Name_in",
+            "upload.columns (line 3, column 12): columns 3 and 10 have the same name",
         ),
-        (("outputs:", "colour: blue\noutputs:"), "colour: Extra inputs are not permitted"),
+        (("outputs:", "colour: blue\noutputs:"), "… (line 11, column 1): not a field of this file"),
         (('delimiter: "\\t"', 'delimiter: "ab"'), "delimiter must be one character"),
     ],
 )

@@ -24,8 +24,9 @@ from tasks.address_service.results import (
     unpack_download,
     write_address_results,
 )
+from tasks.address_service.steps import PreparedInput, build_address_results
 from tasks.archives import ZipInflation
-from tasks.errors import ResultFileError
+from tasks.errors import DuplicateRecordIds, ResultFileError
 from tasks.textfiles import detect_encoding, sniff_delimiter
 
 # What the service sends back for an upload of RecordId, Kundennummer and the address columns: the uploaded
@@ -239,7 +240,7 @@ def test_decoding_many_rows_works_per_distinct_value() -> None:
 def test_merge_keeps_every_input_row_in_order(tmp_path: Path) -> None:
     records = address_input(tmp_path)
     decoded = decode_results(read_result_file(write_result(tmp_path / "r.txt", "cp1252")))
-    shuffled = decoded.iloc[[2, 0, 1, 0]]  # out of order, one row delivered twice
+    shuffled = decoded.iloc[[2, 0, 1]]  # out of order
     merged = merge_results(records, shuffled)
     assert merged["RecordId"].tolist() == [1, 2, 3, 4]
     assert merged["Kundennummer"].tolist() == ["007", "008", "009", "010"]
@@ -507,13 +508,73 @@ def test_results_csv_neutralises_formulas_in_text_but_not_in_codes(tmp_path: Pat
     assert plain.loc[1, "Name"] == "@SUM(1+1)"
 
 
-def test_every_status_and_decoded_column_is_a_code_column() -> None:
+def test_the_code_columns_are_the_two_codes_and_their_decoded_labels_only() -> None:
     decoded = decode_results(read_result_file_from_rows())
-    status = [column for column in decoded.columns if column in results.STATUS_FIELD_NAMES]
-    assert status and set(status) <= results.CODE_COLUMNS
-    assert {column for column in decoded.columns if column.startswith("SR")} <= results.CODE_COLUMNS
-    assert {"QSTAT_Designation", "QSTAT_Meaning", "RecordId", "ReturnedByService"} <= results.CODE_COLUMNS
-    assert not {"Name", "Streetname", "Kundennummer", "Name_in"} & results.CODE_COLUMNS
+    labels = {column for column in decoded.columns if column.startswith("SR")}
+    assert set(results.CODE_COLUMNS) == {"QSTAT", "ShortReport", *labels}
+    for column in ("ValidFrom", "Birthdate", "Housekey", "Double_DSTAT", "Name", "Kundennummer", "Name_in"):
+        assert column not in results.CODE_COLUMNS
+
+
+def _formula_result_rows() -> list[str]:
+    """Result rows whose service fields start like formulas (and one ShortReport that is no report)."""
+    fields = "\t".join(["Jürg", "Müller", "Bahnhofstr.", "12", "3000", "Bern"])
+    return [
+        f"1\t007\t{fields}\t1\t--11---3311-1----------A\t1\t100.00\t=1+1\t@SUM(A1)\t"
+        '=HYPERLINK("http://evil.example/x","open")\t\tJürg\tMüller\tBahnhofstrasse\t12\t3000\tBern\t\t+1',
+        f"2\t008\t{fields}\t51\t-=1+1\t0\t94.50\t\t\t\t\t\t\t\t\t\t\t\t-1",
+    ]
+
+
+def test_service_fields_that_start_like_formulas_are_guarded_and_valid_codes_are_not(tmp_path: Path) -> None:
+    header = RESULT_HEADER + "\tDouble_DSTAT"
+    path = write_result(tmp_path / "r.txt", "utf-8", header=header, rows=_formula_result_rows())
+    merged = merge_results(address_input(tmp_path), decode_results(read_result_file(path)))
+    write_address_results(merged, qstat_summary(merged), tmp_path / "out")
+    csv = pd.read_csv(tmp_path / "out" / "results.csv", dtype=str, encoding="utf-8", keep_default_na=False)
+    assert csv.loc[0, "ValidFrom"] == "'=1+1"
+    assert csv.loc[0, "Birthdate"] == "'@SUM(A1)"
+    assert csv.loc[0, "Housekey"] == '\'=HYPERLINK("http://evil.example/x","open")'
+    assert csv.loc[0, "Double_DSTAT"] == "'+1" and csv.loc[1, "Double_DSTAT"] == "'-1"
+    # Codes that keep their grammar are written as the service sent them.
+    assert csv.loc[0, "QSTAT"] == "1" and csv.loc[1, "QSTAT"] == "51"
+    assert csv.loc[0, "ShortReport"] == "--11---3311-1----------A"
+    assert csv.loc[0, "SR01_Company"] == "- no statement"
+    # A ShortReport outside its grammar is guarded like any other text, and so is its decoded label.
+    assert csv.loc[1, "ShortReport"] == "'-=1+1"
+    assert csv.loc[1, "SR02_Prename"] == "'= unknown"
+
+
+def test_service_fields_longer_than_the_specification_are_flagged(tmp_path: Path) -> None:
+    rows = [
+        "1\t007\tJürg\tMüller\tBahnhofstr.\t12\t3000\tBern\t1\t-1-1---3311-1----------A\t1\t100.00\t"
+        "202401019\t\t12345678901234567890123\t\tJürg\tMüller\tBahnhofstrasse\t12\t30001\tBern\t",
+        "2\t008\tAnna\tKeller\tSeeweg\t3\t8001\tZürich\t51\t0000000000000000000000\t0\t94.50",
+    ]
+    download = write_result(tmp_path / "r.txt", "utf-8", rows=rows)
+    prepared = PreparedInput(records=address_input(tmp_path), rejected_path=None)
+    built = build_address_results(prepared, download, tmp_path / "out")
+    assert built.long_field_rows == 1
+    assert "rows with a field longer than the specification allows: 1" in built.markdown("x", rejected_rows=0)
+    csv = pd.read_csv(tmp_path / "out" / "results.csv", dtype=str, encoding="utf-8", keep_default_na=False)
+    assert list(csv.columns[:4]) == ["RecordId", "Kundennummer", "ReturnedByService", "ResultProblems"]
+    assert csv.loc[0, "ResultProblems"] == (
+        "ValidFrom: 9 characters, at most 8; Housekey: 23 characters, at most 19; "
+        "ZIPCode: 5 characters, at most 4"
+    )
+    assert csv.loc[0, "Housekey"] == "12345678901234567890123"  # kept as the service sent it
+    assert csv["ResultProblems"].tolist()[1:] == ["", "", ""]
+
+
+def test_a_result_with_a_record_id_on_several_rows_is_refused_naming_the_ids(tmp_path: Path) -> None:
+    records = address_input(tmp_path)
+    decoded = decode_results(read_result_file(write_result(tmp_path / "r.txt", "cp1252")))
+    twice = decoded.iloc[[0, 1, 2, 0, 2, 2]]
+    with pytest.raises(DuplicateRecordIds) as refused:
+        merge_results(records, twice, source=tmp_path / "r.txt")
+    assert refused.value.ids == (1, 3)
+    assert "more than one row for record ids 1, 3" in str(refused.value)
+    assert isinstance(refused.value, ResultFileError) and refused.value.exit_code == 1
 
 
 def read_result_file_from_rows() -> pd.DataFrame:

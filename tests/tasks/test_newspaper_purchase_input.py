@@ -176,5 +176,5 @@ def _duplicating_sort(self: pd.DataFrame, *args: object, **kwargs: object) -> pd
 def test_parameters_saved_as_utf16_are_refused_by_name(tmp_path: Path, suffix: str) -> None:
     path = tmp_path / f"purchase{suffix}"
     path.write_bytes('{"title": "Abo"}'.encode("utf-16"))
-    with pytest.raises(InputError, match="is not UTF-8 text"):
+    with pytest.raises(InputError, match="line 1, column 1: not UTF-8 text"):
         load_purchase_parameters(path)

@@ -77,20 +77,36 @@ def test_a_file_that_cannot_be_decoded_is_refused_naming_the_line(
         read_table(path, encoding=encoding)
 
 
-def test_a_repeated_header_never_takes_the_name_of_another_column(tmp_path: Path) -> None:
+def test_a_repeated_header_is_refused_naming_it_and_its_columns(tmp_path: Path) -> None:
     path = tmp_path / "repeats.csv"
-    path.write_bytes(b"x.1;x;x\n1;2;3\n")
-    table = read_table(path)
-    assert list(table.frame.columns) == ["x.1", "x", "x.2"]
-    assert read_head(path).headers == ["x.1", "x", "x.2"]
+    path.write_bytes(b"Name;Ort;PLZ;Ort \nA;Bern;3000;Biel\n")
+    for read in (read_table, read_head):
+        with pytest.raises(InputError, match=r"header 'Ort' names columns 2 and 4; give each column its own"):
+            read(path)
+    path.write_bytes(b"x.1;x;x;x\n1;2;3;4\n")
+    with pytest.raises(InputError, match="header 'x' names columns 2, 3 and 4"):
+        read_table(path)
 
 
-def test_an_address_file_with_such_repeats_passes_every_column_through(tmp_path: Path) -> None:
+def test_a_repeated_header_of_a_workbook_is_refused_too(tmp_path: Path) -> None:
+    path = tmp_path / "repeats.xlsx"
+    book = openpyxl.Workbook()
+    book.active.append(["Name", "Ort", "Ort"])
+    book.active.append(["A", "Bern", "Biel"])
+    book.save(path)
+    for read in (read_table, read_head):
+        with pytest.raises(InputError, match="header 'Ort' names columns 2 and 3"):
+            read(path)
+
+
+def test_an_address_file_with_a_repeated_header_is_refused_before_anything_is_read(tmp_path: Path) -> None:
     path = tmp_path / "addresses.csv"
-    path.write_bytes(b"Name;Prename;Streetname;HouseNo;ZIPCode;TownName;x.1;x;x\nA;B;C;1;3000;Bern;1;2;3\n")
-    result = read_address_file(path)
-    assert result.passthrough_columns == ["x.1", "x", "x.2"]
-    assert result.records[["x.1", "x", "x.2"]].to_numpy().tolist() == [["1", "2", "3"]]
+    path.write_bytes(b"Name;Prename;Streetname;HouseNo;ZIPCode;TownName;Ort\nA;B;C;1;3000;Bern;Biel\n")
+    read_address_file(path)  # an alias beside the canonical name is two names, not a repeat
+    path.write_bytes(b"Name;Prename;Streetname;HouseNo;ZIPCode;Ort;Ort\nA;B;C;1;3000;Bern;Biel\n")
+    with pytest.raises(InputError, match="header 'Ort' names columns 6 and 7") as refused:
+        read_address_file(path)
+    assert refused.value.exit_code == 2
 
 
 def _workbook_with_sheet(path: Path, sheet_xml: bytes, *, deflated: bool = True) -> Path:

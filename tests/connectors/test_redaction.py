@@ -1,0 +1,110 @@
+"""The process's secret scrubber: every registered secret in every spelling, wherever an error, a quoted body
+or a token response would carry it."""
+
+from __future__ import annotations
+
+import base64
+import json
+from urllib.parse import quote, quote_plus
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from connectors.auth import basic_auth
+from connectors.errors import ApiError, PostflowsError, error_for_http_status, quote_body
+from connectors.oauth import read_token_response
+from connectors.redaction import REDACTED, SecretScrubber, redact, register_secret
+
+PASSWORD = "Short pw/+:@ 42"  # under 32 characters and with a space: no pattern takes it for a credential
+
+
+@pytest.fixture
+def scrubber() -> SecretScrubber:
+    fresh = SecretScrubber()
+    fresh.register(PASSWORD)
+    return fresh
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        PASSWORD,
+        quote(PASSWORD, safe=""),
+        quote_plus(PASSWORD),
+        json.dumps(PASSWORD)[1:-1],
+        base64.b64encode(PASSWORD.encode()).decode(),
+        base64.urlsafe_b64encode(PASSWORD.encode()).decode(),
+    ],
+)
+def test_a_registered_secret_is_found_in_every_spelling(scrubber: SecretScrubber, spelling: str) -> None:
+    assert (
+        scrubber.scrub(f"the service said {spelling}; try again") == f"the service said {REDACTED}; try again"
+    )
+
+
+def test_basic_credentials_are_found_as_the_header_carries_them() -> None:
+    scrubber = SecretScrubber()
+    scrubber.register_basic("tech", PASSWORD)
+    header = "Basic " + base64.b64encode(f"tech:{PASSWORD}".encode()).decode()
+    scrubbed = scrubber.scrub(f"echo: {header}")
+    assert scrubbed == f"echo: Basic {REDACTED}", scrubbed
+    # inside a longer base64 text too (a body quoted as base64)
+    blob = base64.b64encode(f"xx{PASSWORD}yyyy".encode()).decode()
+    assert REDACTED in scrubber.scrub(blob)
+
+
+def test_a_secret_cut_off_at_the_end_of_a_text_is_still_removed(scrubber: SecretScrubber) -> None:
+    assert scrubber.scrub(f"password {PASSWORD[:9]}") == f"password {REDACTED}"
+    assert scrubber.scrub(f"password {PASSWORD[:9]}…") == f"password {REDACTED}…"
+    assert scrubber.scrub("password Shor") == "password Shor"  # too short a piece to tell from text
+
+
+def test_a_value_too_short_to_tell_from_text_is_not_matched() -> None:
+    scrubber = SecretScrubber()
+    scrubber.register("pw")
+    assert scrubber.scrub("pwd: pw") == "pwd: pw"
+
+
+def test_the_patterns_apply_only_when_asked(scrubber: SecretScrubber) -> None:
+    text = 'access_token="abc" and ' + "a1" * 20
+    assert scrubber.scrub(text) == text
+    assert scrubber.scrub(text, patterns=True) == f"access_token={REDACTED} and {REDACTED}"
+
+
+def test_issued_tokens_are_kept_newest_first_up_to_the_limit() -> None:
+    scrubber = SecretScrubber()
+    for number in range(300):
+        scrubber.register(f"token-{number:04d}", issued=True)
+    assert scrubber.scrub("token-0299 token-0000") == f"{REDACTED} token-0000"
+
+
+def test_every_error_of_ours_is_scrubbed_as_it_is_made() -> None:
+    register_secret(PASSWORD)
+    error = ApiError(f"HTTP 400: invalid login tech password {PASSWORD}", api="x")
+    assert PASSWORD not in str(error) and str(error).endswith(REDACTED)
+    assert PASSWORD not in str(PostflowsError("a", f"b {PASSWORD}").args)
+
+
+def test_basic_auth_registers_the_password_it_is_given() -> None:
+    basic_auth("tech", SecretStr("Given-Basic-Pw 77"))
+    assert (
+        redact("invalid login tech password Given-Basic-Pw 77") == f"invalid login tech password {REDACTED}"
+    )
+
+
+def test_an_http_400_quoting_the_password_becomes_an_error_without_it() -> None:
+    basic_auth("tech", SecretStr(PASSWORD))
+    request = httpx.Request("POST", "https://service.example.test/REST/v1/uploadfile")
+    body = f"invalid login tech password {PASSWORD}\n\n(password  {PASSWORD})"
+    response = httpx.Response(400, text=body, request=request)
+    error = error_for_http_status(response, api="address-service")
+    assert PASSWORD not in str(error) and "invalid login tech password [redacted]" in str(error)
+    assert PASSWORD not in quote_body(body.replace(" ", "\n"))
+
+
+def test_the_tokens_of_a_token_response_are_registered() -> None:
+    request = httpx.Request("POST", "https://auth.example.test/OAuth/token")
+    answer = {"access_token": "issued-access-7", "refresh_token": "issued-refresh-8", "token_type": "Bearer"}
+    read_token_response(httpx.Response(200, json=answer, request=request), api="x", what="y", redact=redact)
+    assert redact("issued-access-7 / issued-refresh-8") == f"{REDACTED} / {REDACTED}"
