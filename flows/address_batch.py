@@ -273,6 +273,9 @@ async def address_batch(
                 prepared.house_numbers_split,
                 prepared.house_numbers_path,
             )
+        if prepared.records.sheet_note is not None:
+            summary.update(sheet=prepared.records.sheet_note)
+            get_run_logger().info("%s", prepared.records.sheet_note)
         if prepared.rejected_path is not None:
             await recorder.document("rejected-rows", prepared.rejected_path)
             logger.warning("%d input rows rejected, see %s", prepared.rejected_rows, prepared.rejected_path)

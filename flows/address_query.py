@@ -132,6 +132,9 @@ async def address_query(
         )
         if prepared.house_numbers_path is not None:
             await recorder.document("house-numbers", prepared.house_numbers_path)
+        if prepared.records.sheet_note is not None:
+            summary.update(sheet=prepared.records.sheet_note)
+            get_run_logger().info("%s", prepared.records.sheet_note)
         if prepared.rejected_path is not None:
             await recorder.document("rejected-rows", prepared.rejected_path)
         if not prepared.accepted:

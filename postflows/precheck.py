@@ -46,17 +46,37 @@ def _table(
     encoding: str | None = None,
     sheet: str | None = None,
     fixed_widths: Sequence[tuple[str, int]] | None = None,
-) -> None:
+    what: str = "the columns the flow reads",
+) -> str | None:
     """A table file within ``limits`` (as far as its head shows) whose header ``columns`` accepts and that
-    has a row after the header."""
-    from tasks.tables import read_head
+    has a row after the header; of a workbook, the worksheet :func:`tasks.tables.choose_sheet` picks (the
+    line saying which is returned)."""
+    from tasks.tables import choose_sheet, read_head
 
+    choice = choose_sheet(path, sheet, _accepted_by(columns), what=what, limits=limits)
     head = read_head(
-        path, delimiter=delimiter, encoding=encoding, sheet=sheet, fixed_widths=fixed_widths, limits=limits
+        path,
+        delimiter=delimiter,
+        encoding=encoding,
+        sheet=choice.sheet,
+        fixed_widths=fixed_widths,
+        limits=limits,
     )
     columns(head.headers)
     if not head.has_rows:
         raise InputError("no data rows after the header", path=path)
+    return choice.note
+
+
+def _accepted_by(columns: Callable[[list[str]], object]) -> Callable[[list[str]], bool]:
+    def accepted(headers: list[str]) -> bool:
+        try:
+            columns(headers)
+        except InputError:
+            return False
+        return True
+
+    return accepted
 
 
 def address_file(
@@ -84,7 +104,7 @@ def address_file(
 
     alignment = load_profile(profile) if profile else None
     columns_mapping, _ = split_mapping(dict(mapping) if mapping else None, alignment)
-    _table(
+    sheet_note = _table(
         path,
         lambda headers: address_header(
             headers, mode=mode, mapping=columns_mapping, path=path, split_house_numbers=split_house_numbers
@@ -94,13 +114,15 @@ def address_file(
         encoding=encoding,
         sheet=sheet,
         fixed_widths=tuple(fixed_widths.items()) if fixed_widths else None,
+        what="the address columns",
     )
-    if alignment is None:
-        return None
-    return (
-        f"profile {alignment.name}: the record id goes out in column {alignment.upload.record_id!r} and "
-        f"comes back in {alignment.result_record_id!r}"
-    )
+    notes = [sheet_note] if sheet_note else []
+    if alignment is not None:
+        notes.append(
+            f"profile {alignment.name}: the record id goes out in column {alignment.upload.record_id!r} and "
+            f"comes back in {alignment.result_record_id!r}"
+        )
+    return "; ".join(notes) or None
 
 
 def commerce_addresses(

@@ -28,7 +28,7 @@ import datetime as dt
 import gc
 import re
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from io import StringIO
 from pathlib import Path
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from python_calamine import CalamineError, CalamineWorkbook, SheetTypeEnum
 
 from tasks.errors import InputError
-from tasks.filetypes import check_table_file
+from tasks.filetypes import EXCEL_SUFFIXES, check_table_file
 from tasks.lazy import lazy_module
 from tasks.limits import TABLE_LIMITS, Overrun, TableLimits
 from tasks.linescan import LineScan, line_lengths, measures_bytes, scan_lines, scan_text
@@ -670,17 +670,74 @@ def _refuse_encrypted(path: Path) -> None:
 
 
 def _worksheet_name(workbook: CalamineWorkbook, sheet: str | int | None) -> str:
-    """A worksheet's name, by name or by 0-based position among the worksheets (chart sheets do not
+    """A worksheet's name, by name (in any case; a number written as text is the sheet at that 1-based
+    position when no sheet has that name) or by 0-based position among the worksheets (chart sheets do not
     count)."""
-    names = [meta.name for meta in workbook.sheets_metadata if meta.typ == SheetTypeEnum.WorkSheet]
+    names = _worksheet_names(workbook)
+    listed = ", ".join(repr(name) for name in names)
     if isinstance(sheet, str):
-        if sheet not in names:
-            raise _SheetMissing(f"Worksheet named {sheet!r} not found")
-        return sheet
+        exact = [name for name in names if name == sheet.strip()]
+        folded = [name for name in names if name.casefold() == sheet.strip().casefold()]
+        if exact or len(folded) == 1:
+            return (exact or folded)[0]
+        if sheet.strip().isdigit() and 1 <= int(sheet) <= len(names):
+            return names[int(sheet) - 1]
+        raise _SheetMissing(f"no worksheet {sheet!r}; the workbook's worksheets are {listed}")
     index = sheet or 0
     if not -len(names) <= index < len(names):
-        raise _SheetMissing(f"Worksheet index {index} is invalid, {len(names)} worksheets found")
+        raise _SheetMissing(f"no worksheet at position {index + 1}; the workbook's worksheets are {listed}")
     return names[index]
+
+
+def _worksheet_names(workbook: CalamineWorkbook) -> list[str]:
+    return [meta.name for meta in workbook.sheets_metadata if meta.typ == SheetTypeEnum.WorkSheet]
+
+
+@dataclass(frozen=True)
+class SheetChoice:
+    """Which worksheet of a file to read: ``sheet`` as :func:`read_table` takes it, and ``note``, a line
+    saying why when it was chosen for the caller."""
+
+    sheet: str | int | None
+    note: str | None = None
+
+
+def choose_sheet(
+    path: Path,
+    sheet: str | None,
+    fits: Callable[[list[str]], bool],
+    *,
+    what: str,
+    limits: TableLimits = TABLE_LIMITS,
+) -> SheetChoice:
+    """The worksheet to read of a workbook whose sheet was not named: the first when it ``fits`` (its header
+    has ``what``) or it is the only one, else the only sheet that fits, said in ``note``. A named sheet, and
+    any file that is no workbook, is read as given.
+
+    Raises:
+        InputError: no sheet fits, or several do but the first: naming the sheets and ``--sheet``.
+    """
+    if sheet is not None or path.suffix.lower() not in EXCEL_SUFFIXES or not path.is_file():
+        return SheetChoice(sheet)
+    try:
+        with CalamineWorkbook.from_path(path) as workbook:
+            names = _worksheet_names(workbook)
+    except (CalamineError, OSError, ValueError, zipfile.BadZipFile):
+        return SheetChoice(None)  # read_table says what is wrong with the file
+    if len(names) <= 1:
+        return SheetChoice(None)
+    fitting = [name for name in names if fits(read_head(path, sheet=name, limits=limits).headers)]
+    if fitting[:1] == names[:1]:
+        return SheetChoice(None)
+    listed = ", ".join(repr(name) for name in names)
+    if len(fitting) == 1:
+        return SheetChoice(fitting[0], f"read worksheet {fitting[0]!r}, the only one of {listed} with {what}")
+    found = "none has" if not fitting else f"{', '.join(repr(name) for name in fitting)} have"
+    raise InputError(
+        f"the workbook's worksheets are {listed}: the first has no {what} and {found} them; name the one "
+        "to read with --sheet NAME (form: Worksheet)",
+        path=path,
+    )
 
 
 def _sheet_values(cells: list[list[CellValue]]) -> np.ndarray | None:

@@ -40,7 +40,7 @@ from tasks.errors import InputError
 from tasks.lazy import lazy_module
 from tasks.limits import TABLE_LIMITS, TableLimits
 from tasks.reports import write_csv
-from tasks.tables import read_table
+from tasks.tables import choose_sheet, read_table
 from tasks.textfiles import control_characters, visible_controls
 
 if TYPE_CHECKING:
@@ -77,6 +77,7 @@ class AddressInput:
         input_rows: data rows in the file that are not completely empty (= accepted + rejected rows).
         house_numbers: the street lines split into street and house number (or recognised as a P.O. box or
             c/o line): RecordId, the line as given, and the fields it filled.
+        sheet_note: which worksheet was read and why, when the file's first one has no address columns.
     """
 
     records: pd.DataFrame
@@ -87,6 +88,7 @@ class AddressInput:
     mode: Mode = "batch"
     input_rows: int = 0
     house_numbers: pd.DataFrame = field(default_factory=lambda: pd.DataFrame())
+    sheet_note: str | None = None
 
     @property
     def rejected_rows(self) -> int:
@@ -132,8 +134,26 @@ def read_address_file(
             columns, or lacks a column that every row needs.
     """
     source = Path(path)
+
+    def fits(headers: list[str]) -> bool:
+        try:
+            address_header(
+                headers, mode=mode, mapping=mapping, path=source, split_house_numbers=split_house_numbers
+            )
+        except InputError:
+            return False
+        return True
+
+    choice = choose_sheet(
+        source, None if sheet is None else str(sheet), fits, what="the address columns", limits=limits
+    )
     table = read_table(
-        source, delimiter=delimiter, encoding=encoding, fixed_widths=fixed_widths, sheet=sheet, limits=limits
+        source,
+        delimiter=delimiter,
+        encoding=encoding,
+        fixed_widths=fixed_widths,
+        sheet=choice.sheet if sheet is None else sheet,
+        limits=limits,
     )
     headers = [str(name) for name in table.frame.columns]
     address_columns = address_header(
@@ -189,6 +209,7 @@ def read_address_file(
         mode=mode,
         input_rows=len(frame),
         house_numbers=pd.DataFrame(split.split),
+        sheet_note=choice.note,
     )
 
 

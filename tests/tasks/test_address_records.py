@@ -740,3 +740,51 @@ def test_a_missing_first_name_column_is_named_with_what_was_found_and_how_to_map
     message = str(refused.value)
     assert "Prename (a first-name column; found Name as 'Name') or Company" in message
     assert "['KundenNr', 'Name', 'Strasse', 'PLZ', 'Ort']" in message and "--map" in message
+
+
+def _workbook(path: Path, sheets: dict[str, list[list[str]]]) -> Path:
+    book = openpyxl.Workbook()
+    book.remove(book.active)
+    for title, rows in sheets.items():
+        sheet = book.create_sheet(title)
+        for row in rows:
+            sheet.append(row)
+    book.save(path)
+    return path
+
+
+ADDRESSES = [
+    ["Vorname", "Nachname", "Strasse", "Hausnummer", "PLZ", "Ort"],
+    ["Hans", "Muster", "Lindenstrasse", "12", "6010", "Kriens"],
+]
+NOTES = [["Notiz", "Datum"], ["Export vom CRM", "2026-11-01"]]
+
+
+def test_the_only_worksheet_with_address_columns_is_read_and_named(tmp_path: Path) -> None:
+    path = _workbook(tmp_path / "export.xlsx", {"Info": NOTES, "Adressen": ADDRESSES})
+    result = read_address_file(path)
+    assert len(result.records) == 1
+    assert (
+        result.sheet_note is not None and "'Adressen'" in result.sheet_note and "'Info'" in result.sheet_note
+    )
+
+
+def test_several_or_no_worksheets_with_address_columns_are_listed(tmp_path: Path) -> None:
+    several = _workbook(tmp_path / "two.xlsx", {"Info": NOTES, "Kunden": ADDRESSES, "Lieferanten": ADDRESSES})
+    with pytest.raises(InputError) as refused:
+        read_address_file(several)
+    message = str(refused.value)
+    assert "'Info', 'Kunden', 'Lieferanten'" in message and "--sheet" in message
+    assert "'Kunden', 'Lieferanten' have them" in message
+    none = _workbook(tmp_path / "none.xlsx", {"Info": NOTES, "Mehr": NOTES})
+    with pytest.raises(InputError, match="none has them"):
+        read_address_file(none)
+
+
+def test_a_worksheet_is_named_in_any_case_or_by_its_position(tmp_path: Path) -> None:
+    path = _workbook(tmp_path / "export.xlsx", {"Info": NOTES, "Adressen": ADDRESSES})
+    assert len(read_address_file(path, sheet="adressen").records) == 1
+    assert len(read_address_file(path, sheet="2").records) == 1
+    with pytest.raises(InputError) as refused:
+        read_address_file(path, sheet="Kunden")
+    assert "no worksheet 'Kunden'; the workbook's worksheets are 'Info', 'Adressen'" in str(refused.value)
