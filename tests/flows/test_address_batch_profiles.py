@@ -192,7 +192,7 @@ async def test_moves_are_read_from_the_output_the_profile_declares(sandbox: Sand
     summary = await address_batch(input_path=people, output_dir=out, profile=str(profile), **FAST)
     assert summary["moves"] == 1
     assert (out / "download" / "moves.txt").is_file()
-    assert not (out / "download" / "output.bin").read_bytes().startswith(b"PK")  # moves not in the output
+    assert (out / "download" / "result.txt").is_file()  # moves not in the output: no ZIP
 
 
 async def test_a_result_id_the_sandbox_would_not_return_is_refused_before_anything_is_sent(
