@@ -21,6 +21,7 @@ from prefect import flow, get_run_logger
 
 from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus
 from connectors.address_service.models import INPUT_FILE_PLACEHOLDER, OUTPUT_FILE_PLACEHOLDER
+from flows.address_input import note_prepared_input
 from flows.forms import (
     COLUMN_MAPPING,
     FIXED_WIDTHS,
@@ -261,26 +262,7 @@ async def address_batch(
                 split_house_numbers=split_house_numbers,
                 limits=settings.table_limits,
             )
-        summary.update(
-            accepted_rows=prepared.accepted,
-            rejected_rows=prepared.rejected_rows,
-            house_numbers_split=prepared.house_numbers_split,
-        )
-        if prepared.house_numbers_path is not None:
-            await recorder.document("house-numbers", prepared.house_numbers_path)
-            logger.info(
-                "%d street lines split into street and house number, see %s",
-                prepared.house_numbers_split,
-                prepared.house_numbers_path,
-            )
-        if prepared.records.sheet_note is not None:
-            summary.update(sheet=prepared.records.sheet_note)
-            get_run_logger().info("%s", prepared.records.sheet_note)
-        if prepared.rejected_path is not None:
-            await recorder.document("rejected-rows", prepared.rejected_path)
-            logger.warning("%d input rows rejected, see %s", prepared.rejected_rows, prepared.rejected_path)
-        if prepared.upload_path is not None:
-            await recorder.document("upload", prepared.upload_path)
+        await note_prepared_input(recorder, summary, prepared)
         if prepared.upload_path is None:
             raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
         if idempotency_key is None:

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+from flows.address_input import note_prepared_input
 from flows.forms import (
     COLUMN_MAPPING,
     FIXED_WIDTHS,
@@ -125,18 +126,7 @@ async def address_query(
                 split_house_numbers=split_house_numbers,
                 limits=settings.table_limits,
             )
-        summary.update(
-            accepted_rows=prepared.accepted,
-            rejected_rows=prepared.rejected_rows,
-            house_numbers_split=prepared.house_numbers_split,
-        )
-        if prepared.house_numbers_path is not None:
-            await recorder.document("house-numbers", prepared.house_numbers_path)
-        if prepared.records.sheet_note is not None:
-            summary.update(sheet=prepared.records.sheet_note)
-            get_run_logger().info("%s", prepared.records.sheet_note)
-        if prepared.rejected_path is not None:
-            await recorder.document("rejected-rows", prepared.rejected_path)
+        await note_prepared_input(recorder, summary, prepared)
         if not prepared.accepted:
             raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
         sends = SendCounter()
