@@ -56,14 +56,23 @@ class Settings(BaseSettings):
     address_service_url: str | None = Field(
         default=None, description="Base address ending in REST/v1; unset = embedded sandbox"
     )
-    address_service_user: str | None = None
-    address_service_password: SecretStr | None = None
-    address_service_batch_key: str = "postflows_maintenance_v1"
+    address_service_user: str | None = Field(
+        default=None, description="Technical user of the address web service (HTTP Basic, sent pre-emptively)"
+    )
+    address_service_password: SecretStr | None = Field(
+        default=None, description="Password of the technical user"
+    )
+    address_service_batch_key: str = Field(
+        default="postflows_maintenance_v1",
+        description="Alignment key of the batch (<service>_maintenance_v1 or _validation_v1)",
+    )
     address_service_profile: str | None = Field(
         default=None,
         description="Alignment profile of the batch key: a built-in name or a YAML file (unset: as read)",
     )
-    address_service_query_key: str = "postflows_maintenance_v1"
+    address_service_query_key: str = Field(
+        default="postflows_maintenance_v1", description="Key of the individual queries"
+    )
     address_pstat_meanings: dict[int, str] = Field(
         default_factory=dict,
         description='What each PSTAT of building verification means (JSON, e.g. {"1": "exists as written"}); '
@@ -79,9 +88,15 @@ class Settings(BaseSettings):
     newspaper_url: str | None = Field(
         default=None, description="Newspaper API host; unset = embedded sandbox"
     )
-    newspaper_token_url: str | None = None
-    newspaper_client_id: str | None = None
-    newspaper_client_secret: SecretStr | None = None
+    newspaper_token_url: str | None = Field(
+        default=None, description="OAuth 2.0 token endpoint of the newspaper API"
+    )
+    newspaper_client_id: str | None = Field(
+        default=None, description="Client id of the newspaper API, given at contract signing"
+    )
+    newspaper_client_secret: SecretStr | None = Field(
+        default=None, description="Client secret of the newspaper API"
+    )
 
     commerce_url: str | None = Field(
         default=None, description="Commerce API base address ({base_url}); unset = embedded sandbox"
@@ -90,8 +105,12 @@ class Settings(BaseSettings):
         default=None, description="Host of /OAuth/authorization and /OAuth/token ({auth_url})"
     )
     commerce_userinfo_url: str | None = Field(default=None, description="OpenID Connect userinfo address")
-    commerce_client_id: str | None = None
-    commerce_client_secret: SecretStr | None = None
+    commerce_client_id: str | None = Field(
+        default=None, description="Registered client id of the commerce API"
+    )
+    commerce_client_secret: SecretStr | None = Field(
+        default=None, description="Registered client secret of the commerce API (sent in form bodies only)"
+    )
     commerce_redirect_uri: str = Field(
         default="http://127.0.0.1:8765/callback",
         description="Registered redirect URI; a loopback one is where commerce-login listens",
@@ -109,32 +128,72 @@ class Settings(BaseSettings):
         default="file",
         description="Where a user's refresh token is kept: 'file' (0600 in the data dir) or block:<name>",
     )
-    commerce_scope_validation: str = "DCAPI_ADDRESS_READ"
-    commerce_scope_autocomplete: str = "DCAPI_ADDRESS_READ"
-    commerce_scope_personal: str = "DCAPI_ADDRESS_READ"
-    commerce_scope_delivery: str = "DCAPI_DELIVERY"
-    commerce_scope_pickup: str = "DCAPI_PICKUP"
-    commerce_scope_barcode: str = "DCAPI_BARCODE_READ"
-    commerce_scope_return_order: str = "DCAPI_RETURN_ORDER"
-    commerce_address_path: str = "/address/v1"
-    commerce_delivery_path: str = "/api/delivery/v1"
+    commerce_scope_validation: str = Field(
+        default="DCAPI_ADDRESS_READ", description="OAuth scope asked for address validation"
+    )
+    commerce_scope_autocomplete: str = Field(
+        default="DCAPI_ADDRESS_READ", description="OAuth scope asked for zip, street and house look-ups"
+    )
+    commerce_scope_personal: str = Field(
+        default="DCAPI_ADDRESS_READ", description="OAuth scope asked for a signed-in user's addresses"
+    )
+    commerce_scope_delivery: str = Field(
+        default="DCAPI_DELIVERY",
+        description="OAuth scope asked for deliverability and delivery reference data",
+    )
+    commerce_scope_pickup: str = Field(
+        default="DCAPI_PICKUP", description="OAuth scope asked for pickup registration and pickup points"
+    )
+    commerce_scope_barcode: str = Field(
+        default="DCAPI_BARCODE_READ", description="OAuth scope asked for address labels"
+    )
+    commerce_scope_return_order: str = Field(
+        default="DCAPI_RETURN_ORDER", description="OAuth scope asked for return orders"
+    )
+    commerce_address_path: str = Field(
+        default="/address/v1", description="Path of the address sub-API below the base address"
+    )
+    commerce_delivery_path: str = Field(
+        default="/api/delivery/v1", description="Path of the delivery sub-API below the base address"
+    )
     commerce_pickup_path: str = Field(
         default="/pickup/v1", description="The pickup sub-API (real: /pickpost/v1)"
     )
-    commerce_same_day_path: str = "/api/delivery/v1/sameday/acceptancepoints"
+    commerce_same_day_path: str = Field(
+        default="/api/delivery/v1/sameday/acceptancepoints",
+        description="Path of the same-day acceptance points (the specification shows none)",
+    )
     commerce_pickup_points_path: str | None = Field(
         default=None, description="Pickup points (path not shown by the spec); default <pickup path>/points"
     )
-    commerce_pickup_points_method: str = "POST"
-    commerce_barcode_path: str = "/barcode/v1/addresslabels"
-    commerce_return_order_path: str = "/delivery/collection/order/v2/orders"
+    commerce_pickup_points_method: str = Field(
+        default="POST", description="HTTP method of the pickup points query (the specification shows none)"
+    )
+    commerce_barcode_path: str = Field(
+        default="/barcode/v1/addresslabels",
+        description="Path of the address labels (the specification shows none)",
+    )
+    commerce_return_order_path: str = Field(
+        default="/delivery/collection/order/v2/orders",
+        description="Path of the return orders (the specification shows none)",
+    )
 
     credentials_block: str | None = Field(
         default=None, description="Name of a Postflows Credentials block filling unset credentials"
     )
 
-    http_timeout_s: float = 30.0
-    http_max_attempts: int = 4
+    http_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="Timeout of each read of an HTTP answer and of connecting (s); the request as a whole "
+        "has POSTFLOWS_HTTP_DEADLINE_S",
+    )
+    http_max_attempts: int = Field(
+        default=4,
+        ge=1,
+        description="Attempts for transient failures (connection, 5xx, 429); a request that changes "
+        "something is sent again only when it certainly never left",
+    )
     http_deadline_s: float | None = Field(
         default=None,
         gt=0,
