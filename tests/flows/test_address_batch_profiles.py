@@ -192,7 +192,8 @@ async def test_moves_are_read_from_the_output_the_profile_declares(sandbox: Sand
     summary = await address_batch(input_path=people, output_dir=out, profile=str(profile), **FAST)
     assert summary["moves"] == 1
     assert (out / "download" / "moves.txt").is_file()
-    assert not (out / "download" / "output.bin").read_bytes().startswith(b"PK")  # moves not in the output
+    # The main output is the result alone (a text file, named by its content), no ZIP with the moves in it.
+    assert (out / "download" / "result.txt").is_file() and not (out / "download" / "result.zip").exists()
 
 
 async def test_a_result_id_the_sandbox_would_not_return_is_refused_before_anything_is_sent(
