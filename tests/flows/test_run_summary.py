@@ -58,7 +58,7 @@ async def test_a_batch_lists_every_file_and_says_when_it_took_up_an_earlier_job(
     first = await address_batch(EXAMPLES / "address-batch.csv", tmp_path / "first", **FAST)
     _check_files(first, tmp_path / "first")
     names = {Path(name).name for name in first["files"]}
-    assert {"upload.txt", "rejected.csv", "output.bin", "results.csv", "results.xlsx", "summary.md"} <= names
+    assert {"upload.txt", "rejected.csv", "result.zip", "results.csv", "results.xlsx", "summary.md"} <= names
     assert first["resumed"] is False and first["reused"] == {}
     assert "_nothing: this run did all of its work itself_" in (tmp_path / "first" / "summary.md").read_text()
 
