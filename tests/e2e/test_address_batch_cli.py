@@ -135,7 +135,7 @@ def test_history_lists_the_run_and_shows_steps_token_and_documents(batch_run: Ba
         assert step in text, step
     tokens = _file_tokens(workspace.history_db)
     assert tokens["batch"] in text
-    for document in ("results.csv", "results.xlsx", "output.bin"):
+    for document in ("results.csv", "results.xlsx", "result.zip"):
         assert str(workspace.out_dir) in text and document in text, document
     assert PASSWORD not in text
 
