@@ -135,6 +135,6 @@ def test_command_line_says_when_the_results_cannot_be_read(tmp_path: Path) -> No
     assert readme_path.read_text(encoding="utf-8") == README
 
 
-def test_the_project_readme_has_the_section() -> None:
-    text = Path(__file__).resolve().parents[2].joinpath("README.md").read_text(encoding="utf-8")
+def test_the_performance_page_has_the_section() -> None:
+    text = Path(__file__).resolve().parents[2].joinpath("docs", "performance.md").read_text(encoding="utf-8")
     assert text.count(readme.BEGIN) == text.count(readme.END) == 1
