@@ -128,7 +128,7 @@ async def plain_batch(settings: Settings, input_path: Path, output_dir: Path) ->
         output_dir,
         mode="batch",
         wire_format=WireFormat(delimiter="\t", encoding="cp1252"),
-        formula_guard=settings.csv_formula_guard,
+        csv_style=settings.csv_style,
     )
     assert prepared.upload_path is not None
     async with address_service_client(settings) as client:
@@ -149,7 +149,7 @@ async def plain_batch(settings: Settings, input_path: Path, output_dir: Path) ->
         output_dir,
         max_bytes=settings.download_max_bytes,
         max_ratio=settings.zip_max_ratio,
-        formula_guard=settings.csv_formula_guard,
+        csv_style=settings.csv_style,
     )
     return results.rows
 

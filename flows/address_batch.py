@@ -69,6 +69,7 @@ from tasks.files import write_text
 from tasks.idempotency import Endpoint, derive_key
 from tasks.limits import TABLE_LIMITS, TableLimits
 from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
+from tasks.reports import CsvStyle
 from tasks.run_history import JobSnapshot, RunRecorder
 from tasks.submission import recording_wait, submit_once, waited_before
 
@@ -256,7 +257,7 @@ async def address_batch(
                 wire_format=WireFormat(
                     delimiter=upload_delimiter or "\t", encoding=upload_encoding or "cp1252"
                 ),
-                formula_guard=settings.csv_formula_guard,
+                csv_style=settings.csv_style,
                 profile=alignment,
                 profile_map=profile_map,
                 split_house_numbers=split_house_numbers,
@@ -313,7 +314,7 @@ async def address_batch(
                 limits=DownloadLimits(
                     settings.download_max_bytes, settings.zip_max_ratio, settings.table_limits
                 ),
-                formula_guard=settings.csv_formula_guard,
+                csv_style=settings.csv_style,
                 profile=alignment,
             )
         for path in results.files:
@@ -341,7 +342,7 @@ async def _run_batch(
     policy: PollPolicy,
     resubmit: bool,
     limits: DownloadLimits,
-    formula_guard: bool,
+    csv_style: CsvStyle,
     profile: AlignmentProfile | None,
 ) -> AddressResults:
     """Start (or resume) the job, wait for it, download; delete remote files whose job is over."""
@@ -382,7 +383,7 @@ async def _run_batch(
                 output_dir,
                 max_bytes=limits.max_bytes,
                 max_ratio=limits.zip_max_ratio,
-                formula_guard=formula_guard,
+                csv_style=csv_style,
                 profile=profile,
                 moves_file=extras.get(profile.moves) if profile and profile.moves else None,
                 limits=limits.tables,

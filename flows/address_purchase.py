@@ -36,6 +36,7 @@ from tasks.newspaper.purchases import (
 )
 from tasks.newspaper.submissions import WarningLog, body_fingerprint, submit_newspaper
 from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
+from tasks.rejected_rows import write_rejected
 from tasks.reports import write_csv, write_xlsx
 from tasks.submission import recording_wait, waited_before
 
@@ -186,14 +187,13 @@ async def address_purchase(
             )
         sorting = checked.purchase.sorting_module is not None
         files: list[Path] = []
-        if len(checked.rejected):
-            files.append(
-                write_csv(
-                    checked.rejected, output_dir / "rejected.csv", formula_guard=settings.csv_formula_guard
-                )
-            )
-            await recorder.document("rejected-rows", files[-1])
-            logger.warning("%d address rows rejected, see %s", checked.rejected_rows, files[-1])
+        rejected_path = write_rejected(
+            checked.rejected_report, output_dir / "rejected.csv", style=settings.csv_style
+        )
+        if rejected_path is not None:
+            files.append(rejected_path)
+            await recorder.document("rejected-rows", rejected_path)
+            logger.warning("%d address rows rejected, see %s", checked.rejected_rows, rejected_path)
         body = checked.purchase.to_body()
         if idempotency_key is None:
             await recorder.rekey(body_key(FLOW_NAME, endpoint=newspaper_endpoint(settings), body=body))
@@ -263,13 +263,7 @@ async def address_purchase(
         files.append(
             write_json(output_dir, "output-addresses", output.value, max_bytes=settings.download_max_bytes)
         )
-        files.append(
-            write_csv(
-                frame,
-                output_dir / "output-addresses.csv",
-                formula_guard=settings.csv_formula_guard,
-            )
-        )
+        files.append(write_csv(frame, output_dir / "output-addresses.csv", style=settings.csv_style))
         files.append(write_xlsx(output_dir / "output-addresses.xlsx", {"output addresses": frame}))
         for kind, path in documents.items():
             await recorder.document(kind, path, job=job)

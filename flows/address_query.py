@@ -122,7 +122,7 @@ async def address_query(
                 mode="query",
                 mapping=column_mapping,
                 input_format=input_format,
-                formula_guard=settings.csv_formula_guard,
+                csv_style=settings.csv_style,
                 split_house_numbers=split_house_numbers,
                 limits=settings.table_limits,
             )
@@ -149,9 +149,7 @@ async def address_query(
         for message in answers.loc[answers[ERROR_COLUMN].notna(), ERROR_COLUMN].unique()[:20]:
             await recorder.message("error", "runquery2", str(message))
         await recorder.message("info", "runquery2", sends.describe())
-        results = await build_query_results(
-            prepared, answers, output_dir, formula_guard=settings.csv_formula_guard
-        )
+        results = await build_query_results(prepared, answers, output_dir, csv_style=settings.csv_style)
         for path in results.files:
             await recorder.document(path.stem, path)
         summary.update(

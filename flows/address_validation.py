@@ -79,7 +79,7 @@ async def address_validation(
             delimiter=input_delimiter,
             encoding=input_encoding,
             reserved=RESULT_COLUMNS,
-            formula_guard=settings.csv_formula_guard,
+            csv_style=settings.csv_style,
             limits=settings.table_limits,
         )
         summary.update(
@@ -104,7 +104,7 @@ async def address_validation(
             output_dir,
             rejected_rows=addresses.rejected_rows,
             empty_rows=addresses.empty_rows,
-            formula_guard=settings.csv_formula_guard,
+            csv_style=settings.csv_style,
         )
         for path in files:
             await recorder.document(path.name, path)

@@ -113,7 +113,7 @@ async def deliverability_check(
             delimiter=input_delimiter,
             encoding=input_encoding,
             reserved=RESULT_COLUMNS,
-            formula_guard=settings.csv_formula_guard,
+            csv_style=settings.csv_style,
             limits=settings.table_limits,
         )
         summary.update(
@@ -137,7 +137,7 @@ async def deliverability_check(
         await record_outcomes(recorder, "deliverabilities", sends, outcomes)
 
         table = deliverability_table(addresses.records, outcomes, addresses.passthrough, dates)
-        files = write_deliverability(table, output_dir, formula_guard=settings.csv_formula_guard)
+        files = write_deliverability(table, output_dir, csv_style=settings.csv_style)
         for path in files:
             await recorder.document(path.name, path)
         statuses = table.status_counts()

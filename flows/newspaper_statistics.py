@@ -34,7 +34,7 @@ from tasks.newspaper.outputs import summary_markdown, write_json
 from tasks.newspaper.statistics import read_calendar, read_statistics_file, submit_statistics
 from tasks.newspaper.statistics_inbox import inbox_calendar, inbox_files, move_to_sent, statistics_inbox
 from tasks.newspaper.submissions import WarningLog, body_fingerprint, submit_newspaper
-from tasks.reports import write_csv
+from tasks.rejected_rows import write_rejected
 
 FLOW_NAME = "newspaper-statistics"
 
@@ -195,14 +195,15 @@ async def newspaper_statistics(
         async with recorder.step("read statistics"):
             checked = read_statistics_file(input_path, limits=settings.table_limits)
         files: list[Path] = []
-        if len(checked.rejected):
-            files.append(
-                write_csv(
-                    checked.rejected, output_dir / "rejected.csv", formula_guard=settings.csv_formula_guard
-                )
+        rejected_path = write_rejected(
+            checked.rejected_report, output_dir / "rejected.csv", style=settings.csv_style
+        )
+        if rejected_path is not None:
+            files.append(rejected_path)
+            await recorder.document("rejected-rows", rejected_path)
+            get_run_logger().warning(
+                "%d statistics rows rejected, see %s", checked.rejected_rows, rejected_path
             )
-            await recorder.document("rejected-rows", files[-1])
-            get_run_logger().warning("%d statistics rows rejected, see %s", checked.rejected_rows, files[-1])
         summary.update(
             input_rows=checked.input_rows,
             accepted_rows=len(checked.records),

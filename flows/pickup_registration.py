@@ -25,6 +25,7 @@ from tasks.commerce.pickup import (
 from tasks.commerce.pickup_input import read_pickup_input
 from tasks.errors import InputError
 from tasks.idempotency import named_key
+from tasks.rejected_rows import write_rejected
 from tasks.reports import write_csv, write_xlsx
 
 FLOW_NAME = "pickup-registration"
@@ -84,7 +85,7 @@ async def pickup_registration(
         "resubmit": resubmit,
         "concurrency": concurrency,
     }
-    guard = settings.csv_formula_guard
+    csv_style = settings.csv_style
     async with recorded_run(
         settings,
         flow=FLOW_NAME,
@@ -93,15 +94,19 @@ async def pickup_registration(
     ) as (recorder, summary):
         async with recorder.step("read input"):
             pickup_input = read_pickup_input(input_path, limits=settings.table_limits)
-        rejected_path = write_csv(pickup_input.rejected, output_dir / "rejected.csv", formula_guard=guard)
-        await recorder.document("rejected-rows", rejected_path)
+        rejected_path = write_rejected(
+            pickup_input.rejected_report, output_dir / "rejected.csv", style=csv_style
+        )
+        if rejected_path is not None:
+            await recorder.document("rejected-rows", rejected_path)
         summary.update(
             accepted_rows=len(pickup_input.rows),
             rejected_rows=pickup_input.rejected_rows,
             empty_rows=pickup_input.empty_rows,
         )
         if not pickup_input.rows:
-            raise InputError(f"no row passed the checks; see {rejected_path}", path=input_path)
+            where = f"see {rejected_path}" if rejected_path is not None else "every row is empty"
+            raise InputError(f"no row passed the checks; {where}", path=input_path)
         async with commerce_client(settings, request_log=recorder.request_log) as client:
             outcomes = await register_pickup_users(
                 client,
@@ -112,7 +117,7 @@ async def pickup_registration(
                 concurrency=concurrency,
             )
         results = results_frame(pickup_input, outcomes)
-        results_csv = write_csv(results, output_dir / "results.csv", formula_guard=guard)
+        results_csv = write_csv(results, output_dir / "results.csv", style=csv_style)
         report = pickup_summary(
             input_path.name,
             outcomes,
@@ -122,7 +127,9 @@ async def pickup_registration(
         )
         written = [
             results_csv,
-            write_xlsx(output_dir / "results.xlsx", {"results": results, "rejected": pickup_input.rejected}),
+            write_xlsx(
+                output_dir / "results.xlsx", {"results": results, "rejected": pickup_input.rejected_report}
+            ),
         ]
         for path in written:
             await recorder.document(path.stem, path)

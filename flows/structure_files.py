@@ -121,9 +121,7 @@ async def structure_files(
             [{"file": f.name, "size": f.size, "sha256": f.sha256, "new": f.new} for f in files],
             columns=["file", "size", "sha256", "new"],
         )
-        listed = write_csv(
-            listing, output_dir / "structure-files.csv", formula_guard=settings.csv_formula_guard
-        )
+        listed = write_csv(listing, output_dir / "structure-files.csv", style=settings.csv_style)
         await recorder.document("listing", listed)
         facts: dict[str, Any] = {"file code": f"{int(code)} ({code.name})"}
         facts.update({file.name: "new" if file.new else "unchanged" for file in files})

@@ -66,8 +66,20 @@ def _global_options(
         bool,
         typer.Option("--version", help="Print the version and exit.", callback=_print_version, is_eager=True),
     ] = False,
+    csv_dialect: Annotated[
+        # The names of tasks.reports.CsvDialect, which --help does not import (a test holds them equal).
+        Literal["excel", "rfc4180"] | None,
+        typer.Option(
+            "--csv-dialect",
+            help="How the CSV files are written: excel (UTF-8 with BOM, ';'-separated; the default) or "
+            "rfc4180 (UTF-8 without BOM, ','-separated); overrides POSTFLOWS_CSV_DIALECT",
+        ),
+    ] = None,
 ) -> None:
     """Prefect pipelines for the postal address web service, newspaper and commerce APIs."""
+    if csv_dialect is not None:
+        # The setting, for this process and the flow runs it starts: every flow reads it from there.
+        os.environ["POSTFLOWS_CSV_DIALECT"] = csv_dialect
 
 
 def main() -> None:

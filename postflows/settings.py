@@ -19,6 +19,7 @@ from postflows.locations import sqlite_history_url
 from postflows.logsetup import install_secret_filter
 from postflows.privacy import register_settings
 from tasks.limits import TABLE_MAX_CELLS, TABLE_MAX_COLUMNS, TABLE_MAX_LINE_BYTES, TABLE_MAX_ROWS, TableLimits
+from tasks.reports import CsvDialect, CsvStyle
 
 SANDBOX_ADDRESS_USER = "sandbox-user"
 SANDBOX_ADDRESS_PASSWORD = "sandbox-password"  # noqa: S105 - the sandbox's published test account
@@ -336,6 +337,12 @@ class Settings(BaseSettings):
         default=True,
         description="Write a leading ' before CSV cells from input or service text that start like a formula",
     )
+    csv_dialect: CsvDialect = Field(
+        default="excel",
+        description="How the CSV files for people are written: 'excel' (UTF-8 with BOM, ';'-separated: Excel "
+        "with a Swiss locale opens them in columns, umlauts right) or 'rfc4180' (UTF-8 without BOM, "
+        "','-separated); `postflows --csv-dialect` sets it for one command",
+    )
 
     sandbox_faults: str | None = Field(
         default=None, description="Fault plan for the embedded sandbox: JSON text or a file path"
@@ -372,6 +379,12 @@ class Settings(BaseSettings):
     @property
     def commerce_is_sandbox(self) -> bool:
         return not self.commerce_url
+
+    @property
+    def csv_style(self) -> CsvStyle:
+        """How the flows write their CSV files: the dialect and the formula guard, as the writers take them
+        together."""
+        return CsvStyle(guard=self.csv_formula_guard, dialect=self.csv_dialect)
 
     @property
     def table_limits(self) -> TableLimits:

@@ -1,12 +1,18 @@
-"""Report files shared by every pipeline: CSV (UTF-8), styled Excel workbooks written row by row, markdown
-tables; each file is written under a temporary name and moved into place, so no reader sees half of it.
+"""Report files shared by every pipeline: CSV files for people, styled Excel workbooks written row by row,
+markdown tables; each file is written under a temporary name and moved into place, so no reader sees half
+of it.
+
+CSV dialect (:class:`CsvStyle`): ``excel``, the default, is what Excel on a Windows with a Swiss (German,
+French, Italian) locale opens in columns with its umlauts right: UTF-8 with a byte-order mark, ``;`` between
+cells; ``rfc4180`` is UTF-8 without a byte-order mark and ``,`` between cells, for programs. Both end lines
+with CRLF and quote a cell only when it needs it.
 
 CSV injection: a spreadsheet opening a CSV file runs a cell that starts with ``=``, ``+``, ``-`` or ``@`` as a
-formula (and a leading tab or carriage return hides such a start). With ``formula_guard`` every such text
-cell of every column is written with a leading ``'`` (the OWASP advice), whoever wrote the text: the
-customer, the service or we. The one exception is an explicit allow-list of code columns, each with its
-grammar (a ShortReport such as ``--1111…``): a value there is written as it is only when the whole value
-matches the grammar, and guarded like any other otherwise.
+formula (and a leading tab or carriage return hides such a start). With the guard (:attr:`CsvStyle.guard`)
+every such text cell of every column is written with a leading ``'`` (the OWASP advice), whoever wrote the
+text: the customer, the service or we. The one exception is an explicit allow-list of code columns, each
+with its grammar (a ShortReport such as ``--1111…``): a value there is written as it is only when the whole
+value matches the grammar, and guarded like any other otherwise.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import re
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from tasks.files import atomic_path
 from tasks.lazy import lazy_module
@@ -47,27 +53,65 @@ CodeColumns = Mapping[str, re.Pattern[str]]
 """Code columns and their grammars: a value that matches its column's grammar whole is written unguarded."""
 
 
+CsvDialect = Literal["excel", "rfc4180"]
+
+
+@dataclass(frozen=True)
+class CsvStyle:
+    """How the CSV files for people are written: the formula guard and the dialect, always together.
+
+    Attributes:
+        guard: neutralise text that a spreadsheet would run as a formula (see :func:`neutralise_formulas`),
+            in the column names and in every column.
+        dialect: ``excel`` (UTF-8 with a byte-order mark, ``;``-separated: what Excel with a Swiss locale
+            opens right) or ``rfc4180`` (UTF-8 without a byte-order mark, ``,``-separated).
+    """
+
+    guard: bool = True
+    dialect: CsvDialect = "excel"
+
+    @property
+    def separator(self) -> str:
+        return ";" if self.dialect == "excel" else ","
+
+    @property
+    def encoding(self) -> str:
+        """The codec: ``utf-8-sig`` writes the byte-order mark Excel needs to read UTF-8 as UTF-8."""
+        return "utf-8-sig" if self.dialect == "excel" else "utf-8"
+
+
+DEFAULT_CSV_STYLE = CsvStyle()
+"""The settings' defaults: guarded, for Excel."""
+
+
 def write_csv(
-    frame: pd.DataFrame, path: Path, *, formula_guard: bool = False, code_columns: CodeColumns | None = None
+    frame: pd.DataFrame, path: Path, *, style: CsvStyle, code_columns: CodeColumns | None = None
 ) -> Path:
-    """Write a frame as UTF-8 CSV (comma, header, no index), atomically.
+    """Write a frame as a CSV file for people (header, no index, CRLF line ends) in ``style``, atomically.
 
     Args:
         frame: what to write.
         path: the file.
-        formula_guard: neutralise text that a spreadsheet would run as a formula (see
-            :func:`neutralise_formulas`) in the column names and in every column.
+        style: the dialect (``excel``: UTF-8 with BOM, ``;``; ``rfc4180``: UTF-8, ``,``) and whether the
+            formula guard applies (see :func:`neutralise_formulas`) to the column names and every column.
         code_columns: the allow-list: columns holding codes (a ShortReport, a ShortReport label such as
             ``"- no statement"``) with their grammars; a value matching its column's grammar whole is
             written as it is.
     """
     header: list[str] | bool = True
-    if formula_guard:
+    if style.guard:
         frame = neutralise_formulas(frame, code_columns=code_columns)
         # A customer's column name is a cell too.
         header = [_guard_text(str(column)) for column in frame.columns]
     with atomic_path(path) as temporary:
-        frame.to_csv(temporary, index=False, encoding="utf-8", header=header)
+        frame.to_csv(
+            temporary,
+            index=False,
+            encoding=style.encoding,
+            sep=style.separator,
+            lineterminator="\r\n",
+            header=header,
+        )
     return path
 
 

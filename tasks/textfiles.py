@@ -230,8 +230,8 @@ def visible_controls(values: pd.Series) -> pd.Series:
 def control_character_lines(
     frame: pd.DataFrame, columns: Mapping[str, str], skip: set[int]
 ) -> list[dict[str, Any]]:
-    """One rejected-rows line (row, field, value, reason) per cell of ``columns`` (field → header) holding a
-    control character; rows in ``skip`` are not looked at."""
+    """One problem line (row, field, value, reason: :data:`tasks.rejected_rows.PROBLEM_COLUMNS`) per cell of
+    ``columns`` (field → header) holding a control character; rows in ``skip`` are not looked at."""
     lines: list[dict[str, Any]] = []
     for name, header in columns.items():
         found = control_characters(frame[header])

@@ -39,7 +39,13 @@ from tasks.address_service.street_lines import SplitColumn, split_street_column
 from tasks.errors import InputError
 from tasks.lazy import lazy_module
 from tasks.limits import TABLE_LIMITS, TableLimits
-from tasks.reports import write_csv
+from tasks.rejected_rows import (
+    id_column,
+    malformed_problems,
+    no_problems,
+    problem_lines,
+    rejected_report,
+)
 from tasks.tables import choose_sheet, read_table
 from tasks.textfiles import control_characters, visible_controls
 
@@ -53,7 +59,6 @@ RECORD_ID = "RecordId"
 # The results' column naming the service's fields that break their §2.3 length (tasks.address_service.
 # field_lengths).
 PROBLEMS_COLUMN = "ResultProblems"
-REJECTED_COLUMNS = ["row", "field", "value", "reason"]
 # Names the pipeline adds to the customer's columns; a customer column of that name would be overwritten.
 RESERVED_COLUMNS = frozenset(
     name.casefold() for name in (RECORD_ID, "ReturnedByService", PROBLEMS_COLUMN, *STATUS_FIELD_NAMES)
@@ -70,6 +75,8 @@ class AddressInput:
         records: accepted rows: ``RecordId`` (1-based data row number in the source file), the pass-through
             customer columns with their original names and order, then the canonical §2.3 address columns.
         rejected: one line per problem: row, field (source header), value, reason.
+        rejected_report: one line per rejected row, as ``rejected.csv`` holds it
+            (:func:`tasks.rejected_rows.rejected_report`).
         address_columns: canonical §2.3 field → source header.
         passthrough_columns: customer columns passed through unchanged, in file order.
         source: the file read.
@@ -82,6 +89,7 @@ class AddressInput:
 
     records: pd.DataFrame
     rejected: pd.DataFrame
+    rejected_report: pd.DataFrame
     address_columns: dict[str, str]
     passthrough_columns: list[str]
     source: Path
@@ -92,8 +100,8 @@ class AddressInput:
 
     @property
     def rejected_rows(self) -> int:
-        """How many rows were rejected (a row may have several rejected lines)."""
-        return int(self.rejected["row"].nunique())
+        """How many rows were rejected (a row may have several problems, and has one line in the report)."""
+        return len(self.rejected_report)
 
 
 def read_address_file(
@@ -108,6 +116,7 @@ def read_address_file(
     wire_encoding: str = "cp1252",
     split_house_numbers: bool = True,
     limits: TableLimits = TABLE_LIMITS,
+    id_columns: Sequence[str] = (),
 ) -> AddressInput:
     """Read an address file (.csv, .xlsx, .txt delimited or fixed width) and check every row.
 
@@ -125,6 +134,8 @@ def read_address_file(
             the row has no house number (see :mod:`tasks.address_service.street_lines`); a line that cannot
             be split with certainty rejects its row with the reason.
         limits: the limits on the file's shape, judged before it is read (see :func:`read_table`).
+        id_columns: the columns that carry the customer's id when the file has one (an alignment
+            profile's record id), to name the rejected rows by (see :func:`tasks.rejected_rows.id_column`).
 
     Returns:
         The accepted records and the rejected lines; the rejected rows are not in ``records``.
@@ -179,7 +190,7 @@ def read_address_file(
     malformed_rows = {row for row, _ in table.malformed}
     empty = ~filled & ~frame[RECORD_ID].isin(malformed_rows)
     frame = frame[~empty].copy()
-    problems = [_malformed_lines(table.malformed)]
+    problems = [malformed_problems(table.malformed)]
     split = SplitColumn(split=[], refused={})
     if split_house_numbers:
         split = split_street_column(frame, record_id=RECORD_ID)
@@ -194,15 +205,17 @@ def read_address_file(
         controls=table.control_characters,
         unsplit=frozenset(split.refused),
     )
-    rejected = pd.concat([p for p in problems if len(p)] or [_empty_rejected()], ignore_index=True)
+    rejected = pd.concat([p for p in problems if len(p)] or [no_problems()], ignore_index=True)
     rejected = rejected.sort_values("row", kind="stable", ignore_index=True)
     if table.control_characters and len(rejected):
         rejected["value"] = visible_controls(rejected["value"].astype(object))
     records = frame[~frame[RECORD_ID].isin(rejected["row"])].reset_index(drop=True)
     _check_accounted(source, len(raw), len(records), int(rejected["row"].nunique()), int(empty.sum()))
+    report = rejected_report(rejected, table, id_column=id_column(headers, known=id_columns))
     return AddressInput(
         records=records,
         rejected=rejected,
+        rejected_report=report,
         address_columns=address_columns,
         passthrough_columns=passthrough,
         source=source,
@@ -285,15 +298,6 @@ def _split_po_box(frame: pd.DataFrame) -> None:
     frame.loc[split, "PoBoxNo"] = parts.loc[split, "number"]
 
 
-def write_rejected(input: AddressInput, path: Path, *, formula_guard: bool = True) -> Path | None:
-    """Write the rejected lines as CSV (UTF-8), e.g. ``rejected.csv``; None, and nothing written, when none
-    were rejected. With ``formula_guard`` a field name, value or reason that a spreadsheet would take for a
-    formula gets a leading ``'`` (see :func:`tasks.reports.neutralise_formulas`)."""
-    if input.rejected.empty:
-        return None
-    return write_csv(input.rejected, path, formula_guard=formula_guard)
-
-
 def _check_columns_present(
     columns: Mapping[str, str],
     mode: Mode,
@@ -356,7 +360,7 @@ def _row_problems(
 
     def missing(mask: pd.Series, name: str, reason: str) -> None:
         if mask.any():
-            lines.append(_lines(frame.loc[mask, RECORD_ID], header(name), "", reason))
+            lines.append(problem_lines(frame.loc[mask, RECORD_ID], header(name), "", reason))
 
     company, name, prename = filled("Company"), filled("Name"), filled("Prename")
     person_needed = ~company
@@ -395,7 +399,7 @@ def _row_problems(
             values = frame[postcode]
             bad = swiss & values.notna() & ~values.fillna("").str.fullmatch(r"\d{4}")
             if bad.any():
-                lines.append(_lines(frame.loc[bad, RECORD_ID], header(postcode), values[bad],
+                lines.append(problem_lines(frame.loc[bad, RECORD_ID], header(postcode), values[bad],
                                     "Swiss postcode must be exactly 4 digits"))  # fmt: skip
 
     limits = {name: MAX_LENGTH[name] for name in ADDRESS_FIELD_NAMES if name in frame}
@@ -405,14 +409,16 @@ def _row_problems(
         bad = lengths > limit
         if bad.any():
             reason = f"longer than {limit} characters (" + lengths[bad].astype("int64").astype(str) + ")"
-            lines.append(_lines(frame.loc[bad, RECORD_ID], header(column), frame.loc[bad, column], reason))
+            lines.append(
+                problem_lines(frame.loc[bad, RECORD_ID], header(column), frame.loc[bad, column], reason)
+            )
     for column in limits:
         bad_chars = unencodable(frame[column], wire_encoding)
         if len(bad_chars):
             reason = "character " + bad_chars + f" cannot be written in {wire_encoding}"
             index = bad_chars.index
             lines.append(
-                _lines(frame.loc[index, RECORD_ID], header(column), frame.loc[index, column], reason)
+                problem_lines(frame.loc[index, RECORD_ID], header(column), frame.loc[index, column], reason)
             )
     for column in limits if controls else ():
         found = control_characters(frame[column])
@@ -420,7 +426,7 @@ def _row_problems(
             index = found.index
             reason = "control character " + found.astype(str) + " in the value"
             lines.append(
-                _lines(frame.loc[index, RECORD_ID], header(column), frame.loc[index, column], reason)
+                problem_lines(frame.loc[index, RECORD_ID], header(column), frame.loc[index, column], reason)
             )
     return lines
 
@@ -428,7 +434,7 @@ def _row_problems(
 def _refused_splits(split: SplitColumn, frame: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
     """The rejected lines of the rows whose street line could not be split with certainty."""
     if not split.refused:
-        return _empty_rejected()
+        return no_problems()
     rows = frame[frame[RECORD_ID].isin(split.refused)]
     reasons = rows[RECORD_ID].map(split.refused)
     reason = (
@@ -436,7 +442,7 @@ def _refused_splits(split: SplitColumn, frame: pd.DataFrame, columns: Mapping[st
         + reasons
         + "; give the number in a house number column, or correct the line (--no-split keeps lines as given)"
     )
-    return _lines(rows[RECORD_ID], columns.get("Streetname", "Streetname"), rows["Streetname"], reason)
+    return problem_lines(rows[RECORD_ID], columns.get("Streetname", "Streetname"), rows["Streetname"], reason)
 
 
 def unencodable(values: pd.Series, encoding: str) -> pd.Series:
@@ -456,25 +462,3 @@ def unencodable(values: pd.Series, encoding: str) -> pd.Series:
             offending[value] = f"{char!r} (U+{ord(char):04X})"
     bad = present[present.isin(offending)]
     return bad.map(offending).astype(str)
-
-
-def _lines(rows: pd.Series, field_name: str, value: pd.Series | str, reason: pd.Series | str) -> pd.DataFrame:
-    frame = pd.DataFrame({"row": rows.astype("int64").to_numpy()})
-    frame["field"] = field_name
-    frame["value"] = value.to_numpy() if isinstance(value, pd.Series) else value
-    frame["reason"] = reason.to_numpy() if isinstance(reason, pd.Series) else reason
-    return frame
-
-
-def _malformed_lines(malformed: Sequence[tuple[int, str]]) -> pd.DataFrame:
-    if not malformed:
-        return _empty_rejected()
-    return pd.DataFrame(
-        {"row": [row for row, _ in malformed], "field": "", "value": "", "reason": [p for _, p in malformed]}
-    )
-
-
-def _empty_rejected() -> pd.DataFrame:
-    return pd.DataFrame({"row": pd.Series([], dtype="int64"), "field": [], "value": [], "reason": []}).astype(
-        {"field": str, "value": str, "reason": str}
-    )

@@ -63,7 +63,7 @@ from tasks.limits import (
     TableLimits,
 )
 from tasks.linescan import scan_lines
-from tasks.reports import write_csv, write_xlsx
+from tasks.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv, write_xlsx
 from tasks.tables import collector_paused, text_frame, unique_names
 from tasks.textfiles import detect_encoding, read_rows, sniff_delimiter
 
@@ -853,22 +853,20 @@ def write_address_results(
     out_dir: Path,
     *,
     moves: pd.DataFrame | None = None,
-    formula_guard: bool = True,
+    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
 ) -> list[Path]:
-    """Write ``results.csv`` (UTF-8), ``results.xlsx`` (sheets Results, QSTAT summary and, with a moves file,
+    """Write ``results.csv``, ``results.xlsx`` (sheets Results, QSTAT summary and, with a moves file,
     Moves) and ``moves.csv`` when moves are given; returns the paths written.
 
-    With ``formula_guard`` a text cell of the CSV files that a spreadsheet would run as a formula gets a
-    leading ``'`` (:func:`tasks.reports.neutralise_formulas`), unless it is a code of the
-    :data:`CODE_COLUMNS` that matches its grammar; the workbook never needs it (its cells are written as
-    text, never as formulas).
+    The CSV files are written in ``csv_style``'s dialect; with its guard a text cell that a spreadsheet
+    would run as a formula gets a leading ``'`` (:func:`tasks.reports.neutralise_formulas`), unless it is a
+    code of the :data:`CODE_COLUMNS` that matches its grammar; the workbook never needs it (its cells are
+    written as text, never as formulas).
     """
-    paths = [
-        write_csv(merged, out_dir / "results.csv", formula_guard=formula_guard, code_columns=CODE_COLUMNS)
-    ]
+    paths = [write_csv(merged, out_dir / "results.csv", style=csv_style, code_columns=CODE_COLUMNS)]
     sheets = {"Results": merged, "QSTAT summary": summary}
     if moves is not None:
         sheets["Moves"] = moves
-        paths.append(write_csv(moves, out_dir / "moves.csv", formula_guard=formula_guard))
+        paths.append(write_csv(moves, out_dir / "moves.csv", style=csv_style))
     paths.insert(1, write_xlsx(out_dir / "results.xlsx", sheets))
     return paths

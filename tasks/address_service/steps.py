@@ -19,7 +19,7 @@ from tasks.address_service.field_lengths import flag_long_fields
 from tasks.address_service.profile_upload import wire_format as wire_format_of
 from tasks.address_service.profile_upload import write_profile_upload
 from tasks.address_service.profiles import AlignmentProfile
-from tasks.address_service.records import AddressInput, read_address_file, write_rejected
+from tasks.address_service.records import AddressInput, read_address_file
 from tasks.address_service.results import (
     RETURNED_COLUMN,
     decode_results,
@@ -34,7 +34,8 @@ from tasks.address_service.results import (
 from tasks.address_service.wire import WireFormat, write_upload_file
 from tasks.files import make_dirs
 from tasks.limits import DOWNLOAD_MAX_BYTES, TABLE_LIMITS, ZIP_MAX_RATIO, TableLimits
-from tasks.reports import markdown_table, write_csv
+from tasks.rejected_rows import write_rejected
+from tasks.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
 
 logger = logging.getLogger("postflows.address_service.steps")
 
@@ -60,8 +61,7 @@ class PreparedInput:
 
     @property
     def rejected_rows(self) -> int:
-        rejected = self.records.rejected
-        return int(rejected["row"].nunique()) if len(rejected) else 0
+        return self.records.rejected_rows
 
 
 @dataclass
@@ -133,7 +133,7 @@ def prepare_address_input(
     mapping: Mapping[str, str] | None = None,
     input_format: InputFormat | None = None,
     wire_format: WireFormat | None = None,
-    formula_guard: bool = True,
+    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
     profile: AlignmentProfile | None = None,
     profile_map: Mapping[str, str] | None = None,
     split_house_numbers: bool = True,
@@ -142,9 +142,11 @@ def prepare_address_input(
     """Read and check the input; write rejected.csv, house-numbers.csv (the street lines split into street
     and house number, when any were) and, for a batch, the upload file in the wire format.
 
-    ``formula_guard`` neutralises, in rejected.csv, text a spreadsheet would run as a formula (the
-    ``POSTFLOWS_CSV_FORMULA_GUARD`` setting). With an agreed alignment ``profile`` the upload file has
-    exactly its columns (see :func:`~tasks.address_service.profile_upload.write_profile_upload`;
+    ``csv_style`` is how rejected.csv and house-numbers.csv are written: their dialect and the formula guard
+    (the ``POSTFLOWS_CSV_DIALECT`` and ``POSTFLOWS_CSV_FORMULA_GUARD`` settings). rejected.csv names a row by
+    the input's id column: a column named as the ``profile``'s record id, else a customer number, else the
+    first column (:func:`tasks.rejected_rows.id_column`). With an agreed alignment ``profile`` the upload
+    file has exactly its columns (see :func:`~tasks.address_service.profile_upload.write_profile_upload`;
     ``profile_map`` fills its pass-through slots) and the profile's layout, not ``wire_format``. A file over
     ``limits`` is refused before it is read (:func:`tasks.tables.read_table`).
     """
@@ -162,12 +164,13 @@ def prepare_address_input(
         wire_encoding=wire.encoding,
         split_house_numbers=split_house_numbers,
         limits=limits,
+        id_columns=(profile.upload.record_id, profile.result_record_id) if profile is not None else (),
     )
-    rejected_path = write_rejected(records, output_dir / "rejected.csv", formula_guard=formula_guard)
+    rejected_path = write_rejected(records.rejected_report, output_dir / "rejected.csv", style=csv_style)
     prepared = PreparedInput(records=records, rejected_path=rejected_path)
     if len(records.house_numbers):
         prepared.house_numbers_path = write_csv(
-            records.house_numbers, output_dir / "house-numbers.csv", formula_guard=formula_guard
+            records.house_numbers, output_dir / "house-numbers.csv", style=csv_style
         )
     if mode != "query" and prepared.accepted:
         upload = output_dir / "upload.txt"
@@ -185,7 +188,7 @@ def build_address_results(
     *,
     max_bytes: int = DOWNLOAD_MAX_BYTES,
     max_ratio: float = ZIP_MAX_RATIO,
-    formula_guard: bool = True,
+    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
     profile: AlignmentProfile | None = None,
     moves_file: Path | None = None,
     limits: TableLimits = TABLE_LIMITS,
@@ -196,8 +199,8 @@ def build_address_results(
     (otherwise they are read from the download).
 
     A ZIP download is unpacked within ``max_bytes`` and ``max_ratio`` (see :func:`unpack_download`); the
-    result and moves files are read within ``limits`` (see :func:`read_result_file`); ``formula_guard``
-    applies to the CSV files (see :func:`write_address_results`).
+    result and moves files are read within ``limits`` (see :func:`read_result_file`); ``csv_style``
+    is how the CSV files are written (see :func:`write_address_results`).
 
     Raises:
         ResultFileError: the download cannot be unpacked or read, or no result row matches an uploaded row.
@@ -213,17 +216,21 @@ def build_address_results(
         output_dir,
         moves,
         source=files.result,
-        formula_guard=formula_guard,
+        csv_style=csv_style,
         profile=profile,
     )
 
 
 def build_address_query_results(
-    prepared: PreparedInput, answers: pd.DataFrame, output_dir: Path, *, formula_guard: bool = True
+    prepared: PreparedInput,
+    answers: pd.DataFrame,
+    output_dir: Path,
+    *,
+    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
 ) -> AddressResults:
     """Decode the individual-query answers (one row per RecordId) and write the same result files."""
     answers = answers.set_axis(result_headers([str(c) for c in answers.columns]), axis=1)
-    return _write(prepared, decode_results(answers), output_dir, None, formula_guard=formula_guard)
+    return _write(prepared, decode_results(answers), output_dir, None, csv_style=csv_style)
 
 
 _P = ParamSpec("_P")
@@ -257,7 +264,7 @@ def _write(
     moves: pd.DataFrame | None,
     *,
     source: Path | None = None,
-    formula_guard: bool = True,
+    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
     profile: AlignmentProfile | None = None,
 ) -> AddressResults:
     if profile is None:
@@ -277,7 +284,7 @@ def _write(
             long_field_rows,
         )
     summary = qstat_summary(merged)
-    files = write_address_results(merged, summary, output_dir, moves=moves, formula_guard=formula_guard)
+    files = write_address_results(merged, summary, output_dir, moves=moves, csv_style=csv_style)
     return AddressResults(
         files=files,
         summary=summary,

@@ -11,7 +11,8 @@ column is joined to the house number with a space, and a box number written with
 12``) keeps the number. Among columns naming the same field the leftmost wins; the others pass through.
 
 Rows: a row with no value at all is skipped (counted as empty); every other row is accepted or rejected
-(``rejected.csv``: row, field, value, reason), and the counts must add up. A row is rejected when it misses
+(``rejected.csv``, one line per row with all its problems: :mod:`tasks.rejected_rows`), and the counts must
+add up. A row is rejected when it misses
 what its use needs (validation: a zip or a city; delivery: zip and city), has a zip that is not 4 digits,
 a value longer than its field, or a control character in a value that would be sent.
 """
@@ -29,7 +30,16 @@ from tasks.address_service.headers import field_for_header, header_key
 from tasks.errors import InputError
 from tasks.lazy import lazy_module
 from tasks.limits import TABLE_LIMITS, TableLimits
-from tasks.reports import write_csv
+from tasks.rejected_rows import (
+    PROBLEM_COLUMNS,
+    id_column,
+    malformed_problems,
+    no_problems,
+    problem_lines,
+    rejected_report,
+    write_rejected,
+)
+from tasks.reports import CsvStyle
 from tasks.tables import read_table
 from tasks.textfiles import control_characters, visible_controls
 
@@ -52,8 +62,7 @@ LEAF_FIELDS: tuple[str, ...] = (
     "city",
     "postBoxNumber",
 )
-ROW = "row"
-REJECTED_COLUMNS = (ROW, "field", "value", "reason")
+ROW = PROBLEM_COLUMNS[0]
 _HOUSE_NUMBER_ADDITION = "houseNumberAddition"
 
 # Address-service input fields (tasks.address_service.headers) → the leaf field they fill here.
@@ -101,6 +110,8 @@ class CommerceAddresses:
         records: the accepted rows in input order: ``row`` (1-based data row of the file), the pass-through
             columns with their own names, then every leaf field (None where empty or not in the file).
         rejected: one line per problem: row, field (the source header), value, reason.
+        rejected_report: one line per rejected row, as ``rejected.csv`` holds it
+            (:func:`tasks.rejected_rows.rejected_report`).
         columns: leaf field → the source header(s) it is read from.
         passthrough: the columns passed through unchanged, in file order.
         source: the file read.
@@ -110,6 +121,7 @@ class CommerceAddresses:
 
     records: pd.DataFrame
     rejected: pd.DataFrame
+    rejected_report: pd.DataFrame
     columns: dict[str, tuple[str, ...]]
     passthrough: list[str]
     source: Path
@@ -122,8 +134,8 @@ class CommerceAddresses:
 
     @property
     def rejected_rows(self) -> int:
-        """How many rows were rejected (a row may have several rejected lines)."""
-        return int(self.rejected[ROW].nunique())
+        """How many rows were rejected (a row may have several problems, and has one line in the report)."""
+        return len(self.rejected_report)
 
     def counts(self) -> dict[str, int]:
         """The row counts a run summary reports."""
@@ -229,10 +241,10 @@ def read_commerce_addresses(
     empty = ~filled & ~frame[ROW].isin(malformed_rows)
     frame = frame[~empty]
     headers_of = _source_headers(resolved)
-    problems = [_malformed_lines(table.malformed)]
+    problems = [malformed_problems(table.malformed)]
     checkable = frame[~frame[ROW].isin(malformed_rows)]
     problems += _row_problems(checkable, use, headers_of, controls=table.control_characters)
-    rejected = pd.concat([p for p in problems if len(p)] or [_no_lines()], ignore_index=True)
+    rejected = pd.concat([p for p in problems if len(p)] or [no_problems()], ignore_index=True)
     rejected = rejected.sort_values(ROW, kind="stable", ignore_index=True)
     if table.control_characters and len(rejected):
         rejected["value"] = visible_controls(rejected["value"].astype(object))
@@ -246,10 +258,12 @@ def read_commerce_addresses(
             f"{int(empty.sum())} empty do not add up; rows would be lost, so nothing is sent",
             path=source,
         )
+    report = rejected_report(rejected, table, id_column=id_column(headers))
     columns = {field: headers_of[field] for field in LEAF_FIELDS if field in headers_of}
     return CommerceAddresses(
         records=records,
         rejected=rejected,
+        rejected_report=report,
         columns=columns,
         passthrough=passthrough,
         source=source,
@@ -269,13 +283,6 @@ def field_text(record: Mapping[str, Any], field: str) -> str | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     return str(value)
-
-
-def write_rejected(addresses: CommerceAddresses, path: Path, *, formula_guard: bool = True) -> Path | None:
-    """Write the rejected lines as CSV (UTF-8); None, and nothing written, when no row was rejected."""
-    if addresses.rejected.empty:
-        return None
-    return write_csv(addresses.rejected, path, formula_guard=formula_guard)
 
 
 def _stripped(values: pd.Series) -> pd.Series:
@@ -341,17 +348,19 @@ def _row_problems(
         neither = zip_code.isna() & city.isna()
         if neither.any():
             reason = "zip and city both missing: the service needs at least one of them"
-            lines.append(_lines(frame.loc[neither, ROW], header("zip"), "", reason))
+            lines.append(problem_lines(frame.loc[neither, ROW], header("zip"), "", reason))
     else:
         for field, values in (("zip", zip_code), ("city", city)):
             absent = values.isna()
             if absent.any():
                 reason = f"{field} missing: a delivery query needs zip and city"
-                lines.append(_lines(frame.loc[absent, ROW], header(field), "", reason))
+                lines.append(problem_lines(frame.loc[absent, ROW], header(field), "", reason))
     bad_zip = zip_code.notna() & ~zip_code.fillna("").str.fullmatch(r"\d{4}")
     if bad_zip.any():
         lines.append(
-            _lines(frame.loc[bad_zip, ROW], header("zip"), zip_code[bad_zip], "zip must be exactly 4 digits")
+            problem_lines(
+                frame.loc[bad_zip, ROW], header("zip"), zip_code[bad_zip], "zip must be exactly 4 digits"
+            )
         )
     for field, limit in MAX_LENGTH.items():
         if field == "zip":
@@ -361,7 +370,7 @@ def _row_problems(
         if long.any():
             length = lengths[long].astype("int64").astype(str)
             lines.append(
-                _lines(
+                problem_lines(
                     frame.loc[long, ROW],
                     header(field),
                     frame.loc[long, field],
@@ -373,30 +382,10 @@ def _row_problems(
         if len(found):
             index = found.index
             described = "control character " + found.astype(str) + " in the value"
-            lines.append(_lines(frame.loc[index, ROW], header(field), frame.loc[index, field], described))
+            lines.append(
+                problem_lines(frame.loc[index, ROW], header(field), frame.loc[index, field], described)
+            )
     return lines
-
-
-def _lines(rows: pd.Series, field: str, value: pd.Series | str, reason: pd.Series | str) -> pd.DataFrame:
-    lines = pd.DataFrame({ROW: rows.astype("int64").to_numpy()})
-    lines["field"] = field
-    lines["value"] = value.to_numpy() if isinstance(value, pd.Series) else value
-    lines["reason"] = reason.to_numpy() if isinstance(reason, pd.Series) else reason
-    return lines
-
-
-def _malformed_lines(malformed: Sequence[tuple[int, str]]) -> pd.DataFrame:
-    if not malformed:
-        return _no_lines()
-    return pd.DataFrame(
-        {ROW: [row for row, _ in malformed], "field": "", "value": "", "reason": [p for _, p in malformed]}
-    )
-
-
-def _no_lines() -> pd.DataFrame:
-    return pd.DataFrame({ROW: pd.Series([], dtype="int64"), "field": [], "value": [], "reason": []}).astype(
-        {"field": str, "value": str, "reason": str}
-    )
 
 
 async def prepare_addresses(
@@ -409,11 +398,12 @@ async def prepare_addresses(
     delimiter: str | None,
     encoding: str | None,
     reserved: Sequence[str],
-    formula_guard: bool,
+    csv_style: CsvStyle,
     limits: TableLimits,
 ) -> tuple[CommerceAddresses, Path | None]:
     """The "prepare input" step of a row-by-row commerce flow: read and check the rows, write
-    ``rejected.csv`` (never leaving a stale one beside new results) and record it as a document."""
+    ``rejected.csv`` in ``csv_style`` (never leaving a stale one beside new results) and record it as a
+    document."""
     async with recorder.step("prepare input"):
         addresses = read_commerce_addresses(
             input_path,
@@ -424,8 +414,9 @@ async def prepare_addresses(
             reserved=reserved,
             limits=limits,
         )
-        (output_dir / "rejected.csv").unlink(missing_ok=True)
-        rejected_path = write_rejected(addresses, output_dir / "rejected.csv", formula_guard=formula_guard)
+        rejected_path = write_rejected(
+            addresses.rejected_report, output_dir / "rejected.csv", style=csv_style
+        )
     if rejected_path is not None:
         await recorder.document("rejected-rows", rejected_path)
     return addresses, rejected_path

@@ -21,7 +21,7 @@ from tasks.commerce.address_input import ROW, address_records, field_text
 from tasks.commerce.checkpoint import RowCheckpoint
 from tasks.commerce.days import requested_days as requested_days  # the flow reads it here
 from tasks.commerce.per_row import RowOutcome, answer_rows
-from tasks.reports import markdown_table, write_csv, write_xlsx
+from tasks.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv, write_xlsx
 
 ADDRESS_FIELDS: tuple[str, ...] = ("zip", "city", "street", "houseNumber")
 STATUS_COLUMN = "QueryStatus"
@@ -189,11 +189,12 @@ def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
 
 
 def write_deliverability(
-    table: DeliverabilityTable, output_dir: Path, *, formula_guard: bool = True
+    table: DeliverabilityTable, output_dir: Path, *, csv_style: CsvStyle = DEFAULT_CSV_STYLE
 ) -> list[Path]:
-    """Write ``deliverability.csv`` (long form) and ``deliverability.xlsx`` (grid and long form); every text
-    cell of the CSV file gets the formula guard (none of its columns holds a code that may start like one)."""
-    csv_path = write_csv(table.days, output_dir / "deliverability.csv", formula_guard=formula_guard)
+    """Write ``deliverability.csv`` (long form, in ``csv_style``) and ``deliverability.xlsx`` (grid and long
+    form); every text cell of the CSV file gets the formula guard when the style has it (none of its columns
+    holds a code that may start like one)."""
+    csv_path = write_csv(table.days, output_dir / "deliverability.csv", style=csv_style)
     xlsx_path = write_xlsx(
         output_dir / "deliverability.xlsx",
         {GRID_SHEET: table.grid, DAYS_SHEET: table.days},

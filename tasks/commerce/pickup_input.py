@@ -1,7 +1,7 @@
 """The input of a pickup registration: pickup users from .csv/.xlsx, one per row, checked before anything is
 sent. Columns are the request's leaf fields (gender, firstName, lastName, language, street, houseNumber, zip,
 city, countryCode, notifyMode, email, mobileNumber), matched case-insensitively; other columns are kept for
-the results. Rows with problems go to the rejected-rows report (row, field, value, reason); the rows read
+the results. Rows with problems go to the rejected-rows report (:mod:`tasks.rejected_rows`); the rows read
 must add up to accepted + rejected + empty rows.
 """
 
@@ -19,6 +19,7 @@ from tasks.address_service.headers import header_key
 from tasks.errors import InputError
 from tasks.lazy import lazy_module
 from tasks.limits import TABLE_LIMITS, TableLimits
+from tasks.rejected_rows import id_column, problems_frame, rejected_report
 from tasks.tables import read_table
 from tasks.textfiles import control_character_lines
 
@@ -44,7 +45,6 @@ PICKUP_FIELDS = (
 REQUIRED_COLUMNS = ("firstName", "lastName", "zip")
 DEFAULT_COUNTRY = "CH"
 DEFAULT_NOTIFY_MODE = "EMAIL"
-REJECTED_COLUMNS = ["row", "field", "value", "reason"]
 # Upper-cased on the way in: codes of the service, not free text.
 _CODES = ("gender", "language", "countryCode", "notifyMode")
 _SWISS_ZIP = re.compile(r"^[1-9]\d{3}$")
@@ -65,17 +65,19 @@ class PickupRow:
 
 @dataclass
 class PickupInput:
-    """The accepted rows, the rejected-rows report and the file as read (every column, by row number)."""
+    """The accepted rows, the rejected rows (``rejected``: one line per problem; ``rejected_report``: one
+    line per row, as ``rejected.csv`` holds it) and the file as read (every column, by row number)."""
 
     frame: pd.DataFrame
     columns: dict[str, str]
     rows: list[PickupRow]
     rejected: pd.DataFrame
+    rejected_report: pd.DataFrame
     empty_rows: int
 
     @property
     def rejected_rows(self) -> int:
-        return int(self.rejected["row"].nunique()) if len(self.rejected) else 0
+        return len(self.rejected_report)
 
 
 def pickup_columns(headers: Sequence[str]) -> dict[str, str]:
@@ -142,10 +144,9 @@ def read_pickup_input(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> Pick
             ]
             continue
         rows.append(PickupRow(row, pickup_request(cells)))
-    report = pd.DataFrame(rejected, columns=REJECTED_COLUMNS).sort_values(
-        "row", kind="stable", ignore_index=True
-    )
-    result = PickupInput(frame, columns, rows, report, empty_rows)
+    lines = problems_frame(rejected)
+    report = rejected_report(lines, table, id_column=id_column([str(header) for header in frame.columns]))
+    result = PickupInput(frame, columns, rows, lines, report, empty_rows)
     if len(rows) + result.rejected_rows + empty_rows != len(frame):
         raise InputError(
             f"{len(frame)} data rows were read, but {len(rows)} accepted + {result.rejected_rows} rejected + "

@@ -16,7 +16,7 @@ from tasks.commerce.validation import (
     STATUS_COLUMN,
     ValidationTable,
 )
-from tasks.reports import markdown_table, write_csv, write_xlsx
+from tasks.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv, write_xlsx
 
 CHANGED = "changed"
 PROBLEM = "problem"
@@ -67,14 +67,15 @@ def write_validation_results(
     *,
     rejected_rows: int,
     empty_rows: int = 0,
-    formula_guard: bool = True,
+    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
 ) -> list[Path]:
-    """Write ``results.csv`` and ``results.xlsx``; returns their paths.
+    """Write ``results.csv`` (in ``csv_style``) and ``results.xlsx``; returns their paths.
 
-    Every text cell of the CSV file gets the formula guard (see :func:`tasks.reports.write_csv`): none of
-    its columns holds a code that may start like a formula. The workbook never turns text into formulas.
+    Every text cell of the CSV file gets the formula guard when the style has it (see
+    :func:`tasks.reports.write_csv`): none of its columns holds a code that may start like a formula. The
+    workbook never turns text into formulas.
     """
-    csv_path = write_csv(table.frame, output_dir / "results.csv", formula_guard=formula_guard)
+    csv_path = write_csv(table.frame, output_dir / "results.csv", style=csv_style)
     xlsx_path = write_xlsx(
         output_dir / "results.xlsx",
         {

@@ -1,8 +1,8 @@
 """The input of an address purchase: addresses from .csv/.xlsx (§2.7 field names or the address header
 aliases), purchase parameters from JSON/YAML, checked together before anything is sent; bad address rows
 (including rows the file reader could not read and cells holding a control character) go to the
-rejected-rows report (row, field, value, reason), and the rows read must add up to accepted + rejected +
-empty rows before anything is sent.
+rejected-rows report (:mod:`tasks.rejected_rows`, the rows named by the id column), and the rows read must
+add up to accepted + rejected + empty rows before anything is sent.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from tasks.address_service.headers import field_for_header, header_key
 from tasks.errors import InputError
 from tasks.lazy import lazy_module
 from tasks.limits import TABLE_LIMITS, TableLimits
+from tasks.rejected_rows import ID_ALIASES, id_column, problems_frame, rejected_report
 from tasks.structured_files import Format, UnusableFile, odd_key, read_structured
 from tasks.tables import read_table
 from tasks.textfiles import control_character_lines
@@ -33,7 +34,6 @@ else:
     pd = lazy_module("pandas")  # imported on first use: the CLI checks a header without it
 
 ADDRESS_FIELDS = ("id", "firstName", "lastName", "street", "houseNumber", "zipCode", "city", "isoCode")
-REJECTED_COLUMNS = ["row", "field", "value", "reason"]
 # Address-service field (recognised through the batch input's aliases) → §2.7 purchase field.
 _FROM_ADDRESS_FIELD = {
     "Prename": "firstName",
@@ -44,23 +44,25 @@ _FROM_ADDRESS_FIELD = {
     "TownName": "city",
     "CountryCode": "isoCode",
 }
-_ID_ALIASES = frozenset({"id", "recordid", "addressid", "adressid", "customerid", "kundennummer", "kundennr"})
 _ADDRESS_INDEX = re.compile(r"^addresses\[(\d+)\]\.?(.*)$")
 _INTEGER = re.compile(r"^\d+(?:\.0+)?$")
 
 
 @dataclass
 class PurchaseInput:
-    """The purchase to send and the address rows rejected on the way (1-based data rows of the file)."""
+    """The purchase to send (its addresses' 1-based data rows of the file in ``rows``) and the address rows
+    rejected on the way (``rejected``: one line per problem; ``rejected_report``: one line per row, as
+    ``rejected.csv`` holds it)."""
 
     purchase: Purchase
     rows: list[int]
     rejected: pd.DataFrame
+    rejected_report: pd.DataFrame
     input_rows: int
 
     @property
     def rejected_rows(self) -> int:
-        return int(self.rejected["row"].nunique()) if len(self.rejected) else 0
+        return len(self.rejected_report)
 
 
 def purchase_columns(headers: Sequence[str]) -> dict[str, str]:
@@ -76,7 +78,7 @@ def purchase_columns(headers: Sequence[str]) -> dict[str, str]:
             continue
         alias = (
             "id"
-            if header_key(header) in _ID_ALIASES
+            if header_key(header) in ID_ALIASES
             else _FROM_ADDRESS_FIELD.get(field_for_header(header) or "")
         )
         if alias is not None and alias not in columns:
@@ -209,10 +211,8 @@ def read_purchase_input(
         bad_rows.add(row)
     ensure_valid("purchase", parameter_problems)
     kept = [(row, address) for row, address, _ in candidates if row not in bad_rows]
-    frame = pd.DataFrame(rejected, columns=REJECTED_COLUMNS).sort_values(
-        "row", kind="stable", ignore_index=True
-    )
-    rejected_rows = int(frame["row"].nunique())
+    lines = problems_frame(rejected)
+    rejected_rows = int(lines["row"].nunique())
     if len(kept) + rejected_rows + empty_rows != len(table.frame):
         raise InputError(
             f"{len(table.frame)} data rows were read, but {len(kept)} accepted + {rejected_rows} rejected + "
@@ -222,5 +222,7 @@ def read_purchase_input(
         )
     if not kept:
         raise InputError("no address row passed the checks", path=addresses_path)
+    headers = [str(header) for header in table.frame.columns]
+    report = rejected_report(lines, table, id_column=id_column(headers, known=[columns.get("id")]))
     everything.addresses = [address for _, address in kept]
-    return PurchaseInput(everything, [row for row, _ in kept], frame, input_rows)
+    return PurchaseInput(everything, [row for row, _ in kept], lines, report, input_rows)

@@ -1,5 +1,5 @@
 """Statistics records (§2.6) from a .csv or .xlsx file: columns recognised by name, each row converted and
-checked; a row that fails goes to the rejected-rows report (row, field, value, reason), never lost.
+checked; a row that fails goes to the rejected-rows report (:mod:`tasks.rejected_rows`), never lost.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from tasks.address_service.headers import header_key
 from tasks.errors import InputError
 from tasks.lazy import lazy_module
 from tasks.limits import TABLE_LIMITS, TableLimits
+from tasks.rejected_rows import id_column, problems_frame, rejected_report
 from tasks.tables import read_table
 
 if TYPE_CHECKING:
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")  # imported on first use: the CLI checks a header without it
 
-REJECTED_COLUMNS = ["row", "field", "value", "reason"]
 INTEGER_FIELDS = ("newspaperId", "houseKey", "bbz", "aplz", "count")
 TEXT_FIELDS = ("split", "product", "city", "bundleType")
 DATE_FIELDS = ("deliveryDate",)
@@ -48,16 +48,19 @@ _INTEGER = re.compile(r"^[+-]?\d+(?:\.0+)?$")
 
 @dataclass
 class StatisticsInput:
-    """A statistics file read and checked: accepted records with their 1-based data row, rejected lines."""
+    """A statistics file read and checked: accepted records with their 1-based data row, the rejected rows
+    (``rejected``: one line per problem; ``rejected_report``: one line per row, as ``rejected.csv`` holds
+    it)."""
 
     records: list[tuple[int, StatisticsRecord]]
     rejected: pd.DataFrame
+    rejected_report: pd.DataFrame
     input_rows: int
     source: Path
 
     @property
     def rejected_rows(self) -> int:
-        return int(self.rejected["row"].nunique()) if len(self.rejected) else 0
+        return len(self.rejected_report)
 
     @property
     def submission(self) -> StatisticsSubmission:
@@ -133,10 +136,10 @@ def read_statistics_file(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> S
         else:
             assert record is not None
             records.append((number, record))
-    frame = pd.DataFrame(rejected, columns=REJECTED_COLUMNS).sort_values(
-        "row", kind="stable", ignore_index=True
-    )
-    return StatisticsInput(records, frame, input_rows, path)
+    lines = problems_frame(rejected)
+    headers = [str(header) for header in table.frame.columns]
+    report = rejected_report(lines, table, id_column=id_column(headers))
+    return StatisticsInput(records, lines, report, input_rows, path)
 
 
 def _record(cells: dict[str, str]) -> tuple[StatisticsRecord | None, list[dict[str, str]]]:

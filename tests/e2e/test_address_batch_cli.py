@@ -26,6 +26,7 @@ from tests.e2e.conftest import (
     json_block,
     served_sandbox,
 )
+from tests.outputs import output_records
 
 # Starting servers and the CLI is slow on a busy machine; the default per-test limit is too tight.
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
@@ -71,11 +72,15 @@ def test_batch_writes_one_result_row_per_accepted_row(batch_run: BatchRun) -> No
     summary, out = batch_run.summary, batch_run.workspace.out_dir
     with EXAMPLE.open(encoding="utf-8", newline="") as source:
         input_ids = [row["KundenNr"] for row in csv.DictReader(source, delimiter=";")]
-    with (out / "rejected.csv").open(encoding="utf-8", newline="") as rejected_file:
-        rejected_rows = {int(row["row"]) for row in csv.DictReader(rejected_file)}
+    rejected = output_records(out / "rejected.csv")
+    rejected_rows = {int(row["row"]) for row in rejected}
+    # One line per rejected row, named by its customer number and its line in the file (header: line 1).
+    assert len(rejected) == len(rejected_rows) == summary["rejected_rows"]
+    assert [(row["KundenNr"], int(row["line"])) for row in rejected] == [
+        (input_ids[number - 1], number + 1) for number in sorted(rejected_rows)
+    ]
     accepted_ids = [kunde for number, kunde in enumerate(input_ids, start=1) if number not in rejected_rows]
-    with (out / "results.csv").open(encoding="utf-8", newline="") as results_file:
-        results = list(csv.DictReader(results_file))
+    results = output_records(out / "results.csv")
 
     assert summary["accepted_rows"] == len(accepted_ids) == len(input_ids) - summary["rejected_rows"]
     assert summary["result_rows"] == len(results) == len(accepted_ids)

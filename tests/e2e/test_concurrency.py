@@ -41,6 +41,7 @@ from tests.e2e.conftest import (
     served_sandbox,
     stop,
 )
+from tests.outputs import output_records
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -136,19 +137,22 @@ def _start_together(workspace: CliWorkspace, commands: list[Command]) -> list[Fi
     return finished
 
 
-def _column(path: Path, column: str, *, delimiter: str = ",") -> list[str]:
-    """One column of a CSV file; empty when the file was not written (no row rejected)."""
-    if not path.exists():
-        return []
+def _input_column(path: Path, column: str) -> list[str]:
+    """One column of an input file (UTF-8, ``;``-separated)."""
     with path.open(encoding="utf-8", newline="") as source:
-        return [row[column] for row in csv.DictReader(source, delimiter=delimiter)]
+        return [row[column] for row in csv.DictReader(source, delimiter=";")]
+
+
+def _output_column(path: Path, column: str) -> list[str]:
+    """One column of a CSV file a flow wrote; empty when the file was not written (no row rejected)."""
+    return [row[column] for row in output_records(path)] if path.exists() else []
 
 
 def _assert_every_row_accounted_for(run: Finished) -> None:
     """Every input row is a result row or a rejected row, once; the summary agrees."""
-    input_ids = _column(run.command.input_path, "KundenNr", delimiter=";")
-    rejected = {int(number) for number in _column(run.command.out / "rejected.csv", "row")}
-    result_ids = _column(run.command.out / "results.csv", "KundenNr")
+    input_ids = _input_column(run.command.input_path, "KundenNr")
+    rejected = {int(number) for number in _output_column(run.command.out / "rejected.csv", "row")}
+    result_ids = _output_column(run.command.out / "results.csv", "KundenNr")
     assert result_ids == [kunde for number, kunde in enumerate(input_ids, 1) if number not in rejected]
     assert len(result_ids) + len(rejected) == len(input_ids)
     assert run.summary["rejected_rows"] == len(rejected)

@@ -23,6 +23,7 @@ from sandbox.inprocess import address_service_url
 from tasks.address_service.batch import BatchJobFailed
 from tasks.polling import PollTimedOut
 from tests.flows.conftest import Sandbox
+from tests.outputs import read_output_csv
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
 FAST = {"min_poll_interval_s": 0.05, "max_poll_interval_s": 0.2}
@@ -67,7 +68,7 @@ async def test_batch_writes_results_rejects_bad_rows_and_cleans_up(sandbox: Sand
     source_rows = len(pd.read_csv(EXAMPLE, sep=";", dtype=str))
     assert summary["accepted_rows"] + summary["rejected_rows"] == source_rows
     assert summary["rejected_rows"] == 2
-    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert len(results) == summary["accepted_rows"] == summary["result_rows"]
     assert list(results.columns[:2]) == ["RecordId", "KundenNr"]
     first = results.loc[results["KundenNr"] == "1001"].iloc[0]
@@ -75,9 +76,16 @@ async def test_batch_writes_results_rejects_bad_rows_and_cleans_up(sandbox: Sand
     assert float(first["TotalScore"]) == 100.0
     assert set(summary["qstat"]) >= {"1", "2", "3", "4", "25", "27", "50", "51"}
 
-    rejected = pd.read_csv(out / "rejected.csv", dtype=str)
-    assert set(rejected["row"]) == {"39", "40"}
-    assert rejected["reason"].str.len().min() > 5
+    rejected = read_output_csv(out / "rejected.csv", dtype=str)
+    assert rejected.columns.tolist() == ["KundenNr", "line", "row", "problems", "values"]
+    assert rejected[["KundenNr", "line", "row"]].values.tolist() == [
+        ["1039", "40", "39"],
+        ["1040", "41", "40"],
+    ]
+    assert (
+        rejected.loc[1, "problems"]
+        == "PLZ: ZIPCode missing (or PoBoxZIP for a P.O. box); Ort: TownName missing"
+    )
 
     book = load_workbook(out / "results.xlsx", read_only=False)
     assert book.sheetnames[0] and len(book.sheetnames) >= 2
@@ -353,7 +361,7 @@ async def test_fixed_width_cp1252_input_and_a_custom_upload_format(sandbox: Sand
     )
     assert summary["accepted_rows"] == 2 and summary["rejected_rows"] == 0
     assert (out / "upload.txt").read_bytes().decode("utf-8").splitlines()[0].startswith("RecordId;Kunde;")
-    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False).set_index("Kunde")
+    results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False).set_index("Kunde")
     assert results.loc["K-1", "QSTAT"] == "1"
     assert results.loc["K-2", "QSTAT"] == "1" and results.loc["K-2", "Name"] == "Zürcher"
     (run,) = _runs()
@@ -374,7 +382,8 @@ async def test_the_csv_files_follow_the_formula_guard_setting(
     )
     out = tmp_path / "out"
     await address_batch(input_path=source, output_dir=out, **FAST)
-    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert results["KundenNr"].tolist() == [f"{prefix}=1+1"]
-    rejected = pd.read_csv(out / "rejected.csv", dtype=str, keep_default_na=False)
-    assert rejected["value"].tolist() == [f"{prefix}-601"]
+    rejected = read_output_csv(out / "rejected.csv", dtype=str, keep_default_na=False)
+    assert rejected[["KundenNr", "values"]].values.tolist() == [[f"{prefix}@A1", "PLZ: -601"]]
+    assert rejected.loc[0, "problems"] == "PLZ: Swiss postcode must be exactly 4 digits"

@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
 from postflows.cli import app
 from postflows.wiring import reset_sandbox
+from tests.outputs import read_output_csv
 from tests.sandbox.test_address_batch import EXAMPLE_OUTCOMES
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
@@ -36,7 +36,7 @@ def test_a_built_in_profile_completes_on_the_embedded_sandbox(
     out = tmp_path / "out"
     result = CliRunner().invoke(app, ["address-batch", str(EXAMPLE), "--profile", profile, "--out", str(out)])
     assert result.exit_code == 0, result.output
-    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert results["ReturnedByService"].eq("True").all()
     outcomes = dict(zip(results["KundenNr"], results["QSTAT"], strict=True))
     assert {number: outcomes[number] for number in EXAMPLE_OUTCOMES} == {

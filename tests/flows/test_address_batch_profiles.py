@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from flows.address_batch import address_batch
@@ -14,6 +13,7 @@ from postflows.wiring import ConfigurationError
 from sandbox.address_service.alignments import load_alignment
 from tasks.address_service.profiles import BUILTIN
 from tests.flows.conftest import Sandbox
+from tests.outputs import read_output_csv
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
 FAST = {"min_poll_interval_s": 0.05, "max_poll_interval_s": 0.2}
@@ -40,7 +40,7 @@ async def test_the_standard_profile_sends_only_its_columns_and_merges_by_our_id(
     upload = (out / "upload.txt").read_bytes().decode("utf-8")
     assert upload.split("\r\n")[0].startswith("CustomID_01_in\tCompany_in\tPrename_in")
     assert "079 555" not in upload and "1001" not in upload  # customer columns stay here
-    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert results["Telefon"].str.startswith("079 555").all()  # merged back by our id
     assert results["KundenNr"].iloc[0] == "1001"
     first = results.iloc[0]
@@ -107,7 +107,7 @@ async def test_a_custom_profile_with_a_renamed_result_id_and_an_extra_output(
         **FAST,
     )
     assert summary["result_rows"] == summary["accepted_rows"] > 0
-    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert results["ReturnedByService"].eq("True").all() and results["QSTAT"].ne("").all()
     statistics = out / "download" / "statistics_fr.txt"
     assert statistics.is_file() and str(statistics) in summary["files"]
@@ -126,7 +126,7 @@ async def test_the_legacy_profile_end_to_end_with_its_own_result_id(sandbox: San
         input_path=_customers(tmp_path), output_dir=out, profile="legacy-de", **FAST
     )
     assert summary["result_rows"] == summary["accepted_rows"] > 0
-    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert results["ReturnedByService"].eq("True").all()
     assert results["Telefon"].str.startswith("079 555").all()
 
@@ -192,7 +192,8 @@ async def test_moves_are_read_from_the_output_the_profile_declares(sandbox: Sand
     summary = await address_batch(input_path=people, output_dir=out, profile=str(profile), **FAST)
     assert summary["moves"] == 1
     assert (out / "download" / "moves.txt").is_file()
-    assert (out / "download" / "result.txt").is_file()  # moves not in the output: no ZIP
+    # The main output is the result alone (a text file, named by its content), no ZIP with the moves in it.
+    assert (out / "download" / "result.txt").is_file() and not (out / "download" / "result.zip").exists()
 
 
 async def test_a_result_id_the_sandbox_would_not_return_is_refused_before_anything_is_sent(

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import httpx
-import pandas as pd
 import pytest
 from openpyxl import Workbook
 
@@ -25,6 +24,7 @@ from sandbox.inprocess import address_service_url
 from tasks.run_history import RunRecorder
 from tasks.submission import ResumeMismatch, SubmissionUncertain
 from tests.flows.conftest import Sandbox
+from tests.outputs import read_output_csv
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
 FAST = {"min_poll_interval_s": 0.05, "max_poll_interval_s": 0.2}
@@ -233,7 +233,7 @@ async def test_two_sheets_of_one_workbook_are_two_pieces_of_work(sandbox: Sandbo
         await address_batch(input_path=source, output_dir=tmp_path / name, input_sheet=name, **FAST)
     assert sandbox.transport.count("/runbatch") == 2
     for name, rows in sheets.items():
-        results = pd.read_csv(tmp_path / name / "results.csv", dtype=str, keep_default_na=False)
+        results = read_output_csv(tmp_path / name / "results.csv", dtype=str, keep_default_na=False)
         assert list(results["KundenNr"]) == [row[0] for row in rows]
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from openpyxl import load_workbook
 from sqlalchemy import select
@@ -23,6 +22,7 @@ from tasks.polling import PollTimedOut
 from tasks.progress import listening
 from tasks.submission import SubmissionUncertain
 from tests.flows.conftest import Sandbox
+from tests.outputs import read_output_csv
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ADDRESSES = EXAMPLES / "purchase-addresses.csv"
@@ -48,7 +48,7 @@ async def test_purchase_end_to_end(sandbox: Sandbox, flow_env: Path, tmp_path: P
     assert summary["accepted_rows"] == 6 and summary["rejected_rows"] == 0
     assert summary["output_addresses"] == 6
     assert summary["status_codes"] == {"OK": 4, "CORRECTED": 1, "UNKNOWN": 1}
-    frame = pd.read_csv(out / "output-addresses.csv", dtype=str)
+    frame = read_output_csv(out / "output-addresses.csv", dtype=str)
     assert frame.columns.tolist()[:4] == ["statusCode", "bundleId", "bundleInfo", "id"]
     assert set(frame["id"]) == {f"A-00{n}" for n in range(1, 7)}
     corrected = frame.set_index("id").loc["A-001"]
@@ -117,8 +117,14 @@ async def test_rejected_rows_and_aliases_without_clean_up(
     out = tmp_path / "out"
     summary = await address_purchase(path, PARAMETERS, out, address_clean_up=False, **QUICK)
     assert (summary["input_rows"], summary["accepted_rows"], summary["rejected_rows"]) == (4, 1, 3)
-    rejected = pd.read_csv(out / "rejected.csv")
-    assert rejected[["row", "field"]].values.tolist() == [[2, "zipCode"], [3, "lastName"], [4, "id"]]
+    rejected = read_output_csv(out / "rejected.csv")
+    assert rejected[["Kundennummer", "line", "row"]].values.tolist() == [
+        ["K2", 3, 2],
+        ["K3", 4, 3],
+        ["K1", 5, 4],
+    ]
+    assert rejected["problems"].str.split(":").str[0].tolist() == ["zipCode", "lastName", "id"]
+    assert rejected.loc[0, "values"] == "zipCode: 63x3"
     assert not (out / "documents" / "non-reusable-addresses.pdf").exists()
     assert sandbox.transport.count("/non-reusable-addresses") == 0
 
@@ -204,7 +210,7 @@ async def test_formula_like_cells_are_neutralised_in_the_csv_files(
     path.write_text("\n".join([header, ",".join(first), *lines[2:]]) + "\n", encoding="utf-8")
     out = tmp_path / "out"
     await address_purchase(path, PARAMETERS, out, **QUICK)
-    frame = pd.read_csv(out / "output-addresses.csv", dtype=str)
+    frame = read_output_csv(out / "output-addresses.csv", dtype=str)
     assert frame.set_index("id").loc[first[0], "firstName"] == '\'=HYPERLINK("http://x.test")'
     assert set(frame["statusCode"]) <= {"OK", "CORRECTED", "UNKNOWN"}
 

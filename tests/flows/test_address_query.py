@@ -9,7 +9,6 @@ import threading
 from pathlib import Path
 
 import httpx
-import pandas as pd
 import pytest
 
 from connectors.ratelimit import WindowGate
@@ -17,6 +16,7 @@ from flows.address_query import address_query
 from postflows.settings import get_settings
 from postflows.wiring import address_service_client
 from tests.flows.conftest import Sandbox
+from tests.outputs import read_output_csv
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
 
@@ -27,7 +27,7 @@ async def test_queries_every_accepted_row_and_writes_results(sandbox: Sandbox, t
 
     assert summary["failed_queries"] == 0
     assert sandbox.transport.count("/runquery2") == summary["accepted_rows"] == summary["result_rows"]
-    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert len(results) == summary["accepted_rows"]
     by_customer = results.set_index("KundenNr")
     assert by_customer.loc["1001", "QSTAT"] == "1"
@@ -43,7 +43,7 @@ async def test_a_failing_query_keeps_its_row_with_the_reason(sandbox: Sandbox, t
     summary = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=1)
 
     assert summary["failed_queries"] == 1
-    results = pd.read_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
+    results = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
     assert len(results) == summary["accepted_rows"]
     failed = results[results["QueryError"] != ""]
     assert len(failed) == 1 and "Status 999" in failed.iloc[0]["QueryError"]
@@ -60,7 +60,7 @@ async def test_a_rerun_sends_only_the_queries_not_answered_yet(sandbox: Sandbox,
     assert again["failed_queries"] == 0
     assert again["query_sends"] == 1 == sandbox.transport.count("/runquery2") - sent_first
     assert again["resumed_rows"] == again["accepted_rows"] - 1
-    results = pd.read_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
+    results = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
     assert len(results) == again["result_rows"] == again["accepted_rows"]
     assert (results["QueryError"] == "").all()
     assert results.set_index("KundenNr").loc["1007", "QSTAT"] == "3"
@@ -127,7 +127,7 @@ async def test_an_unreadable_answer_keeps_its_row_and_the_answers_already_paid_f
     summary = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=4)
 
     assert summary["failed_queries"] == 1
-    results = pd.read_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
+    results = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
     assert len(results) == summary["accepted_rows"]
     failed = results[results["QueryError"] != ""]
     assert list(failed["RecordId"]) == ["5"] and "not JSON" in failed.iloc[0]["QueryError"]
@@ -139,17 +139,27 @@ async def test_results_do_not_depend_on_concurrency(
     sandbox: Sandbox, tmp_path: Path, concurrency: int
 ) -> None:
     await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=concurrency)
-    results = pd.read_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
+    results = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
     assert list(results["KundenNr"]) == sorted(results["KundenNr"])
     assert results["QSTAT"].ne("").all()
 
 
-@pytest.mark.parametrize(("setting", "prefix"), [(None, "'"), ("false", "")])
-async def test_the_csv_files_follow_the_formula_guard_setting(
-    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setting: str | None, prefix: str
+@pytest.mark.parametrize(
+    ("guard", "dialect", "prefix", "start"),
+    [(None, None, "'", b"\xef\xbb\xbfRecordId;KundenNr;"), ("false", "rfc4180", "", b"RecordId,KundenNr,")],
+)
+async def test_the_csv_files_follow_the_formula_guard_and_dialect_settings(
+    sandbox: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    guard: str | None,
+    dialect: str | None,
+    prefix: str,
+    start: bytes,
 ) -> None:
-    if setting is not None:
-        monkeypatch.setenv("POSTFLOWS_CSV_FORMULA_GUARD", setting)
+    for name, setting in (("POSTFLOWS_CSV_FORMULA_GUARD", guard), ("POSTFLOWS_CSV_DIALECT", dialect)):
+        if setting is not None:
+            monkeypatch.setenv(name, setting)
     source = tmp_path / "kunden.csv"
     source.write_text(
         "KundenNr;Vorname;Nachname;Strasse;Hausnummer;PLZ;Ort\n"
@@ -158,10 +168,12 @@ async def test_the_csv_files_follow_the_formula_guard_setting(
     )
     out = tmp_path / "out"
     await address_query(input_path=source, output_dir=out, concurrency=1)
-    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    assert (out / "results.csv").read_bytes().startswith(start)
+    results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert results["KundenNr"].tolist() == [f"{prefix}=1+1"]
-    rejected = pd.read_csv(out / "rejected.csv", dtype=str, keep_default_na=False)
-    assert rejected["value"].tolist() == [f"{prefix}-601"]
+    assert (out / "rejected.csv").read_bytes().startswith(start.replace(b"RecordId" + start[-1:], b""))
+    rejected = read_output_csv(out / "rejected.csv", dtype=str, keep_default_na=False)
+    assert rejected[["KundenNr", "values"]].values.tolist() == [[f"{prefix}@A1", "PLZ: -601"]]
 
 
 class ThreadRecorder(httpx.AsyncBaseTransport):

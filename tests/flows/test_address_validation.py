@@ -15,6 +15,7 @@ from connectors.errors import AuthFailed
 from flows.address_validation import address_validation
 from postflows.settings import get_settings
 from tests.flows.conftest import Sandbox, dask_task_runner
+from tests.outputs import read_output_csv
 
 VALIDATION = "/addresses/validation"
 MIXED = """KundenNr;Vorname;Nachname;Strasse;Hausnummer;PLZ;Ort
@@ -33,7 +34,7 @@ def _mixed(tmp_path: Path) -> Path:
 
 
 def _results(out: Path) -> pd.DataFrame:
-    return pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    return read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
 
 
 async def test_every_row_is_validated_refused_or_rejected_in_input_order(
@@ -58,8 +59,9 @@ async def test_every_row_is_validated_refused_or_rejected_in_input_order(
     refused = by_customer.loc["A-5"]
     assert (refused["ValidationStatus"], refused["HttpStatus"]) == ("refused", "400")
     assert "injected HTTP 400" in refused["ValidationError"]
-    rejected = pd.read_csv(out / "rejected.csv", dtype=str)
-    assert rejected[["row", "field", "value"]].values.tolist() == [["4", "PLZ", "507"]]
+    rejected = read_output_csv(out / "rejected.csv", dtype=str)
+    assert rejected[["KundenNr", "line", "row", "values"]].values.tolist() == [["A-4", "5", "4", "PLZ: 507"]]
+    assert rejected.loc[0, "problems"] == "PLZ: zip must be exactly 4 digits"
 
     workbook = load_workbook(out / "results.xlsx")
     sheet = workbook["Results"]

@@ -6,12 +6,12 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from openpyxl import load_workbook
 
 from flows.deliverability_check import deliverability_check
 from tests.flows.conftest import Sandbox
+from tests.outputs import read_output_csv
 
 ADDRESSES = """Kunde,street,houseNumber,zip,city
 K1,Lindenstrasse,12,6010,Kriens
@@ -38,10 +38,11 @@ async def test_grid_of_deliverable_days_with_an_unknown_and_a_rejected_address(
     assert (summary["answered"], summary["not_found"], summary["rejected_rows"]) == (2, 1, 1)
     assert summary["deliverable_days"] == 12  # two addresses, Monday to Saturday
     assert sandbox.transport.count("/deliverabilities/when") == 3
-    rejected = pd.read_csv(out / "rejected.csv", dtype=str)
-    assert rejected[["row", "field"]].values.tolist() == [["4", "city"]]
+    rejected = read_output_csv(out / "rejected.csv", dtype=str)
+    assert rejected[["Kunde", "line", "row"]].values.tolist() == [["K4", "5", "4"]]
+    assert rejected.loc[0, "problems"] == "city: city missing: a delivery query needs zip and city"
 
-    days = pd.read_csv(out / "deliverability.csv", dtype=str, keep_default_na=False)
+    days = read_output_csv(out / "deliverability.csv", dtype=str, keep_default_na=False)
     assert days["Kunde"].tolist() == ["K1"] * 7 + ["K2"] * 7 + ["K3"]
     kriens = days[days["Kunde"] == "K1"].set_index("date")
     assert kriens.loc["2025-03-03", "deliverable"] == "yes" and kriens.loc["2025-03-03", "activity"] == "WORK"

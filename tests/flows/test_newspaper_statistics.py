@@ -5,12 +5,12 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from flows.newspaper_statistics import InboxNotSent, newspaper_statistics
 from tasks.submission import SubmissionUncertain
 from tests.flows.conftest import Sandbox
+from tests.outputs import read_output_csv
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "statistics.csv"
 STATISTICS = "/standard/statistics"
@@ -22,15 +22,21 @@ async def test_rejected_rows_reported_and_the_rest_sent_once(
     path = tmp_path / "stats.csv"
     path.write_text(
         EXAMPLE.read_text(encoding="utf-8")
-        + "104711,A,TUESDAY_EDITION,1005,101,6280,Hochdorf,2025-13-01,CITY,3\n",
+        + "104711,A,TUESDAY_EDITION,1005,101,6280,Hochdorf,2025-13-01,CITY,3\n"
+        + "104712,A,TUESDAY_EDITION,1006,101,6280,Hochdorf,2025-03-25,CITY,-3\n",
         encoding="utf-8",
     )
     out = tmp_path / "out"
     summary = await newspaper_statistics(path, out)
-    assert (summary["input_rows"], summary["accepted_rows"], summary["rejected_rows"]) == (5, 4, 1)
+    assert (summary["input_rows"], summary["accepted_rows"], summary["rejected_rows"]) == (6, 4, 2)
     assert summary["confirmation"] == "File uploaded successfully"
-    rejected = pd.read_csv(out / "rejected.csv")
-    assert rejected[["row", "field"]].values.tolist() == [[5, "deliveryDate"]]
+    rejected = read_output_csv(out / "rejected.csv", dtype=str)
+    assert rejected.columns.tolist() == ["newspaperId", "line", "row", "problems", "values"]
+    assert rejected.values.tolist() == [
+        ["104711", "6", "5", "deliveryDate: month must be in 1..12", "deliveryDate: 2025-13-01"],
+        # The reason is ours: never guarded, though it starts with the value.
+        ["104712", "7", "6", "count: -3 is not a positive integer", "count: -3"],
+    ]
     assert sandbox.transport.count(STATISTICS) == 1
 
     again = await newspaper_statistics(path, out)

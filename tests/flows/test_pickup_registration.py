@@ -19,6 +19,7 @@ from postflows.settings import get_settings
 from postflows.wiring import commerce_client
 from tasks.commerce.pickup import PickupUncertain
 from tests.flows.conftest import Sandbox
+from tests.outputs import read_output_csv
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "pickup-users.csv"
 USERS = "/pickup/v1/users"
@@ -36,7 +37,7 @@ def summary_of(output: str) -> dict[str, Any]:
 
 
 def results(directory: Path) -> pd.DataFrame:
-    return pd.read_csv(directory / "results.csv", dtype=str, keep_default_na=False)
+    return read_output_csv(directory / "results.csv", dtype=str, keep_default_na=False)
 
 
 async def test_good_rows_registered_bad_rows_rejected_and_a_rerun_resumes(
@@ -46,8 +47,13 @@ async def test_good_rows_registered_bad_rows_rejected_and_a_rerun_resumes(
     assert first["accepted_rows"] == 3 and first["rejected_rows"] == 3
     assert first["statuses"] == {"registered": 3, "resumed": 0, "uncertain": 0, "refused": 0}
     assert sandbox.transport.count(USERS) == 3
-    rejected = pd.read_csv(tmp_path / "first" / "rejected.csv", dtype=str, keep_default_na=False)
-    assert rejected[["row", "field"]].values.tolist() == [["4", "lastName"], ["5", "zip"], ["6", "email"]]
+    rejected = read_output_csv(tmp_path / "first" / "rejected.csv", dtype=str, keep_default_na=False)
+    assert rejected[["customerNo", "line", "row"]].values.tolist() == [
+        ["C-1004", "5", "4"],
+        ["C-1005", "6", "5"],
+        ["C-1006", "7", "6"],
+    ]
+    assert rejected["problems"].str.split(":").str[0].tolist() == ["lastName", "zip", "email"]
     registered = results(tmp_path / "first")
     assert registered["row"].tolist() == ["1", "2", "3"]
     assert registered["customerNo"].tolist() == ["C-1001", "C-1002", "C-1003"]  # input columns kept
@@ -127,11 +133,19 @@ def _registered_id(row: pd.Series) -> str:
     return asyncio.run(register())
 
 
-def test_no_good_row_exits_2_naming_rejected_csv(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+def test_no_good_row_exits_2_naming_rejected_csv(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("POSTFLOWS_CSV_DIALECT", "excel")  # the option below sets it for the process
     path = tmp_path / "bad.csv"
     path.write_text("firstName,lastName,zip\nHans,,8001\n", encoding="utf-8")
-    code, output = invoke("pickup-register", str(path), "--out", str(tmp_path / "out"))
+    code, output = invoke(
+        "--csv-dialect", "rfc4180", "pickup-register", str(path), "--out", str(tmp_path / "out")
+    )
     assert code == 2
     assert "no row passed the checks" in output and "rejected.csv" in output
-    assert (tmp_path / "out" / "rejected.csv").read_text().splitlines()[1].startswith("1,lastName")
+    assert (tmp_path / "out" / "rejected.csv").read_bytes() == (
+        b"firstName,line,row,problems,values\r\n"
+        b"Hans,2,1,lastName: missing; email: missing: notifyMode EMAIL needs it,\r\n"
+    )  # one line per row, all its problems in it
     assert sandbox.transport.count(USERS) == 0

@@ -9,7 +9,6 @@ reader's fixed cost per file is what takes the time, not its rows).
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import json
 import random
@@ -33,7 +32,7 @@ from tasks.commerce.validation import RESULT_COLUMNS
 from tasks.errors import InputError
 from tasks.newspaper.purchase_input import read_purchase_input
 from tasks.newspaper.statistics_input import read_calendar, read_statistics_file
-from tasks.reports import write_csv
+from tasks.rejected_rows import write_rejected
 from tasks.tables import Table, read_table
 from tasks.textfiles import CONTROL_CHARACTER
 from tests.fuzz.conftest import CaseCount, fuzz_settings
@@ -53,6 +52,7 @@ from tests.fuzz.generators import (
     text_table,
 )
 from tests.fuzz.oracles import check_refusal
+from tests.outputs import EXCEL, output_rows
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ADDRESS_REQUIRED = ("Name", "Prename", "Streetname", "HouseNo", "ZIPCode", "TownName")
@@ -63,10 +63,11 @@ ROWS = 10_000
 @dataclass(frozen=True)
 class Outcome:
     """What a reader made of a file: the accepted data rows, the rejected lines (row, field, value,
-    reason) and the rows that are not completely empty."""
+    reason), the rejected-rows report (one line per row) and the rows that are not completely empty."""
 
     accepted: list[int]
     rejected: pd.DataFrame
+    report: pd.DataFrame
     input_rows: int
 
 
@@ -85,7 +86,7 @@ def _address(path: Path, rnd: random.Random) -> Outcome:
     result = read_address_file(path, mode=rnd.choice(("batch", "query", "verification")))
     accepted = result.records["RecordId"].tolist()
     _check_address_records(result.records)
-    return Outcome(accepted, result.rejected, result.input_rows)
+    return Outcome(accepted, result.rejected, result.rejected_report, result.input_rows)
 
 
 def _check_address_records(records: pd.DataFrame) -> None:
@@ -118,7 +119,7 @@ def _commerce(path: Path, rnd: random.Random) -> Outcome:
     if use == "delivery":
         assert records["zip"].notna().all() and records["city"].notna().all()
     assert len(records) + result.rejected_rows + result.empty_rows == len(read_table(path).frame)
-    return Outcome(records["row"].tolist(), result.rejected, result.input_rows)
+    return Outcome(records["row"].tolist(), result.rejected, result.rejected_report, result.input_rows)
 
 
 def _pickup(path: Path, rnd: random.Random) -> Outcome:
@@ -126,7 +127,8 @@ def _pickup(path: Path, rnd: random.Random) -> Outcome:
     for row in result.rows:
         details = row.request.user_details
         assert details.first_name and details.last_name and row.request.address.zip.zip
-    return Outcome([row.row for row in result.rows], result.rejected, len(result.frame) - result.empty_rows)
+    rows = [row.row for row in result.rows]
+    return Outcome(rows, result.rejected, result.rejected_report, len(result.frame) - result.empty_rows)
 
 
 _PURCHASE_PARAMETERS = json.loads((EXAMPLES / "purchase.json").read_text(encoding="utf-8"))
@@ -135,14 +137,16 @@ _PURCHASE_PARAMETERS = json.loads((EXAMPLES / "purchase.json").read_text(encodin
 def _purchase(path: Path, rnd: random.Random) -> Outcome:
     result = read_purchase_input(path, _PURCHASE_PARAMETERS, today=dt.date(2030, 1, 1))
     assert len(result.purchase.addresses) == len(result.rows)
-    return Outcome(result.rows, result.rejected, result.input_rows)
+    return Outcome(result.rows, result.rejected, result.rejected_report, result.input_rows)
 
 
 def _statistics(path: Path, rnd: random.Random) -> Outcome:
     result = read_statistics_file(path)
     for _, record in result.records:
         assert record.newspaper_id is not None and record.delivery_date is not None
-    return Outcome([row for row, _ in result.records], result.rejected, result.input_rows)
+    return Outcome(
+        [row for row, _ in result.records], result.rejected, result.rejected_report, result.input_rows
+    )
 
 
 READERS = (
@@ -214,7 +218,7 @@ def test_every_row_is_accepted_rejected_or_empty(scratch: Path, reader: Reader) 
             return
         checked.add()
         _check_accounting(outcome, read_table(path))
-        _check_report_has_no_formula(outcome.rejected, scratch / "rejected.csv")
+        _check_report_has_no_formula(outcome.report, scratch / "rejected.csv")
 
     check()
     files.require(FILES)
@@ -224,7 +228,8 @@ def test_every_row_is_accepted_rejected_or_empty(scratch: Path, reader: Reader) 
 
 def _check_accounting(outcome: Outcome, table: Table) -> None:
     """Accepted and rejected rows are distinct rows of the file and add up to the rows with a value; every
-    rejected line names its row and (when it has one) a column of the file, and says why."""
+    rejected line names its row and (when it has one) a column of the file, and says why; the report has one
+    line per rejected row, in order, at the line of the file where the row starts."""
     total = len(table.frame)
     headers = {str(name) for name in table.frame.columns}
     accepted = outcome.accepted
@@ -242,6 +247,11 @@ def _check_accounting(outcome: Outcome, table: Table) -> None:
         assert all(field in headers or field in _FIELD_NAMES for field in fields), (
             f"unknown field {line.field!r}"
         )
+    report = outcome.report
+    assert report["row"].tolist() == sorted(rejected_rows), "the report is not one line per rejected row"
+    lines = table.lines if table.lines is not None else table.frame.index.to_numpy() + 1
+    assert report["line"].tolist() == [int(lines[row - 1]) for row in report["row"]], "a row at a wrong line"
+    assert report["problems"].map(bool).all(), "a row in the report without its problems"
 
 
 # Fields a reader may name by the request's own name when the file's column has another name.
@@ -250,15 +260,13 @@ _FIELD_NAMES = frozenset(
 )
 
 
-def _check_report_has_no_formula(rejected: pd.DataFrame, path: Path) -> None:
+def _check_report_has_no_formula(report: pd.DataFrame, path: Path) -> None:
     """The rejected-rows report as the flows write it: no cell a spreadsheet would run as a formula."""
-    if rejected.empty:
+    if write_rejected(report, path, style=EXCEL) is None:
         return
-    write_csv(rejected, path, formula_guard=True)
-    with path.open(encoding="utf-8", newline="") as handle:
-        for line in csv.reader(handle):
-            for value in line:
-                assert not value.startswith(FORMULA_STARTS), f"formula in rejected.csv: {value!r}"
+    for line in output_rows(path):
+        for value in line:
+            assert not value.startswith(FORMULA_STARTS), f"formula in rejected.csv: {value!r}"
 
 
 def test_calendar_dates_are_read_or_refused_naming_row_and_field(scratch: Path) -> None:

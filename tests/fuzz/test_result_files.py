@@ -7,7 +7,6 @@ or of the service's becomes a formula in ``results.csv``.
 
 from __future__ import annotations
 
-import csv
 import io
 import random
 import zipfile
@@ -45,6 +44,7 @@ from tasks.address_service.results import (
 from tasks.errors import DuplicateRecordIds, ResultFileError
 from tests.fuzz.conftest import CaseCount, fuzz_settings
 from tests.fuzz.generators import FORMULA_STARTS, cell, damage, randoms
+from tests.outputs import output_rows
 
 _QSTATS = (*QSTAT, "01", " 1 ", "k", "1.0", "99", "", "X", "-", "=1", "@")
 _REPORT_CHARS = "-0123456789ABCHPZ  \x00é=+@😀"
@@ -241,7 +241,7 @@ def _check_short_reports(reports: pd.Series, decoded: pd.DataFrame) -> None:
 def _merged(decoded: pd.DataFrame, source: Path, *, rows: int) -> pd.DataFrame | None:
     """The join onto an input of ``rows`` accepted rows: each of them once, in order, returned or not."""
     records = pd.DataFrame({RECORD_ID: np.arange(1, rows + 1, dtype="int64"), "Name": ["Muster"] * rows})
-    uploaded = AddressInput(records, pd.DataFrame(), {"Name": "Name"}, [], source)
+    uploaded = AddressInput(records, pd.DataFrame(), pd.DataFrame(), {"Name": "Name"}, [], source)
     try:
         merged = merge_results(uploaded, decoded, source=source)
     except DuplicateRecordIds as error:
@@ -271,8 +271,7 @@ def _check_written(merged: pd.DataFrame, summary: pd.DataFrame, out: Path) -> No
     and ``results.xlsx`` holds no formula at all."""
     out.mkdir(exist_ok=True)
     paths = write_address_results(merged, summary, out)
-    with paths[0].open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.reader(handle))
+    rows = output_rows(paths[0])
     names = [str(name) for name in merged.columns]
     assert len(names) == len(rows[0])
     numeric = {

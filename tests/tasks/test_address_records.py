@@ -8,8 +8,10 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from tasks.address_service.records import AddressInput, read_address_file, write_rejected
+from tasks.address_service.records import AddressInput, read_address_file
 from tasks.errors import InputError
+from tasks.rejected_rows import write_rejected
+from tests.outputs import EXCEL, UNGUARDED, read_output_csv
 
 GERMAN_HEADER = [
     "Kundennummer",
@@ -374,20 +376,22 @@ def test_write_rejected(tmp_path: Path) -> None:
     good = read_address_file(
         write_text(tmp_path / "good.csv", header, [["E", "M", "W", "1", "3000", "B"]], ";")
     )
-    assert write_rejected(good, tmp_path / "none.csv") is None
-    assert not (tmp_path / "none.csv").exists()
+    (tmp_path / "none.csv").write_text("from an earlier run")
+    assert write_rejected(good.rejected_report, tmp_path / "none.csv", style=EXCEL) is None
+    assert not (tmp_path / "none.csv").exists()  # no stale report beside new results
     bad = read_address_file(write_text(tmp_path / "bad.csv", header, [["É", "", "W", "1", "300", "B"]], ";"))
-    written = write_rejected(bad, tmp_path / "out" / "rejected.csv")
+    written = write_rejected(bad.rejected_report, tmp_path / "out" / "rejected.csv", style=EXCEL)
     assert written == tmp_path / "out" / "rejected.csv"
-    frame = pd.read_csv(written, dtype=str, encoding="utf-8", keep_default_na=False)
+    frame = read_output_csv(written, dtype=str, keep_default_na=False)
     assert frame.to_dict("records") == [
         {
+            "Vorname": "É",
+            "line": "2",
             "row": "1",
-            "field": "Nachname",
-            "value": "",
-            "reason": "Name missing (required unless Company is given)",
+            "problems": "Nachname: Name missing (required unless Company is given); "
+            "PLZ: Swiss postcode must be exactly 4 digits",
+            "values": "PLZ: 300",
         },
-        {"row": "1", "field": "PLZ", "value": "300", "reason": "Swiss postcode must be exactly 4 digits"},
     ]
 
 
@@ -506,7 +510,7 @@ def test_rows_that_do_not_add_up_to_accepted_and_rejected_are_refused(
     monkeypatch.setattr(
         module,
         "_row_problems",
-        lambda frame, *args, **kwargs: [module._lines(pd.Series([7]), "Ort", "", "x")],
+        lambda frame, *args, **kwargs: [module.problem_lines(pd.Series([7]), "Ort", "", "x")],
     )
     with pytest.raises(
         InputError, match=r"3 data rows were read, but 3 accepted \+ 1 rejected \+ 0 empty = 4"
@@ -531,10 +535,11 @@ def test_a_utf8_file_with_some_windows_1252_lines_rejects_those_lines(tmp_path: 
         ("", "not valid UTF-8 at byte 4 of line 3 (0xFC); the file mixes encodings (most of it is UTF-8)")
     ]
     assert_nothing_lost(result)
-    written = write_rejected(result, tmp_path / "rejected.csv")
+    written = write_rejected(result.rejected_report, tmp_path / "rejected.csv", style=EXCEL)
     assert written is not None
-    report = pd.read_csv(written, dtype=str, keep_default_na=False)
-    assert report["row"].tolist() == ["2"] and "not valid UTF-8" in report.loc[0, "reason"]
+    report = read_output_csv(written, dtype=str, keep_default_na=False)
+    assert report["row"].tolist() == ["2"] and report["line"].tolist() == ["3"]
+    assert report.loc[0, "problems"].startswith("not valid UTF-8")
 
 
 def test_a_windows_1252_file_with_a_utf8_line_rejects_that_line(tmp_path: Path) -> None:
@@ -705,29 +710,46 @@ def test_a_single_nul_in_a_data_row_rejects_the_row_not_the_file(tmp_path: Path)
     assert len(result.records) == 19
 
 
-def test_write_rejected_neutralises_formulas_unless_told_not_to(tmp_path: Path) -> None:
+def test_write_rejected_neutralises_the_inputs_formulas_unless_told_not_to(tmp_path: Path) -> None:
     path = tmp_path / "evil.csv"
     path.write_bytes(
         b"Vorname;Nachname;Strasse;Hausnummer;PLZ;Ort;+Info\n"
-        b"Eva;Meier;Weg;1;=1+1;Bern;\n"
+        b"=Eva;Meier;Weg;1;=1+1;Bern;\n"
         b"Eva;Meier;Weg;2;3000;Bern;x\x00y\n"
         b"Eva;Meier;Weg;3;-300;Bern;\n"
     )
     result = read_address_file(path)
-    guarded = write_rejected(result, tmp_path / "guarded.csv")
-    plain = write_rejected(result, tmp_path / "plain.csv", formula_guard=False)
+    guarded = write_rejected(result.rejected_report, tmp_path / "guarded.csv", style=EXCEL)
+    plain = write_rejected(result.rejected_report, tmp_path / "plain.csv", style=UNGUARDED)
     assert guarded is not None and plain is not None
-    columns = ["row", "field", "value"]
-    assert pd.read_csv(guarded, dtype=str, keep_default_na=False)[columns].values.tolist() == [
-        ["1", "PLZ", "'=1+1"],
-        ["2", "'+Info", "x\\x00y"],
-        ["3", "PLZ", "'-300"],
+    columns = ["Vorname", "problems", "values"]
+    assert read_output_csv(guarded, dtype=str, keep_default_na=False)[columns].values.tolist() == [
+        ["'=Eva", "PLZ: Swiss postcode must be exactly 4 digits", "PLZ: =1+1"],
+        ["Eva", "'+Info: control character U+0000 (NUL) in the value", "'+Info: x\\x00y"],
+        ["Eva", "PLZ: Swiss postcode must be exactly 4 digits", "PLZ: -300"],
     ]
-    assert pd.read_csv(plain, dtype=str, keep_default_na=False)[columns].values.tolist() == [
-        ["1", "PLZ", "=1+1"],
-        ["2", "+Info", "x\\x00y"],
-        ["3", "PLZ", "-300"],
+    assert read_output_csv(plain, dtype=str, keep_default_na=False)[columns].values.tolist() == [
+        ["=Eva", "PLZ: Swiss postcode must be exactly 4 digits", "PLZ: =1+1"],
+        ["Eva", "+Info: control character U+0000 (NUL) in the value", "+Info: x\\x00y"],
+        ["Eva", "PLZ: Swiss postcode must be exactly 4 digits", "PLZ: -300"],
     ]
+
+
+def test_the_rejected_rows_are_named_by_a_customer_number_column_wherever_it_is(tmp_path: Path) -> None:
+    header = ["Vorname", "Nachname", "Strasse", "Hausnummer", "PLZ", "Ort", "KdNr"]
+    rows = [["Eva", "Meier", "Weg", "1", "3000", "Bern", "K-1"], ["Eva", "", "Weg", "2", "30", "Bern", "K-2"]]
+    result = read_address_file(write_text(tmp_path / "kunden.csv", header, rows, ";"))
+    assert result.rejected_report.columns.tolist() == ["KdNr", "line", "row", "problems", "values"]
+    assert result.rejected_report[["KdNr", "line", "row"]].values.tolist() == [["K-2", 3, 2]]
+
+
+def test_a_profiles_record_id_names_the_rejected_rows(tmp_path: Path) -> None:
+    header = ["Vorname", "Kundennummer", "Nachname", "Strasse", "Hausnummer", "PLZ", "Ort", "KDNR"]
+    rows = [["Eva", "7", "", "Weg", "1", "3000", "Bern", "K-1"]]
+    path = write_text(tmp_path / "kunden.csv", header, rows, ";")
+    assert read_address_file(path).rejected_report.columns[0] == "Kundennummer"
+    named = read_address_file(path, id_columns=("KDNR (QSTAT)", "KDNR"))
+    assert named.rejected_report[["KDNR", "line"]].values.tolist() == [["K-1", 2]]
 
 
 def test_a_missing_first_name_column_is_named_with_what_was_found_and_how_to_map(tmp_path: Path) -> None:

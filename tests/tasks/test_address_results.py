@@ -28,6 +28,7 @@ from tasks.address_service.steps import PreparedInput, build_address_results
 from tasks.archives import ZipInflation
 from tasks.errors import DuplicateRecordIds, ResultFileError
 from tasks.textfiles import detect_encoding, sniff_delimiter
+from tests.outputs import UNGUARDED, read_output_csv
 
 # What the service sends back for an upload of RecordId, Kundennummer and the address columns: the uploaded
 # columns as uploaded, then the §2.3 fields in the batch file's own header spelling.
@@ -462,7 +463,7 @@ def test_write_address_results(tmp_path: Path) -> None:
     moves = pd.DataFrame({"Name": ["Müller"], "PLZ neu": ["8001"]})
     paths = write_address_results(merged, qstat_summary(merged), tmp_path / "out", moves=moves)
     assert [path.name for path in paths] == ["results.csv", "results.xlsx", "moves.csv"]
-    csv = pd.read_csv(tmp_path / "out" / "results.csv", dtype=str, encoding="utf-8", keep_default_na=False)
+    csv = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
     assert csv["Kundennummer"].tolist() == ["007", "008", "009", "010"]
     assert csv.columns[0] == "RecordId" and csv.loc[0, "Name"] == "Müller"
     workbook = openpyxl.load_workbook(tmp_path / "out" / "results.xlsx")
@@ -487,23 +488,21 @@ def test_results_csv_neutralises_formulas_in_text_but_not_in_codes(tmp_path: Pat
     merged.loc[2, "Streetname_in"] = "+41 79 000 00 00"
     moves = pd.DataFrame({"Name": ["-Müller"], "PLZ neu": ["8001"]})
     write_address_results(merged, qstat_summary(merged), tmp_path / "out", moves=moves)
-    csv = pd.read_csv(tmp_path / "out" / "results.csv", dtype=str, encoding="utf-8", keep_default_na=False)
+    csv = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
     assert csv.loc[0, "Kundennummer"] == '\'=HYPERLINK("http://x","klick")'
     assert csv.loc[1, "Name"] == "'@SUM(1+1)"
     assert csv.loc[2, "Streetname_in"] == "'+41 79 000 00 00"
     assert csv.loc[0, "SR01_Company"] == "- no statement"  # a decoded code stays as it is
     assert csv.loc[1, "Kundennummer"] == "008" and csv.loc[0, "QSTAT"] == "1"
     assert csv.loc[0, "TotalScore"] == "100.0"
-    moved = pd.read_csv(tmp_path / "out" / "moves.csv", dtype=str, keep_default_na=False)
+    moved = read_output_csv(tmp_path / "out" / "moves.csv", dtype=str, keep_default_na=False)
     assert moved.loc[0, "Name"] == "'-Müller"
     workbook = openpyxl.load_workbook(tmp_path / "out" / "results.xlsx")
     assert workbook["Results"]["B2"].value == '=HYPERLINK("http://x","klick")'  # text cells, never formulas
     assert workbook["Results"]["B2"].data_type == "s"
 
-    write_address_results(merged, qstat_summary(merged), tmp_path / "plain", formula_guard=False)
-    plain = pd.read_csv(
-        tmp_path / "plain" / "results.csv", dtype=str, encoding="utf-8", keep_default_na=False
-    )
+    write_address_results(merged, qstat_summary(merged), tmp_path / "plain", csv_style=UNGUARDED)
+    plain = read_output_csv(tmp_path / "plain" / "results.csv", dtype=str, keep_default_na=False)
     assert plain.loc[0, "Kundennummer"] == '=HYPERLINK("http://x","klick")'
     assert plain.loc[1, "Name"] == "@SUM(1+1)"
 
@@ -531,7 +530,7 @@ def test_service_fields_that_start_like_formulas_are_guarded_and_valid_codes_are
     path = write_result(tmp_path / "r.txt", "utf-8", header=header, rows=_formula_result_rows())
     merged = merge_results(address_input(tmp_path), decode_results(read_result_file(path)))
     write_address_results(merged, qstat_summary(merged), tmp_path / "out")
-    csv = pd.read_csv(tmp_path / "out" / "results.csv", dtype=str, encoding="utf-8", keep_default_na=False)
+    csv = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
     assert csv.loc[0, "ValidFrom"] == "'=1+1"
     assert csv.loc[0, "Birthdate"] == "'@SUM(A1)"
     assert csv.loc[0, "Housekey"] == '\'=HYPERLINK("http://evil.example/x","open")'
@@ -556,7 +555,7 @@ def test_service_fields_longer_than_the_specification_are_flagged(tmp_path: Path
     built = build_address_results(prepared, download, tmp_path / "out")
     assert built.long_field_rows == 1
     assert "rows with a field longer than the specification allows: 1" in built.markdown("x", rejected_rows=0)
-    csv = pd.read_csv(tmp_path / "out" / "results.csv", dtype=str, encoding="utf-8", keep_default_na=False)
+    csv = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
     assert list(csv.columns[:4]) == ["RecordId", "Kundennummer", "ReturnedByService", "ResultProblems"]
     assert csv.loc[0, "ResultProblems"] == (
         "ValidFrom: 9 characters, at most 8; Housekey: 23 characters, at most 19; "

@@ -1,5 +1,5 @@
 """Turning a batch download into results: a download that is no answer to the upload fails the step; the
-formula guard of the CSV files follows the setting."""
+CSV files are written in the style the settings give (dialect and formula guard)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from pydantic import ValidationError
 
 from postflows.settings import Settings
 from tasks.address_service.steps import (
@@ -17,6 +18,8 @@ from tasks.address_service.steps import (
     prepare_address_input,
 )
 from tasks.errors import ResultFileError
+from tasks.reports import CsvStyle
+from tests.outputs import read_output_csv
 
 
 @pytest.fixture
@@ -59,14 +62,26 @@ def test_a_zip_bomb_fails_the_step(prepared: PreparedInput, tmp_path: Path) -> N
     assert not (tmp_path / "out" / "download").exists() or not any((tmp_path / "out" / "download").iterdir())
 
 
-def test_the_formula_guard_is_a_setting_on_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert Settings(_env_file=None).csv_formula_guard is True  # type: ignore[call-arg]
+def test_the_formula_guard_and_the_dialect_are_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings(_env_file=None).csv_style == CsvStyle(guard=True, dialect="excel")  # type: ignore[call-arg]
     monkeypatch.setenv("POSTFLOWS_CSV_FORMULA_GUARD", "false")
-    assert Settings(_env_file=None).csv_formula_guard is False  # type: ignore[call-arg]
+    monkeypatch.setenv("POSTFLOWS_CSV_DIALECT", "rfc4180")
+    assert Settings(_env_file=None).csv_style == CsvStyle(guard=False, dialect="rfc4180")  # type: ignore[call-arg]
+    monkeypatch.setenv("POSTFLOWS_CSV_DIALECT", "tsv")
+    with pytest.raises(ValidationError, match="csv_dialect"):
+        Settings(_env_file=None)  # type: ignore[call-arg]
 
 
-@pytest.mark.parametrize(("guard", "expected"), [(True, "'=1+1"), (False, "=1+1")])
-def test_the_steps_pass_the_formula_guard_to_every_csv(tmp_path: Path, guard: bool, expected: str) -> None:
+@pytest.mark.parametrize(
+    ("style", "expected", "start"),
+    [
+        (CsvStyle(guard=True, dialect="excel"), "'=1+1", b"\xef\xbb\xbfRecordId;Kundennummer;"),
+        (CsvStyle(guard=False, dialect="rfc4180"), "=1+1", b"RecordId,Kundennummer,"),
+    ],
+)
+def test_the_steps_write_every_csv_in_the_style_given(
+    tmp_path: Path, style: CsvStyle, expected: str, start: bytes
+) -> None:
     source = tmp_path / "kunden.csv"
     source.write_text(
         "Kundennummer;Vorname;Nachname;Strasse;Hausnummer;PLZ;Ort\n"
@@ -74,15 +89,18 @@ def test_the_steps_pass_the_formula_guard_to_every_csv(tmp_path: Path, guard: bo
         encoding="utf-8",
     )
     out = tmp_path / "out"
-    prepared = prepare_address_input(source, out, formula_guard=guard)
-    rejected = pd.read_csv(out / "rejected.csv", dtype=str, keep_default_na=False)
-    assert rejected["value"].tolist() == [expected]
+    prepared = prepare_address_input(source, out, csv_style=style)
+    rejected = read_output_csv(out / "rejected.csv", dtype=str, keep_default_na=False)
+    assert rejected[["Kundennummer", "values"]].values.tolist() == [[expected, "PLZ: =1+1"]]
     download = tmp_path / "output.bin"
     download.write_bytes(b"RecordId\tQSTAT\tName\r\n1\t1\t=1+1\r\n")
-    build_address_results(prepared, download, out, formula_guard=guard)
-    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    build_address_results(prepared, download, out, csv_style=style)
+    results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert results.loc[0, ["Kundennummer", "Name"]].tolist() == [expected, expected]
     answers = pd.DataFrame({"RecordId": [1], "QSTAT": ["1"], "Name": ["=1+1"]})
-    build_address_query_results(prepared, answers, tmp_path / "query", formula_guard=guard)
-    queried = pd.read_csv(tmp_path / "query" / "results.csv", dtype=str, keep_default_na=False)
+    build_address_query_results(prepared, answers, tmp_path / "query", csv_style=style)
+    queried = read_output_csv(tmp_path / "query" / "results.csv", dtype=str, keep_default_na=False)
     assert queried.loc[0, ["Kundennummer", "Name"]].tolist() == [expected, expected]
+    assert (out / "rejected.csv").read_bytes().startswith(start.replace(b"RecordId" + start[-1:], b""))
+    for path in (out / "results.csv", tmp_path / "query" / "results.csv"):
+        assert path.read_bytes().startswith(start)

@@ -10,14 +10,43 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from tasks.reports import markdown_table, neutralise_formulas, sanitize_sheet_name, write_csv, write_xlsx
+from tasks.reports import (
+    DEFAULT_CSV_STYLE,
+    CsvStyle,
+    markdown_table,
+    neutralise_formulas,
+    sanitize_sheet_name,
+    write_csv,
+    write_xlsx,
+)
+from tests.outputs import EXCEL, RFC4180, read_output_csv
+
+PLAIN = CsvStyle(guard=False, dialect="rfc4180")
 
 
-def test_write_csv_is_utf8_without_index(tmp_path: Path) -> None:
-    frame = pd.DataFrame({"Kdnr": ["007"], "Ort": ["Zürich"], "Score": [99.5]})
-    path = write_csv(frame, tmp_path / "sub" / "out.csv")
-    assert path.read_bytes() == "Kdnr,Ort,Score\n007,Zürich,99.5\n".encode()
+def test_write_csv_is_by_default_what_excel_with_a_swiss_locale_opens_right(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"Kdnr": ["007"], "Ort": ["Zürich"], "Score": [99.5], "Notiz": ["a;b"]})
+    path = write_csv(frame, tmp_path / "sub" / "out.csv", style=DEFAULT_CSV_STYLE)
+    data = path.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf")  # the byte-order mark: Excel reads UTF-8 as UTF-8
+    assert data == '\ufeffKdnr;Ort;Score;Notiz\r\n007;Zürich;99.5;"a;b"\r\n'.encode()
+    assert pd.read_csv(path, sep=";", encoding="utf-8-sig", dtype=str).loc[0, "Ort"] == "Zürich"
     assert [p.name for p in path.parent.iterdir()] == ["out.csv"]
+
+
+def test_write_csv_in_rfc4180_is_utf8_without_bom_and_comma_separated(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"Kdnr": ["007"], "Ort": ["Zürich"], "Notiz": ["a,b"]})
+    path = write_csv(frame, tmp_path / "out.csv", style=RFC4180)
+    assert path.read_bytes() == 'Kdnr,Ort,Notiz\r\n007,Zürich,"a,b"\r\n'.encode()
+    assert read_output_csv(path, dtype=str).to_dict("records") == [
+        {"Kdnr": "007", "Ort": "Zürich", "Notiz": "a,b"}
+    ]
+
+
+def test_the_default_style_is_the_settings_default() -> None:
+    from postflows.settings import Settings
+
+    assert Settings(_env_file=None).csv_style == DEFAULT_CSV_STYLE == EXCEL  # type: ignore[call-arg]
 
 
 def test_failed_write_leaves_the_old_file_and_no_temporary(
@@ -31,7 +60,7 @@ def test_failed_write_leaves_the_old_file_and_no_temporary(
 
     monkeypatch.setattr(pd.DataFrame, "to_csv", explode)
     with pytest.raises(OSError, match="disk full"):
-        write_csv(pd.DataFrame({"a": [1]}), path)
+        write_csv(pd.DataFrame({"a": [1]}), path, style=EXCEL)
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["out.csv"]
 
@@ -161,17 +190,19 @@ def test_write_csv_guards_formulas_only_when_asked_and_in_code_columns_outside_t
     frame = pd.DataFrame(
         {"Name": ['=HYPERLINK("http://x")', "Muster", "-x"], "SR01": ["- no statement", "1 ok", "-1+1"]}
     )
-    plain = write_csv(frame, tmp_path / "plain.csv")
+    plain = write_csv(frame, tmp_path / "plain.csv", style=PLAIN)
     assert plain.read_text(encoding="utf-8").splitlines()[1] == '"=HYPERLINK(""http://x"")",- no statement'
     label = re.compile(r"[-0-9] [a-z ]+")
-    guarded = write_csv(frame, tmp_path / "guarded.csv", formula_guard=True, code_columns={"SR01": label})
+    guarded = write_csv(frame, tmp_path / "guarded.csv", style=RFC4180, code_columns={"SR01": label})
     lines = guarded.read_text(encoding="utf-8").splitlines()
     assert lines[1] == '"\'=HYPERLINK(""http://x"")",- no statement'
     assert lines[3] == "'-x,'-1+1"  # a value outside its column's grammar is guarded too
-    everything = write_csv(frame, tmp_path / "all.csv", formula_guard=True)
+    everything = write_csv(frame, tmp_path / "all.csv", style=RFC4180)
     assert everything.read_text(encoding="utf-8").splitlines()[1].endswith(",'- no statement")
-    named = write_csv(pd.DataFrame({"=cmd()": ["x"], "-": [1]}), tmp_path / "named.csv", formula_guard=True)
-    assert named.read_text(encoding="utf-8").splitlines()[0] == "'=cmd(),'-"  # a column name is a cell too
+    named = write_csv(pd.DataFrame({"=cmd()": ["x"], "-": [1]}), tmp_path / "named.csv", style=EXCEL)
+    assert (
+        named.read_text(encoding="utf-8-sig").splitlines()[0] == "'=cmd();'-"
+    )  # a column name is a cell too
 
 
 def test_write_xlsx_writes_an_infinite_number_as_text_not_a_crash(tmp_path: Path) -> None:

@@ -101,11 +101,12 @@ def test_sheets_by_name_and_position(tmp_path: Path) -> None:
     assert read_head(path, sheet="Zweite").headers == ["b"]
     with pytest.raises(
         InputError,
-        match=r"zwei\.xlsx: .*no worksheet 'Dritte'; the workbook's worksheets are 'Erste', 'Zweite'",
+        match=r"zwei\.xlsx: .*\(sheet 'Dritte'\): no worksheet 'Dritte'; the workbook's worksheets are "
+        r"'Erste', 'Zweite'",
     ):
         read_table(path, sheet="Dritte")
     with pytest.raises(
-        InputError, match=r"no worksheet at position 3; the workbook's worksheets are 'Erste'"
+        InputError, match=r"\(sheet 2\): no worksheet at position 3; the workbook's worksheets"
     ):
         read_head(path, sheet=2)
 

@@ -8,8 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tasks.commerce.address_input import read_commerce_addresses, resolve_columns, write_rejected
+from tasks.commerce.address_input import read_commerce_addresses, resolve_columns
 from tasks.errors import InputError
+from tasks.rejected_rows import write_rejected
+from tests.outputs import EXCEL, read_output_csv
 
 
 def _csv(tmp_path: Path, text: str, name: str = "in.csv") -> Path:
@@ -122,9 +124,19 @@ def test_rows_are_rejected_naming_row_field_value_and_reason(tmp_path: Path) -> 
     assert reasons[3].startswith("control character U+0001")
     assert (read.accepted, read.rejected_rows, read.empty_rows, read.input_rows) == (1, 4, 1, 5)
 
-    written = write_rejected(read, tmp_path / "rejected.csv")
+    written = write_rejected(read.rejected_report, tmp_path / "rejected.csv", style=EXCEL)
     assert written is not None
-    assert pd.read_csv(written, dtype=str)["row"].tolist() == ["2", "3", "4", "6"]
+    report = read_output_csv(written, dtype=str, keep_default_na=False)
+    assert report[["Kunde", "line", "row"]].values.tolist() == [
+        ["2", "3", "2"],
+        ["3", "4", "3"],
+        ["4", "5", "4"],
+        ["6", "7", "6"],
+    ]
+    assert (
+        report.loc[0, "problems"] == "PLZ: zip and city both missing: the service needs at least one of them"
+    )
+    assert report.loc[3, "values"] == "Vorname: Eva\\x01"
 
 
 def test_a_delivery_query_needs_zip_and_city_on_every_row(tmp_path: Path) -> None:

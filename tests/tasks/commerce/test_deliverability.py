@@ -18,6 +18,7 @@ from tasks.commerce.deliverability import (
     write_deliverability,
 )
 from tasks.commerce.per_row import RowOutcome
+from tests.outputs import read_output_csv
 
 MONDAY = dt.date(2025, 3, 3)
 
@@ -95,7 +96,7 @@ def test_workbook_cells_are_green_red_and_grey(tmp_path: Path) -> None:
     table = deliverability_table(records, outcomes, ["Kunde"], requested_days(MONDAY, 3))
     csv_path, xlsx_path = write_deliverability(table, tmp_path)
 
-    assert len(pd.read_csv(csv_path)) == 3
+    assert len(read_output_csv(csv_path)) == 3
     sheet = load_workbook(xlsx_path)["By date"]
     header = [cell.value for cell in sheet[1]]
     monday, tuesday, wednesday = (header.index(f"2025-03-0{n}") + 1 for n in ("3 Mon", "4 Tue", "5 Wed"))

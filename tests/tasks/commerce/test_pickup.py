@@ -207,7 +207,7 @@ def test_results_keep_every_input_column(tmp_path: Path) -> None:
     from tasks.commerce.pickup import RowOutcome
 
     frame = pd.DataFrame({"firstName": ["Hans", "x", "Anna"], "status": ["vip", "", "new"]}, index=[1, 2, 3])
-    read = PickupInput(frame, {"firstName": "firstName"}, [], pd.DataFrame(), 0)
+    read = PickupInput(frame, {"firstName": "firstName"}, [], pd.DataFrame(), pd.DataFrame(), 0)
     outcomes = [
         RowOutcome(3, RowStatus.REFUSED, message="no"),
         RowOutcome(1, RowStatus.REGISTERED, "p-1", "NONE"),

@@ -22,6 +22,7 @@ from tasks.commerce.validation import (
     validation_table,
 )
 from tasks.commerce.validation_results import write_validation_results
+from tests.outputs import read_output_csv
 
 CHANGED_FILL, PROBLEM_FILL = "FFFFEB9C", "FFFFC7CE"
 
@@ -167,7 +168,11 @@ def test_the_workbook_fills_changed_cells_and_marks_refused_rows(tmp_path: Path)
     table = validation_table(_records(), _outcomes(), ["Kunde"])
     csv_path, xlsx_path = write_validation_results(table, tmp_path, rejected_rows=2, empty_rows=1)
 
-    assert pd.read_csv(csv_path, dtype=str)["ChangedFields"].fillna("").tolist() == ["", "street, city", ""]
+    assert read_output_csv(csv_path, dtype=str)["ChangedFields"].fillna("").tolist() == [
+        "",
+        "street, city",
+        "",
+    ]
     workbook = load_workbook(xlsx_path)
     sheet = workbook["Results"]
     header = [cell.value for cell in sheet[1]]
