@@ -39,7 +39,7 @@ bench: install
 check: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy connectors tasks flows deployments history sandbox postflows
+	$(VENV)/bin/mypy connectors fileio tasks flows deployments history sandbox postflows
 
 fmt: install
 	$(VENV)/bin/ruff format .

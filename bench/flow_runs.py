@@ -24,13 +24,13 @@ from typing import Any
 from bench.config import BenchConfig
 from bench.data import write_address_file
 from bench.measure import BenchResult, alternate_async, ratio_result
+from fileio.address_service.wire import WireFormat
+from fileio.files import write_stream
 from postflows.prefect_server import LocalServer, ServerState
 from postflows.settings import Settings, get_settings
 from postflows.wiring import address_service_client
 from tasks.address_service.batch import wait_for_batch
 from tasks.address_service.steps import build_address_results, prepare_address_input
-from tasks.address_service.wire import WireFormat
-from tasks.files import write_stream
 from tasks.polling import PollPolicy
 
 SMALL_BATCH = "small_batch"

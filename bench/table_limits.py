@@ -18,8 +18,8 @@ import pandas as pd
 
 from bench.config import BenchConfig
 from bench.measure import BenchResult, alternate, ratio_result
-from tasks.errors import InputError
-from tasks.tables import read_table
+from fileio.errors import InputError
+from fileio.tables import read_table
 
 NAME = "table_limits"
 TARGET = 0.1

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from bench.xlsx_worker import _reset_peak, _status_bytes
-from tasks.errors import InputError
-from tasks.tables import read_table
+from fileio.errors import InputError
+from fileio.tables import read_table
 
 
 def measure(paths: list[Path]) -> dict[str, dict[str, object]]:

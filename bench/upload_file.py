@@ -9,8 +9,8 @@ from pathlib import Path
 from bench.config import BenchConfig
 from bench.data import write_address_file
 from bench.measure import BenchResult, alternate, ratio_result
-from tasks.address_service.records import read_address_file
-from tasks.address_service.wire import write_upload_file
+from fileio.address_service.records import read_address_file
+from fileio.address_service.wire import write_upload_file
 
 NAME = "upload_file"
 TARGET = 0.5

@@ -1,4 +1,4 @@
-"""Benchmark 3: a 100,000-row results workbook through ``tasks.reports.write_xlsx`` (rustpy-xlsxwriter)
+"""Benchmark 3: a 100,000-row results workbook through ``fileio.reports.write_xlsx`` (rustpy-xlsxwriter)
 against a plain xlsxwriter constant-memory loop (target: at most 0.5× its time); pandas' ``to_excel``
 (openpyxl) is timed once for information. Every write runs in its own process so its peak memory can be
 reported. ``python -m bench.xlsx_writers`` compares the other writers the same way.
@@ -73,7 +73,7 @@ def run(config: BenchConfig, workdir: Path) -> BenchResult:
         }
     return ratio_result(
         NAME,
-        "tasks.reports.write_xlsx (rustpy-xlsxwriter) vs xlsxwriter constant_memory write_row loop",
+        "fileio.reports.write_xlsx (rustpy-xlsxwriter) vs xlsxwriter constant_memory write_row loop",
         timings,
         size={"rows": config.xlsx_rows, "columns": frame.shape[1]},
         target=TARGET,

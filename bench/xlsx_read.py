@@ -1,5 +1,5 @@
 """Benchmark: reading a customer's 100,000-row .xlsx address workbook as the flows do
-(``tasks.tables.read_table``: every cell as text, rows numbered, checked) against openpyxl's read-only
+(``fileio.tables.read_table``: every cell as text, rows numbered, checked) against openpyxl's read-only
 mode iterating the same sheet's values (target: at most 0.25× its time). The reader before, pandas'
 ``read_excel`` with openpyxl, is timed once for information.
 """
@@ -15,7 +15,7 @@ import pandas as pd
 from bench.config import BenchConfig
 from bench.data import write_address_workbook
 from bench.measure import BenchResult, alternate, ratio_result
-from tasks.tables import read_table
+from fileio.tables import read_table
 
 NAME = "xlsx_read"
 TARGET = 0.25
@@ -56,7 +56,7 @@ def run(config: BenchConfig, workdir: Path) -> BenchResult:
         )
     return ratio_result(
         NAME,
-        "tasks.tables.read_table (python-calamine) vs openpyxl read_only iter_rows(values_only=True)",
+        "fileio.tables.read_table (python-calamine) vs openpyxl read_only iter_rows(values_only=True)",
         timings,
         size={"rows": config.xlsx_read_rows, "columns": shapes["candidate"][1]},
         target=TARGET,

@@ -31,7 +31,7 @@ from bench.xlsx import _run_worker
 
 # Variant of bench.xlsx_worker, what it is, the distribution that gives its version, the module it needs.
 WRITERS: tuple[tuple[str, str, str, str], ...] = (
-    ("report", "tasks.reports.write_xlsx (rustpy-xlsxwriter, header style, widths, panes, filter)",
+    ("report", "fileio.reports.write_xlsx (rustpy-xlsxwriter, header style, widths, panes, filter)",
      "rustpy-xlsxwriter", "rustpy_xlsxwriter"),
     ("rustpy", "rustpy-xlsxwriter write_worksheet(frame), no styling", "rustpy-xlsxwriter",
      "rustpy_xlsxwriter"),

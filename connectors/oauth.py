@@ -2,8 +2,8 @@
 ``expires_in`` and once when the API refuses it (401, or the statuses a client names), from a
 :class:`TokenSource`: :class:`ClientCredentials` (the client credentials grant, shared by every client built
 on it) or :class:`UserSession` (the refresh grant of a user who signed in with the authorization code flow,
-see :mod:`connectors.oidc`). Each request carries the scopes it asked for (:func:`requested_scopes`), so an
-error built from its response can name them.
+see :mod:`connectors.commerce.oidc`). Each request carries the scopes it asked for
+(:func:`requested_scopes`), so an error built from its response can name them.
 
 Token requests are built with authlib. The client secret travels only in the form body of the token
 request, never in a URL or header, and never appears in a ``repr`` or an error message; refresh tokens are

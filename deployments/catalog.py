@@ -241,7 +241,7 @@ CATALOG: tuple[DeploymentSpec, ...] = (
     ),
     DeploymentSpec(
         name=FILE_ARRIVED_DEPLOYMENT,
-        flow="deployments.file_arrived:file_arrived",
+        flow="flows.file_arrived:file_arrived",
         description=f"On a {FILE_ARRIVED_EVENT} event: start the run its kind names on the file at its path.",
         tags=("events",),
         command=FILE_ARRIVED_DEPLOYMENT,

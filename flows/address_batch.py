@@ -21,6 +21,12 @@ from prefect import flow, get_run_logger
 
 from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus
 from connectors.address_service.models import INPUT_FILE_PLACEHOLDER, OUTPUT_FILE_PLACEHOLDER
+from fileio.address_service.profiles import AlignmentProfile, load_profile, split_mapping
+from fileio.address_service.wire import WireFormat, upload_columns
+from fileio.errors import InputError, ResultFileError, ResultUnreadable
+from fileio.files import write_text
+from fileio.limits import TABLE_LIMITS, TableLimits
+from fileio.reports import CsvStyle
 from flows.address_input import note_prepared_input
 from flows.forms import (
     COLUMN_MAPPING,
@@ -37,6 +43,7 @@ from flows.naming import run_name
 from flows.parking import park_after
 from flows.runs import recorded_run
 from history import file_digest
+from history.identity import Endpoint, derive_key
 from history.models import JobState
 from postflows.settings import Settings, get_settings
 from postflows.wiring import (
@@ -55,7 +62,6 @@ from tasks.address_service.batch import (
     wait_for_batch,
 )
 from tasks.address_service.cleanup import created_file, delete_key_files
-from tasks.address_service.profiles import AlignmentProfile, load_profile, split_mapping
 from tasks.address_service.steps import (
     AddressResults,
     InputFormat,
@@ -63,13 +69,7 @@ from tasks.address_service.steps import (
     build_results,
     prepare_input,
 )
-from tasks.address_service.wire import WireFormat, upload_columns
-from tasks.errors import InputError, ResultFileError, ResultUnreadable
-from tasks.files import write_text
-from tasks.idempotency import Endpoint, derive_key
-from tasks.limits import TABLE_LIMITS, TableLimits
 from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
-from tasks.reports import CsvStyle
 from tasks.run_history import JobSnapshot, RunRecorder
 from tasks.submission import recording_wait, submit_once, waited_before
 

@@ -12,18 +12,20 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 from connectors.newspaper import ApiResult, PurchaseProgress
+from fileio.errors import InputError
+from fileio.newspaper.outputs import records_frame, summary_markdown, write_json
+from fileio.newspaper.purchase_input import load_purchase_parameters, read_purchase_input
+from fileio.rejected_rows import write_rejected
+from fileio.reports import write_csv, write_xlsx
 from flows.forms import AS_GIVEN, Blank, YesNoOrAsGiven, form
 from flows.naming import run_name
 from flows.newspaper_forms import PurchaseForm
 from flows.parking import park_after
 from flows.runs import recorded_run
+from history.identity import body_key, derive_key
 from history.models import JobState
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
-from tasks.errors import InputError
-from tasks.idempotency import body_key, derive_key
-from tasks.newspaper.outputs import records_frame, summary_markdown, write_json
-from tasks.newspaper.purchase_input import load_purchase_parameters, read_purchase_input
 from tasks.newspaper.purchases import (
     OUTPUT_COLUMNS,
     describe,
@@ -36,8 +38,6 @@ from tasks.newspaper.purchases import (
 )
 from tasks.newspaper.submissions import WarningLog, body_fingerprint, submit_newspaper
 from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
-from tasks.rejected_rows import write_rejected
-from tasks.reports import write_csv, write_xlsx
 from tasks.submission import recording_wait, waited_before
 
 FLOW_NAME = "address-purchase"

@@ -11,6 +11,8 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+from fileio.checkpoint import RowCheckpoint
+from fileio.errors import InputError
 from flows.address_input import note_prepared_input
 from flows.forms import (
     COLUMN_MAPPING,
@@ -26,14 +28,12 @@ from flows.forms import (
 )
 from flows.naming import run_name
 from flows.runs import recorded_run
+from history.identity import derive_key
 from postflows.settings import get_settings
 from postflows.task_runners import fan_out_task_runner
 from postflows.wiring import address_service_client, address_service_endpoint
 from tasks.address_service.query import ERROR_COLUMN, SendCounter, run_queries
 from tasks.address_service.steps import InputFormat, build_query_results, prepare_input
-from tasks.commerce.checkpoint import RowCheckpoint
-from tasks.errors import InputError
-from tasks.idempotency import derive_key
 
 FLOW_NAME = "address-query"
 

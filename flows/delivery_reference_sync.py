@@ -11,9 +11,11 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+from fileio.files import write_text
 from flows.forms import Blank, form
 from flows.naming import run_name
 from flows.runs import recorded_run
+from history.identity import named_key
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client, commerce_endpoint, describe_commerce
 from tasks.commerce.reference_data import (
@@ -23,8 +25,6 @@ from tasks.commerce.reference_data import (
     reference_summary,
     store_reference_data,
 )
-from tasks.files import write_text
-from tasks.idempotency import named_key
 
 FLOW_NAME = "delivery-reference-sync"
 

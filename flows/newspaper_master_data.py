@@ -13,12 +13,14 @@ from prefect import flow, get_run_logger
 
 import history
 from connectors.errors import PostflowsError
+from fileio.newspaper.outputs import summary_markdown, write_json
+from fileio.reports import write_xlsx
 from flows.forms import Blank, form
 from flows.naming import run_name
 from flows.runs import recorded_run
+from history.identity import named_key
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
-from tasks.idempotency import named_key
 from tasks.newspaper.masterdata import (
     SyncCounts,
     changes_of_run,
@@ -26,9 +28,7 @@ from tasks.newspaper.masterdata import (
     master_data_sheets,
     store_master_data,
 )
-from tasks.newspaper.outputs import summary_markdown, write_json
 from tasks.newspaper.submissions import WarningLog
-from tasks.reports import write_xlsx
 
 FLOW_NAME = "newspaper-master-data"
 

@@ -18,6 +18,7 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 from connectors.newspaper import ApiResult, GratisOrder, NewspaperClient, OrderStatus, StandardOrder
+from fileio.errors import InputError
 from flows.forms import Blank, form
 from flows.naming import run_name
 from flows.newspaper_forms import OrderForm
@@ -26,7 +27,6 @@ from flows.runs import recorded_run
 from history.models import JobState
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
-from tasks.errors import InputError
 from tasks.newspaper.order_report import identity_of, order_summary_text, write_order_files
 from tasks.newspaper.order_report_data import OrderOutcome
 from tasks.newspaper.orders import (

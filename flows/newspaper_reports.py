@@ -16,14 +16,15 @@ from prefect import flow, get_run_logger
 
 from connectors.errors import PostflowsError
 from connectors.newspaper import NewspaperClient, NewspaperRejected
+from fileio.errors import InputError
+from fileio.files import write_text
+from fileio.newspaper.outputs import summary_markdown
 from flows.forms import Blank, form
 from flows.naming import run_name
 from flows.runs import recorded_run
+from history.identity import named_key
 from postflows.settings import Settings, get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
-from tasks.errors import InputError
-from tasks.files import write_text
-from tasks.idempotency import named_key
 from tasks.newspaper.order_report import (
     identity_of,
     order_summary_text,
@@ -32,7 +33,6 @@ from tasks.newspaper.order_report import (
 )
 from tasks.newspaper.order_report_data import OrderOutcome
 from tasks.newspaper.orders import fetch_order_reports, fetch_order_status
-from tasks.newspaper.outputs import summary_markdown
 from tasks.newspaper.report_sweep import (
     STATUS_HISTORY,
     order_folder,

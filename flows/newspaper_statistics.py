@@ -15,26 +15,26 @@ from prefect import flow, get_run_logger
 from pydantic import BeforeValidator, WithJsonSchema
 
 from connectors.errors import PostflowsError
-from flows.forms import Blank, BlankDate, blank_to_none, form
-from flows.naming import run_name
-from flows.runs import recorded_run
-from history.models import JobState
-from postflows.settings import get_settings
-from postflows.wiring import newspaper_client, newspaper_endpoint
-from tasks.errors import InputError
-from tasks.files import make_dirs
-from tasks.idempotency import body_key, derive_key
-from tasks.newspaper.intervals import (
+from fileio.errors import InputError
+from fileio.files import make_dirs
+from fileio.newspaper.intervals import (
     StatisticsInterval,
     closing_intervals,
     last_issue_in_period,
     next_issue_in_period,
 )
-from tasks.newspaper.outputs import summary_markdown, write_json
+from fileio.newspaper.outputs import summary_markdown, write_json
+from fileio.newspaper.statistics_inbox import inbox_calendar, inbox_files, move_to_sent, statistics_inbox
+from fileio.rejected_rows import write_rejected
+from flows.forms import Blank, BlankDate, blank_to_none, form
+from flows.naming import run_name
+from flows.runs import recorded_run
+from history.identity import body_key, derive_key
+from history.models import JobState
+from postflows.settings import get_settings
+from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.newspaper.statistics import read_calendar, read_statistics_file, submit_statistics
-from tasks.newspaper.statistics_inbox import inbox_calendar, inbox_files, move_to_sent, statistics_inbox
 from tasks.newspaper.submissions import WarningLog, body_fingerprint, submit_newspaper
-from tasks.rejected_rows import write_rejected
 
 FLOW_NAME = "newspaper-statistics"
 

@@ -9,9 +9,14 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+from fileio.commerce.pickup_input import read_pickup_input
+from fileio.errors import InputError
+from fileio.rejected_rows import write_rejected
+from fileio.reports import write_csv, write_xlsx
 from flows.forms import OUTPUT_FOLDER, form
 from flows.naming import run_name
 from flows.runs import recorded_run
+from history.identity import named_key
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client, commerce_endpoint, describe_commerce
 from tasks.commerce.pickup import (
@@ -22,11 +27,6 @@ from tasks.commerce.pickup import (
     results_frame,
     status_counts,
 )
-from tasks.commerce.pickup_input import read_pickup_input
-from tasks.errors import InputError
-from tasks.idempotency import named_key
-from tasks.rejected_rows import write_rejected
-from tasks.reports import write_csv, write_xlsx
 
 FLOW_NAME = "pickup-registration"
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from connectors.errors import PostflowsError
 from connectors.redaction import redact
+from fileio.files import write_text
 from postflows.settings import Settings
-from tasks.files import write_text
 from tasks.retrying import StepRetries, use_step_retries
 from tasks.run_history import RunRecorder, record_shielded
 from tasks.submission import JobParked

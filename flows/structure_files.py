@@ -13,14 +13,15 @@ from prefect import flow, get_run_logger
 from connectors.newspaper import NewspaperClient, StructureFileCode
 from connectors.newspaper.errors import FieldProblem
 from connectors.newspaper.validation import email_problem, ensure_valid
+from fileio.newspaper.outputs import summary_markdown
+from fileio.reports import write_csv
 from flows.forms import Blank, form
 from flows.naming import run_name
 from flows.runs import recorded_run
+from history.identity import named_key
 from history.models import JobState
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
-from tasks.idempotency import named_key
-from tasks.newspaper.outputs import summary_markdown
 from tasks.newspaper.structure_files import (
     DOCUMENT_KIND,
     confirmation_text,
@@ -28,7 +29,6 @@ from tasks.newspaper.structure_files import (
     register_notice_email,
 )
 from tasks.newspaper.submissions import WarningLog, submit_newspaper
-from tasks.reports import write_csv
 from tasks.run_history import RunRecorder
 
 FLOW_NAME = "structure-files"

@@ -7,16 +7,6 @@ SQLite by default, PostgreSQL in production; the schema is migrated with Alembic
         run = start_run(session, flow="purchase-newspapers", idempotency_key=key, parameters=params)
 """
 
-from history.changelog import SyncCounts, master_data_changes
-from history.commerce import (
-    current_additional_services,
-    current_delivery_instructions,
-    current_holidays,
-    sync_additional_services,
-    sync_delivery_instructions,
-    sync_holidays,
-)
-from history.commerce_models import AdditionalServiceRow, DeliveryHolidayRow, DeliveryInstructionRow
 from history.db import create_engine_for, dispose_engines, migrate, session_factory
 from history.leases import (
     HOLD_KEY_STEP,
@@ -27,13 +17,6 @@ from history.leases import (
     release_lease,
     renew_lease,
     try_acquire_lease,
-)
-from history.masterdata_models import (
-    BlackListEntryRow,
-    DistributionDetailRow,
-    DistributionListRow,
-    MasterDataChange,
-    NewspaperSummaryRow,
 )
 from history.models import (
     Base,
@@ -49,13 +32,30 @@ from history.models import (
     Step,
     utcnow,
 )
-from history.newspaper import (
+from history.reference.changelog import SyncCounts, master_data_changes
+from history.reference.commerce import (
+    current_additional_services,
+    current_delivery_instructions,
+    current_holidays,
+    sync_additional_services,
+    sync_delivery_instructions,
+    sync_holidays,
+)
+from history.reference.commerce_models import AdditionalServiceRow, DeliveryHolidayRow, DeliveryInstructionRow
+from history.reference.newspaper import (
     current_black_list,
     current_distribution_details,
     sync_black_list,
     sync_distribution_list,
     synced_newspaper_numbers,
     upsert_newspaper_summary,
+)
+from history.reference.newspaper_models import (
+    BlackListEntryRow,
+    DistributionDetailRow,
+    DistributionListRow,
+    MasterDataChange,
+    NewspaperSummaryRow,
 )
 from history.remote_jobs import (
     batch_file_tokens,

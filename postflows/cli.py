@@ -67,7 +67,7 @@ def _global_options(
         typer.Option("--version", help="Print the version and exit.", callback=_print_version, is_eager=True),
     ] = False,
     csv_dialect: Annotated[
-        # The names of tasks.reports.CsvDialect, which --help does not import (a test holds them equal).
+        # The names of fileio.reports.CsvDialect, which --help does not import (a test holds them equal).
         Literal["excel", "rfc4180"] | None,
         typer.Option(
             "--csv-dialect",
@@ -574,7 +574,7 @@ def profiles_command(ctx: typer.Context) -> None:
     """List the built-in alignment profiles."""
     if ctx.invoked_subcommand is not None:
         return
-    from tasks.address_service.profiles import BUILTIN
+    from fileio.address_service.profiles import BUILTIN
 
     for name, profile in BUILTIN.items():
         upload = profile.upload
@@ -589,7 +589,7 @@ def profiles_show_command(
     name: Annotated[str, typer.Argument(help="A built-in profile's name, or a profile file")],
 ) -> None:
     """Print a profile as YAML: a starting point for your own."""
-    from tasks.address_service.profiles import ProfileError, load_profile
+    from fileio.address_service.profiles import ProfileError, load_profile
 
     try:
         profile = load_profile(name)

@@ -84,8 +84,8 @@ def _refused(error: BaseException) -> bool:
     file system error. The error classes are imported here, once one was raised: a newspaper order's
     checks bring their connector along, an address file's do not."""
     from connectors.newspaper.errors import OrderInvalid
-    from tasks.address_service.profiles import ProfileError
-    from tasks.errors import InputError
+    from fileio.address_service.profiles import ProfileError
+    from fileio.errors import InputError
 
     return isinstance(error, InputError | ProfileError | OrderInvalid | OSError)
 

@@ -126,8 +126,8 @@ def newspaper_statistics_command(
     resubmit: ResubmitOpt = False,
 ) -> None:
     """Check a statistics file (rejected rows reported) and transmit it once."""
+    from fileio.newspaper.intervals import StatisticsInterval
     from postflows import precheck
-    from tasks.newspaper.intervals import StatisticsInterval
 
     chosen: StatisticsInterval | None = None
     if interval:

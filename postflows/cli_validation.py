@@ -93,8 +93,8 @@ def deliverability_command(
     encoding: EncodingOpt = None,
 ) -> None:
     """On which days, with which products, every address of a file can be delivered."""
+    from fileio.commerce.days import MAX_DAYS
     from postflows import precheck
-    from tasks.commerce.days import MAX_DAYS
 
     if not 1 <= days <= MAX_DAYS:
         raise typer.BadParameter(f"must be between 1 and {MAX_DAYS}, got {days}", param_hint="--days")

@@ -2,9 +2,9 @@
 
 The authorization URL is printed (and opened in a browser on request); a one-shot HTTP listener on the
 loopback redirect URI receives the browser's redirect, the ``state`` is checked, the code exchanged and the ID
-token checked (:class:`~connectors.oidc.OidcClient`), and the refresh token goes to the token store, never to
-the terminal. A redirect URI that is not a loopback ``http`` address cannot be listened on: the user then
-pastes the address the browser was sent to (``--redirect``).
+token checked (:class:`~connectors.commerce.oidc.OidcClient`), and the refresh token goes to the token store,
+never to the terminal. A redirect URI that is not a loopback ``http`` address cannot be listened on: the user
+then pastes the address the browser was sent to (``--redirect``).
 
 The embedded sandbox has no address a browser could open, so against it this command plays the browser
 itself: it follows the authorization URL through the in-process sandbox (which consents automatically) and
@@ -23,8 +23,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from connectors.commerce.oidc import AuthorizationRequest, OidcClient, UserTokens
 from connectors.errors import LoginFailed
-from connectors.oidc import AuthorizationRequest, OidcClient, UserTokens
 from tasks.commerce.token_store import SavedLogin, TokenStore, now_text
 
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})

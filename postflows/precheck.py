@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
-from tasks.errors import InputError
-from tasks.files import make_dirs
-from tasks.limits import TableLimits
+from fileio.errors import InputError
+from fileio.files import make_dirs
+from fileio.limits import TableLimits
 
 
 def output_dir(path: Path | None) -> None:
@@ -49,9 +49,9 @@ def _table(
     what: str = "the columns the flow reads",
 ) -> str | None:
     """A table file within ``limits`` (as far as its head shows) whose header ``columns`` accepts and that
-    has a row after the header; of a workbook, the worksheet :func:`tasks.tables.choose_sheet` picks (the
+    has a row after the header; of a workbook, the worksheet :func:`fileio.tables.choose_sheet` picks (the
     line saying which is returned)."""
-    from tasks.tables import choose_sheet, read_head
+    from fileio.tables import choose_sheet, read_head
 
     choice = choose_sheet(path, sheet, _accepted_by(columns), what=what, limits=limits)
     head = read_head(
@@ -99,8 +99,8 @@ def address_file(
     Raises:
         InputError: the file cannot be used; ProfileError: the profile cannot be.
     """
-    from tasks.address_service.profiles import load_profile, split_mapping
-    from tasks.address_service.records import address_header
+    from fileio.address_service.profiles import load_profile, split_mapping
+    from fileio.address_service.records import address_header
 
     alignment = load_profile(profile) if profile else None
     columns_mapping, _ = split_mapping(dict(mapping) if mapping else None, alignment)
@@ -135,7 +135,7 @@ def commerce_addresses(
     sheet: str | None = None,
 ) -> None:
     """An address file for the commerce API's validation or deliverability."""
-    from tasks.commerce.address_input import address_header
+    from fileio.commerce.address_input import address_header
 
     _table(
         path,
@@ -149,14 +149,14 @@ def commerce_addresses(
 
 def pickup_users(path: Path, *, limits: TableLimits) -> None:
     """A file of pickup users to register."""
-    from tasks.commerce.pickup_input import pickup_header
+    from fileio.commerce.pickup_input import pickup_header
 
     _table(path, lambda headers: pickup_header(headers, path=path), limits=limits)
 
 
 def statistics_files(path: Path, calendar: Path | None, *, limits: TableLimits) -> None:
     """A statistics file and the issue calendar (read whole: a year of dates at most)."""
-    from tasks.newspaper.statistics_input import read_calendar, statistics_header
+    from fileio.newspaper.statistics_input import read_calendar, statistics_header
 
     _table(path, lambda headers: statistics_header(headers, path=path), limits=limits)
     if calendar is not None:
@@ -165,7 +165,7 @@ def statistics_files(path: Path, calendar: Path | None, *, limits: TableLimits) 
 
 def purchase_files(addresses: Path, parameters: Path, *, limits: TableLimits) -> None:
     """The addresses and the parameters of an address purchase."""
-    from tasks.newspaper.purchase_input import load_purchase_parameters, purchase_header
+    from fileio.newspaper.purchase_input import load_purchase_parameters, purchase_header
 
     _table(addresses, lambda headers: purchase_header(headers, path=addresses), limits=limits)
     load_purchase_parameters(parameters)
@@ -179,6 +179,6 @@ def order_file(path: Path, *, gratis: bool) -> None:
     """
     import datetime as dt
 
-    from tasks.newspaper.order_input import check_order, load_order
+    from fileio.newspaper.order_input import check_order, load_order
 
     check_order(load_order(path, "gratis" if gratis else "standard"), today=dt.date.today())

@@ -108,7 +108,7 @@ class LocalServer:
         running = self.running()
         if running is not None:
             return running
-        from tasks.files import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, make_dirs, write_bytes
+        from fileio.files import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, make_dirs, write_bytes
 
         _check_port_free(host, port)
         make_dirs(self.home)

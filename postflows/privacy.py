@@ -1,6 +1,6 @@
 """What the composition root does so that nothing private leaves the process or the data dir: it registers
 every configured secret with the process's secret scrubber (:mod:`connectors.redaction`), masks the
-passwords a URL carries wherever they stand, and makes the data dir its owner's alone (:mod:`tasks.files`).
+passwords a URL carries wherever they stand, and makes the data dir its owner's alone (:mod:`fileio.files`).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def register_settings(settings: Settings) -> None:
     from pydantic import SecretStr
 
     from connectors.redaction import SCRUBBER
-    from tasks.files import keep_private
+    from fileio.files import keep_private
 
     for name in type(settings).model_fields:
         value = getattr(settings, name)

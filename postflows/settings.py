@@ -14,12 +14,18 @@ from typing import Any
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from fileio.limits import (
+    TABLE_MAX_CELLS,
+    TABLE_MAX_COLUMNS,
+    TABLE_MAX_LINE_BYTES,
+    TABLE_MAX_ROWS,
+    TableLimits,
+)
+from fileio.reports import CsvDialect, CsvStyle
 from postflows.locations import default_data_dir as default_data_dir  # re-exported
 from postflows.locations import sqlite_history_url
 from postflows.logsetup import install_secret_filter
 from postflows.privacy import register_settings
-from tasks.limits import TABLE_MAX_CELLS, TABLE_MAX_COLUMNS, TABLE_MAX_LINE_BYTES, TABLE_MAX_ROWS, TableLimits
-from tasks.reports import CsvDialect, CsvStyle
 
 SANDBOX_ADDRESS_USER = "sandbox-user"
 SANDBOX_ADDRESS_PASSWORD = "sandbox-password"  # noqa: S105 - the sandbox's published test account

@@ -19,13 +19,14 @@ from pydantic import SecretStr
 
 from connectors.address_service import AddressServiceClient
 from connectors.commerce import CommerceClient, CommercePaths, CommerceScopes
+from connectors.commerce.oidc import OidcClient, UserSession
 from connectors.http import RequestLog
 from connectors.limits import ResponseLimits
 from connectors.newspaper import NewspaperClient
 from connectors.oauth import ClientCredentials
-from connectors.oidc import OidcClient, UserSession
 from connectors.ratelimit import Pacer, WindowGate
 from connectors.retry import RetryPolicy
+from history.identity import Endpoint
 from postflows.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API, RateLimitHook
 from postflows.endpoints import Api as Api  # re-exported: callers import these from here too
 from postflows.endpoints import ConfigurationError as ConfigurationError
@@ -45,7 +46,6 @@ from postflows.settings import (
     get_settings,
 )
 from tasks.commerce.token_store import SavedLogin, TokenStore, login_name, now_text, token_store
-from tasks.idempotency import Endpoint
 
 logger = logging.getLogger("postflows")
 

@@ -32,8 +32,8 @@ from connectors.errors import PostflowsError
 from connectors.http import RequestRecord
 from connectors.redaction import redact
 from history.models import JobState, RemoteJob, Run
+from history.processes import claimant, holder_is_alive
 from history.scrub import json_safe
-from tasks.processes import claimant, holder_is_alive
 
 logger = logging.getLogger("postflows.history")
 

@@ -52,7 +52,7 @@ def _isolated_env(
     monkeypatch.setattr(secret_watch, "issued", secret_watch.IssuedTokens())
     # One test's secrets and data dirs are not the next one's: the scrubber and the file writer forget them.
     from connectors.redaction import SCRUBBER
-    from tasks import files
+    from fileio import files
 
     saved = SCRUBBER.snapshot()
     monkeypatch.setattr(files, "_private_roots", set())

@@ -1,6 +1,6 @@
 """Reading the CSV files the flows write, in either dialect: ``excel`` files start with a UTF-8 byte-order
 mark and separate cells with ``;``, ``rfc4180`` files have no mark and separate them with ``,``
-(tasks.reports.CsvStyle). The mark tells them apart exactly, so nothing is sniffed."""
+(fileio.reports.CsvStyle). The mark tells them apart exactly, so nothing is sniffed."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from tasks.reports import CsvStyle
+from fileio.reports import CsvStyle
 
 UTF8_BOM = b"\xef\xbb\xbf"
 EXCEL = CsvStyle(guard=True, dialect="excel")

@@ -2,7 +2,7 @@
 
 Non-personal operations use client credentials (one token per scope, shared through
 :class:`~connectors.oauth.ClientCredentials`); personal ones need a signed-in user's
-:class:`~connectors.oidc.UserSession`. Every path is relative to the base URL and comes from
+:class:`~connectors.commerce.oidc.UserSession`. Every path is relative to the base URL and comes from
 :class:`CommercePaths`, so a service that serves a sub-API elsewhere (pickup under ``/pickpost/v1``) is a
 setting; the endpoints whose path or method the spec does not show have paths there too.
 

@@ -17,9 +17,9 @@ from prefect.cache_policies import NO_CACHE
 
 from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus, TokenStatus
 from connectors.errors import ApiError
-from tasks.errors import ResultFileError
-from tasks.files import FileTooLarge, write_stream
-from tasks.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING
+from fileio.errors import ResultFileError
+from fileio.files import FileTooLarge, write_stream
+from fileio.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING
 from tasks.polling import Observation, PollPolicy, RemoteJobEnded, poll_until
 from tasks.retrying import idempotent_step, run_step
 

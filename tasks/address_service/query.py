@@ -20,7 +20,7 @@ from prefect.cache_policies import NO_CACHE
 from connectors.address_service import AddressServiceClient
 from connectors.errors import ApiError
 from connectors.http import RequestRecord
-from tasks.commerce.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
+from fileio.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
 from tasks.fanout import ChunkPart, ClientFactory, fan_out
 from tasks.progress import Progress
 

@@ -15,12 +15,12 @@ import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from tasks.address_service.field_lengths import flag_long_fields
-from tasks.address_service.profile_upload import wire_format as wire_format_of
-from tasks.address_service.profile_upload import write_profile_upload
-from tasks.address_service.profiles import AlignmentProfile
-from tasks.address_service.records import AddressInput, read_address_file
-from tasks.address_service.results import (
+from fileio.address_service.field_lengths import flag_long_fields
+from fileio.address_service.profile_upload import wire_format as wire_format_of
+from fileio.address_service.profile_upload import write_profile_upload
+from fileio.address_service.profiles import AlignmentProfile
+from fileio.address_service.records import AddressInput, read_address_file
+from fileio.address_service.results import (
     RETURNED_COLUMN,
     decode_results,
     merge_results,
@@ -31,11 +31,11 @@ from tasks.address_service.results import (
     unpack_download,
     write_address_results,
 )
-from tasks.address_service.wire import WireFormat, write_upload_file
-from tasks.files import make_dirs
-from tasks.limits import DOWNLOAD_MAX_BYTES, TABLE_LIMITS, ZIP_MAX_RATIO, TableLimits
-from tasks.rejected_rows import write_rejected
-from tasks.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
+from fileio.address_service.wire import WireFormat, write_upload_file
+from fileio.files import make_dirs
+from fileio.limits import DOWNLOAD_MAX_BYTES, TABLE_LIMITS, ZIP_MAX_RATIO, TableLimits
+from fileio.rejected_rows import write_rejected
+from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
 
 logger = logging.getLogger("postflows.address_service.steps")
 
@@ -145,10 +145,10 @@ def prepare_address_input(
     ``csv_style`` is how rejected.csv and house-numbers.csv are written: their dialect and the formula guard
     (the ``POSTFLOWS_CSV_DIALECT`` and ``POSTFLOWS_CSV_FORMULA_GUARD`` settings). rejected.csv names a row by
     the input's id column: a column named as the ``profile``'s record id, else a customer number, else the
-    first column (:func:`tasks.rejected_rows.id_column`). With an agreed alignment ``profile`` the upload
-    file has exactly its columns (see :func:`~tasks.address_service.profile_upload.write_profile_upload`;
+    first column (:func:`fileio.rejected_rows.id_column`). With an agreed alignment ``profile`` the upload
+    file has exactly its columns (see :func:`~fileio.address_service.profile_upload.write_profile_upload`;
     ``profile_map`` fills its pass-through slots) and the profile's layout, not ``wire_format``. A file over
-    ``limits`` is refused before it is read (:func:`tasks.tables.read_table`).
+    ``limits`` is refused before it is read (:func:`fileio.tables.read_table`).
     """
     make_dirs(output_dir)
     fmt = input_format or InputFormat()

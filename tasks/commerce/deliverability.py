@@ -17,11 +17,11 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from connectors.commerce import CommerceClient, Deliverabilities, DeliveryAddress
-from tasks.commerce.address_input import ROW, address_records, field_text
-from tasks.commerce.checkpoint import RowCheckpoint
-from tasks.commerce.days import requested_days as requested_days  # the flow reads it here
+from fileio.checkpoint import RowCheckpoint
+from fileio.commerce.address_input import ROW, address_records, field_text
+from fileio.commerce.days import requested_days as requested_days  # the flow reads it here
+from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv, write_xlsx
 from tasks.commerce.per_row import RowOutcome, answer_rows
-from tasks.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv, write_xlsx
 
 ADDRESS_FIELDS: tuple[str, ...] = ("zip", "city", "street", "houseNumber")
 STATUS_COLUMN = "QueryStatus"

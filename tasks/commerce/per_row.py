@@ -27,8 +27,8 @@ from pydantic import BaseModel, ValidationError
 
 from connectors.commerce import CommerceRejected
 from connectors.errors import ApiError, AuthFailed, HttpStatusError, NotFound
+from fileio.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
 from tasks.address_service.query import SendCounter
-from tasks.commerce.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
 from tasks.progress import Progress
 from tasks.run_history import RunRecorder
 

@@ -20,9 +20,9 @@ from prefect.cache_policies import NO_CACHE
 
 from connectors.commerce import CommerceClient, PickupUser, PickupUserRequest
 from connectors.errors import ApiError, PostflowsError, RemoteRejected
+from fileio.commerce.pickup_input import PickupInput, PickupRow
+from history.identity import Endpoint, body_fingerprint, derive_key
 from history.models import JobState
-from tasks.commerce.pickup_input import PickupInput, PickupRow
-from tasks.idempotency import Endpoint, body_fingerprint, derive_key
 from tasks.progress import Progress
 from tasks.run_history import JobSnapshot, RunRecorder
 from tasks.submission import SubmissionUncertain, submit_once

@@ -16,9 +16,9 @@ from pydantic import BaseModel
 
 import history
 from connectors.commerce import AdditionalService, CommerceClient, DeliveryInstruction, Holiday
+from fileio.reports import markdown_table
 from history import SyncCounts as SyncCounts
-from history.commerce import SOURCE
-from tasks.reports import markdown_table
+from history.reference.commerce import SOURCE
 from tasks.retrying import idempotent_step
 
 HOLIDAYS = "holidays"

@@ -19,7 +19,7 @@ from typing import Any, Protocol, cast
 
 from pydantic import SecretStr
 
-from tasks.files import make_dirs, write_bytes
+from fileio.files import make_dirs, write_bytes
 
 PRIVATE = 0o600
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tasks.commerce.address_input import LEAF_FIELDS, ROW
+from fileio.commerce.address_input import LEAF_FIELDS, ROW
+from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv, write_xlsx
 from tasks.commerce.validation import (
     CERTIFIED_PREFIX,
     HTTP_STATUS_COLUMN,
     STATUS_COLUMN,
     ValidationTable,
 )
-from tasks.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv, write_xlsx
 
 CHANGED = "changed"
 PROBLEM = "problem"
@@ -72,7 +72,7 @@ def write_validation_results(
     """Write ``results.csv`` (in ``csv_style``) and ``results.xlsx``; returns their paths.
 
     Every text cell of the CSV file gets the formula guard when the style has it (see
-    :func:`tasks.reports.write_csv`): none of its columns holds a code that may start like a formula. The
+    :func:`fileio.reports.write_csv`): none of its columns holds a code that may start like a formula. The
     workbook never turns text into formulas.
     """
     csv_path = write_csv(table.frame, output_dir / "results.csv", style=csv_style)

@@ -22,8 +22,8 @@ from connectors.newspaper import (
     NewspaperSummary,
     RawResponse,
 )
+from fileio.newspaper.outputs import key_value_frame, records_frame
 from history import SyncCounts as SyncCounts
-from tasks.newspaper.outputs import key_value_frame, records_frame
 from tasks.retrying import idempotent_step
 
 NO_DISTRIBUTION_LIST = "0100"

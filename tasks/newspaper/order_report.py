@@ -8,9 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from tasks.limits import DOWNLOAD_MAX_BYTES
-from tasks.newspaper.order_report_data import OrderOutcome
-from tasks.newspaper.outputs import (
+from fileio.limits import DOWNLOAD_MAX_BYTES
+from fileio.newspaper.outputs import (
     item_lists,
     key_value_frame,
     records_frame,
@@ -18,7 +17,8 @@ from tasks.newspaper.outputs import (
     warnings_frame,
     write_json,
 )
-from tasks.reports import write_xlsx
+from fileio.reports import write_xlsx
+from tasks.newspaper.order_report_data import OrderOutcome
 
 
 def write_order_files(

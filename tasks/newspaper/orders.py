@@ -1,5 +1,5 @@
 """Prefect tasks of the order pipeline: submit the order, fetch the delivery note, wait for the status,
-fetch the reports (reading and checking the order is :mod:`tasks.newspaper.order_input`). The HTTP core
+fetch the reports (reading and checking the order is :mod:`fileio.newspaper.order_input`). The HTTP core
 retries transient failures and never re-sends a POST; the reads (status, delivery note, reports) are also
 retried as tasks over longer outages (:mod:`tasks.retrying`), the order POST is not.
 """
@@ -27,10 +27,10 @@ from connectors.newspaper import (
     RawResponse,
     StandardOrder,
 )
-from tasks.documents import save_documents
-from tasks.idempotency import Endpoint, body_key
-from tasks.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
-from tasks.newspaper.order_input import OrderKind, check_order, load_order, order_from_body
+from fileio.documents import save_documents
+from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
+from fileio.newspaper.order_input import OrderKind, check_order, load_order, order_from_body
+from history.identity import Endpoint, body_key
 from tasks.polling import Observation, PollPolicy, poll_until
 from tasks.retrying import idempotent_step, run_step
 

@@ -24,8 +24,8 @@ from connectors.newspaper import (
     PurchaseDocumentKind,
     PurchaseProgress,
 )
-from tasks.documents import FileNames, save_documents
-from tasks.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
+from fileio.documents import FileNames, save_documents
+from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from tasks.polling import Observation, PollPolicy, RemoteJobEnded, Sleep, StatusCallback, poll_until
 from tasks.retrying import idempotent_step, run_step
 

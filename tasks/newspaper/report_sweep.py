@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from connectors.newspaper import OrderStatus
-from tasks.newspaper.order_input import OrderKind
+from fileio.newspaper.order_input import OrderKind
 from tasks.newspaper.submissions import API
 from tasks.run_history import JobSnapshot, RunRecorder
 

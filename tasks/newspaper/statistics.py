@@ -1,5 +1,5 @@
 """The Prefect task that transmits statistics records (§2.6); reading and checking the file is
-:mod:`tasks.newspaper.statistics_input` (no Prefect there, so the CLI checks a file before Prefect loads).
+:mod:`fileio.newspaper.statistics_input` (no Prefect there, so the CLI checks a file before Prefect loads).
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from connectors.newspaper import ApiResult, NewspaperClient, StatisticsSubmission
-from tasks.newspaper.statistics_input import read_calendar, read_statistics_file
+from fileio.newspaper.statistics_input import read_calendar, read_statistics_file
 
 # The flow takes its reading steps from here, beside the submission.
 __all__ = ["read_calendar", "read_statistics_file", "submit_statistics"]

@@ -20,8 +20,8 @@ from connectors.newspaper import (
     RawResponse,
     StructureFileCode,
 )
-from tasks.documents import FileNames, safe_stem, save_documents, their_stem
-from tasks.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
+from fileio.documents import FileNames, safe_stem, save_documents, their_stem
+from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from tasks.retrying import idempotent_step
 
 DOCUMENT_KIND = "structure-file"

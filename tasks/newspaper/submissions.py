@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from connectors.newspaper import ApiResult, NewspaperMessage, NewspaperRejected
-from tasks.idempotency import body_fingerprint as body_fingerprint
+from history.identity import body_fingerprint as body_fingerprint
 from tasks.run_history import JobSnapshot, RunRecorder
 from tasks.submission import Submission, submit_once
 

@@ -8,9 +8,9 @@ import typing
 import pytest
 from typer.testing import CliRunner
 
+from fileio.reports import CsvDialect
 from postflows.cli import _global_options, app
 from postflows.settings import Settings
-from tasks.reports import CsvDialect
 
 
 def test_the_option_offers_the_dialects_the_writer_knows() -> None:

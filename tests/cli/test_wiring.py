@@ -12,9 +12,9 @@ from connectors.limits import (
     ResponseLimits,
     document_answer_limit,
 )
+from fileio.limits import DOWNLOAD_MAX_BYTES
 from postflows import wiring
 from postflows.settings import Settings
-from tasks.limits import DOWNLOAD_MAX_BYTES
 
 ADDRESS = {"address_service_user": "tech-user", "address_service_password": SecretStr("pw")}
 NEWSPAPER = {"newspaper_client_id": "client", "newspaper_client_secret": SecretStr("secret")}

@@ -15,7 +15,7 @@ import httpx
 from pydantic import SecretStr
 
 from connectors.commerce import CommerceClient
-from connectors.oidc import OidcClient
+from connectors.commerce.oidc import OidcClient
 from connectors.retry import RetryPolicy
 
 BASE = "https://api.example.test/dcapi"

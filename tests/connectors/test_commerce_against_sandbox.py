@@ -27,6 +27,7 @@ from connectors.commerce import (
     Zip,
 )
 from connectors.commerce.models import DeliveryHouse
+from connectors.commerce.oidc import OidcClient, UserSession, UserTokens
 from connectors.errors import (
     AuthFailed,
     IdTokenInvalid,
@@ -35,7 +36,6 @@ from connectors.errors import (
     StateMismatch,
 )
 from connectors.oauth import ClientCredentials
-from connectors.oidc import OidcClient, UserSession, UserTokens
 from sandbox.commerce.paths import CommercePaths as SandboxPaths
 from sandbox.config import SandboxConfig
 from sandbox.inprocess import SandboxTransport, auth_url, commerce_url

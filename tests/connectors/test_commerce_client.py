@@ -24,9 +24,9 @@ from connectors.commerce import (
     ValidationRequest,
 )
 from connectors.commerce.client import CommerceClient
+from connectors.commerce.oidc import UserSession
 from connectors.errors import AuthFailed, LoginRequired, NotFound, ServerError, TransportFailure
 from connectors.oauth import ClientCredentials
-from connectors.oidc import UserSession
 from tests.connectors.commerce_support import (
     BASE,
     CLIENT_ID,

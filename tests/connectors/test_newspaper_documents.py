@@ -1,5 +1,5 @@
 """Newspaper documents: base64 decoding, size check, extension from mimeType, documents found in answers,
-raw bodies kept. Writing them is the tasks' (tests/tasks/test_documents.py)."""
+raw bodies kept. Writing them is the tasks' (tests/fileio/test_documents.py)."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from joserfc import jwt
 from joserfc.jwk import OctKey, RSAKey
 from pydantic import SecretStr
 
+from connectors.commerce.oidc import AuthorizationRequest, OidcClient, UserSession
 from connectors.errors import (
     AuthorizationDenied,
     IdTokenInvalid,
@@ -25,7 +26,6 @@ from connectors.errors import (
     StateMismatch,
 )
 from connectors.oauth import OAuth2ClientCredentialsAuth
-from connectors.oidc import AuthorizationRequest, OidcClient, UserSession
 from tests.connectors.commerce_support import (
     AUTH,
     BASE,

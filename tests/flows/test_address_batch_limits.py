@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 import history
+from fileio.errors import ResultUnreadable
 from flows.address_batch import address_batch
 from postflows.settings import get_settings
 from tasks.address_service import steps
-from tasks.errors import ResultUnreadable
 from tests.flows.conftest import Sandbox
 from tests.flows.test_address_batch import EXAMPLE, FAST, _file_tokens, _job, _runs, _token_state
 

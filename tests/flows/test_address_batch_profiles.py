@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from fileio.address_service.profiles import BUILTIN
 from flows.address_batch import address_batch
 from postflows.wiring import ConfigurationError
 from sandbox.address_service.alignments import load_alignment
-from tasks.address_service.profiles import BUILTIN
 from tests.flows.conftest import Sandbox
 from tests.outputs import read_output_csv
 

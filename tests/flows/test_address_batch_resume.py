@@ -259,9 +259,9 @@ async def test_a_recorded_job_of_other_input_is_never_used_for_this_one(
 def test_the_key_names_the_service_and_every_option_that_changes_the_work(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from history.identity import derive_key
     from postflows.settings import Settings
     from postflows.wiring import address_service_endpoint
-    from tasks.idempotency import derive_key
 
     source = tmp_path / "in.csv"
     source.write_text("Name;Ort\nMuster;Bern\n", encoding="utf-8")

@@ -14,9 +14,9 @@ from sqlalchemy import select
 import history
 from connectors.errors import ServerError
 from connectors.newspaper import OrderInvalid
+from fileio.errors import InputError
 from flows.address_purchase import address_purchase
 from history.models import JobEvent, RemoteJob
-from tasks.errors import InputError
 from tasks.newspaper.purchases import PurchaseFailed
 from tasks.polling import PollTimedOut
 from tasks.progress import listening

@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from fileio.errors import InputError
 from flows.address_batch import address_batch
-from tasks.errors import InputError
 from tests.flows.conftest import Sandbox
 from tests.outputs import read_output_csv
 

@@ -19,10 +19,10 @@ from sqlalchemy import select
 import history
 from connectors.errors import ServerError, TransportFailure
 from connectors.newspaper import OrderInvalid
+from fileio.errors import InputError
 from flows.newspaper_order import newspaper_order
 from flows.newspaper_reports import newspaper_reports
 from history.models import JobEvent, RemoteJob, Run, RunMessage
-from tasks.errors import InputError
 from tasks.polling import PollTimedOut
 from tasks.submission import SubmissionUncertain
 from tests.flows.conftest import Sandbox

@@ -15,10 +15,10 @@ import pytest
 from sqlalchemy import select, update
 
 import history
+from fileio.errors import InputError
 from flows.newspaper_order import newspaper_order
 from flows.newspaper_reports import ReportsNotFetched, newspaper_reports
 from history.models import RemoteJob, Run, RunMessage
-from tasks.errors import InputError
 from tasks.polling import PollTimedOut
 from tests.flows.conftest import Sandbox
 from tests.flows.test_newspaper_order import QUICK, THREE_STATUSES, order_body, write_order

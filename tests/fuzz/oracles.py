@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from tasks.errors import InputError
-from tasks.tables import MAX_QUOTED_LINES, Table
+from fileio.errors import InputError
+from fileio.tables import MAX_QUOTED_LINES, Table
 from tests.fuzz.generators import TextTable
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")

@@ -23,18 +23,18 @@ from hypothesis import strategies as st
 
 from connectors.errors import PostflowsError
 from connectors.newspaper.errors import OrderInvalid
-from tasks.address_service.records import MAX_LENGTH as ADDRESS_MAX_LENGTH
-from tasks.address_service.records import read_address_file
-from tasks.commerce.address_input import MAX_LENGTH as COMMERCE_MAX_LENGTH
-from tasks.commerce.address_input import read_commerce_addresses
-from tasks.commerce.pickup_input import read_pickup_input
+from fileio.address_service.records import MAX_LENGTH as ADDRESS_MAX_LENGTH
+from fileio.address_service.records import read_address_file
+from fileio.commerce.address_input import MAX_LENGTH as COMMERCE_MAX_LENGTH
+from fileio.commerce.address_input import read_commerce_addresses
+from fileio.commerce.pickup_input import read_pickup_input
+from fileio.errors import InputError
+from fileio.newspaper.purchase_input import read_purchase_input
+from fileio.newspaper.statistics_input import read_calendar, read_statistics_file
+from fileio.rejected_rows import write_rejected
+from fileio.tables import Table, read_table
+from fileio.textfiles import CONTROL_CHARACTER
 from tasks.commerce.validation import RESULT_COLUMNS
-from tasks.errors import InputError
-from tasks.newspaper.purchase_input import read_purchase_input
-from tasks.newspaper.statistics_input import read_calendar, read_statistics_file
-from tasks.rejected_rows import write_rejected
-from tasks.tables import Table, read_table
-from tasks.textfiles import CONTROL_CHARACTER
 from tests.fuzz.conftest import CaseCount, fuzz_settings
 from tests.fuzz.generators import (
     ADDRESS_HEADERS,

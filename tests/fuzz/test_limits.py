@@ -17,16 +17,16 @@ from pathlib import Path
 import openpyxl
 from hypothesis import given
 
-from tasks.address_service.results import read_result_file
-from tasks.errors import InputError, ResultUnreadable
-from tasks.limits import (
+from fileio.address_service.results import read_result_file
+from fileio.errors import InputError, ResultUnreadable
+from fileio.limits import (
     TABLE_MAX_CELLS_SETTING,
     TABLE_MAX_COLUMNS_SETTING,
     TABLE_MAX_LINE_BYTES_SETTING,
     TABLE_MAX_ROWS_SETTING,
     TableLimits,
 )
-from tasks.tables import read_head, read_table
+from fileio.tables import read_head, read_table
 from tests.fuzz.conftest import CaseCount, fuzz_settings
 from tests.fuzz.generators import (
     ADDRESS_HEADERS,
@@ -336,9 +336,9 @@ def test_worksheets_over_a_limit_are_refused_naming_it(scratch: Path) -> None:
 _REFUSE_ALL = """
 import sys
 from pathlib import Path
-from tasks.address_service.results import read_result_file
-from tasks.errors import InputError
-from tasks.tables import read_table
+from fileio.address_service.results import read_result_file
+from fileio.errors import InputError
+from fileio.tables import read_table
 refused = 0
 for path in sorted(Path(sys.argv[1]).iterdir()):
     try:

@@ -27,9 +27,9 @@ from pydantic import BaseModel, SecretStr, ValidationError
 
 import connectors.address_service.models as address_models
 import connectors.commerce.models as commerce_models
+import connectors.commerce.oidc as oidc
 import connectors.newspaper.documents as newspaper_documents
 import connectors.newspaper.models as newspaper_models
-import connectors.oidc as oidc
 from connectors.address_service import AddressServiceClient
 from connectors.commerce import CommerceClient
 from connectors.errors import ApiError, JsonTooDeep, ResponseTooLarge

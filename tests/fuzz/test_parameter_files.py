@@ -13,9 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from connectors.newspaper.models import GratisOrder, StandardOrder
-from tasks.errors import InputError
-from tasks.newspaper.order_input import load_order
-from tasks.newspaper.purchase_input import load_purchase_parameters
+from fileio.errors import InputError
+from fileio.newspaper.order_input import load_order
+from fileio.newspaper.purchase_input import load_purchase_parameters
 from tests.fuzz.conftest import CaseCount, fuzz_settings
 from tests.fuzz.generators import damage, randoms
 from tests.fuzz.oracles import check_refusal

@@ -27,8 +27,8 @@ from connectors.address_service.codes import (
     short_report_char,
     short_report_column,
 )
-from tasks.address_service.records import RECORD_ID, AddressInput
-from tasks.address_service.results import (
+from fileio.address_service.records import RECORD_ID, AddressInput
+from fileio.address_service.results import (
     CODE_COLUMNS,
     QSTAT_DESIGNATION,
     RETURNED_COLUMN,
@@ -41,7 +41,7 @@ from tasks.address_service.results import (
     unpack_download,
     write_address_results,
 )
-from tasks.errors import DuplicateRecordIds, ResultFileError
+from fileio.errors import DuplicateRecordIds, ResultFileError
 from tests.fuzz.conftest import CaseCount, fuzz_settings
 from tests.fuzz.generators import FORMULA_STARTS, cell, damage, randoms
 from tests.outputs import output_rows

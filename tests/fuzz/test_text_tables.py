@@ -12,8 +12,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tasks.errors import InputError
-from tasks.tables import Table, read_head, read_table
+from fileio.errors import InputError
+from fileio.tables import Table, read_head, read_table
 from tests.fuzz.conftest import CaseCount, fuzz_settings
 from tests.fuzz.generators import (
     ADDRESS_HEADERS,

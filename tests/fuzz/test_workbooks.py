@@ -22,8 +22,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
-from tasks.errors import InputError
-from tasks.tables import Table, read_head, read_table
+from fileio.errors import InputError
+from fileio.tables import Table, read_head, read_table
 from tests.fuzz.conftest import CaseCount, fuzz_settings
 from tests.fuzz.generators import ADDRESS_HEADERS, cell, damage, header_row, randoms, row_count
 from tests.fuzz.oracles import check_refusal, check_table_invariants, frame_values

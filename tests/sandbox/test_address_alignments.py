@@ -430,7 +430,7 @@ def test_alignment_files_are_read_leniently_and_refused_with_one_line(tmp_path: 
 
 
 def test_the_clients_built_in_profiles_are_alignments_the_sandbox_holds(tmp_path: Path) -> None:
-    from tasks.address_service.profiles import BUILTIN
+    from fileio.address_service.profiles import BUILTIN
 
     for name, profile in BUILTIN.items():
         path = tmp_path / f"{name}.yaml"

@@ -15,10 +15,10 @@ from pydantic import SecretStr
 from connectors.address_service import AddressServiceClient, DatabaseStatusError
 from connectors.errors import TransportFailure
 from connectors.retry import RetryPolicy
+from fileio.errors import ResultFileError
+from fileio.limits import DOWNLOAD_MAX_BYTES
 from postflows.settings import Settings
 from tasks.address_service.batch import download_output
-from tasks.errors import ResultFileError
-from tasks.limits import DOWNLOAD_MAX_BYTES
 from tasks.retrying import transient_failure
 
 Handler = Callable[[httpx.Request], httpx.Response]

@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
+from fileio.errors import ResultFileError
+from fileio.reports import CsvStyle
 from postflows.settings import Settings
 from tasks.address_service.steps import (
     PreparedInput,
@@ -17,8 +19,6 @@ from tasks.address_service.steps import (
     build_address_results,
     prepare_address_input,
 )
-from tasks.errors import ResultFileError
-from tasks.reports import CsvStyle
 from tests.outputs import read_output_csv
 
 

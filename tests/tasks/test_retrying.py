@@ -22,8 +22,8 @@ from connectors.errors import (
     ServerError,
     TransportFailure,
 )
+from fileio.errors import InputError
 from tasks.address_service.batch import check_batch_status, delete_file, download_output
-from tasks.errors import InputError
 from tasks.newspaper.orders import fetch_order_reports, fetch_order_status, submit_order
 from tasks.newspaper.purchases import submit_purchase
 from tasks.polling import PollTimedOut

@@ -11,8 +11,8 @@ from pydantic import BaseModel
 
 from connectors.commerce import CommerceRejected
 from connectors.errors import AuthFailed, NotFound, ServerError, TransportFailure
-from tasks.commerce import checkpoint as checkpoint_module
-from tasks.commerce.checkpoint import RowCheckpoint
+from fileio import checkpoint as checkpoint_module
+from fileio.checkpoint import RowCheckpoint
 from tasks.commerce.per_row import answer_rows, ask_rows
 
 

@@ -13,10 +13,10 @@ from sqlalchemy import select
 import history
 from connectors.commerce import CommerceRejected, PickupUser, PickupUserRequest
 from connectors.errors import AuthFailed, ServerError, TransportFailure
+from fileio.commerce.pickup_input import PickupInput, PickupRow, pickup_request
+from history.identity import Endpoint
 from history.models import JobState
 from tasks.commerce.pickup import KIND, RowStatus, register_pickup_users, results_frame, status_counts
-from tasks.commerce.pickup_input import PickupInput, PickupRow, pickup_request
-from tasks.idempotency import Endpoint
 from tasks.run_history import LeaseLost, RunRecorder
 
 ENDPOINT = Endpoint("https://commerce.example/", "client-1")

@@ -1,0 +1,464 @@
+"""Reading a customer's address file into the records to send and the rows to reject, before anything is sent:
+columns recognised by header (§2.3, §2.2 ``_in``, German/French/Italian aliases), minimum input (§2.1) and
+field lengths (§2.3) checked, values that the wire encoding cannot carry refused.
+
+Minimum input, per row (``mode``):
+
+* a person (Name and Prename) or a company (Company; then Name/Prename may be empty) in every mode — §1 says
+  maintenance checks persons *and* companies, so a company row without a first name is not rejected;
+* ``batch`` and ``query``: a street (Streetname with HouseNo) or a P.O. box (PoBoxNo or PoBoxTerm) — the
+  §2.1 query rule, applied to batch maintenance as well since batch files carry P.O. box addresses;
+* ``verification``: street and house number, as §2.1 demands;
+* a postcode and a town: ZIPCode and TownName, or for a P.O. box row PoBoxZIP and PoBoxTownName instead;
+* Swiss postcodes (CountryCode empty, CH or LI) are exactly 4 digits; every value fits its §2.3 length
+  (customer fields 450) and the wire encoding, and holds no control character (C0 but tab, line feed and
+  carriage return; DEL) — such a cell rejects its row, whatever the column.
+
+Completely empty rows are not records and are skipped; every other row is either accepted or rejected, and
+a file whose rows do not add up to accepted + rejected + empty rows is refused before anything is sent.
+Rows the file reader could not read (a line in another encoding, a row with too many fields) are rejected
+with the reader's reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from connectors.address_service.codes import (
+    ADDRESS_FIELD_NAMES,
+    MAX_LENGTH,
+    PASSTHROUGH_MAX_LENGTH,
+    STATUS_FIELD_NAMES,
+)
+from fileio.address_service.street_lines import SplitColumn, split_street_column
+from fileio.errors import InputError
+from fileio.headers import resolve_address_columns
+from fileio.lazy import lazy_module
+from fileio.limits import TABLE_LIMITS, TableLimits
+from fileio.rejected_rows import (
+    id_column,
+    malformed_problems,
+    no_problems,
+    problem_lines,
+    rejected_report,
+)
+from fileio.tables import choose_sheet, read_table
+from fileio.textfiles import control_characters, visible_controls
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported on first use: checking a header (address_header) needs none
+
+Mode = Literal["batch", "query", "verification"]
+RECORD_ID = "RecordId"
+# The results' column naming the service's fields that break their §2.3 length (tasks.address_service.
+# field_lengths).
+PROBLEMS_COLUMN = "ResultProblems"
+# Names the pipeline adds to the customer's columns; a customer column of that name would be overwritten.
+RESERVED_COLUMNS = frozenset(
+    name.casefold() for name in (RECORD_ID, "ReturnedByService", PROBLEMS_COLUMN, *STATUS_FIELD_NAMES)
+)
+SWISS_COUNTRY_CODES = ("CH", "LI")
+MINIMUM_FIELDS = ("Name", "Prename", "Streetname", "HouseNo", "ZIPCode", "TownName")  # §2.1
+
+
+@dataclass
+class AddressInput:
+    """An address file read and checked.
+
+    Attributes:
+        records: accepted rows: ``RecordId`` (1-based data row number in the source file), the pass-through
+            customer columns with their original names and order, then the canonical §2.3 address columns.
+        rejected: one line per problem: row, field (source header), value, reason.
+        rejected_report: one line per rejected row, as ``rejected.csv`` holds it
+            (:func:`fileio.rejected_rows.rejected_report`).
+        address_columns: canonical §2.3 field → source header.
+        passthrough_columns: customer columns passed through unchanged, in file order.
+        source: the file read.
+        mode: the minimum-input rule applied.
+        input_rows: data rows in the file that are not completely empty (= accepted + rejected rows).
+        house_numbers: the street lines split into street and house number (or recognised as a P.O. box or
+            c/o line): RecordId, the line as given, and the fields it filled.
+        sheet_note: which worksheet was read and why, when the file's first one has no address columns.
+    """
+
+    records: pd.DataFrame
+    rejected: pd.DataFrame
+    rejected_report: pd.DataFrame
+    address_columns: dict[str, str]
+    passthrough_columns: list[str]
+    source: Path
+    mode: Mode = "batch"
+    input_rows: int = 0
+    house_numbers: pd.DataFrame = field(default_factory=lambda: pd.DataFrame())
+    sheet_note: str | None = None
+
+    @property
+    def rejected_rows(self) -> int:
+        """How many rows were rejected (a row may have several problems, and has one line in the report)."""
+        return len(self.rejected_report)
+
+
+def read_address_file(
+    path: Path | str,
+    *,
+    mode: Mode = "batch",
+    mapping: Mapping[str, str] | None = None,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+    fixed_widths: Sequence[tuple[str, int]] | None = None,
+    sheet: str | int | None = None,
+    wire_encoding: str = "cp1252",
+    split_house_numbers: bool = True,
+    limits: TableLimits = TABLE_LIMITS,
+    id_columns: Sequence[str] = (),
+) -> AddressInput:
+    """Read an address file (.csv, .xlsx, .txt delimited or fixed width) and check every row.
+
+    Args:
+        path: the customer's file.
+        mode: which minimum input applies (see the module docstring).
+        mapping: source header → address field (§2.3 name, ``_in`` name or alias); ``""`` keeps a column
+            that would be recognised as a customer column. Overrides recognition by name.
+        delimiter: the field separator; sniffed from the header line when None.
+        encoding: the file's encoding; detected (BOM, UTF-8, else Windows-1252) when None.
+        fixed_widths: (name, width) per column for a fixed-width .txt file.
+        sheet: the worksheet of an .xlsx file (name or 0-based index; the first when None).
+        wire_encoding: the encoding of the upload file; values it cannot carry are rejected.
+        split_house_numbers: split a street cell that holds the house number too (``Bahnhofstr. 1a``) where
+            the row has no house number (see :mod:`fileio.address_service.street_lines`); a line that cannot
+            be split with certainty rejects its row with the reason.
+        limits: the limits on the file's shape, judged before it is read (see :func:`read_table`).
+        id_columns: the columns that carry the customer's id when the file has one (an alignment
+            profile's record id), to name the rejected rows by (see :func:`fileio.rejected_rows.id_column`).
+
+    Returns:
+        The accepted records and the rejected lines; the rejected rows are not in ``records``.
+
+    Raises:
+        InputError: the file cannot be read or is over a limit, has no header, has none of the address
+            columns, or lacks a column that every row needs.
+    """
+    source = Path(path)
+
+    def fits(headers: list[str]) -> bool:
+        try:
+            address_header(
+                headers, mode=mode, mapping=mapping, path=source, split_house_numbers=split_house_numbers
+            )
+        except InputError:
+            return False
+        return True
+
+    choice = choose_sheet(
+        source, None if sheet is None else str(sheet), fits, what="the address columns", limits=limits
+    )
+    table = read_table(
+        source,
+        delimiter=delimiter,
+        encoding=encoding,
+        fixed_widths=fixed_widths,
+        sheet=choice.sheet if sheet is None else sheet,
+        limits=limits,
+    )
+    headers = [str(name) for name in table.frame.columns]
+    address_columns = address_header(
+        headers, mode=mode, mapping=mapping, path=source, split_house_numbers=split_house_numbers
+    )
+    passthrough = [header for header in headers if header not in address_columns.values()]
+
+    raw = table.frame
+    # The columns are gathered first and framed at once: inserting them one by one copies the frame's
+    # column index each time, which takes quadratic time in the number of columns.
+    gathered: dict[str, pd.Series] = {RECORD_ID: pd.Series(raw.index.astype("int64"), index=raw.index)}
+    filled = pd.Series(False, index=raw.index)
+    for header in passthrough:
+        present = raw[header].fillna("") != ""
+        gathered[header] = raw[header].where(present)
+        filled |= present
+    for canonical, header in address_columns.items():
+        values = raw[header].fillna("").str.strip()
+        gathered[canonical] = values.where(values != "")
+        filled |= values != ""
+    frame = pd.DataFrame(gathered, index=raw.index)
+    _split_po_box(frame)
+    malformed_rows = {row for row, _ in table.malformed}
+    empty = ~filled & ~frame[RECORD_ID].isin(malformed_rows)
+    frame = frame[~empty].copy()
+    problems = [malformed_problems(table.malformed)]
+    split = SplitColumn(split=[], refused={})
+    if split_house_numbers:
+        split = split_street_column(frame, record_id=RECORD_ID)
+    checkable = frame[~frame[RECORD_ID].isin(malformed_rows)]
+    problems.append(_refused_splits(split, checkable, address_columns))
+    problems += _row_problems(
+        checkable,
+        address_columns,
+        passthrough,
+        mode,
+        wire_encoding,
+        controls=table.control_characters,
+        unsplit=frozenset(split.refused),
+    )
+    rejected = pd.concat([p for p in problems if len(p)] or [no_problems()], ignore_index=True)
+    rejected = rejected.sort_values("row", kind="stable", ignore_index=True)
+    if table.control_characters and len(rejected):
+        rejected["value"] = visible_controls(rejected["value"].astype(object))
+    records = frame[~frame[RECORD_ID].isin(rejected["row"])].reset_index(drop=True)
+    _check_accounted(source, len(raw), len(records), int(rejected["row"].nunique()), int(empty.sum()))
+    report = rejected_report(rejected, table, id_column=id_column(headers, known=id_columns))
+    return AddressInput(
+        records=records,
+        rejected=rejected,
+        rejected_report=report,
+        address_columns=address_columns,
+        passthrough_columns=passthrough,
+        source=source,
+        mode=mode,
+        input_rows=len(frame),
+        house_numbers=pd.DataFrame(split.split),
+        sheet_note=choice.note,
+    )
+
+
+def address_header(
+    headers: Sequence[str],
+    *,
+    mode: Mode,
+    mapping: Mapping[str, str] | None,
+    path: Path,
+    split_house_numbers: bool = True,
+) -> dict[str, str]:
+    """The address columns of a file's header (canonical field → header), checked as a whole: some address
+    column is recognised, every column a row needs for ``mode`` is there, no customer column has a name the
+    results use.
+
+    Raises:
+        InputError: naming the file, and the missing columns or the column to rename.
+    """
+    address_columns = resolve_address_columns(headers, mapping, path=path)
+    if not address_columns:
+        raise InputError(
+            f"none of the address columns found (missing {', '.join(MINIMUM_FIELDS)}); "
+            f"header is {list(headers)} — is the header row missing?",
+            path=path,
+        )
+    for header in headers:
+        if header not in address_columns.values() and header.casefold() in RESERVED_COLUMNS:
+            raise InputError(
+                "column name is reserved for the service's output; rename it", path=path, field=header
+            )
+    _check_columns_present(
+        address_columns, mode, path, split_house_numbers=split_house_numbers, headers=headers
+    )
+    return address_columns
+
+
+def _check_accounted(source: Path, rows: int, accepted: int, rejected: int, empty: int) -> None:
+    """Every row read is accepted, rejected or empty; anything else would lose rows silently.
+
+    Raises:
+        InputError: the counts do not add up (nothing is sent).
+    """
+    if accepted + rejected + empty != rows:
+        raise InputError(
+            f"{rows} data rows were read, but {accepted} accepted + {rejected} rejected + {empty} empty "
+            f"= {accepted + rejected + empty}; rows would be lost, so nothing is sent",
+            path=source,
+        )
+
+
+# "Postfach 123", "Case postale 45", "Casella postale 7", "P.O. Box 9": a term and a number in one cell.
+_PO_BOX = re.compile(
+    r"^(?P<term>postfach|pf|case postale|cp|casella postale|p\.?\s?o\.?\s?box|box)\s*(?P<number>\d{1,10})$",
+    re.IGNORECASE,
+)
+
+
+def _split_po_box(frame: pd.DataFrame) -> None:
+    """Split a P.O. box number cell holding term and number (as CRM exports often do) into both fields.
+
+    The term goes to PoBoxTerm unless that field already has a value; the number stays in PoBoxNo.
+    """
+    if "PoBoxNo" not in frame:
+        return
+    parts = frame["PoBoxNo"].astype("string").str.strip().str.extract(_PO_BOX)
+    split = parts["number"].notna()
+    if not split.any():
+        return
+    if "PoBoxTerm" not in frame:
+        frame["PoBoxTerm"] = pd.Series(pd.NA, index=frame.index, dtype=object)
+    term_free = frame["PoBoxTerm"].isna()
+    frame.loc[split & term_free, "PoBoxTerm"] = parts.loc[split & term_free, "term"]
+    frame.loc[split, "PoBoxNo"] = parts.loc[split, "number"]
+
+
+def _check_columns_present(
+    columns: Mapping[str, str],
+    mode: Mode,
+    path: Path,
+    *,
+    split_house_numbers: bool = True,
+    headers: Sequence[str] = (),
+) -> None:
+    """No row can pass without these columns, so their absence is a file problem, not a row problem. A street
+    column without a house number column is enough when its lines are split. The refusal names what is
+    missing, what was found for it, the file's header and how to map a column."""
+    has = columns.__contains__
+    missing: list[str] = []
+    if not has("Company"):
+        if has("Name") and not has("Prename"):
+            missing.append(f"Prename (a first-name column; found Name as {columns['Name']!r}) or Company")
+        elif has("Prename") and not has("Name"):
+            missing.append(f"Name (a last-name column; found Prename as {columns['Prename']!r}) or Company")
+        elif not has("Name"):
+            missing.append("Name and Prename (or Company)")
+    pobox_allowed = mode != "verification" and (has("PoBoxNo") or has("PoBoxTerm"))
+    street_ok = has("Streetname") and (has("HouseNo") or split_house_numbers)
+    if not street_ok and not pobox_allowed:
+        missing.append("Streetname and HouseNo" + ("" if mode == "verification" else " (or a P.O. box)"))
+    if not (has("ZIPCode") or (pobox_allowed and has("PoBoxZIP"))):
+        missing.append("ZIPCode")
+    if not (has("TownName") or (pobox_allowed and has("PoBoxTownName"))):
+        missing.append("TownName")
+    if missing:
+        found = f"; the header is {list(headers)}" if headers else ""
+        raise InputError(
+            f"missing address columns: {'; '.join(missing)}{found}. Name a column's field with --map "
+            "HEADER=FIELD (form: Column mapping), e.g. --map Vorname=Prename",
+            path=path,
+        )
+
+
+def _row_problems(
+    frame: pd.DataFrame,
+    columns: Mapping[str, str],
+    passthrough: Sequence[str],
+    mode: Mode,
+    wire_encoding: str,
+    *,
+    controls: bool = True,
+    unsplit: frozenset[int] = frozenset(),
+) -> list[pd.DataFrame]:
+    """One frame of rejected lines per check that found something; ``controls`` False skips the search for
+    control characters (the file is known to hold none); ``unsplit``: rows whose street line could not be
+    split, rejected with that reason already (no second "HouseNo missing")."""
+    empty = pd.Series(False, index=frame.index)
+
+    def filled(name: str) -> pd.Series:
+        return frame[name].notna() if name in frame else empty
+
+    def header(name: str) -> str:
+        return columns.get(name, name)
+
+    lines: list[pd.DataFrame] = []
+
+    def missing(mask: pd.Series, name: str, reason: str) -> None:
+        if mask.any():
+            lines.append(problem_lines(frame.loc[mask, RECORD_ID], header(name), "", reason))
+
+    company, name, prename = filled("Company"), filled("Name"), filled("Prename")
+    person_needed = ~company
+    missing(person_needed & ~name, "Name", "Name missing (required unless Company is given)")
+    missing(person_needed & ~prename, "Prename", "Prename missing (required unless Company is given)")
+
+    street = filled("Streetname")
+    pobox = (filled("PoBoxNo") | filled("PoBoxTerm")) if mode != "verification" else empty
+    pobox_only = pobox & ~street
+    if mode == "verification":
+        missing(~street, "Streetname", "Streetname missing")
+    else:
+        missing(~street & ~pobox, "Streetname", "Streetname (or a P.O. box) missing")
+    missing(
+        street & ~filled("HouseNo") & ~frame[RECORD_ID].isin(unsplit),
+        "HouseNo",
+        "HouseNo missing"
+        if "HouseNo" in columns
+        else "HouseNo missing: no number in the street and no house number column",
+    )
+    zip_ok = filled("ZIPCode") | (pobox_only & filled("PoBoxZIP"))
+    town_ok = filled("TownName") | (pobox_only & filled("PoBoxTownName"))
+    missing(
+        ~zip_ok,
+        "ZIPCode",
+        "ZIPCode missing" + (" (or PoBoxZIP for a P.O. box)" if mode != "verification" else ""),
+    )
+    missing(~town_ok, "TownName", "TownName missing")
+
+    country = (
+        frame["CountryCode"].fillna("").str.upper() if "CountryCode" in frame else pd.Series("", frame.index)
+    )
+    swiss = country.isin(("", *SWISS_COUNTRY_CODES))
+    for postcode in ("ZIPCode", "PoBoxZIP"):
+        if postcode in frame:
+            values = frame[postcode]
+            bad = swiss & values.notna() & ~values.fillna("").str.fullmatch(r"\d{4}")
+            if bad.any():
+                lines.append(problem_lines(frame.loc[bad, RECORD_ID], header(postcode), values[bad],
+                                    "Swiss postcode must be exactly 4 digits"))  # fmt: skip
+
+    limits = {name: MAX_LENGTH[name] for name in ADDRESS_FIELD_NAMES if name in frame}
+    limits.update({name: PASSTHROUGH_MAX_LENGTH for name in passthrough})
+    for column, limit in limits.items():
+        lengths = frame[column].str.len()
+        bad = lengths > limit
+        if bad.any():
+            reason = f"longer than {limit} characters (" + lengths[bad].astype("int64").astype(str) + ")"
+            lines.append(
+                problem_lines(frame.loc[bad, RECORD_ID], header(column), frame.loc[bad, column], reason)
+            )
+    for column in limits:
+        bad_chars = unencodable(frame[column], wire_encoding)
+        if len(bad_chars):
+            reason = "character " + bad_chars + f" cannot be written in {wire_encoding}"
+            index = bad_chars.index
+            lines.append(
+                problem_lines(frame.loc[index, RECORD_ID], header(column), frame.loc[index, column], reason)
+            )
+    for column in limits if controls else ():
+        found = control_characters(frame[column])
+        if len(found):
+            index = found.index
+            reason = "control character " + found.astype(str) + " in the value"
+            lines.append(
+                problem_lines(frame.loc[index, RECORD_ID], header(column), frame.loc[index, column], reason)
+            )
+    return lines
+
+
+def _refused_splits(split: SplitColumn, frame: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
+    """The rejected lines of the rows whose street line could not be split with certainty."""
+    if not split.refused:
+        return no_problems()
+    rows = frame[frame[RECORD_ID].isin(split.refused)]
+    reasons = rows[RECORD_ID].map(split.refused)
+    reason = (
+        "house number not split: "
+        + reasons
+        + "; give the number in a house number column, or correct the line (--no-split keeps lines as given)"
+    )
+    return problem_lines(rows[RECORD_ID], columns.get("Streetname", "Streetname"), rows["Streetname"], reason)
+
+
+def unencodable(values: pd.Series, encoding: str) -> pd.Series:
+    """Per row whose value the encoding cannot carry, the first offending character as ``'Ł' (U+0141)``."""
+    present = values.dropna()
+    try:
+        "\n".join(present.tolist()).encode(encoding)
+        return pd.Series([], dtype=str)
+    except UnicodeEncodeError:
+        pass
+    offending: dict[str, str] = {}
+    for value in present.unique():  # only on this slow path, and only over distinct values
+        try:
+            value.encode(encoding)
+        except UnicodeEncodeError as exc:
+            char = value[exc.start]
+            offending[value] = f"{char!r} (U+{ord(char):04X})"
+    bad = present[present.isin(offending)]
+    return bad.map(offending).astype(str)

@@ -1,0 +1,1 @@
+"""The commerce flows' input files: addresses to validate or check, pickup registrations."""

@@ -1,0 +1,220 @@
+"""The input of a pickup registration: pickup users from .csv/.xlsx, one per row, checked before anything is
+sent. Columns are the request's leaf fields (gender, firstName, lastName, language, street, houseNumber, zip,
+city, countryCode, notifyMode, email, mobileNumber), matched case-insensitively; other columns are kept for
+the results. Rows with problems go to the rejected-rows report (:mod:`fileio.rejected_rows`); the rows read
+must add up to accepted + rejected + empty rows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from connectors.commerce import PickupUserRequest
+from connectors.newspaper.validation import email_problem
+from fileio.errors import InputError
+from fileio.headers import header_key
+from fileio.lazy import lazy_module
+from fileio.limits import TABLE_LIMITS, TableLimits
+from fileio.rejected_rows import id_column, problems_frame, rejected_report
+from fileio.tables import read_table
+from fileio.textfiles import control_character_lines
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported on first use: the CLI checks a header without it
+
+PICKUP_FIELDS = (
+    "gender",
+    "firstName",
+    "lastName",
+    "language",
+    "street",
+    "houseNumber",
+    "zip",
+    "city",
+    "countryCode",
+    "notifyMode",
+    "email",
+    "mobileNumber",
+)
+REQUIRED_COLUMNS = ("firstName", "lastName", "zip")
+DEFAULT_COUNTRY = "CH"
+DEFAULT_NOTIFY_MODE = "EMAIL"
+# Upper-cased on the way in: codes of the service, not free text.
+_CODES = ("gender", "language", "countryCode", "notifyMode")
+_SWISS_ZIP = re.compile(r"^[1-9]\d{3}$")
+_FOREIGN_ZIP = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 -]{0,9}$")
+_COUNTRY = re.compile(r"^[A-Z]{2}$")
+_FOUR_DIGIT_COUNTRIES = frozenset({"CH", "LI"})
+# What a notification mode needs to be delivered: e-mail to an address, a text message to a mobile number.
+_NOTIFY_NEEDS = {"EMAIL": "email", "SMS": "mobileNumber"}
+
+
+@dataclass(frozen=True)
+class PickupRow:
+    """One accepted row: its 1-based data row number and the request made from its normalised cells."""
+
+    row: int
+    request: PickupUserRequest
+
+
+@dataclass
+class PickupInput:
+    """The accepted rows, the rejected rows (``rejected``: one line per problem; ``rejected_report``: one
+    line per row, as ``rejected.csv`` holds it) and the file as read (every column, by row number)."""
+
+    frame: pd.DataFrame
+    columns: dict[str, str]
+    rows: list[PickupRow]
+    rejected: pd.DataFrame
+    rejected_report: pd.DataFrame
+    empty_rows: int
+
+    @property
+    def rejected_rows(self) -> int:
+        return len(self.rejected_report)
+
+
+def pickup_columns(headers: Sequence[str]) -> dict[str, str]:
+    """Which header supplies each request field (field → header), matched case-insensitively (and
+    ignoring spaces, dashes and underscores); the first match wins."""
+    wanted = {header_key(name): name for name in PICKUP_FIELDS}
+    columns: dict[str, str] = {}
+    for header in headers:
+        name = wanted.get(header_key(header))
+        if name is not None and name not in columns:
+            columns[name] = header
+    return columns
+
+
+def pickup_header(headers: Sequence[str], *, path: Path) -> dict[str, str]:
+    """The request fields of a file's header (see :func:`pickup_columns`), with the columns every row needs.
+
+    Raises:
+        InputError: a required column is missing (the message names it and the header).
+    """
+    columns = pickup_columns(headers)
+    missing = [name for name in REQUIRED_COLUMNS if name not in columns]
+    if missing:
+        raise InputError(
+            f"column {', '.join(missing)} missing; the header is {list(headers)} (expected "
+            f"{', '.join(PICKUP_FIELDS)}, in any case)",
+            path=path,
+        )
+    return columns
+
+
+def read_pickup_input(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> PickupInput:
+    """Read the pickup users of ``path`` and check every row; rows with problems are rejected. A file over
+    ``limits`` is refused before it is read (see :func:`read_table`).
+
+    Raises:
+        InputError: the file cannot be read or is over a limit, lacks a required column, or its rows do not
+            add up.
+    """
+    table = read_table(path, limits=limits)
+    frame = table.frame
+    columns = pickup_header([str(header) for header in frame.columns], path=path)
+    rejected: list[dict[str, Any]] = [
+        {"row": row, "field": "", "value": "", "reason": problem} for row, problem in table.malformed
+    ]
+    if table.control_characters:
+        rejected += control_character_lines(frame, columns, {row for row, _ in table.malformed})
+    skip = {line["row"] for line in rejected}
+    rows: list[PickupRow] = []
+    empty_rows = 0
+    for label, values in frame.iterrows():
+        row = int(str(label))
+        if row in skip:
+            continue
+        cells = {name: _cell(values[header]) for name, header in columns.items()}
+        if not any(cells.values()):
+            empty_rows += 1
+            continue
+        problems = row_problems(cells)
+        if problems:
+            rejected += [
+                {"row": row, "field": field, "value": cells.get(field) or "", "reason": reason}
+                for field, reason in problems
+            ]
+            continue
+        rows.append(PickupRow(row, pickup_request(cells)))
+    lines = problems_frame(rejected)
+    report = rejected_report(lines, table, id_column=id_column([str(header) for header in frame.columns]))
+    result = PickupInput(frame, columns, rows, lines, report, empty_rows)
+    if len(rows) + result.rejected_rows + empty_rows != len(frame):
+        raise InputError(
+            f"{len(frame)} data rows were read, but {len(rows)} accepted + {result.rejected_rows} rejected + "
+            f"{empty_rows} empty = {len(rows) + result.rejected_rows + empty_rows}; rows would be lost, so "
+            "nothing is sent",
+            path=path,
+        )
+    return result
+
+
+def row_problems(cells: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(field, reason) for every problem of one row's normalised cells; empty when the row can be sent."""
+    problems = [(name, "missing") for name in ("firstName", "lastName") if not cells.get(name)]
+    country = _code(cells.get("countryCode")) or DEFAULT_COUNTRY
+    if not _COUNTRY.match(country):
+        problems.append(("countryCode", "not a two-letter ISO 3166 country code (CH, LI, DE …)"))
+    zip_code = cells.get("zip") or ""
+    if not zip_code:
+        problems.append(("zip", "missing"))
+    elif country in _FOUR_DIGIT_COUNTRIES and not _SWISS_ZIP.match(zip_code):
+        problems.append(("zip", f"not a postcode of {country}: 4 digits, 1000-9999"))
+    elif not _FOREIGN_ZIP.match(zip_code):
+        problems.append(("zip", "not a postcode: letters, digits, spaces and dashes, at most 10"))
+    mode = _code(cells.get("notifyMode")) or DEFAULT_NOTIFY_MODE
+    needed = _NOTIFY_NEEDS.get(mode)
+    if needed is not None and not cells.get(needed):
+        problems.append((needed, f"missing: notifyMode {mode} needs it"))
+    email = cells.get("email")
+    if email and (problem := email_problem(email)):
+        problems.append(("email", problem))
+    return problems
+
+
+def pickup_request(cells: Mapping[str, str]) -> PickupUserRequest:
+    """The §2.9 request of one checked row: codes upper-cased, country CH and notification EMAIL unless
+    given, empty cells left out."""
+    values = {name: (_code(value) if name in _CODES else value) or None for name, value in cells.items()}
+    return PickupUserRequest.model_validate(
+        {
+            "userDetails": {
+                "gender": values.get("gender"),
+                "firstName": values["firstName"],
+                "lastName": values["lastName"],
+                "language": values.get("language"),
+            },
+            "address": {
+                "house": {"street": values.get("street"), "houseNumber": values.get("houseNumber")},
+                "zip": {
+                    "zip": values.get("zip"),
+                    "city": values.get("city"),
+                    "countryCode": values.get("countryCode") or DEFAULT_COUNTRY,
+                },
+            },
+            "notification": {
+                "notifyMode": values.get("notifyMode") or DEFAULT_NOTIFY_MODE,
+                "email": values.get("email"),
+                "mobileNumber": values.get("mobileNumber"),
+            },
+        }
+    )
+
+
+def _cell(value: object) -> str:
+    """A cell as text with its whitespace normalised (trimmed, runs of blanks as one space)."""
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    return " ".join(str(value).split())
+
+
+def _code(value: str | None) -> str:
+    return (value or "").upper()

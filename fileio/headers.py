@@ -1,0 +1,154 @@
+"""Recognising the address columns of an input file by header: §2.3 names, §2.2 ``_in`` names, and German,
+French and Italian header names as aliases, plus an explicit header → field mapping chosen by the user.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from connectors.address_service.codes import ADDRESS_FIELD_NAMES, canonical_input_field
+from fileio.errors import InputError
+
+# Keys are header_key() forms: accents dropped, case folded, only letters and digits kept.
+_ALIASES: dict[str, tuple[str, ...]] = {
+    "Company": (
+        "firma", "firmenname", "unternehmen", "company", "companyname", "entreprise", "raisonsociale",
+        "societe", "nomentreprise", "ditta", "azienda", "impresa", "ragionesociale",
+    ),
+    "Prename": ("vorname", "prenom", "nome", "firstname", "givenname"),
+    "Prename2": (
+        "vorname2", "zweitervorname", "weiterevornamen", "prenom2", "secondprenom", "deuxiemeprenom", "nome2",
+        "secondonome",
+    ),
+    "Name": (
+        "nachname", "familienname", "nom", "nomdefamille", "cognome", "lastname", "surname", "familyname",
+    ),
+    "MaidenName": (
+        "ledigname", "ledigername", "geburtsname", "madchenname", "maedchenname", "nomdejeunefille",
+        "cognomedanubile", "maidenname",
+    ),
+    "AddressAddition": (
+        "adresszusatz", "zusatz", "complementdadresse", "complementadresse", "complementoindirizzo",
+        "complementodindirizzo", "complemento", "addressaddition",
+    ),
+    "CoAddress": ("co", "coadresse", "coaddress", "presso"),
+    # A street-and-number column ("Adresse", "Strasse und Nr.") is read as the street; its lines are split.
+    "Streetname": (
+        "strasse", "str", "strassenname", "street", "streetname", "rue", "nomderue", "via", "strada",
+        "adresse", "address", "strasseundnr", "strasseundhausnummer", "strassenr", "strassehausnummer",
+        "streetandnumber", "indirizzo", "ruenumero", "rueetnumero", "viaecivico",
+    ),
+    "HouseNo": (
+        "hausnummer", "hausnr", "hnr", "nr", "nummer", "housenumber", "houseno", "numero", "no",
+        "numerodemaison", "numerocivico", "civico",
+    ),
+    "HouseNoAddition": (
+        "hausnummerzusatz", "hausnrzusatz", "nrzusatz", "zusatzhausnummer", "complementnumero",
+        "complementdenumero", "complementonumero", "housenoaddition", "housenumberaddition",
+    ),
+    "Floor": ("stockwerk", "stock", "etage", "geschoss", "floor", "piano"),
+    "ZIPCode": (
+        "plz", "postleitzahl", "zip", "zipcode", "postcode", "postalcode", "npa", "codepostal", "cap", "nap",
+        "codicepostale",
+    ),
+    "ZIPAddition": ("plzzusatz", "zusatzplz", "zipaddition", "complementnpa", "npacomplement"),
+    "TownName": (
+        "ort", "ortschaft", "wohnort", "stadt", "town", "townname", "city", "localite", "lieu", "ville",
+        "localita", "luogo", "citta",
+    ),
+    "Canton": ("kanton", "kt", "canton", "cantone"),
+    "CountryCode": (
+        "land", "landercode", "laendercode", "landcode", "country", "countrycode", "pays", "codepays",
+        "paese", "nazione", "codicepaese",
+    ),
+    # A bare "Postfach" column normally holds the box number; the term has its own, rarer, header.
+    "PoBoxTerm": ("postfachbezeichnung", "postfachtext", "poboxterm", "designationcasepostale"),
+    "PoBoxNo": (
+        "postfach", "postfachnummer", "postfachnr", "pobox", "poboxno", "poboxnumber", "casepostale",
+        "numerocasepostale", "casellapostale", "numerocasellapostale",
+    ),
+    "PoBoxZIP": ("postfachplz", "plzpostfach", "poboxzip", "npacasepostale", "capcasellapostale"),
+    "PoBoxZIPAddition": ("postfachplzzusatz", "poboxzipaddition"),
+    "PoBoxTownName": (
+        "postfachort", "ortpostfach", "poboxtownname", "localitecasepostale", "localitacasellapostale",
+    ),
+}  # fmt: skip
+ALIASES: Mapping[str, str] = {alias: field for field, aliases in _ALIASES.items() for alias in aliases}
+
+
+def header_key(header: str) -> str:
+    """A header reduced for matching: ``"Haus-Nr."`` → ``"hausnr"``, ``"Prénom"`` → ``"prenom"``, ``"c/o"`` →
+    ``"co"``, ``"Straße"`` → ``"strasse"``."""
+    decomposed = unicodedata.normalize("NFKD", header)
+    plain = "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
+    return "".join(char for char in plain if char.isalnum())
+
+
+def field_for_header(header: str) -> str | None:
+    """The canonical address field a header names, by §2.3/§2.2 name first, then by alias; None if none."""
+    return canonical_input_field(header) or ALIASES.get(header_key(header))
+
+
+def resolve_address_columns(
+    headers: Sequence[str], mapping: Mapping[str, str] | None, *, path: Path
+) -> dict[str, str]:
+    """Which source header supplies each canonical address field (canonical → header).
+
+    Precedence: the explicit ``mapping`` (source header → field name, §2.3/§2.2 name or alias; an empty name
+    keeps the column as a customer column), then an exact
+    §2.3 or ``_in`` name (any case), then an alias. Among equals the leftmost column wins; a column that loses
+    stays a pass-through customer column.
+
+    Raises:
+        InputError: a mapped header is not in the file, or a mapping target is not an address field.
+    """
+    chosen: dict[str, tuple[int, int, str]] = {}  # field → (precedence, position, header)
+
+    def offer(field: str, precedence: int, position: int, header: str) -> None:
+        current = chosen.get(field)
+        if current is None or (precedence, position) < current[:2]:
+            chosen[field] = (precedence, position, header)
+
+    explicit: set[str] = set()
+    for source, target in (mapping or {}).items():
+        header = _find_header(headers, source)
+        if header is None:
+            raise InputError(f"mapped column {source!r} is not in the header {list(headers)}", path=path)
+        explicit.add(header)
+        if not target.strip():
+            continue  # mapped to nothing: the column stays a customer column
+        field = field_for_header(target) or (target if target in ADDRESS_FIELD_NAMES else None)
+        if field is None:
+            raise InputError(
+                f"mapping target {target!r} for column {source!r} is not an address field "
+                f"(expected one of {', '.join(ADDRESS_FIELD_NAMES)})",
+                path=path,
+            )
+        offer(field, 0, headers.index(header), header)
+    for position, header in enumerate(headers):
+        if header in explicit:
+            continue
+        if (field := canonical_input_field(header)) is not None:
+            offer(field, 1, position, header)
+        elif (field := ALIASES.get(header_key(header))) is not None:
+            offer(field, 2, position, header)
+    # One header supplies one field; a header claimed twice keeps its strongest claim.
+    by_header: dict[str, tuple[int, int, str]] = {}
+    for field, (precedence, position, header) in chosen.items():
+        if header not in by_header or precedence < by_header[header][0]:
+            by_header[header] = (precedence, position, field)
+    return {
+        field: header
+        for header, (_, _, field) in sorted(
+            by_header.items(), key=lambda item: ADDRESS_FIELD_NAMES.index(item[1][2])
+        )
+    }
+
+
+def _find_header(headers: Sequence[str], wanted: str) -> str | None:
+    if wanted in headers:
+        return wanted
+    key = wanted.strip().casefold()
+    return next((header for header in headers if header.strip().casefold() == key), None)

@@ -1,0 +1,1 @@
+"""The newspaper flows' files: order and purchase parameter files, statistics tables, saved answers."""

@@ -1,0 +1,228 @@
+"""The input of an address purchase: addresses from .csv/.xlsx (§2.7 field names or the address header
+aliases), purchase parameters from JSON/YAML, checked together before anything is sent; bad address rows
+(including rows the file reader could not read and cells holding a control character) go to the
+rejected-rows report (:mod:`fileio.rejected_rows`, the rows named by the id column), and the rows read must
+add up to accepted + rejected + empty rows before anything is sent.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from connectors.newspaper import Purchase, PurchaseAddress, check_purchase
+from connectors.newspaper.errors import FieldProblem
+from connectors.newspaper.validation import ensure_valid
+from fileio.errors import InputError
+from fileio.headers import field_for_header, header_key
+from fileio.lazy import lazy_module
+from fileio.limits import TABLE_LIMITS, TableLimits
+from fileio.rejected_rows import ID_ALIASES, id_column, problems_frame, rejected_report
+from fileio.structured_files import Format, UnusableFile, odd_key, read_structured
+from fileio.tables import read_table
+from fileio.textfiles import control_character_lines
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # imported on first use: the CLI checks a header without it
+
+ADDRESS_FIELDS = ("id", "firstName", "lastName", "street", "houseNumber", "zipCode", "city", "isoCode")
+# Address-service field (recognised through the batch input's aliases) → §2.7 purchase field.
+_FROM_ADDRESS_FIELD = {
+    "Prename": "firstName",
+    "Name": "lastName",
+    "Streetname": "street",
+    "HouseNo": "houseNumber",
+    "ZIPCode": "zipCode",
+    "TownName": "city",
+    "CountryCode": "isoCode",
+}
+_ADDRESS_INDEX = re.compile(r"^addresses\[(\d+)\]\.?(.*)$")
+_INTEGER = re.compile(r"^\d+(?:\.0+)?$")
+
+
+@dataclass
+class PurchaseInput:
+    """The purchase to send (its addresses' 1-based data rows of the file in ``rows``) and the address rows
+    rejected on the way (``rejected``: one line per problem; ``rejected_report``: one line per row, as
+    ``rejected.csv`` holds it)."""
+
+    purchase: Purchase
+    rows: list[int]
+    rejected: pd.DataFrame
+    rejected_report: pd.DataFrame
+    input_rows: int
+
+    @property
+    def rejected_rows(self) -> int:
+        return len(self.rejected_report)
+
+
+def purchase_columns(headers: Sequence[str]) -> dict[str, str]:
+    """Which header supplies each §2.7 address field (field → header): the spec name first, then an alias."""
+    columns: dict[str, str] = {}
+    by_key = {header_key(name): name for name in ADDRESS_FIELDS}
+    for header in headers:
+        name = by_key.get(header_key(header))
+        if name is not None and name not in columns:
+            columns[name] = header
+    for header in headers:
+        if header in columns.values():
+            continue
+        alias = (
+            "id"
+            if header_key(header) in ID_ALIASES
+            else _FROM_ADDRESS_FIELD.get(field_for_header(header) or "")
+        )
+        if alias is not None and alias not in columns:
+            columns[alias] = header
+    return columns
+
+
+def purchase_header(headers: Sequence[str], *, path: Path) -> dict[str, str]:
+    """The §2.7 address fields of a file's header (see :func:`purchase_columns`), with the columns every
+    address needs.
+
+    Raises:
+        InputError: zipCode, city, or both firstName and lastName are missing.
+    """
+    columns = purchase_columns(headers)
+    missing = [name for name in ("zipCode", "city") if name not in columns]
+    if missing or not ({"firstName", "lastName"} & set(columns)):
+        raise InputError(
+            "address columns missing: need zipCode, city and firstName or lastName; header is "
+            f"{list(headers)}",
+            path=path,
+        )
+    return columns
+
+
+def load_purchase_parameters(path: Path) -> dict[str, Any]:
+    """The purchase parameters (§2.7 without the addresses) from a JSON or YAML file, checked against the
+    purchase's schema.
+
+    Raises:
+        InputError: the file is missing, does not parse, or breaks the schema (each problem named by line,
+            column and field, never quoting the file but for the excerpt :mod:`fileio.structured_files`
+            allows).
+    """
+    if not path.is_file():
+        raise InputError("purchase parameter file not found", path=path)
+    fmt: Format = "json" if path.suffix.lower() == ".json" else "yaml"
+    try:
+        document = read_structured(path, fmt)
+    except OSError as exc:
+        raise InputError(f"cannot be read: {exc.strerror or type(exc).__name__}", path=path) from None
+    except UnusableFile as exc:
+        raise InputError(exc.problem, path=path) from None
+    data = document.data
+    if not isinstance(data, dict):
+        problem = "purchase parameters must be an object (§2.7)"
+        raise InputError(document.problem_at(document.locate(()), problem), path=path)
+    if "addresses" in data:
+        problem = "addresses come from the address file, not from the parameters"
+        raise InputError(document.problem_at(document.locate(("addresses",), key=True), problem), path=path)
+    odd = odd_key(data)
+    if odd is not None:
+        problem = "a key that is not a field name (letters, digits, _ and -)"
+        raise InputError(document.problem_at(document.locate(odd, key=True), problem), path=path)
+    try:
+        Purchase.model_validate({**data, "addresses": []})
+    except ValidationError as exc:
+        problems = document.validation_problems(exc, Purchase)
+        raise InputError(f"not valid purchase parameters: {problems}", path=path) from None
+    return data
+
+
+def read_purchase_input(
+    addresses_path: Path, parameters: Mapping[str, Any], *, today: dt.date, limits: TableLimits = TABLE_LIMITS
+) -> PurchaseInput:
+    """Read the address file, check every row and the parameters; rows with problems are rejected. A file
+    over ``limits`` is refused before it is read (see :func:`read_table`).
+
+    Raises:
+        InputError: the file cannot be read or is over a limit, has no address columns, or no row passes.
+        OrderInvalid: a purchase parameter is invalid (named by its §2.7 path); nothing is sent.
+    """
+    table = read_table(addresses_path, limits=limits)
+    columns = purchase_header([str(header) for header in table.frame.columns], path=addresses_path)
+    rejected: list[dict[str, Any]] = [
+        {"row": row, "field": "", "value": "", "reason": problem} for row, problem in table.malformed
+    ]
+    malformed = {row for row, _ in table.malformed}
+    if table.control_characters:
+        rejected += control_character_lines(table.frame, columns, malformed)
+    unreadable = malformed | {line["row"] for line in rejected}
+    candidates: list[tuple[int, PurchaseAddress, dict[str, str]]] = []
+    input_rows = len(unreadable)
+    empty_rows = 0
+    for label, values in table.frame.iterrows():
+        row = int(str(label))
+        if row in unreadable:
+            continue
+        cells = {
+            name: str(values[header]).strip() if pd.notna(values[header]) else ""
+            for name, header in columns.items()
+        }
+        if not any(cells.values()):
+            empty_rows += 1
+            continue
+        input_rows += 1
+        zip_text = cells.get("zipCode", "")
+        if zip_text and not _INTEGER.match(zip_text):
+            rejected.append({"row": row, "field": "zipCode", "value": zip_text, "reason": "is not a number"})
+            continue
+        body: dict[str, Any] = {name: value for name, value in cells.items() if value}
+        body.setdefault("id", str(row))
+        if zip_text:
+            body["zipCode"] = int(float(zip_text))
+        if "isoCode" in body:
+            body["isoCode"] = body["isoCode"].upper()
+        candidates.append((row, PurchaseAddress.model_validate(body), cells))
+    try:
+        everything = Purchase.model_validate({**parameters, "addresses": []})
+    except ValidationError as exc:
+        problems = [
+            FieldProblem(".".join(str(part) for part in error["loc"]), error["msg"]) for error in exc.errors()
+        ]
+        ensure_valid("purchase", problems)
+        raise  # pragma: no cover - ensure_valid raised
+    everything.addresses = [address for _, address, _ in candidates]
+    bad_rows: set[int] = set()
+    parameter_problems: list[FieldProblem] = []
+    for problem in check_purchase(everything, today=today):
+        match = _ADDRESS_INDEX.match(problem.field_path)
+        if match is None:
+            if problem.field_path != "addresses":
+                parameter_problems.append(problem)
+            continue
+        row, _, cells = candidates[int(match.group(1))]
+        field = match.group(2)
+        rejected.append(
+            {"row": row, "field": field, "value": cells.get(field, ""), "reason": problem.message}
+        )
+        bad_rows.add(row)
+    ensure_valid("purchase", parameter_problems)
+    kept = [(row, address) for row, address, _ in candidates if row not in bad_rows]
+    lines = problems_frame(rejected)
+    rejected_rows = int(lines["row"].nunique())
+    if len(kept) + rejected_rows + empty_rows != len(table.frame):
+        raise InputError(
+            f"{len(table.frame)} data rows were read, but {len(kept)} accepted + {rejected_rows} rejected + "
+            f"{empty_rows} empty = {len(kept) + rejected_rows + empty_rows}; rows would be lost, so nothing "
+            "is sent",
+            path=addresses_path,
+        )
+    if not kept:
+        raise InputError("no address row passed the checks", path=addresses_path)
+    headers = [str(header) for header in table.frame.columns]
+    report = rejected_report(lines, table, id_column=id_column(headers, known=[columns.get("id")]))
+    everything.addresses = [address for _, address in kept]
+    return PurchaseInput(everything, [row for row, _ in kept], lines, report, input_rows)
