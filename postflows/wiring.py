@@ -31,6 +31,7 @@ from history.identity import Endpoint
 from postflows.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API, RateLimitHook
 from postflows.endpoints import Api as Api  # re-exported: callers import these from here too
 from postflows.endpoints import ConfigurationError as ConfigurationError
+from postflows.endpoints import api_settings as api_settings
 from postflows.endpoints import api_url as api_url
 from postflows.endpoints import describe_address_service as describe_address_service
 from postflows.endpoints import describe_commerce as describe_commerce
@@ -46,6 +47,7 @@ from postflows.settings import (
     Settings,
     get_settings,
 )
+from postflows.settings.apis import AddressServiceSettings
 from postflows.settings.variables import variable_named
 from tasks.commerce.token_store import SavedLogin, TokenStore, login_name, now_text, token_store
 
@@ -279,10 +281,9 @@ def endpoint(settings: Settings, api: Api) -> Endpoint:
     if api_url(settings, api) is None:
         service = _sandbox_service(api)
         return Endpoint(service.base_url, service.user)
-    user = settings.address_service.user if api == "address-service" else None
-    user = settings.newspaper.client_id if api == "newspaper" else user
-    user = settings.commerce.client_id if api == "commerce" else user
-    return Endpoint(str(api_url(settings, api)), user)
+    config = api_settings(settings, api)
+    user = config.user if isinstance(config, AddressServiceSettings) else config.client_id
+    return Endpoint(str(config.url), user)
 
 
 def address_service_endpoint(settings: Settings) -> Endpoint:
