@@ -317,4 +317,4 @@ def get_settings() -> Settings:
     }
     if not unset:
         return settings
-    return Settings.model_validate(settings.model_dump() | unset)
+    return Settings(**unset)
