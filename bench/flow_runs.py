@@ -135,7 +135,7 @@ async def plain_batch(settings: Settings, input_path: Path, output_dir: Path) ->
         input_token = await client.upload_file(prepared.upload_path)
         output_token = await client.create_file()
         try:
-            job = await client.run_batch(settings.address_service_batch_key, input_token, output_token)
+            job = await client.run_batch(settings.address_service.batch_key, input_token, output_token)
             await wait_for_batch(client, job.batch_token, policy=_policy())
             download = output_dir / "download" / "output.bin"
             async with client.download(output_token) as chunks:

@@ -45,7 +45,7 @@ async def _measure(config: BenchConfig, workdir: Path) -> tuple[float, SendCount
     frame = await run_queries(
         connect,
         records,
-        key=settings.address_service_query_key,
+        key=settings.address_service.query_key,
         concurrency=config.query_concurrency,
         sends=sends,
     )

@@ -222,8 +222,8 @@ async def address_batch(
     input_format = InputFormat.of(
         delimiter=input_delimiter, encoding=input_encoding, sheet=input_sheet, fixed_widths=fixed_widths
     )
-    alignment = _profile(profile or settings.address_service_profile, upload_delimiter, upload_encoding)
-    batch_key = (alignment.key if alignment is not None else None) or settings.address_service_batch_key
+    alignment = _profile(profile or settings.address_service.profile, upload_delimiter, upload_encoding)
+    batch_key = (alignment.key if alignment is not None else None) or settings.address_service.batch_key
     mapping, profile_map = split_mapping(column_mapping, alignment)
     # The run starts under a key of the file and its options; once the upload is written, it goes on under
     # the key of what it sends (the work's identity), so options that give the same upload share one job.

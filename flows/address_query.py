@@ -94,7 +94,7 @@ async def address_query(
     )
     # Everything that changes what is sent; the key names the checkpoint of the answers received.
     identifying = {
-        "query_key": settings.address_service_query_key,
+        "query_key": settings.address_service.query_key,
         "timeout_ms": timeout_ms,
         "billing_reference": billing_reference,
         "column_mapping": column_mapping,
@@ -134,7 +134,7 @@ async def address_query(
         answers = await run_queries(
             partial(address_service_client, settings),
             prepared.records.records,
-            key=settings.address_service_query_key,
+            key=settings.address_service.query_key,
             concurrency=concurrency,
             timeout_ms=timeout_ms,
             billing_reference=billing_reference,

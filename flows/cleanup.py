@@ -74,7 +74,7 @@ async def cleanup(
     factory = history.session_factory(settings.effective_database_url)
     now = history.utcnow()
     cutoff = now - timedelta(hours=older_than_hours)
-    retention_cutoff = now - timedelta(days=settings.address_service_file_retention_days)
+    retention_cutoff = now - timedelta(days=settings.address_service.file_retention_days)
     parameters = {"older_than_hours": older_than_hours, "force": force}
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=None, parameters=parameters) as (
         recorder,

@@ -48,9 +48,9 @@ class ApiLimit:
 def api_limits(settings: Settings) -> list[ApiLimit]:
     """The limits the settings ask for; an API set to 0 per minute has none."""
     wanted = (
-        ApiLimit(ADDRESS_SERVICE, settings.address_service_rate_per_minute),
-        ApiLimit(NEWSPAPER_API, settings.newspaper_rate_per_minute),
-        ApiLimit(COMMERCE_API, settings.commerce_rate_per_minute),
+        ApiLimit(ADDRESS_SERVICE, settings.address_service.rate_per_minute),
+        ApiLimit(NEWSPAPER_API, settings.newspaper.rate_per_minute),
+        ApiLimit(COMMERCE_API, settings.commerce.rate_per_minute),
     )
     return [limit for limit in wanted if limit.per_minute > 0]
 

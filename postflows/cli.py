@@ -205,7 +205,7 @@ def address_batch_command(
             encoding=encoding,
             sheet=sheet,
             fixed_widths=widths,
-            profile=profile or _settings().address_service_profile,
+            profile=profile or _settings().address_service.profile,
             split_house_numbers=split,
         ),
     )
@@ -338,7 +338,7 @@ def verify_building_command(
 
     asked = BuildingQuery(street, house_no, zip_code, town, house_no_addition=addition)
     result = run_work(lambda: verify_building(asked), progress=False)
-    render_building(result, asked, meanings=get_settings().address_pstat_meanings, as_json=as_json)
+    render_building(result, asked, meanings=get_settings().address_service.pstat_meanings, as_json=as_json)
 
 
 def _flow_named(name: str) -> str:

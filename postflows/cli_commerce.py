@@ -64,12 +64,12 @@ def commerce_login_command(
 
     settings = get_settings()
     _announce()
-    scopes = tuple(scope or settings.commerce_scopes.split())
+    scopes = tuple(scope or settings.commerce.login_scopes.split())
 
     async def work() -> None:
         store = commerce_token_store(settings)
         opener = None
-        if settings.commerce_is_sandbox:
+        if settings.commerce.is_sandbox:
             opener = sandbox_browser(wiring.sandbox_transport(settings))
         elif browser:
             opener = system_browser
@@ -83,7 +83,7 @@ def commerce_login_command(
             result = await sign_in(
                 oidc,
                 store,
-                redirect_uri=settings.commerce_redirect_uri,
+                redirect_uri=settings.commerce.redirect_uri,
                 scopes=scopes,
                 say=say,
                 browser=opener,

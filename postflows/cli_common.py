@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 
-from postflows.endpoints import Api, ConfigurationError, describe_endpoint, require_settings
-
 if TYPE_CHECKING:
+    from postflows.endpoints import Api
     from postflows.settings import Settings
 
 T = TypeVar("T")
@@ -56,6 +55,7 @@ def prepare_flow_run(
     from pydantic import ValidationError
 
     from connectors.errors import PostflowsError
+    from postflows.endpoints import ConfigurationError, describe_endpoint, require_settings
     from postflows.precheck import output_dir
     from postflows.prefect_server import choose_api
     from postflows.settings import Settings
@@ -102,6 +102,7 @@ def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = Tru
 
     from connectors.errors import PostflowsError
     from postflows.console import console, progress_bars
+    from postflows.endpoints import ConfigurationError
     from postflows.logsetup import quiet_console_tracebacks
     from postflows.prefect_server import wait_for_temporary_server
 

@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from postflows.endpoints import Api, ConfigurationError, api_url, require_settings
-
 if TYPE_CHECKING:
+    from postflows.endpoints import Api
     from postflows.settings import Settings
 
 _APIS: tuple[tuple[Api, str, str], ...] = (
@@ -44,6 +43,7 @@ def info_lines(settings: Settings) -> list[tuple[str, str]]:
 
 
 def _endpoint(settings: Settings, api: Api, variable: str) -> str:
+    from postflows.endpoints import ConfigurationError, api_url, require_settings
     from postflows.privacy import masked_url
 
     url = api_url(settings, api)
@@ -58,6 +58,7 @@ def _endpoint(settings: Settings, api: Api, variable: str) -> str:
 
 
 def _token_store(settings: Settings) -> str:
+    from postflows.endpoints import ConfigurationError
     from postflows.wiring import commerce_token_store
 
     try:

@@ -11,43 +11,38 @@ import ipaddress
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
+from connectors.errors import PostflowsError
 from postflows.privacy import masked_url
 
 if TYPE_CHECKING:
     from postflows.settings import Settings
+    from postflows.settings.apis import AddressServiceSettings, CommerceSettings, NewspaperSettings
 
 
-class ConfigurationError(ValueError):
-    """A setting needed to reach an endpoint is missing (or, for the embedded sandbox, unusable)."""
+class ConfigurationError(PostflowsError, ValueError):
+    """A setting is missing or unusable (for a real endpoint, or for the embedded sandbox); the message
+    names its environment variable. The CLI ends with exit code 2."""
+
+    exit_code = 2
 
 
 Api = Literal["address-service", "newspaper", "commerce"]
-# Per API: the variable of its URL, and the settings a real endpoint needs besides the URL.
-_NEEDED: dict[Api, tuple[str, tuple[str, ...]]] = {
-    "address-service": (
-        "POSTFLOWS_ADDRESS_SERVICE_URL",
-        ("address_service_user", "address_service_password"),
-    ),
-    "newspaper": (
-        "POSTFLOWS_NEWSPAPER_URL",
-        ("newspaper_token_url", "newspaper_client_id", "newspaper_client_secret"),
-    ),
-    "commerce": (
-        "POSTFLOWS_COMMERCE_URL",
-        ("commerce_auth_url", "commerce_client_id", "commerce_client_secret"),
-    ),
+# Per API: the field of its settings (Settings.<group>), the fields a real endpoint needs besides the URL,
+# and every address field its calls may go to.
+_GROUPS: dict[Api, str] = {
+    "address-service": "address_service",
+    "newspaper": "newspaper",
+    "commerce": "commerce",
 }
-# Per API: every address setting its calls may go to (a real endpoint's).
+_NEEDED: dict[Api, tuple[str, ...]] = {
+    "address-service": ("user", "password"),
+    "newspaper": ("token_url", "client_id", "client_secret"),
+    "commerce": ("auth_url", "client_id", "client_secret"),
+}
 _ADDRESSES: dict[Api, tuple[str, ...]] = {
-    "address-service": ("address_service_url",),
-    "newspaper": ("newspaper_url", "newspaper_token_url"),
-    "commerce": (
-        "commerce_url",
-        "commerce_auth_url",
-        "commerce_userinfo_url",
-        "commerce_issuer",
-        "commerce_jwks_url",
-    ),
+    "address-service": ("url",),
+    "newspaper": ("url", "token_url"),
+    "commerce": ("url", "auth_url", "userinfo_url", "issuer", "jwks_url"),
 }
 _LABELS: dict[Api, str] = {
     "address-service": "address service",
@@ -56,14 +51,21 @@ _LABELS: dict[Api, str] = {
 }
 
 
+def api_settings(
+    settings: Settings, api: Api
+) -> AddressServiceSettings | NewspaperSettings | CommerceSettings:
+    """The settings of ``api``."""
+    by_api: dict[Api, AddressServiceSettings | NewspaperSettings | CommerceSettings] = {
+        "address-service": settings.address_service,
+        "newspaper": settings.newspaper,
+        "commerce": settings.commerce,
+    }
+    return by_api[api]
+
+
 def api_url(settings: Settings, api: Api) -> str | None:
     """The configured address of ``api``; None selects the embedded sandbox."""
-    urls = {
-        "address-service": settings.address_service_url,
-        "newspaper": settings.newspaper_url,
-        "commerce": settings.commerce_url,
-    }
-    return urls[api] or None
+    return api_settings(settings, api).url or None
 
 
 def require_settings(settings: Settings, api: Api, *, block_may_fill: bool = False) -> None:
@@ -77,24 +79,28 @@ def require_settings(settings: Settings, api: Api, *, block_may_fill: bool = Fal
             setting that is not encrypted.
     """
     from postflows.settings import CREDENTIAL_FIELDS
+    from postflows.settings.variables import variables_of
 
     url = api_url(settings, api)
     if url is None:
         return
-    url_variable, needed = _NEEDED[api]
+    group = _GROUPS[api]
+    named = {variable.path: variable for variable in variables_of(type(settings))}
+    config = api_settings(settings, api)
     missing = [
-        f"POSTFLOWS_{name.upper()}"
-        for name in needed
-        if not getattr(settings, name) and not (block_may_fill and name in CREDENTIAL_FIELDS)
+        named[group, name].name
+        for name in _NEEDED[api]
+        if not getattr(config, name)
+        and not (block_may_fill and named[group, name].setting in CREDENTIAL_FIELDS)
     ]
     if missing:
         raise ConfigurationError(
-            f"{', '.join(missing)} must be set when {url_variable} points at a real service "
+            f"{', '.join(missing)} must be set when {named[group, 'url'].name} points at a real service "
             f"({masked_url(url)})"
         )
     if not settings.allow_http:
         for name in _ADDRESSES[api]:
-            require_encrypted(f"POSTFLOWS_{name.upper()}", getattr(settings, name))
+            require_encrypted(named[group, name].name, getattr(config, name))
 
 
 def require_encrypted(variable: str, url: str | None) -> None:
@@ -126,23 +132,23 @@ def _is_loopback(host: str) -> bool:
 
 def describe_address_service(settings: Settings) -> str:
     """Where address service calls go, for the CLI to announce."""
-    if settings.address_service_is_sandbox:
+    if settings.address_service.is_sandbox:
         return "embedded sandbox (POSTFLOWS_ADDRESS_SERVICE_URL is not set)"
-    return masked_url(str(settings.address_service_url))
+    return masked_url(str(settings.address_service.url))
 
 
 def describe_newspaper(settings: Settings) -> str:
     """Where newspaper API calls go, for the CLI to announce."""
-    if settings.newspaper_is_sandbox:
+    if settings.newspaper.is_sandbox:
         return "embedded sandbox (POSTFLOWS_NEWSPAPER_URL is not set)"
-    return masked_url(str(settings.newspaper_url))
+    return masked_url(str(settings.newspaper.url))
 
 
 def describe_commerce(settings: Settings) -> str:
     """Where commerce API calls go, for the CLI to announce."""
-    if settings.commerce_is_sandbox:
+    if settings.commerce.is_sandbox:
         return "embedded sandbox (POSTFLOWS_COMMERCE_URL is not set)"
-    return masked_url(str(settings.commerce_url))
+    return masked_url(str(settings.commerce.url))
 
 
 def describe_endpoint(settings: Settings, api: Api) -> str:

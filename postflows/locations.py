@@ -1,16 +1,15 @@
-"""Where postflows keeps its data, found without loading the settings model: the data dir and the run
-history's URL as :class:`postflows.settings.Settings` sees them, for commands that need nothing else
-(``postflows history`` lists runs in about the time of ``postflows --help``; pydantic-settings alone would
-cost half of that).
+"""Where postflows keeps its data: the default data dir and the run history's URL, found from the values the
+settings read (:mod:`postflows.environment`) without loading the settings model, for commands that need
+nothing else (``postflows history`` lists runs in about the time of ``postflows --help``; pydantic-settings
+alone would cost half of that).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
-ENV_FILE = Path(".env")
+from postflows import environment
 
 
 def default_data_dir() -> Path:
@@ -27,17 +26,9 @@ def sqlite_history_url(data_dir: Path) -> str:
 
 
 def history_url(environ: Mapping[str, str] | None = None) -> str:
-    """``Settings().effective_database_url``: ``POSTFLOWS_DATABASE_URL``, else SQLite in the data dir.
-
-    Read straight from the environment (names in any case, as the settings read them); when a ``.env``
-    file is in the working directory the settings model reads it, so that its rules hold exactly.
-    """
-    if ENV_FILE.is_file() or ENV_FILE.is_fifo():
-        from postflows.settings import Settings
-
-        return Settings().effective_database_url
-    values = {name.lower(): value for name, value in (os.environ if environ is None else environ).items()}
-    if url := values.get("postflows_database_url"):
+    """``Settings().effective_database_url``: ``POSTFLOWS_DATABASE_URL``, else SQLite in the data dir, from
+    the environment (default: the process's) over ``.env``."""
+    if url := environment.value("database_url", environ):
         return url
-    data_dir = values.get("postflows_data_dir")
+    data_dir = environment.value("data_dir", environ)
     return sqlite_history_url(default_data_dir() if data_dir is None else Path(data_dir))

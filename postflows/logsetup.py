@@ -7,9 +7,9 @@ the console when ``POSTFLOWS_TRACEBACKS=1``), so a failed command ends with its 
 from __future__ import annotations
 
 import logging
-import os
 
 from connectors.redaction import redact
+from postflows import environment
 
 # The loggers whose records are scrubbed where they are made, whatever handler takes them later.
 SCRUBBED_LOGGERS = ("postflows", "prefect", "httpx", "distributed")
@@ -90,7 +90,7 @@ def quiet_console_tracebacks() -> None:
     setup_logging()
     install_secret_filter()
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    tracebacks = os.environ.get("POSTFLOWS_TRACEBACKS") == "1"
+    tracebacks = environment.flag("tracebacks")
     for handler in logging.getLogger().handlers:
         if not isinstance(handler, logging.StreamHandler):
             continue

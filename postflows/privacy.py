@@ -73,15 +73,15 @@ def register_settings(settings: Settings) -> None:
     from connectors.redaction import SCRUBBER
     from fileio.files import keep_private
 
-    for name in type(settings).model_fields:
-        value = getattr(settings, name)
+    for variable in settings.variables():
+        value = variable.of(settings)
         if isinstance(value, SecretStr):
             SCRUBBER.register(value.get_secret_value())
         elif isinstance(value, str) and "://" in value:
             _register_all(url_secrets(value))
-    password = settings.address_service_password
-    if settings.address_service_user and password is not None:
-        SCRUBBER.register_basic(settings.address_service_user, password.get_secret_value())
+    address_service = settings.address_service
+    if address_service.user and address_service.password is not None:
+        SCRUBBER.register_basic(address_service.user, address_service.password.get_secret_value())
     keep_private(settings.data_dir)
 
 

@@ -50,14 +50,12 @@ def limits_table() -> str:
     from postflows.settings import Settings
 
     lines = ["| Setting | Default | What it bounds | What a refusal says |", "|---|---|---|---|"]
-    for name, field in Settings.model_fields.items():
-        extra = field.json_schema_extra
-        if not isinstance(extra, dict) or "limit" not in extra:
+    for variable in Settings.variables():
+        if variable.limit is None:
             continue
-        default = "unset" if field.default is None else _shown_default(field.default)
-        cells = (field.description or "", str(extra["limit"]))
-        bounds, refusal = (cell.replace("|", "/") for cell in cells)
-        lines.append(f"| `POSTFLOWS_{name.upper()}` | {default} | {bounds} | {refusal} |")
+        default = "unset" if variable.default is None else _shown_default(variable.default)
+        bounds, refusal = (cell.replace("|", "/") for cell in (variable.description, variable.limit))
+        lines.append(f"| `{variable.name}` | {default} | {bounds} | {refusal} |")
     return "\n".join(lines)
 
 

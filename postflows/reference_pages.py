@@ -6,7 +6,7 @@ under ``docs/``; a test fails while a committed page differs from what would be 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +16,6 @@ HELP_WIDTH = 100
 
 def settings_page() -> str:
     """Every setting: its environment variable, default and description."""
-    from pydantic import SecretStr
-
     from postflows.settings import Settings
 
     lines = [
@@ -25,18 +23,18 @@ def settings_page() -> str:
         "# Settings",
         "",
         "Every setting is an environment variable (or a line of `.env` in the working directory). The",
-        "credentials may come from a Prefect block instead (`POSTFLOWS_CREDENTIALS_BLOCK`).",
+        "credentials may come from a Prefect block instead (`POSTFLOWS_CREDENTIALS_BLOCK`). A setting of one",
+        "API may also be written with its API and `__`: `POSTFLOWS_COMMERCE__CLIENT_ID` is",
+        "`POSTFLOWS_COMMERCE_CLIENT_ID`.",
         "",
         "| Variable | Default | What it sets |",
         "|---|---|---|",
     ]
-    for name, field in Settings.model_fields.items():
-        secret = field.annotation is not None and SecretStr in _types_of(field.annotation)
-        default = "" if field.default is None or secret else _default(field.default, field.default_factory)
-        description = (field.description or "").replace("|", "/").replace("\n", " ")
-        lines.append(
-            f"| `POSTFLOWS_{name.upper()}` | {default} | {description}{' (secret)' if secret else ''} |"
-        )
+    for variable in Settings.variables():
+        default = "" if variable.default is None or variable.secret else _default(variable.default)
+        description = variable.description.replace("|", "/").replace("\n", " ")
+        secret = " (secret)" if variable.secret else ""
+        lines.append(f"| `{variable.name}` | {default} | {description}{secret} |")
     return "\n".join(lines) + "\n"
 
 
@@ -122,9 +120,7 @@ def _help(words: list[str]) -> str:
     return result.output.rstrip()
 
 
-def _default(value: Any, factory: Any) -> str:
-    if factory is not None:
-        value = factory()
+def _default(value: Any) -> str:
     if value in ({}, [], ()):
         return ""
     if isinstance(value, bool):
@@ -138,12 +134,6 @@ def _json_default(value: Any) -> str:
     if value in (None, "", {}, []):
         return "empty"
     return f"`{json.dumps(value)}`"
-
-
-def _types_of(annotation: Any) -> Iterator[Any]:
-    yield annotation
-    for argument in getattr(annotation, "__args__", ()):
-        yield from _types_of(argument)
 
 
 def write_pages(docs: Path) -> list[Path]:

@@ -1,16 +1,18 @@
 """The newest runs of the history for ``postflows history``, one page at a time, in about the time of
 ``postflows --help``.
 
-The default SQLite history is read with the standard library's ``sqlite3`` when its schema is at
-:data:`SCHEMA_HEAD`: no SQLAlchemy, Alembic or model is imported for a listing. Any other database (a
-PostgreSQL URL, a SQLite URL with options, an older schema, no file yet) goes through the history store,
-which migrates first, as every other command does. Both ways run the same query: newest first, at most
-``limit`` runs, older than ``before`` when given (the next page), served by the primary key or by the index
-on (flow, id).
+The default SQLite history is read with the standard library's ``sqlite3`` when its schema is at the head
+of the migration scripts (:func:`schema_head`, read from the scripts' own ``revision`` lines): no
+SQLAlchemy, Alembic or model is imported for a listing. Any other database (a PostgreSQL URL, a SQLite URL
+with options, an older schema, no file yet) goes through the history store, which migrates first, as every
+other command does. Both ways run the same query: newest first, at most ``limit`` runs, older than
+``before`` when given (the next page), served by the primary key or by the index on (flow, id); a test
+holds its columns to the ``runs`` table of the history's models.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import re
 import sqlite3
@@ -18,13 +20,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from pathlib import Path
 
-# The newest Alembic revision of history/migrations; a test checks it against Alembic's head.
-SCHEMA_HEAD = "0007"
 SQLITE_BUSY_TIMEOUT_S = 60.0
 _SQLITE_FILE_URL = re.compile(r"^sqlite(?:\+pysqlite)?:///(?P<path>[^?]+)$")
-_COLUMNS = "id, flow, state, started_at, finished_at, idempotency_key, flow_run_id"
+COLUMNS = ("id", "flow", "state", "started_at", "finished_at", "idempotency_key", "flow_run_id")
+# A migration script's identity, as Alembic's script template writes it.
+_REVISION = re.compile(r"^(?P<kind>revision|down_revision)\s*(?::[^=]*)?=\s*(?P<value>.+?)\s*$", re.MULTILINE)
 
 logger = logging.getLogger("postflows.history")
 
@@ -77,6 +80,28 @@ def list_runs(url: str, *, limit: int = 20, flow: str | None = None, before: int
     return RunPage(runs[:limit], more=len(runs) > limit)
 
 
+@cache
+def schema_head(versions: Path | None = None) -> str | None:
+    """The head revision of the run history's migrations (``history/migrations/versions``): the one no
+    other script names as its ``down_revision``. Read from the scripts' text, so neither Alembic nor the
+    history package is imported; None when the scripts have no single head (then the store decides)."""
+    if versions is None:
+        spec = importlib.util.find_spec("history")  # finds the package without importing it
+        if spec is None or spec.origin is None:
+            return None
+        versions = Path(spec.origin).parent / "migrations" / "versions"
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for script in versions.glob("*.py"):
+        for match in _REVISION.finditer(script.read_text(encoding="utf-8")):
+            value = match["value"].strip("\"'")
+            if value == "None":
+                continue
+            (revisions if match["kind"] == "revision" else parents).add(value)
+    heads = revisions - parents
+    return heads.pop() if len(heads) == 1 else None
+
+
 def sqlite_file(url: str) -> Path | None:
     """The file of a plain SQLite URL (``sqlite:///path``, no options), else None."""
     match = _SQLITE_FILE_URL.match(url)
@@ -94,7 +119,7 @@ def query(flow: str | None, before: int | None) -> tuple[str, list[object]]:
         where.append("id < ?")
         arguments.append(before)
     condition = f" WHERE {' AND '.join(where)}" if where else ""
-    return f"SELECT {_COLUMNS} FROM runs{condition} ORDER BY id DESC LIMIT ?", arguments
+    return f"SELECT {', '.join(COLUMNS)} FROM runs{condition} ORDER BY id DESC LIMIT ?", arguments
 
 
 def _sqlite_runs(url: str, *, limit: int, flow: str | None, before: int | None) -> list[RunSummary] | None:
@@ -108,7 +133,8 @@ def _sqlite_runs(url: str, *, limit: int, flow: str | None, before: int | None) 
             version = connection.execute("SELECT version_num FROM alembic_version").fetchall()
         except sqlite3.OperationalError:
             return None  # not migrated yet
-        if version != [(SCHEMA_HEAD,)]:
+        head = schema_head()
+        if head is None or version != [(head,)]:
             return None
         sql, arguments = query(flow, before)
         rows = connection.execute(sql, [*arguments, limit]).fetchall()

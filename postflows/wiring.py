@@ -13,12 +13,13 @@ import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 import httpx
 from pydantic import SecretStr
 
 from connectors.address_service import AddressServiceClient
-from connectors.commerce import CommerceClient, CommercePaths, CommerceScopes
+from connectors.commerce import CommerceClient
 from connectors.commerce.oidc import OidcClient, UserSession
 from connectors.http import RequestLog
 from connectors.limits import ResponseLimits
@@ -30,6 +31,7 @@ from history.identity import Endpoint
 from postflows.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API, RateLimitHook
 from postflows.endpoints import Api as Api  # re-exported: callers import these from here too
 from postflows.endpoints import ConfigurationError as ConfigurationError
+from postflows.endpoints import api_settings as api_settings
 from postflows.endpoints import api_url as api_url
 from postflows.endpoints import describe_address_service as describe_address_service
 from postflows.endpoints import describe_commerce as describe_commerce
@@ -45,9 +47,12 @@ from postflows.settings import (
     Settings,
     get_settings,
 )
+from postflows.settings.apis import AddressServiceSettings
+from postflows.settings.variables import variable_named
 from tasks.commerce.token_store import SavedLogin, TokenStore, login_name, now_text, token_store
 
 logger = logging.getLogger("postflows")
+T = TypeVar("T")
 
 
 @lru_cache(maxsize=4)
@@ -108,7 +113,7 @@ class SandboxReading:
 def sandbox_reading(settings: Settings, key: str, upload: Path) -> SandboxReading | None:
     """How the embedded sandbox will read ``upload`` for batch ``key``; None when the runs go to a real
     service (or a served sandbox), whose alignment is known only to it."""
-    if not settings.address_service_is_sandbox:
+    if not settings.address_service.is_sandbox:
         return None
     from sandbox.address_service.service import alignment_for
 
@@ -154,7 +159,7 @@ _pacers: dict[tuple[Endpoint, int], Pacer] = {}
 def query_pacer(settings: Settings) -> Pacer | None:
     """The pacer of the address service's queries (``address_service_queries_per_minute``): one per service,
     limit and process, shared like the :func:`window_gate`; None when the setting is 0."""
-    per_minute = settings.address_service_queries_per_minute
+    per_minute = settings.address_service.queries_per_minute
     if per_minute <= 0:
         return None
     key = (address_service_endpoint(settings), per_minute)
@@ -162,22 +167,138 @@ def query_pacer(settings: Settings) -> Pacer | None:
         return _pacers.setdefault(key, Pacer(per_minute))
 
 
+@dataclass(frozen=True)
+class Service:
+    """Where one API's calls go and as whom: the configured service, or the embedded sandbox with its
+    published test account. ``auth_url`` is the authorization server (the newspaper API has only its token
+    address)."""
+
+    api: Api
+    base_url: str
+    user: str
+    secret: SecretStr
+    token_url: str | None
+    auth_url: str | None
+    sandbox: bool = False
+
+    def transport(
+        self, settings: Settings, given: httpx.AsyncBaseTransport | None
+    ) -> httpx.AsyncBaseTransport | None:
+        """The transport a client of this service is built with: ``given``, else the in-process sandbox's
+        (built on first use), else None for the network."""
+        if given is not None or not self.sandbox:
+            return given
+        return sandbox_transport(settings)
+
+
+def resolve(settings: Settings, api: Api) -> Service:
+    """The service ``api``'s clients talk to: the embedded sandbox when its URL is unset, else the
+    configured one, once its settings are checked (:func:`~postflows.endpoints.require_settings`).
+
+    Raises:
+        ConfigurationError: a real service is configured without a setting it needs, or with an address
+            that is not encrypted; or the sandbox's settings are unusable.
+    """
+    if api_url(settings, api) is None:
+        return _sandbox_service(api)
+    require_settings(settings, api)
+    if api == "address-service":
+        config = settings.address_service
+        return Service(
+            api,
+            str(config.url),
+            _required(settings, config.user, "address_service", "user"),
+            _required(settings, config.password, "address_service", "password"),
+            token_url=None,
+            auth_url=None,
+        )
+    if api == "newspaper":
+        newspaper = settings.newspaper
+        return Service(
+            api,
+            str(newspaper.url),
+            _required(settings, newspaper.client_id, "newspaper", "client_id"),
+            _required(settings, newspaper.client_secret, "newspaper", "client_secret"),
+            token_url=_required(settings, newspaper.token_url, "newspaper", "token_url"),
+            auth_url=None,
+        )
+    commerce = settings.commerce
+    auth = _required(settings, commerce.auth_url, "commerce", "auth_url").rstrip("/")
+    return Service(
+        api,
+        str(commerce.url),
+        _required(settings, commerce.client_id, "commerce", "client_id"),
+        _required(settings, commerce.client_secret, "commerce", "client_secret"),
+        token_url=f"{auth}/OAuth/token",
+        auth_url=auth,
+    )
+
+
+def _sandbox_service(api: Api) -> Service:
+    """The embedded sandbox's side of ``api`` and its published test account."""
+    from sandbox import inprocess
+
+    auth = inprocess.auth_url()
+    services = {
+        "address-service": (inprocess.address_service_url(), SANDBOX_ADDRESS_USER, SANDBOX_ADDRESS_PASSWORD),
+        "newspaper": (
+            inprocess.newspaper_url(),
+            SANDBOX_NEWSPAPER_CLIENT_ID,
+            SANDBOX_NEWSPAPER_CLIENT_SECRET,
+        ),
+        "commerce": (inprocess.commerce_url(), SANDBOX_COMMERCE_CLIENT_ID, SANDBOX_COMMERCE_CLIENT_SECRET),
+    }
+    base_url, user, secret = services[api]
+    token_url = {
+        "address-service": None,
+        "newspaper": inprocess.token_url(),
+        "commerce": f"{auth}/OAuth/token",
+    }
+    return Service(
+        api,
+        base_url,
+        user,
+        SecretStr(secret),
+        token_url=token_url[api],
+        auth_url=auth if api == "commerce" else None,
+        sandbox=True,
+    )
+
+
+def _required(settings: Settings, value: T | None, *path: str) -> T:
+    """``value``, the setting at ``path``; a real service cannot be reached without it.
+
+    Raises:
+        ConfigurationError: naming the setting's variable.
+    """
+    if value is None or value == "":
+        raise ConfigurationError(f"{variable_named(type(settings), *path)} must be set")
+    return value
+
+
+def endpoint(settings: Settings, api: Api) -> Endpoint:
+    """The service ``api`` a run talks to, as its idempotency keys name it."""
+    if api_url(settings, api) is None:
+        service = _sandbox_service(api)
+        return Endpoint(service.base_url, service.user)
+    config = api_settings(settings, api)
+    user = config.user if isinstance(config, AddressServiceSettings) else config.client_id
+    return Endpoint(str(config.url), user)
+
+
 def address_service_endpoint(settings: Settings) -> Endpoint:
     """The address service a run talks to, as its idempotency keys name it."""
-    if settings.address_service_is_sandbox:
-        from sandbox.inprocess import address_service_url
-
-        return Endpoint(address_service_url(), SANDBOX_ADDRESS_USER)
-    return Endpoint(str(settings.address_service_url), settings.address_service_user)
+    return endpoint(settings, "address-service")
 
 
 def newspaper_endpoint(settings: Settings) -> Endpoint:
     """The newspaper API a run talks to, as its idempotency keys name it."""
-    if settings.newspaper_is_sandbox:
-        from sandbox.inprocess import newspaper_url
+    return endpoint(settings, "newspaper")
 
-        return Endpoint(newspaper_url(), SANDBOX_NEWSPAPER_CLIENT_ID)
-    return Endpoint(str(settings.newspaper_url), settings.newspaper_client_id)
+
+def commerce_endpoint(settings: Settings) -> Endpoint:
+    """The commerce API a run talks to, as its idempotency keys name it."""
+    return endpoint(settings, "commerce")
 
 
 def address_service_client(
@@ -186,31 +307,18 @@ def address_service_client(
     request_log: RequestLog | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> AddressServiceClient:
-    """An :class:`AddressServiceClient` for the configured endpoint, or for the sandbox when none is set."""
-    settings = settings or get_settings()
-    if settings.address_service_is_sandbox:
-        from sandbox.inprocess import address_service_url
+    """An :class:`AddressServiceClient` for the configured endpoint, or for the sandbox when none is set.
 
-        return AddressServiceClient(
-            address_service_url(),
-            username=SANDBOX_ADDRESS_USER,
-            password=SecretStr(SANDBOX_ADDRESS_PASSWORD),
-            transport=transport or sandbox_transport(settings),
-            timeout=settings.http_timeout_s,
-            retry=_retry(settings),
-            limits=_limits(settings),
-            request_log=request_log,
-            window_gate=window_gate(settings),
-            pacer=query_pacer(settings),
-            before_request=RateLimitHook(ADDRESS_SERVICE),
-        )
-    require_settings(settings, "address-service")
-    assert settings.address_service_user and settings.address_service_password is not None
+    Raises:
+        ConfigurationError: a real endpoint is configured but its user or password is not.
+    """
+    settings = settings or get_settings()
+    service = resolve(settings, "address-service")
     return AddressServiceClient(
-        str(settings.address_service_url),
-        username=settings.address_service_user,
-        password=settings.address_service_password,
-        transport=transport,
+        service.base_url,
+        username=service.user,
+        password=service.secret,
+        transport=service.transport(settings, transport),
         timeout=settings.http_timeout_s,
         retry=_retry(settings),
         limits=_limits(settings),
@@ -233,31 +341,14 @@ def newspaper_client(
         ConfigurationError: a real endpoint is configured but its token URL or client credentials are not.
     """
     settings = settings or get_settings()
-    if settings.newspaper_is_sandbox:
-        from sandbox.inprocess import newspaper_url, token_url
-
-        return NewspaperClient(
-            newspaper_url(),
-            token_url=token_url(),
-            client_id=SANDBOX_NEWSPAPER_CLIENT_ID,
-            client_secret=SecretStr(SANDBOX_NEWSPAPER_CLIENT_SECRET),
-            document_max_bytes=settings.download_max_bytes,
-            transport=transport or sandbox_transport(settings),
-            timeout=settings.http_timeout_s,
-            retry=_retry(settings),
-            limits=_limits(settings),
-            request_log=request_log,
-            before_request=RateLimitHook(NEWSPAPER_API),
-        )
-    require_settings(settings, "newspaper")
-    assert settings.newspaper_token_url and settings.newspaper_client_secret is not None
+    service = resolve(settings, "newspaper")
     return NewspaperClient(
-        str(settings.newspaper_url),
-        token_url=settings.newspaper_token_url,
-        client_id=settings.newspaper_client_id,
-        client_secret=settings.newspaper_client_secret,
+        service.base_url,
+        token_url=str(service.token_url),
+        client_id=service.user,
+        client_secret=service.secret,
         document_max_bytes=settings.download_max_bytes,
-        transport=transport,
+        transport=service.transport(settings, transport),
         timeout=settings.http_timeout_s,
         retry=_retry(settings),
         limits=_limits(settings),
@@ -269,87 +360,21 @@ def newspaper_client(
 # --- commerce API ---------------------------------------------------------------------------------------
 
 
-class CommerceSite:
-    """Where the commerce API and its authorization server are, and the client registered there."""
-
-    def __init__(self, settings: Settings) -> None:
-        if settings.commerce_is_sandbox:
-            from sandbox.inprocess import auth_url, commerce_url
-
-            self.sandbox = True
-            self.base_url = commerce_url()
-            self.auth_url = auth_url()
-            self.client_id = SANDBOX_COMMERCE_CLIENT_ID
-            self.client_secret = SecretStr(SANDBOX_COMMERCE_CLIENT_SECRET)
-        else:
-            require_settings(settings, "commerce")
-            self.sandbox = False
-            self.base_url = str(settings.commerce_url)
-            self.auth_url = str(settings.commerce_auth_url).rstrip("/")
-            self.client_id = str(settings.commerce_client_id)
-            self.client_secret = settings.commerce_client_secret or SecretStr("")
-        self.userinfo_url = settings.commerce_userinfo_url or f"{self.auth_url}/userinfo"
-        self.issuer = settings.commerce_issuer or self.auth_url
-        self.jwks_url = settings.commerce_jwks_url
-
-    @property
-    def token_url(self) -> str:
-        return f"{self.auth_url}/OAuth/token"
-
-
-def commerce_endpoint(settings: Settings) -> Endpoint:
-    """The commerce API a run talks to, as its idempotency keys name it."""
-    site = CommerceSite(settings)
-    return Endpoint(site.base_url, site.client_id)
-
-
-def commerce_scopes(settings: Settings) -> CommerceScopes:
-    return CommerceScopes(
-        validation=settings.commerce_scope_validation,
-        autocomplete=settings.commerce_scope_autocomplete,
-        personal=settings.commerce_scope_personal,
-        delivery=settings.commerce_scope_delivery,
-        pickup=settings.commerce_scope_pickup,
-        barcode=settings.commerce_scope_barcode,
-        return_order=settings.commerce_scope_return_order,
-    )
-
-
-def commerce_paths(settings: Settings) -> CommercePaths:
-    return CommercePaths(
-        address=settings.commerce_address_path,
-        delivery=settings.commerce_delivery_path,
-        pickup=settings.commerce_pickup_path,
-        same_day=settings.commerce_same_day_path,
-        pickup_points=settings.commerce_pickup_points_path,
-        pickup_points_method=settings.commerce_pickup_points_method.upper(),
-        barcode=settings.commerce_barcode_path,
-        return_order=settings.commerce_return_order_path,
-    )
-
-
-def _commerce_transport(
-    settings: Settings, transport: httpx.AsyncBaseTransport | None
-) -> httpx.AsyncBaseTransport | None:
-    if transport is not None:
-        return transport
-    return sandbox_transport(settings) if settings.commerce_is_sandbox else None
-
-
 def oidc_client(
     settings: Settings | None = None, *, transport: httpx.AsyncBaseTransport | None = None
 ) -> OidcClient:
     """The commerce API's authorization server, for signing a user in and reading userinfo."""
     settings = settings or get_settings()
-    site = CommerceSite(settings)
+    service = resolve(settings, "commerce")
+    auth_url = str(service.auth_url)
     return OidcClient(
-        site.auth_url,
-        client_id=site.client_id,
-        client_secret=site.client_secret,
-        userinfo_url=site.userinfo_url,
-        issuer=site.issuer,
-        jwks_url=site.jwks_url,
-        transport=_commerce_transport(settings, transport),
+        auth_url,
+        client_id=service.user,
+        client_secret=service.secret,
+        userinfo_url=settings.commerce.userinfo_url or f"{auth_url}/userinfo",
+        issuer=settings.commerce.issuer or auth_url,
+        jwks_url=settings.commerce.jwks_url,
+        transport=service.transport(settings, transport),
         timeout=settings.http_timeout_s,
         retry=_retry(settings),
         limits=_limits(settings),
@@ -358,10 +383,10 @@ def oidc_client(
 
 def commerce_token_store(settings: Settings) -> TokenStore:
     """Where the signed-in user's refresh token for this service is kept."""
-    site = CommerceSite(settings)
+    service = resolve(settings, "commerce")
     try:
         return token_store(
-            settings.commerce_token_store, settings.data_dir, login_name(site.auth_url, site.client_id)
+            settings.commerce.token_store, settings.data_dir, login_name(str(service.auth_url), service.user)
         )
     except ValueError as error:
         raise ConfigurationError(str(error)) from None
@@ -393,14 +418,14 @@ def commerce_client(
         ConfigurationError: a real service is configured without its auth URL or client credentials.
     """
     settings = settings or get_settings()
-    site = CommerceSite(settings)
+    service = resolve(settings, "commerce")
     return CommerceClient(
-        site.base_url,
-        credentials=ClientCredentials(site.token_url, site.client_id, site.client_secret, api="commerce"),
+        service.base_url,
+        credentials=ClientCredentials(str(service.token_url), service.user, service.secret, api="commerce"),
         user=user,
-        scopes=commerce_scopes(settings),
-        paths=commerce_paths(settings),
-        transport=_commerce_transport(settings, transport),
+        scopes=settings.commerce.scopes,
+        paths=settings.commerce.paths,
+        transport=service.transport(settings, transport),
         timeout=settings.http_timeout_s,
         retry=_retry(settings),
         limits=_limits(settings),

@@ -1,13 +1,12 @@
 """Alembic environment for the run history: runs against a passed-in connection or a URL.
 
 ``history.db.migrate`` hands over an open connection in ``config.attributes["connection"]``. From the
-command line the URL comes from ``-x url=...``, ``POSTFLOWS_DATABASE_URL`` or ``sqlalchemy.url`` in
-``alembic.ini``.
+command line the URL comes from ``-x url=...``, else it is the run history the settings name
+(``POSTFLOWS_DATABASE_URL``, else SQLite in the data dir; :func:`postflows.locations.history_url`).
 """
 
 from __future__ import annotations
 
-import os
 from logging.config import fileConfig
 
 from alembic import context
@@ -24,11 +23,14 @@ target_metadata = Base.metadata
 
 
 def _url() -> str:
-    url = context.get_x_argument(as_dictionary=True).get("url") or os.environ.get("POSTFLOWS_DATABASE_URL")
-    url = url or config.get_main_option("sqlalchemy.url")
-    if not url:
-        raise RuntimeError("no database URL: pass -x url=..., set POSTFLOWS_DATABASE_URL or sqlalchemy.url")
-    return url
+    url = context.get_x_argument(as_dictionary=True).get("url") or config.get_main_option("sqlalchemy.url")
+    if url:
+        return str(url)
+    # The Alembic command line is a way into the run history like any postflows command: it finds the
+    # history where the settings say it is (the one arrow from history up to postflows, in pyproject.toml).
+    from postflows.locations import history_url
+
+    return history_url()
 
 
 def _run(connection: Connection) -> None:

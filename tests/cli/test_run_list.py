@@ -51,7 +51,20 @@ def _ids(page: run_list.RunPage) -> list[int]:
 
 
 def test_the_schema_head_is_alembics() -> None:
-    assert ScriptDirectory.from_config(alembic_config()).get_current_head() == run_list.SCHEMA_HEAD
+    assert ScriptDirectory.from_config(alembic_config()).get_current_head() == run_list.schema_head()
+
+
+def test_a_second_head_sends_the_listing_to_the_store(tmp_path: Path) -> None:
+    (tmp_path / "0001_a.py").write_text('revision: str = "0001"\ndown_revision: str | None = None\n')
+    (tmp_path / "0002_b.py").write_text('revision = "0002"\ndown_revision = "0001"\n')
+    assert run_list.schema_head(tmp_path) == "0002"
+    (tmp_path / "0003_c.py").write_text("revision = '0003'\ndown_revision = '0001'\n")
+    run_list.schema_head.cache_clear()
+    assert run_list.schema_head(tmp_path) is None
+
+
+def test_the_listing_reads_columns_of_the_runs_table() -> None:
+    assert set(run_list.COLUMNS) <= set(Run.__table__.columns.keys())
 
 
 def test_pages_newest_first_until_the_last(url: str) -> None:
@@ -74,7 +87,7 @@ def test_one_flow_paged(url: str) -> None:
 
 def test_sqlite3_reads_what_the_history_store_reads(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     fast = run_list.list_runs(url, limit=5, before=7)
-    monkeypatch.setattr(run_list, "SCHEMA_HEAD", "not-this-one")  # an older schema: through the store
+    monkeypatch.setattr(run_list, "schema_head", lambda: "not-this-one")  # an older schema: through the store
     stored = run_list.list_runs(url, limit=5, before=7)
     assert fast == stored
     unfinished = next(run for run in fast.runs if run.id == 3)
@@ -90,7 +103,7 @@ def test_an_unmigrated_history_is_migrated_by_the_store(tmp_path: Path) -> None:
         assert run_list.list_runs(database_url).runs == []
         with sqlite3.connect(tmp_path / "new" / "history.db") as connection:
             version = connection.execute("SELECT version_num FROM alembic_version").fetchall()
-        assert version == [(run_list.SCHEMA_HEAD,)]
+        assert version == [(run_list.schema_head(),)]
     finally:
         dispose_engines(database_url)
 

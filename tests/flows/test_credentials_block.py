@@ -24,10 +24,10 @@ def test_block_fills_unset_credentials_and_the_environment_wins(monkeypatch: pyt
     monkeypatch.setenv("POSTFLOWS_NEWSPAPER_CLIENT_ID", "env-client")
 
     settings = get_settings()
-    assert settings.address_service_user == "block-user"
-    assert settings.address_service_password is not None
-    assert settings.address_service_password.get_secret_value() == "block-password"
-    assert settings.newspaper_client_id == "env-client"
+    assert settings.address_service.user == "block-user"
+    assert settings.address_service.password is not None
+    assert settings.address_service.password.get_secret_value() == "block-password"
+    assert settings.newspaper.client_id == "env-client"
     assert "block-password" not in repr(settings) and "block-secret" not in repr(settings)
 
     monkeypatch.setenv("POSTFLOWS_ADDRESS_SERVICE_URL", "https://addresses.example.test/REST/v1")
@@ -41,10 +41,10 @@ def test_block_fills_unset_credentials_and_the_environment_wins(monkeypatch: pyt
 
 def test_without_a_block_name_nothing_is_loaded() -> None:
     settings = get_settings()
-    assert settings.credentials_block is None and settings.address_service_user is None
+    assert settings.credentials_block is None and settings.address_service.user is None
 
 
 async def test_block_loads_inside_a_running_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     await PostflowsCredentials(address_service_user="loop-user").asave("postflows-loop", overwrite=True)
     monkeypatch.setenv("POSTFLOWS_CREDENTIALS_BLOCK", "postflows-loop")
-    assert get_settings().address_service_user == "loop-user"
+    assert get_settings().address_service.user == "loop-user"

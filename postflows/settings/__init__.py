@@ -1,8 +1,10 @@
 """All configuration in one object, read from ``POSTFLOWS_*`` environment variables and ``.env``.
 
-An unset service URL means the embedded sandbox; secrets are ``SecretStr`` and unwrapped only where a
-client is built. Every settings object registers its secrets with the process's secret scrubber and its data
-dir as private (:mod:`postflows.privacy`) as it is made.
+Each API's settings are one model (:mod:`postflows.settings.apis`), named in the environment as users
+always named them (:mod:`postflows.settings.variables`). An unset service URL means the embedded sandbox;
+secrets are ``SecretStr`` and unwrapped only where a client is built. Every settings object registers its
+secrets with the process's secret scrubber and its data dir as private (:mod:`postflows.privacy`) as it is
+made.
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from fileio.limits import (
     TABLE_MAX_CELLS,
@@ -26,6 +28,9 @@ from postflows.locations import default_data_dir as default_data_dir  # re-expor
 from postflows.locations import sqlite_history_url
 from postflows.logsetup import install_secret_filter
 from postflows.privacy import register_settings
+from postflows.settings.apis import DEFAULT_LOGIN_SCOPES as DEFAULT_LOGIN_SCOPES
+from postflows.settings.apis import AddressServiceSettings, CommerceSettings, NewspaperSettings
+from postflows.settings.variables import PostflowsEnvironment, Variable, fold, variables_of
 
 SANDBOX_ADDRESS_USER = "sandbox-user"
 SANDBOX_ADDRESS_PASSWORD = "sandbox-password"  # noqa: S105 - the sandbox's published test account
@@ -33,7 +38,6 @@ SANDBOX_NEWSPAPER_CLIENT_ID = "sandbox-client"
 SANDBOX_NEWSPAPER_CLIENT_SECRET = "sandbox-secret"  # noqa: S105
 SANDBOX_COMMERCE_CLIENT_ID = "sandbox-commerce-client"
 SANDBOX_COMMERCE_CLIENT_SECRET = "sandbox-commerce-secret"  # noqa: S105
-DEFAULT_LOGIN_SCOPES = "openid profile email address phone DCAPI_ADDRESS_READ"
 # The settings a Postflows Credentials block may fill (postflows.blocks).
 CREDENTIAL_FIELDS = (
     "address_service_user",
@@ -46,10 +50,14 @@ CREDENTIAL_FIELDS = (
 
 
 class Settings(BaseSettings):
-    """postflows configuration; every field is ``POSTFLOWS_<FIELD>`` in the environment."""
+    """postflows configuration; every variable is listed by :meth:`variables`."""
 
     model_config = SettingsConfigDict(
-        env_prefix="POSTFLOWS_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+        env_prefix="POSTFLOWS_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        env_nested_delimiter="__",
+        extra="ignore",
     )
 
     data_dir: Path = Field(
@@ -60,130 +68,11 @@ class Settings(BaseSettings):
         default=None, description="SQLAlchemy URL of the run history; default SQLite in the data dir"
     )
 
-    address_service_url: str | None = Field(
-        default=None, description="Base address ending in REST/v1; unset = embedded sandbox"
+    address_service: AddressServiceSettings = Field(
+        default_factory=AddressServiceSettings, description="The address web service"
     )
-    address_service_user: str | None = Field(
-        default=None, description="Technical user of the address web service (HTTP Basic, sent pre-emptively)"
-    )
-    address_service_password: SecretStr | None = Field(
-        default=None, description="Password of the technical user"
-    )
-    address_service_batch_key: str = Field(
-        default="postflows_maintenance_v1",
-        description="Alignment key of the batch (<service>_maintenance_v1 or _validation_v1)",
-    )
-    address_service_profile: str | None = Field(
-        default=None,
-        description="Alignment profile of the batch key: a built-in name or a YAML file (unset: as read)",
-    )
-    address_service_query_key: str = Field(
-        default="postflows_maintenance_v1", description="Key of the individual queries"
-    )
-    address_pstat_meanings: dict[int, str] = Field(
-        default_factory=dict,
-        description='What each PSTAT of building verification means (JSON, e.g. {"1": "exists as written"}); '
-        "the specification does not publish its values",
-    )
-    address_service_file_retention_days: float = Field(
-        default=92,
-        gt=0,
-        description="How long the address service keeps an uploaded file (3 months): `postflows cleanup` "
-        "keeps the files of a batch job whose result is still owed until the job is this old",
-    )
-
-    newspaper_url: str | None = Field(
-        default=None, description="Newspaper API host; unset = embedded sandbox"
-    )
-    newspaper_token_url: str | None = Field(
-        default=None, description="OAuth 2.0 token endpoint of the newspaper API"
-    )
-    newspaper_client_id: str | None = Field(
-        default=None, description="Client id of the newspaper API, given at contract signing"
-    )
-    newspaper_client_secret: SecretStr | None = Field(
-        default=None, description="Client secret of the newspaper API"
-    )
-
-    commerce_url: str | None = Field(
-        default=None, description="Commerce API base address ({base_url}); unset = embedded sandbox"
-    )
-    commerce_auth_url: str | None = Field(
-        default=None, description="Host of /OAuth/authorization and /OAuth/token ({auth_url})"
-    )
-    commerce_userinfo_url: str | None = Field(default=None, description="OpenID Connect userinfo address")
-    commerce_client_id: str | None = Field(
-        default=None, description="Registered client id of the commerce API"
-    )
-    commerce_client_secret: SecretStr | None = Field(
-        default=None, description="Registered client secret of the commerce API (sent in form bodies only)"
-    )
-    commerce_redirect_uri: str = Field(
-        default="http://127.0.0.1:8765/callback",
-        description="Registered redirect URI; a loopback one is where commerce-login listens",
-    )
-    commerce_scopes: str = Field(
-        default=DEFAULT_LOGIN_SCOPES, description="Scopes a user is asked to consent to (space separated)"
-    )
-    commerce_issuer: str | None = Field(
-        default=None, description="The iss of ID tokens (default: the auth URL)"
-    )
-    commerce_jwks_url: str | None = Field(
-        default=None, description="The issuer's signing keys (default: from its discovery document)"
-    )
-    commerce_token_store: str = Field(
-        default="file",
-        description="Where a user's refresh token is kept: 'file' (0600 in the data dir) or block:<name>",
-    )
-    commerce_scope_validation: str = Field(
-        default="DCAPI_ADDRESS_READ", description="OAuth scope asked for address validation"
-    )
-    commerce_scope_autocomplete: str = Field(
-        default="DCAPI_ADDRESS_READ", description="OAuth scope asked for zip, street and house look-ups"
-    )
-    commerce_scope_personal: str = Field(
-        default="DCAPI_ADDRESS_READ", description="OAuth scope asked for a signed-in user's addresses"
-    )
-    commerce_scope_delivery: str = Field(
-        default="DCAPI_DELIVERY",
-        description="OAuth scope asked for deliverability and delivery reference data",
-    )
-    commerce_scope_pickup: str = Field(
-        default="DCAPI_PICKUP", description="OAuth scope asked for pickup registration and pickup points"
-    )
-    commerce_scope_barcode: str = Field(
-        default="DCAPI_BARCODE_READ", description="OAuth scope asked for address labels"
-    )
-    commerce_scope_return_order: str = Field(
-        default="DCAPI_RETURN_ORDER", description="OAuth scope asked for return orders"
-    )
-    commerce_address_path: str = Field(
-        default="/address/v1", description="Path of the address sub-API below the base address"
-    )
-    commerce_delivery_path: str = Field(
-        default="/api/delivery/v1", description="Path of the delivery sub-API below the base address"
-    )
-    commerce_pickup_path: str = Field(
-        default="/pickup/v1", description="The pickup sub-API (real: /pickpost/v1)"
-    )
-    commerce_same_day_path: str = Field(
-        default="/api/delivery/v1/sameday/acceptancepoints",
-        description="Path of the same-day acceptance points (the specification shows none)",
-    )
-    commerce_pickup_points_path: str | None = Field(
-        default=None, description="Pickup points (path not shown by the spec); default <pickup path>/points"
-    )
-    commerce_pickup_points_method: str = Field(
-        default="POST", description="HTTP method of the pickup points query (the specification shows none)"
-    )
-    commerce_barcode_path: str = Field(
-        default="/barcode/v1/addresslabels",
-        description="Path of the address labels (the specification shows none)",
-    )
-    commerce_return_order_path: str = Field(
-        default="/delivery/collection/order/v2/orders",
-        description="Path of the return orders (the specification shows none)",
-    )
+    newspaper: NewspaperSettings = Field(default_factory=NewspaperSettings, description="The newspaper API")
+    commerce: CommerceSettings = Field(default_factory=CommerceSettings, description="The commerce API")
 
     credentials_block: str | None = Field(
         default=None, description="Name of a Postflows Credentials block filling unset credentials"
@@ -242,29 +131,6 @@ class Settings(BaseSettings):
     )
     task_retry_jitter: float = Field(
         default=0.5, ge=0, description="Random spread of a task retry's wait, as a fraction of it"
-    )
-
-    address_service_rate_per_minute: int = Field(
-        default=1200,
-        ge=0,
-        description="Rate limit 'address-service' created by setup/serve: requests per minute (0: none)",
-    )
-    address_service_queries_per_minute: int = Field(
-        default=0,
-        ge=0,
-        description="The address service's limit on individual queries, assistant and building checks per "
-        "minute (Status 106 beyond it): they are paced to stay just under it, shared by a process's clients "
-        "(0: not paced)",
-    )
-    newspaper_rate_per_minute: int = Field(
-        default=600,
-        ge=0,
-        description="Rate limit 'newspaper-api' created by setup/serve: requests per minute (0: none)",
-    )
-    commerce_rate_per_minute: int = Field(
-        default=1200,
-        ge=0,
-        description="Rate limit 'commerce-api' created by setup/serve: requests per minute (0: none)",
     )
 
     park_after_s: float = Field(
@@ -371,20 +237,43 @@ class Settings(BaseSettings):
         "(header X-Sandbox-Control-Token); without it they are refused there",
     )
 
+    tracebacks: bool = Field(
+        default=False, description="Print a failed command's traceback on the console besides its one line"
+    )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """The keyword arguments, then the environment over ``.env`` (one reader,
+        :func:`postflows.environment.variables`), then secret files."""
+        env_file = getattr(dotenv_settings, "env_file", None)
+        return (
+            init_settings,
+            PostflowsEnvironment(settings_cls, Path(env_file) if isinstance(env_file, str | Path) else None),
+            file_secret_settings,
+        )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flat_names(cls, data: Any) -> Any:
+        """An API setting given by its variable's name (``commerce_url=...``) set in its API's model."""
+        if not isinstance(data, dict):
+            return data
+        return fold(cls, data, dict(data))
+
+    @classmethod
+    def variables(cls) -> tuple[Variable, ...]:
+        """Every environment variable of the settings, in the order of the fields."""
+        return variables_of(cls)
+
     def model_post_init(self, context: Any, /) -> None:
         register_settings(self)
-
-    @property
-    def address_service_is_sandbox(self) -> bool:
-        return not self.address_service_url
-
-    @property
-    def newspaper_is_sandbox(self) -> bool:
-        return not self.newspaper_url
-
-    @property
-    def commerce_is_sandbox(self) -> bool:
-        return not self.commerce_url
 
     @property
     def csv_style(self) -> CsvStyle:
@@ -420,13 +309,12 @@ def get_settings() -> Settings:
         return settings
     from postflows.blocks import load_credentials
 
+    by_setting = {variable.setting: variable for variable in Settings.variables()}
     unset = {
         field: value
         for field, value in load_credentials(settings.credentials_block).items()
-        if getattr(settings, field) in (None, "")
+        if by_setting[field].of(settings) in (None, "")
     }
     if not unset:
         return settings
-    filled = settings.model_copy(update=unset)
-    register_settings(filled)
-    return filled
+    return Settings(**unset)

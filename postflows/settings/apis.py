@@ -1,0 +1,188 @@
+"""The settings of each postal API, one model per API: where it is, its credentials and how it is used.
+
+A field's variable is ``POSTFLOWS_<API>_<FIELD>`` (``POSTFLOWS_COMMERCE_URL``) unless its
+``json_schema_extra`` names another (``variable``, or ``variables`` per field of a connector's own model
+such as :class:`~connectors.commerce.CommercePaths`); ``POSTFLOWS_<API>__<FIELD>`` sets it too
+(:mod:`postflows.settings.variables`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+from connectors.commerce.paths import CommercePaths, CommerceScopes
+
+DEFAULT_LOGIN_SCOPES = "openid profile email address phone DCAPI_ADDRESS_READ"
+
+
+class AddressServiceSettings(BaseModel):
+    """The address web service (``POSTFLOWS_ADDRESS_SERVICE_*``)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    url: str | None = Field(
+        default=None, description="Base address ending in REST/v1; unset = embedded sandbox"
+    )
+    user: str | None = Field(
+        default=None, description="Technical user of the address web service (HTTP Basic, sent pre-emptively)"
+    )
+    password: SecretStr | None = Field(default=None, description="Password of the technical user")
+    batch_key: str = Field(
+        default="postflows_maintenance_v1",
+        description="Alignment key of the batch (<service>_maintenance_v1 or _validation_v1)",
+    )
+    profile: str | None = Field(
+        default=None,
+        description="Alignment profile of the batch key: a built-in name or a YAML file (unset: as read)",
+    )
+    query_key: str = Field(default="postflows_maintenance_v1", description="Key of the individual queries")
+    pstat_meanings: dict[int, str] = Field(
+        default_factory=dict,
+        description='What each PSTAT of building verification means (JSON, e.g. {"1": "exists as written"}); '
+        "the specification does not publish its values",
+        json_schema_extra={"variable": "address_pstat_meanings"},
+    )
+    file_retention_days: float = Field(
+        default=92,
+        gt=0,
+        description="How long the address service keeps an uploaded file (3 months): `postflows cleanup` "
+        "keeps the files of a batch job whose result is still owed until the job is this old",
+    )
+    rate_per_minute: int = Field(
+        default=1200,
+        ge=0,
+        description="Rate limit 'address-service' created by setup/serve: requests per minute (0: none)",
+    )
+    queries_per_minute: int = Field(
+        default=0,
+        ge=0,
+        description="The address service's limit on individual queries, assistant and building checks per "
+        "minute (Status 106 beyond it): they are paced to stay just under it, shared by a process's clients "
+        "(0: not paced)",
+    )
+
+    @field_validator("pstat_meanings", mode="before")
+    @classmethod
+    def _json_text(cls, value: Any) -> Any:
+        """The variable's JSON text, read as the mapping it writes."""
+        return json.loads(value) if isinstance(value, str) else value
+
+    @property
+    def is_sandbox(self) -> bool:
+        return not self.url
+
+
+class NewspaperSettings(BaseModel):
+    """The newspaper API (``POSTFLOWS_NEWSPAPER_*``)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    url: str | None = Field(default=None, description="Newspaper API host; unset = embedded sandbox")
+    token_url: str | None = Field(default=None, description="OAuth 2.0 token endpoint of the newspaper API")
+    client_id: str | None = Field(
+        default=None, description="Client id of the newspaper API, given at contract signing"
+    )
+    client_secret: SecretStr | None = Field(default=None, description="Client secret of the newspaper API")
+    rate_per_minute: int = Field(
+        default=600,
+        ge=0,
+        description="Rate limit 'newspaper-api' created by setup/serve: requests per minute (0: none)",
+    )
+
+    @property
+    def is_sandbox(self) -> bool:
+        return not self.url
+
+
+# The variable of each path of the commerce API, and what it sets; the defaults are CommercePaths'.
+_PATH_VARIABLES = {
+    "address": ("commerce_address_path", "Path of the address sub-API below the base address"),
+    "delivery": ("commerce_delivery_path", "Path of the delivery sub-API below the base address"),
+    "pickup": ("commerce_pickup_path", "The pickup sub-API (real: /pickpost/v1)"),
+    "same_day": (
+        "commerce_same_day_path",
+        "Path of the same-day acceptance points (the specification shows none)",
+    ),
+    "pickup_points": (
+        "commerce_pickup_points_path",
+        "Pickup points (path not shown by the spec); default <pickup path>/points",
+    ),
+    "pickup_points_method": (
+        "commerce_pickup_points_method",
+        "HTTP method of the pickup points query (the specification shows none)",
+    ),
+    "barcode": ("commerce_barcode_path", "Path of the address labels (the specification shows none)"),
+    "return_order": (
+        "commerce_return_order_path",
+        "Path of the return orders (the specification shows none)",
+    ),
+}
+_SCOPE_VARIABLES = {
+    "validation": ("commerce_scope_validation", "OAuth scope asked for address validation"),
+    "autocomplete": ("commerce_scope_autocomplete", "OAuth scope asked for zip, street and house look-ups"),
+    "personal": ("commerce_scope_personal", "OAuth scope asked for a signed-in user's addresses"),
+    "delivery": (
+        "commerce_scope_delivery",
+        "OAuth scope asked for deliverability and delivery reference data",
+    ),
+    "pickup": ("commerce_scope_pickup", "OAuth scope asked for pickup registration and pickup points"),
+    "barcode": ("commerce_scope_barcode", "OAuth scope asked for address labels"),
+    "return_order": ("commerce_scope_return_order", "OAuth scope asked for return orders"),
+}
+
+
+class CommerceSettings(BaseModel):
+    """The commerce API and its authorization server (``POSTFLOWS_COMMERCE_*``)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    url: str | None = Field(
+        default=None, description="Commerce API base address ({base_url}); unset = embedded sandbox"
+    )
+    auth_url: str | None = Field(
+        default=None, description="Host of /OAuth/authorization and /OAuth/token ({auth_url})"
+    )
+    userinfo_url: str | None = Field(default=None, description="OpenID Connect userinfo address")
+    client_id: str | None = Field(default=None, description="Registered client id of the commerce API")
+    client_secret: SecretStr | None = Field(
+        default=None, description="Registered client secret of the commerce API (sent in form bodies only)"
+    )
+    redirect_uri: str = Field(
+        default="http://127.0.0.1:8765/callback",
+        description="Registered redirect URI; a loopback one is where commerce-login listens",
+    )
+    login_scopes: str = Field(
+        default=DEFAULT_LOGIN_SCOPES,
+        description="Scopes a user is asked to consent to (space separated)",
+        json_schema_extra={"variable": "commerce_scopes"},
+    )
+    issuer: str | None = Field(default=None, description="The iss of ID tokens (default: the auth URL)")
+    jwks_url: str | None = Field(
+        default=None, description="The issuer's signing keys (default: from its discovery document)"
+    )
+    token_store: str = Field(
+        default="file",
+        description="Where a user's refresh token is kept: 'file' (0600 in the data dir) or block:<name>",
+    )
+    scopes: CommerceScopes = Field(
+        default_factory=CommerceScopes,
+        description="The OAuth scope of each operation",
+        json_schema_extra={"variables": _SCOPE_VARIABLES},  # type: ignore[dict-item]
+    )
+    paths: CommercePaths = Field(
+        default_factory=CommercePaths,
+        description="Where each sub-API and each endpoint the spec shows no path for lives",
+        json_schema_extra={"variables": _PATH_VARIABLES},  # type: ignore[dict-item]
+    )
+    rate_per_minute: int = Field(
+        default=1200,
+        ge=0,
+        description="Rate limit 'commerce-api' created by setup/serve: requests per minute (0: none)",
+    )
+
+    @property
+    def is_sandbox(self) -> bool:
+        return not self.url
