@@ -13,6 +13,8 @@ from postflows.console import console
 from postflows.settings import get_settings
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "address-batch.csv"
+# The address service URL in its flat and its nested spelling.
+SERVICE_URL_VARIABLES = frozenset({"POSTFLOWS_ADDRESS_SERVICE_URL", "POSTFLOWS_ADDRESS_SERVICE__URL"})
 RESULT_FILES = frozenset({"results.csv", "results.xlsx", "moves.csv", "moves.txt"})
 
 
@@ -27,10 +29,15 @@ def run_demo(output_dir: Path) -> None:
     from flows.address_batch import address_batch
     from postflows.cli_common import run_work
 
-    for name in ("POSTFLOWS_ADDRESS_SERVICE_URL",):
-        if os.environ.get(name):
-            console.print(f"[yellow]{name} is set; the demo uses the embedded sandbox regardless[/]")
-            os.environ.pop(name)
+    if get_settings().address_service.url:
+        console.print(
+            "[yellow]POSTFLOWS_ADDRESS_SERVICE_URL is set; the demo uses the embedded sandbox regardless[/]",
+            soft_wrap=True,
+        )
+    for name in [name for name in os.environ if name.upper() in SERVICE_URL_VARIABLES]:
+        os.environ.pop(name)
+    # An empty URL in the environment also wins over one in .env: the demo's runs go to the sandbox.
+    os.environ["POSTFLOWS_ADDRESS_SERVICE_URL"] = ""
     os.environ.setdefault("POSTFLOWS_SANDBOX_JOB_SECONDS", "3")
     settings = get_settings()
     console.print(f"demo input: {example_input()}")

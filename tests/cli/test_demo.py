@@ -29,3 +29,42 @@ def test_the_demo_names_the_history_database_without_its_password(
     shown = capsys.readouterr().err
     assert "run history: postgresql+psycopg://postflows:***@db.example:5432/history" in shown
     assert "Canary-DbPw" not in shown
+
+
+@pytest.mark.parametrize(
+    ("where", "variable"),
+    [
+        ("environment", "POSTFLOWS_ADDRESS_SERVICE_URL"),
+        ("environment", "POSTFLOWS_ADDRESS_SERVICE__URL"),
+        (".env", "POSTFLOWS_ADDRESS_SERVICE_URL"),
+        (".env", "POSTFLOWS_ADDRESS_SERVICE__URL"),
+    ],
+)
+def test_the_demo_runs_on_the_sandbox_whichever_way_a_service_url_is_set(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    where: str,
+    variable: str,
+) -> None:
+    from postflows.settings import get_settings
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("POSTFLOWS_ADDRESS_SERVICE_URL", raising=False)
+    monkeypatch.delenv("POSTFLOWS_ADDRESS_SERVICE__URL", raising=False)
+    if where == ".env":
+        (tmp_path / ".env").write_text(f"{variable}=https://addresses.example/REST/v1\n", encoding="utf-8")
+    else:
+        monkeypatch.setenv(variable, "https://addresses.example/REST/v1")
+    assert get_settings().address_service.url
+    seen: list[str | None] = []
+
+    def finished_run(work: Any, **_: Any) -> dict[str, Any]:
+        seen.append(get_settings().address_service.url)
+        return {"run_id": 7, "accepted_rows": 2, "rejected_rows": 0, "files": []}
+
+    monkeypatch.setattr(cli_common, "run_work", finished_run)
+    run_demo(tmp_path / "demo")
+
+    assert seen == [""]
+    assert "the demo uses the embedded sandbox regardless" in capsys.readouterr().err
