@@ -32,8 +32,9 @@ from history.identity import derive_key
 from postflows.settings import get_settings
 from postflows.task_runners import fan_out_task_runner
 from postflows.wiring import address_service_client, address_service_endpoint
-from tasks.address_service.query import ERROR_COLUMN, SendCounter, run_queries
+from tasks.address_service.query import ERROR_COLUMN, run_queries
 from tasks.address_service.steps import InputFormat, build_query_results, prepare_input
+from tasks.sending import SendCounter
 
 FLOW_NAME = "address-query"
 

@@ -10,7 +10,6 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 from fileio.checkpoint import RowCheckpoint
-from fileio.commerce.address_input import prepare_addresses
 from fileio.errors import InputError
 from flows.forms import INPUT_ENCODING, INPUT_SEPARATOR, INPUT_SHEET, OUTPUT_FOLDER, Blank, Separator, form
 from flows.naming import run_name
@@ -19,10 +18,11 @@ from history.identity import derive_key
 from postflows.settings import get_settings
 from postflows.task_runners import fan_out_task_runner
 from postflows.wiring import commerce_client, commerce_endpoint
-from tasks.address_service.query import SendCounter
 from tasks.commerce.per_row import record_outcomes
+from tasks.commerce.prepare import prepare_addresses
 from tasks.commerce.validation import RESULT_COLUMNS, validate_addresses, validation_table
 from tasks.commerce.validation_results import validation_markdown, write_validation_results
+from tasks.sending import SendCounter
 
 FLOW_NAME = "address-validation"
 

@@ -10,7 +10,6 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 from fileio.checkpoint import RowCheckpoint
-from fileio.commerce.address_input import prepare_addresses
 from fileio.commerce.days import MAX_DAYS
 from fileio.errors import InputError
 from flows.forms import INPUT_ENCODING, INPUT_SEPARATOR, INPUT_SHEET, Blank, BlankDate, Separator, form
@@ -19,7 +18,6 @@ from flows.runs import recorded_run
 from history.identity import derive_key
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client, commerce_endpoint
-from tasks.address_service.query import SendCounter
 from tasks.commerce.deliverability import (
     RESULT_COLUMNS,
     check_deliverabilities,
@@ -29,6 +27,8 @@ from tasks.commerce.deliverability import (
     write_deliverability,
 )
 from tasks.commerce.per_row import record_outcomes
+from tasks.commerce.prepare import prepare_addresses
+from tasks.sending import SendCounter
 
 FLOW_NAME = "deliverability-check"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from connectors.commerce import PickupUserRequest
-from connectors.newspaper.validation import email_problem
+from connectors.validation import email_problem
 from fileio.errors import InputError
 from fileio.headers import header_key
 from fileio.lazy import lazy_module
