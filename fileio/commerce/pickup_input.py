@@ -17,6 +17,7 @@ from connectors.commerce import PickupUserRequest
 from connectors.validation import email_problem
 from fileio.errors import InputError
 from fileio.headers import header_key, resolve_columns
+from fileio.input_rows import RowCells
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.rejected_rows import RejectedRows, id_column
@@ -118,25 +119,17 @@ def read_pickup_input(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> Pick
     rejected = RejectedRows(table)
     for name, header in columns.items() if table.control_characters else ():
         rejected.check_controls(name, frame[header])
-    skip = rejected.rows
     rows: list[PickupRow] = []
-    empty_rows = 0
-    for label, values in frame.iterrows():
-        row = int(str(label))
-        if row in skip:
-            continue
-        cells = {name: _cell(values[header]) for name, header in columns.items()}
-        if not any(cells.values()):
-            empty_rows += 1
-            continue
+    to_check = RowCells(frame, columns, skip=rejected.rows, cell=_cell)
+    for row, cells in to_check:
         problems = row_problems(cells)
         for field, reason in problems:
             rejected.add_line(row, field, cells.get(field) or "", reason)
         if not problems:
             rows.append(PickupRow(row, pickup_request(cells)))
-    rejected.check_accounted(path, accepted=len(rows), empty=empty_rows)
+    rejected.check_accounted(path, accepted=len(rows), empty=to_check.empty)
     report = rejected.report(id_column=id_column(headers))
-    return PickupInput(frame, columns, rows, rejected.lines(), report, empty_rows)
+    return PickupInput(frame, columns, rows, rejected.lines(), report, to_check.empty)
 
 
 def row_problems(cells: Mapping[str, str]) -> list[tuple[str, str]]:

@@ -21,6 +21,7 @@ from connectors.newspaper.errors import FieldProblem
 from connectors.newspaper.validation import ensure_valid
 from fileio.errors import InputError
 from fileio.headers import field_for_header, header_key, resolve_columns
+from fileio.input_rows import RowCells
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.rejected_rows import ID_ALIASES, RejectedRows, id_column
@@ -151,18 +152,8 @@ def read_purchase_input(
     unreadable = rejected.rows
     candidates: list[tuple[int, PurchaseAddress, dict[str, str]]] = []
     input_rows = len(unreadable)
-    empty_rows = 0
-    for label, values in table.frame.iterrows():
-        row = int(str(label))
-        if row in unreadable:
-            continue
-        cells = {
-            name: str(values[header]).strip() if pd.notna(values[header]) else ""
-            for name, header in columns.items()
-        }
-        if not any(cells.values()):
-            empty_rows += 1
-            continue
+    rows = RowCells(table.frame, columns, skip=unreadable)
+    for row, cells in rows:
         input_rows += 1
         zip_text = cells.get("zipCode", "")
         if zip_text and not _INTEGER.match(zip_text):
@@ -198,7 +189,7 @@ def read_purchase_input(
         bad_rows.add(row)
     ensure_valid("purchase", parameter_problems)
     kept = [(row, address) for row, address, _ in candidates if row not in bad_rows]
-    rejected.check_accounted(addresses_path, accepted=len(kept), empty=empty_rows)
+    rejected.check_accounted(addresses_path, accepted=len(kept), empty=rows.empty)
     if not kept:
         raise InputError("no address row passed the checks", path=addresses_path)
     report = rejected.report(id_column=id_column(headers, known=[columns.get("id")]))

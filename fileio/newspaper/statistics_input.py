@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from connectors.newspaper import StatisticsRecord, StatisticsSubmission, check_statistics
 from fileio.errors import InputError
 from fileio.headers import header_key, resolve_columns
+from fileio.input_rows import RowCells
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.rejected_rows import RejectedRows, id_column
@@ -112,25 +113,15 @@ def read_statistics_file(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> S
     rejected = RejectedRows(table)
     records: list[tuple[int, StatisticsRecord]] = []
     input_rows = len(rejected.malformed)
-    empty_rows = 0
-    for row, values in table.frame.iterrows():
-        number = int(str(row))
-        if number in rejected.malformed:
-            continue
-        cells = {
-            name: str(values[header] if pd.notna(values[header]) else "").strip()
-            for name, header in columns.items()
-        }
-        if not any(cells.values()):
-            empty_rows += 1
-            continue
+    rows = RowCells(table.frame, columns, skip=rejected.malformed)
+    for row, cells in rows:
         input_rows += 1
         record, problems = _record(cells)
         for problem in problems:
-            rejected.add_line(number, **problem)
+            rejected.add_line(row, **problem)
         if record is not None:
-            records.append((number, record))
-    rejected.check_accounted(path, accepted=len(records), empty=empty_rows)
+            records.append((row, record))
+    rejected.check_accounted(path, accepted=len(records), empty=rows.empty)
     report = rejected.report(id_column=id_column(headers))
     return StatisticsInput(records, rejected.lines(), report, input_rows, path)
 
