@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from flows.arrivals import FILE_ARRIVED_EVENT, FILE_FLOWS
-from flows.arrivals import FILE_ARRIVED_FLOW as FILE_ARRIVED_DEPLOYMENT
+from flows.arrivals import FILE_ARRIVED_EVENT as FILE_ARRIVED_EVENT
+from flows.arrivals import FILE_ARRIVED_FLOW, FILE_FLOWS
 from flows.arrivals import arrival_kinds as file_arrival_kinds
 
 TIMEZONE = "Europe/Zurich"
 WORK_POOL = "postflows"
+FILE_ARRIVED_DEPLOYMENT = FILE_ARRIVED_FLOW  # named as its flow, like every deployment here
 
 
 @dataclass(frozen=True)
