@@ -5,6 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 USE_UV ?= 1
 STAMP := $(VENV)/.installed
+PACKAGES := connectors fileio tasks flows deployments history sandbox postflows
 
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export DO_NOT_TRACK := 1
@@ -39,7 +40,9 @@ bench: install
 check: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy connectors fileio tasks flows deployments history sandbox postflows
+	$(VENV)/bin/mypy $(PACKAGES)
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/pylint $(PACKAGES)
 
 fmt: install
 	$(VENV)/bin/ruff format .

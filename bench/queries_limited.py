@@ -20,7 +20,8 @@ from postflows.wiring import address_service_client
 from sandbox.config import SandboxConfig
 from sandbox.faults import FaultPlan, FaultRule
 from sandbox.inprocess import SandboxTransport
-from tasks.address_service.query import SendCounter, run_queries
+from tasks.address_service.query import run_queries
+from tasks.sending import SendCounter
 
 NAME = "queries_limited"
 TARGET = 1.05

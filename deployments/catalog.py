@@ -2,7 +2,8 @@
 (Europe/Zurich), concurrency limit and triggers. ``postflows serve`` and ``prefect.yaml`` are built from it.
 
 Nothing here imports a flow: the catalog is read by the YAML generator and by tests without loading
-Prefect's engine; :meth:`DeploymentSpec.load_flow` imports the flow when a deployment is built.
+Prefect's engine; :meth:`DeploymentSpec.load_flow` imports the flow when a deployment is built. Which flows
+a file arriving can start is the flows' own word (:mod:`flows.arrivals`, Prefect-free), read here.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from flows.arrivals import FILE_ARRIVED_EVENT as FILE_ARRIVED_EVENT
+from flows.arrivals import FILE_ARRIVED_FLOW, FILE_FLOWS
+from flows.arrivals import arrival_kinds as file_arrival_kinds
+
 TIMEZONE = "Europe/Zurich"
 WORK_POOL = "postflows"
-FILE_ARRIVED_EVENT = "postflows.file.arrived"
-FILE_ARRIVED_DEPLOYMENT = "file-arrived"
+FILE_ARRIVED_DEPLOYMENT = FILE_ARRIVED_FLOW  # named as its flow, like every deployment here
 
 
 @dataclass(frozen=True)
@@ -57,8 +61,6 @@ class DeploymentSpec:
         schedules: when it runs by itself; none = on demand only.
         concurrency_limit: runs of this deployment at once (further runs wait for a slot).
         triggers: deployment triggers as ``prefect.yaml`` spells them.
-        arrival_parameter: the parameter a ``postflows.file.arrived`` event fills with the file's path;
-            None when a file arriving cannot start this flow.
     """
 
     name: str
@@ -69,7 +71,6 @@ class DeploymentSpec:
     schedules: tuple[CronSpec, ...] = ()
     concurrency_limit: int = 1
     triggers: tuple[Mapping[str, Any], ...] = ()
-    arrival_parameter: str | None = None
 
     @property
     def entrypoint(self) -> str:
@@ -81,6 +82,13 @@ class DeploymentSpec:
     def full_name(self) -> str:
         """``<flow name>/<deployment name>``: how ``run_deployment`` and the CLI name the deployment."""
         return f"{self.name}/{self.name}"
+
+    @property
+    def arrival_parameter(self) -> str | None:
+        """The parameter a ``postflows.file.arrived`` event fills with the file's path (see
+        :mod:`flows.arrivals`); None when a file arriving cannot start this flow."""
+        file_flow = FILE_FLOWS.get(self.name)
+        return None if file_flow is None else file_flow.parameter
 
     def load_flow(self) -> Any:
         """Import and return the flow object."""
@@ -125,7 +133,6 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         tags=("address-service",),
         command="address-batch",
         concurrency_limit=4,
-        arrival_parameter="input_path",
     ),
     DeploymentSpec(
         name="address-query",
@@ -134,7 +141,6 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         tags=("address-service",),
         command="address-query",
         concurrency_limit=2,
-        arrival_parameter="input_path",
     ),
     DeploymentSpec(
         name="newspaper-order",
@@ -177,7 +183,6 @@ CATALOG: tuple[DeploymentSpec, ...] = (
             CronSpec("aza-semi-annually", "0 7 1 1,7 *", MappingProxyType({"interval": "AZA"})),
             CronSpec("azb-yearly", "0 7 1 1 *", MappingProxyType({"interval": "AZB"})),
         ),
-        arrival_parameter="input_path",
     ),
     DeploymentSpec(
         name="address-purchase",
@@ -210,7 +215,6 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         tags=("commerce",),
         command="address-validation",
         concurrency_limit=2,
-        arrival_parameter="input_path",
     ),
     DeploymentSpec(
         name="deliverability-check",
@@ -220,7 +224,6 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         tags=("commerce",),
         command="deliverability",
         concurrency_limit=2,
-        arrival_parameter="input_path",
     ),
     DeploymentSpec(
         name="delivery-reference-sync",
@@ -237,7 +240,6 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         description="Register the pickup users of a file once each and record their pickup ids.",
         tags=("commerce",),
         command="pickup-register",
-        arrival_parameter="input_path",
     ),
     DeploymentSpec(
         name=FILE_ARRIVED_DEPLOYMENT,
@@ -261,9 +263,4 @@ def spec_named(name: str) -> DeploymentSpec:
 
 def arrival_kinds() -> dict[str, DeploymentSpec]:
     """Every ``kind`` a ``postflows.file.arrived`` event may name (deployment and command names) → spec."""
-    kinds: dict[str, DeploymentSpec] = {}
-    for spec in CATALOG:
-        if spec.arrival_parameter is not None:
-            kinds[spec.name] = spec
-            kinds[spec.command] = spec
-    return kinds
+    return {kind: spec_named(file_flow.name) for kind, file_flow in file_arrival_kinds().items()}

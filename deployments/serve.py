@@ -36,9 +36,8 @@ def deployments() -> list[Any]:
 
 
 def serve_all() -> None:  # pragma: no cover - blocks until interrupted
+    """Serve every deployment until interrupted; the caller sets up the per-API rate limits first (the
+    composition root knows them: ``postflows serve``)."""
     from prefect import serve
 
-    from postflows.api_limits import ensure_configured_limits
-
-    ensure_configured_limits()  # the per-API rate limits the flows' requests take slots of
     serve(*deployments())

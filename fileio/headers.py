@@ -1,11 +1,12 @@
-"""Recognising the address columns of an input file by header: §2.3 names, §2.2 ``_in`` names, and German,
-French and Italian header names as aliases, plus an explicit header → field mapping chosen by the user.
+"""Recognising the columns of an input file by header: the one resolver of every reader
+(:func:`resolve_columns`), and the address columns: §2.3 names, §2.2 ``_in`` names, German, French and Italian
+header names as aliases, plus an explicit header → field mapping chosen by the user.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from connectors.address_service.codes import ADDRESS_FIELD_NAMES, canonical_input_field
@@ -91,34 +92,53 @@ def field_for_header(header: str) -> str | None:
     return canonical_input_field(header) or ALIASES.get(header_key(header))
 
 
+ColumnNames = Mapping[str, str] | Callable[[str], str | None]
+"""How one tier of :func:`resolve_columns` names fields: a mapping from :func:`header_key` forms to fields,
+or a function from a header to its field (None when it names none)."""
+
+
+def resolve_columns(headers: Sequence[str], aliases: Sequence[ColumnNames]) -> dict[str, str]:
+    """Which header supplies each field (field → header): the one header resolver of every input reader.
+
+    ``aliases`` are tiers, strongest first. A header claims the field of the first tier that names it (so it
+    supplies one field at most); among the headers claiming one field the stronger tier wins, then the
+    leftmost column. The others stay pass-through columns. Fields come in the order their headers won: by
+    tier, then by column.
+    """
+    chosen: dict[str, tuple[int, int, str]] = {}  # field → (tier, position, header)
+    for position, header in enumerate(headers):
+        for tier, names in enumerate(aliases):
+            field = names(header) if callable(names) else names.get(header_key(header))
+            if field is None:
+                continue
+            current = chosen.get(field)
+            if current is None or (tier, position) < current[:2]:
+                chosen[field] = (tier, position, header)
+            break
+    return {field: header for field, (_, _, header) in sorted(chosen.items(), key=lambda item: item[1][:2])}
+
+
 def resolve_address_columns(
     headers: Sequence[str], mapping: Mapping[str, str] | None, *, path: Path
 ) -> dict[str, str]:
-    """Which source header supplies each canonical address field (canonical → header).
+    """Which source header supplies each canonical address field (canonical → header), in §2.3 order.
 
     Precedence: the explicit ``mapping`` (source header → field name, §2.3/§2.2 name or alias; an empty name
     keeps the column as a customer column), then an exact
     §2.3 or ``_in`` name (any case), then an alias. Among equals the leftmost column wins; a column that loses
-    stays a pass-through customer column.
+    stays a pass-through customer column (see :func:`resolve_columns`).
 
     Raises:
         InputError: a mapped header is not in the file, or a mapping target is not an address field.
     """
-    chosen: dict[str, tuple[int, int, str]] = {}  # field → (precedence, position, header)
-
-    def offer(field: str, precedence: int, position: int, header: str) -> None:
-        current = chosen.get(field)
-        if current is None or (precedence, position) < current[:2]:
-            chosen[field] = (precedence, position, header)
-
-    explicit: set[str] = set()
+    explicit: dict[str, str] = {}  # header → field, "" for a column kept as a customer column
     for source, target in (mapping or {}).items():
         header = _find_header(headers, source)
         if header is None:
             raise InputError(f"mapped column {source!r} is not in the header {list(headers)}", path=path)
-        explicit.add(header)
         if not target.strip():
-            continue  # mapped to nothing: the column stays a customer column
+            explicit.setdefault(header, "")  # mapped to nothing: the column stays a customer column
+            continue
         field = field_for_header(target) or (target if target in ADDRESS_FIELD_NAMES else None)
         if field is None:
             raise InputError(
@@ -126,25 +146,12 @@ def resolve_address_columns(
                 f"(expected one of {', '.join(ADDRESS_FIELD_NAMES)})",
                 path=path,
             )
-        offer(field, 0, headers.index(header), header)
-    for position, header in enumerate(headers):
-        if header in explicit:
-            continue
-        if (field := canonical_input_field(header)) is not None:
-            offer(field, 1, position, header)
-        elif (field := ALIASES.get(header_key(header))) is not None:
-            offer(field, 2, position, header)
-    # One header supplies one field; a header claimed twice keeps its strongest claim.
-    by_header: dict[str, tuple[int, int, str]] = {}
-    for field, (precedence, position, header) in chosen.items():
-        if header not in by_header or precedence < by_header[header][0]:
-            by_header[header] = (precedence, position, field)
-    return {
-        field: header
-        for header, (_, _, field) in sorted(
-            by_header.items(), key=lambda item: ADDRESS_FIELD_NAMES.index(item[1][2])
-        )
-    }
+        explicit.setdefault(header, field)
+    kept = {header for header, field in explicit.items() if not field}
+    resolved = resolve_columns(
+        [header for header in headers if header not in kept], (explicit.get, canonical_input_field, ALIASES)
+    )
+    return {field: resolved[field] for field in ADDRESS_FIELD_NAMES if field in resolved}
 
 
 def _find_header(headers: Sequence[str], wanted: str) -> str | None:

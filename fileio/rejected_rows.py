@@ -17,10 +17,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fileio.errors import InputError
 from fileio.headers import header_key
 from fileio.lazy import lazy_module
 from fileio.reports import CsvStyle, write_csv
-from fileio.textfiles import visible_controls
+from fileio.textfiles import control_characters, visible_controls
 
 if TYPE_CHECKING:
     import numpy as np
@@ -99,6 +100,99 @@ def problems_frame(lines: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     if frame.empty:
         return no_problems()
     return frame.sort_values(ROW, kind="stable", ignore_index=True)
+
+
+class RejectedRows:
+    """The rejected rows of one input file, as every reader collects them: the problems one per line
+    (:data:`PROBLEM_COLUMNS`), starting with the rows the file reader could not read, each of them named by
+    its data row (the index of :attr:`fileio.tables.Table.frame`).
+
+    What becomes of them is the same for every reader: the lines in row order, a row's problems in the order
+    found and control characters written visibly (:meth:`lines`); ``rejected.csv`` (:meth:`report`); and the
+    check that every row read is accepted, rejected or empty (:meth:`check_accounted`).
+    """
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.malformed: frozenset[int] = frozenset(row for row, _ in table.malformed)
+        """The rows the file reader could not read: they have that one problem, no other is looked for."""
+        self._found: list[pd.DataFrame] = [malformed_problems(table.malformed)]
+        self._pending: list[dict[str, Any]] = []
+        self._lines: pd.DataFrame | None = None
+
+    def add(self, lines: pd.DataFrame) -> None:
+        """The problems of one check (:func:`problem_lines`)."""
+        self._flush()
+        if len(lines):
+            self._found.append(lines)
+            self._lines = None
+
+    def add_line(self, row: int, field: str, value: str, reason: str) -> None:
+        """One problem of one row."""
+        self._pending.append({ROW: row, FIELD: field, VALUE: value, REASON: reason})
+
+    def check_lengths(self, field: str, values: pd.Series, limit: int) -> None:
+        """A line for each value (by data row) longer than ``limit`` characters, naming ``field``."""
+        lengths = values.str.len()
+        long = (lengths > limit) & ~values.index.isin(list(self.malformed))
+        if long.any():
+            reason = f"longer than {limit} characters (" + lengths[long].astype("int64").astype(str) + ")"
+            self.add(problem_lines(values.index[long].to_series(), field, values[long], reason))
+
+    def check_controls(self, field: str, values: pd.Series) -> None:
+        """A line for each value (by data row) that holds a control character, naming ``field``."""
+        found = control_characters(values)
+        found = found[~found.index.isin(list(self.malformed))]
+        if len(found):
+            reason = "control character " + found.astype(str) + " in the value"
+            self.add(problem_lines(found.index.to_series(), field, values[found.index], reason))
+
+    @property
+    def rows(self) -> set[int]:
+        """The rows rejected so far."""
+        return {int(row) for row in self.lines()[ROW]}
+
+    def lines(self) -> pd.DataFrame:
+        """Every problem, one per line, in row order (a row's problems in the order found); values with a
+        control character show it as ``\\x01`` when the file holds any."""
+        self._flush()
+        if self._lines is None:
+            lines = pd.concat(
+                [found for found in self._found if len(found)] or [no_problems()], ignore_index=True
+            )
+            lines = lines.sort_values(ROW, kind="stable", ignore_index=True)
+            if self.table.control_characters and len(lines):
+                lines[VALUE] = visible_controls(lines[VALUE].astype(object))
+            self._lines = lines
+        return self._lines
+
+    def count(self) -> int:
+        """How many rows are rejected (a row may have several problems)."""
+        return int(self.lines()[ROW].nunique())
+
+    def report(self, *, id_column: str | None) -> pd.DataFrame:
+        """``rejected.csv``: a line per rejected row, named by ``id_column`` (see :func:`rejected_report`)."""
+        return rejected_report(self.lines(), self.table, id_column=id_column)
+
+    def check_accounted(self, path: Path, *, accepted: int, empty: int) -> None:
+        """Every row read is accepted, rejected or empty; anything else would lose rows silently.
+
+        Raises:
+            InputError: the counts do not add up (nothing is sent).
+        """
+        rows, rejected = len(self.table.frame), self.count()
+        if accepted + rejected + empty != rows:
+            raise InputError(
+                f"{rows} data rows were read, but {accepted} accepted + {rejected} rejected + {empty} empty "
+                f"= {accepted + rejected + empty}; rows would be lost, so nothing is sent",
+                path=path,
+            )
+
+    def _flush(self) -> None:
+        if self._pending:
+            self._found.append(problems_frame(self._pending))
+            self._pending = []
+            self._lines = None
 
 
 def rejected_report(problems: pd.DataFrame, table: Table, *, id_column: str | None) -> pd.DataFrame:

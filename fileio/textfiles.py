@@ -9,10 +9,9 @@ import codecs
 import csv
 import io
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from fileio.lazy import lazy_module
 
@@ -225,27 +224,3 @@ def visible_controls(values: pd.Series) -> pd.Series:
     return values.str.replace(
         CONTROL_CHARACTER.pattern, lambda match: f"\\x{ord(match.group()):02x}", regex=True
     )
-
-
-def control_character_lines(
-    frame: pd.DataFrame, columns: Mapping[str, str], skip: set[int]
-) -> list[dict[str, Any]]:
-    """One problem line (row, field, value, reason: :data:`fileio.rejected_rows.PROBLEM_COLUMNS`) per cell of
-    ``columns`` (field → header) holding a control character; rows in ``skip`` are not looked at."""
-    lines: list[dict[str, Any]] = []
-    for name, header in columns.items():
-        found = control_characters(frame[header])
-        found = found[~found.index.isin(list(skip))]
-        if not len(found):
-            continue
-        values = visible_controls(frame.loc[found.index, header].astype(object))
-        lines += [
-            {
-                "row": int(str(row)),
-                "field": name,
-                "value": value,
-                "reason": f"control character {char} in the value",
-            }
-            for row, value, char in zip(found.index, values, found, strict=True)
-        ]
-    return lines

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -27,7 +28,7 @@ from fileio.errors import InputError, ResultFileError, ResultUnreadable
 from fileio.files import write_text
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.reports import CsvStyle
-from flows.address_input import note_prepared_input
+from flows.address_input import prepare_recorded
 from flows.forms import (
     COLUMN_MAPPING,
     FIXED_WIDTHS,
@@ -243,27 +244,25 @@ async def address_batch(
         FLOW_NAME, endpoint=address_service_endpoint(settings), files=(input_path,), parameters=identifying
     )
     parameters = {"input_path": input_path, "output_dir": output_dir, "resubmit": resubmit, **identifying}
+    prepare = partial(
+        prepare_input,
+        input_path,
+        output_dir,
+        mode="batch",
+        mapping=mapping,
+        input_format=input_format,
+        wire_format=WireFormat(delimiter=upload_delimiter or "\t", encoding=upload_encoding or "cp1252"),
+        csv_style=settings.csv_style,
+        profile=alignment,
+        profile_map=profile_map,
+        split_house_numbers=split_house_numbers,
+        limits=settings.table_limits,
+    )
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
-        async with recorder.step("prepare input"):
-            prepared = await prepare_input(
-                input_path,
-                output_dir,
-                mode="batch",
-                mapping=mapping,
-                input_format=input_format,
-                wire_format=WireFormat(
-                    delimiter=upload_delimiter or "\t", encoding=upload_encoding or "cp1252"
-                ),
-                csv_style=settings.csv_style,
-                profile=alignment,
-                profile_map=profile_map,
-                split_house_numbers=split_house_numbers,
-                limits=settings.table_limits,
-            )
-        await note_prepared_input(recorder, summary, prepared)
+        prepared = await prepare_recorded(recorder, summary, prepare)
         if prepared.upload_path is None:
             raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
         if idempotency_key is None:

@@ -13,7 +13,7 @@ from prefect import flow, get_run_logger
 
 from fileio.checkpoint import RowCheckpoint
 from fileio.errors import InputError
-from flows.address_input import note_prepared_input
+from flows.address_input import prepare_recorded
 from flows.forms import (
     COLUMN_MAPPING,
     FIXED_WIDTHS,
@@ -32,8 +32,9 @@ from history.identity import derive_key
 from postflows.settings import get_settings
 from postflows.task_runners import fan_out_task_runner
 from postflows.wiring import address_service_client, address_service_endpoint
-from tasks.address_service.query import ERROR_COLUMN, SendCounter, run_queries
+from tasks.address_service.query import ERROR_COLUMN, run_queries
 from tasks.address_service.steps import InputFormat, build_query_results, prepare_input
+from tasks.sending import SendCounter
 
 FLOW_NAME = "address-query"
 
@@ -111,22 +112,22 @@ async def address_query(
         "billing_reference": billing_reference,
         "column_mapping": column_mapping,
     }
+    prepare = partial(
+        prepare_input,
+        input_path,
+        output_dir,
+        mode="query",
+        mapping=column_mapping,
+        input_format=input_format,
+        csv_style=settings.csv_style,
+        split_house_numbers=split_house_numbers,
+        limits=settings.table_limits,
+    )
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
-        async with recorder.step("prepare input"):
-            prepared = await prepare_input(
-                input_path,
-                output_dir,
-                mode="query",
-                mapping=column_mapping,
-                input_format=input_format,
-                csv_style=settings.csv_style,
-                split_house_numbers=split_house_numbers,
-                limits=settings.table_limits,
-            )
-        await note_prepared_input(recorder, summary, prepared)
+        prepared = await prepare_recorded(recorder, summary, prepare)
         if not prepared.accepted:
             raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
         sends = SendCounter()

@@ -9,20 +9,17 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
-from fileio.checkpoint import RowCheckpoint
-from fileio.commerce.address_input import prepare_addresses
 from fileio.errors import InputError
+from flows.commerce_rows import commerce_rows_run
 from flows.forms import INPUT_ENCODING, INPUT_SEPARATOR, INPUT_SHEET, OUTPUT_FOLDER, Blank, Separator, form
 from flows.naming import run_name
-from flows.runs import recorded_run
-from history.identity import derive_key
 from postflows.settings import get_settings
 from postflows.task_runners import fan_out_task_runner
-from postflows.wiring import commerce_client, commerce_endpoint
-from tasks.address_service.query import SendCounter
+from postflows.wiring import commerce_client
 from tasks.commerce.per_row import record_outcomes
 from tasks.commerce.validation import RESULT_COLUMNS, validate_addresses, validation_table
 from tasks.commerce.validation_results import validation_markdown, write_validation_results
+from tasks.sending import SendCounter
 
 FLOW_NAME = "address-validation"
 
@@ -63,40 +60,28 @@ async def address_validation(
         raise InputError("input file not found", path=input_path)
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    options = {"sheet": input_sheet, "delimiter": input_delimiter, "encoding": input_encoding}
-    key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), files=(input_path,), parameters=options)
-    parameters = {"input_path": input_path, "output_dir": output_dir, "concurrency": concurrency, **options}
-    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
-        recorder,
-        summary,
-    ):
-        addresses, rejected_path = await prepare_addresses(
-            recorder,
-            input_path,
-            output_dir,
-            use="validation",
-            sheet=input_sheet,
-            delimiter=input_delimiter,
-            encoding=input_encoding,
-            reserved=RESULT_COLUMNS,
-            csv_style=settings.csv_style,
-            limits=settings.table_limits,
-        )
-        summary.update(
-            idempotency_key=key,
-            **addresses.counts(),
-        )
-
-        checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
+    async with commerce_rows_run(
+        settings,
+        FLOW_NAME,
+        input_path,
+        output_dir,
+        use="validation",
+        reserved=RESULT_COLUMNS,
+        concurrency=concurrency,
+        sheet=input_sheet,
+        delimiter=input_delimiter,
+        encoding=input_encoding,
+    ) as run:
+        addresses, summary = run.addresses, run.summary
         sends = SendCounter()
         outcomes = await validate_addresses(
             partial(commerce_client, settings),
             addresses.records,
             concurrency=concurrency,
-            checkpoint=checkpoint,
+            checkpoint=run.checkpoint,
             sends=sends,
         )
-        await record_outcomes(recorder, "validation", sends, outcomes)
+        await record_outcomes(run.recorder, "validation", sends, outcomes)
 
         table = validation_table(addresses.records, outcomes, addresses.passthrough)
         files = write_validation_results(
@@ -106,12 +91,8 @@ async def address_validation(
             empty_rows=addresses.empty_rows,
             csv_style=settings.csv_style,
         )
-        for path in files:
-            await recorder.document(path.name, path)
         statuses = table.status_counts()
-        failed = statuses.get("failed", 0)
-        if not failed:
-            checkpoint.clear()  # done: a later run validates afresh
+        failed = await run.finish(files, statuses)
         summary.update(
             validated=statuses.get("validated", 0),
             refused=statuses.get("refused", 0),

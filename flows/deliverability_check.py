@@ -9,17 +9,13 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
-from fileio.checkpoint import RowCheckpoint
-from fileio.commerce.address_input import prepare_addresses
 from fileio.commerce.days import MAX_DAYS
 from fileio.errors import InputError
+from flows.commerce_rows import commerce_rows_run
 from flows.forms import INPUT_ENCODING, INPUT_SEPARATOR, INPUT_SHEET, Blank, BlankDate, Separator, form
 from flows.naming import run_name
-from flows.runs import recorded_run
-from history.identity import derive_key
 from postflows.settings import get_settings
-from postflows.wiring import commerce_client, commerce_endpoint
-from tasks.address_service.query import SendCounter
+from postflows.wiring import commerce_client
 from tasks.commerce.deliverability import (
     RESULT_COLUMNS,
     check_deliverabilities,
@@ -29,6 +25,7 @@ from tasks.commerce.deliverability import (
     write_deliverability,
 )
 from tasks.commerce.per_row import record_outcomes
+from tasks.sending import SendCounter
 
 FLOW_NAME = "deliverability-check"
 
@@ -91,39 +88,21 @@ async def deliverability_check(
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
     first = start or dt.date.today()
     dates = requested_days(first, days)
-    options = {
-        "start": first.isoformat(),
-        "days": days,
-        "sheet": input_sheet,
-        "delimiter": input_delimiter,
-        "encoding": input_encoding,
-    }
-    key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), files=(input_path,), parameters=options)
-    parameters = {"input_path": input_path, "output_dir": output_dir, "concurrency": concurrency, **options}
-    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
-        recorder,
-        summary,
-    ):
-        addresses, rejected_path = await prepare_addresses(
-            recorder,
-            input_path,
-            output_dir,
-            use="delivery",
-            sheet=input_sheet,
-            delimiter=input_delimiter,
-            encoding=input_encoding,
-            reserved=RESULT_COLUMNS,
-            csv_style=settings.csv_style,
-            limits=settings.table_limits,
-        )
-        summary.update(
-            idempotency_key=key,
-            first_day=first.isoformat(),
-            days=days,
-            **addresses.counts(),
-        )
-
-        checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
+    async with commerce_rows_run(
+        settings,
+        FLOW_NAME,
+        input_path,
+        output_dir,
+        use="delivery",
+        reserved=RESULT_COLUMNS,
+        concurrency=concurrency,
+        sheet=input_sheet,
+        delimiter=input_delimiter,
+        encoding=input_encoding,
+        identifying={"start": first.isoformat(), "days": days},
+    ) as run:
+        addresses, summary = run.addresses, run.summary
+        summary.update(first_day=first.isoformat(), days=days)
         sends = SendCounter()
         async with commerce_client(settings, request_log=sends) as client:
             outcomes = await check_deliverabilities(
@@ -132,18 +111,14 @@ async def deliverability_check(
                 start=first,
                 days=days,
                 concurrency=concurrency,
-                checkpoint=checkpoint,
+                checkpoint=run.checkpoint,
             )
-        await record_outcomes(recorder, "deliverabilities", sends, outcomes)
+        await record_outcomes(run.recorder, "deliverabilities", sends, outcomes)
 
         table = deliverability_table(addresses.records, outcomes, addresses.passthrough, dates)
         files = write_deliverability(table, output_dir, csv_style=settings.csv_style)
-        for path in files:
-            await recorder.document(path.name, path)
         statuses = table.status_counts()
-        failed = statuses.get("failed", 0)
-        if not failed:
-            checkpoint.clear()
+        failed = await run.finish(files, statuses)
         summary.update(
             answered=statuses.get("ok", 0),
             refused=statuses.get("refused", 0),

@@ -16,7 +16,7 @@ from prefect import flow, get_run_logger
 from prefect.deployments import arun_deployment
 
 from connectors.errors import PostflowsError
-from deployments.catalog import FILE_ARRIVED_DEPLOYMENT, FILE_ARRIVED_EVENT, DeploymentSpec, arrival_kinds
+from flows.arrivals import FILE_ARRIVED_EVENT, FILE_ARRIVED_FLOW, FileFlow, arrival_kinds
 from flows.forms import Blank, form
 from flows.naming import run_name
 from postflows.settings import get_settings
@@ -28,12 +28,12 @@ class ArrivalRefused(PostflowsError):
     """The event names no kind that takes a file, or no file is at its path; nothing was started."""
 
 
-def arrival_spec(kind: str) -> DeploymentSpec:
-    """The deployment a file of ``kind`` starts (deployment or command name)."""
-    spec = arrival_kinds().get(kind.strip())
-    if spec is None:
+def arrival_flow(kind: str) -> FileFlow:
+    """The flow a file of ``kind`` starts (flow, deployment or command name)."""
+    file_flow = arrival_kinds().get(kind.strip())
+    if file_flow is None:
         raise ArrivalRefused(f"unknown kind {kind!r}: a file arriving can start {KINDS}; nothing was started")
-    return spec
+    return file_flow
 
 
 def arrived_file(path: str) -> Path:
@@ -59,9 +59,9 @@ def arrival_dir(data_dir: Path, file: Path, *, now: dt.datetime | None = None) -
 
 
 @flow(
-    name=FILE_ARRIVED_DEPLOYMENT,
+    name=FILE_ARRIVED_FLOW,
     log_prints=False,
-    flow_run_name=run_name(FILE_ARRIVED_DEPLOYMENT, "kind", "path"),
+    flow_run_name=run_name(FILE_ARRIVED_FLOW, "kind", "path"),
 )
 async def file_arrived(
     path: Annotated[str, form("File", "Absolute path of the file that arrived, on the worker.")],
@@ -95,24 +95,23 @@ async def file_arrived(
     Raises:
         ArrivalRefused: an unknown kind, or no file at the path: nothing is started.
     """
-    spec = arrival_spec(kind)
+    file_flow = arrival_flow(kind)
     file = arrived_file(path)
-    assert spec.arrival_parameter is not None
     parameters = {
-        spec.arrival_parameter: str(file),
+        file_flow.parameter: str(file),
         "output_dir": str(arrival_dir(get_settings().data_dir, file)),
     }
     started = await arun_deployment(
-        spec.full_name,
+        file_flow.deployment,
         parameters=parameters,
-        idempotency_key=f"{FILE_ARRIVED_EVENT}:{event_id}:{spec.name}" if event_id else None,
+        idempotency_key=f"{FILE_ARRIVED_EVENT}:{event_id}:{file_flow.name}" if event_id else None,
         timeout=0,
     )
     get_run_logger().info(
-        "%s: started %s run %s on %s", FILE_ARRIVED_EVENT, spec.full_name, started.name, file
+        "%s: started %s run %s on %s", FILE_ARRIVED_EVENT, file_flow.deployment, started.name, file
     )
     return {
-        "deployment": spec.full_name,
+        "deployment": file_flow.deployment,
         "flow_run_id": str(started.id),
         "flow_run_name": started.name,
         "parameters": parameters,

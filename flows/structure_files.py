@@ -12,7 +12,8 @@ from prefect import flow, get_run_logger
 
 from connectors.newspaper import NewspaperClient, StructureFileCode
 from connectors.newspaper.errors import FieldProblem
-from connectors.newspaper.validation import email_problem, ensure_valid
+from connectors.newspaper.validation import ensure_valid
+from connectors.validation import email_problem
 from fileio.newspaper.outputs import summary_markdown
 from fileio.reports import write_csv
 from flows.forms import Blank, form

@@ -21,27 +21,11 @@ from sqlalchemy.orm import Session, selectinload
 
 from history.leases import HOLD_KEY_STEP
 from history.models import Document, MessageLevel, RemoteJob, Run, RunMessage, RunState, Step, utcnow
-from history.remote_jobs import find_remote_job, jobs_for_key, save_remote_job, update_remote_job
+from history.remote_jobs import find_remote_job as find_remote_job
+from history.remote_jobs import jobs_for_key as jobs_for_key
+from history.remote_jobs import save_remote_job as save_remote_job
+from history.remote_jobs import update_remote_job as update_remote_job
 from history.rows import attached, json_mapping, mirror
-
-__all__ = [
-    "file_digest",
-    "find_document",
-    "find_remote_job",
-    "finish_run",
-    "get_run",
-    "interrupted_before",
-    "jobs_for_key",
-    "latest_run",
-    "list_runs",
-    "record_document",
-    "record_message",
-    "record_step",
-    "rekey_run",
-    "save_remote_job",
-    "start_run",
-    "update_remote_job",
-]
 
 HASH_CHUNK_BYTES = 1024 * 1024
 

@@ -499,7 +499,9 @@ def serve_command() -> None:
 
     say(choose_api(_settings().data_dir))
     from deployments.serve import serve_all
+    from postflows.api_limits import ensure_configured_limits
 
+    ensure_configured_limits()  # the per-API rate limits the flows' requests take slots of
     serve_all()
 
 

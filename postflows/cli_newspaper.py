@@ -218,7 +218,7 @@ def structure_files_command(
     if code not in (1, 2, 9):
         raise typer.BadParameter(f"CODE must be 1, 2 or 9, not {code}")
     if notify is not None:
-        from connectors.newspaper.validation import email_problem
+        from connectors.validation import email_problem
 
         if problem := email_problem(notify):
             raise typer.BadParameter(f"{problem}; nothing was sent", param_hint="--notify")

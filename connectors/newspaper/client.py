@@ -57,6 +57,7 @@ from connectors.newspaper.models import (
     StructureFileCode,
 )
 from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, shared_or_new
+from connectors.validation import email_problem
 
 SUBMISSION = "/logistics/newspaper/submission/v1"
 STATISTIC = "/logistics/newspaper/statistic/v1"
@@ -255,7 +256,7 @@ class NewspaperClient(ApiClient):
 
         The body is not shown in the spec; ``{"email": ...}`` is sent.
         """
-        if problem := validation.email_problem(email):
+        if problem := email_problem(email):
             validation.ensure_valid("structure file e-mail", [FieldProblem("email", problem)])
         response = await self._call(
             "POST", f"{ADDRESS}/structurefiles/email", Scope.ADDRESS, json={"email": email}

@@ -8,8 +8,6 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 
-from email_validator import EmailNotValidError, validate_email
-
 from connectors.newspaper.errors import FieldProblem, OrderInvalid
 from connectors.newspaper.models import (
     BasisInformation,
@@ -23,18 +21,10 @@ from connectors.newspaper.models import (
     StatisticsRecord,
     StatisticsSubmission,
 )
+from connectors.validation import email_problem
 
 _SWISS_ZIP = re.compile(r"^[1-9]\d{3}$")
 _ISO_COUNTRY = re.compile(r"^[A-Z]{2}$")
-
-
-def email_problem(value: str) -> str | None:
-    """Why ``value`` is not a valid e-mail address, or None; no DNS lookup."""
-    try:
-        validate_email(value, check_deliverability=False)
-    except EmailNotValidError as exc:
-        return f"{value!r} is not a valid e-mail address ({exc})"
-    return None
 
 
 def check_standard_order(order: StandardOrder, *, today: dt.date) -> list[FieldProblem]:

@@ -215,6 +215,10 @@ class AlignmentProfile(_Strict):
         return yaml.safe_dump(content, sort_keys=False, allow_unicode=True, width=100)
 
 
+# The standard profile's upload layout as agreed with the service, a data table of its own: its ``_in``
+# names follow the agreed layout's spelling (CoAddress_in, StreetName_in, ZIPCode_in), not §2.2's
+# (connectors.address_service.codes.INPUT_FIELD_NAMES), and the sandbox holds its own copy.
+# pylint: disable=duplicate-code
 STANDARD_COLUMNS = (
     "CustomID_01_in",
     "Company_in",
@@ -240,6 +244,7 @@ STANDARD_COLUMNS = (
     "PoBoxTownName_in",
     *(f"PassThrough_{number:02d}" for number in range(1, 11)),
 )
+# pylint: enable=duplicate-code
 
 BUILTIN: dict[str, AlignmentProfile] = {
     "standard": AlignmentProfile(

@@ -39,15 +39,8 @@ from fileio.errors import InputError
 from fileio.headers import resolve_address_columns
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
-from fileio.rejected_rows import (
-    id_column,
-    malformed_problems,
-    no_problems,
-    problem_lines,
-    rejected_report,
-)
+from fileio.rejected_rows import RejectedRows, id_column, no_problems, problem_lines
 from fileio.tables import choose_sheet, read_table
-from fileio.textfiles import control_characters, visible_controls
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -187,35 +180,23 @@ def read_address_file(
         filled |= values != ""
     frame = pd.DataFrame(gathered, index=raw.index)
     _split_po_box(frame)
-    malformed_rows = {row for row, _ in table.malformed}
-    empty = ~filled & ~frame[RECORD_ID].isin(malformed_rows)
+    rejected = RejectedRows(table)
+    empty = ~filled & ~frame[RECORD_ID].isin(rejected.malformed)
     frame = frame[~empty].copy()
-    problems = [malformed_problems(table.malformed)]
     split = SplitColumn(split=[], refused={})
     if split_house_numbers:
         split = split_street_column(frame, record_id=RECORD_ID)
-    checkable = frame[~frame[RECORD_ID].isin(malformed_rows)]
-    problems.append(_refused_splits(split, checkable, address_columns))
-    problems += _row_problems(
-        checkable,
-        address_columns,
-        passthrough,
-        mode,
-        wire_encoding,
-        controls=table.control_characters,
-        unsplit=frozenset(split.refused),
-    )
-    rejected = pd.concat([p for p in problems if len(p)] or [no_problems()], ignore_index=True)
-    rejected = rejected.sort_values("row", kind="stable", ignore_index=True)
-    if table.control_characters and len(rejected):
-        rejected["value"] = visible_controls(rejected["value"].astype(object))
-    records = frame[~frame[RECORD_ID].isin(rejected["row"])].reset_index(drop=True)
-    _check_accounted(source, len(raw), len(records), int(rejected["row"].nunique()), int(empty.sum()))
-    report = rejected_report(rejected, table, id_column=id_column(headers, known=id_columns))
+    checkable = frame[~frame[RECORD_ID].isin(rejected.malformed)]
+    rejected.add(_refused_splits(split, checkable, address_columns))
+    for lines in _row_problems(checkable, address_columns, mode, unsplit=frozenset(split.refused)):
+        rejected.add(lines)
+    _check_values(rejected, checkable, address_columns, passthrough, wire_encoding)
+    records = frame[~frame[RECORD_ID].isin(rejected.rows)].reset_index(drop=True)
+    rejected.check_accounted(source, accepted=len(records), empty=int(empty.sum()))
     return AddressInput(
         records=records,
-        rejected=rejected,
-        rejected_report=report,
+        rejected=rejected.lines(),
+        rejected_report=rejected.report(id_column=id_column(headers, known=id_columns)),
         address_columns=address_columns,
         passthrough_columns=passthrough,
         source=source,
@@ -257,20 +238,6 @@ def address_header(
         address_columns, mode, path, split_house_numbers=split_house_numbers, headers=headers
     )
     return address_columns
-
-
-def _check_accounted(source: Path, rows: int, accepted: int, rejected: int, empty: int) -> None:
-    """Every row read is accepted, rejected or empty; anything else would lose rows silently.
-
-    Raises:
-        InputError: the counts do not add up (nothing is sent).
-    """
-    if accepted + rejected + empty != rows:
-        raise InputError(
-            f"{rows} data rows were read, but {accepted} accepted + {rejected} rejected + {empty} empty "
-            f"= {accepted + rejected + empty}; rows would be lost, so nothing is sent",
-            path=source,
-        )
 
 
 # "Postfach 123", "Case postale 45", "Casella postale 7", "P.O. Box 9": a term and a number in one cell.
@@ -336,18 +303,11 @@ def _check_columns_present(
 
 
 def _row_problems(
-    frame: pd.DataFrame,
-    columns: Mapping[str, str],
-    passthrough: Sequence[str],
-    mode: Mode,
-    wire_encoding: str,
-    *,
-    controls: bool = True,
-    unsplit: frozenset[int] = frozenset(),
+    frame: pd.DataFrame, columns: Mapping[str, str], mode: Mode, *, unsplit: frozenset[int] = frozenset()
 ) -> list[pd.DataFrame]:
-    """One frame of rejected lines per check that found something; ``controls`` False skips the search for
-    control characters (the file is known to hold none); ``unsplit``: rows whose street line could not be
-    split, rejected with that reason already (no second "HouseNo missing")."""
+    """One frame of rejected lines per check of the minimum input and the postcodes that found something;
+    ``unsplit``: rows whose street line could not be split, rejected with that reason already (no second
+    "HouseNo missing")."""
     empty = pd.Series(False, index=frame.index)
 
     def filled(name: str) -> pd.Series:
@@ -401,34 +361,34 @@ def _row_problems(
             if bad.any():
                 lines.append(problem_lines(frame.loc[bad, RECORD_ID], header(postcode), values[bad],
                                     "Swiss postcode must be exactly 4 digits"))  # fmt: skip
+    return lines
 
+
+def _check_values(
+    rejected: RejectedRows,
+    frame: pd.DataFrame,
+    columns: Mapping[str, str],
+    passthrough: Sequence[str],
+    wire_encoding: str,
+) -> None:
+    """Every value fits its §2.3 length (customer columns 450) and the wire encoding, and holds no control
+    character."""
     limits = {name: MAX_LENGTH[name] for name in ADDRESS_FIELD_NAMES if name in frame}
     limits.update({name: PASSTHROUGH_MAX_LENGTH for name in passthrough})
     for column, limit in limits.items():
-        lengths = frame[column].str.len()
-        bad = lengths > limit
-        if bad.any():
-            reason = f"longer than {limit} characters (" + lengths[bad].astype("int64").astype(str) + ")"
-            lines.append(
-                problem_lines(frame.loc[bad, RECORD_ID], header(column), frame.loc[bad, column], reason)
-            )
+        rejected.check_lengths(columns.get(column, column), frame[column], limit)
     for column in limits:
         bad_chars = unencodable(frame[column], wire_encoding)
         if len(bad_chars):
             reason = "character " + bad_chars + f" cannot be written in {wire_encoding}"
             index = bad_chars.index
-            lines.append(
-                problem_lines(frame.loc[index, RECORD_ID], header(column), frame.loc[index, column], reason)
+            rejected.add(
+                problem_lines(
+                    frame.loc[index, RECORD_ID], columns.get(column, column), frame.loc[index, column], reason
+                )
             )
-    for column in limits if controls else ():
-        found = control_characters(frame[column])
-        if len(found):
-            index = found.index
-            reason = "control character " + found.astype(str) + " in the value"
-            lines.append(
-                problem_lines(frame.loc[index, RECORD_ID], header(column), frame.loc[index, column], reason)
-            )
-    return lines
+    for column in limits if rejected.table.control_characters else ():
+        rejected.check_controls(columns.get(column, column), frame[column])
 
 
 def _refused_splits(split: SplitColumn, frame: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:

@@ -27,26 +27,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from fileio.errors import InputError
-from fileio.headers import field_for_header, header_key
+from fileio.headers import field_for_header, header_key, resolve_columns
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
-from fileio.rejected_rows import (
-    PROBLEM_COLUMNS,
-    id_column,
-    malformed_problems,
-    no_problems,
-    problem_lines,
-    rejected_report,
-    write_rejected,
-)
-from fileio.reports import CsvStyle
+from fileio.rejected_rows import PROBLEM_COLUMNS, RejectedRows, id_column, problem_lines
 from fileio.tables import read_table
-from fileio.textfiles import control_characters, visible_controls
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from tasks.run_history import RunRecorder
 else:
     pd = lazy_module("pandas")  # imported on first use: the CLI checks a header without it
 
@@ -147,38 +135,28 @@ class CommerceAddresses:
         }
 
 
-def resolve_columns(headers: Sequence[str]) -> dict[str, str]:
+def commerce_columns(headers: Sequence[str]) -> dict[str, str]:
     """Which source header supplies each field (field → header); the house-number addition is the
     internal field ``houseNumberAddition``.
 
     A leaf field's own name beats a batch name or alias; among equals the leftmost column wins.
     """
-    chosen: dict[str, tuple[int, int, str]] = {}
-    for position, header in enumerate(headers):
-        key = header_key(header)
-        if key in _LEAF_BY_KEY:
-            claim = (_LEAF_BY_KEY[key], 0)
-        elif (batch_field := field_for_header(header)) in FROM_BATCH_FIELD:
-            claim = (FROM_BATCH_FIELD[str(batch_field)], 1)
-        elif key in _EXTRA_ALIASES:
-            claim = (_EXTRA_ALIASES[key], 1)
-        else:
-            continue
-        field, precedence = claim
-        current = chosen.get(field)
-        if current is None or (precedence, position) < current[:2]:
-            chosen[field] = (precedence, position, header)
-    return {field: header for field, (_, _, header) in chosen.items()}
+    return resolve_columns(headers, (_LEAF_BY_KEY, _batch_alias))
+
+
+def _batch_alias(header: str) -> str | None:
+    """The leaf field a header names as the batch input does, or as only commerce files do."""
+    return FROM_BATCH_FIELD.get(field_for_header(header) or "") or _EXTRA_ALIASES.get(header_key(header))
 
 
 def address_header(headers: Sequence[str], *, use: Use, path: Path) -> dict[str, str]:
-    """The columns of a file's header that supply each field (see :func:`resolve_columns`), with the
+    """The columns of a file's header that supply each field (see :func:`commerce_columns`), with the
     columns every row needs for ``use``.
 
     Raises:
         InputError: a column every row needs is missing (the message names it and the header).
     """
-    resolved = resolve_columns(headers)
+    resolved = commerce_columns(headers)
     _check_columns_present(resolved, use, headers, path)
     return resolved
 
@@ -237,33 +215,20 @@ def read_commerce_addresses(
         frame["houseNumber"] = _joined(frame["houseNumber"], values[_HOUSE_NUMBER_ADDITION])
     frame["postBoxNumber"] = _box_number(frame["postBoxNumber"])
 
-    malformed_rows = {row for row, _ in table.malformed}
-    empty = ~filled & ~frame[ROW].isin(malformed_rows)
+    rejected = RejectedRows(table)
+    empty = ~filled & ~frame[ROW].isin(rejected.malformed)
     frame = frame[~empty]
     headers_of = _source_headers(resolved)
-    problems = [malformed_problems(table.malformed)]
-    checkable = frame[~frame[ROW].isin(malformed_rows)]
-    problems += _row_problems(checkable, use, headers_of, controls=table.control_characters)
-    rejected = pd.concat([p for p in problems if len(p)] or [no_problems()], ignore_index=True)
-    rejected = rejected.sort_values(ROW, kind="stable", ignore_index=True)
-    if table.control_characters and len(rejected):
-        rejected["value"] = visible_controls(rejected["value"].astype(object))
-    records = frame[~frame[ROW].isin(rejected[ROW])].reset_index(drop=True)
+    _check_rows(rejected, frame[~frame[ROW].isin(rejected.malformed)], use, headers_of)
+    records = frame[~frame[ROW].isin(rejected.rows)].reset_index(drop=True)
     for column in records.columns.drop(ROW):  # None, never NaN, for an empty cell: callers send these
         records[column] = records[column].astype(object).where(records[column].notna(), None)
-    rejected_rows = int(rejected[ROW].nunique())
-    if len(records) + rejected_rows + int(empty.sum()) != len(raw):
-        raise InputError(
-            f"{len(raw)} data rows were read, but {len(records)} accepted + {rejected_rows} rejected + "
-            f"{int(empty.sum())} empty do not add up; rows would be lost, so nothing is sent",
-            path=source,
-        )
-    report = rejected_report(rejected, table, id_column=id_column(headers))
+    rejected.check_accounted(source, accepted=len(records), empty=int(empty.sum()))
     columns = {field: headers_of[field] for field in LEAF_FIELDS if field in headers_of}
     return CommerceAddresses(
         records=records,
-        rejected=rejected,
-        rejected_report=report,
+        rejected=rejected.lines(),
+        rejected_report=rejected.report(id_column=id_column(headers)),
         columns=columns,
         passthrough=passthrough,
         source=source,
@@ -334,89 +299,32 @@ def _check_columns_present(resolved: Mapping[str, str], use: Use, headers: Seque
     )
 
 
-def _row_problems(
-    frame: pd.DataFrame, use: Use, headers_of: Mapping[str, tuple[str, ...]], *, controls: bool
-) -> list[pd.DataFrame]:
-    """One frame of rejected lines per check that found something."""
+def _check_rows(
+    rejected: RejectedRows, frame: pd.DataFrame, use: Use, headers_of: Mapping[str, tuple[str, ...]]
+) -> None:
+    """The problems of every row: what ``use`` needs, the zip, the lengths, control characters."""
 
     def header(field: str) -> str:
         return " + ".join(headers_of.get(field, (field,)))
 
-    lines: list[pd.DataFrame] = []
     zip_code, city = frame["zip"], frame["city"]
     if use == "validation":
         neither = zip_code.isna() & city.isna()
         if neither.any():
             reason = "zip and city both missing: the service needs at least one of them"
-            lines.append(problem_lines(frame.loc[neither, ROW], header("zip"), "", reason))
+            rejected.add(problem_lines(frame.loc[neither, ROW], header("zip"), "", reason))
     else:
         for field, values in (("zip", zip_code), ("city", city)):
             absent = values.isna()
             if absent.any():
                 reason = f"{field} missing: a delivery query needs zip and city"
-                lines.append(problem_lines(frame.loc[absent, ROW], header(field), "", reason))
+                rejected.add(problem_lines(frame.loc[absent, ROW], header(field), "", reason))
     bad_zip = zip_code.notna() & ~zip_code.fillna("").str.fullmatch(r"\d{4}")
     if bad_zip.any():
-        lines.append(
-            problem_lines(
-                frame.loc[bad_zip, ROW], header("zip"), zip_code[bad_zip], "zip must be exactly 4 digits"
-            )
-        )
+        reason = "zip must be exactly 4 digits"
+        rejected.add(problem_lines(frame.loc[bad_zip, ROW], header("zip"), zip_code[bad_zip], reason))
     for field, limit in MAX_LENGTH.items():
-        if field == "zip":
-            continue  # its own check says more
-        lengths = frame[field].str.len()
-        long = lengths > limit
-        if long.any():
-            length = lengths[long].astype("int64").astype(str)
-            lines.append(
-                problem_lines(
-                    frame.loc[long, ROW],
-                    header(field),
-                    frame.loc[long, field],
-                    f"longer than {limit} characters (" + length + ")",
-                )
-            )
-    for field in LEAF_FIELDS if controls else ():
-        found = control_characters(frame[field])
-        if len(found):
-            index = found.index
-            described = "control character " + found.astype(str) + " in the value"
-            lines.append(
-                problem_lines(frame.loc[index, ROW], header(field), frame.loc[index, field], described)
-            )
-    return lines
-
-
-async def prepare_addresses(
-    recorder: RunRecorder,
-    input_path: Path,
-    output_dir: Path,
-    *,
-    use: Use,
-    sheet: str | None,
-    delimiter: str | None,
-    encoding: str | None,
-    reserved: Sequence[str],
-    csv_style: CsvStyle,
-    limits: TableLimits,
-) -> tuple[CommerceAddresses, Path | None]:
-    """The "prepare input" step of a row-by-row commerce flow: read and check the rows, write
-    ``rejected.csv`` in ``csv_style`` (never leaving a stale one beside new results) and record it as a
-    document."""
-    async with recorder.step("prepare input"):
-        addresses = read_commerce_addresses(
-            input_path,
-            use=use,
-            sheet=sheet,
-            delimiter=delimiter,
-            encoding=encoding,
-            reserved=reserved,
-            limits=limits,
-        )
-        rejected_path = write_rejected(
-            addresses.rejected_report, output_dir / "rejected.csv", style=csv_style
-        )
-    if rejected_path is not None:
-        await recorder.document("rejected-rows", rejected_path)
-    return addresses, rejected_path
+        if field != "zip":  # its own check says more
+            rejected.check_lengths(header(field), frame[field], limit)
+    for field in LEAF_FIELDS if rejected.table.control_characters else ():
+        rejected.check_controls(header(field), frame[field])

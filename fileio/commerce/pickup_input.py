@@ -11,17 +11,17 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from connectors.commerce import PickupUserRequest
-from connectors.newspaper.validation import email_problem
+from connectors.validation import email_problem
 from fileio.errors import InputError
-from fileio.headers import header_key
+from fileio.headers import header_key, resolve_columns
+from fileio.input_rows import RowCells
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
-from fileio.rejected_rows import id_column, problems_frame, rejected_report
+from fileio.rejected_rows import RejectedRows, id_column
 from fileio.tables import read_table
-from fileio.textfiles import control_character_lines
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,6 +53,7 @@ _COUNTRY = re.compile(r"^[A-Z]{2}$")
 _FOUR_DIGIT_COUNTRIES = frozenset({"CH", "LI"})
 # What a notification mode needs to be delivered: e-mail to an address, a text message to a mobile number.
 _NOTIFY_NEEDS = {"EMAIL": "email", "SMS": "mobileNumber"}
+_BY_KEY = {header_key(name): name for name in PICKUP_FIELDS}
 
 
 @dataclass(frozen=True)
@@ -83,13 +84,7 @@ class PickupInput:
 def pickup_columns(headers: Sequence[str]) -> dict[str, str]:
     """Which header supplies each request field (field → header), matched case-insensitively (and
     ignoring spaces, dashes and underscores); the first match wins."""
-    wanted = {header_key(name): name for name in PICKUP_FIELDS}
-    columns: dict[str, str] = {}
-    for header in headers:
-        name = wanted.get(header_key(header))
-        if name is not None and name not in columns:
-            columns[name] = header
-    return columns
+    return resolve_columns(headers, (_BY_KEY,))
 
 
 def pickup_header(headers: Sequence[str], *, path: Path) -> dict[str, str]:
@@ -119,42 +114,22 @@ def read_pickup_input(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> Pick
     """
     table = read_table(path, limits=limits)
     frame = table.frame
-    columns = pickup_header([str(header) for header in frame.columns], path=path)
-    rejected: list[dict[str, Any]] = [
-        {"row": row, "field": "", "value": "", "reason": problem} for row, problem in table.malformed
-    ]
-    if table.control_characters:
-        rejected += control_character_lines(frame, columns, {row for row, _ in table.malformed})
-    skip = {line["row"] for line in rejected}
+    headers = [str(header) for header in frame.columns]
+    columns = pickup_header(headers, path=path)
+    rejected = RejectedRows(table)
+    for name, header in columns.items() if table.control_characters else ():
+        rejected.check_controls(name, frame[header])
     rows: list[PickupRow] = []
-    empty_rows = 0
-    for label, values in frame.iterrows():
-        row = int(str(label))
-        if row in skip:
-            continue
-        cells = {name: _cell(values[header]) for name, header in columns.items()}
-        if not any(cells.values()):
-            empty_rows += 1
-            continue
+    to_check = RowCells(frame, columns, skip=rejected.rows, cell=_cell)
+    for row, cells in to_check:
         problems = row_problems(cells)
-        if problems:
-            rejected += [
-                {"row": row, "field": field, "value": cells.get(field) or "", "reason": reason}
-                for field, reason in problems
-            ]
-            continue
-        rows.append(PickupRow(row, pickup_request(cells)))
-    lines = problems_frame(rejected)
-    report = rejected_report(lines, table, id_column=id_column([str(header) for header in frame.columns]))
-    result = PickupInput(frame, columns, rows, lines, report, empty_rows)
-    if len(rows) + result.rejected_rows + empty_rows != len(frame):
-        raise InputError(
-            f"{len(frame)} data rows were read, but {len(rows)} accepted + {result.rejected_rows} rejected + "
-            f"{empty_rows} empty = {len(rows) + result.rejected_rows + empty_rows}; rows would be lost, so "
-            "nothing is sent",
-            path=path,
-        )
-    return result
+        for field, reason in problems:
+            rejected.add_line(row, field, cells.get(field) or "", reason)
+        if not problems:
+            rows.append(PickupRow(row, pickup_request(cells)))
+    rejected.check_accounted(path, accepted=len(rows), empty=to_check.empty)
+    report = rejected.report(id_column=id_column(headers))
+    return PickupInput(frame, columns, rows, rejected.lines(), report, to_check.empty)
 
 
 def row_problems(cells: Mapping[str, str]) -> list[tuple[str, str]]:

@@ -20,13 +20,13 @@ from connectors.newspaper import Purchase, PurchaseAddress, check_purchase
 from connectors.newspaper.errors import FieldProblem
 from connectors.newspaper.validation import ensure_valid
 from fileio.errors import InputError
-from fileio.headers import field_for_header, header_key
+from fileio.headers import field_for_header, header_key, resolve_columns
+from fileio.input_rows import RowCells
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
-from fileio.rejected_rows import ID_ALIASES, id_column, problems_frame, rejected_report
+from fileio.rejected_rows import ID_ALIASES, RejectedRows, id_column
 from fileio.structured_files import Format, UnusableFile, odd_key, read_structured
 from fileio.tables import read_table
-from fileio.textfiles import control_character_lines
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,6 +44,7 @@ _FROM_ADDRESS_FIELD = {
     "TownName": "city",
     "CountryCode": "isoCode",
 }
+_BY_KEY = {header_key(name): name for name in ADDRESS_FIELDS}
 _ADDRESS_INDEX = re.compile(r"^addresses\[(\d+)\]\.?(.*)$")
 _INTEGER = re.compile(r"^\d+(?:\.0+)?$")
 
@@ -67,23 +68,14 @@ class PurchaseInput:
 
 def purchase_columns(headers: Sequence[str]) -> dict[str, str]:
     """Which header supplies each §2.7 address field (field → header): the spec name first, then an alias."""
-    columns: dict[str, str] = {}
-    by_key = {header_key(name): name for name in ADDRESS_FIELDS}
-    for header in headers:
-        name = by_key.get(header_key(header))
-        if name is not None and name not in columns:
-            columns[name] = header
-    for header in headers:
-        if header in columns.values():
-            continue
-        alias = (
-            "id"
-            if header_key(header) in ID_ALIASES
-            else _FROM_ADDRESS_FIELD.get(field_for_header(header) or "")
-        )
-        if alias is not None and alias not in columns:
-            columns[alias] = header
-    return columns
+    return resolve_columns(headers, (_BY_KEY, _alias))
+
+
+def _alias(header: str) -> str | None:
+    """The §2.7 field a header names as a customer number or as the batch input names an address field."""
+    if header_key(header) in ID_ALIASES:
+        return "id"
+    return _FROM_ADDRESS_FIELD.get(field_for_header(header) or "")
 
 
 def purchase_header(headers: Sequence[str], *, path: Path) -> dict[str, str]:
@@ -152,32 +144,20 @@ def read_purchase_input(
         OrderInvalid: a purchase parameter is invalid (named by its §2.7 path); nothing is sent.
     """
     table = read_table(addresses_path, limits=limits)
-    columns = purchase_header([str(header) for header in table.frame.columns], path=addresses_path)
-    rejected: list[dict[str, Any]] = [
-        {"row": row, "field": "", "value": "", "reason": problem} for row, problem in table.malformed
-    ]
-    malformed = {row for row, _ in table.malformed}
-    if table.control_characters:
-        rejected += control_character_lines(table.frame, columns, malformed)
-    unreadable = malformed | {line["row"] for line in rejected}
+    headers = [str(header) for header in table.frame.columns]
+    columns = purchase_header(headers, path=addresses_path)
+    rejected = RejectedRows(table)
+    for name, header in columns.items() if table.control_characters else ():
+        rejected.check_controls(name, table.frame[header])
+    unreadable = rejected.rows
     candidates: list[tuple[int, PurchaseAddress, dict[str, str]]] = []
     input_rows = len(unreadable)
-    empty_rows = 0
-    for label, values in table.frame.iterrows():
-        row = int(str(label))
-        if row in unreadable:
-            continue
-        cells = {
-            name: str(values[header]).strip() if pd.notna(values[header]) else ""
-            for name, header in columns.items()
-        }
-        if not any(cells.values()):
-            empty_rows += 1
-            continue
+    rows = RowCells(table.frame, columns, skip=unreadable)
+    for row, cells in rows:
         input_rows += 1
         zip_text = cells.get("zipCode", "")
         if zip_text and not _INTEGER.match(zip_text):
-            rejected.append({"row": row, "field": "zipCode", "value": zip_text, "reason": "is not a number"})
+            rejected.add_line(row, "zipCode", zip_text, "is not a number")
             continue
         body: dict[str, Any] = {name: value for name, value in cells.items() if value}
         body.setdefault("id", str(row))
@@ -205,24 +185,13 @@ def read_purchase_input(
             continue
         row, _, cells = candidates[int(match.group(1))]
         field = match.group(2)
-        rejected.append(
-            {"row": row, "field": field, "value": cells.get(field, ""), "reason": problem.message}
-        )
+        rejected.add_line(row, field, cells.get(field, ""), problem.message)
         bad_rows.add(row)
     ensure_valid("purchase", parameter_problems)
     kept = [(row, address) for row, address, _ in candidates if row not in bad_rows]
-    lines = problems_frame(rejected)
-    rejected_rows = int(lines["row"].nunique())
-    if len(kept) + rejected_rows + empty_rows != len(table.frame):
-        raise InputError(
-            f"{len(table.frame)} data rows were read, but {len(kept)} accepted + {rejected_rows} rejected + "
-            f"{empty_rows} empty = {len(kept) + rejected_rows + empty_rows}; rows would be lost, so nothing "
-            "is sent",
-            path=addresses_path,
-        )
+    rejected.check_accounted(addresses_path, accepted=len(kept), empty=rows.empty)
     if not kept:
         raise InputError("no address row passed the checks", path=addresses_path)
-    headers = [str(header) for header in table.frame.columns]
-    report = rejected_report(lines, table, id_column=id_column(headers, known=[columns.get("id")]))
+    report = rejected.report(id_column=id_column(headers, known=[columns.get("id")]))
     everything.addresses = [address for _, address in kept]
-    return PurchaseInput(everything, [row for row, _ in kept], lines, report, input_rows)
+    return PurchaseInput(everything, [row for row, _ in kept], rejected.lines(), report, input_rows)

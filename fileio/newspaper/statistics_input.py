@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from connectors.newspaper import StatisticsRecord, StatisticsSubmission, check_statistics
 from fileio.errors import InputError
-from fileio.headers import header_key
+from fileio.headers import header_key, resolve_columns
+from fileio.input_rows import RowCells
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
-from fileio.rejected_rows import id_column, problems_frame, rejected_report
+from fileio.rejected_rows import RejectedRows, id_column
 from fileio.tables import read_table
 
 if TYPE_CHECKING:
@@ -80,12 +81,7 @@ def parse_date(text: str) -> dt.date:
 
 def statistics_columns(headers: Sequence[str]) -> dict[str, str]:
     """Which header supplies each §2.6 field (field → header); the leftmost of equal candidates wins."""
-    columns: dict[str, str] = {}
-    for header in headers:
-        name = _BY_KEY.get(header_key(header))
-        if name is not None and name not in columns:
-            columns[name] = header
-    return columns
+    return resolve_columns(headers, (_BY_KEY,))
 
 
 def statistics_header(headers: Sequence[str], *, path: Path) -> dict[str, str]:
@@ -112,34 +108,22 @@ def read_statistics_file(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> S
         InputError: the file cannot be read, is over a limit or lacks a column every record needs.
     """
     table = read_table(path, limits=limits)
-    columns = statistics_header([str(header) for header in table.frame.columns], path=path)
-    rejected: list[dict[str, Any]] = [
-        {"row": row, "field": "", "value": "", "reason": problem} for row, problem in table.malformed
-    ]
-    malformed = {row for row, _ in table.malformed}
+    headers = [str(header) for header in table.frame.columns]
+    columns = statistics_header(headers, path=path)
+    rejected = RejectedRows(table)
     records: list[tuple[int, StatisticsRecord]] = []
-    input_rows = len(malformed)
-    for row, values in table.frame.iterrows():
-        number = int(str(row))
-        if number in malformed:
-            continue
-        cells = {
-            name: str(values[header] if pd.notna(values[header]) else "").strip()
-            for name, header in columns.items()
-        }
-        if not any(cells.values()):
-            continue
+    input_rows = len(rejected.malformed)
+    rows = RowCells(table.frame, columns, skip=rejected.malformed)
+    for row, cells in rows:
         input_rows += 1
         record, problems = _record(cells)
-        if problems:
-            rejected += [{"row": number, **problem} for problem in problems]
-        else:
-            assert record is not None
-            records.append((number, record))
-    lines = problems_frame(rejected)
-    headers = [str(header) for header in table.frame.columns]
-    report = rejected_report(lines, table, id_column=id_column(headers))
-    return StatisticsInput(records, lines, report, input_rows, path)
+        for problem in problems:
+            rejected.add_line(row, **problem)
+        if record is not None:
+            records.append((row, record))
+    rejected.check_accounted(path, accepted=len(records), empty=rows.empty)
+    report = rejected.report(id_column=id_column(headers))
+    return StatisticsInput(records, rejected.lines(), report, input_rows, path)
 
 
 def _record(cells: dict[str, str]) -> tuple[StatisticsRecord | None, list[dict[str, str]]]:

@@ -60,6 +60,9 @@ class _Lenient(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
 
+# The upload layout in the words of an alignment profile (fileio.address_service.profiles), read here by
+# the sandbox's own model: it never imports the client's (STYLE.md 10, 12).
+# pylint: disable=duplicate-code
 class AgreedUpload(_Lenient):
     """The upload file as agreed: exact header and order, the id column, encoding and separators."""
 
@@ -71,6 +74,7 @@ class AgreedUpload(_Lenient):
     line_ending: str = "\r\n"
     header: bool = True
 
+    # pylint: enable=duplicate-code
     @field_validator("columns")
     @classmethod
     def _named(cls, columns: tuple[str, ...]) -> tuple[str, ...]:

@@ -4,6 +4,8 @@ two spellings (the spec table's for query responses, the one seen in delivered b
 
 from __future__ import annotations
 
+# The sandbox's own copy of the §2.2 table (it never imports the connector: STYLE.md 10, 12).
+# pylint: disable=duplicate-code
 # Canonical input fields in §2.2 order; the lower-case key is what every spelling maps onto.
 INPUT_FIELDS: tuple[str, ...] = (
     "Company",
@@ -28,6 +30,7 @@ INPUT_FIELDS: tuple[str, ...] = (
     "PoBoxZIPAddition",
     "PoBoxTownName",
 )
+# pylint: enable=duplicate-code
 _INPUT_BY_KEY = {name.lower(): name for name in INPUT_FIELDS}
 
 # The 24 ShortReport positions (§2.5); 22-24 are address type, source type and address status.

@@ -9,7 +9,6 @@ one (same key) sends only the queries not answered yet.
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -19,10 +18,10 @@ from prefect.cache_policies import NO_CACHE
 
 from connectors.address_service import AddressServiceClient
 from connectors.errors import ApiError
-from connectors.http import RequestRecord
 from fileio.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
 from tasks.fanout import ChunkPart, ClientFactory, fan_out
 from tasks.progress import Progress
+from tasks.sending import SendCounter
 
 # §2.3 output names → §2.2 input FieldName values.
 QUERY_FIELD_NAMES: dict[str, str] = {
@@ -50,35 +49,6 @@ QUERY_FIELD_NAMES: dict[str, str] = {
 }
 
 ERROR_COLUMN = "QueryError"
-
-
-class SendCounter:
-    """A request-log hook that counts every query sent, by outcome; a query may be sent more than once.
-
-    Attributes:
-        outcomes: requests sent, by outcome.
-        resumed: answers taken from an interrupted run's checkpoint instead of sent again.
-    """
-
-    def __init__(self) -> None:
-        self.outcomes: Counter[str] = Counter()
-        self.resumed = 0
-
-    def __call__(self, record: RequestRecord) -> None:
-        self.outcomes[record.outcome] += 1
-
-    def add(self, outcomes: Mapping[str, int]) -> None:
-        """Count the sends another counter saw (a chunk task's, say)."""
-        self.outcomes.update(outcomes)
-
-    @property
-    def total(self) -> int:
-        return sum(self.outcomes.values())
-
-    def describe(self) -> str:
-        parts = ", ".join(f"{outcome} {count}" for outcome, count in sorted(self.outcomes.items()))
-        resumed = f"; {self.resumed} answers from an interrupted run" if self.resumed else ""
-        return f"{self.total} queries sent ({parts or 'none'}){resumed}"
 
 
 def query_fields(record: Mapping[str, object]) -> dict[str, str]:

@@ -28,9 +28,9 @@ from pydantic import BaseModel, ValidationError
 from connectors.commerce import CommerceRejected
 from connectors.errors import ApiError, AuthFailed, HttpStatusError, NotFound
 from fileio.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
-from tasks.address_service.query import SendCounter
 from tasks.progress import Progress
 from tasks.run_history import RunRecorder
+from tasks.sending import SendCounter
 
 Q = TypeVar("Q", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)
@@ -70,7 +70,7 @@ class ChunkAnswers(Generic[M]):
 
     Attributes:
         outcomes: the outcome of every row of the chunk, by row.
-        sends: requests sent, by outcome (see :class:`~tasks.address_service.query.SendCounter`).
+        sends: requests sent, by outcome (see :class:`~tasks.sending.SendCounter`).
     """
 
     outcomes: dict[int, RowOutcome[M]]

@@ -23,10 +23,10 @@ from prefect.cache_policies import NO_CACHE
 from connectors.commerce import CommerceClient, ValidationRequest, ValidationResult
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import LEAF_FIELDS, ROW, address_records, field_text
-from tasks.address_service.query import SendCounter
 from tasks.commerce.per_row import ChunkAnswers, RowOutcome, ask_rows, resumed_outcomes
 from tasks.fanout import ChunkPart, ClientFactory, fan_out
 from tasks.progress import Progress
+from tasks.sending import SendCounter
 
 STATUS_COLUMN = "ValidationStatus"
 HTTP_STATUS_COLUMN = "HttpStatus"

@@ -19,6 +19,7 @@ from prefect.utilities.schema_tools import validate
 from deployments import yaml as prefect_yaml
 from deployments.catalog import CATALOG, TIMEZONE, WORK_POOL, DeploymentSpec, spec_named
 from deployments.serve import deployments
+from flows.arrivals import FILE_FLOWS
 
 ROOT = Path(__file__).resolve().parents[2]
 REGENERATE = "run `python -m deployments.yaml > prefect.yaml`"
@@ -174,3 +175,11 @@ def _next_runs(cron: str, start: dt.datetime, count: int) -> list[dt.datetime]:
     schedule = CronSchedule(cron=cron, timezone=TIMEZONE)
     dates = schedule._get_dates_generator(n=count, start=start)
     return [date.astimezone(ZURICH) for date in dates]
+
+
+def test_every_flow_a_file_can_start_is_a_deployment_of_the_same_command_that_takes_the_path() -> None:
+    for file_flow in FILE_FLOWS.values():
+        spec = spec_named(file_flow.name)
+        assert spec.command == file_flow.command and spec.arrival_parameter == file_flow.parameter
+        assert file_flow.deployment == spec.full_name
+        assert file_flow.parameter in parameter_schema(spec.load_flow()).properties

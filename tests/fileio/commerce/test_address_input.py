@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from fileio.commerce.address_input import read_commerce_addresses, resolve_columns
+from fileio.commerce.address_input import commerce_columns, read_commerce_addresses
 from fileio.errors import InputError
 from fileio.rejected_rows import write_rejected
 from tests.outputs import EXCEL, read_output_csv
@@ -31,7 +31,7 @@ def test_leaf_field_names_in_any_case_and_spelling() -> None:
         "city",
         "postBoxNumber",
     ]
-    assert resolve_columns(headers) == {
+    assert commerce_columns(headers) == {
         "firstName": "FIRSTNAME",
         "lastName": "last_name",
         "street": "Street",
@@ -55,7 +55,7 @@ def test_batch_headers_and_their_aliases() -> None:
         "TownName",
         "PoBoxNo",
     ]
-    assert resolve_columns(headers) == {
+    assert commerce_columns(headers) == {
         "firstName": "Prename",
         "lastName": "Name",
         "street": "Streetname",
@@ -66,7 +66,7 @@ def test_batch_headers_and_their_aliases() -> None:
         "city": "TownName",
         "postBoxNumber": "PoBoxNo",
     }
-    german = resolve_columns(["Vorname", "Nachname", "Strasse", "Hausnummer", "PLZ", "Ort", "Postfach"])
+    german = commerce_columns(["Vorname", "Nachname", "Strasse", "Hausnummer", "PLZ", "Ort", "Postfach"])
     assert german == {
         "firstName": "Vorname",
         "lastName": "Nachname",
@@ -76,7 +76,7 @@ def test_batch_headers_and_their_aliases() -> None:
         "city": "Ort",
         "postBoxNumber": "Postfach",
     }
-    assert resolve_columns(["PostBox"]) == {"postBoxNumber": "PostBox"}
+    assert commerce_columns(["PostBox"]) == {"postBoxNumber": "PostBox"}
 
 
 def test_a_leaf_name_beats_an_alias_and_the_alias_column_passes_through(tmp_path: Path) -> None:

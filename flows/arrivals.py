@@ -1,0 +1,60 @@
+"""The flows a file arriving can start (a ``postflows.file.arrived`` event): each one's name, the command
+that runs the same flow, and the parameter that takes the file's path.
+
+Prefect-free: the dispatcher flow (:mod:`flows.file_arrived`) routes by it, and the deployment catalog
+(which sits above the flows) reads it to say which deployments a file can start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+FILE_ARRIVED_EVENT = "postflows.file.arrived"
+FILE_ARRIVED_FLOW = "file-arrived"
+
+
+@dataclass(frozen=True)
+class FileFlow:
+    """A flow that takes one file.
+
+    Attributes:
+        name: the flow's name, which its deployment has too (``<name>/<name>`` to ``run_deployment``).
+        command: the ``postflows`` sub-command that runs the same flow (an event's ``kind`` may name it).
+        parameter: the parameter a ``postflows.file.arrived`` event fills with the file's path.
+    """
+
+    name: str
+    command: str
+    parameter: str
+
+    @property
+    def deployment(self) -> str:
+        """``<flow name>/<deployment name>``: how ``run_deployment`` names the flow's deployment."""
+        return f"{self.name}/{self.name}"
+
+
+FILE_FLOWS: Mapping[str, FileFlow] = MappingProxyType(
+    {
+        file_flow.name: file_flow
+        for file_flow in (
+            FileFlow("address-batch", "address-batch", "input_path"),
+            FileFlow("address-query", "address-query", "input_path"),
+            FileFlow("newspaper-statistics", "newspaper-statistics", "input_path"),
+            FileFlow("address-validation", "address-validation", "input_path"),
+            FileFlow("deliverability-check", "deliverability", "input_path"),
+            FileFlow("pickup-registration", "pickup-register", "input_path"),
+        )
+    }
+)
+"""Flow name → the flow, for every flow a file arriving can start."""
+
+
+def arrival_kinds() -> dict[str, FileFlow]:
+    """Every ``kind`` a ``postflows.file.arrived`` event may name (flow and command names) → the flow."""
+    kinds: dict[str, FileFlow] = {}
+    for file_flow in FILE_FLOWS.values():
+        kinds[file_flow.name] = file_flow
+        kinds[file_flow.command] = file_flow
+    return kinds
