@@ -44,7 +44,9 @@ from flows.parking import park_after
 from flows.runs import recorded_run
 from history import file_digest
 from history.identity import Endpoint, derive_key
+from history.jobs import JobSnapshot
 from history.models import JobState
+from history.recorder import RunRecorder
 from postflows.settings import Settings, get_settings
 from postflows.wiring import (
     ConfigurationError,
@@ -70,8 +72,8 @@ from tasks.address_service.steps import (
     prepare_input,
 )
 from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
-from tasks.run_history import JobSnapshot, RunRecorder
-from tasks.submission import recording_wait, submit_once, waited_before
+from tasks.retrying import run_step
+from tasks.submission import JobParked, recording_wait, submit_once, waited_before
 
 FLOW_NAME = "address-batch"
 INPUT_FILE = "The address file on the worker: .csv, .xlsx or a fixed-width .txt."
@@ -299,24 +301,30 @@ async def address_batch(
             logger.info("dry run: the upload file and plan are in %s; nothing was sent", output_dir)
             return dict(summary)
 
-        async with address_service_client(settings, request_log=recorder.request_log) as client:
-            results = await _run_batch(
-                client,
-                recorder,
-                prepared,
-                output_dir,
-                key=batch_key,
-                billing=(billing_reference, client_identifier, client_name),
-                policy=PollPolicy(
-                    max_wait_s, min_poll_interval_s, max_poll_interval_s, park_after_s=park_after(settings)
-                ),
-                resubmit=resubmit,
-                limits=DownloadLimits(
-                    settings.download_max_bytes, settings.zip_max_ratio, settings.table_limits
-                ),
-                csv_style=settings.csv_style,
-                profile=alignment,
-            )
+        try:
+            async with address_service_client(settings, request_log=recorder.request_log) as client:
+                results = await _run_batch(
+                    client,
+                    recorder,
+                    prepared,
+                    output_dir,
+                    key=batch_key,
+                    billing=(billing_reference, client_identifier, client_name),
+                    policy=PollPolicy(
+                        max_wait_s,
+                        min_poll_interval_s,
+                        max_poll_interval_s,
+                        park_after_s=park_after(settings),
+                    ),
+                    resubmit=resubmit,
+                    limits=DownloadLimits(
+                        settings.download_max_bytes, settings.zip_max_ratio, settings.table_limits
+                    ),
+                    csv_style=settings.csv_style,
+                    profile=alignment,
+                )
+        except JobParked as parked:
+            return await summary.park(parked)  # a follow-up run continues the wait
         for path in results.files:
             await recorder.document(path.stem, path)
         summary.update(
@@ -328,7 +336,6 @@ async def address_batch(
         await summary.publish(report, output_dir, description="QSTAT summary")
         logger.info("address batch done: %d rows, results in %s", results.rows, output_dir)
         return dict(summary)
-    return dict(summary)  # the wait was parked: a follow-up run continues it
 
 
 async def _run_batch(
@@ -566,7 +573,7 @@ async def _follow(
         wanted[name] = (str(token), folder / f"{name}.bin")
     try:
         for token, path in wanted.values():
-            await download_output(client, token, path, max_bytes=max_bytes)
+            await run_step(download_output, client, token, path, max_bytes=max_bytes)
     except BaseException:
         logger.warning(
             "batch job %s finished but its download failed; the same command fetches it", job.remote_id

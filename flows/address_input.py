@@ -1,15 +1,21 @@
-"""What the address flows (batch and query) do with their prepared input before anything is sent: the
-counts in the run summary, the files in the history, a line for each thing the reader decided."""
+"""What the address flows do with their input before anything is sent: the commerce flows' "prepare input"
+step, and for batch and query the counts in the run summary, the files in the history, a line for each thing
+the reader decided."""
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import MutableMapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from prefect import get_run_logger
 
+from fileio.commerce.address_input import CommerceAddresses, Use, read_commerce_addresses
+from fileio.limits import TableLimits
+from fileio.rejected_rows import write_rejected
+from fileio.reports import CsvStyle
+from history.recorder import RunRecorder
 from tasks.address_service.steps import PreparedInput
-from tasks.run_history import RunRecorder
 
 
 async def note_prepared_input(
@@ -38,3 +44,37 @@ async def note_prepared_input(
         logger.warning("%d input rows rejected, see %s", prepared.rejected_rows, prepared.rejected_path)
     if prepared.upload_path is not None:
         await recorder.document("upload", prepared.upload_path)
+
+
+async def prepare_addresses(
+    recorder: RunRecorder,
+    input_path: Path,
+    output_dir: Path,
+    *,
+    use: Use,
+    sheet: str | None,
+    delimiter: str | None,
+    encoding: str | None,
+    reserved: Sequence[str],
+    csv_style: CsvStyle,
+    limits: TableLimits,
+) -> tuple[CommerceAddresses, Path | None]:
+    """The "prepare input" step of a row-by-row commerce flow: read and check the rows, write
+    ``rejected.csv`` in ``csv_style`` (never leaving a stale one beside new results) and record it as a
+    document."""
+    async with recorder.step("prepare input"):
+        addresses = read_commerce_addresses(
+            input_path,
+            use=use,
+            sheet=sheet,
+            delimiter=delimiter,
+            encoding=encoding,
+            reserved=reserved,
+            limits=limits,
+        )
+        rejected_path = write_rejected(
+            addresses.rejected_report, output_dir / "rejected.csv", style=csv_style
+        )
+    if rejected_path is not None:
+        await recorder.document("rejected-rows", rejected_path)
+    return addresses, rejected_path

@@ -10,8 +10,8 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 from fileio.checkpoint import RowCheckpoint
-from fileio.commerce.address_input import prepare_addresses
 from fileio.errors import InputError
+from flows.address_input import prepare_addresses
 from flows.forms import INPUT_ENCODING, INPUT_SEPARATOR, INPUT_SHEET, OUTPUT_FOLDER, Blank, Separator, form
 from flows.naming import run_name
 from flows.runs import recorded_run

@@ -10,9 +10,9 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 from fileio.checkpoint import RowCheckpoint
-from fileio.commerce.address_input import prepare_addresses
 from fileio.commerce.days import MAX_DAYS
 from fileio.errors import InputError
+from flows.address_input import prepare_addresses
 from flows.forms import INPUT_ENCODING, INPUT_SEPARATOR, INPUT_SHEET, Blank, BlankDate, Separator, form
 from flows.naming import run_name
 from flows.runs import recorded_run

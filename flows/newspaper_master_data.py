@@ -29,6 +29,7 @@ from tasks.newspaper.masterdata import (
     store_master_data,
 )
 from tasks.newspaper.submissions import WarningLog
+from tasks.retrying import run_step
 
 FLOW_NAME = "newspaper-master-data"
 
@@ -91,7 +92,7 @@ async def newspaper_master_data(
     ) as (recorder, summary):
         warnings = WarningLog(recorder)
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
-            data = await fetch_master_data(client, newspaper_number)
+            data = await run_step(fetch_master_data, client, newspaper_number)
         for where, warning in data.warnings:
             await warnings.add(where, [warning])
         for note in data.notes:

@@ -20,6 +20,7 @@ from flows.naming import run_name
 from flows.runs import recorded_run
 from history.identity import named_key
 from history.models import JobState
+from history.recorder import RunRecorder
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.newspaper.structure_files import (
@@ -29,7 +30,7 @@ from tasks.newspaper.structure_files import (
     register_notice_email,
 )
 from tasks.newspaper.submissions import WarningLog, submit_newspaper
-from tasks.run_history import RunRecorder
+from tasks.retrying import run_step
 
 FLOW_NAME = "structure-files"
 
@@ -98,7 +99,8 @@ async def structure_files(
         warnings = WarningLog(recorder)
         confirmation = None
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
-            files, file_warnings = await download_structure_files(
+            files, file_warnings = await run_step(
+                download_structure_files,
                 client,
                 code,
                 output_dir,

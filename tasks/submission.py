@@ -28,9 +28,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, TypeVar
 
 from connectors.errors import ApiError, PostflowsError
+from history.errors import HistoryError
+from history.jobs import JobSnapshot
 from history.models import JobState
+from history.recorder import RunRecorder, record_shielded
 from tasks.polling import PollTimedOut, RemoteJobEnded, WaitParked
-from tasks.run_history import JobSnapshot, RunRecorder, record_shielded
 
 logger = logging.getLogger("postflows.submission")
 
@@ -102,7 +104,7 @@ def failed_submission_state(error: BaseException) -> JobState:
         return JobState.REJECTED if error.not_processed else JobState.UNCERTAIN
     # Our own checks fail before anything is sent; anything else (a cancellation, a crash) may have hit
     # while the request was on the wire.
-    return JobState.NOT_SENT if isinstance(error, PostflowsError) else JobState.UNCERTAIN
+    return JobState.NOT_SENT if isinstance(error, PostflowsError | HistoryError) else JobState.UNCERTAIN
 
 
 def outcome_unknown(error: BaseException) -> bool:

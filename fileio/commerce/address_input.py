@@ -37,16 +37,12 @@ from fileio.rejected_rows import (
     no_problems,
     problem_lines,
     rejected_report,
-    write_rejected,
 )
-from fileio.reports import CsvStyle
 from fileio.tables import read_table
 from fileio.textfiles import control_characters, visible_controls
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from tasks.run_history import RunRecorder
 else:
     pd = lazy_module("pandas")  # imported on first use: the CLI checks a header without it
 
@@ -386,37 +382,3 @@ def _row_problems(
                 problem_lines(frame.loc[index, ROW], header(field), frame.loc[index, field], described)
             )
     return lines
-
-
-async def prepare_addresses(
-    recorder: RunRecorder,
-    input_path: Path,
-    output_dir: Path,
-    *,
-    use: Use,
-    sheet: str | None,
-    delimiter: str | None,
-    encoding: str | None,
-    reserved: Sequence[str],
-    csv_style: CsvStyle,
-    limits: TableLimits,
-) -> tuple[CommerceAddresses, Path | None]:
-    """The "prepare input" step of a row-by-row commerce flow: read and check the rows, write
-    ``rejected.csv`` in ``csv_style`` (never leaving a stale one beside new results) and record it as a
-    document."""
-    async with recorder.step("prepare input"):
-        addresses = read_commerce_addresses(
-            input_path,
-            use=use,
-            sheet=sheet,
-            delimiter=delimiter,
-            encoding=encoding,
-            reserved=reserved,
-            limits=limits,
-        )
-        rejected_path = write_rejected(
-            addresses.rejected_report, output_dir / "rejected.csv", style=csv_style
-        )
-    if rejected_path is not None:
-        await recorder.document("rejected-rows", rejected_path)
-    return addresses, rejected_path

@@ -23,9 +23,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 import history
 from connectors.address_service import AddressServiceClient
+from history.jobs import JobSnapshot
 from history.models import JobState, RemoteJob
+from history.recorder import RunRecorder, record_shielded
 from tasks.address_service.batch import API, delete_remote_files
-from tasks.run_history import JobSnapshot, RunRecorder, record_shielded
 from tasks.submission import PENDING_PREFIX, failed_submission_state, is_marker
 
 FILE_KINDS = ("upload-file", "output-file")

@@ -28,9 +28,9 @@ from pydantic import BaseModel, ValidationError
 from connectors.commerce import CommerceRejected
 from connectors.errors import ApiError, AuthFailed, HttpStatusError, NotFound
 from fileio.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
+from history.recorder import RunRecorder
 from tasks.address_service.query import SendCounter
 from tasks.progress import Progress
-from tasks.run_history import RunRecorder
 
 Q = TypeVar("Q", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)

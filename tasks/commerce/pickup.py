@@ -22,9 +22,10 @@ from connectors.commerce import CommerceClient, PickupUser, PickupUserRequest
 from connectors.errors import ApiError, PostflowsError, RemoteRejected
 from fileio.commerce.pickup_input import PickupInput, PickupRow
 from history.identity import Endpoint, body_fingerprint, derive_key
+from history.jobs import JobSnapshot
 from history.models import JobState
+from history.recorder import RunRecorder
 from tasks.progress import Progress
-from tasks.run_history import JobSnapshot, RunRecorder
 from tasks.submission import SubmissionUncertain, submit_once
 
 API = "commerce"

@@ -11,8 +11,9 @@ from typing import Any
 
 from connectors.newspaper import OrderStatus
 from fileio.newspaper.order_input import OrderKind
+from history.jobs import JobSnapshot
+from history.recorder import RunRecorder
 from tasks.newspaper.submissions import API
-from tasks.run_history import JobSnapshot, RunRecorder
 
 ORDER_JOB = "order"
 # Keys of an order job's data.

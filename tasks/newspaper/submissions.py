@@ -9,7 +9,8 @@ from typing import Any, TypeVar
 
 from connectors.newspaper import ApiResult, NewspaperMessage, NewspaperRejected
 from history.identity import body_fingerprint as body_fingerprint
-from tasks.run_history import JobSnapshot, RunRecorder
+from history.jobs import JobSnapshot
+from history.recorder import RunRecorder
 from tasks.submission import Submission, submit_once
 
 API = "newspaper"
