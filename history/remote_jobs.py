@@ -10,6 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from history.jobs import BatchJobData
 from history.models import JobEvent, RemoteJob, Run, utcnow
 from history.rows import attached, json_mapping, mirror
 
@@ -230,10 +231,7 @@ def batches_using_file(session: Session, *, api: str, token: str) -> list[Remote
 def batch_file_tokens(data: Mapping[str, Any] | None) -> set[str]:
     """The tokens of every file a batch job uses (from its recorded data): input, output and the
     alignment's extra outputs."""
-    data = data or {}
-    extra = data.get("extra_outputs") or {}
-    tokens = {data.get("input_token"), data.get("output_token"), *extra.values()}
-    return {token for token in tokens if isinstance(token, str)}
+    return BatchJobData.read(data).file_tokens()
 
 
 def jobs_for_key(session: Session, *, idempotency_key: str, api: str | None = None) -> list[RemoteJob]:

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 import history
 from connectors.address_service import AddressServiceClient
-from history.jobs import JobSnapshot
+from history.jobs import BatchJobData, JobSnapshot
 from history.models import JobState, RemoteJob
 from history.recorder import RunRecorder, record_shielded
 from tasks.address_service.batch import API, delete_remote_files
@@ -132,7 +132,7 @@ def tokens_in_use(batches: list[JobSnapshot]) -> dict[str, KeptFile]:
         reason = owed_result(batch.state)
         if reason is not None:
             kept = KeptFile(batch.remote_id, str(batch.status), reason)
-            for token in sorted(history.batch_file_tokens(batch.data)):
+            for token in sorted(batch.facts(BatchJobData).file_tokens()):
                 tokens.setdefault(token, kept)
     return tokens
 
