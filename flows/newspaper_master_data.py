@@ -11,7 +11,6 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
-import history
 from connectors.errors import PostflowsError
 from fileio.newspaper.outputs import summary_markdown, write_json
 from fileio.reports import write_xlsx
@@ -27,6 +26,7 @@ from tasks.newspaper.masterdata import (
     fetch_master_data,
     master_data_sheets,
     store_master_data,
+    synced_newspapers,
 )
 from tasks.newspaper.submissions import WarningLog
 from tasks.retrying import run_step
@@ -133,9 +133,7 @@ async def _sync_every_known(database_url: str, output_dir: Path | None) -> dict[
     """Sync every newspaper the tables know, each as a run of this flow; fails when one failed (after
     trying the others)."""
     logger = get_run_logger()
-    factory = history.session_factory(database_url)
-    with factory() as session:
-        numbers = history.synced_newspaper_numbers(session)
+    numbers = await asyncio.to_thread(synced_newspapers, database_url)
     if not numbers:
         logger.warning("no newspaper synced yet: sync one by its number first, later runs keep it current")
     synced: dict[int, int] = {}
