@@ -317,5 +317,6 @@ def _purchase_parameters(parameters_path: Path | None, form_body: dict[str, Any]
     """The purchase parameters: those filled in the form, else the file's."""
     if form_body is not None:
         return dict(form_body)
-    assert parameters_path is not None, "without a form, the parameters come from the file"
+    if parameters_path is None:
+        raise InputError("no purchase parameters: give a parameters file or fill in the purchase", path=FORM)
     return load_purchase_parameters(parameters_path)

@@ -97,7 +97,8 @@ async def file_arrived(
     """
     spec = arrival_spec(kind)
     file = arrived_file(path)
-    assert spec.arrival_parameter is not None
+    if spec.arrival_parameter is None:
+        raise ArrivalRefused(f"deployment {spec.name} takes no arriving file; nothing was started")
     parameters = {
         spec.arrival_parameter: str(file),
         "output_dir": str(arrival_dir(get_settings().data_dir, file)),
