@@ -10,9 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from connectors.errors import PostflowsError
@@ -126,29 +125,15 @@ async def _artifact(markdown: str, *, key: str, description: str) -> None:
         await acreate_markdown_artifact(redact(markdown), key=key, description=redact(description))
 
 
-class RecordedRun:
-    """The context of :func:`recorded_run`: it records how the block ended and lets every error through."""
-
-    def __init__(self, record: AbstractAsyncContextManager[tuple[RunRecorder, RunSummary]]) -> None:
-        self._record = record
-
-    async def __aenter__(self) -> tuple[RunRecorder, RunSummary]:
-        return await self._record.__aenter__()
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        await self._record.__aexit__(kind, error, trace)
-
-
-def recorded_run(
+@asynccontextmanager
+async def recorded_run(
     settings: Settings,
     *,
     flow: str,
     idempotency_key: str | None,
     parameters: Mapping[str, Any],
     notify: Callable[[str], None] | None = None,
-) -> RecordedRun:
+) -> AsyncIterator[tuple[RunRecorder, RunSummary]]:
     """Record a run that holds its idempotency key; it ends COMPLETED, FAILED (with the error), INTERRUPTED
     (Ctrl-C or a cancellation, at any point, even while the record is made), or PARKED.
 
@@ -158,17 +143,6 @@ def recorded_run(
     returns :meth:`RunSummary.park`, which records the run PARKED; every error that leaves the block fails
     the run, :class:`~tasks.submission.JobParked` included.
     """
-    return RecordedRun(_recording(settings, flow, idempotency_key, parameters, notify))
-
-
-@asynccontextmanager
-async def _recording(
-    settings: Settings,
-    flow: str,
-    idempotency_key: str | None,
-    parameters: Mapping[str, Any],
-    notify: Callable[[str], None] | None,
-) -> AsyncIterator[tuple[RunRecorder, RunSummary]]:
     policy = StepRetries(settings.task_retries, settings.task_retry_delay_s, settings.task_retry_jitter)
     starting = asyncio.ensure_future(
         start_recording(
