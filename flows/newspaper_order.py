@@ -45,9 +45,12 @@ from tasks.newspaper.orders import (
 )
 from tasks.newspaper.report_sweep import (
     ORDERS_FOLDER,
-    STATUS_HISTORY,
+    delivery_note_data,
     folder_data,
+    order_facts,
     reports_data,
+    status_history_data,
+    submitted_data,
     with_status,
 )
 from tasks.newspaper.submissions import WarningLog, submit_newspaper
@@ -199,7 +202,7 @@ async def newspaper_order(
                     f"{identity['newspaper number']}, issue {identity['issue number']}, delivery date "
                     f"{identity['delivery date']} exists"
                 ),
-                data={"order_kind": kind, **identity},
+                data=submitted_data(kind, identity),
             )
             order_id = int(submission.job.remote_id)
             await recorder.update_job(submission.job, data=folder_data(output_dir))
@@ -286,14 +289,14 @@ async def _delivery_note(
     max_ratio: float,
 ) -> None:
     """Fetch and save the delivery note unless an earlier run of this order already did."""
-    saved = [Path(name) for name in job.data.get("delivery_note", [])]
+    saved = [Path(name) for name in order_facts(job).delivery_note or []]
     if saved and all(path.is_file() for path in saved):
         return
     paths, note_warnings = await run_step(
         save_delivery_note, client, int(job.remote_id), output_dir, max_bytes=max_bytes, max_ratio=max_ratio
     )
     await warnings.add("delivery note", note_warnings)
-    await recorder.update_job(job, data={"delivery_note": [str(path) for path in paths]})
+    await recorder.update_job(job, data=delivery_note_data(paths))
     for path in paths:
         await recorder.document("delivery-note", path, job=job)
 
@@ -309,7 +312,7 @@ async def _wait(
     policy: PollPolicy,
 ) -> OrderStatus:
     """Poll the status, recording every change with its statusDate (continuing an earlier run's history)."""
-    history: list[dict[str, Any]] = list(job.data.get(STATUS_HISTORY, []))
+    history: list[dict[str, Any]] = list(order_facts(job).status_history or [])
 
     async def on_status(result: ApiResult[OrderStatus]) -> None:
         await warnings.add("status", result.warnings)
@@ -323,7 +326,7 @@ async def _wait(
             status=JobState.RUNNING,
             remote_status=seen[-1]["statusValue"],
             status_date=status.status_date,
-            data={STATUS_HISTORY: history},
+            data=status_history_data(history),
         )
 
     status = await wait_for_order(

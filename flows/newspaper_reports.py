@@ -36,13 +36,14 @@ from tasks.newspaper.order_report import (
 from tasks.newspaper.order_report_data import OrderOutcome
 from tasks.newspaper.orders import fetch_order_reports, fetch_order_status
 from tasks.newspaper.report_sweep import (
-    STATUS_HISTORY,
+    order_facts,
     order_folder,
     recorded_kind,
     recorded_order,
     recorded_orders,
     reports_current,
     reports_data,
+    status_history_data,
     with_status,
 )
 from tasks.newspaper.submissions import WarningLog
@@ -252,7 +253,7 @@ async def _refresh(
     await warnings.add(f"order {order_id} reports", reports.warnings)
     for note in reports.notes:
         await recorder.message("info", "not-requested", note)
-    history = with_status(job.data.get(STATUS_HISTORY, []), status)
+    history = with_status(order_facts(job).status_history or [], status)
     outcome = OrderOutcome(
         order_id,
         reports=reports,
@@ -272,6 +273,6 @@ async def _refresh(
         job,
         remote_status=history[-1]["statusValue"],
         status_date=status.status_date,
-        data={STATUS_HISTORY: history, **reports_data(status)},
+        data={**status_history_data(history).changes(), **reports_data(status)},
     )
     return FETCHED

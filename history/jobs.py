@@ -10,13 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, field_serializer
+from pydantic import BaseModel, ConfigDict, PlainSerializer
 
 from history.models import JobState, RemoteJob
 
 D = TypeVar("D", bound="JobData")
+
+IsoDatetime = Annotated[datetime, PlainSerializer(datetime.isoformat, return_type=str)]
+"""A moment as a job's data keeps it: ISO 8601 with its offset."""
 
 
 class Parking(BaseModel):
@@ -24,13 +27,9 @@ class Parking(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    waiting_since: datetime
+    waiting_since: IsoDatetime
     count: int = 1
-    resume_at: datetime
-
-    @field_serializer("waiting_since", "resume_at")
-    def _iso(self, value: datetime) -> str:
-        return value.isoformat()
+    resume_at: IsoDatetime
 
 
 class JobData(BaseModel):
