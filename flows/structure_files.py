@@ -25,6 +25,7 @@ from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.newspaper.structure_files import (
     DOCUMENT_KIND,
+    NoticeEmailJobData,
     confirmation_text,
     download_structure_files,
     register_notice_email,
@@ -158,14 +159,19 @@ async def _register(
         remote_id_of=lambda _confirmation: f"notice-email:{email}",
         resubmit=resubmit,
         hint=f"check whether notices of new structure files reach {email}",
-        data={"email": email},
-        resumable=lambda job: job.state is JobState.COMPLETED and job.data.get("email") == email,
+        data=NoticeEmailJobData(email=email),
+        resumable=lambda job: (
+            job.state is JobState.COMPLETED and job.facts(NoticeEmailJobData).email == email
+        ),
     )
     if submission.answer is None:
-        return str(submission.job.data.get("confirmation"))
+        return str(submission.job.facts(NoticeEmailJobData).confirmation)
     confirmation = confirmation_text(submission.answer.value)
     await recorder.update_job(
-        submission.job, status=JobState.COMPLETED, finished=True, data={"confirmation": confirmation}
+        submission.job,
+        status=JobState.COMPLETED,
+        finished=True,
+        data=NoticeEmailJobData(confirmation=confirmation),
     )
     await recorder.message("info", "notice-email", f"{email} registered: {confirmation}")
     return confirmation

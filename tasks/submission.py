@@ -29,7 +29,7 @@ from typing import Any, Generic, TypeVar
 
 from connectors.errors import ApiError, PostflowsError
 from history.errors import HistoryError
-from history.jobs import JobData, JobSnapshot, Parking
+from history.jobs import JobData, JobSnapshot, Parking, job_data_changes
 from history.models import JobState
 from history.recorder import RunRecorder, record_shielded
 from tasks.polling import PollTimedOut, RemoteJobEnded, WaitParked
@@ -120,7 +120,7 @@ async def submit_once(
     remote_id_of: Callable[[R], str],
     resubmit: bool = False,
     hint: str = "check with the service whether it exists",
-    data: Mapping[str, Any] | None = None,
+    data: JobData | Mapping[str, Any] | None = None,
     resumable: Callable[[JobSnapshot], bool] | None = None,
     fingerprint: str | None = None,
     prepare: Callable[[], Awaitable[Mapping[str, Any]]] | None = None,
@@ -190,7 +190,10 @@ async def submit_once(
         if replaces or uncertain:
             recorder.note_replaced(what, f"{found.remote_id} ({found.status}, run {found.run_id})")
         replaced = found
-    facts = {**(data or {}), **(JobData(fingerprint=fingerprint).changes() if fingerprint else {})}
+    facts = {
+        **(job_data_changes(data) or {}),
+        **(JobData(fingerprint=fingerprint).changes() if fingerprint else {}),
+    }
     if prepare is not None:
         facts.update(await prepare())
     marker = await recorder.save_job(
