@@ -1,5 +1,7 @@
 """Prefect task retries for idempotent steps: status checks, downloads, reads of reports, documents and master
-data, deletes. One decorator gives every such step the same policy and the same condition.
+data, deletes. One decorator gives every such step the same condition; :func:`run_step` runs it with the
+policy of the flow run in progress (:func:`step_retries`, set from the settings by ``flows.runs``), each call
+a copy of the step with that policy (``Task.with_options``), so no run changes what another run sees.
 
 Two layers, one concern each: the HTTP core retries a transient failure within seconds (a blip); a step
 decorated here is retried as a whole, minutes apart with exponential waits and jitter, when a transient typed
