@@ -45,7 +45,9 @@ from flows.parking import park_after
 from flows.runs import recorded_run
 from history import file_digest
 from history.identity import Endpoint, derive_key
+from history.jobs import BatchJobData, JobSnapshot
 from history.models import JobState
+from history.recorder import RunRecorder
 from postflows.settings import Settings, get_settings
 from postflows.wiring import (
     ConfigurationError,
@@ -62,6 +64,14 @@ from tasks.address_service.batch import (
     upload_input_file,
     wait_for_batch,
 )
+from tasks.address_service.batch_record import (
+    batch_downloaded,
+    batch_files,
+    batch_is_resumable,
+    batch_result_missing,
+    recorded_download,
+    recorded_extras,
+)
 from tasks.address_service.cleanup import created_file, delete_key_files
 from tasks.address_service.steps import (
     AddressResults,
@@ -71,8 +81,8 @@ from tasks.address_service.steps import (
     prepare_input,
 )
 from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
-from tasks.run_history import JobSnapshot, RunRecorder
-from tasks.submission import recording_wait, submit_once, waited_before
+from tasks.retrying import run_step
+from tasks.submission import JobParked, recording_wait, submit_once, waited_before
 
 FLOW_NAME = "address-batch"
 INPUT_FILE = "The address file on the worker: .csv, .xlsx or a fixed-width .txt."
@@ -298,24 +308,30 @@ async def address_batch(
             logger.info("dry run: the upload file and plan are in %s; nothing was sent", output_dir)
             return dict(summary)
 
-        async with address_service_client(settings, request_log=recorder.request_log) as client:
-            results = await _run_batch(
-                client,
-                recorder,
-                prepared,
-                output_dir,
-                key=batch_key,
-                billing=(billing_reference, client_identifier, client_name),
-                policy=PollPolicy(
-                    max_wait_s, min_poll_interval_s, max_poll_interval_s, park_after_s=park_after(settings)
-                ),
-                resubmit=resubmit,
-                limits=DownloadLimits(
-                    settings.download_max_bytes, settings.zip_max_ratio, settings.table_limits
-                ),
-                csv_style=settings.csv_style,
-                profile=alignment,
-            )
+        try:
+            async with address_service_client(settings, request_log=recorder.request_log) as client:
+                results = await _run_batch(
+                    client,
+                    recorder,
+                    prepared,
+                    output_dir,
+                    key=batch_key,
+                    billing=(billing_reference, client_identifier, client_name),
+                    policy=PollPolicy(
+                        max_wait_s,
+                        min_poll_interval_s,
+                        max_poll_interval_s,
+                        park_after_s=park_after(settings),
+                    ),
+                    resubmit=resubmit,
+                    limits=DownloadLimits(
+                        settings.download_max_bytes, settings.zip_max_ratio, settings.table_limits
+                    ),
+                    csv_style=settings.csv_style,
+                    profile=alignment,
+                )
+        except JobParked as parked:
+            return await summary.park(parked)  # a follow-up run continues the wait
         for path in results.files:
             await recorder.document(path.stem, path)
         summary.update(
@@ -327,7 +343,6 @@ async def address_batch(
         await summary.publish(report, output_dir, description="QSTAT summary")
         logger.info("address batch done: %d rows, results in %s", results.rows, output_dir)
         return dict(summary)
-    return dict(summary)  # the wait was parked: a follow-up run continues it
 
 
 async def _run_batch(
@@ -360,21 +375,22 @@ async def _run_batch(
         )
         if job.state is not JobState.COMPLETED:
             job = await _follow(client, recorder, job, output_dir, policy=policy, max_bytes=limits.max_bytes)
-        download = _recorded_download(job)
+        facts = job.facts(BatchJobData)
+        download = recorded_download(job)
         if download is None:
             raise ResultFileError(
                 f"batch job {job.remote_id} completed and its result was downloaded by run {job.run_id} to "
-                f"{job.data.get('download')}, which is no longer there as it was (its remote files are "
+                f"{facts.download}, which is no longer there as it was (its remote files are "
                 "deleted): put it back, or run the same command with --resubmit to run a new batch",
-                path=str(job.data.get("download") or output_dir),
+                path=str(facts.download or output_dir),
             )
-        refused = job.data.get("unreadable")
+        refused = facts.unreadable
         if refused and _still_refused(refused, limits.tables):
             raise ResultUnreadable.recorded(
                 refused,
                 note=f" (found by run {job.run_id}); {_kept(download, str(refused['setting']))}",
             )
-        extras = _recorded_extras(job)
+        extras = recorded_extras(job)
         try:
             results = await build_results(
                 prepared,
@@ -391,7 +407,7 @@ async def _run_batch(
             # The job ended with its result downloaded (COMPLETED, so its files are deleted below); what
             # the download holds is kept as it is, and the same command says so at once until the limit
             # is raised.
-            await recorder.update_job(job, data={"unreadable": error.record()})
+            await recorder.update_job(job, data=BatchJobData(unreadable=error.record()))
             raise ResultUnreadable(
                 f"{error.problem}; {_kept(download, error.setting)}",
                 path=error.path,
@@ -399,7 +415,7 @@ async def _run_batch(
                 limit=error.limit,
             ) from error
         if refused:
-            await recorder.update_job(job, data={"unreadable": None})
+            await recorder.update_job(job, data=BatchJobData(unreadable=None))
         results.files.extend(extras.values())
         return results
     finally:
@@ -434,37 +450,35 @@ async def _submit(
     """The batch job for this work: the recorded one, or a new one (upload, createfile for the output and
     each extra output of the alignment, runbatch once). A recorded job whose result never arrived is
     replaced only with ``resubmit``."""
-    tokens: dict[str, Any] = {}
+    created: list[BatchJobData] = []
 
     async def upload_and_create() -> dict[str, Any]:
         upload = await created_file(
             recorder, kind="upload-file", create=lambda: upload_input_file(client, upload_path)
         )
-        tokens["input_token"] = upload.remote_id
         output = await created_file(recorder, kind="output-file", create=lambda: create_output_file(client))
-        tokens["output_token"] = output.remote_id
         extra: dict[str, str] = {}
         for name in outputs:
-            created = await created_file(
+            made = await created_file(
                 recorder, kind="output-file", create=lambda: create_output_file(client), data={"output": name}
             )
-            extra[name] = created.remote_id
-        if extra:
-            tokens["extra_outputs"] = extra
-        return tokens
+            extra[name] = made.remote_id
+        created.append(batch_files(upload.remote_id, output.remote_id, extra))
+        return created[-1].changes()
 
     billing_reference, client_identifier, client_name = billing
 
     async def run_batch() -> BatchJob:
+        [files] = created
         return await start_batch(
             client,
             key=key,
-            input_token=tokens["input_token"],
-            output_token=tokens["output_token"],
+            input_token=str(files.input_token),
+            output_token=str(files.output_token),
             billing_reference=billing_reference,
             client_identifier=client_identifier,
             client_name=client_name,
-            extra_items={outputs[name]: token for name, token in tokens.get("extra_outputs", {}).items()},
+            extra_items={outputs[name]: token for name, token in (files.extra_outputs or {}).items()},
         )
 
     submission = await submit_once(
@@ -482,8 +496,8 @@ async def _submit(
         ),
         fingerprint=upload_sha256,
         prepare=upload_and_create,
-        resumable=_resumable,
-        replaceable=_result_missing,
+        resumable=batch_is_resumable,
+        replaceable=batch_result_missing,
     )
     logger = get_run_logger()
     job = submission.job
@@ -500,30 +514,8 @@ async def _submit(
             earlier.run_id,
         )
     if submission.answer is not None:
-        job = await recorder.update_job(job, data={"settlement_id": submission.answer.settlement_id})
+        job = await recorder.update_job(job, data=BatchJobData(settlement_id=submission.answer.settlement_id))
     return job
-
-
-def _resumable(job: JobSnapshot) -> bool:
-    """A recorded batch job is this work's until ``--resubmit`` replaces it: while it may run or give a
-    result, and once completed (its result is on disk, or the run says where it went)."""
-    state = job.state
-    return state is not None and (state.resumable or state is JobState.COMPLETED)
-
-
-def _result_missing(job: JobSnapshot) -> bool:
-    """Whether ``--resubmit`` replaces the recorded job: its result is not on disk as recorded."""
-    return _recorded_download(job) is None
-
-
-def _recorded_download(job: JobSnapshot) -> Path | None:
-    """The download of a completed job, when it is still on disk as it was recorded."""
-    name = job.data.get("download")
-    if job.state is not JobState.COMPLETED or not name or not Path(name).is_file():
-        return None
-    if job.data.get("download_sha256") not in (None, file_digest(Path(name))[1]):
-        return None
-    return Path(name)
 
 
 async def _follow(
@@ -560,12 +552,13 @@ async def _follow(
         )
     await recorder.update_job(job, status=JobState.FINISHED)
     folder = output_dir / "download"
-    wanted = {MAIN_OUTPUT: (str(job.data["output_token"]), folder / "result.bin")}
-    for name, token in (job.data.get("extra_outputs") or {}).items():
-        wanted[name] = (str(token), folder / f"{name}.bin")
+    files = job.facts(BatchJobData)
+    wanted = {MAIN_OUTPUT: (str(files.output_token), folder / "result.bin")}
+    for name, token in (files.extra_outputs or {}).items():
+        wanted[name] = (token, folder / f"{name}.bin")
     try:
         for token, path in wanted.values():
-            await download_output(client, token, path, max_bytes=max_bytes)
+            await run_step(download_output, client, token, path, max_bytes=max_bytes)
     except BaseException:
         logger.warning(
             "batch job %s finished but its download failed; the same command fetches it", job.remote_id
@@ -580,11 +573,7 @@ async def _follow(
         job,
         status=JobState.COMPLETED,
         finished=True,
-        data={
-            "download": str(download.resolve()),
-            "download_sha256": file_digest(download)[1],
-            "extra_downloads": {name: str(path.resolve()) for name, path in extras.items()},
-        },
+        data=batch_downloaded(download, extras),
     )
 
 
@@ -632,12 +621,6 @@ def work_key(
         "replace_items": sorted(outputs.values()),
     }
     return derive_key(FLOW_NAME, endpoint=endpoint, files=(upload_path,), parameters=sent)
-
-
-def _recorded_extras(job: JobSnapshot) -> dict[str, Path]:
-    """The alignment's extra outputs downloaded for a completed job, those still on disk."""
-    recorded = job.data.get("extra_downloads") or {}
-    return {name: Path(path) for name, path in recorded.items() if Path(path).is_file()}
 
 
 def _profile(name: str | None, delimiter: str | None, encoding: str | None) -> AlignmentProfile | None:

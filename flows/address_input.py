@@ -14,8 +14,8 @@ from fileio.commerce.address_input import CommerceAddresses, Use, read_commerce_
 from fileio.limits import TableLimits
 from fileio.rejected_rows import write_rejected
 from fileio.reports import CsvStyle
+from history.recorder import RunRecorder
 from tasks.address_service.steps import PreparedInput
-from tasks.run_history import RunRecorder
 
 
 async def prepare_recorded(

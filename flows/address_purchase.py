@@ -38,7 +38,8 @@ from tasks.newspaper.purchases import (
 )
 from tasks.newspaper.submissions import WarningLog, body_fingerprint, submit_newspaper
 from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
-from tasks.submission import recording_wait, waited_before
+from tasks.retrying import run_step
+from tasks.submission import JobParked, recording_wait, waited_before
 
 FLOW_NAME = "address-purchase"
 CLEAN_UP_FIELD = "addressCleanUp"
@@ -232,24 +233,28 @@ async def address_purchase(
                     progress=overall_percent(progress, sorting=sorting),
                 )
 
-            async with recording_wait(recorder, job, what=f"purchase {purchase_id}"):
-                await wait_for_purchase(
-                    client,
-                    purchase_id,
-                    sorting=sorting,
-                    policy=PollPolicy(
-                        max_wait_s,
-                        min_poll_interval_s,
-                        max_poll_interval_s,
-                        park_after_s=park_after(settings),
-                    ),
-                    on_status=on_status,
-                    waited_s=waited_before(job),
-                )
+            try:
+                async with recording_wait(recorder, job, what=f"purchase {purchase_id}"):
+                    await wait_for_purchase(
+                        client,
+                        purchase_id,
+                        sorting=sorting,
+                        policy=PollPolicy(
+                            max_wait_s,
+                            min_poll_interval_s,
+                            max_poll_interval_s,
+                            park_after_s=park_after(settings),
+                        ),
+                        on_status=on_status,
+                        waited_s=waited_before(job),
+                    )
+            except JobParked as parked:
+                return await summary.park(parked)  # a follow-up run continues the wait
             await recorder.update_job(job, status=JobState.FINISHED, remote_status="READY")
-            output = await fetch_output_addresses(client, purchase_id)
+            output = await run_step(fetch_output_addresses, client, purchase_id)
             await warnings.add("output addresses", output.warnings)
-            documents, document_warnings = await save_purchase_documents(
+            documents, document_warnings = await run_step(
+                save_purchase_documents,
                 client,
                 purchase_id,
                 output_dir / "documents",
@@ -289,7 +294,6 @@ async def address_purchase(
         )
         await summary.publish(text, output_dir, description="Purchase")
         return dict(summary)
-    return dict(summary)  # the wait was parked: a follow-up run continues it
 
 
 def _form_parameters(parameters_path: Path | None, purchase: PurchaseForm | None) -> dict[str, Any] | None:
@@ -313,5 +317,6 @@ def _purchase_parameters(parameters_path: Path | None, form_body: dict[str, Any]
     """The purchase parameters: those filled in the form, else the file's."""
     if form_body is not None:
         return dict(form_body)
-    assert parameters_path is not None, "without a form, the parameters come from the file"
+    if parameters_path is None:
+        raise InputError("no purchase parameters: give a parameters file or fill in the purchase", path=FORM)
     return load_purchase_parameters(parameters_path)

@@ -71,7 +71,6 @@ async def cleanup(
         job, its state and the reason).
     """
     settings = get_settings()
-    factory = history.session_factory(settings.effective_database_url)
     now = history.utcnow()
     cutoff = now - timedelta(hours=older_than_hours)
     retention_cutoff = now - timedelta(days=settings.address_service.file_retention_days)
@@ -82,7 +81,11 @@ async def cleanup(
     ):
         async with address_service_client(settings, request_log=recorder.request_log) as client:
             report = await delete_recorded_files(
-                client, factory, older_than=cutoff, retention_cutoff=retention_cutoff, force=force
+                client,
+                settings.effective_database_url,
+                older_than=cutoff,
+                retention_cutoff=retention_cutoff,
+                force=force,
             )
         logger = get_run_logger()
         for token, reason in report.failed.items():

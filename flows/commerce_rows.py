@@ -16,9 +16,9 @@ from fileio.commerce.address_input import CommerceAddresses, Use
 from flows.address_input import prepare_addresses
 from flows.runs import RunSummary, recorded_run
 from history.identity import derive_key
+from history.recorder import RunRecorder
 from postflows.settings import Settings
 from postflows.wiring import commerce_endpoint
-from tasks.run_history import RunRecorder
 
 
 @dataclass(frozen=True)

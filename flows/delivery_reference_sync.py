@@ -25,6 +25,7 @@ from tasks.commerce.reference_data import (
     reference_summary,
     store_reference_data,
 )
+from tasks.retrying import run_step
 
 FLOW_NAME = "delivery-reference-sync"
 
@@ -65,7 +66,7 @@ async def delivery_reference_sync(
         parameters=parameters,
     ) as (recorder, summary):
         async with commerce_client(settings, request_log=recorder.request_log) as client:
-            data = await fetch_reference_data(client)
+            data = await run_step(fetch_reference_data, client)
         async with recorder.step("store reference data"):
             counts = await asyncio.to_thread(
                 store_reference_data, settings.effective_database_url, recorder.run_id, data

@@ -11,7 +11,6 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
-import history
 from connectors.errors import PostflowsError
 from fileio.newspaper.outputs import summary_markdown, write_json
 from fileio.reports import write_xlsx
@@ -27,8 +26,10 @@ from tasks.newspaper.masterdata import (
     fetch_master_data,
     master_data_sheets,
     store_master_data,
+    synced_newspapers,
 )
 from tasks.newspaper.submissions import WarningLog
+from tasks.retrying import run_step
 
 FLOW_NAME = "newspaper-master-data"
 
@@ -91,7 +92,7 @@ async def newspaper_master_data(
     ) as (recorder, summary):
         warnings = WarningLog(recorder)
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
-            data = await fetch_master_data(client, newspaper_number)
+            data = await run_step(fetch_master_data, client, newspaper_number)
         for where, warning in data.warnings:
             await warnings.add(where, [warning])
         for note in data.notes:
@@ -132,9 +133,7 @@ async def _sync_every_known(database_url: str, output_dir: Path | None) -> dict[
     """Sync every newspaper the tables know, each as a run of this flow; fails when one failed (after
     trying the others)."""
     logger = get_run_logger()
-    factory = history.session_factory(database_url)
-    with factory() as session:
-        numbers = history.synced_newspaper_numbers(session)
+    numbers = await asyncio.to_thread(synced_newspapers, database_url)
     if not numbers:
         logger.warning("no newspaper synced yet: sync one by its number first, later runs keep it current")
     synced: dict[int, int] = {}

@@ -24,7 +24,9 @@ from flows.naming import run_name
 from flows.newspaper_forms import OrderForm
 from flows.parking import park_after
 from flows.runs import recorded_run
+from history.jobs import JobSnapshot
 from history.models import JobState
+from history.recorder import RunRecorder
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.newspaper.order_report import identity_of, order_summary_text, write_order_files
@@ -43,15 +45,18 @@ from tasks.newspaper.orders import (
 )
 from tasks.newspaper.report_sweep import (
     ORDERS_FOLDER,
-    STATUS_HISTORY,
+    delivery_note_data,
     folder_data,
+    order_facts,
     reports_data,
+    status_history_data,
+    submitted_data,
     with_status,
 )
 from tasks.newspaper.submissions import WarningLog, submit_newspaper
 from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
-from tasks.run_history import JobSnapshot, RunRecorder
-from tasks.submission import recording_wait, waited_before
+from tasks.retrying import run_step
+from tasks.submission import JobParked, recording_wait, waited_before
 
 FLOW_NAME = "newspaper-order"
 FORM_ORDER = "order (form)"
@@ -197,7 +202,7 @@ async def newspaper_order(
                     f"{identity['newspaper number']}, issue {identity['issue number']}, delivery date "
                     f"{identity['delivery date']} exists"
                 ),
-                data={"order_kind": kind, **identity},
+                data=submitted_data(kind, identity),
             )
             order_id = int(submission.job.remote_id)
             await recorder.update_job(submission.job, data=folder_data(output_dir))
@@ -213,23 +218,26 @@ async def newspaper_order(
                 max_ratio=settings.zip_max_ratio,
             )
             outcome = OrderOutcome(order_id, identity=identity, resumed=submission.resumed)
-            async with recording_wait(recorder, submission.job, what=f"order {order_id}"):
-                status = await _wait(
-                    client,
-                    recorder,
-                    submission.job,
-                    outcome,
-                    warnings,
-                    waiting=waiting_set(waiting_statuses),
-                    policy=PollPolicy(
-                        max_wait_s,
-                        min_poll_interval_s,
-                        max_poll_interval_s,
-                        park_after_s=park_after(settings),
-                    ),
-                )
-            outcome.reports = await fetch_order_reports(
-                client, order_id, kind=kind, status=status, original=False
+            try:
+                async with recording_wait(recorder, submission.job, what=f"order {order_id}"):
+                    status = await _wait(
+                        client,
+                        recorder,
+                        submission.job,
+                        outcome,
+                        warnings,
+                        waiting=waiting_set(waiting_statuses),
+                        policy=PollPolicy(
+                            max_wait_s,
+                            min_poll_interval_s,
+                            max_poll_interval_s,
+                            park_after_s=park_after(settings),
+                        ),
+                    )
+            except JobParked as parked:
+                return await summary.park(parked)  # a follow-up run continues the wait
+            outcome.reports = await run_step(
+                fetch_order_reports, client, order_id, kind=kind, status=status, original=False
             )
         await warnings.add("reports", outcome.reports.warnings)
         outcome.warnings = warnings.lines
@@ -247,7 +255,6 @@ async def newspaper_order(
         summary.update(status=str(status.status_value), warnings=warnings.lines, notes=outcome.reports.notes)
         await summary.publish(text, output_dir, description="Order summary")
         return dict(summary)
-    return dict(summary)  # the wait was parked: a follow-up run continues it
 
 
 def _the_order(
@@ -282,14 +289,14 @@ async def _delivery_note(
     max_ratio: float,
 ) -> None:
     """Fetch and save the delivery note unless an earlier run of this order already did."""
-    saved = [Path(name) for name in job.data.get("delivery_note", [])]
+    saved = [Path(name) for name in order_facts(job).delivery_note or []]
     if saved and all(path.is_file() for path in saved):
         return
-    paths, note_warnings = await save_delivery_note(
-        client, int(job.remote_id), output_dir, max_bytes=max_bytes, max_ratio=max_ratio
+    paths, note_warnings = await run_step(
+        save_delivery_note, client, int(job.remote_id), output_dir, max_bytes=max_bytes, max_ratio=max_ratio
     )
     await warnings.add("delivery note", note_warnings)
-    await recorder.update_job(job, data={"delivery_note": [str(path) for path in paths]})
+    await recorder.update_job(job, data=delivery_note_data(paths))
     for path in paths:
         await recorder.document("delivery-note", path, job=job)
 
@@ -305,7 +312,7 @@ async def _wait(
     policy: PollPolicy,
 ) -> OrderStatus:
     """Poll the status, recording every change with its statusDate (continuing an earlier run's history)."""
-    history: list[dict[str, Any]] = list(job.data.get(STATUS_HISTORY, []))
+    history: list[dict[str, Any]] = list(order_facts(job).status_history or [])
 
     async def on_status(result: ApiResult[OrderStatus]) -> None:
         await warnings.add("status", result.warnings)
@@ -319,7 +326,7 @@ async def _wait(
             status=JobState.RUNNING,
             remote_status=seen[-1]["statusValue"],
             status_date=status.status_date,
-            data={STATUS_HISTORY: history},
+            data=status_history_data(history),
         )
 
     status = await wait_for_order(

@@ -23,6 +23,8 @@ from flows.forms import Blank, form
 from flows.naming import run_name
 from flows.runs import recorded_run
 from history.identity import named_key
+from history.jobs import JobSnapshot
+from history.recorder import RunRecorder
 from postflows.settings import Settings, get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.newspaper.order_report import (
@@ -34,18 +36,18 @@ from tasks.newspaper.order_report import (
 from tasks.newspaper.order_report_data import OrderOutcome
 from tasks.newspaper.orders import fetch_order_reports, fetch_order_status
 from tasks.newspaper.report_sweep import (
-    STATUS_HISTORY,
+    order_facts,
     order_folder,
     recorded_kind,
     recorded_order,
     recorded_orders,
     reports_current,
     reports_data,
+    status_history_data,
     with_status,
 )
 from tasks.newspaper.submissions import WarningLog
 from tasks.retrying import run_step
-from tasks.run_history import JobSnapshot, RunRecorder
 
 FLOW_NAME = "newspaper-reports"
 FORM_KIND = "Kind of order"
@@ -154,7 +156,7 @@ async def _one_order(
             output_dir = order_folder(settings.data_dir, order_id, await recorded_order(recorder, order_id))
         warnings = WarningLog(recorder)
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
-            reports = await fetch_order_reports(client, order_id, kind=known)
+            reports = await run_step(fetch_order_reports, client, order_id, kind=known)
         await warnings.add("reports", reports.warnings)
         for note in reports.notes:
             await recorder.message("info", "not-requested", note)
@@ -245,13 +247,13 @@ async def _refresh(
     await warnings.add(f"order {order_id} status", looked.warnings)
     if reports_current(job.data, status):
         return UP_TO_DATE
-    reports = await fetch_order_reports(
-        client, order_id, kind=recorded_kind(job), status=status, original=False
+    reports = await run_step(
+        fetch_order_reports, client, order_id, kind=recorded_kind(job), status=status, original=False
     )
     await warnings.add(f"order {order_id} reports", reports.warnings)
     for note in reports.notes:
         await recorder.message("info", "not-requested", note)
-    history = with_status(job.data.get(STATUS_HISTORY, []), status)
+    history = with_status(order_facts(job).status_history or [], status)
     outcome = OrderOutcome(
         order_id,
         reports=reports,
@@ -271,6 +273,6 @@ async def _refresh(
         job,
         remote_status=history[-1]["statusValue"],
         status_date=status.status_date,
-        data={STATUS_HISTORY: history, **reports_data(status)},
+        data={**status_history_data(history).changes(), **reports_data(status)},
     )
     return FETCHED

@@ -33,7 +33,12 @@ from history.identity import body_key, derive_key
 from history.models import JobState
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
-from tasks.newspaper.statistics import read_calendar, read_statistics_file, submit_statistics
+from tasks.newspaper.statistics import (
+    StatisticsJobData,
+    read_calendar,
+    read_statistics_file,
+    submit_statistics,
+)
 from tasks.newspaper.submissions import WarningLog, body_fingerprint, submit_newspaper
 
 FLOW_NAME = "newspaper-statistics"
@@ -262,18 +267,18 @@ async def newspaper_statistics(
                 remote_id_of=lambda _confirmation: f"uploaded:{key}",
                 resubmit=resubmit,
                 hint="ask the service whether the statistics of this file arrived",
-                data={"records": len(checked.records), "file": str(input_path)},
+                data=StatisticsJobData(records=len(checked.records), file=str(input_path)),
                 fingerprint=body_fingerprint(body),
             )
         if submission.answer is None:
-            confirmation = submission.job.data.get("confirmation")
+            confirmation = submission.job.facts(StatisticsJobData).confirmation
         else:
             confirmation = str(submission.answer.value)
             await recorder.update_job(
                 submission.job,
                 status=JobState.COMPLETED,
                 finished=True,
-                data={"confirmation": confirmation},
+                data=StatisticsJobData(confirmation=confirmation),
             )
             await recorder.message("info", "statistics", f"service confirmation: {confirmation}")
         facts: dict[str, Any] = {

@@ -17,9 +17,10 @@ from typing import Any
 from connectors.errors import PostflowsError
 from connectors.redaction import redact
 from fileio.files import write_text
+from history.recorder import RunRecorder, record_shielded
 from postflows.settings import Settings
-from tasks.retrying import StepRetries, use_step_retries
-from tasks.run_history import RunRecorder, record_shielded
+from tasks.retrying import StepRetries, step_retries
+from tasks.run_history import start_recording
 from tasks.submission import JobParked
 
 SUMMARY_FILE = "summary.md"
@@ -39,6 +40,28 @@ class RunSummary(dict[str, Any]):
     def __init__(self, recorder: RunRecorder, **values: Any) -> None:
         super().__init__(**values)
         self.recorder = recorder
+        self.is_parked = False
+
+    async def park(self, parked: JobParked) -> dict[str, Any]:
+        """End the run on a parked wait: schedule the follow-up run (:mod:`flows.parking`), record the run
+        PARKED, and return the summary, which says when the follow-up comes. A follow-up that cannot be
+        scheduled raises (the run fails; the job stays WAITING: the same command picks it up)."""
+        from prefect import get_run_logger
+
+        from flows.parking import schedule_follow_up
+
+        follow_up, at = await schedule_follow_up(parked)
+        self.update(
+            parked=f"follow-up at {at.isoformat(timespec='seconds')}",
+            parked_job=parked.job.remote_id,
+            follow_up_run=str(follow_up),
+        )
+        await self.recorder.finish("PARKED", summary=self)
+        self.is_parked = True
+        get_run_logger().info(
+            "%s; follow-up run %s scheduled for %s", parked, follow_up, at.isoformat(timespec="seconds")
+        )
+        return dict(self)
 
     async def publish(self, report: str, output_dir: Path | None, *, description: str) -> Path | None:
         """Write the flow's ``report`` with the run's output files and earlier work appended to
@@ -114,16 +137,15 @@ async def recorded_run(
     """Record a run that holds its idempotency key; it ends COMPLETED, FAILED (with the error), INTERRUPTED
     (Ctrl-C or a cancellation, at any point, even while the record is made), or PARKED.
 
-    A second run with the same key waits here (bounded by ``lease_wait_s``) while a live run holds it. A
-    wait parked inside the block (:class:`~tasks.submission.JobParked`, deployment runs only) schedules the
-    follow-up run (:mod:`flows.parking`), records the run PARKED and ends the block without an error: the
-    flow then returns its summary, which says when the follow-up comes.
+    A second run with the same key waits here (bounded by ``lease_wait_s``) while a live run holds it. The
+    idempotent steps of the run are retried as the settings say (:func:`tasks.retrying.step_retries`). A
+    flow whose wait parks (:class:`~tasks.submission.JobParked`, deployment runs only) catches it and
+    returns :meth:`RunSummary.park`, which records the run PARKED; every error that leaves the block fails
+    the run, :class:`~tasks.submission.JobParked` included.
     """
-    use_step_retries(
-        StepRetries(settings.task_retries, settings.task_retry_delay_s, settings.task_retry_jitter)
-    )
+    policy = StepRetries(settings.task_retries, settings.task_retry_delay_s, settings.task_retry_jitter)
     starting = asyncio.ensure_future(
-        RunRecorder.start(
+        start_recording(
             settings.effective_database_url, flow=flow, idempotency_key=idempotency_key, parameters=parameters
         )
     )
@@ -137,10 +159,8 @@ async def recorded_run(
     summary = RunSummary(recorder, run_id=recorder.run_id)
     try:
         await recorder.hold_key(ttl_s=settings.lease_ttl_s, wait_s=settings.lease_wait_s, notify=notify)
-        yield recorder, summary
-    except JobParked as parked:
-        await _park(recorder, summary, parked)
-        return
+        with step_retries(policy):
+            yield recorder, summary
     except (asyncio.CancelledError, KeyboardInterrupt):
         await record_shielded(recorder.finish(INTERRUPTED, error="interrupted", summary=summary))
         raise
@@ -148,7 +168,8 @@ async def recorded_run(
         scrub_error(error)
         await recorder.finish("FAILED", error=f"{type(error).__name__}: {error}", summary=summary)
         raise
-    await recorder.finish("COMPLETED", summary=summary)
+    if not summary.is_parked:
+        await recorder.finish("COMPLETED", summary=summary)
 
 
 def scrub_error(error: BaseException) -> None:
@@ -161,27 +182,3 @@ def scrub_error(error: BaseException) -> None:
         # An exception type that does not let its args be set keeps them.
         with contextlib.suppress(AttributeError, TypeError):
             error.args = cleaned
-
-
-async def _park(recorder: RunRecorder, summary: RunSummary, parked: JobParked) -> None:
-    """Schedule the follow-up of a parked wait and record the run PARKED; a follow-up that cannot be
-    scheduled fails the run (the job stays WAITING: the same command picks it up)."""
-    from prefect import get_run_logger
-
-    from flows.parking import schedule_follow_up
-
-    try:
-        follow_up, at = await schedule_follow_up(parked)
-    except BaseException as error:
-        await recorder.finish("FAILED", error=f"{type(error).__name__}: {error}", summary=summary)
-        raise
-    job = parked.job
-    summary.update(
-        parked=f"follow-up at {at.isoformat(timespec='seconds')}",
-        parked_job=job.remote_id,
-        follow_up_run=str(follow_up),
-    )
-    await recorder.finish("PARKED", summary=summary)
-    get_run_logger().info(
-        "%s; follow-up run %s scheduled for %s", parked, follow_up, at.isoformat(timespec="seconds")
-    )

@@ -21,16 +21,18 @@ from flows.naming import run_name
 from flows.runs import recorded_run
 from history.identity import named_key
 from history.models import JobState
+from history.recorder import RunRecorder
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.newspaper.structure_files import (
     DOCUMENT_KIND,
+    NoticeEmailJobData,
     confirmation_text,
     download_structure_files,
     register_notice_email,
 )
 from tasks.newspaper.submissions import WarningLog, submit_newspaper
-from tasks.run_history import RunRecorder
+from tasks.retrying import run_step
 
 FLOW_NAME = "structure-files"
 
@@ -99,7 +101,8 @@ async def structure_files(
         warnings = WarningLog(recorder)
         confirmation = None
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
-            files, file_warnings = await download_structure_files(
+            files, file_warnings = await run_step(
+                download_structure_files,
                 client,
                 code,
                 output_dir,
@@ -157,14 +160,19 @@ async def _register(
         remote_id_of=lambda _confirmation: f"notice-email:{email}",
         resubmit=resubmit,
         hint=f"check whether notices of new structure files reach {email}",
-        data={"email": email},
-        resumable=lambda job: job.state is JobState.COMPLETED and job.data.get("email") == email,
+        data=NoticeEmailJobData(email=email),
+        resumable=lambda job: (
+            job.state is JobState.COMPLETED and job.facts(NoticeEmailJobData).email == email
+        ),
     )
     if submission.answer is None:
-        return str(submission.job.data.get("confirmation"))
+        return str(submission.job.facts(NoticeEmailJobData).confirmation)
     confirmation = confirmation_text(submission.answer.value)
     await recorder.update_job(
-        submission.job, status=JobState.COMPLETED, finished=True, data={"confirmation": confirmation}
+        submission.job,
+        status=JobState.COMPLETED,
+        finished=True,
+        data=NoticeEmailJobData(confirmation=confirmation),
     )
     await recorder.message("info", "notice-email", f"{email} registered: {confirmation}")
     return confirmation

@@ -63,6 +63,7 @@ from history.remote_jobs import (
     job_with_remote_id,
     jobs_in_states,
     jobs_recorded_since,
+    mark_file_deleted,
     undeleted_files,
     unfinished_jobs,
 )
@@ -101,6 +102,7 @@ __all__ = [
     "undeleted_files",
     "job_with_remote_id",
     "jobs_recorded_since",
+    "mark_file_deleted",
     "batch_file_tokens",
     "batches_using_file",
     "jobs_in_states",

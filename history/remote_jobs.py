@@ -10,7 +10,8 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from history.models import JobEvent, RemoteJob, Run, utcnow
+from history.jobs import BatchJobData, JobSnapshot
+from history.models import JobEvent, JobState, RemoteJob, Run, utcnow
 from history.rows import attached, json_mapping, mirror
 
 
@@ -227,13 +228,23 @@ def batches_using_file(session: Session, *, api: str, token: str) -> list[Remote
     ]
 
 
+def mark_file_deleted(session: Session, job_id: int, *, api: str, detail: str) -> None:
+    """Record the remote file of job ``job_id`` as deleted, and every batch job of ``api`` that used it and
+    had not ended as DELETED (it can give no result now), with ``detail``."""
+    row = session.get(RemoteJob, job_id)
+    if row is None:
+        return
+    update_remote_job(session, row, status=JobState.DELETED.value, deleted=True)
+    for batch in batches_using_file(session, api=api, token=row.remote_id):
+        state = JobSnapshot.of(batch).state
+        if state is None or not state.final:
+            update_remote_job(session, batch, status=JobState.DELETED.value, finished=True, detail=detail)
+
+
 def batch_file_tokens(data: Mapping[str, Any] | None) -> set[str]:
     """The tokens of every file a batch job uses (from its recorded data): input, output and the
     alignment's extra outputs."""
-    data = data or {}
-    extra = data.get("extra_outputs") or {}
-    tokens = {data.get("input_token"), data.get("output_token"), *extra.values()}
-    return {token for token in tokens if isinstance(token, str)}
+    return BatchJobData.read(data).file_tokens()
 
 
 def jobs_for_key(session: Session, *, idempotency_key: str, api: str | None = None) -> list[RemoteJob]:

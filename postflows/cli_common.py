@@ -101,6 +101,7 @@ def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = Tru
     from rich.text import Text
 
     from connectors.errors import PostflowsError
+    from history.errors import HistoryError
     from postflows.console import console, progress_bars
     from postflows.endpoints import ConfigurationError
     from postflows.logsetup import quiet_console_tracebacks
@@ -114,7 +115,7 @@ def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = Tru
             return asyncio.run(work())
     except ConfigurationError as error:
         fail("configuration error", error, EXIT_USAGE)
-    except (PostflowsError, ValueError, OSError) as error:
+    except (PostflowsError, HistoryError, ValueError, OSError) as error:
         fail("failed", error, getattr(error, "exit_code", EXIT_FAILED))
     except KeyboardInterrupt:
         console.print(Text(interrupted_line(began), style="yellow"), soft_wrap=True, overflow="ignore")

@@ -1,5 +1,7 @@
 """Prefect task retries for idempotent steps: status checks, downloads, reads of reports, documents and master
-data, deletes. One decorator gives every such step the same policy and the same condition.
+data, deletes. One decorator gives every such step the same condition; :func:`run_step` runs it with the
+policy of the flow run in progress (:func:`step_retries`, set from the settings by ``flows.runs``), each call
+a copy of the step with that policy (``Task.with_options``), so no run changes what another run sees.
 
 Two layers, one concern each: the HTTP core retries a transient failure within seconds (a blip); a step
 decorated here is retried as a whole, minutes apart with exponential waits and jitter, when a transient typed
@@ -11,7 +13,9 @@ again is the submit-once protocol's decision (:mod:`tasks.submission`), not a re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
@@ -45,8 +49,9 @@ class StepRetries:
         return exponential_backoff(self.delay_s)(self.retries)
 
 
-_steps: list[Task[Any, Any]] = []
-_policy = StepRetries()
+DEFAULT_STEP_RETRIES = StepRetries()
+_policy: ContextVar[StepRetries] = ContextVar("postflows_step_retries", default=DEFAULT_STEP_RETRIES)
+"""The policy of the run in progress (each flow run sets its own, from its settings)."""
 
 
 def transient_failure(task: Task[..., Any], task_run: TaskRun, state: State[Any]) -> bool:
@@ -61,48 +66,48 @@ def idempotent_step(
 ) -> Callable[[Callable[P, R]], Task[P, R]]:
     """Make a function an idempotent step: a Prefect task retried on transient failures (see the module).
 
-    Only for steps that change nothing remotely, or whose repetition changes nothing more (a delete).
+    Only for steps that change nothing remotely, or whose repetition changes nothing more (a delete). Run
+    it with :func:`run_step`, which gives it the retries of the run in progress.
     """
 
     def decorate(fn: Callable[P, R]) -> Task[P, R]:
-        step: Task[P, R] = task(
-            name=name,
-            cache_policy=NO_CACHE,
-            retries=_policy.retries,
-            retry_delay_seconds=_policy.delays(),
-            retry_jitter_factor=_policy.jitter,
-            retry_condition_fn=transient_failure,
-        )(fn)
-        _steps.append(step)
-        return step
+        return with_retries(
+            task(name=name, cache_policy=NO_CACHE, retry_condition_fn=transient_failure)(fn),
+            DEFAULT_STEP_RETRIES,
+        )
 
     return decorate
 
 
-def use_step_retries(policy: StepRetries) -> None:
-    """Give every idempotent step ``policy`` (the composition root calls this with the settings' values).
-
-    Prefect reads a task's retries and waits when it runs, so this takes effect for the next step run.
-    """
-    global _policy
-    _policy = policy
-    delays = policy.delays()
-    for step in _steps:
-        step.retries = policy.retries
-        step.retry_delay_seconds = delays
-        step.retry_jitter_factor = policy.jitter
+def with_retries(step: Task[P, R], policy: StepRetries) -> Task[P, R]:
+    """``step`` retried as ``policy`` says (a copy: the step itself is left as it is)."""
+    return step.with_options(
+        retries=policy.retries,
+        retry_delay_seconds=policy.delays(),
+        retry_jitter_factor=policy.jitter,
+    )
 
 
-def step_retries() -> StepRetries:
-    """The policy the idempotent steps have now."""
-    return _policy
+@contextmanager
+def step_retries(policy: StepRetries) -> Iterator[StepRetries]:
+    """Within the block (a flow run), every step run with :func:`run_step` is retried as ``policy`` says."""
+    token = _policy.set(policy)
+    try:
+        yield policy
+    finally:
+        _policy.reset(token)
+
+
+def current_step_retries() -> StepRetries:
+    """The policy steps run with now."""
+    return _policy.get()
 
 
 async def run_step(step: Task[P, Coroutine[Any, Any, R]], *args: P.args, **kwargs: P.kwargs) -> R:
-    """Run an async step as a task run (retried, visible in the UI) inside a flow or task run; outside one
-    (unit tests, benchmarks) call its function, so nothing needs a Prefect server."""
+    """Run an async step as a task run (retried as the run's policy says, visible in the UI) inside a flow or
+    task run; outside one (unit tests, benchmarks) call its function, so nothing needs a Prefect server."""
     if _in_run():
-        return await step(*args, **kwargs)
+        return await with_retries(step, current_step_retries())(*args, **kwargs)
     return await step.fn(*args, **kwargs)
 
 

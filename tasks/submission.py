@@ -28,15 +28,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, TypeVar
 
 from connectors.errors import ApiError, PostflowsError
+from history.errors import HistoryError
+from history.jobs import JobData, JobSnapshot, Parking, job_data_changes
 from history.models import JobState
+from history.recorder import RunRecorder, record_shielded
 from tasks.polling import PollTimedOut, RemoteJobEnded, WaitParked
-from tasks.run_history import JobSnapshot, RunRecorder, record_shielded
 
 logger = logging.getLogger("postflows.submission")
 
 PENDING_PREFIX = "pending:"
-PARKED = "parked"
-"""The job data key of a parked wait: since when it waits, how often it parked, when it is looked at next."""
 
 R = TypeVar("R")
 
@@ -102,7 +102,7 @@ def failed_submission_state(error: BaseException) -> JobState:
         return JobState.REJECTED if error.not_processed else JobState.UNCERTAIN
     # Our own checks fail before anything is sent; anything else (a cancellation, a crash) may have hit
     # while the request was on the wire.
-    return JobState.NOT_SENT if isinstance(error, PostflowsError) else JobState.UNCERTAIN
+    return JobState.NOT_SENT if isinstance(error, PostflowsError | HistoryError) else JobState.UNCERTAIN
 
 
 def outcome_unknown(error: BaseException) -> bool:
@@ -120,7 +120,7 @@ async def submit_once(
     remote_id_of: Callable[[R], str],
     resubmit: bool = False,
     hint: str = "check with the service whether it exists",
-    data: Mapping[str, Any] | None = None,
+    data: JobData | Mapping[str, Any] | None = None,
     resumable: Callable[[JobSnapshot], bool] | None = None,
     fingerprint: str | None = None,
     prepare: Callable[[], Awaitable[Mapping[str, Any]]] | None = None,
@@ -159,7 +159,7 @@ async def submit_once(
         state = found.state
         uncertain = state in (JobState.PENDING, JobState.UNCERTAIN)
         resumes = not uncertain and (resumable or _resumable)(found)
-        recorded = found.data.get("fingerprint")
+        recorded = found.facts(JobData).fingerprint
         if (uncertain or resumes) and fingerprint and recorded and recorded != fingerprint:
             raise ResumeMismatch(what, key, str(recorded), fingerprint)
         replaces = resumes and resubmit and replaceable is not None and replaceable(found)
@@ -190,7 +190,10 @@ async def submit_once(
         if replaces or uncertain:
             recorder.note_replaced(what, f"{found.remote_id} ({found.status}, run {found.run_id})")
         replaced = found
-    facts = {**(data or {}), **({"fingerprint": fingerprint} if fingerprint else {})}
+    facts = {
+        **(job_data_changes(data) or {}),
+        **(JobData(fingerprint=fingerprint).changes() if fingerprint else {}),
+    }
     if prepare is not None:
         facts.update(await prepare())
     marker = await recorder.save_job(
@@ -231,22 +234,29 @@ class JobParked(PostflowsError):
         self.parked = parked
 
     @property
+    def parking(self) -> Parking:
+        """The parking recorded with the job."""
+        parking = self.job.facts(JobData).parked
+        if parking is None:  # pragma: no cover - a JobParked is made from the job as its parking was recorded
+            raise LookupError(f"job {self.job.remote_id} has no parking recorded")
+        return parking
+
+    @property
     def count(self) -> int:
         """How often this job's wait has been parked, this time included."""
-        return int(self.job.data.get(PARKED, {}).get("count", 1))
+        return self.parking.count
 
     @property
     def resume_at(self) -> datetime:
-        return datetime.fromisoformat(self.job.data[PARKED]["resume_at"])
+        return self.parking.resume_at
 
 
 def waited_before(job: JobSnapshot, *, now: datetime | None = None) -> float:
     """Seconds the job has been waited for by the runs that parked its wait; 0 when it was not parked."""
-    parked = job.data.get(PARKED) or {}
-    since = parked.get("waiting_since")
-    if job.state is not JobState.WAITING or not since:
+    parked = job.facts(JobData).parked
+    if job.state is not JobState.WAITING or parked is None:
         return 0.0
-    return max(0.0, ((now or datetime.now(UTC)) - datetime.fromisoformat(since)).total_seconds())
+    return max(0.0, ((now or datetime.now(UTC)) - parked.waiting_since).total_seconds())
 
 
 @asynccontextmanager
@@ -284,26 +294,29 @@ async def recording_wait(recorder: RunRecorder, job: JobSnapshot, *, what: str) 
             recorder.update_job(job, status=JobState.WAITING, detail=detail, data=_unparked(job))
         )
         raise
-    if job.data.get(PARKED):
-        await recorder.update_job(job, data={PARKED: None})
+    if job.facts(JobData).parked is not None:
+        await recorder.update_job(job, data=JobData(parked=None))
 
 
 async def _record_parking(recorder: RunRecorder, job: JobSnapshot, parked: WaitParked) -> JobSnapshot:
     now = datetime.now(UTC)
-    earlier = job.data.get(PARKED) or {}
-    parking = {
-        "waiting_since": earlier.get("waiting_since")
-        or (now - timedelta(seconds=parked.waited_s)).isoformat(),
-        "count": int(earlier.get("count", 0)) + 1,
-        "resume_at": (now + timedelta(seconds=parked.resume_in_s)).isoformat(),
-    }
+    earlier = job.facts(JobData).parked
+    parking = Parking(
+        waiting_since=earlier.waiting_since
+        if earlier is not None
+        else now - timedelta(seconds=parked.waited_s),
+        count=(earlier.count if earlier is not None else 0) + 1,
+        resume_at=now + timedelta(seconds=parked.resume_in_s),
+    )
     return await record_shielded(
-        recorder.update_job(job, status=JobState.WAITING, detail=str(parked)[:500], data={PARKED: parking})
+        recorder.update_job(
+            job, status=JobState.WAITING, detail=str(parked)[:500], data=JobData(parked=parking)
+        )
     )
 
 
-def _unparked(job: JobSnapshot) -> dict[str, Any] | None:
-    return {PARKED: None} if job.data.get(PARKED) else None
+def _unparked(job: JobSnapshot) -> JobData | None:
+    return JobData(parked=None) if job.facts(JobData).parked is not None else None
 
 
 def _resumable(job: JobSnapshot) -> bool:

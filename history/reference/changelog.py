@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from history.models import Base, utcnow
 from history.reference.newspaper_models import MasterDataChange
+from history.rows import json_mapping
 from history.scrub import json_safe
 
 Row = TypeVar("Row", bound=Base)
@@ -71,9 +72,7 @@ def content_hash(record: Any) -> str:
 
 def plain(record: Mapping[str, Any]) -> dict[str, Any]:
     """``record`` as the JSON the tables keep."""
-    safe = json_safe(dict(record), mask_secret_keys=False)
-    assert isinstance(safe, dict)
-    return safe
+    return json_mapping(dict(record), mask_secret_keys=False)
 
 
 def sync_records(

@@ -19,13 +19,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy.orm import Session, sessionmaker
-
 import history
 from connectors.address_service import AddressServiceClient
-from history.models import JobState, RemoteJob
+from history.jobs import BatchJobData, JobSnapshot
+from history.models import JobState
+from history.recorder import RunRecorder, record_shielded
 from tasks.address_service.batch import API, delete_remote_files
-from tasks.run_history import JobSnapshot, RunRecorder, record_shielded
 from tasks.submission import PENDING_PREFIX, failed_submission_state, is_marker
 
 FILE_KINDS = ("upload-file", "output-file")
@@ -131,7 +130,7 @@ def tokens_in_use(batches: list[JobSnapshot]) -> dict[str, KeptFile]:
         reason = owed_result(batch.state)
         if reason is not None:
             kept = KeptFile(batch.remote_id, str(batch.status), reason)
-            for token in sorted(history.batch_file_tokens(batch.data)):
+            for token in sorted(batch.facts(BatchJobData).file_tokens()):
                 tokens.setdefault(token, kept)
     return tokens
 
@@ -188,7 +187,7 @@ async def _delete(
 
 async def delete_recorded_files(
     client: AddressServiceClient,
-    factory: sessionmaker[Session],
+    database_url: str,
     *,
     older_than: datetime,
     retention_cutoff: datetime,
@@ -202,6 +201,7 @@ async def delete_recorded_files(
     A batch job whose files are deleted this way can no longer give a result; unless it had ended, it is
     recorded as DELETED.
     """
+    factory = history.session_factory(database_url)
 
     def read() -> tuple[list[JobSnapshot], dict[str, KeptFile]]:
         with factory.begin() as session:
@@ -227,20 +227,7 @@ async def delete_recorded_files(
 
     def mark(job: JobSnapshot) -> None:
         with factory.begin() as session:
-            row = session.get(RemoteJob, job.id)
-            if row is None:
-                return
-            history.update_remote_job(session, row, status=JobState.DELETED.value, deleted=True)
-            for batch in history.batches_using_file(session, api=API, token=job.remote_id):
-                state = JobSnapshot.of(batch).state
-                if state is None or not state.final:
-                    history.update_remote_job(
-                        session,
-                        batch,
-                        status=JobState.DELETED.value,
-                        finished=True,
-                        detail="files deleted by clean-up",
-                    )
+            history.mark_file_deleted(session, job.id, api=API, detail="files deleted by clean-up")
 
     async def mark_deleted(job: JobSnapshot) -> None:
         await asyncio.to_thread(mark, job)

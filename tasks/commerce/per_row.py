@@ -28,8 +28,8 @@ from pydantic import BaseModel, ValidationError
 from connectors.commerce import CommerceRejected
 from connectors.errors import ApiError, AuthFailed, HttpStatusError, NotFound
 from fileio.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
+from history.recorder import RunRecorder
 from tasks.progress import Progress
-from tasks.run_history import RunRecorder
 from tasks.sending import SendCounter
 
 Q = TypeVar("Q", bound=BaseModel)

@@ -22,9 +22,10 @@ from connectors.commerce import CommerceClient, PickupUser, PickupUserRequest
 from connectors.errors import ApiError, PostflowsError, RemoteRejected
 from fileio.commerce.pickup_input import PickupInput, PickupRow
 from history.identity import Endpoint, body_fingerprint, derive_key
+from history.jobs import JobData, JobSnapshot
 from history.models import JobState
+from history.recorder import RunRecorder
 from tasks.progress import Progress
-from tasks.run_history import JobSnapshot, RunRecorder
 from tasks.submission import SubmissionUncertain, submit_once
 
 API = "commerce"
@@ -184,7 +185,7 @@ async def _register(
             remote_id_of=lambda registered: registered.remote_id,
             resubmit=resubmit,
             hint="check with the pickup service whether the user was registered",
-            data={"row": row.row},
+            data=PickupJobData(row=row.row),
             fingerprint=body_fingerprint(body),
         )
     except SubmissionUncertain:
@@ -206,15 +207,23 @@ async def _register(
         submission.job,
         status=JobState.COMPLETED,
         finished=True,
-        data={"pickup_id": user.id, "verified": verified},
+        data=PickupJobData(pickup_id=user.id, verified=verified),
     )
     return RowOutcome(row.row, RowStatus.REGISTERED, user.id, verified)
 
 
+class PickupJobData(JobData):
+    """The facts of a pickup registration: the file row it came from, the user the service registered."""
+
+    row: int | None = None
+    pickup_id: str | None = None
+    verified: str | None = None
+
+
 def _recorded(job: JobSnapshot) -> tuple[str, str]:
     """The pickup id and verification a job recorded (the id from its remote id if its data lacks it)."""
-    pickup_id = job.data.get("pickup_id") or job.remote_id.split(SEPARATOR, 1)[0]
-    return str(pickup_id), str(job.data.get("verified") or "")
+    facts = job.facts(PickupJobData)
+    return facts.pickup_id or job.remote_id.split(SEPARATOR, 1)[0], facts.verified or ""
 
 
 def _same_as(first: RowOutcome, row: PickupRow) -> RowOutcome:

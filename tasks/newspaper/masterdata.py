@@ -119,6 +119,13 @@ def store_master_data(database_url: str, run_id: int, data: MasterData) -> dict[
     return counts
 
 
+def synced_newspapers(database_url: str) -> list[int]:
+    """The numbers of the newspapers whose master data was synced before (blocking: call it in a thread)."""
+    factory = history.session_factory(database_url)
+    with factory() as session:
+        return history.synced_newspaper_numbers(session)
+
+
 def changes_of_run(database_url: str, run_id: int) -> pd.DataFrame:
     """The change log entries one run wrote."""
     factory = history.session_factory(database_url)

@@ -1,5 +1,6 @@
-"""What the run history keeps about an order's reports (its folder, the status they reflect, when they were
-fetched) and which recorded orders a sweep of the reports looks at again.
+"""What the run history keeps about a newspaper order (:class:`OrderJobData`: its kind, folder, delivery
+note, status history, the status its reports reflect and when they were fetched) and which recorded orders a
+sweep of the reports looks at again.
 """
 
 from __future__ import annotations
@@ -11,16 +12,34 @@ from typing import Any
 
 from connectors.newspaper import OrderStatus
 from fileio.newspaper.order_input import OrderKind
+from history.jobs import IsoDatetime, JobData, JobSnapshot
+from history.recorder import RunRecorder
 from tasks.newspaper.submissions import API
-from tasks.run_history import JobSnapshot, RunRecorder
 
 ORDER_JOB = "order"
-# Keys of an order job's data.
-OUTPUT_DIR = "output_dir"
-REPORTS_STATUS = "reports_status"
-REPORTS_FETCHED_AT = "reports_fetched_at"
-STATUS_HISTORY = "status_history"
 ORDERS_FOLDER = "newspaper-orders"
+
+
+class OrderJobData(JobData):
+    """The facts of a newspaper order job; the order's identity (:func:`identity_of`) is kept beside them
+    under its own keys."""
+
+    order_kind: str | None = None
+    """``standard`` or ``gratis``."""
+    output_dir: str | None = None
+    """The order's output folder (absolute, so a run elsewhere finds it)."""
+    delivery_note: list[str] | None = None
+    """The delivery note's files, once saved."""
+    status_history: list[dict[str, Any]] | None = None
+    """Every status seen (:func:`status_mark` with ``recordedAt``), oldest first."""
+    reports_status: dict[str, str | None] | None = None
+    """The status the saved reports reflect (:func:`status_mark`)."""
+    reports_fetched_at: IsoDatetime | None = None
+
+
+def order_facts(job: JobSnapshot) -> OrderJobData:
+    """The facts recorded with an order job."""
+    return job.facts(OrderJobData)
 
 
 def status_mark(status: OrderStatus) -> dict[str, str | None]:
@@ -42,32 +61,48 @@ def with_status(
     return [*entries, {**mark, "recordedAt": recorded_at}]
 
 
-def folder_data(folder: Path) -> dict[str, str]:
+def submitted_data(kind: OrderKind, identity: Mapping[str, Any]) -> dict[str, Any]:
+    """The job data of an order as it is submitted: its kind and identity."""
+    return {**OrderJobData(order_kind=kind).changes(), **identity}
+
+
+def folder_data(folder: Path) -> dict[str, Any]:
     """The job data naming the order's output folder (absolute, so a run elsewhere finds it)."""
-    return {OUTPUT_DIR: str(Path(folder).resolve())}
+    return OrderJobData(output_dir=str(Path(folder).resolve())).changes()
+
+
+def delivery_note_data(paths: Sequence[Path]) -> OrderJobData:
+    """The job data naming the delivery note's files."""
+    return OrderJobData(delivery_note=[str(path) for path in paths])
+
+
+def status_history_data(history: Sequence[Mapping[str, Any]]) -> OrderJobData:
+    """The job data holding every status seen."""
+    return OrderJobData(status_history=[dict(entry) for entry in history])
 
 
 def reports_data(status: OrderStatus, *, now: datetime | None = None) -> dict[str, Any]:
     """The job data saying the order's reports were fetched now, at ``status``."""
-    return {REPORTS_STATUS: status_mark(status), REPORTS_FETCHED_AT: (now or datetime.now(UTC)).isoformat()}
+    fetched = OrderJobData(reports_status=status_mark(status), reports_fetched_at=now or datetime.now(UTC))
+    return fetched.changes()
 
 
 def reports_current(data: Mapping[str, Any], status: OrderStatus) -> bool:
     """Whether the reports recorded in an order job's ``data`` were fetched at ``status`` (same value and
     statusDate); False when they were never fetched."""
-    return data.get(REPORTS_STATUS) == status_mark(status)
+    return OrderJobData.read(data).reports_status == status_mark(status)
 
 
 def order_folder(data_dir: Path, order_id: int, job: JobSnapshot | None) -> Path:
     """Where an order's files are: the folder its order run recorded on its ``job``, else
     ``<data dir>/newspaper-orders/<order id>``."""
-    recorded = job.data.get(OUTPUT_DIR) if job is not None else None
+    recorded = order_facts(job).output_dir if job is not None else None
     return Path(recorded) if recorded else data_dir / ORDERS_FOLDER / str(order_id)
 
 
 def recorded_kind(job: JobSnapshot) -> OrderKind | None:
     """Standard or gratis, as the order run recorded it; None when it did not."""
-    kind = job.data.get("order_kind")
+    kind = order_facts(job).order_kind
     if kind == "standard":
         return "standard"
     if kind == "gratis":

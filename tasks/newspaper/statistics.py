@@ -9,6 +9,16 @@ from prefect.cache_policies import NO_CACHE
 
 from connectors.newspaper import ApiResult, NewspaperClient, StatisticsSubmission
 from fileio.newspaper.statistics_input import read_calendar, read_statistics_file
+from history.jobs import JobData
+
+
+class StatisticsJobData(JobData):
+    """The facts of a statistics upload: the file and its records sent, the service's confirmation."""
+
+    records: int | None = None
+    file: str | None = None
+    confirmation: str | None = None
+
 
 # The flow takes its reading steps from here, beside the submission.
 __all__ = ["read_calendar", "read_statistics_file", "submit_statistics"]

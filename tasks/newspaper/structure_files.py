@@ -22,11 +22,19 @@ from connectors.newspaper import (
 )
 from fileio.documents import FileNames, safe_stem, save_documents, their_stem
 from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
+from history.jobs import JobData
 from tasks.retrying import idempotent_step
 
 DOCUMENT_KIND = "structure-file"
 FLOW_FILE_NAMES = ("structure-files.csv", "summary.md")
 """Files the flow writes beside the structure files, which no structure file may be named like."""
+
+
+class NoticeEmailJobData(JobData):
+    """The facts of a notice e-mail registration: the address, the service's confirmation."""
+
+    email: str | None = None
+    confirmation: str | None = None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from typing import Any, TypeVar
 
 from connectors.newspaper import ApiResult, NewspaperMessage, NewspaperRejected
 from history.identity import body_fingerprint as body_fingerprint
-from tasks.run_history import JobSnapshot, RunRecorder
+from history.jobs import JobData, JobSnapshot
+from history.recorder import RunRecorder
 from tasks.submission import Submission, submit_once
 
 API = "newspaper"
@@ -50,7 +51,7 @@ async def submit_newspaper(
     remote_id_of: Callable[[R], str] = str,
     resubmit: bool = False,
     hint: str,
-    data: Mapping[str, Any] | None = None,
+    data: JobData | Mapping[str, Any] | None = None,
     fingerprint: str | None = None,
     resumable: Callable[[JobSnapshot], bool] | None = None,
 ) -> Submission[ApiResult[R]]:

@@ -19,9 +19,9 @@ from connectors.errors import TransportFailure
 from flows import address_batch as batch_module
 from flows.address_batch import address_batch
 from history.models import JobState
+from history.recorder import RunRecorder
 from postflows.settings import get_settings
 from sandbox.inprocess import address_service_url
-from tasks.run_history import RunRecorder
 from tasks.submission import ResumeMismatch, SubmissionUncertain
 from tests.flows.conftest import Sandbox
 from tests.outputs import read_output_csv

@@ -12,8 +12,8 @@ import pytest
 
 import history
 from flows.runs import recorded_run
+from history.recorder import RunRecorder
 from postflows.settings import get_settings
-from tasks.run_history import RunRecorder
 
 KEY = "work-to-interrupt"
 

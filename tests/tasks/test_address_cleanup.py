@@ -100,7 +100,11 @@ async def clean(
         sleep=no_sleep,
     ) as client:
         return await delete_recorded_files(
-            client, factory, older_than=now - AGE, retention_cutoff=now - RETENTION, force=force
+            client,
+            str(factory.kw["bind"].url),
+            older_than=now - AGE,
+            retention_cutoff=now - RETENTION,
+            force=force,
         )
 
 

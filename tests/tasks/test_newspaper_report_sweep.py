@@ -7,6 +7,7 @@ import datetime as dt
 from pathlib import Path
 
 from connectors.newspaper import OrderStatus
+from history.jobs import JobSnapshot
 from tasks.newspaper.report_sweep import (
     folder_data,
     order_folder,
@@ -16,7 +17,6 @@ from tasks.newspaper.report_sweep import (
     status_mark,
     with_status,
 )
-from tasks.run_history import JobSnapshot
 
 NOW = dt.datetime(2030, 6, 15, 10, 0, tzinfo=dt.UTC)
 

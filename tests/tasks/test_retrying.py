@@ -3,7 +3,6 @@ reach every step; a step called outside a run is a plain call."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,14 +26,14 @@ from tasks.address_service.batch import check_batch_status, delete_file, downloa
 from tasks.newspaper.orders import fetch_order_reports, fetch_order_status, submit_order
 from tasks.newspaper.purchases import submit_purchase
 from tasks.polling import PollTimedOut
-from tasks.retrying import StepRetries, run_step, step_retries, transient_failure, use_step_retries
-
-
-@pytest.fixture(autouse=True)
-def _restore_policy() -> Iterator[None]:
-    before = step_retries()
-    yield
-    use_step_retries(before)
+from tasks.retrying import (
+    StepRetries,
+    current_step_retries,
+    run_step,
+    step_retries,
+    transient_failure,
+    with_retries,
+)
 
 
 def _retried(error: BaseException) -> bool:
@@ -79,12 +78,26 @@ def test_the_waits_grow_exponentially() -> None:
 
 
 def test_the_policy_reaches_every_idempotent_step_and_no_submission() -> None:
-    use_step_retries(StepRetries(retries=2, delay_s=0.5, jitter=0.1))
+    policy = StepRetries(retries=2, delay_s=0.5, jitter=0.1)
     for step in (check_batch_status, download_output, delete_file, fetch_order_status, fetch_order_reports):
-        assert (step.retries, step.retry_delay_seconds, step.retry_jitter_factor) == (2, [0.5, 1.0], 0.1)
+        retried = with_retries(step, policy)
+        assert (retried.retries, retried.retry_delay_seconds, retried.retry_jitter_factor) == (
+            2,
+            [0.5, 1.0],
+            0.1,
+        )
+        assert retried.retry_condition_fn is transient_failure
         assert step.retry_condition_fn is transient_failure
     for submission in (submit_order, submit_purchase):
         assert submission.retries == 0 and submission.retry_condition_fn is None
+
+
+def test_a_run_sets_its_own_policy_and_leaves_none_behind() -> None:
+    before = current_step_retries()
+    policy = StepRetries(retries=1, delay_s=0.5, jitter=0.0)
+    with step_retries(policy):
+        assert current_step_retries() is policy
+    assert current_step_retries() is before
 
 
 async def test_outside_a_run_a_step_is_a_plain_call() -> None:

@@ -17,9 +17,11 @@ from sqlalchemy.orm import Session
 
 import history
 from connectors.errors import RemoteRejected, ServerError, TransportFailure
+from history.errors import KeyBusy
 from history.models import JobState, KeyLease, Run, Step
+from history.recorder import RunRecorder
 from tasks.polling import Observation, PollTimedOut, RemoteJobEnded, WaitParked
-from tasks.run_history import KeyBusy, RunRecorder
+from tasks.run_history import start_recording
 from tasks.submission import (
     JobParked,
     ResumeMismatch,
@@ -39,7 +41,7 @@ def database_url(tmp_path: Path) -> str:
 
 
 async def _run(database_url: str, *, key: str = KEY, wait_s: float = 5.0) -> RunRecorder:
-    recorder = await RunRecorder.start(database_url, flow="test", idempotency_key=key, parameters={})
+    recorder = await start_recording(database_url, flow="test", idempotency_key=key, parameters={})
     await recorder.hold_key(ttl_s=30, wait_s=wait_s, poll_s=0.05)
     return recorder
 
@@ -351,7 +353,7 @@ async def test_a_second_run_with_the_key_waits_for_a_live_holder_then_gives_up(
 ) -> None:
     holder = await run()
     told: list[str] = []
-    second = await RunRecorder.start(database_url, flow="test", idempotency_key=KEY, parameters={})
+    second = await start_recording(database_url, flow="test", idempotency_key=KEY, parameters={})
     with pytest.raises(KeyBusy) as busy:
         await second.hold_key(ttl_s=30, wait_s=0.3, poll_s=0.05, notify=told.append)
     assert f"run {holder.run_id}" in str(busy.value) and "Run again" in str(busy.value)

@@ -14,10 +14,12 @@ import history
 from connectors.commerce import CommerceRejected, PickupUser, PickupUserRequest
 from connectors.errors import AuthFailed, ServerError, TransportFailure
 from fileio.commerce.pickup_input import PickupInput, PickupRow, pickup_request
+from history.errors import LeaseLost
 from history.identity import Endpoint
 from history.models import JobState
+from history.recorder import RunRecorder
 from tasks.commerce.pickup import KIND, RowStatus, register_pickup_users, results_frame, status_counts
-from tasks.run_history import LeaseLost, RunRecorder
+from tasks.run_history import start_recording
 
 ENDPOINT = Endpoint("https://commerce.example/", "client-1")
 RUN_KEY = "pickup-registration@test"
@@ -80,7 +82,7 @@ async def run(database_url: str) -> AsyncIterator[Callable[[], Awaitable[RunReco
     started: list[RunRecorder] = []
 
     async def start() -> RunRecorder:
-        recorder = await RunRecorder.start(database_url, flow="test", idempotency_key=RUN_KEY, parameters={})
+        recorder = await start_recording(database_url, flow="test", idempotency_key=RUN_KEY, parameters={})
         await recorder.hold_key(ttl_s=30, wait_s=5, poll_s=0.05)
         started.append(recorder)
         return recorder

@@ -1,0 +1,380 @@
+"""Recording a flow run in the run history: the run, its steps, remote jobs, documents and messages, on top
+of the lease that lets one run at a time work on an idempotency key (:mod:`history.leased_run`).
+
+Flows hold one :class:`RunRecorder`. Remote jobs are read back as detached :class:`JobSnapshot` values, so
+callers never touch ORM objects. Every text written for the reader (a step's or an event's detail, the run's
+parameters, error and summary, a message) goes through the scrubber the recorder is given first (the process's
+secret scrubber), so a service that echoes a password leaves it nowhere; a job's data (the handles a later
+run resumes with) is kept as it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from history.db import session_factory
+from history.errors import LeaseLost
+from history.jobs import JobData, JobSnapshot, job_data_changes
+from history.leased_run import LeasedRun, RunOutputs, record_shielded
+from history.leases import holds_lease
+from history.models import JobState, RemoteJob
+from history.remote_jobs import (
+    find_remote_job,
+    job_with_remote_id,
+    jobs_recorded_since,
+    save_remote_job,
+    unfinished_jobs,
+    update_remote_job,
+)
+from history.scrub import json_safe
+from history.step_writer import RequestAttempt, StepWriter
+from history.store import (
+    abandon_stale_runs,
+    finish_run,
+    record_document,
+    record_message,
+    record_step,
+    start_run,
+)
+
+__all__ = ["JobSnapshot", "RunOutputs", "RunRecorder", "Scrub", "record_shielded", "scrubbed"]
+
+DETAIL_CHARS = 500
+
+Scrub = Callable[[str], str]
+"""Takes every registered secret out of a text."""
+
+
+def scrubbed(value: Any, scrub: Scrub) -> Any:
+    """``value`` made JSON-safe (secret values and the values of secret-named keys masked: see
+    :func:`history.json_safe`) with ``scrub`` applied to its texts."""
+    return _scrub_json(json_safe(value, mask_secret_keys=True), scrub)
+
+
+def _scrub_json(value: Any, scrub: Scrub) -> Any:
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {scrub(key): _scrub_json(item, scrub) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_scrub_json(item, scrub) for item in value]
+    return value
+
+
+class RunRecorder(LeasedRun):
+    """Writes one flow run's history, and keeps the run's :class:`RunOutputs` for its summary.
+
+    Args:
+        scrub: takes the registered secrets out of a text; applied to every text written for the reader.
+    """
+
+    def __init__(
+        self,
+        factory: sessionmaker[Session],
+        run_id: int,
+        *,
+        flow: str,
+        idempotency_key: str | None,
+        scrub: Scrub,
+    ) -> None:
+        super().__init__(factory, run_id, flow=flow, idempotency_key=idempotency_key)
+        self._scrub = scrub
+        self._steps = StepWriter(self._write_request_steps)
+
+    @classmethod
+    async def start(
+        cls,
+        database_url: str,
+        *,
+        flow: str,
+        idempotency_key: str | None,
+        parameters: Mapping[str, Any],
+        scrub: Scrub,
+        flow_run_id: str | None = None,
+    ) -> RunRecorder:
+        """Record a new run of ``flow`` (the orchestrator's run ``flow_run_id``, if any) and return its
+        recorder; it does not hold its key yet (:meth:`hold_key`)."""
+
+        def start() -> RunRecorder:
+            factory = session_factory(database_url)
+            with factory.begin() as session:
+                run = start_run(
+                    session,
+                    flow=flow,
+                    idempotency_key=idempotency_key,
+                    parameters=scrubbed(dict(parameters), scrub),
+                    flow_run_id=flow_run_id,
+                )
+                session.flush()
+                run_id = run.id
+            return cls(factory, run_id, flow=flow, idempotency_key=idempotency_key, scrub=scrub)
+
+        return await asyncio.to_thread(start)
+
+    def for_key(self, key: str) -> RunRecorder:
+        """This run's recorder for one piece of its work that has its own idempotency key (one row of a
+        file): jobs are recorded and found under ``key``, and a submission is recorded only while the run
+        still holds its own key, whose lease guards every piece."""
+        piece = copy.copy(self)
+        piece.idempotency_key = key
+        piece._lease_key = self._lease_key or self.idempotency_key
+        return piece
+
+    def _text(self, text: str | None) -> str | None:
+        return None if text is None else self._scrub(text)[:DETAIL_CHARS]
+
+    # -- the run ---------------------------------------------------------------------------------------
+
+    async def finish(
+        self, state: str, *, error: str | None = None, summary: Mapping[str, Any] | None = None
+    ) -> None:
+        """Record how the run ended and let go of its key, in one transaction: a claimant never sees the run
+        ended while it still holds the key (it would take the key over and record this hold as lost)."""
+        await self._write(self._steps.close)
+        self._stop_renewing()
+
+        clean_error = None if error is None else self._scrub(error)
+        clean_summary = None if summary is None else scrubbed(dict(summary), self._scrub)
+
+        def finish() -> None:
+            with self._factory.begin() as session:
+                finish_run(session, self._run(session), state=state, error=clean_error, summary=clean_summary)
+                self._give_back(session)
+            self.holds_key = False
+
+        try:
+            await self._write(finish)
+        finally:
+            await self._release_key()
+
+    @asynccontextmanager
+    async def step(self, name: str, *, detail: str | None = None) -> AsyncIterator[None]:
+        """Record a local step with its duration and outcome."""
+        started = time.monotonic()
+        try:
+            yield
+        except BaseException as error:
+            await self._write(
+                self._record_step, name, type(error).__name__, time.monotonic() - started, str(error)
+            )
+            raise
+        await self._write(self._record_step, name, "ok", time.monotonic() - started, detail)
+
+    def _record_step(self, name: str, outcome: str, duration_s: float, detail: str | None) -> None:
+        with self._factory.begin() as session:
+            record_step(
+                session,
+                self._run(session),
+                name=name,
+                outcome=outcome,
+                duration_s=duration_s,
+                detail=self._text(detail),
+            )
+
+    def request_log(self, record: RequestAttempt) -> None:
+        """Hook for the HTTP clients' request log: one step per remote call attempt, written aside."""
+        self._steps.put(record)
+
+    def _write_request_steps(self, records: list[RequestAttempt]) -> None:
+        with self._factory.begin() as session:
+            run = self._run(session)
+            for record in records:
+                record_step(
+                    session,
+                    run,
+                    name=f"{record.api} {record.method} {record.path}",
+                    outcome=record.outcome,
+                    duration_s=record.duration_s,
+                    attempt=record.attempt,
+                    detail=self._text(record.error) if record.error else None,
+                )
+
+    async def abandon_stale_runs(self) -> list[int]:
+        """Mark earlier RUNNING runs of this work as abandoned when this run resumes what they started."""
+        key = self.idempotency_key
+        if not key:
+            return []
+
+        def abandon() -> list[int]:
+            with self._factory.begin() as session:
+                return abandon_stale_runs(
+                    session, flow=self.flow, idempotency_key=key, resumed_by=self._run(session)
+                )
+
+        return await self._write(abandon)
+
+    # -- remote jobs -----------------------------------------------------------------------------------
+
+    async def save_job(
+        self,
+        *,
+        api: str,
+        kind: str,
+        remote_id: str,
+        status: JobState | str | None = None,
+        remote_status: str | None = None,
+        data: JobData | Mapping[str, Any] | None = None,
+        require_key: bool = False,
+    ) -> JobSnapshot:
+        """Record a job the remote side holds (or is about to hold) under this run's key.
+
+        Args:
+            require_key: write only while this run holds its key, checked in the same transaction, so a
+                run presumed dead can never record a submission beside its successor.
+
+        Raises:
+            LeaseLost: ``require_key`` and the key is no longer this run's.
+        """
+        facts = job_data_changes(data) or {}
+
+        def save() -> JobSnapshot:
+            with self._factory.begin() as session:
+                key = self._lease_key or self.idempotency_key
+                if require_key and key and not holds_lease(session, key=key, run_id=self.run_id):
+                    raise LeaseLost(f"run {self.run_id} no longer holds key {key}; not submitting")
+                job = save_remote_job(
+                    session,
+                    self._run(session),
+                    api=api,
+                    kind=kind,
+                    remote_id=remote_id,
+                    idempotency_key=self.idempotency_key,
+                    status=str(status) if status is not None else None,
+                    remote_status=remote_status,
+                    data=facts,
+                )
+                session.flush()
+                return JobSnapshot.of(job)
+
+        return await self._write(save)
+
+    async def update_job(
+        self,
+        job: JobSnapshot,
+        *,
+        status: JobState | str | None = None,
+        remote_status: str | None = None,
+        remote_id: str | None = None,
+        progress: float | None = None,
+        status_date: datetime | None = None,
+        data: JobData | Mapping[str, Any] | None = None,
+        finished: bool = False,
+        deleted: bool = False,
+        detail: str | None = None,
+    ) -> JobSnapshot:
+        """Record what is now known about ``job`` (``data``: the facts to merge into its data); returns it
+        as stored."""
+        changes = job_data_changes(data)
+
+        def update() -> JobSnapshot:
+            with self._factory.begin() as session:
+                row = session.get(RemoteJob, job.id)
+                if row is None:  # pragma: no cover
+                    raise LookupError(f"remote job {job.id} vanished from the history")
+                if remote_id is not None:
+                    row.remote_id = remote_id
+                update_remote_job(
+                    session,
+                    row,
+                    status=str(status) if status is not None else None,
+                    remote_status=remote_status,
+                    progress=progress,
+                    status_date=status_date,
+                    data=changes,
+                    finished=finished,
+                    deleted=deleted,
+                    detail=self._text(detail),
+                )
+                return JobSnapshot.of(row)
+
+        return await self._write(update)
+
+    async def find_job(self, *, api: str, kind: str, include_deleted: bool = True) -> JobSnapshot | None:
+        """The newest job of this kind recorded under this run's idempotency key (by any run)."""
+        key = self.idempotency_key
+        if not key:
+            return None
+
+        def find() -> JobSnapshot | None:
+            with self._factory.begin() as session:
+                job = find_remote_job(
+                    session, api=api, kind=kind, idempotency_key=key, include_deleted=include_deleted
+                )
+                return JobSnapshot.of(job) if job is not None else None
+
+        return await self._write(find)
+
+    async def job_with_remote_id(self, *, api: str, kind: str, remote_id: str) -> JobSnapshot | None:
+        """The job recorded with the service's id ``remote_id``, under any key, or None."""
+
+        def find() -> JobSnapshot | None:
+            with self._factory.begin() as session:
+                job = job_with_remote_id(session, api=api, kind=kind, remote_id=remote_id)
+                return JobSnapshot.of(job) if job is not None else None
+
+        return await self._write(find)
+
+    async def jobs_since(self, *, api: str, kind: str, since: datetime) -> list[JobSnapshot]:
+        """Every job of this api and kind recorded at or after ``since`` (under any key) that is not deleted,
+        oldest first."""
+
+        def find() -> list[JobSnapshot]:
+            with self._factory.begin() as session:
+                jobs = jobs_recorded_since(session, api=api, kind=kind, since=since)
+                return [JobSnapshot.of(job) for job in jobs]
+
+        return await self._write(find)
+
+    async def open_jobs(self, *, api: str, kind: str) -> list[JobSnapshot]:
+        """Every job of this kind under this run's key that is not deleted yet, oldest first."""
+        key = self.idempotency_key
+        if not key:
+            return []
+
+        def find() -> list[JobSnapshot]:
+            with self._factory.begin() as session:
+                jobs = unfinished_jobs(session, idempotency_key=key, api=api, kind=kind)
+                return [JobSnapshot.of(job) for job in jobs]
+
+        return await self._write(find)
+
+    # -- documents and messages ------------------------------------------------------------------------
+
+    def note_reused(self, what: str, which: str) -> None:
+        """Say that this run took up earlier work (``what``, e.g. ``address batch``; ``which``, e.g. its id
+        and run) instead of doing it again; the run summary lists it."""
+        self.outputs.reused.setdefault(what, []).append(which)
+
+    def note_replaced(self, what: str, which: str) -> None:
+        """Say that this run submitted ``what`` anew over an earlier submission (``which``: its id, state and
+        run), as ``--resubmit`` asked; the run summary lists it."""
+        self.outputs.replaced.setdefault(what, []).append(which)
+
+    async def document(self, kind: str, path: Path, *, job: JobSnapshot | None = None) -> None:
+        """Record a file this run wrote (with its size and SHA-256), and list it in the run's outputs."""
+        self.outputs.documents.setdefault(path.resolve(), kind)
+
+        def record() -> None:
+            with self._factory.begin() as session:
+                remote_job = session.get(RemoteJob, job.id) if job is not None else None
+                record_document(session, self._run(session), kind=kind, path=path, remote_job=remote_job)
+
+        await self._write(record)
+
+    async def message(self, level: str, code: str, text: str) -> None:
+        clean = self._scrub(text)
+
+        def record() -> None:
+            with self._factory.begin() as session:
+                record_message(session, self._run(session), level=level, code=code, text=clean)
+
+        await self._write(record)
