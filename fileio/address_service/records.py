@@ -46,7 +46,8 @@ from fileio.rejected_rows import (
     problem_lines,
     rejected_report,
 )
-from fileio.tables import choose_sheet, read_table
+from fileio.sheet_choice import choose_sheet
+from fileio.tables import read_table
 from fileio.textfiles import control_characters, visible_controls
 
 if TYPE_CHECKING:

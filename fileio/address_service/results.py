@@ -64,7 +64,7 @@ from fileio.limits import (
 )
 from fileio.linescan import scan_lines
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv, write_xlsx
-from fileio.tables import collector_paused, text_frame, unique_names
+from fileio.table_frame import collector_paused, text_frame, unique_names
 from fileio.textfiles import detect_encoding, read_rows, sniff_delimiter
 
 RETURNED_COLUMN = "ReturnedByService"
