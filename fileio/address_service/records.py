@@ -26,14 +26,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from connectors.address_service.codes import (
-    ADDRESS_FIELD_NAMES,
-    MAX_LENGTH,
-    PASSTHROUGH_MAX_LENGTH,
     STATUS_FIELD_NAMES,
 )
+from fileio.address_service.row_checks import Mode, row_problems
 from fileio.address_service.street_lines import SplitColumn, split_street_column
 from fileio.errors import InputError
 from fileio.headers import resolve_address_columns
@@ -46,16 +44,16 @@ from fileio.rejected_rows import (
     problem_lines,
     rejected_report,
 )
-from fileio.sheet_choice import choose_sheet
+from fileio.sheet_choice import SheetChoice, choose_sheet
+from fileio.table_frame import Table
 from fileio.tables import read_table
-from fileio.textfiles import control_characters, visible_controls
+from fileio.textfiles import visible_controls
 
 if TYPE_CHECKING:
     import pandas as pd
 else:
     pd = lazy_module("pandas")  # imported on first use: checking a header (address_header) needs none
 
-Mode = Literal["batch", "query", "verification"]
 RECORD_ID = "RecordId"
 # The results' column naming the service's fields that break their §2.3 length (tasks.address_service.
 # field_lengths).
@@ -64,7 +62,6 @@ PROBLEMS_COLUMN = "ResultProblems"
 RESERVED_COLUMNS = frozenset(
     name.casefold() for name in (RECORD_ID, "ReturnedByService", PROBLEMS_COLUMN, *STATUS_FIELD_NAMES)
 )
-SWISS_COUNTRY_CODES = ("CH", "LI")
 MINIMUM_FIELDS = ("Name", "Prename", "Streetname", "HouseNo", "ZIPCode", "TownName")  # §2.1
 
 
@@ -146,6 +143,60 @@ def read_address_file(
             columns, or lacks a column that every row needs.
     """
     source = Path(path)
+    table, address_columns, choice = _read_address_table(
+        source,
+        mode=mode,
+        mapping=mapping,
+        split_house_numbers=split_house_numbers,
+        delimiter=delimiter,
+        encoding=encoding,
+        fixed_widths=fixed_widths,
+        sheet=sheet,
+        limits=limits,
+    )
+    headers = [str(name) for name in table.frame.columns]
+    passthrough = [header for header in headers if header not in address_columns.values()]
+    frame, filled = _gathered(table.frame, address_columns, passthrough)
+    malformed_rows = {row for row, _ in table.malformed}
+    empty = ~filled & ~frame[RECORD_ID].isin(malformed_rows)
+    frame = frame[~empty].copy()
+    split = SplitColumn(split=[], refused={})
+    if split_house_numbers:
+        split = split_street_column(frame, record_id=RECORD_ID)
+    checkable = frame[~frame[RECORD_ID].isin(malformed_rows)]
+    rejected = _rejected(table, checkable, split, address_columns, passthrough, mode, wire_encoding)
+    records = frame[~frame[RECORD_ID].isin(rejected["row"])].reset_index(drop=True)
+    _check_accounted(source, len(table.frame), len(records), int(rejected["row"].nunique()), int(empty.sum()))
+    report = rejected_report(rejected, table, id_column=id_column(headers, known=id_columns))
+    return AddressInput(
+        records=records,
+        rejected=rejected,
+        rejected_report=report,
+        address_columns=address_columns,
+        passthrough_columns=passthrough,
+        source=source,
+        mode=mode,
+        input_rows=len(frame),
+        house_numbers=pd.DataFrame(split.split),
+        sheet_note=choice.note,
+    )
+
+
+def _read_address_table(
+    source: Path,
+    *,
+    mode: Mode,
+    mapping: Mapping[str, str] | None,
+    split_house_numbers: bool,
+    delimiter: str | None,
+    encoding: str | None,
+    fixed_widths: Sequence[tuple[str, int]] | None,
+    sheet: str | int | None,
+    limits: TableLimits,
+) -> tuple[Table, dict[str, str], SheetChoice]:
+    """The address file's table, of a workbook the sheet named or else the one with the address columns
+    (:func:`fileio.sheet_choice.choose_sheet`); its address columns (:func:`address_header`); and the
+    choice of the sheet."""
 
     def fits(headers: list[str]) -> bool:
         try:
@@ -171,9 +222,15 @@ def read_address_file(
     address_columns = address_header(
         headers, mode=mode, mapping=mapping, path=source, split_house_numbers=split_house_numbers
     )
-    passthrough = [header for header in headers if header not in address_columns.values()]
+    return table, address_columns, choice
 
-    raw = table.frame
+
+def _gathered(
+    raw: pd.DataFrame, address_columns: Mapping[str, str], passthrough: Sequence[str]
+) -> tuple[pd.DataFrame, pd.Series]:
+    """The rows as records: RecordId, the pass-through columns (empty cells missing), the address fields
+    under their §2.3 names (stripped; empty ones missing; a P.O. box number cell holding the term split,
+    see :func:`_split_po_box`); and whether each row holds any value."""
     # The columns are gathered first and framed at once: inserting them one by one copies the frame's
     # column index each time, which takes quadratic time in the number of columns.
     gathered: dict[str, pd.Series] = {RECORD_ID: pd.Series(raw.index.astype("int64"), index=raw.index)}
@@ -188,17 +245,25 @@ def read_address_file(
         filled |= values != ""
     frame = pd.DataFrame(gathered, index=raw.index)
     _split_po_box(frame)
-    malformed_rows = {row for row, _ in table.malformed}
-    empty = ~filled & ~frame[RECORD_ID].isin(malformed_rows)
-    frame = frame[~empty].copy()
-    problems = [malformed_problems(table.malformed)]
-    split = SplitColumn(split=[], refused={})
-    if split_house_numbers:
-        split = split_street_column(frame, record_id=RECORD_ID)
-    checkable = frame[~frame[RECORD_ID].isin(malformed_rows)]
-    problems.append(_refused_splits(split, checkable, address_columns))
-    problems += _row_problems(
+    return frame, filled
+
+
+def _rejected(
+    table: Table,
+    checkable: pd.DataFrame,
+    split: SplitColumn,
+    address_columns: dict[str, str],
+    passthrough: list[str],
+    mode: Mode,
+    wire_encoding: str,
+) -> pd.DataFrame:
+    """One line per problem, sorted by row: the rows the reader could not read, the street lines that
+    could not be split, and what the checks find in the ``checkable`` rows; control characters in the
+    values made visible."""
+    problems = [malformed_problems(table.malformed), _refused_splits(split, checkable, address_columns)]
+    problems += row_problems(
         checkable,
+        checkable[RECORD_ID],
         address_columns,
         passthrough,
         mode,
@@ -210,21 +275,7 @@ def read_address_file(
     rejected = rejected.sort_values("row", kind="stable", ignore_index=True)
     if table.control_characters and len(rejected):
         rejected["value"] = visible_controls(rejected["value"].astype(object))
-    records = frame[~frame[RECORD_ID].isin(rejected["row"])].reset_index(drop=True)
-    _check_accounted(source, len(raw), len(records), int(rejected["row"].nunique()), int(empty.sum()))
-    report = rejected_report(rejected, table, id_column=id_column(headers, known=id_columns))
-    return AddressInput(
-        records=records,
-        rejected=rejected,
-        rejected_report=report,
-        address_columns=address_columns,
-        passthrough_columns=passthrough,
-        source=source,
-        mode=mode,
-        input_rows=len(frame),
-        house_numbers=pd.DataFrame(split.split),
-        sheet_note=choice.note,
-    )
+    return rejected
 
 
 def address_header(
@@ -336,102 +387,6 @@ def _check_columns_present(
         )
 
 
-def _row_problems(
-    frame: pd.DataFrame,
-    columns: Mapping[str, str],
-    passthrough: Sequence[str],
-    mode: Mode,
-    wire_encoding: str,
-    *,
-    controls: bool = True,
-    unsplit: frozenset[int] = frozenset(),
-) -> list[pd.DataFrame]:
-    """One frame of rejected lines per check that found something; ``controls`` False skips the search for
-    control characters (the file is known to hold none); ``unsplit``: rows whose street line could not be
-    split, rejected with that reason already (no second "HouseNo missing")."""
-    empty = pd.Series(False, index=frame.index)
-
-    def filled(name: str) -> pd.Series:
-        return frame[name].notna() if name in frame else empty
-
-    def header(name: str) -> str:
-        return columns.get(name, name)
-
-    lines: list[pd.DataFrame] = []
-
-    def missing(mask: pd.Series, name: str, reason: str) -> None:
-        if mask.any():
-            lines.append(problem_lines(frame.loc[mask, RECORD_ID], header(name), "", reason))
-
-    company, name, prename = filled("Company"), filled("Name"), filled("Prename")
-    person_needed = ~company
-    missing(person_needed & ~name, "Name", "Name missing (required unless Company is given)")
-    missing(person_needed & ~prename, "Prename", "Prename missing (required unless Company is given)")
-
-    street = filled("Streetname")
-    pobox = (filled("PoBoxNo") | filled("PoBoxTerm")) if mode != "verification" else empty
-    pobox_only = pobox & ~street
-    if mode == "verification":
-        missing(~street, "Streetname", "Streetname missing")
-    else:
-        missing(~street & ~pobox, "Streetname", "Streetname (or a P.O. box) missing")
-    missing(
-        street & ~filled("HouseNo") & ~frame[RECORD_ID].isin(unsplit),
-        "HouseNo",
-        "HouseNo missing"
-        if "HouseNo" in columns
-        else "HouseNo missing: no number in the street and no house number column",
-    )
-    zip_ok = filled("ZIPCode") | (pobox_only & filled("PoBoxZIP"))
-    town_ok = filled("TownName") | (pobox_only & filled("PoBoxTownName"))
-    missing(
-        ~zip_ok,
-        "ZIPCode",
-        "ZIPCode missing" + (" (or PoBoxZIP for a P.O. box)" if mode != "verification" else ""),
-    )
-    missing(~town_ok, "TownName", "TownName missing")
-
-    country = (
-        frame["CountryCode"].fillna("").str.upper() if "CountryCode" in frame else pd.Series("", frame.index)
-    )
-    swiss = country.isin(("", *SWISS_COUNTRY_CODES))
-    for postcode in ("ZIPCode", "PoBoxZIP"):
-        if postcode in frame:
-            values = frame[postcode]
-            bad = swiss & values.notna() & ~values.fillna("").str.fullmatch(r"\d{4}")
-            if bad.any():
-                lines.append(problem_lines(frame.loc[bad, RECORD_ID], header(postcode), values[bad],
-                                    "Swiss postcode must be exactly 4 digits"))  # fmt: skip
-
-    limits = {name: MAX_LENGTH[name] for name in ADDRESS_FIELD_NAMES if name in frame}
-    limits.update({name: PASSTHROUGH_MAX_LENGTH for name in passthrough})
-    for column, limit in limits.items():
-        lengths = frame[column].str.len()
-        bad = lengths > limit
-        if bad.any():
-            reason = f"longer than {limit} characters (" + lengths[bad].astype("int64").astype(str) + ")"
-            lines.append(
-                problem_lines(frame.loc[bad, RECORD_ID], header(column), frame.loc[bad, column], reason)
-            )
-    for column in limits:
-        bad_chars = unencodable(frame[column], wire_encoding)
-        if len(bad_chars):
-            reason = "character " + bad_chars + f" cannot be written in {wire_encoding}"
-            index = bad_chars.index
-            lines.append(
-                problem_lines(frame.loc[index, RECORD_ID], header(column), frame.loc[index, column], reason)
-            )
-    for column in limits if controls else ():
-        found = control_characters(frame[column])
-        if len(found):
-            index = found.index
-            reason = "control character " + found.astype(str) + " in the value"
-            lines.append(
-                problem_lines(frame.loc[index, RECORD_ID], header(column), frame.loc[index, column], reason)
-            )
-    return lines
-
-
 def _refused_splits(split: SplitColumn, frame: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
     """The rejected lines of the rows whose street line could not be split with certainty."""
     if not split.refused:
@@ -444,22 +399,3 @@ def _refused_splits(split: SplitColumn, frame: pd.DataFrame, columns: Mapping[st
         + "; give the number in a house number column, or correct the line (--no-split keeps lines as given)"
     )
     return problem_lines(rows[RECORD_ID], columns.get("Streetname", "Streetname"), rows["Streetname"], reason)
-
-
-def unencodable(values: pd.Series, encoding: str) -> pd.Series:
-    """Per row whose value the encoding cannot carry, the first offending character as ``'Ł' (U+0141)``."""
-    present = values.dropna()
-    try:
-        "\n".join(present.tolist()).encode(encoding)
-        return pd.Series([], dtype=str)
-    except UnicodeEncodeError:
-        pass
-    offending: dict[str, str] = {}
-    for value in present.unique():  # only on this slow path, and only over distinct values
-        try:
-            value.encode(encoding)
-        except UnicodeEncodeError as exc:
-            char = value[exc.start]
-            offending[value] = f"{char!r} (U+{ord(char):04X})"
-    bad = present[present.isin(offending)]
-    return bad.map(offending).astype(str)

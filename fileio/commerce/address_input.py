@@ -219,24 +219,7 @@ def read_commerce_addresses(
             raise InputError("column name is reserved for the results; rename it", path=source, field=header)
 
     raw = table.frame
-    # The columns are gathered first and framed at once: inserting them one by one copies the frame's
-    # column index each time, which takes quadratic time in the number of columns.
-    gathered: dict[str, pd.Series] = {ROW: pd.Series(raw.index.astype("int64"), index=raw.index)}
-    filled = pd.Series(False, index=raw.index)
-    for header in passthrough:
-        present = raw[header].fillna("") != ""
-        gathered[header] = raw[header].where(present)
-        filled |= present
-    values = {field: _stripped(raw[header]) for field, header in resolved.items()}
-    for value in values.values():
-        filled |= value.notna()
-    for field in LEAF_FIELDS:
-        gathered[field] = values.get(field, pd.Series(None, index=raw.index, dtype=object))
-    frame = pd.DataFrame(gathered, index=raw.index)
-    if _HOUSE_NUMBER_ADDITION in values:
-        frame["houseNumber"] = _joined(frame["houseNumber"], values[_HOUSE_NUMBER_ADDITION])
-    frame["postBoxNumber"] = _box_number(frame["postBoxNumber"])
-
+    frame, filled = _gathered(raw, resolved, passthrough)
     malformed_rows = {row for row, _ in table.malformed}
     empty = ~filled & ~frame[ROW].isin(malformed_rows)
     frame = frame[~empty]
@@ -270,6 +253,32 @@ def read_commerce_addresses(
         input_rows=len(frame),
         empty_rows=int(empty.sum()),
     )
+
+
+def _gathered(
+    raw: pd.DataFrame, resolved: Mapping[str, str], passthrough: Sequence[str]
+) -> tuple[pd.DataFrame, pd.Series]:
+    """The rows as records: the row number, the pass-through columns (empty cells missing), every leaf
+    field (stripped; empty or absent ones missing, a house number addition joined to the number, a P.O. box
+    number made a number); and whether each row holds any value."""
+    # The columns are gathered first and framed at once: inserting them one by one copies the frame's
+    # column index each time, which takes quadratic time in the number of columns.
+    gathered: dict[str, pd.Series] = {ROW: pd.Series(raw.index.astype("int64"), index=raw.index)}
+    filled = pd.Series(False, index=raw.index)
+    for header in passthrough:
+        present = raw[header].fillna("") != ""
+        gathered[header] = raw[header].where(present)
+        filled |= present
+    values = {field: _stripped(raw[header]) for field, header in resolved.items()}
+    for value in values.values():
+        filled |= value.notna()
+    for field in LEAF_FIELDS:
+        gathered[field] = values.get(field, pd.Series(None, index=raw.index, dtype=object))
+    frame = pd.DataFrame(gathered, index=raw.index)
+    if _HOUSE_NUMBER_ADDITION in values:
+        frame["houseNumber"] = _joined(frame["houseNumber"], values[_HOUSE_NUMBER_ADDITION])
+    frame["postBoxNumber"] = _box_number(frame["postBoxNumber"])
+    return frame, filled
 
 
 def address_records(records: pd.DataFrame) -> list[dict[str, Any]]:

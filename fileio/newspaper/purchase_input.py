@@ -141,6 +141,42 @@ def load_purchase_parameters(path: Path) -> dict[str, Any]:
     return data
 
 
+_Candidate = tuple[int, PurchaseAddress, dict[str, str]]
+
+
+def _candidates(
+    frame: pd.DataFrame, columns: Mapping[str, str], unreadable: set[int]
+) -> tuple[list[_Candidate], list[dict[str, Any]], int]:
+    """The rows that can be read as addresses, each with its row number and cells (the ``unreadable`` rows
+    left out); the rejected lines of the rows whose postcode is no number; and how many rows are empty."""
+    candidates: list[_Candidate] = []
+    rejected: list[dict[str, Any]] = []
+    empty_rows = 0
+    for label, values in frame.iterrows():
+        row = int(str(label))
+        if row in unreadable:
+            continue
+        cells = {
+            name: str(values[header]).strip() if pd.notna(values[header]) else ""
+            for name, header in columns.items()
+        }
+        if not any(cells.values()):
+            empty_rows += 1
+            continue
+        zip_text = cells.get("zipCode", "")
+        if zip_text and not _INTEGER.match(zip_text):
+            rejected.append({"row": row, "field": "zipCode", "value": zip_text, "reason": "is not a number"})
+            continue
+        body: dict[str, Any] = {name: value for name, value in cells.items() if value}
+        body.setdefault("id", str(row))
+        if zip_text:
+            body["zipCode"] = int(float(zip_text))
+        if "isoCode" in body:
+            body["isoCode"] = body["isoCode"].upper()
+        candidates.append((row, PurchaseAddress.model_validate(body), cells))
+    return candidates, rejected, empty_rows
+
+
 def read_purchase_input(
     addresses_path: Path, parameters: Mapping[str, Any], *, today: dt.date, limits: TableLimits = TABLE_LIMITS
 ) -> PurchaseInput:
@@ -160,32 +196,9 @@ def read_purchase_input(
     if table.control_characters:
         rejected += control_character_lines(table.frame, columns, malformed)
     unreadable = malformed | {line["row"] for line in rejected}
-    candidates: list[tuple[int, PurchaseAddress, dict[str, str]]] = []
-    input_rows = len(unreadable)
-    empty_rows = 0
-    for label, values in table.frame.iterrows():
-        row = int(str(label))
-        if row in unreadable:
-            continue
-        cells = {
-            name: str(values[header]).strip() if pd.notna(values[header]) else ""
-            for name, header in columns.items()
-        }
-        if not any(cells.values()):
-            empty_rows += 1
-            continue
-        input_rows += 1
-        zip_text = cells.get("zipCode", "")
-        if zip_text and not _INTEGER.match(zip_text):
-            rejected.append({"row": row, "field": "zipCode", "value": zip_text, "reason": "is not a number"})
-            continue
-        body: dict[str, Any] = {name: value for name, value in cells.items() if value}
-        body.setdefault("id", str(row))
-        if zip_text:
-            body["zipCode"] = int(float(zip_text))
-        if "isoCode" in body:
-            body["isoCode"] = body["isoCode"].upper()
-        candidates.append((row, PurchaseAddress.model_validate(body), cells))
+    candidates, row_problems, empty_rows = _candidates(table.frame, columns, unreadable)
+    rejected += row_problems
+    input_rows = len(unreadable) + len(candidates) + len(row_problems)
     try:
         everything = Purchase.model_validate({**parameters, "addresses": []})
     except ValidationError as exc:

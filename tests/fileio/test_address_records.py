@@ -10,7 +10,7 @@ import pytest
 
 from fileio.address_service.records import AddressInput, read_address_file
 from fileio.errors import InputError
-from fileio.rejected_rows import write_rejected
+from fileio.rejected_rows import problem_lines, write_rejected
 from tests.outputs import EXCEL, UNGUARDED, read_output_csv
 
 GERMAN_HEADER = [
@@ -509,8 +509,8 @@ def test_rows_that_do_not_add_up_to_accepted_and_rejected_are_refused(
     )
     monkeypatch.setattr(
         module,
-        "_row_problems",
-        lambda frame, *args, **kwargs: [module.problem_lines(pd.Series([7]), "Ort", "", "x")],
+        "row_problems",
+        lambda frame, *args, **kwargs: [problem_lines(pd.Series([7]), "Ort", "", "x")],
     )
     with pytest.raises(
         InputError, match=r"3 data rows were read, but 3 accepted \+ 1 rejected \+ 0 empty = 4"
