@@ -17,6 +17,7 @@ value matches the grammar, and guarded like any other otherwise.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
@@ -199,7 +200,7 @@ def write_xlsx(
 
     Workbooks are written by rustpy-xlsxwriter (Rust's rust_xlsxwriter), several times faster than
     xlsxwriter; a workbook with styled cells or with a sheet whose column names repeat, which it cannot
-    write, is written by xlsxwriter as before.
+    write, is written by xlsxwriter as before (:func:`write_xlsx_plain`).
     """
     parts = _sheet_parts(sheets, styles or {})
     with atomic_path(path) as temporary:
@@ -207,6 +208,20 @@ def write_xlsx(
             _write_rust(temporary, parts)
         else:
             _write_xlsxwriter(temporary, parts, formats or {})
+    return path
+
+
+def write_xlsx_plain(
+    path: Path,
+    sheets: Mapping[str, pd.DataFrame],
+    *,
+    styles: Mapping[str, pd.DataFrame] | None = None,
+    formats: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Path:
+    """:func:`write_xlsx` by xlsxwriter alone: the plain writer, which writes the workbooks the fast one
+    cannot, and the reference the fast one's workbooks are tested against, cell for cell."""
+    with atomic_path(path) as temporary:
+        _write_xlsxwriter(temporary, _sheet_parts(sheets, styles or {}), formats or {})
     return path
 
 
@@ -243,7 +258,29 @@ def _rust_writable(part: _SheetPart) -> bool:
     """Whether rustpy-xlsxwriter writes the part as :func:`write_xlsx` promises: no styled cells (it styles
     whole columns only) and no repeated column name (it takes the header from unique names)."""
     names = [str(column) for column in part.frame.columns]
-    return part.style is None and len(set(names)) == len(names)
+    if part.style is not None or len(set(names)) != len(names):
+        return False
+    frame = part.frame
+    return all(
+        _cells_keep_their_types(frame.iloc[:, position])
+        for position, dtype in enumerate(frame.dtypes)
+        if pd.api.types.is_object_dtype(dtype)
+    )
+
+
+def _cells_keep_their_types(values: pd.Series) -> bool:
+    """Whether rustpy-xlsxwriter writes each cell of an object column as a cell of its own type. It does
+    for text among numbers or booleans, but it types a column of mixed values by its first one as well: a
+    boolean after a float is written as the number 1, a float beside a date as a date. Such a column (rare:
+    our frames hold text, or values of one kind) is left to xlsxwriter."""
+    if not pd.api.types.infer_dtype(values, skipna=True).startswith("mixed"):
+        return True
+    kinds = {
+        "date" if isinstance(value, dt.date | dt.time) else "bool" if isinstance(value, bool | np.bool_)
+        else "number" if isinstance(value, int | float | np.number) else "other"
+        for value in values.dropna().tolist()
+    }  # fmt: skip
+    return not ("bool" in kinds and "number" in kinds) and not ("date" in kinds and len(kinds) > 1)
 
 
 def _write_rust(path: Path, parts: list[_SheetPart]) -> None:
@@ -289,7 +326,9 @@ def _rust_column(values: pd.Series) -> pd.Series | None:
         converted = _rust_column(plain)
         return plain if converted is None else converted
     if isinstance(dtype, pd.DatetimeTZDtype):
-        return _rust_column(values.dt.tz_localize(None))
+        local = values.dt.tz_localize(None)
+        converted = _rust_column(local)
+        return local if converted is None else converted
     missing = values.isna()
     has_missing = bool(missing.any())
     if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
@@ -396,13 +435,16 @@ def _write_sheet(
     # writing itself on the small, wide frames most runs produce.
     sample = frame.iloc[:_WIDTH_SAMPLE_ROWS].to_numpy(dtype=object)
     for position, (column, dtype) in enumerate(zip(columns, frame.dtypes, strict=True)):
-        cell_format = date_format if pd.api.types.is_datetime64_any_dtype(dtype) else None
+        dates = pd.api.types.is_datetime64_any_dtype(dtype) or (
+            pd.api.types.is_object_dtype(dtype) and _holds_dates(frame.iloc[:, position])
+        )
+        cell_format = date_format if dates else None
         width = _column_width(column, sample[:, position].tolist())
         worksheet.set_column(position, position, width, cell_format)
     worksheet.write_row(0, 0, columns, header_format)
     worksheet.freeze_panes(1, 0)
-    if columns:
-        worksheet.autofilter(0, 0, max(len(frame), 1), len(columns) - 1)
+    if columns:  # over the header alone when there are no rows, as the fast writer sets it
+        worksheet.autofilter(0, 0, len(frame), len(columns) - 1)
     row_number = 1
     for start in range(0, len(frame), _CHUNK_ROWS):
         chunk = frame.iloc[start : start + _CHUNK_ROWS].astype(object)
@@ -418,6 +460,12 @@ def _write_sheet(
                 else:
                     worksheet.write(row_number, position, value, cell_format)
             row_number += 1
+
+
+def _holds_dates(values: pd.Series) -> bool:
+    """Whether a column of objects holds dates with times only (or missing values): its cells are shown
+    as dates, as the fast writer shows them."""
+    return pd.api.types.infer_dtype(values, skipna=True) in ("datetime", "datetime64")
 
 
 def _infinities_as_text(frame: pd.DataFrame) -> pd.DataFrame:
