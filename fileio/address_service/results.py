@@ -28,7 +28,8 @@ from fileio.address_service.records import RECORD_ID, AddressInput
 from fileio.address_service.result_codes import LARGEST_RECORD_ID, QSTAT_DESIGNATION, QSTAT_MEANING
 from fileio.address_service.result_file import UPLOADED_SUFFIX
 from fileio.errors import DuplicateRecordIds, ResultFileError
-from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv, write_xlsx
+from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv
+from fileio.workbooks import write_xlsx
 
 RETURNED_COLUMN = "ReturnedByService"
 INPUT_SUFFIX = "_in"  # the §2.2 convention for input values, used for the original address beside the result

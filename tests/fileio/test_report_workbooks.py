@@ -11,8 +11,8 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from fileio.reports import EXCEL_MAX_TEXT, write_xlsx, write_xlsx_plain
 from fileio.tables import read_table
+from fileio.workbooks import EXCEL_MAX_TEXT, write_xlsx, write_xlsx_plain
 
 
 def _every_kind() -> pd.DataFrame:

@@ -1,5 +1,5 @@
-"""The fast workbook writer (rustpy-xlsxwriter, :func:`fileio.reports.write_xlsx`) against the plain one
-(xlsxwriter, :func:`fileio.reports.write_xlsx_plain`): frames with columns of every kind the pipelines
+"""The fast workbook writer (rustpy-xlsxwriter, :func:`fileio.workbooks.write_xlsx`) against the plain one
+(xlsxwriter, :func:`fileio.workbooks.write_xlsx_plain`): frames with columns of every kind the pipelines
 write — text of any sort (formulas, control characters, other scripts, missing cells), whole and broken
 numbers with NaN and infinities, booleans, nullable integers and booleans, dates with and without a time
 zone and NaT, categories, mixed objects — must give the same workbook, cell for cell: value, type, date
@@ -19,7 +19,7 @@ import pandas as pd
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fileio.reports import write_xlsx, write_xlsx_plain
+from fileio.workbooks import write_xlsx, write_xlsx_plain
 from tests.fuzz.conftest import CaseCount, fuzz_settings
 from tests.fuzz.generators import cell
 
