@@ -17,7 +17,8 @@ import pandas as pd
 from bench.config import BenchConfig
 from bench.data import write_result_file
 from bench.measure import BenchResult, alternate, ratio_result
-from fileio.address_service.results import decode_results, read_result_file
+from fileio.address_service.result_codes import decode_results
+from fileio.address_service.result_file import read_result_file
 
 NAME = "result_file"
 TARGET = 0.5

@@ -17,7 +17,8 @@ from pathlib import Path
 import pandas as pd
 
 from bench.xlsx_worker import _reset_peak, _status_bytes
-from fileio.address_service.results import decode_results, read_result_file
+from fileio.address_service.result_codes import decode_results
+from fileio.address_service.result_file import read_result_file
 
 VARIANTS = ("candidate", "baseline")
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 import xlsxwriter
 
-from fileio.reports import write_xlsx
+from fileio.workbooks import write_xlsx
 
 VARIANTS = ("report", "xlsxwriter", "openpyxl", "xlsxwriter_cells", "pyexcelerate", "rustpy", "polars")
 

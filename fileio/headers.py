@@ -1,81 +1,34 @@
 """Recognising the columns of an input file by header: the one resolver of every reader
 (:func:`resolve_columns`), and the address columns: §2.3 names, §2.2 ``_in`` names, German, French and Italian
 header names as aliases, plus an explicit header → field mapping chosen by the user.
+
+The aliases are kept in ``data/address_header_aliases.json``. A street-and-number column ("Adresse", "Strasse
+und Nr.") is read as the street (its lines are split); a bare "Postfach" column normally holds the box number,
+the term has its own, rarer, header.
 """
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
+from importlib import resources
 from pathlib import Path
 
 from connectors.address_service.codes import ADDRESS_FIELD_NAMES, canonical_input_field
 from fileio.errors import InputError
 
-# Keys are header_key() forms: accents dropped, case folded, only letters and digits kept.
-_ALIASES: dict[str, tuple[str, ...]] = {
-    "Company": (
-        "firma", "firmenname", "unternehmen", "company", "companyname", "entreprise", "raisonsociale",
-        "societe", "nomentreprise", "ditta", "azienda", "impresa", "ragionesociale",
-    ),
-    "Prename": ("vorname", "prenom", "nome", "firstname", "givenname"),
-    "Prename2": (
-        "vorname2", "zweitervorname", "weiterevornamen", "prenom2", "secondprenom", "deuxiemeprenom", "nome2",
-        "secondonome",
-    ),
-    "Name": (
-        "nachname", "familienname", "nom", "nomdefamille", "cognome", "lastname", "surname", "familyname",
-    ),
-    "MaidenName": (
-        "ledigname", "ledigername", "geburtsname", "madchenname", "maedchenname", "nomdejeunefille",
-        "cognomedanubile", "maidenname",
-    ),
-    "AddressAddition": (
-        "adresszusatz", "zusatz", "complementdadresse", "complementadresse", "complementoindirizzo",
-        "complementodindirizzo", "complemento", "addressaddition",
-    ),
-    "CoAddress": ("co", "coadresse", "coaddress", "presso"),
-    # A street-and-number column ("Adresse", "Strasse und Nr.") is read as the street; its lines are split.
-    "Streetname": (
-        "strasse", "str", "strassenname", "street", "streetname", "rue", "nomderue", "via", "strada",
-        "adresse", "address", "strasseundnr", "strasseundhausnummer", "strassenr", "strassehausnummer",
-        "streetandnumber", "indirizzo", "ruenumero", "rueetnumero", "viaecivico",
-    ),
-    "HouseNo": (
-        "hausnummer", "hausnr", "hnr", "nr", "nummer", "housenumber", "houseno", "numero", "no",
-        "numerodemaison", "numerocivico", "civico",
-    ),
-    "HouseNoAddition": (
-        "hausnummerzusatz", "hausnrzusatz", "nrzusatz", "zusatzhausnummer", "complementnumero",
-        "complementdenumero", "complementonumero", "housenoaddition", "housenumberaddition",
-    ),
-    "Floor": ("stockwerk", "stock", "etage", "geschoss", "floor", "piano"),
-    "ZIPCode": (
-        "plz", "postleitzahl", "zip", "zipcode", "postcode", "postalcode", "npa", "codepostal", "cap", "nap",
-        "codicepostale",
-    ),
-    "ZIPAddition": ("plzzusatz", "zusatzplz", "zipaddition", "complementnpa", "npacomplement"),
-    "TownName": (
-        "ort", "ortschaft", "wohnort", "stadt", "town", "townname", "city", "localite", "lieu", "ville",
-        "localita", "luogo", "citta",
-    ),
-    "Canton": ("kanton", "kt", "canton", "cantone"),
-    "CountryCode": (
-        "land", "landercode", "laendercode", "landcode", "country", "countrycode", "pays", "codepays",
-        "paese", "nazione", "codicepaese",
-    ),
-    # A bare "Postfach" column normally holds the box number; the term has its own, rarer, header.
-    "PoBoxTerm": ("postfachbezeichnung", "postfachtext", "poboxterm", "designationcasepostale"),
-    "PoBoxNo": (
-        "postfach", "postfachnummer", "postfachnr", "pobox", "poboxno", "poboxnumber", "casepostale",
-        "numerocasepostale", "casellapostale", "numerocasellapostale",
-    ),
-    "PoBoxZIP": ("postfachplz", "plzpostfach", "poboxzip", "npacasepostale", "capcasellapostale"),
-    "PoBoxZIPAddition": ("postfachplzzusatz", "poboxzipaddition"),
-    "PoBoxTownName": (
-        "postfachort", "ortpostfach", "poboxtownname", "localitecasepostale", "localitacasellapostale",
-    ),
-}  # fmt: skip
+ALIASES_FILE = "address_header_aliases.json"
+
+
+def _load_aliases() -> dict[str, tuple[str, ...]]:
+    """Per address field, its aliases in :func:`header_key` form (accents dropped, case folded, only letters
+    and digits kept)."""
+    text = resources.files("fileio.data").joinpath(ALIASES_FILE).read_text(encoding="utf-8")
+    return {field: tuple(aliases) for field, aliases in json.loads(text).items()}
+
+
+_ALIASES = _load_aliases()
 ALIASES: Mapping[str, str] = {alias: field for field, aliases in _ALIASES.items() for alias in aliases}
 
 

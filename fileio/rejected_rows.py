@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-    from fileio.tables import Table
+    from fileio.table_frame import Table
 else:
     np = lazy_module("numpy")
     pd = lazy_module("pandas")
@@ -78,7 +78,8 @@ def problem_lines(
 
 
 def malformed_problems(malformed: Sequence[tuple[int, str]]) -> pd.DataFrame:
-    """The problems of the rows the file reader could not read (:attr:`fileio.tables.Table.malformed`)."""
+    """The problems of the rows the file reader could not read
+    (:attr:`fileio.table_frame.Table.malformed`)."""
     if not malformed:
         return no_problems()
     return pd.DataFrame(

@@ -49,9 +49,10 @@ def _table(
     what: str = "the columns the flow reads",
 ) -> str | None:
     """A table file within ``limits`` (as far as its head shows) whose header ``columns`` accepts and that
-    has a row after the header; of a workbook, the worksheet :func:`fileio.tables.choose_sheet` picks (the
-    line saying which is returned)."""
-    from fileio.tables import choose_sheet, read_head
+    has a row after the header; of a workbook, the worksheet :func:`fileio.sheet_choice.choose_sheet` picks
+    (the line saying which is returned)."""
+    from fileio.sheet_choice import choose_sheet
+    from fileio.tables import read_head
 
     choice = choose_sheet(path, sheet, _accepted_by(columns), what=what, limits=limits)
     head = read_head(

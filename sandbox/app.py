@@ -16,7 +16,9 @@ from fastapi import FastAPI
 
 from sandbox.config import SandboxConfig
 from sandbox.control import ControlGuard
-from sandbox.faults import API_MOUNTS, FaultMiddleware, FaultRule, RequestCount, RequestCounter
+from sandbox.fault_middleware import FaultMiddleware
+from sandbox.faults import API_MOUNTS, FaultRule
+from sandbox.request_counter import RequestCount, RequestCounter
 from sandbox.state import TransactionMiddleware, open_state
 
 # What ``/_sandbox/stored`` lists: name → the state table holding it.

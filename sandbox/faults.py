@@ -1,4 +1,5 @@
-"""Fault injection for the sandbox: rules chosen by configuration, applied by one ASGI middleware.
+"""Fault injection for the sandbox: rules chosen by configuration, applied by one ASGI middleware
+(:mod:`sandbox.fault_middleware`).
 
 A rule names the API (``address``, ``newspaper``, ``commerce``, ``auth`` or ``*``), an endpoint glob
 relative to that API's mount (``runbatch``, ``checkbatchstatus/*``, ``*orders/standard``), and what happens:
@@ -40,30 +41,27 @@ relative to that API's mount (``runbatch``, ``checkbatchstatus/*``, ``*orders/st
 crosses a ``/``), so ``purchases/*/output-addresses`` does not also match a document's path. Plans come
 from JSON/YAML text or files and can be changed at run time through ``/_sandbox/faults``.
 
-The middleware also counts every request per (api, method, endpoint) in a :class:`RequestCounter`, so tests
-can prove what a client sent (``/_sandbox/requests``), and apart from those the requests the API accepted
-(answered as a success, whatever the client then saw: ``/_sandbox/accepted``), so a second submission shows
-even when its answer was lost. With a state directory, request counts and how often each rule was seen and
-fired are kept there, shared by every process using it: a rule with ``times: 1`` fires once among them all.
+The middleware also counts every request per (api, method, endpoint) in a
+:class:`sandbox.request_counter.RequestCounter`, so tests can prove what a client sent
+(``/_sandbox/requests``), and apart from those the requests the API accepted (answered as a success,
+whatever the client then saw: ``/_sandbox/accepted``), so a second submission shows even when its answer
+was lost. With a state directory, request counts and how often each rule was seen and fired are kept there,
+shared by every process using it: a rule with ``times: 1`` fires once among them all.
 """
 
 from __future__ import annotations
 
-import asyncio
 import fnmatch
 import json
 import threading
-from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, Field, TypeAdapter
 from starlette.requests import Request
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from sandbox.answer_faults import Answer, corrupt_download, with_unlisted_status
-from sandbox.state import MemoryState, SandboxState, Table
+from sandbox.state import Table
 
 FaultKind = Literal[
     "http_status",
@@ -81,15 +79,9 @@ FaultKind = Literal[
     "corrupt_download",
     "unlisted_status",
 ]
-# What an API answers instead of a processed request's real answer: (fault value, real body) -> (HTTP
-# status, body).
-FailureAnswer = Callable[[Any, bytes], tuple[int, bytes]]
-# Whether an API accepted a request, judged from the answer its app gave (HTTP status and body).
-AcceptedAnswer = Callable[[Answer], bool]
 SCOPE_KEY = "postflows.sandbox.fault"
 # Set on the scope of requests served in-process (sandbox.inprocess): a held answer times out at once there.
 IN_PROCESS_KEY = "postflows.sandbox.in_process"
-HELD_ANSWER_S = 300.0
 
 API_MOUNTS: dict[str, str] = {
     "address": "/address/REST/v1",
@@ -233,273 +225,3 @@ def active_fault(request: Request) -> FaultRule | None:
     """The ``service_status``/``job_*`` rule chosen for this request by the middleware, if any."""
     rule = request.scope.get(SCOPE_KEY)
     return rule if isinstance(rule, FaultRule) else None
-
-
-class RequestCount(BaseModel):
-    api: str
-    method: str
-    endpoint: str
-    count: int
-
-
-class RequestCounter:
-    """How many requests reached each (api, method, endpoint), faulted ones included; thread-safe."""
-
-    def __init__(self, state: SandboxState | None = None) -> None:
-        self._state = state or MemoryState()
-        self._counts: Table[int] = self._state.table("sandbox.requests")
-        self._accepted: Table[int] = self._state.table("sandbox.accepted")
-
-    def record(self, api: str, method: str, endpoint: str) -> None:
-        self._add(self._counts, api, method, endpoint)
-
-    def record_accepted(self, api: str, method: str, endpoint: str) -> None:
-        """Count a request the API accepted (answered as a success, whatever reached the client)."""
-        self._add(self._accepted, api, method, endpoint)
-
-    def counts(self) -> list[RequestCount]:
-        return self._listed(self._counts)
-
-    def accepted(self) -> list[RequestCount]:
-        """The accepted requests per (api, method, endpoint)."""
-        return self._listed(self._accepted)
-
-    def reset(self) -> None:
-        self._counts.clear()
-        self._accepted.clear()
-
-    def _add(self, table: Table[int], api: str, method: str, endpoint: str) -> None:
-        key = json.dumps([api, method.upper(), endpoint])
-        with self._state.atomic():
-            table.put(key, (table.get(key) or 0) + 1)
-
-    @staticmethod
-    def _listed(table: Table[int]) -> list[RequestCount]:
-        items = sorted((tuple(json.loads(key)), count) for key, count in table.items())
-        return [RequestCount(api=a, method=m, endpoint=e, count=n) for (a, m, e), n in items]
-
-
-def accepted_by_status(answer: Answer) -> bool:
-    """The default judgement: an API accepted a request it answered with a 2xx status."""
-    return 200 <= answer.status < 300
-
-
-class FaultMiddleware:
-    """Applies transport-level faults and marks endpoint-level ones on the request scope; counts every request
-    and those the API accepted.
-
-    Counting the request and choosing its rule is one transaction of ``state``; the app's own work is
-    another, so a ``delay`` holds no lock while it waits. ``failure_answers`` and ``accepted_answers`` hold
-    each API's own failure answer and success judgement (default: a 2xx status); ``expire_tokens`` makes
-    every issued access token expire (``token_expired``).
-    """
-
-    def __init__(
-        self,
-        app: ASGIApp,
-        plan: FaultPlan,
-        counter: RequestCounter | None = None,
-        state: SandboxState | None = None,
-        failure_answers: Mapping[str, FailureAnswer] | None = None,
-        accepted_answers: Mapping[str, AcceptedAnswer] | None = None,
-        expire_tokens: Callable[[], object] | None = None,
-    ) -> None:
-        self.app = app
-        self.plan = plan
-        self.counter = counter
-        self.state = state or MemoryState()
-        self.failure_answers = dict(failure_answers or {})
-        self.accepted_answers = dict(accepted_answers or {})
-        self.expire_tokens = expire_tokens
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        api, endpoint = split_api_path(scope["path"])
-        if not api:
-            await self.app(scope, receive, send)
-            return
-        async with self.state.request():
-            if self.counter is not None:
-                self.counter.record(api, scope["method"], endpoint)
-            rule = self.plan.take(api, scope["method"], endpoint)
-        where = f"{api}/{endpoint}"
-        if rule is None:
-            await self._serve(scope, receive, send, api, endpoint)
-        elif rule.kind == "delay":
-            await asyncio.sleep(float(rule.value or 0))
-            await self._serve(scope, receive, send, api, endpoint)
-        elif rule.kind == "http_status":
-            status = int(rule.value or 500)
-            await _respond(send, status, json.dumps({"error": f"injected HTTP {status}"}).encode())
-        elif rule.kind == "drop":
-            await _drop(send, f"injected dropped connection on {where}")
-        elif rule.kind == "hold":
-            await self._hold(scope, receive, send, api, endpoint, float(rule.value or 0))
-        elif rule.kind == "token_expired":
-            if self.expire_tokens is not None:
-                self.expire_tokens()
-            await self._serve(scope, receive, send, api, endpoint)
-        elif rule.kind in _PROCESSED_KINDS:
-            answer = await self._processed(scope, receive, api, endpoint)
-            await self._after_processing(rule, answer, scope, send, api, where)
-        else:
-            scope = dict(scope)
-            scope[SCOPE_KEY] = rule
-            await self._serve(scope, receive, send, api, endpoint)
-
-    async def _after_processing(
-        self, rule: FaultRule, answer: Answer, scope: Scope, send: Send, api: str, where: str
-    ) -> None:
-        """What the client gets of a processed request under ``rule``."""
-        if rule.kind == "late_answer":
-            await asyncio.sleep(float(rule.value or 0))
-            await _send_answer(send, answer, where)
-        elif rule.kind == "lost_answer":
-            await _drop(send, f"injected lost answer on {where} (the request was processed)")
-        elif rule.kind == "read_timeout":
-            reason = f"injected read timeout on {where} (the request was processed)"
-            if scope.get(IN_PROCESS_KEY):
-                raise AnswerTimedOut(reason)
-            await asyncio.sleep(float(rule.value or HELD_ANSWER_S))
-            await _drop(send, reason)
-        elif rule.kind == "corrupt_download":
-            await _send_answer(send, corrupt_download(answer, str(rule.value or "size")), where)
-        elif rule.kind == "unlisted_status":
-            await _send_answer(send, with_unlisted_status(answer, rule.value), where)
-        else:  # processed_status
-            failure = self.failure_answers.get(api)
-            if failure is None:
-                await _respond(
-                    send, 500, json.dumps({"error": "injected HTTP 500 after processing"}).encode()
-                )
-            else:
-                await _respond(send, *failure(rule.value, answer.body))
-
-    async def _serve(self, scope: Scope, receive: Receive, send: Send, api: str, endpoint: str) -> None:
-        """Let the app answer, passing its answer on as it comes, and count it if the API accepted it."""
-        start: Message = {}
-        chunks: list[bytes] = []
-
-        async def watch(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                start.update(message)
-            elif message["type"] == "http.response.body" and _is_json(start):
-                chunks.append(bytes(message.get("body", b"")))
-            await send(message)
-
-        await self.app(scope, receive, watch)
-        if start:
-            answer = Answer(int(start["status"]), list(start.get("headers", [])), b"".join(chunks))
-            self._count_accepted(answer, scope, api, endpoint)
-
-    async def _hold(
-        self, scope: Scope, receive: Receive, send: Send, api: str, endpoint: str, seconds: float
-    ) -> None:
-        """Wait up to ``seconds`` for the client to go away; serve the request only if it did not."""
-        body: list[Message] = []
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body.append(message)
-            if not message.get("more_body", False):
-                break
-        try:
-            message = await asyncio.wait_for(receive(), seconds)
-        except TimeoutError:
-            pass
-        else:
-            if message["type"] == "http.disconnect":
-                return
-
-        async def replay() -> Message:
-            return body.pop(0) if body else await receive()
-
-        await self._serve(scope, replay, send, api, endpoint)
-
-    async def _processed(self, scope: Scope, receive: Receive, api: str, endpoint: str) -> Answer:
-        answer = await _answer_of(self.app, scope, receive)
-        self._count_accepted(answer, scope, api, endpoint)
-        return answer
-
-    def _count_accepted(self, answer: Answer, scope: Scope, api: str, endpoint: str) -> None:
-        if self.counter is None:
-            return
-        if self.accepted_answers.get(api, accepted_by_status)(answer):
-            self.counter.record_accepted(api, scope["method"], endpoint)
-
-
-_PROCESSED_KINDS = frozenset(
-    {
-        "late_answer",
-        "lost_answer",
-        "processed_status",
-        "read_timeout",
-        "corrupt_download",
-        "unlisted_status",
-    }
-)
-
-
-def _is_json(start: Message) -> bool:
-    return any(
-        name.lower() == b"content-type" and b"json" in value.lower()
-        for name, value in start.get("headers", [])
-    )
-
-
-async def _answer_of(app: ASGIApp, scope: Scope, receive: Receive) -> Answer:
-    """Run ``app`` on the request and keep its answer instead of sending it."""
-    answer = Answer(500)
-    chunks: list[bytes] = []
-
-    async def keep(message: Message) -> None:
-        if message["type"] == "http.response.start":
-            answer.status = int(message["status"])
-            answer.headers = list(message.get("headers", []))
-        elif message["type"] == "http.response.body":
-            chunks.append(bytes(message.get("body", b"")))
-
-    await app(scope, receive, keep)
-    answer.body = b"".join(chunks)
-    return answer
-
-
-async def _drop(send: Send, reason: str) -> None:
-    """Start an answer, send part of its body, then close the connection."""
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 200,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", b"1000")],
-        }
-    )
-    await send({"type": "http.response.body", "body": b'{"partial', "more_body": True})
-    raise ConnectionDropped(reason)
-
-
-async def _send_answer(send: Send, answer: Answer, where: str) -> None:
-    """Send ``answer``; one cut short declares its whole length and the connection closes after the part."""
-    if answer.declared_length is None:
-        await send({"type": "http.response.start", "status": answer.status, "headers": answer.headers})
-        await send({"type": "http.response.body", "body": answer.body})
-        return
-    headers = [(name, value) for name, value in answer.headers if name.lower() != b"content-length"]
-    headers.append((b"content-length", str(answer.declared_length).encode()))
-    await send({"type": "http.response.start", "status": answer.status, "headers": headers})
-    await send({"type": "http.response.body", "body": answer.body, "more_body": True})
-    raise ConnectionDropped(
-        f"injected truncated download on {where}: {len(answer.body)} of {answer.declared_length} bytes"
-    )
-
-
-async def _respond(send: Send, status: int, body: bytes) -> None:
-    start: Message = {
-        "type": "http.response.start",
-        "status": status,
-        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-    }
-    await send(start)
-    await send({"type": "http.response.body", "body": body})

@@ -152,44 +152,20 @@ async def submit_once(
         SubmissionUncertain: an earlier submission's outcome is unknown and ``resubmit`` is False.
         ResumeMismatch: the job recorded under the key was made from other input.
     """
-    key = recorder.idempotency_key or ""
     found = await recorder.find_job(api=api, kind=kind)
-    replaced: JobSnapshot | None = None
     if found is not None:
-        state = found.state
-        uncertain = state in (JobState.PENDING, JobState.UNCERTAIN)
-        resumes = not uncertain and (resumable or _resumable)(found)
-        recorded = found.facts(JobData).fingerprint
-        if (uncertain or resumes) and fingerprint and recorded and recorded != fingerprint:
-            raise ResumeMismatch(what, key, str(recorded), fingerprint)
-        replaces = resumes and resubmit and replaceable is not None and replaceable(found)
-        if resumes and not replaces:
-            recorder.note_reused(what, f"{found.remote_id}, recorded by run {found.run_id}")
-            return Submission(found, resumed=True)
-        if replaces:
-            detail = f"replaced by run {recorder.run_id} (--resubmit)"
-            await recorder.update_job(found, status=JobState.SUPERSEDED, finished=True, detail=detail)
-            logger.warning(
-                "%s: replacing the recorded job %s (%s, run %s) with a new submission (--resubmit)",
-                what,
-                found.remote_id,
-                found.status,
-                found.run_id,
-            )
-        elif uncertain:
-            if not resubmit:
-                if state is JobState.PENDING:
-                    # Its run died with the request in flight (this run holds the key, so it is not alive).
-                    await recorder.update_job(found, status=JobState.UNCERTAIN, detail="its run ended")
-                raise SubmissionUncertain(what, key, hint, run_id=found.run_id)
-            superseded_by = f"resubmitted by run {recorder.run_id}"
-            await recorder.update_job(found, status=JobState.SUPERSEDED, finished=True, detail=superseded_by)
-            logger.warning("%s: resubmitting over an uncertain earlier submission (--resubmit)", what)
-        else:
-            logger.info("%s: the earlier job %s ended %s; submitting a new one", what, found.remote_id, state)
-        if replaces or uncertain:
-            recorder.note_replaced(what, f"{found.remote_id} ({found.status}, run {found.run_id})")
-        replaced = found
+        resumed = await _settle_recorded(
+            recorder,
+            found,
+            what=what,
+            hint=hint,
+            resubmit=resubmit,
+            resumable=resumable or _resumable,
+            fingerprint=fingerprint,
+            replaceable=replaceable,
+        )
+        if resumed is not None:
+            return resumed
     facts = {
         **(job_data_changes(data) or {}),
         **(JobData(fingerprint=fingerprint).changes() if fingerprint else {}),
@@ -204,8 +180,74 @@ async def submit_once(
         data=facts,
         require_key=True,
     )
+    answer = await _send_marked(recorder, marker, send, what)
+    job = await recorder.update_job(marker, remote_id=str(remote_id_of(answer)), status=JobState.SUBMITTED)
+    return Submission(job, resumed=False, answer=answer, replaced=found)
+
+
+async def _settle_recorded(
+    recorder: RunRecorder,
+    found: JobSnapshot,
+    *,
+    what: str,
+    hint: str,
+    resubmit: bool,
+    resumable: Callable[[JobSnapshot], bool],
+    fingerprint: str | None,
+    replaceable: Callable[[JobSnapshot], bool] | None,
+) -> Submission[Any] | None:
+    """What becomes of the submission recorded under the key (step 1 of :func:`submit_once`): the
+    submission to resume, or None when a new one follows it (the recorded one marked SUPERSEDED when it was
+    uncertain or is replaced).
+
+    Raises:
+        SubmissionUncertain: its outcome is unknown and ``resubmit`` is False.
+        ResumeMismatch: it was made from other input.
+    """
+    key = recorder.idempotency_key or ""
+    state = found.state
+    uncertain = state in (JobState.PENDING, JobState.UNCERTAIN)
+    resumes = not uncertain and resumable(found)
+    recorded = found.facts(JobData).fingerprint
+    if (uncertain or resumes) and fingerprint and recorded and recorded != fingerprint:
+        raise ResumeMismatch(what, key, str(recorded), fingerprint)
+    replaces = resumes and resubmit and replaceable is not None and replaceable(found)
+    if resumes and not replaces:
+        recorder.note_reused(what, f"{found.remote_id}, recorded by run {found.run_id}")
+        return Submission(found, resumed=True)
+    if replaces:
+        detail = f"replaced by run {recorder.run_id} (--resubmit)"
+        await recorder.update_job(found, status=JobState.SUPERSEDED, finished=True, detail=detail)
+        logger.warning(
+            "%s: replacing the recorded job %s (%s, run %s) with a new submission (--resubmit)",
+            what,
+            found.remote_id,
+            found.status,
+            found.run_id,
+        )
+    elif uncertain:
+        if not resubmit:
+            if state is JobState.PENDING:
+                # Its run died with the request in flight (this run holds the key, so it is not alive).
+                await recorder.update_job(found, status=JobState.UNCERTAIN, detail="its run ended")
+            raise SubmissionUncertain(what, key, hint, run_id=found.run_id)
+        superseded_by = f"resubmitted by run {recorder.run_id}"
+        await recorder.update_job(found, status=JobState.SUPERSEDED, finished=True, detail=superseded_by)
+        logger.warning("%s: resubmitting over an uncertain earlier submission (--resubmit)", what)
+    else:
+        logger.info("%s: the earlier job %s ended %s; submitting a new one", what, found.remote_id, state)
+    if replaces or uncertain:
+        recorder.note_replaced(what, f"{found.remote_id} ({found.status}, run {found.run_id})")
+    return None
+
+
+async def _send_marked(
+    recorder: RunRecorder, marker: JobSnapshot, send: Callable[[], Awaitable[R]], what: str
+) -> R:
+    """Send the request under its PENDING ``marker`` (step 3 of :func:`submit_once`); when it fails, the
+    marker records how (NOT_SENT, REJECTED or UNCERTAIN) and the error is raised on."""
     try:
-        answer = await send()
+        return await send()
     except BaseException as error:
         state = failed_submission_state(error)
         if state is JobState.UNCERTAIN:
@@ -220,8 +262,6 @@ async def submit_once(
             detail = f"{type(error).__name__}: {error}"[:500]
         await record_shielded(recorder.update_job(marker, status=state, finished=state.final, detail=detail))
         raise
-    job = await recorder.update_job(marker, remote_id=str(remote_id_of(answer)), status=JobState.SUBMITTED)
-    return Submission(job, resumed=False, answer=answer, replaced=replaced)
 
 
 class JobParked(PostflowsError):

@@ -23,8 +23,9 @@ with the reader's reason.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -40,7 +41,9 @@ from fileio.headers import resolve_address_columns
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.rejected_rows import RejectedRows, id_column, no_problems, problem_lines
-from fileio.tables import choose_sheet, read_table
+from fileio.sheet_choice import SheetChoice, choose_sheet
+from fileio.table_frame import Table
+from fileio.tables import read_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -124,62 +127,34 @@ def read_address_file(
         sheet: the worksheet of an .xlsx file (name or 0-based index; the first when None).
         wire_encoding: the encoding of the upload file; values it cannot carry are rejected.
         split_house_numbers: split a street cell that holds the house number too (``Bahnhofstr. 1a``) where
-            the row has no house number (see :mod:`fileio.address_service.street_lines`); a line that cannot
-            be split with certainty rejects its row with the reason.
+            the row has none (:mod:`~fileio.address_service.street_lines`); an unsure split rejects the row.
         limits: the limits on the file's shape, judged before it is read (see :func:`read_table`).
-        id_columns: the columns that carry the customer's id when the file has one (an alignment
-            profile's record id), to name the rejected rows by (see :func:`fileio.rejected_rows.id_column`).
+        id_columns: the columns of the customer's id, if any, naming the rejected rows (``id_column``).
 
     Returns:
         The accepted records and the rejected lines; the rejected rows are not in ``records``.
 
     Raises:
-        InputError: the file cannot be read or is over a limit, has no header, has none of the address
-            columns, or lacks a column that every row needs.
+        InputError: the file is unreadable or over a limit, or lacks the address columns every row needs.
     """
     source = Path(path)
-
-    def fits(headers: list[str]) -> bool:
-        try:
-            address_header(
-                headers, mode=mode, mapping=mapping, path=source, split_house_numbers=split_house_numbers
-            )
-        except InputError:
-            return False
-        return True
-
-    choice = choose_sheet(
-        source, None if sheet is None else str(sheet), fits, what="the address columns", limits=limits
+    header_of = partial(
+        address_header, mode=mode, mapping=mapping, path=source, split_house_numbers=split_house_numbers
     )
-    table = read_table(
+    choice, table = _read_sheet(
         source,
+        header_of,
+        sheet,
         delimiter=delimiter,
         encoding=encoding,
         fixed_widths=fixed_widths,
-        sheet=choice.sheet if sheet is None else sheet,
         limits=limits,
     )
     headers = [str(name) for name in table.frame.columns]
-    address_columns = address_header(
-        headers, mode=mode, mapping=mapping, path=source, split_house_numbers=split_house_numbers
-    )
+    address_columns = header_of(headers)
     passthrough = [header for header in headers if header not in address_columns.values()]
 
-    raw = table.frame
-    # The columns are gathered first and framed at once: inserting them one by one copies the frame's
-    # column index each time, which takes quadratic time in the number of columns.
-    gathered: dict[str, pd.Series] = {RECORD_ID: pd.Series(raw.index.astype("int64"), index=raw.index)}
-    filled = pd.Series(False, index=raw.index)
-    for header in passthrough:
-        present = raw[header].fillna("") != ""
-        gathered[header] = raw[header].where(present)
-        filled |= present
-    for canonical, header in address_columns.items():
-        values = raw[header].fillna("").str.strip()
-        gathered[canonical] = values.where(values != "")
-        filled |= values != ""
-    frame = pd.DataFrame(gathered, index=raw.index)
-    _split_po_box(frame)
+    frame, filled = _gathered(table.frame, address_columns, passthrough)
     rejected = RejectedRows(table)
     empty = ~filled & ~frame[RECORD_ID].isin(rejected.malformed)
     frame = frame[~empty].copy()
@@ -205,6 +180,62 @@ def read_address_file(
         house_numbers=pd.DataFrame(split.split),
         sheet_note=choice.note,
     )
+
+
+def _read_sheet(
+    source: Path,
+    header_of: Callable[[list[str]], dict[str, str]],
+    sheet: str | int | None,
+    *,
+    delimiter: str | None,
+    encoding: str | None,
+    fixed_widths: Sequence[tuple[str, int]] | None,
+    limits: TableLimits,
+) -> tuple[SheetChoice, Table]:
+    """The table of the file: of a workbook, the sheet asked for, else the first whose header
+    ``header_of`` accepts."""
+
+    def fits(headers: list[str]) -> bool:
+        try:
+            header_of(headers)
+        except InputError:
+            return False
+        return True
+
+    choice = choose_sheet(
+        source, None if sheet is None else str(sheet), fits, what="the address columns", limits=limits
+    )
+    table = read_table(
+        source,
+        delimiter=delimiter,
+        encoding=encoding,
+        fixed_widths=fixed_widths,
+        sheet=choice.sheet if sheet is None else sheet,
+        limits=limits,
+    )
+    return choice, table
+
+
+def _gathered(
+    raw: pd.DataFrame, address_columns: Mapping[str, str], passthrough: Sequence[str]
+) -> tuple[pd.DataFrame, pd.Series]:
+    """The rows by record id with the customer's columns (empty cells None) and the address fields
+    (stripped, empty None), P.O. boxes split; and which rows hold any value at all."""
+    # The columns are gathered first and framed at once: inserting them one by one copies the frame's
+    # column index each time, which takes quadratic time in the number of columns.
+    gathered: dict[str, pd.Series] = {RECORD_ID: pd.Series(raw.index.astype("int64"), index=raw.index)}
+    filled = pd.Series(False, index=raw.index)
+    for header in passthrough:
+        present = raw[header].fillna("") != ""
+        gathered[header] = raw[header].where(present)
+        filled |= present
+    for canonical, header in address_columns.items():
+        values = raw[header].fillna("").str.strip()
+        gathered[canonical] = values.where(values != "")
+        filled |= values != ""
+    frame = pd.DataFrame(gathered, index=raw.index)
+    _split_po_box(frame)
+    return frame, filled
 
 
 def address_header(

@@ -1,128 +1,71 @@
 """The synthetic Swiss-like reference data: the test-environment postcode areas plus Kriens and
 Kastanienbaum, a fixed set of curated records that tests and examples rely on, and seeded filler.
 
-Curated records come first, so their STRIDs and house keys never change when the filler does.
+Curated records come first, so their STRIDs and house keys never change when the filler does. The towns,
+the curated records and the names the filler is drawn from are kept in ``data/reference_seed.json``.
 """
 
 from __future__ import annotations
 
+import json
 import random
+from importlib import resources
+from typing import Any, cast
 
 from sandbox.address_service.reference import Building, ReferenceData, Resident, ResidentStatus, Street, Town
 
 SEED = 20231101
 
+SEED_FILE = "reference_seed.json"
+_RESIDENT_FIELDS = (
+    "street", "house_no", "prename", "name", "company", "birthdate", "status", "valid_from", "valid_to",
+    "new_address",
+)  # fmt: skip
+
+
+def _load_seed() -> dict[str, Any]:
+    text = resources.files("sandbox.address_service.data").joinpath(SEED_FILE).read_text(encoding="utf-8")
+    seed: dict[str, Any] = json.loads(text)
+    return seed
+
+
+def _resident(row: dict[str, str]) -> tuple[str, str, str, str, str, str, ResidentStatus, str, str, str]:
+    street, house_no, prename, name, company, birth, status, valid_from, valid_to, new = (
+        row.get(field, "") for field in _RESIDENT_FIELDS
+    )
+    return (
+        street,
+        house_no,
+        prename,
+        name,
+        company,
+        birth,
+        cast(ResidentStatus, status),
+        valid_from,
+        valid_to,
+        new,
+    )
+
+
+_SEED = _load_seed()
 # (ONRP, postcode, town, canton, P.O. box postcode)
-TOWNS: tuple[tuple[int, str, str, str, bool], ...] = (
-    (1001, "2501", "Biel/Bienne", "BE", True),
-    (1002, "2502", "Biel/Bienne", "BE", False),
-    (1003, "2503", "Biel/Bienne", "BE", False),
-    (1004, "2504", "Biel/Bienne", "BE", False),
-    (1005, "2505", "Biel/Bienne", "BE", False),
-    (1006, "2510", "Biel/Bienne", "BE", True),
-    (1010, "3333", "Musterwil", "BE", False),
-    (1020, "4322", "Mumpf", "AG", False),
-    (1021, "4324", "Obermumpf", "AG", False),
-    (1022, "4325", "Schupfart", "AG", False),
-    (1023, "4332", "Stein AG", "AG", False),
-    (1024, "4333", "Münchwilen AG", "AG", False),
-    (1025, "4334", "Sisseln AG", "AG", False),
-    (1030, "5026", "Densbüren", "AG", False),
-    (1031, "5027", "Herznach", "AG", False),
-    (1032, "5028", "Ueken", "AG", False),
-    (1033, "5070", "Frick", "AG", False),
-    (1034, "5072", "Oeschgen", "AG", False),
-    (1035, "5073", "Gipf-Oberfrick", "AG", False),
-    (1036, "5074", "Eiken", "AG", False),
-    (1037, "5075", "Hornussen", "AG", False),
-    (1038, "5076", "Bözen", "AG", False),
-    (1039, "5077", "Elfingen", "AG", False),
-    (1040, "5078", "Effingen", "AG", False),
-    (1041, "5082", "Kaisten", "AG", False),
-    (1042, "5083", "Ittenthal", "AG", False),
-    (1043, "5085", "Sulz AG", "AG", False),
-    (1044, "5225", "Bözberg", "AG", False),
-    (1045, "5237", "Mönthal", "AG", False),
-    (1046, "5272", "Gansingen", "AG", False),
-    (1047, "5277", "Hottwil", "AG", False),
-    (1050, "6614", "Brissago", "TI", False),
-    (1060, "8154", "Oberglatt ZH", "ZH", False),
-    (1061, "8165", "Schöfflisdorf", "ZH", False),
-    (1062, "8165", "Oberweningen", "ZH", False),
-    (1070, "6010", "Kriens", "LU", False),
-    (1071, "6047", "Kastanienbaum", "LU", False),
+TOWNS: tuple[tuple[int, str, str, str, bool], ...] = tuple(
+    (town["onrp"], town["zip_code"], town["town"], town["canton"], town["po_box_zip"])
+    for town in _SEED["towns"]
 )
-
 # (ONRP, street, house numbers; "12a" means number 12 with addition "a")
-CURATED_STREETS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
-    (1070, "Lindenstrasse", ("1", "2", "3", "5", "10", "12", "14", "14a", "16")),
-    (1070, "Dorflindenstrasse", ("1", "3", "5")),
-    (1070, "Obernauerstrasse", ("1", "3", "7")),
-    (1071, "Lindenweg", ("1", "2", "4")),
-    (1071, "Ausser-Lindenegg", ("1", "3")),
-    (1071, "In der Linden", ("2", "6")),
-    (1071, "St. Niklausenstrasse", ("10", "12")),
-    (1033, "Hauptstrasse", ("1", "3", "5", "7", "9")),
-    (1033, "Bahnhofstrasse", ("2", "4", "6", "8", "10")),
-    (1020, "Dorfstrasse", ("1", "3", "5")),
-    (1041, "Industriestrasse", ("4", "10", "12")),
-    (1050, "Via Leoncavallo", ("2", "4", "6")),
-    (1035, "Mühleweg", ("3", "5", "7")),
-    (1002, "Zentralstrasse", ("38", "40", "42", "42b")),
-    (1061, "Wehntalerstrasse", ("19", "21", "23")),
-    (1010, "Rue du Marché", ("1", "2", "3")),
-    (1003, "Seevorstadt", ("5", "7")),
-    (1060, "Rütistrasse", ("2", "4")),
+CURATED_STREETS: tuple[tuple[int, str, tuple[str, ...]], ...] = tuple(
+    (street["onrp"], street["street"], tuple(street["house_numbers"])) for street in _SEED["curated_streets"]
 )
-
 # (street, house number, prename, name, company, birthdate, status, valid_from, valid_to, new address)
-CURATED_RESIDENTS: tuple[tuple[str, str, str, str, str, str, ResidentStatus, str, str, str], ...] = (
-    ("Lindenstrasse", "12", "Hans", "Muster", "", "19750314", "active", "", "", ""),
-    ("Lindenstrasse", "12", "Anna", "Muster", "", "19781102", "active", "", "", ""),
-    ("Lindenstrasse", "14a", "Sabine", "Graf", "", "19820706", "active", "", "", ""),
-    ("Obernauerstrasse", "3", "", "", "Muster Informatik AG", "", "active", "", "", ""),
-    ("Hauptstrasse", "5", "", "", "Bäckerei Huber AG", "", "active", "", "", ""),
-    ("Bahnhofstrasse", "8", "Peter", "Meier", "", "19680521", "moved", "20240301", "", "Zentralstrasse 40"),
-    ("Zentralstrasse", "40", "Peter", "Meier", "", "19680521", "active", "20240301", "", ""),
-    ("Zentralstrasse", "40", "Claire", "Dubois", "", "19910130", "active", "", "", ""),
-    ("Dorfstrasse", "3", "Rosa", "Keller", "", "19350607", "deceased", "", "20230115", ""),
-    ("Industriestrasse", "10", "", "", "Schreinerei Frei GmbH", "", "closed", "", "20221231", ""),
-    ("Via Leoncavallo", "4", "Marco", "Rossi", "", "19590912", "moved_unknown", "20230901", "", ""),
-    ("Mühleweg", "7", "Jürg", "Zürcher", "", "19640228", "active", "", "", ""),
-    ("Wehntalerstrasse", "21", "Thomas", "Brunner", "", "19700419", "active", "", "", ""),
-    ("Wehntalerstrasse", "21", "Eva", "Brunner", "", "19720823", "active", "", "", ""),
-    ("Rue du Marché", "2", "Léa", "Favre", "", "19990311", "active", "", "", ""),
-    ("Rue du Marché", "1", "Émile", "Rochat", "", "19310417", "deceased", "", "20240210", ""),
-    ("Hauptstrasse", "9", "Verena", "Lüscher", "", "19800102", "moved", "20231115", "", "Lindenweg 4"),
-    ("Lindenweg", "4", "Verena", "Lüscher", "", "19800102", "active", "20231115", "", ""),
-    ("Dorfstrasse", "5", "Ernst", "Wälti", "", "19520930", "moved_unknown", "20240501", "", ""),
-    ("Seevorstadt", "5", "Marianne", "Schenk", "", "19860214", "active", "", "", ""),
-    ("Seevorstadt", "7", "", "", "Uhrenatelier Kummer GmbH", "", "active", "", "", ""),
-    ("Rütistrasse", "2", "Daniel", "Frey", "", "19770618", "active", "", "", ""),
-    ("Rütistrasse", "2", "Ruth", "Frey", "", "19790303", "active", "", "", ""),
-    ("Lindenweg", "2", "Markus", "Achermann", "", "19650725", "active", "", "", ""),
-    ("St. Niklausenstrasse", "12", "", "", "Seehotel Kastanienbaum AG", "", "active", "", "", ""),
-    ("Industriestrasse", "4", "", "", "Kaister Metallbau AG", "", "active", "", "", ""),
+CURATED_RESIDENTS: tuple[tuple[str, str, str, str, str, str, ResidentStatus, str, str, str], ...] = tuple(
+    _resident(row) for row in _SEED["curated_residents"]
 )
-
-_STREET_POOL = (
-    "Bachstrasse", "Bergstrasse", "Buchenweg", "Dorfplatz", "Feldstrasse", "Gartenstrasse", "Hofmattweg",
-    "Juraweg", "Kirchweg", "Mattenweg", "Oberdorfstrasse", "Poststrasse", "Quellenweg", "Rebbergstrasse",
-    "Rosenweg", "Schulstrasse", "Sonnenrain", "Talstrasse", "Unterdorf", "Waldweg", "Weiherstrasse",
-    "Zelgliweg", "Rütiweg", "Brückenstrasse", "Chilegass",
-)  # fmt: skip
-_PRENAMES = (
-    "Andreas", "Barbara", "Christian", "Daniela", "Erich", "Franziska", "Gabriel", "Heidi", "Ivo", "Jana",
-    "Karin", "Lukas", "Monika", "Nicole", "Oliver", "Patrick", "Regula", "Stefan", "Tanja", "Urs", "Verena",
-    "Walter", "Yvonne", "Zoé", "Beat", "Ruth", "Reto", "Silvia", "Martin", "Ursula",
-)  # fmt: skip
-_NAMES = (
-    "Ammann", "Bachmann", "Baumann", "Bühler", "Egli", "Fischer", "Gerber", "Hofmann", "Kaufmann", "Koch",
-    "Lüthi", "Marti", "Moser", "Müller", "Roth", "Schmid", "Schneider", "Schwarz", "Steiner", "Suter",
-    "Vogel", "Weber", "Widmer", "Wyss", "Zimmermann", "Bianchi", "Girard", "Schäfer", "Hürlimann", "Odermatt",
-)  # fmt: skip
-_TRADES = ("Garage", "Coiffeur", "Metzgerei", "Elektro", "Malerei", "Treuhand", "Gärtnerei", "Sanitär")
-_FORMS = ("AG", "GmbH", "& Co.", "Sàrl")
+_STREET_POOL: tuple[str, ...] = tuple(_SEED["filler"]["streets"])
+_PRENAMES: tuple[str, ...] = tuple(_SEED["filler"]["prenames"])
+_NAMES: tuple[str, ...] = tuple(_SEED["filler"]["names"])
+_TRADES: tuple[str, ...] = tuple(_SEED["filler"]["trades"])
+_FORMS: tuple[str, ...] = tuple(_SEED["filler"]["forms"])
 
 
 class _Builder:

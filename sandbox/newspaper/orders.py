@@ -206,6 +206,13 @@ def create_router(config: SandboxConfig, state: SandboxState) -> APIRouter:
     """The order endpoints, keeping orders in ``state``; the caller adds the scope check."""
     router = APIRouter(prefix="/logistics/newspaper/submission/v1/orders")
     book = OrderBook(state)
+    _add_submission_routes(router, config, book)
+    _add_order_views(router, config, book)
+    return router
+
+
+def _add_submission_routes(router: APIRouter, config: SandboxConfig, book: OrderBook) -> None:
+    """POST ``/standard`` and ``/gratis``: an order checked, and kept in ``book`` when it passes."""
 
     async def submit(request: Request, kind: OrderKind) -> JSONResponse:
         model: type[OrderBase] = GratisOrder if kind == "gratis" else StandardOrder
@@ -244,6 +251,11 @@ def create_router(config: SandboxConfig, state: SandboxState) -> APIRouter:
     @router.post("/gratis")
     async def submit_gratis_order(request: Request) -> JSONResponse:
         return await submit(request, "gratis")
+
+
+def _add_order_views(router: APIRouter, config: SandboxConfig, book: OrderBook) -> None:
+    """The GET endpoints of an order in ``book``: its delivery note, status, summary, sendings, and the
+    order as sent and as corrected."""
 
     @router.get("/{order_id}/delivery-note", response_model=None)
     def delivery_note(order_id: int, request: Request) -> Response | dict[str, Any]:
@@ -308,8 +320,6 @@ def create_router(config: SandboxConfig, state: SandboxState) -> APIRouter:
     @router.get("/{order_id}/corrected-gratis-order")
     def corrected_gratis_order(order_id: int) -> dict[str, Any]:
         return corrected_order(order_id, "gratis")
-
-    return router
 
 
 def _note_lines(record: OrderRecord, title: str) -> list[str]:

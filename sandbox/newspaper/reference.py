@@ -13,17 +13,23 @@ Newspapers (``newspaperNumber``):
   accepted; no distribution list).
 
 Any other number (``1234``, ``9999``) gets ``0002``.
+
+The newspapers and the places, titles, publishers and printers generated ones are drawn from are kept in
+``data/newspapers.json``.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from importlib import resources
 from typing import Any
 
 OTHER_CUSTOMER_NUMBER = 9001
+NEWSPAPERS_FILE = "newspapers.json"
 GENERATED_NUMBERS = range(2000, 9000)
 
 
@@ -88,116 +94,47 @@ class ReferenceNewspaper:
         }
 
 
-_STANDARD_RANGES = {"district": (10, 2000), "locality": (10, 2000), "other": (20, 1500)}
+def _load_reference() -> dict[str, Any]:
+    text = resources.files("sandbox.newspaper.data").joinpath(NEWSPAPERS_FILE).read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
 
+
+def _ranges(ranges: Mapping[str, list[int]]) -> dict[str, tuple[int, int]]:
+    return {name: (low, high) for name, (low, high) in ranges.items()}
+
+
+def _reference_newspaper(
+    entry: Mapping[str, Any], standard: Mapping[str, tuple[int, int]]
+) -> ReferenceNewspaper:
+    """A newspaper of the data file: its fields by name, ``weight_ranges`` "standard" for the standard
+    newspaper's ranges."""
+    ranges = entry.get("weight_ranges", {})
+    fields = {
+        **entry,
+        "weight_ranges": standard if ranges == "standard" else _ranges(ranges),
+        "distribution": tuple(Distribution(**row) for row in entry.get("distribution", ())),
+        "black_list": tuple(entry.get("black_list", ())),
+    }
+    return ReferenceNewspaper(**fields)
+
+
+_REFERENCE = _load_reference()
+_STANDARD_RANGES = _ranges(_REFERENCE["standard_weight_ranges"])
 NEWSPAPERS: dict[int, ReferenceNewspaper] = {
     paper.number: paper
-    for paper in (
-        ReferenceNewspaper(
-            number=4711,
-            newspaper_id=104711,
-            title="Seetaler Bote",
-            publisher="Seetal Medien AG",
-            printer="Druckerei Hochdorf",
-            region="Luzern",
-            sending_zip=6280,
-            sending_city="Hochdorf",
-            weight_ranges=_STANDARD_RANGES,
-        ),
-        ReferenceNewspaper(
-            number=4712,
-            newspaper_id=104712,
-            title="Wochenblatt Pfannenstiel",
-            publisher="Pfannenstiel Verlag GmbH",
-            printer="Druckzentrum Meilen",
-            region="Zürich",
-            sending_zip=8706,
-            sending_city="Meilen",
-            sort_file=False,
-            weight_ranges=_STANDARD_RANGES,
-        ),
-        ReferenceNewspaper(
-            number=5120,
-            newspaper_id=105120,
-            title="Anzeiger Rigi",
-            publisher="Rigi Anzeiger AG",
-            printer="Druckerei Küssnacht",
-            region="Schwyz",
-            sending_zip=6403,
-            sending_city="Küssnacht am Rigi",
-            gratis=True,
-            text_quota=40,
-            standard_weight=90,
-            weight_ranges={"A": (10, 500), "B": (10, 500), "C": (10, 300)},
-            distribution=(
-                Distribution(6353, "Weggis", "LU", "A", 2150, "Weggis Post"),
-                Distribution(6354, "Vitznau", "LU", "A", 780, "Vitznau Post"),
-                Distribution(6405, "Immensee", "SZ", "B", 960, "Küssnacht Post"),
-                Distribution(6410, "Goldau", "SZ", "B", 2480, "Goldau Post", po_box=True),
-                Distribution(6440, "Brunnen", "SZ", "C", 1870, "Brunnen Post", unload_time="06:00:00"),
-            ),
-            black_list=(
-                {"zipCode": 6353, "city": "Weggis", "street": "Seestrasse", "houseNumber": "12"},
-                {"zipCode": 6410, "city": "Goldau", "street": "Parkstrasse", "houseNumber": "3a"},
-            ),
-        ),
-        ReferenceNewspaper(
-            number=5121,
-            newspaper_id=105121,
-            title="Gratis-Post Seeland",
-            publisher="Seeland Medien AG",
-            printer="Druckerei Biel",
-            region="Bern",
-            sending_zip=2502,
-            sending_city="Biel/Bienne",
-            gratis=True,
-            text_quota=35,
-            standard_weight=70,
-            weight_ranges={"A": (10, 400), "B": (10, 400)},
-            distribution=(
-                Distribution(2502, "Biel/Bienne", "BE", "A", 5400, "Biel Briefzentrum"),
-                Distribution(3250, "Lyss", "BE", "B", 3100, "Lyss Post"),
-                Distribution(3270, "Aarberg", "BE", "B", 1650, "Aarberg Post"),
-            ),
-            black_list=({"zipCode": 3250, "city": "Lyss", "street": "Bahnhofstrasse", "houseNumber": "7"},),
-        ),
-        ReferenceNewspaper(
-            number=OTHER_CUSTOMER_NUMBER,
-            newspaper_id=109001,
-            title="Basler Abendblatt",
-            publisher="Rhein Verlag AG",
-            printer="Druckerei Pratteln",
-            region="Basel",
-            sending_zip=4002,
-            sending_city="Basel",
-            own=False,
-            weight_ranges=_STANDARD_RANGES,
-        ),
-    )
+    for paper in (_reference_newspaper(entry, _STANDARD_RANGES) for entry in _REFERENCE["newspapers"])
 }
-
-# (sending postcode, town, region, language) of the generated newspapers.
-_PLACES: tuple[tuple[int, str, str, str], ...] = (
-    (3600, "Thun", "Bern", "DE"), (3400, "Burgdorf", "Bern", "DE"), (3800, "Interlaken", "Bern", "DE"),
-    (8400, "Winterthur", "Zürich", "DE"), (8610, "Uster", "Zürich", "DE"), (8800, "Thalwil", "Zürich", "DE"),
-    (6300, "Zug", "Zug", "DE"), (6210, "Sursee", "Luzern", "DE"), (9000, "St. Gallen", "St. Gallen", "DE"),
-    (9500, "Wil SG", "St. Gallen", "DE"), (7000, "Chur", "Graubünden", "DE"), (5000, "Aarau", "Aargau", "DE"),
-    (4500, "Solothurn", "Solothurn", "DE"), (4600, "Olten", "Solothurn", "DE"),
-    (8500, "Frauenfeld", "Thurgau", "DE"), (6460, "Altdorf UR", "Uri", "DE"), (3900, "Brig", "Wallis", "DE"),
-    (8200, "Schaffhausen", "Schaffhausen", "DE"), (4410, "Liestal", "Basel-Landschaft", "DE"),
-    (6430, "Schwyz", "Schwyz", "DE"), (8750, "Glarus", "Glarus", "DE"), (1700, "Fribourg", "Fribourg", "FR"),
-    (2000, "Neuchâtel", "Neuchâtel", "FR"), (1950, "Sion", "Valais", "FR"),
-    (1400, "Yverdon-les-Bains", "Vaud", "FR"), (1260, "Nyon", "Vaud", "FR"), (2800, "Delémont", "Jura", "FR"),
-    (6500, "Bellinzona", "Ticino", "IT"), (6600, "Locarno", "Ticino", "IT"),
-    (6850, "Mendrisio", "Ticino", "IT"),
-)  # fmt: skip
-_TITLES = {
-    "DE": ("{} Anzeiger", "{}er Bote", "Tagblatt {}", "{} Nachrichten", "Rundschau {}", "Wochenzeitung {}"),
-    "FR": ("Le Courrier de {}", "Journal de {}", "La Feuille d'avis de {}", "L'Écho de {}"),
-    "IT": ("Il Corriere di {}", "Giornale di {}", "La Voce di {}"),
+# (sending postcode, town, region, language) of the generated newspapers, and their names per language.
+_PLACES: tuple[tuple[int, str, str, str], ...] = tuple(
+    (int(zip_code), town, region, language)
+    for zip_code, town, region, language in _REFERENCE["generated"]["places"]
+)
+_TITLES: dict[str, tuple[str, ...]] = {
+    language: tuple(titles) for language, titles in _REFERENCE["generated"]["titles"].items()
 }
-_PUBLISHER = {"DE": "{} Medien AG", "FR": "Éditions {} SA", "IT": "Edizioni {} SA"}
-_PRINTER = {"DE": "Druckerei {}", "FR": "Imprimerie {}", "IT": "Tipografia {}"}
+_PUBLISHER: dict[str, str] = _REFERENCE["generated"]["publishers"]
+_PRINTER: dict[str, str] = _REFERENCE["generated"]["printers"]
 
 
 def newspaper(number: int) -> ReferenceNewspaper | None:

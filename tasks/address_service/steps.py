@@ -15,22 +15,16 @@ import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from fileio.address_service.downloads import unpack_download
 from fileio.address_service.field_lengths import flag_long_fields
+from fileio.address_service.moves_file import read_moves_file
 from fileio.address_service.profile_upload import wire_format as wire_format_of
 from fileio.address_service.profile_upload import write_profile_upload
 from fileio.address_service.profiles import AlignmentProfile
 from fileio.address_service.records import AddressInput, read_address_file
-from fileio.address_service.results import (
-    RETURNED_COLUMN,
-    decode_results,
-    merge_results,
-    qstat_summary,
-    read_moves_file,
-    read_result_file,
-    result_headers,
-    unpack_download,
-    write_address_results,
-)
+from fileio.address_service.result_codes import decode_results, qstat_summary
+from fileio.address_service.result_file import read_result_file, result_headers
+from fileio.address_service.results import RETURNED_COLUMN, merge_results, write_address_results
 from fileio.address_service.wire import WireFormat, write_upload_file
 from fileio.files import make_dirs
 from fileio.limits import DOWNLOAD_MAX_BYTES, TABLE_LIMITS, ZIP_MAX_RATIO, TableLimits

@@ -20,7 +20,8 @@ from connectors.commerce import CommerceClient, Deliverabilities, DeliveryAddres
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import ROW, address_records, field_text
 from fileio.commerce.days import requested_days as requested_days  # the flow reads it here
-from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv, write_xlsx
+from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
+from fileio.workbooks import write_xlsx
 from tasks.commerce.per_row import RowOutcome, answer_rows
 
 ADDRESS_FIELDS: tuple[str, ...] = ("zip", "city", "street", "houseNumber")

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from fileio.commerce.address_input import LEAF_FIELDS, ROW
-from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv, write_xlsx
+from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
+from fileio.workbooks import write_xlsx
 from tasks.commerce.validation import (
     CERTIFIED_PREFIX,
     HTTP_STATUS_COLUMN,

@@ -17,7 +17,7 @@ from fileio.newspaper.outputs import (
     warnings_frame,
     write_json,
 )
-from fileio.reports import write_xlsx
+from fileio.workbooks import write_xlsx
 from tasks.newspaper.order_report_data import OrderOutcome
 
 

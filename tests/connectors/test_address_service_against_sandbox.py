@@ -35,8 +35,9 @@ from connectors.errors import ServerError, TransportFailure
 from connectors.ratelimit import WindowGate
 from connectors.retry import RetryPolicy
 from sandbox.config import SandboxConfig
-from sandbox.faults import FaultRule, RequestCounter
+from sandbox.faults import FaultRule
 from sandbox.inprocess import SandboxTransport, address_service_url
+from sandbox.request_counter import RequestCounter
 
 pytestmark = pytest.mark.asyncio
 

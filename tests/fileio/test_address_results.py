@@ -12,18 +12,13 @@ import pandas as pd
 import pytest
 
 from connectors.address_service.codes import SHORT_REPORT_POSITIONS
-from fileio.address_service import results
+from fileio.address_service import result_arrow, result_file
+from fileio.address_service.downloads import unpack_download
+from fileio.address_service.moves_file import read_moves_file
 from fileio.address_service.records import AddressInput, read_address_file
-from fileio.address_service.results import (
-    decode_results,
-    decode_short_report,
-    merge_results,
-    qstat_summary,
-    read_moves_file,
-    read_result_file,
-    unpack_download,
-    write_address_results,
-)
+from fileio.address_service.result_codes import decode_results, decode_short_report, qstat_summary
+from fileio.address_service.result_file import read_result_file
+from fileio.address_service.results import CODE_COLUMNS, merge_results, write_address_results
 from fileio.archives import ZipInflation
 from fileio.errors import DuplicateRecordIds, ResultFileError
 from fileio.textfiles import detect_encoding, sniff_delimiter
@@ -510,9 +505,9 @@ def test_results_csv_neutralises_formulas_in_text_but_not_in_codes(tmp_path: Pat
 def test_the_code_columns_are_the_two_codes_and_their_decoded_labels_only() -> None:
     decoded = decode_results(read_result_file_from_rows())
     labels = {column for column in decoded.columns if column.startswith("SR")}
-    assert set(results.CODE_COLUMNS) == {"QSTAT", "ShortReport", *labels}
+    assert set(CODE_COLUMNS) == {"QSTAT", "ShortReport", *labels}
     for column in ("ValidFrom", "Birthdate", "Housekey", "Double_DSTAT", "Name", "Kundennummer", "Name_in"):
-        assert column not in results.CODE_COLUMNS
+        assert column not in CODE_COLUMNS
 
 
 def _formula_result_rows() -> list[str]:
@@ -578,7 +573,7 @@ def test_a_result_with_a_record_id_on_several_rows_is_refused_naming_the_ids(tmp
 
 def read_result_file_from_rows() -> pd.DataFrame:
     frame = pd.DataFrame([row.split("\t") for row in RESULT_ROWS[:1]])
-    frame.columns = results.result_headers(RESULT_HEADER.split("\t"))
+    frame.columns = result_file.result_headers(RESULT_HEADER.split("\t"))
     return frame
 
 
@@ -664,7 +659,7 @@ _HEADERS = [
 ]
 
 
-_READ_PANDAS = results._read_pandas
+_READ_PANDAS = result_file.read_with_pandas
 
 
 def _pandas_read(path: Path) -> pd.DataFrame:
@@ -672,7 +667,7 @@ def _pandas_read(path: Path) -> pd.DataFrame:
     encoding = detect_encoding(path)
     header = path.read_bytes().decode(encoding, errors="replace").splitlines()[0]
     delimiter = "\t" if "\t" in header else sniff_delimiter(header) or "\t"
-    names = results.result_headers(header.split(delimiter))
+    names = result_file.result_headers(header.split(delimiter))
     return _READ_PANDAS(path, encoding, delimiter, names)
 
 
@@ -683,14 +678,14 @@ def test_arrow_reader_reads_what_pandas_reads(
 ) -> None:
     cut: list[int] = []
     if pieces:  # a large file's lines are padded a piece per core: here pieces of a few lines each
-        monkeypatch.setattr(results, "_PIECE_MIN_BYTES", 8)
-        monkeypatch.setattr(results, "_SCAN_BYTES", 7)  # and bytes searched a few at a time
-        monkeypatch.setattr(results.os, "cpu_count", lambda: 4)
-        split = results._pieces
-        monkeypatch.setattr(results, "_pieces", lambda *a: cut.append(len(split(*a))) or split(*a))
+        monkeypatch.setattr(result_arrow, "_PIECE_MIN_BYTES", 8)
+        monkeypatch.setattr(result_arrow, "_SCAN_BYTES", 7)  # and bytes searched a few at a time
+        monkeypatch.setattr(result_arrow.os, "cpu_count", lambda: 4)
+        split = result_arrow._pieces
+        monkeypatch.setattr(result_arrow, "_pieces", lambda *a: cut.append(len(split(*a))) or split(*a))
     rng = random.Random(seed)
     used_pandas = []
-    monkeypatch.setattr(results, "_read_pandas", lambda *a: used_pandas.append(1) or _READ_PANDAS(*a))
+    monkeypatch.setattr(result_file, "read_with_pandas", lambda *a: used_pandas.append(1) or _READ_PANDAS(*a))
     for case in range(100):
         lines = "".join(rng.choices(_PIECES, k=80)) + rng.choice(["", "\n"])
         text = rng.choice(_HEADERS) + rng.choice(["\r\n", "\n"]) + lines
@@ -743,6 +738,14 @@ def test_lines_pandas_reads_its_own_way_are_read_as_before(tmp_path: Path, body:
     expected = _pandas_read(path)
     assert list(frame.columns) == list(expected.columns)
     assert frame.astype(object).to_numpy().tolist() == expected.to_numpy().tolist()
+
+
+def test_a_byte_order_mark_starting_a_data_line_is_kept_as_pandas_keeps_it(tmp_path: Path) -> None:
+    path = tmp_path / "r.txt"  # two files saved with a BOM each, joined: Arrow would drop the second BOM
+    path.write_bytes(b"\xef\xbb\xbfRecordId\tName\r\n\xef\xbb\xbf1\tx\r\n2\ty\r\n")
+    frame = read_result_file(path)
+    assert frame.astype(object).to_numpy().tolist() == _pandas_read(path).to_numpy().tolist()
+    assert frame["RecordId"].tolist() == ["\ufeff1", "2"]
 
 
 def test_every_windows_1252_byte_is_read_as_python_decodes_it(tmp_path: Path) -> None:

@@ -11,8 +11,8 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from fileio.reports import EXCEL_MAX_TEXT, write_xlsx
 from fileio.tables import read_table
+from fileio.workbooks import EXCEL_MAX_TEXT, write_xlsx, write_xlsx_plain
 
 
 def _every_kind() -> pd.DataFrame:
@@ -88,6 +88,20 @@ def test_text_longer_than_a_cell_holds_is_cut_to_its_length(tmp_path: Path, styl
     sheet = openpyxl.load_workbook(write_xlsx(tmp_path / "lang.xlsx", {"Data": frame}, styles=styles))["Data"]
     assert [len(cell.value) for cell in sheet[2]] == [EXCEL_MAX_TEXT] * 3
     assert [cell.value for cell in sheet[3]] == ["kurz", "z", None]
+
+
+def test_a_date_of_a_named_time_zone_is_written_in_its_local_time(tmp_path: Path) -> None:
+    """A zone such as Europe/Zurich (not only a fixed offset) is dropped, its local time kept."""
+    zoned = pd.to_datetime(["2024-07-01 12:00:00", "2024-12-01 08:30:00"]).tz_localize("Europe/Zurich")
+    frame = pd.DataFrame({"When": zoned})
+    fast = write_xlsx(tmp_path / "fast.xlsx", {"Data": frame})
+    plain = write_xlsx_plain(tmp_path / "plain.xlsx", {"Data": frame})
+    assert _sheet(fast, "Data") == _sheet(plain, "Data")
+    cells, _ = _sheet(fast, "Data")
+    assert [row[0][0] for row in cells[1:]] == [
+        dt.datetime(2024, 7, 1, 12, 0),
+        dt.datetime(2024, 12, 1, 8, 30),
+    ]
 
 
 def test_an_infinite_number_is_the_text_inf(tmp_path: Path) -> None:

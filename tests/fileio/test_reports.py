@@ -10,15 +10,8 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from fileio.reports import (
-    DEFAULT_CSV_STYLE,
-    CsvStyle,
-    markdown_table,
-    neutralise_formulas,
-    sanitize_sheet_name,
-    write_csv,
-    write_xlsx,
-)
+from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, neutralise_formulas, write_csv
+from fileio.workbooks import sanitize_sheet_name, write_xlsx
 from tests.outputs import EXCEL, RFC4180, read_output_csv
 
 PLAIN = CsvStyle(guard=False, dialect="rfc4180")

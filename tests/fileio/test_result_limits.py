@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fileio.address_service.results import read_moves_file, read_result_file
+from fileio.address_service.moves_file import read_moves_file
+from fileio.address_service.result_file import read_result_file
 from fileio.errors import ResultFileError, ResultUnreadable
 from fileio.limits import TableLimits
 from tasks.address_service.steps import PreparedInput, build_address_results, prepare_address_input
@@ -58,7 +59,7 @@ def test_the_same_file_is_read_under_a_raised_limit(tmp_path: Path) -> None:
 _READ_RESULT = """
 import sys
 from pathlib import Path
-from fileio.address_service.results import read_result_file
+from fileio.address_service.result_file import read_result_file
 from fileio.errors import ResultUnreadable
 try:
     read_result_file(Path(sys.argv[1]))

@@ -13,7 +13,7 @@ import openpyxl
 import pytest
 import xlsxwriter
 
-from fileio import tables
+from fileio import worksheets
 from fileio.errors import InputError
 from fileio.tables import read_head, read_table
 
@@ -161,9 +161,9 @@ def test_the_garbage_collector_rests_while_a_sheet_is_built_and_works_again_afte
     empty = tmp_path / "leer.xlsx"
     openpyxl.Workbook().save(empty)
     collecting: list[bool] = []
-    sheet_values = tables._sheet_values
+    sheet_values = worksheets.sheet_values
     monkeypatch.setattr(
-        tables, "_sheet_values", lambda cells: collecting.append(gc.isenabled()) or sheet_values(cells)
+        worksheets, "sheet_values", lambda cells: collecting.append(gc.isenabled()) or sheet_values(cells)
     )
     assert gc.isenabled()
     assert _rows(path) == [["1", "Muster"]]

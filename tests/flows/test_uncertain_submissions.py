@@ -17,7 +17,7 @@ from flows.address_batch import address_batch
 from flows.address_purchase import address_purchase
 from flows.newspaper_order import newspaper_order
 from flows.newspaper_statistics import newspaper_statistics
-from sandbox.faults import RequestCounter
+from sandbox.request_counter import RequestCounter
 from tasks.submission import SubmissionUncertain
 from tests.flows.conftest import Sandbox
 from tests.flows.test_newspaper_order import order_body, write_order

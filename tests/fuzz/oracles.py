@@ -9,7 +9,8 @@ from pathlib import Path
 import pandas as pd
 
 from fileio.errors import InputError
-from fileio.tables import MAX_QUOTED_LINES, Table
+from fileio.line_accounting import MAX_QUOTED_LINES
+from fileio.tables import Table
 from tests.fuzz.generators import TextTable
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")

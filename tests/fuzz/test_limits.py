@@ -17,7 +17,7 @@ from pathlib import Path
 import openpyxl
 from hypothesis import given
 
-from fileio.address_service.results import read_result_file
+from fileio.address_service.result_file import read_result_file
 from fileio.errors import InputError, ResultUnreadable
 from fileio.limits import (
     TABLE_MAX_CELLS_SETTING,
@@ -336,7 +336,7 @@ def test_worksheets_over_a_limit_are_refused_naming_it(scratch: Path) -> None:
 _REFUSE_ALL = """
 import sys
 from pathlib import Path
-from fileio.address_service.results import read_result_file
+from fileio.address_service.result_file import read_result_file
 from fileio.errors import InputError
 from fileio.tables import read_table
 refused = 0

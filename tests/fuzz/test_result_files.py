@@ -27,18 +27,20 @@ from connectors.address_service.codes import (
     short_report_char,
     short_report_column,
 )
+from fileio.address_service.downloads import unpack_download
+from fileio.address_service.moves_file import read_moves_file
 from fileio.address_service.records import RECORD_ID, AddressInput
-from fileio.address_service.results import (
-    CODE_COLUMNS,
+from fileio.address_service.result_codes import (
     QSTAT_DESIGNATION,
-    RETURNED_COLUMN,
     decode_results,
     decode_short_report,
-    merge_results,
     qstat_summary,
-    read_moves_file,
-    read_result_file,
-    unpack_download,
+)
+from fileio.address_service.result_file import read_result_file, read_result_file_plain
+from fileio.address_service.results import (
+    CODE_COLUMNS,
+    RETURNED_COLUMN,
+    merge_results,
     write_address_results,
 )
 from fileio.errors import DuplicateRecordIds, ResultFileError
@@ -147,6 +149,7 @@ def test_result_files_read_decode_and_join_without_losing_a_row(scratch: Path) -
     files = CaseCount("read_result_file + unpack_download: result downloads")
     decoded_rows = CaseCount("decode_results + merge_results + qstat_summary: result rows")
     written = CaseCount("write_address_results: results written and checked for formulas")
+    plain = CaseCount("read_result_file (Arrow) against read_result_file_plain (pandas): same frame")
 
     @fuzz_settings(10_000)
     @given(case=result_cases(), salt=st.binary(min_size=1, max_size=2))
@@ -167,6 +170,8 @@ def test_result_files_read_decode_and_join_without_losing_a_row(scratch: Path) -
             read_moves_file(unpacked.moves)
         if files.count % 10:
             return  # decoding and joining cost milliseconds a file: every tenth file is decoded and joined
+        plain.add()
+        _check_against_plain(frame, unpacked.result)
         decoded = decode_results(frame)
         decoded_rows.add(len(frame))
         _check_decoded(frame, decoded)
@@ -183,6 +188,14 @@ def test_result_files_read_decode_and_join_without_losing_a_row(scratch: Path) -
     files.require(10_000)
     decoded_rows.require(3_000)  # the decoders see 10,000 values of their own below
     written.require(20)
+    plain.require(800)
+
+
+def _check_against_plain(frame: pd.DataFrame, path: Path) -> None:
+    """The fast reader's frame is the plain reader's, column for column and cell for cell."""
+    expected = read_result_file_plain(path)
+    assert list(frame.columns) == list(expected.columns)
+    assert frame.astype(object).to_numpy().tolist() == expected.to_numpy().tolist()
 
 
 def _check_lines(frame: pd.DataFrame, case: ResultCase) -> None:

@@ -15,8 +15,8 @@ from sqlalchemy import delete, select
 import history
 from history.models import Base, JobState, Run, RunMessage
 from sandbox.address_service.jobs import JobStore
-from sandbox.faults import RequestCounter
 from sandbox.inprocess import SandboxTransport
+from sandbox.request_counter import RequestCounter
 from sandbox.state import MemoryState
 from tasks.submission import PENDING_PREFIX
 from tests.reliability.cases import CellSite, FlowCase

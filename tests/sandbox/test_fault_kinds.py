@@ -15,15 +15,10 @@ import pytest
 
 from sandbox.answer_faults import Answer, corrupt_download, with_unlisted_status
 from sandbox.config import SandboxConfig
-from sandbox.faults import (
-    IN_PROCESS_KEY,
-    ConnectionDropped,
-    FaultMiddleware,
-    FaultPlan,
-    FaultRule,
-    RequestCounter,
-)
+from sandbox.fault_middleware import FaultMiddleware
+from sandbox.faults import IN_PROCESS_KEY, ConnectionDropped, FaultPlan, FaultRule
 from sandbox.inprocess import SANDBOX_ORIGIN
+from sandbox.request_counter import RequestCounter
 from tests.sandbox.test_address_support import (
     Clock,
     address_client,

@@ -1,0 +1,120 @@
+"""Reading a workbook's worksheet (.xlsx, by calamine through python-calamine) as a header and a frame of
+text: the sheet named or at a position, measured against the limits before its grid is built, an encrypted
+or damaged workbook refused.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from python_calamine import CalamineError, CalamineWorkbook, SheetTypeEnum
+
+from fileio.cell_text import sheet_values
+from fileio.errors import InputError
+from fileio.lazy import lazy_module
+from fileio.limits import TableLimits
+from fileio.sheet_extent import worksheet_overrun
+from fileio.table_frame import collector_paused, text_frame
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+else:
+    np = lazy_module("numpy")
+    pd = lazy_module("pandas")
+    pa = lazy_module("pyarrow")
+
+_ZIP_ENCRYPTED = 0x01 | 0x40  # general purpose flags: encrypted, strongly encrypted
+
+
+@collector_paused()
+def read_worksheet(
+    path: Path, sheet: str | int | None, limits: TableLimits, *, nrows: int | None = None
+) -> tuple[list[str], pd.DataFrame]:
+    """The header and the data rows (all, or the first ``nrows`` lines) of a worksheet, every cell as text
+    (see :func:`fileio.cell_text.cell_text`); blank rows and columns after the last value are no part of
+    the sheet.
+
+    The sheet is measured against ``limits`` first (:func:`fileio.sheet_extent.worksheet_overrun`): the
+    reader builds its whole grid, however few rows are asked for.
+
+    The workbook is read by calamine (a compiled reader, through python-calamine), as Excel shows it: text
+    that the XML does not mark as spaced keeps no spaces at its ends, ``_x0041_`` escapes are decoded, and
+    a cell holding an error (``#DIV/0!``) or a formula without a saved result reads as empty.
+    """
+    shown = sheet if sheet is not None else 0
+    try:
+        _refuse_encrypted(path)
+        with CalamineWorkbook.from_path(path) as workbook:
+            name = _worksheet_name(workbook, sheet)
+            overrun = worksheet_overrun(path, name, limits)
+            if overrun is not None:
+                raise InputError(overrun.problem, path=path)
+            cells = workbook.get_sheet_by_name(name).to_python(skip_empty_area=False, nrows=nrows)
+    except (_SheetMissing, CalamineError, OSError, ValueError, OverflowError, zipfile.BadZipFile) as exc:
+        raise InputError(f"cannot be read as an Excel workbook (sheet {sheet!r}): {exc}", path=path) from exc
+    except BaseException as exc:  # a panic of the compiled reader on a damaged file
+        if type(exc).__name__ != "PanicException":
+            raise
+        raise InputError(
+            f"cannot be read as an Excel workbook (sheet {sheet!r}): the file is damaged ({exc})", path=path
+        ) from exc
+    values = sheet_values(cells)
+    if values is None:
+        raise InputError(f"sheet {shown!r} is empty: no header row", path=path)
+    header = [str(value) for value in values[0]]
+    return header, _text_frame(values[1:])
+
+
+def _text_frame(values: np.ndarray) -> pd.DataFrame:
+    """Rows of text as a frame of pandas' ``str`` dtype, each column handed to Arrow as a list (pandas'
+    own conversion looks at each cell once more)."""
+    columns = [
+        pa.array(values[:, position].tolist(), type=pa.large_string()) for position in range(values.shape[1])
+    ]
+    table = pa.table(columns, names=[str(position) for position in range(len(columns))])
+    return text_frame(table).set_axis(pd.RangeIndex(len(columns)), axis=1)
+
+
+class _SheetMissing(LookupError):
+    """The workbook has no worksheet of that name or position."""
+
+
+def _refuse_encrypted(path: Path) -> None:
+    """Refuse a workbook with a member that its ZIP directory marks as encrypted: the compiled reader would
+    read its bytes as they are.
+
+    Raises:
+        ValueError: naming the member.
+    """
+    with zipfile.ZipFile(path) as archive:
+        for member in archive.infolist():
+            if member.flag_bits & _ZIP_ENCRYPTED:
+                raise ValueError(f"the member {member.filename} is encrypted")
+
+
+def _worksheet_name(workbook: CalamineWorkbook, sheet: str | int | None) -> str:
+    """A worksheet's name, by name (in any case; a number written as text is the sheet at that 1-based
+    position when no sheet has that name) or by 0-based position among the worksheets (chart sheets do not
+    count)."""
+    names = worksheet_names(workbook)
+    listed = ", ".join(repr(name) for name in names)
+    if isinstance(sheet, str):
+        exact = [name for name in names if name == sheet.strip()]
+        folded = [name for name in names if name.casefold() == sheet.strip().casefold()]
+        if exact or len(folded) == 1:
+            return (exact or folded)[0]
+        if sheet.strip().isdigit() and 1 <= int(sheet) <= len(names):
+            return names[int(sheet) - 1]
+        raise _SheetMissing(f"no worksheet {sheet!r}; the workbook's worksheets are {listed}")
+    index = sheet or 0
+    if not -len(names) <= index < len(names):
+        raise _SheetMissing(f"no worksheet at position {index + 1}; the workbook's worksheets are {listed}")
+    return names[index]
+
+
+def worksheet_names(workbook: CalamineWorkbook) -> list[str]:
+    return [meta.name for meta in workbook.sheets_metadata if meta.typ == SheetTypeEnum.WorkSheet]
