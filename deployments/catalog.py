@@ -57,8 +57,9 @@ class DeploymentSpec:
         schedules: when it runs by itself; none = on demand only.
         concurrency_limit: runs of this deployment at once (further runs wait for a slot).
         triggers: deployment triggers as ``prefect.yaml`` spells them.
-        arrival_parameter: the parameter a ``postflows.file.arrived`` event fills with the file's path;
-            None when a file arriving cannot start this flow.
+        arrival_parameter: the parameter a ``postflows.file.arrived`` event fills with the file's path
+            (``part.field`` for a field of a request part); None when a file arriving cannot start this flow.
+        output_parameter: the parameter (or ``part.field``) such a run gets its output folder in.
     """
 
     name: str
@@ -70,6 +71,7 @@ class DeploymentSpec:
     concurrency_limit: int = 1
     triggers: tuple[Mapping[str, Any], ...] = ()
     arrival_parameter: str | None = None
+    output_parameter: str = "output_dir"
 
     @property
     def entrypoint(self) -> str:
@@ -81,6 +83,20 @@ class DeploymentSpec:
     def full_name(self) -> str:
         """``<flow name>/<deployment name>``: how ``run_deployment`` and the CLI name the deployment."""
         return f"{self.name}/{self.name}"
+
+    def arrival_parameters(self, file: str, output_dir: str) -> dict[str, Any]:
+        """The parameters of a run on a file that arrived: the file and the output folder, each in its
+        parameter or in its field of a request part."""
+        if self.arrival_parameter is None:
+            raise ValueError(f"a file arriving cannot start {self.name}")
+        parameters: dict[str, Any] = {}
+        for name, value in ((self.arrival_parameter, file), (self.output_parameter, output_dir)):
+            part, _, field = name.partition(".")
+            if field:
+                parameters.setdefault(part, {})[field] = value
+            else:
+                parameters[part] = value
+        return parameters
 
     def load_flow(self) -> Any:
         """Import and return the flow object."""
@@ -125,7 +141,8 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         tags=("address-service",),
         command="address-batch",
         concurrency_limit=4,
-        arrival_parameter="input_path",
+        arrival_parameter="request.input_path",
+        output_parameter="output.output_dir",
     ),
     DeploymentSpec(
         name="address-query",

@@ -97,11 +97,7 @@ async def file_arrived(
     """
     spec = arrival_spec(kind)
     file = arrived_file(path)
-    assert spec.arrival_parameter is not None
-    parameters = {
-        spec.arrival_parameter: str(file),
-        "output_dir": str(arrival_dir(get_settings().data_dir, file)),
-    }
+    parameters = spec.arrival_parameters(str(file), str(arrival_dir(get_settings().data_dir, file)))
     started = await arun_deployment(
         spec.full_name,
         parameters=parameters,

@@ -19,10 +19,11 @@ from prefect import flow, get_run_logger
 
 from connectors.newspaper import ApiResult, GratisOrder, NewspaperClient, OrderStatus, StandardOrder
 from fileio.errors import InputError
-from flows.forms import Blank, form
+from flows.forms import form
 from flows.naming import run_name
 from flows.newspaper_forms import OrderForm
-from flows.parking import park_after
+from flows.parking import poll_policy
+from flows.requests import NewspaperOrderRequest, OwnOutputOptions, PollingOptions
 from flows.runs import recorded_run
 from history.models import JobState
 from postflows.settings import get_settings
@@ -49,7 +50,7 @@ from tasks.newspaper.report_sweep import (
     with_status,
 )
 from tasks.newspaper.submissions import WarningLog, submit_newspaper
-from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
+from tasks.polling import PollPolicy
 from tasks.run_history import JobSnapshot, RunRecorder
 from tasks.submission import recording_wait, waited_before
 
@@ -59,7 +60,10 @@ FORM_ORDER = "order (form)"
 
 def _order_words(parameters: Mapping[str, Any]) -> str | None:
     """The newspaper and issue of an order filled in the form, for the run's name."""
-    order = parameters.get("order")
+    request = parameters.get("request")
+    order: Any = request.order if isinstance(request, NewspaperOrderRequest) else None
+    if isinstance(request, Mapping):
+        order = request.get("order")
     if isinstance(order, OrderForm):
         order = order.to_body()
     basis = order.get("basisInformation") if isinstance(order, Mapping) else None
@@ -72,100 +76,44 @@ def _order_words(parameters: Mapping[str, Any]) -> str | None:
 @flow(
     name=FLOW_NAME,
     log_prints=False,
-    flow_run_name=run_name(FLOW_NAME, "order_path", _order_words),
+    flow_run_name=run_name(FLOW_NAME, "request.order_path", _order_words),
 )
 async def newspaper_order(
-    order_path: Annotated[
-        Blank[Path],
-        form(
-            "Order file",
-            "The order as a JSON file on the worker (§2.1; a gratis order adds gratisDelivery). Leave "
-            "empty when you fill in the order below.",
-            blank="",
-        ),
-    ] = None,
-    output_dir: Annotated[
-        Blank[Path],
-        form(
-            "Output folder",
-            "Folder on the worker for the delivery note, the JSON answers, report.xlsx and summary.md. "
-            "Empty: <data dir>/newspaper-orders/<newspaper>-<issue>-<delivery date>.",
-            blank="",
-        ),
-    ] = None,
-    gratis: Annotated[
-        bool, form("Gratis order", "Submit a gratis order (orders/gratis) instead of a standard order.")
-    ] = False,
-    resubmit: Annotated[
-        bool,
-        form(
-            "Send again",
-            "Post although an earlier POST of this order may have reached the service. Check the online "
-            "dispatch-list service first.",
-        ),
-    ] = False,
-    waiting_statuses: Annotated[
-        Blank[list[str]],
-        form(
-            "Statuses to wait in",
-            "Keep checking while the order is in one of these statuses besides CONTROL, which is always "
-            "waited out. Empty: CONTROL only, so an order that stays LOADED (weights completed by hand) ends "
-            "the run at once; name your contract's statuses (e.g. LOADED) to wait for its final one.",
-            blank=[],
-        ),
-    ] = None,
-    max_wait_s: Annotated[
-        float,
-        form(
-            "Longest wait (s)",
-            "Give up waiting for the status after this many seconds; a re-run resumes.",
-            exclusiveMinimum=0,
-        ),
-    ] = 3600.0,
-    min_poll_interval_s: Annotated[
-        float, form("First check interval (s)", "First wait between status checks.", exclusiveMinimum=0)
-    ] = 2.0,
-    max_poll_interval_s: Annotated[
-        float, form("Longest check interval (s)", "Longest wait between status checks.", exclusiveMinimum=0)
-    ] = DEFAULT_MAX_INTERVAL_S,
-    order: Annotated[
-        Blank[OrderForm],
-        form(
-            "Order",
-            "The order itself, when no order file is given: newspaper, issue and delivery date, sender and "
-            "the shipments (a gratis order fills gratis delivery).",
-            blank={},
-        ),
-    ] = None,
+    request: Annotated[
+        NewspaperOrderRequest,
+        form("Order", "The order: a JSON file on the worker or filled in, standard or gratis."),
+    ],
+    polling: Annotated[
+        PollingOptions, form("Waiting", "How long and how often to check the order's status.")
+    ] = PollingOptions(),  # noqa: B008 - an immutable part, the form's default
+    output: Annotated[
+        OwnOutputOptions, form("Output", "Where the results go on the worker.")
+    ] = OwnOutputOptions(),  # noqa: B008
 ) -> dict[str, Any]:
     """Submit a newspaper order and collect its delivery note and reports.
 
+    The order is read from its JSON file (§2.1; a gratis order adds its ``gratisDelivery``) or taken as
+    filled in, posted once (orders/standard or orders/gratis), its delivery note saved, its status waited
+    out while in CONTROL (or a status the request names), and its reports written as the service gives
+    them in the status reached. A re-run of the same order resumes it.
+
     Args:
-        order_path: the order body as JSON (§2.1; a gratis order adds its ``gratisDelivery``); or none,
-            with ``order`` filled in.
-        output_dir: where the delivery note, JSON files, report.xlsx and summary.md go (default: data
+        request: the order, its kind, the statuses to wait in and whether to post again.
+        polling: how long and how often to check the status.
+        output: where the delivery note, JSON files, report.xlsx and summary.md go (default: data
             dir/newspaper-orders/<newspaper>-<issue>-<delivery date>).
-        gratis: POST orders/gratis instead of orders/standard.
-        resubmit: post even though an earlier POST of this order may have reached the service.
-        waiting_statuses: statuses to keep polling in besides CONTROL, which always is (default: CONTROL
-            only; any other status ends the wait and the reports are fetched as the service gives them).
-        max_wait_s: give up waiting for the status after this many seconds (a re-run resumes).
-        min_poll_interval_s: first wait between status checks.
-        max_poll_interval_s: longest wait between status checks.
-        order: the order as an object with the spec's field names, instead of ``order_path``.
 
     Returns:
         The run summary: order id, the status the wait ended in, files written and the API's warnings.
     """
     settings = get_settings()
-    logger = get_run_logger()
-    kind: OrderKind = "gratis" if gratis else "standard"
-    order_path = None if order_path is None else Path(order_path)
-    submitted = _the_order(order_path, order, kind)
+    kind: OrderKind = "gratis" if request.gratis else "standard"
+    order_path = None if request.order_path is None else Path(request.order_path)
+    submitted = _the_order(order_path, request.order, kind)
     basis = submitted.to_body().get("basisInformation") or {}
     output_dir = (
-        Path(output_dir)
-        if output_dir is not None
+        Path(output.output_dir)
+        if output.output_dir is not None
         else settings.data_dir / ORDERS_FOLDER / _folder_name(basis)
     )
     key = order_key(submitted, kind, endpoint=newspaper_endpoint(settings))
@@ -174,7 +122,7 @@ async def newspaper_order(
         "order": None if order_path is not None else submitted.to_body(),
         "output_dir": output_dir,
         "kind": kind,
-        "resubmit": resubmit,
+        "resubmit": request.resubmit,
     }
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
         recorder,
@@ -191,7 +139,7 @@ async def newspaper_order(
                 kind="order",
                 what=f"{kind} order",
                 send=lambda: submit_order(client, submitted),
-                resubmit=resubmit,
+                resubmit=request.resubmit,
                 hint=(
                     "check in the online dispatch-list service whether an order for newspaper "
                     f"{identity['newspaper number']}, issue {identity['issue number']}, delivery date "
@@ -202,34 +150,18 @@ async def newspaper_order(
             order_id = int(submission.job.remote_id)
             await recorder.update_job(submission.job, data=folder_data(output_dir))
             summary.update(order_id=order_id, resumed=submission.resumed, idempotency_key=key)
-            logger.info("%s order %s", "resuming" if submission.resumed else "submitted", order_id)
-            await _delivery_note(
+            get_run_logger().info("%s order %s", "resuming" if submission.resumed else "submitted", order_id)
+            outcome = OrderOutcome(order_id, identity=identity, resumed=submission.resumed)
+            status = await _follow(
                 client,
                 recorder,
                 submission.job,
-                output_dir,
+                outcome,
                 warnings,
-                max_bytes=settings.download_max_bytes,
-                max_ratio=settings.zip_max_ratio,
-            )
-            outcome = OrderOutcome(order_id, identity=identity, resumed=submission.resumed)
-            async with recording_wait(recorder, submission.job, what=f"order {order_id}"):
-                status = await _wait(
-                    client,
-                    recorder,
-                    submission.job,
-                    outcome,
-                    warnings,
-                    waiting=waiting_set(waiting_statuses),
-                    policy=PollPolicy(
-                        max_wait_s,
-                        min_poll_interval_s,
-                        max_poll_interval_s,
-                        park_after_s=park_after(settings),
-                    ),
-                )
-            outcome.reports = await fetch_order_reports(
-                client, order_id, kind=kind, status=status, original=False
+                output_dir,
+                kind=kind,
+                waiting=waiting_set(request.waiting_statuses),
+                policy=poll_policy(polling, settings),
             )
         await warnings.add("reports", outcome.reports.warnings)
         outcome.warnings = warnings.lines
@@ -248,6 +180,38 @@ async def newspaper_order(
         await summary.publish(text, output_dir, description="Order summary")
         return dict(summary)
     return dict(summary)  # the wait was parked: a follow-up run continues it
+
+
+async def _follow(
+    client: NewspaperClient,
+    recorder: RunRecorder,
+    job: JobSnapshot,
+    outcome: OrderOutcome,
+    warnings: WarningLog,
+    output_dir: Path,
+    *,
+    kind: OrderKind,
+    waiting: frozenset[str],
+    policy: PollPolicy,
+) -> OrderStatus:
+    """The submitted order's delivery note, its wait and its reports (into ``outcome``); the status
+    reached."""
+    settings = get_settings()
+    await _delivery_note(
+        client,
+        recorder,
+        job,
+        output_dir,
+        warnings,
+        max_bytes=settings.download_max_bytes,
+        max_ratio=settings.zip_max_ratio,
+    )
+    async with recording_wait(recorder, job, what=f"order {outcome.order_id}"):
+        status = await _wait(client, recorder, job, outcome, warnings, waiting=waiting, policy=policy)
+    outcome.reports = await fetch_order_reports(
+        client, outcome.order_id, kind=kind, status=status, original=False
+    )
+    return status
 
 
 def _the_order(

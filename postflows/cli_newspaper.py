@@ -12,48 +12,29 @@ from typing import Annotated, Literal
 
 import typer
 
+from flows.requests import AddressPurchaseRequest, NewspaperOrderRequest, OwnOutputOptions, PollingOptions
 from postflows.cli_common import OutOpt, ResubmitOpt, prepare_flow_run, print_summary, run_work
-
-MaxWaitOpt = Annotated[
-    float, typer.Option("--max-wait", help="Seconds to wait before giving up (re-run resumes)")
-]
-PollOpt = Annotated[float, typer.Option("--poll-interval", help="First wait between status checks, seconds")]
+from postflows.cli_requests import request_command
 
 
+@request_command(NewspaperOrderRequest, PollingOptions, OwnOutputOptions)
 def newspaper_order_command(
-    order: Annotated[Path, typer.Argument(help="Order body as JSON (§2.1)")],
-    out: OutOpt,
-    gratis: Annotated[bool, typer.Option("--gratis", help="Submit a gratis order (orders/gratis)")] = False,
-    resubmit: ResubmitOpt = False,
-    wait_status: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--wait-status",
-            help="Keep polling while in this status too (repeatable), e.g. LOADED to wait for your "
-            "contract's final status; CONTROL is always waited out, any other status ends the wait",
-        ),
-    ] = None,
-    max_wait: MaxWaitOpt = 3600.0,
-    poll_interval: PollOpt = 2.0,
+    request: NewspaperOrderRequest, polling: PollingOptions, output: OwnOutputOptions
 ) -> None:
     """Submit an order, save its delivery note, wait while it is in CONTROL and write its reports."""
     from postflows import precheck
 
-    prepare_flow_run("newspaper", out=out, inputs=lambda settings: precheck.order_file(order, gratis=gratis))
+    order = request.order_path
+    if order is None:
+        raise typer.BadParameter("give the order file", param_hint="ORDER")
+    prepare_flow_run(
+        "newspaper",
+        out=output.output_dir,
+        inputs=lambda settings: precheck.order_file(order, gratis=request.gratis),
+    )
     from flows.newspaper_order import newspaper_order
 
-    summary = run_work(
-        lambda: newspaper_order(
-            order_path=order,
-            output_dir=out,
-            gratis=gratis,
-            resubmit=resubmit,
-            waiting_statuses=wait_status,
-            max_wait_s=max_wait,
-            min_poll_interval_s=poll_interval,
-        )
-    )
-    print_summary(summary)
+    print_summary(run_work(lambda: newspaper_order(request=request, polling=polling, output=output)))
 
 
 def newspaper_reports_command(
@@ -167,43 +148,26 @@ def newspaper_statistics_command(
     print_summary(summary)
 
 
+@request_command(AddressPurchaseRequest, PollingOptions, OwnOutputOptions)
 def address_purchase_command(
-    addresses: Annotated[Path, typer.Argument(help="Addresses: .csv or .xlsx")],
-    params: Annotated[Path, typer.Option("--params", help="Purchase parameters: JSON or YAML (§2.7)")],
-    out: OutOpt,
-    clean_up: Annotated[
-        bool | None, typer.Option("--clean-up/--no-clean-up", help="Order the address clean-up")
-    ] = None,
-    key: Annotated[
-        str | None, typer.Option("--key", help="Idempotency key (default: hash of both files)")
-    ] = None,
-    resubmit: ResubmitOpt = False,
-    max_wait: MaxWaitOpt = 3600.0,
-    poll_interval: PollOpt = 2.0,
+    request: AddressPurchaseRequest, polling: PollingOptions, output: OwnOutputOptions
 ) -> None:
     """Order validation and sorting of an address list; write output addresses and documents."""
     from postflows import precheck
 
+    params = request.parameters_path
+    if params is None:
+        raise typer.BadParameter("give the purchase parameters file", param_hint="--params")
     prepare_flow_run(
         "newspaper",
-        out=out,
-        inputs=lambda settings: precheck.purchase_files(addresses, params, limits=settings.table_limits),
+        out=output.output_dir,
+        inputs=lambda settings: precheck.purchase_files(
+            request.addresses_path, params, limits=settings.table_limits
+        ),
     )
     from flows.address_purchase import address_purchase
 
-    summary = run_work(
-        lambda: address_purchase(
-            addresses_path=addresses,
-            parameters_path=params,
-            output_dir=out,
-            address_clean_up=clean_up,
-            idempotency_key=key,
-            resubmit=resubmit,
-            max_wait_s=max_wait,
-            min_poll_interval_s=poll_interval,
-        )
-    )
-    print_summary(summary)
+    print_summary(run_work(lambda: address_purchase(request=request, polling=polling, output=output)))
 
 
 def structure_files_command(

@@ -20,6 +20,7 @@ from flows.newspaper_order import newspaper_order
 from flows.newspaper_reports import ReportsNotFetched, newspaper_reports
 from history.models import RemoteJob, Run, RunMessage
 from tasks.polling import PollTimedOut
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.flows.test_newspaper_order import QUICK, THREE_STATUSES, order_body, write_order
 
@@ -85,8 +86,8 @@ def requests_for(sandbox: Sandbox, order_id: int) -> dict[str, int]:
 async def submit(tmp_path: Path, issue: int) -> tuple[int, Path]:
     """An order run with the default wait: it ends at LOADED right after the POST."""
     out = tmp_path / f"order-{issue}"
-    summary = await newspaper_order(
-        write_order(tmp_path, order_body(issue=issue), f"{issue}.json"), out, **QUICK
+    summary = await call(
+        newspaper_order, write_order(tmp_path, order_body(issue=issue), f"{issue}.json"), out, **QUICK
     )
     assert summary["status"] == "LOADED"
     return int(summary["order_id"]), out
@@ -160,7 +161,8 @@ async def test_a_sweep_fetches_missing_reports_and_leaves_older_orders_alone(
     # An order whose run gave up in CONTROL: its reports were never fetched.
     sandbox.config.order_statuses = ("CONTROL",)
     with pytest.raises(PollTimedOut):
-        await newspaper_order(
+        await call(
+            newspaper_order,
             write_order(tmp_path, order_body(issue=203), "203.json"),
             tmp_path / "order-203",
             min_poll_interval_s=0.05,

@@ -17,6 +17,7 @@ from flows.newspaper_statistics import newspaper_statistics
 from flows.runs import recorded_run
 from postflows.settings import get_settings
 from tasks.progress import Progress
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -55,14 +56,14 @@ def _check_files(summary: dict[str, Any], out: Path) -> None:
 async def test_a_batch_lists_every_file_and_says_when_it_took_up_an_earlier_job(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
-    first = await address_batch(EXAMPLES / "address-batch.csv", tmp_path / "first", **FAST)
+    first = await call(address_batch, EXAMPLES / "address-batch.csv", tmp_path / "first", **FAST)
     _check_files(first, tmp_path / "first")
     names = {Path(name).name for name in first["files"]}
     assert {"upload.txt", "rejected.csv", "result.zip", "results.csv", "results.xlsx", "summary.md"} <= names
     assert first["resumed"] is False and first["reused"] == {}
     assert "_nothing: this run did all of its work itself_" in (tmp_path / "first" / "summary.md").read_text()
 
-    again = await address_batch(EXAMPLES / "address-batch.csv", tmp_path / "again", **FAST)
+    again = await call(address_batch, EXAMPLES / "address-batch.csv", tmp_path / "again", **FAST)
     _check_files(again, tmp_path / "again")
     assert again["resumed"] is True
     [(what, [which])] = again["reused"].items()

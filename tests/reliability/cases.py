@@ -22,6 +22,7 @@ import history
 from history.models import JobState
 from postflows.settings import get_settings
 from sandbox.inprocess import SandboxTransport, address_service_url, newspaper_url, token_url
+from tests.flows.calls import call
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # Every poll of the matrix is quick, and a job that never ends is given up on soon.
@@ -185,15 +186,16 @@ async def _files_left_behind(site: CellSite) -> None:
 async def _address_batch(site: CellSite) -> dict[str, Any]:
     from flows.address_batch import address_batch
 
-    return await address_batch.fn(
-        input_path=site.write("addresses.csv", ADDRESSES), output_dir=site.out, **QUICK_POLL
+    return await call(
+        address_batch.fn, input_path=site.write("addresses.csv", ADDRESSES), output_dir=site.out, **QUICK_POLL
     )
 
 
 async def _address_batch_billed(site: CellSite) -> dict[str, Any]:
     from flows.address_batch import address_batch
 
-    return await address_batch.fn(
+    return await call(
+        address_batch.fn,
         input_path=site.write("addresses.csv", ADDRESSES),
         output_dir=site.out,
         billing_reference=BILLING_REFERENCE,
@@ -220,8 +222,12 @@ def _address_query(*, billed: bool) -> Run:
 async def _address_purchase(site: CellSite) -> dict[str, Any]:
     from flows.address_purchase import address_purchase
 
-    return await address_purchase.fn(
-        EXAMPLES / "purchase-addresses.csv", EXAMPLES / "purchase.json", site.out, **QUICK_POLL
+    return await call(
+        address_purchase.fn,
+        EXAMPLES / "purchase-addresses.csv",
+        EXAMPLES / "purchase.json",
+        site.out,
+        **QUICK_POLL,
     )
 
 
@@ -231,8 +237,8 @@ def _newspaper_order(*, gratis: bool) -> Run:
 
         body = order_body(newspaper="5120" if gratis else "4711", gratis=gratis)
         path = site.write("order.json", json.dumps(body))
-        return await newspaper_order.fn(
-            path, site.out, gratis=gratis, waiting_statuses=WAIT_IN_LOADED, **QUICK_POLL
+        return await call(
+            newspaper_order.fn, path, site.out, gratis=gratis, waiting_statuses=WAIT_IN_LOADED, **QUICK_POLL
         )
 
     return run

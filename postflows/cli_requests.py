@@ -1,0 +1,151 @@
+"""A flow command's options, read from the flow's request models (:mod:`flows.requests`): each field with
+a command-line declaration becomes an option (or argument) with its flag, its default and its description as
+the help, so the command line and the Prefect form cannot say different things.
+
+:func:`request_command` turns a function of the filled parts into a Typer command taking those options.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Annotated, Any
+
+import typer
+from pydantic import ValidationError
+from pydantic.fields import FieldInfo
+
+from flows.requests.base import Cli, Part, RequestPart, cli_of, defaults_of, model_of, split_values
+
+TAKES_HELP = {
+    "pairs": " On the command line: HEADER=FIELD, repeatable.",
+    "widths": " On the command line: NAME:WIDTH,NAME:WIDTH,… in column order.",
+    "escaped": "",
+}
+
+
+def command_parameters(parts: Sequence[Part]) -> list[inspect.Parameter]:
+    """The Typer parameters of ``parts``' fields that the command line offers: arguments first."""
+    arguments: list[inspect.Parameter] = []
+    options: list[inspect.Parameter] = []
+    seen: set[str] = set()
+    for part in parts:
+        defaults = defaults_of(part)
+        for name, info in model_of(part).model_fields.items():
+            cli = cli_of(info)
+            if cli is None:
+                continue
+            if name in seen:
+                raise TypeError(f"two parts offer {name} on the command line")
+            seen.add(name)
+            parameter = inspect.Parameter(
+                cli.argument or name,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=Annotated[_cli_type(info, cli), _typer_info(info, cli)],
+                default=inspect.Parameter.empty if cli.required or name not in defaults else defaults[name],
+            )
+            (arguments if cli.argument else options).append(parameter)
+    return arguments + options
+
+
+def option_help(info: FieldInfo, cli: Cli) -> str:
+    """The ``--help`` of a field: its description (the form's), with how the command line writes it."""
+    return (info.description or "") + (TAKES_HELP[cli.takes] if cli.takes else "")
+
+
+def _typer_info(info: FieldInfo, cli: Cli) -> Any:
+    if cli.argument:
+        return typer.Argument(help=option_help(info, cli), show_default=False)
+    return typer.Option(*cli.flags, help=option_help(info, cli))
+
+
+def _cli_type(info: FieldInfo, cli: Cli) -> Any:
+    if cli.takes == "pairs":
+        return list[str] | None
+    if cli.takes in ("widths", "escaped"):
+        return str | None
+    annotation = info.annotation
+    if cli.required and annotation is not None:
+        # Required on the command line: the type without the form's "not given".
+        kept = [arg for arg in getattr(annotation, "__args__", ()) if arg is not type(None)]
+        return kept[0] if len(kept) == 1 else annotation
+    return annotation
+
+
+def cli_values(parts: Sequence[Part], given: Mapping[str, Any]) -> dict[str, Any]:
+    """The command line's values as field values: HEADER=FIELD pairs as a mapping, NAME:WIDTH lists as
+    widths, escaped text unescaped."""
+    declared = {
+        cli.argument or name: (name, cli)
+        for part in parts
+        for name, info in model_of(part).model_fields.items()
+        if (cli := cli_of(info))
+    }
+    values = {}
+    for parameter, value in given.items():
+        name, cli = declared[parameter]
+        takes = cli.takes
+        if takes == "pairs":
+            value = mapping_of(value)
+        elif takes == "widths":
+            value = widths_of(value)
+        elif takes == "escaped":
+            value = unescape(value)
+        values[name] = value
+    return values
+
+
+def request_command(*parts: Part) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """A Typer command taking the options of ``parts``, calling the decorated function with the parts filled
+    in (in the order given); a value a part refuses is a usage error naming it."""
+
+    def decorate(body: Callable[..., None]) -> Callable[..., None]:
+        def command(**given: Any) -> None:
+            try:
+                filled: list[RequestPart] = split_values(parts, cli_values(parts, given))
+            except ValidationError as error:
+                problem = error.errors()[0]
+                where = ".".join(str(item) for item in problem["loc"])
+                raise typer.BadParameter(f"{where}: {problem['msg']}") from None
+            body(*filled)
+
+        command.__signature__ = inspect.Signature(command_parameters(parts))  # type: ignore[attr-defined]
+        command.__name__ = body.__name__
+        command.__qualname__ = body.__qualname__
+        command.__doc__ = body.__doc__
+        command.__module__ = body.__module__
+        command.request_parts = parts  # type: ignore[attr-defined]  # what tests compare with the flow
+        return command
+
+    return decorate
+
+
+def mapping_of(pairs: list[str] | None) -> dict[str, str] | None:
+    """``HEADER=FIELD`` pairs as a header → field mapping; none as None."""
+    if not pairs:
+        return None
+    mapping: dict[str, str] = {}
+    for pair in pairs:
+        header, sep, field = pair.partition("=")
+        if not sep or not header.strip() or not field.strip():
+            raise typer.BadParameter(f"--map expects HEADER=FIELD, got {pair!r}")
+        mapping[header.strip()] = field.strip()
+    return mapping
+
+
+def widths_of(spec: str | None) -> dict[str, int] | None:
+    """``NAME:WIDTH,…`` as column → width, in order; none as None."""
+    if not spec:
+        return None
+    widths: dict[str, int] = {}
+    for part in spec.split(","):
+        name, sep, width = part.rpartition(":")
+        if not sep or not name.strip() or not width.strip().isdigit() or int(width) <= 0:
+            raise typer.BadParameter(f"--fixed-widths expects NAME:WIDTH,…, got {part!r}")
+        widths[name.strip()] = int(width)
+    return widths
+
+
+def unescape(value: str | None) -> str | None:
+    r"""A separator written with escapes (``\t``) as the character."""
+    return value.encode().decode("unicode_escape") if value else value
