@@ -151,7 +151,8 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         tags=("address-service",),
         command="address-query",
         concurrency_limit=2,
-        arrival_parameter="input_path",
+        arrival_parameter="request.input_path",
+        output_parameter="output.output_dir",
     ),
     DeploymentSpec(
         name="newspaper-order",
@@ -227,7 +228,8 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         tags=("commerce",),
         command="address-validation",
         concurrency_limit=2,
-        arrival_parameter="input_path",
+        arrival_parameter="request.input_path",
+        output_parameter="output.output_dir",
     ),
     DeploymentSpec(
         name="deliverability-check",
@@ -237,7 +239,8 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         tags=("commerce",),
         command="deliverability",
         concurrency_limit=2,
-        arrival_parameter="input_path",
+        arrival_parameter="request.input_path",
+        output_parameter="output.output_dir",
     ),
     DeploymentSpec(
         name="delivery-reference-sync",

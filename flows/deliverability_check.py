@@ -11,10 +11,10 @@ from prefect import flow, get_run_logger
 
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import prepare_addresses
-from fileio.commerce.days import MAX_DAYS
 from fileio.errors import InputError
-from flows.forms import INPUT_ENCODING, INPUT_SEPARATOR, INPUT_SHEET, Blank, BlankDate, Separator, form
+from flows.forms import form
 from flows.naming import run_name
+from flows.requests import DeliverabilityRequest, OutputOptions
 from flows.runs import recorded_run
 from history.identity import derive_key
 from postflows.settings import get_settings
@@ -33,35 +33,13 @@ from tasks.commerce.per_row import record_outcomes
 FLOW_NAME = "deliverability-check"
 
 
-@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "input_path"))
+@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "request.input_path"))
 async def deliverability_check(
-    input_path: Annotated[
-        Path,
-        form(
-            "Address file",
-            "The address file on the worker (.csv, .xlsx): zip and city required, street and house number "
-            "optional.",
-        ),
+    request: Annotated[
+        DeliverabilityRequest,
+        form("Addresses and days", "The address file, how to read it, the days and how many at once."),
     ],
-    output_dir: Annotated[
-        Path,
-        form(
-            "Output folder",
-            "Folder on the worker for deliverability.xlsx, deliverability.csv, rejected.csv and summary.md.",
-        ),
-    ],
-    start: Annotated[
-        BlankDate, form("First day", "The first day, YYYY-MM-DD. Empty: today.", blank="")
-    ] = None,
-    days: Annotated[
-        int, form("Days", f"How many days from the first (1 to {MAX_DAYS}).", minimum=1, maximum=MAX_DAYS)
-    ] = 14,
-    concurrency: Annotated[
-        int, form("Queries at once", "Queries in flight at the same time.", minimum=1, maximum=64)
-    ] = 8,
-    input_sheet: Annotated[Blank[str], form("Worksheet", INPUT_SHEET, blank="")] = None,
-    input_delimiter: Annotated[Separator, form("Input separator", INPUT_SEPARATOR, blank="")] = None,
-    input_encoding: Annotated[Blank[str], form("Input encoding", INPUT_ENCODING, blank="")] = None,
+    output: Annotated[OutputOptions, form("Output", "Where the results go on the worker.")],
 ) -> dict[str, Any]:
     """Find out on which days, and with which products, every address of a file can be delivered.
 
@@ -71,35 +49,28 @@ async def deliverability_check(
     file, days and service) asks only for the addresses not answered yet.
 
     Args:
-        input_path: the address file (.csv, .xlsx); zip and city required, street and house number optional.
-        output_dir: where deliverability.xlsx, deliverability.csv, rejected.csv and summary.md go.
-        start: the first day (today when empty).
-        days: how many days from ``start`` (1 to 60).
-        concurrency: queries in flight at once.
-        input_sheet: worksheet of an .xlsx input (the first when empty).
-        input_delimiter: field separator of a text input (detected when empty).
-        input_encoding: encoding of a text input (detected when empty).
+        request: the address file (.csv, .xlsx; zip and city required, street and house number optional),
+            how to read it, the first day (today when empty), how many days (1 to 60) and the queries in
+            flight at once.
+        output: where deliverability.xlsx, deliverability.csv, rejected.csv and summary.md go.
 
     Returns:
         The run summary: run id, row counts, outcome counts, deliverable address-days and the files.
     """
     settings = get_settings()
-    input_path, output_dir = Path(input_path), Path(output_dir)
+    input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
-    if concurrency < 1:
-        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    first = start or dt.date.today()
+    first, days = request.start or dt.date.today(), request.days
     dates = requested_days(first, days)
-    options = {
-        "start": first.isoformat(),
-        "days": days,
-        "sheet": input_sheet,
-        "delimiter": input_delimiter,
-        "encoding": input_encoding,
-    }
+    options = {"start": first.isoformat(), "days": days, **request.identity()}
     key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), files=(input_path,), parameters=options)
-    parameters = {"input_path": input_path, "output_dir": output_dir, "concurrency": concurrency, **options}
+    parameters = {
+        "input_path": input_path,
+        "output_dir": output_dir,
+        "concurrency": request.concurrency,
+        **options,
+    }
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
@@ -109,9 +80,9 @@ async def deliverability_check(
             input_path,
             output_dir,
             use="delivery",
-            sheet=input_sheet,
-            delimiter=input_delimiter,
-            encoding=input_encoding,
+            sheet=request.input_sheet,
+            delimiter=request.input_delimiter,
+            encoding=request.input_encoding,
             reserved=RESULT_COLUMNS,
             csv_style=settings.csv_style,
             limits=settings.table_limits,
@@ -131,7 +102,7 @@ async def deliverability_check(
                 addresses.records,
                 start=first,
                 days=days,
-                concurrency=concurrency,
+                concurrency=request.concurrency,
                 checkpoint=checkpoint,
             )
         await record_outcomes(recorder, "deliverabilities", sends, outcomes)

@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from flows.requests import BATCH_POLLING, AddressBatchRequest, OutputOptions, PollingOptions
+from flows.requests import (
+    BATCH_POLLING,
+    AddressBatchRequest,
+    AddressQueryRequest,
+    OutputOptions,
+    PollingOptions,
+)
 from postflows import (
     cli_commerce,
     cli_delivery,
@@ -30,17 +36,13 @@ from postflows import (
 from postflows.cli_common import (
     EXIT_FAILED,
     EXIT_USAGE,
-    OutOpt,
     fail,
     prepare_flow_run,
     print_summary,
     run_work,
     say,
 )
-from postflows.cli_requests import mapping_of as _mapping
 from postflows.cli_requests import request_command
-from postflows.cli_requests import unescape as _unescape
-from postflows.cli_requests import widths_of as _widths
 
 if TYPE_CHECKING:
     from postflows.settings import Settings
@@ -154,55 +156,19 @@ def address_batch_command(
 
 
 @app.command("address-query")
-def address_query_command(
-    input_path: InputArg,
-    out: OutOpt,
-    concurrency: Annotated[int, typer.Option(help="Queries in flight at once")] = 8,
-    billing_ref: Annotated[str | None, typer.Option("--billing-ref", help="Billing reference number")] = None,
-    mapping: MapOpt = None,
-    delimiter: DelimiterOpt = None,
-    encoding: EncodingOpt = None,
-    sheet: SheetOpt = None,
-    fixed_widths: WidthsOpt = None,
-    split: SplitOpt = True,
-) -> None:
+@request_command(AddressQueryRequest, OutputOptions)
+def address_query_command(request: AddressQueryRequest, output: OutputOptions) -> None:
     """Check every address of a file with an individual query (runquery2)."""
     from postflows import precheck
 
-    column_mapping = _mapping(mapping)
-    widths = _widths(fixed_widths)
     prepare_flow_run(
         "address-service",
-        out=out,
-        inputs=lambda settings: precheck.address_file(
-            input_path,
-            limits=settings.table_limits,
-            mode="query",
-            mapping=column_mapping,
-            delimiter=_unescape(delimiter),
-            encoding=encoding,
-            sheet=sheet,
-            fixed_widths=widths,
-            split_house_numbers=split,
-        ),
+        out=output.output_dir,
+        inputs=lambda settings: precheck.address_table(request, limits=settings.table_limits, mode="query"),
     )
     from flows.address_query import address_query
 
-    summary = run_work(
-        lambda: address_query(
-            input_path=input_path,
-            output_dir=out,
-            concurrency=concurrency,
-            billing_reference=billing_ref,
-            column_mapping=column_mapping,
-            input_delimiter=_unescape(delimiter),
-            input_encoding=encoding,
-            input_sheet=sheet,
-            fixed_widths=widths,
-            split_house_numbers=split,
-        )
-    )
-    print_summary(summary)
+    print_summary(run_work(lambda: address_query(request=request, output=output)))
 
 
 @app.command("autocomplete")

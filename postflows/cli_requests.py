@@ -7,6 +7,7 @@ the help, so the command line and the Prefect form cannot say different things.
 
 from __future__ import annotations
 
+import datetime as dt
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
@@ -21,6 +22,7 @@ TAKES_HELP = {
     "pairs": " On the command line: HEADER=FIELD, repeatable.",
     "widths": " On the command line: NAME:WIDTH,NAME:WIDTH,… in column order.",
     "escaped": "",
+    "date": "",
 }
 
 
@@ -62,7 +64,7 @@ def _typer_info(info: FieldInfo, cli: Cli) -> Any:
 def _cli_type(info: FieldInfo, cli: Cli) -> Any:
     if cli.takes == "pairs":
         return list[str] | None
-    if cli.takes in ("widths", "escaped"):
+    if cli.takes in ("widths", "escaped", "date"):
         return str | None
     annotation = info.annotation
     if cli.required and annotation is not None:
@@ -91,6 +93,8 @@ def cli_values(parts: Sequence[Part], given: Mapping[str, Any]) -> dict[str, Any
             value = widths_of(value)
         elif takes == "escaped":
             value = unescape(value)
+        elif takes == "date":
+            value = day_of(value, cli.flags[0])
         values[name] = value
     return values
 
@@ -144,6 +148,16 @@ def widths_of(spec: str | None) -> dict[str, int] | None:
             raise typer.BadParameter(f"--fixed-widths expects NAME:WIDTH,…, got {part!r}")
         widths[name.strip()] = int(width)
     return widths
+
+
+def day_of(value: str | None, flag: str) -> dt.date | None:
+    """A day written YYYY-MM-DD; none as None."""
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value.strip())
+    except ValueError:
+        raise typer.BadParameter(f"expected a date as YYYY-MM-DD, got {value!r}", param_hint=flag) from None
 
 
 def unescape(value: str | None) -> str | None:

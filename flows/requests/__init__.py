@@ -5,11 +5,13 @@ A flow takes one parameter per part: its request (what to do) and the shared par
 the results go). Importing this package imports pydantic and nothing of the flows' engine.
 """
 
-from flows.requests.address_service import BATCH_POLLING, AddressBatchRequest
+from flows.requests.address_service import BATCH_POLLING, AddressBatchRequest, AddressQueryRequest
 from flows.requests.base import WORK, Cli, RequestPart, argument, flag, option, parameters_of, split_values
+from flows.requests.commerce import AddressValidationRequest, DeliverabilityRequest
 from flows.requests.common import (
     AddressTable,
     BillingOptions,
+    BillingReference,
     KeyedWork,
     OutputOptions,
     OwnOutputOptions,
@@ -23,8 +25,12 @@ __all__ = [
     "WORK",
     "AddressBatchRequest",
     "AddressPurchaseRequest",
+    "AddressQueryRequest",
     "AddressTable",
+    "AddressValidationRequest",
+    "DeliverabilityRequest",
     "BillingOptions",
+    "BillingReference",
     "Cli",
     "KeyedWork",
     "NewspaperOrderRequest",

@@ -5,8 +5,16 @@ from __future__ import annotations
 from typing import Annotated
 
 from flows.forms import Blank, Separator
-from flows.requests.base import flag, option
-from flows.requests.common import AddressTable, BillingOptions, KeyedWork, PollingOptions, Resubmission
+from flows.requests.base import WORK, flag, option
+from flows.requests.common import (
+    AddressTable,
+    BillingOptions,
+    BillingReference,
+    Concurrency,
+    KeyedWork,
+    PollingOptions,
+    Resubmission,
+)
 
 
 class AddressBatchRequest(Resubmission, KeyedWork, BillingOptions, AddressTable):
@@ -39,3 +47,11 @@ class AddressBatchRequest(Resubmission, KeyedWork, BillingOptions, AddressTable)
 
 BATCH_POLLING = PollingOptions(min_poll_interval_s=1.0)
 """A batch job is checked after a second first: the service answers small jobs that fast."""
+
+
+class AddressQueryRequest(Concurrency, BillingReference, AddressTable):
+    """What the individual queries check: the file, its reading, the billing, and how many at once."""
+
+    timeout_ms: Annotated[int, WORK] = option(
+        "Query timeout (ms)", "The service-side timeout of one query.", 10000, minimum=1
+    )

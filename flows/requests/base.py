@@ -24,9 +24,10 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 
 _UNSET: Any = object()
-Takes = Literal["pairs", "widths", "escaped"]
+Takes = Literal["pairs", "widths", "escaped", "date"]
 """How a command-line value is written when it is not the field's own type: ``pairs`` HEADER=FIELD
-(repeatable) for a mapping, ``widths`` NAME:WIDTH,… for fixed widths, ``escaped`` a text with ``\\t``."""
+(repeatable) for a mapping, ``widths`` NAME:WIDTH,… for fixed widths, ``escaped`` a text with ``\\t``,
+``date`` YYYY-MM-DD."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,15 @@ class Work:
 WORK = Work()
 
 
-def option(title: str, description: str, default: Any = _UNSET, *, blank: Any = _UNSET, **schema: Any) -> Any:
+def option(
+    title: str,
+    description: str,
+    default: Any = _UNSET,
+    *,
+    blank: Any = _UNSET,
+    ge: float | None = None,
+    **schema: Any,
+) -> Any:
     """One field of a request: its title and description (the form's label and help, the command line's
     help), its default, and JSON schema keywords the form checks (``exclusiveMinimum``, ``examples`` …).
 
@@ -74,14 +83,17 @@ def option(title: str, description: str, default: Any = _UNSET, *, blank: Any = 
         default: the value when not given; none for a required field.
         blank: the value an optional field's form starts with ("" for text and paths, [] for lists, {} for
             mappings); the flow reads it as "not given" (see :mod:`flows.forms`).
+        ge: the smallest value accepted (checked, shown as the form's ``minimum``).
         **schema: JSON schema keywords of the form.
     """
     extra: dict[str, Any] = dict(schema)
     if blank is not _UNSET:
         extra["default"] = blank
     if default is _UNSET:
-        return Field(title=title, description=description, json_schema_extra=extra or None)
-    return Field(default=default, title=title, description=description, json_schema_extra=extra or None)
+        return Field(title=title, description=description, ge=ge, json_schema_extra=extra or None)
+    return Field(
+        default=default, title=title, description=description, ge=ge, json_schema_extra=extra or None
+    )
 
 
 class RequestPart(BaseModel):

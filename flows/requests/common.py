@@ -68,12 +68,17 @@ class OwnOutputOptions(RequestPart):
     )
 
 
-class BillingOptions(RequestPart):
-    """Whom the service bills the job to (runbatchwithclient)."""
+class BillingReference(RequestPart):
+    """Whom the service bills the requests to (its …withclient calls)."""
 
     billing_reference: Annotated[Blank[str], flag("--billing-ref"), WORK] = option(
-        "Billing reference", "Bill the job to this client's billing reference number.", None, blank=""
+        "Billing reference", "Bill the requests to this client's billing reference number.", None, blank=""
     )
+
+
+class BillingOptions(BillingReference):
+    """Whom the service bills the job to, with the client's identifier and name (runbatchwithclient)."""
+
     client_identifier: Annotated[Blank[str], flag("--client-id"), WORK] = option(
         "Client identifier", "The client's identifier, with a billing reference.", None, blank=""
     )
@@ -104,15 +109,9 @@ class KeyedWork(RequestPart):
     )
 
 
-class AddressTable(RequestPart):
-    """An address file on the worker and how to read it."""
+class TableReading(RequestPart):
+    """How a table file is read: a text file's separator and encoding, a workbook's sheet."""
 
-    input_path: Annotated[Path, argument("input_path")] = option(
-        "Address file", "The address file on the worker: .csv, .xlsx or a fixed-width .txt."
-    )
-    column_mapping: Annotated[Blank[dict[str, str]], flag("--map", takes="pairs"), WORK] = option(
-        "Column mapping", COLUMN_MAPPING, None, blank={}
-    )
     input_delimiter: Annotated[Separator, flag("--delimiter", takes="escaped")] = option(
         "Input separator", INPUT_SEPARATOR, None, blank=""
     )
@@ -120,9 +119,34 @@ class AddressTable(RequestPart):
         "Input encoding", INPUT_ENCODING, None, blank=""
     )
     input_sheet: Annotated[Blank[str], flag("--sheet")] = option("Worksheet", INPUT_SHEET, None, blank="")
+
+
+class AddressFile(RequestPart):
+    """An address file on the worker, for the address web service."""
+
+    input_path: Annotated[Path, argument("input_path")] = option(
+        "Address file", "The address file on the worker: .csv, .xlsx or a fixed-width .txt."
+    )
+
+
+class AddressTable(TableReading, AddressFile):
+    """An address file on the worker and how to read it: its header mapped to the address fields, a
+    fixed-width file's columns, and house numbers split from the street."""
+
+    column_mapping: Annotated[Blank[dict[str, str]], flag("--map", takes="pairs"), WORK] = option(
+        "Column mapping", COLUMN_MAPPING, None, blank={}
+    )
     fixed_widths: Annotated[Blank[dict[str, int]], flag("--fixed-widths", takes="widths")] = option(
         "Fixed widths", FIXED_WIDTHS, None, blank={}
     )
     split_house_numbers: Annotated[bool, flag("--split/--no-split"), WORK] = option(
         "Split house numbers", SPLIT_HOUSE_NUMBERS, True
+    )
+
+
+class Concurrency(RequestPart):
+    """How many requests a row-by-row flow has in flight at once."""
+
+    concurrency: Annotated[int, flag("--concurrency")] = option(
+        "Requests at once", "Requests in flight at the same time.", 8, ge=1, maximum=64
     )

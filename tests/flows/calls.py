@@ -14,6 +14,7 @@ POSITIONAL = {
     "address-batch": ("input_path", "output_dir"),
     "newspaper-order": ("order_path", "output_dir"),
     "address-purchase": ("addresses_path", "parameters_path", "output_dir"),
+    "address-query": ("input_path", "output_dir"),
 }
 
 

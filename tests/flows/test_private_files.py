@@ -46,7 +46,7 @@ async def test_everything_in_the_data_dir_is_private_whatever_the_umask(
     await call(address_batch, input_path=EXAMPLE, output_dir=flow_env / "batch", **FAST)
     # One query fails, so its run's checkpoint (names, addresses) stays for the next run.
     sandbox.inject(api="address", endpoint="runquery2", kind="service_status", value=999, after=3, times=1)
-    await address_query(input_path=EXAMPLE, output_dir=flow_env / "query", concurrency=1)
+    await call(address_query, input_path=EXAMPLE, output_dir=flow_env / "query", concurrency=1)
     SqliteState(flow_env / "sandbox").next_id("orders", 1)
 
     modes = _modes(flow_env)

@@ -31,6 +31,17 @@ FLAGS = {
         "--upload-encoding", "--max-wait", "--profile", "--dry-run", "--split", "--no-split",
         "--poll-interval",
     },
+    "address-query": {
+        "input_path", "--out", "-o", "--concurrency", "--billing-ref", "--map", "--delimiter", "--encoding",
+        "--sheet", "--fixed-widths", "--split", "--no-split",
+    },
+    "address-validation": {
+        "input_path", "--out", "-o", "--concurrency", "--sheet", "--delimiter", "--encoding",
+    },
+    "deliverability": {
+        "input_path", "--out", "-o", "--from", "--days", "--concurrency", "--sheet", "--delimiter",
+        "--encoding",
+    },
     "newspaper-order": {
         "order", "--out", "-o", "--gratis", "--resubmit", "--wait-status", "--max-wait", "--poll-interval",
     },
@@ -99,6 +110,13 @@ def test_the_longest_check_interval_is_the_pollers() -> None:
     from tasks.polling import DEFAULT_MAX_INTERVAL_S
 
     assert PollingOptions().max_poll_interval_s == DEFAULT_MAX_INTERVAL_S
+
+
+def test_the_most_days_are_the_deliverability_checks() -> None:
+    from fileio.commerce.days import MAX_DAYS
+    from flows.requests import commerce
+
+    assert commerce.MAX_DAYS == MAX_DAYS
 
 
 def test_the_batch_identity_is_what_its_key_hashed() -> None:

@@ -92,9 +92,9 @@ async def test_rows_answered_by_an_interrupted_run_are_named_as_taken_up(
         api="commerce", endpoint="*addresses/validation", kind="http_status", value=503, after=1, times=2
     )
     source = EXAMPLES / "commerce-addresses.csv"
-    first = await address_validation(input_path=source, output_dir=tmp_path / "first", concurrency=1)
+    first = await call(address_validation, input_path=source, output_dir=tmp_path / "first", concurrency=1)
     assert first["failed"] == 1 and first["resumed"] is False
-    again = await address_validation(input_path=source, output_dir=tmp_path / "again", concurrency=1)
+    again = await call(address_validation, input_path=source, output_dir=tmp_path / "again", concurrency=1)
     _check_files(again, tmp_path / "again")
     assert again["resumed"] is True
     assert again["reused"] == {

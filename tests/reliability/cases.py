@@ -209,7 +209,8 @@ def _address_query(*, billed: bool) -> Run:
     async def run(site: CellSite) -> dict[str, Any]:
         from flows.address_query import address_query
 
-        return await address_query.fn(
+        return await call(
+            address_query.fn,
             input_path=site.write("addresses.csv", ADDRESSES),
             output_dir=site.out,
             concurrency=1,
@@ -278,15 +279,20 @@ async def _address_validation(site: CellSite) -> dict[str, Any]:
     from flows.address_validation import address_validation
 
     path = site.write("addresses.csv", COMMERCE_ADDRESSES)
-    return await address_validation.fn(input_path=path, output_dir=site.out, concurrency=1)
+    return await call(address_validation.fn, input_path=path, output_dir=site.out, concurrency=1)
 
 
 async def _deliverability_check(site: CellSite) -> dict[str, Any]:
     from flows.deliverability_check import deliverability_check
 
     path = site.write("addresses.csv", COMMERCE_ADDRESSES)
-    return await deliverability_check.fn(
-        input_path=path, output_dir=site.out, start=dt.date(2025, 3, 3), days=3, concurrency=1
+    return await call(
+        deliverability_check.fn,
+        input_path=path,
+        output_dir=site.out,
+        start=dt.date(2025, 3, 3),
+        days=3,
+        concurrency=1,
     )
 
 

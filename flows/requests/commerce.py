@@ -1,0 +1,47 @@
+"""The requests of the commerce API's flows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from flows.forms import BlankDate
+from flows.requests.base import RequestPart, argument, flag, option
+from flows.requests.common import Concurrency, TableReading
+
+MAX_DAYS = 60
+"""The most days a deliverability check asks about (fileio.commerce.days', which the command line does not
+import before a flow runs; a test holds them equal)."""
+
+
+class CommerceAddressFile(RequestPart):
+    """An address file on the worker, for the commerce API."""
+
+    input_path: Annotated[Path, argument("input_path")] = option(
+        "Address file",
+        "The address file on the worker: .csv or .xlsx; zip and city required, street and house number "
+        "optional.",
+    )
+
+
+class CommerceAddressRequest(Concurrency, TableReading, CommerceAddressFile):
+    """A commerce flow's address file, how it is read and how many requests go at once."""
+
+    def identity(self) -> dict[str, Any]:
+        """How the file is read (as the commerce flows have always named it in their keys)."""
+        return {"sheet": self.input_sheet, "delimiter": self.input_delimiter, "encoding": self.input_encoding}
+
+
+class AddressValidationRequest(CommerceAddressRequest):
+    """The addresses to validate."""
+
+
+class DeliverabilityRequest(CommerceAddressRequest):
+    """The addresses and the days to ask about."""
+
+    start: Annotated[BlankDate, flag("--from", takes="date")] = option(
+        "First day", "The first day, YYYY-MM-DD. Empty: today.", None, blank=""
+    )
+    days: Annotated[int, flag("--days")] = option(
+        "Days", f"How many days from the first (1 to {MAX_DAYS}).", 14, minimum=1, maximum=MAX_DAYS
+    )
