@@ -257,7 +257,8 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         description="Register the pickup users of a file once each and record their pickup ids.",
         tags=("commerce",),
         command="pickup-register",
-        arrival_parameter="input_path",
+        arrival_parameter="request.input_path",
+        output_parameter="output.output_dir",
     ),
     DeploymentSpec(
         name=FILE_ARRIVED_DEPLOYMENT,

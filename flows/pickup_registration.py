@@ -13,8 +13,9 @@ from fileio.commerce.pickup_input import read_pickup_input
 from fileio.errors import InputError
 from fileio.rejected_rows import write_rejected
 from fileio.reports import write_csv, write_xlsx
-from flows.forms import OUTPUT_FOLDER, form
+from flows.forms import form
 from flows.naming import run_name
+from flows.requests import OutputOptions, PickupRegistrationRequest
 from flows.runs import recorded_run
 from history.identity import named_key
 from postflows.settings import get_settings
@@ -31,29 +32,12 @@ from tasks.commerce.pickup import (
 FLOW_NAME = "pickup-registration"
 
 
-@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "input_path"))
+@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "request.input_path"))
 async def pickup_registration(
-    input_path: Annotated[
-        Path,
-        form(
-            "Pickup users file",
-            "The pickup users, a .csv or .xlsx file on the worker: gender, firstName, lastName, language, "
-            "street, houseNumber, zip, city, countryCode (default CH), notifyMode (default EMAIL), email, "
-            "mobileNumber.",
-        ),
+    request: Annotated[
+        PickupRegistrationRequest, form("Pickup users", "The file of pickup users and how many at once.")
     ],
-    output_dir: Annotated[Path, form("Output folder", OUTPUT_FOLDER)],
-    resubmit: Annotated[
-        bool,
-        form(
-            "Send again",
-            "Send the rows whose earlier request got no answer again (check first that they were not "
-            "registered).",
-        ),
-    ] = False,
-    concurrency: Annotated[
-        int, form("Registrations at once", "Registrations in flight at the same time.", minimum=1, maximum=64)
-    ] = 4,
+    output: Annotated[OutputOptions, form("Output", "Where the results go on the worker.")],
 ) -> dict[str, Any]:
     """Register the pickup users of a file and record their pickup ids.
 
@@ -63,19 +47,16 @@ async def pickup_registration(
     lost is reported as uncertain and the run fails until it is sent again with ``resubmit``.
 
     Args:
-        input_path: the pickup users (.csv or .xlsx): gender, firstName, lastName, language, street,
-            houseNumber, zip, city, countryCode (default CH), notifyMode (default EMAIL), email,
-            mobileNumber.
-        output_dir: where results.csv, results.xlsx, rejected.csv and summary.md go.
-        resubmit: send the rows whose earlier request got no answer again (check first that they were not
-            registered).
-        concurrency: registrations in flight at once.
+        request: the pickup users (.csv or .xlsx), whether to send the rows whose earlier request got no
+            answer again (check first that they were not registered), and registrations in flight at once.
+        output: where results.csv, results.xlsx, rejected.csv and summary.md go.
 
     Returns:
         The run summary: rows accepted, rejected and empty, rows per status, the files written.
     """
     settings = get_settings()
-    input_path, output_dir = Path(input_path), Path(output_dir)
+    input_path, output_dir = Path(request.input_path), Path(output.output_dir)
+    resubmit, concurrency = request.resubmit, request.concurrency
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
     endpoint = commerce_endpoint(settings)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, get_type_hints
 
 import typer
 from pydantic import ValidationError
@@ -101,19 +101,29 @@ def cli_values(parts: Sequence[Part], given: Mapping[str, Any]) -> dict[str, Any
 
 def request_command(*parts: Part) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """A Typer command taking the options of ``parts``, calling the decorated function with the parts filled
-    in (in the order given); a value a part refuses is a usage error naming it."""
+    in (in the order given, as its first parameters); a value a part refuses is a usage error naming it.
+    The function's further parameters are options of its own (Typer's ``Annotated`` declarations)."""
 
     def decorate(body: Callable[..., None]) -> Callable[..., None]:
+        hints = get_type_hints(body, include_extras=True)
+        own = [
+            parameter.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=hints[parameter.name])
+            for parameter in list(inspect.signature(body).parameters.values())[len(parts) :]
+        ]
+        names = {parameter.name for parameter in own}
+
         def command(**given: Any) -> None:
+            values = {name: value for name, value in given.items() if name not in names}
             try:
-                filled: list[RequestPart] = split_values(parts, cli_values(parts, given))
+                filled: list[RequestPart] = split_values(parts, cli_values(parts, values))
             except ValidationError as error:
                 problem = error.errors()[0]
                 where = ".".join(str(item) for item in problem["loc"])
                 raise typer.BadParameter(f"{where}: {problem['msg']}") from None
-            body(*filled)
+            body(*filled, **{name: value for name, value in given.items() if name in names})
 
-        command.__signature__ = inspect.Signature(command_parameters(parts))  # type: ignore[attr-defined]
+        parameters = command_parameters(parts) + own
+        command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
         command.__name__ = body.__name__
         command.__qualname__ = body.__qualname__
         command.__doc__ = body.__doc__

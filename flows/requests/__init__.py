@@ -7,7 +7,12 @@ the results go). Importing this package imports pydantic and nothing of the flow
 
 from flows.requests.address_service import BATCH_POLLING, AddressBatchRequest, AddressQueryRequest
 from flows.requests.base import WORK, Cli, RequestPart, argument, flag, option, parameters_of, split_values
-from flows.requests.commerce import AddressValidationRequest, DeliverabilityRequest
+from flows.requests.commerce import (
+    AddressValidationRequest,
+    DeliverabilityRequest,
+    PickupRegistrationRequest,
+    ReferenceDataOutput,
+)
 from flows.requests.common import (
     AddressTable,
     BillingOptions,
@@ -36,6 +41,8 @@ __all__ = [
     "NewspaperOrderRequest",
     "OutputOptions",
     "OwnOutputOptions",
+    "PickupRegistrationRequest",
+    "ReferenceDataOutput",
     "PollingOptions",
     "RequestPart",
     "Resubmission",

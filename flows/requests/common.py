@@ -4,7 +4,7 @@ job is billed to, the idempotency key and the resubmit switch, and how an addres
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from flows.forms import (
     COLUMN_MAPPING,
@@ -144,9 +144,16 @@ class AddressTable(TableReading, AddressFile):
     )
 
 
+Concurrent = Annotated[int, flag("--concurrency")]
+"""How many requests a row-by-row flow has in flight at once, on the command line ``--concurrency``."""
+
+
+def concurrency(default: int) -> Any:
+    """The field of :data:`Concurrent` with a flow's own default."""
+    return option("Requests at once", "Requests in flight at the same time.", default, ge=1, maximum=64)
+
+
 class Concurrency(RequestPart):
     """How many requests a row-by-row flow has in flight at once."""
 
-    concurrency: Annotated[int, flag("--concurrency")] = option(
-        "Requests at once", "Requests in flight at the same time.", 8, ge=1, maximum=64
-    )
+    concurrency: Concurrent = concurrency(8)

@@ -35,6 +35,6 @@ def test_commerce_flows_are_deployed_with_their_forms() -> None:
     assert sync.tags == ["commerce", "scheduled"] and pickup.tags == ["commerce"]
     assert pickup.description and "pickup ids" in pickup.description
     schema = parameter_schema(pickup_registration.fn).model_dump()
-    assert set(schema["required"]) == {"input_path", "output_dir"}
-    assert schema["properties"]["resubmit"]["default"] is False
+    assert set(schema["required"]) == {"request", "output"}
+    assert schema["definitions"]["PickupRegistrationRequest"]["properties"]["resubmit"]["default"] is False
     assert parameter_schema(delivery_reference_sync.fn).model_dump()["required"] == []

@@ -15,6 +15,8 @@ POSITIONAL = {
     "newspaper-order": ("order_path", "output_dir"),
     "address-purchase": ("addresses_path", "parameters_path", "output_dir"),
     "address-query": ("input_path", "output_dir"),
+    "pickup-registration": ("input_path", "output_dir"),
+    "delivery-reference-sync": ("output_dir",),
 }
 
 

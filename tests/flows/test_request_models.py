@@ -42,6 +42,8 @@ FLAGS = {
         "input_path", "--out", "-o", "--from", "--days", "--concurrency", "--sheet", "--delimiter",
         "--encoding",
     },
+    "pickup-register": {"input_path", "--out", "-o", "--resubmit", "--concurrency"},
+    "delivery-sync": {"--out", "-o"},
     "newspaper-order": {
         "order", "--out", "-o", "--gratis", "--resubmit", "--wait-status", "--max-wait", "--poll-interval",
     },

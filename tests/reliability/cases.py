@@ -299,13 +299,13 @@ async def _deliverability_check(site: CellSite) -> dict[str, Any]:
 async def _delivery_reference_sync(site: CellSite) -> dict[str, Any]:
     from flows.delivery_reference_sync import delivery_reference_sync
 
-    return await delivery_reference_sync.fn(site.out)
+    return await call(delivery_reference_sync.fn, site.out)
 
 
 async def _pickup_registration(site: CellSite) -> dict[str, Any]:
     from flows.pickup_registration import pickup_registration
 
-    return await pickup_registration.fn(site.write("users.csv", PICKUP_USERS), site.out, concurrency=1)
+    return await call(pickup_registration.fn, site.write("users.csv", PICKUP_USERS), site.out, concurrency=1)
 
 
 CASES: tuple[FlowCase, ...] = (
