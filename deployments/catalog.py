@@ -211,7 +211,7 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         description="Download structure files; record new versions (weekly: both file codes).",
         tags=("newspaper", "scheduled"),
         command="structure-files",
-        schedules=(CronSpec("weekly", "0 6 * * 1", MappingProxyType({"file_code": 9})),),
+        schedules=(CronSpec("weekly", "0 6 * * 1", MappingProxyType({"request": {"file_code": 9}})),),
     ),
     DeploymentSpec(
         name="cleanup",

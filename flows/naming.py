@@ -27,7 +27,7 @@ def run_name(flow_name: str, *parts: str | Describe) -> Callable[[], str]:
         parameters: Mapping[str, Any] = flow_run.parameters or {}
         words = [flow_name]
         for part in parts:
-            word = part(parameters) if callable(part) else _word(_value(parameters, part))
+            word = part(parameters) if callable(part) else _word(parameter_value(parameters, part))
             if word:
                 words.append(word)
         words.append(dt.datetime.now().strftime("%Y%m%d-%H%M%S"))
@@ -36,7 +36,7 @@ def run_name(flow_name: str, *parts: str | Describe) -> Callable[[], str]:
     return name
 
 
-def _value(parameters: Mapping[str, Any], name: str) -> Any:
+def parameter_value(parameters: Mapping[str, Any], name: str) -> Any:
     """A parameter, or a field of one (``request.input_path``): a request part or its JSON object."""
     head, _, field = name.partition(".")
     value = parameters.get(head)

@@ -12,8 +12,15 @@ from typing import Annotated, Literal
 
 import typer
 
-from flows.requests import AddressPurchaseRequest, NewspaperOrderRequest, OwnOutputOptions, PollingOptions
-from postflows.cli_common import OutOpt, ResubmitOpt, prepare_flow_run, print_summary, run_work
+from flows.requests import (
+    AddressPurchaseRequest,
+    MasterDataRequest,
+    NewspaperOrderRequest,
+    OwnOutputOptions,
+    PollingOptions,
+    StructureFilesRequest,
+)
+from postflows.cli_common import ResubmitOpt, prepare_flow_run, print_summary, run_work
 from postflows.cli_requests import request_command
 
 
@@ -77,15 +84,13 @@ def newspaper_reports_command(
     print_summary(run_work(lambda: newspaper_reports(order_id=order_id, output_dir=out, kind=kind)))
 
 
-def newspaper_sync_command(
-    newspaper_number: Annotated[int, typer.Argument(help="Newspaper number")],
-    out: OutOpt,
-) -> None:
+@request_command(MasterDataRequest, OwnOutputOptions)
+def newspaper_sync_command(request: MasterDataRequest, output: OwnOutputOptions) -> None:
     """Store a newspaper's summary, distribution list and black list in the master data tables."""
-    prepare_flow_run("newspaper", out=out)
+    prepare_flow_run("newspaper", out=output.output_dir)
     from flows.newspaper_master_data import newspaper_master_data
 
-    print_summary(run_work(lambda: newspaper_master_data(newspaper_number=newspaper_number, output_dir=out)))
+    print_summary(run_work(lambda: newspaper_master_data(request=request, output=output)))
 
 
 def newspaper_statistics_command(
@@ -170,30 +175,20 @@ def address_purchase_command(
     print_summary(run_work(lambda: address_purchase(request=request, polling=polling, output=output)))
 
 
-def structure_files_command(
-    code: Annotated[int, typer.Argument(help="fileCode: 1 = AZ/GZA, 2 = AZA/AZB, 9 = both")],
-    out: OutOpt,
-    notify: Annotated[
-        str | None, typer.Option("--notify", help="Register this e-mail address for new-version notices")
-    ] = None,
-    resubmit: ResubmitOpt = False,
-) -> None:
+@request_command(StructureFilesRequest, OwnOutputOptions)
+def structure_files_command(request: StructureFilesRequest, output: OwnOutputOptions) -> None:
     """Download structure files; a file is recorded as new only when its content changed."""
-    if code not in (1, 2, 9):
-        raise typer.BadParameter(f"CODE must be 1, 2 or 9, not {code}")
-    if notify is not None:
+    if request.file_code not in (1, 2, 9):
+        raise typer.BadParameter(f"CODE must be 1, 2 or 9, not {request.file_code}")
+    if request.notify_email is not None:
         from connectors.newspaper.validation import email_problem
 
-        if problem := email_problem(notify):
+        if problem := email_problem(request.notify_email):
             raise typer.BadParameter(f"{problem}; nothing was sent", param_hint="--notify")
-    prepare_flow_run("newspaper", out=out)
+    prepare_flow_run("newspaper", out=output.output_dir)
     from flows.structure_files import structure_files
 
-    print_summary(
-        run_work(
-            lambda: structure_files(file_code=code, output_dir=out, notify_email=notify, resubmit=resubmit)
-        )
-    )
+    print_summary(run_work(lambda: structure_files(request=request, output=output)))
 
 
 def register(app: typer.Typer) -> None:

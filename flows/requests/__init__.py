@@ -23,7 +23,12 @@ from flows.requests.common import (
     PollingOptions,
     Resubmission,
 )
-from flows.requests.newspaper import AddressPurchaseRequest, NewspaperOrderRequest
+from flows.requests.newspaper import (
+    AddressPurchaseRequest,
+    MasterDataRequest,
+    NewspaperOrderRequest,
+    StructureFilesRequest,
+)
 
 __all__ = [
     "BATCH_POLLING",
@@ -38,6 +43,7 @@ __all__ = [
     "BillingReference",
     "Cli",
     "KeyedWork",
+    "MasterDataRequest",
     "NewspaperOrderRequest",
     "OutputOptions",
     "OwnOutputOptions",
@@ -45,6 +51,7 @@ __all__ = [
     "ReferenceDataOutput",
     "PollingOptions",
     "RequestPart",
+    "StructureFilesRequest",
     "Resubmission",
     "argument",
     "flag",

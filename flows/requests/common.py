@@ -61,8 +61,7 @@ class OwnOutputOptions(RequestPart):
     output_dir: Annotated[Blank[Path], flag("--out", "-o", required=True)] = option(
         "Output folder",
         "Folder on the worker for the results, the documents and summary.md. Empty: a folder of the run's "
-        "own under the data dir (newspaper-orders/<newspaper>-<issue>-<delivery date>, "
-        "address-purchases/<address file name>).",
+        "own under the data dir (the flow's description names it).",
         None,
         blank="",
     )

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from flows.forms import AS_GIVEN, Blank, YesNoOrAsGiven
 from flows.newspaper_forms import OrderForm, PurchaseForm
-from flows.requests.base import argument, flag, option
+from flows.requests.base import RequestPart, argument, flag, option
 from flows.requests.common import KeyedWork, Resubmission
 
 
@@ -70,4 +70,32 @@ class AddressPurchaseRequest(Resubmission, KeyedWork):
         "licence, validation and sorting.",
         None,
         blank={},
+    )
+
+
+class StructureFilesRequest(Resubmission):
+    """Which structure files to download, and the address to register for notices of new versions."""
+
+    file_code: Annotated[int, argument("code", required=True)] = option(
+        "File code", "Which structure files: 1 = AZ/GZA, 2 = AZA/AZB, 9 = both.", 9, enum=[1, 2, 9]
+    )
+    notify_email: Annotated[Blank[str], flag("--notify")] = option(
+        "Notice e-mail",
+        "Register this address for notices of new structure file versions (once: a later run with the same "
+        "address sends nothing). Empty: register none.",
+        None,
+        blank="",
+    )
+
+
+class MasterDataRequest(RequestPart):
+    """Which newspaper's master data to sync."""
+
+    newspaper_number: Annotated[Blank[int], argument("newspaper_number", required=True)] = option(
+        "Newspaper number",
+        "The newspaper whose summary, distribution list and black list are synced (the lists exist for "
+        "gratis newspapers only). 0: every newspaper synced before, each as its own run.",
+        None,
+        blank=0,
+        minimum=0,
     )

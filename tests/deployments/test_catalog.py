@@ -121,7 +121,7 @@ def test_the_schedules_are_the_issues() -> None:
     assert spec_named("newspaper-reports").schedules[0].parameters == {}
     weekly = runs("structure-files", "weekly", 3)
     assert [b - a for a, b in zip(weekly, weekly[1:], strict=False)] == [dt.timedelta(days=7)] * 2
-    assert spec_named("structure-files").schedules[0].parameters == {"file_code": 9}
+    assert spec_named("structure-files").schedules[0].parameters == {"request": {"file_code": 9}}
 
     assert [d.month for d in runs("newspaper-statistics", "az-quarterly", 4)] == [4, 7, 10, 1]
     assert [d.month for d in runs("newspaper-statistics", "aza-semi-annually", 2)] == [7, 1]

@@ -17,6 +17,8 @@ POSITIONAL = {
     "address-query": ("input_path", "output_dir"),
     "pickup-registration": ("input_path", "output_dir"),
     "delivery-reference-sync": ("output_dir",),
+    "structure-files": ("file_code", "output_dir"),
+    "newspaper-master-data": ("newspaper_number", "output_dir"),
 }
 
 

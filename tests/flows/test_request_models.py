@@ -44,6 +44,8 @@ FLAGS = {
     },
     "pickup-register": {"input_path", "--out", "-o", "--resubmit", "--concurrency"},
     "delivery-sync": {"--out", "-o"},
+    "structure-files": {"code", "--out", "-o", "--notify", "--resubmit"},
+    "newspaper-sync": {"newspaper_number", "--out", "-o"},
     "newspaper-order": {
         "order", "--out", "-o", "--gratis", "--resubmit", "--wait-status", "--max-wait", "--poll-interval",
     },

@@ -254,7 +254,7 @@ async def _newspaper_reports(site: CellSite) -> dict[str, Any]:
 async def _newspaper_master_data(site: CellSite) -> dict[str, Any]:
     from flows.newspaper_master_data import newspaper_master_data
 
-    return await newspaper_master_data.fn(5120, site.out)
+    return await call(newspaper_master_data.fn, 5120, site.out)
 
 
 async def _newspaper_statistics(site: CellSite) -> dict[str, Any]:
@@ -266,7 +266,7 @@ async def _newspaper_statistics(site: CellSite) -> dict[str, Any]:
 async def _structure_files(site: CellSite) -> dict[str, Any]:
     from flows.structure_files import structure_files
 
-    return await structure_files.fn(9, site.out, notify_email="vertrieb@seetaler-bote.ch")
+    return await call(structure_files.fn, 9, site.out, notify_email="vertrieb@seetaler-bote.ch")
 
 
 async def _cleanup(site: CellSite) -> dict[str, Any]:
