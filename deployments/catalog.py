@@ -191,11 +191,12 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         schedules=(
             # 07:00 on the first day after each period: the inbox of that interval holds the statistics of
             # the period's last submission.
-            CronSpec("az-quarterly", "0 7 1 1,4,7,10 *", MappingProxyType({"interval": "AZ"})),
-            CronSpec("aza-semi-annually", "0 7 1 1,7 *", MappingProxyType({"interval": "AZA"})),
-            CronSpec("azb-yearly", "0 7 1 1 *", MappingProxyType({"interval": "AZB"})),
+            CronSpec("az-quarterly", "0 7 1 1,4,7,10 *", MappingProxyType({"request": {"interval": "AZ"}})),
+            CronSpec("aza-semi-annually", "0 7 1 1,7 *", MappingProxyType({"request": {"interval": "AZA"}})),
+            CronSpec("azb-yearly", "0 7 1 1 *", MappingProxyType({"request": {"interval": "AZB"}})),
         ),
-        arrival_parameter="input_path",
+        arrival_parameter="request.input_path",
+        output_parameter="output.output_dir",
     ),
     DeploymentSpec(
         name="address-purchase",

@@ -6,7 +6,6 @@ Each command runs its flow and prints the run summary as JSON; a failure prints 
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -16,11 +15,13 @@ from flows.requests import (
     AddressPurchaseRequest,
     MasterDataRequest,
     NewspaperOrderRequest,
+    OptionalOutputOptions,
     OwnOutputOptions,
     PollingOptions,
+    StatisticsRequest,
     StructureFilesRequest,
 )
-from postflows.cli_common import ResubmitOpt, prepare_flow_run, print_summary, run_work
+from postflows.cli_common import prepare_flow_run, print_summary, run_work
 from postflows.cli_requests import request_command
 
 
@@ -93,64 +94,24 @@ def newspaper_sync_command(request: MasterDataRequest, output: OwnOutputOptions)
     print_summary(run_work(lambda: newspaper_master_data(request=request, output=output)))
 
 
-def newspaper_statistics_command(
-    file: Annotated[Path, typer.Argument(help="Statistics records: .csv or .xlsx (§2.6)")],
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory")] = None,
-    calendar: Annotated[
-        Path | None, typer.Option("--calendar", help="Issue calendar of the year (.csv/.xlsx, a date column)")
-    ] = None,
-    submission_date: Annotated[
-        str | None, typer.Option("--date", help="Submission date YYYY-MM-DD (default: latest deliveryDate)")
-    ] = None,
-    interval: Annotated[
-        str | None,
-        typer.Option("--interval", help="AZ, AZA or AZB: send only the last submission of its period"),
-    ] = None,
-    key: Annotated[
-        str | None, typer.Option("--key", help="Idempotency key (default: hash of the file)")
-    ] = None,
-    resubmit: ResubmitOpt = False,
-) -> None:
+@request_command(StatisticsRequest, OptionalOutputOptions)
+def newspaper_statistics_command(request: StatisticsRequest, output: OptionalOutputOptions) -> None:
     """Check a statistics file (rejected rows reported) and transmit it once."""
-    from fileio.newspaper.intervals import StatisticsInterval
     from postflows import precheck
 
-    chosen: StatisticsInterval | None = None
-    if interval:
-        try:
-            chosen = StatisticsInterval(interval.strip().upper())
-        except ValueError:
-            names = ", ".join(member.value for member in StatisticsInterval)
-            raise typer.BadParameter(
-                f"{interval!r} is not a statistics interval: choose one of {names} (quarterly, every six "
-                "months, yearly)",
-                param_hint="--interval",
-            ) from None
-    try:
-        day = dt.date.fromisoformat(submission_date) if submission_date else None
-    except ValueError:
-        raise typer.BadParameter(
-            f"{submission_date!r} is not a date: write it as YYYY-MM-DD", param_hint="--date"
-        ) from None
+    file = request.input_path
+    if file is None:
+        raise typer.BadParameter("give the statistics file", param_hint="FILE")
     prepare_flow_run(
         "newspaper",
-        out=out,
-        inputs=lambda settings: precheck.statistics_files(file, calendar, limits=settings.table_limits),
+        out=output.output_dir,
+        inputs=lambda settings: precheck.statistics_files(
+            file, request.calendar_path, limits=settings.table_limits
+        ),
     )
     from flows.newspaper_statistics import newspaper_statistics
 
-    summary = run_work(
-        lambda: newspaper_statistics(
-            input_path=file,
-            output_dir=out,
-            calendar_path=calendar,
-            submission_date=day,
-            interval=chosen,
-            idempotency_key=key,
-            resubmit=resubmit,
-        )
-    )
-    print_summary(summary)
+    print_summary(run_work(lambda: newspaper_statistics(request=request, output=output)))
 
 
 @request_command(AddressPurchaseRequest, PollingOptions, OwnOutputOptions)

@@ -23,6 +23,7 @@ TAKES_HELP = {
     "widths": " On the command line: NAME:WIDTH,NAME:WIDTH,… in column order.",
     "escaped": "",
     "date": "",
+    "text": "",
 }
 
 
@@ -64,7 +65,7 @@ def _typer_info(info: FieldInfo, cli: Cli) -> Any:
 def _cli_type(info: FieldInfo, cli: Cli) -> Any:
     if cli.takes == "pairs":
         return list[str] | None
-    if cli.takes in ("widths", "escaped", "date"):
+    if cli.takes in ("widths", "escaped", "date", "text"):
         return str | None
     annotation = info.annotation
     if cli.required and annotation is not None:
@@ -117,9 +118,7 @@ def request_command(*parts: Part) -> Callable[[Callable[..., None]], Callable[..
             try:
                 filled: list[RequestPart] = split_values(parts, cli_values(parts, values))
             except ValidationError as error:
-                problem = error.errors()[0]
-                where = ".".join(str(item) for item in problem["loc"])
-                raise typer.BadParameter(f"{where}: {problem['msg']}") from None
+                raise usage_error(parts, error) from None
             body(*filled, **{name: value for name, value in given.items() if name in names})
 
         parameters = command_parameters(parts) + own
@@ -132,6 +131,20 @@ def request_command(*parts: Part) -> Callable[[Callable[..., None]], Callable[..
         return command
 
     return decorate
+
+
+def usage_error(parts: Sequence[Part], error: ValidationError) -> typer.BadParameter:
+    """A value a part refused, as the command line's usage error naming its option."""
+    problem = error.errors()[0]
+    name = str(problem["loc"][0]) if problem["loc"] else ""
+    hint = None
+    for part in parts:
+        info = model_of(part).model_fields.get(name)
+        cli = cli_of(info) if info is not None else None
+        if cli is not None:
+            hint = cli.flags[0] if cli.flags else cli.argument
+    message = str(problem["msg"]).removeprefix("Value error, ")
+    return typer.BadParameter(message, param_hint=hint or name)
 
 
 def mapping_of(pairs: list[str] | None) -> dict[str, str] | None:

@@ -55,16 +55,28 @@ class OutputOptions(RequestPart):
     )
 
 
-class OwnOutputOptions(RequestPart):
-    """Where a run writes its results, when the run has a folder of its own by default."""
-
-    output_dir: Annotated[Blank[Path], flag("--out", "-o", required=True)] = option(
+def _own_output_dir() -> Any:
+    return option(
         "Output folder",
         "Folder on the worker for the results, the documents and summary.md. Empty: a folder of the run's "
         "own under the data dir (the flow's description names it).",
         None,
         blank="",
     )
+
+
+class OwnOutputOptions(RequestPart):
+    """Where a run writes its results, when the run has a folder of its own by default (the command line
+    asks for one all the same)."""
+
+    output_dir: Annotated[Blank[Path], flag("--out", "-o", required=True)] = _own_output_dir()
+
+
+class OptionalOutputOptions(RequestPart):
+    """Where a run writes its results, when the run has a folder of its own by default (on the command
+    line too)."""
+
+    output_dir: Annotated[Blank[Path], flag("--out", "-o")] = _own_output_dir()
 
 
 class BillingReference(RequestPart):

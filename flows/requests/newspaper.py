@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
-from flows.forms import AS_GIVEN, Blank, YesNoOrAsGiven
+from pydantic import BeforeValidator, WithJsonSchema
+
+from fileio.newspaper.intervals import StatisticsInterval
+from flows.forms import AS_GIVEN, Blank, BlankDate, YesNoOrAsGiven, blank_to_none
 from flows.newspaper_forms import OrderForm, PurchaseForm
 from flows.requests.base import RequestPart, argument, flag, option
 from flows.requests.common import KeyedWork, Resubmission
@@ -98,4 +102,67 @@ class MasterDataRequest(RequestPart):
         None,
         blank=0,
         minimum=0,
+    )
+
+
+ANY_INTERVAL = "any"
+
+
+def _interval(value: Any) -> Any:
+    if not isinstance(value, str):
+        return blank_to_none(value)
+    word = value.strip().upper()
+    if not word or word == ANY_INTERVAL.upper():
+        return None
+    if word not in {interval.value for interval in StatisticsInterval}:
+        names = ", ".join(interval.value for interval in StatisticsInterval)
+        raise ValueError(
+            f"{value!r} is not a statistics interval: choose one of {names} (quarterly, every six months, "
+            "yearly)"
+        )
+    return word
+
+
+IntervalChoice = Annotated[
+    StatisticsInterval | None,
+    BeforeValidator(_interval),
+    WithJsonSchema({"type": "string", "enum": [ANY_INTERVAL, *(i.value for i in StatisticsInterval)]}),
+]
+"""A statistics interval, or ``any`` (in the form) / None: no interval is checked."""
+
+
+class StatisticsRequest(KeyedWork, Resubmission):
+    """The statistics to send (a file, or the files waiting in a folder or the inbox) and the issue calendar
+    that decides whether a submission closes its period."""
+
+    input_path: Annotated[Blank[Path], argument("file", required=True)] = option(
+        "Statistics file",
+        "The statistics records, a .csv or .xlsx file on the worker (§2.6 column names or German aliases). A "
+        "folder, or empty, sends every file waiting there, each as its own run; empty is the statistics "
+        "inbox <data dir>/inbox/newspaper-statistics/<interval>.",
+        None,
+        blank="",
+    )
+    calendar_path: Annotated[Blank[Path], flag("--calendar")] = option(
+        "Issue calendar file",
+        "The year's issue calendar (.csv/.xlsx with a deliveryDate or date column), needed to check an "
+        "interval. Empty: none, or for a folder its calendar.csv or calendar.xlsx.",
+        None,
+        blank="",
+    )
+    issue_calendar: Blank[list[dt.date]] = option(
+        "Issue dates", "The issue calendar as dates, instead of (or besides) a calendar file.", None, blank=[]
+    )
+    submission_date: Annotated[BlankDate, flag("--date", takes="date")] = option(
+        "Submission date",
+        "The submission the statistics belong to, YYYY-MM-DD. Empty: the file's latest deliveryDate.",
+        None,
+        blank="",
+    )
+    interval: Annotated[IntervalChoice, flag("--interval", takes="text")] = option(
+        "Interval",
+        "AZ (quarter), AZA (semester) or AZB (year): send only when this submission is the last of its "
+        "period. any: no such check.",
+        None,
+        blank=ANY_INTERVAL,
     )

@@ -129,7 +129,9 @@ def test_the_schedules_are_the_issues() -> None:
         (2027, 1),
         (2028, 1),
     ]
-    intervals = {s.slug: s.parameters["interval"] for s in spec_named("newspaper-statistics").schedules}
+    intervals = {
+        s.slug: s.parameters["request"]["interval"] for s in spec_named("newspaper-statistics").schedules
+    }
     assert intervals == {"az-quarterly": "AZ", "aza-semi-annually": "AZA", "azb-yearly": "AZB"}
     # Local time: 07:00 in Zurich in winter and in summer alike.
     assert {(d.hour, d.utcoffset()) for d in runs("newspaper-statistics", "az-quarterly", 2)} == {

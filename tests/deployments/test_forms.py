@@ -131,10 +131,14 @@ def test_empty_text_and_a_typed_tab_read_as_not_given_and_tab() -> None:
 
 
 def test_choices_are_choices_with_a_visible_default() -> None:
-    interval = newspaper_statistics.parameters.properties["interval"]
+    interval = newspaper_statistics.parameters.definitions["StatisticsRequest"]["properties"]["interval"]
     assert interval["enum"] == ["any", "AZ", "AZA", "AZB"] and interval["default"] == "any"
-    assert newspaper_statistics.validate_parameters({"interval": "any"})["interval"] is None
-    assert newspaper_statistics.validate_parameters({"interval": "AZA"})["interval"] == "AZA"
+
+    def chosen(value: str) -> Any:
+        return newspaper_statistics.validate_parameters({"request": {"interval": value}})["request"].interval
+
+    assert chosen("any") is None
+    assert chosen("AZA") == "AZA"
     kind = newspaper_reports.parameters.properties["kind"]
     assert kind["enum"] == ["auto", "standard", "gratis"] and kind["default"] == "auto"
 

@@ -18,6 +18,7 @@ POSITIONAL = {
     "pickup-registration": ("input_path", "output_dir"),
     "delivery-reference-sync": ("output_dir",),
     "structure-files": ("file_code", "output_dir"),
+    "newspaper-statistics": ("input_path", "output_dir", "calendar_path"),
     "newspaper-master-data": ("newspaper_number", "output_dir"),
 }
 

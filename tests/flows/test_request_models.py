@@ -46,6 +46,9 @@ FLAGS = {
     "delivery-sync": {"--out", "-o"},
     "structure-files": {"code", "--out", "-o", "--notify", "--resubmit"},
     "newspaper-sync": {"newspaper_number", "--out", "-o"},
+    "newspaper-statistics": {
+        "file", "--out", "-o", "--calendar", "--date", "--interval", "--key", "--resubmit",
+    },
     "newspaper-order": {
         "order", "--out", "-o", "--gratis", "--resubmit", "--wait-status", "--max-wait", "--poll-interval",
     },

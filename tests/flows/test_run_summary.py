@@ -77,10 +77,10 @@ async def test_statistics_list_the_body_sent_and_a_rerun_says_it_was_uploaded_be
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    first = await newspaper_statistics(EXAMPLES / "statistics.csv", out)
+    first = await call(newspaper_statistics, EXAMPLES / "statistics.csv", out)
     _check_files(first, out)
     assert {Path(name).name for name in first["files"]} == {"statistics-body.json", "summary.md"}
-    again = await newspaper_statistics(EXAMPLES / "statistics.csv", out)
+    again = await call(newspaper_statistics, EXAMPLES / "statistics.csv", out)
     assert again["resumed"] is True and list(again["reused"]) == ["statistics"]
     assert await _artifact("newspaper-statistics-summary") == (out / "summary.md").read_text()
 

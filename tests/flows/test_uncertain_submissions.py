@@ -67,7 +67,7 @@ async def _purchase(tmp_path: Path, out: Path, resubmit: bool) -> dict[str, Any]
 
 
 async def _statistics(tmp_path: Path, out: Path, resubmit: bool) -> dict[str, Any]:
-    return await newspaper_statistics(EXAMPLES / "statistics.csv", out, resubmit=resubmit)
+    return await call(newspaper_statistics, EXAMPLES / "statistics.csv", out, resubmit=resubmit)
 
 
 RUNBATCH = Submitting("address", "runbatch", _batch)

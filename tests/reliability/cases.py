@@ -260,7 +260,7 @@ async def _newspaper_master_data(site: CellSite) -> dict[str, Any]:
 async def _newspaper_statistics(site: CellSite) -> dict[str, Any]:
     from flows.newspaper_statistics import newspaper_statistics
 
-    return await newspaper_statistics.fn(EXAMPLES / "statistics.csv", site.out)
+    return await call(newspaper_statistics.fn, EXAMPLES / "statistics.csv", site.out)
 
 
 async def _structure_files(site: CellSite) -> dict[str, Any]:
