@@ -6,8 +6,7 @@ Each command runs its flow and prints the run summary as JSON; a failure prints 
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 
@@ -18,6 +17,7 @@ from flows.requests import (
     OptionalOutputOptions,
     OwnOutputOptions,
     PollingOptions,
+    ReportsRequest,
     StatisticsRequest,
     StructureFilesRequest,
 )
@@ -45,44 +45,27 @@ def newspaper_order_command(
     print_summary(run_work(lambda: newspaper_order(request=request, polling=polling, output=output)))
 
 
+@request_command(ReportsRequest, OptionalOutputOptions)
 def newspaper_reports_command(
-    order_id: Annotated[
-        int | None,
-        typer.Argument(
-            help="Order id returned on submission; none: every recent order whose reports are missing or "
-            "older than its status",
-            min=1,
-        ),
-    ] = None,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", help="Output directory of one order [default: the order's own folder]"),
-    ] = None,
+    request: ReportsRequest,
+    output: OptionalOutputOptions,
     gratis: Annotated[
         bool | None, typer.Option("--gratis/--standard", help="Kind of order (found out when not given)")
-    ] = None,
-    days: Annotated[
-        int | None,
-        typer.Option("--days", help="Without an order id: look at the orders of this many last days", min=1),
     ] = None,
 ) -> None:
     """Fetch status, summary, sendings, original and corrected order of an existing order; without an order
     id, fetch them again for each order of the last days whose reports are missing or older than its
     status, into the order's own folder."""
-    if order_id is None and (out is not None or gratis is not None):
+    if request.order_id is None and (output.output_dir is not None or gratis is not None):
         raise typer.BadParameter("--out and --gratis/--standard name one order: give its order id")
-    if order_id is not None and days is not None:
+    if request.order_id is not None and "days" in request.model_fields_set:
         raise typer.BadParameter("--days is for a sweep of recent orders: leave out the order id")
-    prepare_flow_run("newspaper", out=out)
+    if gratis is not None:
+        request = request.model_copy(update={"kind": "gratis" if gratis else "standard"})
+    prepare_flow_run("newspaper", out=output.output_dir)
     from flows.newspaper_reports import newspaper_reports
 
-    kind: Literal["standard", "gratis"] | None = (
-        None if gratis is None else ("gratis" if gratis else "standard")
-    )
-    if order_id is None:
-        print_summary(run_work(lambda: newspaper_reports() if days is None else newspaper_reports(days=days)))
-        return
-    print_summary(run_work(lambda: newspaper_reports(order_id=order_id, output_dir=out, kind=kind)))
+    print_summary(run_work(lambda: newspaper_reports(request=request, output=output)))
 
 
 @request_command(MasterDataRequest, OwnOutputOptions)

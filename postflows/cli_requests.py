@@ -12,6 +12,7 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, get_type_hints
 
+import annotated_types
 import typer
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
@@ -45,10 +46,16 @@ def command_parameters(parts: Sequence[Part]) -> list[inspect.Parameter]:
                 cli.argument or name,
                 inspect.Parameter.KEYWORD_ONLY,
                 annotation=Annotated[_cli_type(info, cli), _typer_info(info, cli)],
-                default=inspect.Parameter.empty if cli.required or name not in defaults else defaults[name],
+                default=_cli_default(info, cli, defaults.get(name, inspect.Parameter.empty)),
             )
             (arguments if cli.argument else options).append(parameter)
     return arguments + options
+
+
+def _cli_default(info: FieldInfo, cli: Cli, default: Any) -> Any:
+    if cli.required:
+        return inspect.Parameter.empty
+    return None if cli.unset else default
 
 
 def option_help(info: FieldInfo, cli: Cli) -> str:
@@ -59,7 +66,12 @@ def option_help(info: FieldInfo, cli: Cli) -> str:
 def _typer_info(info: FieldInfo, cli: Cli) -> Any:
     if cli.argument:
         return typer.Argument(help=option_help(info, cli), show_default=False)
-    return typer.Option(*cli.flags, help=option_help(info, cli))
+    # A smallest value the part checks is checked by the command line too, with its message.
+    smallest = next(
+        (float(item.ge) for item in info.metadata if isinstance(item, annotated_types.Ge)),  # type: ignore[arg-type]
+        None,
+    )
+    return typer.Option(*cli.flags, help=option_help(info, cli), show_default=not cli.unset, min=smallest)
 
 
 def _cli_type(info: FieldInfo, cli: Cli) -> Any:
@@ -68,6 +80,8 @@ def _cli_type(info: FieldInfo, cli: Cli) -> Any:
     if cli.takes in ("widths", "escaped", "date", "text"):
         return str | None
     annotation = info.annotation
+    if cli.unset:
+        return annotation | None  # type: ignore[operator]  # a field's type, None added
     if cli.required and annotation is not None:
         # Required on the command line: the type without the form's "not given".
         kept = [arg for arg in getattr(annotation, "__args__", ()) if arg is not type(None)]
@@ -87,6 +101,8 @@ def cli_values(parts: Sequence[Part], given: Mapping[str, Any]) -> dict[str, Any
     values = {}
     for parameter, value in given.items():
         name, cli = declared[parameter]
+        if cli.unset and value is None:
+            continue  # not given: the field's default, and not set
         takes = cli.takes
         if takes == "pairs":
             value = mapping_of(value)

@@ -28,6 +28,7 @@ from flows.requests.newspaper import (
     AddressPurchaseRequest,
     MasterDataRequest,
     NewspaperOrderRequest,
+    ReportsRequest,
     StatisticsRequest,
     StructureFilesRequest,
 )
@@ -53,6 +54,7 @@ __all__ = [
     "PickupRegistrationRequest",
     "ReferenceDataOutput",
     "PollingOptions",
+    "ReportsRequest",
     "RequestPart",
     "StatisticsRequest",
     "StructureFilesRequest",

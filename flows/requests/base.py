@@ -40,17 +40,20 @@ class Cli:
         argument: the argument's name (its metavar in upper case) when the field is a positional argument.
         takes: how the value is written when it is not the field's own type (see :data:`Takes`).
         required: required on the command line although the form may leave it empty.
+        unset: the command line shows no default: a value not given is the field's default, and the part
+            does not count the field as set (``model_fields_set``), so a command can tell.
     """
 
     flags: tuple[str, ...] = ()
     argument: str | None = None
     takes: Takes | None = None
     required: bool = False
+    unset: bool = False
 
 
-def flag(*flags: str, takes: Takes | None = None, required: bool = False) -> Cli:
+def flag(*flags: str, takes: Takes | None = None, required: bool = False, unset: bool = False) -> Cli:
     """A command-line option: ``flag("--out", "-o")``."""
-    return Cli(flags=flags, takes=takes, required=required)
+    return Cli(flags=flags, takes=takes, required=required, unset=unset)
 
 
 def argument(name: str, *, required: bool = False) -> Cli:
@@ -173,7 +176,8 @@ def split_values(parts: Sequence[Part], values: Mapping[str, Any]) -> list[Reque
     for part in parts:
         model = model_of(part)
         given = {name: value for name, value in values.items() if name in model.model_fields}
-        filled.append(model.model_validate({**defaults_of(part), **given}))
+        start = part.model_dump(exclude_unset=True) if isinstance(part, RequestPart) else {}
+        filled.append(model.model_validate({**start, **given}))
     return filled
 
 

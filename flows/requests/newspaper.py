@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, WithJsonSchema
 
@@ -165,4 +165,28 @@ class StatisticsRequest(KeyedWork, Resubmission):
         "period. any: no such check.",
         None,
         blank=ANY_INTERVAL,
+    )
+
+
+class ReportsRequest(RequestPart):
+    """Whose reports to fetch: one order, or (without an order id) every recent order whose reports are
+    due."""
+
+    order_id: Annotated[Blank[int], argument("order_id")] = option(
+        "Order id",
+        "The order id the service returned when the order was submitted. 0 or empty: every order of the "
+        "last days whose reports are missing or older than its status, each into its own folder.",
+        None,
+        blank=0,
+        minimum=0,
+    )
+    kind: Blank[Literal["auto", "standard", "gratis"]] = option(
+        "Kind of order",
+        "Standard or gratis; auto: found out from the original order (a sweep takes each order's kind from "
+        "the run history).",
+        "auto",
+        blank="auto",
+    )
+    days: Annotated[int, flag("--days", unset=True)] = option(
+        "Days back", "A sweep looks at the orders recorded in this many last days.", 30, ge=1
     )

@@ -139,7 +139,7 @@ def test_choices_are_choices_with_a_visible_default() -> None:
 
     assert chosen("any") is None
     assert chosen("AZA") == "AZA"
-    kind = newspaper_reports.parameters.properties["kind"]
+    kind = newspaper_reports.parameters.definitions["ReportsRequest"]["properties"]["kind"]
     assert kind["enum"] == ["auto", "standard", "gratis"] and kind["default"] == "auto"
 
 

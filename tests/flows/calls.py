@@ -19,6 +19,7 @@ POSITIONAL = {
     "delivery-reference-sync": ("output_dir",),
     "structure-files": ("file_code", "output_dir"),
     "newspaper-statistics": ("input_path", "output_dir", "calendar_path"),
+    "newspaper-reports": ("order_id", "output_dir"),
     "newspaper-master-data": ("newspaper_number", "output_dir"),
 }
 

@@ -230,7 +230,7 @@ async def test_control_blocks_summary_and_sendings(sandbox: Sandbox, flow_env: P
     assert job.status == "WAITING" and job.remote_status == "CONTROL" and job.finished_at is None
     order_id = int(job.remote_id)
 
-    report = await newspaper_reports(order_id, tmp_path / "reports")
+    report = await call(newspaper_reports, order_id, tmp_path / "reports")
     assert report["status"] == "CONTROL"
     assert sandbox.transport.count("/summary") == 0
     assert sandbox.transport.count("/sendings") == 0

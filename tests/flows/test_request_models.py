@@ -49,6 +49,7 @@ FLAGS = {
     "newspaper-statistics": {
         "file", "--out", "-o", "--calendar", "--date", "--interval", "--key", "--resubmit",
     },
+    "newspaper-reports": {"order_id", "--days", "--out", "-o"},
     "newspaper-order": {
         "order", "--out", "-o", "--gratis", "--resubmit", "--wait-status", "--max-wait", "--poll-interval",
     },
@@ -95,6 +96,8 @@ def test_form_title_description_and_command_help_are_one_declaration(spec: Deplo
             flags |= set(param.opts) | set(param.secondary_opts)
             if cli.required or info.is_required():
                 assert param.required, f"{spec.command}: {name} is required"
+            elif cli.unset:
+                assert param.default is None, f"{spec.command}: {name} shows no default"
             elif cli.takes is None:
                 assert param.default == defaults[name], f"{spec.command}: {name}"
     assert flags == FLAGS[spec.command]

@@ -248,7 +248,7 @@ def _newspaper_order(*, gratis: bool) -> Run:
 async def _newspaper_reports(site: CellSite) -> dict[str, Any]:
     from flows.newspaper_reports import newspaper_reports
 
-    return await newspaper_reports.fn(int((site.folder / "order-id").read_text()), site.out)
+    return await call(newspaper_reports.fn, int((site.folder / "order-id").read_text()), site.out)
 
 
 async def _newspaper_master_data(site: CellSite) -> dict[str, Any]:
