@@ -27,7 +27,7 @@ from fileio.errors import InputError, ResultFileError, ResultUnreadable
 from fileio.files import write_text
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.reports import CsvStyle
-from flows.address_input import note_prepared_input
+from flows.address_input import input_format, note_prepared_input
 from flows.forms import form
 from flows.naming import run_name
 from flows.parking import poll_policy
@@ -121,33 +121,15 @@ async def address_batch(
     async with recorded_run(
         settings, flow=FLOW_NAME, idempotency_key=key, parameters={**parameters, **work.identity}
     ) as (recorder, summary):
-        async with recorder.step("prepare input"):
-            prepared = await prepare_input(
-                input_path,
-                output_dir,
-                mode="batch",
-                mapping=work.mapping,
-                input_format=work.input_format,
-                wire_format=WireFormat(
-                    delimiter=request.upload_delimiter or "\t", encoding=request.upload_encoding or "cp1252"
-                ),
-                csv_style=settings.csv_style,
-                profile=work.alignment,
-                profile_map=work.profile_map,
-                split_house_numbers=request.split_house_numbers,
-                limits=settings.table_limits,
-            )
-        await note_prepared_input(recorder, summary, prepared)
-        if prepared.upload_path is None:
-            raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
+        prepared, upload = await _prepare(recorder, summary, work, input_path, output_dir)
         if request.idempotency_key is None:
-            await recorder.rekey(work.key_of(address_service_endpoint(settings), prepared.upload_path))
+            await recorder.rekey(work.key_of(address_service_endpoint(settings), upload))
             key = recorder.idempotency_key or key
         summary.update(idempotency_key=key)
         unmergeable = None
         if work.alignment is not None:
             summary.update(record_id_returned_in=work.alignment.result_record_id)
-            unmergeable = _sandbox_id_problem(settings, work.alignment, work.batch_key, prepared.upload_path)
+            unmergeable = _sandbox_id_problem(settings, work.alignment, work.batch_key, upload)
         if request.dry_run:
             return await _dry_run(recorder, summary, prepared, work, key, output_dir, problem=unmergeable)
         if unmergeable is not None:
@@ -178,6 +160,34 @@ async def address_batch(
     return dict(summary)  # the wait was parked: a follow-up run continues it
 
 
+async def _prepare(
+    recorder: RunRecorder, summary: RunSummary, work: _Work, input_path: Path, output_dir: Path
+) -> tuple[PreparedInput, Path]:
+    """The "prepare input" step: read and check the rows, write the upload file as the profile (or the
+    request) lays it out; fails when no row passed. Returns the input and the upload file."""
+    settings, request = get_settings(), work.request
+    async with recorder.step("prepare input"):
+        prepared = await prepare_input(
+            input_path,
+            output_dir,
+            mode="batch",
+            mapping=work.mapping,
+            input_format=work.input_format,
+            wire_format=WireFormat(
+                delimiter=request.upload_delimiter or "\t", encoding=request.upload_encoding or "cp1252"
+            ),
+            csv_style=settings.csv_style,
+            profile=work.alignment,
+            profile_map=work.profile_map,
+            split_house_numbers=request.split_house_numbers,
+            limits=settings.table_limits,
+        )
+    await note_prepared_input(recorder, summary, prepared)
+    if prepared.upload_path is None:
+        raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
+    return prepared, prepared.upload_path
+
+
 @dataclass(frozen=True)
 class _Work:
     """What a request asks of the service, with the settings' part (the batch key, the default profile)."""
@@ -202,12 +212,7 @@ class _Work:
             alignment=alignment,
             batch_key=(alignment.key if alignment is not None else None)
             or settings.address_service_batch_key,
-            input_format=InputFormat.of(
-                delimiter=request.input_delimiter,
-                encoding=request.input_encoding,
-                sheet=request.input_sheet,
-                fixed_widths=request.fixed_widths,
-            ),
+            input_format=input_format(request),
             mapping=mapping,
             profile_map=profile_map,
         )

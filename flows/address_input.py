@@ -1,15 +1,56 @@
-"""What the address flows (batch and query) do with their prepared input before anything is sent: the
-counts in the run summary, the files in the history, a line for each thing the reader decided."""
+"""What the address flows do with their request's file before anything is sent: how it is read (from the
+request's reading options), the counts in the run summary, the files in the history, a line for each thing
+the reader decided."""
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import MutableMapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from prefect import get_run_logger
 
-from tasks.address_service.steps import PreparedInput
+from fileio.commerce.address_input import CommerceAddresses, Use, prepare_addresses
+from flows.requests import AddressTable
+from flows.requests.commerce import CommerceAddressRequest
+from postflows.settings import get_settings
+from tasks.address_service.steps import InputFormat, PreparedInput
 from tasks.run_history import RunRecorder
+
+
+def input_format(request: AddressTable) -> InputFormat:
+    """How the request's address file is read: separator, encoding, worksheet, fixed widths."""
+    return InputFormat.of(
+        delimiter=request.input_delimiter,
+        encoding=request.input_encoding,
+        sheet=request.input_sheet,
+        fixed_widths=request.fixed_widths,
+    )
+
+
+async def prepare_commerce_addresses(
+    recorder: RunRecorder,
+    request: CommerceAddressRequest,
+    output_dir: Path,
+    *,
+    use: Use,
+    reserved: Sequence[str],
+) -> tuple[CommerceAddresses, Path | None]:
+    """The "prepare input" step of a commerce flow, reading the request's file as it says (see
+    :func:`fileio.commerce.address_input.prepare_addresses`)."""
+    settings = get_settings()
+    return await prepare_addresses(
+        recorder,
+        Path(request.input_path),
+        output_dir,
+        use=use,
+        sheet=request.input_sheet,
+        delimiter=request.input_delimiter,
+        encoding=request.input_encoding,
+        reserved=reserved,
+        csv_style=settings.csv_style,
+        limits=settings.table_limits,
+    )
 
 
 async def note_prepared_input(

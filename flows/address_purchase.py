@@ -25,7 +25,7 @@ from flows.naming import run_name
 from flows.newspaper_forms import PurchaseForm
 from flows.parking import poll_policy
 from flows.requests import AddressPurchaseRequest, OwnOutputOptions, PollingOptions
-from flows.runs import recorded_run
+from flows.runs import RunSummary, recorded_run
 from history.identity import body_key, derive_key
 from history.models import JobState
 from postflows.settings import get_settings
@@ -84,11 +84,7 @@ async def address_purchase(
     settings = get_settings()
     addresses_path = Path(request.addresses_path)
     parameters_path = None if request.parameters_path is None else Path(request.parameters_path)
-    output_dir = (
-        Path(output.output_dir)
-        if output.output_dir is not None
-        else settings.data_dir / "address-purchases" / addresses_path.name
-    )
+    output_dir = output.folder_or(settings.data_dir / "address-purchases" / addresses_path.name)
     for path in (addresses_path, parameters_path):
         if path is not None and not path.is_file():
             raise InputError("file not found", path=path)
@@ -111,21 +107,7 @@ async def address_purchase(
         recorder,
         summary,
     ):
-        async with recorder.step("read purchase input"):
-            purchase_parameters = _purchase_parameters(parameters_path, form_body)
-            if request.address_clean_up is not None:
-                purchase_parameters[CLEAN_UP_FIELD] = request.address_clean_up
-            checked = read_purchase_input(
-                addresses_path, purchase_parameters, today=dt.date.today(), limits=settings.table_limits
-            )
-        files: list[Path] = []
-        rejected_path = write_rejected(
-            checked.rejected_report, output_dir / "rejected.csv", style=settings.csv_style
-        )
-        if rejected_path is not None:
-            files.append(rejected_path)
-            await recorder.document("rejected-rows", rejected_path)
-            get_run_logger().warning("%d address rows rejected, see %s", checked.rejected_rows, rejected_path)
+        checked, files, clean_up = await _read_input(recorder, request, form_body, output_dir)
         if request.idempotency_key is None:
             body = checked.purchase.to_body()
             await recorder.rekey(body_key(FLOW_NAME, endpoint=newspaper_endpoint(settings), body=body))
@@ -140,32 +122,72 @@ async def address_purchase(
             recorder,
             checked,
             output_dir,
-            clean_up=bool(purchase_parameters.get(CLEAN_UP_FIELD, False)),
+            clean_up=clean_up,
             resubmit=request.resubmit,
             policy=poll_policy(polling, settings),
         )
         summary.update(purchase_id=bought.purchase_id, resumed=bought.resumed)
-        frame = await _write_outputs(recorder, bought, output_dir, files)
-        by_status = frame["statusCode"].value_counts().to_dict() if len(frame) else {}
-        facts: dict[str, Any] = {
-            "purchase id": bought.purchase_id,
-            "resumed": bought.resumed,
-            "addresses sent": len(checked.rows),
-            "rejected rows": checked.rejected_rows,
-            "output addresses": len(frame),
-        }
-        facts.update({f"status {code}": count for code, count in sorted(by_status.items())})
-        facts["documents"] = ", ".join(sorted(bought.documents))
-        text = summary_markdown(f"Address purchase {bought.purchase_id}", facts, bought.warnings)
-        summary.update(
-            output_addresses=len(frame),
-            status_codes=by_status,
-            documents={kind: str(path) for kind, path in bought.documents.items()},
-            warnings=bought.warnings,
-        )
-        await summary.publish(text, output_dir, description="Purchase")
+        await _publish(recorder, summary, checked, bought, output_dir, files)
         return dict(summary)
     return dict(summary)  # the wait was parked: a follow-up run continues it
+
+
+async def _read_input(
+    recorder: RunRecorder, request: AddressPurchaseRequest, form_body: dict[str, Any] | None, output_dir: Path
+) -> tuple[PurchaseInput, list[Path], bool]:
+    """Read and check the addresses and the purchase parameters (the clean-up as the request says);
+    rejected rows into rejected.csv. Returns the purchase, the files written and whether it cleans up."""
+    settings = get_settings()
+    parameters_path = None if request.parameters_path is None else Path(request.parameters_path)
+    async with recorder.step("read purchase input"):
+        purchase_parameters = _purchase_parameters(parameters_path, form_body)
+        if request.address_clean_up is not None:
+            purchase_parameters[CLEAN_UP_FIELD] = request.address_clean_up
+        checked = read_purchase_input(
+            Path(request.addresses_path),
+            purchase_parameters,
+            today=dt.date.today(),
+            limits=settings.table_limits,
+        )
+    files: list[Path] = []
+    rejected_path = write_rejected(
+        checked.rejected_report, output_dir / "rejected.csv", style=settings.csv_style
+    )
+    if rejected_path is not None:
+        files.append(rejected_path)
+        await recorder.document("rejected-rows", rejected_path)
+        get_run_logger().warning("%d address rows rejected, see %s", checked.rejected_rows, rejected_path)
+    return checked, files, bool(purchase_parameters.get(CLEAN_UP_FIELD, False))
+
+
+async def _publish(
+    recorder: RunRecorder,
+    summary: RunSummary,
+    checked: PurchaseInput,
+    bought: _Bought,
+    output_dir: Path,
+    files: list[Path],
+) -> None:
+    """Write the output addresses, count them by status code, and publish summary.md."""
+    frame = await _write_outputs(recorder, bought, output_dir, files)
+    by_status = frame["statusCode"].value_counts().to_dict() if len(frame) else {}
+    facts: dict[str, Any] = {
+        "purchase id": bought.purchase_id,
+        "resumed": bought.resumed,
+        "addresses sent": len(checked.rows),
+        "rejected rows": checked.rejected_rows,
+        "output addresses": len(frame),
+    }
+    facts.update({f"status {code}": count for code, count in sorted(by_status.items())})
+    facts["documents"] = ", ".join(sorted(bought.documents))
+    text = summary_markdown(f"Address purchase {bought.purchase_id}", facts, bought.warnings)
+    summary.update(
+        output_addresses=len(frame),
+        status_codes=by_status,
+        documents={kind: str(path) for kind, path in bought.documents.items()},
+        warnings=bought.warnings,
+    )
+    await summary.publish(text, output_dir, description="Purchase")
 
 
 @dataclass

@@ -14,17 +14,17 @@ from prefect import flow, get_run_logger
 
 from fileio.checkpoint import RowCheckpoint
 from fileio.errors import InputError
-from flows.address_input import note_prepared_input
+from flows.address_input import input_format, note_prepared_input
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import AddressQueryRequest, OutputOptions
-from flows.runs import recorded_run
+from flows.runs import RunSummary, recorded_run
 from history.identity import derive_key
 from postflows.settings import get_settings
 from postflows.task_runners import fan_out_task_runner
 from postflows.wiring import address_service_client, address_service_endpoint
 from tasks.address_service.query import ERROR_COLUMN, SendCounter, run_queries
-from tasks.address_service.steps import InputFormat, PreparedInput, build_query_results, prepare_input
+from tasks.address_service.steps import AddressResults, PreparedInput, build_query_results, prepare_input
 from tasks.run_history import RunRecorder
 
 FLOW_NAME = "address-query"
@@ -61,17 +61,12 @@ async def address_query(
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
-    input_format = InputFormat.of(
-        delimiter=request.input_delimiter,
-        encoding=request.input_encoding,
-        sheet=request.input_sheet,
-        fixed_widths=request.fixed_widths,
-    )
+    reading = input_format(request)
     # Everything that changes what is sent; the key names the checkpoint of the answers received.
     identifying = {
         **request.identity(),
         "query_key": settings.address_service_query_key,
-        "input_format": input_format,
+        "input_format": reading,
     }
     key = derive_key(
         FLOW_NAME, endpoint=address_service_endpoint(settings), files=(input_path,), parameters=identifying
@@ -93,7 +88,7 @@ async def address_query(
                 output_dir,
                 mode="query",
                 mapping=request.column_mapping,
-                input_format=input_format,
+                input_format=reading,
                 csv_style=settings.csv_style,
                 split_house_numbers=request.split_house_numbers,
                 limits=settings.table_limits,
@@ -106,22 +101,9 @@ async def address_query(
         answers = await _query(recorder, request, prepared, sends=sends, checkpoint=checkpoint)
         failed = int(answers[ERROR_COLUMN].notna().sum())
         results = await build_query_results(prepared, answers, output_dir, csv_style=settings.csv_style)
-        for path in results.files:
-            await recorder.document(path.stem, path)
-        summary.update(
-            result_rows=results.rows,
-            failed_queries=failed,
-            query_sends=sends.total,
-            resumed_rows=sends.resumed,
-            qstat=results.qstat_counts(),
-        )
+        await _report(recorder, summary, results, prepared, sends, failed, input_path, output_dir)
         if not failed:
             checkpoint.clear()  # done: a later run queries afresh
-        report = results.markdown(f"Address queries {input_path.name}", rejected_rows=prepared.rejected_rows)
-        report += f"\n\nFailed queries: {failed}\n"
-        if failed:
-            report += "Running the same command again sends only the failed queries.\n"
-        await summary.publish(report, output_dir, description="QSTAT summary")
         get_run_logger().info("address queries done: %d rows, %d failed", results.rows, failed)
         return dict(summary)
 
@@ -153,3 +135,30 @@ async def _query(
         await recorder.message("error", "runquery2", str(message))
     await recorder.message("info", "runquery2", sends.describe())
     return answers
+
+
+async def _report(
+    recorder: RunRecorder,
+    summary: RunSummary,
+    results: AddressResults,
+    prepared: PreparedInput,
+    sends: SendCounter,
+    failed: int,
+    input_path: Path,
+    output_dir: Path,
+) -> None:
+    """Record the result files, count the answers into the summary and publish summary.md."""
+    for path in results.files:
+        await recorder.document(path.stem, path)
+    summary.update(
+        result_rows=results.rows,
+        failed_queries=failed,
+        query_sends=sends.total,
+        resumed_rows=sends.resumed,
+        qstat=results.qstat_counts(),
+    )
+    report = results.markdown(f"Address queries {input_path.name}", rejected_rows=prepared.rejected_rows)
+    report += f"\n\nFailed queries: {failed}\n"
+    if failed:
+        report += "Running the same command again sends only the failed queries.\n"
+    await summary.publish(report, output_dir, description="QSTAT summary")

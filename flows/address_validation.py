@@ -10,8 +10,9 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 from fileio.checkpoint import RowCheckpoint
-from fileio.commerce.address_input import CommerceAddresses, prepare_addresses
+from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
+from flows.address_input import prepare_commerce_addresses
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import AddressValidationRequest, OutputOptions
@@ -71,17 +72,8 @@ async def address_validation(
         recorder,
         summary,
     ):
-        addresses, rejected_path = await prepare_addresses(
-            recorder,
-            input_path,
-            output_dir,
-            use="validation",
-            sheet=request.input_sheet,
-            delimiter=request.input_delimiter,
-            encoding=request.input_encoding,
-            reserved=RESULT_COLUMNS,
-            csv_style=settings.csv_style,
-            limits=settings.table_limits,
+        addresses, _ = await prepare_commerce_addresses(
+            recorder, request, output_dir, use="validation", reserved=RESULT_COLUMNS
         )
         summary.update(idempotency_key=key, **addresses.counts())
 

@@ -10,18 +10,20 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 from fileio.checkpoint import RowCheckpoint
-from fileio.commerce.address_input import prepare_addresses
+from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
+from flows.address_input import prepare_commerce_addresses
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import DeliverabilityRequest, OutputOptions
-from flows.runs import recorded_run
+from flows.runs import RunSummary, recorded_run
 from history.identity import derive_key
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client, commerce_endpoint
 from tasks.address_service.query import SendCounter
 from tasks.commerce.deliverability import (
     RESULT_COLUMNS,
+    DeliverabilityTable,
     check_deliverabilities,
     deliverability_markdown,
     deliverability_table,
@@ -29,6 +31,7 @@ from tasks.commerce.deliverability import (
     write_deliverability,
 )
 from tasks.commerce.per_row import record_outcomes
+from tasks.run_history import RunRecorder
 
 FLOW_NAME = "deliverability-check"
 
@@ -75,17 +78,8 @@ async def deliverability_check(
         recorder,
         summary,
     ):
-        addresses, rejected_path = await prepare_addresses(
-            recorder,
-            input_path,
-            output_dir,
-            use="delivery",
-            sheet=request.input_sheet,
-            delimiter=request.input_delimiter,
-            encoding=request.input_encoding,
-            reserved=RESULT_COLUMNS,
-            csv_style=settings.csv_style,
-            limits=settings.table_limits,
+        addresses, _ = await prepare_commerce_addresses(
+            recorder, request, output_dir, use="delivery", reserved=RESULT_COLUMNS
         )
         summary.update(
             idempotency_key=key,
@@ -108,26 +102,11 @@ async def deliverability_check(
         await record_outcomes(recorder, "deliverabilities", sends, outcomes)
 
         table = deliverability_table(addresses.records, outcomes, addresses.passthrough, dates)
-        files = write_deliverability(table, output_dir, csv_style=settings.csv_style)
-        for path in files:
-            await recorder.document(path.name, path)
-        statuses = table.status_counts()
-        failed = statuses.get("failed", 0)
-        if not failed:
+        if not await _report(recorder, summary, table, addresses, dates, input_path, output_dir):
             checkpoint.clear()
         summary.update(
-            answered=statuses.get("ok", 0),
-            refused=statuses.get("refused", 0),
-            not_found=statuses.get("not found", 0),
-            failed=failed,
-            deliverable_days=table.deliverable_days(),
-            resumed_rows=sum(1 for outcome in outcomes if outcome.resumed),
-            requests_sent=sends.total,
+            resumed_rows=sum(1 for outcome in outcomes if outcome.resumed), requests_sent=sends.total
         )
-        report = deliverability_markdown(
-            f"Deliverability {input_path.name}", table, dates=dates, rejected_rows=addresses.rejected_rows
-        )
-        await summary.publish(report, output_dir, description="Deliverability summary")
         get_run_logger().info(
             "deliverability done: %d answered, %d not answered, %d rejected",
             summary["answered"],
@@ -135,3 +114,34 @@ async def deliverability_check(
             addresses.rejected_rows,
         )
         return dict(summary)
+
+
+async def _report(
+    recorder: RunRecorder,
+    summary: RunSummary,
+    table: DeliverabilityTable,
+    addresses: CommerceAddresses,
+    dates: list[dt.date],
+    input_path: Path,
+    output_dir: Path,
+) -> int:
+    """Write the workbook, the CSV and summary.md, and count the outcomes into the summary; the addresses
+    that failed."""
+    settings = get_settings()
+    files = write_deliverability(table, output_dir, csv_style=settings.csv_style)
+    for path in files:
+        await recorder.document(path.name, path)
+    statuses = table.status_counts()
+    failed = int(statuses.get("failed", 0))
+    summary.update(
+        answered=statuses.get("ok", 0),
+        refused=statuses.get("refused", 0),
+        not_found=statuses.get("not found", 0),
+        failed=failed,
+        deliverable_days=table.deliverable_days(),
+    )
+    report = deliverability_markdown(
+        f"Deliverability {input_path.name}", table, dates=dates, rejected_rows=addresses.rejected_rows
+    )
+    await summary.publish(report, output_dir, description="Deliverability summary")
+    return failed

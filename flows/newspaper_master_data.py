@@ -71,11 +71,7 @@ async def newspaper_master_data(
     newspaper_number = request.newspaper_number
     if not newspaper_number:
         return await _sync_every_known(settings.effective_database_url, output.output_dir)
-    output_dir = (
-        Path(output.output_dir)
-        if output.output_dir is not None
-        else settings.data_dir / "newspaper-master-data" / str(newspaper_number)
-    )
+    output_dir = output.folder_or(settings.data_dir / "newspaper-master-data" / str(newspaper_number))
     parameters = {"newspaper_number": newspaper_number, "output_dir": output_dir}
     async with recorded_run(
         settings,

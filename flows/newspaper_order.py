@@ -24,7 +24,7 @@ from flows.naming import run_name
 from flows.newspaper_forms import OrderForm
 from flows.parking import poll_policy
 from flows.requests import NewspaperOrderRequest, OwnOutputOptions, PollingOptions
-from flows.runs import recorded_run
+from flows.runs import RunSummary, recorded_run
 from history.models import JobState
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
@@ -52,7 +52,7 @@ from tasks.newspaper.report_sweep import (
 from tasks.newspaper.submissions import WarningLog, submit_newspaper
 from tasks.polling import PollPolicy
 from tasks.run_history import JobSnapshot, RunRecorder
-from tasks.submission import recording_wait, waited_before
+from tasks.submission import Submission, recording_wait, waited_before
 
 FLOW_NAME = "newspaper-order"
 FORM_ORDER = "order (form)"
@@ -111,19 +111,13 @@ async def newspaper_order(
     order_path = None if request.order_path is None else Path(request.order_path)
     submitted = _the_order(order_path, request.order, kind)
     basis = submitted.to_body().get("basisInformation") or {}
-    output_dir = (
-        Path(output.output_dir)
-        if output.output_dir is not None
-        else settings.data_dir / ORDERS_FOLDER / _folder_name(basis)
-    )
+    output_dir = output.folder_or(settings.data_dir / ORDERS_FOLDER / _folder_name(basis))
     key = order_key(submitted, kind, endpoint=newspaper_endpoint(settings))
-    parameters = {
+    parameters: dict[str, Any] = {
         "order_path": order_path,
-        "order": None if order_path is not None else submitted.to_body(),
-        "output_dir": output_dir,
-        "kind": kind,
-        "resubmit": request.resubmit,
+        "order": None if order_path else submitted.to_body(),
     }
+    parameters.update(output_dir=output_dir, kind=kind, resubmit=request.resubmit)
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
@@ -133,19 +127,8 @@ async def newspaper_order(
         warnings = WarningLog(recorder)
         identity = identity_of(basis)
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
-            submission = await submit_newspaper(
-                recorder,
-                warnings,
-                kind="order",
-                what=f"{kind} order",
-                send=lambda: submit_order(client, submitted),
-                resubmit=request.resubmit,
-                hint=(
-                    "check in the online dispatch-list service whether an order for newspaper "
-                    f"{identity['newspaper number']}, issue {identity['issue number']}, delivery date "
-                    f"{identity['delivery date']} exists"
-                ),
-                data={"order_kind": kind, **identity},
+            submission = await _submit(
+                recorder, warnings, client, submitted, kind, identity, request.resubmit
             )
             order_id = int(submission.job.remote_id)
             await recorder.update_job(submission.job, data=folder_data(output_dir))
@@ -163,23 +146,65 @@ async def newspaper_order(
                 waiting=waiting_set(request.waiting_statuses),
                 policy=poll_policy(polling, settings),
             )
-        await warnings.add("reports", outcome.reports.warnings)
-        outcome.warnings = warnings.lines
-        files = write_order_files(outcome, output_dir, max_bytes=settings.download_max_bytes)
-        for path in files:
-            await recorder.document(path.stem, path, job=submission.job)
-        await recorder.update_job(
-            submission.job,
-            status=JobState.COMPLETED,
-            remote_status=str(status.status_value),
-            finished=True,
-            data=reports_data(status),
-        )
-        text = order_summary_text(f"Newspaper {kind} order {order_id}", outcome, files)
-        summary.update(status=str(status.status_value), warnings=warnings.lines, notes=outcome.reports.notes)
-        await summary.publish(text, output_dir, description="Order summary")
+        await _publish(recorder, summary, submission.job, outcome, warnings, status, kind, output_dir)
         return dict(summary)
     return dict(summary)  # the wait was parked: a follow-up run continues it
+
+
+async def _submit(
+    recorder: RunRecorder,
+    warnings: WarningLog,
+    client: NewspaperClient,
+    submitted: StandardOrder | GratisOrder,
+    kind: OrderKind,
+    identity: Mapping[str, Any],
+    resubmit: bool,
+) -> Submission[ApiResult[int]]:
+    """Post the order once, or find the recorded one (the hint says how to check a POST that got no
+    answer)."""
+    return await submit_newspaper(
+        recorder,
+        warnings,
+        kind="order",
+        what=f"{kind} order",
+        send=lambda: submit_order(client, submitted),
+        resubmit=resubmit,
+        hint=(
+            "check in the online dispatch-list service whether an order for newspaper "
+            f"{identity['newspaper number']}, issue {identity['issue number']}, delivery date "
+            f"{identity['delivery date']} exists"
+        ),
+        data={"order_kind": kind, **identity},
+    )
+
+
+async def _publish(
+    recorder: RunRecorder,
+    summary: RunSummary,
+    job: JobSnapshot,
+    outcome: OrderOutcome,
+    warnings: WarningLog,
+    status: OrderStatus,
+    kind: OrderKind,
+    output_dir: Path,
+) -> None:
+    """Write the order's files and summary.md, and record the job as completed in the status reached."""
+    settings = get_settings()
+    await warnings.add("reports", outcome.reports.warnings)
+    outcome.warnings = warnings.lines
+    files = write_order_files(outcome, output_dir, max_bytes=settings.download_max_bytes)
+    for path in files:
+        await recorder.document(path.stem, path, job=job)
+    await recorder.update_job(
+        job,
+        status=JobState.COMPLETED,
+        remote_status=str(status.status_value),
+        finished=True,
+        data=reports_data(status),
+    )
+    text = order_summary_text(f"Newspaper {kind} order {outcome.order_id}", outcome, files)
+    summary.update(status=str(status.status_value), warnings=warnings.lines, notes=outcome.reports.notes)
+    await summary.publish(text, output_dir, description="Order summary")
 
 
 async def _follow(

@@ -66,17 +66,14 @@ async def newspaper_statistics(
 ) -> dict[str, Any]:
     """Check and transmit a statistics file.
 
-    A folder, or no file, sends every file waiting there, each as its own run, and moves each file sent
-    into ``sent/`` (no file: the statistics inbox, data dir/inbox/newspaper-statistics/<interval>). With an
-    interval (AZ, AZA or AZB), a file is sent only when its submission is the last of its period by the
-    issue calendar. The upload's key defaults to a hash of the statistics sent (the canonical JSON body) and
-    the service's address and client id; the same key is never posted twice.
+    A folder, or no file, sends every file waiting there (no file: the statistics inbox), each as its own
+    run, and moves each file sent into ``sent/``. With an interval (AZ, AZA or AZB), a file is sent only
+    when its submission is the last of its period by the issue calendar. The key defaults to a hash of the
+    statistics sent and the service; the same key is never posted twice.
 
     Args:
-        request: the statistics records (.csv or .xlsx, §2.6 column names or German aliases) or a folder,
-            the issue calendar (a file, for a folder its calendar.csv or calendar.xlsx, or dates), the
-            submission date (default: the latest deliveryDate), the interval, the key and whether to post
-            again.
+        request: the statistics file (§2.6 columns or German aliases) or a folder, the issue calendar, the
+            submission date, the interval, the key and whether to post again.
         output: where rejected.csv, the body sent and summary.md go (default: data dir/statistics/<file>;
             for a folder, a sub-folder per file).
 
@@ -93,11 +90,7 @@ async def newspaper_statistics(
         )
         return await _send_inbox(inbox, request, output_dir=output.output_dir)
     input_path = Path(input_path)
-    output_dir = (
-        Path(output.output_dir)
-        if output.output_dir is not None
-        else settings.data_dir / "statistics" / input_path.stem
-    )
+    output_dir = output.folder_or(settings.data_dir / "statistics" / input_path.stem)
     if not input_path.is_file():
         raise InputError("statistics file not found", path=input_path)
     key = request.idempotency_key or derive_key(
@@ -106,34 +99,19 @@ async def newspaper_statistics(
         files=(input_path,),
         parameters={"submission_date": request.submission_date},
     )
-    parameters = {
-        "input_path": input_path,
-        "output_dir": output_dir,
-        "calendar_path": request.calendar_path,
-        "interval": interval,
-        "resubmit": request.resubmit,
-    }
+    parameters: dict[str, Any] = {"input_path": input_path, "output_dir": output_dir, "interval": interval}
+    parameters.update(calendar_path=request.calendar_path, resubmit=request.resubmit)
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
         checked = await _read(recorder, summary, input_path, output_dir)
-        calendar = list(request.issue_calendar or [])
-        if request.calendar_path is not None:
-            calendar += read_calendar(Path(request.calendar_path), limits=settings.table_limits)
-        day = request.submission_date or max(
-            record.delivery_date for _, record in checked.records if record.delivery_date
-        )
+        calendar, day = _calendar_and_day(request, checked)
         closes = closing_intervals(calendar, day) if calendar else {}
         summary.update(submission_date=day.isoformat(), closes={str(k): v for k, v in closes.items()})
-        if interval is not None:
-            if not calendar:
-                raise InputError(
-                    "an interval needs the issue calendar (calendar file or dates)", path=input_path
-                )
-            if not closes[StatisticsInterval(interval)]:
-                chosen = StatisticsInterval(interval)
-                return await _not_due(recorder, summary, calendar, day, chosen, input_path, output_dir)
+        if interval is not None and not _closes(closes, StatisticsInterval(interval), input_path):
+            chosen = StatisticsInterval(interval)
+            return await _not_due(recorder, summary, calendar, day, chosen, input_path, output_dir)
         body = checked.submission.to_body()
         await recorder.document("statistics-body", write_json(output_dir, "statistics-body", body))
         if request.idempotency_key is None:
@@ -142,20 +120,54 @@ async def newspaper_statistics(
         summary.update(idempotency_key=key)
         warnings = WarningLog(recorder)
         resumed, confirmation = await _submit(recorder, warnings, checked, key, input_path, request.resubmit)
-        facts: dict[str, Any] = {
-            "file": input_path.name,
-            "rows": checked.input_rows,
-            "accepted": len(checked.records),
-            "rejected": checked.rejected_rows,
-            "submission date": day.isoformat(),
-            "sent": "no, uploaded by an earlier run" if resumed else "yes",
-            "confirmation": confirmation,
-        }
-        facts.update({f"last of its {k.value} period": "yes" if v else "no" for k, v in closes.items()})
-        text = summary_markdown(f"Statistics {input_path.name}", facts, warnings.lines)
+        facts = _facts(
+            input_path, checked, day, closes, sent="no, uploaded by an earlier run" if resumed else "yes"
+        )
         summary.update(confirmation=confirmation, warnings=warnings.lines)
+        text = summary_markdown(
+            f"Statistics {input_path.name}", {**facts, "confirmation": confirmation}, warnings.lines
+        )
         await summary.publish(text, output_dir, description="Statistics")
         return dict(summary)
+
+
+def _closes(closes: Mapping[StatisticsInterval, bool], chosen: StatisticsInterval, input_path: Path) -> bool:
+    """Whether the submission is the last of its ``chosen`` period (an empty ``closes``: no calendar)."""
+    if not closes:
+        raise InputError("an interval needs the issue calendar (calendar file or dates)", path=input_path)
+    return closes[chosen]
+
+
+def _facts(
+    input_path: Path,
+    checked: StatisticsInput,
+    day: dt.date,
+    closes: Mapping[StatisticsInterval, bool],
+    *,
+    sent: str,
+) -> dict[str, Any]:
+    """What summary.md tells of a file sent."""
+    return {
+        "file": input_path.name,
+        "rows": checked.input_rows,
+        "accepted": len(checked.records),
+        "rejected": checked.rejected_rows,
+        "submission date": day.isoformat(),
+        "sent": sent,
+        **{f"last of its {k.value} period": "yes" if v else "no" for k, v in closes.items()},
+    }
+
+
+def _calendar_and_day(request: StatisticsRequest, checked: StatisticsInput) -> tuple[list[dt.date], dt.date]:
+    """The issue calendar (the dates given and the calendar file's) and the submission's day (given, else
+    the file's latest deliveryDate)."""
+    calendar = list(request.issue_calendar or [])
+    if request.calendar_path is not None:
+        calendar += read_calendar(Path(request.calendar_path), limits=get_settings().table_limits)
+    day = request.submission_date or max(
+        record.delivery_date for _, record in checked.records if record.delivery_date
+    )
+    return calendar, day
 
 
 async def _read(

@@ -9,25 +9,27 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
-from fileio.commerce.pickup_input import read_pickup_input
+from fileio.commerce.pickup_input import PickupInput, read_pickup_input
 from fileio.errors import InputError
 from fileio.rejected_rows import write_rejected
 from fileio.reports import write_csv, write_xlsx
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import OutputOptions, PickupRegistrationRequest
-from flows.runs import recorded_run
+from flows.runs import RunSummary, recorded_run
 from history.identity import named_key
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client, commerce_endpoint, describe_commerce
 from tasks.commerce.pickup import (
     PickupUncertain,
+    RowOutcome,
     RowStatus,
     pickup_summary,
     register_pickup_users,
     results_frame,
     status_counts,
 )
+from tasks.run_history import RunRecorder
 
 FLOW_NAME = "pickup-registration"
 
@@ -97,28 +99,41 @@ async def pickup_registration(
                 resubmit=resubmit,
                 concurrency=concurrency,
             )
-        results = results_frame(pickup_input, outcomes)
-        results_csv = write_csv(results, output_dir / "results.csv", style=csv_style)
-        report = pickup_summary(
-            input_path.name,
-            outcomes,
-            rejected_rows=pickup_input.rejected_rows,
-            empty_rows=pickup_input.empty_rows,
-            service=describe_commerce(settings),
-        )
-        written = [
-            results_csv,
-            write_xlsx(
-                output_dir / "results.xlsx", {"results": results, "rejected": pickup_input.rejected_report}
-            ),
-        ]
-        for path in written:
-            await recorder.document(path.stem, path)
-        counts = status_counts(outcomes)
-        summary.update(statuses=counts)
-        await summary.publish(report, output_dir, description="Pickup registration")
-        get_run_logger().info("pickup registration: %s", counts)
+        results_csv = await _write_results(recorder, pickup_input, outcomes, input_path, output_dir, summary)
+        get_run_logger().info("pickup registration: %s", summary["statuses"])
         uncertain = [outcome for outcome in outcomes if outcome.status is RowStatus.UNCERTAIN]
         if uncertain:
             raise PickupUncertain(uncertain, str(results_csv))
         return dict(summary)
+
+
+async def _write_results(
+    recorder: RunRecorder,
+    pickup_input: PickupInput,
+    outcomes: list[RowOutcome],
+    input_path: Path,
+    output_dir: Path,
+    summary: RunSummary,
+) -> Path:
+    """results.csv and results.xlsx beside the input rows, and summary.md; the path of results.csv."""
+    settings = get_settings()
+    results = results_frame(pickup_input, outcomes)
+    results_csv = write_csv(results, output_dir / "results.csv", style=settings.csv_style)
+    report = pickup_summary(
+        input_path.name,
+        outcomes,
+        rejected_rows=pickup_input.rejected_rows,
+        empty_rows=pickup_input.empty_rows,
+        service=describe_commerce(settings),
+    )
+    written = [
+        results_csv,
+        write_xlsx(
+            output_dir / "results.xlsx", {"results": results, "rejected": pickup_input.rejected_report}
+        ),
+    ]
+    for path in written:
+        await recorder.document(path.stem, path)
+    summary.update(statuses=status_counts(outcomes))
+    await summary.publish(report, output_dir, description="Pickup registration")
+    return results_csv

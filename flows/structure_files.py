@@ -62,11 +62,7 @@ async def structure_files(
     settings = get_settings()
     code = StructureFileCode(int(request.file_code))
     notify_email, resubmit = request.notify_email, request.resubmit
-    output_dir = (
-        Path(output.output_dir)
-        if output.output_dir is not None
-        else settings.data_dir / "structure-files" / str(int(code))
-    )
+    output_dir = output.folder_or(settings.data_dir / "structure-files" / str(int(code)))
     if notify_email is not None and (problem := email_problem(notify_email)):
         ensure_valid("structure file e-mail", [FieldProblem("email", problem)])
     parameters = {

@@ -65,14 +65,22 @@ def _own_output_dir() -> Any:
     )
 
 
-class OwnOutputOptions(RequestPart):
+class _FolderOfItsOwn(RequestPart):
+    output_dir: Path | None
+
+    def folder_or(self, default: Path) -> Path:
+        """The output folder given, else the run's own ``default``."""
+        return Path(self.output_dir) if self.output_dir is not None else default
+
+
+class OwnOutputOptions(_FolderOfItsOwn):
     """Where a run writes its results, when the run has a folder of its own by default (the command line
     asks for one all the same)."""
 
     output_dir: Annotated[Blank[Path], flag("--out", "-o", required=True)] = _own_output_dir()
 
 
-class OptionalOutputOptions(RequestPart):
+class OptionalOutputOptions(_FolderOfItsOwn):
     """Where a run writes its results, when the run has a folder of its own by default (on the command
     line too)."""
 
