@@ -97,7 +97,7 @@ async def newspaper_statistics(
         FLOW_NAME,
         endpoint=newspaper_endpoint(settings),
         files=(input_path,),
-        parameters={"submission_date": request.submission_date},
+        parameters=request.identity(),
     )
     parameters: dict[str, Any] = {"input_path": input_path, "output_dir": output_dir, "interval": interval}
     parameters.update(calendar_path=request.calendar_path, resubmit=request.resubmit)

@@ -11,7 +11,7 @@ from pydantic import BeforeValidator, WithJsonSchema
 from fileio.newspaper.intervals import StatisticsInterval
 from flows.forms import AS_GIVEN, Blank, BlankDate, YesNoOrAsGiven, blank_to_none
 from flows.newspaper_forms import OrderForm, PurchaseForm
-from flows.requests.base import RequestPart, argument, flag, option
+from flows.requests.base import WORK, RequestPart, argument, flag, option
 from flows.requests.common import KeyedWork, Resubmission
 
 
@@ -61,7 +61,7 @@ class AddressPurchaseRequest(Resubmission, KeyedWork):
         None,
         blank="",
     )
-    address_clean_up: Annotated[YesNoOrAsGiven, flag("--clean-up/--no-clean-up")] = option(
+    address_clean_up: Annotated[YesNoOrAsGiven, flag("--clean-up/--no-clean-up"), WORK] = option(
         "Address clean-up",
         "Order the address clean-up (and fetch the non-reusable addresses document): yes, no, or as the "
         "purchase parameters say.",
@@ -153,7 +153,7 @@ class StatisticsRequest(KeyedWork, Resubmission):
     issue_calendar: Blank[list[dt.date]] = option(
         "Issue dates", "The issue calendar as dates, instead of (or besides) a calendar file.", None, blank=[]
     )
-    submission_date: Annotated[BlankDate, flag("--date", takes="date")] = option(
+    submission_date: Annotated[BlankDate, flag("--date", takes="date"), WORK] = option(
         "Submission date",
         "The submission the statistics belong to, YYYY-MM-DD. Empty: the file's latest deliveryDate.",
         None,

@@ -4,6 +4,7 @@ default cannot differ between them."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +141,34 @@ def test_the_batch_identity_is_what_its_key_hashed() -> None:
         "column_mapping": {"K": "Name"},
         "split_house_numbers": True,
     }
+
+
+def test_the_identities_are_what_the_keys_hashed_before() -> None:
+    """The names and values the idempotency keys hashed before the requests were models: a re-run of work
+    started before still resumes it."""
+    from flows.requests import (
+        AddressPurchaseRequest,
+        AddressQueryRequest,
+        AddressValidationRequest,
+        DeliverabilityRequest,
+        StatisticsRequest,
+    )
+
+    purchase = AddressPurchaseRequest(addresses_path=Path("a.csv"), address_clean_up="yes")
+    assert purchase.identity() == {"address_clean_up": True}
+    statistics = StatisticsRequest(input_path=Path("s.csv"), submission_date="2026-03-02")
+    assert statistics.identity() == {"submission_date": dt.date(2026, 3, 2)}
+    query = AddressQueryRequest(input_path=Path("q.csv"), billing_reference="7")
+    assert query.identity() == {
+        "billing_reference": "7",
+        "column_mapping": None,
+        "split_house_numbers": True,
+        "timeout_ms": 10000,
+    }
+    reading = {"sheet": "S", "delimiter": ";", "encoding": None}
+    given = {"input_path": Path("c.csv"), "input_sheet": "S", "input_delimiter": ";"}
+    assert AddressValidationRequest(**given).identity() == reading
+    assert DeliverabilityRequest(**given, days=3).identity() == reading
 
 
 def test_a_file_arriving_fills_the_request_and_the_output() -> None:
