@@ -24,13 +24,8 @@ def address_validation_command(request: AddressValidationRequest, output: Output
     prepare_flow_run(
         "commerce",
         out=output.output_dir,
-        inputs=lambda settings: precheck.commerce_addresses(
-            request.input_path,
-            limits=settings.table_limits,
-            use="validation",
-            delimiter=request.input_delimiter,
-            encoding=request.input_encoding,
-            sheet=request.input_sheet,
+        inputs=lambda settings: precheck.commerce_request(
+            request, limits=settings.table_limits, use="validation"
         ),
     )
     from flows.address_validation import address_validation
@@ -48,13 +43,8 @@ def deliverability_command(request: DeliverabilityRequest, output: OutputOptions
     prepare_flow_run(
         "commerce",
         out=output.output_dir,
-        inputs=lambda settings: precheck.commerce_addresses(
-            request.input_path,
-            limits=settings.table_limits,
-            use="delivery",
-            delimiter=request.input_delimiter,
-            encoding=request.input_encoding,
-            sheet=request.input_sheet,
+        inputs=lambda settings: precheck.commerce_request(
+            request, limits=settings.table_limits, use="delivery"
         ),
     )
     from flows.deliverability_check import deliverability_check

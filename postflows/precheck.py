@@ -20,6 +20,7 @@ from fileio.limits import TableLimits
 
 if TYPE_CHECKING:
     from flows.requests import AddressTable
+    from flows.requests.commerce import CommerceAddressRequest
 
 
 def output_dir(path: Path | None) -> None:
@@ -169,6 +170,20 @@ def commerce_addresses(
         delimiter=delimiter,
         encoding=encoding,
         sheet=sheet,
+    )
+
+
+def commerce_request(
+    request: CommerceAddressRequest, *, limits: TableLimits, use: Literal["validation", "delivery"]
+) -> None:
+    """The address file of a commerce request, read as its flow will read it."""
+    commerce_addresses(
+        request.input_path,
+        limits=limits,
+        use=use,
+        delimiter=request.input_delimiter,
+        encoding=request.input_encoding,
+        sheet=request.input_sheet,
     )
 
 
