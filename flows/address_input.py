@@ -11,9 +11,10 @@ from typing import Any
 from prefect import get_run_logger
 
 from fileio.commerce.address_input import CommerceAddresses, Use, prepare_addresses
+from fileio.limits import TableLimits
+from fileio.reports import CsvStyle
 from flows.requests import AddressTable
 from flows.requests.commerce import CommerceAddressRequest
-from postflows.settings import get_settings
 from tasks.address_service.steps import InputFormat, PreparedInput
 from tasks.run_history import RunRecorder
 
@@ -35,10 +36,11 @@ async def prepare_commerce_addresses(
     *,
     use: Use,
     reserved: Sequence[str],
+    csv_style: CsvStyle,
+    limits: TableLimits,
 ) -> tuple[CommerceAddresses, Path | None]:
     """The "prepare input" step of a commerce flow, reading the request's file as it says (see
     :func:`fileio.commerce.address_input.prepare_addresses`)."""
-    settings = get_settings()
     return await prepare_addresses(
         recorder,
         Path(request.input_path),
@@ -48,8 +50,8 @@ async def prepare_commerce_addresses(
         delimiter=request.input_delimiter,
         encoding=request.input_encoding,
         reserved=reserved,
-        csv_style=settings.csv_style,
-        limits=settings.table_limits,
+        csv_style=csv_style,
+        limits=limits,
     )
 
 

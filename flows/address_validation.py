@@ -73,7 +73,13 @@ async def address_validation(
         summary,
     ):
         addresses, _ = await prepare_commerce_addresses(
-            recorder, request, output_dir, use="validation", reserved=RESULT_COLUMNS
+            recorder,
+            request,
+            output_dir,
+            use="validation",
+            reserved=RESULT_COLUMNS,
+            csv_style=settings.csv_style,
+            limits=settings.table_limits,
         )
         summary.update(idempotency_key=key, **addresses.counts())
 

@@ -68,26 +68,20 @@ async def deliverability_check(
     dates = requested_days(first, days)
     options = {"start": first.isoformat(), "days": days, **request.identity()}
     key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), files=(input_path,), parameters=options)
-    parameters = {
-        "input_path": input_path,
-        "output_dir": output_dir,
-        "concurrency": request.concurrency,
-        **options,
-    }
-    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
-        recorder,
-        summary,
-    ):
+    parameters = {"input_path": input_path, "output_dir": output_dir, "concurrency": request.concurrency}
+    async with recorded_run(
+        settings, flow=FLOW_NAME, idempotency_key=key, parameters={**parameters, **options}
+    ) as (recorder, summary):
         addresses, _ = await prepare_commerce_addresses(
-            recorder, request, output_dir, use="delivery", reserved=RESULT_COLUMNS
+            recorder,
+            request,
+            output_dir,
+            use="delivery",
+            reserved=RESULT_COLUMNS,
+            csv_style=settings.csv_style,
+            limits=settings.table_limits,
         )
-        summary.update(
-            idempotency_key=key,
-            first_day=first.isoformat(),
-            days=days,
-            **addresses.counts(),
-        )
-
+        summary.update(idempotency_key=key, first_day=first.isoformat(), days=days, **addresses.counts())
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
         sends = SendCounter()
         async with commerce_client(settings, request_log=sends) as client:
@@ -100,7 +94,6 @@ async def deliverability_check(
                 checkpoint=checkpoint,
             )
         await record_outcomes(recorder, "deliverabilities", sends, outcomes)
-
         table = deliverability_table(addresses.records, outcomes, addresses.passthrough, dates)
         if not await _report(recorder, summary, table, addresses, dates, input_path, output_dir):
             checkpoint.clear()
