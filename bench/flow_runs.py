@@ -157,12 +157,12 @@ async def plain_batch(settings: Settings, input_path: Path, output_dir: Path) ->
 async def flow_batch(input_path: Path, output_dir: Path) -> int:
     """The ``address_batch`` flow run on the server, with a fresh idempotency key: every run is new work."""
     from flows.address_batch import address_batch
+    from flows.requests import AddressBatchRequest, OutputOptions, PollingOptions
 
     summary: dict[str, Any] = await address_batch(
-        input_path=input_path,
-        output_dir=output_dir,
-        idempotency_key=f"bench-{uuid.uuid4().hex}",
-        min_poll_interval_s=POLL_INTERVAL_S,
+        request=AddressBatchRequest(input_path=input_path, idempotency_key=f"bench-{uuid.uuid4().hex}"),
+        output=OutputOptions(output_dir=output_dir),
+        polling=PollingOptions(min_poll_interval_s=POLL_INTERVAL_S),
     )
     return int(summary["result_rows"])
 

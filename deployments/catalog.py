@@ -179,9 +179,9 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         schedules=(
             # 07:00 on the first day after each period: the inbox of that interval holds the statistics of
             # the period's last submission.
-            CronSpec("az-quarterly", "0 7 1 1,4,7,10 *", MappingProxyType({"interval": "AZ"})),
-            CronSpec("aza-semi-annually", "0 7 1 1,7 *", MappingProxyType({"interval": "AZA"})),
-            CronSpec("azb-yearly", "0 7 1 1 *", MappingProxyType({"interval": "AZB"})),
+            CronSpec("az-quarterly", "0 7 1 1,4,7,10 *", MappingProxyType({"request": {"interval": "AZ"}})),
+            CronSpec("aza-semi-annually", "0 7 1 1,7 *", MappingProxyType({"request": {"interval": "AZA"}})),
+            CronSpec("azb-yearly", "0 7 1 1 *", MappingProxyType({"request": {"interval": "AZB"}})),
         ),
     ),
     DeploymentSpec(
@@ -198,7 +198,7 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         description="Download structure files; record new versions (weekly: both file codes).",
         tags=("newspaper", "scheduled"),
         command="structure-files",
-        schedules=(CronSpec("weekly", "0 6 * * 1", MappingProxyType({"file_code": 9})),),
+        schedules=(CronSpec("weekly", "0 6 * * 1", MappingProxyType({"request": {"file_code": 9}})),),
     ),
     DeploymentSpec(
         name="cleanup",

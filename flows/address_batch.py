@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -28,21 +27,12 @@ from fileio.errors import InputError, ResultFileError, ResultUnreadable
 from fileio.files import write_text
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.reports import CsvStyle
-from flows.address_input import prepare_recorded
-from flows.forms import (
-    COLUMN_MAPPING,
-    FIXED_WIDTHS,
-    INPUT_ENCODING,
-    INPUT_SEPARATOR,
-    INPUT_SHEET,
-    SPLIT_HOUSE_NUMBERS,
-    Blank,
-    Separator,
-    form,
-)
+from flows.address_input import input_format, note_prepared_input
+from flows.forms import form
 from flows.naming import run_name
-from flows.parking import park_after
-from flows.runs import recorded_run
+from flows.parking import poll_policy
+from flows.requests import BATCH_POLLING, AddressBatchRequest, OutputOptions, PollingOptions
+from flows.runs import RunSummary, recorded_run
 from history import file_digest
 from history.identity import Endpoint, derive_key
 from history.jobs import BatchJobData, JobSnapshot
@@ -80,12 +70,11 @@ from tasks.address_service.steps import (
     build_results,
     prepare_input,
 )
-from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
+from tasks.polling import PollPolicy
 from tasks.retrying import run_step
 from tasks.submission import JobParked, recording_wait, submit_once, waited_before
 
 FLOW_NAME = "address-batch"
-INPUT_FILE = "The address file on the worker: .csv, .xlsx or a fixed-width .txt."
 MAIN_OUTPUT = "output"
 PLAN_SPLIT_EXAMPLES = 10
 
@@ -100,214 +89,61 @@ class DownloadLimits:
     tables: TableLimits = TABLE_LIMITS
 
 
-@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "input_path"))
+@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "request.input_path"))
 async def address_batch(
-    input_path: Annotated[Path, form("Address file", INPUT_FILE)],
-    output_dir: Annotated[
-        Path,
-        form(
-            "Output folder",
-            "Folder on the worker for results.csv, results.xlsx, rejected.csv, the raw download and "
-            "summary.md.",
-        ),
+    request: Annotated[
+        AddressBatchRequest,
+        form("Address batch", "The address file, how to read it, the agreed alignment and the billing."),
     ],
-    idempotency_key: Annotated[
-        Blank[str],
-        form(
-            "Idempotency key",
-            "Identifies this work. Empty: a hash of the file sent to the service, with the service, user, "
-            "alignment key and billing fields. A run with the same key resumes the recorded job instead of "
-            "starting a second one.",
-            blank="",
-        ),
-    ] = None,
-    billing_reference: Annotated[
-        Blank[str],
-        form("Billing reference", "Bill the alignment to this client (runbatchwithclient).", blank=""),
-    ] = None,
-    client_identifier: Annotated[
-        Blank[str], form("Client identifier", "The client's identifier, with a billing reference.", blank="")
-    ] = None,
-    client_name: Annotated[
-        Blank[str], form("Client name", "The client's name, with a billing reference.", blank="")
-    ] = None,
-    column_mapping: Annotated[Blank[dict[str, str]], form("Column mapping", COLUMN_MAPPING, blank={})] = None,
-    input_delimiter: Annotated[Separator, form("Input separator", INPUT_SEPARATOR, blank="")] = None,
-    input_encoding: Annotated[Blank[str], form("Input encoding", INPUT_ENCODING, blank="")] = None,
-    input_sheet: Annotated[Blank[str], form("Worksheet", INPUT_SHEET, blank="")] = None,
-    fixed_widths: Annotated[Blank[dict[str, int]], form("Fixed widths", FIXED_WIDTHS, blank={})] = None,
-    upload_delimiter: Annotated[
-        Separator,
-        form(
-            "Upload separator",
-            "Field separator of the file sent to the service. Empty: tab, or the profile's. Write tab or \\t "
-            "for a tab.",
-            blank="",
-        ),
-    ] = None,
-    upload_encoding: Annotated[
-        Blank[str],
-        form(
-            "Upload encoding",
-            "Encoding of the file sent to the service. Empty: Windows-1252 (cp1252), or the profile's.",
-            blank="",
-        ),
-    ] = None,
-    max_wait_s: Annotated[
-        float,
-        form("Longest wait (s)", "Give up waiting for the job after this many seconds.", exclusiveMinimum=0),
-    ] = 3600.0,
-    min_poll_interval_s: Annotated[
-        float, form("Shortest check interval (s)", "Shortest wait between status checks.", exclusiveMinimum=0)
-    ] = 1.0,
-    max_poll_interval_s: Annotated[
-        float, form("Longest check interval (s)", "Longest wait between status checks.", exclusiveMinimum=0)
-    ] = DEFAULT_MAX_INTERVAL_S,
-    resubmit: Annotated[
-        bool,
-        form(
-            "Send again",
-            "Start a new batch although an earlier runbatch of this work may have reached the service (only "
-            "after checking that it did not).",
-        ),
-    ] = False,
-    profile: Annotated[
-        Blank[str],
-        form(
-            "Alignment profile",
-            "The agreed alignment: a built-in profile (standard, legacy-de) or a YAML file on the worker. "
-            "Empty: the POSTFLOWS_ADDRESS_SERVICE_PROFILE setting.",
-            blank="",
-        ),
-    ] = None,
-    dry_run: Annotated[
-        bool, form("Dry run", "Write the upload file and plan.json into the output folder; send nothing.")
-    ] = False,
-    split_house_numbers: Annotated[bool, form("Split house numbers", SPLIT_HOUSE_NUMBERS)] = True,
+    output: Annotated[OutputOptions, form("Output", "Where the results go on the worker.")],
+    polling: Annotated[
+        PollingOptions, form("Waiting", "How long and how often to check the batch job.")
+    ] = BATCH_POLLING,
 ) -> dict[str, Any]:
     """Align an address file with the address web service's batch alignment.
 
     Reads the input (.csv, .xlsx, .txt), rejects rows that fail the spec's minimum input or field lengths
     (rejected.csv), uploads the rest, runs the configured alignment, waits for it, downloads and decodes the
-    output into results.csv and results.xlsx, and deletes both remote files whatever happens.
+    output into results.csv and results.xlsx, and deletes both remote files whatever happens. A re-run with
+    the same work (the file sent, with the service, user, alignment key and billing fields) resumes the
+    recorded job instead of starting a second one. With a profile, the upload has exactly its columns and
+    layout, and results are merged by its result id; a dry run writes the upload file and plan.json and
+    sends nothing.
 
     Args:
-        input_path: the address file.
-        output_dir: where results, the rejected-rows report and the raw download go.
-        idempotency_key: identifies this work; defaults to a hash of the file sent to the service with the
-            service, user, alignment key and billing fields, so options that give the same upload are the
-            same work. A re-run with the same key resumes the recorded job instead of starting a second one.
-        billing_reference: bill the alignment to this client (runbatchwithclient).
-        client_identifier: the client's identifier (with a billing reference).
-        client_name: the client's name (with a billing reference).
-        column_mapping: explicit header → field mapping (e.g. {"Kundenname": "Name"}).
-        input_delimiter: field separator of the input (detected when empty).
-        input_encoding: encoding of the input (UTF-8 with or without BOM, else Windows-1252, when empty).
-        input_sheet: worksheet of an .xlsx input (the first when empty).
-        fixed_widths: column name → width, in order, for a fixed-width .txt input.
-        upload_delimiter: field separator of the file sent to the service (default tab); with a profile, an
-            override of its delimiter, recorded with the run.
-        upload_encoding: encoding of the file sent to the service (default Windows-1252); with a profile,
-            an override of its encoding, recorded with the run.
-        max_wait_s: give up waiting for the job after this many seconds.
-        min_poll_interval_s: shortest wait between status checks.
-        max_poll_interval_s: longest wait between status checks.
-        resubmit: start a new batch although an earlier runbatch of this work may have reached the service
-            (only after checking that it did not).
-        profile: the agreed alignment (a built-in profile's name or a YAML file; default: the
-            ``POSTFLOWS_ADDRESS_SERVICE_PROFILE`` setting): the upload has exactly its columns and layout, and
-            results are merged by its result id. ``column_mapping`` entries that name one of its columns with
-            no address field (a pass-through slot) fill that column.
-        dry_run: write the upload file and plan.json into ``output_dir`` and send nothing.
-        split_house_numbers: split a street cell holding the house number too where a row has none (the
-            rows split are listed in house-numbers.csv); False sends street cells as given.
+        request: the address file, how to read it, the alignment profile and the billing.
+        polling: how long and how often to check the job.
+        output: where results, the rejected-rows report, the raw download and summary.md go.
 
     Returns:
         The run summary: run id, row counts, QSTAT counts and the files written.
     """
     settings = get_settings()
     logger = get_run_logger()
-    input_path, output_dir = Path(input_path), Path(output_dir)
+    input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
-    input_format = InputFormat.of(
-        delimiter=input_delimiter, encoding=input_encoding, sheet=input_sheet, fixed_widths=fixed_widths
+    work = _Work.of(request, settings)
+    key = request.idempotency_key or derive_key(
+        FLOW_NAME, endpoint=address_service_endpoint(settings), files=(input_path,), parameters=work.identity
     )
-    alignment = _profile(profile or settings.address_service.profile, upload_delimiter, upload_encoding)
-    batch_key = (alignment.key if alignment is not None else None) or settings.address_service.batch_key
-    mapping, profile_map = split_mapping(column_mapping, alignment)
-    # The run starts under a key of the file and its options; once the upload is written, it goes on under
-    # the key of what it sends (the work's identity), so options that give the same upload share one job.
-    identifying = {
-        "key": batch_key,
-        "profile": None if alignment is None else f"{alignment.name} sha256:{alignment.fingerprint()}",
-        "billing_reference": billing_reference,
-        "client_identifier": client_identifier,
-        "client_name": client_name,
-        "column_mapping": column_mapping,
-        "input_format": input_format,
-        "upload_delimiter": upload_delimiter if alignment is not None else upload_delimiter or "\t",
-        "upload_encoding": upload_encoding if alignment is not None else upload_encoding or "cp1252",
-        "split_house_numbers": split_house_numbers,
-    }
-    key = idempotency_key or derive_key(
-        FLOW_NAME, endpoint=address_service_endpoint(settings), files=(input_path,), parameters=identifying
-    )
-    parameters = {"input_path": input_path, "output_dir": output_dir, "resubmit": resubmit, **identifying}
-    prepare = partial(
-        prepare_input,
-        input_path,
-        output_dir,
-        mode="batch",
-        mapping=mapping,
-        input_format=input_format,
-        wire_format=WireFormat(delimiter=upload_delimiter or "\t", encoding=upload_encoding or "cp1252"),
-        csv_style=settings.csv_style,
-        profile=alignment,
-        profile_map=profile_map,
-        split_house_numbers=split_house_numbers,
-        limits=settings.table_limits,
-    )
-    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
-        recorder,
-        summary,
-    ):
-        prepared = await prepare_recorded(recorder, summary, prepare)
-        if prepared.upload_path is None:
-            raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
-        if idempotency_key is None:
-            await recorder.rekey(
-                work_key(
-                    address_service_endpoint(settings),
-                    prepared.upload_path,
-                    batch_key=batch_key,
-                    billing=(billing_reference, client_identifier, client_name),
-                    outputs=alignment.outputs if alignment is not None else {},
-                )
-            )
+    parameters = {"input_path": input_path, "output_dir": output_dir, "resubmit": request.resubmit}
+    async with recorded_run(
+        settings, flow=FLOW_NAME, idempotency_key=key, parameters={**parameters, **work.identity}
+    ) as (recorder, summary):
+        prepared, upload = await _prepare(recorder, summary, work, input_path, output_dir)
+        if request.idempotency_key is None:
+            await recorder.rekey(work.key_of(address_service_endpoint(settings), upload))
             key = recorder.idempotency_key or key
         summary.update(idempotency_key=key)
         unmergeable = None
-        if alignment is not None:
-            summary.update(record_id_returned_in=alignment.result_record_id)
-            unmergeable = _sandbox_id_problem(settings, alignment, batch_key, prepared.upload_path)
-        if unmergeable is not None and not dry_run:
+        if work.alignment is not None:
+            summary.update(record_id_returned_in=work.alignment.result_record_id)
+            unmergeable = _sandbox_id_problem(settings, work.alignment, work.batch_key, upload)
+        if request.dry_run:
+            return await _dry_run(recorder, summary, prepared, work, key, output_dir, problem=unmergeable)
+        if unmergeable is not None:
             raise ConfigurationError(unmergeable)
-        if dry_run:
-            if unmergeable is not None:
-                summary.update(problem=unmergeable)
-                logger.warning("%s", unmergeable)
-            plan = _plan(prepared, alignment, batch_key, key, output_dir, problem=unmergeable)
-            summary.update(dry_run=True, upload=str(prepared.upload_path), plan=str(plan))
-            await recorder.document("plan", plan)
-            await summary.publish(
-                f"# Address batch {input_path.name}: dry run\n\nNothing was sent.",
-                output_dir,
-                description="Dry run",
-            )
-            logger.info("dry run: the upload file and plan are in %s; nothing was sent", output_dir)
-            return dict(summary)
-
         try:
             async with address_service_client(settings, request_log=recorder.request_log) as client:
                 results = await _run_batch(
@@ -315,34 +151,137 @@ async def address_batch(
                     recorder,
                     prepared,
                     output_dir,
-                    key=batch_key,
-                    billing=(billing_reference, client_identifier, client_name),
-                    policy=PollPolicy(
-                        max_wait_s,
-                        min_poll_interval_s,
-                        max_poll_interval_s,
-                        park_after_s=park_after(settings),
-                    ),
-                    resubmit=resubmit,
+                    key=work.batch_key,
+                    billing=work.billing,
+                    policy=poll_policy(polling, settings),
+                    resubmit=request.resubmit,
                     limits=DownloadLimits(
                         settings.download_max_bytes, settings.zip_max_ratio, settings.table_limits
                     ),
                     csv_style=settings.csv_style,
-                    profile=alignment,
+                    profile=work.alignment,
                 )
         except JobParked as parked:
             return await summary.park(parked)  # a follow-up run continues the wait
         for path in results.files:
             await recorder.document(path.stem, path)
-        summary.update(
-            result_rows=results.rows,
-            moves=results.moves,
-            qstat=results.qstat_counts(),
-        )
+        summary.update(result_rows=results.rows, moves=results.moves, qstat=results.qstat_counts())
         report = results.markdown(f"Address batch {input_path.name}", rejected_rows=prepared.rejected_rows)
         await summary.publish(report, output_dir, description="QSTAT summary")
         logger.info("address batch done: %d rows, results in %s", results.rows, output_dir)
         return dict(summary)
+
+
+async def _prepare(
+    recorder: RunRecorder, summary: RunSummary, work: _Work, input_path: Path, output_dir: Path
+) -> tuple[PreparedInput, Path]:
+    """The "prepare input" step: read and check the rows, write the upload file as the profile (or the
+    request) lays it out; fails when no row passed. Returns the input and the upload file."""
+    settings, request = get_settings(), work.request
+    async with recorder.step("prepare input"):
+        prepared = await prepare_input(
+            input_path,
+            output_dir,
+            mode="batch",
+            mapping=work.mapping,
+            input_format=work.input_format,
+            wire_format=WireFormat(
+                delimiter=request.upload_delimiter or "\t", encoding=request.upload_encoding or "cp1252"
+            ),
+            csv_style=settings.csv_style,
+            profile=work.alignment,
+            profile_map=work.profile_map,
+            split_house_numbers=request.split_house_numbers,
+            limits=settings.table_limits,
+        )
+    await note_prepared_input(recorder, summary, prepared)
+    if prepared.upload_path is None:
+        raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
+    return prepared, prepared.upload_path
+
+
+@dataclass(frozen=True)
+class _Work:
+    """What a request asks of the service, with the settings' part (the batch key, the default profile)."""
+
+    request: AddressBatchRequest
+    alignment: AlignmentProfile | None
+    batch_key: str
+    input_format: InputFormat
+    mapping: dict[str, str] | None
+    profile_map: dict[str, str]
+
+    @classmethod
+    def of(cls, request: AddressBatchRequest, settings: Settings) -> _Work:
+        alignment = _profile(
+            request.profile or settings.address_service.profile,
+            request.upload_delimiter,
+            request.upload_encoding,
+        )
+        mapping, profile_map = split_mapping(request.column_mapping, alignment)
+        return cls(
+            request=request,
+            alignment=alignment,
+            batch_key=(alignment.key if alignment is not None else None)
+            or settings.address_service.batch_key,
+            input_format=input_format(request),
+            mapping=mapping,
+            profile_map=profile_map,
+        )
+
+    @property
+    def billing(self) -> tuple[str | None, str | None, str | None]:
+        return (self.request.billing_reference, self.request.client_identifier, self.request.client_name)
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What the run starts under, before the upload is written: the request's work with the batch key,
+        the profile, the input format and the upload's layout as sent."""
+        request, alignment = self.request, self.alignment
+        return {
+            **request.identity(),
+            "key": self.batch_key,
+            "profile": None if alignment is None else f"{alignment.name} sha256:{alignment.fingerprint()}",
+            "input_format": self.input_format,
+            "upload_delimiter": request.upload_delimiter
+            if alignment is not None
+            else request.upload_delimiter or "\t",
+            "upload_encoding": request.upload_encoding
+            if alignment is not None
+            else request.upload_encoding or "cp1252",
+        }
+
+    def key_of(self, endpoint: Endpoint, upload: Path) -> str:
+        """The key of what is sent, once the upload is written (see :func:`work_key`)."""
+        outputs = self.alignment.outputs if self.alignment is not None else {}
+        return work_key(endpoint, upload, batch_key=self.batch_key, billing=self.billing, outputs=outputs)
+
+
+async def _dry_run(
+    recorder: RunRecorder,
+    summary: RunSummary,
+    prepared: PreparedInput,
+    work: _Work,
+    key: str,
+    output_dir: Path,
+    *,
+    problem: str | None,
+) -> dict[str, Any]:
+    """Write plan.json next to the upload file and end the run; nothing is sent."""
+    logger = get_run_logger()
+    if problem is not None:
+        summary.update(problem=problem)
+        logger.warning("%s", problem)
+    plan = _plan(prepared, work.alignment, work.batch_key, key, output_dir, problem=problem)
+    summary.update(dry_run=True, upload=str(prepared.upload_path), plan=str(plan))
+    await recorder.document("plan", plan)
+    await summary.publish(
+        f"# Address batch {work.request.input_path.name}: dry run\n\nNothing was sent.",
+        output_dir,
+        description="Dry run",
+    )
+    logger.info("dry run: the upload file and plan are in %s; nothing was sent", output_dir)
+    return dict(summary)
 
 
 async def _run_batch(

@@ -1,10 +1,10 @@
-"""What the address flows do with their input before anything is sent: their "prepare input" steps (the
-commerce flows', and batch's and query's), and for batch and query the counts in the run summary, the files
-in the history, a line for each thing the reader decided."""
+"""What the address flows do with their request's file before anything is sent: how it is read (from the
+request's reading options), the commerce flows' "prepare input" step, and for batch and query the counts in
+the run summary, the files in the history, a line for each thing the reader decided."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,20 +14,46 @@ from fileio.commerce.address_input import CommerceAddresses, Use, read_commerce_
 from fileio.limits import TableLimits
 from fileio.rejected_rows import write_rejected
 from fileio.reports import CsvStyle
+from flows.requests import AddressTable
+from flows.requests.commerce import CommerceAddressRequest
 from history.recorder import RunRecorder
-from tasks.address_service.steps import PreparedInput
+from tasks.address_service.steps import InputFormat, PreparedInput
 
 
-async def prepare_recorded(
-    recorder: RunRecorder, summary: MutableMapping[str, Any], prepare: Callable[[], Awaitable[PreparedInput]]
-) -> PreparedInput:
-    """The "prepare input" step of the address flows (batch and query): ``prepare`` (the
-    :func:`~tasks.address_service.steps.prepare_input` task with the flow's options) run as the run's step,
-    then what the reader decided recorded and said (:func:`note_prepared_input`)."""
-    async with recorder.step("prepare input"):
-        prepared = await prepare()
-    await note_prepared_input(recorder, summary, prepared)
-    return prepared
+def input_format(request: AddressTable) -> InputFormat:
+    """How the request's address file is read: separator, encoding, worksheet, fixed widths."""
+    return InputFormat.of(
+        delimiter=request.input_delimiter,
+        encoding=request.input_encoding,
+        sheet=request.input_sheet,
+        fixed_widths=request.fixed_widths,
+    )
+
+
+async def prepare_commerce_addresses(
+    recorder: RunRecorder,
+    request: CommerceAddressRequest,
+    output_dir: Path,
+    *,
+    use: Use,
+    reserved: Sequence[str],
+    csv_style: CsvStyle,
+    limits: TableLimits,
+) -> tuple[CommerceAddresses, Path | None]:
+    """The "prepare input" step of a commerce flow, reading the request's file as it says (see
+    :func:`prepare_addresses`)."""
+    return await prepare_addresses(
+        recorder,
+        Path(request.input_path),
+        output_dir,
+        use=use,
+        sheet=request.input_sheet,
+        delimiter=request.input_delimiter,
+        encoding=request.input_encoding,
+        reserved=reserved,
+        csv_style=csv_style,
+        limits=limits,
+    )
 
 
 async def note_prepared_input(

@@ -9,31 +9,37 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+from fileio.checkpoint import RowCheckpoint
+from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
-from flows.commerce_rows import commerce_rows_run
-from flows.forms import INPUT_ENCODING, INPUT_SEPARATOR, INPUT_SHEET, OUTPUT_FOLDER, Blank, Separator, form
+from flows.address_input import prepare_commerce_addresses
+from flows.forms import form
 from flows.naming import run_name
+from flows.requests import AddressValidationRequest, OutputOptions
+from flows.runs import RunSummary, recorded_run
+from history.identity import derive_key
+from history.recorder import RunRecorder
 from postflows.settings import get_settings
 from postflows.task_runners import fan_out_task_runner
-from postflows.wiring import commerce_client
+from postflows.wiring import commerce_client, commerce_endpoint
 from tasks.commerce.per_row import record_outcomes
-from tasks.commerce.validation import RESULT_COLUMNS, validate_addresses, validation_table
+from tasks.commerce.validation import RESULT_COLUMNS, ValidationTable, validate_addresses, validation_table
 from tasks.commerce.validation_results import validation_markdown, write_validation_results
 from tasks.sending import SendCounter
 
 FLOW_NAME = "address-validation"
 
 
-@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "input_path"), task_runner=fan_out_task_runner())
+@flow(
+    name=FLOW_NAME,
+    flow_run_name=run_name(FLOW_NAME, "request.input_path"),
+    task_runner=fan_out_task_runner(),
+)
 async def address_validation(
-    input_path: Annotated[Path, form("Address file", "The address file on the worker: .csv or .xlsx.")],
-    output_dir: Annotated[Path, form("Output folder", OUTPUT_FOLDER)],
-    concurrency: Annotated[
-        int, form("Validations at once", "Validations in flight at the same time.", minimum=1, maximum=64)
-    ] = 8,
-    input_sheet: Annotated[Blank[str], form("Worksheet", INPUT_SHEET, blank="")] = None,
-    input_delimiter: Annotated[Separator, form("Input separator", INPUT_SEPARATOR, blank="")] = None,
-    input_encoding: Annotated[Blank[str], form("Input encoding", INPUT_ENCODING, blank="")] = None,
+    request: Annotated[
+        AddressValidationRequest, form("Addresses", "The address file, how to read it and how many at once.")
+    ],
+    output: Annotated[OutputOptions, form("Output", "Where the results go on the worker.")],
 ) -> dict[str, Any]:
     """Validate every address of a file with the commerce API's address validation.
 
@@ -44,74 +50,56 @@ async def address_validation(
     service) asks only for the rows not answered yet.
 
     Args:
-        input_path: the address file (.csv, .xlsx).
-        output_dir: where results.csv, results.xlsx, rejected.csv and summary.md go.
-        concurrency: validations in flight at once.
-        input_sheet: worksheet of an .xlsx input (the first when empty).
-        input_delimiter: field separator of a text input (detected when empty).
-        input_encoding: encoding of a text input (detected when empty).
+        request: the address file (.csv, .xlsx), how to read it, and validations in flight at once.
+        output: where results.csv, results.xlsx, rejected.csv and summary.md go.
 
     Returns:
         The run summary: run id, row counts, outcome and quality counts, and the files written.
     """
     settings = get_settings()
-    input_path, output_dir = Path(input_path), Path(output_dir)
+    input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
-    if concurrency < 1:
-        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    async with commerce_rows_run(
-        settings,
-        FLOW_NAME,
-        input_path,
-        output_dir,
-        use="validation",
-        reserved=RESULT_COLUMNS,
-        concurrency=concurrency,
-        sheet=input_sheet,
-        delimiter=input_delimiter,
-        encoding=input_encoding,
-    ) as run:
-        addresses, summary = run.addresses, run.summary
+    options = request.identity()
+    key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), files=(input_path,), parameters=options)
+    parameters = {
+        "input_path": input_path,
+        "output_dir": output_dir,
+        "concurrency": request.concurrency,
+        **options,
+    }
+    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
+        recorder,
+        summary,
+    ):
+        addresses, _ = await prepare_commerce_addresses(
+            recorder,
+            request,
+            output_dir,
+            use="validation",
+            reserved=RESULT_COLUMNS,
+            csv_style=settings.csv_style,
+            limits=settings.table_limits,
+        )
+        summary.update(idempotency_key=key, **addresses.counts())
+
+        checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
         sends = SendCounter()
         outcomes = await validate_addresses(
             partial(commerce_client, settings),
             addresses.records,
-            concurrency=concurrency,
-            checkpoint=run.checkpoint,
+            concurrency=request.concurrency,
+            checkpoint=checkpoint,
             sends=sends,
         )
-        await record_outcomes(run.recorder, "validation", sends, outcomes)
-
+        await record_outcomes(recorder, "validation", sends, outcomes)
         table = validation_table(addresses.records, outcomes, addresses.passthrough)
-        files = write_validation_results(
-            table,
-            output_dir,
-            rejected_rows=addresses.rejected_rows,
-            empty_rows=addresses.empty_rows,
-            csv_style=settings.csv_style,
-        )
-        statuses = table.status_counts()
-        failed = await run.finish(files, statuses)
+        failed = await _report(recorder, summary, table, addresses, input_path, output_dir)
+        if not failed:
+            checkpoint.clear()  # done: a later run validates afresh
         summary.update(
-            validated=statuses.get("validated", 0),
-            refused=statuses.get("refused", 0),
-            not_found=statuses.get("not found", 0),
-            failed=failed,
-            quality=table.quality_counts(),
-            rows_changed=table.rows_changed,
-            resumed_rows=sum(1 for outcome in outcomes if outcome.resumed),
-            requests_sent=sends.total,
+            resumed_rows=sum(1 for outcome in outcomes if outcome.resumed), requests_sent=sends.total
         )
-        report = validation_markdown(
-            f"Address validation {input_path.name}",
-            table,
-            rejected_rows=addresses.rejected_rows,
-            empty_rows=addresses.empty_rows,
-        )
-        if failed:
-            report += f"\n{failed} rows failed; running the same command again asks only for those.\n"
-        await summary.publish(report, output_dir, description="Address validation summary")
         get_run_logger().info(
             "address validation done: %d validated, %d refused, %d failed, %d rejected",
             summary["validated"],
@@ -120,3 +108,44 @@ async def address_validation(
             addresses.rejected_rows,
         )
         return dict(summary)
+
+
+async def _report(
+    recorder: RunRecorder,
+    summary: RunSummary,
+    table: ValidationTable,
+    addresses: CommerceAddresses,
+    input_path: Path,
+    output_dir: Path,
+) -> int:
+    """Write the results and summary.md, and count the outcomes into the summary; the rows that failed."""
+    settings = get_settings()
+    files = write_validation_results(
+        table,
+        output_dir,
+        rejected_rows=addresses.rejected_rows,
+        empty_rows=addresses.empty_rows,
+        csv_style=settings.csv_style,
+    )
+    for path in files:
+        await recorder.document(path.name, path)
+    statuses = table.status_counts()
+    failed = statuses.get("failed", 0)
+    summary.update(
+        validated=statuses.get("validated", 0),
+        refused=statuses.get("refused", 0),
+        not_found=statuses.get("not found", 0),
+        failed=failed,
+        quality=table.quality_counts(),
+        rows_changed=table.rows_changed,
+    )
+    report = validation_markdown(
+        f"Address validation {input_path.name}",
+        table,
+        rejected_rows=addresses.rejected_rows,
+        empty_rows=addresses.empty_rows,
+    )
+    if failed:
+        report += f"\n{failed} rows failed; running the same command again asks only for those.\n"
+    await summary.publish(report, output_dir, description="Address validation summary")
+    return int(failed)

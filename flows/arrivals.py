@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 FILE_ARRIVED_EVENT = "postflows.file.arrived"
 FILE_ARRIVED_FLOW = "file-arrived"
@@ -22,12 +23,27 @@ class FileFlow:
     Attributes:
         name: the flow's name, which its deployment has too (``<name>/<name>`` to ``run_deployment``).
         command: the ``postflows`` sub-command that runs the same flow (an event's ``kind`` may name it).
-        parameter: the parameter a ``postflows.file.arrived`` event fills with the file's path.
+        parameter: the parameter a ``postflows.file.arrived`` event fills with the file's path
+            (``part.field`` for a field of a request part).
+        output_parameter: the parameter (or ``part.field``) such a run gets its output folder in.
     """
 
     name: str
     command: str
     parameter: str
+    output_parameter: str = "output.output_dir"
+
+    def parameters(self, file: str, output_dir: str) -> dict[str, Any]:
+        """The parameters of a run on a file that arrived: the file and the output folder, each in its
+        parameter or in its field of a request part."""
+        parameters: dict[str, Any] = {}
+        for name, value in ((self.parameter, file), (self.output_parameter, output_dir)):
+            part, _, field = name.partition(".")
+            if field:
+                parameters.setdefault(part, {})[field] = value
+            else:
+                parameters[part] = value
+        return parameters
 
     @property
     def deployment(self) -> str:
@@ -39,12 +55,12 @@ FILE_FLOWS: Mapping[str, FileFlow] = MappingProxyType(
     {
         file_flow.name: file_flow
         for file_flow in (
-            FileFlow("address-batch", "address-batch", "input_path"),
-            FileFlow("address-query", "address-query", "input_path"),
-            FileFlow("newspaper-statistics", "newspaper-statistics", "input_path"),
-            FileFlow("address-validation", "address-validation", "input_path"),
-            FileFlow("deliverability-check", "deliverability", "input_path"),
-            FileFlow("pickup-registration", "pickup-register", "input_path"),
+            FileFlow("address-batch", "address-batch", "request.input_path"),
+            FileFlow("address-query", "address-query", "request.input_path"),
+            FileFlow("newspaper-statistics", "newspaper-statistics", "request.input_path"),
+            FileFlow("address-validation", "address-validation", "request.input_path"),
+            FileFlow("deliverability-check", "deliverability", "request.input_path"),
+            FileFlow("pickup-registration", "pickup-register", "request.input_path"),
         )
     }
 )

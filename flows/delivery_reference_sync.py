@@ -12,8 +12,9 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 from fileio.files import write_text
-from flows.forms import Blank, form
+from flows.forms import form
 from flows.naming import run_name
+from flows.requests import ReferenceDataOutput
 from flows.runs import recorded_run
 from history.identity import named_key
 from postflows.settings import get_settings
@@ -32,15 +33,9 @@ FLOW_NAME = "delivery-reference-sync"
 
 @flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME))
 async def delivery_reference_sync(
-    output_dir: Annotated[
-        Blank[Path],
-        form(
-            "Output folder",
-            "Folder on the worker for the lists as received (JSON) and summary.md. Empty: none are written "
-            "(the tables and the run's summary in the UI have everything).",
-            blank="",
-        ),
-    ] = None,
+    output: Annotated[
+        ReferenceDataOutput, form("Output", "Where the lists as received go on the worker, if anywhere.")
+    ] = ReferenceDataOutput(),  # noqa: B008 - an immutable part, the form's default
 ) -> dict[str, Any]:
     """Synchronise the delivery reference data (holidays, additional services, delivery instructions) into
     the SQL tables.
@@ -50,7 +45,7 @@ async def delivery_reference_sync(
     data writes nothing.
 
     Args:
-        output_dir: where the lists as received (JSON) and summary.md go; none are written when empty.
+        output: where the lists as received (JSON) and summary.md go; none are written when empty.
 
     Returns:
         The run summary: counts of added, changed, removed and unchanged records per table, the number of
@@ -58,6 +53,7 @@ async def delivery_reference_sync(
     """
     settings = get_settings()
     endpoint = commerce_endpoint(settings)
+    output_dir = output.output_dir
     parameters = {"output_dir": output_dir}
     async with recorded_run(
         settings,

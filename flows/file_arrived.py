@@ -97,10 +97,7 @@ async def file_arrived(
     """
     file_flow = arrival_flow(kind)
     file = arrived_file(path)
-    parameters = {
-        file_flow.parameter: str(file),
-        "output_dir": str(arrival_dir(get_settings().data_dir, file)),
-    }
+    parameters = file_flow.parameters(str(file), str(arrival_dir(get_settings().data_dir, file)))
     started = await arun_deployment(
         file_flow.deployment,
         parameters=parameters,

@@ -129,4 +129,3 @@ INPUT_SHEET = "Worksheet of an .xlsx input. Empty: the first."
 FIXED_WIDTHS = (
     'Column name → width, in column order, for a fixed-width .txt input, e.g. {"Name": 30, "Street": 40}.'
 )
-OUTPUT_FOLDER = "Folder on the worker for results.csv, results.xlsx, rejected.csv and summary.md."

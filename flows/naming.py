@@ -16,8 +16,9 @@ def run_name(flow_name: str, *parts: str | Describe) -> Callable[[], str]:
 
     Args:
         flow_name: the first word.
-        *parts: parameter names (a path is named by its file name, other values as they are; empty ones
-            are left out) or functions of all parameters returning a word or None.
+        *parts: parameter names, or ``part.field`` for a field of a request part (a path is named by its
+            file name, other values as they are; empty ones are left out), or functions of all parameters
+            returning a word or None.
     """
 
     def name() -> str:
@@ -26,13 +27,22 @@ def run_name(flow_name: str, *parts: str | Describe) -> Callable[[], str]:
         parameters: Mapping[str, Any] = flow_run.parameters or {}
         words = [flow_name]
         for part in parts:
-            word = part(parameters) if callable(part) else _word(parameters.get(part))
+            word = part(parameters) if callable(part) else _word(parameter_value(parameters, part))
             if word:
                 words.append(word)
         words.append(dt.datetime.now().strftime("%Y%m%d-%H%M%S"))
         return "-".join(words)
 
     return name
+
+
+def parameter_value(parameters: Mapping[str, Any], name: str) -> Any:
+    """A parameter, or a field of one (``request.input_path``): a request part or its JSON object."""
+    head, _, field = name.partition(".")
+    value = parameters.get(head)
+    if not field:
+        return value
+    return value.get(field) if isinstance(value, Mapping) else getattr(value, field, None)
 
 
 def _word(value: Any) -> str | None:

@@ -14,8 +14,9 @@ from prefect import flow, get_run_logger
 from connectors.errors import PostflowsError
 from fileio.newspaper.outputs import summary_markdown, write_json
 from fileio.reports import write_xlsx
-from flows.forms import Blank, form
-from flows.naming import run_name
+from flows.forms import form
+from flows.naming import parameter_value, run_name
+from flows.requests import MasterDataRequest, OwnOutputOptions
 from flows.runs import recorded_run
 from history.identity import named_key
 from postflows.settings import get_settings
@@ -41,48 +42,37 @@ class MasterDataNotSynced(PostflowsError):
 @flow(
     name=FLOW_NAME,
     log_prints=False,
-    flow_run_name=run_name(FLOW_NAME, lambda parameters: str(parameters.get("newspaper_number") or "all")),
+    flow_run_name=run_name(
+        FLOW_NAME, lambda parameters: str(parameter_value(parameters, "request.newspaper_number") or "all")
+    ),
 )
 async def newspaper_master_data(
-    newspaper_number: Annotated[
-        Blank[int],
-        form(
-            "Newspaper number",
-            "The newspaper whose summary, distribution list and black list are synced (the lists exist for "
-            "gratis newspapers only). 0: every newspaper synced before, each as its own run.",
-            blank=0,
-            minimum=0,
-        ),
-    ] = None,
-    output_dir: Annotated[
-        Blank[Path],
-        form(
-            "Output folder",
-            "Folder on the worker for the JSON answers, master-data.xlsx and summary.md. Empty: "
-            "<data dir>/newspaper-master-data/<number>.",
-            blank="",
-        ),
-    ] = None,
+    request: Annotated[
+        MasterDataRequest,
+        form("Newspaper", "The newspaper whose master data are synced; 0 for every one synced before."),
+    ] = (
+        MasterDataRequest()  # noqa: B008 - an immutable part, the form's default
+    ),
+    output: Annotated[
+        OwnOutputOptions, form("Output", "Where the results go on the worker.")
+    ] = OwnOutputOptions(),  # noqa: B008
 ) -> dict[str, Any]:
     """Synchronise one newspaper's master data into the SQL tables.
 
     Args:
-        newspaper_number: the newspaper (its distribution and black list exist for gratis newspapers only);
-            none syncs every newspaper synced before, each as its own run.
-        output_dir: where the JSON answers, master-data.xlsx and summary.md go (default: data
+        request: the newspaper (its distribution and black list exist for gratis newspapers only); none
+            syncs every newspaper synced before, each as its own run.
+        output: where the JSON answers, master-data.xlsx and summary.md go (default: data
             dir/newspaper-master-data/<number>; without a number, a sub-folder per newspaper).
 
     Returns:
         The run summary: counts of added, changed, removed and unchanged records per table, and files.
     """
     settings = get_settings()
+    newspaper_number = request.newspaper_number
     if not newspaper_number:
-        return await _sync_every_known(settings.effective_database_url, output_dir)
-    output_dir = (
-        Path(output_dir)
-        if output_dir is not None
-        else settings.data_dir / "newspaper-master-data" / str(newspaper_number)
-    )
+        return await _sync_every_known(settings.effective_database_url, output.output_dir)
+    output_dir = output.folder_or(settings.data_dir / "newspaper-master-data" / str(newspaper_number))
     parameters = {"newspaper_number": newspaper_number, "output_dir": output_dir}
     async with recorded_run(
         settings,
@@ -141,8 +131,10 @@ async def _sync_every_known(database_url: str, output_dir: Path | None) -> dict[
     for number in numbers:
         try:
             result = await newspaper_master_data(
-                newspaper_number=number,
-                output_dir=None if output_dir is None else Path(output_dir) / str(number),
+                request=MasterDataRequest(newspaper_number=number),
+                output=OwnOutputOptions(
+                    output_dir=None if output_dir is None else Path(output_dir) / str(number)
+                ),
             )
         except Exception as error:  # noqa: BLE001 - one newspaper's failure must not stop the others
             failed[number] = f"{type(error).__name__}: {error}"

@@ -19,11 +19,12 @@ from prefect import flow, get_run_logger
 
 from connectors.newspaper import ApiResult, GratisOrder, NewspaperClient, OrderStatus, StandardOrder
 from fileio.errors import InputError
-from flows.forms import Blank, form
+from flows.forms import form
 from flows.naming import run_name
 from flows.newspaper_forms import OrderForm
-from flows.parking import park_after
-from flows.runs import recorded_run
+from flows.parking import poll_policy
+from flows.requests import NewspaperOrderRequest, OwnOutputOptions, PollingOptions
+from flows.runs import RunSummary, recorded_run
 from history.jobs import JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder
@@ -54,9 +55,9 @@ from tasks.newspaper.report_sweep import (
     with_status,
 )
 from tasks.newspaper.submissions import WarningLog, submit_newspaper
-from tasks.polling import DEFAULT_MAX_INTERVAL_S, PollPolicy
+from tasks.polling import PollPolicy
 from tasks.retrying import run_step
-from tasks.submission import JobParked, recording_wait, waited_before
+from tasks.submission import JobParked, Submission, recording_wait, waited_before
 
 FLOW_NAME = "newspaper-order"
 FORM_ORDER = "order (form)"
@@ -64,7 +65,10 @@ FORM_ORDER = "order (form)"
 
 def _order_words(parameters: Mapping[str, Any]) -> str | None:
     """The newspaper and issue of an order filled in the form, for the run's name."""
-    order = parameters.get("order")
+    request = parameters.get("request")
+    order: Any = request.order if isinstance(request, NewspaperOrderRequest) else None
+    if isinstance(request, Mapping):
+        order = request.get("order")
     if isinstance(order, OrderForm):
         order = order.to_body()
     basis = order.get("basisInformation") if isinstance(order, Mapping) else None
@@ -77,110 +81,48 @@ def _order_words(parameters: Mapping[str, Any]) -> str | None:
 @flow(
     name=FLOW_NAME,
     log_prints=False,
-    flow_run_name=run_name(FLOW_NAME, "order_path", _order_words),
+    flow_run_name=run_name(FLOW_NAME, "request.order_path", _order_words),
 )
 async def newspaper_order(
-    order_path: Annotated[
-        Blank[Path],
-        form(
-            "Order file",
-            "The order as a JSON file on the worker (§2.1; a gratis order adds gratisDelivery). Leave "
-            "empty when you fill in the order below.",
-            blank="",
-        ),
-    ] = None,
-    output_dir: Annotated[
-        Blank[Path],
-        form(
-            "Output folder",
-            "Folder on the worker for the delivery note, the JSON answers, report.xlsx and summary.md. "
-            "Empty: <data dir>/newspaper-orders/<newspaper>-<issue>-<delivery date>.",
-            blank="",
-        ),
-    ] = None,
-    gratis: Annotated[
-        bool, form("Gratis order", "Submit a gratis order (orders/gratis) instead of a standard order.")
-    ] = False,
-    resubmit: Annotated[
-        bool,
-        form(
-            "Send again",
-            "Post although an earlier POST of this order may have reached the service. Check the online "
-            "dispatch-list service first.",
-        ),
-    ] = False,
-    waiting_statuses: Annotated[
-        Blank[list[str]],
-        form(
-            "Statuses to wait in",
-            "Keep checking while the order is in one of these statuses besides CONTROL, which is always "
-            "waited out. Empty: CONTROL only, so an order that stays LOADED (weights completed by hand) ends "
-            "the run at once; name your contract's statuses (e.g. LOADED) to wait for its final one.",
-            blank=[],
-        ),
-    ] = None,
-    max_wait_s: Annotated[
-        float,
-        form(
-            "Longest wait (s)",
-            "Give up waiting for the status after this many seconds; a re-run resumes.",
-            exclusiveMinimum=0,
-        ),
-    ] = 3600.0,
-    min_poll_interval_s: Annotated[
-        float, form("First check interval (s)", "First wait between status checks.", exclusiveMinimum=0)
-    ] = 2.0,
-    max_poll_interval_s: Annotated[
-        float, form("Longest check interval (s)", "Longest wait between status checks.", exclusiveMinimum=0)
-    ] = DEFAULT_MAX_INTERVAL_S,
-    order: Annotated[
-        Blank[OrderForm],
-        form(
-            "Order",
-            "The order itself, when no order file is given: newspaper, issue and delivery date, sender and "
-            "the shipments (a gratis order fills gratis delivery).",
-            blank={},
-        ),
-    ] = None,
+    request: Annotated[
+        NewspaperOrderRequest,
+        form("Order", "The order: a JSON file on the worker or filled in, standard or gratis."),
+    ],
+    polling: Annotated[
+        PollingOptions, form("Waiting", "How long and how often to check the order's status.")
+    ] = PollingOptions(),  # noqa: B008 - an immutable part, the form's default
+    output: Annotated[
+        OwnOutputOptions, form("Output", "Where the results go on the worker.")
+    ] = OwnOutputOptions(),  # noqa: B008
 ) -> dict[str, Any]:
     """Submit a newspaper order and collect its delivery note and reports.
 
+    The order is read from its JSON file (§2.1; a gratis order adds its ``gratisDelivery``) or taken as
+    filled in, posted once (orders/standard or orders/gratis), its delivery note saved, its status waited
+    out while in CONTROL (or a status the request names), and its reports written as the service gives
+    them in the status reached. A re-run of the same order resumes it.
+
     Args:
-        order_path: the order body as JSON (§2.1; a gratis order adds its ``gratisDelivery``); or none,
-            with ``order`` filled in.
-        output_dir: where the delivery note, JSON files, report.xlsx and summary.md go (default: data
+        request: the order, its kind, the statuses to wait in and whether to post again.
+        polling: how long and how often to check the status.
+        output: where the delivery note, JSON files, report.xlsx and summary.md go (default: data
             dir/newspaper-orders/<newspaper>-<issue>-<delivery date>).
-        gratis: POST orders/gratis instead of orders/standard.
-        resubmit: post even though an earlier POST of this order may have reached the service.
-        waiting_statuses: statuses to keep polling in besides CONTROL, which always is (default: CONTROL
-            only; any other status ends the wait and the reports are fetched as the service gives them).
-        max_wait_s: give up waiting for the status after this many seconds (a re-run resumes).
-        min_poll_interval_s: first wait between status checks.
-        max_poll_interval_s: longest wait between status checks.
-        order: the order as an object with the spec's field names, instead of ``order_path``.
 
     Returns:
         The run summary: order id, the status the wait ended in, files written and the API's warnings.
     """
     settings = get_settings()
-    logger = get_run_logger()
-    kind: OrderKind = "gratis" if gratis else "standard"
-    order_path = None if order_path is None else Path(order_path)
-    submitted = _the_order(order_path, order, kind)
+    kind: OrderKind = "gratis" if request.gratis else "standard"
+    order_path = None if request.order_path is None else Path(request.order_path)
+    submitted = _the_order(order_path, request.order, kind)
     basis = submitted.to_body().get("basisInformation") or {}
-    output_dir = (
-        Path(output_dir)
-        if output_dir is not None
-        else settings.data_dir / ORDERS_FOLDER / _folder_name(basis)
-    )
+    output_dir = output.folder_or(settings.data_dir / ORDERS_FOLDER / _folder_name(basis))
     key = order_key(submitted, kind, endpoint=newspaper_endpoint(settings))
-    parameters = {
+    parameters: dict[str, Any] = {
         "order_path": order_path,
-        "order": None if order_path is not None else submitted.to_body(),
-        "output_dir": output_dir,
-        "kind": kind,
-        "resubmit": resubmit,
+        "order": None if order_path else submitted.to_body(),
     }
+    parameters.update(output_dir=output_dir, kind=kind, resubmit=request.resubmit)
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
@@ -190,71 +132,118 @@ async def newspaper_order(
         warnings = WarningLog(recorder)
         identity = identity_of(basis)
         async with newspaper_client(settings, request_log=recorder.request_log) as client:
-            submission = await submit_newspaper(
-                recorder,
-                warnings,
-                kind="order",
-                what=f"{kind} order",
-                send=lambda: submit_order(client, submitted),
-                resubmit=resubmit,
-                hint=(
-                    "check in the online dispatch-list service whether an order for newspaper "
-                    f"{identity['newspaper number']}, issue {identity['issue number']}, delivery date "
-                    f"{identity['delivery date']} exists"
-                ),
-                data=submitted_data(kind, identity),
+            submission = await _submit(
+                recorder, warnings, client, submitted, kind, identity, request.resubmit
             )
             order_id = int(submission.job.remote_id)
             await recorder.update_job(submission.job, data=folder_data(output_dir))
             summary.update(order_id=order_id, resumed=submission.resumed, idempotency_key=key)
-            logger.info("%s order %s", "resuming" if submission.resumed else "submitted", order_id)
-            await _delivery_note(
-                client,
-                recorder,
-                submission.job,
-                output_dir,
-                warnings,
-                max_bytes=settings.download_max_bytes,
-                max_ratio=settings.zip_max_ratio,
-            )
+            get_run_logger().info("%s order %s", "resuming" if submission.resumed else "submitted", order_id)
             outcome = OrderOutcome(order_id, identity=identity, resumed=submission.resumed)
             try:
-                async with recording_wait(recorder, submission.job, what=f"order {order_id}"):
-                    status = await _wait(
-                        client,
-                        recorder,
-                        submission.job,
-                        outcome,
-                        warnings,
-                        waiting=waiting_set(waiting_statuses),
-                        policy=PollPolicy(
-                            max_wait_s,
-                            min_poll_interval_s,
-                            max_poll_interval_s,
-                            park_after_s=park_after(settings),
-                        ),
-                    )
+                status = await _follow(
+                    client,
+                    recorder,
+                    submission.job,
+                    outcome,
+                    warnings,
+                    output_dir,
+                    kind=kind,
+                    waiting=waiting_set(request.waiting_statuses),
+                    policy=poll_policy(polling, settings),
+                )
             except JobParked as parked:
                 return await summary.park(parked)  # a follow-up run continues the wait
-            outcome.reports = await run_step(
-                fetch_order_reports, client, order_id, kind=kind, status=status, original=False
-            )
-        await warnings.add("reports", outcome.reports.warnings)
-        outcome.warnings = warnings.lines
-        files = write_order_files(outcome, output_dir, max_bytes=settings.download_max_bytes)
-        for path in files:
-            await recorder.document(path.stem, path, job=submission.job)
-        await recorder.update_job(
-            submission.job,
-            status=JobState.COMPLETED,
-            remote_status=str(status.status_value),
-            finished=True,
-            data=reports_data(status),
-        )
-        text = order_summary_text(f"Newspaper {kind} order {order_id}", outcome, files)
-        summary.update(status=str(status.status_value), warnings=warnings.lines, notes=outcome.reports.notes)
-        await summary.publish(text, output_dir, description="Order summary")
+        await _publish(recorder, summary, submission.job, outcome, warnings, status, kind, output_dir)
         return dict(summary)
+
+
+async def _submit(
+    recorder: RunRecorder,
+    warnings: WarningLog,
+    client: NewspaperClient,
+    submitted: StandardOrder | GratisOrder,
+    kind: OrderKind,
+    identity: Mapping[str, Any],
+    resubmit: bool,
+) -> Submission[ApiResult[int]]:
+    """Post the order once, or find the recorded one (the hint says how to check a POST that got no
+    answer)."""
+    return await submit_newspaper(
+        recorder,
+        warnings,
+        kind="order",
+        what=f"{kind} order",
+        send=lambda: submit_order(client, submitted),
+        resubmit=resubmit,
+        hint=(
+            "check in the online dispatch-list service whether an order for newspaper "
+            f"{identity['newspaper number']}, issue {identity['issue number']}, delivery date "
+            f"{identity['delivery date']} exists"
+        ),
+        data=submitted_data(kind, identity),
+    )
+
+
+async def _publish(
+    recorder: RunRecorder,
+    summary: RunSummary,
+    job: JobSnapshot,
+    outcome: OrderOutcome,
+    warnings: WarningLog,
+    status: OrderStatus,
+    kind: OrderKind,
+    output_dir: Path,
+) -> None:
+    """Write the order's files and summary.md, and record the job as completed in the status reached."""
+    settings = get_settings()
+    await warnings.add("reports", outcome.reports.warnings)
+    outcome.warnings = warnings.lines
+    files = write_order_files(outcome, output_dir, max_bytes=settings.download_max_bytes)
+    for path in files:
+        await recorder.document(path.stem, path, job=job)
+    await recorder.update_job(
+        job,
+        status=JobState.COMPLETED,
+        remote_status=str(status.status_value),
+        finished=True,
+        data=reports_data(status),
+    )
+    text = order_summary_text(f"Newspaper {kind} order {outcome.order_id}", outcome, files)
+    summary.update(status=str(status.status_value), warnings=warnings.lines, notes=outcome.reports.notes)
+    await summary.publish(text, output_dir, description="Order summary")
+
+
+async def _follow(
+    client: NewspaperClient,
+    recorder: RunRecorder,
+    job: JobSnapshot,
+    outcome: OrderOutcome,
+    warnings: WarningLog,
+    output_dir: Path,
+    *,
+    kind: OrderKind,
+    waiting: frozenset[str],
+    policy: PollPolicy,
+) -> OrderStatus:
+    """The submitted order's delivery note, its wait and its reports (into ``outcome``); the status
+    reached."""
+    settings = get_settings()
+    await _delivery_note(
+        client,
+        recorder,
+        job,
+        output_dir,
+        warnings,
+        max_bytes=settings.download_max_bytes,
+        max_ratio=settings.zip_max_ratio,
+    )
+    async with recording_wait(recorder, job, what=f"order {outcome.order_id}"):
+        status = await _wait(client, recorder, job, outcome, warnings, waiting=waiting, policy=policy)
+    outcome.reports = await run_step(
+        fetch_order_reports, client, outcome.order_id, kind=kind, status=status, original=False
+    )
+    return status
 
 
 def _the_order(

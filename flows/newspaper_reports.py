@@ -19,8 +19,9 @@ from connectors.newspaper import NewspaperClient, NewspaperRejected
 from fileio.errors import InputError
 from fileio.files import write_text
 from fileio.newspaper.outputs import summary_markdown
-from flows.forms import Blank, form
-from flows.naming import run_name
+from flows.forms import form
+from flows.naming import parameter_value, run_name
+from flows.requests import OptionalOutputOptions, ReportsRequest
 from flows.runs import recorded_run
 from history.identity import named_key
 from history.jobs import JobSnapshot
@@ -64,51 +65,27 @@ class ReportsNotFetched(PostflowsError):
 @flow(
     name=FLOW_NAME,
     log_prints=False,
-    flow_run_name=run_name(FLOW_NAME, lambda parameters: str(parameters.get("order_id") or "sweep")),
+    flow_run_name=run_name(
+        FLOW_NAME, lambda parameters: str(parameter_value(parameters, "request.order_id") or "sweep")
+    ),
 )
 async def newspaper_reports(
-    order_id: Annotated[
-        Blank[int],
-        form(
-            "Order id",
-            "The order id the service returned when the order was submitted. 0: every order of the last "
-            "days (below) whose reports are missing or older than its status, each into its own folder.",
-            blank=0,
-            minimum=0,
-        ),
-    ] = None,
-    output_dir: Annotated[
-        Blank[Path],
-        form(
-            "Output folder",
-            "Folder on the worker for one order's JSON answers, report.xlsx and summary.md. Empty: the "
-            "order's own folder (where its order run wrote, else <data dir>/newspaper-orders/<order id>); "
-            "a sweep always writes there.",
-            blank="",
-        ),
-    ] = None,
-    kind: Annotated[
-        Blank[Literal["auto", "standard", "gratis"]],
-        form(
-            "Kind of order",
-            "Standard or gratis; auto: found out from the original order (a sweep takes each order's kind "
-            "from the run history).",
-            blank="auto",
-        ),
-    ] = "auto",
-    days: Annotated[
-        int,
-        form("Days back", "A sweep looks at the orders recorded in this many last days.", minimum=1),
-    ] = 30,
+    request: Annotated[
+        ReportsRequest, form("Orders", "One order by its id, or every recent order whose reports are due.")
+    ] = ReportsRequest(),  # noqa: B008 - an immutable part, the form's default
+    output: Annotated[
+        OptionalOutputOptions, form("Output", "Where one order's reports go on the worker.")
+    ] = OptionalOutputOptions(),  # noqa: B008
 ) -> dict[str, Any]:
     """Fetch every report of an order that exists already, or of each recent order whose reports are due.
 
     Args:
-        order_id: the order id the service returned on submission; none (or 0) sweeps the run history.
-        output_dir: where one order's JSON files, report.xlsx and summary.md go (default: the order's own
-            folder: the one its order run recorded, else data dir/newspaper-orders/<order id>).
-        kind: standard or gratis; found out from the original order when not given (auto).
-        days: a sweep looks at the orders recorded in this many last days.
+        request: the order id the service returned on submission (none, or 0, sweeps the run history), the
+            kind (standard or gratis; found out from the original order when auto) and how many last days
+            a sweep looks at.
+        output: where one order's JSON files, report.xlsx and summary.md go (default: the order's own
+            folder: the one its order run recorded, else data dir/newspaper-orders/<order id>); a sweep
+            always writes there.
 
     Returns:
         The run summary. One order: status, which reports were fetched, notes on those not available, files
@@ -118,8 +95,9 @@ async def newspaper_reports(
         ReportsNotFetched: a sweep could not fetch the reports of some orders (after trying all of them).
     """
     settings = get_settings()
+    kind, output_dir = request.kind, output.output_dir
     known: Literal["standard", "gratis"] | None = None if kind is None or kind == "auto" else kind
-    if not order_id:
+    if not request.order_id:
         if output_dir is not None:
             raise InputError(
                 "an output folder is for one order's reports: a sweep writes each order's into its own "
@@ -132,10 +110,10 @@ async def newspaper_reports(
                 "order id, or leave it auto",
                 path=FORM_KIND,
             )
-        if days < 1:
-            raise ValueError(f"days back must be at least 1, got {days}")
-        return await _sweep(settings, days)
-    return await _one_order(settings, order_id, None if output_dir is None else Path(output_dir), known)
+        return await _sweep(settings, request.days)
+    return await _one_order(
+        settings, request.order_id, None if output_dir is None else Path(output_dir), known
+    )
 
 
 async def _one_order(

@@ -22,7 +22,9 @@ from __future__ import annotations
 from datetime import datetime
 from uuid import UUID
 
+from flows.requests import PollingOptions
 from postflows.settings import Settings
+from tasks.polling import PollPolicy
 from tasks.submission import JobParked
 
 FOLLOW_UP_TAG = "follow-up"
@@ -73,3 +75,14 @@ async def schedule_follow_up(parked: JobParked) -> tuple[UUID, datetime]:
         as_subflow=False,
     )
     return follow_up.id, parked.resume_at
+
+
+def poll_policy(polling: PollingOptions, settings: Settings) -> PollPolicy:
+    """How a run polls its remote job: the request's waits, parked after the settings' time in a
+    deployment run."""
+    return PollPolicy(
+        polling.max_wait_s,
+        polling.min_poll_interval_s,
+        polling.max_poll_interval_s,
+        park_after_s=park_after(settings),
+    )

@@ -9,18 +9,21 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
-from fileio.commerce.pickup_input import read_pickup_input
+from fileio.commerce.pickup_input import PickupInput, read_pickup_input
 from fileio.errors import InputError
 from fileio.rejected_rows import write_rejected
 from fileio.reports import write_csv, write_xlsx
-from flows.forms import OUTPUT_FOLDER, form
+from flows.forms import form
 from flows.naming import run_name
-from flows.runs import recorded_run
+from flows.requests import OutputOptions, PickupRegistrationRequest
+from flows.runs import RunSummary, recorded_run
 from history.identity import named_key
+from history.recorder import RunRecorder
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client, commerce_endpoint, describe_commerce
 from tasks.commerce.pickup import (
     PickupUncertain,
+    RowOutcome,
     RowStatus,
     pickup_summary,
     register_pickup_users,
@@ -31,29 +34,12 @@ from tasks.commerce.pickup import (
 FLOW_NAME = "pickup-registration"
 
 
-@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "input_path"))
+@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "request.input_path"))
 async def pickup_registration(
-    input_path: Annotated[
-        Path,
-        form(
-            "Pickup users file",
-            "The pickup users, a .csv or .xlsx file on the worker: gender, firstName, lastName, language, "
-            "street, houseNumber, zip, city, countryCode (default CH), notifyMode (default EMAIL), email, "
-            "mobileNumber.",
-        ),
+    request: Annotated[
+        PickupRegistrationRequest, form("Pickup users", "The file of pickup users and how many at once.")
     ],
-    output_dir: Annotated[Path, form("Output folder", OUTPUT_FOLDER)],
-    resubmit: Annotated[
-        bool,
-        form(
-            "Send again",
-            "Send the rows whose earlier request got no answer again (check first that they were not "
-            "registered).",
-        ),
-    ] = False,
-    concurrency: Annotated[
-        int, form("Registrations at once", "Registrations in flight at the same time.", minimum=1, maximum=64)
-    ] = 4,
+    output: Annotated[OutputOptions, form("Output", "Where the results go on the worker.")],
 ) -> dict[str, Any]:
     """Register the pickup users of a file and record their pickup ids.
 
@@ -63,19 +49,16 @@ async def pickup_registration(
     lost is reported as uncertain and the run fails until it is sent again with ``resubmit``.
 
     Args:
-        input_path: the pickup users (.csv or .xlsx): gender, firstName, lastName, language, street,
-            houseNumber, zip, city, countryCode (default CH), notifyMode (default EMAIL), email,
-            mobileNumber.
-        output_dir: where results.csv, results.xlsx, rejected.csv and summary.md go.
-        resubmit: send the rows whose earlier request got no answer again (check first that they were not
-            registered).
-        concurrency: registrations in flight at once.
+        request: the pickup users (.csv or .xlsx), whether to send the rows whose earlier request got no
+            answer again (check first that they were not registered), and registrations in flight at once.
+        output: where results.csv, results.xlsx, rejected.csv and summary.md go.
 
     Returns:
         The run summary: rows accepted, rejected and empty, rows per status, the files written.
     """
     settings = get_settings()
-    input_path, output_dir = Path(input_path), Path(output_dir)
+    input_path, output_dir = Path(request.input_path), Path(output.output_dir)
+    resubmit, concurrency = request.resubmit, request.concurrency
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
     endpoint = commerce_endpoint(settings)
@@ -116,28 +99,41 @@ async def pickup_registration(
                 resubmit=resubmit,
                 concurrency=concurrency,
             )
-        results = results_frame(pickup_input, outcomes)
-        results_csv = write_csv(results, output_dir / "results.csv", style=csv_style)
-        report = pickup_summary(
-            input_path.name,
-            outcomes,
-            rejected_rows=pickup_input.rejected_rows,
-            empty_rows=pickup_input.empty_rows,
-            service=describe_commerce(settings),
-        )
-        written = [
-            results_csv,
-            write_xlsx(
-                output_dir / "results.xlsx", {"results": results, "rejected": pickup_input.rejected_report}
-            ),
-        ]
-        for path in written:
-            await recorder.document(path.stem, path)
-        counts = status_counts(outcomes)
-        summary.update(statuses=counts)
-        await summary.publish(report, output_dir, description="Pickup registration")
-        get_run_logger().info("pickup registration: %s", counts)
+        results_csv = await _write_results(recorder, pickup_input, outcomes, input_path, output_dir, summary)
+        get_run_logger().info("pickup registration: %s", summary["statuses"])
         uncertain = [outcome for outcome in outcomes if outcome.status is RowStatus.UNCERTAIN]
         if uncertain:
             raise PickupUncertain(uncertain, str(results_csv))
         return dict(summary)
+
+
+async def _write_results(
+    recorder: RunRecorder,
+    pickup_input: PickupInput,
+    outcomes: list[RowOutcome],
+    input_path: Path,
+    output_dir: Path,
+    summary: RunSummary,
+) -> Path:
+    """results.csv and results.xlsx beside the input rows, and summary.md; the path of results.csv."""
+    settings = get_settings()
+    results = results_frame(pickup_input, outcomes)
+    results_csv = write_csv(results, output_dir / "results.csv", style=settings.csv_style)
+    report = pickup_summary(
+        input_path.name,
+        outcomes,
+        rejected_rows=pickup_input.rejected_rows,
+        empty_rows=pickup_input.empty_rows,
+        service=describe_commerce(settings),
+    )
+    written = [
+        results_csv,
+        write_xlsx(
+            output_dir / "results.xlsx", {"results": results, "rejected": pickup_input.rejected_report}
+        ),
+    ]
+    for path in written:
+        await recorder.document(path.stem, path)
+    summary.update(statuses=status_counts(outcomes))
+    await summary.publish(report, output_dir, description="Pickup registration")
+    return results_csv

@@ -16,9 +16,10 @@ from connectors.newspaper.validation import ensure_valid
 from connectors.validation import email_problem
 from fileio.newspaper.outputs import summary_markdown
 from fileio.reports import write_csv
-from flows.forms import Blank, form
+from flows.forms import form
 from flows.naming import run_name
-from flows.runs import recorded_run
+from flows.requests import OwnOutputOptions, StructureFilesRequest
+from flows.runs import RunSummary, recorded_run
 from history.identity import named_key
 from history.models import JobState
 from history.recorder import RunRecorder
@@ -27,6 +28,7 @@ from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.newspaper.structure_files import (
     DOCUMENT_KIND,
     NoticeEmailJobData,
+    StructureFile,
     confirmation_text,
     download_structure_files,
     register_notice_email,
@@ -37,53 +39,33 @@ from tasks.retrying import run_step
 FLOW_NAME = "structure-files"
 
 
-@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "file_code"))
+@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "request.file_code"))
 async def structure_files(
-    file_code: Annotated[
-        int,
-        form("File code", "Which structure files: 1 = AZ/GZA, 2 = AZA/AZB, 9 = both.", enum=[1, 2, 9]),
-    ] = 9,
-    output_dir: Annotated[
-        Blank[Path],
-        form(
-            "Output folder",
-            "Folder on the worker for the files, structure-files.csv and summary.md. Empty: "
-            "<data dir>/structure-files/<file code>.",
-            blank="",
-        ),
-    ] = None,
-    notify_email: Annotated[
-        Blank[str],
-        form(
-            "Notice e-mail",
-            "Register this address for notices of new structure file versions (once: a later run with the "
-            "same address sends nothing). Empty: register none.",
-            blank="",
-        ),
-    ] = None,
-    resubmit: Annotated[
-        bool,
-        form("Send again", "Register the address although an earlier request may have reached the service."),
-    ] = False,
+    request: Annotated[
+        StructureFilesRequest,
+        form("Structure files", "Which files, and an address for notices of new versions."),
+    ] = StructureFilesRequest(),  # noqa: B008 - an immutable part, the form's default
+    output: Annotated[
+        OwnOutputOptions, form("Output", "Where the files go on the worker.")
+    ] = OwnOutputOptions(),  # noqa: B008
 ) -> dict[str, Any]:
     """Download the structure files of one file code.
 
     Args:
-        file_code: 1 = AZ/GZA, 2 = AZA/AZB, 9 = both (the default).
-        output_dir: where the files, structure-files.csv and summary.md go (default: data
+        request: the file code (1 = AZ/GZA, 2 = AZA/AZB, 9 = both, the default); an address to register
+            as recipient of notices about new structure file versions (once: a later run with the same
+            address does not send it again); whether to register it although an earlier request may have
+            reached the service.
+        output: where the files, structure-files.csv and summary.md go (default: data
             dir/structure-files/<file code>).
-        notify_email: register this address as recipient of notices about new structure file versions
-            (once: a later run with the same address does not send it again).
-        resubmit: register the address even though an earlier request may have reached the service.
 
     Returns:
         The run summary: each file with its size, SHA-256 and whether it is new.
     """
     settings = get_settings()
-    code = StructureFileCode(int(file_code))
-    output_dir = (
-        Path(output_dir) if output_dir is not None else settings.data_dir / "structure-files" / str(int(code))
-    )
+    code = StructureFileCode(int(request.file_code))
+    notify_email, resubmit = request.notify_email, request.resubmit
+    output_dir = output.folder_or(settings.data_dir / "structure-files" / str(int(code)))
     if notify_email is not None and (problem := email_problem(notify_email)):
         ensure_valid("structure file e-mail", [FieldProblem("email", problem)])
     parameters = {
@@ -113,38 +95,53 @@ async def structure_files(
             await warnings.add("structure files", file_warnings)
             if notify_email is not None:
                 confirmation = await _register(client, recorder, warnings, notify_email, resubmit=resubmit)
-        for file in files:
-            if file.new:
-                await recorder.document(DOCUMENT_KIND, file.path)
-            else:
-                await recorder.document(f"{DOCUMENT_KIND}, unchanged", file.path)
-                await recorder.message(
-                    "info", "unchanged", f"{file.name}: content unchanged ({file.sha256[:12]})"
-                )
-        listing = pd.DataFrame(
-            [{"file": f.name, "size": f.size, "sha256": f.sha256, "new": f.new} for f in files],
-            columns=["file", "size", "sha256", "new"],
-        )
-        listed = write_csv(listing, output_dir / "structure-files.csv", style=settings.csv_style)
-        await recorder.document("listing", listed)
-        facts: dict[str, Any] = {"file code": f"{int(code)} ({code.name})"}
-        facts.update({file.name: "new" if file.new else "unchanged" for file in files})
-        if notify_email is not None:
-            facts["notice e-mail"] = f"{notify_email}: {confirmation}"
-        text = summary_markdown(f"Structure files, fileCode {int(code)}", facts, warnings.lines)
-        summary.update(
-            file_code=int(code),
-            structure_files=[
-                {"name": f.name, "path": str(f.path), "sha256": f.sha256, "new": f.new} for f in files
-            ],
-            new_files=sum(f.new for f in files),
-            notice_email=notify_email,
-            confirmation=confirmation,
-            warnings=warnings.lines,
-        )
+        text = await _report(recorder, summary, files, code, output_dir, warnings, notify_email, confirmation)
         await summary.publish(text, output_dir, description="Structure files")
         get_run_logger().info("%d structure files, %d new", len(files), summary["new_files"])
         return dict(summary)
+
+
+async def _report(
+    recorder: RunRecorder,
+    summary: RunSummary,
+    files: list[StructureFile],
+    code: StructureFileCode,
+    output_dir: Path,
+    warnings: WarningLog,
+    notify_email: str | None,
+    confirmation: str | None,
+) -> str:
+    """Record the files and structure-files.csv, fill the summary; the text of summary.md."""
+    settings = get_settings()
+    for file in files:
+        if file.new:
+            await recorder.document(DOCUMENT_KIND, file.path)
+        else:
+            await recorder.document(f"{DOCUMENT_KIND}, unchanged", file.path)
+            await recorder.message(
+                "info", "unchanged", f"{file.name}: content unchanged ({file.sha256[:12]})"
+            )
+    listing = pd.DataFrame(
+        [{"file": f.name, "size": f.size, "sha256": f.sha256, "new": f.new} for f in files],
+        columns=["file", "size", "sha256", "new"],
+    )
+    listed = write_csv(listing, output_dir / "structure-files.csv", style=settings.csv_style)
+    await recorder.document("listing", listed)
+    facts: dict[str, Any] = {"file code": f"{int(code)} ({code.name})"}
+    facts.update({file.name: "new" if file.new else "unchanged" for file in files})
+    if notify_email is not None:
+        facts["notice e-mail"] = f"{notify_email}: {confirmation}"
+    summary.update(
+        file_code=int(code),
+        structure_files=[
+            {"name": f.name, "path": str(f.path), "sha256": f.sha256, "new": f.new} for f in files
+        ],
+        new_files=sum(f.new for f in files),
+        notice_email=notify_email,
+        confirmation=confirmation,
+        warnings=warnings.lines,
+    )
+    return summary_markdown(f"Structure files, fileCode {int(code)}", facts, warnings.lines)
 
 
 async def _register(

@@ -17,6 +17,13 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
+from flows.requests import (
+    BATCH_POLLING,
+    AddressBatchRequest,
+    AddressQueryRequest,
+    OutputOptions,
+    PollingOptions,
+)
 from postflows import (
     cli_commerce,
     cli_delivery,
@@ -29,14 +36,13 @@ from postflows import (
 from postflows.cli_common import (
     EXIT_FAILED,
     EXIT_USAGE,
-    OutOpt,
-    ResubmitOpt,
     fail,
     prepare_flow_run,
     print_summary,
     run_work,
     say,
 )
+from postflows.cli_requests import request_command
 
 if TYPE_CHECKING:
     from postflows.settings import Settings
@@ -100,34 +106,6 @@ def _settings() -> Settings:
     return Settings()
 
 
-def _mapping(pairs: list[str] | None) -> dict[str, str] | None:
-    if not pairs:
-        return None
-    mapping: dict[str, str] = {}
-    for pair in pairs:
-        header, sep, field = pair.partition("=")
-        if not sep or not header.strip() or not field.strip():
-            raise typer.BadParameter(f"--map expects HEADER=FIELD, got {pair!r}")
-        mapping[header.strip()] = field.strip()
-    return mapping
-
-
-def _widths(spec: str | None) -> dict[str, int] | None:
-    if not spec:
-        return None
-    widths: dict[str, int] = {}
-    for part in spec.split(","):
-        name, sep, width = part.rpartition(":")
-        if not sep or not name.strip() or not width.strip().isdigit() or int(width) <= 0:
-            raise typer.BadParameter(f"--fixed-widths expects NAME:WIDTH,…, got {part!r}")
-        widths[name.strip()] = int(width)
-    return widths
-
-
-def _unescape(value: str | None) -> str | None:
-    return value.encode().decode("unicode_escape") if value else value
-
-
 InputArg = Annotated[Path, typer.Argument(help="Address file: .csv, .xlsx or .txt")]
 DelimiterOpt = Annotated[
     str | None, typer.Option("--delimiter", help="Input field separator (default: detected)")
@@ -154,138 +132,43 @@ SplitOpt = Annotated[
 
 
 @app.command("address-batch")
+@request_command(AddressBatchRequest, BATCH_POLLING, OutputOptions)
 def address_batch_command(
-    input_path: InputArg,
-    out: OutOpt,
-    key: Annotated[
-        str | None,
-        typer.Option("--key", help="Idempotency key (default: hash of the input, options and service)"),
-    ] = None,
-    resubmit: ResubmitOpt = False,
-    billing_ref: Annotated[str | None, typer.Option("--billing-ref", help="Billing reference number")] = None,
-    client_id: Annotated[str | None, typer.Option("--client-id", help="Client identifier")] = None,
-    client_name: Annotated[str | None, typer.Option("--client-name", help="Client name")] = None,
-    mapping: MapOpt = None,
-    delimiter: DelimiterOpt = None,
-    encoding: EncodingOpt = None,
-    sheet: SheetOpt = None,
-    fixed_widths: WidthsOpt = None,
-    upload_delimiter: Annotated[
-        str | None, typer.Option(help="Separator of the uploaded file (default tab, or the profile's)")
-    ] = None,
-    upload_encoding: Annotated[
-        str | None, typer.Option(help="Encoding of the uploaded file (default cp1252, or the profile's)")
-    ] = None,
-    max_wait: Annotated[float, typer.Option("--max-wait", help="Seconds to wait for the job")] = 3600.0,
-    profile: Annotated[
-        str | None,
-        typer.Option(
-            "--profile", help="Agreed alignment: a built-in profile (postflows profiles) or a YAML file"
-        ),
-    ] = None,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Write the upload file and plan.json; send nothing")
-    ] = False,
-    split: SplitOpt = True,
+    request: AddressBatchRequest, polling: PollingOptions, output: OutputOptions
 ) -> None:
     """Align an address file with the batch alignment (upload, run, poll, download, clean up)."""
     from postflows import precheck
 
-    column_mapping = _mapping(mapping)
-    widths = _widths(fixed_widths)
     prepare_flow_run(
         "address-service",
-        out=out,
-        inputs=lambda settings: precheck.address_file(
-            input_path,
+        out=output.output_dir,
+        inputs=lambda settings: precheck.address_table(
+            request,
             limits=settings.table_limits,
             mode="batch",
-            mapping=column_mapping,
-            delimiter=_unescape(delimiter),
-            encoding=encoding,
-            sheet=sheet,
-            fixed_widths=widths,
-            profile=profile or _settings().address_service.profile,
-            split_house_numbers=split,
+            profile=request.profile or settings.address_service.profile,
         ),
     )
     from flows.address_batch import address_batch
 
-    summary = run_work(
-        lambda: address_batch(
-            input_path=input_path,
-            output_dir=out,
-            idempotency_key=key,
-            resubmit=resubmit,
-            billing_reference=billing_ref,
-            client_identifier=client_id,
-            client_name=client_name,
-            column_mapping=column_mapping,
-            input_delimiter=_unescape(delimiter),
-            input_encoding=encoding,
-            input_sheet=sheet,
-            fixed_widths=widths,
-            upload_delimiter=_unescape(upload_delimiter),
-            upload_encoding=upload_encoding,
-            max_wait_s=max_wait,
-            profile=profile,
-            dry_run=dry_run,
-            split_house_numbers=split,
-        )
-    )
+    summary = run_work(lambda: address_batch(request=request, polling=polling, output=output))
     print_summary(summary)
 
 
 @app.command("address-query")
-def address_query_command(
-    input_path: InputArg,
-    out: OutOpt,
-    concurrency: Annotated[int, typer.Option(help="Queries in flight at once")] = 8,
-    billing_ref: Annotated[str | None, typer.Option("--billing-ref", help="Billing reference number")] = None,
-    mapping: MapOpt = None,
-    delimiter: DelimiterOpt = None,
-    encoding: EncodingOpt = None,
-    sheet: SheetOpt = None,
-    fixed_widths: WidthsOpt = None,
-    split: SplitOpt = True,
-) -> None:
+@request_command(AddressQueryRequest, OutputOptions)
+def address_query_command(request: AddressQueryRequest, output: OutputOptions) -> None:
     """Check every address of a file with an individual query (runquery2)."""
     from postflows import precheck
 
-    column_mapping = _mapping(mapping)
-    widths = _widths(fixed_widths)
     prepare_flow_run(
         "address-service",
-        out=out,
-        inputs=lambda settings: precheck.address_file(
-            input_path,
-            limits=settings.table_limits,
-            mode="query",
-            mapping=column_mapping,
-            delimiter=_unescape(delimiter),
-            encoding=encoding,
-            sheet=sheet,
-            fixed_widths=widths,
-            split_house_numbers=split,
-        ),
+        out=output.output_dir,
+        inputs=lambda settings: precheck.address_table(request, limits=settings.table_limits, mode="query"),
     )
     from flows.address_query import address_query
 
-    summary = run_work(
-        lambda: address_query(
-            input_path=input_path,
-            output_dir=out,
-            concurrency=concurrency,
-            billing_reference=billing_ref,
-            column_mapping=column_mapping,
-            input_delimiter=_unescape(delimiter),
-            input_encoding=encoding,
-            input_sheet=sheet,
-            fixed_widths=widths,
-            split_house_numbers=split,
-        )
-    )
-    print_summary(summary)
+    print_summary(run_work(lambda: address_query(request=request, output=output)))
 
 
 @app.command("autocomplete")

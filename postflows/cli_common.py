@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 
@@ -29,15 +29,6 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 MAX_REASON = 2000
-
-OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Output directory")]
-ResubmitOpt = Annotated[
-    bool,
-    typer.Option(
-        "--resubmit",
-        help="Send again although an earlier request may have reached the service (check first!)",
-    ),
-]
 
 
 def prepare_flow_run(

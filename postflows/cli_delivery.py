@@ -8,28 +8,28 @@ Each command runs its flow and prints the run summary as JSON; a failure prints 
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from postflows.cli_common import OutOpt, ResubmitOpt, prepare_flow_run, print_summary, run_work
+from flows.requests import OutputOptions, PickupRegistrationRequest, ReferenceDataOutput
+from postflows.cli_common import prepare_flow_run, print_summary, run_work
+from postflows.cli_requests import request_command
 
 if TYPE_CHECKING:
     from rich.table import Table
 
 
+@request_command(ReferenceDataOutput)
 def delivery_sync_command(
-    out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Also write the lists as received and summary.md here")
-    ] = None,
+    output: ReferenceDataOutput,
     show: Annotated[bool, typer.Option("--show", help="List the holidays stored from today on")] = False,
 ) -> None:
     """Store holidays, additional services and delivery instructions in SQL tables (changes logged)."""
-    prepare_flow_run("commerce", out=out)
+    prepare_flow_run("commerce", out=output.output_dir)
     from flows.delivery_reference_sync import delivery_reference_sync
 
-    print_summary(run_work(lambda: delivery_reference_sync(output_dir=out)))
+    print_summary(run_work(lambda: delivery_reference_sync(output=output)))
     if show:
         from postflows.console import output_console
 
@@ -56,33 +56,19 @@ def holidays_table(since: dt.date) -> Table:
     return table
 
 
-def pickup_register_command(
-    input_path: Annotated[
-        Path,
-        typer.Argument(
-            help="Pickup users: .csv or .xlsx (firstName, lastName, zip, … in any case)",
-        ),
-    ],
-    out: OutOpt,
-    resubmit: ResubmitOpt = False,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Registrations in flight")] = 4,
-) -> None:
+@request_command(PickupRegistrationRequest, OutputOptions)
+def pickup_register_command(request: PickupRegistrationRequest, output: OutputOptions) -> None:
     """Register every pickup user of a file once; write the pickup ids beside the input rows."""
     from postflows import precheck
 
     prepare_flow_run(
         "commerce",
-        out=out,
-        inputs=lambda settings: precheck.pickup_users(input_path, limits=settings.table_limits),
+        out=output.output_dir,
+        inputs=lambda settings: precheck.pickup_users(request.input_path, limits=settings.table_limits),
     )
     from flows.pickup_registration import pickup_registration
 
-    summary = run_work(
-        lambda: pickup_registration(
-            input_path=input_path, output_dir=out, resubmit=resubmit, concurrency=concurrency
-        )
-    )
-    print_summary(summary)
+    print_summary(run_work(lambda: pickup_registration(request=request, output=output)))
 
 
 def register(app: typer.Typer) -> None:

@@ -6,230 +6,133 @@ Each command runs its flow and prints the run summary as JSON; a failure prints 
 
 from __future__ import annotations
 
-import datetime as dt
-from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 
-from postflows.cli_common import OutOpt, ResubmitOpt, prepare_flow_run, print_summary, run_work
+from flows.requests import (
+    AddressPurchaseRequest,
+    MasterDataRequest,
+    NewspaperOrderRequest,
+    OptionalOutputOptions,
+    OwnOutputOptions,
+    PollingOptions,
+    ReportsRequest,
+    StatisticsRequest,
+    StructureFilesRequest,
+)
+from postflows.cli_common import prepare_flow_run, print_summary, run_work
+from postflows.cli_requests import request_command
 
-MaxWaitOpt = Annotated[
-    float, typer.Option("--max-wait", help="Seconds to wait before giving up (re-run resumes)")
-]
-PollOpt = Annotated[float, typer.Option("--poll-interval", help="First wait between status checks, seconds")]
 
-
+@request_command(NewspaperOrderRequest, PollingOptions, OwnOutputOptions)
 def newspaper_order_command(
-    order: Annotated[Path, typer.Argument(help="Order body as JSON (§2.1)")],
-    out: OutOpt,
-    gratis: Annotated[bool, typer.Option("--gratis", help="Submit a gratis order (orders/gratis)")] = False,
-    resubmit: ResubmitOpt = False,
-    wait_status: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--wait-status",
-            help="Keep polling while in this status too (repeatable), e.g. LOADED to wait for your "
-            "contract's final status; CONTROL is always waited out, any other status ends the wait",
-        ),
-    ] = None,
-    max_wait: MaxWaitOpt = 3600.0,
-    poll_interval: PollOpt = 2.0,
+    request: NewspaperOrderRequest, polling: PollingOptions, output: OwnOutputOptions
 ) -> None:
     """Submit an order, save its delivery note, wait while it is in CONTROL and write its reports."""
     from postflows import precheck
 
-    prepare_flow_run("newspaper", out=out, inputs=lambda settings: precheck.order_file(order, gratis=gratis))
+    order = request.order_path
+    if order is None:
+        raise typer.BadParameter("give the order file", param_hint="ORDER")
+    prepare_flow_run(
+        "newspaper",
+        out=output.output_dir,
+        inputs=lambda settings: precheck.order_file(order, gratis=request.gratis),
+    )
     from flows.newspaper_order import newspaper_order
 
-    summary = run_work(
-        lambda: newspaper_order(
-            order_path=order,
-            output_dir=out,
-            gratis=gratis,
-            resubmit=resubmit,
-            waiting_statuses=wait_status,
-            max_wait_s=max_wait,
-            min_poll_interval_s=poll_interval,
-        )
-    )
-    print_summary(summary)
+    print_summary(run_work(lambda: newspaper_order(request=request, polling=polling, output=output)))
 
 
+@request_command(ReportsRequest, OptionalOutputOptions)
 def newspaper_reports_command(
-    order_id: Annotated[
-        int | None,
-        typer.Argument(
-            help="Order id returned on submission; none: every recent order whose reports are missing or "
-            "older than its status",
-            min=1,
-        ),
-    ] = None,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", help="Output directory of one order [default: the order's own folder]"),
-    ] = None,
+    request: ReportsRequest,
+    output: OptionalOutputOptions,
     gratis: Annotated[
         bool | None, typer.Option("--gratis/--standard", help="Kind of order (found out when not given)")
-    ] = None,
-    days: Annotated[
-        int | None,
-        typer.Option("--days", help="Without an order id: look at the orders of this many last days", min=1),
     ] = None,
 ) -> None:
     """Fetch status, summary, sendings, original and corrected order of an existing order; without an order
     id, fetch them again for each order of the last days whose reports are missing or older than its
     status, into the order's own folder."""
-    if order_id is None and (out is not None or gratis is not None):
+    if request.order_id is None and (output.output_dir is not None or gratis is not None):
         raise typer.BadParameter("--out and --gratis/--standard name one order: give its order id")
-    if order_id is not None and days is not None:
+    if request.order_id is not None and "days" in request.model_fields_set:
         raise typer.BadParameter("--days is for a sweep of recent orders: leave out the order id")
-    prepare_flow_run("newspaper", out=out)
+    if gratis is not None:
+        request = request.model_copy(update={"kind": "gratis" if gratis else "standard"})
+    prepare_flow_run("newspaper", out=output.output_dir)
     from flows.newspaper_reports import newspaper_reports
 
-    kind: Literal["standard", "gratis"] | None = (
-        None if gratis is None else ("gratis" if gratis else "standard")
-    )
-    if order_id is None:
-        print_summary(run_work(lambda: newspaper_reports() if days is None else newspaper_reports(days=days)))
-        return
-    print_summary(run_work(lambda: newspaper_reports(order_id=order_id, output_dir=out, kind=kind)))
+    print_summary(run_work(lambda: newspaper_reports(request=request, output=output)))
 
 
-def newspaper_sync_command(
-    newspaper_number: Annotated[int, typer.Argument(help="Newspaper number")],
-    out: OutOpt,
-) -> None:
+@request_command(MasterDataRequest, OwnOutputOptions)
+def newspaper_sync_command(request: MasterDataRequest, output: OwnOutputOptions) -> None:
     """Store a newspaper's summary, distribution list and black list in the master data tables."""
-    prepare_flow_run("newspaper", out=out)
+    prepare_flow_run("newspaper", out=output.output_dir)
     from flows.newspaper_master_data import newspaper_master_data
 
-    print_summary(run_work(lambda: newspaper_master_data(newspaper_number=newspaper_number, output_dir=out)))
+    print_summary(run_work(lambda: newspaper_master_data(request=request, output=output)))
 
 
-def newspaper_statistics_command(
-    file: Annotated[Path, typer.Argument(help="Statistics records: .csv or .xlsx (§2.6)")],
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory")] = None,
-    calendar: Annotated[
-        Path | None, typer.Option("--calendar", help="Issue calendar of the year (.csv/.xlsx, a date column)")
-    ] = None,
-    submission_date: Annotated[
-        str | None, typer.Option("--date", help="Submission date YYYY-MM-DD (default: latest deliveryDate)")
-    ] = None,
-    interval: Annotated[
-        str | None,
-        typer.Option("--interval", help="AZ, AZA or AZB: send only the last submission of its period"),
-    ] = None,
-    key: Annotated[
-        str | None, typer.Option("--key", help="Idempotency key (default: hash of the file)")
-    ] = None,
-    resubmit: ResubmitOpt = False,
-) -> None:
+@request_command(StatisticsRequest, OptionalOutputOptions)
+def newspaper_statistics_command(request: StatisticsRequest, output: OptionalOutputOptions) -> None:
     """Check a statistics file (rejected rows reported) and transmit it once."""
-    from fileio.newspaper.intervals import StatisticsInterval
     from postflows import precheck
 
-    chosen: StatisticsInterval | None = None
-    if interval:
-        try:
-            chosen = StatisticsInterval(interval.strip().upper())
-        except ValueError:
-            names = ", ".join(member.value for member in StatisticsInterval)
-            raise typer.BadParameter(
-                f"{interval!r} is not a statistics interval: choose one of {names} (quarterly, every six "
-                "months, yearly)",
-                param_hint="--interval",
-            ) from None
-    try:
-        day = dt.date.fromisoformat(submission_date) if submission_date else None
-    except ValueError:
-        raise typer.BadParameter(
-            f"{submission_date!r} is not a date: write it as YYYY-MM-DD", param_hint="--date"
-        ) from None
+    file = request.input_path
+    if file is None:
+        raise typer.BadParameter("give the statistics file", param_hint="FILE")
     prepare_flow_run(
         "newspaper",
-        out=out,
-        inputs=lambda settings: precheck.statistics_files(file, calendar, limits=settings.table_limits),
+        out=output.output_dir,
+        inputs=lambda settings: precheck.statistics_files(
+            file, request.calendar_path, limits=settings.table_limits
+        ),
     )
     from flows.newspaper_statistics import newspaper_statistics
 
-    summary = run_work(
-        lambda: newspaper_statistics(
-            input_path=file,
-            output_dir=out,
-            calendar_path=calendar,
-            submission_date=day,
-            interval=chosen,
-            idempotency_key=key,
-            resubmit=resubmit,
-        )
-    )
-    print_summary(summary)
+    print_summary(run_work(lambda: newspaper_statistics(request=request, output=output)))
 
 
+@request_command(AddressPurchaseRequest, PollingOptions, OwnOutputOptions)
 def address_purchase_command(
-    addresses: Annotated[Path, typer.Argument(help="Addresses: .csv or .xlsx")],
-    params: Annotated[Path, typer.Option("--params", help="Purchase parameters: JSON or YAML (§2.7)")],
-    out: OutOpt,
-    clean_up: Annotated[
-        bool | None, typer.Option("--clean-up/--no-clean-up", help="Order the address clean-up")
-    ] = None,
-    key: Annotated[
-        str | None, typer.Option("--key", help="Idempotency key (default: hash of both files)")
-    ] = None,
-    resubmit: ResubmitOpt = False,
-    max_wait: MaxWaitOpt = 3600.0,
-    poll_interval: PollOpt = 2.0,
+    request: AddressPurchaseRequest, polling: PollingOptions, output: OwnOutputOptions
 ) -> None:
     """Order validation and sorting of an address list; write output addresses and documents."""
     from postflows import precheck
 
+    params = request.parameters_path
+    if params is None:
+        raise typer.BadParameter("give the purchase parameters file", param_hint="--params")
     prepare_flow_run(
         "newspaper",
-        out=out,
-        inputs=lambda settings: precheck.purchase_files(addresses, params, limits=settings.table_limits),
+        out=output.output_dir,
+        inputs=lambda settings: precheck.purchase_files(
+            request.addresses_path, params, limits=settings.table_limits
+        ),
     )
     from flows.address_purchase import address_purchase
 
-    summary = run_work(
-        lambda: address_purchase(
-            addresses_path=addresses,
-            parameters_path=params,
-            output_dir=out,
-            address_clean_up=clean_up,
-            idempotency_key=key,
-            resubmit=resubmit,
-            max_wait_s=max_wait,
-            min_poll_interval_s=poll_interval,
-        )
-    )
-    print_summary(summary)
+    print_summary(run_work(lambda: address_purchase(request=request, polling=polling, output=output)))
 
 
-def structure_files_command(
-    code: Annotated[int, typer.Argument(help="fileCode: 1 = AZ/GZA, 2 = AZA/AZB, 9 = both")],
-    out: OutOpt,
-    notify: Annotated[
-        str | None, typer.Option("--notify", help="Register this e-mail address for new-version notices")
-    ] = None,
-    resubmit: ResubmitOpt = False,
-) -> None:
+@request_command(StructureFilesRequest, OwnOutputOptions)
+def structure_files_command(request: StructureFilesRequest, output: OwnOutputOptions) -> None:
     """Download structure files; a file is recorded as new only when its content changed."""
-    if code not in (1, 2, 9):
-        raise typer.BadParameter(f"CODE must be 1, 2 or 9, not {code}")
-    if notify is not None:
+    if request.file_code not in (1, 2, 9):
+        raise typer.BadParameter(f"CODE must be 1, 2 or 9, not {request.file_code}")
+    if request.notify_email is not None:
         from connectors.validation import email_problem
 
-        if problem := email_problem(notify):
+        if problem := email_problem(request.notify_email):
             raise typer.BadParameter(f"{problem}; nothing was sent", param_hint="--notify")
-    prepare_flow_run("newspaper", out=out)
+    prepare_flow_run("newspaper", out=output.output_dir)
     from flows.structure_files import structure_files
 
-    print_summary(
-        run_work(
-            lambda: structure_files(file_code=code, output_dir=out, notify_email=notify, resubmit=resubmit)
-        )
-    )
+    print_summary(run_work(lambda: structure_files(request=request, output=output)))
 
 
 def register(app: typer.Typer) -> None:

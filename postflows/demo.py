@@ -27,6 +27,7 @@ def example_input() -> Path:
 def run_demo(output_dir: Path) -> None:
     """Run the demo and say where the results, the history database and the run are."""
     from flows.address_batch import address_batch
+    from flows.requests import AddressBatchRequest, OutputOptions, PollingOptions
     from postflows.cli_common import run_work
 
     if get_settings().address_service.url:
@@ -43,10 +44,9 @@ def run_demo(output_dir: Path) -> None:
     console.print(f"demo input: {example_input()}")
     summary = run_work(
         lambda: address_batch(
-            input_path=example_input(),
-            output_dir=output_dir,
-            idempotency_key=f"demo:{os.getpid()}",
-            min_poll_interval_s=0.5,
+            request=AddressBatchRequest(input_path=example_input(), idempotency_key=f"demo:{os.getpid()}"),
+            output=OutputOptions(output_dir=output_dir),
+            polling=PollingOptions(min_poll_interval_s=0.5),
         )
     )
     console.print()

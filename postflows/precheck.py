@@ -12,11 +12,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from fileio.errors import InputError
 from fileio.files import make_dirs
 from fileio.limits import TableLimits
+
+if TYPE_CHECKING:
+    from flows.requests import AddressTable
+    from flows.requests.commerce import CommerceAddressRequest
 
 
 def output_dir(path: Path | None) -> None:
@@ -126,6 +130,28 @@ def address_file(
     return "; ".join(notes) or None
 
 
+def address_table(
+    table: AddressTable,
+    *,
+    limits: TableLimits,
+    mode: Literal["batch", "query"],
+    profile: str | None = None,
+) -> str | None:
+    """The address file of a request, read as its flow will read it (see :func:`address_file`)."""
+    return address_file(
+        table.input_path,
+        limits=limits,
+        mode=mode,
+        mapping=table.column_mapping,
+        delimiter=table.input_delimiter,
+        encoding=table.input_encoding,
+        sheet=table.input_sheet,
+        fixed_widths=table.fixed_widths,
+        profile=profile,
+        split_house_numbers=table.split_house_numbers,
+    )
+
+
 def commerce_addresses(
     path: Path,
     *,
@@ -145,6 +171,20 @@ def commerce_addresses(
         delimiter=delimiter,
         encoding=encoding,
         sheet=sheet,
+    )
+
+
+def commerce_request(
+    request: CommerceAddressRequest, *, limits: TableLimits, use: Literal["validation", "delivery"]
+) -> None:
+    """The address file of a commerce request, read as its flow will read it."""
+    commerce_addresses(
+        request.input_path,
+        limits=limits,
+        use=use,
+        delimiter=request.input_delimiter,
+        encoding=request.input_encoding,
+        sheet=request.input_sheet,
     )
 
 

@@ -102,10 +102,33 @@ def _flow_page(spec: Any) -> str:
     schema = flow.parameters.model_dump()
     for name, field in sorted(schema["properties"].items(), key=lambda item: item[1].get("position", 0)):
         required = name in schema.get("required", [])
-        default = "required" if required else _json_default(field.get("default"))
-        description = str(field.get("description", "")).replace("|", "/").replace("\n", " ")
-        lines.append(f"| `{name}` | {field.get('title', name)} | {default} | {description} |")
+        lines.append(_row(name, field, "required" if required else _json_default(field.get("default"))))
+        part = _part_of(schema, field)
+        if part is None:
+            continue
+        # A request part: each of its fields, as ``part.field``, with the default the parameter gives it.
+        given = field.get("default") if isinstance(field.get("default"), dict) else {}
+        for inner, inner_field in part.get("properties", {}).items():
+            if inner in part.get("required", []):
+                default = "required"
+            else:
+                default = _json_default(given.get(inner, inner_field.get("default")))
+            lines.append(_row(f"{name}.{inner}", inner_field, default))
     return "\n".join(lines) + "\n"
+
+
+def _row(name: str, field: Mapping[str, Any], default: str) -> str:
+    description = str(field.get("description", "")).replace("|", "/").replace("\n", " ")
+    return f"| `{name}` | {field.get('title', name)} | {default} | {description} |"
+
+
+def _part_of(schema: Mapping[str, Any], field: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The definition of a request part a parameter holds (see :mod:`flows.requests`), or None."""
+    ref = str(field.get("$ref", ""))
+    definition = schema.get("definitions", {}).get(ref.rpartition("/")[2]) if ref else None
+    if not isinstance(definition, Mapping) or "properties" not in definition:
+        return None
+    return definition if ref.rpartition("/")[2].endswith(("Request", "Options")) else None
 
 
 def _help(words: list[str]) -> str:

@@ -25,18 +25,8 @@ PENDING = frozenset(
     {
         # The flows: each flow body is being cut into steps.
         "flows/address_batch.py",
-        "flows/address_batch.py::address_batch",
         "flows/address_purchase.py::address_purchase",
-        "flows/address_query.py::address_query",
-        "flows/address_validation.py::address_validation",
-        "flows/deliverability_check.py::deliverability_check",
-        "flows/newspaper_master_data.py::newspaper_master_data",
-        "flows/newspaper_order.py::newspaper_order",
-        "flows/newspaper_statistics.py::newspaper_statistics",
-        "flows/pickup_registration.py::pickup_registration",
-        "flows/structure_files.py::structure_files",
         # The CLI: its commands are being read from the flows' option models.
-        "postflows/cli.py",
         # The run history's tasks: being split by the record they keep.
     }
 )

@@ -79,7 +79,9 @@ def test_every_deployment_has_a_page_with_its_form_fields() -> None:
     pages = flow_pages()
     assert set(pages) == {f"flows/{spec.name}.md" for spec in CATALOG}
     batch = pages["flows/address-batch.md"]
-    assert "| `input_path` | Address file | required |" in batch and "`postflows address-batch`" in batch
+    assert (
+        "| `request.input_path` | Address file | required |" in batch and "`postflows address-batch`" in batch
+    )
 
 
 def test_the_documentation_site_builds_in_strict_mode(tmp_path: Path) -> None:

@@ -122,7 +122,7 @@ def test_the_schedules_are_the_issues() -> None:
     assert spec_named("newspaper-reports").schedules[0].parameters == {}
     weekly = runs("structure-files", "weekly", 3)
     assert [b - a for a, b in zip(weekly, weekly[1:], strict=False)] == [dt.timedelta(days=7)] * 2
-    assert spec_named("structure-files").schedules[0].parameters == {"file_code": 9}
+    assert spec_named("structure-files").schedules[0].parameters == {"request": {"file_code": 9}}
 
     assert [d.month for d in runs("newspaper-statistics", "az-quarterly", 4)] == [4, 7, 10, 1]
     assert [d.month for d in runs("newspaper-statistics", "aza-semi-annually", 2)] == [7, 1]
@@ -130,7 +130,9 @@ def test_the_schedules_are_the_issues() -> None:
         (2027, 1),
         (2028, 1),
     ]
-    intervals = {s.slug: s.parameters["interval"] for s in spec_named("newspaper-statistics").schedules}
+    intervals = {
+        s.slug: s.parameters["request"]["interval"] for s in spec_named("newspaper-statistics").schedules
+    }
     assert intervals == {"az-quarterly": "AZ", "aza-semi-annually": "AZA", "azb-yearly": "AZB"}
     # Local time: 07:00 in Zurich in winter and in summer alike.
     assert {(d.hour, d.utcoffset()) for d in runs("newspaper-statistics", "az-quarterly", 2)} == {

@@ -71,40 +71,75 @@ def test_no_field_is_a_null_toggle(spec: DeploymentSpec) -> None:
 def test_the_values_a_form_starts_with_are_accepted_and_read_as_not_given(spec: DeploymentSpec) -> None:
     schema = schema_of(spec)
     started = {name: field["default"] for name, field in schema["properties"].items() if "default" in field}
+    # A request part the form starts empty: each of its fields with the value its form starts with.
+    parts = {name: _part(schema, field) for name, field in schema["properties"].items()}
+    for name, part in parts.items():
+        if part is not None and name not in started:
+            started[name] = {
+                key: field["default"] for key, field in part["properties"].items() if "default" in field
+            }
     # As the server checks a run's parameters (create_flow_run): the defaults alone, required ones aside.
     errors = validate(started, schema, raise_on_error=False, ignore_required=True)
     assert not errors, [error.message for error in errors]
     flow = spec.load_flow()
     samples = {"integer": 1, "string": "/data/in.csv"}
-    required = {name: samples[schema["properties"][name]["type"]] for name in schema["required"]}
+    required = {
+        name: samples[schema["properties"][name]["type"]]
+        for name in schema["required"]
+        if parts[name] is None
+    }
+    for name, part in parts.items():
+        for field in part.get("required", []) if part is not None else []:
+            started[name] = {**started[name], field: samples[part["properties"][field]["type"]]}
     validated = flow.validate_parameters({**started, **required})
     for name, value in started.items():
         if value in ("", [], {}):
             assert validated[name] is None, f"{spec.name}: {name} empty in the form is {validated[name]!r}"
+        part = parts[name]
+        for key, field in (part or {}).get("properties", {}).items():
+            if field.get("default") in ("", [], {}) and key not in part.get("required", []):
+                got = getattr(validated[name], key)
+                assert got is None, f"{spec.name}: {name}.{key} empty in the form is {got!r}"
     # What a scheduled run or an API call gives by leaving a field out is the flow's own default.
-    assert {name for name in schema["properties"] if name not in started} == set(schema["required"])
+    assert {name for name in schema["properties"] if name not in started} <= set(schema["required"])
+
+
+def _part(schema: dict[str, Any], field: dict[str, Any]) -> dict[str, Any] | None:
+    """The definition of the request part a parameter holds, or None for a plain parameter."""
+    ref = field.get("$ref", "")
+    definition = schema.get("definitions", {}).get(ref.rpartition("/")[2]) if ref else None
+    name = ref.rpartition("/")[2]
+    return definition if definition and name.endswith(("Request", "Options")) else None
 
 
 def test_empty_text_and_a_typed_tab_read_as_not_given_and_tab() -> None:
     assert blank_to_none("  ") is None and blank_to_none([]) is None and blank_to_none(0) == 0
     from flows.address_batch import address_batch
 
+    output = {"output_dir": "out"}
     given = address_batch.validate_parameters(
-        {"input_path": "in.csv", "output_dir": "out", "upload_delimiter": "tab", "input_delimiter": "\\t"}
-    )
-    assert given["upload_delimiter"] == "\t" and given["input_delimiter"] == "\t"
+        {
+            "request": {"input_path": "in.csv", "upload_delimiter": "tab", "input_delimiter": "\\t"},
+            "output": output,
+        }
+    )["request"]
+    assert given.upload_delimiter == "\t" and given.input_delimiter == "\t"
     same = address_batch.validate_parameters(
-        {"input_path": "in.csv", "output_dir": "out", "input_delimiter": ";"}
-    )
-    assert same["input_delimiter"] == ";" and same["upload_delimiter"] is None
+        {"request": {"input_path": "in.csv", "input_delimiter": ";"}, "output": output}
+    )["request"]
+    assert same.input_delimiter == ";" and same.upload_delimiter is None
 
 
 def test_choices_are_choices_with_a_visible_default() -> None:
-    interval = newspaper_statistics.parameters.properties["interval"]
+    interval = newspaper_statistics.parameters.definitions["StatisticsRequest"]["properties"]["interval"]
     assert interval["enum"] == ["any", "AZ", "AZA", "AZB"] and interval["default"] == "any"
-    assert newspaper_statistics.validate_parameters({"interval": "any"})["interval"] is None
-    assert newspaper_statistics.validate_parameters({"interval": "AZA"})["interval"] == "AZA"
-    kind = newspaper_reports.parameters.properties["kind"]
+
+    def chosen(value: str) -> Any:
+        return newspaper_statistics.validate_parameters({"request": {"interval": value}})["request"].interval
+
+    assert chosen("any") is None
+    assert chosen("AZA") == "AZA"
+    kind = newspaper_reports.parameters.definitions["ReportsRequest"]["properties"]["kind"]
     assert kind["enum"] == ["auto", "standard", "gratis"] and kind["default"] == "auto"
 
 
@@ -114,7 +149,8 @@ def test_the_order_form_has_the_specs_field_names() -> None:
     assert {"newspaperNumber", "issueNumber", "lateDelivery", "deliveryDate"} <= set(basis)
     assert basis["deliveryDate"]["format"] == "date" and "default" not in basis["deliveryDate"]
     assert set(order["definitions"]["IssueNumberForm"]["properties"]) == {"from", "to"}
-    assert newspaper_order.parameters.properties["order"]["$ref"] == "#/definitions/OrderForm"
+    request = newspaper_order.parameters.definitions["NewspaperOrderRequest"]
+    assert request["properties"]["order"]["$ref"] == "#/definitions/OrderForm"
 
 
 @pytest.mark.parametrize("example", ["newspaper-order.json", "newspaper-gratis-order.json"])

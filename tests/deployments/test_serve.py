@@ -14,10 +14,15 @@ def test_every_flow_has_a_deployment_with_a_typed_parameter_form() -> None:
     built = {deployment.name: deployment for deployment in deployments()}
     assert {"address-batch", "address-query", "newspaper-order", "address-purchase"} <= set(built)
     schema = parameter_schema(address_batch.fn).model_dump()
-    properties = schema["properties"]
-    assert set(schema["required"]) == {"input_path", "output_dir"}
+    assert set(schema["required"]) == {"request", "output"}
+    request = schema["definitions"]["AddressBatchRequest"]
+    properties = request["properties"]
+    assert set(request["required"]) == {"input_path"}
+    assert schema["definitions"]["OutputOptions"]["required"] == ["output_dir"]
     assert properties["input_path"]["format"] == "path"
-    assert properties["max_wait_s"]["type"] == "number" and properties["max_wait_s"]["default"] == 3600.0
+    polling = schema["definitions"]["PollingOptions"]["properties"]
+    assert polling["max_wait_s"]["type"] == "number" and polling["max_wait_s"]["default"] == 3600.0
+    assert schema["properties"]["polling"]["default"]["min_poll_interval_s"] == 1.0
     assert "billing_reference" in properties
     assert properties["input_path"]["title"] == "Address file"
     assert properties["input_path"]["description"].startswith("The address file on the worker")
@@ -30,6 +35,6 @@ def test_commerce_flows_are_deployed_with_their_forms() -> None:
     assert sync.tags == ["commerce", "scheduled"] and pickup.tags == ["commerce"]
     assert pickup.description and "pickup ids" in pickup.description
     schema = parameter_schema(pickup_registration.fn).model_dump()
-    assert set(schema["required"]) == {"input_path", "output_dir"}
-    assert schema["properties"]["resubmit"]["default"] is False
+    assert set(schema["required"]) == {"request", "output"}
+    assert schema["definitions"]["PickupRegistrationRequest"]["properties"]["resubmit"]["default"] is False
     assert parameter_schema(delivery_reference_sync.fn).model_dump()["required"] == []

@@ -26,13 +26,22 @@ def test_both_flows_are_served_and_listed_in_prefect_yaml() -> None:
 
 def test_the_deliverability_form_takes_a_date_and_a_day_count() -> None:
     schema = parameter_schema(deliverability_check.fn).model_dump()
-    properties = schema["properties"]
-    assert set(schema["required"]) == {"input_path", "output_dir"}
+    assert set(schema["required"]) == {"request", "output"}
+    request = schema["definitions"]["DeliverabilityRequest"]
+    properties = request["properties"]
+    assert request["required"] == ["input_path"]
     assert properties["days"]["default"] == 14
     assert (
         properties["start"]["pattern"] == r"^(\d{4}-\d{2}-\d{2})?$" and properties["start"]["default"] == ""
     )
-    files = {"input_path": "in.csv", "output_dir": "out"}
-    given = deliverability_check.validate_parameters({**files, "start": "2026-11-23"})
-    assert given["start"] == dt.date(2026, 11, 23)
-    assert deliverability_check.validate_parameters({**files, "start": ""})["start"] is None
+    output = {"output_dir": "out"}
+
+    def given(start: str) -> dt.date | None:
+        request = {"input_path": "in.csv", "start": start}
+        day: dt.date | None = deliverability_check.validate_parameters(
+            {"request": request, "output": output}
+        )["request"].start
+        return day
+
+    assert given("2026-11-23") == dt.date(2026, 11, 23)
+    assert given("") is None

@@ -97,7 +97,9 @@ def _start(stack: contextlib.ExitStack, root: Path) -> ParkedBatch:
     output_dir = root / "out"
     created = httpx.post(
         f"{server.api_url}/deployments/{deployment_id}/create_flow_run",
-        json={"parameters": {"input_path": str(EXAMPLE), "output_dir": str(output_dir)}},
+        json={
+            "parameters": {"request": {"input_path": str(EXAMPLE)}, "output": {"output_dir": str(output_dir)}}
+        },
         timeout=10,
     )
     created.raise_for_status()

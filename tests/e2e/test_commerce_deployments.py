@@ -22,7 +22,10 @@ def test_address_validation_and_deliverability_run_as_deployments(
 ) -> None:
     validation = served.run_deployment(
         "address-validation",
-        {"input_path": str(EXAMPLES / "commerce-addresses.csv"), "output_dir": str(tmp_path / "validation")},
+        {
+            "request": {"input_path": str(EXAMPLES / "commerce-addresses.csv")},
+            "output": {"output_dir": str(tmp_path / "validation")},
+        },
     )
     assert validation.returncode == 0, validation.stdout + validation.stderr
     assert "Completed" in validation.stdout
@@ -31,10 +34,12 @@ def test_address_validation_and_deliverability_run_as_deployments(
     deliverability = served.run_deployment(
         "deliverability-check",
         {
-            "input_path": str(EXAMPLES / "commerce-addresses.csv"),
-            "output_dir": str(tmp_path / "deliverability"),
-            "start": "2026-11-23",
-            "days": 7,
+            "request": {
+                "input_path": str(EXAMPLES / "commerce-addresses.csv"),
+                "start": "2026-11-23",
+                "days": 7,
+            },
+            "output": {"output_dir": str(tmp_path / "deliverability")},
         },
     )
     assert deliverability.returncode == 0, deliverability.stdout + deliverability.stderr
@@ -44,14 +49,19 @@ def test_address_validation_and_deliverability_run_as_deployments(
 def test_delivery_sync_and_pickup_registration_run_as_deployments(
     served: ServedDeployments, tmp_path: Path
 ) -> None:
-    sync = served.run_deployment("delivery-reference-sync", {"output_dir": str(tmp_path / "sync")})
+    sync = served.run_deployment(
+        "delivery-reference-sync", {"output": {"output_dir": str(tmp_path / "sync")}}
+    )
     assert sync.returncode == 0, sync.stdout + sync.stderr
     assert "Completed" in sync.stdout
     assert "| holidays |" in (tmp_path / "sync" / "summary.md").read_text()
 
     pickup = served.run_deployment(
         "pickup-registration",
-        {"input_path": str(EXAMPLES / "pickup-users.csv"), "output_dir": str(tmp_path / "pickup")},
+        {
+            "request": {"input_path": str(EXAMPLES / "pickup-users.csv")},
+            "output": {"output_dir": str(tmp_path / "pickup")},
+        },
     )
     assert pickup.returncode == 0, pickup.stdout + pickup.stderr
     results = output_records(tmp_path / "pickup" / "results.csv")

@@ -47,7 +47,7 @@ print(json.dumps({"id": str(run.id), "state": run.state.type.value}))
 
 
 def query(out: Path, file: Path = EXAMPLE) -> dict[str, Any]:
-    return {"input_path": str(file), "output_dir": str(out)}
+    return {"request": {"input_path": str(file)}, "output": {"output_dir": str(out)}}
 
 
 def assert_completed_and_recorded(served: ServedDeployments, run: dict[str, Any], out: Path) -> None:
@@ -197,8 +197,8 @@ def test_a_file_arrived_event_runs_its_kind_on_the_file(served: ServedDeployment
 
     run = served.wait_for_flow_run(wait_for(started_run, "the address-query run of the event", served)["id"])
     TRIGGER_TIMINGS["postflows.file.arrived event"] = time.monotonic() - started
-    out = Path(run["parameters"]["output_dir"])
-    assert run["parameters"]["input_path"] == str(file)
+    out = Path(run["parameters"]["output"]["output_dir"])
+    assert run["parameters"]["request"]["input_path"] == str(file)
     assert out.parent == served.data_dir / "arrivals" and out.name.startswith("kunden-maerz-")
     assert run["name"].startswith("address-query-kunden-maerz.csv-")
     assert_completed_and_recorded(served, run, out)

@@ -143,7 +143,8 @@ def test_a_worker_runs_a_deployment_of_prefect_yaml(
         prefect(
             environment,
             "deployment", "run", deployed,
-            "--params", json.dumps({"input_path": str(EXAMPLE), "output_dir": str(out)}),
+            "--params",
+            json.dumps({"request": {"input_path": str(EXAMPLE)}, "output": {"output_dir": str(out)}}),
             "--watch", "--watch-timeout", "240",
             timeout=300,
         )

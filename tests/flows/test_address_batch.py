@@ -22,6 +22,7 @@ from sandbox.address_service.jobs import JobStore
 from sandbox.inprocess import address_service_url
 from tasks.address_service.batch import BatchJobFailed
 from tasks.polling import PollTimedOut
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.outputs import read_output_csv
 
@@ -63,7 +64,7 @@ def _file_tokens(run: history.Run) -> list[str]:
 
 async def test_batch_writes_results_rejects_bad_rows_and_cleans_up(sandbox: Sandbox, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    summary = await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+    summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
 
     source_rows = len(pd.read_csv(EXAMPLE, sep=";", dtype=str))
     assert summary["accepted_rows"] + summary["rejected_rows"] == source_rows
@@ -111,7 +112,7 @@ async def test_failed_job_names_the_status_and_still_deletes_both_files(
 ) -> None:
     sandbox.inject(api="address", endpoint="runbatch", kind="job_outcome", value=outcome)
     with pytest.raises(BatchJobFailed, match="TokenStatus"):
-        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
     (run,) = _runs()
     assert run.state == "FAILED" and "TokenStatus" in (run.error or "")
     assert sandbox.transport.count("/deletefile") == 2
@@ -124,7 +125,7 @@ async def test_a_token_status_the_spec_does_not_list_is_named_as_the_service_sen
 ) -> None:
     sandbox.inject(api="address", endpoint="checkbatchstatus/*", kind="unlisted_status", value=9, times=None)
     with pytest.raises(BatchJobFailed, match="TokenStatus 9, a status the specification does not list"):
-        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
     (run,) = _runs()
     assert "TokenStatus 9" in (run.error or "")
     batch = _job(run, "batch")
@@ -140,7 +141,7 @@ async def test_a_file_whose_answer_was_lost_is_recorded_as_uncertain_and_never_s
     delete a token nobody knows."""
     sandbox.inject(api="address", endpoint=endpoint, kind="read_timeout")
     with pytest.raises(TransportFailure, match="ReadTimeout"):
-        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
     assert sandbox.transport.count(f"/{endpoint}") == 1
     (run,) = _runs()
     kind = "upload-file" if endpoint == "uploadfile" else "output-file"
@@ -162,7 +163,7 @@ async def test_a_status_endpoint_down_past_the_deadline_leaves_the_job_waiting_w
         api="address", endpoint="checkbatchstatus/*", kind="http_status", value=500, after=1, times=None
     )
     with pytest.raises(PollTimedOut):
-        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", max_wait_s=1.0, **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", max_wait_s=1.0, **FAST)
     (run,) = _runs()
     assert run.state == "FAILED"
     batch = _job(run, "batch")
@@ -176,12 +177,12 @@ async def test_a_timeout_keeps_the_files_and_the_same_command_picks_the_job_up(
     sandbox.config.job_seconds = 2.5
     out = tmp_path / "out"
     with pytest.raises(PollTimedOut, match="not finished"):
-        await address_batch(input_path=EXAMPLE, output_dir=out, max_wait_s=0.3, **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=out, max_wait_s=0.3, **FAST)
     (timed_out,) = _runs()
     assert _job(timed_out, "batch").status == "WAITING"
     assert sandbox.transport.count("/deletefile") == 0
 
-    summary = await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+    summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     assert summary["result_rows"] == summary["accepted_rows"]
     assert sandbox.transport.count("/runbatch") == 1 and sandbox.transport.count("/uploadfile") == 1
     assert sandbox.transport.count("/deletefile") == 2
@@ -197,7 +198,7 @@ async def test_cancellation_while_polling_keeps_the_job_for_the_next_run(
 ) -> None:
     sandbox.config.job_seconds = 3
     out = tmp_path / "out"
-    run = asyncio.ensure_future(address_batch(input_path=EXAMPLE, output_dir=out, **FAST))
+    run = asyncio.ensure_future(call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST))
     while sandbox.transport.count("/checkbatchstatus") < 2:
         await asyncio.sleep(0.05)
     run.cancel()
@@ -208,7 +209,7 @@ async def test_cancellation_while_polling_keeps_the_job_for_the_next_run(
     assert _job(cancelled, "batch").status == "WAITING"
     assert sandbox.transport.count("/deletefile") == 0
 
-    summary = await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+    summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     assert summary["result_rows"] == summary["accepted_rows"]
     assert sandbox.transport.count("/runbatch") == 1 and sandbox.transport.count("/deletefile") == 2
 
@@ -219,13 +220,13 @@ async def test_a_download_that_keeps_failing_is_fetched_by_the_next_run(
     out = tmp_path / "out"
     sandbox.inject(api="address", endpoint="downloadfile/*", kind="http_status", value=503, times=None)
     with pytest.raises(ServerError):
-        await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     (failed,) = _runs()
     assert _job(failed, "batch").status == "FINISHED"
     assert sandbox.transport.count("/deletefile") == 0
 
     sandbox.config.faults.clear()
-    summary = await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+    summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     assert summary["result_rows"] == summary["accepted_rows"]
     assert sandbox.transport.count("/runbatch") == 1
     assert sandbox.transport.count("/deletefile") == 2
@@ -237,7 +238,7 @@ async def test_a_job_the_service_cannot_find_is_never_replaced_without_resubmit(
     out = tmp_path / "out"
     sandbox.config.job_seconds = 2.5
     with pytest.raises(PollTimedOut):
-        await address_batch(input_path=EXAMPLE, output_dir=out, max_wait_s=0.2, **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=out, max_wait_s=0.2, **FAST)
     (first,) = _runs()
     for token in _file_tokens(first):  # the service loses the job: its files are deleted elsewhere
         assert await _token_state(sandbox, token) == 0
@@ -247,13 +248,13 @@ async def test_a_job_the_service_cannot_find_is_never_replaced_without_resubmit(
     # Status 302 is "error accessing the database": it says nothing certain about the job, so the run keeps
     # asking until its wait ends, and the job stays this work's.
     with pytest.raises(DatabaseStatusError):
-        await address_batch(input_path=EXAMPLE, output_dir=out, max_wait_s=0.5, **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=out, max_wait_s=0.5, **FAST)
     assert sandbox.transport.count("/runbatch") == 1
     assert sandbox.transport.count("/checkbatchstatus") >= 3
     assert [job.status for run in _runs() for job in run.remote_jobs if job.kind == "batch"] == ["WAITING"]
 
     sandbox.config.job_seconds = 0.4
-    summary = await address_batch(input_path=EXAMPLE, output_dir=out, resubmit=True, **FAST)
+    summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, resubmit=True, **FAST)
     assert summary["result_rows"] == summary["accepted_rows"]
     assert sandbox.transport.count("/runbatch") == 2
     assert summary["replaced"] == {"address batch": [f"{batch_token} (WAITING, run {first.id})"]}
@@ -267,7 +268,7 @@ async def test_status_302_three_times_then_an_answer_bills_one_batch(
     sandbox: Sandbox, tmp_path: Path
 ) -> None:
     sandbox.inject(api="address", endpoint="checkbatchstatus/*", kind="service_status", value=302, times=3)
-    summary = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+    summary = await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
     assert summary["result_rows"] == summary["accepted_rows"] > 0
     assert sandbox.transport.count("/runbatch") == 1
     assert sandbox.transport.count("/checkbatchstatus") >= 4
@@ -279,14 +280,14 @@ async def test_status_302_until_the_wait_ends_leaves_the_job_to_the_next_run(
 ) -> None:
     sandbox.inject(api="address", endpoint="checkbatchstatus/*", kind="service_status", value=302, times=None)
     with pytest.raises(DatabaseStatusError):
-        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", max_wait_s=0.5, **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", max_wait_s=0.5, **FAST)
     (first,) = _runs()
     assert _job(first, "batch").status == "WAITING"
     held = set(JobStore(sandbox.transport.inner.app.state.sandbox_state).file_tokens())
     assert set(_file_tokens(first)) <= held, "the files of a job that may give a result stay"
 
     sandbox.config.faults.clear()
-    summary = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+    summary = await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
     assert summary["resumed"] is True and summary["result_rows"] == summary["accepted_rows"]
     assert sandbox.transport.count("/runbatch") == 1
 
@@ -294,7 +295,7 @@ async def test_status_302_until_the_wait_ends_leaves_the_job_to_the_next_run(
 async def test_options_that_give_the_same_upload_are_one_batch(sandbox: Sandbox, tmp_path: Path) -> None:
     spellings = [{}, {"input_delimiter": ";"}, {"input_encoding": "utf-8", "upload_encoding": "cp1252"}]
     summaries = [
-        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / f"out-{n}", **options, **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / f"out-{n}", **options, **FAST)
         for n, options in enumerate(spellings)
     ]
     uploads = {(tmp_path / f"out-{n}" / "upload.txt").read_bytes() for n in range(len(spellings))}
@@ -314,7 +315,8 @@ async def test_options_that_give_the_same_upload_are_one_batch(sandbox: Sandbox,
 
 
 async def test_billing_reference_uses_runbatchwithclient(sandbox: Sandbox, tmp_path: Path) -> None:
-    await address_batch(
+    await call(
+        address_batch,
         input_path=EXAMPLE,
         output_dir=tmp_path / "out",
         billing_reference="RRN-0001",
@@ -331,7 +333,7 @@ async def test_input_without_valid_rows_fails_before_any_remote_call(
     bad = tmp_path / "bad.csv"
     bad.write_text("Name;Prename;Streetname;HouseNo;ZIPCode;TownName\nMuster;Hans;;;;\n", encoding="utf-8")
     with pytest.raises(Exception, match="no row passed"):
-        await address_batch(input_path=bad, output_dir=tmp_path / "out", **FAST)
+        await call(address_batch, input_path=bad, output_dir=tmp_path / "out", **FAST)
     assert sum(sandbox.transport.calls.values()) == 0
     assert (tmp_path / "out" / "rejected.csv").is_file()
 
@@ -349,7 +351,8 @@ async def test_fixed_width_cp1252_input_and_a_custom_upload_format(sandbox: Sand
     source.write_bytes(("\r\n".join(lines) + "\r\n").encode("cp1252"))
 
     out = tmp_path / "out"
-    summary = await address_batch(
+    summary = await call(
+        address_batch,
         input_path=source,
         output_dir=out,
         fixed_widths=widths,
@@ -381,7 +384,7 @@ async def test_the_csv_files_follow_the_formula_guard_setting(
         encoding="utf-8",
     )
     out = tmp_path / "out"
-    await address_batch(input_path=source, output_dir=out, **FAST)
+    await call(address_batch, input_path=source, output_dir=out, **FAST)
     results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert results["KundenNr"].tolist() == [f"{prefix}=1+1"]
     rejected = read_output_csv(out / "rejected.csv", dtype=str, keep_default_na=False)

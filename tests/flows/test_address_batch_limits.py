@@ -17,6 +17,7 @@ from fileio.errors import ResultUnreadable
 from flows.address_batch import address_batch
 from postflows.settings import get_settings
 from tasks.address_service import steps
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.flows.test_address_batch import EXAMPLE, FAST, _file_tokens, _job, _runs, _token_state
 
@@ -74,7 +75,7 @@ async def test_a_row_of_100000_tabs_fails_the_run_keeps_the_download_and_deletes
     widen(sandbox, monkeypatch, short_rows=1000, tabs=100_000)
     out = tmp_path / "out"
     with pytest.raises(ResultUnreadable) as refused:
-        await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     assert (
         "has 100,001 columns, more than the limit of 1,000 columns per row (POSTFLOWS_TABLE_MAX_COLUMNS)"
         in (refused.value.problem)
@@ -100,7 +101,7 @@ async def test_the_same_command_says_so_at_once_and_reads_again_once_the_limit_i
     widen(sandbox, monkeypatch, short_rows=10, tabs=1500)
     out = tmp_path / "out"
     with pytest.raises(ResultUnreadable, match=r"1,501 columns, more than the limit of 1,000"):
-        await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     (first,) = _runs()
     downloaded = sandbox.transport.count("/downloadfile")
 
@@ -110,7 +111,7 @@ async def test_the_same_command_says_so_at_once_and_reads_again_once_the_limit_i
     with monkeypatch.context() as patched:
         patched.setattr(steps, "read_result_file", never)
         with pytest.raises(ResultUnreadable) as again:
-            await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+            await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     assert again.value.setting == "POSTFLOWS_TABLE_MAX_COLUMNS" and again.value.limit == 1000
     assert f"(found by run {first.id})" in again.value.problem
     assert "1,501 columns, more than the limit of 1,000 columns per row" in again.value.problem
@@ -120,11 +121,11 @@ async def test_the_same_command_says_so_at_once_and_reads_again_once_the_limit_i
 
     monkeypatch.setenv("POSTFLOWS_TABLE_MAX_COLUMNS", "1200")  # raised, not enough: read and refused anew
     with pytest.raises(ResultUnreadable, match=r"more than the limit of 1,200 columns") as anew:
-        await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     assert "found by run" not in anew.value.problem
 
     monkeypatch.setenv("POSTFLOWS_TABLE_MAX_COLUMNS", "2000")
-    summary = await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+    summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     assert summary["result_rows"] == summary["accepted_rows"]
     assert (out / "results.csv").is_file()
     (batch,) = _batch_jobs()

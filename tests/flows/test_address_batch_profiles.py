@@ -12,6 +12,7 @@ from fileio.address_service.profiles import BUILTIN
 from flows.address_batch import address_batch
 from postflows.wiring import ConfigurationError
 from sandbox.address_service.alignments import load_alignment
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.outputs import read_output_csv
 
@@ -34,7 +35,7 @@ async def test_the_standard_profile_sends_only_its_columns_and_merges_by_our_id(
 ) -> None:
     path = _customers(tmp_path)
     out = tmp_path / "out"
-    summary = await address_batch(input_path=path, output_dir=out, profile="standard", **FAST)
+    summary = await call(address_batch, input_path=path, output_dir=out, profile="standard", **FAST)
     assert summary["result_rows"] == summary["accepted_rows"] > 0
 
     upload = (out / "upload.txt").read_bytes().decode("utf-8")
@@ -51,8 +52,8 @@ async def test_a_dry_run_writes_the_upload_and_the_plan_and_sends_nothing(
     sandbox: Sandbox, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    summary = await address_batch(
-        input_path=_customers(tmp_path), output_dir=out, profile="legacy-de", dry_run=True
+    summary = await call(
+        address_batch, input_path=_customers(tmp_path), output_dir=out, profile="legacy-de", dry_run=True
     )
     assert summary["dry_run"] is True
     assert sum(sandbox.transport.calls.values()) == 0
@@ -66,12 +67,12 @@ async def test_a_dry_run_writes_the_upload_and_the_plan_and_sends_nothing(
 
 async def test_the_profile_is_part_of_the_works_identity(sandbox: Sandbox, tmp_path: Path) -> None:
     path = _customers(tmp_path)
-    plain = await address_batch(input_path=path, output_dir=tmp_path / "a", dry_run=True)
-    standard = await address_batch(
-        input_path=path, output_dir=tmp_path / "b", profile="standard", dry_run=True
+    plain = await call(address_batch, input_path=path, output_dir=tmp_path / "a", dry_run=True)
+    standard = await call(
+        address_batch, input_path=path, output_dir=tmp_path / "b", profile="standard", dry_run=True
     )
-    legacy = await address_batch(
-        input_path=path, output_dir=tmp_path / "c", profile="legacy-de", dry_run=True
+    legacy = await call(
+        address_batch, input_path=path, output_dir=tmp_path / "c", profile="legacy-de", dry_run=True
     )
     assert len({plain["idempotency_key"], standard["idempotency_key"], legacy["idempotency_key"]}) == 3
 
@@ -99,7 +100,8 @@ async def test_a_custom_profile_with_a_renamed_result_id_and_an_extra_output(
     profile.write_text(CUSTOM, encoding="utf-8")
     sandbox.config.alignments["crm_maintenance_v1"] = load_alignment(profile, "crm_maintenance_v1")
     out = tmp_path / "out"
-    summary = await address_batch(
+    summary = await call(
+        address_batch,
         input_path=_customers(tmp_path),
         output_dir=out,
         profile=str(profile),
@@ -122,8 +124,8 @@ async def test_the_legacy_profile_end_to_end_with_its_own_result_id(sandbox: San
     legacy.write_text(BUILTIN["legacy-de"].to_yaml(), encoding="utf-8")
     sandbox.config.alignments["postflows_maintenance_v1"] = load_alignment(legacy, "postflows_maintenance_v1")
     out = tmp_path / "out"
-    summary = await address_batch(
-        input_path=_customers(tmp_path), output_dir=out, profile="legacy-de", **FAST
+    summary = await call(
+        address_batch, input_path=_customers(tmp_path), output_dir=out, profile="legacy-de", **FAST
     )
     assert summary["result_rows"] == summary["accepted_rows"] > 0
     results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
@@ -142,8 +144,12 @@ async def test_an_upload_that_differs_from_the_agreed_header_fails_naming_the_co
     with pytest.raises(
         ConfigurationError, match="'KDNR', while profile standard expects it in 'CustomID_01_in'"
     ):
-        await address_batch(
-            input_path=_customers(tmp_path), output_dir=tmp_path / "out", profile="standard", **FAST
+        await call(
+            address_batch,
+            input_path=_customers(tmp_path),
+            output_dir=tmp_path / "out",
+            profile="standard",
+            **FAST,
         )
     assert sum(sandbox.transport.calls.values()) == 0
 
@@ -152,11 +158,16 @@ async def test_upload_options_override_the_profile_and_change_the_key(
     sandbox: Sandbox, tmp_path: Path
 ) -> None:
     path = _customers(tmp_path)
-    agreed = await address_batch(
-        input_path=path, output_dir=tmp_path / "a", profile="legacy-de", dry_run=True
+    agreed = await call(
+        address_batch, input_path=path, output_dir=tmp_path / "a", profile="legacy-de", dry_run=True
     )
-    overridden = await address_batch(
-        input_path=path, output_dir=tmp_path / "b", profile="legacy-de", upload_delimiter=";", dry_run=True
+    overridden = await call(
+        address_batch,
+        input_path=path,
+        output_dir=tmp_path / "b",
+        profile="legacy-de",
+        upload_delimiter=";",
+        dry_run=True,
     )
     header = (tmp_path / "b" / "upload.txt").read_bytes().decode("cp1252").split("\r\n")[0]
     assert header.startswith("KDNR (QSTAT);Firma;Vorname")
@@ -189,7 +200,7 @@ async def test_moves_are_read_from_the_output_the_profile_declares(sandbox: Sand
         encoding="utf-8",
     )
     out = tmp_path / "out"
-    summary = await address_batch(input_path=people, output_dir=out, profile=str(profile), **FAST)
+    summary = await call(address_batch, input_path=people, output_dir=out, profile=str(profile), **FAST)
     assert summary["moves"] == 1
     assert (out / "download" / "moves.txt").is_file()
     # The main output is the result alone (a text file, named by its content), no ZIP with the moves in it.
@@ -204,7 +215,8 @@ async def test_a_result_id_the_sandbox_would_not_return_is_refused_before_anythi
     with pytest.raises(
         ConfigurationError, match="POSTFLOWS_SANDBOX_ALIGNMENTS=crm_maintenance_v1="
     ) as refused:
-        await address_batch(
+        await call(
+            address_batch,
             input_path=_customers(tmp_path),
             output_dir=tmp_path / "out",
             profile=str(profile),
@@ -218,7 +230,8 @@ async def test_a_result_id_the_sandbox_would_not_return_is_refused_before_anythi
 async def test_the_plan_and_the_summary_name_the_column_the_record_id_comes_back_in(
     sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    summary = await address_batch(
+    summary = await call(
+        address_batch,
         input_path=_customers(tmp_path),
         output_dir=tmp_path / "out",
         profile="legacy-de",

@@ -23,6 +23,7 @@ from history.recorder import RunRecorder
 from postflows.settings import get_settings
 from sandbox.inprocess import address_service_url
 from tasks.submission import ResumeMismatch, SubmissionUncertain
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.outputs import read_output_csv
 
@@ -100,10 +101,14 @@ async def test_rerun_after_a_crash_resumes_the_recorded_job(
         patched.setattr(batch_module, "wait_for_batch", crash)
         patched.setattr(batch_module, "delete_key_files", no_cleanup)
         with pytest.raises(_Killed):
-            await address_batch(input_path=EXAMPLE, output_dir=out, idempotency_key="crm-export-1", **FAST)
+            await call(
+                address_batch, input_path=EXAMPLE, output_dir=out, idempotency_key="crm-export-1", **FAST
+            )
     _as_if_killed()
 
-    summary = await address_batch(input_path=EXAMPLE, output_dir=out, idempotency_key="crm-export-1", **FAST)
+    summary = await call(
+        address_batch, input_path=EXAMPLE, output_dir=out, idempotency_key="crm-export-1", **FAST
+    )
     assert sandbox.transport.count("/runbatch") == 1 and sandbox.transport.count("/uploadfile") == 1
     assert sandbox.transport.count("/deletefile") == 2
     assert summary["result_rows"] == summary["accepted_rows"]
@@ -112,7 +117,9 @@ async def test_rerun_after_a_crash_resumes_the_recorded_job(
 
     # A third run with the same key neither submits nor downloads again: it rebuilds from the recorded file.
     before = sum(sandbox.transport.calls.values())
-    again = await address_batch(input_path=EXAMPLE, output_dir=out, idempotency_key="crm-export-1", **FAST)
+    again = await call(
+        address_batch, input_path=EXAMPLE, output_dir=out, idempotency_key="crm-export-1", **FAST
+    )
     assert sum(sandbox.transport.calls.values()) == before
     assert again["qstat"] == summary["qstat"]
 
@@ -132,18 +139,18 @@ async def test_a_kill_between_the_runbatch_answer_and_the_history_write_is_never
         patched.setattr(RunRecorder, "update_job", killed_before_recording)
         patched.setattr(batch_module, "delete_key_files", lambda *args: asyncio.sleep(0))
         with pytest.raises(_Killed):
-            await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+            await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     _as_if_killed()
     assert sandbox.transport.count("/runbatch") == 1
 
     with pytest.raises(SubmissionUncertain, match="--resubmit") as refused:
-        await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     assert "address batch" in str(refused.value)
     assert sandbox.transport.count("/runbatch") == 1 and sandbox.transport.count("/uploadfile") == 1
     (marker,) = _jobs("batch")
     assert marker.status == "UNCERTAIN"
 
-    summary = await address_batch(input_path=EXAMPLE, output_dir=out, resubmit=True, **FAST)
+    summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, resubmit=True, **FAST)
     assert summary["result_rows"] == summary["accepted_rows"]
     assert sandbox.transport.count("/runbatch") == 2
     assert sorted(job.status for job in _jobs("batch")) == ["COMPLETED", "SUPERSEDED"]
@@ -168,7 +175,7 @@ async def test_a_runbatch_whose_outcome_is_unknown_is_not_sent_again_until_the_u
     out = tmp_path / "out"
     sandbox.inject(api="address", endpoint="runbatch", **fault)
     with pytest.raises(Exception) as first:
-        await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     assert not isinstance(first.value, SubmissionUncertain)
     assert sandbox.transport.count("/runbatch") == 1
     (marker,) = _jobs("batch")
@@ -176,10 +183,10 @@ async def test_a_runbatch_whose_outcome_is_unknown_is_not_sent_again_until_the_u
     assert sandbox.transport.count("/deletefile") == 0  # the batch may exist and need its files
 
     with pytest.raises(SubmissionUncertain, match="--resubmit"):
-        await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     assert sandbox.transport.count("/runbatch") == 1
 
-    summary = await address_batch(input_path=EXAMPLE, output_dir=out, resubmit=True, **FAST)
+    summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, resubmit=True, **FAST)
     assert summary["result_rows"] == summary["accepted_rows"]
     assert sandbox.transport.count("/runbatch") == 2
     assert await _all_files_deleted(sandbox)
@@ -191,12 +198,12 @@ async def test_a_failed_runbatch_that_created_nothing_is_followed_by_a_new_one(
     out = tmp_path / "out"
     sandbox.inject(api="address", endpoint="runbatch", kind="service_status", value=801)
     with pytest.raises(Exception, match="801"):
-        await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     (rejected,) = _jobs("batch")
     assert rejected.status == "REJECTED"
     assert sandbox.transport.count("/deletefile") == 2
 
-    summary = await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+    summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     assert summary["result_rows"] == summary["accepted_rows"]
     assert sandbox.transport.count("/runbatch") == 2
     assert await _all_files_deleted(sandbox)
@@ -205,8 +212,8 @@ async def test_a_failed_runbatch_that_created_nothing_is_followed_by_a_new_one(
 async def test_two_runs_of_one_key_at_once_take_turns_and_bill_once(sandbox: Sandbox, tmp_path: Path) -> None:
     sandbox.config.job_seconds = 1.0
     first, second = await asyncio.gather(
-        address_batch(input_path=EXAMPLE, output_dir=tmp_path / "a", idempotency_key="shared", **FAST),
-        address_batch(input_path=EXAMPLE, output_dir=tmp_path / "b", idempotency_key="shared", **FAST),
+        call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "a", idempotency_key="shared", **FAST),
+        call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "b", idempotency_key="shared", **FAST),
     )
     assert sandbox.transport.count("/runbatch") == 1 and sandbox.transport.count("/uploadfile") == 1
     assert first["qstat"] == second["qstat"]
@@ -230,7 +237,7 @@ async def test_two_sheets_of_one_workbook_are_two_pieces_of_work(sandbox: Sandbo
     workbook.save(source)
 
     for name in sheets:
-        await address_batch(input_path=source, output_dir=tmp_path / name, input_sheet=name, **FAST)
+        await call(address_batch, input_path=source, output_dir=tmp_path / name, input_sheet=name, **FAST)
     assert sandbox.transport.count("/runbatch") == 2
     for name, rows in sheets.items():
         results = read_output_csv(tmp_path / name / "results.csv", dtype=str, keep_default_na=False)
@@ -242,13 +249,18 @@ async def test_a_recorded_job_of_other_input_is_never_used_for_this_one(
 ) -> None:
     sandbox.config.job_seconds = 2.5
     with pytest.raises(Exception, match="not finished"):
-        await address_batch(
-            input_path=EXAMPLE, output_dir=tmp_path / "a", idempotency_key="crm", max_wait_s=0.2, **FAST
+        await call(
+            address_batch,
+            input_path=EXAMPLE,
+            output_dir=tmp_path / "a",
+            idempotency_key="crm",
+            max_wait_s=0.2,
+            **FAST,
         )
     other = tmp_path / "other.csv"
     other.write_text(EXAMPLE.read_text(encoding="utf-8").replace("Muster", "Meier"), encoding="utf-8")
     with pytest.raises(ResumeMismatch) as mismatch:
-        await address_batch(input_path=other, output_dir=tmp_path / "b", idempotency_key="crm", **FAST)
+        await call(address_batch, input_path=other, output_dir=tmp_path / "b", idempotency_key="crm", **FAST)
     recorded = _jobs("batch")[0].data["fingerprint"]
     assert recorded in str(mismatch.value) and mismatch.value.current in str(mismatch.value)
     assert mismatch.value.exit_code == 2
@@ -288,5 +300,5 @@ async def test_the_transport_failure_of_a_lost_runbatch_answer_says_it_was_sent(
 ) -> None:
     sandbox.inject(api="address", endpoint="runbatch", kind="drop")
     with pytest.raises(TransportFailure) as lost:
-        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
     assert lost.value.sent

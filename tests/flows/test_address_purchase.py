@@ -21,6 +21,7 @@ from tasks.newspaper.purchases import PurchaseFailed
 from tasks.polling import PollTimedOut
 from tasks.progress import listening
 from tasks.submission import SubmissionUncertain
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.outputs import read_output_csv
 
@@ -43,7 +44,7 @@ async def test_purchase_end_to_end(sandbox: Sandbox, flow_env: Path, tmp_path: P
     seen: list[float] = []
     out = tmp_path / "out"
     with listening(lambda label, percent, detail: seen.append(percent)):
-        summary = await address_purchase(ADDRESSES, PARAMETERS, out, **QUICK)
+        summary = await call(address_purchase, ADDRESSES, PARAMETERS, out, **QUICK)
 
     assert summary["accepted_rows"] == 6 and summary["rejected_rows"] == 0
     assert summary["output_addresses"] == 6
@@ -83,10 +84,10 @@ async def test_rerun_resumes_after_failure_without_second_post(
 ) -> None:
     sandbox.inject(api="newspaper", endpoint="*/progress", kind="http_status", value=500, times=None)
     with pytest.raises(ServerError):
-        await address_purchase(ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
+        await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
     assert posts(sandbox) == 1
     sandbox.config.faults.clear()
-    summary = await address_purchase(ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
+    summary = await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
     assert summary["resumed"] is True and summary["output_addresses"] == 6
     assert posts(sandbox) == 1
 
@@ -94,11 +95,11 @@ async def test_rerun_resumes_after_failure_without_second_post(
 async def test_lost_answer_refuses_until_resubmit(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
     sandbox.inject(api="newspaper", endpoint="*purchases", method="POST", kind="drop")
     with pytest.raises(Exception, match="RemoteProtocolError"):
-        await address_purchase(ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
+        await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
     with pytest.raises(SubmissionUncertain, match="--resubmit"):
-        await address_purchase(ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
+        await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
     assert posts(sandbox) == 1
-    summary = await address_purchase(ADDRESSES, PARAMETERS, tmp_path / "out", resubmit=True, **QUICK)
+    summary = await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", resubmit=True, **QUICK)
     assert summary["resumed"] is False and posts(sandbox) == 2
 
 
@@ -115,7 +116,7 @@ async def test_rejected_rows_and_aliases_without_clean_up(
         encoding="utf-8",
     )
     out = tmp_path / "out"
-    summary = await address_purchase(path, PARAMETERS, out, address_clean_up=False, **QUICK)
+    summary = await call(address_purchase, path, PARAMETERS, out, address_clean_up=False, **QUICK)
     assert (summary["input_rows"], summary["accepted_rows"], summary["rejected_rows"]) == (4, 1, 3)
     rejected = read_output_csv(out / "rejected.csv")
     assert rejected[["Kundennummer", "line", "row"]].values.tolist() == [
@@ -138,7 +139,7 @@ async def test_invalid_parameters_fail_before_any_request(
     path = tmp_path / "purchase.json"
     path.write_text(json.dumps(parameters))
     with pytest.raises(OrderInvalid) as caught:
-        await address_purchase(ADDRESSES, path, tmp_path / "out", **QUICK)
+        await call(address_purchase, ADDRESSES, path, tmp_path / "out", **QUICK)
     assert "depositDate" in str(caught.value)
     assert "sortingModule.simplifiedConfiguration.bundle.max" in str(caught.value)
     assert sum(sandbox.transport.calls.values()) == 0
@@ -157,12 +158,12 @@ async def test_failed_sorting_closes_the_job_and_the_next_run_orders_anew(
 ) -> None:
     sandbox.inject(api="newspaper", endpoint="*purchases", method="POST", kind="job_outcome", value="failed")
     with pytest.raises(PurchaseFailed, match="FAILED"):
-        await address_purchase(ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
+        await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
     [failed] = purchase_jobs(flow_env)
     assert failed.status == "FAILED" and failed.finished_at is not None
 
     sandbox.config.faults.clear()
-    summary = await address_purchase(ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
+    summary = await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
     assert summary["resumed"] is False and posts(sandbox) == 2
     assert summary["purchase_id"] != int(failed.remote_id)
 
@@ -172,7 +173,8 @@ async def test_time_out_leaves_the_purchase_waiting_and_a_rerun_resumes_it(
 ) -> None:
     sandbox.config.job_seconds = 1.5
     with pytest.raises(PollTimedOut):
-        await address_purchase(
+        await call(
+            address_purchase,
             ADDRESSES,
             PARAMETERS,
             tmp_path / "out",
@@ -182,7 +184,7 @@ async def test_time_out_leaves_the_purchase_waiting_and_a_rerun_resumes_it(
         )
     [waiting] = purchase_jobs(flow_env)
     assert waiting.status == "WAITING" and waiting.finished_at is None
-    summary = await address_purchase(ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
+    summary = await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
     assert summary["resumed"] is True and summary["purchase_id"] == int(waiting.remote_id)
     assert posts(sandbox) == 1
 
@@ -190,9 +192,11 @@ async def test_time_out_leaves_the_purchase_waiting_and_a_rerun_resumes_it(
 async def test_the_clean_up_option_is_part_of_the_purchase_identity(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
-    without = await address_purchase(ADDRESSES, PARAMETERS, tmp_path / "a", address_clean_up=False, **QUICK)
-    with_clean_up = await address_purchase(
-        ADDRESSES, PARAMETERS, tmp_path / "b", address_clean_up=True, **QUICK
+    without = await call(
+        address_purchase, ADDRESSES, PARAMETERS, tmp_path / "a", address_clean_up=False, **QUICK
+    )
+    with_clean_up = await call(
+        address_purchase, ADDRESSES, PARAMETERS, tmp_path / "b", address_clean_up=True, **QUICK
     )
     assert with_clean_up["resumed"] is False and posts(sandbox) == 2
     assert with_clean_up["idempotency_key"] != without["idempotency_key"]
@@ -209,7 +213,7 @@ async def test_formula_like_cells_are_neutralised_in_the_csv_files(
     path = tmp_path / "addresses.csv"
     path.write_text("\n".join([header, ",".join(first), *lines[2:]]) + "\n", encoding="utf-8")
     out = tmp_path / "out"
-    await address_purchase(path, PARAMETERS, out, **QUICK)
+    await call(address_purchase, path, PARAMETERS, out, **QUICK)
     frame = read_output_csv(out / "output-addresses.csv", dtype=str)
     assert frame.set_index("id").loc[first[0], "firstName"] == '\'=HYPERLINK("http://x.test")'
     assert set(frame["statusCode"]) <= {"OK", "CORRECTED", "UNKNOWN"}
@@ -223,7 +227,7 @@ async def test_a_validation_only_purchase_does_not_wait_for_sorting(
     path = tmp_path / "validation-only.json"
     path.write_text(json.dumps(parameters))
     out = tmp_path / "out"
-    summary = await address_purchase(ADDRESSES, path, out, **QUICK)
+    summary = await call(address_purchase, ADDRESSES, path, out, **QUICK)
     assert summary["output_addresses"] == 6
     documents = sorted(p.name for p in (out / "documents").iterdir())
     assert documents == [
@@ -241,14 +245,14 @@ async def test_purchase_parameters_filled_in_the_form(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
     parameters = json.loads(PARAMETERS.read_text(encoding="utf-8"))
-    summary = await address_purchase(ADDRESSES, purchase=parameters, **QUICK)
+    summary = await call(address_purchase, ADDRESSES, purchase=parameters, **QUICK)
     out = flow_env / "address-purchases" / ADDRESSES.name
     assert summary["output_addresses"] == 6 and (out / "output-addresses.csv").is_file()
     assert "non-reusable-addresses" in summary["documents"]  # addressCleanUp of the form's object
     assert posts(sandbox) == 1
 
     with pytest.raises(InputError, match="not both"):
-        await address_purchase(ADDRESSES, PARAMETERS, tmp_path / "out", purchase=parameters, **QUICK)
+        await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", purchase=parameters, **QUICK)
     with pytest.raises(InputError, match="no purchase parameters"):
-        await address_purchase(ADDRESSES, purchase={"sortingModule": {}}, **QUICK)
+        await call(address_purchase, ADDRESSES, purchase={"sortingModule": {}}, **QUICK)
     assert posts(sandbox) == 1

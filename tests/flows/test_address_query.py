@@ -15,6 +15,7 @@ from connectors.ratelimit import WindowGate
 from flows.address_query import address_query
 from postflows.settings import get_settings
 from postflows.wiring import address_service_client
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.outputs import read_output_csv
 
@@ -23,7 +24,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
 
 async def test_queries_every_accepted_row_and_writes_results(sandbox: Sandbox, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    summary = await address_query(input_path=EXAMPLE, output_dir=out, concurrency=4)
+    summary = await call(address_query, input_path=EXAMPLE, output_dir=out, concurrency=4)
 
     assert summary["failed_queries"] == 0
     assert sandbox.transport.count("/runquery2") == summary["accepted_rows"] == summary["result_rows"]
@@ -40,7 +41,7 @@ async def test_queries_every_accepted_row_and_writes_results(sandbox: Sandbox, t
 
 async def test_a_failing_query_keeps_its_row_with_the_reason(sandbox: Sandbox, tmp_path: Path) -> None:
     sandbox.inject(api="address", endpoint="runquery2", kind="service_status", value=999, after=3, times=1)
-    summary = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=1)
+    summary = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=1)
 
     assert summary["failed_queries"] == 1
     results = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
@@ -52,11 +53,11 @@ async def test_a_failing_query_keeps_its_row_with_the_reason(sandbox: Sandbox, t
 async def test_a_rerun_sends_only_the_queries_not_answered_yet(sandbox: Sandbox, tmp_path: Path) -> None:
     """Every query is billed: answers received by an earlier run of the same work are not bought twice."""
     sandbox.inject(api="address", endpoint="runquery2", kind="service_status", value=999, after=3, times=1)
-    first = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=2)
+    first = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=2)
     assert first["failed_queries"] == 1 and first["resumed_rows"] == 0
     sent_first = sandbox.transport.count("/runquery2")
 
-    again = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=2)
+    again = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=2)
     assert again["failed_queries"] == 0
     assert again["query_sends"] == 1 == sandbox.transport.count("/runquery2") - sent_first
     assert again["resumed_rows"] == again["accepted_rows"] - 1
@@ -66,7 +67,7 @@ async def test_a_rerun_sends_only_the_queries_not_answered_yet(sandbox: Sandbox,
     assert results.set_index("KundenNr").loc["1007", "QSTAT"] == "3"
 
     # Done: the next run of the same work queries afresh.
-    third = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=2)
+    third = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=2)
     assert third["resumed_rows"] == 0 and third["query_sends"] == third["accepted_rows"]
 
 
@@ -97,7 +98,7 @@ async def test_a_per_minute_limit_is_waited_out_by_every_worker_together(
     monkeypatch.setattr(
         "postflows.wiring.window_gate", lambda settings: WindowGate(clock=time, sleep=time.sleep)
     )
-    summary = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=4)
+    summary = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=4)
 
     assert summary["failed_queries"] == 0
     accepted = summary["accepted_rows"]
@@ -124,7 +125,7 @@ async def test_an_unreadable_answer_keeps_its_row_and_the_answers_already_paid_f
             return response
 
     monkeypatch.setattr("postflows.wiring.sandbox_transport", lambda settings: Garbling())
-    summary = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=4)
+    summary = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=4)
 
     assert summary["failed_queries"] == 1
     results = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
@@ -138,7 +139,7 @@ async def test_an_unreadable_answer_keeps_its_row_and_the_answers_already_paid_f
 async def test_results_do_not_depend_on_concurrency(
     sandbox: Sandbox, tmp_path: Path, concurrency: int
 ) -> None:
-    await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=concurrency)
+    await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=concurrency)
     results = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
     assert list(results["KundenNr"]) == sorted(results["KundenNr"])
     assert results["QSTAT"].ne("").all()
@@ -167,7 +168,7 @@ async def test_the_csv_files_follow_the_formula_guard_and_dialect_settings(
         encoding="utf-8",
     )
     out = tmp_path / "out"
-    await address_query(input_path=source, output_dir=out, concurrency=1)
+    await call(address_query, input_path=source, output_dir=out, concurrency=1)
     assert (out / "results.csv").read_bytes().startswith(start)
     results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert results["KundenNr"].tolist() == [f"{prefix}=1+1"]
@@ -196,12 +197,12 @@ async def test_on_the_dask_cluster_the_setting_names_the_results_are_the_same(
     of the default runner."""
     from distributed import LocalCluster
 
-    await address_query(input_path=EXAMPLE, output_dir=tmp_path / "threads", concurrency=16)
+    await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "threads", concurrency=16)
     recorder = ThreadRecorder(sandbox.transport)
     monkeypatch.setattr("postflows.wiring.sandbox_transport", lambda settings: recorder)
     with LocalCluster(n_workers=2, threads_per_worker=2, processes=False, dashboard_address=":0") as cluster:
         monkeypatch.setenv("POSTFLOWS_TASK_RUNNER", f"dask:{cluster.scheduler_address}")
-        summary = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "dask", concurrency=16)
+        summary = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "dask", concurrency=16)
 
     assert summary["failed_queries"] == 0 and summary["query_sends"] == summary["accepted_rows"]
     for name in ("results.csv", "rejected.csv"):

@@ -14,6 +14,7 @@ import history
 from connectors.errors import AuthFailed
 from flows.address_validation import address_validation
 from postflows.settings import get_settings
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox, dask_task_runner
 from tests.outputs import read_output_csv
 
@@ -43,7 +44,7 @@ async def test_every_row_is_validated_refused_or_rejected_in_input_order(
     # With one request at a time the fourth validation sent (row 5 of the file: row 4 is rejected) is refused.
     sandbox.inject(api="commerce", endpoint="*addresses/validation", kind="http_status", value=400, after=3)
     out = tmp_path / "out"
-    summary = await address_validation(input_path=_mixed(tmp_path), output_dir=out, concurrency=1)
+    summary = await call(address_validation, input_path=_mixed(tmp_path), output_dir=out, concurrency=1)
 
     assert summary["accepted_rows"] == 4 and summary["rejected_rows"] == 1
     assert summary["validated"] == 3 and summary["refused"] == 1 and summary["failed"] == 0
@@ -91,7 +92,7 @@ async def test_a_server_error_on_one_validation_is_retried(
     sandbox.inject(
         api="commerce", endpoint="address/v1/addresses/validation", kind="http_status", value=503, times=1
     )
-    summary = await address_validation(input_path=_mixed(tmp_path), output_dir=tmp_path / "out")
+    summary = await call(address_validation, input_path=_mixed(tmp_path), output_dir=tmp_path / "out")
 
     assert summary["validated"] == 4 and summary["failed"] == 0
     assert sandbox.transport.count(VALIDATION) == summary["requests_sent"] == 5  # one row asked twice
@@ -106,7 +107,7 @@ async def test_a_row_failing_after_its_retries_is_reported_and_the_rerun_asks_on
         api="commerce", endpoint="*addresses/validation", kind="http_status", value=503, after=1, times=2
     )
     source = _mixed(tmp_path)
-    first = await address_validation(input_path=source, output_dir=tmp_path / "first", concurrency=1)
+    first = await call(address_validation, input_path=source, output_dir=tmp_path / "first", concurrency=1)
 
     assert (first["validated"], first["failed"]) == (3, 1)
     failed = _results(tmp_path / "first").set_index("KundenNr").loc["A-2"]
@@ -114,7 +115,7 @@ async def test_a_row_failing_after_its_retries_is_reported_and_the_rerun_asks_on
     assert "503" in failed["ValidationError"]
 
     sent_before = sandbox.transport.count(VALIDATION)
-    again = await address_validation(input_path=source, output_dir=tmp_path / "again", concurrency=1)
+    again = await call(address_validation, input_path=source, output_dir=tmp_path / "again", concurrency=1)
     assert sandbox.transport.count(VALIDATION) - sent_before == 1  # only the row that failed
     assert (again["validated"], again["failed"], again["resumed_rows"]) == (4, 0, 3)
     results = _results(tmp_path / "again")
@@ -123,7 +124,7 @@ async def test_a_row_failing_after_its_retries_is_reported_and_the_rerun_asks_on
     assert not list((flow_env / "resume").glob("*"))  # done: nothing left to resume
 
     sent_before = sandbox.transport.count(VALIDATION)
-    await address_validation(input_path=source, output_dir=tmp_path / "third", concurrency=1)
+    await call(address_validation, input_path=source, output_dir=tmp_path / "third", concurrency=1)
     assert sandbox.transport.count(VALIDATION) - sent_before == 4  # a completed run is not resumed
 
 
@@ -142,14 +143,14 @@ async def test_on_dask_worker_processes_refused_credentials_stop_the_run_and_the
     source = _mixed(tmp_path)
     on_dask = address_validation.with_options(task_runner=dask_task_runner(processes=True))
     with pytest.raises(AuthFailed):
-        await on_dask(input_path=source, output_dir=tmp_path / "stopped", concurrency=16)
+        await call(on_dask, input_path=source, output_dir=tmp_path / "stopped", concurrency=16)
     assert sandbox.transport.count(VALIDATION) == 0  # every request came from the workers' processes
 
-    again = await address_validation(input_path=source, output_dir=tmp_path / "again", concurrency=4)
+    again = await call(address_validation, input_path=source, output_dir=tmp_path / "again", concurrency=4)
     assert (again["validated"], again["resumed_rows"], again["requests_sent"]) == (4, 1, 3)
     assert sandbox.transport.count(VALIDATION) == 3
 
-    reference = await address_validation(input_path=source, output_dir=tmp_path / "reference")
+    reference = await call(address_validation, input_path=source, output_dir=tmp_path / "reference")
     assert reference["resumed_rows"] == 0
     resumed, fresh = _results(tmp_path / "again"), _results(tmp_path / "reference")
     assert resumed.drop(columns="expires").equals(fresh.drop(columns="expires"))  # expires: a year from now

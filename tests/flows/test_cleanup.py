@@ -14,6 +14,7 @@ from flows import address_batch as batch_module
 from flows.address_batch import address_batch
 from flows.cleanup import cleanup
 from postflows.settings import get_settings
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
@@ -37,7 +38,7 @@ async def test_cleanup_deletes_left_files_past_the_age_and_closes_their_job(
         patched.setattr(batch_module, "wait_for_batch", crash)
         patched.setattr(batch_module, "delete_key_files", no_cleanup)
         with pytest.raises(_Killed):
-            await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+            await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
 
     young = await cleanup(older_than_hours=1)
     assert young["deleted"] == [] and young["kept"] == {} and sandbox.transport.count("/deletefile") == 0
@@ -59,7 +60,7 @@ async def test_cleanup_deletes_left_files_past_the_age_and_closes_their_job(
     assert jobs["batch"].status == "DELETED"
 
     # The next run with the same work starts a new job instead of resuming one whose files are gone.
-    result = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+    result = await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
     assert result["result_rows"] == result["accepted_rows"]
     assert sandbox.transport.count("/runbatch") == 2
 
@@ -69,7 +70,7 @@ async def test_a_finished_job_whose_download_failed_keeps_its_files_until_the_se
 ) -> None:
     sandbox.inject(api="address", endpoint="downloadfile/*", kind="http_status", value=503, times=None)
     with pytest.raises(ServerError):
-        await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+        await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
     sandbox.config.faults.clear()
     factory = history.session_factory(get_settings().effective_database_url)
 

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from connectors.errors import ServerError
 from flows.address_batch import address_batch
 from postflows.cli import app
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
@@ -105,7 +106,7 @@ def test_cleanup_refuses_a_bad_duration(sandbox: Sandbox) -> None:
 def test_cleanup_keeps_an_owed_result_and_deletes_it_with_force(sandbox: Sandbox, tmp_path: Path) -> None:
     sandbox.inject(api="address", endpoint="downloadfile/*", kind="http_status", value=503, times=None)
     with pytest.raises(ServerError):
-        asyncio.run(address_batch(EXAMPLE, tmp_path / "out", max_wait_s=60))
+        asyncio.run(call(address_batch, EXAMPLE, tmp_path / "out", max_wait_s=60))
     sandbox.config.faults.clear()
     kept = runner.invoke(app, ["cleanup", "--older-than", "0"])
     assert kept.exit_code == 0, kept.output

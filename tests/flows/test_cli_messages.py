@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 
 from flows.address_batch import address_batch
 from postflows.cli import app
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -81,7 +82,9 @@ def test_statistics_not_due_is_an_informative_success(sandbox: Sandbox, tmp_path
 
 
 async def test_history_takes_command_and_flow_names(sandbox: Sandbox, tmp_path: Path) -> None:
-    await address_batch(input_path=EXAMPLES / "address-batch.csv", output_dir=tmp_path / "out", max_wait_s=60)
+    await call(
+        address_batch, input_path=EXAMPLES / "address-batch.csv", output_dir=tmp_path / "out", max_wait_s=60
+    )
     for name in ("address-batch", "ADDRESS-BATCH"):
         listing = runner.invoke(app, ["history", "--flow", name])
         assert listing.exit_code == 0 and "address-batch" in listing.output and "COMPLETED" in listing.output

@@ -13,6 +13,7 @@ import pytest
 
 from fileio.errors import InputError
 from flows.address_batch import address_batch
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.outputs import read_output_csv
 
@@ -23,7 +24,7 @@ HITS = {"1", "2", "3", "4"}
 
 async def test_the_crm_export_runs_first_time(sandbox: Sandbox, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    summary = await address_batch(input_path=EXPORT, output_dir=out, **FAST)
+    summary = await call(address_batch, input_path=EXPORT, output_dir=out, **FAST)
     assert summary["result_rows"] + summary["rejected_rows"] == 300
     assert summary["house_numbers_split"] >= 280
 
@@ -49,14 +50,15 @@ async def test_the_crm_export_runs_first_time(sandbox: Sandbox, tmp_path: Path) 
 async def test_a_dry_run_shows_the_split_and_no_split_keeps_the_lines(
     sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    summary = await address_batch(input_path=EXPORT, output_dir=tmp_path / "dry", dry_run=True, **FAST)
+    summary = await call(address_batch, input_path=EXPORT, output_dir=tmp_path / "dry", dry_run=True, **FAST)
     plan = json.loads(Path(str(summary["plan"])).read_text(encoding="utf-8"))
     assert plan["house_numbers"]["split"] == summary["house_numbers_split"] >= 280
     assert plan["house_numbers"]["first"][0]["line"]
     assert sum(sandbox.transport.calls.values()) == 0
 
     with pytest.raises(InputError, match="missing address columns: Streetname and HouseNo"):
-        await address_batch(
+        await call(
+            address_batch,
             input_path=EXPORT,
             output_dir=tmp_path / "unsplit",
             dry_run=True,

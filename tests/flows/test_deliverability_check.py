@@ -10,6 +10,7 @@ import pytest
 from openpyxl import load_workbook
 
 from flows.deliverability_check import deliverability_check
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.outputs import read_output_csv
 
@@ -33,7 +34,9 @@ async def test_grid_of_deliverable_days_with_an_unknown_and_a_rejected_address(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    summary = await deliverability_check(input_path=_input(tmp_path), output_dir=out, start=MONDAY, days=7)
+    summary = await call(
+        deliverability_check, input_path=_input(tmp_path), output_dir=out, start=MONDAY, days=7
+    )
 
     assert (summary["answered"], summary["not_found"], summary["rejected_rows"]) == (2, 1, 1)
     assert summary["deliverable_days"] == 12  # two addresses, Monday to Saturday
@@ -72,5 +75,5 @@ async def test_more_days_than_allowed_is_refused_before_anything_is_sent(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
     with pytest.raises(ValueError, match="between 1 and 60, got 61"):
-        await deliverability_check(input_path=_input(tmp_path), output_dir=tmp_path / "out", days=61)
+        await call(deliverability_check, input_path=_input(tmp_path), output_dir=tmp_path / "out", days=61)
     assert sandbox.transport.count("/deliverabilities/when") == 0

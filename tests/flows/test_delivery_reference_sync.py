@@ -18,6 +18,7 @@ from postflows.cli import app
 from sandbox.commerce import delivery
 from sandbox.commerce.delivery_options import ADDITIONAL_SERVICES, DELIVERY_INSTRUCTIONS
 from sandbox.commerce.holidays import Holiday, swiss_holidays
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 
 UNCHANGED = {"added": 0, "changed": 0, "removed": 0}
@@ -37,7 +38,7 @@ def renamed_stephens_day(year: int) -> tuple[Holiday, ...]:
 async def test_sync_twice_changes_nothing_then_a_renamed_holiday_is_logged(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = await delivery_reference_sync(tmp_path / "first")
+    first = await call(delivery_reference_sync, tmp_path / "first")
     holidays = first["counts"]["holidays"]["added"]
     assert holidays >= 18  # this year's and next year's
     assert first["counts"]["additional services"]["added"] == len(ADDITIONAL_SERVICES)
@@ -47,14 +48,16 @@ async def test_sync_twice_changes_nothing_then_a_renamed_holiday_is_logged(
     assert received == list(DELIVERY_INSTRUCTIONS)
     assert (tmp_path / "first" / "summary.md").is_file()
 
-    second = await delivery_reference_sync()
+    second = await call(
+        delivery_reference_sync,
+    )
     assert second["changes"] == 0 and second["files"] == []
     for counts in second["counts"].values():
         assert counts == {**UNCHANGED, "unchanged": counts["unchanged"]}
     assert sandbox.transport.count("/options/holidays") == 2
 
     monkeypatch.setattr(delivery, "swiss_holidays", renamed_stephens_day)
-    third = await delivery_reference_sync(tmp_path / "third")
+    third = await call(delivery_reference_sync, tmp_path / "third")
     assert third["counts"]["holidays"] == {**UNCHANGED, "changed": 2, "unchanged": holidays - 2}
     assert third["changes"] == 2
     report = (tmp_path / "third" / "summary.md").read_text()

@@ -19,6 +19,7 @@ import flows.address_batch
 import postflows.wiring
 from flows.address_batch import address_batch
 from postflows.cli import app
+from tests.flows.calls import call
 from tests.secret_scan import Secret, SecretScan, basic_authorization
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
@@ -103,7 +104,7 @@ async def _prefect_texts(flow_run_id: UUID) -> list[str]:
 async def test_an_echoed_password_is_nowhere_in_what_a_failed_run_leaves(
     echoing_service: None, flow_env: Path, tmp_path: Path, log_records: _Records
 ) -> None:
-    state = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True)
+    state = await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True)
     assert state.is_failed()
     with pytest.raises(Exception) as failed:  # noqa: PT011 - whatever the flow raised
         await state.result()

@@ -66,8 +66,8 @@ async def test_a_file_starts_its_deployment_once_per_event(
     (call,) = started
     assert call["name"] == "address-query/address-query" and call["timeout"] == 0
     assert call["idempotency_key"] == f"{FILE_ARRIVED_EVENT}:e-1:address-query"
-    assert call["parameters"]["input_path"] == str(file)
-    output = Path(call["parameters"]["output_dir"])
+    assert call["parameters"]["request"]["input_path"] == str(file)
+    output = Path(call["parameters"]["output"]["output_dir"])
     assert output.parent == tmp_path / "data" / "arrivals" and output.name.startswith("kunden mai-")
     assert result["flow_run_name"] == Started.name and result["deployment"] == "address-query/address-query"
 

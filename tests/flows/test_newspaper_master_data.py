@@ -15,6 +15,7 @@ from connectors.newspaper import NewspaperRejected
 from flows.newspaper_master_data import MasterDataNotSynced, newspaper_master_data
 from history import BlackListEntryRow, DistributionDetailRow, NewspaperSummaryRow
 from sandbox.newspaper import reference
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 
 
@@ -25,7 +26,7 @@ def factory(data_dir: Path):  # type: ignore[no-untyped-def]
 async def test_gratis_newspaper_synced_then_changes_logged(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = await newspaper_master_data(5120, tmp_path / "first")
+    first = await call(newspaper_master_data, 5120, tmp_path / "first")
     assert first["counts"]["newspaper summary"]["added"] == 1
     assert first["counts"]["distribution list"]["added"] == 6  # list header + 5 postcodes
     assert first["counts"]["black list"]["added"] == 2
@@ -33,7 +34,7 @@ async def test_gratis_newspaper_synced_then_changes_logged(
         assert (tmp_path / "first" / name).is_file(), name
     assert json.loads((tmp_path / "first" / "black-list.json").read_text())["blackListDetails"]
 
-    again = await newspaper_master_data(5120, tmp_path / "again")
+    again = await call(newspaper_master_data, 5120, tmp_path / "again")
     assert again["changes"] == 0
     assert again["counts"]["distribution list"] == {"added": 0, "changed": 0, "removed": 0, "unchanged": 6}
 
@@ -45,7 +46,7 @@ async def test_gratis_newspaper_synced_then_changes_logged(
         black_list=paper.black_list[:1],
     )
     monkeypatch.setitem(reference.NEWSPAPERS, 5120, changed)
-    third = await newspaper_master_data(5120, tmp_path / "third")
+    third = await call(newspaper_master_data, 5120, tmp_path / "third")
     assert third["counts"]["newspaper summary"]["changed"] == 1
     assert third["counts"]["distribution list"] == {"added": 0, "changed": 1, "removed": 1, "unchanged": 4}
     assert third["counts"]["black list"] == {"added": 0, "changed": 0, "removed": 1, "unchanged": 1}
@@ -71,7 +72,7 @@ async def test_gratis_newspaper_synced_then_changes_logged(
 
 
 async def test_standard_newspaper_has_no_lists(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
-    summary = await newspaper_master_data(4711, tmp_path / "out")
+    summary = await call(newspaper_master_data, 4711, tmp_path / "out")
     assert set(summary["counts"]) == {"newspaper summary"}
     assert any("0100" in note for note in summary["notes"])
     assert "0100" in (tmp_path / "out" / "summary.md").read_text()
@@ -82,22 +83,26 @@ async def test_foreign_newspaper_fails_with_its_code(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
     with pytest.raises(NewspaperRejected) as caught:
-        await newspaper_master_data(9001, tmp_path / "out")
+        await call(newspaper_master_data, 9001, tmp_path / "out")
     assert caught.value.code == "0001"
 
 
 async def test_without_a_number_every_synced_newspaper_is_synced_again(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
-    nothing = await newspaper_master_data()
+    nothing = await call(
+        newspaper_master_data,
+    )
     assert nothing == {"newspapers": [], "changes": {}, "failed": {}}
     assert sum(sandbox.transport.calls.values()) == 0
 
-    await newspaper_master_data(5120, tmp_path / "first")
-    await newspaper_master_data(4711, tmp_path / "first-4711")
+    await call(newspaper_master_data, 5120, tmp_path / "first")
+    await call(newspaper_master_data, 4711, tmp_path / "first-4711")
     summaries = sandbox.transport.count("/summary")
 
-    daily = await newspaper_master_data()
+    daily = await call(
+        newspaper_master_data,
+    )
     assert daily == {"newspapers": [4711, 5120], "changes": {4711: 0, 5120: 0}, "failed": {}}
     assert sandbox.transport.count("/summary") == summaries + 2
     # Each newspaper is its own recorded run, written to the data dir by default.
@@ -111,9 +116,9 @@ async def test_without_a_number_every_synced_newspaper_is_synced_again(
 async def test_one_newspaper_failing_does_not_stop_the_others(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
-    await newspaper_master_data(5120, tmp_path / "first")
-    await newspaper_master_data(4711, tmp_path / "first-4711")
+    await call(newspaper_master_data, 5120, tmp_path / "first")
+    await call(newspaper_master_data, 4711, tmp_path / "first-4711")
     sandbox.inject(api="newspaper", endpoint="*4711/summary", kind="http_status", value=403, times=None)
     with pytest.raises(MasterDataNotSynced, match="1 of 2 newspapers not synced: 4711"):
-        await newspaper_master_data(output_dir=tmp_path / "daily")
+        await call(newspaper_master_data, output_dir=tmp_path / "daily")
     assert (tmp_path / "daily" / "5120" / "summary.md").is_file()

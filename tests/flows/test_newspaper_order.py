@@ -25,6 +25,7 @@ from flows.newspaper_reports import newspaper_reports
 from history.models import JobEvent, RemoteJob, Run, RunMessage
 from tasks.polling import PollTimedOut
 from tasks.submission import SubmissionUncertain
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 
 ORDERS_STANDARD = "/orders/standard"
@@ -95,7 +96,7 @@ def order_jobs(data_dir: Path) -> list[RemoteJob]:
 async def test_order_end_to_end(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
     sandbox.config.order_statuses = THREE_STATUSES
     out = tmp_path / "out"
-    summary = await newspaper_order(write_order(tmp_path, order_body()), out, **TO_DONE)
+    summary = await call(newspaper_order, write_order(tmp_path, order_body()), out, **TO_DONE)
 
     assert summary["status"] == "DONE"
     assert summary["resumed"] is False
@@ -150,8 +151,8 @@ async def test_order_end_to_end(sandbox: Sandbox, flow_env: Path, tmp_path: Path
 
 async def test_rerun_resumes_the_recorded_order(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
     path = write_order(tmp_path, order_body(issue=102))
-    first = await newspaper_order(path, tmp_path / "first", **QUICK)
-    second = await newspaper_order(path, tmp_path / "second", **QUICK)
+    first = await call(newspaper_order, path, tmp_path / "first", **QUICK)
+    second = await call(newspaper_order, path, tmp_path / "second", **QUICK)
 
     assert second["order_id"] == first["order_id"]
     assert second["resumed"] is True
@@ -165,13 +166,13 @@ async def test_failure_after_submit_resumes_without_second_post(
     path = write_order(tmp_path, order_body(issue=103))
     sandbox.inject(api="newspaper", endpoint="*delivery-note", kind="http_status", value=500, times=None)
     with pytest.raises(ServerError):
-        await newspaper_order(path, tmp_path / "out", **QUICK)
+        await call(newspaper_order, path, tmp_path / "out", **QUICK)
     [failed] = runs(flow_env)
     assert failed.state == "FAILED"
     assert [job.remote_id for job in order_jobs(flow_env) if not job.remote_id.startswith("pending:")]
 
     sandbox.config.faults.clear()
-    summary = await newspaper_order(path, tmp_path / "out", **QUICK)
+    summary = await call(newspaper_order, path, tmp_path / "out", **QUICK)
     assert summary["resumed"] is True and summary["status"] == "LOADED"
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
     assert (tmp_path / "out" / "delivery-note.pdf").is_file()
@@ -192,20 +193,20 @@ async def test_lost_answer_leaves_a_marker_that_refuses_a_blind_resubmission(
     path = write_order(tmp_path, order_body(issue=104))
     sandbox.inject(api="newspaper", endpoint="*orders/standard", method="POST", **fault)
     with pytest.raises(error):
-        await newspaper_order(path, tmp_path / "out", **QUICK)
+        await call(newspaper_order, path, tmp_path / "out", **QUICK)
     [marker] = order_jobs(flow_env)
     assert marker.status == "UNCERTAIN" and marker.remote_id.startswith("pending:")
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
 
     with pytest.raises(SubmissionUncertain, match="--resubmit"):
-        await newspaper_order(path, tmp_path / "out", **QUICK)
+        await call(newspaper_order, path, tmp_path / "out", **QUICK)
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
 
-    summary = await newspaper_order(path, tmp_path / "out", resubmit=True, **QUICK)
+    summary = await call(newspaper_order, path, tmp_path / "out", resubmit=True, **QUICK)
     assert summary["status"] == "LOADED" and summary["resumed"] is False
     assert sandbox.transport.count(ORDERS_STANDARD) == 2
     # From now on the recorded id is resumed, the marker is gone.
-    again = await newspaper_order(path, tmp_path / "out", **QUICK)
+    again = await call(newspaper_order, path, tmp_path / "out", **QUICK)
     assert again["order_id"] == summary["order_id"] and again["resumed"] is True
     assert sandbox.transport.count(ORDERS_STANDARD) == 2
 
@@ -214,8 +215,13 @@ async def test_control_blocks_summary_and_sendings(sandbox: Sandbox, flow_env: P
     sandbox.config.order_statuses = ("CONTROL",)
     path = write_order(tmp_path, order_body(issue=105))
     with pytest.raises(PollTimedOut, match="CONTROL"):
-        await newspaper_order(
-            path, tmp_path / "out", min_poll_interval_s=0.05, max_poll_interval_s=0.1, max_wait_s=1.0
+        await call(
+            newspaper_order,
+            path,
+            tmp_path / "out",
+            min_poll_interval_s=0.05,
+            max_poll_interval_s=0.1,
+            max_wait_s=1.0,
         )
     assert sandbox.transport.count("/summary") == 0
     assert sandbox.transport.count("/sendings") == 0
@@ -224,7 +230,7 @@ async def test_control_blocks_summary_and_sendings(sandbox: Sandbox, flow_env: P
     assert job.status == "WAITING" and job.remote_status == "CONTROL" and job.finished_at is None
     order_id = int(job.remote_id)
 
-    report = await newspaper_reports(order_id, tmp_path / "reports")
+    report = await call(newspaper_reports, order_id, tmp_path / "reports")
     assert report["status"] == "CONTROL"
     assert sandbox.transport.count("/summary") == 0
     assert sandbox.transport.count("/sendings") == 0
@@ -237,7 +243,7 @@ async def test_api_warnings_are_recorded_and_summarised(
 ) -> None:
     sandbox.config.order_statuses = THREE_STATUSES
     path = write_order(tmp_path, order_body(issue=106, late=True, weight=None))
-    summary = await newspaper_order(path, tmp_path / "out", **TO_DONE)
+    summary = await call(newspaper_order, path, tmp_path / "out", **TO_DONE)
 
     codes = {message.code for message in messages(flow_env) if message.level == "warning"}
     assert {"0900", "0901"} <= codes
@@ -257,7 +263,7 @@ async def test_invalid_order_fails_before_any_request(
     body = order_body(days=-3)
     body["basisInformation"]["confirmationEmails"] = ["not-an-address"]
     with pytest.raises(OrderInvalid) as caught:
-        await newspaper_order(write_order(tmp_path, body), tmp_path / "out", **QUICK)
+        await call(newspaper_order, write_order(tmp_path, body), tmp_path / "out", **QUICK)
     assert "basisInformation.deliveryDate" in str(caught.value)
     assert "basisInformation.confirmationEmails[0]" in str(caught.value)
     assert sum(sandbox.transport.calls.values()) == 0
@@ -272,12 +278,12 @@ async def test_service_rejection_is_recorded_and_may_be_retried(
     body["nationalDelivery"]["sortedDelivery"]["sortedShipments"][0]["weight"] = 5000
     path = write_order(tmp_path, body)
     with pytest.raises(Exception, match="0030"):
-        await newspaper_order(path, tmp_path / "out", **QUICK)
+        await call(newspaper_order, path, tmp_path / "out", **QUICK)
     assert any(m.level == "error" and m.code == "0030" for m in messages(flow_env))
     # Refused by the service: nothing exists, so the next run may post again.
     body["nationalDelivery"]["sortedDelivery"]["sortedShipments"][0]["weight"] = 180
     write_order(tmp_path, body)
-    summary = await newspaper_order(path, tmp_path / "out", **QUICK)
+    summary = await call(newspaper_order, path, tmp_path / "out", **QUICK)
     assert summary["status"] == "LOADED"
     assert sandbox.transport.count(ORDERS_STANDARD) == 2
 
@@ -292,7 +298,9 @@ async def test_gratis_order_saves_partial_delivery_notes(
         "gratisShipments": [{"locationCategory": "A", "weight": 90}, {"locationCategory": "B", "weight": 90}]
     }
     sandbox.config.order_statuses = THREE_STATUSES
-    summary = await newspaper_order(write_order(tmp_path, body), tmp_path / "out", gratis=True, **TO_DONE)
+    summary = await call(
+        newspaper_order, write_order(tmp_path, body), tmp_path / "out", gratis=True, **TO_DONE
+    )
 
     assert summary["status"] == "DONE"
     notes = sorted(path.name for path in (tmp_path / "out").glob("delivery-note*.pdf"))
@@ -308,7 +316,7 @@ async def test_cancellation_while_polling_leaves_the_order_waiting_for_the_next_
     sandbox.config.job_seconds = 2.0
     sandbox.config.order_statuses = THREE_STATUSES
     path = write_order(tmp_path, order_body(issue=109))
-    run = asyncio.ensure_future(newspaper_order(path, tmp_path / "out", **TO_DONE))
+    run = asyncio.ensure_future(call(newspaper_order, path, tmp_path / "out", **TO_DONE))
     while sandbox.transport.count("/status") < 2:
         await asyncio.sleep(0.05)
     run.cancel()
@@ -318,7 +326,7 @@ async def test_cancellation_while_polling_leaves_the_order_waiting_for_the_next_
     assert job.status == "WAITING" and job.finished_at is None
     assert [run.state for run in runs(flow_env)] == ["INTERRUPTED"]
 
-    summary = await newspaper_order(path, tmp_path / "out", **TO_DONE)
+    summary = await call(newspaper_order, path, tmp_path / "out", **TO_DONE)
     assert summary["resumed"] is True and summary["order_id"] == int(job.remote_id)
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
 
@@ -327,7 +335,7 @@ async def test_an_order_filled_in_the_form_is_the_same_order_as_its_file(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
     body = order_body(issue=130)
-    state = await newspaper_order(order=body, return_state=True, **QUICK)
+    state = await call(newspaper_order, order=body, return_state=True, **QUICK)
     summary = await state.aresult()
     assert summary["status"] == "LOADED" and summary["resumed"] is False
     date = body["basisInformation"]["deliveryDate"]
@@ -336,7 +344,7 @@ async def test_an_order_filled_in_the_form_is_the_same_order_as_its_file(
         run = await client.read_flow_run(state.state_details.flow_run_id)
     assert run.name.startswith("newspaper-order-4711-130-")
 
-    again = await newspaper_order(write_order(tmp_path, body), tmp_path / "file", **QUICK)
+    again = await call(newspaper_order, write_order(tmp_path, body), tmp_path / "file", **QUICK)
     assert again["resumed"] is True and again["order_id"] == summary["order_id"]
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
 
@@ -345,11 +353,11 @@ async def test_an_order_comes_from_a_file_or_the_form_never_both(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
     with pytest.raises(InputError, match="no order: give an order file or fill in the order"):
-        await newspaper_order(order={}, **QUICK)
+        await call(newspaper_order, order={}, **QUICK)
     with pytest.raises(InputError, match="not both"):
-        await newspaper_order(write_order(tmp_path, order_body()), order=order_body(), **QUICK)
+        await call(newspaper_order, write_order(tmp_path, order_body()), order=order_body(), **QUICK)
     with pytest.raises(OrderInvalid, match="basisInformation.deliveryDate"):
-        await newspaper_order(order=order_body(days=-3), output_dir=tmp_path / "out", **QUICK)
+        await call(newspaper_order, order=order_body(days=-3), output_dir=tmp_path / "out", **QUICK)
     assert sandbox.transport.count(ORDERS_STANDARD) == 0
 
 
@@ -360,7 +368,8 @@ async def test_an_order_that_stays_loaded_ends_the_run_right_after_the_post(
     # the corrected order is not released yet.
     sandbox.config.job_seconds = 3600
     out = tmp_path / "out"
-    state = await newspaper_order(
+    state = await call(
+        newspaper_order,
         write_order(tmp_path, order_body(issue=150)),
         out,
         min_poll_interval_s=0.05,
@@ -395,7 +404,8 @@ async def test_a_status_named_to_wait_in_is_waited_out(
     sandbox.config.order_statuses = THREE_STATUSES
     sandbox.config.job_seconds = 1.0
     out = tmp_path / "out"
-    summary = await newspaper_order(
+    summary = await call(
+        newspaper_order,
         write_order(tmp_path, order_body(issue=151)),
         out,
         waiting_statuses=["loaded"],
@@ -413,7 +423,8 @@ async def test_a_status_named_to_wait_in_is_waited_out(
     # An order that stays LOADED is waited for until the longest wait is over; the job stays WAITING.
     sandbox.config.order_statuses = ("LOADED",)
     with pytest.raises(PollTimedOut, match="LOADED"):
-        await newspaper_order(
+        await call(
+            newspaper_order,
             write_order(tmp_path, order_body(issue=152)),
             tmp_path / "loaded",
             waiting_statuses=["LOADED"],

@@ -20,6 +20,7 @@ from flows.newspaper_order import newspaper_order
 from flows.newspaper_reports import ReportsNotFetched, newspaper_reports
 from history.models import RemoteJob, Run, RunMessage
 from tasks.polling import PollTimedOut
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.flows.test_newspaper_order import QUICK, THREE_STATUSES, order_body, write_order
 
@@ -85,8 +86,8 @@ def requests_for(sandbox: Sandbox, order_id: int) -> dict[str, int]:
 async def submit(tmp_path: Path, issue: int) -> tuple[int, Path]:
     """An order run with the default wait: it ends at LOADED right after the POST."""
     out = tmp_path / f"order-{issue}"
-    summary = await newspaper_order(
-        write_order(tmp_path, order_body(issue=issue), f"{issue}.json"), out, **QUICK
+    summary = await call(
+        newspaper_order, write_order(tmp_path, order_body(issue=issue), f"{issue}.json"), out, **QUICK
     )
     assert summary["status"] == "LOADED"
     return int(summary["order_id"]), out
@@ -106,13 +107,17 @@ async def test_a_sweep_fetches_the_reports_again_once_the_status_changed(
     loaded_at = order_job(flow_env, order_id).data["reports_status"]
 
     # Nothing changed: one look at the status, nothing fetched.
-    first = await newspaper_reports()
+    first = await call(
+        newspaper_reports,
+    )
     assert first["orders"] == {str(order_id): "up to date"}
     assert first["counts"] == {"fetched": 0, "up to date": 1, "failed": 0}
     assert requests_for(sandbox, order_id)["status"] == 2 and requests_for(sandbox, order_id)["summary"] == 1
 
     clock.advance(JOB_SECONDS)
-    second = await newspaper_reports()
+    second = await call(
+        newspaper_reports,
+    )
     assert second["orders"] == {str(order_id): "fetched"}
     assert requests_for(sandbox, order_id) == {
         "delivery-note": 1,
@@ -135,7 +140,9 @@ async def test_a_sweep_fetches_the_reports_again_once_the_status_changed(
     assert job.remote_status == "DONE"
 
     # Up to date again: only the status is looked at.
-    third = await newspaper_reports()
+    third = await call(
+        newspaper_reports,
+    )
     assert third["orders"] == {str(order_id): "up to date"}
     assert requests_for(sandbox, order_id) == {
         "delivery-note": 1,
@@ -160,7 +167,8 @@ async def test_a_sweep_fetches_missing_reports_and_leaves_older_orders_alone(
     # An order whose run gave up in CONTROL: its reports were never fetched.
     sandbox.config.order_statuses = ("CONTROL",)
     with pytest.raises(PollTimedOut):
-        await newspaper_order(
+        await call(
+            newspaper_order,
             write_order(tmp_path, order_body(issue=203), "203.json"),
             tmp_path / "order-203",
             min_poll_interval_s=0.05,
@@ -173,7 +181,9 @@ async def test_a_sweep_fetches_missing_reports_and_leaves_older_orders_alone(
     clock.advance(JOB_SECONDS)
     old_requests = requests_for(sandbox, old_id)
 
-    swept = await newspaper_reports()
+    swept = await call(
+        newspaper_reports,
+    )
     assert swept["orders"] == {str(control_id): "fetched"}
     assert requests_for(sandbox, old_id) == old_requests
     # In CONTROL summary and sendings are not asked for; what the service gives is written.
@@ -185,7 +195,7 @@ async def test_a_sweep_fetches_missing_reports_and_leaves_older_orders_alone(
     assert order_job(flow_env, control_id).data["reports_status"]["statusValue"] == "CONTROL"
 
     # A longer look back takes the older order in too; its status changed since its run.
-    wider = await newspaper_reports(days=40)
+    wider = await call(newspaper_reports, days=40)
     assert wider["orders"] == {str(old_id): "fetched", str(control_id): "up to date"}
 
 
@@ -200,7 +210,9 @@ async def test_one_failing_order_does_not_stop_the_others(
     )
 
     with pytest.raises(ReportsNotFetched, match=f"1 of 2 orders not fetched: order {failing_id}"):
-        await newspaper_reports()
+        await call(
+            newspaper_reports,
+        )
     assert json.loads((other_out / "status.json").read_text())["statusValue"] == "DONE"
     assert order_job(flow_env, other_id).data["reports_status"]["statusValue"] == "DONE"
     assert json.loads((failing_out / "status.json").read_text())["statusValue"] == "LOADED"
@@ -213,7 +225,9 @@ async def test_one_failing_order_does_not_stop_the_others(
 
     # Once the service answers again, the next sweep fetches only what is still due.
     sandbox.config.faults.clear()
-    again = await newspaper_reports()
+    again = await call(
+        newspaper_reports,
+    )
     assert again["orders"] == {str(failing_id): "fetched", str(other_id): "up to date"}
     assert json.loads((failing_out / "summary.json").read_text())["statusValue"] == "DONE"
 
@@ -223,14 +237,14 @@ async def test_one_orders_reports_go_to_its_own_folder_unless_told(
 ) -> None:
     order_id, out = await submit(tmp_path, 206)
     clock.advance(JOB_SECONDS)
-    summary = await newspaper_reports(order_id)
+    summary = await call(newspaper_reports, order_id)
     assert summary["status"] == "DONE" and summary["kind"] == "standard"
     assert json.loads((out / "status.json").read_text())["statusValue"] == "DONE"
     assert (out / "original-order.json").is_file()
     # Unknown to the history: <data dir>/newspaper-orders/<order id>.
     with _factory(flow_env).begin() as session:
         session.execute(update(RemoteJob).where(RemoteJob.remote_id == str(order_id)).values(data={}))
-    await newspaper_reports(order_id)
+    await call(newspaper_reports, order_id)
     assert (flow_env / "newspaper-orders" / str(order_id) / "status.json").is_file()
 
 
@@ -238,9 +252,9 @@ async def test_a_sweep_refuses_the_options_of_one_order(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
     with pytest.raises(InputError, match="an output folder is for one order's reports"):
-        await newspaper_reports(output_dir=tmp_path / "out")
+        await call(newspaper_reports, output_dir=tmp_path / "out")
     with pytest.raises(InputError, match="standard names one order's kind"):
-        await newspaper_reports(kind="standard")
+        await call(newspaper_reports, kind="standard")
     assert sum(sandbox.transport.calls.values()) == 0
 
 

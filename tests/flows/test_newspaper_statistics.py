@@ -9,6 +9,7 @@ import pytest
 
 from flows.newspaper_statistics import InboxNotSent, newspaper_statistics
 from tasks.submission import SubmissionUncertain
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.outputs import read_output_csv
 
@@ -27,7 +28,7 @@ async def test_rejected_rows_reported_and_the_rest_sent_once(
         encoding="utf-8",
     )
     out = tmp_path / "out"
-    summary = await newspaper_statistics(path, out)
+    summary = await call(newspaper_statistics, path, out)
     assert (summary["input_rows"], summary["accepted_rows"], summary["rejected_rows"]) == (6, 4, 2)
     assert summary["confirmation"] == "File uploaded successfully"
     rejected = read_output_csv(out / "rejected.csv", dtype=str)
@@ -39,7 +40,7 @@ async def test_rejected_rows_reported_and_the_rest_sent_once(
     ]
     assert sandbox.transport.count(STATISTICS) == 1
 
-    again = await newspaper_statistics(path, out)
+    again = await call(newspaper_statistics, path, out)
     assert again["resumed"] is True
     assert again["confirmation"] == "File uploaded successfully"
     assert sandbox.transport.count(STATISTICS) == 1
@@ -49,23 +50,26 @@ async def test_rejected_rows_reported_and_the_rest_sent_once(
 async def test_lost_answer_refuses_until_resubmit(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
     sandbox.inject(api="newspaper", endpoint="*statistics", method="POST", kind="drop")
     with pytest.raises(Exception, match="RemoteProtocolError|connection"):
-        await newspaper_statistics(EXAMPLE, tmp_path / "out")
+        await call(newspaper_statistics, EXAMPLE, tmp_path / "out")
     with pytest.raises(SubmissionUncertain, match="--resubmit"):
-        await newspaper_statistics(EXAMPLE, tmp_path / "out")
+        await call(newspaper_statistics, EXAMPLE, tmp_path / "out")
     assert sandbox.transport.count(STATISTICS) == 1
-    summary = await newspaper_statistics(EXAMPLE, tmp_path / "out", resubmit=True)
+    summary = await call(newspaper_statistics, EXAMPLE, tmp_path / "out", resubmit=True)
     assert summary["resumed"] is False and sandbox.transport.count(STATISTICS) == 2
 
 
 async def test_interval_not_due_sends_nothing(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
     calendar = [dt.date(2025, 3, 25), dt.date(2025, 3, 28), dt.date(2025, 3, 31)]
-    early = await newspaper_statistics(EXAMPLE, tmp_path / "out", issue_calendar=calendar, interval="AZ")
+    early = await call(
+        newspaper_statistics, EXAMPLE, tmp_path / "out", issue_calendar=calendar, interval="AZ"
+    )
     assert early["sent"] is False and early["due_on"] == "2025-03-31"
     assert "not due" in early["not_due"] and "2025-03-31" in early["not_due"]
     assert sum(sandbox.transport.calls.values()) == 0
     assert "not due" in (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
 
-    summary = await newspaper_statistics(
+    summary = await call(
+        newspaper_statistics,
         EXAMPLE,
         tmp_path / "out",
         issue_calendar=[*calendar[:2], dt.date(2025, 4, 1)],
@@ -82,7 +86,7 @@ async def test_service_rejection_of_statistics_is_recorded(
     path = tmp_path / "foreign.csv"
     path.write_text(EXAMPLE.read_text(encoding="utf-8").replace("104711", "109001"), encoding="utf-8")
     with pytest.raises(Exception, match="0200"):
-        await newspaper_statistics(path, tmp_path / "out")
+        await call(newspaper_statistics, path, tmp_path / "out")
     assert sandbox.transport.count(STATISTICS) == 1
 
 
@@ -90,7 +94,7 @@ async def test_the_inbox_sends_each_file_once_and_keeps_what_is_not_due(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
     inbox = flow_env / "inbox" / "newspaper-statistics" / "AZ"
-    empty = await newspaper_statistics(interval="AZ")
+    empty = await call(newspaper_statistics, interval="AZ")
     assert empty == {"inbox": str(inbox), "sent": {}, "not_due": {}, "failed": {}}
     assert inbox.is_dir() and sum(sandbox.transport.calls.values()) == 0
 
@@ -99,7 +103,7 @@ async def test_the_inbox_sends_each_file_once_and_keeps_what_is_not_due(
     # A file whose latest submission is followed by another issue in its quarter is not due yet.
     (inbox / "q2-early.csv").write_text(march.replace("2025-03-28", "2025-05-02"), encoding="utf-8")
     (inbox / "calendar.csv").write_text("date\n2025-03-25\n2025-03-28\n2025-05-02\n2025-06-27\n")
-    summary = await newspaper_statistics(interval="AZ")
+    summary = await call(newspaper_statistics, interval="AZ")
     assert list(summary["sent"]) == ["q1.csv"] and list(summary["not_due"]) == ["q2-early.csv"]
     assert "2025-06-27" in summary["not_due"]["q2-early.csv"]
     assert sandbox.transport.count(STATISTICS) == 1
@@ -107,7 +111,7 @@ async def test_the_inbox_sends_each_file_once_and_keeps_what_is_not_due(
     assert (inbox / "q2-early.csv").is_file() and (inbox / "calendar.csv").is_file()
     assert (flow_env / "statistics" / "q1" / "summary.md").is_file()
 
-    again = await newspaper_statistics(interval="AZ")
+    again = await call(newspaper_statistics, interval="AZ")
     assert again["sent"] == {} and list(again["not_due"]) == ["q2-early.csv"]
     assert sandbox.transport.count(STATISTICS) == 1
 
@@ -120,7 +124,7 @@ async def test_a_failing_inbox_file_stays_and_fails_the_run(
     (inbox / "bad.csv").write_text("newspaperId,count\nx,1\n", encoding="utf-8")
     (inbox / "good.csv").write_text(EXAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
     with pytest.raises(InboxNotSent, match="1 of 2 statistics files .* failed: bad.csv"):
-        await newspaper_statistics(inbox, tmp_path / "out")
+        await call(newspaper_statistics, inbox, tmp_path / "out")
     assert (inbox / "bad.csv").is_file() and (inbox / "sent" / "good.csv").is_file()
     assert (tmp_path / "out" / "good" / "summary.md").is_file()
     assert sandbox.transport.count(STATISTICS) == 1

@@ -25,6 +25,7 @@ from flows.address_purchase import address_purchase
 from flows.newspaper_order import newspaper_order
 from flows.parking import FOLLOW_UP_TAG
 from postflows.settings import get_settings
+from tests.flows.calls import call, json_parameters
 from tests.flows.conftest import Sandbox
 from tests.flows.test_newspaper_order import order_body, write_order
 
@@ -71,7 +72,9 @@ async def test_a_long_job_parks_and_its_follow_up_finishes_it(
 ) -> None:
     sandbox.config.job_seconds = 3
     monkeypatch.setenv("POSTFLOWS_PARK_AFTER_S", "1")
-    parameters = {"input_path": str(EXAMPLE), "output_dir": str(tmp_path / "out"), **FAST}
+    parameters = json_parameters(
+        address_batch, input_path=str(EXAMPLE), output_dir=str(tmp_path / "out"), **FAST
+    )
     async with get_client() as client:
         first = await client.create_flow_run_from_deployment(deployment, parameters=parameters)
 
@@ -119,7 +122,7 @@ async def test_a_run_outside_a_deployment_waits_in_process(
 ) -> None:
     sandbox.config.job_seconds = 1.5
     monkeypatch.setenv("POSTFLOWS_PARK_AFTER_S", "0.1")
-    summary = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+    summary = await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
     assert summary["result_rows"] > 0 and "parked" not in summary
     (run,) = _history()
     assert run.state == "COMPLETED"
@@ -128,7 +131,9 @@ async def test_a_run_outside_a_deployment_waits_in_process(
 async def test_a_short_job_of_a_deployment_run_waits_in_process(
     sandbox: Sandbox, flow_env: Path, deployment: UUID, tmp_path: Path
 ) -> None:
-    parameters = {"input_path": str(EXAMPLE), "output_dir": str(tmp_path / "out"), **FAST}
+    parameters = json_parameters(
+        address_batch, input_path=str(EXAMPLE), output_dir=str(tmp_path / "out"), **FAST
+    )
     async with get_client() as client:
         flow_run = await client.create_flow_run_from_deployment(deployment, parameters=parameters)
     state = await _run(flow_run)
@@ -174,14 +179,15 @@ async def test_a_purchase_parks_until_it_is_done_and_is_posted_once(
     sandbox.config.job_seconds = 2
     monkeypatch.setenv("POSTFLOWS_PARK_AFTER_S", "0.5")
     examples = EXAMPLE.parent
-    parameters = {
-        "addresses_path": str(examples / "purchase-addresses.csv"),
-        "parameters_path": str(examples / "purchase.json"),
-        "output_dir": str(tmp_path / "out"),
-        "min_poll_interval_s": 0.05,
-        "max_poll_interval_s": 0.1,
-        "max_wait_s": 30.0,
-    }
+    parameters = json_parameters(
+        address_purchase,
+        addresses_path=str(examples / "purchase-addresses.csv"),
+        parameters_path=str(examples / "purchase.json"),
+        output_dir=str(tmp_path / "out"),
+        min_poll_interval_s=0.05,
+        max_poll_interval_s=0.1,
+        max_wait_s=30.0,
+    )
     summaries, keys = await _parked_until_done(address_purchase, parameters)
     assert len(summaries) >= 2 and summaries[-1]["output_addresses"] == 6
     assert [run.state for run in _history()] == ["PARKED"] * (len(summaries) - 1) + ["COMPLETED"]
@@ -198,14 +204,15 @@ async def test_an_order_parks_until_it_is_done_and_is_posted_once(
     sandbox.config.job_seconds = 2
     sandbox.config.order_statuses = ("LOADED", "CONTROL", "DONE")
     monkeypatch.setenv("POSTFLOWS_PARK_AFTER_S", "0.5")
-    parameters = {
-        "order_path": str(write_order(tmp_path, order_body(issue=140))),
-        "output_dir": str(tmp_path / "out"),
-        "waiting_statuses": ["LOADED"],
-        "min_poll_interval_s": 0.05,
-        "max_poll_interval_s": 0.1,
-        "max_wait_s": 30.0,
-    }
+    parameters = json_parameters(
+        newspaper_order,
+        order_path=str(write_order(tmp_path, order_body(issue=140))),
+        output_dir=str(tmp_path / "out"),
+        waiting_statuses=["LOADED"],
+        min_poll_interval_s=0.05,
+        max_poll_interval_s=0.1,
+        max_wait_s=30.0,
+    )
     summaries, keys = await _parked_until_done(newspaper_order, parameters)
     assert len(summaries) >= 2 and summaries[-1]["status"] == "DONE"
     assert summaries[-1]["resumed"] is True and summaries[-1]["order_id"] == int(summaries[0]["parked_job"])

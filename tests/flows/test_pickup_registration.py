@@ -18,6 +18,7 @@ from postflows.cli import app
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client
 from tasks.commerce.pickup import PickupUncertain
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.outputs import read_output_csv
 
@@ -43,7 +44,7 @@ def results(directory: Path) -> pd.DataFrame:
 async def test_good_rows_registered_bad_rows_rejected_and_a_rerun_resumes(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
-    first = await pickup_registration(EXAMPLE, tmp_path / "first")
+    first = await call(pickup_registration, EXAMPLE, tmp_path / "first")
     assert first["accepted_rows"] == 3 and first["rejected_rows"] == 3
     assert first["statuses"] == {"registered": 3, "resumed": 0, "uncertain": 0, "refused": 0}
     assert sandbox.transport.count(USERS) == 3
@@ -62,7 +63,7 @@ async def test_good_rows_registered_bad_rows_rejected_and_a_rerun_resumes(
     assert registered["pickupId"].str.len().min() > 0 and registered["pickupId"].nunique() == 3
     assert (tmp_path / "first" / "results.xlsx").is_file()
 
-    again = await pickup_registration(EXAMPLE, tmp_path / "again")
+    again = await call(pickup_registration, EXAMPLE, tmp_path / "again")
     assert again["statuses"] == {"registered": 0, "resumed": 3, "uncertain": 0, "refused": 0}
     assert sandbox.transport.count(USERS) == 3  # no new POST
     resumed = results(tmp_path / "again")
@@ -108,7 +109,7 @@ async def test_an_uncertain_row_fails_the_run_naming_why_its_answer_never_came(
         PickupUncertain,
         match=r"row 1: the request \(commerce: HTTP 503 .*\) got no answer that proves it was not processed",
     ):
-        await pickup_registration(EXAMPLE, tmp_path / "out", concurrency=1)
+        await call(pickup_registration, EXAMPLE, tmp_path / "out", concurrency=1)
     assert sandbox.transport.count(USERS) == 3
 
 

@@ -14,6 +14,7 @@ import pytest
 from flows.address_batch import address_batch
 from flows.address_query import address_query
 from sandbox.state import SqliteState
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
@@ -42,10 +43,10 @@ def _modes(root: Path) -> dict[Path, int]:
 async def test_everything_in_the_data_dir_is_private_whatever_the_umask(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path, umask_022: None
 ) -> None:
-    await address_batch(input_path=EXAMPLE, output_dir=flow_env / "batch", **FAST)
+    await call(address_batch, input_path=EXAMPLE, output_dir=flow_env / "batch", **FAST)
     # One query fails, so its run's checkpoint (names, addresses) stays for the next run.
     sandbox.inject(api="address", endpoint="runquery2", kind="service_status", value=999, after=3, times=1)
-    await address_query(input_path=EXAMPLE, output_dir=flow_env / "query", concurrency=1)
+    await call(address_query, input_path=EXAMPLE, output_dir=flow_env / "query", concurrency=1)
     SqliteState(flow_env / "sandbox").next_id("orders", 1)
 
     modes = _modes(flow_env)
@@ -67,7 +68,7 @@ async def test_an_output_directory_outside_the_data_dir_follows_the_umask(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path, umask_022: None
 ) -> None:
     out = tmp_path / "elsewhere" / "out"
-    await address_batch(input_path=EXAMPLE, output_dir=out, **FAST)
+    await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     assert stat.S_IMODE((out / "results.csv").stat().st_mode) == 0o644
     assert stat.S_IMODE(out.stat().st_mode) == 0o755
     assert stat.S_IMODE(flow_env.stat().st_mode) == 0o700

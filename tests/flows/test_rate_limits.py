@@ -27,6 +27,7 @@ from postflows.api_limits import (
 )
 from postflows.cli import app
 from postflows.settings import get_settings
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
@@ -92,7 +93,7 @@ async def test_every_request_of_a_run_takes_a_slot_of_its_api_limit(
         await client.create_global_concurrency_limit(
             GlobalConcurrencyLimitCreate(name=ADDRESS_SERVICE, limit=10_000, slot_decay_per_second=0.0001)
         )
-    await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+    await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
     requests = sum(sandbox.transport.calls.values())
     async with get_client() as client:
         limit = await client.read_global_concurrency_limit_by_name(ADDRESS_SERVICE)
@@ -109,7 +110,7 @@ async def test_without_a_limit_a_run_takes_no_slot(
         taken.append(names)
 
     monkeypatch.setattr("prefect.concurrency.asyncio.rate_limit", rate_limit)
-    summary = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+    summary = await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
     assert summary["result_rows"] > 0 and taken == []
 
 

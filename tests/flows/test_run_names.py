@@ -10,6 +10,7 @@ from prefect.client.orchestration import get_client
 from flows.address_query import address_query
 from flows.cleanup import cleanup
 from flows.naming import run_name
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
@@ -23,7 +24,7 @@ async def name_of(state) -> str:  # type: ignore[no-untyped-def]
 
 
 async def test_a_file_flow_is_named_by_its_file(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
-    state = await address_query(input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True)
+    state = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True)
     assert state.is_completed()
     assert re.fullmatch(rf"address-query-address-batch\.csv-{STAMP}", await name_of(state))
 

@@ -17,6 +17,7 @@ from flows.newspaper_statistics import newspaper_statistics
 from flows.runs import recorded_run
 from postflows.settings import get_settings
 from tasks.progress import Progress
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -55,14 +56,14 @@ def _check_files(summary: dict[str, Any], out: Path) -> None:
 async def test_a_batch_lists_every_file_and_says_when_it_took_up_an_earlier_job(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
-    first = await address_batch(EXAMPLES / "address-batch.csv", tmp_path / "first", **FAST)
+    first = await call(address_batch, EXAMPLES / "address-batch.csv", tmp_path / "first", **FAST)
     _check_files(first, tmp_path / "first")
     names = {Path(name).name for name in first["files"]}
     assert {"upload.txt", "rejected.csv", "result.zip", "results.csv", "results.xlsx", "summary.md"} <= names
     assert first["resumed"] is False and first["reused"] == {}
     assert "_nothing: this run did all of its work itself_" in (tmp_path / "first" / "summary.md").read_text()
 
-    again = await address_batch(EXAMPLES / "address-batch.csv", tmp_path / "again", **FAST)
+    again = await call(address_batch, EXAMPLES / "address-batch.csv", tmp_path / "again", **FAST)
     _check_files(again, tmp_path / "again")
     assert again["resumed"] is True
     [(what, [which])] = again["reused"].items()
@@ -76,10 +77,10 @@ async def test_statistics_list_the_body_sent_and_a_rerun_says_it_was_uploaded_be
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    first = await newspaper_statistics(EXAMPLES / "statistics.csv", out)
+    first = await call(newspaper_statistics, EXAMPLES / "statistics.csv", out)
     _check_files(first, out)
     assert {Path(name).name for name in first["files"]} == {"statistics-body.json", "summary.md"}
-    again = await newspaper_statistics(EXAMPLES / "statistics.csv", out)
+    again = await call(newspaper_statistics, EXAMPLES / "statistics.csv", out)
     assert again["resumed"] is True and list(again["reused"]) == ["statistics"]
     assert await _artifact("newspaper-statistics-summary") == (out / "summary.md").read_text()
 
@@ -91,9 +92,9 @@ async def test_rows_answered_by_an_interrupted_run_are_named_as_taken_up(
         api="commerce", endpoint="*addresses/validation", kind="http_status", value=503, after=1, times=2
     )
     source = EXAMPLES / "commerce-addresses.csv"
-    first = await address_validation(input_path=source, output_dir=tmp_path / "first", concurrency=1)
+    first = await call(address_validation, input_path=source, output_dir=tmp_path / "first", concurrency=1)
     assert first["failed"] == 1 and first["resumed"] is False
-    again = await address_validation(input_path=source, output_dir=tmp_path / "again", concurrency=1)
+    again = await call(address_validation, input_path=source, output_dir=tmp_path / "again", concurrency=1)
     _check_files(again, tmp_path / "again")
     assert again["resumed"] is True
     assert again["reused"] == {

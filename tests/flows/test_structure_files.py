@@ -15,6 +15,7 @@ from connectors.newspaper import OrderInvalid
 from flows.structure_files import structure_files
 from history.models import Document
 from tasks.submission import SubmissionUncertain
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 
 
@@ -25,7 +26,7 @@ def recorded(data_dir: Path) -> list[Document]:
 
 
 async def test_new_only_when_content_changes(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
-    first = await structure_files(9, tmp_path / "first")
+    first = await call(structure_files, 9, tmp_path / "first")
     assert [(f["name"], f["new"]) for f in first["structure_files"]] == [
         ("AZ_GZA_v1.zip", True),
         ("AZA_AZB_v1.zip", True),
@@ -34,7 +35,7 @@ async def test_new_only_when_content_changes(sandbox: Sandbox, flow_env: Path, t
         assert archive.namelist() == ["AZ_GZA.csv"]
     assert len(recorded(flow_env)) == 2
 
-    second = await structure_files(1, tmp_path / "second")
+    second = await call(structure_files, 1, tmp_path / "second")
     assert second["new_files"] == 0
     assert len(recorded(flow_env)) == 2
     # Written all the same, so listed with the run's files.
@@ -46,21 +47,21 @@ async def test_new_only_when_content_changes(sandbox: Sandbox, flow_env: Path, t
     assert "unchanged" in (tmp_path / "second" / "summary.md").read_text()
 
     sandbox.config.structure_file_version = 2
-    third = await structure_files(2, tmp_path / "third")
+    third = await call(structure_files, 2, tmp_path / "third")
     assert [(f["name"], f["new"]) for f in third["structure_files"]] == [("AZA_AZB_v2.zip", True)]
     assert len(recorded(flow_env)) == 3
 
 
 async def test_notice_email_registered(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
-    summary = await structure_files(1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
+    summary = await call(structure_files, 1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
     assert summary["confirmation"] == "E-mail address registered"
     assert sandbox.transport.count("/structurefiles/email") == 1
 
     # Registered once: a later run with the same address does not send it again; another address is sent.
-    again = await structure_files(1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
+    again = await call(structure_files, 1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
     assert again["confirmation"] == "E-mail address registered"
     assert sandbox.transport.count("/structurefiles/email") == 1
-    await structure_files(1, tmp_path / "out", notify_email="druck@seetaler-bote.ch")
+    await call(structure_files, 1, tmp_path / "out", notify_email="druck@seetaler-bote.ch")
     assert sandbox.transport.count("/structurefiles/email") == 2
 
 
@@ -69,28 +70,28 @@ async def test_lost_email_answer_refuses_until_resubmit(
 ) -> None:
     sandbox.inject(api="newspaper", endpoint="*structurefiles/email", method="POST", kind="drop")
     with pytest.raises(Exception, match="RemoteProtocolError|connection"):
-        await structure_files(1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
+        await call(structure_files, 1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
     with pytest.raises(SubmissionUncertain, match="--resubmit"):
-        await structure_files(1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
+        await call(structure_files, 1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
     assert sandbox.transport.count("/structurefiles/email") == 1
-    await structure_files(1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch", resubmit=True)
+    await call(structure_files, 1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch", resubmit=True)
     assert sandbox.transport.count("/structurefiles/email") == 2
 
 
 async def test_bad_email_fails_before_any_request(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
     with pytest.raises(OrderInvalid, match="email"):
-        await structure_files(1, tmp_path / "out", notify_email="no-at-sign")
+        await call(structure_files, 1, tmp_path / "out", notify_email="no-at-sign")
     assert sum(sandbox.transport.calls.values()) == 0
 
 
 async def test_unknown_file_code_is_refused(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="3"):
-        await structure_files(3, tmp_path / "out")
+        await call(structure_files, 3, tmp_path / "out")
     assert sum(sandbox.transport.calls.values()) == 0
 
 
 async def test_the_weekly_run_writes_into_the_data_dir(sandbox: Sandbox, flow_env: Path) -> None:
-    summary = await structure_files(9)
+    summary = await call(structure_files, 9)
     assert summary["new_files"] == 2
     assert (flow_env / "structure-files" / "9" / "AZ_GZA_v1.zip").is_file()
     assert (flow_env / "structure-files" / "9" / "structure-files.csv").is_file()

@@ -18,6 +18,7 @@ from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 from connectors.errors import AuthFailed, HttpStatusError, ServerError
 from flows.address_batch import address_batch
 from flows.newspaper_order import newspaper_order
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.flows.test_newspaper_order import QUICK, order_body, write_order
 
@@ -69,7 +70,9 @@ async def test_a_status_check_outlasting_the_http_retries_is_retried_as_a_task(
 ) -> None:
     # Two HTTP attempts fail the first task run; the retry's first attempt fails too, its second succeeds.
     sandbox.inject(api="address", endpoint="checkbatchstatus/*", kind="http_status", value=503, times=3)
-    state = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True, **FAST)
+    state = await call(
+        address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True, **FAST
+    )
     assert state.is_completed(), state.message
     checks = await _task_runs(_flow_run_id(state), "address-check-batch-status")
     retried = [states for count, states in checks if count > 1]
@@ -111,7 +114,9 @@ async def test_a_download_dropped_mid_body_is_retried_as_a_task(
     monkeypatch.setenv("POSTFLOWS_TASK_RETRY_JITTER", "0")
     cutting = CutsFirstDownload(sandbox.transport)
     monkeypatch.setattr("postflows.wiring.sandbox_transport", lambda settings: cutting)
-    state = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True, **FAST)
+    state = await call(
+        address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True, **FAST
+    )
     assert state.is_completed(), state.message
     assert cutting.cut == 1 and sandbox.transport.count("/downloadfile") == 2
     ((count, states),) = await _task_runs(_flow_run_id(state), "address-download-output")
@@ -124,7 +129,9 @@ async def test_a_refused_download_is_not_retried(
     sandbox: Sandbox, task_retries: Path, tmp_path: Path, status: int, error: type[Exception]
 ) -> None:
     sandbox.inject(api="address", endpoint="downloadfile/*", kind="http_status", value=status, times=None)
-    state = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True, **FAST)
+    state = await call(
+        address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True, **FAST
+    )
     assert state.is_failed()
     with pytest.raises(error):
         await state.result()
@@ -137,7 +144,9 @@ async def test_a_failed_runbatch_is_never_retried(
     sandbox: Sandbox, task_retries: Path, tmp_path: Path
 ) -> None:
     sandbox.inject(api="address", endpoint="runbatch", kind="http_status", value=503, times=None)
-    state = await address_batch(input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True, **FAST)
+    state = await call(
+        address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True, **FAST
+    )
     assert state.is_failed()
     with pytest.raises(ServerError):
         await state.result()
@@ -150,7 +159,8 @@ async def test_an_order_status_outage_is_retried_and_the_order_posted_once(
     sandbox: Sandbox, task_retries: Path, tmp_path: Path
 ) -> None:
     sandbox.inject(api="newspaper", endpoint="*/status", kind="http_status", value=502, times=3)
-    state = await newspaper_order(
+    state = await call(
+        newspaper_order,
         order_path=write_order(tmp_path, order_body()),
         output_dir=tmp_path / "out",
         return_state=True,
@@ -166,7 +176,8 @@ async def test_a_failed_order_post_is_never_retried(
     sandbox: Sandbox, task_retries: Path, tmp_path: Path
 ) -> None:
     sandbox.inject(api="newspaper", endpoint="*orders/standard", kind="http_status", value=503, times=None)
-    state = await newspaper_order(
+    state = await call(
+        newspaper_order,
         order_path=write_order(tmp_path, order_body()),
         output_dir=tmp_path / "out",
         return_state=True,

@@ -19,6 +19,7 @@ from flows.newspaper_order import newspaper_order
 from flows.newspaper_statistics import newspaper_statistics
 from sandbox.request_counter import RequestCounter
 from tasks.submission import SubmissionUncertain
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.flows.test_newspaper_order import order_body, write_order
 
@@ -37,7 +38,8 @@ class Submitting:
 
 
 async def _batch(tmp_path: Path, out: Path, resubmit: bool) -> dict[str, Any]:
-    return await address_batch(
+    return await call(
+        address_batch,
         input_path=EXAMPLES / "address-batch.csv",
         output_dir=out,
         resubmit=resubmit,
@@ -50,17 +52,22 @@ async def _order(tmp_path: Path, out: Path, resubmit: bool) -> dict[str, Any]:
     path = tmp_path / "order.json"
     if not path.exists():
         write_order(tmp_path, order_body())
-    return await newspaper_order(order_path=path, output_dir=out, resubmit=resubmit, **QUICK)
+    return await call(newspaper_order, order_path=path, output_dir=out, resubmit=resubmit, **QUICK)
 
 
 async def _purchase(tmp_path: Path, out: Path, resubmit: bool) -> dict[str, Any]:
-    return await address_purchase(
-        EXAMPLES / "purchase-addresses.csv", EXAMPLES / "purchase.json", out, resubmit=resubmit, **QUICK
+    return await call(
+        address_purchase,
+        EXAMPLES / "purchase-addresses.csv",
+        EXAMPLES / "purchase.json",
+        out,
+        resubmit=resubmit,
+        **QUICK,
     )
 
 
 async def _statistics(tmp_path: Path, out: Path, resubmit: bool) -> dict[str, Any]:
-    return await newspaper_statistics(EXAMPLES / "statistics.csv", out, resubmit=resubmit)
+    return await call(newspaper_statistics, EXAMPLES / "statistics.csv", out, resubmit=resubmit)
 
 
 RUNBATCH = Submitting("address", "runbatch", _batch)

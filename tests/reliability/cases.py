@@ -22,6 +22,7 @@ import history
 from history.models import JobState
 from postflows.settings import get_settings
 from sandbox.inprocess import SandboxTransport, address_service_url, newspaper_url, token_url
+from tests.flows.calls import call
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # Every poll of the matrix is quick, and a job that never ends is given up on soon.
@@ -185,15 +186,16 @@ async def _files_left_behind(site: CellSite) -> None:
 async def _address_batch(site: CellSite) -> dict[str, Any]:
     from flows.address_batch import address_batch
 
-    return await address_batch.fn(
-        input_path=site.write("addresses.csv", ADDRESSES), output_dir=site.out, **QUICK_POLL
+    return await call(
+        address_batch.fn, input_path=site.write("addresses.csv", ADDRESSES), output_dir=site.out, **QUICK_POLL
     )
 
 
 async def _address_batch_billed(site: CellSite) -> dict[str, Any]:
     from flows.address_batch import address_batch
 
-    return await address_batch.fn(
+    return await call(
+        address_batch.fn,
         input_path=site.write("addresses.csv", ADDRESSES),
         output_dir=site.out,
         billing_reference=BILLING_REFERENCE,
@@ -207,7 +209,8 @@ def _address_query(*, billed: bool) -> Run:
     async def run(site: CellSite) -> dict[str, Any]:
         from flows.address_query import address_query
 
-        return await address_query.fn(
+        return await call(
+            address_query.fn,
             input_path=site.write("addresses.csv", ADDRESSES),
             output_dir=site.out,
             concurrency=1,
@@ -220,8 +223,12 @@ def _address_query(*, billed: bool) -> Run:
 async def _address_purchase(site: CellSite) -> dict[str, Any]:
     from flows.address_purchase import address_purchase
 
-    return await address_purchase.fn(
-        EXAMPLES / "purchase-addresses.csv", EXAMPLES / "purchase.json", site.out, **QUICK_POLL
+    return await call(
+        address_purchase.fn,
+        EXAMPLES / "purchase-addresses.csv",
+        EXAMPLES / "purchase.json",
+        site.out,
+        **QUICK_POLL,
     )
 
 
@@ -231,8 +238,8 @@ def _newspaper_order(*, gratis: bool) -> Run:
 
         body = order_body(newspaper="5120" if gratis else "4711", gratis=gratis)
         path = site.write("order.json", json.dumps(body))
-        return await newspaper_order.fn(
-            path, site.out, gratis=gratis, waiting_statuses=WAIT_IN_LOADED, **QUICK_POLL
+        return await call(
+            newspaper_order.fn, path, site.out, gratis=gratis, waiting_statuses=WAIT_IN_LOADED, **QUICK_POLL
         )
 
     return run
@@ -241,25 +248,25 @@ def _newspaper_order(*, gratis: bool) -> Run:
 async def _newspaper_reports(site: CellSite) -> dict[str, Any]:
     from flows.newspaper_reports import newspaper_reports
 
-    return await newspaper_reports.fn(int((site.folder / "order-id").read_text()), site.out)
+    return await call(newspaper_reports.fn, int((site.folder / "order-id").read_text()), site.out)
 
 
 async def _newspaper_master_data(site: CellSite) -> dict[str, Any]:
     from flows.newspaper_master_data import newspaper_master_data
 
-    return await newspaper_master_data.fn(5120, site.out)
+    return await call(newspaper_master_data.fn, 5120, site.out)
 
 
 async def _newspaper_statistics(site: CellSite) -> dict[str, Any]:
     from flows.newspaper_statistics import newspaper_statistics
 
-    return await newspaper_statistics.fn(EXAMPLES / "statistics.csv", site.out)
+    return await call(newspaper_statistics.fn, EXAMPLES / "statistics.csv", site.out)
 
 
 async def _structure_files(site: CellSite) -> dict[str, Any]:
     from flows.structure_files import structure_files
 
-    return await structure_files.fn(9, site.out, notify_email="vertrieb@seetaler-bote.ch")
+    return await call(structure_files.fn, 9, site.out, notify_email="vertrieb@seetaler-bote.ch")
 
 
 async def _cleanup(site: CellSite) -> dict[str, Any]:
@@ -272,28 +279,33 @@ async def _address_validation(site: CellSite) -> dict[str, Any]:
     from flows.address_validation import address_validation
 
     path = site.write("addresses.csv", COMMERCE_ADDRESSES)
-    return await address_validation.fn(input_path=path, output_dir=site.out, concurrency=1)
+    return await call(address_validation.fn, input_path=path, output_dir=site.out, concurrency=1)
 
 
 async def _deliverability_check(site: CellSite) -> dict[str, Any]:
     from flows.deliverability_check import deliverability_check
 
     path = site.write("addresses.csv", COMMERCE_ADDRESSES)
-    return await deliverability_check.fn(
-        input_path=path, output_dir=site.out, start=dt.date(2025, 3, 3), days=3, concurrency=1
+    return await call(
+        deliverability_check.fn,
+        input_path=path,
+        output_dir=site.out,
+        start=dt.date(2025, 3, 3),
+        days=3,
+        concurrency=1,
     )
 
 
 async def _delivery_reference_sync(site: CellSite) -> dict[str, Any]:
     from flows.delivery_reference_sync import delivery_reference_sync
 
-    return await delivery_reference_sync.fn(site.out)
+    return await call(delivery_reference_sync.fn, site.out)
 
 
 async def _pickup_registration(site: CellSite) -> dict[str, Any]:
     from flows.pickup_registration import pickup_registration
 
-    return await pickup_registration.fn(site.write("users.csv", PICKUP_USERS), site.out, concurrency=1)
+    return await call(pickup_registration.fn, site.write("users.csv", PICKUP_USERS), site.out, concurrency=1)
 
 
 CASES: tuple[FlowCase, ...] = (

@@ -1,0 +1,57 @@
+"""The requests of the address web service's flows."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from flows.forms import Blank, Separator
+from flows.requests.base import WORK, flag, option
+from flows.requests.common import (
+    AddressTable,
+    BillingOptions,
+    BillingReference,
+    Concurrency,
+    KeyedWork,
+    PollingOptions,
+    Resubmission,
+)
+
+
+class AddressBatchRequest(Resubmission, KeyedWork, BillingOptions, AddressTable):
+    """What an address batch aligns, and how: the file, its reading, the agreed alignment and the billing."""
+
+    profile: Annotated[Blank[str], flag("--profile")] = option(
+        "Alignment profile",
+        "The agreed alignment: a built-in profile (postflows profiles: standard, legacy-de) or a YAML file "
+        "on the worker. Empty: the POSTFLOWS_ADDRESS_SERVICE_PROFILE setting.",
+        None,
+        blank="",
+    )
+    upload_delimiter: Annotated[Separator, flag("--upload-delimiter", takes="escaped")] = option(
+        "Upload separator",
+        "Field separator of the file sent to the service. Empty: tab, or the profile's. Write tab or \\t for "
+        "a tab.",
+        None,
+        blank="",
+    )
+    upload_encoding: Annotated[Blank[str], flag("--upload-encoding")] = option(
+        "Upload encoding",
+        "Encoding of the file sent to the service. Empty: Windows-1252 (cp1252), or the profile's.",
+        None,
+        blank="",
+    )
+    dry_run: Annotated[bool, flag("--dry-run")] = option(
+        "Dry run", "Write the upload file and plan.json into the output folder; send nothing.", False
+    )
+
+
+BATCH_POLLING = PollingOptions(min_poll_interval_s=1.0)
+"""A batch job is checked after a second first: the service answers small jobs that fast."""
+
+
+class AddressQueryRequest(Concurrency, BillingReference, AddressTable):
+    """What the individual queries check: the file, its reading, the billing, and how many at once."""
+
+    timeout_ms: Annotated[int, WORK] = option(
+        "Query timeout (ms)", "The service-side timeout of one query.", 10000, minimum=1
+    )
