@@ -11,7 +11,6 @@ refusal until that limit is raised.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,30 +19,28 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus
-from connectors.address_service.models import INPUT_FILE_PLACEHOLDER, OUTPUT_FILE_PLACEHOLDER
-from fileio.address_service.profiles import AlignmentProfile, load_profile, split_mapping
-from fileio.address_service.wire import WireFormat, upload_columns
+from fileio.address_service.profiles import AlignmentProfile
+from fileio.address_service.wire import WireFormat
 from fileio.errors import InputError, ResultFileError, ResultUnreadable
-from fileio.files import write_text
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.reports import CsvStyle
-from flows.address_input import input_format, note_prepared_input
+from flows.address_input import note_prepared_input
+from flows.batch_work import FLOW_NAME, BatchWork, batch_plan, sandbox_id_problem
 from flows.forms import form
 from flows.naming import run_name
 from flows.parking import poll_policy
 from flows.requests import BATCH_POLLING, AddressBatchRequest, OutputOptions, PollingOptions
 from flows.runs import RunSummary, recorded_run
 from history import file_digest
-from history.identity import Endpoint, derive_key
+from history.identity import derive_key
 from history.jobs import BatchJobData, JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder
-from postflows.settings import Settings, get_settings
+from postflows.settings import get_settings
 from postflows.wiring import (
     ConfigurationError,
     address_service_client,
     address_service_endpoint,
-    sandbox_reading,
 )
 from tasks.address_service.batch import (
     API,
@@ -65,7 +62,6 @@ from tasks.address_service.batch_record import (
 from tasks.address_service.cleanup import created_file, delete_key_files
 from tasks.address_service.steps import (
     AddressResults,
-    InputFormat,
     PreparedInput,
     build_results,
     prepare_input,
@@ -74,9 +70,7 @@ from tasks.polling import PollPolicy
 from tasks.retrying import run_step
 from tasks.submission import JobParked, recording_wait, submit_once, waited_before
 
-FLOW_NAME = "address-batch"
 MAIN_OUTPUT = "output"
-PLAN_SPLIT_EXAMPLES = 10
 
 
 @dataclass(frozen=True)
@@ -123,7 +117,7 @@ async def address_batch(
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
-    work = _Work.of(request, settings)
+    work = BatchWork.of(request, settings)
     key = request.idempotency_key or derive_key(
         FLOW_NAME, endpoint=address_service_endpoint(settings), files=(input_path,), parameters=work.identity
     )
@@ -139,7 +133,7 @@ async def address_batch(
         unmergeable = None
         if work.alignment is not None:
             summary.update(record_id_returned_in=work.alignment.result_record_id)
-            unmergeable = _sandbox_id_problem(settings, work.alignment, work.batch_key, upload)
+            unmergeable = sandbox_id_problem(settings, work.alignment, work.batch_key, upload)
         if request.dry_run:
             return await _dry_run(recorder, summary, prepared, work, key, output_dir, problem=unmergeable)
         if unmergeable is not None:
@@ -173,7 +167,7 @@ async def address_batch(
 
 
 async def _prepare(
-    recorder: RunRecorder, summary: RunSummary, work: _Work, input_path: Path, output_dir: Path
+    recorder: RunRecorder, summary: RunSummary, work: BatchWork, input_path: Path, output_dir: Path
 ) -> tuple[PreparedInput, Path]:
     """The "prepare input" step: read and check the rows, write the upload file as the profile (or the
     request) lays it out; fails when no row passed. Returns the input and the upload file."""
@@ -200,68 +194,11 @@ async def _prepare(
     return prepared, prepared.upload_path
 
 
-@dataclass(frozen=True)
-class _Work:
-    """What a request asks of the service, with the settings' part (the batch key, the default profile)."""
-
-    request: AddressBatchRequest
-    alignment: AlignmentProfile | None
-    batch_key: str
-    input_format: InputFormat
-    mapping: dict[str, str] | None
-    profile_map: dict[str, str]
-
-    @classmethod
-    def of(cls, request: AddressBatchRequest, settings: Settings) -> _Work:
-        alignment = _profile(
-            request.profile or settings.address_service.profile,
-            request.upload_delimiter,
-            request.upload_encoding,
-        )
-        mapping, profile_map = split_mapping(request.column_mapping, alignment)
-        return cls(
-            request=request,
-            alignment=alignment,
-            batch_key=(alignment.key if alignment is not None else None)
-            or settings.address_service.batch_key,
-            input_format=input_format(request),
-            mapping=mapping,
-            profile_map=profile_map,
-        )
-
-    @property
-    def billing(self) -> tuple[str | None, str | None, str | None]:
-        return (self.request.billing_reference, self.request.client_identifier, self.request.client_name)
-
-    @property
-    def identity(self) -> dict[str, Any]:
-        """What the run starts under, before the upload is written: the request's work with the batch key,
-        the profile, the input format and the upload's layout as sent."""
-        request, alignment = self.request, self.alignment
-        return {
-            **request.identity(),
-            "key": self.batch_key,
-            "profile": None if alignment is None else f"{alignment.name} sha256:{alignment.fingerprint()}",
-            "input_format": self.input_format,
-            "upload_delimiter": request.upload_delimiter
-            if alignment is not None
-            else request.upload_delimiter or "\t",
-            "upload_encoding": request.upload_encoding
-            if alignment is not None
-            else request.upload_encoding or "cp1252",
-        }
-
-    def key_of(self, endpoint: Endpoint, upload: Path) -> str:
-        """The key of what is sent, once the upload is written (see :func:`work_key`)."""
-        outputs = self.alignment.outputs if self.alignment is not None else {}
-        return work_key(endpoint, upload, batch_key=self.batch_key, billing=self.billing, outputs=outputs)
-
-
 async def _dry_run(
     recorder: RunRecorder,
     summary: RunSummary,
     prepared: PreparedInput,
-    work: _Work,
+    work: BatchWork,
     key: str,
     output_dir: Path,
     *,
@@ -272,7 +209,7 @@ async def _dry_run(
     if problem is not None:
         summary.update(problem=problem)
         logger.warning("%s", problem)
-    plan = _plan(prepared, work.alignment, work.batch_key, key, output_dir, problem=problem)
+    plan = batch_plan(prepared, work.alignment, work.batch_key, key, output_dir, problem=problem)
     summary.update(dry_run=True, upload=str(prepared.upload_path), plan=str(plan))
     await recorder.document("plan", plan)
     await summary.publish(
@@ -514,94 +451,3 @@ async def _follow(
         finished=True,
         data=batch_downloaded(download, extras),
     )
-
-
-def _sandbox_id_problem(
-    settings: Settings, profile: AlignmentProfile, batch_key: str, upload: Path
-) -> str | None:
-    """Why, on the embedded sandbox, the results of this run could not be merged (the sandbox's alignment for
-    the key would return the record id in another column than the profile's), or None. A run refuses it
-    before anything is sent; a dry run reports it."""
-    reading = sandbox_reading(settings, batch_key, upload)
-    if reading is None:
-        return None
-    returned = reading.result_id or profile.upload.record_id
-    if returned == profile.result_record_id:
-        return None
-    return (
-        f"the embedded sandbox reads this upload for key {batch_key} "
-        + (
-            f"by an alignment whose result carries the record id in column {returned!r}"
-            if reading.result_id
-            else f"in any layout, so the record id comes back as {returned!r}"
-        )
-        + f", while profile {profile.name} expects it in {profile.result_record_id!r}: the results could "
-        f"not be merged, so nothing was sent. Give the sandbox this profile's alignment "
-        f"(POSTFLOWS_SANDBOX_ALIGNMENTS={batch_key}=<the profile's YAML file>) or use a key it holds"
-    )
-
-
-def work_key(
-    endpoint: Endpoint,
-    upload_path: Path,
-    *,
-    batch_key: str,
-    billing: tuple[str | None, str | None, str | None],
-    outputs: Mapping[str, str],
-) -> str:
-    """The identity of a batch: the SHA-256 of the upload's bytes, with the service and user, the
-    alignment key, the billing fields and the alignment's extra outputs (everything runbatch is sent)."""
-    billing_reference, client_identifier, client_name = billing
-    sent = {
-        "key": batch_key,
-        "billing_reference": billing_reference,
-        "client_identifier": client_identifier,
-        "client_name": client_name,
-        "replace_items": sorted(outputs.values()),
-    }
-    return derive_key(FLOW_NAME, endpoint=endpoint, files=(upload_path,), parameters=sent)
-
-
-def _profile(name: str | None, delimiter: str | None, encoding: str | None) -> AlignmentProfile | None:
-    """The profile named, with the upload delimiter and encoding given on the command line as overrides."""
-    if not name:
-        return None
-    return load_profile(name).with_upload(delimiter=delimiter, encoding=encoding)
-
-
-def _plan(
-    prepared: PreparedInput,
-    profile: AlignmentProfile | None,
-    batch_key: str,
-    key: str,
-    output_dir: Path,
-    *,
-    problem: str | None = None,
-) -> Path:
-    """plan.json of a dry run: what would be sent, under which key and profile, and what stays here."""
-    records = prepared.records
-    sent = list(profile.upload.columns) if profile is not None else upload_columns(records)
-    plan = {
-        "batch_key": batch_key,
-        "idempotency_key": key,
-        "profile": None if profile is None else {"name": profile.name, "sha256": profile.fingerprint()},
-        "upload_file": str(prepared.upload_path),
-        "replace_items": [
-            INPUT_FILE_PLACEHOLDER,
-            OUTPUT_FILE_PLACEHOLDER,
-            *(profile.outputs.values() if profile is not None else ()),
-        ],
-        "rows": {"input": records.input_rows, "sent": prepared.accepted, "rejected": prepared.rejected_rows},
-        "record_id": None
-        if profile is None
-        else {"sent_in": profile.upload.record_id, "returned_in": profile.result_record_id},
-        "house_numbers": {
-            "split": prepared.house_numbers_split,
-            "file": None if prepared.house_numbers_path is None else str(prepared.house_numbers_path),
-            "first": records.house_numbers.head(PLAN_SPLIT_EXAMPLES).to_dict(orient="records"),
-        },
-        "columns_sent": sent,
-        "columns_kept_here": [column for column in records.passthrough_columns if column not in sent],
-        "problem": problem,
-    }
-    return write_text(output_dir / "plan.json", json.dumps(plan, indent=2, ensure_ascii=False) + "\n")

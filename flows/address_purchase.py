@@ -91,20 +91,7 @@ async def address_purchase(
         if path is not None and not path.is_file():
             raise InputError("file not found", path=path)
     form_body = _form_parameters(parameters_path, request.purchase)
-    key = request.idempotency_key or derive_key(
-        FLOW_NAME,
-        endpoint=newspaper_endpoint(settings),
-        files=(addresses_path,) if parameters_path is None else (addresses_path, parameters_path),
-        parameters=request.identity() if form_body is None else {**request.identity(), "purchase": form_body},
-    )
-    parameters = {
-        "addresses_path": addresses_path,
-        "parameters_path": parameters_path,
-        "purchase": form_body,
-        "output_dir": output_dir,
-        "address_clean_up": request.address_clean_up,
-        "resubmit": request.resubmit,
-    }
+    key, parameters = _run_identity(request, addresses_path, parameters_path, form_body, output_dir)
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
@@ -134,6 +121,32 @@ async def address_purchase(
             return await summary.park(parked)  # a follow-up run continues the wait
         await _publish(recorder, summary, checked, bought, output_dir, files)
         return dict(summary)
+
+
+def _run_identity(
+    request: AddressPurchaseRequest,
+    addresses_path: Path,
+    parameters_path: Path | None,
+    form_body: dict[str, Any] | None,
+    output_dir: Path,
+) -> tuple[str, dict[str, Any]]:
+    """The key a run starts under (the files and the request's work, with the service) and the parameters
+    it records; once the purchase is read, the run goes on under the key of its body."""
+    key = request.idempotency_key or derive_key(
+        FLOW_NAME,
+        endpoint=newspaper_endpoint(get_settings()),
+        files=(addresses_path,) if parameters_path is None else (addresses_path, parameters_path),
+        parameters=request.identity() if form_body is None else {**request.identity(), "purchase": form_body},
+    )
+    parameters = {
+        "addresses_path": addresses_path,
+        "parameters_path": parameters_path,
+        "purchase": form_body,
+        "output_dir": output_dir,
+        "address_clean_up": request.address_clean_up,
+        "resubmit": request.resubmit,
+    }
+    return key, parameters
 
 
 async def _read_input(

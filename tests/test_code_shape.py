@@ -1,9 +1,6 @@
 """The shape of the packages' code: no module over :data:`MAX_MODULE_LINES` lines (but the models and the
 migrations) and no function over :data:`MAX_FUNCTION_LINES` lines (its decorators left out, its docstring
 counted), so that a module holds one concern and a function reads at a glance.
-
-Items being reworked elsewhere are listed in :data:`PENDING`; the list only shrinks: an item listed there
-that no longer offends fails the test too, so that it is struck off when it is fixed.
 """
 
 from __future__ import annotations
@@ -18,18 +15,6 @@ MAX_FUNCTION_LINES = 80
 # Modules exempt from the module size: models mirror a spec's schema, migrations are generated.
 EXEMPT_MODULE_NAMES = frozenset({"models.py"})
 EXEMPT_DIRECTORIES = frozenset({"migrations"})
-
-# Offenders under rework (the flows, the CLI, the settings and wiring, the run history), as
-# "path" for a module and "path::qualified.name" for a function. Strike an item off once it is fixed.
-PENDING = frozenset(
-    {
-        # The flows: each flow body is being cut into steps.
-        "flows/address_batch.py",
-        "flows/address_purchase.py::address_purchase",
-        # The CLI: its commands are being read from the flows' option models.
-        # The run history's tasks: being split by the record they keep.
-    }
-)
 
 
 def _modules() -> list[Path]:
@@ -58,8 +43,8 @@ def _functions(tree: ast.AST, prefix: str = "") -> list[tuple[str, int]]:
 
 
 def offenders() -> dict[str, str]:
-    """Every module over the line limit and every function over its limit, by the name :data:`PENDING`
-    uses, with what is wrong."""
+    """Every module over the line limit (``path``) and every function over its limit
+    (``path::qualified.name``), with what is wrong."""
     found: dict[str, str] = {}
     for path in _modules():
         relative = path.relative_to(ROOT).as_posix()
@@ -75,15 +60,9 @@ def offenders() -> dict[str, str]:
 
 def test_modules_and_functions_are_small() -> None:
     found = offenders()
-    new = {name: problem for name, problem in found.items() if name not in PENDING}
-    assert not new, "split these by concern:\n" + "\n".join(
-        f"{name}: {problem}" for name, problem in new.items()
+    assert not found, "split these by concern:\n" + "\n".join(
+        f"{name}: {problem}" for name, problem in found.items()
     )
-
-
-def test_the_pending_list_only_shrinks() -> None:
-    fixed = sorted(PENDING - offenders().keys())
-    assert not fixed, "no longer too long, strike them off PENDING: " + ", ".join(fixed)
 
 
 def test_the_check_finds_a_long_function_and_counts_its_docstring_not_its_decorators() -> None:
