@@ -22,19 +22,18 @@ it.
 from __future__ import annotations
 
 import codecs
-import contextlib
 import csv
 import datetime as dt
 import gc
 import re
 import zipfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from io import StringIO
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, ParamSpec, TypeVar
 
-from python_calamine import CalamineError, CalamineWorkbook, SheetTypeEnum
+from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook, SheetTypeEnum
 
 from fileio.errors import InputError
 from fileio.filetypes import EXCEL_SUFFIXES, check_table_file
@@ -71,6 +70,8 @@ _QUOTE = '"'
 CellValue = str | int | float | bool | dt.date | dt.datetime | dt.time | dt.timedelta
 _WHOLE_LIMIT = 2.0**63  # whole numbers below this fit a 64-bit integer
 _ZIP_ENCRYPTED = 0x01 | 0x40  # general purpose flags: encrypted, strongly encrypted
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 @dataclass
@@ -581,20 +582,25 @@ def _read_fixed_width(
     return Table(frame, [], encoding, None, np.arange(1 + skipped, 1 + skipped + len(frame)))
 
 
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused for the block: building a sheet's million cells (a list per
-    row) would start it hundreds of times over, to find no cycle in them (100,000 rows: 0.24 s to 0.11 s)."""
+def call_with_collector_paused(call: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    """``call(*args, **kwargs)`` with Python's cyclic garbage collector paused for that call alone: building a
+    sheet's million cells (a list per row) would start it hundreds of times over, to find no cycle in them
+    (100,000 rows: 0.24 s to 0.11 s).
+
+    The collector's switch is the whole process's, so ``call`` must spend its time in compiled code that
+    keeps the GIL until it returns (calamine's ``to_python`` and numpy taking its rows, ``list()`` of a csv
+    reader): no other thread runs Python code meanwhile, so the pause holds up no other thread's
+    collection (fan-out threads reading files side by side). A caller that paused the collector itself
+    finds it paused afterwards."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        yield
+        return call(*args, **kwargs)
     finally:
         if enabled:
             gc.enable()
 
 
-@collector_paused()
 def _excel_sheet(
     path: Path, sheet: str | int | None, limits: TableLimits, *, nrows: int | None = None
 ) -> tuple[list[str], pd.DataFrame]:
@@ -616,7 +622,8 @@ def _excel_sheet(
             overrun = worksheet_overrun(path, name, limits)
             if overrun is not None:
                 raise InputError(overrun.problem, path=path)
-            cells = workbook.get_sheet_by_name(name).to_python(skip_empty_area=False, nrows=nrows)
+            worksheet = workbook.get_sheet_by_name(name)
+            cells = call_with_collector_paused(_worksheet_cells, worksheet, nrows)
     except (_SheetMissing, CalamineError, OSError, ValueError, OverflowError, zipfile.BadZipFile) as exc:
         raise InputError(f"cannot be read as an Excel workbook (sheet {sheet!r}): {exc}", path=path) from exc
     except BaseException as exc:  # a panic of the compiled reader on a damaged file
@@ -740,16 +747,22 @@ def choose_sheet(
     )
 
 
-def _sheet_values(cells: list[list[CellValue]]) -> np.ndarray | None:
-    """The cells as a 2-D array of text, cut after the last row and column holding a value; None when no
-    cell holds one."""
+def _worksheet_cells(worksheet: CalamineSheet, nrows: int | None) -> np.ndarray:
+    """A worksheet's cells (all rows, or the first ``nrows``) as a 2-D array of objects (see
+    :data:`CellValue`). The reader gives a list per row; they are gone when this returns, so the garbage
+    collector never walks them."""
+    return np.array(worksheet.to_python(skip_empty_area=False, nrows=nrows), dtype=object)
+
+
+def _sheet_values(cells: np.ndarray) -> np.ndarray | None:
+    """The cells (:func:`_worksheet_cells`) as a 2-D array of text, cut after the last row and column holding
+    a value; None when no cell holds one."""
     end = len(cells)
     while end and all(value == "" for value in cells[end - 1]):
         end -= 1
     if not end:
         return None
-    grid = np.empty((end, len(cells[0])), dtype=object)
-    grid[:] = cells[:end]
+    grid = cells[:end]
     width = grid.shape[1]
     while width and all(value == "" for value in grid[:, width - 1]):
         width -= 1

@@ -64,7 +64,7 @@ from fileio.limits import (
 )
 from fileio.linescan import scan_lines
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv, write_xlsx
-from fileio.tables import collector_paused, text_frame, unique_names
+from fileio.tables import call_with_collector_paused, text_frame, unique_names
 from fileio.textfiles import detect_encoding, read_rows, sniff_delimiter
 
 RETURNED_COLUMN = "ReturnedByService"
@@ -542,10 +542,9 @@ def result_headers(raw: Sequence[str]) -> list[str]:
     return unique_names([name or f"Unnamed: {position}" for position, name in enumerate(renamed, start=1)])
 
 
-@collector_paused()
 def _read_ragged(path: Path, encoding: str, delimiter: str, names: list[str]) -> pd.DataFrame:
     text = path.read_text(encoding=encoding, errors="replace")
-    rows = read_rows(text, delimiter, quoting=csv.QUOTE_NONE)[1:]
+    rows = call_with_collector_paused(read_rows, text, delimiter, quoting=csv.QUOTE_NONE)[1:]
     rows = [row for row in rows if row]
     width = max([len(names), *(len(row) for row in rows)])
     columns = names + [f"Unnamed: {position}" for position in range(len(names) + 1, width + 1)]
