@@ -29,10 +29,34 @@ settings.register_profile("fuzz-fast")
 def prefect_harness() -> Iterator[None]:
     """One temporary Prefect server for the whole session (it costs ~10 s to start): flow tests and the
     fault matrix both report to it."""
+    import prefect.client.orchestration as orchestration
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=180):
+    with pytest.MonkeyPatch.context() as patch, prefect_test_harness(server_startup_timeout=180):
+        patch.setattr(orchestration, "ssl", _SharedVerifyingContexts(orchestration.ssl))
         yield
+
+
+class _SharedVerifyingContexts:
+    """The ``ssl`` module as Prefect's API clients see it, but for one thing: every client Prefect makes
+    (several per flow run) builds a context that verifies against a CA file, reading and parsing the whole
+    bundle again (~20 ms of CPU), although the test server speaks plain HTTP. Here the clients share one
+    context per CA file; any other context is built as usual."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+        self._verifying: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def create_default_context(self, *args: Any, **kwargs: Any) -> Any:
+        if args or set(kwargs) != {"cafile"}:
+            return self._real.create_default_context(*args, **kwargs)
+        cafile = kwargs["cafile"]
+        if cafile not in self._verifying:
+            self._verifying[cafile] = self._real.create_default_context(cafile=cafile)
+        return self._verifying[cafile]
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
