@@ -25,9 +25,16 @@ run: install
 test: install
 	scripts/with-postgres.sh $(PY) -m pytest $(PYTEST_ARGS)
 
-# The inner loop: everything but the end-to-end tests (real servers) and the fault matrix.
+# The inner loop: everything but the end-to-end tests (real servers) and the fault matrix, spread over
+# FAST_WORKERS pytest-xdist processes, one more than the CPUs (a flow test spends much of its time waiting for
+# its Prefect server and sandbox jobs; each worker starts its own Prefect test server, and every PostgreSQL
+# test makes its own database on the one server), with the fuzz suite under the hypothesis profile
+# `fuzz-fast`: most fuzz tests generate 15 % of their cases and check 15 % of their minimums
+# (tests/fuzz/conftest.py). `make test` (CI) runs in one process and generates every case.
+FAST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test-fast: install
-	scripts/with-postgres.sh $(PY) -m pytest --ignore=tests/e2e --ignore=tests/reliability $(PYTEST_ARGS)
+	scripts/with-postgres.sh $(PY) -m pytest -n $(FAST_WORKERS) --dist worksteal --hypothesis-profile=fuzz-fast \
+		--ignore=tests/e2e --ignore=tests/reliability $(PYTEST_ARGS)
 
 # The documentation site in site/ (strict: a broken link or a page missing from the navigation fails).
 docs: install

@@ -22,16 +22,15 @@ CellValue = str | int | float | bool | dt.date | dt.datetime | dt.time | dt.time
 _WHOLE_LIMIT = 2.0**63  # whole numbers below this fit a 64-bit integer
 
 
-def sheet_values(cells: list[list[CellValue]]) -> np.ndarray | None:
-    """The cells as a 2-D array of text, cut after the last row and column holding a value; None when no
-    cell holds one."""
+def sheet_values(cells: np.ndarray) -> np.ndarray | None:
+    """The cells (a 2-D array of objects, see :func:`fileio.worksheets.read_worksheet`) as a 2-D array of
+    text, cut after the last row and column holding a value; None when no cell holds one."""
     end = len(cells)
     while end and all(value == "" for value in cells[end - 1]):
         end -= 1
     if not end:
         return None
-    grid = np.empty((end, len(cells[0])), dtype=object)
-    grid[:] = cells[:end]
+    grid = cells[:end]
     width = grid.shape[1]
     while width and all(value == "" for value in grid[:, width - 1]):
         width -= 1

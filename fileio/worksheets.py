@@ -9,14 +9,14 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from python_calamine import CalamineError, CalamineWorkbook, SheetTypeEnum
+from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook, SheetTypeEnum
 
 from fileio.cell_text import sheet_values
 from fileio.errors import InputError
 from fileio.lazy import lazy_module
 from fileio.limits import TableLimits
 from fileio.sheet_extent import worksheet_overrun
-from fileio.table_frame import collector_paused, text_frame
+from fileio.table_frame import call_with_collector_paused, text_frame
 
 if TYPE_CHECKING:
     import numpy as np
@@ -30,7 +30,6 @@ else:
 _ZIP_ENCRYPTED = 0x01 | 0x40  # general purpose flags: encrypted, strongly encrypted
 
 
-@collector_paused()
 def read_worksheet(
     path: Path, sheet: str | int | None, limits: TableLimits, *, nrows: int | None = None
 ) -> tuple[list[str], pd.DataFrame]:
@@ -53,7 +52,8 @@ def read_worksheet(
             overrun = worksheet_overrun(path, name, limits)
             if overrun is not None:
                 raise InputError(overrun.problem, path=path)
-            cells = workbook.get_sheet_by_name(name).to_python(skip_empty_area=False, nrows=nrows)
+            worksheet = workbook.get_sheet_by_name(name)
+            cells = call_with_collector_paused(_worksheet_cells, worksheet, nrows)
     except (_SheetMissing, CalamineError, OSError, ValueError, OverflowError, zipfile.BadZipFile) as exc:
         raise InputError(f"cannot be read as an Excel workbook (sheet {sheet!r}): {exc}", path=path) from exc
     except BaseException as exc:  # a panic of the compiled reader on a damaged file
@@ -67,6 +67,13 @@ def read_worksheet(
         raise InputError(f"sheet {shown!r} is empty: no header row", path=path)
     header = [str(value) for value in values[0]]
     return header, _text_frame(values[1:])
+
+
+def _worksheet_cells(worksheet: CalamineSheet, nrows: int | None) -> np.ndarray:
+    """A worksheet's cells (all rows, or the first ``nrows``) as a 2-D array of objects (see
+    :data:`fileio.cell_text.CellValue`). The reader gives a list per row; they are gone when this returns,
+    so the garbage collector never walks them."""
+    return np.array(worksheet.to_python(skip_empty_area=False, nrows=nrows), dtype=object)
 
 
 def _text_frame(values: np.ndarray) -> pd.DataFrame:

@@ -1,12 +1,16 @@
-"""Shared fixtures: an isolated data dir and environment for every test, and the in-process sandbox."""
+"""Shared fixtures: an isolated data dir and environment for every test, and the in-process sandbox; the
+counts the run ends with (the secret watch's, the fuzz cases'), added up over xdist's worker processes."""
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("DO_NOT_TRACK", "1")
@@ -16,24 +20,89 @@ from tests import secret_watch  # noqa: E402 - after the environment above
 # Every request of the suite is checked: a client secret only ever travels in a form body.
 secret_watch.install()
 
+# The fuzz suite's profile with a tenth of its cases (tests/fuzz/conftest.py), registered here so that
+# `--hypothesis-profile=fuzz-fast` on the command line finds it.
+settings.register_profile("fuzz-fast")
+
 
 @pytest.fixture(scope="session")
 def prefect_harness() -> Iterator[None]:
     """One temporary Prefect server for the whole session (it costs ~10 s to start): flow tests and the
     fault matrix both report to it."""
+    import prefect.client.orchestration as orchestration
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=180):
+    with pytest.MonkeyPatch.context() as patch, prefect_test_harness(server_startup_timeout=180):
+        patch.setattr(orchestration, "ssl", _SharedVerifyingContexts(orchestration.ssl))
         yield
 
 
+class _SharedVerifyingContexts:
+    """The ``ssl`` module as Prefect's API clients see it, but for one thing: every client Prefect makes
+    (several per flow run) builds a context that verifies against a CA file, reading and parsing the whole
+    bundle again (~20 ms of CPU), although the test server speaks plain HTTP. Here the clients share one
+    context per CA file; any other context is built as usual."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+        self._verifying: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def create_default_context(self, *args: Any, **kwargs: Any) -> Any:
+        if args or set(kwargs) != {"cafile"}:
+            return self._real.create_default_context(*args, **kwargs)
+        cafile = kwargs["cafile"]
+        if cafile not in self._verifying:
+            self._verifying[cafile] = self._real.create_default_context(cafile=cafile)
+        return self._verifying[cafile]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collecting imported (Prefect, pandas, the test modules: a million objects that live as long as
+    the run) moves out of the cyclic collector's sight: a full collection then walks only what the tests
+    made since, not that whole heap again (the fuzz suite's worksheets: a third less CPU)."""
+    gc.collect()
+    gc.freeze()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker hands its counts to the controller, which adds them up."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        from tests.fuzz.conftest import CASES
+
+        workeroutput["secret_watch"] = dict(secret_watch.seen)
+        workeroutput["fuzz_cases"] = dict(CASES)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """On xdist's controller: a worker's counts (:func:`pytest_sessionfinish`) added to this process's."""
+    from tests.fuzz.conftest import CASES
+
+    output = getattr(node, "workeroutput", {})
+    for name, count in output.get("secret_watch", {}).items():
+        secret_watch.seen[name] += count
+    for target, count in output.get("fuzz_cases", {}).items():
+        CASES[target] = CASES.get(target, 0) + count
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    from tests.fuzz.conftest import CASES
+
     seen = secret_watch.seen
     terminalreporter.write_line(
-        f"secret watch: {seen['requests']} HTTP requests of this process checked; the "
+        f"secret watch: {seen['requests']} HTTP requests of the test processes checked; the "
         f"{seen['with_secret']} that carried a client secret carried it in a form body only; "
         f"{seen['tokens']} issued tokens and every password seen travelled only where their kind belongs"
     )
+    if CASES:
+        terminalreporter.write_line("fuzz cases per target:")
+        width = max(len(target) for target in CASES)
+        for target, count in CASES.items():
+            terminalreporter.write_line(f"  {target:<{width}}  {count:>7,}")
 
 
 @pytest.fixture(autouse=True)

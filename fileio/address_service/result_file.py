@@ -31,7 +31,7 @@ from fileio.address_service.result_arrow import read_with_arrow
 from fileio.errors import ResultFileError, ResultUnreadable
 from fileio.limits import TABLE_LIMITS, Overrun, TableLimits
 from fileio.linescan import scan_lines
-from fileio.table_frame import collector_paused, unique_names
+from fileio.table_frame import call_with_collector_paused, unique_names
 from fileio.textfiles import detect_encoding, read_rows, sniff_delimiter
 
 UPLOADED_SUFFIX = "_uploaded"
@@ -147,10 +147,9 @@ def result_headers(raw: Sequence[str]) -> list[str]:
     return unique_names([name or f"Unnamed: {position}" for position, name in enumerate(renamed, start=1)])
 
 
-@collector_paused()
 def _read_ragged(path: Path, encoding: str, delimiter: str, names: list[str]) -> pd.DataFrame:
     text = path.read_text(encoding=encoding, errors="replace")
-    rows = read_rows(text, delimiter, quoting=csv.QUOTE_NONE)[1:]
+    rows = call_with_collector_paused(read_rows, text, delimiter, quoting=csv.QUOTE_NONE)[1:]
     rows = [row for row in rows if row]
     width = max([len(names), *(len(row) for row in rows)])
     columns = names + [f"Unnamed: {position}" for position in range(len(names) + 1, width + 1)]

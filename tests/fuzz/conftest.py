@@ -1,9 +1,15 @@
 """Fuzz tests: the hypothesis settings every one of them uses (reproducible: derandomized, no example
 database, no deadline) and the count of generated cases per target, which each test checks against its
-minimum and the run lists at its end."""
+minimum and the run lists at its end (tests/conftest.py adds up the counts of parallel test processes).
+
+Every test generates all its cases unless the hypothesis profile ``fuzz-fast`` is loaded
+(``--hypothesis-profile=fuzz-fast``, as ``make test-fast`` does): then most generate 15 % of them, and the
+minimums they check are 15 % too. ``make test`` and CI run every case.
+"""
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import tempfile
@@ -23,12 +29,23 @@ _QUIET = [
     HealthCheck.large_base_example,
 ]
 CASES: dict[str, int] = {}
+# The share of each test's cases a run generates, by hypothesis profile (registered in tests/conftest.py,
+# where the command line can load it); any other profile generates every case.
+FAST_PROFILE = "fuzz-fast"
+SHARES = {FAST_PROFILE: 0.15}
 
 
-def fuzz_settings(max_examples: int) -> settings:
-    """Settings of a fuzz test: ``max_examples`` cases, the same ones on every run."""
+def share_of(cases: int) -> int:
+    """How many of ``cases`` the loaded hypothesis profile generates (or requires)."""
+    return math.ceil(cases * SHARES.get(settings.get_current_profile_name(), 1.0))
+
+
+def fuzz_settings(max_examples: int, *, every_case: bool = False) -> settings:
+    """Settings of a fuzz test: ``max_examples`` cases, the same ones on every run; under ``fuzz-fast`` a
+    share of them, unless ``every_case`` (a test that checks how its cases spread over kinds: the first
+    cases hypothesis generates are the simplest, so a share of them spreads differently)."""
     return settings(
-        max_examples=max_examples,
+        max_examples=max_examples if every_case else share_of(max_examples),
         derandomize=True,
         database=None,
         deadline=None,
@@ -39,7 +56,8 @@ def fuzz_settings(max_examples: int) -> settings:
 
 @dataclass
 class CaseCount:
-    """How many generated cases reached one target; :meth:`require` checks the minimum and records it."""
+    """How many generated cases reached one target; :meth:`require` checks the minimum (the loaded profile's
+    share of it) and records it."""
 
     target: str
     count: int = 0
@@ -49,7 +67,8 @@ class CaseCount:
 
     def require(self, minimum: int) -> None:
         CASES[self.target] = CASES.get(self.target, 0) + self.count
-        assert self.count >= minimum, f"{self.target}: {self.count} cases, fewer than {minimum}"
+        required = share_of(minimum)
+        assert self.count >= required, f"{self.target}: {self.count} cases, fewer than {required}"
 
 
 @pytest.fixture
@@ -73,12 +92,3 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in item.path.parents:
             item.add_marker(pytest.mark.timeout(600))
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if not CASES:
-        return
-    terminalreporter.write_line("fuzz cases per target:")
-    width = max(len(target) for target in CASES)
-    for target, count in CASES.items():
-        terminalreporter.write_line(f"  {target:<{width}}  {count:>7,}")

@@ -332,7 +332,7 @@ def test_an_answer_of_any_size_and_depth_ends_in_a_value_or_a_typed_error(api: s
     call, model = CALLS[api]
     refused: Counter[str] = Counter()
 
-    @fuzz_settings(ANSWER_CASES)
+    @fuzz_settings(ANSWER_CASES, every_case=True)
     @given(rnd=randoms, status=st.sampled_from((200, 200, 200, 400, 404, 429, 500)))
     def check(rnd: random.Random, status: int) -> None:
         cases.add()
