@@ -184,4 +184,8 @@ def test_every_flow_a_file_can_start_is_a_deployment_of_the_same_command_that_ta
         spec = spec_named(file_flow.name)
         assert spec.command == file_flow.command and spec.arrival_parameter == file_flow.parameter
         assert file_flow.deployment == spec.full_name
-        assert file_flow.parameter in parameter_schema(spec.load_flow()).properties
+        part, _, field = file_flow.parameter.partition(".")
+        assert part in parameter_schema(spec.load_flow()).properties
+        parameters = file_flow.parameters("/in/kunden.csv", "/data/arrivals/kunden-1")
+        validated = spec.load_flow().validate_parameters(parameters)
+        assert str(getattr(validated[part], field)) == "/in/kunden.csv"
