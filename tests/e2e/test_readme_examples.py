@@ -1,0 +1,67 @@
+"""The README's examples, as a user copies them: each ``postflows`` command of its "One example per API"
+section runs on the embedded sandbox in its own process and writes every file the README's table after it
+lists (those the table says come only "when" something happened may be missing)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import POSTFLOWS, PrefectServer, base_environment, json_block
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
+
+ROOT = Path(__file__).resolve().parents[2]
+SECTION = "## One example per API"
+
+
+def readme_examples() -> list[tuple[list[str], list[str]]]:
+    """Each example's command words and the files its table names as always written."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index(SECTION) :].split("\n## ", 1)[0]
+    examples = []
+    for block, table in re.findall(r"```sh\n(.*?)```\n\n((?:\|[^\n]*\n)+)", section, flags=re.S):
+        (command,) = [line for line in block.splitlines() if line.startswith("postflows ")]
+        files = [
+            name
+            for row in table.splitlines()[2:]
+            if " when " not in row.split("|")[2]
+            for name in re.findall(r"`([^`]+)`", row.split("|")[1])
+        ]
+        examples.append((shlex.split(command)[1:], files))
+    return examples
+
+
+EXAMPLES = readme_examples()
+
+
+def test_the_readme_has_an_example_per_api() -> None:
+    assert [words[0] for words, _ in EXAMPLES] == ["address-batch", "newspaper-order", "address-validation"]
+    assert all(files for _, files in EXAMPLES)
+
+
+@pytest.mark.parametrize(("words", "files"), EXAMPLES, ids=[words[0] for words, _ in EXAMPLES])
+def test_a_readme_example_runs_as_written_and_writes_what_its_table_lists(
+    tmp_path: Path, prefect_server: PrefectServer, words: list[str], files: list[str]
+) -> None:
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    env = base_environment()
+    env.update(
+        POSTFLOWS_DATA_DIR=str(tmp_path / "data"),
+        POSTFLOWS_SANDBOX_JOB_SECONDS="1",
+        PREFECT_HOME=str(tmp_path / "prefect-home"),
+        PREFECT_API_URL=prefect_server.api_url,
+    )
+    ran = subprocess.run(
+        [POSTFLOWS, *words], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=480
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "embedded sandbox" in ran.stderr
+    assert json_block(ran.stdout)["resumed"] is False
+    out = tmp_path / words[words.index("--out") + 1]
+    missing = [name for name in files if not (out / name.rstrip("/")).exists()]
+    assert not missing, f"{' '.join(words)} wrote {sorted(path.name for path in out.iterdir())}"
