@@ -60,6 +60,19 @@ def base_environment() -> dict[str, str]:
     return env
 
 
+def sandbox_cli_environment(root: Path, api_url: str, *, job_seconds: str) -> dict[str, str]:
+    """The environment of a ``postflows`` command on the embedded sandbox: its data and Prefect home under
+    ``root``, reporting to the Prefect API at ``api_url``, a sandbox job lasting ``job_seconds``."""
+    env = base_environment()
+    env.update(
+        POSTFLOWS_DATA_DIR=str(root / "data"),
+        POSTFLOWS_SANDBOX_JOB_SECONDS=job_seconds,
+        PREFECT_HOME=str(root / "prefect-home"),
+        PREFECT_API_URL=api_url,
+    )
+    return env
+
+
 def stop(process: subprocess.Popen[Any]) -> None:
     """Stop a process started with ``start_new_session`` together with anything it started."""
     if process.poll() is None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import EXAMPLE, POSTFLOWS, PrefectServer, base_environment, json_block
+from tests.e2e.conftest import EXAMPLE, POSTFLOWS, PrefectServer, json_block, sandbox_cli_environment
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -35,13 +35,7 @@ def _batch_state(database: Path) -> str | None:
 def test_ctrl_c_while_waiting_says_what_was_recorded_and_how_to_resume(
     tmp_path: Path, prefect_server: PrefectServer
 ) -> None:
-    env = base_environment()
-    env.update(
-        POSTFLOWS_DATA_DIR=str(tmp_path / "data"),
-        POSTFLOWS_SANDBOX_JOB_SECONDS="12",
-        PREFECT_HOME=str(tmp_path / "prefect-home"),
-        PREFECT_API_URL=prefect_server.api_url,
-    )
+    env = sandbox_cli_environment(tmp_path, prefect_server.api_url, job_seconds="12")
     command = [POSTFLOWS, "address-batch", str(EXAMPLE), "--out", "out", "--max-wait", "120"]
     database = tmp_path / "data" / "history.db"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import POSTFLOWS, PrefectServer, base_environment, json_block
+from tests.e2e.conftest import POSTFLOWS, PrefectServer, json_block, sandbox_cli_environment
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -18,13 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_newspaper_order_run_twice_on_the_embedded_sandbox_resumes_the_same_order(
     tmp_path: Path, prefect_server: PrefectServer
 ) -> None:
-    env = base_environment()
-    env.update(
-        POSTFLOWS_DATA_DIR=str(tmp_path / "data"),
-        POSTFLOWS_SANDBOX_JOB_SECONDS="1",
-        PREFECT_HOME=str(tmp_path / "prefect-home"),
-        PREFECT_API_URL=prefect_server.api_url,
-    )
+    env = sandbox_cli_environment(tmp_path, prefect_server.api_url, job_seconds="1")
     command = [
         POSTFLOWS,
         "newspaper-order",

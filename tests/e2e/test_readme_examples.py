@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import POSTFLOWS, PrefectServer, base_environment, json_block
+from tests.e2e.conftest import POSTFLOWS, PrefectServer, json_block, sandbox_cli_environment
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -49,13 +49,7 @@ def test_a_readme_example_runs_as_written_and_writes_what_its_table_lists(
     tmp_path: Path, prefect_server: PrefectServer, words: list[str], files: list[str]
 ) -> None:
     (tmp_path / "examples").symlink_to(ROOT / "examples")
-    env = base_environment()
-    env.update(
-        POSTFLOWS_DATA_DIR=str(tmp_path / "data"),
-        POSTFLOWS_SANDBOX_JOB_SECONDS="1",
-        PREFECT_HOME=str(tmp_path / "prefect-home"),
-        PREFECT_API_URL=prefect_server.api_url,
-    )
+    env = sandbox_cli_environment(tmp_path, prefect_server.api_url, job_seconds="1")
     ran = subprocess.run(
         [POSTFLOWS, *words], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=480
     )
