@@ -16,60 +16,54 @@ from prefect import flow, get_run_logger
 import history
 from flows.forms import form
 from flows.naming import run_name
+from flows.requests import CleanupRequest
 from flows.runs import recorded_run
 from postflows.settings import get_settings
 from postflows.wiring import address_service_client
 from tasks.address_service.cleanup import delete_recorded_files
 
 FLOW_NAME = "cleanup"
-DEFAULT_AGE_HOURS = 7 * 24.0
+WEEK_OLD = CleanupRequest()
+"""The nightly clean-up's request: every recorded file older than a week, owed results kept."""
 
 
 def _age(parameters: Mapping[str, Any]) -> str:
-    hours = parameters.get("older_than_hours", DEFAULT_AGE_HOURS)
-    return f"older-than-{float(hours):g}h"
+    hours = _request(parameters).older_than_hours
+    return f"older-than-{hours:g}h"
 
 
 def _forced(parameters: Mapping[str, Any]) -> str | None:
-    return "force" if parameters.get("force") else None
+    return "force" if _request(parameters).force else None
+
+
+def _request(parameters: Mapping[str, Any]) -> CleanupRequest:
+    request = parameters.get("request")
+    return request if isinstance(request, CleanupRequest) else CleanupRequest.model_validate(request or {})
 
 
 @flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, _age, _forced))
 async def cleanup(
-    older_than_hours: Annotated[
-        float,
-        form(
-            "Older than (hours)",
-            "Delete the recorded remote files created more than this many hours ago (168 = a week); 0 "
-            "takes every recorded file not deleted yet, whatever its age.",
-            minimum=0,
-        ),
-    ] = DEFAULT_AGE_HOURS,
-    force: Annotated[
-        bool,
-        form(
-            "Delete owed results too",
-            "Also delete the files of batch jobs whose result has not been downloaded yet or that may still "
-            "run; their results are lost.",
-        ),
-    ] = False,
+    request: Annotated[
+        CleanupRequest, form("Clean-up", "Which recorded remote files go, and whether owed results go too.")
+    ] = WEEK_OLD,
 ) -> dict[str, Any]:
-    """Delete every recorded remote file created more than ``older_than_hours`` ago and not deleted yet.
+    """Delete every recorded remote file older than ``request.older_than_hours`` and not deleted yet.
 
     The files of a batch job that may still give a result (it may still run, or it ran and its result has
     not been downloaded yet) are kept, with the reason in the summary, until the job is older than the
     service's retention of uploaded files (``POSTFLOWS_ADDRESS_SERVICE_FILE_RETENTION_DAYS``, 92 days), or
-    ``force`` is given. A batch job whose files go is recorded as DELETED, so the next run with its key
-    starts a new job.
+    ``request.force`` is given. A batch job whose files go is recorded as DELETED, so the next run with its
+    key starts a new job.
 
     Args:
-        older_than_hours: only files older than this; 0 takes every recorded file not deleted yet.
-        force: delete the files of batch jobs that still owe a result too.
+        request: how old a file must be (0 takes every recorded file not deleted yet) and whether the files
+            of batch jobs that still owe a result go too.
 
     Returns:
         The run summary: tokens deleted, already gone, not deleted (with the reason) and kept (with the
         job, its state and the reason).
     """
+    older_than_hours, force = request.older_than_hours, request.force
     settings = get_settings()
     now = history.utcnow()
     cutoff = now - timedelta(hours=older_than_hours)

@@ -4,6 +4,7 @@ the product codes of each deliverable day."""
 from __future__ import annotations
 
 import datetime as dt
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,6 +21,7 @@ from flows.runs import RunSummary, recorded_run
 from history.identity import derive_key
 from history.recorder import RunRecorder
 from postflows.settings import get_settings
+from postflows.task_runners import fan_out_task_runner
 from postflows.wiring import commerce_client, commerce_endpoint
 from tasks.commerce.deliverability import (
     RESULT_COLUMNS,
@@ -36,7 +38,11 @@ from tasks.sending import SendCounter
 FLOW_NAME = "deliverability-check"
 
 
-@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "request.input_path"))
+@flow(
+    name=FLOW_NAME,
+    flow_run_name=run_name(FLOW_NAME, "request.input_path"),
+    task_runner=fan_out_task_runner(),
+)
 async def deliverability_check(
     request: Annotated[
         DeliverabilityRequest,
@@ -84,15 +90,15 @@ async def deliverability_check(
         summary.update(idempotency_key=key, first_day=first.isoformat(), days=days, **addresses.counts())
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
         sends = SendCounter()
-        async with commerce_client(settings, request_log=sends) as client:
-            outcomes = await check_deliverabilities(
-                client,
-                addresses.records,
-                start=first,
-                days=days,
-                concurrency=request.concurrency,
-                checkpoint=checkpoint,
-            )
+        outcomes = await check_deliverabilities(
+            partial(commerce_client, settings),
+            addresses.records,
+            start=first,
+            days=days,
+            concurrency=request.concurrency,
+            checkpoint=checkpoint,
+            sends=sends,
+        )
         await record_outcomes(recorder, "deliverabilities", sends, outcomes)
         table = deliverability_table(addresses.records, outcomes, addresses.passthrough, dates)
         if not await _report(recorder, summary, table, addresses, dates, input_path, output_dir):

@@ -21,6 +21,7 @@ from flows.requests import (
     BATCH_POLLING,
     AddressBatchRequest,
     AddressQueryRequest,
+    CleanupRequest,
     OutputOptions,
     PollingOptions,
 )
@@ -403,47 +404,17 @@ def demo_command(
 
 
 @app.command("cleanup")
-def cleanup_command(
-    older_than: Annotated[
-        str,
-        typer.Option(
-            "--older-than",
-            help="Only files recorded longer ago than this: 7d, 12h, 30m (0 = every recorded file)",
-        ),
-    ] = "7d",
-    force: Annotated[
-        bool,
-        typer.Option(
-            "--force",
-            help="Also delete the files of batch jobs whose result is not downloaded yet or that may still "
-            "run (their results are lost)",
-        ),
-    ] = False,
-) -> None:
+@request_command(CleanupRequest)
+def cleanup_command(request: CleanupRequest) -> None:
     """Delete every recorded remote file of the address service not yet deleted, except the files of a
     batch job whose result is still owed (until the service's 3-month retention has passed, or --force)."""
-    hours = _duration_hours(older_than)
     prepare_flow_run("address-service")
     from flows.cleanup import cleanup
 
-    summary = run_work(lambda: cleanup(older_than_hours=hours, force=force))
+    summary = run_work(lambda: cleanup(request))
     for token, kept in summary.get("kept", {}).items():
         say(f"kept {token}: batch job {kept['job']} is {kept['state']}, {kept['reason']}")
     print_summary(summary)
-
-
-def _duration_hours(text: str) -> float:
-    """``7d``, ``12h``, ``30m`` or a bare number of hours, as hours."""
-    value = text.strip().lower()
-    factor = {"d": 24.0, "h": 1.0, "m": 1 / 60}.get(value[-1:])
-    number = value[:-1] if factor is not None else value
-    try:
-        hours = float(number) * (factor if factor is not None else 1.0)
-    except ValueError:
-        raise typer.BadParameter(f"expected a duration such as 7d, 12h or 30m, not {text!r}") from None
-    if hours < 0:
-        raise typer.BadParameter(f"a duration cannot be negative: {text!r}")
-    return hours
 
 
 profiles_app = typer.Typer(

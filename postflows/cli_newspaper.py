@@ -32,14 +32,7 @@ def newspaper_order_command(
     """Submit an order, save its delivery note, wait while it is in CONTROL and write its reports."""
     from postflows import precheck
 
-    order = request.order_path
-    if order is None:
-        raise typer.BadParameter("give the order file", param_hint="ORDER")
-    prepare_flow_run(
-        "newspaper",
-        out=output.output_dir,
-        inputs=lambda settings: precheck.order_file(order, gratis=request.gratis),
-    )
+    prepare_flow_run("newspaper", out=output.output_dir, inputs=lambda settings: precheck.order_file(request))
     from flows.newspaper_order import newspaper_order
 
     print_summary(run_work(lambda: newspaper_order(request=request, polling=polling, output=output)))
@@ -82,15 +75,10 @@ def newspaper_statistics_command(request: StatisticsRequest, output: OptionalOut
     """Check a statistics file (rejected rows reported) and transmit it once."""
     from postflows import precheck
 
-    file = request.input_path
-    if file is None:
-        raise typer.BadParameter("give the statistics file", param_hint="FILE")
     prepare_flow_run(
         "newspaper",
         out=output.output_dir,
-        inputs=lambda settings: precheck.statistics_files(
-            file, request.calendar_path, limits=settings.table_limits
-        ),
+        inputs=lambda settings: precheck.statistics_files(request, limits=settings.table_limits),
     )
     from flows.newspaper_statistics import newspaper_statistics
 
@@ -104,15 +92,10 @@ def address_purchase_command(
     """Order validation and sorting of an address list; write output addresses and documents."""
     from postflows import precheck
 
-    params = request.parameters_path
-    if params is None:
-        raise typer.BadParameter("give the purchase parameters file", param_hint="--params")
     prepare_flow_run(
         "newspaper",
         out=output.output_dir,
-        inputs=lambda settings: precheck.purchase_files(
-            request.addresses_path, params, limits=settings.table_limits
-        ),
+        inputs=lambda settings: precheck.purchase_files(request, limits=settings.table_limits),
     )
     from flows.address_purchase import address_purchase
 

@@ -25,6 +25,7 @@ TAKES_HELP = {
     "escaped": "",
     "date": "",
     "text": "",
+    "duration": " On the command line: 7d, 12h, 30m, or a bare number of hours.",
 }
 
 
@@ -77,7 +78,7 @@ def _typer_info(info: FieldInfo, cli: Cli) -> Any:
 def _cli_type(info: FieldInfo, cli: Cli) -> Any:
     if cli.takes == "pairs":
         return list[str] | None
-    if cli.takes in ("widths", "escaped", "date", "text"):
+    if cli.takes in ("widths", "escaped", "date", "text", "duration"):
         return str | None
     annotation = info.annotation
     if cli.unset:
@@ -112,6 +113,8 @@ def cli_values(parts: Sequence[Part], given: Mapping[str, Any]) -> dict[str, Any
             value = unescape(value)
         elif takes == "date":
             value = day_of(value, cli.flags[0])
+        elif takes == "duration":
+            value = hours_of(value, cli.flags[0])
         values[name] = value
     return values
 
@@ -197,6 +200,19 @@ def day_of(value: str | None, flag: str) -> dt.date | None:
         return dt.date.fromisoformat(value.strip())
     except ValueError:
         raise typer.BadParameter(f"expected a date as YYYY-MM-DD, got {value!r}", param_hint=flag) from None
+
+
+def hours_of(value: str, flag: str) -> float:
+    """``7d``, ``12h``, ``30m`` or a bare number of hours, as hours."""
+    text = value.strip().lower()
+    factor = {"d": 24.0, "h": 1.0, "m": 1 / 60}.get(text[-1:])
+    number = text[:-1] if factor is not None else text
+    try:
+        return float(number) * (factor or 1.0)
+    except ValueError:
+        raise typer.BadParameter(
+            f"expected a duration such as 7d, 12h or 30m, got {value!r}", param_hint=flag
+        ) from None
 
 
 def unescape(value: str | None) -> str | None:

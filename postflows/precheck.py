@@ -19,7 +19,7 @@ from fileio.files import make_dirs
 from fileio.limits import TableLimits
 
 if TYPE_CHECKING:
-    from flows.requests import AddressTable
+    from flows.requests import AddressPurchaseRequest, AddressTable, NewspaperOrderRequest, StatisticsRequest
     from flows.requests.commerce import CommerceAddressRequest
 
 
@@ -195,25 +195,30 @@ def pickup_users(path: Path, *, limits: TableLimits) -> None:
     _table(path, lambda headers: pickup_header(headers, path=path), limits=limits)
 
 
-def statistics_files(path: Path, calendar: Path | None, *, limits: TableLimits) -> None:
-    """A statistics file and the issue calendar (read whole: a year of dates at most)."""
+def statistics_files(request: StatisticsRequest, *, limits: TableLimits) -> None:
+    """The statistics file and the issue calendar of a request (the calendar read whole: a year of dates at
+    most)."""
     from fileio.newspaper.statistics_input import read_calendar, statistics_header
 
-    _table(path, lambda headers: statistics_header(headers, path=path), limits=limits)
-    if calendar is not None:
-        read_calendar(calendar, limits=limits)
+    path = request.input_path
+    if path is not None:
+        _table(path, lambda headers: statistics_header(headers, path=path), limits=limits)
+    if request.calendar_path is not None:
+        read_calendar(request.calendar_path, limits=limits)
 
 
-def purchase_files(addresses: Path, parameters: Path, *, limits: TableLimits) -> None:
-    """The addresses and the parameters of an address purchase."""
+def purchase_files(request: AddressPurchaseRequest, *, limits: TableLimits) -> None:
+    """The addresses and the parameters file of an address purchase."""
     from fileio.newspaper.purchase_input import load_purchase_parameters, purchase_header
 
+    addresses = request.addresses_path
     _table(addresses, lambda headers: purchase_header(headers, path=addresses), limits=limits)
-    load_purchase_parameters(parameters)
+    if request.parameters_path is not None:
+        load_purchase_parameters(request.parameters_path)
 
 
-def order_file(path: Path, *, gratis: bool) -> None:
-    """A newspaper order: read, and checked as the flow checks it before sending.
+def order_file(request: NewspaperOrderRequest) -> None:
+    """The order file of a request: read, and checked as the flow checks it before sending.
 
     Raises:
         InputError: the file is not an order; OrderInvalid: a field breaks a rule of §2.1.
@@ -222,4 +227,7 @@ def order_file(path: Path, *, gratis: bool) -> None:
 
     from fileio.newspaper.order_input import check_order, load_order
 
-    check_order(load_order(path, "gratis" if gratis else "standard"), today=dt.date.today())
+    if request.order_path is None:
+        return
+    order = load_order(request.order_path, "gratis" if request.gratis else "standard")
+    check_order(order, today=dt.date.today())

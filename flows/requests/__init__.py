@@ -5,7 +5,13 @@ A flow takes one parameter per part: its request (what to do) and the shared par
 the results go). Importing this package imports pydantic and nothing of the flows' engine.
 """
 
-from flows.requests.address_service import BATCH_POLLING, AddressBatchRequest, AddressQueryRequest
+from flows.requests.address_service import (
+    BATCH_POLLING,
+    CLEANUP_AGE_HOURS,
+    AddressBatchRequest,
+    AddressQueryRequest,
+    CleanupRequest,
+)
 from flows.requests.base import WORK, Cli, RequestPart, argument, flag, option, parameters_of, split_values
 from flows.requests.commerce import (
     AddressValidationRequest,
@@ -35,6 +41,7 @@ from flows.requests.newspaper import (
 
 __all__ = [
     "BATCH_POLLING",
+    "CLEANUP_AGE_HOURS",
     "WORK",
     "AddressBatchRequest",
     "AddressPurchaseRequest",
@@ -44,6 +51,7 @@ __all__ = [
     "DeliverabilityRequest",
     "BillingOptions",
     "BillingReference",
+    "CleanupRequest",
     "Cli",
     "KeyedWork",
     "MasterDataRequest",

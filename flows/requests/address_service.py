@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from flows.forms import Blank, Separator
-from flows.requests.base import WORK, flag, option
+from flows.requests.base import WORK, RequestPart, flag, option
 from flows.requests.common import (
     AddressTable,
     BillingOptions,
@@ -54,4 +54,26 @@ class AddressQueryRequest(Concurrency, BillingReference, AddressTable):
 
     timeout_ms: Annotated[int, WORK] = option(
         "Query timeout (ms)", "The service-side timeout of one query.", 10000, minimum=1
+    )
+
+
+CLEANUP_AGE_HOURS = 7 * 24.0
+"""The age past which the clean-up deletes a recorded remote file by default (a week)."""
+
+
+class CleanupRequest(RequestPart):
+    """Which recorded remote files of the address service the clean-up deletes."""
+
+    older_than_hours: Annotated[float, flag("--older-than", takes="duration", unset=True)] = option(
+        "Older than (hours)",
+        "Delete the recorded remote files created more than this many hours ago (168 = a week); 0 takes "
+        "every recorded file not deleted yet, whatever its age.",
+        CLEANUP_AGE_HOURS,
+        ge=0,
+    )
+    force: Annotated[bool, flag("--force")] = option(
+        "Delete owed results too",
+        "Also delete the files of batch jobs whose result has not been downloaded yet or that may still run; "
+        "their results are lost.",
+        False,
     )

@@ -24,10 +24,11 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 
 _UNSET: Any = object()
-Takes = Literal["pairs", "widths", "escaped", "date", "text"]
+Takes = Literal["pairs", "widths", "escaped", "date", "text", "duration"]
 """How a command-line value is written when it is not the field's own type: ``pairs`` HEADER=FIELD
 (repeatable) for a mapping, ``widths`` NAME:WIDTH,… for fixed widths, ``escaped`` a text with ``\\t``,
-``date`` YYYY-MM-DD, ``text`` a word the field reads (a choice checked with its own message)."""
+``date`` YYYY-MM-DD, ``text`` a word the field reads (a choice checked with its own message), ``duration``
+7d, 12h, 30m or a bare number of hours for a field in hours."""
 
 
 @dataclass(frozen=True)

@@ -201,8 +201,9 @@ class Settings(BaseSettings):
     task_runner: str = Field(
         default="default",
         pattern=r"^(default|dask|dask:\S+)$",
-        description="Where the row fan-outs (address queries, validations) run: 'default' (threads of the "
-        "flow's process), 'dask' (a local Dask cluster) or 'dask:<scheduler address>'",
+        description="Where the row fan-outs (address queries, validations, deliverability checks) run: "
+        "'default' (threads of the flow's process), 'dask' (a local Dask cluster) or "
+        "'dask:<scheduler address>'",
     )
 
     csv_formula_guard: bool = Field(

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, ParamSpec, TypeVar
+from typing import Literal
 
 import pandas as pd
 from prefect import task
@@ -227,28 +226,83 @@ def build_address_query_results(
     return _write(prepared, decode_results(answers), output_dir, None, csv_style=csv_style)
 
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
+# The steps run as async tasks whose work goes to a worker thread: inside the async flows an async task costs
+# Prefect's engine a fraction of what a sync one does (no client of its own, no second look-up of the
+# result storage), and the event loop goes on meanwhile.
 
 
-def _in_thread(work: Callable[_P, _R]) -> Callable[_P, Coroutine[Any, Any, _R]]:
-    """``work`` as a coroutine function that runs it in a worker thread, with its signature (Prefect reads
-    the task's parameters from it). An async task inside the async flows costs Prefect's engine a fraction
-    of what a sync one does (no client of its own, no second look-up of the result storage), and the
-    event loop goes on meanwhile."""
+@task(name="address-prepare-input", cache_policy=NO_CACHE)
+async def prepare_input(
+    input_path: Path,
+    output_dir: Path,
+    *,
+    mode: Literal["batch", "query", "verification"] = "batch",
+    mapping: Mapping[str, str] | None = None,
+    input_format: InputFormat | None = None,
+    wire_format: WireFormat | None = None,
+    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+    profile: AlignmentProfile | None = None,
+    profile_map: Mapping[str, str] | None = None,
+    split_house_numbers: bool = True,
+    limits: TableLimits = TABLE_LIMITS,
+) -> PreparedInput:
+    """:func:`prepare_address_input` as a task."""
+    return await asyncio.to_thread(
+        prepare_address_input,
+        input_path,
+        output_dir,
+        mode=mode,
+        mapping=mapping,
+        input_format=input_format,
+        wire_format=wire_format,
+        csv_style=csv_style,
+        profile=profile,
+        profile_map=profile_map,
+        split_house_numbers=split_house_numbers,
+        limits=limits,
+    )
 
-    @functools.wraps(work)
-    async def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        return await asyncio.to_thread(work, *args, **kwargs)
 
-    return run
+@task(name="address-build-results", cache_policy=NO_CACHE)
+async def build_results(
+    prepared: PreparedInput,
+    download: Path,
+    output_dir: Path,
+    *,
+    max_bytes: int = DOWNLOAD_MAX_BYTES,
+    max_ratio: float = ZIP_MAX_RATIO,
+    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+    profile: AlignmentProfile | None = None,
+    moves_file: Path | None = None,
+    limits: TableLimits = TABLE_LIMITS,
+) -> AddressResults:
+    """:func:`build_address_results` as a task."""
+    return await asyncio.to_thread(
+        build_address_results,
+        prepared,
+        download,
+        output_dir,
+        max_bytes=max_bytes,
+        max_ratio=max_ratio,
+        csv_style=csv_style,
+        profile=profile,
+        moves_file=moves_file,
+        limits=limits,
+    )
 
 
-prepare_input = task(name="address-prepare-input", cache_policy=NO_CACHE)(_in_thread(prepare_address_input))
-build_results = task(name="address-build-results", cache_policy=NO_CACHE)(_in_thread(build_address_results))
-build_query_results = task(name="address-build-query-results", cache_policy=NO_CACHE)(
-    _in_thread(build_address_query_results)
-)
+@task(name="address-build-query-results", cache_policy=NO_CACHE)
+async def build_query_results(
+    prepared: PreparedInput,
+    answers: pd.DataFrame,
+    output_dir: Path,
+    *,
+    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+) -> AddressResults:
+    """:func:`build_address_query_results` as a task."""
+    return await asyncio.to_thread(
+        build_address_query_results, prepared, answers, output_dir, csv_style=csv_style
+    )
 
 
 def _write(

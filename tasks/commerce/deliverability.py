@@ -22,7 +22,9 @@ from fileio.commerce.address_input import ROW, address_records, field_text
 from fileio.commerce.days import requested_days as requested_days  # the flow reads it here
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
 from fileio.workbooks import write_xlsx
-from tasks.commerce.per_row import RowOutcome, answer_rows
+from tasks.commerce.per_row import ChunkAnswers, RowOutcome, answer_in_chunks, ask_chunk
+from tasks.fanout import ChunkPart, ClientFactory
+from tasks.sending import SendCounter
 
 ADDRESS_FIELDS: tuple[str, ...] = ("zip", "city", "street", "houseNumber")
 STATUS_COLUMN = "QueryStatus"
@@ -70,33 +72,81 @@ def delivery_address(record: Mapping[str, Any]) -> DeliveryAddress:
     )
 
 
-@task(name="commerce-check-deliverabilities", cache_policy=NO_CACHE)
+@task(
+    name="commerce-deliverability-rows",
+    task_run_name="commerce-deliverability-rows-{part.label}",
+    cache_policy=NO_CACHE,
+)
+async def deliverability_rows(
+    rows: pd.DataFrame,
+    *,
+    part: ChunkPart,
+    concurrency: int,
+    connect: ClientFactory[CommerceClient],
+    checkpoint: RowCheckpoint | None = None,
+    start: dt.date,
+    days: int,
+) -> ChunkAnswers[Deliverabilities]:
+    """Ask when each address of one chunk can be delivered, with a client of its own; each row's final
+    outcome is checkpointed.
+
+    Raises:
+        AuthFailed: the service refused our credentials.
+    """
+
+    async def ask(client: CommerceClient, address: DeliveryAddress) -> Deliverabilities:
+        return await client.deliverabilities(address, start=start, day_count=days)
+
+    return await ask_chunk(
+        connect, _requests(rows), ask, part=part, concurrency=concurrency, checkpoint=checkpoint
+    )
+
+
+def _requests(records: pd.DataFrame) -> list[tuple[int, DeliveryAddress]]:
+    return [(int(record[ROW]), delivery_address(record)) for record in address_records(records)]
+
+
 async def check_deliverabilities(
-    client: CommerceClient,
+    connect: ClientFactory[CommerceClient],
     records: pd.DataFrame,
     *,
     start: dt.date,
     days: int,
     concurrency: int = 8,
     checkpoint: RowCheckpoint | None = None,
+    sends: SendCounter | None = None,
 ) -> list[RowOutcome[Deliverabilities]]:
-    """Ask when each address can be delivered, ``days`` days from ``start`` (bounded concurrency).
+    """Ask when each address can be delivered, ``days`` days from ``start``: the addresses not answered by
+    an interrupted run (in ``checkpoint``, same request) in chunks on the flow's task runner (see
+    :mod:`tasks.fanout`), at most ``concurrency`` requests in flight.
+
+    Args:
+        connect: builds a commerce client; each chunk task builds its own.
+        records: the accepted rows (``row`` and the address fields).
+        start: the first day asked.
+        days: how many days are asked.
+        concurrency: queries in flight at once.
+        checkpoint: answers of an interrupted run, and where this run's answers are kept.
+        sends: counts the queries sent.
+
+    Returns:
+        One outcome per record, in the order of ``records``.
 
     Raises:
         AuthFailed: the service refused our credentials.
     """
-    requests = [(int(record[ROW]), delivery_address(record)) for record in address_records(records)]
-
-    async def ask(address: DeliveryAddress) -> Deliverabilities:
-        return await client.deliverabilities(address, start=start, day_count=days)
-
-    return await answer_rows(
-        requests,
-        ask,
+    return await answer_in_chunks(
+        deliverability_rows,
+        records,
+        _requests(records),
         answer_model=Deliverabilities,
         label="deliverability",
         concurrency=concurrency,
         checkpoint=checkpoint,
+        sends=sends,
+        connect=connect,
+        start=start,
+        days=days,
     )
 
 

@@ -11,29 +11,35 @@ What a row's failure means is decided by the error's type, here only:
 * the service refused our credentials (401/403): no row can succeed, so the run stops (answers so far are
   kept in the checkpoint).
 
-:func:`answer_rows` asks every row in the calling task; a fan-out over the flow's task runner (validation,
-see :mod:`tasks.fanout`) takes the resumed rows with :func:`resumed_outcomes` and has each chunk task ask
-its rows with :func:`ask_rows`, writing the checkpoint as a writer of its own.
+:func:`answer_in_chunks` takes the resumed rows with :func:`resumed_outcomes` and fans the others out over the
+flow's task runner (threads, or a Dask cluster: see :mod:`tasks.fanout`); each chunk task asks its rows with
+:func:`ask_chunk` on a client of its own, writing the checkpoint as a writer of its own.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Generic, Literal, TypeVar, cast
 
+import pandas as pd
+from prefect import Task
 from pydantic import BaseModel, ValidationError
 
 from connectors.commerce import CommerceRejected
 from connectors.errors import ApiError, AuthFailed, HttpStatusError, NotFound
 from fileio.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
+from fileio.commerce.address_input import ROW
 from history.recorder import RunRecorder
+from tasks.fanout import ChunkPart, ClientFactory, fan_out
 from tasks.progress import Progress
 from tasks.sending import SendCounter
 
 Q = TypeVar("Q", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)
+C = TypeVar("C")
 RowStatus = Literal["answered", "refused", "not found", "failed"]
 FINAL_STATUSES: frozenset[str] = frozenset({"answered", "refused", "not found"})
 
@@ -93,50 +99,87 @@ def _any_answer(answer: BaseModel) -> bool:
     return True
 
 
-async def answer_rows(
-    requests: Sequence[tuple[int, Q]],
-    call: Callable[[Q], Awaitable[M]],
+async def answer_in_chunks(
+    chunk_task: Task[..., Coroutine[Any, Any, ChunkAnswers[M]]],
+    records: pd.DataFrame,
+    requests: Sequence[tuple[int, BaseModel]],
     *,
     answer_model: type[M],
     label: str,
-    concurrency: int = 8,
+    concurrency: int,
     checkpoint: RowCheckpoint | None = None,
     reusable: Callable[[M], bool] = _any_answer,
+    sends: SendCounter | None = None,
+    **parameters: Any,
 ) -> list[RowOutcome[M]]:
-    """Send ``call(request)`` for every (row, request), at most ``concurrency`` at a time, in this task.
+    """Answer every row of ``records``: the rows an interrupted run answered (in ``checkpoint``, same
+    request, still ``reusable``) from there, the others with ``chunk_task`` fanned out over the flow's task
+    runner, at most ``concurrency`` requests in flight.
 
     Args:
-        requests: the rows and what to send for each, in input order.
-        call: the connector call of one row (it retries transient failures itself).
+        chunk_task: asks the rows of one chunk; called as ``chunk_task(rows, part=..., concurrency=...,
+            checkpoint=..., **parameters)`` (see :func:`ask_chunk`).
+        records: the accepted rows (``row`` and the fields the chunk task reads).
+        requests: what is sent for each row of ``records``, in the same order (to find resumed answers).
         answer_model: the answer's model, to read answers back from the checkpoint.
         label: what the progress bar says.
         concurrency: requests in flight at once.
-        checkpoint: where answers are kept for a resumed run, and read back from.
+        checkpoint: answers of an interrupted run, and where this run's answers are kept.
         reusable: whether a checkpointed answer may still be used (e.g. it has not expired).
+        sends: counts the requests the chunk tasks sent.
+        **parameters: passed on to every chunk task.
 
     Returns:
-        One outcome per row, in the order of ``requests``.
+        One outcome per record, in the order of ``records``.
 
     Raises:
         AuthFailed: the service refused our credentials; no row can succeed.
     """
     outcomes = resumed_outcomes(requests, checkpoint, answer_model=answer_model, reusable=reusable)
-    pending = [(row, request) for row, request in requests if row not in outcomes]
-    total, done = len(pending), 0
-    progress = await Progress.start(f"{label} ({total} rows)")
+    pending = records.loc[[int(row) not in outcomes for row in records[ROW]]]
+    progress = await Progress.start(f"{label} ({len(pending)} rows)")
+    if pending.empty:
+        await progress.update(100.0, "nothing left to ask")
+        return [outcomes[row] for row, _ in requests]
+    chunks = await fan_out(
+        chunk_task, pending, concurrency=concurrency, progress=progress, checkpoint=checkpoint, **parameters
+    )
+    for chunk in chunks:
+        outcomes.update(chunk.outcomes)
+        if sends is not None:
+            sends.add(chunk.sends)
+    return [outcomes[row] for row, _ in requests]
+
+
+async def ask_chunk(
+    connect: ClientFactory[Any],
+    requests: Sequence[tuple[int, Q]],
+    ask: Callable[[C, Q], Awaitable[M]],
+    *,
+    part: ChunkPart,
+    concurrency: int,
+    checkpoint: RowCheckpoint | None,
+) -> ChunkAnswers[M]:
+    """The body of a chunk task: ask ``ask(client, request)`` for every row of ``requests`` on a client of
+    the chunk's own (``connect``); each row's final outcome goes to the chunk's writer of ``checkpoint``.
+
+    Raises:
+        AuthFailed: the service refused our credentials.
+    """
 
     async def row_done() -> None:
-        nonlocal done
-        done += 1
-        if done == total or done % max(1, total // 100) == 0:
-            await progress.update(100.0 * done / max(1, total), f"{done}/{total} rows")
+        part.row_done()
 
-    outcomes.update(
-        await ask_rows(pending, call, concurrency=concurrency, checkpoint=checkpoint, row_done=row_done)
-    )
-    if not total:
-        await progress.update(100.0, "nothing left to ask")
-    return [outcomes[row] for row, _ in requests]
+    sends = SendCounter()
+    async with connect(request_log=sends) as client:
+        outcomes = await ask_rows(
+            requests,
+            partial(ask, client),
+            concurrency=concurrency,
+            checkpoint=checkpoint.for_writer(part.writer) if checkpoint is not None else None,
+            row_done=row_done,
+        )
+    return ChunkAnswers(outcomes, dict(sends.outcomes))
 
 
 def resumed_outcomes(

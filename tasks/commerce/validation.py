@@ -23,9 +23,8 @@ from prefect.cache_policies import NO_CACHE
 from connectors.commerce import CommerceClient, ValidationRequest, ValidationResult
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import LEAF_FIELDS, ROW, address_records, field_text
-from tasks.commerce.per_row import ChunkAnswers, RowOutcome, ask_rows, resumed_outcomes
-from tasks.fanout import ChunkPart, ClientFactory, fan_out
-from tasks.progress import Progress
+from tasks.commerce.per_row import ChunkAnswers, RowOutcome, answer_in_chunks, ask_chunk
+from tasks.fanout import ChunkPart, ClientFactory
 from tasks.sending import SendCounter
 
 STATUS_COLUMN = "ValidationStatus"
@@ -157,19 +156,10 @@ async def validate_rows(
         for record in address_records(rows)
     ]
 
-    async def row_done() -> None:
-        part.row_done()
+    async def ask(client: CommerceClient, request: ValidationRequest) -> ValidationResult:
+        return await client.validate_address(request)
 
-    sends = SendCounter()
-    async with connect(request_log=sends) as client:
-        outcomes = await ask_rows(
-            requests,
-            client.validate_address,
-            concurrency=concurrency,
-            checkpoint=checkpoint.for_writer(part.writer) if checkpoint is not None else None,
-            row_done=row_done,
-        )
-    return ChunkAnswers(outcomes, dict(sends.outcomes))
+    return await ask_chunk(connect, requests, ask, part=part, concurrency=concurrency, checkpoint=checkpoint)
 
 
 async def validate_addresses(
@@ -203,26 +193,19 @@ async def validate_addresses(
         (int(record[ROW]), validation_request(record, full_validation=full_validation))
         for record in address_records(records)
     ]
-    outcomes = resumed_outcomes(requests, checkpoint, answer_model=ValidationResult, reusable=still_valid)
-    pending = records.loc[[int(row) not in outcomes for row in records[ROW]]]
-    progress = await Progress.start(f"address validation ({len(pending)} rows)")
-    if pending.empty:
-        await progress.update(100.0, "nothing left to ask")
-    else:
-        chunks = await fan_out(
-            validate_rows,
-            pending,
-            concurrency=concurrency,
-            progress=progress,
-            connect=connect,
-            checkpoint=checkpoint,
-            full_validation=full_validation,
-        )
-        for chunk in chunks:
-            outcomes.update(chunk.outcomes)
-            if sends is not None:
-                sends.add(chunk.sends)
-    return [outcomes[row] for row, _ in requests]
+    return await answer_in_chunks(
+        validate_rows,
+        records,
+        requests,
+        answer_model=ValidationResult,
+        label="address validation",
+        concurrency=concurrency,
+        checkpoint=checkpoint,
+        reusable=still_valid,
+        sends=sends,
+        connect=connect,
+        full_validation=full_validation,
+    )
 
 
 @dataclass

@@ -150,7 +150,7 @@ async def test_a_file_whose_answer_was_lost_is_recorded_as_uncertain_and_never_s
     assert any("may be left on the service" in message.text for message in run.messages)
     # The upload made before a lost createfile is deleted; the lost file is not asked for by anyone.
     assert sandbox.transport.count("/deletefile") == (1 if endpoint == "createfile" else 0)
-    summary = await cleanup(older_than_hours=0)
+    summary = await call(cleanup, older_than_hours=0)
     assert summary["deleted"] == [] and summary["not_deleted"] == {}
     assert sandbox.transport.count("/deletefile") == (1 if endpoint == "createfile" else 0)
 

@@ -92,9 +92,9 @@ def test_an_error_with_its_own_exit_code_keeps_it(monkeypatch: pytest.MonkeyPatc
     ("text", "hours"), [("7d", 168.0), ("12h", 12.0), ("30m", 0.5), ("0", 0.0), ("1.5", 1.5)]
 )
 def test_cleanup_durations(text: str, hours: float) -> None:
-    from postflows.cli import _duration_hours
+    from postflows.cli_requests import hours_of
 
-    assert _duration_hours(text) == hours
+    assert hours_of(text, "--older-than") == hours
 
 
 def test_cleanup_refuses_a_bad_duration(sandbox: Sandbox) -> None:

@@ -11,7 +11,7 @@ from openpyxl import load_workbook
 
 from flows.deliverability_check import deliverability_check
 from tests.flows.calls import call
-from tests.flows.conftest import Sandbox
+from tests.flows.conftest import Sandbox, dask_task_runner
 from tests.outputs import read_output_csv
 
 ADDRESSES = """Kunde,street,houseNumber,zip,city
@@ -77,3 +77,25 @@ async def test_more_days_than_allowed_is_refused_before_anything_is_sent(
     with pytest.raises(ValueError, match="between 1 and 60, got 61"):
         await call(deliverability_check, input_path=_input(tmp_path), output_dir=tmp_path / "out", days=61)
     assert sandbox.transport.count("/deliverabilities/when") == 0
+
+
+async def test_on_dask_worker_processes_the_grid_is_that_of_a_run_in_the_flows_process(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    """Chunks on two worker processes, each with the embedded sandbox: every query comes from a worker, and
+    the files are those of a run whose rows were asked in the flow's own process."""
+    source = _input(tmp_path)
+    on_dask = deliverability_check.with_options(task_runner=dask_task_runner(processes=True))
+    remote = await call(on_dask, input_path=source, output_dir=tmp_path / "dask", start=MONDAY, days=7)
+    assert sandbox.transport.count("/deliverabilities/when") == 0  # every request came from the workers
+
+    local = await call(
+        deliverability_check, input_path=source, output_dir=tmp_path / "local", start=MONDAY, days=7
+    )
+    assert sandbox.transport.count("/deliverabilities/when") == 3
+    assert (remote["answered"], remote["not_found"], remote["requests_sent"]) == (2, 1, 3)
+    assert {name: local[name] for name in ("answered", "not_found", "deliverable_days", "requests_sent")} == {
+        name: remote[name] for name in ("answered", "not_found", "deliverable_days", "requests_sent")
+    }
+    for name in ("deliverability.csv", "rejected.csv"):
+        assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()

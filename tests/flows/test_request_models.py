@@ -45,6 +45,7 @@ FLAGS = {
         "--encoding",
     },
     "pickup-register": {"input_path", "--out", "-o", "--resubmit", "--concurrency"},
+    "cleanup": {"--older-than", "--force"},
     "delivery-sync": {"--out", "-o"},
     "structure-files": {"code", "--out", "-o", "--notify", "--resubmit"},
     "newspaper-sync": {"newspaper_number", "--out", "-o"},

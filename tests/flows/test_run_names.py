@@ -30,9 +30,9 @@ async def test_a_file_flow_is_named_by_its_file(sandbox: Sandbox, flow_env: Path
 
 
 async def test_a_flow_without_a_file_is_named_by_its_parameters(sandbox: Sandbox, flow_env: Path) -> None:
-    state = await cleanup(older_than_hours=12, return_state=True)
+    state = await call(cleanup, older_than_hours=12, return_state=True)
     assert re.fullmatch(rf"cleanup-older-than-12h-{STAMP}", await name_of(state))
-    forced = await cleanup(older_than_hours=12, force=True, return_state=True)
+    forced = await call(cleanup, older_than_hours=12, force=True, return_state=True)
     assert re.fullmatch(rf"cleanup-older-than-12h-force-{STAMP}", await name_of(forced))
 
 

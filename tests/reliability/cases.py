@@ -272,7 +272,7 @@ async def _structure_files(site: CellSite) -> dict[str, Any]:
 async def _cleanup(site: CellSite) -> dict[str, Any]:
     from flows.cleanup import cleanup
 
-    return await cleanup.fn(older_than_hours=0)
+    return await call(cleanup.fn, older_than_hours=0)
 
 
 async def _address_validation(site: CellSite) -> dict[str, Any]:

@@ -4,16 +4,23 @@ checkpoint so that a resumed run asks only for the rows not answered yet (and on
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import pytest
+from prefect import task
+from prefect.cache_policies import NO_CACHE
 from pydantic import BaseModel
 
 from connectors.commerce import CommerceRejected
 from connectors.errors import AuthFailed, NotFound, ServerError, TransportFailure
 from fileio import checkpoint as checkpoint_module
 from fileio.checkpoint import RowCheckpoint
-from tasks.commerce.per_row import answer_rows, ask_rows
+from tasks.commerce.per_row import ChunkAnswers, RowOutcome, answer_in_chunks, ask_chunk, ask_rows
+from tasks.fanout import ChunkPart
 
 
 class Ask(BaseModel):
@@ -57,10 +64,59 @@ def requests(*values: str) -> list[tuple[int, Ask]]:
     return [(row, Ask(value=value)) for row, value in enumerate(values, start=1)]
 
 
+@task(cache_policy=NO_CACHE)
+async def ask_service(
+    rows: pd.DataFrame,
+    *,
+    part: ChunkPart,
+    concurrency: int,
+    checkpoint: RowCheckpoint | None,
+    service: Service,
+) -> ChunkAnswers[Answer]:
+    """A chunk task as the flows' are: its rows' requests, asked on a "client" of its own."""
+    chunk = [(int(row), Ask(value=value)) for row, value in zip(rows["row"], rows["value"], strict=True)]
+
+    async def ask(client: Service, request: Ask) -> Answer:
+        return await client(request)
+
+    return await ask_chunk(
+        lambda **_: nullcontext(service),
+        chunk,
+        ask,
+        part=part,
+        concurrency=concurrency,
+        checkpoint=checkpoint,
+    )
+
+
+async def answer_rows(
+    asked: list[tuple[int, Ask]],
+    service: Service,
+    *,
+    concurrency: int = 8,
+    checkpoint: RowCheckpoint | None = None,
+    reusable: Callable[[Answer], bool] | None = None,
+) -> list[RowOutcome[Answer]]:
+    """Every row through the fan-out, as a flow asks them (here, outside a flow run: one chunk)."""
+    records = pd.DataFrame({"row": [row for row, _ in asked], "value": [ask.value for _, ask in asked]})
+    options: dict[str, Any] = {"reusable": reusable} if reusable is not None else {}
+    return await answer_in_chunks(
+        ask_service,
+        records,
+        asked,
+        answer_model=Answer,
+        label="t",
+        concurrency=concurrency,
+        checkpoint=checkpoint,
+        service=service,
+        **options,
+    )
+
+
 async def test_every_row_ends_with_an_outcome_in_input_order_and_concurrency_is_bounded() -> None:
     service = Service()
     values = [f"a{n}" for n in range(20)] + ["refused", "unknown", "down", "cut"]
-    outcomes = await answer_rows(requests(*values), service, answer_model=Answer, label="t", concurrency=3)
+    outcomes = await answer_rows(requests(*values), service, concurrency=3)
 
     assert [o.row for o in outcomes] == list(range(1, 25))
     assert service.most_in_flight == 3
@@ -74,9 +130,7 @@ async def test_every_row_ends_with_an_outcome_in_input_order_and_concurrency_is_
 
 async def test_refused_credentials_stop_the_run() -> None:
     with pytest.raises(AuthFailed):
-        await answer_rows(
-            requests("a", "denied", "b"), Service(), answer_model=Answer, label="t", concurrency=1
-        )
+        await answer_rows(requests("a", "denied", "b"), Service(), concurrency=1)
 
 
 async def test_an_interrupted_run_is_resumed_without_asking_answered_rows_again(tmp_path: Path) -> None:
@@ -86,8 +140,6 @@ async def test_an_interrupted_run_is_resumed_without_asking_answered_rows_again(
         await answer_rows(
             requests("a", "refused", "down", "b", "denied", "c"),
             service,
-            answer_model=Answer,
-            label="t",
             concurrency=1,
             checkpoint=checkpoint,
         )
@@ -98,8 +150,6 @@ async def test_an_interrupted_run_is_resumed_without_asking_answered_rows_again(
     outcomes = await answer_rows(
         requests("a", "refused", "now-up", "b", "d", "c"),
         again,
-        answer_model=Answer,
-        label="t",
         concurrency=2,
         checkpoint=RowCheckpoint.for_key(tmp_path, "address-validation:abc"),
     )
@@ -147,14 +197,12 @@ async def test_a_checkpointed_answer_is_used_only_for_the_same_request_and_while
     tmp_path: Path,
 ) -> None:
     checkpoint = RowCheckpoint.for_key(tmp_path, "k")
-    await answer_rows(requests("a", "b"), Service(), answer_model=Answer, label="t", checkpoint=checkpoint)
+    await answer_rows(requests("a", "b"), Service(), checkpoint=checkpoint)
 
     service = Service()
     outcomes = await answer_rows(
         requests("a", "changed"),
         service,
-        answer_model=Answer,
-        label="t",
         checkpoint=checkpoint,
         reusable=lambda answer: answer.echo != "A",
     )
