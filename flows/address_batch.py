@@ -33,7 +33,7 @@ from flows.requests import BATCH_POLLING, AddressBatchRequest, OutputOptions, Po
 from flows.runs import RunSummary, recorded_run
 from history import file_digest
 from history.identity import derive_key
-from history.jobs import BatchJobData, JobSnapshot
+from history.jobs import BatchJobData, FileJobData, JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder
 from postflows.settings import get_settings
@@ -336,7 +336,10 @@ async def _submit(
         extra: dict[str, str] = {}
         for name in outputs:
             made = await created_file(
-                recorder, kind="output-file", create=lambda: create_output_file(client), data={"output": name}
+                recorder,
+                kind="output-file",
+                create=lambda: create_output_file(client),
+                data=FileJobData(output=name),
             )
             extra[name] = made.remote_id
         created.append(batch_files(upload.remote_id, output.remote_id, extra))

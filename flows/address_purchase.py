@@ -34,6 +34,7 @@ from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.newspaper.purchases import (
     OUTPUT_COLUMNS,
+    PurchaseJobData,
     describe,
     document_kinds,
     fetch_output_addresses,
@@ -246,7 +247,7 @@ async def _purchase(
             send=lambda: submit_purchase(client, checked.purchase),
             resubmit=resubmit,
             hint=f"check whether a purchase titled {checked.purchase.title!r} exists",
-            data={"addresses": len(checked.rows), "clean_up": clean_up, "sorting": sorting},
+            data=PurchaseJobData(addresses=len(checked.rows), clean_up=clean_up, sorting=sorting),
             fingerprint=body_fingerprint(checked.purchase.to_body()),
         )
         job = submission.job

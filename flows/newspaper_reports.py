@@ -44,7 +44,6 @@ from tasks.newspaper.report_sweep import (
     recorded_orders,
     reports_current,
     reports_data,
-    status_history_data,
     with_status,
 )
 from tasks.newspaper.submissions import WarningLog
@@ -251,6 +250,6 @@ async def _refresh(
         job,
         remote_status=history[-1]["statusValue"],
         status_date=status.status_date,
-        data={**status_history_data(history).changes(), **reports_data(status)},
+        data=reports_data(status, history=history),
     )
     return FETCHED

@@ -77,6 +77,13 @@ class BatchJobData(JobData):
         return {token for token in tokens if isinstance(token, str)}
 
 
+class FileJobData(JobData):
+    """The facts of a remote file made for a batch job."""
+
+    output: str | None = None
+    """The alignment's extra output the file receives; none for the upload and the main output."""
+
+
 def job_data_changes(data: JobData | Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The keys to merge into a job's stored data, from a typed value or a plain mapping."""
     if data is None:

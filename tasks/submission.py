@@ -120,7 +120,7 @@ async def submit_once(
     remote_id_of: Callable[[R], str],
     resubmit: bool = False,
     hint: str = "check with the service whether it exists",
-    data: JobData | Mapping[str, Any] | None = None,
+    data: JobData | None = None,
     resumable: Callable[[JobSnapshot], bool] | None = None,
     fingerprint: str | None = None,
     prepare: Callable[[], Awaitable[Mapping[str, Any]]] | None = None,

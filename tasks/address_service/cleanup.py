@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 import history
 from connectors.address_service import AddressServiceClient
-from history.jobs import BatchJobData, JobSnapshot
+from history.jobs import BatchJobData, FileJobData, JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder, record_shielded
 from tasks.address_service.batch import API, delete_remote_files
@@ -70,7 +69,7 @@ async def created_file(
     *,
     kind: str,
     create: Callable[[], Awaitable[str]],
-    data: Mapping[str, Any] | None = None,
+    data: FileJobData | None = None,
 ) -> JobSnapshot:
     """Create a remote file with ``create`` (which returns its token) and record it under the run's key.
 

@@ -26,6 +26,7 @@ from connectors.newspaper import (
 )
 from fileio.documents import FileNames, save_documents
 from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
+from history.jobs import JobData
 from tasks.polling import Observation, PollPolicy, RemoteJobEnded, Sleep, StatusCallback, poll_until
 from tasks.retrying import idempotent_step, run_step
 
@@ -46,6 +47,14 @@ OUTPUT_COLUMNS = (
     "isoCode",
     "quantity",
 )
+
+
+class PurchaseJobData(JobData):
+    """The facts of an address purchase: the addresses sent, and whether it cleans up and sorts them."""
+
+    addresses: int | None = None
+    clean_up: bool | None = None
+    sorting: bool | None = None
 
 
 class PurchaseFailed(RemoteJobEnded):

@@ -61,14 +61,14 @@ def with_status(
     return [*entries, {**mark, "recordedAt": recorded_at}]
 
 
-def submitted_data(kind: OrderKind, identity: Mapping[str, Any]) -> dict[str, Any]:
-    """The job data of an order as it is submitted: its kind and identity."""
-    return {**OrderJobData(order_kind=kind).changes(), **identity}
+def submitted_data(kind: OrderKind, identity: Mapping[str, Any]) -> OrderJobData:
+    """The job data of an order as it is submitted: its kind and identity (under the identity's keys)."""
+    return OrderJobData(**{"order_kind": kind, **identity})
 
 
-def folder_data(folder: Path) -> dict[str, Any]:
+def folder_data(folder: Path) -> OrderJobData:
     """The job data naming the order's output folder (absolute, so a run elsewhere finds it)."""
-    return OrderJobData(output_dir=str(Path(folder).resolve())).changes()
+    return OrderJobData(output_dir=str(Path(folder).resolve()))
 
 
 def delivery_note_data(paths: Sequence[Path]) -> OrderJobData:
@@ -81,10 +81,18 @@ def status_history_data(history: Sequence[Mapping[str, Any]]) -> OrderJobData:
     return OrderJobData(status_history=[dict(entry) for entry in history])
 
 
-def reports_data(status: OrderStatus, *, now: datetime | None = None) -> dict[str, Any]:
-    """The job data saying the order's reports were fetched now, at ``status``."""
+def reports_data(
+    status: OrderStatus,
+    *,
+    history: Sequence[Mapping[str, Any]] | None = None,
+    now: datetime | None = None,
+) -> OrderJobData:
+    """The job data saying the order's reports were fetched now, at ``status`` (with every status seen,
+    when ``history`` is given)."""
     fetched = OrderJobData(reports_status=status_mark(status), reports_fetched_at=now or datetime.now(UTC))
-    return fetched.changes()
+    if history is None:
+        return fetched
+    return OrderJobData(**fetched.changes(), status_history=[dict(entry) for entry in history])
 
 
 def reports_current(data: Mapping[str, Any], status: OrderStatus) -> bool:

@@ -4,8 +4,8 @@ rejection messages are recorded with the run.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TypeVar
 
 from connectors.newspaper import ApiResult, NewspaperMessage, NewspaperRejected
 from history.identity import body_fingerprint as body_fingerprint
@@ -51,7 +51,7 @@ async def submit_newspaper(
     remote_id_of: Callable[[R], str] = str,
     resubmit: bool = False,
     hint: str,
-    data: JobData | Mapping[str, Any] | None = None,
+    data: JobData | None = None,
     fingerprint: str | None = None,
     resumable: Callable[[JobSnapshot], bool] | None = None,
 ) -> Submission[ApiResult[R]]:

@@ -33,7 +33,7 @@ def job(**data: object) -> JobSnapshot:
 
 def test_reports_are_current_only_at_the_same_value_and_date() -> None:
     loaded = status("LOADED")
-    data = reports_data(loaded, now=NOW)
+    data = reports_data(loaded, now=NOW).changes()
     assert data == {
         "reports_status": {"statusValue": "LOADED", "statusDate": "2030-06-15T08:00:00+02:00"},
         "reports_fetched_at": "2030-06-15T10:00:00+00:00",
@@ -42,6 +42,8 @@ def test_reports_are_current_only_at_the_same_value_and_date() -> None:
     assert not reports_current(data, status("DONE"))
     assert not reports_current(data, status("LOADED", "2030-06-16T08:00:00+02:00"))
     assert not reports_current({}, loaded)
+    with_history = reports_data(loaded, history=[status_mark(loaded)], now=NOW).changes()
+    assert with_history == {**data, "status_history": [status_mark(loaded)]}
 
 
 def test_a_status_is_added_to_the_history_when_it_changed() -> None:
@@ -53,7 +55,7 @@ def test_a_status_is_added_to_the_history_when_it_changed() -> None:
 
 
 def test_the_order_folder_is_the_recorded_one_else_below_the_data_dir(tmp_path: Path) -> None:
-    recorded = job(**folder_data(tmp_path / "order"))
+    recorded = job(**folder_data(tmp_path / "order").changes())
     assert order_folder(tmp_path / "data", 7000001, recorded) == (tmp_path / "order").resolve()
     fallback = tmp_path / "data" / "newspaper-orders" / "7000001"
     assert order_folder(tmp_path / "data", 7000001, job()) == fallback
