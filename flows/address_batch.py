@@ -20,6 +20,7 @@ from prefect import flow, get_run_logger
 
 from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus
 from fileio.address_service.profiles import AlignmentProfile
+from fileio.address_service.records import minimum_input_mode
 from fileio.address_service.wire import WireFormat
 from fileio.errors import InputError, ResultFileError, ResultUnreadable
 from fileio.limits import TABLE_LIMITS, TableLimits
@@ -60,6 +61,7 @@ from tasks.address_service.batch_record import (
     recorded_extras,
 )
 from tasks.address_service.cleanup import created_file, delete_key_files
+from tasks.address_service.ping import ping_service
 from tasks.address_service.steps import (
     AddressResults,
     PreparedInput,
@@ -140,6 +142,7 @@ async def address_batch(
             raise ConfigurationError(unmergeable)
         try:
             async with address_service_client(settings, request_log=recorder.request_log) as client:
+                await ping_service(client)
                 results = await _run_batch(
                     client,
                     recorder,
@@ -176,7 +179,7 @@ async def _prepare(
         prepared = await prepare_input(
             input_path,
             output_dir,
-            mode="batch",
+            mode=minimum_input_mode("batch", work.batch_key),
             mapping=work.mapping,
             input_format=work.input_format,
             wire_format=WireFormat(

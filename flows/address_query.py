@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import pandas as pd
 from prefect import flow, get_run_logger
 
+from fileio.address_service.records import minimum_input_mode
 from fileio.checkpoint import RowCheckpoint
 from fileio.errors import InputError
 from flows.address_input import input_format, note_prepared_input
@@ -23,8 +24,9 @@ from history.identity import derive_key
 from history.recorder import RunRecorder
 from postflows.settings import get_settings
 from postflows.task_runners import fan_out_task_runner
-from postflows.wiring import address_service_client, address_service_endpoint
-from tasks.address_service.query import ERROR_COLUMN, run_queries
+from postflows.wiring import ConfigurationError, address_service_client, address_service_endpoint
+from tasks.address_service.ping import ping_service
+from tasks.address_service.query import ERROR_COLUMN, QueryBilling, run_queries
 from tasks.address_service.steps import AddressResults, PreparedInput, build_query_results, prepare_input
 from tasks.sending import SendCounter
 
@@ -62,6 +64,12 @@ async def address_query(
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
+    if request.timeout_ms >= settings.http_timeout_s * 1000:
+        raise ConfigurationError(
+            f"timeout_ms: a query's timeout ({request.timeout_ms} ms) must be below the HTTP timeout "
+            f"(POSTFLOWS_HTTP_TIMEOUT_S={settings.http_timeout_s:g} s), or the connection gives up before "
+            "the service answers"
+        )
     reading = input_format(request)
     # Everything that changes what is sent; the key names the checkpoint of the answers received.
     identifying = {
@@ -77,6 +85,8 @@ async def address_query(
         "output_dir": output_dir,
         "concurrency": request.concurrency,
         "billing_reference": request.billing_reference,
+        "client_identifier": request.client_identifier,
+        "client_name": request.client_name,
         "column_mapping": request.column_mapping,
     }
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
@@ -87,7 +97,7 @@ async def address_query(
             prepared = await prepare_input(
                 input_path,
                 output_dir,
-                mode="query",
+                mode=minimum_input_mode("query", settings.address_service.query_key),
                 mapping=request.column_mapping,
                 input_format=reading,
                 csv_style=settings.csv_style,
@@ -97,6 +107,8 @@ async def address_query(
         await note_prepared_input(recorder, summary, prepared)
         if not prepared.accepted:
             raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
+        async with address_service_client(settings, request_log=recorder.request_log) as client:
+            await ping_service(client)
         sends = SendCounter()
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
         answers = await _query(recorder, request, prepared, sends=sends, checkpoint=checkpoint)
@@ -126,7 +138,7 @@ async def _query(
         key=settings.address_service.query_key,
         concurrency=request.concurrency,
         timeout_ms=request.timeout_ms,
-        billing_reference=request.billing_reference,
+        billing=QueryBilling(request.billing_reference, request.client_identifier, request.client_name),
         sends=sends,
         checkpoint=checkpoint,
     )

@@ -21,7 +21,7 @@ from connectors.address_service import (
 )
 from postflows.console import output_console
 from postflows.settings import get_settings
-from postflows.wiring import address_service_client
+from postflows.wiring import address_assistant_client
 
 AutocompleteAnswer = tuple[AutocompleteVariant, list[AutocompleteEntry]]
 
@@ -37,11 +37,14 @@ async def autocomplete(
     house_no: str = "",
     house_no_addition: str = "",
     zip_order_mode: int = 0,
+    zip_filter_mode: int = 0,
     version: int = 4,
 ) -> AutocompleteAnswer:
-    """Ask /autocomplete{version} for towns, streets or buildings."""
+    """Ask /autocomplete{version} for towns, streets or buildings (``zip_filter_mode``: autocomplete4's)."""
     if version not in (2, 3, 4):
         raise ValueError(f"--version must be 2, 3 or 4, not {version}")
+    if zip_filter_mode and version != 4:
+        raise ValueError(f"--zip-filter-mode is sent by autocomplete4 only, not by --version {version}")
     query = AutocompleteQuery(
         target=target,
         zip_code=zip_code,
@@ -52,14 +55,15 @@ async def autocomplete(
         house_no=house_no,
         house_no_addition=house_no_addition,
         zip_order_mode=ZipOrderMode(zip_order_mode),
+        zip_filter_mode=zip_filter_mode,
     )
-    async with address_service_client(get_settings()) as client:
+    async with address_assistant_client(get_settings()) as client:
         return await client.autocomplete(query, version=version)  # type: ignore[arg-type]
 
 
 async def verify_building(asked: BuildingQuery) -> BuildingVerification:
     """Ask /buildingverification2 whether a building exists."""
-    async with address_service_client(get_settings()) as client:
+    async with address_assistant_client(get_settings()) as client:
         return await client.verify_building(
             street_name=asked.street_name,
             house_no=asked.house_no,

@@ -148,6 +148,7 @@ def address_batch_command(
             limits=settings.table_limits,
             mode="batch",
             profile=request.profile or settings.address_service.profile,
+            key=settings.address_service.batch_key,
         ),
     )
     from flows.address_batch import address_batch
@@ -165,7 +166,9 @@ def address_query_command(request: AddressQueryRequest, output: OutputOptions) -
     prepare_flow_run(
         "address-service",
         out=output.output_dir,
-        inputs=lambda settings: precheck.address_table(request, limits=settings.table_limits, mode="query"),
+        inputs=lambda settings: precheck.address_table(
+            request, limits=settings.table_limits, mode="query", key=settings.address_service.query_key
+        ),
     )
     from flows.address_query import address_query
 
@@ -183,6 +186,14 @@ def autocomplete_command(
     house_no: Annotated[str, typer.Option("--house-no", help="House number or its beginning")] = "",
     addition: Annotated[str, typer.Option("--addition", help="House number addition")] = "",
     order: Annotated[int, typer.Option("--order", help="zipOrderMode 0, 1 or 2")] = 0,
+    zip_filter_mode: Annotated[
+        int,
+        typer.Option(
+            "--zip-filter-mode",
+            min=0,
+            help="zipFilterMode of autocomplete4 (the specification shows 0 and no other value's meaning)",
+        ),
+    ] = 0,
     version: Annotated[int, typer.Option("--version", help="autocomplete 4, 3 or 2")] = 4,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table")] = False,
 ) -> None:
@@ -200,6 +211,7 @@ def autocomplete_command(
             house_no=house_no,
             house_no_addition=addition,
             zip_order_mode=order,
+            zip_filter_mode=zip_filter_mode,
             version=version,
         ),
         progress=False,

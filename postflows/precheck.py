@@ -95,24 +95,26 @@ def address_file(
     sheet: str | None = None,
     fixed_widths: Mapping[str, int] | None = None,
     profile: str | None = None,
+    key: str | None = None,
     split_house_numbers: bool = True,
 ) -> str | None:
     """An address file for the address service, read as the flow will (with the profile's mapping split
-    off as the batch flow does); with a profile, a line saying which column carries the record id out and
-    back (results are merged by it).
+    off as the batch flow does, under the minimum input of the profile's key, else ``key``); with a profile,
+    a line saying which column carries the record id out and back (results are merged by it).
 
     Raises:
         InputError: the file cannot be used; ProfileError: the profile cannot be.
     """
     from fileio.address_service.profiles import load_profile, split_mapping
-    from fileio.address_service.records import address_header
+    from fileio.address_service.records import address_header, minimum_input_mode
 
     alignment = load_profile(profile) if profile else None
+    rule = minimum_input_mode(mode, (alignment.key if alignment is not None else None) or key)
     columns_mapping, _ = split_mapping(dict(mapping) if mapping else None, alignment)
     sheet_note = _table(
         path,
         lambda headers: address_header(
-            headers, mode=mode, mapping=columns_mapping, path=path, split_house_numbers=split_house_numbers
+            headers, mode=rule, mapping=columns_mapping, path=path, split_house_numbers=split_house_numbers
         ),
         limits=limits,
         delimiter=delimiter,
@@ -136,6 +138,7 @@ def address_table(
     limits: TableLimits,
     mode: Literal["batch", "query"],
     profile: str | None = None,
+    key: str | None = None,
 ) -> str | None:
     """The address file of a request, read as its flow will read it (see :func:`address_file`)."""
     return address_file(
@@ -148,6 +151,7 @@ def address_table(
         sheet=table.input_sheet,
         fixed_widths=table.fixed_widths,
         profile=profile,
+        key=key,
         split_house_numbers=table.split_house_numbers,
     )
 

@@ -329,6 +329,27 @@ def address_service_client(
     )
 
 
+def address_assistant_client(
+    settings: Settings | None = None,
+    *,
+    request_log: RequestLog | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> AddressServiceClient:
+    """An :class:`AddressServiceClient` for the address assistant (autocomplete, building verification):
+    at ``POSTFLOWS_ADDRESS_ASSISTANT_URL`` when set (§4.4: the assistant has no test environment, its
+    production address is used directly), else where the batch and queries go.
+
+    Raises:
+        ConfigurationError: a real endpoint is configured but its user or password is not.
+    """
+    settings = settings or get_settings()
+    assistant_url = settings.address_service.assistant_url
+    if assistant_url:
+        at_assistant = settings.address_service.model_copy(update={"url": assistant_url})
+        settings = settings.model_copy(update={"address_service": at_assistant})
+    return address_service_client(settings, request_log=request_log, transport=transport)
+
+
 def newspaper_client(
     settings: Settings | None = None,
     *,

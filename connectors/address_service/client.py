@@ -76,11 +76,13 @@ def _status_number(value: Any) -> int:
         ) from None
 
 
-def _result(payload: dict[str, Any], wrapper: str) -> dict[str, Any]:
-    inner = payload.get(wrapper)
-    if not isinstance(inner, dict):
-        raise MalformedResponse(f"{API}: response has no {wrapper}", api=API)
-    return inner
+def _result(payload: dict[str, Any], wrapper: str, *also: str) -> dict[str, Any]:
+    """The object under ``wrapper`` (or the first of ``also`` the answer has instead)."""
+    for name in (wrapper, *also):
+        inner = payload.get(name)
+        if isinstance(inner, dict):
+            return inner
+    raise MalformedResponse(f"{API}: response has no {wrapper}", api=API)
 
 
 def _payload(response: httpx.Response, operation: str) -> Any:
@@ -292,7 +294,8 @@ class AddressServiceClient(ApiClient):
         # A query changes nothing remotely, so it is safe to re-send after an ambiguous failure.
         payload = await self._call("POST", f"/{operation}", operation, json=body, idempotent=True, paced=True)
         with _reading(operation):
-            result = _result(payload, "RunQuery2Result")
+            # runquery2withclient answers "same as /runquery2" (§4.2); a wrapper named after it is read too.
+            result = _result(payload, "RunQuery2Result", "RunQuery2WithClientResult")
             inner = result.get("Result") or {}
             values = {str(item["FieldName"]): item.get("Value") for item in inner.get("Data") or []}
             return QueryResult(id=inner.get("Id"), fields=values, settlement_id=result.get("SettlementId"))

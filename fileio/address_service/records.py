@@ -8,7 +8,8 @@ Minimum input, per row (``mode``):
   maintenance checks persons *and* companies, so a company row without a first name is not rejected;
 * ``batch`` and ``query``: a street (Streetname with HouseNo) or a P.O. box (PoBoxNo or PoBoxTerm) — the
   §2.1 query rule, applied to batch maintenance as well since batch files carry P.O. box addresses;
-* ``verification``: street and house number, as §2.1 demands;
+* ``verification``: street and house number, as §2.1 demands; the rule of every batch and query sent under
+  a verification key (``..._validation_v1``, :func:`minimum_input_mode`);
 * a postcode and a town: ZIPCode and TownName, or for a P.O. box row PoBoxZIP and PoBoxTownName instead;
 * Swiss postcodes (CountryCode empty, CH or LI) are exactly 4 digits; every value fits its §2.3 length
   (customer fields 450) and the wire encoding, and holds no control character (C0 but tab, line feed and
@@ -51,6 +52,18 @@ else:
     pd = lazy_module("pandas")  # imported on first use: checking a header (address_header) needs none
 
 Mode = Literal["batch", "query", "verification"]
+VERIFICATION_KEY_SUFFIX = "_validation_v1"
+"""How a verification key ends (§1: ``<service>_validation_v1``; maintenance keys end ``_maintenance_v1``)."""
+
+
+def minimum_input_mode(kind: Literal["batch", "query"], key: str | None) -> Mode:
+    """The §2.1 minimum input of a ``kind`` of request sent under ``key``: the verification rule (name, first
+    name, street and house number) for a verification key, the maintenance rule of ``kind`` otherwise."""
+    if key is not None and key.strip().casefold().endswith(VERIFICATION_KEY_SUFFIX):
+        return "verification"
+    return kind
+
+
 RECORD_ID = "RecordId"
 # The results' column naming the service's fields that break their §2.3 length (tasks.address_service.
 # field_lengths).

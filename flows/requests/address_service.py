@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from flows.forms import Blank, Separator
 from flows.requests.base import WORK, RequestPart, flag, option
 from flows.requests.common import (
     AddressTable,
     BillingOptions,
-    BillingReference,
     Concurrency,
     KeyedWork,
     PollingOptions,
@@ -49,12 +48,30 @@ BATCH_POLLING = PollingOptions(min_poll_interval_s=1.0)
 """A batch job is checked after a second first: the service answers small jobs that fast."""
 
 
-class AddressQueryRequest(Concurrency, BillingReference, AddressTable):
+QUERY_TIMEOUT_MAX_MS = 25_000
+"""The longest service-side timeout of one query: below the HTTP timeout of 30 s, so the service answers
+(Status or result) before the connection gives up on it."""
+
+
+class AddressQueryRequest(Concurrency, BillingOptions, AddressTable):
     """What the individual queries check: the file, its reading, the billing, and how many at once."""
 
     timeout_ms: Annotated[int, WORK] = option(
-        "Query timeout (ms)", "The service-side timeout of one query.", 10000, minimum=1
+        "Query timeout (ms)",
+        f"The service-side timeout of one query, at most {QUERY_TIMEOUT_MAX_MS} (below the HTTP timeout).",
+        10000,
+        ge=1,
+        le=QUERY_TIMEOUT_MAX_MS,
     )
+
+    def identity(self) -> dict[str, Any]:
+        """The work's fields; the client's identifier and name only when given, so that the key of work
+        billed to a reference alone stays what it was before they could be given."""
+        work = super().identity()
+        for name in ("client_identifier", "client_name"):
+            if work.get(name) is None:
+                work.pop(name, None)
+        return work
 
 
 CLEANUP_AGE_HOURS = 7 * 24.0

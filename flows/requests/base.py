@@ -76,6 +76,7 @@ def option(
     *,
     blank: Any = _UNSET,
     ge: float | None = None,
+    le: float | None = None,
     **schema: Any,
 ) -> Any:
     """One field of a request: its title and description (the form's label and help, the command line's
@@ -88,15 +89,16 @@ def option(
         blank: the value an optional field's form starts with ("" for text and paths, [] for lists, {} for
             mappings); the flow reads it as "not given" (see :mod:`flows.forms`).
         ge: the smallest value accepted (checked, shown as the form's ``minimum``).
+        le: the largest value accepted (checked, shown as the form's ``maximum``).
         **schema: JSON schema keywords of the form.
     """
     extra: dict[str, Any] = dict(schema)
     if blank is not _UNSET:
         extra["default"] = blank
     if default is _UNSET:
-        return Field(title=title, description=description, ge=ge, json_schema_extra=extra or None)
+        return Field(title=title, description=description, ge=ge, le=le, json_schema_extra=extra or None)
     return Field(
-        default=default, title=title, description=description, ge=ge, json_schema_extra=extra or None
+        default=default, title=title, description=description, ge=ge, le=le, json_schema_extra=extra or None
     )
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
+from pydantic import ValidationInfo, field_validator
+
 from flows.forms import (
     COLUMN_MAPPING,
     FIXED_WIDTHS,
@@ -96,7 +98,8 @@ class BillingReference(RequestPart):
 
 
 class BillingOptions(BillingReference):
-    """Whom the service bills the job to, with the client's identifier and name (runbatchwithclient)."""
+    """Whom the service bills the work to, with the client's identifier and name (runbatchwithclient,
+    runquery2withclient)."""
 
     client_identifier: Annotated[Blank[str], flag("--client-id"), WORK] = option(
         "Client identifier", "The client's identifier, with a billing reference.", None, blank=""
@@ -104,6 +107,13 @@ class BillingOptions(BillingReference):
     client_name: Annotated[Blank[str], flag("--client-name"), WORK] = option(
         "Client name", "The client's name, with a billing reference.", None, blank=""
     )
+
+    @field_validator("client_identifier", "client_name")
+    @classmethod
+    def _with_a_reference(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value and not info.data.get("billing_reference"):
+            raise ValueError("a client's identifier and name are sent only with a billing reference number")
+        return value
 
 
 class Resubmission(RequestPart):

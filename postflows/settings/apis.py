@@ -30,6 +30,13 @@ class AddressServiceSettings(BaseModel):
         default=None, description="Technical user of the address web service (HTTP Basic, sent pre-emptively)"
     )
     password: SecretStr | None = Field(default=None, description="Password of the technical user")
+    assistant_url: str | None = Field(
+        default=None,
+        description="Base address of the address assistant (autocomplete, building verification), ending "
+        "in REST/v1: name the production address, as the assistant has no test environment (unset: the "
+        "batch URL)",
+        json_schema_extra={"variable": "address_assistant_url"},
+    )
     batch_key: str = Field(
         default="postflows_maintenance_v1",
         description="Alignment key of the batch (<service>_maintenance_v1 or _validation_v1)",

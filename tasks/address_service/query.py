@@ -51,6 +51,41 @@ QUERY_FIELD_NAMES: dict[str, str] = {
 ERROR_COLUMN = "QueryError"
 
 
+@dataclass(frozen=True)
+class QueryBilling:
+    """Whom the service bills the queries to: a client's billing reference number, with its identifier and
+    name (``runquery2withclient``); none: the contract itself (``runquery2``).
+
+    Attributes:
+        reference: the billing reference number.
+        client_identifier: the client's identifier (only with a reference).
+        client_name: the client's name (only with a reference).
+    """
+
+    reference: str | None = None
+    client_identifier: str | None = None
+    client_name: str | None = None
+
+    def arguments(self) -> dict[str, str | None]:
+        """The billing as :meth:`AddressServiceClient.run_query` takes it."""
+        return {
+            "billing_reference": self.reference,
+            "client_identifier": self.client_identifier,
+            "client_name": self.client_name,
+        }
+
+    def fingerprint(self) -> object:
+        """The billing in a query's fingerprint: the reference alone when no client is named (as answers
+        kept before the client fields were sent were fingerprinted)."""
+        if not (self.client_identifier or self.client_name):
+            return self.reference
+        return [self.reference, self.client_identifier, self.client_name]
+
+
+CONTRACT = QueryBilling()
+"""The queries billed to the contract itself."""
+
+
 def query_fields(record: Mapping[str, object]) -> dict[str, str]:
     """The FieldName/Value pairs for one record given with §2.3 column names."""
     fields: dict[str, str] = {}
@@ -79,7 +114,7 @@ async def query_rows(
     connect: ClientFactory[AddressServiceClient],
     key: str,
     timeout_ms: int = 10000,
-    billing_reference: str | None = None,
+    billing: QueryBilling = CONTRACT,
     checkpoint: RowCheckpoint | None = None,
 ) -> QueryChunk:
     """Query the records of one chunk with a client of its own, at most ``concurrency`` at a time: as many
@@ -95,14 +130,14 @@ async def query_rows(
         answer: dict[str, object] = {"RecordId": record_id}
         try:
             result = await client.run_query(
-                key, record_id, fields, timeout_ms=timeout_ms, billing_reference=billing_reference
+                key, record_id, fields, timeout_ms=timeout_ms, **billing.arguments()
             )
         except ApiError as error:
             answer[ERROR_COLUMN] = str(error)  # not kept: a resumed run asks again
         else:
             answer.update(result.fields)
             if kept is not None:
-                sent = query_fingerprint(key, fields, timeout_ms, billing_reference)
+                sent = query_fingerprint(key, fields, timeout_ms, billing)
                 kept.add(record_id, sent, {"fields": result.fields})
         answers.append(answer)
         part.row_done()
@@ -118,12 +153,10 @@ async def query_rows(
     return QueryChunk(answers, dict(sends.outcomes))
 
 
-def query_fingerprint(
-    key: str, fields: Mapping[str, str], timeout_ms: int, billing_reference: str | None
-) -> str:
+def query_fingerprint(key: str, fields: Mapping[str, str], timeout_ms: int, billing: QueryBilling) -> str:
     """What identifies the query of a record: a kept answer is used only for the same query."""
     return request_fingerprint(
-        {"key": key, "fields": dict(fields), "timeout": timeout_ms, "billing": billing_reference}
+        {"key": key, "fields": dict(fields), "timeout": timeout_ms, "billing": billing.fingerprint()}
     )
 
 
@@ -133,7 +166,7 @@ def resumed_answers(
     *,
     key: str,
     timeout_ms: int,
-    billing_reference: str | None,
+    billing: QueryBilling,
 ) -> dict[int, dict[str, object]]:
     """The answer rows (by RecordId) an interrupted run received for the same queries."""
     previous = checkpoint.load() if checkpoint is not None else {}
@@ -146,7 +179,7 @@ def resumed_answers(
         fields = query_fields({str(k): v for k, v in record.items()})
         if (
             entry is not None
-            and entry.get("sent") == query_fingerprint(key, fields, timeout_ms, billing_reference)
+            and entry.get("sent") == query_fingerprint(key, fields, timeout_ms, billing)
             and isinstance(entry.get("fields"), dict)
         ):
             answers[record_id] = {"RecordId": record_id, **entry["fields"]}
@@ -160,7 +193,7 @@ async def run_queries(
     key: str,
     concurrency: int = 8,
     timeout_ms: int = 10000,
-    billing_reference: str | None = None,
+    billing: QueryBilling = CONTRACT,
     sends: SendCounter | None = None,
     checkpoint: RowCheckpoint | None = None,
 ) -> pd.DataFrame:
@@ -176,13 +209,11 @@ async def run_queries(
         key: the query key.
         concurrency: queries in flight at once.
         timeout_ms: the service-side timeout of one query.
-        billing_reference: bill the queries to this client (runquery2withclient).
+        billing: whom the queries are billed to (a client: runquery2withclient).
         sends: counts the queries sent, and the answers resumed.
         checkpoint: answers of an interrupted run, and where this run's answers are kept.
     """
-    resumed = resumed_answers(
-        records, checkpoint, key=key, timeout_ms=timeout_ms, billing_reference=billing_reference
-    )
+    resumed = resumed_answers(records, checkpoint, key=key, timeout_ms=timeout_ms, billing=billing)
     pending = (
         records.loc[[int(str(record_id)) not in resumed for record_id in records["RecordId"]]]
         if resumed
@@ -202,7 +233,7 @@ async def run_queries(
             connect=connect,
             key=key,
             timeout_ms=timeout_ms,
-            billing_reference=billing_reference,
+            billing=billing,
             checkpoint=checkpoint,
         )
     rows = [*resumed.values(), *(answer for chunk in chunks for answer in chunk.answers)]

@@ -3,6 +3,7 @@ and the limits on answers reach every client from the settings."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 from pydantic import SecretStr
 
@@ -138,3 +139,44 @@ def test_each_new_limit_says_in_one_line_what_a_refusal_says(name: str) -> None:
     assert isinstance(field.json_schema_extra, dict)
     limit = field.json_schema_extra["limit"]
     assert isinstance(limit, str) and limit and "\n" not in limit
+
+
+def _answering(seen: list[str]) -> httpx.MockTransport:
+    """Answers a ping and a building verification, keeping every address asked."""
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(f"{request.url.host}{request.url.path}")
+        if request.url.path.endswith("/ping"):
+            return httpx.Response(200, json={"Status": 0})
+        data = {"HouseNo": "12", "PSTAT": 1, "StreetName": "Lindenstrasse", "ZipCode": "6010"}
+        return httpx.Response(
+            200, json={"QueryBuildingVerification2Result": {"BuildingVerificationData": data, "Status": 0}}
+        )
+
+    return httpx.MockTransport(handle)
+
+
+async def test_the_address_assistant_goes_to_its_own_address_and_the_batch_to_its() -> None:
+    configured = settings(
+        address_service_url="https://test.addresses.example/REST/v1",
+        address_assistant_url="https://addresses.example/REST/v1",
+        **ADDRESS,
+    )
+    seen: list[str] = []
+    async with wiring.address_assistant_client(configured, transport=_answering(seen)) as assistant:
+        await assistant.verify_building(
+            street_name="Lindenstrasse", house_no="12", zip_code="6010", town_name="K"
+        )
+    async with wiring.address_service_client(configured, transport=_answering(seen)) as service:
+        await service.ping()
+    assert seen == ["addresses.example/REST/v1/buildingverification2", "test.addresses.example/REST/v1/ping"]
+
+
+async def test_without_an_assistant_address_the_assistant_goes_where_the_batch_goes() -> None:
+    configured = settings(address_service_url="https://test.addresses.example/REST/v1", **ADDRESS)
+    seen: list[str] = []
+    async with wiring.address_assistant_client(configured, transport=_answering(seen)) as assistant:
+        await assistant.verify_building(
+            street_name="Lindenstrasse", house_no="12", zip_code="6010", town_name="K"
+        )
+    assert seen == ["test.addresses.example/REST/v1/buildingverification2"]

@@ -5,6 +5,7 @@ rate-limit back-off, and the same result files as the batch.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from pathlib import Path
 
@@ -224,3 +225,68 @@ def test_the_clients_of_one_address_service_share_one_window_gate_per_process(
     other = address_service_client(get_settings())
     assert other.window_gate is not first.window_gate
     assert other.window_gate is address_service_client(get_settings()).window_gate
+
+
+class _RecordingQueries(httpx.AsyncBaseTransport):
+    """The sandbox transport, keeping the method and JSON body of every individual query."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.queries: list[tuple[str, dict[str, object]]] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        method = request.url.path.rsplit("/", 1)[-1]
+        if method.startswith("runquery2"):
+            self.queries.append((method, json.loads(request.content)))
+        return await self.inner.handle_async_request(request)
+
+
+async def test_a_billing_reference_sends_every_query_with_the_client_fields(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recording = _RecordingQueries(sandbox.transport)
+    monkeypatch.setattr("postflows.wiring.sandbox_transport", lambda settings: recording)
+    summary = await call(
+        address_query,
+        input_path=EXAMPLE,
+        output_dir=tmp_path / "out",
+        billing_reference="RRN-0001",
+        client_identifier="C-1",
+        client_name="Verlag AG",
+        concurrency=2,
+    )
+
+    assert summary["failed_queries"] == 0 and len(recording.queries) == summary["accepted_rows"]
+    assert {method for method, _ in recording.queries} == {"runquery2withclient"}
+    for _, body in recording.queries:
+        assert (body["billingReferenceNumber"], body["clientIdentifier"], body["clientName"]) == (
+            "RRN-0001",
+            "C-1",
+            "Verlag AG",
+        )
+
+
+async def test_a_client_without_a_billing_reference_is_refused_before_anything_is_sent(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    with pytest.raises(ValueError, match="(?s)client_name.*only with a billing reference"):
+        await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", client_name="Verlag AG")
+    assert sum(sandbox.transport.calls.values()) == 0
+
+
+@pytest.mark.parametrize("timeout_ms", [25_001, 30_000])
+async def test_a_query_timeout_at_or_over_the_http_timeout_is_refused(
+    sandbox: Sandbox, tmp_path: Path, timeout_ms: int
+) -> None:
+    with pytest.raises(ValueError, match="timeout_ms"):
+        await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", timeout_ms=timeout_ms)
+    assert sum(sandbox.transport.calls.values()) == 0
+
+
+async def test_a_query_timeout_must_stay_below_a_lowered_http_timeout(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("POSTFLOWS_HTTP_TIMEOUT_S", "10")
+    with pytest.raises(ValueError, match="timeout_ms.*POSTFLOWS_HTTP_TIMEOUT_S=10 s"):
+        await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", timeout_ms=10_000)
+    assert sum(sandbox.transport.calls.values()) == 0

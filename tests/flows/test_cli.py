@@ -162,6 +162,16 @@ def test_autocomplete_and_verify_building(sandbox: Sandbox) -> None:
     refused = runner.invoke(app, ["autocomplete", "buildings", "--street", "Linden"])
     assert refused.exit_code == 1 and "house number" in refused.output
 
+    filtered = runner.invoke(
+        app, ["autocomplete", "towns", "--zip", "60", "--zip-filter-mode", "0", "--json"]
+    )
+    assert filtered.exit_code == 0, filtered.output
+    not_sent = runner.invoke(
+        app, ["autocomplete", "towns", "--zip", "60", "--zip-filter-mode", "1", "--version", "3"]
+    )
+    assert not_sent.exit_code == 1 and "autocomplete4 only" in not_sent.output
+    assert sandbox.transport.count("/autocomplete3") == 0
+
     building = runner.invoke(
         app,
         [

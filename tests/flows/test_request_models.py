@@ -34,8 +34,8 @@ FLAGS = {
         "--poll-interval",
     },
     "address-query": {
-        "input_path", "--out", "-o", "--concurrency", "--billing-ref", "--map", "--delimiter", "--encoding",
-        "--sheet", "--fixed-widths", "--split", "--no-split",
+        "input_path", "--out", "-o", "--concurrency", "--billing-ref", "--client-id", "--client-name",
+        "--map", "--delimiter", "--encoding", "--sheet", "--fixed-widths", "--split", "--no-split",
     },
     "address-validation": {
         "input_path", "--out", "-o", "--concurrency", "--sheet", "--delimiter", "--encoding",
