@@ -5,7 +5,6 @@ A re-run with the same input resumes the recorded purchase.
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -15,6 +14,7 @@ from prefect import flow, get_run_logger
 
 from connectors.newspaper import ApiResult, PurchaseProgress
 from connectors.newspaper.models import OutputAddresses
+from connectors.swiss_time import swiss_today
 from fileio.errors import InputError
 from fileio.newspaper.outputs import records_frame, summary_markdown, write_json
 from fileio.newspaper.purchase_input import PurchaseInput, load_purchase_parameters, read_purchase_input
@@ -164,7 +164,7 @@ async def _read_input(
         checked = read_purchase_input(
             Path(request.addresses_path),
             purchase_parameters,
-            today=dt.date.today(),
+            today=swiss_today(),
             limits=settings.table_limits,
         )
     files: list[Path] = []

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+from connectors.swiss_time import swiss_today
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
@@ -70,7 +71,7 @@ async def deliverability_check(
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
-    first, days = request.start or dt.date.today(), request.days
+    first, days = request.start or swiss_today(), request.days
     dates = requested_days(first, days)
     options = {"start": first.isoformat(), "days": days, **request.identity()}
     key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), files=(input_path,), parameters=options)

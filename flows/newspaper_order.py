@@ -10,7 +10,6 @@ changes.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
@@ -18,6 +17,7 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 from connectors.newspaper import ApiResult, GratisOrder, NewspaperClient, OrderStatus, StandardOrder
+from connectors.swiss_time import swiss_today
 from fileio.errors import InputError
 from flows.forms import form
 from flows.naming import run_name
@@ -128,7 +128,7 @@ async def newspaper_order(
         summary,
     ):
         async with recorder.step("check order"):
-            check_order(submitted, today=dt.date.today())
+            check_order(submitted, today=swiss_today())
         warnings = WarningLog(recorder)
         identity = identity_of(basis)
         async with newspaper_client(settings, request_log=recorder.request_log) as client:

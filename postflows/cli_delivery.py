@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from connectors.swiss_time import swiss_today
 from flows.requests import OutputOptions, PickupRegistrationRequest, ReferenceDataOutput
 from postflows.cli_common import prepare_flow_run, print_summary, run_work
 from postflows.cli_requests import request_command
@@ -33,7 +34,7 @@ def delivery_sync_command(
     if show:
         from postflows.console import output_console
 
-        output_console().print(holidays_table(dt.date.today()))
+        output_console().print(holidays_table(swiss_today()))
 
 
 def holidays_table(since: dt.date) -> Table:

@@ -227,11 +227,11 @@ def order_file(request: NewspaperOrderRequest) -> None:
     Raises:
         InputError: the file is not an order; OrderInvalid: a field breaks a rule of §2.1.
     """
-    import datetime as dt
 
+    from connectors.swiss_time import swiss_today
     from fileio.newspaper.order_input import check_order, load_order
 
     if request.order_path is None:
         return
     order = load_order(request.order_path, "gratis" if request.gratis else "standard")
-    check_order(order, today=dt.date.today())
+    check_order(order, today=swiss_today())

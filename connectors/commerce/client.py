@@ -50,6 +50,7 @@ from connectors.errors import ApiError, LoginRequired, MalformedResponse, NotFou
 from connectors.http import ApiClient, HttpOptions
 from connectors.jsontext import json_of
 from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, TokenSource, shared_or_new
+from connectors.swiss_time import swiss_today
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -87,7 +88,7 @@ class CommerceClient(ApiClient):
         user: TokenSource | None = None,
         scopes: CommerceScopes | None = None,
         paths: CommercePaths | None = None,
-        today: Callable[[], dt.date] = dt.date.today,
+        today: Callable[[], dt.date] = swiss_today,
         **options: Unpack[HttpOptions],
     ) -> None:
         credentials = shared_or_new(credentials, token_url, client_id, client_secret, api=API)

@@ -57,6 +57,7 @@ from connectors.newspaper.models import (
     StructureFileCode,
 )
 from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, shared_or_new
+from connectors.swiss_time import swiss_today
 from connectors.validation import email_problem
 
 SUBMISSION = "/logistics/newspaper/submission/v1"
@@ -98,7 +99,7 @@ class NewspaperClient(ApiClient):
         client_id: str | None = None,
         client_secret: SecretStr | None = None,
         credentials: ClientCredentials | None = None,
-        today: Callable[[], dt.date] = dt.date.today,
+        today: Callable[[], dt.date] = swiss_today,
         document_max_bytes: int = DOCUMENT_MAX_BYTES,
         **options: Unpack[HttpOptions],
     ) -> None:
