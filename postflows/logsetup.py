@@ -43,17 +43,26 @@ def install_secret_filter() -> None:
     """Put the :class:`SecretFilter` on every handler configured now (Prefect's console and API log handlers
     among them) and on the postflows, Prefect, httpx and Dask loggers and their children; a second call adds
     it where logging was configured anew since."""
-    manager = logging.Logger.manager
-    loggers = [logging.getLogger(), *(logging.getLogger(name) for name in SCRUBBED_LOGGERS)]
-    loggers += [
-        logger for name, logger in list(manager.loggerDict.items()) if isinstance(logger, logging.Logger)
-    ]
+    loggers = [logging.getLogger(), *(logging.getLogger(name) for name in SCRUBBED_LOGGERS), *_made_loggers()]
     for logger in loggers:
         if logger.name.split(".")[0] in SCRUBBED_LOGGERS and _FILTER not in logger.filters:
             logger.addFilter(_FILTER)
         for handler in logger.handlers:
             if _FILTER not in handler.filters:
                 handler.addFilter(_FILTER)
+
+
+def _made_loggers() -> list[logging.Logger]:
+    """Every logger made so far in this process.
+
+    Any thread may make a logger at any moment (Prefect's do as a run starts), adding it to the logging
+    module's registry. Iterating the registry (even ``list(registry.items())``) allocates as it goes, and an
+    allocation may run the garbage collector and let another thread in: the registry then changes size
+    under the iteration. ``dict.copy`` takes the whole registry in one step that runs no Python code and
+    allocates no collected object, so no other thread gets in.
+    """
+    registry = logging.Logger.manager.loggerDict.copy()
+    return [logger for logger in registry.values() if isinstance(logger, logging.Logger)]
 
 
 class _NoTracebackFormatter(logging.Formatter):
