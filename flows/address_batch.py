@@ -142,7 +142,6 @@ async def address_batch(
             raise ConfigurationError(unmergeable)
         try:
             async with address_service_client(settings, request_log=recorder.request_log) as client:
-                await ping_service(client)
                 results = await _run_batch(
                     client,
                     recorder,
@@ -239,6 +238,7 @@ async def _run_batch(
     profile: AlignmentProfile | None,
 ) -> AddressResults:
     """Start (or resume) the job, wait for it, download; delete remote files whose job is over."""
+    await ping_service(client)  # before anything is uploaded or resumed
     assert prepared.upload_path is not None
     upload_sha256 = file_digest(prepared.upload_path)[1]
     try:
@@ -315,6 +315,13 @@ def _kept(download: Path, setting: str) -> str:
     )
 
 
+RUNBATCH_HINT = (
+    "ask the service's support whether a batch ran on the uploaded file recorded in `postflows history`; its "
+    "files are deleted by `postflows cleanup --force` or by the --resubmit run"
+)
+"""What a user checks before ``--resubmit`` when a runbatch's outcome is unknown."""
+
+
 async def _submit(
     client: AddressServiceClient,
     recorder: RunRecorder,
@@ -371,11 +378,7 @@ async def _submit(
         send=run_batch,
         remote_id_of=lambda started: started.batch_token,
         resubmit=resubmit,
-        hint=(
-            "ask the service's support whether a batch ran on the uploaded file recorded in "
-            "`postflows history`; its files are deleted by `postflows cleanup --force` or by the "
-            "--resubmit run"
-        ),
+        hint=RUNBATCH_HINT,
         fingerprint=upload_sha256,
         prepare=upload_and_create,
         resumable=batch_is_resumable,

@@ -22,7 +22,7 @@ from flows.requests import AddressQueryRequest, OutputOptions
 from flows.runs import RunSummary, recorded_run
 from history.identity import derive_key
 from history.recorder import RunRecorder
-from postflows.settings import get_settings
+from postflows.settings import Settings, get_settings
 from postflows.task_runners import fan_out_task_runner
 from postflows.wiring import ConfigurationError, address_service_client, address_service_endpoint
 from tasks.address_service.ping import ping_service
@@ -64,12 +64,7 @@ async def address_query(
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
-    if request.timeout_ms >= settings.http_timeout_s * 1000:
-        raise ConfigurationError(
-            f"timeout_ms: a query's timeout ({request.timeout_ms} ms) must be below the HTTP timeout "
-            f"(POSTFLOWS_HTTP_TIMEOUT_S={settings.http_timeout_s:g} s), or the connection gives up before "
-            "the service answers"
-        )
+    _check_timeout(request, settings)
     reading = input_format(request)
     # Everything that changes what is sent; the key names the checkpoint of the answers received.
     identifying = {
@@ -119,6 +114,16 @@ async def address_query(
             checkpoint.clear()  # done: a later run queries afresh
         get_run_logger().info("address queries done: %d rows, %d failed", results.rows, failed)
         return dict(summary)
+
+
+def _check_timeout(request: AddressQueryRequest, settings: Settings) -> None:
+    """A query's service-side timeout must end before the HTTP timeout, or the connection gives up first."""
+    if request.timeout_ms >= settings.http_timeout_s * 1000:
+        raise ConfigurationError(
+            f"timeout_ms: a query's timeout ({request.timeout_ms} ms) must be below the HTTP timeout "
+            f"(POSTFLOWS_HTTP_TIMEOUT_S={settings.http_timeout_s:g} s), or the connection gives up before "
+            "the service answers"
+        )
 
 
 async def _query(
