@@ -15,6 +15,24 @@ The gratis order body is not shown in the spec; the sandbox accepts the standard
     }
 
 ``count`` may be left out: the current circulation of that category in the distribution list is used.
+
+Guesses: §2.1 shows ``largeEditionShipments`` and ``appendixShipments`` without their elements' shape, and
+no field at all for unaddressed, military or unsorted copies, nor for a tariff group, although §7 has codes
+for each. So that every §7 code can be earned, the sandbox reads (and these shapes are its own)::
+
+    "nationalDelivery": {
+        "sortedDelivery": {
+            "largeEditionShipments": [{"edition": "MONDAY_FRIDAY" | "SATURDAY", "weight": 250, "count": 900}],
+            "appendixShipments": [{"description": "Prospekt", "weight": 40, "count": 1200}]   # inserts
+        },
+        "unaddressedShipments": [{"weight": 180, "count": 50, "military": false}],
+        "unsortedDelivery": {"unsortedShipments": [{"weight": 180, "count": 30, "military": false}]}
+    },
+    "internationalDelivery": {"internationalShipments": [{..., "tariffGroup": 2}]},
+    "gratisDelivery": {"insertShipments": [{"description": "Beilage", "weight": 20, "count": 500}]}
+
+An insert is lighter or heavier than the newspaper it goes with: the heaviest sorted (or gratis) shipment,
+else the newspaper's standard weight.
 """
 
 from __future__ import annotations
@@ -62,15 +80,47 @@ class SortedShipment(_Body):
         return self.count_mail_man + self.count_city + self.count_rest
 
 
+class LargeEditionShipment(_Body):
+    """A large print run (a guessed shape, see the module)."""
+
+    edition: Literal["MONDAY_FRIDAY", "SATURDAY"] = "MONDAY_FRIDAY"
+    weight: int | None = None
+    count: int = Field(default=0, ge=0)
+    shipment_remark: str = ""
+
+
+class InsertShipment(_Body):
+    """Inserts going with the newspaper (a guessed shape, see the module)."""
+
+    description: str = ""
+    weight: int | None = None
+    count: int = Field(default=0, ge=0)
+
+
+class CopiesShipment(_Body):
+    """Unaddressed or unsorted copies, military ones when ``military`` (a guessed shape, see the module)."""
+
+    weight: int | None = None
+    count: int = Field(default=0, ge=0)
+    military: bool = False
+    shipment_remark: str = ""
+
+
 class SortedDelivery(_Body):
     sorted_shipments: list[SortedShipment] = []
-    large_edition_shipments: list[dict[str, Any]] = []
-    appendix_shipments: list[dict[str, Any]] = []
+    large_edition_shipments: list[LargeEditionShipment] = []
+    appendix_shipments: list[InsertShipment] = []
     sort_file: dict[str, Any] | None = None
+
+
+class UnsortedDelivery(_Body):
+    unsorted_shipments: list[CopiesShipment] = []
 
 
 class NationalDelivery(_Body):
     sorted_delivery: SortedDelivery | None = None
+    unaddressed_shipments: list[CopiesShipment] = []
+    unsorted_delivery: UnsortedDelivery | None = None
 
 
 class InternationalItem(_Body):
@@ -83,6 +133,7 @@ class InternationalShipment(_Body):
     product_label: str = ""
     country: str
     contract_price: bool = False
+    tariff_group: int | None = None
     priority_shipments: list[InternationalItem] = []
     economy_shipments: list[InternationalItem] = []
 
@@ -108,6 +159,12 @@ class StandardOrder(OrderBase):
         return self.national_delivery.sorted_delivery.sorted_shipments
 
     @property
+    def sorted_delivery(self) -> SortedDelivery:
+        if self.national_delivery is None or self.national_delivery.sorted_delivery is None:
+            return SortedDelivery()
+        return self.national_delivery.sorted_delivery
+
+    @property
     def international_shipments(self) -> list[InternationalShipment]:
         if self.international_delivery is None:
             return []
@@ -123,7 +180,7 @@ class GratisShipment(_Body):
 
 class GratisDelivery(_Body):
     gratis_shipments: list[GratisShipment] = Field(min_length=1)
-    insert_shipments: list[dict[str, Any]] = []
+    insert_shipments: list[InsertShipment] = []
 
 
 class GratisOrder(OrderBase):

@@ -7,6 +7,10 @@ Newspapers (``newspaperNumber``):
 * ``4712`` Wochenblatt Pfannenstiel — the customer's, but without a sort file: orders get ``0003``.
 * ``5120`` Anzeiger Rigi — gratis newspaper, location categories A, B and C.
 * ``5121`` Gratis-Post Seeland — gratis newspaper, categories A and B only (C gets ``0104``).
+* ``4713`` Zuger Tagblatt — standard newspaper of the customer taking every kind of copies §7 has a code
+  for (large print runs, inserts lighter and heavier than it, unaddressed, military and unsorted copies);
+  ``4711`` takes none of those (each gets its "not possible" code), ``5121`` takes gratis inserts lighter
+  than it, ``5120`` none.
 * ``9001`` Basler Abendblatt — belongs to another customer: every request naming it gets ``0001``.
 * every other number from ``2000`` to ``8999`` — a standard newspaper of the customer with generated master
   data (title, publisher, printer and sending town drawn from the number, so always the same; orders are
@@ -181,6 +185,13 @@ LIST_PRICE_COUNTRIES = frozenset(
 CONTRACT_PRICE_COUNTRIES = frozenset({"AT", "DE", "FR", "IT", "LI"})
 INTERNATIONAL_RANGES = {"list": (1, 2000), "contract": (1, 1000)}
 COMMENT_MAX_CHARS = 50
+INSERT_DESCRIPTION_MAX_CHARS = 60
+# The tariff groups an international lane may name per country ("*": every other country); a guess, as §2.1
+# shows no tariff group (see sandbox.newspaper.order_models).
+TARIFF_GROUPS: dict[str, frozenset[int]] = {
+    **dict.fromkeys(CONTRACT_PRICE_COUNTRIES, frozenset({1, 2})),
+    "*": frozenset({2, 3}),
+}
 
 
 def distribution_list(paper: ReferenceNewspaper) -> dict[str, Any]:
