@@ -8,6 +8,7 @@ collected, all of them, and returned as errors of an HTTP 200 answer. Warnings n
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -155,7 +156,7 @@ def _newspaper_weight(weights: list[int | None], paper: ReferenceNewspaper) -> i
 
 def _check_inserts(
     inserts: list[InsertShipment],
-    kinds: dict[bool, tuple[str, str, str | None]],
+    kinds: Mapping[bool, tuple[str, str, str | None]],
     newspaper_weight: int,
     copies: int | None,
     paper: ReferenceNewspaper,
@@ -172,7 +173,7 @@ def _check_inserts(
 
 def _check_copies(
     shipments: list[CopiesShipment],
-    kinds: dict[bool, tuple[str, str, str]],
+    kinds: Mapping[bool, tuple[str, str, str]],
     paper: ReferenceNewspaper,
     verdict: Verdict,
 ) -> None:
