@@ -112,8 +112,11 @@ class CommerceClient(ApiClient):
     # --- 4.1 personal addresses (user token) -----------------------------------------------------------
 
     async def addresses(self) -> list[Address]:
-        """The signed-in user's addresses."""
-        response = await self._get(f"{self.paths.address}/users/current/addresses", self._user_auth())
+        """The signed-in user's addresses; none when the service answers 404 ("no result", §7)."""
+        try:
+            response = await self._get(f"{self.paths.address}/users/current/addresses", self._user_auth())
+        except NotFound:
+            return []
         return _parse_list(Address, response, "addresses")
 
     async def main_address(self) -> Address:

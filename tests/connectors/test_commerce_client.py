@@ -539,6 +539,15 @@ async def test_a_second_403_on_personal_data_names_the_personal_scope(
     assert len(server.calls) == 2
 
 
+async def test_a_user_without_addresses_is_an_empty_list(
+    user_client: CommerceClient, server: FakeCommerce
+) -> None:
+    """§7: 404 on users/current/addresses means "no result"."""
+    server.route("GET", PERSONAL, reply({"message": "no result"}, 404))
+    assert await user_client.addresses() == []
+    assert len(server.calls) == 1
+
+
 async def test_address_not_found_or_not_owned(user_client: CommerceClient, server: FakeCommerce) -> None:
     server.route("GET", f"{PERSONAL}/{ADDRESS_ID}", reply({"message": "no result"}, 404))
     with pytest.raises(AddressNotFound, match=ADDRESS_ID) as caught:
