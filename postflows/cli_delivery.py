@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from connectors.swiss_time import swiss_today
 from flows.requests import OutputOptions, PickupRegistrationRequest, ReferenceDataOutput
 from postflows.cli_common import prepare_flow_run, print_summary, run_work
 from postflows.cli_requests import request_command
@@ -32,6 +31,7 @@ def delivery_sync_command(
 
     print_summary(run_work(lambda: delivery_reference_sync(output=output)))
     if show:
+        from connectors.swiss_time import swiss_today
         from postflows.console import output_console
 
         output_console().print(holidays_table(swiss_today()))

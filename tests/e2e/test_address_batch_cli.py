@@ -145,7 +145,7 @@ def test_history_lists_the_run_and_shows_steps_token_and_documents(batch_run: Ba
     assert PASSWORD not in text
 
 
-def test_wrong_password_fails_with_one_line_naming_status_101(
+def test_wrong_password_stops_at_the_ping_with_one_line_naming_status_101(
     tmp_path: Path, sandbox: ServedSandbox, prefect_server: PrefectServer
 ) -> None:
     before = sandbox.requests()
@@ -153,13 +153,14 @@ def test_wrong_password_fails_with_one_line_naming_status_101(
     result = workspace.run("address-batch", str(EXAMPLE), "--out", str(workspace.out_dir))
     after = sandbox.requests()
 
-    assert result.returncode == 1
+    assert result.returncode == 2  # the settings must change before a run can go on
     output = result.stdout + result.stderr
     assert "Traceback" not in output
     assert "not-the-password" not in output
     (reason,) = [line for line in result.stderr.splitlines() if line.startswith("failed:")]
-    assert "Status 101" in reason and "AuthenticationFailed" in reason
+    assert "Status 101" in reason and "AuthenticationFailed" in reason and "ping" in reason
     assert result.stderr.rstrip().endswith(reason)
-    # Refused at the first call: nothing was created, so nothing is left to delete.
-    assert _counted(after, "uploadfile") - _counted(before, "uploadfile") == 1
+    # Refused at the ping: nothing was uploaded or created, so nothing is left to delete.
+    assert _counted(after, "ping") - _counted(before, "ping") == 1
+    assert _counted(after, "uploadfile") == _counted(before, "uploadfile")
     assert _counted(after, "runbatch") == _counted(before, "runbatch")

@@ -463,21 +463,22 @@ def _report(result: ScanResult, records: dict[str, list[WireRecord]]) -> str:
 
 
 def test_every_flow_ran_and_the_failing_ones_failed_naming_the_cause(scanned: ScanResult) -> None:
-    failing = {
-        ("401 address service", "address-batch"): "Status 101",
-        ("401 newspaper", "structure-files"): "401",
-        ("401 commerce", "delivery-sync"): "401",
-        ("rejected order", "newspaper-order"): "0003",
-        ("500 newspaper", "newspaper-sync"): "500",
-        ("refused ID token", "commerce-login"): "nonce",
-        ("400 address service echoing the password", "address-batch"): "HTTP 400",
+    failing = {  # (cause named, exit code): a password the ping finds refused exits 2
+        ("401 address service", "address-batch"): ("Status 101", 2),
+        ("401 newspaper", "structure-files"): ("401", 1),
+        ("401 commerce", "delivery-sync"): ("401", 1),
+        ("rejected order", "newspaper-order"): ("0003", 1),
+        ("500 newspaper", "newspaper-sync"): ("500", 1),
+        ("refused ID token", "commerce-login"): ("nonce", 1),
+        ("400 address service echoing the password", "address-batch"): ("HTTP 400", 1),
     }
     # These answers quoted the request, credentials included (--echo): the reason quotes them scrubbed.
     echoed = {"401 newspaper", "401 commerce", "500 newspaper", "400 address service echoing the password"}
     for run in scanned.runs:
-        cause = failing.get((run.group, run.args[0]))
-        if cause is not None:
-            assert run.result.returncode == 1, run.result.stdout + run.result.stderr
+        expected = failing.get((run.group, run.args[0]))
+        if expected is not None:
+            cause, exit_code = expected
+            assert run.result.returncode == exit_code, run.result.stdout + run.result.stderr
             assert cause in run.reason, run.result.stderr
             if run.group in echoed:
                 assert "[redacted]" in run.reason or "**********" in run.reason, run.reason

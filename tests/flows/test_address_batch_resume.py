@@ -115,12 +115,14 @@ async def test_rerun_after_a_crash_resumes_the_recorded_job(
     assert sorted(run.state for run in _runs()) == ["COMPLETED", "FAILED"]
     assert any("abandoned; its work was resumed by run" in (run.error or "") for run in _runs())
 
-    # A third run with the same key neither submits nor downloads again: it rebuilds from the recorded file.
-    before = sum(sandbox.transport.calls.values())
+    # A third run with the same key neither submits nor downloads again: it rebuilds from the recorded file,
+    # after the one ping every run opens with.
+    before, pinged = sum(sandbox.transport.calls.values()), sandbox.transport.count("/ping")
     again = await call(
         address_batch, input_path=EXAMPLE, output_dir=out, idempotency_key="crm-export-1", **FAST
     )
-    assert sum(sandbox.transport.calls.values()) == before
+    assert sandbox.transport.count("/ping") == pinged + 1
+    assert sum(sandbox.transport.calls.values()) == before + 1
     assert again["qstat"] == summary["qstat"]
 
 
