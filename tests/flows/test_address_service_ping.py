@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from flows.address_batch import address_batch
 from postflows.cli import app
+from tasks.address_service.ping import PingFailed
+from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
@@ -52,15 +55,24 @@ def test_a_wrong_password_stops_after_one_ping_with_exit_2(
     ],
     ids=lambda value: str(value.get("value")) if isinstance(value, dict) else str(value),
 )
-def test_a_failed_ping_is_a_one_line_refusal_before_the_upload(
+async def test_a_failed_ping_is_a_refusal_before_the_upload(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path, rule: dict[str, object], exit_code: int
 ) -> None:
     sandbox.inject(api="address", endpoint="ping", times=None, **rule)
+    with pytest.raises(PingFailed, match="did not answer its ping") as refused:
+        await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", max_wait_s=60)
+
+    assert refused.value.exit_code == exit_code  # what the command exits with (run_work reads it)
+    assert sandbox.transport.count("/ping") >= 1 and _sent_work(sandbox) == 0
+
+
+def test_a_failed_ping_ends_the_command_in_one_line(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
+    sandbox.inject(api="address", endpoint="ping", kind="http_status", value=503, times=None)
     result = runner.invoke(app, [*COMMANDS["address-batch"], "--out", str(tmp_path / "out")])
 
-    assert result.exit_code == exit_code, result.output
+    assert result.exit_code == 1, result.output
     assert "did not answer its ping" in result.output.strip().splitlines()[-1]
-    assert sandbox.transport.count("/ping") >= 1 and _sent_work(sandbox) == 0
+    assert _sent_work(sandbox) == 0
 
 
 def test_a_run_pings_once_before_its_work(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
