@@ -405,6 +405,37 @@ async def test_run_query_sends_field_list_and_reads_result() -> None:
     assert result.id == 5 and result.settlement_id == 77 and result.fields["QSTAT"] == "1"
 
 
+async def test_a_client_query_answer_is_read_under_either_wrapper() -> None:
+    """§4.2: runquery2withclient answers "same as /runquery2"; a wrapper named after the method is read too
+    (the sandbox answers only the first)."""
+    answers = iter(["RunQuery2Result", "RunQuery2WithClientResult"])
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        result = {"Result": {"Id": 7, "Data": [{"FieldName": "QSTAT", "Value": "2"}]}, "Status": 0}
+        return httpx.Response(200, json={next(answers): result})
+
+    async with make_client(handler) as client:
+        for _ in range(2):
+            result = await client.run_query(
+                "q_v1", 7, {"Name_in": "Muster"}, billing_reference="R", client_identifier="C-1"
+            )
+            assert (result.id, result.fields["QSTAT"]) == (7, "2")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        httpx.Response(200, text="OK", headers={"content-type": "text/plain"}),
+        httpx.Response(200),
+        httpx.Response(200, json={"Status": 0}),
+    ],
+    ids=["plain text", "empty", "status 0"],
+)
+async def test_a_ping_answered_200_without_a_status_passes(answer: httpx.Response) -> None:
+    async with make_client(lambda request: answer) as client:
+        await client.ping()
+
+
 async def test_run_query_is_retried_on_status_203_timeout() -> None:
     statuses = iter([203, 0])
 
