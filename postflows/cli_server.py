@@ -58,6 +58,7 @@ def start_command(
     verb = "already running" if already is not None else "started"
     typer.echo(f"Prefect server {verb}: {state.api_url} (pid {state.pid})")
     typer.echo(f"UI: {state.api_url.removesuffix('/api')}  home, database and log: {server.home}")
+    typer.echo(f"For prefect commands in this shell: export PREFECT_API_URL={state.api_url}")
     _overridden()
 
 

@@ -52,7 +52,7 @@ class ServerState:
 
     @property
     def api_url(self) -> str:
-        return f"http://{self.host}:{self.port}/api"
+        return _api_url(self.host, self.port)
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ class LocalServer:
         _check_port_free(host, port)
         make_dirs(self.home)
         os.chmod(self.home, PRIVATE_DIR_MODE)
-        env = {**os.environ, "PREFECT_HOME": str(self.home)}
+        env = {**os.environ, "PREFECT_HOME": str(self.home), "PREFECT_UI_API_URL": _api_url(host, port)}
         env.pop("PREFECT_API_URL", None)
         env.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
         log_fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_FILE_MODE)
@@ -144,8 +144,8 @@ class LocalServer:
         raise ServerError(f"the Prefect server did not answer within {timeout:.0f} s; see {self.log_path}")
 
     def stop(self, timeout: float = STOP_TIMEOUT_S) -> ServerState | None:
-        """Stop the recorded server and everything it started (its process group); returns what was
-        stopped, or None when nothing ran."""
+        """Stop the recorded server and everything it started (its process group), and wait until its port
+        takes a new server; returns what was stopped, or None when nothing ran."""
         state = self.running()
         self.state_path.unlink(missing_ok=True)
         if state is None:
@@ -157,6 +157,10 @@ class LocalServer:
             time.sleep(0.1)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(state.pid, signal.SIGKILL)
+        # The process group's last members (the server's workers) may hold the listening socket a moment
+        # longer than the leader.
+        while not _port_free(state.host, state.port) and time.monotonic() < deadline + STOP_TIMEOUT_S:
+            time.sleep(0.1)
         return state
 
 
@@ -350,9 +354,22 @@ def _alive(pid: int) -> bool:
     return _SERVER_ARGS in b"\0" + command
 
 
-def _check_port_free(host: str, port: int) -> None:
+def _api_url(host: str, port: int) -> str:
+    return f"http://{host}:{port}/api"
+
+
+def _port_free(host: str, port: int) -> bool:
+    """Whether a server could listen on the port now. Bound as the server binds it (``SO_REUSEADDR``, as
+    uvicorn does): connections of a stopped server left in TIME_WAIT do not count, a listening socket does."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host, port))
         except OSError:
-            raise ServerError(f"{host}:{port} is in use; choose another port with --port") from None
+            return False
+        return True
+
+
+def _check_port_free(host: str, port: int) -> None:
+    if not _port_free(host, port):
+        raise ServerError(f"{host}:{port} is in use; choose another port with --port")

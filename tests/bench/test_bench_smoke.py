@@ -23,6 +23,7 @@ TINY = BenchConfig(
     overhead_rows=20,
     query_latency_s=0.001,
     job_seconds=0.5,
+    batch_job_seconds=0.0,
     jobs=1,
     cli_repeats=1,
     history_runs=300,

@@ -102,6 +102,28 @@ def test_start_refuses_a_port_in_use(tmp_path: Path) -> None:
     assert LocalServer.of(tmp_path / "data").state() is None
 
 
+def test_a_port_whose_last_server_left_connections_in_time_wait_is_free() -> None:
+    """A stopped server's side of its closed connections waits in TIME_WAIT for a minute; a new server
+    binds the port all the same (uvicorn sets SO_REUSEADDR), so the check must not refuse it."""
+    import socket
+
+    from postflows.prefect_server import _port_free
+
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port)) as client:
+            accepted, _ = listener.accept()
+            accepted.close()  # the server closes first: its end of the connection goes to TIME_WAIT
+            client.recv(1)
+        assert not _port_free("127.0.0.1", port)  # still listening
+    with socket.socket() as plain, pytest.raises(OSError):
+        plain.bind(("127.0.0.1", port))  # what a check without SO_REUSEADDR saw: "in use"
+    assert _port_free("127.0.0.1", port)
+
+
 class _EndedProcess:
     """Stands in for the server's process: records how it was started, and has already ended."""
 

@@ -43,7 +43,12 @@ def test_a_flow_command_reports_to_the_running_local_server(tmp_path: Path, data
     started = _postflows(env, tmp_path, "server", "start", "--port", str(port))
     assert started.returncode == 0, started.stderr
     assert f"Prefect server started: {api}" in started.stdout
+    assert f"export PREFECT_API_URL={api}" in started.stdout
     home = data_dir / "prefect-server"
+    # The UI the server serves calls this server's API, whatever the port (not Prefect's default 4200).
+    pid = LocalServer.of(data_dir).state().pid  # type: ignore[union-attr]
+    environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    assert f"PREFECT_UI_API_URL={api}".encode() in environ
     assert (home / "server.json").is_file() and (home / "server.log").is_file()
     assert (home / "prefect.db").is_file()  # the server's own database lives in the data dir too
 
@@ -68,3 +73,9 @@ def test_a_flow_command_reports_to_the_running_local_server(tmp_path: Path, data
     assert gone.returncode == 1 and "no local Prefect server runs" in gone.stdout
     with pytest.raises(httpx.TransportError):
         httpx.get(f"{api}/health", timeout=2)
+
+    # The port served connections a moment ago (some of them wait in TIME_WAIT): a new start takes it at once.
+    restarted = _postflows(env, tmp_path, "server", "start", "--port", str(port))
+    assert restarted.returncode == 0, restarted.stdout + restarted.stderr
+    assert f"Prefect server started: {api}" in restarted.stdout
+    assert _postflows(env, tmp_path, "server", "stop").returncode == 0
