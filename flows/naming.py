@@ -1,5 +1,6 @@
-"""Flow-run names that say what runs: the flow, what it works on, and when it started
-(``address-batch-customers.xlsx-20260302-081500``), instead of Prefect's random two words."""
+"""Flow-run names that say what runs: the flow, what it works on, when it started in Swiss time and a short
+suffix of the run's id that keeps two runs started in the same second apart
+(``address-batch-customers.xlsx-20260302-081500-3f9a``), instead of Prefect's random two words."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from pathlib import PurePath, PurePosixPath
 from typing import Any
+
+from connectors.swiss_time import SWISS_ZONE
 
 Describe = Callable[[Mapping[str, Any]], str | None]
 
@@ -30,10 +33,21 @@ def run_name(flow_name: str, *parts: str | Describe) -> Callable[[], str]:
             word = part(parameters) if callable(part) else _word(parameter_value(parameters, part))
             if word:
                 words.append(word)
-        words.append(dt.datetime.now().strftime("%Y%m%d-%H%M%S"))
+        words.append(_now().astimezone(SWISS_ZONE).strftime("%Y%m%d-%H%M%S"))
+        run_id = str(flow_run.id or "")
+        if run_id:
+            words.append(run_id.replace("-", "")[:SUFFIX_LENGTH])
         return "-".join(words)
 
     return name
+
+
+SUFFIX_LENGTH = 4
+"""Hex digits of the run's id a name ends with."""
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
 
 
 def parameter_value(parameters: Mapping[str, Any], name: str) -> Any:
