@@ -17,6 +17,7 @@ from typing import Any
 from connectors.errors import PostflowsError
 from connectors.redaction import redact
 from fileio.files import write_text
+from flows import run_events
 from history.recorder import RunRecorder, record_shielded
 from postflows.settings import Settings
 from tasks.retrying import StepRetries, step_retries
@@ -135,7 +136,8 @@ async def recorded_run(
     notify: Callable[[str], None] | None = None,
 ) -> AsyncIterator[tuple[RunRecorder, RunSummary]]:
     """Record a run that holds its idempotency key; it ends COMPLETED, FAILED (with the error), INTERRUPTED
-    (Ctrl-C or a cancellation, at any point, even while the record is made), or PARKED.
+    (Ctrl-C or a cancellation, at any point, even while the record is made), or PARKED. A completed run
+    emits ``postflows.<flow>.finished``, a failed one ``postflows.<flow>.failed`` (:mod:`flows.run_events`).
 
     A second run with the same key waits here (bounded by ``lease_wait_s``) while a live run holds it. The
     idempotent steps of the run are retried as the settings say (:func:`tasks.retrying.step_retries`). A
@@ -166,10 +168,32 @@ async def recorded_run(
         raise
     except BaseException as error:
         scrub_error(error)
-        await recorder.finish("FAILED", error=f"{type(error).__name__}: {error}", summary=summary)
+        reason = f"{type(error).__name__}: {error}"
+        await recorder.finish("FAILED", error=reason, summary=summary)
+        _ended(recorder, run_events.FAILED, summary, parameters, error=reason)
         raise
     if not summary.is_parked:
         await recorder.finish("COMPLETED", summary=summary)
+        _ended(recorder, run_events.FINISHED, summary, parameters)
+
+
+def _ended(
+    recorder: RunRecorder,
+    outcome: str,
+    summary: RunSummary,
+    parameters: Mapping[str, Any],
+    *,
+    error: str | None = None,
+) -> None:
+    run_events.run_ended(
+        recorder.flow,
+        outcome,
+        run_id=recorder.run_id,
+        summary=summary,
+        parameters=parameters,
+        idempotency_key=recorder.idempotency_key,
+        error=error,
+    )
 
 
 def scrub_error(error: BaseException) -> None:

@@ -1,0 +1,124 @@
+"""Events out: every recorded run ends with a Prefect event, so other systems and automations learn that the
+work is done without polling.
+
+* ``postflows.<flow>.finished``: the run completed; the payload holds its summary (counts, output files,
+  remote ids, what was resumed or reused);
+* ``postflows.<flow>.failed``: the run failed; the payload holds the one-line reason and the summary so far.
+
+The event's resource is the run as the history knows it (``postflows.run.<history run id>``); its related
+resources are the flow run (``prefect.flow-run.<id>``, inside a flow run), each input file
+(``postflows.file.<absolute path>``, role ``input-file``) and the idempotency key (``postflows.key.<key>``,
+role ``idempotency-key``), so an automation can match on any of them. A payload larger than
+:data:`MAX_PAYLOAD_BYTES` keeps its short values and says how long the others were. Secrets are scrubbed
+from the payload as from every artifact. An event that cannot be sent is logged and never fails the run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from connectors.redaction import redact
+
+FINISHED = "finished"
+FAILED = "failed"
+EVENT_PREFIX = "postflows"
+MAX_PAYLOAD_BYTES = 64 * 1024
+"""The most a payload may take as JSON; Prefect refuses events over its own limit (1.5 MB by default)."""
+_SHORT_VALUE_BYTES = 1024
+
+logger = logging.getLogger("postflows.events")
+
+
+def event_name(flow: str, outcome: str) -> str:
+    """``postflows.<flow>.<outcome>``."""
+    return f"{EVENT_PREFIX}.{flow}.{outcome}"
+
+
+def run_ended(
+    flow: str,
+    outcome: str,
+    *,
+    run_id: int | str,
+    summary: Mapping[str, Any],
+    parameters: Mapping[str, Any],
+    idempotency_key: str | None,
+    error: str | None = None,
+) -> None:
+    """Emit ``postflows.<flow>.<outcome>`` for a run that ended (``outcome``: :data:`FINISHED` or
+    :data:`FAILED`)."""
+    try:
+        from prefect.events import emit_event
+
+        payload: dict[str, Any] = {"flow": flow, "history_run_id": run_id, "summary": bounded(summary)}
+        if error is not None:
+            payload["error"] = redact(error)
+        emit_event(
+            event_name(flow, outcome),
+            resource={
+                "prefect.resource.id": f"{EVENT_PREFIX}.run.{run_id}",
+                "prefect.resource.name": f"{flow} run {run_id}",
+                "postflows.flow": flow,
+            },
+            related=related_resources(parameters, idempotency_key),
+            payload=payload,
+        )
+    except Exception:  # an event is news, not the work: the run keeps its outcome
+        logger.warning(
+            "could not send the %s event of run %s", event_name(flow, outcome), run_id, exc_info=True
+        )
+
+
+def related_resources(parameters: Mapping[str, Any], idempotency_key: str | None) -> list[dict[str, str]]:
+    """The flow run, the input files (parameters named ``*_path``) and the key, as related resources."""
+    related = []
+    flow_run_id = _flow_run_id()
+    if flow_run_id is not None:
+        related.append(
+            {"prefect.resource.id": f"prefect.flow-run.{flow_run_id}", "prefect.resource.role": "flow-run"}
+        )
+    for name, value in parameters.items():
+        if name.endswith("_path") and value not in (None, ""):
+            path = Path(str(value)).absolute()
+            related.append(
+                {
+                    "prefect.resource.id": f"{EVENT_PREFIX}.file.{path}",
+                    "prefect.resource.role": "input-file",
+                    "prefect.resource.name": path.name,
+                }
+            )
+    if idempotency_key:
+        related.append(
+            {
+                "prefect.resource.id": f"{EVENT_PREFIX}.key.{idempotency_key}",
+                "prefect.resource.role": "idempotency-key",
+            }
+        )
+    return related
+
+
+def bounded(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """``summary`` as JSON values, secrets scrubbed; over :data:`MAX_PAYLOAD_BYTES`, the values longer than
+    1 KiB are replaced by a note of their size."""
+    safe: dict[str, Any] = json.loads(redact(json.dumps(dict(summary), default=str)))
+    if len(json.dumps(safe)) <= MAX_PAYLOAD_BYTES:
+        return safe
+    kept: dict[str, Any] = {}
+    for key, value in safe.items():
+        size = len(json.dumps(value))
+        kept[key] = (
+            value if size <= _SHORT_VALUE_BYTES else f"… {size} bytes left out (see the run's summary)"
+        )
+    kept["truncated"] = True
+    return kept
+
+
+def _flow_run_id() -> str | None:
+    from prefect.context import FlowRunContext
+
+    context = FlowRunContext.get()
+    run = context.flow_run if context is not None else None
+    return str(run.id) if run is not None else None

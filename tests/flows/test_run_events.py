@@ -1,0 +1,85 @@
+"""Events out: a completed run emits ``postflows.<flow>.finished`` with its summary, a failed one
+``postflows.<flow>.failed`` with its reason; the run, its flow run, its input file and its key are the
+event's resources, so an automation can match on any of them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from prefect.events.clients import AssertingEventsClient
+from prefect.events.worker import EventsWorker
+
+from flows.address_query import address_query
+from flows.run_events import MAX_PAYLOAD_BYTES, bounded
+from tasks.address_service.ping import PingFailed
+from tests.flows.calls import call
+from tests.flows.conftest import Sandbox
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
+
+
+@pytest.fixture
+def events(monkeypatch: pytest.MonkeyPatch) -> Iterator[EventsWorker]:
+    """Prefect's events worker with a client that keeps what it is sent (Prefect's own test client)."""
+    worker = EventsWorker.instance(AssertingEventsClient)
+    monkeypatch.setattr(EventsWorker, "instance", lambda *_: worker)
+    yield worker
+    worker.drain()
+
+
+def _ours(worker: EventsWorker) -> list:  # type: ignore[type-arg]
+    worker.drain()
+    client = worker._client
+    assert isinstance(client, AssertingEventsClient)
+    return [event for event in client.events if event.event.startswith("postflows.")]
+
+
+def _related(event) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return {resource.role: resource.id for resource in event.related}
+
+
+async def test_a_completed_run_emits_finished_with_its_summary(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, events: EventsWorker
+) -> None:
+    state = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True)
+    summary = await state.result()
+
+    [event] = _ours(events)
+    assert event.event == "postflows.address-query.finished"
+    assert event.resource.id == f"postflows.run.{summary['run_id']}"
+    assert event.payload["summary"]["accepted_rows"] == summary["accepted_rows"] > 0
+    assert event.payload["summary"]["files"] == summary["files"]
+    related = _related(event)
+    assert related["flow-run"] == f"prefect.flow-run.{state.state_details.flow_run_id}"
+    assert related["input-file"] == f"postflows.file.{EXAMPLE}"
+    assert related["idempotency-key"].startswith("postflows.key.")
+
+
+async def test_a_failed_run_emits_failed_with_its_reason(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, events: EventsWorker
+) -> None:
+    sandbox.config.address_password = "the-password-the-service-expects"
+    with pytest.raises(PingFailed):
+        await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out")
+
+    [event] = _ours(events)
+    assert event.event == "postflows.address-query.failed"
+    assert (
+        event.payload["error"].startswith("PingFailed: ")
+        and "did not answer its ping" in event.payload["error"]
+    )
+    assert _related(event)["input-file"] == f"postflows.file.{EXAMPLE}"
+
+
+def test_a_large_summary_keeps_its_short_values_and_says_what_it_left_out() -> None:
+    summary = {"accepted_rows": 3, "files": [f"/out/{n:06}.pdf" for n in range(10_000)], "resumed": False}
+    payload = bounded(summary)
+    assert payload["accepted_rows"] == 3 and payload["resumed"] is False and payload["truncated"] is True
+    assert payload["files"].startswith("… ") and "bytes left out" in payload["files"]
+    assert len(str(payload)) < MAX_PAYLOAD_BYTES
+
+
+def test_a_small_summary_is_sent_as_it_is_in_json_values() -> None:
+    assert bounded({"files": [Path("/out/a.csv")], "rows": 2}) == {"files": ["/out/a.csv"], "rows": 2}
