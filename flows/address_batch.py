@@ -27,6 +27,7 @@ from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.reports import CsvStyle
 from flows.address_input import note_prepared_input
 from flows.batch_work import FLOW_NAME, BatchWork, batch_plan, sandbox_id_problem
+from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.parking import poll_policy
@@ -85,7 +86,12 @@ class DownloadLimits:
     tables: TableLimits = TABLE_LIMITS
 
 
-@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "request.input_path"))
+@flow(
+    on_failure=ON_FAILURE,
+    name=FLOW_NAME,
+    log_prints=False,
+    flow_run_name=run_name(FLOW_NAME, "request.input_path"),
+)
 async def address_batch(
     request: Annotated[
         AddressBatchRequest,

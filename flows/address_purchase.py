@@ -20,6 +20,7 @@ from fileio.newspaper.outputs import records_frame, summary_markdown, write_json
 from fileio.newspaper.purchase_input import PurchaseInput, load_purchase_parameters, read_purchase_input
 from fileio.rejected_rows import write_rejected
 from fileio.reports import write_csv, write_xlsx
+from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.newspaper_forms import PurchaseForm
@@ -53,7 +54,12 @@ CLEAN_UP_FIELD = "addressCleanUp"
 FORM = "purchase (form)"
 
 
-@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "request.addresses_path"))
+@flow(
+    on_failure=ON_FAILURE,
+    name=FLOW_NAME,
+    log_prints=False,
+    flow_run_name=run_name(FLOW_NAME, "request.addresses_path"),
+)
 async def address_purchase(
     request: Annotated[
         AddressPurchaseRequest,

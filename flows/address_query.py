@@ -16,6 +16,7 @@ from fileio.address_service.records import minimum_input_mode
 from fileio.checkpoint import RowCheckpoint
 from fileio.errors import InputError
 from flows.address_input import input_format, note_prepared_input
+from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import AddressQueryRequest, OutputOptions
@@ -34,6 +35,7 @@ FLOW_NAME = "address-query"
 
 
 @flow(
+    on_failure=ON_FAILURE,
     name=FLOW_NAME,
     flow_run_name=run_name(FLOW_NAME, "request.input_path"),
     task_runner=fan_out_task_runner(),

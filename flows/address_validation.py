@@ -13,6 +13,7 @@ from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
 from flows.address_input import prepare_commerce_addresses
+from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import AddressValidationRequest, OutputOptions
@@ -31,6 +32,7 @@ FLOW_NAME = "address-validation"
 
 
 @flow(
+    on_failure=ON_FAILURE,
     name=FLOW_NAME,
     flow_run_name=run_name(FLOW_NAME, "request.input_path"),
     task_runner=fan_out_task_runner(),

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 import history
+from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import CleanupRequest
@@ -41,7 +42,9 @@ def _request(parameters: Mapping[str, Any]) -> CleanupRequest:
     return request if isinstance(request, CleanupRequest) else CleanupRequest.model_validate(request or {})
 
 
-@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, _age, _forced))
+@flow(
+    on_failure=ON_FAILURE, name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, _age, _forced)
+)
 async def cleanup(
     request: Annotated[
         CleanupRequest, form("Clean-up", "Which recorded remote files go, and whether owed results go too.")

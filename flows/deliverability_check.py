@@ -15,6 +15,7 @@ from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
 from flows.address_input import prepare_commerce_addresses
+from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import DeliverabilityRequest, OutputOptions
@@ -40,6 +41,7 @@ FLOW_NAME = "deliverability-check"
 
 
 @flow(
+    on_failure=ON_FAILURE,
     name=FLOW_NAME,
     flow_run_name=run_name(FLOW_NAME, "request.input_path"),
     task_runner=fan_out_task_runner(),

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 from fileio.files import write_text
+from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import ReferenceDataOutput
@@ -31,7 +32,7 @@ from tasks.retrying import run_step
 FLOW_NAME = "delivery-reference-sync"
 
 
-@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME))
+@flow(on_failure=ON_FAILURE, name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME))
 async def delivery_reference_sync(
     output: Annotated[
         ReferenceDataOutput, form("Output", "Where the lists as received go on the worker, if anywhere.")

@@ -17,6 +17,7 @@ from prefect.deployments import arun_deployment
 
 from connectors.errors import PostflowsError
 from flows.arrivals import FILE_ARRIVED_EVENT, FILE_ARRIVED_FLOW, FileFlow, arrival_kinds
+from flows.early_failures import ON_FAILURE
 from flows.forms import Blank, form
 from flows.naming import run_name
 from postflows.settings import get_settings
@@ -59,6 +60,7 @@ def arrival_dir(data_dir: Path, file: Path, *, now: dt.datetime | None = None) -
 
 
 @flow(
+    on_failure=ON_FAILURE,
     name=FILE_ARRIVED_FLOW,
     log_prints=False,
     flow_run_name=run_name(FILE_ARRIVED_FLOW, "kind", "path"),

@@ -14,6 +14,7 @@ from prefect import flow, get_run_logger
 from connectors.errors import PostflowsError
 from fileio.newspaper.outputs import summary_markdown, write_json
 from fileio.reports import write_xlsx
+from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import parameter_value, run_name
 from flows.requests import MasterDataRequest, OwnOutputOptions
@@ -40,6 +41,7 @@ class MasterDataNotSynced(PostflowsError):
 
 
 @flow(
+    on_failure=ON_FAILURE,
     name=FLOW_NAME,
     log_prints=False,
     flow_run_name=run_name(

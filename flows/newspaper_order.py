@@ -19,6 +19,7 @@ from prefect import flow, get_run_logger
 from connectors.newspaper import ApiResult, GratisOrder, NewspaperClient, OrderStatus, StandardOrder
 from connectors.swiss_time import swiss_today
 from fileio.errors import InputError
+from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.newspaper_forms import OrderForm
@@ -79,6 +80,7 @@ def _order_words(parameters: Mapping[str, Any]) -> str | None:
 
 
 @flow(
+    on_failure=ON_FAILURE,
     name=FLOW_NAME,
     log_prints=False,
     flow_run_name=run_name(FLOW_NAME, "request.order_path", _order_words),

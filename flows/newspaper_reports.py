@@ -19,6 +19,7 @@ from connectors.newspaper import NewspaperClient, NewspaperRejected
 from fileio.errors import InputError
 from fileio.files import write_text
 from fileio.newspaper.outputs import summary_markdown
+from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import parameter_value, run_name
 from flows.requests import OptionalOutputOptions, ReportsRequest
@@ -62,6 +63,7 @@ class ReportsNotFetched(PostflowsError):
 
 
 @flow(
+    on_failure=ON_FAILURE,
     name=FLOW_NAME,
     log_prints=False,
     flow_run_name=run_name(

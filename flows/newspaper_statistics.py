@@ -26,6 +26,7 @@ from fileio.newspaper.outputs import summary_markdown, write_json
 from fileio.newspaper.statistics_inbox import inbox_calendar, inbox_files, move_to_sent, statistics_inbox
 from fileio.newspaper.statistics_input import StatisticsInput
 from fileio.rejected_rows import write_rejected
+from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import parameter_value, run_name
 from flows.requests import OptionalOutputOptions, StatisticsRequest
@@ -59,7 +60,12 @@ class InboxNotSent(PostflowsError):
     """Files of the statistics inbox failed; each keeps its place in the inbox for the next run."""
 
 
-@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "request.input_path", _inbox_words))
+@flow(
+    on_failure=ON_FAILURE,
+    name=FLOW_NAME,
+    log_prints=False,
+    flow_run_name=run_name(FLOW_NAME, "request.input_path", _inbox_words),
+)
 async def newspaper_statistics(
     request: Annotated[
         StatisticsRequest,

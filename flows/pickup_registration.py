@@ -13,6 +13,7 @@ from fileio.commerce.pickup_input import PickupInput, read_pickup_input
 from fileio.errors import InputError
 from fileio.rejected_rows import write_rejected
 from fileio.reports import write_csv, write_xlsx
+from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import OutputOptions, PickupRegistrationRequest
@@ -34,7 +35,7 @@ from tasks.commerce.pickup import (
 FLOW_NAME = "pickup-registration"
 
 
-@flow(name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "request.input_path"))
+@flow(on_failure=ON_FAILURE, name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "request.input_path"))
 async def pickup_registration(
     request: Annotated[
         PickupRegistrationRequest, form("Pickup users", "The file of pickup users and how many at once.")

@@ -16,6 +16,7 @@ from connectors.newspaper.validation import ensure_valid
 from connectors.validation import email_problem
 from fileio.newspaper.outputs import summary_markdown
 from fileio.reports import write_csv
+from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import OwnOutputOptions, StructureFilesRequest
@@ -39,7 +40,12 @@ from tasks.retrying import run_step
 FLOW_NAME = "structure-files"
 
 
-@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "request.file_code"))
+@flow(
+    on_failure=ON_FAILURE,
+    name=FLOW_NAME,
+    log_prints=False,
+    flow_run_name=run_name(FLOW_NAME, "request.file_code"),
+)
 async def structure_files(
     request: Annotated[
         StructureFilesRequest,

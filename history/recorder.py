@@ -43,10 +43,19 @@ from history.store import (
     record_document,
     record_message,
     record_step,
+    recorded_flow_run,
     start_run,
 )
 
-__all__ = ["JobSnapshot", "RunOutputs", "RunRecorder", "Scrub", "record_shielded", "scrubbed"]
+__all__ = [
+    "JobSnapshot",
+    "RunOutputs",
+    "RunRecorder",
+    "Scrub",
+    "record_shielded",
+    "record_unrecorded_failure",
+    "scrubbed",
+]
 
 DETAIL_CHARS = 500
 
@@ -378,3 +387,33 @@ class RunRecorder(LeasedRun):
                 record_message(session, self._run(session), level=level, code=code, text=clean)
 
         await self._write(record)
+
+
+async def record_unrecorded_failure(
+    database_url: str,
+    *,
+    flow: str,
+    flow_run_id: str,
+    parameters: Mapping[str, Any],
+    error: str,
+    scrub: Scrub,
+) -> int | None:
+    """Record a run of the flow run ``flow_run_id`` that failed before it opened its own record (a missing
+    input file, a parameter the flow does not take): FAILED, with ``error``. Returns the new run's id, or None
+    when the flow run is recorded already."""
+
+    def record() -> int | None:
+        factory = session_factory(database_url)
+        with factory.begin() as session:
+            if recorded_flow_run(session, flow_run_id):
+                return None
+            run = start_run(
+                session,
+                flow=flow,
+                parameters=scrubbed(dict(parameters), scrub),
+                flow_run_id=flow_run_id,
+            )
+            finish_run(session, run, state="FAILED", error=scrub(error)[:DETAIL_CHARS], summary=None)
+            return run.id
+
+    return await asyncio.to_thread(record)

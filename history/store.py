@@ -298,6 +298,12 @@ def list_runs(
     return list(session.scalars(statement.order_by(Run.id.desc()).limit(limit)))
 
 
+def recorded_flow_run(session: Session, flow_run_id: str) -> bool:
+    """Whether a run of the orchestrator's flow run ``flow_run_id`` is recorded."""
+    statement = select(Run.id).where(Run.flow_run_id == flow_run_id).limit(1)
+    return session.scalar(statement) is not None
+
+
 def get_run(session: Session, run_id: int) -> Run | None:
     """One run with its steps, remote jobs and their events, documents and messages loaded."""
     statement = (

@@ -1,13 +1,16 @@
 """Logging for postflows processes: no log record carries a registered secret (:class:`SecretFilter`, on
 the postflows and Prefect loggers and on every handler, the one that ships logs to the Prefect API
-included); and for CLI runs Prefect's log lines stay while tracebacks go only to the Prefect API log (and to
-the console when ``POSTFLOWS_TRACEBACKS=1``), so a failed command ends with its one-line reason.
+included); an expected error (one of ours, whose message says what went wrong and what to do) is logged in
+one line, its traceback at DEBUG, wherever the run's log goes (the Prefect UI included); and for CLI runs
+Prefect's log lines stay while tracebacks go only to the Prefect API log (and to the console when
+``POSTFLOWS_TRACEBACKS=1``), so a failed command ends with its one-line reason.
 """
 
 from __future__ import annotations
 
 import logging
 
+from connectors.errors import PostflowsError
 from connectors.redaction import redact
 from postflows import environment
 
@@ -20,6 +23,7 @@ class SecretFilter(logging.Filter):
     text, in place, so every handler after it sees the scrubbed record; never drops a record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        _brief_if_expected(record)
         try:
             message = record.getMessage()
             scrubbed = redact(message)
@@ -37,6 +41,24 @@ class SecretFilter(logging.Filter):
 
 
 _FILTER = SecretFilter()
+TRACEBACK_NOTE = "the traceback of the error above"
+
+
+def _brief_if_expected(record: logging.LogRecord) -> None:
+    """An error record whose exception is one of ours loses its traceback, which goes to a DEBUG record of
+    the same logger instead (written only where DEBUG is enabled); any other exception keeps it."""
+    if record.levelno < logging.ERROR or not record.exc_info:
+        return
+    error = record.exc_info[1]
+    if not isinstance(error, PostflowsError):
+        return
+    logger = logging.getLogger(record.name)
+    if logger.isEnabledFor(logging.DEBUG):
+        debug = logging.makeLogRecord(record.__dict__)
+        debug.levelno, debug.levelname = logging.DEBUG, logging.getLevelName(logging.DEBUG)
+        debug.msg, debug.args = TRACEBACK_NOTE, None
+        logger.handle(debug)
+    record.exc_info, record.exc_text = None, None
 
 
 def install_secret_filter() -> None:

@@ -46,3 +46,44 @@ def test_the_filter_goes_on_while_another_thread_makes_loggers() -> None:
     made = logging.getLogger("postflows.tests.logsetup")
     install_secret_filter()
     assert any(isinstance(item, SecretFilter) for item in made.filters)
+
+
+class _Kept(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(logging.Formatter("%(levelname)s %(message)s").format(record))
+
+
+def _logged(error: Exception, level: int) -> list[str]:
+    """What a run's logger writes for ``logger.exception(...)`` of ``error`` (as Prefect's engine logs the
+    exception a flow ends with), the logger at ``level``."""
+    logger = logging.getLogger("tests.logsetup.prefect.flow_runs")
+    logger.filters, logger.handlers, logger.propagate = [SecretFilter()], [], False
+    logger.setLevel(level)
+    kept = _Kept()
+    logger.addHandler(kept)
+    try:
+        raise error
+    except Exception as exc:
+        logger.exception("Encountered exception during execution: %r", exc)
+    return kept.lines
+
+
+def test_an_expected_error_is_one_line_and_its_traceback_is_debug() -> None:
+    from fileio.errors import InputError
+
+    lines = _logged(InputError("input file not found", path="/in/missing.csv"), logging.INFO)
+    assert len(lines) == 1 and lines[0].startswith("ERROR Encountered exception during execution: ")
+    assert "Traceback" not in lines[0] and "input file not found" in lines[0]
+
+    debug = _logged(InputError("input file not found", path="/in/missing.csv"), logging.DEBUG)
+    assert debug[0].startswith("DEBUG the traceback of the error above") and "Traceback" in debug[0]
+    assert "Traceback" not in debug[1] and debug[1].startswith("ERROR ")
+
+
+def test_an_unexpected_error_keeps_its_traceback() -> None:
+    [line] = _logged(ZeroDivisionError("division by zero"), logging.INFO)
+    assert line.startswith("ERROR ") and "Traceback (most recent call last)" in line
