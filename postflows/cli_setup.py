@@ -5,19 +5,30 @@ from __future__ import annotations
 
 import typer
 
-from postflows.cli_common import run_work, say
+from postflows.cli_common import EXIT_USAGE, run_work, say
 
 
 def setup_command() -> None:
-    """Create the rate limits address-service, newspaper-api and commerce-api on the Prefect server
-    (PREFECT_API_URL), or bring them to the configured values."""
-    from prefect.settings import PREFECT_API_URL
+    """Create the rate limits address-service, newspaper-api and commerce-api on the Prefect server that
+    `postflows info` names (PREFECT_API_URL, else the local server), or bring them to the configured
+    values."""
+    from postflows.prefect_server import choose_api, prefect_api
+    from postflows.settings import Settings
+
+    data_dir = Settings().data_dir
+    if prefect_api(data_dir).url is None:
+        say(
+            "failed: no Prefect server to set up: start one with `postflows server start` or set "
+            "PREFECT_API_URL (a temporary server would forget the limits when this command ends)",
+            style="red",
+        )
+        raise typer.Exit(EXIT_USAGE)
+    say(choose_api(data_dir))  # before Prefect is imported: it reads PREFECT_API_URL once
 
     from postflows.api_limits import ensure_api_limits
     from postflows.settings import get_settings
 
     settings = get_settings()
-    say(f"Prefect API: {PREFECT_API_URL.value() or 'the local Prefect database (temporary server)'}")
     limits = run_work(lambda: ensure_api_limits(settings), progress=False)
     for limit in limits:
         typer.echo(

@@ -69,9 +69,13 @@ async def _read(name: str) -> GlobalConcurrencyLimitResponse | None:
 def test_setup_creates_the_limits_from_the_settings_and_updates_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from prefect.settings import PREFECT_API_URL
+
     monkeypatch.setenv("POSTFLOWS_NEWSPAPER_RATE_PER_MINUTE", "0")
+    monkeypatch.setenv("PREFECT_API_URL", str(PREFECT_API_URL.value()))  # the test server, as a user sets it
     result = CliRunner().invoke(app, ["setup"])
     assert result.exit_code == 0, result.output
+    assert f"Prefect server: {PREFECT_API_URL.value()} (PREFECT_API_URL)" in result.output
     assert "rate limit address-service: 1200 requests per minute (burst 200" in result.output
     address, newspaper, commerce = (asyncio.run(_read(name)) for name in NAMES)
     assert address is not None and commerce is not None and newspaper is None
@@ -83,6 +87,18 @@ def test_setup_creates_the_limits_from_the_settings_and_updates_them(
     address = asyncio.run(_read(ADDRESS_SERVICE))
     assert address is not None
     assert (address.limit, address.slot_decay_per_second) == (10, pytest.approx(50 / 60))
+
+
+def test_setup_without_a_server_is_refused_not_done_on_a_temporary_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.setenv("PREFECT_PROFILES_PATH", str(tmp_path / "no-profiles.toml"))
+    monkeypatch.setenv("POSTFLOWS_DATA_DIR", str(tmp_path / "data"))  # no local server runs for it
+    result = CliRunner().invoke(app, ["setup"])
+    assert result.exit_code == 2
+    assert "no Prefect server to set up: start one with `postflows server start`" in result.output
+    assert "rate limit" not in result.output
 
 
 async def test_every_request_of_a_run_takes_a_slot_of_its_api_limit(
