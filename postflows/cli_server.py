@@ -32,6 +32,13 @@ def _server() -> LocalServer:
     return LocalServer.of(Settings().data_dir)
 
 
+def _database_url() -> str | None:
+    from postflows.settings import Settings
+
+    url = Settings().server_database_url
+    return url.get_secret_value() if url is not None else None
+
+
 def _overridden() -> None:
     configured = configured_api_url()
     if configured is not None:
@@ -51,13 +58,14 @@ def start_command(
     server = _server()
     already = server.running()
     try:
-        state = server.start(host=host, port=port, timeout=timeout)
+        state = server.start(host=host, port=port, timeout=timeout, database_url=_database_url())
     except ServerError as error:
         say(f"failed: {error}", style="red")
         raise typer.Exit(EXIT_USAGE) from None
     verb = "already running" if already is not None else "started"
     typer.echo(f"Prefect server {verb}: {state.api_url} (pid {state.pid})")
-    typer.echo(f"UI: {state.api_url.removesuffix('/api')}  home, database and log: {server.home}")
+    database = "PostgreSQL (POSTFLOWS_SERVER_DATABASE_URL)" if _database_url() else "SQLite database"
+    typer.echo(f"UI: {state.api_url.removesuffix('/api')}  home, {database} and log: {server.home}")
     typer.echo(f"For prefect commands in this shell: export PREFECT_API_URL={state.api_url}")
     _overridden()
 

@@ -96,10 +96,16 @@ class LocalServer:
         return state if state is not None and answers(state.api_url) else None
 
     def start(
-        self, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, timeout: float = START_TIMEOUT_S
+        self,
+        *,
+        host: str = DEFAULT_HOST,
+        port: int = DEFAULT_PORT,
+        timeout: float = START_TIMEOUT_S,
+        database_url: str | None = None,
     ) -> ServerState:
         """Start ``prefect server start`` detached (its own session, output to the log) and wait until it
-        answers; a server already running is returned as it is.
+        answers; a server already running is returned as it is. ``database_url`` (a PostgreSQL URL of any
+        driver, run through asyncpg as Prefect wants it) replaces the SQLite database in its home.
 
         Raises:
             ServerError: the port is taken, or the server ended or did not answer within ``timeout``
@@ -116,6 +122,8 @@ class LocalServer:
         env = {**os.environ, "PREFECT_HOME": str(self.home), "PREFECT_UI_API_URL": _api_url(host, port)}
         env.pop("PREFECT_API_URL", None)
         env.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+        if database_url:
+            env["PREFECT_SERVER_DATABASE_CONNECTION_URL"] = server_database_url(database_url)
         log_fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_FILE_MODE)
         with open(log_fd, "ab") as log:
             process = subprocess.Popen(
@@ -162,6 +170,14 @@ class LocalServer:
         while not _port_free(state.host, state.port) and time.monotonic() < deadline + STOP_TIMEOUT_S:
             time.sleep(0.1)
         return state
+
+
+def server_database_url(url: str) -> str:
+    """A PostgreSQL URL as the Prefect server takes it (``postgresql+asyncpg://``); others as they are."""
+    scheme, separator, rest = url.partition("://")
+    if separator and scheme.split("+")[0] in ("postgresql", "postgres"):
+        return f"postgresql+asyncpg://{rest}"
+    return url
 
 
 def answers(api_url: str, *, timeout: float = HEALTH_TIMEOUT_S) -> bool:

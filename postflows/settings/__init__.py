@@ -68,6 +68,12 @@ class Settings(BaseSettings):
         default=None, description="SQLAlchemy URL of the run history; default SQLite in the data dir"
     )
 
+    server_database_url: SecretStr | None = Field(
+        default=None,
+        description="SQLAlchemy URL of the database of the local Prefect server (`postflows server start`), "
+        "e.g. postgresql://user:password@host/prefect (run through asyncpg); default SQLite in the data dir",
+    )
+
     address_service: AddressServiceSettings = Field(
         default_factory=AddressServiceSettings, description="The address web service"
     )

@@ -162,3 +162,12 @@ def test_before_prefect_is_imported_the_temporary_server_starts_at_once(
     assert "PREFECT_API_URL" not in env and env["PREFECT_UI_ENABLED"] == "0"
     with pytest.raises(prefect_server.ServerError, match="ended with exit code 3 before it answered"):
         prefect_server.wait_for_temporary_server()
+
+
+def test_a_postgresql_url_of_any_driver_is_run_through_asyncpg() -> None:
+    from postflows.prefect_server import server_database_url
+
+    assert server_database_url("postgresql://u:p@db/prefect") == "postgresql+asyncpg://u:p@db/prefect"
+    assert server_database_url("postgresql+psycopg://u@db:5433/x") == "postgresql+asyncpg://u@db:5433/x"
+    assert server_database_url("postgres://u@db/x") == "postgresql+asyncpg://u@db/x"
+    assert server_database_url("sqlite+aiosqlite:////srv/prefect.db") == "sqlite+aiosqlite:////srv/prefect.db"

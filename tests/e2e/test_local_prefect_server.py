@@ -79,3 +79,41 @@ def test_a_flow_command_reports_to_the_running_local_server(tmp_path: Path, data
     assert restarted.returncode == 0, restarted.stdout + restarted.stderr
     assert f"Prefect server started: {api}" in restarted.stdout
     assert _postflows(env, tmp_path, "server", "stop").returncode == 0
+
+
+def test_the_local_server_keeps_its_runs_in_postgresql_when_told(tmp_path: Path, data_dir: Path) -> None:
+    """POSTFLOWS_SERVER_DATABASE_URL (a plain postgresql:// URL, as a user writes it) puts the server's runs
+    in that database, not in SQLite in the data dir."""
+    import sqlalchemy
+
+    from tests.e2e.conftest import fresh_prefect_database
+
+    with fresh_prefect_database() as database_url:
+        assert database_url is not None, (
+            "POSTFLOWS_TEST_POSTGRES_URL names no server: run through `make test`"
+        )
+        plain = sqlalchemy.make_url(database_url).set(drivername="postgresql")
+        env = {
+            **base_environment(),
+            "POSTFLOWS_DATA_DIR": str(data_dir),
+            "POSTFLOWS_SERVER_DATABASE_URL": plain.render_as_string(hide_password=False),
+            "PREFECT_HOME": str(tmp_path / "user-prefect-home"),
+            "PREFECT_UI_ENABLED": "false",
+        }
+        port = free_port()
+        started = _postflows(env, tmp_path, "server", "start", "--port", str(port))
+        assert started.returncode == 0, started.stdout + started.stderr
+        assert "PostgreSQL (POSTFLOWS_SERVER_DATABASE_URL)" in started.stdout
+        try:
+            batch = _postflows(env, tmp_path, "address-batch", str(EXAMPLE), "--out", str(tmp_path / "out"))
+            assert batch.returncode == 0, batch.stderr
+        finally:
+            assert _postflows(env, tmp_path, "server", "stop").returncode == 0
+        assert not (data_dir / "prefect-server" / "prefect.db").exists()
+        engine = sqlalchemy.create_engine(database_url)
+        try:
+            with engine.connect() as connection:
+                states = connection.exec_driver_sql("SELECT state_type FROM flow_run").scalars().all()
+        finally:
+            engine.dispose()
+        assert states == ["COMPLETED"]
