@@ -40,11 +40,17 @@ EXAMPLES = readme_examples()
 
 
 def test_the_readme_has_an_example_per_api() -> None:
-    assert [words[0] for words, _ in EXAMPLES] == ["address-batch", "newspaper-order", "address-validation"]
+    assert [words[0] for words, _ in EXAMPLES][:3] == [
+        "address-batch",
+        "newspaper-order",
+        "address-validation",
+    ]
     assert all(files for _, files in EXAMPLES)
 
 
-@pytest.mark.parametrize(("words", "files"), EXAMPLES, ids=[words[0] for words, _ in EXAMPLES])
+@pytest.mark.parametrize(
+    ("words", "files"), EXAMPLES, ids=[f"{words[0]}-{index}" for index, (words, _) in enumerate(EXAMPLES)]
+)
 def test_a_readme_example_runs_as_written_and_writes_what_its_table_lists(
     tmp_path: Path, prefect_server: PrefectServer, words: list[str], files: list[str]
 ) -> None:

@@ -41,7 +41,7 @@ FLAGS = {
         "input_path", "--out", "-o", "--concurrency", "--sheet", "--delimiter", "--encoding",
     },
     "deliverability": {
-        "input_path", "--out", "-o", "--from", "--days", "--concurrency", "--sheet", "--delimiter",
+        "input_path", "--out", "-o", "--from", "--days", "--dates", "--concurrency", "--sheet", "--delimiter",
         "--encoding",
     },
     "pickup-register": {"input_path", "--out", "-o", "--resubmit", "--concurrency"},
