@@ -226,6 +226,23 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         concurrency_limit=2,
     ),
     DeploymentSpec(
+        name="logistic-product",
+        flow="flows.logistic_product:logistic_product",
+        description="How a logistic product is delivered: barcode, delivery instructions, additional "
+        "services (mandatory ones marked).",
+        tags=("commerce",),
+        command="commerce product",
+        concurrency_limit=4,
+    ),
+    DeploymentSpec(
+        name="same-day-acceptance",
+        flow="flows.same_day_acceptance:same_day_acceptance",
+        description="Where and until when a shipment for a same-day delivery to an address can be handed in.",
+        tags=("commerce",),
+        command="commerce same-day",
+        concurrency_limit=4,
+    ),
+    DeploymentSpec(
         name="delivery-reference-sync",
         flow="flows.delivery_reference_sync:delivery_reference_sync",
         description="Sync the commerce API's holidays, additional services and delivery instructions into "

@@ -1,5 +1,5 @@
-"""Deliverability of a file's addresses over a range of days (commerce API): an address × date workbook with
-the product codes of each deliverable day."""
+"""Deliverability of a file's addresses over a range of days or on explicit delivery dates (commerce API): an
+address × date workbook with the product codes of each deliverable day."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from prefect import flow, get_run_logger
 from connectors.swiss_time import swiss_today
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import CommerceAddresses
+from fileio.commerce.days import delivery_dates
 from fileio.errors import InputError
 from flows.address_input import prepare_commerce_addresses
 from flows.early_failures import ON_FAILURE
@@ -58,12 +59,13 @@ async def deliverability_check(
     Rows without zip or city, or with a zip that is not 4 digits, go to rejected.csv; every other address is
     asked about with bounded concurrency. An address the service refuses or does not know (404) keeps its
     row with the reason (grey in the workbook), and the rest goes on. A re-run of an interrupted run (same
-    file, days and service) asks only for the addresses not answered yet.
+    file, days or dates and service) asks only for the addresses not answered yet.
 
     Args:
         request: the address file (.csv, .xlsx; zip and city required, street and house number optional),
-            how to read it, the first day (today when empty), how many days (1 to 60) and the queries in
-            flight at once.
+            how to read it, the first day (today when empty) and how many days (1 to 60), or instead
+            explicit delivery dates (a list or a file of dates, at most 60, asked with POST), and the
+            queries in flight at once.
         output: where deliverability.xlsx, deliverability.csv, rejected.csv and summary.md go.
 
     Returns:
@@ -73,9 +75,9 @@ async def deliverability_check(
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
-    first, days = request.start or swiss_today(), request.days
-    dates = requested_days(first, days)
-    options = {"start": first.isoformat(), "days": days, **request.identity()}
+    dates, options, explicit = _days_asked(request)
+    first, days = dates[0], len(dates)
+    options.update(request.identity())
     key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), files=(input_path,), parameters=options)
     parameters = {"input_path": input_path, "output_dir": output_dir, "concurrency": request.concurrency}
     async with recorded_run(
@@ -91,6 +93,8 @@ async def deliverability_check(
             limits=settings.table_limits,
         )
         summary.update(idempotency_key=key, first_day=first.isoformat(), days=days, **addresses.counts())
+        if explicit:
+            summary.update(delivery_dates=options["dates"])
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
         sends = SendCounter()
         outcomes = await check_deliverabilities(
@@ -98,13 +102,16 @@ async def deliverability_check(
             addresses.records,
             start=first,
             days=days,
+            dates=dates if explicit else (),
             concurrency=request.concurrency,
             checkpoint=checkpoint,
             sends=sends,
         )
         await record_outcomes(recorder, "deliverabilities", sends, outcomes)
         table = deliverability_table(addresses.records, outcomes, addresses.passthrough, dates)
-        if not await _report(recorder, summary, table, addresses, dates, input_path, output_dir):
+        if not await _report(
+            recorder, summary, table, addresses, dates, input_path, output_dir, explicit=explicit
+        ):
             checkpoint.clear()
         summary.update(
             resumed_rows=sum(1 for outcome in outcomes if outcome.resumed), requests_sent=sends.total
@@ -118,6 +125,17 @@ async def deliverability_check(
         return dict(summary)
 
 
+def _days_asked(request: DeliverabilityRequest) -> tuple[list[dt.date], dict[str, Any], bool]:
+    """The days asked about, what of them the work's identity holds, and whether they are explicit dates
+    (read and checked here, before anything is recorded or sent)."""
+    if request.dates:
+        dates = delivery_dates(request.dates)
+        # What is asked, not where it was written: the same dates are the same work, from a file or a list.
+        return dates, {"dates": [day.isoformat() for day in dates]}, True
+    first = request.start or swiss_today()
+    return requested_days(first, request.days), {"start": first.isoformat(), "days": request.days}, False
+
+
 async def _report(
     recorder: RunRecorder,
     summary: RunSummary,
@@ -126,6 +144,8 @@ async def _report(
     dates: list[dt.date],
     input_path: Path,
     output_dir: Path,
+    *,
+    explicit: bool,
 ) -> int:
     """Write the workbook, the CSV and summary.md, and count the outcomes into the summary; the addresses
     that failed."""
@@ -143,7 +163,11 @@ async def _report(
         deliverable_days=table.deliverable_days(),
     )
     report = deliverability_markdown(
-        f"Deliverability {input_path.name}", table, dates=dates, rejected_rows=addresses.rejected_rows
+        f"Deliverability {input_path.name}",
+        table,
+        dates=dates,
+        rejected_rows=addresses.rejected_rows,
+        explicit=explicit,
     )
     await summary.publish(report, output_dir, description="Deliverability summary")
     return failed

@@ -1,5 +1,6 @@
 """CLI commands of the commerce API outside the flows: signing a user in and out, and quick look-ups
-(``postflows commerce zips|streets|houses|assist|addresses|address|main-address|userinfo``).
+(``postflows commerce zips|streets|houses|assist|addresses|address|main-address|userinfo``); the look-ups
+that run as flows (``product``, ``same-day``) are in :mod:`postflows.cli_lookups`.
 
 They are single quick calls, so they run without a flow; failures print one line and exit 1 (2 for bad
 usage or configuration), as every postflows command does. No token is ever printed.
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from postflows import cli_lookups
 from postflows.cli_common import run_work, say
 from postflows.commerce_lookup import DEBOUNCE_S, assist, render_models, render_strings
 
@@ -309,4 +311,5 @@ def register(app: typer.Typer) -> None:
     """Add the commerce commands to the ``postflows`` command."""
     app.command("commerce-login")(commerce_login_command)
     app.command("commerce-logout")(commerce_logout_command)
+    cli_lookups.register(commerce_app)
     app.add_typer(commerce_app, name="commerce")

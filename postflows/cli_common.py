@@ -138,8 +138,9 @@ def _recorded_since(began: datetime) -> str | None:
     from deployments.catalog import CATALOG
     from postflows.locations import history_url
 
-    command = sys.argv[1] if len(sys.argv) > 1 else ""
-    flows = {spec.name for spec in CATALOG if command in (spec.command, spec.name)}
+    # A command's word, or its group's and its own (``commerce product``).
+    commands = {" ".join(sys.argv[1:3]), sys.argv[1]} if len(sys.argv) > 1 else {""}
+    flows = {spec.name for spec in CATALOG if commands & {spec.command, spec.name}}
     with history.session_factory(history_url())() as session:
         runs = [run for run in history.list_runs(session, limit=20) if run.started_at >= began]
         run = next((run for run in runs if not flows or run.flow in flows), None)

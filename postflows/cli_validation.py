@@ -40,12 +40,14 @@ def deliverability_command(request: DeliverabilityRequest, output: OutputOptions
 
     if not 1 <= request.days <= MAX_DAYS:
         raise typer.BadParameter(f"must be between 1 and {MAX_DAYS}, got {request.days}", param_hint="--days")
+    if request.dates and "days" in request.model_fields_set:
+        raise typer.BadParameter(
+            "explicit delivery dates exclude --days: give one or the other", param_hint="--days"
+        )
     prepare_flow_run(
         "commerce",
         out=output.output_dir,
-        inputs=lambda settings: precheck.commerce_request(
-            request, limits=settings.table_limits, use="delivery"
-        ),
+        inputs=lambda settings: precheck.deliverability_request(request, limits=settings.table_limits),
     )
     from flows.deliverability_check import deliverability_check
 

@@ -20,7 +20,7 @@ from fileio.limits import TableLimits
 
 if TYPE_CHECKING:
     from flows.requests import AddressPurchaseRequest, AddressTable, NewspaperOrderRequest, StatisticsRequest
-    from flows.requests.commerce import CommerceAddressRequest
+    from flows.requests.commerce import CommerceAddressRequest, DeliverabilityRequest
 
 
 def output_dir(path: Path | None) -> None:
@@ -190,6 +190,15 @@ def commerce_request(
         encoding=request.input_encoding,
         sheet=request.input_sheet,
     )
+
+
+def deliverability_request(request: DeliverabilityRequest, *, limits: TableLimits) -> None:
+    """The address file of a deliverability check and its file of delivery dates, if it names one."""
+    from fileio.commerce.days import delivery_dates
+
+    commerce_request(request, limits=limits, use="delivery")
+    if request.dates:
+        delivery_dates(request.dates)
 
 
 def pickup_users(path: Path, *, limits: TableLimits) -> None:

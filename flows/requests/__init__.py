@@ -19,6 +19,7 @@ from flows.requests.commerce import (
     PickupRegistrationRequest,
     ReferenceDataOutput,
 )
+from flows.requests.commerce_lookups import LogisticProductRequest, LookupOutput, SameDayAcceptanceRequest
 from flows.requests.common import (
     AddressTable,
     BillingOptions,
@@ -54,6 +55,8 @@ __all__ = [
     "CleanupRequest",
     "Cli",
     "KeyedWork",
+    "LogisticProductRequest",
+    "LookupOutput",
     "MasterDataRequest",
     "NewspaperOrderRequest",
     "OutputOptions",
@@ -64,6 +67,7 @@ __all__ = [
     "PollingOptions",
     "ReportsRequest",
     "RequestPart",
+    "SameDayAcceptanceRequest",
     "StatisticsRequest",
     "StructureFilesRequest",
     "Resubmission",

@@ -5,13 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
+from pydantic import ValidationInfo, field_validator
+
+from fileio.commerce.days import MAX_DAYS as MAX_DAYS  # the command line reads it here
+from fileio.commerce.days import date_list, is_date_list
 from flows.forms import Blank, BlankDate
 from flows.requests.base import RequestPart, argument, flag, option
 from flows.requests.common import Concurrency, Concurrent, Resubmission, TableReading, concurrency
 
-MAX_DAYS = 60
-"""The most days a deliverability check asks about (fileio.commerce.days', which the command line does not
-import before a flow runs; a test holds them equal)."""
+DEFAULT_DAYS = 14
 
 
 class CommerceAddressFile(RequestPart):
@@ -42,9 +44,37 @@ class DeliverabilityRequest(CommerceAddressRequest):
     start: Annotated[BlankDate, flag("--from", takes="date")] = option(
         "First day", "The first day, YYYY-MM-DD. Empty: today.", None, blank=""
     )
-    days: Annotated[int, flag("--days")] = option(
-        "Days", f"How many days from the first (1 to {MAX_DAYS}).", 14, minimum=1, maximum=MAX_DAYS
+    days: Annotated[int, flag("--days", unset=True)] = option(
+        "Days",
+        f"How many days from the first (1 to {MAX_DAYS}); {DEFAULT_DAYS} when not given.",
+        DEFAULT_DAYS,
+        minimum=1,
+        maximum=MAX_DAYS,
     )
+    dates: Annotated[Blank[str], flag("--dates")] = option(
+        "Delivery dates",
+        f"Explicit delivery dates instead of a first day and a number of days: YYYY-MM-DD separated by "
+        f"commas, or the path of a file on the worker with one date a line (a one-column CSV); at most "
+        f"{MAX_DAYS}. Empty: the days from the first day.",
+        None,
+        blank="",
+    )
+
+    @field_validator("dates")
+    @classmethod
+    def _dates_or_days(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """A list of dates is checked here (a file is read by the flow, and by the command's pre-check);
+        either dates or a first day and a number of days."""
+        if value is None:
+            return None
+        if info.data.get("start") is not None or info.data.get("days", DEFAULT_DAYS) != DEFAULT_DAYS:
+            raise ValueError(
+                "explicit delivery dates exclude a first day and a number of days (--from, --days): give one "
+                "or the other"
+            )
+        if is_date_list(value):
+            date_list(value)
+        return value.strip()
 
 
 class PickupRegistrationRequest(Resubmission):

@@ -1,6 +1,7 @@
-"""Deliverability of a file's addresses over a range of days (§4.2 GET deliverabilities/when): one query per
-address, then an address × date grid (product codes, or "no service"; green, red, grey for a failed
-address), the same in long form, and the markdown summary."""
+"""Deliverability of a file's addresses over a range of days (§4.2 GET deliverabilities/when) or on explicit
+delivery dates (POST deliverabilities/when with the dates in its body): one query per address, then an
+address × date grid (product codes, or "no service"; green, red, grey for a failed address), the same in
+long form, and the markdown summary."""
 
 from __future__ import annotations
 
@@ -86,15 +87,18 @@ async def deliverability_rows(
     checkpoint: RowCheckpoint | None = None,
     start: dt.date,
     days: int,
+    dates: Sequence[dt.date] = (),
 ) -> ChunkAnswers[Deliverabilities]:
-    """Ask when each address of one chunk can be delivered, with a client of its own; each row's final
-    outcome is checkpointed.
+    """Ask when each address of one chunk can be delivered (on ``dates`` when given, else ``days`` days from
+    ``start``), with a client of its own; each row's final outcome is checkpointed.
 
     Raises:
         AuthFailed: the service refused our credentials.
     """
 
     async def ask(client: CommerceClient, address: DeliveryAddress) -> Deliverabilities:
+        if dates:
+            return await client.deliverabilities_on(address, dates)
         return await client.deliverabilities(address, start=start, day_count=days)
 
     return await ask_chunk(
@@ -112,19 +116,21 @@ async def check_deliverabilities(
     *,
     start: dt.date,
     days: int,
+    dates: Sequence[dt.date] = (),
     concurrency: int = 8,
     checkpoint: RowCheckpoint | None = None,
     sends: SendCounter | None = None,
 ) -> list[RowOutcome[Deliverabilities]]:
-    """Ask when each address can be delivered, ``days`` days from ``start``: the addresses not answered by
-    an interrupted run (in ``checkpoint``, same request) in chunks on the flow's task runner (see
-    :mod:`tasks.fanout`), at most ``concurrency`` requests in flight.
+    """Ask when each address can be delivered, on ``dates`` (one POST each) or ``days`` days from ``start``
+    (one GET each): the addresses not answered by an interrupted run (in ``checkpoint``, same request) in
+    chunks on the flow's task runner (see :mod:`tasks.fanout`), at most ``concurrency`` requests in flight.
 
     Args:
         connect: builds a commerce client; each chunk task builds its own.
         records: the accepted rows (``row`` and the address fields).
         start: the first day asked.
         days: how many days are asked.
+        dates: explicit delivery dates, asked instead of the days from ``start``.
         concurrency: queries in flight at once.
         checkpoint: answers of an interrupted run, and where this run's answers are kept.
         sends: counts the queries sent.
@@ -147,6 +153,7 @@ async def check_deliverabilities(
         connect=connect,
         start=start,
         days=days,
+        dates=tuple(dates),
     )
 
 
@@ -256,13 +263,19 @@ def write_deliverability(
 
 
 def deliverability_markdown(
-    title: str, table: DeliverabilityTable, *, dates: Sequence[dt.date], rejected_rows: int
+    title: str,
+    table: DeliverabilityTable,
+    *,
+    dates: Sequence[dt.date],
+    rejected_rows: int,
+    explicit: bool = False,
 ) -> str:
-    """The run's summary as markdown: counts, then the addresses that were not answered (first 50)."""
+    """The run's summary as markdown: counts, then the addresses that were not answered (first 50);
+    ``explicit``: ``dates`` are the delivery dates given, not a range of days."""
     statuses = table.status_counts()
     counts = pd.DataFrame(
         [
-            ("days asked", f"{dates[0].isoformat()} to {dates[-1].isoformat()} ({len(dates)})"),
+            ("days asked", _days_asked(dates, explicit=explicit)),
             ("addresses answered", statuses.get("ok", 0)),
             ("deliverable address-days", table.deliverable_days()),
             ("refused (HTTP 400)", statuses.get("refused", 0)),
@@ -278,3 +291,14 @@ def deliverability_markdown(
     if len(problems):
         report += f"\n## Addresses not answered\n\n{markdown_table(problems)}\n"
     return report
+
+
+SHOWN_DATES = 10
+
+
+def _days_asked(dates: Sequence[dt.date], *, explicit: bool) -> str:
+    if not explicit:
+        return f"{dates[0].isoformat()} to {dates[-1].isoformat()} ({len(dates)})"
+    shown = ", ".join(day.isoformat() for day in dates[:SHOWN_DATES])
+    more = f", … {len(dates) - SHOWN_DATES} more" if len(dates) > SHOWN_DATES else ""
+    return f"{shown}{more} ({len(dates)} delivery dates given)"

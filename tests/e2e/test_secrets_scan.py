@@ -108,6 +108,7 @@ FAULTS = [
     {"api": "commerce", "endpoint": "*", "kind": "http_status", "value": 401, "times": 1},
 ]
 ECHOING = [{"api": "address", "endpoint": "*uploadfile", "kind": "http_status", "value": 400, "times": None}]
+SAME_DAY_ADDRESS = ("--zip", "8001", "--city", "Zürich", "--street", "Bahnhofstrasse", "--house-number", "1")
 FAIL_FAST = {"POSTFLOWS_HTTP_MAX_ATTEMPTS": "1", "POSTFLOWS_TASK_RETRIES": "0"}
 
 
@@ -270,6 +271,17 @@ def _commands(out: Callable[[str], str], *, demo: bool) -> list[Group]:
             "clean",
             one("deliverability", commerce_file, "--days", "3", "--out", out("deliverability")),
         ),
+        Group(
+            "deliverability-check on dates",
+            "clean",
+            one("deliverability", commerce_file, "--dates", "2026-03-02,2026-03-04", "--out", out("dates")),
+        ),
+        Group("logistic-product", "clean", one("commerce", "product", "SD2", "--out", out("product"))),
+        Group(
+            "same-day-acceptance",
+            "clean",
+            one("commerce", "same-day", *SAME_DAY_ADDRESS, "--date", "2026-03-03", "--out", out("same-day")),
+        ),
         Group("delivery-reference-sync", "clean", one("delivery-sync", "--out", out("delivery-sync"))),
         Group(
             "pickup-registration",
@@ -292,6 +304,7 @@ def _commands(out: Callable[[str], str], *, demo: bool) -> list[Group]:
             env={"POSTFLOWS_COMMERCE_CLIENT_SECRET": WRONG_COMMERCE_SECRET},
         ),
         Group("rejected order", "clean", rejected),
+        Group("unknown product", "clean", one("commerce", "product", "XYZ", "--out", out("unknown-product"))),
         Group(
             "500 newspaper", "faulty", one("newspaper-sync", "4711", "--out", out("sync-500")), env=FAIL_FAST
         ),
@@ -468,6 +481,7 @@ def test_every_flow_ran_and_the_failing_ones_failed_naming_the_cause(scanned: Sc
         ("401 newspaper", "structure-files"): ("401", 1),
         ("401 commerce", "delivery-sync"): ("401", 1),
         ("rejected order", "newspaper-order"): ("0003", 1),
+        ("unknown product", "commerce"): ("no such product 'XYZ'", 1),
         ("500 newspaper", "newspaper-sync"): ("500", 1),
         ("refused ID token", "commerce-login"): ("nonce", 1),
         ("400 address service echoing the password", "address-batch"): ("HTTP 400", 1),

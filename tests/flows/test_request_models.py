@@ -18,9 +18,12 @@ from flows.arrivals import FILE_FLOWS
 from flows.requests import AddressBatchRequest, PollingOptions, RequestPart
 from flows.requests.base import cli_of, defaults_of, flow_parts, model_of
 from postflows.cli import app
+from postflows.cli_commerce import commerce_app
 from postflows.cli_requests import option_help
 
-COMMANDS = {info.name: info.callback for info in app.registered_commands}
+COMMANDS = {info.name: info.callback for info in app.registered_commands} | {
+    f"commerce {info.name}": info.callback for info in commerce_app.registered_commands
+}
 CONVERTED = [
     spec for spec in CATALOG if hasattr(COMMANDS.get(spec.command), "request_parts")
 ]  # the flows whose command is read from their request models
@@ -41,9 +44,11 @@ FLAGS = {
         "input_path", "--out", "-o", "--concurrency", "--sheet", "--delimiter", "--encoding",
     },
     "deliverability": {
-        "input_path", "--out", "-o", "--from", "--days", "--concurrency", "--sheet", "--delimiter",
+        "input_path", "--out", "-o", "--from", "--days", "--dates", "--concurrency", "--sheet", "--delimiter",
         "--encoding",
     },
+    "commerce product": {"code", "--out", "-o"},
+    "commerce same-day": {"--zip", "--city", "--street", "--house-number", "--date", "--out", "-o"},
     "pickup-register": {"input_path", "--out", "-o", "--resubmit", "--concurrency"},
     "cleanup": {"--older-than", "--force"},
     "delivery-sync": {"--out", "-o"},
@@ -64,9 +69,11 @@ FLAGS = {
 
 
 def _click_params(command: str) -> dict[str, Any]:
-    group = get_command(app)
-    assert isinstance(group, typer.core.TyperGroup)
-    return {param.name: param for param in group.commands[command].params}
+    found: Any = get_command(app)
+    for word in command.split():  # a command of a group: its words (``commerce product``)
+        assert isinstance(found, typer.core.TyperGroup)
+        found = found.commands[word]
+    return {param.name: param for param in found.params}
 
 
 def test_the_big_flows_are_converted() -> None:

@@ -296,6 +296,39 @@ async def _deliverability_check(site: CellSite) -> dict[str, Any]:
     )
 
 
+async def _deliverability_on_dates(site: CellSite) -> dict[str, Any]:
+    from flows.deliverability_check import deliverability_check
+
+    path = site.write("addresses.csv", COMMERCE_ADDRESSES)
+    return await call(
+        deliverability_check.fn,
+        input_path=path,
+        output_dir=site.out,
+        dates="2025-03-03,2025-03-05",
+        concurrency=1,
+    )
+
+
+async def _logistic_product(site: CellSite) -> dict[str, Any]:
+    from flows.logistic_product import logistic_product
+
+    return await call(logistic_product.fn, product_code="SD2", output_dir=site.out)
+
+
+async def _same_day_acceptance(site: CellSite) -> dict[str, Any]:
+    from flows.same_day_acceptance import same_day_acceptance
+
+    return await call(
+        same_day_acceptance.fn,
+        zip_code="8001",
+        city="Zürich",
+        street="Bahnhofstrasse",
+        house_number="1",
+        delivery_date=dt.date(2025, 3, 4),
+        output_dir=site.out,
+    )
+
+
 async def _delivery_reference_sync(site: CellSite) -> dict[str, Any]:
     from flows.delivery_reference_sync import delivery_reference_sync
 
@@ -327,6 +360,11 @@ CASES: tuple[FlowCase, ...] = (
     FlowCase("cleanup", "cleanup", _cleanup, _files_left_behind),
     FlowCase("address-validation", "address-validation", _address_validation),
     FlowCase("deliverability-check", "deliverability-check", _deliverability_check),
+    FlowCase(
+        "deliverability-check (dates)", "deliverability-check", _deliverability_on_dates, new_steps_only=True
+    ),
+    FlowCase("logistic-product", "logistic-product", _logistic_product),
+    FlowCase("same-day-acceptance", "same-day-acceptance", _same_day_acceptance),
     FlowCase("delivery-reference-sync", "delivery-reference-sync", _delivery_reference_sync),
     FlowCase("pickup-registration", "pickup-registration", _pickup_registration),
 )

@@ -1,0 +1,90 @@
+"""A logistic product of the commerce API (§2.6): its barcode, delivery instructions and additional services
+(the mandatory ones marked), with their names from the stored reference data when a delivery-sync stored
+them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+from prefect import flow, get_run_logger
+
+from fileio.files import write_text
+from flows.forms import form
+from flows.naming import run_name
+from flows.requests import LogisticProductRequest, LookupOutput
+from flows.runs import recorded_run
+from history.identity import derive_key
+from postflows.settings import get_settings
+from postflows.wiring import commerce_client, commerce_endpoint
+from tasks.commerce.logistic_product import (
+    as_received,
+    fetch_logistic_product,
+    product_markdown,
+    stored_option_names,
+)
+from tasks.retrying import run_step
+
+FLOW_NAME = "logistic-product"
+PRODUCT_FILE = "product.json"
+
+
+@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "request.product_code"))
+async def logistic_product(
+    request: Annotated[
+        LogisticProductRequest, form("Product", "The code of the logistic product to look up.")
+    ],
+    output: Annotated[
+        LookupOutput, form("Output", "Where the answer as received goes on the worker, if anywhere.")
+    ] = LookupOutput(),  # noqa: B008 - an immutable part, the form's default
+) -> dict[str, Any]:
+    """Look up how a logistic product is delivered: its barcode, delivery instructions and additional
+    services, the mandatory ones marked.
+
+    The names of the instructions and services come from the reference data a delivery-sync stored (none
+    before the first one). A product the service does not know (HTTP 404) fails the run saying so.
+
+    Args:
+        request: the product's code (ECO, PRI, …).
+        output: where product.json (the answer as received) and summary.md go; none are written when empty.
+
+    Returns:
+        The run summary: the product code, its barcode, the counts of instructions and services, the
+        mandatory services and the files; and, not kept with the run, the answer as received (``answer``)
+        and the stored names of its codes (``names``).
+    """
+    settings = get_settings()
+    code, output_dir = request.product_code, output.output_dir
+    key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), parameters={"product_code": code})
+    parameters = {"product_code": code, "output_dir": output_dir}
+    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
+        recorder,
+        summary,
+    ):
+        async with commerce_client(settings, request_log=recorder.request_log) as client:
+            product = await run_step(fetch_logistic_product, client, code)
+        names = await asyncio.to_thread(stored_option_names, settings.effective_database_url)
+        answer = as_received(product)
+        if output_dir is not None:
+            text = json.dumps(answer, indent=2, ensure_ascii=False) + "\n"
+            await recorder.document("product", write_text(Path(output_dir) / PRODUCT_FILE, text))
+        mandatory = [item.code for item in product.additional_services if item.mandatory]
+        summary.update(
+            product_code=product.product_code,
+            barcode=product.barcode,
+            delivery_instructions=len(product.delivery_instructions),
+            additional_services=len(product.additional_services),
+            mandatory_services=mandatory,
+        )
+        report = product_markdown(product, names)
+        await summary.publish(report, output_dir, description=f"Logistic product {product.product_code}")
+        get_run_logger().info(
+            "product %s: %d delivery instructions, %d additional services (%d mandatory)",
+            product.product_code,
+            len(product.delivery_instructions),
+            len(product.additional_services),
+            len(mandatory),
+        )
+        return {**summary, "answer": answer, "names": names.as_dict()}

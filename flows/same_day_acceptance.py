@@ -1,0 +1,95 @@
+"""The same-day acceptance points of an address (commerce API §2.8): where, for which products and until
+when a shipment for a same-day delivery to the address can be handed in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from prefect import flow, get_run_logger
+
+from connectors.swiss_time import swiss_today
+from flows.forms import form
+from flows.naming import run_name
+from flows.requests import LookupOutput, SameDayAcceptanceRequest
+from flows.runs import recorded_run
+from history.identity import derive_key
+from postflows.settings import get_settings
+from postflows.wiring import commerce_client, commerce_endpoint
+from tasks.commerce.same_day import (
+    acceptance_markdown,
+    acceptance_request,
+    acceptance_table,
+    fetch_acceptance_points,
+    write_acceptance,
+)
+from tasks.retrying import run_step
+
+FLOW_NAME = "same-day-acceptance"
+
+
+@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "request.zip_code"))
+async def same_day_acceptance(
+    request: Annotated[
+        SameDayAcceptanceRequest,
+        form("Address and day", "The address a same-day delivery goes to, and when."),
+    ],
+    output: Annotated[
+        LookupOutput, form("Output", "Where the acceptance points go on the worker, if anywhere.")
+    ] = LookupOutput(),  # noqa: B008 - an immutable part, the form's default
+) -> dict[str, Any]:
+    """Find the acceptance points where a shipment for a same-day delivery to an address can be handed in:
+    the products, each drop-off point and its last drop-off time.
+
+    A 404 is the service's "no results" (no same-day service to that address on that day): the run
+    completes with no points and says so. The answer may be long: every point goes to the files, the
+    summary shows the first 50.
+
+    Args:
+        request: the address (zip required; city, street and house number as the service needs them) and the
+            day of the delivery (today, Swiss time, when empty).
+        output: where acceptance-points.csv, acceptance-points.xlsx (no rows after a 404) and summary.md go;
+            none are written when empty.
+
+    Returns:
+        The run summary: the day, the quality, the counts of products and drop-off points (or the service's
+        "no results") and the files; and, not kept with the run, the answer as received (``answer``).
+    """
+    settings = get_settings()
+    day, output_dir = request.delivery_date or swiss_today(), output.output_dir
+    asked = acceptance_request(
+        zip_code=request.zip_code,
+        city=request.city,
+        street=request.street,
+        house_number=request.house_number,
+        day=day,
+    )
+    body = asked.to_body()
+    key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), parameters=body)
+    async with recorded_run(
+        settings, flow=FLOW_NAME, idempotency_key=key, parameters={**body, "output_dir": output_dir}
+    ) as (recorder, summary):
+        async with commerce_client(settings, request_log=recorder.request_log) as client:
+            found = await run_step(fetch_acceptance_points, client, asked)
+        table = acceptance_table(found.answer)
+        if output_dir is not None:
+            for path in write_acceptance(table, Path(output_dir), csv_style=settings.csv_style):
+                await recorder.document(path.name, path)
+        quality = found.answer.quality if found.answer is not None else None
+        summary.update(
+            delivery_date=day.isoformat(),
+            quality=str(quality) if quality is not None else None,
+            products=len(found.answer.results) if found.answer is not None else 0,
+            drop_off_points=len(table),
+            no_results=found.no_results,
+        )
+        place = " ".join(filter(None, [request.zip_code, request.city]))
+        title = f"Same-day acceptance points for {place} on {day.isoformat()}"
+        await summary.publish(acceptance_markdown(title, found, table), output_dir, description=title)
+        get_run_logger().info(
+            "same-day %s: %d drop-off points%s",
+            day.isoformat(),
+            len(table),
+            f" ({found.no_results})" if found.no_results else "",
+        )
+        return {**summary, "answer": found.as_received()}
