@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 from fileio.files import write_text
+from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import LogisticProductRequest, LookupOutput
@@ -31,7 +32,12 @@ FLOW_NAME = "logistic-product"
 PRODUCT_FILE = "product.json"
 
 
-@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "request.product_code"))
+@flow(
+    on_failure=ON_FAILURE,
+    name=FLOW_NAME,
+    log_prints=False,
+    flow_run_name=run_name(FLOW_NAME, "request.product_code"),
+)
 async def logistic_product(
     request: Annotated[
         LogisticProductRequest, form("Product", "The code of the logistic product to look up.")

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 from connectors.swiss_time import swiss_today
+from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import LookupOutput, SameDayAcceptanceRequest
@@ -28,7 +29,12 @@ from tasks.retrying import run_step
 FLOW_NAME = "same-day-acceptance"
 
 
-@flow(name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, "request.zip_code"))
+@flow(
+    on_failure=ON_FAILURE,
+    name=FLOW_NAME,
+    log_prints=False,
+    flow_run_name=run_name(FLOW_NAME, "request.zip_code"),
+)
 async def same_day_acceptance(
     request: Annotated[
         SameDayAcceptanceRequest,
