@@ -259,6 +259,28 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         command="pickup-register",
     ),
     DeploymentSpec(
+        name="pickup-points",
+        flow="flows.pickup_points:pickup_points",
+        description="Pickup points near every location of a file, one row per point with today's hours.",
+        tags=("commerce",),
+        command="pickup-points",
+        concurrency_limit=2,
+    ),
+    DeploymentSpec(
+        name="address-labels",
+        flow="flows.address_labels:address_labels",
+        description="Create the address labels of a file of label requests once each; save them as PDF.",
+        tags=("commerce",),
+        command="address-labels",
+    ),
+    DeploymentSpec(
+        name="return-order",
+        flow="flows.return_order:return_order",
+        description="Create the return orders of a JSON file once each and record their ids.",
+        tags=("commerce",),
+        command="return-order",
+    ),
+    DeploymentSpec(
         name=FILE_ARRIVED_DEPLOYMENT,
         flow="flows.file_arrived:file_arrived",
         description=f"On a {FILE_ARRIVED_EVENT} event: start the run its kind names on the file at its path.",

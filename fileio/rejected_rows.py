@@ -220,7 +220,7 @@ def rejected_report(problems: pd.DataFrame, table: Table, *, id_column: str | No
             ids = visible_controls(ids.astype(str))
         data.append(ids.to_numpy(dtype=object))
     data += [
-        _lines(table, rows),
+        row_lines(table, rows),
         rows.to_numpy(),
         by_row[PROBLEMS].agg(_joined).reindex(rows).to_numpy(dtype=object),
         by_row[VALUES].agg(_joined).reindex(rows).to_numpy(dtype=object),
@@ -252,7 +252,7 @@ def _joined(parts: pd.Series) -> str:
     return _SEPARATOR.join(dict.fromkeys(part for part in parts if isinstance(part, str)))
 
 
-def _lines(table: Table, rows: pd.Index) -> np.ndarray:
+def row_lines(table: Table, rows: pd.Index) -> np.ndarray:
     """The physical line where each row starts; in a workbook, the sheet's row (the header is row 1)."""
     if table.lines is None:
         return rows.to_numpy() + 1

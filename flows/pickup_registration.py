@@ -4,6 +4,7 @@ the ids recorded in the run history and written beside the input rows.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,11 +12,11 @@ from prefect import flow, get_run_logger
 
 from fileio.commerce.pickup_input import PickupInput, read_pickup_input
 from fileio.errors import InputError
-from fileio.rejected_rows import write_rejected
 from fileio.reports import write_csv, write_xlsx
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
+from flows.pickup_input import read_pickup_file
 from flows.requests import OutputOptions, PickupRegistrationRequest
 from flows.runs import RunSummary, recorded_run
 from history.identity import named_key
@@ -76,21 +77,14 @@ async def pickup_registration(
         idempotency_key=named_key(FLOW_NAME, endpoint=endpoint),
         parameters=parameters,
     ) as (recorder, summary):
-        async with recorder.step("read input"):
-            pickup_input = read_pickup_input(input_path, limits=settings.table_limits)
-        rejected_path = write_rejected(
-            pickup_input.rejected_report, output_dir / "rejected.csv", style=csv_style
+        pickup_input = await read_pickup_file(
+            recorder,
+            summary,
+            partial(read_pickup_input, limits=settings.table_limits),
+            input_path,
+            output_dir,
+            csv_style=csv_style,
         )
-        if rejected_path is not None:
-            await recorder.document("rejected-rows", rejected_path)
-        summary.update(
-            accepted_rows=len(pickup_input.rows),
-            rejected_rows=pickup_input.rejected_rows,
-            empty_rows=pickup_input.empty_rows,
-        )
-        if not pickup_input.rows:
-            where = f"see {rejected_path}" if rejected_path is not None else "every row is empty"
-            raise InputError(f"no row passed the checks; {where}", path=input_path)
         async with commerce_client(settings, request_log=recorder.request_log) as client:
             outcomes = await register_pickup_users(
                 client,

@@ -30,6 +30,7 @@ from postflows import (
     cli_delivery,
     cli_info,
     cli_newspaper,
+    cli_parcels,
     cli_server,
     cli_setup,
     cli_validation,
@@ -471,6 +472,7 @@ cli_newspaper.register(app)
 cli_delivery.register(app)
 cli_commerce.register(app)
 cli_validation.register(app)
+cli_parcels.register(app)
 cli_server.register(app)
 cli_info.register(app)
 cli_setup.register(app)

@@ -208,6 +208,24 @@ def pickup_users(path: Path, *, limits: TableLimits) -> None:
     _table(path, lambda headers: pickup_header(headers, path=path), limits=limits)
 
 
+def pickup_locations(path: Path, *, limits: TableLimits) -> None:
+    """A file of locations to find pickup points near."""
+    from fileio.commerce.pickup_input import LOCATION_REQUIRED_COLUMNS, pickup_header
+
+    _table(
+        path,
+        lambda headers: pickup_header(headers, path=path, required=LOCATION_REQUIRED_COLUMNS),
+        limits=limits,
+    )
+
+
+def json_bodies(path: Path, *, what: str) -> None:
+    """A file of request bodies (JSON), read whole as the flow reads it: bounded in size, depth and count."""
+    from fileio.commerce.json_bodies import read_json_bodies
+
+    read_json_bodies(path, what=what)
+
+
 def statistics_files(request: StatisticsRequest, *, limits: TableLimits) -> None:
     """The statistics file and the issue calendar of a request (the calendar read whole: a year of dates at
     most)."""

@@ -1,4 +1,4 @@
-from .client import CommerceClient
+from .client import CommerceClient, ReceivedAnswer
 from .errors import AddressNotFound, CommerceRejected, service_message
 from .models import (
     ADDRESS_TYPE_SYNONYMS,
@@ -66,6 +66,7 @@ __all__ = [
     "PickupUser",
     "PickupUserRequest",
     "Quality",
+    "ReceivedAnswer",
     "SameDayAcceptance",
     "SameDayRequest",
     "UserDetails",

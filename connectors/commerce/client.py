@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar, Unpack
 from urllib.parse import quote
 
@@ -49,6 +50,7 @@ from connectors.commerce.paths import CommerceScopes as CommerceScopes  # re-exp
 from connectors.errors import ApiError, LoginRequired, MalformedResponse, NotFound
 from connectors.http import ApiClient, HttpOptions
 from connectors.jsontext import json_of
+from connectors.limits import DOCUMENT_MAX_BYTES, document_answer_limit
 from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, TokenSource, shared_or_new
 from connectors.swiss_time import swiss_today
 
@@ -57,6 +59,21 @@ M = TypeVar("M", bound=BaseModel)
 DEFAULT_DAY_COUNT = 14
 # The answers that drop the token and send the request once more with a new one.
 RENEW_ON = frozenset({401, 403})
+# What an address label request accepts back: the spec shows no answer (§2.13), a label may be PDF itself.
+LABEL_ACCEPT = "application/json, application/pdf;q=0.9"
+
+
+@dataclass(frozen=True)
+class ReceivedAnswer:
+    """An answer whose shape the spec does not show, as received: its bytes and content type."""
+
+    content: bytes = field(repr=False)
+    content_type: str = ""
+
+    @property
+    def media_type(self) -> str:
+        """The content type without its parameters, lower case (``application/pdf``)."""
+        return self.content_type.split(";", 1)[0].strip().lower()
 
 
 class CommerceClient(ApiClient):
@@ -72,6 +89,8 @@ class CommerceClient(ApiClient):
         scopes: the scope of each operation.
         paths: where the sub-APIs and the unshown endpoints are.
         today: today's date (the default first day of a deliverability query).
+        document_max_bytes: the largest label accepted; a label answer is read no further than its base64
+            text could be long (:func:`~connectors.limits.document_answer_limit`).
         **options: how the service is reached (:class:`~connectors.http.HttpOptions`).
     """
 
@@ -89,6 +108,7 @@ class CommerceClient(ApiClient):
         scopes: CommerceScopes | None = None,
         paths: CommercePaths | None = None,
         today: Callable[[], dt.date] = swiss_today,
+        document_max_bytes: int = DOCUMENT_MAX_BYTES,
         **options: Unpack[HttpOptions],
     ) -> None:
         credentials = shared_or_new(credentials, token_url, client_id, client_secret, api=API)
@@ -97,6 +117,7 @@ class CommerceClient(ApiClient):
         self.scopes = scopes or CommerceScopes()
         self.paths = paths or CommercePaths()
         self._today = today
+        self._document_limit = document_answer_limit(document_max_bytes)
         self._user = user
         self._auth_by_scope: dict[str, httpx.Auth] = {}
 
@@ -255,31 +276,69 @@ class CommerceClient(ApiClient):
     async def pickup_points(self, request: PickupUserRequest) -> PickupPoints:
         """Pickup points near the user of ``request`` (sent with verified null), at the configured method
         and path; a read."""
+        return _parse(PickupPoints, await self._pickup_points(request), "pickup points")
+
+    async def pickup_points_as_received(self, request: PickupUserRequest) -> dict[str, Any]:
+        """The pickup points answer (see :meth:`pickup_points`) as received, once it reads as §2.10.
+
+        Raises:
+            MalformedResponse: the answer is not a JSON object that reads as pickup points.
+        """
+        response = await self._pickup_points(request)
+        _parse(PickupPoints, response, "pickup points")
+        received = json_of(response, api=API)
+        if not isinstance(received, dict):
+            raise MalformedResponse(f"{API}: the pickup points are not a JSON object", api=API)
+        return received
+
+    async def _pickup_points(self, request: PickupUserRequest) -> httpx.Response:
         body = request.model_copy(update={"verified": None}).to_body()
-        response = await self.request(
+        return await self.request(
             self.paths.pickup_points_method,
             self.paths.pickup_points or f"{self.paths.pickup}/points",
             json=body,
             idempotent=True,
             auth=self._scoped(self.scopes.pickup),
         )
-        return _parse(PickupPoints, response, "pickup points")
 
     # --- 4.4 barcode and return order (shapes not shown: JSON in, JSON out) ------------------------------
 
     async def create_address_label(self, body: dict[str, Any]) -> dict[str, Any]:
         """An address label; the spec shows neither its fields nor its path (a setting)."""
-        response = await self.request(
-            "POST", self.paths.barcode, json=body, auth=self._scoped(self.scopes.barcode)
-        )
+        response = await self._address_label(body)
         return _json_object(response, "address label")
+
+    async def create_address_label_as_received(self, body: dict[str, Any]) -> ReceivedAnswer:
+        """An address label, its answer as received: JSON (the label inside, base64) or the label itself
+        (``application/pdf``); read no further than a label of the largest size accepted could be long.
+        Never resent on its own after an answer was lost."""
+        response = await self._address_label(body)
+        return ReceivedAnswer(response.content, response.headers.get("content-type", ""))
+
+    async def _address_label(self, body: dict[str, Any]) -> httpx.Response:
+        return await self.request(
+            "POST",
+            self.paths.barcode,
+            json=body,
+            headers={"Accept": LABEL_ACCEPT},
+            auth=self._scoped(self.scopes.barcode),
+            body_limit=self._document_limit,
+            transfer=True,
+        )
 
     async def create_return_order(self, body: dict[str, Any]) -> dict[str, Any]:
         """A return order; the spec shows neither its fields nor its path (a setting)."""
-        response = await self.request(
+        return _json_object(await self._return_order(body), "return order")
+
+    async def create_return_order_as_received(self, body: dict[str, Any]) -> ReceivedAnswer:
+        """A return order, its answer as received. Never resent on its own after an answer was lost."""
+        response = await self._return_order(body)
+        return ReceivedAnswer(response.content, response.headers.get("content-type", ""))
+
+    async def _return_order(self, body: dict[str, Any]) -> httpx.Response:
+        return await self.request(
             "POST", self.paths.return_order, json=body, auth=self._scoped(self.scopes.return_order)
         )
-        return _json_object(response, "return order")
 
     # --- plumbing -------------------------------------------------------------------------------------
 

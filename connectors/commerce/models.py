@@ -401,9 +401,12 @@ class SameDayAcceptance(CommerceModel):
 
 
 class UserDetails(CommerceModel):
+    """Who the user is (§2.9). A registration needs the names (its reader checks them); a pickup-points
+    query (§4.3, "shaped like the pickup user request") is sent with what the user gave, possibly nothing."""
+
     gender: Gender | None = None
-    first_name: str
-    last_name: str
+    first_name: str | None = None
+    last_name: str | None = None
     language: str | None = None
 
 
@@ -421,7 +424,7 @@ class Notification(CommerceModel):
 class PickupUserRequest(CommerceModel):
     """A pickup-service user to register (§2.9); ``verified`` is sent as null unless set."""
 
-    user_details: UserDetails
+    user_details: UserDetails = Field(default_factory=UserDetails)
     address: PickupAddress
     notification: Notification = Field(default_factory=Notification)
     service: str = "PICKUP"

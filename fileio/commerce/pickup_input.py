@@ -1,15 +1,21 @@
-"""The input of a pickup registration: pickup users from .csv/.xlsx, one per row, checked before anything is
-sent. Columns are the request's leaf fields (gender, firstName, lastName, language, street, houseNumber, zip,
-city, countryCode, notifyMode, email, mobileNumber), matched case-insensitively; other columns are kept for
-the results. Rows with problems go to the rejected-rows report (:mod:`fileio.rejected_rows`); the rows read
-must add up to accepted + rejected + empty rows.
+"""The input of a pickup registration and of a pickup-points query: pickup users (or just their locations)
+from .csv/.xlsx, one per row, checked before anything is sent. Columns are the request's leaf fields (gender,
+firstName, lastName, language, street, houseNumber, zip, city, countryCode, notifyMode, email, mobileNumber),
+matched case-insensitively; other columns are kept for the results. Rows with problems go to the
+rejected-rows report (:mod:`fileio.rejected_rows`); the rows read must add up to accepted + rejected + empty
+rows.
+
+A registration needs the names and, for its notification (EMAIL unless given), an e-mail address or a mobile
+number. A pickup-points query takes a body "shaped like the pickup user request" (§4.3) but the spec names no
+field it needs: only the zip is required (it locates the points), every other field is sent when given, and a
+notification mode only when given.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,7 +26,7 @@ from fileio.headers import header_key, resolve_columns
 from fileio.input_rows import RowCells
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
-from fileio.rejected_rows import RejectedRows, id_column
+from fileio.rejected_rows import RejectedRows, id_column, row_lines
 from fileio.tables import read_table
 
 if TYPE_CHECKING:
@@ -43,6 +49,7 @@ PICKUP_FIELDS = (
     "mobileNumber",
 )
 REQUIRED_COLUMNS = ("firstName", "lastName", "zip")
+LOCATION_REQUIRED_COLUMNS = ("zip",)
 DEFAULT_COUNTRY = "CH"
 DEFAULT_NOTIFY_MODE = "EMAIL"
 # Upper-cased on the way in: codes of the service, not free text.
@@ -67,7 +74,9 @@ class PickupRow:
 @dataclass
 class PickupInput:
     """The accepted rows, the rejected rows (``rejected``: one line per problem; ``rejected_report``: one
-    line per row, as ``rejected.csv`` holds it) and the file as read (every column, by row number)."""
+    line per row, as ``rejected.csv`` holds it) and the file as read (every column, by row number), with the
+    column that names a row for people (``id_column``) and the line of the file each accepted row starts on
+    (``lines``, by row)."""
 
     frame: pd.DataFrame
     columns: dict[str, str]
@@ -75,6 +84,8 @@ class PickupInput:
     rejected: pd.DataFrame
     rejected_report: pd.DataFrame
     empty_rows: int
+    id_column: str | None = None
+    lines: dict[int, int] = field(default_factory=dict)
 
     @property
     def rejected_rows(self) -> int:
@@ -87,14 +98,17 @@ def pickup_columns(headers: Sequence[str]) -> dict[str, str]:
     return resolve_columns(headers, (_BY_KEY,))
 
 
-def pickup_header(headers: Sequence[str], *, path: Path) -> dict[str, str]:
-    """The request fields of a file's header (see :func:`pickup_columns`), with the columns every row needs.
+def pickup_header(
+    headers: Sequence[str], *, path: Path, required: Sequence[str] = REQUIRED_COLUMNS
+) -> dict[str, str]:
+    """The request fields of a file's header (see :func:`pickup_columns`), with the columns every row needs
+    (``required``: a registration's by default; :data:`LOCATION_REQUIRED_COLUMNS` for pickup points).
 
     Raises:
         InputError: a required column is missing (the message names it and the header).
     """
     columns = pickup_columns(headers)
-    missing = [name for name in REQUIRED_COLUMNS if name not in columns]
+    missing = [name for name in required if name not in columns]
     if missing:
         raise InputError(
             f"column {', '.join(missing)} missing; the header is {list(headers)} (expected "
@@ -112,29 +126,63 @@ def read_pickup_input(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> Pick
         InputError: the file cannot be read or is over a limit, lacks a required column, or its rows do not
             add up.
     """
+    return _read(path, limits, REQUIRED_COLUMNS, row_problems, pickup_request)
+
+
+def read_pickup_locations(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> PickupInput:
+    """Read the locations of ``path`` to ask for pickup points near (see the module docstring: the zip is
+    required, every other field optional) and check every row, as :func:`read_pickup_input` does.
+
+    Raises:
+        InputError: the file cannot be read or is over a limit, lacks a zip column, or its rows do not add up.
+    """
+    return _read(path, limits, LOCATION_REQUIRED_COLUMNS, location_problems, location_request)
+
+
+def _read(
+    path: Path,
+    limits: TableLimits,
+    required: Sequence[str],
+    problems_of: Callable[[Mapping[str, str]], list[tuple[str, str]]],
+    request_of: Callable[[Mapping[str, str]], PickupUserRequest],
+) -> PickupInput:
     table = read_table(path, limits=limits)
     frame = table.frame
     headers = [str(header) for header in frame.columns]
-    columns = pickup_header(headers, path=path)
+    columns = pickup_header(headers, path=path, required=required)
     rejected = RejectedRows(table)
     for name, header in columns.items() if table.control_characters else ():
         rejected.check_controls(name, frame[header])
     rows: list[PickupRow] = []
     to_check = RowCells(frame, columns, skip=rejected.rows, cell=_cell)
     for row, cells in to_check:
-        problems = row_problems(cells)
-        for field, reason in problems:
-            rejected.add_line(row, field, cells.get(field) or "", reason)
+        problems = problems_of(cells)
+        for name, reason in problems:
+            rejected.add_line(row, name, cells.get(name) or "", reason)
         if not problems:
-            rows.append(PickupRow(row, pickup_request(cells)))
+            rows.append(PickupRow(row, request_of(cells)))
     rejected.check_accounted(path, accepted=len(rows), empty=to_check.empty)
-    report = rejected.report(id_column=id_column(headers))
-    return PickupInput(frame, columns, rows, rejected.lines(), report, to_check.empty)
+    identified_by = id_column(headers)
+    report = rejected.report(id_column=identified_by)
+    accepted = pd.Index([row.row for row in rows], dtype="int64")
+    lines = dict(zip(accepted.tolist(), row_lines(table, accepted).tolist(), strict=True))
+    return PickupInput(
+        frame, columns, rows, rejected.lines(), report, to_check.empty, id_column=identified_by, lines=lines
+    )
 
 
 def row_problems(cells: Mapping[str, str]) -> list[tuple[str, str]]:
     """(field, reason) for every problem of one row's normalised cells; empty when the row can be sent."""
     problems = [(name, "missing") for name in ("firstName", "lastName") if not cells.get(name)]
+    return problems + location_problems(cells, notify_default=DEFAULT_NOTIFY_MODE)
+
+
+def location_problems(
+    cells: Mapping[str, str], *, notify_default: str | None = None
+) -> list[tuple[str, str]]:
+    """(field, reason) for every problem of a row's location (country code, zip) and of the contact fields
+    it gives (an e-mail address; what its notification mode, ``notify_default`` unless given, needs)."""
+    problems: list[tuple[str, str]] = []
     country = _code(cells.get("countryCode")) or DEFAULT_COUNTRY
     if not _COUNTRY.match(country):
         problems.append(("countryCode", "not a two-letter ISO 3166 country code (CH, LI, DE …)"))
@@ -145,7 +193,7 @@ def row_problems(cells: Mapping[str, str]) -> list[tuple[str, str]]:
         problems.append(("zip", f"not a postcode of {country}: 4 digits, 1000-9999"))
     elif not _FOREIGN_ZIP.match(zip_code):
         problems.append(("zip", "not a postcode: letters, digits, spaces and dashes, at most 10"))
-    mode = _code(cells.get("notifyMode")) or DEFAULT_NOTIFY_MODE
+    mode = _code(cells.get("notifyMode")) or notify_default or ""
     needed = _NOTIFY_NEEDS.get(mode)
     if needed is not None and not cells.get(needed):
         problems.append((needed, f"missing: notifyMode {mode} needs it"))
@@ -155,16 +203,18 @@ def row_problems(cells: Mapping[str, str]) -> list[tuple[str, str]]:
     return problems
 
 
-def pickup_request(cells: Mapping[str, str]) -> PickupUserRequest:
-    """The §2.9 request of one checked row: codes upper-cased, country CH and notification EMAIL unless
-    given, empty cells left out."""
+def pickup_request(
+    cells: Mapping[str, str], *, notify_default: str | None = DEFAULT_NOTIFY_MODE
+) -> PickupUserRequest:
+    """The §2.9 request of one checked row: codes upper-cased, country CH and notification
+    ``notify_default`` (EMAIL) unless given, empty cells left out."""
     values = {name: (_code(value) if name in _CODES else value) or None for name, value in cells.items()}
     return PickupUserRequest.model_validate(
         {
             "userDetails": {
                 "gender": values.get("gender"),
-                "firstName": values["firstName"],
-                "lastName": values["lastName"],
+                "firstName": values.get("firstName"),
+                "lastName": values.get("lastName"),
                 "language": values.get("language"),
             },
             "address": {
@@ -176,12 +226,18 @@ def pickup_request(cells: Mapping[str, str]) -> PickupUserRequest:
                 },
             },
             "notification": {
-                "notifyMode": values.get("notifyMode") or DEFAULT_NOTIFY_MODE,
+                "notifyMode": values.get("notifyMode") or notify_default,
                 "email": values.get("email"),
                 "mobileNumber": values.get("mobileNumber"),
             },
         }
     )
+
+
+def location_request(cells: Mapping[str, str]) -> PickupUserRequest:
+    """The pickup-points body of one checked row: as :func:`pickup_request`, with no notification mode
+    unless given."""
+    return pickup_request(cells, notify_default=None)
 
 
 def _cell(value: object) -> str:

@@ -39,6 +39,7 @@ from flows.requests.newspaper import (
     StatisticsRequest,
     StructureFilesRequest,
 )
+from flows.requests.parcels import AddressLabelsRequest, PickupPointsRequest, ReturnOrderRequest
 
 __all__ = [
     "BATCH_POLLING",
@@ -63,6 +64,9 @@ __all__ = [
     "OptionalOutputOptions",
     "OwnOutputOptions",
     "PickupRegistrationRequest",
+    "PickupPointsRequest",
+    "AddressLabelsRequest",
+    "ReturnOrderRequest",
     "ReferenceDataOutput",
     "PollingOptions",
     "ReportsRequest",

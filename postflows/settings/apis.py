@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from connectors.commerce.paths import CommercePaths, CommerceScopes
 
 DEFAULT_LOGIN_SCOPES = "openid profile email address phone DCAPI_ADDRESS_READ"
+DEFAULT_LABEL_PDF_FIELD = "item.label"
 
 
 class AddressServiceSettings(BaseModel):
@@ -188,6 +189,13 @@ class CommerceSettings(BaseModel):
         default=1200,
         ge=0,
         description="Rate limit 'commerce-api' created by setup/serve: requests per minute (0: none)",
+    )
+    label_pdf_field: str = Field(
+        default=DEFAULT_LABEL_PDF_FIELD,
+        min_length=1,
+        description="Where a JSON address-label answer carries the label as base64 (the specification shows "
+        "no answer): a dotted path, a string or an array of strings (default: item.label, as public clients "
+        "of the real service read it)",
     )
 
     @property

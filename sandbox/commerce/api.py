@@ -21,7 +21,7 @@ from sandbox.commerce.addresses import personal_router
 from sandbox.commerce.autocomplete import autocomplete_router
 from sandbox.commerce.delivery import delivery_router
 from sandbox.commerce.errors import install_commerce_errors, processed_failure, service_status_fault
-from sandbox.commerce.labels import accepting_router
+from sandbox.commerce.labels import accepting_router, label_router
 from sandbox.commerce.pickup import pickup_router
 from sandbox.commerce.sameday import same_day_router
 from sandbox.commerce.validation import validation_router
@@ -62,6 +62,6 @@ def create_app(config: SandboxConfig, state: SandboxState) -> FastAPI:
     protect(delivery_router(config.clock), SCOPE_DELIVERY)
     protect(same_day_router(paths.same_day_path), SCOPE_DELIVERY)
     protect(pickup_router(paths, state, config.clock), SCOPE_PICKUP)
-    protect(accepting_router(paths.barcode_path), SCOPE_BARCODE)
+    protect(label_router(paths.barcode_path), SCOPE_BARCODE)
     protect(accepting_router(paths.return_order_path), SCOPE_RETURN_ORDER)
     return app

@@ -25,6 +25,7 @@ from history.identity import Endpoint, body_fingerprint, derive_key
 from history.jobs import JobData, JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder
+from tasks.commerce.remote_ids import RemoteIds, answered_id
 from tasks.progress import Progress
 from tasks.submission import SubmissionUncertain, submit_once
 
@@ -33,9 +34,6 @@ KIND = "pickup-user"
 KEY_NAME = "pickup-user"
 RESULT_COLUMNS = ("pickupId", "verified", "status", "message")
 MAX_ROWS_SHOWN = 50
-# A second registration that the service answers with an id already recorded for another request (the same
-# user written differently) is recorded as "<id><SEPARATOR><its key>": remote ids are unique per job.
-SEPARATOR = " for "
 
 
 class RowStatus(StrEnum):
@@ -85,26 +83,6 @@ class _Registered:
     remote_id: str
 
 
-class _RemoteIds:
-    """The pickup ids this run's jobs hold or are about to record, so that two rows the service knows as one
-    user, sent at the same time, do not both claim its id (the run's lease keeps other runs out)."""
-
-    def __init__(self, recorder: RunRecorder) -> None:
-        self._recorder = recorder
-        self._claimed: set[str] = set()
-        self._lock = asyncio.Lock()
-
-    async def claim(self, pickup_id: str, key: str) -> str:
-        """The remote id to record for ``pickup_id`` answered to the row with ``key``."""
-        async with self._lock:
-            taken = pickup_id in self._claimed or (
-                await self._recorder.job_with_remote_id(api=API, kind=KIND, remote_id=pickup_id) is not None
-            )
-            remote_id = f"{pickup_id}{SEPARATOR}{key}" if taken else pickup_id
-            self._claimed.add(remote_id)
-            return remote_id
-
-
 def row_key(request: PickupUserRequest, endpoint: Endpoint) -> str:
     """The idempotency key of one row: its normalised request body at this service."""
     return derive_key(KEY_NAME, endpoint=endpoint, parameters={"body": request.to_body()})
@@ -133,7 +111,7 @@ async def register_pickup_users(
     for row in rows:
         groups.setdefault(row_key(row.request, endpoint), []).append(row)
     semaphore = asyncio.Semaphore(max(1, concurrency))
-    remote_ids = _RemoteIds(recorder)
+    remote_ids = RemoteIds(recorder, api=API, kind=KIND)
     progress = await Progress.start(f"pickup registrations ({len(groups)} users)")
     done = 0
     outcomes: list[RowOutcome] = []
@@ -163,7 +141,7 @@ async def register_pickup_users(
 async def _register(
     client: CommerceClient,
     recorder: RunRecorder,
-    remote_ids: _RemoteIds,
+    remote_ids: RemoteIds,
     row: PickupRow,
     key: str,
     *,
@@ -223,7 +201,7 @@ class PickupJobData(JobData):
 def _recorded(job: JobSnapshot) -> tuple[str, str]:
     """The pickup id and verification a job recorded (the id from its remote id if its data lacks it)."""
     facts = job.facts(PickupJobData)
-    return facts.pickup_id or job.remote_id.split(SEPARATOR, 1)[0], facts.verified or ""
+    return facts.pickup_id or answered_id(job.remote_id), facts.verified or ""
 
 
 def _same_as(first: RowOutcome, row: PickupRow) -> RowOutcome:

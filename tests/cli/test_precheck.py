@@ -60,6 +60,12 @@ def files(tmp_path: Path) -> Path:
         (["address-validation", "no-address.csv"], "missing address columns: zip or city"),
         (["deliverability", "header-only.csv"], "no data rows after the header"),
         (["pickup-register", "no-address.csv"], "column firstName, lastName, zip missing"),
+        (["pickup-points", "no-address.csv"], "no-address.csv: column zip missing"),
+        (
+            ["address-labels", "order.json"],
+            "order.json: line 1, column 2: address label request 1 must be a JSON object, not a string",
+        ),
+        (["return-order", "empty.csv"], "empty.csv: holds no return order request"),
         (["newspaper-statistics", "no-address.csv"], "missing statistics columns: newspaperId"),
         (
             ["newspaper-statistics", str(EXAMPLES / "statistics.csv"), "--calendar", "no-address.csv"],
@@ -101,6 +107,7 @@ def test_a_bad_input_is_refused_on_one_line(
         (["address-validation", "wide.csv"], "(POSTFLOWS_TABLE_MAX_COLUMNS)"),
         (["deliverability", "far.xlsx"], "(POSTFLOWS_TABLE_MAX_CELLS)"),
         (["pickup-register", "wide.csv"], "(POSTFLOWS_TABLE_MAX_COLUMNS)"),
+        (["pickup-points", "far.xlsx"], "(POSTFLOWS_TABLE_MAX_CELLS)"),
         (["newspaper-statistics", "wide.csv"], "(POSTFLOWS_TABLE_MAX_COLUMNS)"),
         (["address-purchase", "far.xlsx", "--params", str(EXAMPLES / "purchase.json")], "TABLE_MAX_CELLS"),
     ],

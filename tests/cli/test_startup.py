@@ -83,6 +83,9 @@ def test_help_imports_only_the_command_line(tmp_path: Path) -> None:
         ["address-batch", "no-address.csv", "--out", "o"],
         ["address-validation", "no-address.csv", "--out", "o"],
         ["pickup-register", "empty.csv", "--out", "o"],
+        ["pickup-points", "no-address.csv", "--out", "o"],
+        ["address-labels", "empty.csv", "--out", "o"],
+        ["return-order", "no-address.csv", "--out", "o"],
         ["newspaper-statistics", "empty.csv"],
     ],
 )

@@ -40,10 +40,14 @@ EXAMPLES = readme_examples()
 
 
 def test_the_readme_has_an_example_per_api() -> None:
-    assert [words[0] for words, _ in EXAMPLES][:3] == [
+    assert [words[0] for words, _ in EXAMPLES] == [
         "address-batch",
         "newspaper-order",
         "address-validation",
+        "deliverability",
+        "pickup-points",
+        "address-labels",
+        "return-order",
     ]
     assert all(files for _, files in EXAMPLES)
 

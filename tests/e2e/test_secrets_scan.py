@@ -288,6 +288,21 @@ def _commands(out: Callable[[str], str], *, demo: bool) -> list[Group]:
             "clean",
             one("pickup-register", str(EXAMPLES / "pickup-users.csv"), "--out", out("pickup")),
         ),
+        Group(
+            "pickup-points",
+            "clean",
+            one("pickup-points", str(EXAMPLES / "pickup-locations.csv"), "--out", out("pickup-points")),
+        ),
+        Group(
+            "address-labels",
+            "clean",
+            one("address-labels", str(EXAMPLES / "address-labels.json"), "--out", out("labels")),
+        ),
+        Group(
+            "return-order",
+            "clean",
+            one("return-order", str(EXAMPLES / "return-order.json"), "--out", out("return-order")),
+        ),
         Group("commerce sign-in and refresh", "clean", sign_in_and_refresh),
         # Failing runs: a wrong credential for each API, a refused order, an HTTP 500.
         Group("401 address service", "clean", batch_then_history, password=WRONG_ADDRESS_PASSWORD),

@@ -49,6 +49,16 @@ MALE,Hans,Muster,DE,Bahnhofstrasse,1,8001,Zürich,CH,EMAIL,hans.muster@example.c
 FEMALE,Anna,Beispiel,FR,Rue du Marché,12,1204,Genève,CH,EMAIL,anna.beispiel@example.ch
 """
 
+PICKUP_LOCATIONS = """customerNo,street,houseNumber,zip,city
+L-1,Bahnhofstrasse,1,8001,Zürich
+L-2,Rue du Marché,12,1204,Genève
+"""
+LABEL_REQUESTS = """{"item": {"itemID": "ORDER-1", "recipient": {"name1": "Hans Muster", "zip": "8001"}}}
+{"item": {"itemID": "ORDER-2", "recipient": {"name1": "Anna Beispiel", "zip": "1204"}}}
+"""
+RETURN_ORDER = """{"customerReference": "R-1", "pickupAddress": {"zip": "8001", "city": "Zürich"}}
+"""
+
 
 @dataclass
 class CellSite:
@@ -341,6 +351,26 @@ async def _pickup_registration(site: CellSite) -> dict[str, Any]:
     return await call(pickup_registration.fn, site.write("users.csv", PICKUP_USERS), site.out, concurrency=1)
 
 
+async def _pickup_points(site: CellSite) -> dict[str, Any]:
+    from flows.pickup_points import pickup_points
+
+    return await call(
+        pickup_points.fn, site.write("locations.csv", PICKUP_LOCATIONS), site.out, concurrency=1
+    )
+
+
+async def _address_labels(site: CellSite) -> dict[str, Any]:
+    from flows.address_labels import address_labels
+
+    return await call(address_labels.fn, site.write("labels.json", LABEL_REQUESTS), site.out, concurrency=1)
+
+
+async def _return_order(site: CellSite) -> dict[str, Any]:
+    from flows.return_order import return_order
+
+    return await call(return_order.fn, site.write("return-order.json", RETURN_ORDER), site.out)
+
+
 CASES: tuple[FlowCase, ...] = (
     FlowCase("address-batch", "address-batch", _address_batch),
     FlowCase(
@@ -367,4 +397,7 @@ CASES: tuple[FlowCase, ...] = (
     FlowCase("same-day-acceptance", "same-day-acceptance", _same_day_acceptance),
     FlowCase("delivery-reference-sync", "delivery-reference-sync", _delivery_reference_sync),
     FlowCase("pickup-registration", "pickup-registration", _pickup_registration),
+    FlowCase("pickup-points", "pickup-points", _pickup_points),
+    FlowCase("address-labels", "address-labels", _address_labels),
+    FlowCase("return-order", "return-order", _return_order),
 )

@@ -22,7 +22,7 @@ from sandbox.inprocess import SandboxTransport
 
 _ID = re.compile(r"^(\d+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
 # POSTs that ask and change nothing: a query is no submission, however often it is sent.
-QUERY_POSTS = ("runquery2*", "*addresses/validation", "*deliverabilities/when")
+QUERY_POSTS = ("runquery2*", "*addresses/validation", "*deliverabilities/when", "*pickup/v1/points")
 # Endpoint prefixes left out of a step's label (the newspaper API's long paths).
 _LABEL_PREFIXES = (
     "logistics/newspaper/submission/v1/",

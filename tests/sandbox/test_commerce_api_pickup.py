@@ -3,6 +3,8 @@ injection on the commerce mount."""
 
 from __future__ import annotations
 
+import base64
+import re
 import uuid
 from datetime import date, timedelta
 from pathlib import Path
@@ -11,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from sandbox.commerce.labels import label_pdf
 from sandbox.commerce.paths import CommercePaths
 from sandbox.commerce.pickup import USERS_TABLE
 from sandbox.config import SandboxConfig
@@ -180,6 +183,30 @@ async def test_barcode_and_return_order_accept_any_json_object(path: str, scope:
     assert accepted.json()["id"] != again.json()["id"]
     uuid.UUID(accepted.json()["id"])
     assert (refused.status_code, error_code(refused)) == (400, "INVALID_PARAMETER")
+
+
+async def test_a_label_answer_carries_a_pdf_at_item_label_and_a_return_order_none() -> None:
+    config, _ = commerce_sandbox()
+    async with commerce_client(config, "DCAPI_BARCODE_READ", "DCAPI_RETURN_ORDER") as http:
+        label = (await http.post("/barcode/v1/addresslabels", json={"item": {"itemID": "1"}})).json()
+        order = (await http.post("/delivery/collection/order/v2/orders", json={"a": 1})).json()
+    pdf = base64.b64decode(label["item"]["label"][0], validate=True)
+    assert pdf.startswith(b"%PDF-1.4\n") and pdf.rstrip().endswith(b"%%EOF")
+    assert label["item"]["identCode"].encode() in pdf  # the page shows the label's number
+    assert re.fullmatch(r"99\.60\.\d{12}", label["item"]["identCode"])
+    assert set(order) == {"id", "received"}
+
+
+def test_the_sandbox_label_is_a_pdf_whose_cross_reference_points_at_its_objects() -> None:
+    pdf = label_pdf("99.60.000000000042")
+    table = int(pdf.rsplit(b"startxref\n", 1)[1].split(b"\n", 1)[0])
+    assert pdf[table:].startswith(b"xref\n0 6\n")
+    offsets = re.findall(rb"(\d{10}) 00000 n ", pdf[table:])
+    assert len(offsets) == 5
+    for number, offset in enumerate(offsets, start=1):
+        assert pdf[int(offset) :].startswith(b"%d 0 obj\n" % number)
+    stream = re.search(rb"<< /Length (\d+) >>\nstream\n(.*?)\nendstream", pdf, re.DOTALL)
+    assert stream is not None and int(stream.group(1)) == len(stream.group(2))
 
 
 async def test_barcode_and_return_order_paths_are_settings() -> None:
