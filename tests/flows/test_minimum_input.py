@@ -64,3 +64,26 @@ async def test_queries_under_a_verification_key_reject_a_po_box_address(
 
     assert (summary["accepted_rows"], summary["rejected_rows"]) == (1, 1)
     assert sandbox.transport.count("/runquery2") == 1
+
+
+async def test_a_po_box_row_under_a_maintenance_key_is_sent_and_read_back_from_the_answer(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The maintenance rule takes a P.O. box address; the row goes to the service and its answer comes back
+    on the same row: the P.O. box fields as uploaded and the service's status for it."""
+    monkeypatch.setenv("POSTFLOWS_ADDRESS_SERVICE_BATCH_KEY", "postflows_maintenance_v1")
+    source = tmp_path / "addresses.csv"
+    source.write_text(ROWS, encoding="utf-8")
+    summary = await call(address_batch, input_path=source, output_dir=tmp_path / "out", max_wait_s=60)
+
+    assert (summary["accepted_rows"], summary["rejected_rows"], summary["result_rows"]) == (2, 0, 2)
+    results = read_output_csv(tmp_path / "out" / "results.csv", dtype=str).fillna("")
+    box = results.set_index("KundenNr").loc["2"]
+    # What the service received for the row (its copies of the uploaded fields) and what it answered.
+    assert (box["PoBoxTerm_in"], box["PoBoxNo_in"], box["PoBoxZIP_in"], box["PoBoxTownName_in"]) == (
+        "Postfach", "12", "6002", "Luzern",
+    )  # fmt: skip
+    assert (box["Streetname_in"], box["HouseNo_in"], box["ZIPCode_in"]) == ("", "", "")
+    assert box["ReturnedByService"] == "True" and box["QSTAT"] != "" and box["QSTAT_Designation"] != ""
+    assert len(box["ShortReport"]) == 24 and box["SR19_PoBoxZIP"] != ""
+    assert results.set_index("KundenNr").loc["1", "Streetname_in"] == "Lindenstrasse"
