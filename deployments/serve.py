@@ -9,7 +9,8 @@ from deployments.catalog import CATALOG, TIMEZONE, DeploymentSpec
 
 def build(spec: DeploymentSpec) -> Any:
     """The runner deployment of ``spec``: its flow with the catalog's description, tags, schedules,
-    concurrency limit and triggers; the UI builds the parameter form from the flow's signature."""
+    concurrency limit and triggers; the UI builds the parameter form from the flow's signature, and the
+    server refuses a run with a parameter the flow does not take (:func:`closed_schema`)."""
     from prefect.events import DeploymentTriggerTypes
     from prefect.schedules import Cron
     from pydantic import TypeAdapter
@@ -17,7 +18,7 @@ def build(spec: DeploymentSpec) -> Any:
     triggers = TypeAdapter(list[DeploymentTriggerTypes]).validate_python(
         [dict(trigger) for trigger in spec.triggers]
     )
-    return spec.load_flow().to_deployment(
+    deployment = spec.load_flow().to_deployment(
         name=spec.name,
         description=spec.description,
         tags=list(spec.tags),
@@ -28,6 +29,21 @@ def build(spec: DeploymentSpec) -> Any:
         concurrency_limit=spec.concurrency_limit,
         triggers=triggers,
     )
+    deployment._parameter_openapi_schema = closed_schema(deployment._parameter_openapi_schema)
+    return deployment
+
+
+def closed_schema(schema: Any) -> Any:
+    """``schema`` (Prefect's parameter schema of a flow) refusing parameters the flow does not take: the
+    server checks a run's parameters against it when the run is created (``enforce_parameter_schema``), so a
+    misspelt parameter is refused at submission, naming it, instead of failing the run. The request parts
+    refuse unknown fields already (their models forbid extra fields)."""
+    from prefect.utilities.callables import ParameterSchema
+
+    class ClosedParameterSchema(ParameterSchema):
+        additionalProperties: bool = False  # noqa: N815 - the JSON schema keyword
+
+    return ClosedParameterSchema(**schema.model_dump(), additionalProperties=False)
 
 
 def deployments() -> list[Any]:
