@@ -391,14 +391,19 @@ def _control_access(host: str, settings: Settings) -> str:
 @app.command("serve")
 def serve_command() -> None:
     """Serve every flow as a deployment of the Prefect server (PREFECT_API_URL, else the local server of
-    `postflows server start`) with its schedules."""
+    `postflows server start`) with its schedules, its rate limits and its automations."""
+    from deployments.automations import HEARTBEAT_FREQUENCY_S
     from postflows.prefect_server import choose_api
 
     say(choose_api(_settings().data_dir))
+    # Runs send heartbeats, which the automation that marks silent runs Crashed waits for.
+    os.environ.setdefault("PREFECT_RUNNER_HEARTBEAT_FREQUENCY", str(HEARTBEAT_FREQUENCY_S))
     from deployments.serve import serve_all
     from postflows.api_limits import ensure_configured_limits
+    from postflows.automations import ensure_configured_automations
 
     ensure_configured_limits()  # the per-API rate limits the flows' requests take slots of
+    ensure_configured_automations()
     serve_all()
 
 

@@ -39,7 +39,17 @@ def info_lines(settings: Settings) -> list[tuple[str, str]]:
     lines.append(("commerce sign-in", _token_store(settings)))
     if settings.credentials_block:
         lines.append(("credentials block", f"{settings.credentials_block!r} fills unset credentials"))
+    lines.append(("automations", _automations(settings)))
     return lines
+
+
+def _automations(settings: Settings) -> str:
+    from deployments.automations import automations
+
+    notify = settings.notify_block
+    names = ", ".join(automation["name"] for automation in automations("named" if notify else None))
+    announced = f"failures announced through {notify!r}" if notify else "POSTFLOWS_NOTIFY_BLOCK unset"
+    return f"{names} (`postflows setup` makes them on the Prefect API above; {announced})"
 
 
 def _endpoint(settings: Settings, api: Api, variable: str) -> str:

@@ -1,4 +1,4 @@
-"""``postflows setup``: prepare the Prefect server for the flows; today the per-API rate limits.
+"""``postflows setup``: prepare the Prefect server for the flows: the per-API rate limits and the automations.
 :func:`register` adds the command to ``postflows``."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from postflows.cli_common import EXIT_USAGE, run_work, say
 
 
 def setup_command() -> None:
-    """Create the rate limits address-service, newspaper-api and commerce-api on the Prefect server that
-    `postflows info` names (PREFECT_API_URL, else the local server), or bring them to the configured
-    values."""
+    """Create the rate limits address-service, newspaper-api and commerce-api and the automations (crashed
+    runs detected and run again once, failures announced) on the Prefect server that `postflows info` names
+    (PREFECT_API_URL, else the local server), or bring them to the configured values."""
     from postflows.prefect_server import choose_api, prefect_api
     from postflows.settings import Settings
 
@@ -26,10 +26,12 @@ def setup_command() -> None:
     say(choose_api(data_dir))  # before Prefect is imported: it reads PREFECT_API_URL once
 
     from postflows.api_limits import ensure_api_limits
+    from postflows.automations import ensure_automations
     from postflows.settings import get_settings
 
     settings = get_settings()
     limits = run_work(lambda: ensure_api_limits(settings), progress=False)
+    ensured = run_work(lambda: ensure_automations(settings), progress=False)
     for limit in limits:
         typer.echo(
             f"rate limit {limit.name}: {limit.per_minute} requests per minute "
@@ -37,6 +39,11 @@ def setup_command() -> None:
         )
     if not limits:
         typer.echo("no rate limits configured (every POSTFLOWS_*_RATE_PER_MINUTE is 0)")
+    for automation in ensured:
+        state = "" if automation.enabled else " (switched off on the server: left off)"
+        typer.echo(f"automation {automation.name}: {automation.outcome}{state}")
+    if not settings.notify_block:
+        typer.echo("no failure announcements: POSTFLOWS_NOTIFY_BLOCK names no notification block")
 
 
 def register(app: typer.Typer) -> None:

@@ -83,6 +83,11 @@ class Settings(BaseSettings):
     credentials_block: str | None = Field(
         default=None, description="Name of a Postflows Credentials block filling unset credentials"
     )
+    notify_block: str | None = Field(
+        default=None,
+        description="The Prefect notification block (type/name, e.g. slack-webhook/operations) that "
+        "announces failed and crashed runs; `postflows setup` makes the automation. Unset: no announcement",
+    )
 
     http_timeout_s: float = Field(
         default=30.0,

@@ -61,7 +61,16 @@ def test_info_on_a_fresh_machine(user_data: Path) -> None:
     assert info["newspaper API"] == "sandbox (embedded; POSTFLOWS_NEWSPAPER_URL is not set)"
     assert info["commerce API"] == "sandbox (embedded; POSTFLOWS_COMMERCE_URL is not set)"
     assert info["commerce sign-in"].startswith(str(user_data / "tokens" / "commerce-login-"))
+    assert info["automations"].startswith("postflows-crash-silent-runs, postflows-retry-crashed-runs (")
+    assert info["automations"].endswith("POSTFLOWS_NOTIFY_BLOCK unset)")
     assert not user_data.exists()  # info looks, it creates nothing
+
+
+def test_info_names_the_failure_announcements(user_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POSTFLOWS_NOTIFY_BLOCK", "slack-webhook/operations")
+    automations = _info()["automations"]
+    assert "postflows-notify-failures" in automations
+    assert "failures announced through 'slack-webhook/operations'" in automations
 
 
 def test_info_with_real_endpoints_a_shared_history_and_a_prefect_server(
