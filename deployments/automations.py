@@ -5,7 +5,7 @@ the deployments) in the shape Prefect's automations API takes; ``postflows setup
   is marked Crashed: Prefect's recommended detection of runs whose process died (a worker killed, a machine
   gone). Runs send heartbeats when ``PREFECT_RUNNER_HEARTBEAT_FREQUENCY`` is set
   (:data:`HEARTBEAT_FREQUENCY_S`; ``postflows serve`` sets it, a worker's environment must).
-* :data:`RETRY_CRASHED_RUNS`: a crashed run of a postflows flow on its first attempt is scheduled again,
+* :data:`RETRY_CRASHED_RUNS`: a crashed run of a postflows deployment on its first attempt is scheduled again,
   once: the same flow run with the same parameters, which takes its work up from the run history (nothing
   is submitted twice).
 * :data:`NOTIFY_FAILURES`: a Failed or Crashed run of a postflows flow is announced through the notification
@@ -77,7 +77,8 @@ def automations(notify_block_id: str | None) -> list[dict[str, Any]]:
             "type": "event",
             "posture": "Reactive",
             "match": {"prefect.resource.id": "prefect.flow-run.*", "prefect.run-count": "1"},
-            "match_related": _of_postflows(),
+            # A run of a deployment: a worker takes it up again (a command's run has nobody to).
+            "match_related": [_of_postflows(), {"prefect.resource.role": "deployment"}],
             "expect": ["prefect.flow-run.Crashed"],
             "for_each": ["prefect.resource.id"],
             "threshold": 1,

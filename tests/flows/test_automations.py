@@ -27,6 +27,7 @@ from deployments.automations import (
 )
 from deployments.catalog import CATALOG
 from deployments.serve import build
+from flows.address_query import address_query
 from postflows.cli import app
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
@@ -172,6 +173,11 @@ async def test_a_crashed_run_is_run_again_once_and_a_failed_run_is_announced(
         assert (await client.read_flow_run(crashed.id)).run_count == 2
         await client.set_flow_run_state(crashed.id, Crashed(message="killed again"), force=True)
 
+    async with get_client() as client:  # a run of no deployment (a command's) is not run again
+        loose = await client.create_flow_run(address_query, parameters=PARAMETERS)
+        await client.set_flow_run_state(loose.id, Running(), force=True)
+        await client.set_flow_run_state(loose.id, Crashed(message="the command was killed"), force=True)
+
     async with get_client() as client:
         failed = await client.create_flow_run_from_deployment(deployment, parameters=PARAMETERS)
         await client.set_flow_run_state(failed.id, Running(), force=True)
@@ -182,5 +188,6 @@ async def test_a_crashed_run_is_run_again_once_and_a_failed_run_is_announced(
     assert "address-query" in str(announced[0]["subject"]) and "Failed" in str(announced[0]["subject"])
     assert await _state_after(failed.id, not_named="Failed", seconds=1) == "Failed"  # a failure is not rerun
     assert await _state_after(crashed.id, not_named="Crashed", seconds=1) == "Crashed"
+    assert await _state_after(loose.id, not_named="Crashed", seconds=1) == "Crashed"
     crash_announcements = await _announced("killed again")
     assert "Crashed" in str(crash_announcements[0]["subject"])
