@@ -2,9 +2,9 @@
 the deployments) in the shape Prefect's automations API takes; ``postflows setup`` creates them.
 
 * :data:`CRASH_SILENT_RUNS`: a run of a postflows flow whose heartbeats stop for :data:`HEARTBEAT_SILENCE_S`
-  is marked Crashed: Prefect's recommended detection of runs whose process died (a worker killed, a machine
-  gone). Runs send heartbeats when ``PREFECT_RUNNER_HEARTBEAT_FREQUENCY`` is set
-  (:data:`HEARTBEAT_FREQUENCY_S`; ``postflows serve`` sets it, a worker's environment must).
+  (``POSTFLOWS_CRASH_SILENCE_S``) is marked Crashed: Prefect's recommended detection of runs whose process
+  died (a worker killed, a machine gone). Runs send heartbeats when ``PREFECT_RUNNER_HEARTBEAT_FREQUENCY``
+  is set (:data:`HEARTBEAT_FREQUENCY_S`; ``postflows serve`` sets it, a worker's environment must).
 * :data:`RETRY_CRASHED_RUNS`: a crashed run of a postflows deployment on its first attempt is scheduled again,
   once: the same flow run with the same parameters, which takes its work up from the run history (nothing
   is submitted twice).
@@ -24,7 +24,8 @@ from deployments.catalog import CATALOG
 HEARTBEAT_FREQUENCY_S = 30
 """Seconds between a run's heartbeats (Prefect sends none more often than every 30 s)."""
 HEARTBEAT_SILENCE_S = 90
-"""Seconds without a heartbeat after which a running run counts as crashed."""
+"""Seconds without a heartbeat after which a running run counts as crashed, by default
+(``POSTFLOWS_CRASH_SILENCE_S``)."""
 CRASH_SILENT_RUNS = "postflows-crash-silent-runs"
 RETRY_CRASHED_RUNS = "postflows-retry-crashed-runs"
 NOTIFY_FAILURES = "postflows-notify-failures"
@@ -45,12 +46,12 @@ def _of_postflows() -> dict[str, Any]:
     return {"prefect.resource.role": "flow", "prefect.resource.name": flow_names()}
 
 
-def automations(notify_block_id: str | None) -> list[dict[str, Any]]:
+def automations(notify_block_id: str | None, *, silence_s: int = HEARTBEAT_SILENCE_S) -> list[dict[str, Any]]:
     """Every automation as Prefect's API takes it; the notification only when a block is named
-    (``notify_block_id``: its block document id)."""
+    (``notify_block_id``: its block document id); a run silent for ``silence_s`` counts as crashed."""
     crash = {
         "name": CRASH_SILENT_RUNS,
-        "description": f"A postflows run without a heartbeat for {HEARTBEAT_SILENCE_S} s is marked Crashed.",
+        "description": f"A postflows run without a heartbeat for {silence_s} s is marked Crashed.",
         "trigger": {
             "type": "event",
             "posture": "Proactive",
@@ -60,13 +61,13 @@ def automations(notify_block_id: str | None) -> list[dict[str, Any]]:
             "expect": ["prefect.flow-run.heartbeat", *(f"prefect.flow-run.{end}" for end in FLOW_RUN_ENDS)],
             "for_each": ["prefect.resource.id"],
             "threshold": 1,
-            "within": HEARTBEAT_SILENCE_S,
+            "within": silence_s,
         },
         "actions": [
             {
                 "type": "change-flow-run-state",
                 "state": "CRASHED",
-                "message": f"no heartbeat for {HEARTBEAT_SILENCE_S} s: the process running it is gone",
+                "message": f"no heartbeat for {silence_s} s: the process running it is gone",
             }
         ],
     }

@@ -36,7 +36,7 @@ async def ensure_automations(settings: Settings) -> list[Ensured]:
     ensured = []
     async with get_client() as client:
         block_id = await _notify_block_id(client, settings.notify_block)
-        for wanted in automations(block_id):
+        for wanted in automations(block_id, silence_s=settings.crash_silence_s):
             existing = await client.read_automations_by_name(wanted["name"])
             if not existing:
                 core = AutomationCore.model_validate({**wanted, "enabled": True})

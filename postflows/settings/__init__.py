@@ -83,6 +83,12 @@ class Settings(BaseSettings):
     credentials_block: str | None = Field(
         default=None, description="Name of a Postflows Credentials block filling unset credentials"
     )
+    crash_silence_s: int = Field(
+        default=90,
+        ge=45,
+        description="Seconds without a heartbeat after which a running deployment run is marked Crashed by "
+        "the automation `postflows setup` makes (runs beat every 30 s)",
+    )
     notify_block: str | None = Field(
         default=None,
         description="The Prefect notification block (type/name, e.g. slack-webhook/operations) that "

@@ -31,11 +31,11 @@ NAME = "address-query-on-a-worker"
 DEPLOYMENT = f"{ENTRY}/{NAME}"
 
 
-def project_file_of_one_entry(directory: Path) -> Path:
-    """``prefect.yaml`` with only its ``address-query`` entry, renamed; every other setting as it is."""
+def project_file_of_one_entry(directory: Path, *, entry: str = ENTRY, name: str = NAME) -> Path:
+    """``prefect.yaml`` with only its ``entry`` deployment, renamed ``name``; every other setting as it is."""
     project = yaml.safe_load((REPO / "prefect.yaml").read_text(encoding="utf-8"))
-    (entry,) = (entry for entry in project["deployments"] if entry["name"] == ENTRY)
-    project["deployments"] = [{**entry, "name": NAME}]
+    (found,) = (deployment for deployment in project["deployments"] if deployment["name"] == entry)
+    project["deployments"] = [{**found, "name": name}]
     path = directory / "prefect.yaml"
     path.write_text(yaml.safe_dump(project, sort_keys=False), encoding="utf-8")
     return path
