@@ -63,23 +63,38 @@ def environment(prefect_server: PrefectServer, sandbox: ServedSandbox, tmp_path:
     return env
 
 
+def _automations(api_url: str) -> list[dict[str, Any]]:
+    names = [CRASH_SILENT_RUNS, RETRY_CRASHED_RUNS, NOTIFY_FAILURES]
+    found: list[dict[str, Any]] = (
+        httpx.post(
+            f"{api_url}/automations/filter", json={"automations": {"name": {"any_": names}}}, timeout=30
+        )
+        .raise_for_status()
+        .json()
+    )
+    return found
+
+
+def _setup(env: dict[str, str]) -> str:
+    setup = subprocess.run([POSTFLOWS, "setup"], env=env, capture_output=True, text=True, timeout=180)
+    assert setup.returncode == 0, setup.stdout + setup.stderr
+    return setup.stdout
+
+
 @pytest.fixture
 def automations(environment: dict[str, str], prefect_server: PrefectServer) -> Iterator[None]:
-    """``postflows setup`` on the session's server; its automations are removed again afterwards (other
-    tests kill runs of their own)."""
-    setup = subprocess.run([POSTFLOWS, "setup"], env=environment, capture_output=True, text=True, timeout=180)
-    assert setup.returncode == 0, setup.stdout + setup.stderr
-    assert f"automation {CRASH_SILENT_RUNS}: " in setup.stdout
+    """``postflows setup`` on the session's server, with this test's short silence; afterwards the server's
+    automations are as they were (the session's ``postflows serve`` makes them with the defaults)."""
+    existed = bool(_automations(prefect_server.api_url))
+    assert f"automation {CRASH_SILENT_RUNS}: " in _setup(environment)
     try:
         yield
     finally:
-        with httpx.Client(base_url=prefect_server.api_url, timeout=30) as api:
-            for name in (CRASH_SILENT_RUNS, RETRY_CRASHED_RUNS, NOTIFY_FAILURES):
-                found = api.post(
-                    "/automations/filter", json={"automations": {"name": {"any_": [name]}}}
-                ).json()
-                for automation in found:
-                    api.delete(f"/automations/{automation['id']}")
+        if existed:
+            _setup({k: v for k, v in environment.items() if k != "POSTFLOWS_CRASH_SILENCE_S"})
+        else:
+            for automation in _automations(prefect_server.api_url):
+                httpx.delete(f"{prefect_server.api_url}/automations/{automation['id']}", timeout=30)
 
 
 @pytest.fixture

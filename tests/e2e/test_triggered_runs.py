@@ -128,6 +128,8 @@ def test_the_schedules_limits_and_the_event_trigger_are_on_the_server(served: Se
     assert starts and {(start.hour, start.minute) for start in starts} == {(2, 30)}
 
     automations = served.api("POST", "/automations/filter", json={})
+    names = {automation["name"] for automation in automations}
+    assert {"postflows-crash-silent-runs", "postflows-retry-crashed-runs"} <= names  # made by serve
     (trigger,) = [a for a in automations if a["trigger"].get("expect") == [FILE_ARRIVED_EVENT]]
     assert trigger["enabled"] and trigger["trigger"]["match"] == {"prefect.resource.id": "*"}
     assert trigger["actions"][0]["deployment_id"] == served.deployment("file-arrived")["id"]
