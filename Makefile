@@ -22,15 +22,17 @@ install: $(STAMP)
 run: install
 	$(VENV)/bin/postflows demo
 
+# The whole suite (scripts/test-all.sh): the tests of test-fast over TEST_WORKERS processes with every fuzz
+# case, then the end-to-end tests and the fault matrix in one process; one throwaway PostgreSQL for both.
 test: install
-	scripts/with-postgres.sh $(PY) -m pytest $(PYTEST_ARGS)
+	PY=$(PY) scripts/with-postgres.sh scripts/test-all.sh $(PYTEST_ARGS)
 
 # The inner loop: everything but the end-to-end tests (real servers) and the fault matrix, spread over
 # FAST_WORKERS pytest-xdist processes, one more than the CPUs (a flow test spends much of its time waiting for
 # its Prefect server and sandbox jobs; each worker starts its own Prefect test server, and every PostgreSQL
 # test makes its own database on the one server), with the fuzz suite under the hypothesis profile
 # `fuzz-fast`: most fuzz tests generate 15 % of their cases and check 15 % of their minimums
-# (tests/fuzz/conftest.py). `make test` (CI) runs in one process and generates every case.
+# (tests/fuzz/conftest.py). `make test` (CI) generates every case.
 FAST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test-fast: install
 	scripts/with-postgres.sh $(PY) -m pytest -n $(FAST_WORKERS) --dist worksteal --hypothesis-profile=fuzz-fast \
