@@ -22,7 +22,6 @@ from deployments.automations import CRASH_SILENT_RUNS, NOTIFY_FAILURES, RETRY_CR
 from tests.e2e.conftest import (
     EXAMPLE,
     POSTFLOWS,
-    PREFECT,
     USER,
     PrefectServer,
     ServedSandbox,
@@ -30,7 +29,7 @@ from tests.e2e.conftest import (
     served_sandbox,
     stop,
 )
-from tests.e2e.test_work_pool_worker import POOL, prefect, project_file_of_one_entry, succeeded
+from tests.e2e.test_work_pool_worker import POOL, prefect, project_file_of_one_entry, start_worker, succeeded
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -109,21 +108,6 @@ def deployed(environment: dict[str, str], automations: None, tmp_path: Path) -> 
         prefect(environment, "deployment", "delete", f"{ENTRY}/{NAME}")
 
 
-def _worker(environment: dict[str, str], directory: Path) -> subprocess.Popen[bytes]:
-    directory.mkdir(parents=True)
-    with (directory / "worker.log").open("wb") as sink:
-        return subprocess.Popen(
-            [PREFECT, "--no-prompt", "worker", "start", "--pool", POOL, "--type", "process",
-             "--install-policy", "never"],
-            cwd=directory,
-            env=environment,
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-
-
 def _until(what: str, check: Any, timeout: float) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -143,7 +127,7 @@ def test_a_run_whose_worker_was_killed_is_marked_crashed_and_completes_on_its_re
 ) -> None:
     out = tmp_path / "out"
     parameters = {"request": {"input_path": str(EXAMPLE)}, "output": {"output_dir": str(out)}}
-    first = _worker(environment, tmp_path / "worker-1")
+    first = start_worker(environment, POOL, tmp_path / "worker-1")
     second = None
     api = httpx.Client(base_url=prefect_server.api_url, timeout=30)
     try:
@@ -166,7 +150,7 @@ def test_a_run_whose_worker_was_killed_is_marked_crashed_and_completes_on_its_re
         os.killpg(first.pid, signal.SIGKILL)
         os.kill(run_pid, signal.SIGKILL)
         first.wait(timeout=10)
-        second = _worker(environment, tmp_path / "worker-2")
+        second = start_worker(environment, POOL, tmp_path / "worker-2")
 
         _until("marked Crashed", lambda: flow_run()["state_name"] != "Running", timeout=180)
 

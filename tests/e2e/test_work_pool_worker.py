@@ -98,28 +98,32 @@ def deployed(environment: dict[str, str], work_pool: str, tmp_path: Path) -> Ite
         prefect(environment, "deployment", "delete", DEPLOYMENT)
 
 
-@pytest.fixture
-def worker(environment: dict[str, str], work_pool: str, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """``prefect worker start --pool postflows``, stopped (with its flow runs) when the test ends."""
-    log = tmp_path / "worker.log"
-    workdir = tmp_path / "worker"
-    workdir.mkdir()
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [PREFECT, "--no-prompt", "worker", "start", "--pool", work_pool, "--type", "process",
+def start_worker(environment: dict[str, str], pool: str, directory: Path) -> subprocess.Popen[bytes]:
+    """``prefect worker start --pool <pool>`` in ``directory`` (made here), its output in
+    ``directory/worker.log``; in a session of its own, so :func:`stop` stops it with its flow runs."""
+    directory.mkdir(parents=True)
+    with (directory / "worker.log").open("wb") as sink:
+        return subprocess.Popen(
+            [PREFECT, "--no-prompt", "worker", "start", "--pool", pool, "--type", "process",
              "--install-policy", "never"],
-            cwd=workdir,
+            cwd=directory,
             env=environment,
             stdin=subprocess.DEVNULL,
             stdout=sink,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )  # fmt: skip
+
+
+@pytest.fixture
+def worker(environment: dict[str, str], work_pool: str, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """``prefect worker start --pool postflows``, stopped (with its flow runs) when the test ends."""
+    process = start_worker(environment, work_pool, tmp_path / "worker")
     try:
         yield process
     finally:
         stop(process)
-        print(log.read_text())  # noqa: T201 - shown by pytest when the test failed
+        print((tmp_path / "worker" / "worker.log").read_text())  # noqa: T201 - shown when the test failed
 
 
 def test_a_worker_runs_a_deployment_of_prefect_yaml(

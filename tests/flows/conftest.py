@@ -4,10 +4,13 @@ shared with tests/reliability) against a fresh in-process sandbox per test whose
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import httpx
 import pytest
@@ -88,3 +91,19 @@ def dask_task_runner(*, processes: bool) -> Any:
             "dashboard_address": ":0",
         }
     )
+
+
+@pytest.fixture
+async def address_query_deployment() -> AsyncIterator[UUID]:
+    """The address-query deployment as `postflows serve` builds it, on the test server (nothing runs it)."""
+    from prefect.client.orchestration import get_client
+
+    from deployments.catalog import CATALOG
+    from deployments.serve import build
+
+    (spec,) = [spec for spec in CATALOG if spec.name == "address-query"]
+    runner_deployment = await asyncio.to_thread(build, spec)  # built as serve builds it: outside a loop
+    deployment_id: UUID = await runner_deployment.apply()
+    yield deployment_id
+    async with get_client() as client:
+        await client.delete_deployment(deployment_id)

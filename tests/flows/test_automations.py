@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from uuid import UUID
@@ -26,7 +26,6 @@ from deployments.automations import (
     RETRY_CRASHED_RUNS,
 )
 from deployments.catalog import CATALOG
-from deployments.serve import build
 from flows.address_query import address_query
 from postflows.cli import app
 
@@ -120,16 +119,6 @@ def webhook() -> Iterator[str]:
     server.shutdown()
 
 
-@pytest.fixture
-async def deployment() -> AsyncIterator[UUID]:
-    (spec,) = [spec for spec in CATALOG if spec.name == "address-query"]
-    runner_deployment = await asyncio.to_thread(build, spec)
-    deployment_id: UUID = await runner_deployment.apply()
-    yield deployment_id
-    async with get_client() as client:
-        await client.delete_deployment(deployment_id)
-
-
 async def _announced(text: str, seconds: float = 30.0) -> list[dict[str, object]]:
     """The webhook calls whose body holds ``text``, once there is one (or none after ``seconds``)."""
     for _ in range(int(seconds * 4)):
@@ -151,7 +140,7 @@ async def _state_after(flow_run_id: UUID, *, not_named: str, seconds: float = 30
 
 
 async def test_a_crashed_run_is_run_again_once_and_a_failed_run_is_announced(
-    setup_env: None, monkeypatch: pytest.MonkeyPatch, webhook: str, deployment: UUID
+    setup_env: None, monkeypatch: pytest.MonkeyPatch, webhook: str, address_query_deployment: UUID
 ) -> None:
     from prefect.blocks.notifications import CustomWebhookNotificationBlock
 
@@ -164,7 +153,9 @@ async def test_a_crashed_run_is_run_again_once_and_a_failed_run_is_announced(
     assert f"automation {NOTIFY_FAILURES}: created" in result.output
 
     async with get_client() as client:
-        crashed = await client.create_flow_run_from_deployment(deployment, parameters=PARAMETERS)
+        crashed = await client.create_flow_run_from_deployment(
+            address_query_deployment, parameters=PARAMETERS
+        )
         await client.set_flow_run_state(crashed.id, Running(), force=True)
         await client.set_flow_run_state(crashed.id, Crashed(message="the worker was killed"), force=True)
     assert await _state_after(crashed.id, not_named="Crashed") == "AwaitingRetry"
@@ -179,7 +170,7 @@ async def test_a_crashed_run_is_run_again_once_and_a_failed_run_is_announced(
         await client.set_flow_run_state(loose.id, Crashed(message="the command was killed"), force=True)
 
     async with get_client() as client:
-        failed = await client.create_flow_run_from_deployment(deployment, parameters=PARAMETERS)
+        failed = await client.create_flow_run_from_deployment(address_query_deployment, parameters=PARAMETERS)
         await client.set_flow_run_state(failed.id, Running(), force=True)
         await client.set_flow_run_state(
             failed.id, Failed(message="InputError: input file not found"), force=True
