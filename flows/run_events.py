@@ -1,8 +1,9 @@
 """Events out: every recorded run ends with a Prefect event, so other systems and automations learn that the
 work is done without polling.
 
-* ``postflows.<flow>.finished``: the run completed; the payload holds its summary (counts, output files,
-  remote ids, what was resumed or reused);
+* ``postflows.<flow>.finished``: the run completed; the payload holds its input files (``inputs``, by
+  parameter name, e.g. ``input_path``) and its summary (counts, output files, remote ids, what was resumed or
+  reused);
 * ``postflows.<flow>.failed``: the run failed; the payload holds the one-line reason and the summary so far.
 
 The event's resource is the run as the history knows it (``postflows.run.<history run id>``); its related
@@ -53,7 +54,12 @@ def run_ended(
     try:
         from prefect.events import emit_event
 
-        payload: dict[str, Any] = {"flow": flow, "history_run_id": run_id, "summary": bounded(summary)}
+        payload: dict[str, Any] = {
+            "flow": flow,
+            "history_run_id": run_id,
+            "inputs": input_files(parameters),
+            "summary": bounded(summary),
+        }
         if error is not None:
             payload["error"] = redact(error)
         emit_event(
@@ -80,16 +86,14 @@ def related_resources(parameters: Mapping[str, Any], idempotency_key: str | None
         related.append(
             {"prefect.resource.id": f"prefect.flow-run.{flow_run_id}", "prefect.resource.role": "flow-run"}
         )
-    for name, value in parameters.items():
-        if name.endswith("_path") and value not in (None, ""):
-            path = Path(str(value)).absolute()
-            related.append(
-                {
-                    "prefect.resource.id": f"{EVENT_PREFIX}.file.{path}",
-                    "prefect.resource.role": "input-file",
-                    "prefect.resource.name": path.name,
-                }
-            )
+    for path in map(Path, input_files(parameters).values()):
+        related.append(
+            {
+                "prefect.resource.id": f"{EVENT_PREFIX}.file.{path}",
+                "prefect.resource.role": "input-file",
+                "prefect.resource.name": path.name,
+            }
+        )
     if idempotency_key:
         related.append(
             {
@@ -98,6 +102,15 @@ def related_resources(parameters: Mapping[str, Any], idempotency_key: str | None
             }
         )
     return related
+
+
+def input_files(parameters: Mapping[str, Any]) -> dict[str, str]:
+    """The run's input files (its parameters named ``*_path``) as absolute paths, by parameter name."""
+    return {
+        name: str(Path(str(value)).absolute())
+        for name, value in parameters.items()
+        if name.endswith("_path") and value not in (None, "")
+    }
 
 
 def bounded(summary: Mapping[str, Any]) -> dict[str, Any]:

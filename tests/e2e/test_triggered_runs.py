@@ -21,10 +21,19 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from deployments.catalog import CATALOG, FILE_ARRIVED_EVENT, TIMEZONE
-from tests.e2e.conftest import EXAMPLE, PREFECT, TRIGGER_TIMINGS, ServedDeployments
+from tests.e2e.conftest import (
+    EXAMPLE,
+    POSTFLOWS,
+    PREFECT,
+    REPO,
+    TRIGGER_TIMINGS,
+    ServedDeployments,
+    sandbox_cli_environment,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
+CHAINED = "deliverability after each address batch"
 UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 EMIT_EVENT = """
 import json, sys
@@ -247,3 +256,50 @@ def test_an_event_naming_an_unknown_kind_or_no_file_starts_nothing(
         for run in served.flow_runs(name)
     }
     assert not any(unknown_id in str(key) or missing_id in str(key) for key in keys)
+
+
+def test_the_readmes_automation_runs_the_next_flow_on_a_finished_batchs_file(
+    served: ServedDeployments, tmp_path: Path
+) -> None:
+    """The README's "One flow after another", as written but for its output folder: a command's address
+    batch ends with ``postflows.address-batch.finished``, and the automation runs the served
+    ``deliverability-check`` deployment on the batch's input file."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## One flow after another") :].split("\n## ", 1)[0]
+    (script,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    out = tmp_path / "deliverability"
+    assert '"/data/deliverability"' in script
+    created = subprocess.run(
+        [sys.executable, "-c", script.replace('"/data/deliverability"', json.dumps(str(out)))],
+        env=served.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert created.returncode == 0, created.stdout + created.stderr
+    (automation,) = served.api(
+        "POST", "/automations/filter", json={"automations": {"name": {"any_": [CHAINED]}}}
+    )
+    try:
+        before = {run["id"] for run in served.flow_runs("deliverability-check")}
+        batch = subprocess.run(
+            [POSTFLOWS, "address-batch", str(EXAMPLE), "--out", str(tmp_path / "batch")],
+            env=sandbox_cli_environment(tmp_path, served.api_url, job_seconds="0.5"),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert batch.returncode == 0, batch.stderr
+
+        def chained() -> dict[str, Any] | None:
+            runs = [run for run in served.flow_runs("deliverability-check") if run["id"] not in before]
+            return runs[0] if runs else None
+
+        run = served.wait_for_flow_run(
+            wait_for(chained, "the deliverability run after the batch", served)["id"]
+        )
+        assert run["state_type"] == "COMPLETED", run["state"]
+        assert run["parameters"]["request"]["input_path"] == str(EXAMPLE)
+        assert {"deliverability.csv", "summary.md"} <= {path.name for path in out.iterdir()}
+    finally:
+        served.api("DELETE", f"/automations/{automation['id']}")

@@ -55,6 +55,7 @@ async def test_a_completed_run_emits_finished_with_its_summary(
     assert related["flow-run"] == f"prefect.flow-run.{state.state_details.flow_run_id}"
     assert related["input-file"] == f"postflows.file.{EXAMPLE}"
     assert related["idempotency-key"].startswith("postflows.key.")
+    assert event.payload["inputs"] == {"input_path": str(EXAMPLE)}
 
 
 async def test_a_failed_run_emits_failed_with_its_reason(
