@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from deployments.catalog import CATALOG, TIMEZONE, DeploymentSpec
@@ -38,12 +39,19 @@ def closed_schema(schema: Any) -> Any:
     server checks a run's parameters against it when the run is created (``enforce_parameter_schema``), so a
     misspelt parameter is refused at submission, naming it, instead of failing the run. The request parts
     refuse unknown fields already (their models forbid extra fields)."""
+    return _closed_schema_type()(**schema.model_dump(), additionalProperties=False)
+
+
+@functools.cache
+def _closed_schema_type() -> Any:
+    """Prefect's parameter schema with the ``additionalProperties`` keyword (made once, when first used:
+    this module imports Prefect only where a deployment is built)."""
     from prefect.utilities.callables import ParameterSchema
 
     class ClosedParameterSchema(ParameterSchema):
         additionalProperties: bool = False  # noqa: N815 - the JSON schema keyword
 
-    return ClosedParameterSchema(**schema.model_dump(), additionalProperties=False)
+    return ClosedParameterSchema
 
 
 def deployments() -> list[Any]:

@@ -32,12 +32,9 @@ def product_command(request: LogisticProductRequest, output: LookupOutput, as_js
     from flows.logistic_product import logistic_product
 
     summary = run_work(lambda: logistic_product(request=request, output=output), progress=False)
-    _said_where(summary)
-    console = _console()
-    if as_json:
-        console.print_json(json.dumps(summary["answer"], ensure_ascii=False))
-        return
-    render_product(summary["answer"], summary["names"], console)
+    console = _answered(summary, as_json=as_json)
+    if console is not None:
+        render_product(summary["answer"], summary["names"], console)
 
 
 @request_command(SameDayAcceptanceRequest, LookupOutput)
@@ -49,12 +46,20 @@ def same_day_command(
     from flows.same_day_acceptance import same_day_acceptance
 
     summary = run_work(lambda: same_day_acceptance(request=request, output=output), progress=False)
+    console = _answered(summary, as_json=as_json)
+    if console is not None:
+        render_acceptance(summary, console)
+
+
+def _answered(summary: dict[str, Any], *, as_json: bool) -> Console | None:
+    """Say where the run went, and print the answer as received with ``as_json``; else the console to
+    render it on."""
     _said_where(summary)
     console = _console()
-    if as_json:
-        console.print_json(json.dumps(summary["answer"], ensure_ascii=False))
-        return
-    render_acceptance(summary, console)
+    if not as_json:
+        return console
+    console.print_json(json.dumps(summary["answer"], ensure_ascii=False))
+    return None
 
 
 def _console() -> Console:
