@@ -5,6 +5,7 @@ shared with tests/reliability) against a fresh in-process sandbox per test whose
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -14,7 +15,10 @@ from uuid import UUID
 
 import httpx
 import pytest
+from prefect.client.orchestration import get_client
+from prefect.exceptions import ObjectNotFound
 
+from postflows.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API, forget_known_limits
 from sandbox.config import SandboxConfig
 from sandbox.faults import FaultRule
 from sandbox.inprocess import SandboxTransport
@@ -93,10 +97,20 @@ def dask_task_runner(*, processes: bool) -> Any:
     )
 
 
+async def delete_api_limits() -> None:
+    """The per-API rate limits gone from the test server. A test that makes them (``postflows setup``) deletes
+    them again: the server is shared by the flow tests of its process, and a limit left behind would hold
+    every later run's requests to its rate."""
+    async with get_client() as client:
+        for name in (ADDRESS_SERVICE, NEWSPAPER_API, COMMERCE_API):
+            with contextlib.suppress(ObjectNotFound):
+                await client.delete_global_concurrency_limit_by_name(name)
+    forget_known_limits()
+
+
 @pytest.fixture
 async def address_query_deployment() -> AsyncIterator[UUID]:
     """The address-query deployment as `postflows serve` builds it, on the test server (nothing runs it)."""
-    from prefect.client.orchestration import get_client
 
     from deployments.catalog import CATALOG
     from deployments.serve import build

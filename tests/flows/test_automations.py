@@ -28,6 +28,7 @@ from deployments.automations import (
 from deployments.catalog import CATALOG
 from flows.address_query import address_query
 from postflows.cli import app
+from tests.flows.conftest import delete_api_limits
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
 PARAMETERS = {"request": {"input_path": str(EXAMPLE)}, "output": {"output_dir": "/tmp/out"}}
@@ -40,6 +41,7 @@ def setup_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]
     monkeypatch.setenv("POSTFLOWS_DATA_DIR", str(tmp_path / "data"))
     yield
     asyncio.run(_delete_automations())
+    asyncio.run(delete_api_limits())  # made by `setup` too
 
 
 async def _delete_automations() -> None:

@@ -4,7 +4,6 @@ request of a flow run takes a slot, and nothing changes where a limit does not e
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -28,27 +27,19 @@ from postflows.api_limits import (
 from postflows.cli import app
 from postflows.settings import get_settings
 from tests.flows.calls import call
-from tests.flows.conftest import Sandbox
+from tests.flows.conftest import Sandbox, delete_api_limits
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
 FAST = {"min_poll_interval_s": 0.05, "max_poll_interval_s": 0.2}
 NAMES = (ADDRESS_SERVICE, NEWSPAPER_API, COMMERCE_API)
 
 
-async def _delete_limits() -> None:
-    async with get_client() as client:
-        for name in NAMES:
-            with contextlib.suppress(ObjectNotFound):
-                await client.delete_global_concurrency_limit_by_name(name)
-    forget_known_limits()
-
-
 @pytest.fixture(autouse=True)
 async def _no_limits_left() -> AsyncIterator[None]:
     """The harness server is shared by every flow test: each test here starts and ends without limits."""
-    await _delete_limits()
+    await delete_api_limits()
     yield
-    await _delete_limits()
+    await delete_api_limits()
 
 
 def test_a_rate_per_minute_never_allows_more_in_any_minute() -> None:
