@@ -30,6 +30,10 @@ class BenchConfig:
     # about when a status check arrives, found done or not by chance: the overhead is timed on a job done
     # at the first check, without waits between checks.
     overhead_job_seconds: float = 0.0
+    # The flow benchmarks' shortest wait between status checks, both sides (bench/flow_runs.py).
+    flow_poll_interval_s: float = 1.25
+    # The Prefect API the flow benchmarks run on; None starts a server of their own for the run.
+    prefect_api_url: str | None = None
     openpyxl_reference: bool = True
     cli_repeats: int = 15  # the command-start benchmarks: short processes, so more rounds
     history_runs: int = 100_000

@@ -47,8 +47,11 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def prefect_server() -> ServerState:
-    """A Prefect server for this process's benchmarks, started on first use and stopped when it exits."""
+def prefect_api_url(config: BenchConfig) -> str:
+    """The Prefect API the flow benchmarks run on: the config's, or a server of this process's, started on
+    first use and stopped when it exits."""
+    if config.prefect_api_url is not None:
+        return config.prefect_api_url
     global _server
     if _server is None:
         home = Path(tempfile.mkdtemp(prefix="postflows-bench-prefect-"))
@@ -56,7 +59,7 @@ def prefect_server() -> ServerState:
         state = server.start(port=_free_port())
         _server = (server, state, home)
         atexit.register(_stop_server)
-    return _server[1]
+    return str(_server[1].api_url)
 
 
 def _stop_server() -> None:
@@ -83,18 +86,17 @@ def _environment(values: dict[str, str]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def flow_world(workdir: Path, job_seconds: float) -> Iterator[Settings]:
+def flow_world(workdir: Path, job_seconds: float, api_url: str) -> Iterator[Settings]:
     """The settings both sides run with (a data dir of the benchmark's, the embedded sandbox with jobs of
-    ``job_seconds``) and Prefect pointed at the benchmark's server."""
+    ``job_seconds``) and Prefect pointed at ``api_url``."""
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    state = prefect_server()
     values = {
         "POSTFLOWS_DATA_DIR": str(workdir / "data"),
         "POSTFLOWS_SANDBOX_JOB_SECONDS": str(job_seconds),
         "POSTFLOWS_ADDRESS_SERVICE_URL": "",
     }
-    with _environment(values), temporary_settings({PREFECT_API_URL: state.api_url}):
+    with _environment(values), temporary_settings({PREFECT_API_URL: api_url}):
         try:
             yield get_settings()
         finally:
@@ -110,18 +112,18 @@ def _let_go_of_events() -> None:
     EventsWorker.drain_all(timeout=30)
 
 
-POLL_INTERVAL_S = 1.25
-"""Both sides' shortest wait between status checks: a little longer than the job, so that both find it done
-at the same check. At 1 s, the check after the first landed just before or just after the job's end by
-chance, which put a whole poll interval (1.5 s) into one side's time or the other's."""
+# Both sides' shortest wait between status checks (BenchConfig.flow_poll_interval_s) is a little longer than
+# the job, so that both find it done at the same check. At 1 s, the check after the first landed just before
+# or just after the job's end by chance, which put a whole poll interval (1.5 s) into one side's time or the
+# other's.
 
 
-def _policy() -> PollPolicy:
-    """The flow's poll policy: its defaults (``max_wait_s``, growth, ...) and :data:`POLL_INTERVAL_S`."""
-    return PollPolicy(3600.0, POLL_INTERVAL_S)
+def _policy(poll_interval_s: float) -> PollPolicy:
+    """The flow's poll policy: its defaults (``max_wait_s``, growth, ...) and the shortest wait given."""
+    return PollPolicy(3600.0, poll_interval_s)
 
 
-async def plain_batch(settings: Settings, input_path: Path, output_dir: Path) -> int:
+async def plain_batch(settings: Settings, input_path: Path, output_dir: Path, poll_interval_s: float) -> int:
     """The flow's connector calls and file work, without Prefect or the run history; returns the rows."""
     prepared = prepare_address_input(
         input_path,
@@ -136,7 +138,7 @@ async def plain_batch(settings: Settings, input_path: Path, output_dir: Path) ->
         output_token = await client.create_file()
         try:
             job = await client.run_batch(settings.address_service.batch_key, input_token, output_token)
-            await wait_for_batch(client, job.batch_token, policy=_policy())
+            await wait_for_batch(client, job.batch_token, policy=_policy(poll_interval_s))
             download = output_dir / "download" / "output.bin"
             async with client.download(output_token) as chunks:
                 await write_stream(download, chunks, max_bytes=settings.download_max_bytes)
@@ -154,7 +156,7 @@ async def plain_batch(settings: Settings, input_path: Path, output_dir: Path) ->
     return results.rows
 
 
-async def flow_batch(input_path: Path, output_dir: Path) -> int:
+async def flow_batch(input_path: Path, output_dir: Path, poll_interval_s: float) -> int:
     """The ``address_batch`` flow run on the server, with a fresh idempotency key: every run is new work."""
     from flows.address_batch import address_batch
     from flows.requests import AddressBatchRequest, OutputOptions, PollingOptions
@@ -162,14 +164,15 @@ async def flow_batch(input_path: Path, output_dir: Path) -> int:
     summary: dict[str, Any] = await address_batch(
         request=AddressBatchRequest(input_path=input_path, idempotency_key=f"bench-{uuid.uuid4().hex}"),
         output=OutputOptions(output_dir=output_dir),
-        polling=PollingOptions(min_poll_interval_s=POLL_INTERVAL_S),
+        polling=PollingOptions(min_poll_interval_s=poll_interval_s),
     )
     return int(summary["result_rows"])
 
 
 async def _measure(
-    settings: Settings, input_path: Path, workdir: Path, repeats: int
+    settings: Settings, input_path: Path, workdir: Path, config: BenchConfig
 ) -> tuple[Any, dict[str, Any]]:
+    interval = config.flow_poll_interval_s
     rows: dict[str, int] = {}
 
     def fresh(name: str) -> Path:
@@ -178,14 +181,14 @@ async def _measure(
         return directory
 
     async def candidate() -> None:
-        rows["flow_rows"] = await flow_batch(input_path, fresh("flow"))
+        rows["flow_rows"] = await flow_batch(input_path, fresh("flow"), interval)
 
     async def baseline() -> None:
-        rows["script_rows"] = await plain_batch(settings, input_path, fresh("script"))
+        rows["script_rows"] = await plain_batch(settings, input_path, fresh("script"), interval)
 
     await baseline()  # warm both paths up (imports, the sandbox's reference data, the first flow run)
     await candidate()
-    timings = await alternate_async(candidate, baseline, repeats)
+    timings = await alternate_async(candidate, baseline, config.repeats)
     return timings, rows
 
 
@@ -193,9 +196,9 @@ def _run(
     name: str, target: float, rows: int, job_seconds: float, config: BenchConfig, workdir: Path
 ) -> BenchResult:
     input_path = write_address_file(workdir / "addresses.csv", rows)
-    with flow_world(workdir, job_seconds) as settings:
-        timings, answered = asyncio.run(_measure(settings, input_path, workdir, config.repeats))
-        api_url = str(prefect_server().api_url)
+    api_url = prefect_api_url(config)
+    with flow_world(workdir, job_seconds, api_url) as settings:
+        timings, answered = asyncio.run(_measure(settings, input_path, workdir, config))
     return ratio_result(
         name,
         "address_batch flow run (Prefect server running, run history) vs a plain script of the same "
@@ -207,7 +210,7 @@ def _run(
         info={
             **answered,
             "prefect_api": api_url,
-            "poll_policy": f"min {POLL_INTERVAL_S} s, the flow's defaults",
+            "poll_policy": f"min {config.flow_poll_interval_s} s, the flow's defaults",
         },
     )
 

@@ -119,8 +119,15 @@ def alembic_config() -> Config:
     return config
 
 
+BUILD_EMPTY_AT_ONCE = "build_empty_at_once"
+"""The Alembic config attribute by which :func:`migrate` lets the migration environment build an empty
+database's newest schema in one step (the models' tables, stamped at head) instead of running every
+migration."""
+
+
 def migrate(engine: Engine) -> None:
-    """Bring the database behind ``engine`` to the newest schema (Alembic ``upgrade head``).
+    """Bring the database behind ``engine`` to the newest schema (Alembic ``upgrade head``); an empty one
+    gets it in one step.
 
     Safe to call repeatedly and from several processes at once: SQLite serialises on its write lock and
     PostgreSQL on an advisory lock taken by the migration environment.
@@ -130,6 +137,7 @@ def migrate(engine: Engine) -> None:
     config = alembic_config()
     with engine.begin() as connection:
         config.attributes["connection"] = connection
+        config.attributes[BUILD_EMPTY_AT_ONCE] = True
         command.upgrade(config, "head")
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -24,6 +25,7 @@ TINY = BenchConfig(
     query_latency_s=0.001,
     job_seconds=0.5,
     batch_job_seconds=0.0,
+    flow_poll_interval_s=0.05,
     jobs=1,
     cli_repeats=1,
     history_runs=300,
@@ -36,8 +38,12 @@ RESULT_KEYS = {
 
 
 @pytest.fixture(scope="module")
-def document() -> dict:
-    return run_benchmarks(TINY, list(BENCHMARKS))
+def document(prefect_harness: None) -> dict:
+    """Every benchmark once at the tiny size; the flow benchmarks on the session's Prefect test server."""
+    from prefect.settings import PREFECT_API_URL
+
+    config = dataclasses.replace(TINY, prefect_api_url=str(PREFECT_API_URL.value()))
+    return run_benchmarks(config, list(BENCHMARKS))
 
 
 def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> None:

@@ -83,8 +83,8 @@ async def test_rerun_resumes_after_failure_without_second_post(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
     sandbox.inject(api="newspaper", endpoint="*/progress", kind="http_status", value=500, times=None)
-    with pytest.raises(ServerError):
-        await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
+    with pytest.raises(ServerError):  # the progress is read until the run's wait is over
+        await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", **{**QUICK, "max_wait_s": 1.0})
     assert posts(sandbox) == 1
     sandbox.config.faults.clear()
     summary = await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)

@@ -7,17 +7,20 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Column, MetaData, String, Table, inspect, text
+from sqlalchemy import Column, Engine, MetaData, String, Table, inspect, text
+from sqlalchemy.engine import make_url
 
 from history.db import alembic_config, create_engine_for, dispose_engines, migrate, session_factory
 from history.models import Base
 from history.store import list_runs, start_run
+from tests.history.conftest import fresh_database_url
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 HISTORY_TABLES = {"runs", "steps", "remote_jobs", "job_events", "documents", "run_messages"}
@@ -80,8 +83,74 @@ def test_downgrade_to_base_and_back(database_url: str) -> None:
         engine.dispose()
 
 
+def _upgrade_by_every_migration(engine: Engine) -> None:
+    """``upgrade head`` as the Alembic command line runs it: every migration in turn."""
+    config = alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+def _schema(engine: Engine) -> dict[str, Any]:
+    """Everything the database says of the history's tables: columns (type, nullability, default; in any
+    order: a migration appends the columns it adds), keys, indexes, unique and check constraints."""
+    inspector = inspect(engine)
+    tables = sorted(set(inspector.get_table_names()) - {"alembic_version"})
+    return {
+        table: {
+            "columns": sorted(
+                (column["name"], str(column["type"]), column["nullable"], column.get("default"))
+                for column in inspector.get_columns(table)
+            ),
+            "primary_key": inspector.get_pk_constraint(table)["constrained_columns"],
+            "foreign_keys": sorted(
+                (
+                    key["name"],
+                    tuple(key["constrained_columns"]),
+                    key["referred_table"],
+                    tuple(key["referred_columns"]),
+                    tuple(sorted((key.get("options") or {}).items())),
+                )
+                for key in inspector.get_foreign_keys(table)
+            ),  # fmt: skip
+            "indexes": sorted(
+                (index["name"], tuple(index["column_names"]), bool(index["unique"]))
+                for index in inspector.get_indexes(table)
+            ),
+            "unique": sorted(
+                (unique["name"], tuple(unique["column_names"]))
+                for unique in inspector.get_unique_constraints(table)
+            ),
+            "checks": sorted(
+                (check["name"], " ".join(check["sqltext"].split()))
+                for check in inspector.get_check_constraints(table)
+            ),
+        }
+        for table in tables
+    }
+
+
+def test_a_new_history_is_built_at_once_as_every_migration_builds_it(
+    database_url: str, tmp_path: Path
+) -> None:
+    kind = make_url(database_url).get_backend_name()
+    with fresh_database_url(kind, tmp_path / "by-migrations") as other_url:
+        at_once, by_migrations = create_engine_for(database_url), create_engine_for(other_url)
+        try:
+            migrate(at_once)
+            _upgrade_by_every_migration(by_migrations)
+            assert _version(database_url) == _version(other_url) == [_head()]
+            built = _schema(at_once)
+            assert set(built) >= HISTORY_TABLES
+            assert built == _schema(by_migrations)
+        finally:
+            at_once.dispose()
+            by_migrations.dispose()
+
+
 def test_models_and_migrations_agree(database_url: str) -> None:
-    engine = session_factory(database_url).kw["bind"]
+    engine = create_engine_for(database_url)
+    _upgrade_by_every_migration(engine)
     with engine.connect() as connection:
         context = MigrationContext.configure(connection, opts={"compare_type": True})
         assert compare_metadata(context, Base.metadata) == []
@@ -93,6 +162,7 @@ def test_models_and_migrations_agree(database_url: str) -> None:
         Table("extra_table", changed, Column("name", String(10), primary_key=True))
         diffs = compare_metadata(context, changed)
         assert [diff[0] for diff in diffs] == ["add_table"]
+    engine.dispose()
 
 
 def test_sqlite_engine_creates_directory_and_sets_pragmas(tmp_path: Path) -> None:
