@@ -27,14 +27,18 @@ import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from postflows.server_process import SERVER_MODULE
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 4200
 START_TIMEOUT_S = 120.0
 TEMPORARY_START_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 20.0
 HEALTH_TIMEOUT_S = 2.0
-# How the server's process was started (``python -m prefect server start``), as /proc shows its arguments.
-_SERVER_ARGS = b"\0prefect\0server\0start\0"
+# How the server's process was started, as /proc shows its arguments: ``python -m postflows.server_process``
+# (Prefect's ``prefect server start`` with SQLite writes that wait for each other), or, by an earlier
+# version, ``python -m prefect server start``.
+_SERVER_ARGS = (f"\0-m\0{SERVER_MODULE}\0".encode(), b"\0prefect\0server\0start\0")
 
 
 class ServerError(RuntimeError):
@@ -103,9 +107,10 @@ class LocalServer:
         timeout: float = START_TIMEOUT_S,
         database_url: str | None = None,
     ) -> ServerState:
-        """Start ``prefect server start`` detached (its own session, output to the log) and wait until it
-        answers; a server already running is returned as it is. ``database_url`` (a PostgreSQL URL of any
-        driver, run through asyncpg as Prefect wants it) replaces the SQLite database in its home.
+        """Start the Prefect server (:mod:`postflows.server_process`: ``prefect server start`` whose SQLite
+        writes wait for each other) detached (its own session, output to the log) and wait until it answers;
+        a server already running is returned as it is. ``database_url`` (a PostgreSQL URL of any driver, run
+        through asyncpg as Prefect wants it) replaces the SQLite database in its home.
 
         Raises:
             ServerError: the port is taken, or the server ended or did not answer within ``timeout``
@@ -127,7 +132,7 @@ class LocalServer:
         log_fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_FILE_MODE)
         with open(log_fd, "ab") as log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "prefect", "server", "start", "--host", host, "--port", str(port)],
+                [sys.executable, "-m", SERVER_MODULE, "--host", host, "--port", str(port)],
                 cwd=self.home,
                 env=env,
                 stdin=subprocess.DEVNULL,
@@ -367,7 +372,7 @@ def _alive(pid: int) -> bool:
         command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return True  # no /proc here: trust the record
-    return _SERVER_ARGS in b"\0" + command
+    return any(args in b"\0" + command for args in _SERVER_ARGS)
 
 
 def _api_url(host: str, port: int) -> str:

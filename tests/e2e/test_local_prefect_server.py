@@ -3,6 +3,7 @@ instead of starting a temporary one."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -117,3 +118,37 @@ def test_the_local_server_keeps_its_runs_in_postgresql_when_told(tmp_path: Path,
         finally:
             engine.dispose()
         assert states == ["COMPLETED"]
+
+
+def test_concurrent_triggers_of_the_sqlite_server_are_all_taken(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs created at once from one deployment and rate-limit slots taken at once, as concurrent triggers
+    and workers make them: on SQLite every request goes through (Prefect's own server answered the second
+    and third of three with 503 in every round)."""
+    for name, value in base_environment().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("PREFECT_UI_ENABLED", "false")
+    state = LocalServer.of(data_dir).start(port=free_port())
+
+    async def rounds() -> list[tuple[list[int], list[int]]]:
+        async with httpx.AsyncClient(base_url=state.api_url, timeout=60) as client:
+            flow = (await client.post("/flows/", json={"name": "concurrent"})).json()["id"]
+            deployment = (await client.post("/deployments/", json={"name": "d", "flow_id": flow})).json()[
+                "id"
+            ]
+            limit = {"name": "some-api", "limit": 1000, "slot_decay_per_second": 1.0}
+            assert (await client.post("/v2/concurrency_limits/", json=limit)).status_code == 201
+            slot = {"names": ["some-api"], "slots": 1, "mode": "rate_limit"}
+            answers = []
+            for _ in range(4):
+                created = await asyncio.gather(
+                    *(client.post(f"/deployments/{deployment}/create_flow_run", json={}) for _ in range(3))
+                )
+                taken = await asyncio.gather(
+                    *(client.post("/v2/concurrency_limits/increment", json=slot) for _ in range(3))
+                )
+                answers.append(([r.status_code for r in created], [r.status_code for r in taken]))
+            return answers
+
+    assert asyncio.run(rounds()) == [([201, 201, 201], [200, 200, 200])] * 4
