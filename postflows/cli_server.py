@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from postflows.cli_common import EXIT_FAILED, EXIT_USAGE, say
+from postflows.prefect_profile import PROFILE, PROFILE_SOURCE, activate, restore
 from postflows.prefect_server import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -41,7 +42,7 @@ def _database_url() -> str | None:
 
 def _overridden() -> None:
     configured = configured_api_url()
-    if configured is not None:
+    if configured is not None and configured[1] != PROFILE_SOURCE:
         url, source = configured
         say(f"note: {source} is set, so flow commands report to {url}, not to this server")
 
@@ -66,18 +67,30 @@ def start_command(
     typer.echo(f"Prefect server {verb}: {state.api_url} (pid {state.pid})")
     database = "PostgreSQL (POSTFLOWS_SERVER_DATABASE_URL)" if _database_url() else "SQLite database"
     typer.echo(f"UI: {state.api_url.removesuffix('/api')}  home, {database} and log: {server.home}")
-    typer.echo(f"For prefect commands in this shell: export PREFECT_API_URL={state.api_url}")
+    switch = activate(state.api_url, server.home)
+    typer.echo(
+        f"Prefect profile {PROFILE!r} is active: prefect commands use this server (the profile active "
+        f"before, {switch.previous!r}, is active again after `postflows server stop`)"
+    )
+    if switch.overridden_by is not None:
+        say(f"note: PREFECT_PROFILE={switch.overridden_by} is set in this shell and wins over that profile")
+    typer.echo(f"Or, for this shell only: export PREFECT_API_URL={state.api_url}")
     _overridden()
 
 
 @server_app.command("stop")
 def stop_command() -> None:
-    """Stop the server and everything it started."""
-    stopped = _server().stop()
+    """Stop the server and everything it started, and make the Prefect profile active before `start` active
+    again."""
+    server = _server()
+    stopped = server.stop()
+    restored = restore(server.home)
     if stopped is None:
         typer.echo("no local Prefect server was running")
-        return
-    typer.echo(f"Prefect server stopped: {stopped.api_url} (pid {stopped.pid})")
+    else:
+        typer.echo(f"Prefect server stopped: {stopped.api_url} (pid {stopped.pid})")
+    if restored is not None:
+        typer.echo(f"Prefect profile {restored!r} is active again")
 
 
 @server_app.command("status")

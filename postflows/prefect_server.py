@@ -27,6 +27,7 @@ import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from postflows.prefect_profile import PROFILE_SOURCE
 from postflows.server_process import SERVER_MODULE
 
 DEFAULT_HOST = "127.0.0.1"
@@ -226,13 +227,17 @@ class PrefectApi:
 
 
 def prefect_api(data_dir: Path) -> PrefectApi:
-    """The configured Prefect API, else the data dir's local server when it answers, else none."""
+    """The configured Prefect API, else the data dir's local server when it answers, else none. The profile
+    ``postflows server start`` activates comes after the data dir's server, and counts only while its
+    server answers (a server that ended without ``server stop`` leaves it active)."""
     configured = configured_api_url()
-    if configured is not None:
+    if configured is not None and configured[1] != PROFILE_SOURCE:
         return PrefectApi(*configured)
     state = LocalServer.of(data_dir).answering()
     if state is not None:
         return PrefectApi(state.api_url, "local")
+    if configured is not None and answers(configured[0]):
+        return PrefectApi(*configured)
     return PrefectApi(None, "temporary")
 
 

@@ -171,3 +171,36 @@ def test_a_postgresql_url_of_any_driver_is_run_through_asyncpg() -> None:
     assert server_database_url("postgresql+psycopg://u@db:5433/x") == "postgresql+asyncpg://u@db:5433/x"
     assert server_database_url("postgres://u@db/x") == "postgresql+asyncpg://u@db/x"
     assert server_database_url("sqlite+aiosqlite:////srv/prefect.db") == "sqlite+aiosqlite:////srv/prefect.db"
+
+
+def test_the_servers_profile_is_active_until_stop_unless_the_operator_switched_since(tmp_path: Path) -> None:
+    import tomllib
+
+    from prefect.settings import PREFECT_PROFILES_PATH, temporary_settings
+
+    from postflows.prefect_profile import activate, restore
+
+    path = tmp_path / "profiles.toml"
+    home = tmp_path / "server-home"
+    home.mkdir()
+
+    def active() -> str:
+        return str(tomllib.loads(path.read_text(encoding="utf-8"))["active"])
+
+    with temporary_settings({PREFECT_PROFILES_PATH: path}):
+        first = activate("http://127.0.0.1:4311/api", home)
+        assert first.previous == "ephemeral" and active() == "postflows"
+        again = activate(
+            "http://127.0.0.1:4312/api", home
+        )  # a restart on another port keeps the first record
+        assert again.previous == "ephemeral"
+        assert tomllib.loads(path.read_text())["profiles"]["postflows"]["PREFECT_API_URL"].endswith(
+            ":4312/api"
+        )
+        assert restore(home) == "ephemeral" and active() == "ephemeral"
+        assert restore(home) is None  # nothing recorded any more
+
+        activate("http://127.0.0.1:4311/api", home)
+        text = path.read_text(encoding="utf-8").replace('active = "postflows"', 'active = "local"')
+        path.write_text(text, encoding="utf-8")  # the operator's `prefect profile use local`
+        assert restore(home) is None and active() == "local"

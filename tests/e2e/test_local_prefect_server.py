@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+import sys
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -45,6 +47,11 @@ def test_a_flow_command_reports_to_the_running_local_server(tmp_path: Path, data
     assert started.returncode == 0, started.stderr
     assert f"Prefect server started: {api}" in started.stdout
     assert f"export PREFECT_API_URL={api}" in started.stdout
+    # `prefect` commands use the server without an export: the profile `postflows` points at it and is active.
+    profiles_path = tmp_path / "user-prefect-home" / "profiles.toml"
+    profiles = tomllib.loads(profiles_path.read_text(encoding="utf-8"))
+    assert profiles["active"] == "postflows" and profiles["profiles"]["postflows"]["PREFECT_API_URL"] == api
+    assert "Prefect profile 'postflows' is active" in started.stdout and "'ephemeral'" in started.stdout
     home = data_dir / "prefect-server"
     # The UI the server serves calls this server's API, whatever the port (not Prefect's default 4200).
     pid = LocalServer.of(data_dir).state().pid  # type: ignore[union-attr]
@@ -67,9 +74,16 @@ def test_a_flow_command_reports_to_the_running_local_server(tmp_path: Path, data
     assert [run["state_type"] for run in runs] == ["COMPLETED"]
     flow = httpx.get(f"{api}/flows/{runs[0]['flow_id']}", timeout=10).json()
     assert flow["name"] == "address-batch" and summary["accepted_rows"] == 38
+    listed = subprocess.run(
+        [str(Path(sys.executable).with_name("prefect")), "flow-run", "ls"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert listed.returncode == 0 and runs[0]["name"] in listed.stdout, listed.stdout + listed.stderr
 
     stopped = _postflows(env, tmp_path, "server", "stop")
     assert stopped.returncode == 0 and f"Prefect server stopped: {api}" in stopped.stdout
+    assert "Prefect profile 'ephemeral' is active again" in stopped.stdout
+    assert tomllib.loads(profiles_path.read_text(encoding="utf-8"))["active"] == "ephemeral"
     gone = _postflows(env, tmp_path, "server", "status")
     assert gone.returncode == 1 and "no local Prefect server runs" in gone.stdout
     with pytest.raises(httpx.TransportError):
