@@ -14,7 +14,7 @@ from hypothesis import settings
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("DO_NOT_TRACK", "1")
-# The test servers run without CSRF protection (Prefect's default): a client need not ask each one for a token.
+# The test servers run without CSRF protection (Prefect's default): no client needs to ask them for a token.
 os.environ.setdefault("PREFECT_CLIENT_CSRF_SUPPORT_ENABLED", "false")
 
 from tests import secret_watch  # noqa: E402 - after the environment above
