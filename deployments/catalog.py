@@ -1,5 +1,13 @@
 """Every deployment of the postflows flows, in one place: name, flow, description, tags, schedules
-(Europe/Zurich), concurrency limit and triggers. ``postflows serve`` and ``prefect.yaml`` are built from it.
+(Europe/Zurich), concurrency limit, triggers and work pool. ``postflows serve``, ``postflows deploy`` and
+``prefect.yaml`` are built from it.
+
+Work pools: a deployment goes to the pool of the API it talks to (:data:`API_POOLS`, by its first tag that
+names an API): ``address-service``, ``newspaper`` or ``commerce``, so each API's workers can be placed, sized
+and stopped on their own. ``cleanup`` deletes address-service files and goes to ``address-service``; the
+``file-arrived`` dispatcher talks to no API (it only starts the deployment an event names, which then runs on
+that deployment's own pool) and goes to :data:`DISPATCH_POOL` (``address-service``, the pool every
+installation has). ``postflows deploy --pool NAME`` puts every deployment on one pool instead.
 
 Nothing here imports a flow: the catalog is read by the YAML generator and by tests without loading
 Prefect's engine; :meth:`DeploymentSpec.load_flow` imports the flow when a deployment is built. Which flows
@@ -19,7 +27,12 @@ from flows.arrivals import FILE_ARRIVED_FLOW, FILE_FLOWS
 from flows.arrivals import arrival_kinds as file_arrival_kinds
 
 TIMEZONE = "Europe/Zurich"
-WORK_POOL = "postflows"
+API_POOLS: Mapping[str, str] = MappingProxyType(
+    {"address-service": "address-service", "newspaper": "newspaper", "commerce": "commerce"}
+)
+"""The work pool of each API, by the tag that names the API."""
+DISPATCH_POOL = "address-service"
+"""The pool of a deployment that talks to no API itself (the file-arrived dispatcher)."""
 FILE_ARRIVED_DEPLOYMENT = FILE_ARRIVED_FLOW  # named as its flow, like every deployment here
 
 
@@ -89,6 +102,12 @@ class DeploymentSpec:
         :mod:`flows.arrivals`); None when a file arriving cannot start this flow."""
         file_flow = FILE_FLOWS.get(self.name)
         return None if file_flow is None else file_flow.parameter
+
+    @property
+    def work_pool(self) -> str:
+        """The work pool of the API the flow talks to (its first tag naming one); :data:`DISPATCH_POOL` for
+        a flow that talks to none."""
+        return next((API_POOLS[tag] for tag in self.tags if tag in API_POOLS), DISPATCH_POOL)
 
     def load_flow(self) -> Any:
         """Import and return the flow object."""

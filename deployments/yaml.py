@@ -1,6 +1,7 @@
 """``prefect.yaml`` generated from the catalog: ``python -m deployments.yaml > prefect.yaml``.
 
-The file is for ``prefect deploy`` with a process work pool named ``postflows``; it has no pull steps, so
+The file is for ``prefect deploy`` with the process work pools of :mod:`deployments.catalog` (one per API, as
+``postflows deploy`` makes them; create them first); it has no pull steps, so
 ``prefect deploy`` records the directory it runs in (the repository) as where workers load the flows from.
 """
 
@@ -11,13 +12,13 @@ from typing import Any
 
 import yaml
 
-from deployments.catalog import CATALOG, WORK_POOL, DeploymentSpec
+from deployments.catalog import CATALOG, DeploymentSpec
 
 HEADER = (
     "# Generated from deployments/catalog.py by `python -m deployments.yaml > prefect.yaml`: edit the\n"
     "# catalog, not this file (tests/deployments checks that they agree). `prefect deploy --all` deploys\n"
-    f"# every flow to the process work pool {WORK_POOL!r}; `postflows serve` serves the same deployments\n"
-    "# without a pool.\n"
+    "# every flow to the process work pool of its API (address-service, newspaper, commerce); `postflows\n"
+    "# deploy` makes the pools and the same deployments, `postflows serve` serves them without a pool.\n"
 )
 PREFECT_VERSION = "3.8.8"
 
@@ -32,7 +33,7 @@ def deployment_entry(spec: DeploymentSpec) -> dict[str, Any]:
         "concurrency_limit": spec.concurrency_limit,
         "schedules": [schedule.as_dict() for schedule in spec.schedules],
         "triggers": [dict(trigger) for trigger in spec.triggers],
-        "work_pool": {"name": WORK_POOL},
+        "work_pool": {"name": spec.work_pool},
     }
 
 

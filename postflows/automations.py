@@ -75,10 +75,8 @@ async def _notify_block_id(client: Any, name: str | None) -> str | None:
 
 def _same(wanted: Any, current: Any) -> bool:
     fields = ("description", "trigger", "actions", "actions_on_trigger", "actions_on_resolve")
-    return bool(
-        wanted.model_dump(mode="json", include=set(fields))
-        == current.model_dump(mode="json", include=set(fields))
-    )
+    # Compared as Python values, not JSON: a trigger's expected events are a set, whose JSON order varies.
+    return bool(wanted.model_dump(include=set(fields)) == current.model_dump(include=set(fields)))
 
 
 def ensure_configured_automations() -> list[Ensured]:

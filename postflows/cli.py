@@ -28,6 +28,7 @@ from flows.requests import (
 from postflows import (
     cli_commerce,
     cli_delivery,
+    cli_deploy,
     cli_info,
     cli_newspaper,
     cli_parcels,
@@ -391,10 +392,15 @@ def _control_access(host: str, settings: Settings) -> str:
 @app.command("serve")
 def serve_command() -> None:
     """Serve every flow as a deployment of the Prefect server (PREFECT_API_URL, else the local server of
-    `postflows server start`) with its schedules, its rate limits and its automations."""
+    `postflows server start`) with its schedules, its rate limits and its automations, from this one process:
+    for a laptop or one machine. Production uses `postflows deploy` and workers."""
     from deployments.automations import HEARTBEAT_FREQUENCY_S
     from postflows.prefect_server import choose_api
 
+    say(
+        "postflows serve runs every deployment in this one process: meant for a laptop or one machine; "
+        "in production use `postflows deploy` and a worker per pool (`prefect worker start --pool NAME`)"
+    )
     say(choose_api(_settings().data_dir))
     # Runs send heartbeats, which the automation that marks silent runs Crashed waits for.
     os.environ.setdefault("PREFECT_RUNNER_HEARTBEAT_FREQUENCY", str(HEARTBEAT_FREQUENCY_S))
@@ -481,3 +487,4 @@ cli_parcels.register(app)
 cli_server.register(app)
 cli_info.register(app)
 cli_setup.register(app)
+cli_deploy.register(app)

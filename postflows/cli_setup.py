@@ -1,5 +1,6 @@
 """``postflows setup``: prepare the Prefect server for the flows: the per-API rate limits and the automations.
-:func:`register` adds the command to ``postflows``."""
+:func:`register` adds the command to ``postflows``; ``postflows deploy`` (:mod:`postflows.cli_deploy`) does
+the same through :func:`require_prefect_server` and :func:`set_up_server`."""
 
 from __future__ import annotations
 
@@ -8,23 +9,25 @@ import typer
 from postflows.cli_common import EXIT_USAGE, run_work, say
 
 
-def setup_command() -> None:
-    """Create the rate limits address-service, newspaper-api and commerce-api and the automations (crashed
-    runs detected and run again once, failures announced) on the Prefect server that `postflows info` names
-    (PREFECT_API_URL, else the local server), or bring them to the configured values."""
+def require_prefect_server(doing: str) -> None:
+    """Refuse (exit 2) unless `postflows info` names a Prefect server that outlives this command; say which
+    one it is. ``doing``: what the command would do there, for the refusal (e.g. "set up")."""
     from postflows.prefect_server import choose_api, prefect_api
     from postflows.settings import Settings
 
     data_dir = Settings().data_dir
     if prefect_api(data_dir).url is None:
         say(
-            "failed: no Prefect server to set up: start one with `postflows server start` or set "
-            "PREFECT_API_URL (a temporary server would forget the limits when this command ends)",
+            f"failed: no Prefect server to {doing}: start one with `postflows server start` or set "
+            "PREFECT_API_URL (a temporary server would forget everything when this command ends)",
             style="red",
         )
         raise typer.Exit(EXIT_USAGE)
     say(choose_api(data_dir))  # before Prefect is imported: it reads PREFECT_API_URL once
 
+
+def set_up_server() -> None:
+    """Create or update the rate limits and the automations; one line each."""
     from postflows.api_limits import ensure_api_limits
     from postflows.automations import ensure_automations
     from postflows.settings import get_settings
@@ -44,6 +47,14 @@ def setup_command() -> None:
         typer.echo(f"automation {automation.name}: {automation.outcome}{state}")
     if not settings.notify_block:
         typer.echo("no failure announcements: POSTFLOWS_NOTIFY_BLOCK names no notification block")
+
+
+def setup_command() -> None:
+    """Create the rate limits address-service, newspaper-api and commerce-api and the automations (crashed
+    runs detected and run again once, failures announced) on the Prefect server that `postflows info` names
+    (PREFECT_API_URL, else the local server), or bring them to the configured values."""
+    require_prefect_server("set up")
+    set_up_server()
 
 
 def register(app: typer.Typer) -> None:

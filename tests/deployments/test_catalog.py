@@ -17,7 +17,8 @@ from prefect.utilities.callables import parameter_schema
 from prefect.utilities.schema_tools import validate
 
 from deployments import yaml as prefect_yaml
-from deployments.catalog import CATALOG, TIMEZONE, WORK_POOL, DeploymentSpec, spec_named
+from deployments.catalog import API_POOLS, CATALOG, DISPATCH_POOL, TIMEZONE, DeploymentSpec, spec_named
+from deployments.deploy import pool_names, pools_by_deployment
 from deployments.serve import deployments
 from flows.arrivals import FILE_FLOWS
 
@@ -43,10 +44,32 @@ def test_prefect_yaml_is_generated_from_the_catalog() -> None:
     assert text == prefect_yaml.render(), REGENERATE
 
 
-def test_prefect_yaml_deploys_to_the_process_pool_without_pull_steps() -> None:
+def test_prefect_yaml_deploys_to_the_pool_of_each_api_without_pull_steps() -> None:
     config = yaml.safe_load((ROOT / "prefect.yaml").read_text(encoding="utf-8"))
     assert "pull" not in config and "build" not in config and "push" not in config
-    assert all(entry["work_pool"] == {"name": WORK_POOL} for entry in config["deployments"])
+    pools = {entry["name"]: entry["work_pool"] for entry in config["deployments"]}
+    assert pools == {spec.name: {"name": spec.work_pool} for spec in CATALOG}
+    assert pools == {name: {"name": pool} for name, pool in pools_by_deployment().items()}
+
+
+def test_every_deployment_goes_to_the_pool_of_the_api_it_talks_to() -> None:
+    assert set(API_POOLS.values()) == {"address-service", "newspaper", "commerce"}
+    for spec in CATALOG:
+        apis = [tag for tag in spec.tags if tag in API_POOLS]
+        assert len(apis) <= 1, f"{spec.name} talks to more than one API: {apis}"
+        assert spec.work_pool == (API_POOLS[apis[0]] if apis else DISPATCH_POOL)
+    by_pool = {pool: {spec.name for spec in CATALOG if spec.work_pool == pool} for pool in API_POOLS.values()}
+    assert {"address-batch", "address-query", "cleanup", "file-arrived"} == by_pool["address-service"]
+    assert {"newspaper-order", "newspaper-statistics", "address-purchase", "structure-files"} <= by_pool[
+        "newspaper"
+    ]
+    assert {"pickup-registration", "delivery-reference-sync", "return-order"} <= by_pool["commerce"]
+    assert set().union(*by_pool.values()) == {spec.name for spec in CATALOG}
+
+
+def test_one_pool_named_takes_every_deployment() -> None:
+    assert set(pools_by_deployment("shared").values()) == {"shared"}
+    assert pool_names(pools_by_deployment()) == ["address-service", "newspaper", "commerce"]
 
 
 def test_every_flow_module_is_in_the_catalog_once() -> None:

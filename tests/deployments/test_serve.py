@@ -38,3 +38,28 @@ def test_commerce_flows_are_deployed_with_their_forms() -> None:
     assert set(schema["required"]) == {"request", "output"}
     assert schema["definitions"]["PickupRegistrationRequest"]["properties"]["resubmit"]["default"] is False
     assert parameter_schema(delivery_reference_sync.fn).model_dump()["required"] == []
+
+
+def test_deploy_builds_the_served_deployment_run_from_the_repository() -> None:
+    from prefect.runner.storage import LocalStorage
+
+    from deployments.catalog import spec_named
+    from deployments.deploy import CODE_ROOT, runner_deployment
+
+    spec = spec_named("address-query")
+    served = {deployment.name: deployment for deployment in deployments()}[spec.name]
+    deployed = runner_deployment(spec)
+    assert (
+        deployed.entrypoint == spec.entrypoint and (CODE_ROOT / spec.entrypoint.partition(":")[0]).is_file()
+    )
+    assert deployed.storage == LocalStorage(str(CODE_ROOT))
+    assert deployed.storage.to_pull_step() == {
+        "prefect.deployments.steps.set_working_directory": {"directory": str(CODE_ROOT)}
+    }
+    schema = deployed._parameter_openapi_schema.model_dump()
+    assert schema == served._parameter_openapi_schema.model_dump() and schema["additionalProperties"] is False
+    assert (deployed.description, deployed.tags, deployed.concurrency_limit) == (
+        served.description,
+        served.tags,
+        served.concurrency_limit,
+    )

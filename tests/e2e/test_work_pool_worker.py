@@ -1,5 +1,6 @@
-"""A deployment from ``prefect.yaml`` run by a worker, as a production installation runs it: the ``postflows``
-process work pool on the session's Prefect server, ``prefect deploy`` from the repository, ``prefect worker
+"""A deployment from ``prefect.yaml`` run by a worker, as a production installation runs it: the
+``address-service`` process work pool (the pool of the API ``address-query`` talks to) on the session's
+Prefect server, ``prefect deploy`` from the repository, ``prefect worker
 start`` polling the pool, and one run of ``address-query`` on an example file against the embedded sandbox.
 Nothing is pulled from a network: the worker runs the flow from the repository's directory.
 
@@ -21,12 +22,13 @@ import pytest
 import yaml
 
 import history
+from deployments.catalog import spec_named
 from tests.e2e.conftest import EXAMPLE, PREFECT, REPO, PrefectServer, base_environment, stop
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
-POOL = "postflows"
 ENTRY = "address-query"
+POOL = spec_named(ENTRY).work_pool
 NAME = "address-query-on-a-worker"
 DEPLOYMENT = f"{ENTRY}/{NAME}"
 
@@ -75,7 +77,7 @@ def environment(prefect_server: PrefectServer, tmp_path: Path) -> dict[str, str]
 
 @pytest.fixture
 def work_pool(environment: dict[str, str]) -> Iterator[str]:
-    """The ``postflows`` process pool, created unless it exists (then deleted again)."""
+    """The deployment's process pool, created unless it exists (then deleted again)."""
     created = prefect(environment, "work-pool", "inspect", POOL).returncode != 0
     if created:
         succeeded(prefect(environment, "work-pool", "create", POOL, "--type", "process"))
@@ -117,7 +119,7 @@ def start_worker(environment: dict[str, str], pool: str, directory: Path) -> sub
 
 @pytest.fixture
 def worker(environment: dict[str, str], work_pool: str, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """``prefect worker start --pool postflows``, stopped (with its flow runs) when the test ends."""
+    """``prefect worker start --pool address-service``, stopped (with its flow runs) when the test ends."""
     process = start_worker(environment, work_pool, tmp_path / "worker")
     try:
         yield process

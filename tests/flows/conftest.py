@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -106,6 +106,29 @@ async def delete_api_limits() -> None:
             with contextlib.suppress(ObjectNotFound):
                 await client.delete_global_concurrency_limit_by_name(name)
     forget_known_limits()
+
+
+async def delete_automations() -> None:
+    """The automations of ``postflows setup`` gone from the test server (a test making them deletes them)."""
+    from deployments.automations import CRASH_SILENT_RUNS, NOTIFY_FAILURES, RETRY_CRASHED_RUNS
+
+    async with get_client() as client:
+        for name in (CRASH_SILENT_RUNS, RETRY_CRASHED_RUNS, NOTIFY_FAILURES):
+            for automation in await client.read_automations_by_name(name):
+                await client.delete_automation(automation.id)
+
+
+@pytest.fixture
+def setup_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """The environment of ``postflows setup`` or ``deploy`` on the test server, as a user sets it; the limits
+    and automations they make are deleted afterwards."""
+    from prefect.settings import PREFECT_API_URL
+
+    monkeypatch.setenv("PREFECT_API_URL", str(PREFECT_API_URL.value()))
+    monkeypatch.setenv("POSTFLOWS_DATA_DIR", str(tmp_path / "data"))
+    yield
+    asyncio.run(delete_automations())
+    asyncio.run(delete_api_limits())
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from uuid import UUID
 import pytest
 from prefect.client.orchestration import get_client
 from prefect.events.schemas.automations import AutomationCore
-from prefect.settings import PREFECT_API_URL
 from prefect.states import Crashed, Failed, Running
 from typer.testing import CliRunner
 
@@ -28,27 +27,10 @@ from deployments.automations import (
 from deployments.catalog import CATALOG
 from flows.address_query import address_query
 from postflows.cli import app
-from tests.flows.conftest import delete_api_limits
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
 PARAMETERS = {"request": {"input_path": str(EXAMPLE)}, "output": {"output_dir": "/tmp/out"}}
 runner = CliRunner()
-
-
-@pytest.fixture
-def setup_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    monkeypatch.setenv("PREFECT_API_URL", str(PREFECT_API_URL.value()))  # the test server, as a user sets it
-    monkeypatch.setenv("POSTFLOWS_DATA_DIR", str(tmp_path / "data"))
-    yield
-    asyncio.run(_delete_automations())
-    asyncio.run(delete_api_limits())  # made by `setup` too
-
-
-async def _delete_automations() -> None:
-    async with get_client() as client:
-        for name in (CRASH_SILENT_RUNS, RETRY_CRASHED_RUNS, NOTIFY_FAILURES):
-            for automation in await client.read_automations_by_name(name):
-                await client.delete_automation(automation.id)
 
 
 async def _by_name(name: str):  # type: ignore[no-untyped-def]

@@ -1,0 +1,66 @@
+"""``postflows deploy``: the production set-up of a Prefect server in one idempotent command: the work pools,
+every deployment of the catalog on its pool (:mod:`deployments.deploy`), the per-API rate limits and the
+automations (as ``postflows setup``), then the worker command of each pool. :func:`register` adds it."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from postflows.cli_common import run_work
+from postflows.cli_setup import require_prefect_server, set_up_server
+
+
+def deploy_command(
+    pool: Annotated[
+        str | None,
+        typer.Option(
+            "--pool",
+            metavar="NAME",
+            help="Put every deployment on this one work pool [default: one pool per API: address-service, "
+            "newspaper, commerce]",
+        ),
+    ] = None,
+    reset: Annotated[
+        bool,
+        typer.Option(
+            "--reset",
+            help="Also restore what operators change in the UI: every schedule active, no parameter "
+            "defaults but the flow's, the deployment not paused",
+        ),
+    ] = False,
+) -> None:
+    """Create the work pools (type process; an existing pool is left as it is), create or update every
+    deployment on its pool, the rate limits and the automations on the Prefect server that `postflows info`
+    names, then print the worker command of each pool. Workers run the flows from this repository's
+    directory. Running it again changes nothing. The code's definition of a deployment (flow, work pool,
+    description, tags, concurrency limit, parameter schema, schedules' cron, time zone and parameters,
+    triggers) is always brought to the server; a schedule paused or resumed, parameter defaults set or the
+    deployment paused in the UI are left as they are (and said) unless --reset is given."""
+    require_prefect_server("deploy to")
+
+    from deployments.automations import HEARTBEAT_FREQUENCY_S
+    from deployments.deploy import ensure_deployments, ensure_work_pools, pool_names, pools_by_deployment
+
+    pools = pools_by_deployment(pool)
+    names = pool_names(pools)
+    for applied in run_work(lambda: ensure_work_pools(names), progress=False):
+        typer.echo(applied.line())
+    for applied in run_work(lambda: ensure_deployments(pools, reset=reset), progress=False):
+        typer.echo(applied.line())
+    set_up_server()
+    typer.echo("start at least one worker per pool, in an environment with the postflows settings:")
+    for name in names:
+        typer.echo(
+            f"  PREFECT_RUNNER_HEARTBEAT_FREQUENCY={HEARTBEAT_FREQUENCY_S} prefect worker start --pool {name}"
+        )
+    typer.echo(
+        f"workers need PREFECT_RUNNER_HEARTBEAT_FREQUENCY={HEARTBEAT_FREQUENCY_S}: the automation that marks "
+        "silent runs Crashed (and runs them again once) waits for their heartbeats"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``deploy`` to ``app``."""
+    app.command("deploy")(deploy_command)

@@ -1,0 +1,161 @@
+"""``postflows deploy`` on the session's Prefect test server: the work pools, every catalog deployment on its
+API's pool, the rate limits and the automations; a second run changes nothing; what an operator changed in
+the UI (a paused schedule, parameter defaults) is left alone and said, unless ``--reset``. Everything made
+here is deleted again: the server is shared by the flow tests of the process."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.actions import DeploymentUpdate
+from prefect.exceptions import ObjectNotFound
+from typer.testing import CliRunner
+
+from deployments.automations import CRASH_SILENT_RUNS, RETRY_CRASHED_RUNS
+from deployments.catalog import CATALOG, spec_named
+from deployments.deploy import CODE_ROOT
+from postflows.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API
+from postflows.cli import app
+
+runner = CliRunner()
+POOLS = ("address-service", "newspaper", "commerce")
+ONE_POOL = "postflows-test-one-pool"
+
+
+async def _delete_deployments_and_pools() -> None:
+    async with get_client() as client:
+        for spec in CATALOG:
+            with contextlib.suppress(ObjectNotFound):
+                deployment = await client.read_deployment_by_name(spec.full_name)
+                await client.delete_deployment(deployment.id)
+        for pool in (*POOLS, ONE_POOL):
+            with contextlib.suppress(ObjectNotFound):
+                await client.delete_work_pool(pool)
+
+
+@pytest.fixture
+def deploy_env(setup_env: None) -> Iterator[None]:
+    """``setup_env`` (limits and automations deleted afterwards), and the pools and deployments gone too."""
+    asyncio.run(_delete_deployments_and_pools())
+    yield
+    asyncio.run(_delete_deployments_and_pools())
+
+
+def _deploy(*args: str) -> str:
+    result = runner.invoke(app, ["deploy", *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+async def _deployment(name: str) -> Any:
+    async with get_client() as client:
+        return await client.read_deployment_by_name(spec_named(name).full_name)
+
+
+def test_deploy_makes_pools_deployments_limits_and_automations_and_a_second_run_changes_nothing(
+    deploy_env: None,
+) -> None:
+    first = _deploy()
+    for pool in POOLS:
+        assert f"work pool {pool}: created (type process)" in first
+        assert f"PREFECT_RUNNER_HEARTBEAT_FREQUENCY=30 prefect worker start --pool {pool}" in first
+    for spec in CATALOG:
+        assert f"deployment {spec.full_name}: created (pool {spec.work_pool})" in first
+    for limit in (ADDRESS_SERVICE, NEWSPAPER_API, COMMERCE_API):
+        assert f"rate limit {limit}: " in first
+    assert f"automation {CRASH_SILENT_RUNS}: created" in first
+    assert f"automation {RETRY_CRASHED_RUNS}: created" in first
+
+    query = asyncio.run(_deployment("address-query"))
+    assert query.work_pool_name == "address-service"
+    assert query.entrypoint == "flows/address_query.py:address_query"
+    assert query.pull_steps == [
+        {"prefect.deployments.steps.set_working_directory": {"directory": str(CODE_ROOT)}}
+    ]
+    assert query.parameter_openapi_schema["additionalProperties"] is False
+    assert query.global_concurrency_limit.limit == 2 and query.tags == ["address-service"]
+    statistics = asyncio.run(_deployment("newspaper-statistics"))
+    assert statistics.work_pool_name == "newspaper"
+    assert {s.slug: s.schedule.timezone for s in statistics.schedules} == {
+        "az-quarterly": "Europe/Zurich",
+        "aza-semi-annually": "Europe/Zurich",
+        "azb-yearly": "Europe/Zurich",
+    }
+    assert asyncio.run(_deployment("file-arrived")).work_pool_name == "address-service"
+    assert asyncio.run(_deployment("pickup-registration")).work_pool_name == "commerce"
+
+    second = _deploy()
+    for pool in POOLS:
+        assert f"work pool {pool}: unchanged (type process: left as it is)" in second
+    for spec in CATALOG:
+        assert f"deployment {spec.full_name}: unchanged (pool {spec.work_pool})" in second
+    assert not re.search(r": (created|updated)\b", second), second
+    assert asyncio.run(_deployment("address-query")).updated == query.updated
+
+
+def test_deploy_leaves_the_operators_changes_alone_unless_reset(deploy_env: None) -> None:
+    _deploy()
+    reports, query = asyncio.run(_deployment("newspaper-reports")), asyncio.run(_deployment("address-query"))
+    structure = asyncio.run(_deployment("structure-files"))
+    defaults = {"output": {"output_dir": "/srv/postflows/out"}}
+
+    async def change_in_the_ui() -> None:
+        async with get_client() as client:
+            (daily,) = reports.schedules
+            await client.update_deployment_schedule(reports.id, daily.id, active=False)
+            (weekly,) = structure.schedules  # the server drops a schedule's parameters when it is paused
+            await client.update_deployment_schedule(structure.id, weekly.id, active=False)
+            await client.update_deployment(query.id, DeploymentUpdate(parameters=defaults))
+
+    asyncio.run(change_in_the_ui())
+    again = _deploy()
+    assert (
+        "deployment newspaper-reports/newspaper-reports: unchanged (pool newspaper); "
+        "left alone: schedule daily paused on the server"
+    ) in again
+    assert (
+        "deployment address-query/address-query: unchanged (pool address-service); "
+        "left alone: parameter defaults set on the server (output)"
+    ) in again
+    assert (
+        "deployment structure-files/structure-files: updated (pool newspaper); "
+        "left alone: schedule weekly paused on the server"
+    ) in again  # its schedule's parameters are the code's again; it stays paused
+    (weekly,) = asyncio.run(_deployment("structure-files")).schedules
+    assert (weekly.active, weekly.parameters) == (False, {"request": {"file_code": 9}})
+    assert asyncio.run(_deployment("newspaper-reports")).schedules[0].active is False
+    assert asyncio.run(_deployment("address-query")).parameters == defaults
+
+    reset = _deploy("--reset")
+    assert "deployment newspaper-reports/newspaper-reports: updated (pool newspaper)\n" in reset
+    assert "deployment address-query/address-query: updated (pool address-service)\n" in reset
+    assert "left alone" not in reset
+    assert asyncio.run(_deployment("newspaper-reports")).schedules[0].active is True
+    assert asyncio.run(_deployment("address-query")).parameters == {}
+    third = _deploy()
+    assert not re.search(r": (created|updated)\b", third), third
+
+
+def test_one_pool_for_every_deployment(deploy_env: None) -> None:
+    output = _deploy("--pool", ONE_POOL)
+    assert f"work pool {ONE_POOL}: created (type process)" in output
+    assert "work pool address-service" not in output
+    assert f"prefect worker start --pool {ONE_POOL}" in output
+    assert asyncio.run(_deployment("delivery-reference-sync")).work_pool_name == ONE_POOL
+    moved = _deploy()  # back to the pools of the APIs: the deployments move
+    assert f"deployment {spec_named('return-order').full_name}: updated (pool commerce)" in moved
+    assert asyncio.run(_deployment("return-order")).work_pool_name == "commerce"
+
+
+def test_deploy_without_a_prefect_server_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.setenv("POSTFLOWS_DATA_DIR", str(tmp_path / "data"))
+    result = runner.invoke(app, ["deploy"])
+    assert result.exit_code == 2, result.output
+    assert "failed: no Prefect server to deploy to: start one with `postflows server start`" in result.output
