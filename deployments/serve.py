@@ -59,9 +59,35 @@ def deployments() -> list[Any]:
     return [build(spec) for spec in CATALOG]
 
 
-def serve_all() -> None:  # pragma: no cover - blocks until interrupted
-    """Serve every deployment until interrupted; the caller sets up the per-API rate limits first (the
-    composition root knows them: ``postflows serve``)."""
+def served_deployments() -> tuple[list[Any], list[str]]:
+    """:func:`deployments`, each one already on the server keeping what its operator owns there (whether
+    each schedule is active, the parameter defaults, whether it is paused:
+    :func:`deployments.deploy.keep_operators_choices`), so that starting ``serve`` again never undoes a
+    change made in the UI; and one line for each thing kept."""
+    from prefect.client.orchestration import get_client
+    from prefect.exceptions import ObjectNotFound
+
+    from deployments.deploy import keep_operators_choices
+
+    built = deployments()
+    notes = []
+    with get_client(sync_client=True) as client:
+        for spec, deployment in zip(CATALOG, built, strict=True):
+            try:
+                current = client.read_deployment_by_name(spec.full_name)
+            except ObjectNotFound:
+                continue
+            notes += [
+                f"deployment {spec.full_name}: left alone: {kept}"
+                for kept in keep_operators_choices(deployment, current)
+            ]
+    return built, notes
+
+
+def serve_all(served: list[Any]) -> None:
+    """Serve ``served`` (:func:`served_deployments`) until interrupted; the caller sets up the per-API rate
+    limits first (the composition root knows them: ``postflows serve``). Stopping leaves every deployment
+    as it is: its schedules are not paused (runs due meanwhile wait until a runner is back)."""
     from prefect import serve
 
-    serve(*deployments())
+    serve(*served, pause_on_shutdown=False)

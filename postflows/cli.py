@@ -404,13 +404,16 @@ def serve_command() -> None:
     say(choose_api(_settings().data_dir))
     # Runs send heartbeats, which the automation that marks silent runs Crashed waits for.
     os.environ.setdefault("PREFECT_RUNNER_HEARTBEAT_FREQUENCY", str(HEARTBEAT_FREQUENCY_S))
-    from deployments.serve import serve_all
+    from deployments.serve import serve_all, served_deployments
     from postflows.api_limits import ensure_configured_limits
     from postflows.automations import ensure_configured_automations
 
     ensure_configured_limits()  # the per-API rate limits the flows' requests take slots of
     ensure_configured_automations()
-    serve_all()
+    served, notes = served_deployments()
+    for note in notes:
+        say(note)
+    serve_all(served)
 
 
 @app.command("demo")

@@ -159,3 +159,42 @@ def test_deploy_without_a_prefect_server_is_refused(monkeypatch: pytest.MonkeyPa
     result = runner.invoke(app, ["deploy"])
     assert result.exit_code == 2, result.output
     assert "failed: no Prefect server to deploy to: start one with `postflows server start`" in result.output
+
+
+def test_serve_started_again_keeps_the_operators_changes_and_never_pauses_on_stop(
+    deploy_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``postflows serve`` builds the same deployments; started again, it keeps a schedule switched off and
+    parameter defaults set in the UI, and its stop leaves the schedules as they are."""
+    from deployments import serve
+
+    served, notes = serve.served_deployments()
+    assert notes == []  # nothing on the server yet
+    assert all(not deployment.paused for deployment in served)
+    _deploy()  # the deployments now exist on the server, as a first serve would have left them
+    reports = asyncio.run(_deployment("newspaper-reports"))
+    query = asyncio.run(_deployment("address-query"))
+    defaults = {"output": {"output_dir": "/srv/postflows/out"}}
+
+    async def change_in_the_ui() -> None:
+        async with get_client() as client:
+            (daily,) = reports.schedules
+            await client.update_deployment_schedule(reports.id, daily.id, active=False)
+            await client.update_deployment(query.id, DeploymentUpdate(parameters=defaults))
+
+    asyncio.run(change_in_the_ui())
+    served, notes = serve.served_deployments()
+    by_name = {deployment.name: deployment for deployment in served}
+    assert [schedule.active for schedule in by_name["newspaper-reports"].schedules] == [False]
+    assert by_name["address-query"].parameters == defaults
+    assert sorted(notes) == [
+        "deployment address-query/address-query: left alone: parameter defaults set on the server (output)",
+        "deployment newspaper-reports/newspaper-reports: left alone: schedule daily paused on the server",
+    ]
+
+    called: dict[str, Any] = {}
+    monkeypatch.setattr(
+        "prefect.serve", lambda *deployments, **options: called.update(options, n=len(deployments))
+    )
+    serve.serve_all(served)
+    assert called == {"pause_on_shutdown": False, "n": len(CATALOG)}
