@@ -180,6 +180,10 @@ def figures(planned: list[PlannedRun]) -> dict[str, Any]:
         for run in planned
         if run.run.get("start_time") is not None and run.run.get("expected_start_time") is not None
     ]
+    durations: dict[str, list[float]] = {}
+    for run in planned:
+        if run.run.get("start_time") is not None and run.run.get("end_time") is not None:
+            durations.setdefault(run.flow, []).append(run.run["end_time"] - run.run["start_time"])
     return {
         "wall_s": None if wall is None else round(wall, 1),
         "completed_runs": completed,
@@ -190,6 +194,9 @@ def figures(planned: list[PlannedRun]) -> dict[str, Any]:
             "p95": _rounded(percentile(latencies, 0.95)),
             "max": _rounded(max(latencies) if latencies else None),
             "runs": len(latencies),
+        },
+        "median_run_s": {
+            flow: _rounded(statistics.median(times)) for flow, times in sorted(durations.items())
         },
     }
 

@@ -21,7 +21,7 @@ MISSING_POSTGRES = (
     f"{POSTGRES_URL_ENV} is not set: run through `make test` / scripts/with-postgres.sh, "
     f"or set {POSTGRES_URL_ENV} to a PostgreSQL server URL"
 )
-FIGURES = {"wall_s", "completed_runs", "final_runs", "runs_per_minute", "start_latency_s"}
+FIGURES = {"wall_s", "completed_runs", "final_runs", "runs_per_minute", "start_latency_s", "median_run_s"}
 APIS = {"address-service", "newspaper-api", "commerce-api"}
 
 
@@ -68,7 +68,7 @@ def test_every_rate_limit_held_across_the_workers(document: dict) -> None:
     assert set(limits["per_api"]) == APIS
     for api in limits["per_api"].values():
         assert api["requests"] > 0
-        assert api["busiest_60s"] <= api["limit_per_minute"] == 120
+        assert 0 < api["busiest_60s"] <= api["limit_per_minute"]
 
 
 def test_the_report_names_the_figures_and_the_machine(document: dict) -> None:
