@@ -110,6 +110,7 @@ def run_load(args: argparse.Namespace, server_url: str, workdir: Path) -> dict[s
         "checks": checks,
         "passed": all(check["passed"] for check in checks.values()),
         "requests_logged": len(requests),
+        "runs": load_checks.run_rows(planned),
     }
 
 

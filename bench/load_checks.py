@@ -203,3 +203,22 @@ def figures(planned: list[PlannedRun]) -> dict[str, Any]:
 
 def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
+
+
+def run_rows(planned: list[PlannedRun]) -> list[dict[str, Any]]:
+    """One short line of each run for the results file: flow, name, state, start latency, run time."""
+    rows = []
+    for run in planned:
+        seen = run.run
+        start, expected, end = seen.get("start_time"), seen.get("expected_start_time"), seen.get("end_time")
+        rows.append(
+            {
+                "number": run.number,
+                "flow": run.flow,
+                "name": seen.get("name"),
+                "state": seen.get("state_name"),
+                "start_latency_s": None if start is None or expected is None else round(start - expected, 2),
+                "run_s": None if start is None or end is None else round(end - start, 2),
+            }
+        )
+    return rows
