@@ -10,7 +10,7 @@ PACKAGES := connectors fileio tasks flows deployments history sandbox postflows
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export DO_NOT_TRACK := 1
 
-.PHONY: install run test test-fast check fmt clean bench docs
+.PHONY: install run test test-fast check fmt clean bench load docs
 
 # uv when it can be had (bootstrapped once into ~/.cache/postflows/tools), else pip; USE_UV=0 forces pip.
 $(STAMP): pyproject.toml scripts/install-venv.sh
@@ -45,6 +45,12 @@ docs: install
 
 bench: install
 	$(PY) -m bench $(BENCH_ARGS)
+
+# The load test of many workers at once (bench/load.py): a Prefect server and the run history on a
+# throwaway PostgreSQL, the sandbox served with latency and faults, N process workers; results in
+# bench/load-results.json. Smaller: LOAD_ARGS="--workers 2 --runs 20 --out /tmp/load.json".
+load: install
+	PY=$(PY) scripts/with-postgres.sh $(PY) -m bench.load $(LOAD_ARGS)
 
 check: install
 	$(VENV)/bin/ruff format --check .

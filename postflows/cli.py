@@ -49,6 +49,7 @@ from postflows.cli_requests import request_command
 
 if TYPE_CHECKING:
     from postflows.settings import Settings
+    from sandbox.config import SandboxConfig
 
 app = typer.Typer(
     name="postflows",
@@ -315,6 +316,13 @@ def sandbox_command(
         Path | None, typer.Option(help="Where orders, jobs and files are kept [default: <data dir>/sandbox]")
     ] = None,
     memory: Annotated[bool, typer.Option("--memory", help="Keep the state in memory only")] = False,
+    request_log: Annotated[
+        Path | None,
+        typer.Option(
+            help="Append every API request to this file as a JSON line (time, method, path, API, status) "
+            "[default: POSTFLOWS_SANDBOX_REQUEST_LOG, else none]"
+        ),
+    ] = None,
     alignment: Annotated[
         list[str] | None,
         typer.Option(
@@ -359,7 +367,14 @@ def sandbox_command(
         alignments=alignments,
         listen_host=host,
         control_token=settings.sandbox_control_token,
+        request_log=request_log or settings.sandbox_request_log,
     )
+    _announce_sandbox(config, host, port, settings)
+    uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
+
+
+def _announce_sandbox(config: SandboxConfig, host: str, port: int, settings: Settings) -> None:
+    """Say where a served sandbox's APIs are, with its accounts, state, log and alignments."""
     base = f"http://{host}:{port}"
     say(f"address service: {base}/address/REST/v1  (user sandbox-user / password sandbox-password)")
     say(f"newspaper API:   {base}/newspaper  (token URL {base}/auth/OAuth/token)")
@@ -367,13 +382,14 @@ def sandbox_command(
     say(f"fault plan:      {base}/_sandbox/faults  ({_control_access(host, settings)})")
     say(f"state:           {config.state_dir or 'in memory'}")
     say(f"order statuses:  {', '.join(config.order_statuses)}")
-    for key, agreed in alignments.items():
+    if config.request_log is not None:
+        say(f"request log:     {config.request_log}")
+    for key, agreed in config.alignments.items():
         outputs = ", ".join(agreed.outputs.values()) or "none"
         say(
             f"alignment:       {key}  ({len(agreed.upload.columns)} columns, id {agreed.upload.record_id} -> "
             f"{agreed.result_record_id}, extra outputs: {outputs})"
         )
-    uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
 
 
 def _control_access(host: str, settings: Settings) -> str:

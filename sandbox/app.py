@@ -5,7 +5,8 @@ Mounts: ``/address/REST/v1`` (address web service), ``/newspaper`` (newspaper AP
 ``/_sandbox/faults`` reads and replaces the fault plan; ``/_sandbox/requests`` lists (GET) and resets
 (DELETE) the requests counted per API, method and endpoint, ``/_sandbox/accepted`` lists those the API
 accepted, and ``/_sandbox/stored`` lists what the APIs hold now (address-service files and batch jobs,
-newspaper orders, purchases and statistics uploads). Every ``_sandbox`` route answers only as
+newspaper orders, purchases and statistics uploads). With ``config.request_log`` every API request is also
+written to that file as a JSON line (:mod:`sandbox.request_log`). Every ``_sandbox`` route answers only as
 :mod:`sandbox.control` allows. What the APIs remember lives in memory, or in ``config.state_dir`` shared with
 other processes (see :mod:`sandbox.state`).
 """
@@ -19,6 +20,7 @@ from sandbox.control import ControlGuard
 from sandbox.fault_middleware import FaultMiddleware
 from sandbox.faults import API_MOUNTS, FaultRule
 from sandbox.request_counter import RequestCount, RequestCounter
+from sandbox.request_log import RequestLog, RequestLogMiddleware
 from sandbox.state import TransactionMiddleware, open_state
 
 # What ``/_sandbox/stored`` lists: name → the state table holding it.
@@ -96,6 +98,8 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
         accepted_answers={"address": address_service.accepted, "newspaper": newspaper.accepted},
         expire_tokens=lambda: config.tokens.expire_all(config.clock()),
     )
+    if config.request_log is not None:
+        app.add_middleware(RequestLogMiddleware, log=RequestLog(config.request_log))
     # Outermost: a refused control request is neither counted nor given a fault.
     app.add_middleware(ControlGuard, listen_host=config.listen_host, token=config.control_token)
     return app

@@ -142,6 +142,9 @@ class SandboxConfig(BaseModel):
     commerce_type_spelling: Literal["spec", "real"] = "spec"
 
     state_dir: Path | None = None
+    # A file every API request is appended to as a JSON line (time, method, path, API, status, fault); None:
+    # no log. See sandbox.request_log.
+    request_log: Path | None = None
     faults: FaultPlan = Field(default_factory=FaultPlan)
     # The address the server listens on (None: served in-process) and the token that opens the /_sandbox
     # control endpoints when that address is not loopback (see sandbox.control).

@@ -21,9 +21,10 @@ from sandbox.faults import (
     ConnectionDropped,
     FaultPlan,
     FaultRule,
-    split_api_path,
+    api_of,
 )
 from sandbox.request_counter import RequestCounter
+from sandbox.request_log import note_fault
 from sandbox.state import MemoryState, SandboxState
 
 # What an API answers instead of a processed request's real answer: (fault value, real body) -> (HTTP
@@ -72,17 +73,17 @@ class FaultMiddleware:
         self.expire_tokens = expire_tokens
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        found = api_of(scope)
+        if found is None:
             await self.app(scope, receive, send)
             return
-        api, endpoint = split_api_path(scope["path"])
-        if not api:
-            await self.app(scope, receive, send)
-            return
+        api, endpoint = found
         async with self.state.request():
             if self.counter is not None:
                 self.counter.record(api, scope["method"], endpoint)
             rule = self.plan.take(api, scope["method"], endpoint)
+        if rule is not None:
+            note_fault(scope, rule.kind)
         where = f"{api}/{endpoint}"
         if rule is None:
             await self._serve(scope, receive, send, api, endpoint)

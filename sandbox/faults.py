@@ -54,6 +54,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import threading
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -219,6 +220,14 @@ def split_api_path(path: str) -> tuple[str, str]:
         if path == mount or path.startswith(mount + "/"):
             return api, path[len(mount) :].lstrip("/")
     return "", path.lstrip("/")
+
+
+def api_of(scope: MutableMapping[str, Any]) -> tuple[str, str] | None:
+    """(api, endpoint) of an HTTP request to one of the APIs; None for anything else (control, lifespan)."""
+    if scope["type"] != "http":
+        return None
+    api, endpoint = split_api_path(scope["path"])
+    return (api, endpoint) if api else None
 
 
 def active_fault(request: Request) -> FaultRule | None:

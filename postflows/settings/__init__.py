@@ -249,6 +249,11 @@ class Settings(BaseSettings):
         default=None,
         description="Alignments the embedded sandbox holds: KEY=FILE[,KEY=FILE] (profile YAML files)",
     )
+    sandbox_request_log: Path | None = Field(
+        default=None,
+        description="A file a served sandbox appends every API request to, one JSON line each (time, "
+        "method, path, API, status, fault); unset: no log",
+    )
     sandbox_control_token: SecretStr | None = Field(
         default=None,
         description="Token a served sandbox not on loopback asks for on its /_sandbox control endpoints "

@@ -1,0 +1,183 @@
+"""``python -m bench.load``: a load test of many Prefect workers at once, as operators scale out (one
+PostgreSQL-backed Prefect server, one PostgreSQL run history, N process workers on one pool).
+
+    python -m bench.load [--workers 4] [--runs 200] [--out bench/load-results.json]
+
+It needs a PostgreSQL server (``POSTFLOWS_TEST_POSTGRES_URL``; ``make load`` starts a throwaway one) and
+makes two fresh databases on it (Prefect's and the history's), starts a Prefect server, serves the sandbox
+over HTTP with latency, transient faults and a request log, deploys every flow to a process pool with the
+per-API rate limits and automations, starts the workers, creates ``--runs`` flow runs of four flows at
+once, waits until every run is final, stops everything and drops the databases. It prints and writes the
+checks (runs completed or failed with a typed error; no idempotency key submitted twice; every rate limit
+held across the workers) and the figures (runs per minute, start latency). Exit code 0 when every check
+passed, 1 when one failed. See :mod:`bench.load_world`, :mod:`bench.load_runs`, :mod:`bench.load_checks`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("DO_NOT_TRACK", "1")
+
+from bench import load_checks, load_runs, load_world  # noqa: E402  (after the environment above)
+
+POSTGRES_URL_ENV = "POSTFLOWS_TEST_POSTGRES_URL"
+POOL = "postflows"  # every deployment on one pool (postflows deploy --pool)
+DEFAULT_OUT = Path(__file__).resolve().parent / "load-results.json"
+# Per-API rate limits (requests per minute), low enough that the runs of four workers press against them.
+DEFAULT_RATES = {"address": 60, "newspaper": 40, "commerce": 20}
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", type=int, default=4, help="process workers on the pool (default 4)")
+    parser.add_argument("--runs", type=int, default=200, help="flow runs created at once (default 200)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the results JSON goes")
+    parser.add_argument("--worker-limit", type=int, default=4, help="flow runs one worker runs at once")
+    for api, rate in DEFAULT_RATES.items():
+        parser.add_argument(f"--rate-{api}", type=int, default=rate, help=f"{api} rate limit per minute")
+    parser.add_argument("--latency", type=float, default=0.05, help="sandbox delay per request (s)")
+    parser.add_argument("--job-seconds", type=float, default=2.0, help="sandbox batch job / order time (s)")
+    parser.add_argument("--timeout", type=float, default=1800.0, help="longest wait for every run (s)")
+    parser.add_argument("--workdir", type=Path, default=None, help="kept afterwards (default: a temp dir)")
+    return parser.parse_args(argv)
+
+
+def run_load(args: argparse.Namespace, server_url: str, workdir: Path) -> dict[str, Any]:
+    """The whole load test in ``workdir``; the results document."""
+    rates = {api: int(getattr(args, f"rate_{api}")) for api in DEFAULT_RATES}
+    plan = load_world.SandboxPlan(args.latency, args.job_seconds, load_world.transient_faults(args.runs))
+    stamp = uuid.uuid4().hex[:8]
+    env = load_world.base_environment(workdir, rates)
+    os.environ["PREFECT_HOME"] = env["PREFECT_HOME"]
+    planned = load_runs.plan_runs(args.runs, workdir, stamp)
+    with (
+        load_world.fresh_databases(server_url, "prefect", "history") as (prefect_db, history_db),
+        load_world.prefect_server(workdir / "prefect-server", prefect_db) as api_url,
+        load_world.served_sandbox(workdir / "sandbox", env, plan) as sandbox,
+    ):
+        worker_env = load_world.worker_environment(env, api_url, history_db, sandbox, workdir)
+        say(f"Prefect API {api_url}, sandbox {sandbox.origin}; deploying to pool {POOL}")
+        load_world.deploy(worker_env, POOL)
+        with load_world.workers(worker_env, POOL, args.workers, args.worker_limit, workdir / "workers"):
+            say(f"{args.workers} workers started; creating {args.runs} flow runs at once")
+            started = time.monotonic()
+            asyncio.run(load_runs.create_runs(api_url, planned, stamp))
+            say(f"created in {time.monotonic() - started:.1f} s; waiting until every run is final")
+            ended = asyncio.run(load_runs.wait_until_final(api_url, planned, args.timeout))
+            say(f"{'all final' if ended else 'timed out'} after {time.monotonic() - started:.1f} s")
+        requests = load_checks.read_request_log(sandbox.request_log)
+        checks = {
+            "outcomes": load_checks.outcomes(planned),
+            "exactly_once": load_checks.exactly_once(history_db, requests),
+            "rate_limits": load_checks.rate_limits(requests, rates),
+        }
+    return {
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+        },
+        "settings": {
+            "workers": args.workers,
+            "worker_limit": args.worker_limit,
+            "runs": args.runs,
+            "mix": list(load_runs.MIX),
+            "rate_per_minute": rates,
+            "sandbox": {
+                "latency_s": args.latency,
+                "job_seconds": args.job_seconds,
+                "faults": list(plan.faults),
+            },
+            "pool": POOL,
+        },
+        "figures": load_checks.figures(planned),
+        "checks": checks,
+        "passed": all(check["passed"] for check in checks.values()),
+        "requests_logged": len(requests),
+        "runs": load_checks.run_rows(planned),
+    }
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)  # noqa: T201 - progress of a long command
+
+
+def report(document: dict[str, Any]) -> str:
+    """The results in a few lines."""
+    figures, checks = document["figures"], document["checks"]
+    latency = figures["start_latency_s"]
+    settings, cpus = document["settings"], document["machine"]["cpus"]
+    lines = [
+        f"load test: {settings['workers']} workers × {settings['runs']} runs on {cpus} CPUs "
+        f"(rate limits {settings['rate_per_minute']} per minute, sandbox latency "
+        f"{settings['sandbox']['latency_s']} s, {len(settings['sandbox']['faults'])} fault rules)",
+        f"elapsed {figures['wall_s']} s, {figures['completed_runs']} completed, "
+        f"{figures['runs_per_minute']} runs/min",
+        f"start latency: median {latency['median']} s, p95 {latency['p95']} s, max {latency['max']} s",
+        "median run time: " + ", ".join(f"{flow} {secs} s" for flow, secs in figures["median_run_s"].items()),
+        f"outcomes: {_verdict(checks['outcomes'])} {checks['outcomes']['states']}"
+        + (
+            f", typed failures {checks['outcomes']['typed_failures']}"
+            if checks["outcomes"]["typed_failures"]
+            else ""
+        ),
+        f"exactly once: {_verdict(checks['exactly_once'])} ({checks['exactly_once']['distinct_keys']} keys, "
+        f"{checks['exactly_once']['recorded_submissions']} recorded submissions, "
+        f"{checks['exactly_once']['submitting_requests_in_log']} submitting requests in the request log)",
+        f"rate limits: {_verdict(checks['rate_limits'])} "
+        + ", ".join(
+            f"{name} busiest 60 s {api['busiest_60s']}/{api['limit_per_minute']} ({api['requests']} requests)"
+            for name, api in checks["rate_limits"]["per_api"].items()
+        ),
+    ]
+    lines += [
+        f"  not final or untyped: {offender}" for offender in checks["outcomes"]["not_final_or_untyped"]
+    ]
+    lines += [f"  submitted twice: {key}" for key in checks["exactly_once"]["keys_submitted_twice"]]
+    return "\n".join(lines)
+
+
+def _verdict(check: dict[str, Any]) -> str:
+    return "PASS" if check["passed"] else "FAIL"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    server_url = os.environ.get(POSTGRES_URL_ENV)
+    if not server_url:
+        say(f"{POSTGRES_URL_ENV} is not set: run `make load` (scripts/with-postgres.sh) or name a server")
+        return 2
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="postflows-load-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    try:
+        document = run_load(args, server_url, workdir)
+    finally:
+        if args.workdir is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+    document["elapsed_s"] = round(time.monotonic() - started, 1)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    print(report(document))  # noqa: T201 - the command's output
+    print(f"(total {document['elapsed_s']} s with setup; written to {args.out})")  # noqa: T201
+    return 0 if document["passed"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
