@@ -405,33 +405,6 @@ def _control_access(host: str, settings: Settings) -> str:
     return f"refused: not on loopback and {TOKEN_SETTING} is not set"
 
 
-@app.command("serve")
-def serve_command() -> None:
-    """Serve every flow as a deployment of the Prefect server (PREFECT_API_URL, else the local server of
-    `postflows server start`) with its schedules, its rate limits and its automations, from this one process:
-    for a laptop or one machine. Production uses `postflows deploy` and workers."""
-    from deployments.automations import HEARTBEAT_FREQUENCY_S
-    from postflows.prefect_server import choose_api
-
-    say(
-        "postflows serve runs every deployment in this one process: meant for a laptop or one machine; "
-        "in production use `postflows deploy` and a worker per pool (`prefect worker start --pool NAME`)"
-    )
-    say(choose_api(_settings().data_dir))
-    # Runs send heartbeats, which the automation that marks silent runs Crashed waits for.
-    os.environ.setdefault("PREFECT_RUNNER_HEARTBEAT_FREQUENCY", str(HEARTBEAT_FREQUENCY_S))
-    from deployments.serve import serve_all, served_deployments
-    from postflows.api_limits import ensure_configured_limits
-    from postflows.automations import ensure_configured_automations
-
-    ensure_configured_limits()  # the per-API rate limits the flows' requests take slots of
-    ensure_configured_automations()
-    served, notes = served_deployments()
-    for note in notes:
-        say(note)
-    serve_all(served)
-
-
 @app.command("demo")
 def demo_command(
     out: Annotated[

@@ -1,14 +1,16 @@
 """``postflows deploy``: the production set-up of a Prefect server in one idempotent command: the work pools,
 every deployment of the catalog on its pool (:mod:`deployments.deploy`), the per-API rate limits and the
-automations (as ``postflows setup``), then the worker command of each pool. :func:`register` adds it."""
+automations (as ``postflows setup``), then the worker command of each pool; and ``postflows serve``, the same
+deployments served from one process, for a laptop or one machine. :func:`register` adds both."""
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
 
-from postflows.cli_common import run_work
+from postflows.cli_common import run_work, say
 from postflows.cli_setup import require_prefect_server, set_up_server
 
 
@@ -61,6 +63,34 @@ def deploy_command(
     )
 
 
+def serve_command() -> None:
+    """Serve every flow as a deployment of the Prefect server (PREFECT_API_URL, else the local server of
+    `postflows server start`) with its schedules, its rate limits and its automations, from this one process:
+    for a laptop or one machine. Production uses `postflows deploy` and workers."""
+    from deployments.automations import HEARTBEAT_FREQUENCY_S
+    from postflows.prefect_server import choose_api
+    from postflows.settings import Settings
+
+    say(
+        "postflows serve runs every deployment in this one process: meant for a laptop or one machine; "
+        "in production use `postflows deploy` and a worker per pool (`prefect worker start --pool NAME`)"
+    )
+    say(choose_api(Settings().data_dir))
+    # Runs send heartbeats, which the automation that marks silent runs Crashed waits for.
+    os.environ.setdefault("PREFECT_RUNNER_HEARTBEAT_FREQUENCY", str(HEARTBEAT_FREQUENCY_S))
+    from deployments.serve import serve_all, served_deployments
+    from postflows.api_limits import ensure_configured_limits
+    from postflows.automations import ensure_configured_automations
+
+    ensure_configured_limits()  # the per-API rate limits the flows' requests take slots of
+    ensure_configured_automations()
+    served, notes = served_deployments()
+    for note in notes:
+        say(note)
+    serve_all(served)
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``deploy`` to ``app``."""
+    """Add ``deploy`` and ``serve`` to ``app``."""
     app.command("deploy")(deploy_command)
+    app.command("serve")(serve_command)

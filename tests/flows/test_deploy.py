@@ -99,21 +99,25 @@ def test_deploy_makes_pools_deployments_limits_and_automations_and_a_second_run_
     assert asyncio.run(_deployment("address-query")).updated == query.updated
 
 
+DEFAULTS = {"output": {"output_dir": "/srv/postflows/out"}}
+
+
+async def _change_in_the_ui(paused: tuple[str, ...], with_defaults: str, defaults: dict[str, Any]) -> None:
+    """What an operator does in the UI: each schedule of the ``paused`` deployments switched off, parameter
+    defaults set on another."""
+    async with get_client() as client:
+        for name in paused:
+            deployment = await client.read_deployment_by_name(spec_named(name).full_name)
+            for schedule in deployment.schedules:
+                await client.update_deployment_schedule(deployment.id, schedule.id, active=False)
+        target = await client.read_deployment_by_name(spec_named(with_defaults).full_name)
+        await client.update_deployment(target.id, DeploymentUpdate(parameters=defaults))
+
+
 def test_deploy_leaves_the_operators_changes_alone_unless_reset(deploy_env: None) -> None:
     _deploy()
-    reports, query = asyncio.run(_deployment("newspaper-reports")), asyncio.run(_deployment("address-query"))
-    structure = asyncio.run(_deployment("structure-files"))
-    defaults = {"output": {"output_dir": "/srv/postflows/out"}}
-
-    async def change_in_the_ui() -> None:
-        async with get_client() as client:
-            (daily,) = reports.schedules
-            await client.update_deployment_schedule(reports.id, daily.id, active=False)
-            (weekly,) = structure.schedules  # the server drops a schedule's parameters when it is paused
-            await client.update_deployment_schedule(structure.id, weekly.id, active=False)
-            await client.update_deployment(query.id, DeploymentUpdate(parameters=defaults))
-
-    asyncio.run(change_in_the_ui())
+    # The server drops a schedule's parameters when it is paused (structure-files' weekly has some).
+    asyncio.run(_change_in_the_ui(("newspaper-reports", "structure-files"), "address-query", DEFAULTS))
     again = _deploy()
     assert (
         "deployment newspaper-reports/newspaper-reports: unchanged (pool newspaper); "
@@ -130,7 +134,7 @@ def test_deploy_leaves_the_operators_changes_alone_unless_reset(deploy_env: None
     (weekly,) = asyncio.run(_deployment("structure-files")).schedules
     assert (weekly.active, weekly.parameters) == (False, {"request": {"file_code": 9}})
     assert asyncio.run(_deployment("newspaper-reports")).schedules[0].active is False
-    assert asyncio.run(_deployment("address-query")).parameters == defaults
+    assert asyncio.run(_deployment("address-query")).parameters == DEFAULTS
 
     reset = _deploy("--reset")
     assert "deployment newspaper-reports/newspaper-reports: updated (pool newspaper)\n" in reset
@@ -172,21 +176,11 @@ def test_serve_started_again_keeps_the_operators_changes_and_never_pauses_on_sto
     assert notes == []  # nothing on the server yet
     assert all(not deployment.paused for deployment in served)
     _deploy()  # the deployments now exist on the server, as a first serve would have left them
-    reports = asyncio.run(_deployment("newspaper-reports"))
-    query = asyncio.run(_deployment("address-query"))
-    defaults = {"output": {"output_dir": "/srv/postflows/out"}}
-
-    async def change_in_the_ui() -> None:
-        async with get_client() as client:
-            (daily,) = reports.schedules
-            await client.update_deployment_schedule(reports.id, daily.id, active=False)
-            await client.update_deployment(query.id, DeploymentUpdate(parameters=defaults))
-
-    asyncio.run(change_in_the_ui())
+    asyncio.run(_change_in_the_ui(("newspaper-reports",), "address-query", DEFAULTS))
     served, notes = serve.served_deployments()
     by_name = {deployment.name: deployment for deployment in served}
     assert [schedule.active for schedule in by_name["newspaper-reports"].schedules] == [False]
-    assert by_name["address-query"].parameters == defaults
+    assert by_name["address-query"].parameters == DEFAULTS
     assert sorted(notes) == [
         "deployment address-query/address-query: left alone: parameter defaults set on the server (output)",
         "deployment newspaper-reports/newspaper-reports: left alone: schedule daily paused on the server",
