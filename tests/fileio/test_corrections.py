@@ -1,0 +1,210 @@
+"""Which values of a batch result are corrections or moves, and which rows need a human (§2.4, §2.5)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from fileio.address_service.corrections import (
+    CORRECTION_KINDS,
+    DOUBLE,
+    HUMAN_QSTATS,
+    HUMAN_REASONS,
+    NOT_RETURNED,
+    REJECTED,
+    Skipped,
+    classify,
+    review_reasons,
+    writeback_edits,
+)
+
+# ShortReport positions (§2.5): 8 StreetName, 9 HouseNo, 10 HouseNoAddition, 12 ZIPCode, 14 TownName.
+BLANK = "-" * 24
+
+
+def report(**marks: str) -> str:
+    positions = {"street": 7, "house": 8, "addition": 9, "zip": 11, "town": 13}
+    chars = list(BLANK)
+    for name, char in marks.items():
+        chars[positions[name]] = char
+    return "".join(chars)
+
+
+def merged(rows: list[dict[str, str]]) -> pd.DataFrame:
+    """Merged results as merge_results lays them out: the service's fields, the input's as <Field>_in."""
+    frame = pd.DataFrame(rows).fillna("")
+    frame.insert(0, "RecordId", range(1, len(frame) + 1))
+    frame["ReturnedByService"] = (
+        frame.pop("returned").map({"": True, "no": False}) if "returned" in frame else True
+    )
+    return frame
+
+
+def row(qstat: str, short_report: str = BLANK, **values: str) -> dict[str, str]:
+    given = {
+        "Streetname_in": "Lindenstrasse",
+        "HouseNo_in": "12",
+        "ZIPCode_in": "6010",
+        "TownName_in": "Kriens",
+    }
+    result = {key.removesuffix("_in"): value for key, value in given.items()}
+    result.update(values)
+    return {"QSTAT": qstat, "ShortReport": short_report, **given, **result}
+
+
+def test_a_hit_with_a_changed_street_is_a_correction_and_needs_no_human() -> None:
+    corrections = classify(merged([row("1", report(street="3"), Streetname="Lindenweg")]))
+
+    assert corrections.corrected_mask.loc[1].to_dict() == {
+        "Streetname": True,
+        "HouseNo": False,
+        "ZIPCode": False,
+        "TownName": False,
+    }
+    assert corrections.needs_human.loc[1] == ""
+    assert corrections.by_kind() == {"street": 1, "house number": 0, "postcode": 0, "town": 0, "P.O. box": 0}
+
+
+@pytest.mark.parametrize(
+    ("mark", "corrected"), [("2", True), ("3", True), ("4", True), ("1", False), ("0", False)]
+)
+def test_only_the_correction_marks_make_a_correction(mark: str, corrected: bool) -> None:
+    corrections = classify(merged([row("1", report(town=mark), TownName="Kriens LU")]))
+
+    assert bool(corrections.corrected_mask.at[1, "TownName"]) is corrected
+
+
+def test_the_marks_are_a_setting() -> None:
+    frame = merged([row("1", report(town="2"), TownName="Kriens LU")])
+
+    assert not classify(frame, marks="3").corrected_mask.at[1, "TownName"]
+    assert classify(frame, marks="23").corrected_mask.at[1, "TownName"]
+
+
+def test_a_value_equal_to_the_given_one_or_empty_is_no_correction() -> None:
+    corrections = classify(
+        merged([row("1", report(street="3", town="3"), Streetname=" Lindenstrasse ", TownName="")])
+    )
+
+    assert not corrections.corrected_mask.loc[1].any()
+
+
+def test_a_relocation_hit_is_a_move_for_a_human_and_no_correction() -> None:
+    corrections = classify(
+        merged(
+            [
+                row(
+                    "4",
+                    report(street="5", zip="5", town="5"),
+                    Streetname="Zentralstrasse",
+                    ZIPCode="2502",
+                    TownName="Biel/Bienne",
+                )
+            ]
+        )
+    )
+
+    assert not corrections.corrected_mask.loc[1].any()
+    assert corrections.moved_mask.loc[1].to_dict() == {
+        "Streetname": True,
+        "HouseNo": False,
+        "ZIPCode": True,
+        "TownName": True,
+    }
+    assert corrections.needs_human.loc[1] == HUMAN_QSTATS["4"]
+    assert corrections.moves()["new address known (QSTAT 4)"] == 1
+
+
+@pytest.mark.parametrize("qstat", ["25", "26", "27", "50", "51"])
+def test_statuses_without_a_confirmed_addressee_need_a_human_and_are_never_corrected(qstat: str) -> None:
+    corrections = classify(merged([row(qstat, report(street="3"), Streetname="Lindenweg")]))
+
+    assert corrections.needs_human.loc[1] == HUMAN_QSTATS[qstat]
+    assert not corrections.corrected_mask.loc[1].any()
+    assert not corrections.moved_mask.loc[1].any()
+
+
+def test_doubles_unknown_codes_and_rows_not_returned_need_a_human() -> None:
+    frame = merged(
+        [
+            row("K"),
+            row("1", Double_DSTAT="F"),
+            row("99"),
+            {**row(""), "returned": "no"},
+        ]
+    )
+
+    reasons = classify(frame).needs_human.tolist()
+
+    assert reasons == [DOUBLE, DOUBLE, "unknown QSTAT", NOT_RETURNED]
+    counts = classify(frame).human_reasons()
+    assert list(counts) == list(HUMAN_REASONS)
+    assert counts[DOUBLE] == 2 and counts[REJECTED] == 0
+
+
+def test_every_kind_and_reason_is_counted_even_when_none_occurs() -> None:
+    corrections = classify(merged([row("1")]))
+
+    assert list(corrections.by_kind()) == list(CORRECTION_KINDS)
+    assert set(corrections.moves().values()) == {0}
+    assert corrections.corrected_rows() == 0
+
+
+def test_a_house_number_addition_stays_in_the_house_number_when_the_file_has_no_column_for_it() -> None:
+    frame = merged(
+        [
+            row("1", report(house="1", addition="2"), HouseNo_in="14a", HouseNo="14", HouseNoAddition="a"),
+            row("1", report(house="1", addition="2"), HouseNo_in="14 a", HouseNo="14", HouseNoAddition="a"),
+        ]
+    )
+
+    corrections = classify(frame)
+
+    assert corrections.corrected.loc[:, "HouseNo"].tolist() == ["14a", "14a"]
+    assert corrections.corrected_mask["HouseNo"].tolist() == [False, True]
+
+
+def test_edits_follow_the_policy_and_name_the_customers_columns() -> None:
+    frame = merged(
+        [
+            row("1", report(street="3"), Streetname="Lindenweg"),
+            row("4", report(town="5"), TownName="Luzern", ZIPCode="6003"),
+        ]
+    )
+    corrections = classify(frame)
+    columns = {"Streetname": "Strasse", "HouseNo": "Nr", "ZIPCode": "PLZ", "TownName": "Ort"}
+
+    assert writeback_edits(corrections, columns, "corrections")[0] == {1: {"Strasse": "Lindenweg"}}
+    assert writeback_edits(corrections, columns, "moves")[0] == {2: {"PLZ": "6003", "Ort": "Luzern"}}
+    assert set(writeback_edits(corrections, columns, "all")[0]) == {1, 2}
+    assert writeback_edits(corrections, columns, "none") == ({}, [])
+
+
+def test_a_field_without_a_column_in_the_file_is_listed_not_written() -> None:
+    corrections = classify(merged([row("1", report(zip="3"), ZIPCode="6011")]))
+
+    edits, skipped = writeback_edits(corrections, {"Streetname": "Strasse", "TownName": "Ort"}, "corrections")
+
+    assert edits == {}
+    assert skipped == [Skipped(1, "ZIPCode", "the file has no column for it")]
+
+
+def test_a_split_street_line_gets_street_and_number_back_in_one_cell() -> None:
+    frame = merged([row("1", report(street="3"), Streetname="Lindenweg", HouseNo_in="12", HouseNo="12")])
+    corrections = classify(frame)
+    columns = {"Streetname": "Adresse", "ZIPCode": "PLZ", "TownName": "Ort"}
+
+    edits, skipped = writeback_edits(corrections, columns, "corrections", split_lines={1: "Lindenstr. 12"})
+
+    assert edits == {1: {"Adresse": "Lindenweg 12"}}
+    assert skipped == []
+
+
+def test_review_reasons_list_every_input_row_with_rejected_rows_in_place() -> None:
+    corrections = classify(merged([row("1"), row("4", report(town="5"), TownName="Luzern")]))
+    corrections.needs_human.index = pd.Index([1, 3], name="RecordId")
+
+    reasons = review_reasons(corrections, [2], policy="all")
+
+    assert reasons.index.tolist() == [1, 2, 3]
+    assert reasons.tolist() == ["", REJECTED, HUMAN_QSTATS["4"] + ": new address written back"]
