@@ -258,7 +258,8 @@ def _joined_street(
 ) -> str | None:
     """The corrected street line of a row whose street column held the house number too; None when the
     split line held no street (a P.O. box or c/o line)."""
-    if "Streetname" not in address_columns:
+    given = str(corrections.given.at[record_id, "Streetname"]) if "Streetname" in corrections.fields else ""
+    if "Streetname" not in address_columns or not given.strip():
         return None
 
     def value(field: str) -> str:

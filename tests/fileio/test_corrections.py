@@ -208,3 +208,15 @@ def test_review_reasons_list_every_input_row_with_rejected_rows_in_place() -> No
 
     assert reasons.index.tolist() == [1, 2, 3]
     assert reasons.tolist() == ["", REJECTED, HUMAN_QSTATS["4"] + ": new address written back"]
+
+
+def test_a_street_cell_that_held_a_po_box_line_is_left_as_it_was() -> None:
+    frame = merged([row("1", report(street="4"), Streetname_in="", Streetname="Hauptstrasse", HouseNo_in="")])
+    corrections = classify(frame)
+
+    edits, skipped = writeback_edits(
+        corrections, {"Streetname": "Adresse", "TownName": "Ort"}, "all", split_lines={1: "Postfach 12"}
+    )
+
+    assert edits == {}
+    assert skipped == [Skipped(1, "Streetname", "the street cell held a P.O. box or c/o line")]

@@ -1,0 +1,186 @@
+"""The review of an address batch (``review.xlsx``): one row per input row, each address field as given and
+as the service has it side by side, the cells the service changed marked with the ShortReport's reason, and
+the rows a human has to look at marked with theirs (:mod:`fileio.address_service.corrections`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from connectors.address_service.codes import QSTAT, short_report_meaning
+from fileio.address_service.corrections import (
+    DOUBLE,
+    HUMAN_REASONS,
+    MOVE,
+    REJECTED,
+    Corrections,
+    Policy,
+    review_reasons,
+)
+from fileio.rejected_rows import PROBLEMS, ROW
+
+ROW_COLUMN = "Row"
+HUMAN_COLUMN = "Needs a human"
+QSTAT_COLUMN = "QSTAT"
+DESIGNATION_COLUMN = "QSTAT designation"
+WRITTEN_COLUMN = "Written back"
+DETAILS_COLUMN = "Details"
+FIELD_LABELS: Mapping[str, str] = {
+    "Streetname": "Street",
+    "HouseNo": "House number",
+    "HouseNoAddition": "House number addition",
+    "ZIPCode": "Postcode",
+    "ZIPAddition": "Postcode addition",
+    "TownName": "Town",
+    "PoBoxTerm": "P.O. box term",
+    "PoBoxNo": "P.O. box number",
+    "PoBoxZIP": "P.O. box postcode",
+    "PoBoxZIPAddition": "P.O. box postcode addition",
+    "PoBoxTownName": "P.O. box town",
+}
+GIVEN, CORRECTED = " given", " corrected"
+
+
+@dataclass(frozen=True)
+class ReviewSheet:
+    """The review's cells and marks.
+
+    Attributes:
+        frame: the cells, as text, one row per input row in input order.
+        changed: (row position, column) → the note of a cell the service changed.
+        human: row position → the note of a row a human has to look at (on its :data:`HUMAN_COLUMN` cell).
+    """
+
+    frame: pd.DataFrame
+    changed: dict[tuple[int, str], str]
+    human: dict[int, str]
+
+
+def review_sheet(
+    corrections: Corrections,
+    rejected_report: pd.DataFrame,
+    *,
+    policy: Policy,
+    written: pd.DataFrame,
+    ids: pd.Series | None = None,
+    id_header: str | None = None,
+) -> ReviewSheet:
+    """The review of the result rows (``corrections``) and the rejected input rows, in input order.
+
+    ``written``: the cells written back (a boolean frame like ``corrections.corrected_mask``); ``ids``: the
+    customer's id per result row (index RecordId), shown under ``id_header``.
+    """
+    rejected_ids = rejected_report[ROW].astype("int64").tolist() if len(rejected_report) else []
+    reasons = review_reasons(corrections, rejected_ids, policy=policy)
+    order = reasons.index
+    columns: dict[str, object] = {ROW_COLUMN: order.to_numpy()}
+    if id_header is not None:
+        columns[id_header] = (
+            _ids(ids, rejected_report, id_header, rejected_ids).reindex(order).fillna("").to_numpy()
+        )
+    columns[HUMAN_COLUMN] = reasons.to_numpy()
+    qstat = corrections.qstat.reindex(order).fillna("")
+    columns[QSTAT_COLUMN] = qstat.to_numpy()
+    columns[DESIGNATION_COLUMN] = np.array(
+        [QSTAT[c].designation if c in QSTAT else "" for c in qstat], dtype=object
+    )
+    marked = corrections.corrected_mask | corrections.moved_mask
+    for field in corrections.fields:
+        label = FIELD_LABELS[field]
+        columns[label + GIVEN] = corrections.given[field].reindex(order).fillna("").to_numpy()
+        columns[label + CORRECTED] = corrections.corrected[field].reindex(order).fillna("").to_numpy()
+    columns[WRITTEN_COLUMN] = _written(written, order)
+    columns[DETAILS_COLUMN] = _details(rejected_report, rejected_ids, order)
+    frame = pd.DataFrame(columns)
+    position = pd.Series(np.arange(len(order)), index=order)
+    changed: dict[tuple[int, str], str] = {}
+    for field in corrections.fields:
+        rows = marked.index[marked[field].to_numpy()]
+        if not len(rows):
+            continue
+        notes = _change_notes(corrections, field, rows, written)
+        label = FIELD_LABELS[field] + CORRECTED
+        changed.update(zip(((p, label) for p in position[rows].tolist()), notes, strict=True))
+    human = {
+        int(p): _human_note(reason, code)
+        for p, reason, code in zip(range(len(order)), reasons.tolist(), qstat.tolist(), strict=True)
+        if reason
+    }
+    return ReviewSheet(frame=frame, changed=changed, human=human)
+
+
+def _ids(
+    ids: pd.Series | None, rejected_report: pd.DataFrame, header: str, rejected_ids: list[int]
+) -> pd.Series:
+    """The customer's id of every row, by RecordId ("" where unknown)."""
+    given = ids if ids is not None else pd.Series(dtype=object)
+    if header in rejected_report:
+        rejected = pd.Series(rejected_report[header].to_numpy(), index=rejected_ids)
+    else:
+        rejected = pd.Series("", index=rejected_ids, dtype=object)
+    both = pd.concat([given, rejected]).astype(object)
+    text: pd.Series = both.where(both.notna(), "").astype(str)
+    return text
+
+
+def _written(written: pd.DataFrame, order: pd.Index) -> np.ndarray:
+    """Per row, the fields written back ("" for none)."""
+    labels = np.array([FIELD_LABELS[field] for field in written.columns], dtype=object)
+    names = [", ".join(labels[row]) for row in written.to_numpy(dtype=bool)]
+    return pd.Series(names, index=written.index, dtype=object).reindex(order).fillna("").to_numpy()
+
+
+def _details(rejected_report: pd.DataFrame, rejected_ids: list[int], order: pd.Index) -> np.ndarray:
+    """The problems of each rejected row ("" for the others)."""
+    if not rejected_ids:
+        return np.full(len(order), "", dtype=object)
+    problems = pd.Series(rejected_report[PROBLEMS].astype(str).to_numpy(), index=rejected_ids)
+    return problems.reindex(order).fillna("").to_numpy()
+
+
+def _change_notes(corrections: Corrections, field: str, rows: pd.Index, written: pd.DataFrame) -> list[str]:
+    marks = corrections.marks.loc[rows, field].tolist()
+    moved = corrections.moved_mask.loc[rows, field].tolist()
+    done = written.loc[rows, field].tolist() if field in written else [False] * len(rows)
+    notes = []
+    for mark, is_move, was_written in zip(marks, moved, done, strict=True):
+        why = (
+            f"QSTAT {MOVE}: {QSTAT[MOVE].meaning}"
+            if is_move
+            else f"ShortReport {mark}: {short_report_meaning(mark) or 'not delivered'}"
+        )
+        notes.append(f"{why}; {'written back' if was_written else 'not written back'}")
+    return notes
+
+
+def _human_note(reason: str, code: str) -> str:
+    if reason == REJECTED:
+        return "rejected before sending: see Details and rejected.csv"
+    if reason == DOUBLE:
+        return f"{reason}: {QSTAT['F'].meaning}"
+    meaning = QSTAT[code].meaning if code in QSTAT else ""
+    return f"{reason}: {meaning}" if meaning else reason
+
+
+def review_charts(
+    corrections: Corrections, rejected_rows: int, *, moves_file_rows: int | None = None
+) -> dict[str, dict[str, int]]:
+    """The counts the review's and the results' charts draw, every category listed."""
+    qstat = corrections.qstat.value_counts()
+    classes = {f"{code} {info.designation}": int(qstat.get(code, 0)) for code, info in QSTAT.items()}
+    classes["no status"] = int(qstat.get("", 0))
+    humans = corrections.human_reasons()
+    humans[REJECTED] = rejected_rows
+    moves = corrections.moves()
+    if moves_file_rows is not None:
+        moves["in the moves file"] = moves_file_rows
+    return {
+        "Rows by QSTAT class": classes,
+        "Corrections by kind": corrections.by_kind(),
+        "Moves": moves,
+        "Needs a human": {reason: humans[reason] for reason in HUMAN_REASONS},
+    }
