@@ -167,7 +167,12 @@ async def address_batch(
             return await summary.park(parked)  # a follow-up run continues the wait
         for path in results.files:
             await recorder.document(path.stem, path)
-        summary.update(result_rows=results.rows, moves=results.moves, qstat=results.qstat_counts())
+        summary.update(
+            result_rows=results.rows,
+            moves=results.moves,
+            qstat=results.qstat_counts(),
+            **results.correction_counts(),
+        )
         report = results.markdown(f"Address batch {input_path.name}", rejected_rows=prepared.rejected_rows)
         await summary.publish(report, output_dir, description="QSTAT summary")
         logger.info("address batch done: %d rows, results in %s", results.rows, output_dir)
@@ -287,6 +292,7 @@ async def _run_batch(
                 profile=profile,
                 moves_file=extras.get(profile.moves) if profile and profile.moves else None,
                 limits=limits.tables,
+                correction_marks=get_settings().address_service.correction_marks,
             )
         except ResultUnreadable as error:
             # The job ended with its result downloaded (COMPLETED, so its files are deleted below); what

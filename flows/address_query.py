@@ -110,7 +110,13 @@ async def address_query(
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
         answers = await _query(recorder, request, prepared, sends=sends, checkpoint=checkpoint)
         failed = int(answers[ERROR_COLUMN].notna().sum())
-        results = await build_query_results(prepared, answers, output_dir, csv_style=settings.csv_style)
+        results = await build_query_results(
+            prepared,
+            answers,
+            output_dir,
+            csv_style=settings.csv_style,
+            correction_marks=settings.address_service.correction_marks,
+        )
         await _report(recorder, summary, results, prepared, sends, failed, input_path, output_dir)
         if not failed:
             checkpoint.clear()  # done: a later run queries afresh
@@ -176,6 +182,7 @@ async def _report(
         query_sends=sends.total,
         resumed_rows=sends.resumed,
         qstat=results.qstat_counts(),
+        **results.correction_counts(),
     )
     report = results.markdown(f"Address queries {input_path.name}", rejected_rows=prepared.rejected_rows)
     report += f"\n\nFailed queries: {failed}\n"

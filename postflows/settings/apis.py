@@ -47,6 +47,13 @@ class AddressServiceSettings(BaseModel):
         description="Alignment profile of the batch key: a built-in name or a YAML file (unset: as read)",
     )
     query_key: str = Field(default="postflows_maintenance_v1", description="Key of the individual queries")
+    correction_marks: str = Field(
+        default="234",
+        pattern=r"^[-0-9A-Za-z]*$",
+        description="ShortReport characters (§2.5) that make a hit's changed address field a correction to "
+        "write back and highlight: 2 spelling standardized, 3 changed, 4 supplemented (the specification "
+        "does not say which of them carry a value to take over)",
+    )
     pstat_meanings: dict[int, str] = Field(
         default_factory=dict,
         description='What each PSTAT of building verification means (JSON, e.g. {"1": "exists as written"}); '

@@ -8,12 +8,13 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from fileio.address_service.corrections import DEFAULT_MARKS, Corrections, classify
 from fileio.address_service.downloads import unpack_download
 from fileio.address_service.field_lengths import flag_long_fields
 from fileio.address_service.moves_file import read_moves_file
@@ -68,6 +69,8 @@ class AddressResults:
     extra: dict[str, int] = field(default_factory=dict)
     long_field_rows: int = 0
     """Rows with a service field longer than §2.3 allows (named in their ``ResultProblems``)."""
+    corrections: Corrections | None = None
+    """What the service corrected in each row, and the rows a human has to look at."""
 
     def qstat_counts(self) -> dict[str, int]:
         return {
@@ -75,10 +78,25 @@ class AddressResults:
             for code, count in zip(self.summary["QSTAT"], self.summary["Count"], strict=True)
         }
 
+    def correction_counts(self) -> dict[str, Any]:
+        """What the run summary records of the corrections: rows corrected, per kind, rows for a human."""
+        if self.corrections is None:
+            return {}
+        return {
+            "corrected_rows": self.corrections.corrected_rows(),
+            "corrections": self.corrections.by_kind(),
+            "needs_human": int((self.corrections.needs_human != "").sum()),
+        }
+
     def markdown(self, title: str, *, rejected_rows: int) -> str:
         lines = [f"# {title}", "", f"- result rows: {self.rows}", f"- rejected input rows: {rejected_rows}"]
         if self.moves:
             lines.append(f"- move notifications: {self.moves}")
+        counts = self.correction_counts()
+        if counts:
+            kinds = ", ".join(f"{kind} {rows}" for kind, rows in counts["corrections"].items() if rows)
+            lines.append(f"- corrected rows: {counts['corrected_rows']}" + (f" ({kinds})" if kinds else ""))
+            lines.append(f"- rows that need a human: {counts['needs_human'] + rejected_rows}")
         if self.long_field_rows:
             lines.append(
                 f"- rows with a field longer than the specification allows: {self.long_field_rows} "
@@ -185,6 +203,7 @@ def build_address_results(
     profile: AlignmentProfile | None = None,
     moves_file: Path | None = None,
     limits: TableLimits = TABLE_LIMITS,
+    correction_marks: str = DEFAULT_MARKS,
 ) -> AddressResults:
     """Parse and decode the downloaded file; write results.csv, results.xlsx and moves when present.
 
@@ -211,6 +230,7 @@ def build_address_results(
         source=files.result,
         csv_style=csv_style,
         profile=profile,
+        correction_marks=correction_marks,
     )
 
 
@@ -220,10 +240,18 @@ def build_address_query_results(
     output_dir: Path,
     *,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+    correction_marks: str = DEFAULT_MARKS,
 ) -> AddressResults:
     """Decode the individual-query answers (one row per RecordId) and write the same result files."""
     answers = answers.set_axis(result_headers([str(c) for c in answers.columns]), axis=1)
-    return _write(prepared, decode_results(answers), output_dir, None, csv_style=csv_style)
+    return _write(
+        prepared,
+        decode_results(answers),
+        output_dir,
+        None,
+        csv_style=csv_style,
+        correction_marks=correction_marks,
+    )
 
 
 # The steps run as async tasks whose work goes to a worker thread: inside the async flows an async task costs
@@ -275,6 +303,7 @@ async def build_results(
     profile: AlignmentProfile | None = None,
     moves_file: Path | None = None,
     limits: TableLimits = TABLE_LIMITS,
+    correction_marks: str = DEFAULT_MARKS,
 ) -> AddressResults:
     """:func:`build_address_results` as a task."""
     return await asyncio.to_thread(
@@ -288,6 +317,7 @@ async def build_results(
         profile=profile,
         moves_file=moves_file,
         limits=limits,
+        correction_marks=correction_marks,
     )
 
 
@@ -298,10 +328,16 @@ async def build_query_results(
     output_dir: Path,
     *,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+    correction_marks: str = DEFAULT_MARKS,
 ) -> AddressResults:
     """:func:`build_address_query_results` as a task."""
     return await asyncio.to_thread(
-        build_address_query_results, prepared, answers, output_dir, csv_style=csv_style
+        build_address_query_results,
+        prepared,
+        answers,
+        output_dir,
+        csv_style=csv_style,
+        correction_marks=correction_marks,
     )
 
 
@@ -314,6 +350,7 @@ def _write(
     source: Path | None = None,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
     profile: AlignmentProfile | None = None,
+    correction_marks: str = DEFAULT_MARKS,
 ) -> AddressResults:
     if profile is None:
         merged = merge_results(prepared.records, decoded, source=source)
@@ -339,4 +376,5 @@ def _write(
         rows=len(merged),
         moves=0 if moves is None else len(moves),
         long_field_rows=long_field_rows,
+        corrections=classify(merged, marks=correction_marks),
     )
