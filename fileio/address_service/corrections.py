@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -28,9 +27,8 @@ import pandas as pd
 from connectors.address_service.codes import SHORT_REPORT_POSITIONS, normalize_qstat, qstat_info
 from fileio.address_service.records import RECORD_ID
 from fileio.address_service.results import INPUT_SUFFIX, RETURNED_COLUMN
+from fileio.writeback_policy import Policy
 
-Policy = Literal["corrections", "moves", "all", "none"]
-POLICIES: tuple[Policy, ...] = ("corrections", "moves", "all", "none")
 DEFAULT_MARKS = "234"
 HITS = frozenset({"1", "2", "3"})
 MOVE = "4"

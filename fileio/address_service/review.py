@@ -18,10 +18,10 @@ from fileio.address_service.corrections import (
     MOVE,
     REJECTED,
     Corrections,
-    Policy,
     review_reasons,
 )
 from fileio.rejected_rows import PROBLEMS, ROW
+from fileio.writeback_policy import Policy
 
 ROW_COLUMN = "Row"
 HUMAN_COLUMN = "Needs a human"

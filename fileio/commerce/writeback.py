@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from fileio.address_service.corrections import Policy
+from fileio.writeback_policy import Policy
 
 WRITEBACK_FIELDS: tuple[str, ...] = ("street", "houseNumber", "zip", "city", "additionalAddress")
 VALIDATED = "validated"
