@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from fileio.errors import InputError
 from fileio.lazy import lazy_module
+from fileio.source_layout import SourceLayout
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,6 +37,8 @@ class Table:
     ``lines`` holds, per row, the physical line of the file where it starts (the header is line 1); None
     for a workbook. ``control_characters`` is False when the file is known to hold no control character
     (C0 but tab, line feed and carriage return; DEL), so that callers need not look for them cell by cell.
+    ``layout`` says how the file was read (:class:`fileio.source_layout.SourceLayout`), so that it can be
+    written back in the same form.
     """
 
     frame: pd.DataFrame
@@ -44,6 +47,7 @@ class Table:
     delimiter: str | None = None
     lines: np.ndarray | None = None
     control_characters: bool = True
+    layout: SourceLayout | None = None
 
 
 def unique_headers(header: Sequence[str], path: Path) -> list[str]:

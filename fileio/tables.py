@@ -27,8 +27,9 @@ workbook's sheet in :mod:`fileio.sheet_choice`.
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from io import StringIO
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -39,6 +40,7 @@ from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.line_accounting import universal_newlines
 from fileio.linescan import line_lengths, measures_bytes, scan_lines
+from fileio.source_layout import SourceLayout
 from fileio.table_frame import Table, drop_unnamed_empty, unique_headers
 from fileio.text_tables import (
     check_records,
@@ -95,10 +97,11 @@ def read_table(
     """
     if not path.is_file():
         raise InputError("file not found", path=path)
-    if path.stat().st_size == 0:
+    info = path.stat()
+    if info.st_size == 0:
         raise InputError("file is empty: no header row", path=path)
     if check_table_file(path) == "excel":
-        return _read_excel(path, sheet, limits)
+        return _read_as_of(_read_excel(path, sheet, limits), info, encoding_detected=False)
     scan = scan_lines(path, encoding=encoding, stop_above=limits.max_line_bytes)
     refuse(path, scan.overrun(limits, exact_fields=False))
     data = path.read_bytes()
@@ -114,7 +117,20 @@ def read_table(
         check_records(path, data, decoded, text, delimiter, limits, scan)
         table = read_delimited(path, text, delimiter, decoded.encoding, limits)
     table.control_characters = has_control_characters(data, decoded)
-    return reject_bad_lines(path, table, decoded.bad_lines)
+    return _read_as_of(reject_bad_lines(path, table, decoded.bad_lines), info, encoding is None)
+
+
+def _read_as_of(table: Table, info: os.stat_result, encoding_detected: bool) -> Table:
+    """``table`` with its layout knowing the file's size and time when it was read, and whether its
+    encoding was detected."""
+    if table.layout is not None:
+        table.layout = replace(
+            table.layout,
+            size=info.st_size,
+            modified_ns=info.st_mtime_ns,
+            encoding_detected=encoding_detected and table.layout.encoding is not None,
+        )
+    return table
 
 
 @dataclass(frozen=True)
@@ -205,13 +221,14 @@ def _rest_of_line(handle: BinaryIO, length: int, limit: int) -> int:
 
 
 def _excel_head(path: Path, sheet: str | int | None, limits: TableLimits) -> TableHead:
-    header, rows = read_worksheet(path, sheet, limits, nrows=HEAD_ROWS)
+    _, header, rows = read_worksheet(path, sheet, limits, nrows=HEAD_ROWS)
     filled = bool(rows.map(lambda value: isinstance(value, str) and bool(value.strip())).to_numpy().any())
     return TableHead(unique_headers(header, path), filled or len(rows) + 1 >= HEAD_ROWS)
 
 
 def _read_excel(path: Path, sheet: str | int | None, limits: TableLimits) -> Table:
-    header, rows = read_worksheet(path, sheet, limits)
-    frame = rows.set_axis(unique_headers(header, path), axis=1)
+    name, header, rows = read_worksheet(path, sheet, limits)
+    names = unique_headers(header, path)
+    frame = rows.set_axis(names, axis=1)
     frame.index = pd.RangeIndex(1, len(frame) + 1)
-    return Table(drop_unnamed_empty(frame))
+    return Table(drop_unnamed_empty(frame), layout=SourceLayout("xlsx", tuple(names), sheet=name))

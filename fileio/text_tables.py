@@ -8,6 +8,7 @@ from __future__ import annotations
 import codecs
 import csv
 from collections.abc import Sequence
+from dataclasses import replace
 from io import StringIO
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +18,7 @@ from fileio.lazy import lazy_module
 from fileio.limits import Overrun, TableLimits
 from fileio.line_accounting import physical_lines, row_start_lines, universal_newlines
 from fileio.linescan import LineScan, scan_text
+from fileio.source_layout import SourceLayout
 from fileio.table_frame import Table, drop_unnamed_empty, unique_headers
 from fileio.textfiles import ASCII_BYTES_ENCODINGS, DecodedText, decode_text
 
@@ -131,10 +133,12 @@ def read_delimited(path: Path, text: str, delimiter: str, encoding: str, limits:
     else:
         header = [str(value) if isinstance(value, str) else "" for value in raw.iloc[0].tolist()]
         data, malformed = raw.iloc[1:], []
-    frame = data.set_axis(unique_headers(header, path), axis=1)
+    names = unique_headers(header, path)
+    frame = data.set_axis(names, axis=1)
     frame.index = pd.RangeIndex(1, len(frame) + 1)
     lines = row_start_lines(path, text, header, frame, delimiter, unclosed=unclosed, originals=originals)
-    return Table(drop_unnamed_empty(frame), malformed, encoding, delimiter, lines)
+    layout = SourceLayout("delimited", tuple(names), encoding, delimiter=delimiter)
+    return Table(drop_unnamed_empty(frame), malformed, encoding, delimiter, lines, layout=layout)
 
 
 def _read_delimited_tolerant(
@@ -188,7 +192,7 @@ def reject_bad_lines(path: Path, table: Table, bad_lines: dict[int, str]) -> Tab
     frame = table.frame.copy()
     frame.loc[sorted(rows)] = ""
     malformed.sort(key=lambda item: item[0])
-    return Table(frame, malformed, table.encoding, table.delimiter, table.lines, table.control_characters)
+    return replace(table, frame=frame, malformed=malformed)
 
 
 def read_fixed_width(
@@ -225,7 +229,9 @@ def read_fixed_width(
             "nothing is used",
             path=path,
         )
-    return Table(frame, [], encoding, None, np.arange(1 + skipped, 1 + skipped + len(frame)))
+    fixed = tuple((str(name), int(width)) for name, width in widths)
+    layout = SourceLayout("fixed_width", tuple(names), encoding, fixed_widths=fixed)
+    return Table(frame, [], encoding, None, np.arange(1 + skipped, 1 + skipped + len(frame)), layout=layout)
 
 
 def fixed_fields(line: str, widths: Sequence[tuple[str, int]]) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import zipfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook, SheetTypeEnum
 
@@ -30,12 +30,20 @@ else:
 _ZIP_ENCRYPTED = 0x01 | 0x40  # general purpose flags: encrypted, strongly encrypted
 
 
+class Worksheet(NamedTuple):
+    """A worksheet as read: its name, its header and its data rows as text."""
+
+    name: str
+    header: list[str]
+    rows: pd.DataFrame
+
+
 def read_worksheet(
     path: Path, sheet: str | int | None, limits: TableLimits, *, nrows: int | None = None
-) -> tuple[list[str], pd.DataFrame]:
-    """The header and the data rows (all, or the first ``nrows`` lines) of a worksheet, every cell as text
-    (see :func:`fileio.cell_text.cell_text`); blank rows and columns after the last value are no part of
-    the sheet.
+) -> Worksheet:
+    """The name, the header and the data rows (all, or the first ``nrows`` lines) of a worksheet, every
+    cell as text (see :func:`fileio.cell_text.cell_text`); blank rows and columns after the last value are
+    no part of the sheet.
 
     The sheet is measured against ``limits`` first (:func:`fileio.sheet_extent.worksheet_overrun`): the
     reader builds its whole grid, however few rows are asked for.
@@ -66,7 +74,7 @@ def read_worksheet(
     if values is None:
         raise InputError(f"sheet {shown!r} is empty: no header row", path=path)
     header = [str(value) for value in values[0]]
-    return header, _text_frame(values[1:])
+    return Worksheet(name, header, _text_frame(values[1:]))
 
 
 def _worksheet_cells(worksheet: CalamineSheet, nrows: int | None) -> np.ndarray:

@@ -43,6 +43,7 @@ from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.rejected_rows import RejectedRows, id_column, no_problems, problem_lines
 from fileio.sheet_choice import SheetChoice, choose_sheet
+from fileio.source_layout import SourceLayout
 from fileio.table_frame import Table
 from fileio.tables import read_table
 
@@ -94,6 +95,8 @@ class AddressInput:
         house_numbers: the street lines split into street and house number (or recognised as a P.O. box or
             c/o line): RecordId, the line as given, and the fields it filled.
         sheet_note: which worksheet was read and why, when the file's first one has no address columns.
+        layout: how the file was read (kind, encoding, delimiter, worksheet, widths), to write a copy of it
+            back in the same form (:func:`fileio.writeback.write_back`); None when not known.
     """
 
     records: pd.DataFrame
@@ -106,6 +109,7 @@ class AddressInput:
     input_rows: int = 0
     house_numbers: pd.DataFrame = field(default_factory=lambda: pd.DataFrame())
     sheet_note: str | None = None
+    layout: SourceLayout | None = None
 
     @property
     def rejected_rows(self) -> int:
@@ -166,7 +170,6 @@ def read_address_file(
     headers = [str(name) for name in table.frame.columns]
     address_columns = header_of(headers)
     passthrough = [header for header in headers if header not in address_columns.values()]
-
     frame, filled = _gathered(table.frame, address_columns, passthrough)
     rejected = RejectedRows(table)
     empty = ~filled & ~frame[RECORD_ID].isin(rejected.malformed)
@@ -192,6 +195,7 @@ def read_address_file(
         input_rows=len(frame),
         house_numbers=pd.DataFrame(split.split),
         sheet_note=choice.note,
+        layout=table.layout,
     )
 
 

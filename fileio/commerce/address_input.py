@@ -31,6 +31,7 @@ from fileio.headers import field_for_header, header_key, resolve_columns
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.rejected_rows import PROBLEM_COLUMNS, RejectedRows, id_column, problem_lines
+from fileio.source_layout import SourceLayout
 from fileio.tables import read_table
 
 if TYPE_CHECKING:
@@ -105,6 +106,8 @@ class CommerceAddresses:
         source: the file read.
         input_rows: the rows that are not completely empty (= accepted + rejected rows).
         empty_rows: completely empty rows, skipped.
+        layout: how the file was read (kind, encoding, delimiter, worksheet), to write a copy of it back in
+            the same form (:func:`fileio.writeback.write_back`); None when not known.
     """
 
     records: pd.DataFrame
@@ -115,6 +118,7 @@ class CommerceAddresses:
     source: Path
     input_rows: int
     empty_rows: int
+    layout: SourceLayout | None = None
 
     @property
     def accepted(self) -> int:
@@ -234,6 +238,7 @@ def read_commerce_addresses(
         source=source,
         input_rows=len(frame),
         empty_rows=int(empty.sum()),
+        layout=table.layout,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import openpyxl
@@ -11,6 +12,7 @@ import pytest
 
 from fileio.address_service.records import read_address_file
 from fileio.errors import InputError
+from fileio.source_layout import SourceLayout
 from fileio.tables import read_head, read_table
 
 
@@ -185,3 +187,44 @@ def test_byte_order_marks_a_given_encoding_keeps_are_no_part_of_the_header(tmp_p
     path.write_bytes("\ufeff\ufeffName,Town\nHans,Bern\n".encode("utf-16-le"))
     assert read_head(path, encoding="utf-16-le").headers == ["Name", "Town"]
     assert list(read_table(path, encoding="utf-16-le").frame.columns) == ["Name", "Town"]
+
+
+def test_the_layout_says_how_each_kind_of_file_was_read(tmp_path: Path) -> None:
+    delimited = tmp_path / "kunden.csv"
+    delimited.write_bytes("Name;Ort;\nMüller;Bern;\n".encode("cp1252"))
+    layout = read_table(delimited).layout
+    assert layout == SourceLayout(
+        "delimited",
+        ("Name", "Ort", "Unnamed: 3"),  # the empty unnamed column the frame drops keeps its place
+        "cp1252",
+        encoding_detected=True,
+        delimiter=";",
+        size=delimited.stat().st_size,
+        modified_ns=delimited.stat().st_mtime_ns,
+    )
+    assert read_table(delimited, encoding="cp1252").layout == replace(layout, encoding_detected=False)
+
+    fixed = tmp_path / "kunden.txt"
+    fixed.write_bytes(b"Hans  Bern\n")
+    layout = read_table(fixed, fixed_widths=[("Name", 6), ("Ort", 4)]).layout
+    assert layout is not None
+    assert (layout.kind, layout.columns, layout.fixed_widths, layout.encoding) == (
+        "fixed_width",
+        ("Name", "Ort"),
+        (("Name", 6), ("Ort", 4)),
+        "utf-8",
+    )
+
+    workbook_path = tmp_path / "kunden.xlsx"
+    workbook = openpyxl.Workbook()
+    workbook.active.title = "Erste"
+    workbook.create_sheet("Zweite").append(["Name", "Ort"])
+    workbook.save(workbook_path)
+    layout = read_table(workbook_path, sheet=1).layout
+    assert layout is not None
+    assert (layout.kind, layout.sheet, layout.columns, layout.encoding) == (
+        "xlsx",
+        "Zweite",
+        ("Name", "Ort"),
+        None,
+    )
