@@ -25,8 +25,10 @@ from fileio.address_service.wire import WireFormat
 from fileio.errors import InputError, ResultFileError, ResultUnreadable
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.reports import CsvStyle
+from fileio.writeback_policy import Policy
 from flows.address_input import note_prepared_input
 from flows.batch_work import FLOW_NAME, BatchWork, batch_plan, sandbox_id_problem
+from flows.customer_files import customer_files
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
@@ -165,18 +167,32 @@ async def address_batch(
                 )
         except JobParked as parked:
             return await summary.park(parked)  # a follow-up run continues the wait
-        for path in results.files:
-            await recorder.document(path.stem, path)
-        summary.update(
-            result_rows=results.rows,
-            moves=results.moves,
-            qstat=results.qstat_counts(),
-            **results.correction_counts(),
-        )
-        report = results.markdown(f"Address batch {input_path.name}", rejected_rows=prepared.rejected_rows)
-        await summary.publish(report, output_dir, description="QSTAT summary")
+        await _report(recorder, summary, prepared, results, output_dir, request.apply)
         logger.info("address batch done: %d rows, results in %s", results.rows, output_dir)
         return dict(summary)
+
+
+async def _report(
+    recorder: RunRecorder,
+    summary: RunSummary,
+    prepared: PreparedInput,
+    results: AddressResults,
+    output_dir: Path,
+    policy: Policy,
+) -> None:
+    """Record the result files, write the customer's files, count into the summary, publish summary.md."""
+    for path in results.files:
+        await recorder.document(path.stem, path)
+    summary.update(
+        result_rows=results.rows,
+        moves=results.moves,
+        qstat=results.qstat_counts(),
+        **results.correction_counts(),
+    )
+    title = f"Address batch {prepared.records.source.name}"
+    report = results.markdown(title, rejected_rows=prepared.rejected_rows)
+    report += await customer_files(recorder, summary, prepared, results, output_dir, policy)
+    await summary.publish(report, output_dir, description="QSTAT summary")
 
 
 async def _prepare(

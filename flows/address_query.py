@@ -110,12 +110,9 @@ async def address_query(
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
         answers = await _query(recorder, request, prepared, sends=sends, checkpoint=checkpoint)
         failed = int(answers[ERROR_COLUMN].notna().sum())
+        marks = settings.address_service.correction_marks
         results = await build_query_results(
-            prepared,
-            answers,
-            output_dir,
-            csv_style=settings.csv_style,
-            correction_marks=settings.address_service.correction_marks,
+            prepared, answers, output_dir, csv_style=settings.csv_style, correction_marks=marks
         )
         await _report(recorder, summary, results, prepared, sends, failed, input_path, output_dir)
         if not failed:

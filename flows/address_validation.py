@@ -12,7 +12,9 @@ from prefect import flow, get_run_logger
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
+from fileio.writeback_policy import Policy
 from flows.address_input import prepare_commerce_addresses
+from flows.customer_files import validation_write_back
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
@@ -96,7 +98,7 @@ async def address_validation(
         )
         await record_outcomes(recorder, "validation", sends, outcomes)
         table = validation_table(addresses.records, outcomes, addresses.passthrough)
-        failed = await _report(recorder, summary, table, addresses, input_path, output_dir)
+        failed = await _report(recorder, summary, table, addresses, output_dir, request.apply)
         if not failed:
             checkpoint.clear()  # done: a later run validates afresh
         summary.update(
@@ -117,8 +119,8 @@ async def _report(
     summary: RunSummary,
     table: ValidationTable,
     addresses: CommerceAddresses,
-    input_path: Path,
     output_dir: Path,
+    policy: Policy,
 ) -> int:
     """Write the results and summary.md, and count the outcomes into the summary; the rows that failed."""
     settings = get_settings()
@@ -142,12 +144,13 @@ async def _report(
         rows_changed=table.rows_changed,
     )
     report = validation_markdown(
-        f"Address validation {input_path.name}",
+        f"Address validation {addresses.source.name}",
         table,
         rejected_rows=addresses.rejected_rows,
         empty_rows=addresses.empty_rows,
     )
     if failed:
         report += f"\n{failed} rows failed; running the same command again asks only for those.\n"
+    report += await validation_write_back(recorder, summary, addresses, table, output_dir, policy)
     await summary.publish(report, output_dir, description="Address validation summary")
     return int(failed)

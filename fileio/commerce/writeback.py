@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+from fileio.commerce.address_input import CommerceAddresses
+from fileio.errors import InputError
+from fileio.limits import TABLE_LIMITS, TableLimits
+from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle
+from fileio.writeback import write_back
+from fileio.writeback.report import SkippedLine, WrittenBack, written_back
 from fileio.writeback_policy import Policy
 
 WRITEBACK_FIELDS: tuple[str, ...] = ("street", "houseNumber", "zip", "city", "additionalAddress")
@@ -69,3 +76,32 @@ def _no_single_column(sources: tuple[str, ...]) -> str:
     if not sources:
         return "the file has no column for it"
     return f"it was read from {len(sources)} columns ({', '.join(sources)})"
+
+
+def write_validation_writeback(
+    addresses: CommerceAddresses,
+    rows: Sequence[ValidatedRow],
+    output_dir: Path,
+    *,
+    policy: Policy,
+    limits: TableLimits = TABLE_LIMITS,
+    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+) -> WrittenBack:
+    """Write ``writeback.<ext>`` (the input's own extension) with the certified values ``policy`` applies,
+    and ``writeback-skipped.csv`` when some could not be applied.
+
+    Raises:
+        InputError: the input file is gone or changed since it was read (nothing is written).
+    """
+    if addresses.layout is None:
+        raise InputError("the input's layout is unknown: it cannot be written back", path=addresses.source)
+    edits, left_out = validation_edits(rows, addresses.columns, policy)
+    target = output_dir / f"writeback{addresses.source.suffix.lower()}"
+    outcome = write_back(addresses.source, target, addresses.layout, edits, limits=limits)
+    field_of = {header: field for field, headers in addresses.columns.items() for header in headers}
+    lines: list[SkippedLine] = [
+        (skip.row, skip.field, ", ".join(addresses.columns.get(skip.field, ())), skip.reason)
+        for skip in left_out
+    ]
+    lines += [(edit.row, field_of.get(edit.column, ""), edit.column, edit.reason) for edit in outcome.skipped]
+    return written_back(outcome, lines, output_dir, csv_style=csv_style)

@@ -13,10 +13,11 @@ from flows.requests.common import (
     KeyedWork,
     PollingOptions,
     Resubmission,
+    WriteBack,
 )
 
 
-class AddressBatchRequest(Resubmission, KeyedWork, BillingOptions, AddressTable):
+class AddressBatchRequest(Resubmission, KeyedWork, BillingOptions, WriteBack, AddressTable):
     """What an address batch aligns, and how: the file, its reading, the agreed alignment and the billing."""
 
     profile: Annotated[Blank[str], flag("--profile")] = option(

@@ -11,7 +11,7 @@ from fileio.commerce.days import MAX_DAYS as MAX_DAYS  # the command line reads 
 from fileio.commerce.days import date_list, is_date_list
 from flows.forms import Blank, BlankDate
 from flows.requests.base import RequestPart, argument, flag, option
-from flows.requests.common import Concurrency, Concurrent, Resubmission, TableReading, concurrency
+from flows.requests.common import Concurrency, Concurrent, Resubmission, TableReading, WriteBack, concurrency
 
 DEFAULT_DAYS = 14
 
@@ -34,7 +34,7 @@ class CommerceAddressRequest(Concurrency, TableReading, CommerceAddressFile):
         return {"sheet": self.input_sheet, "delimiter": self.input_delimiter, "encoding": self.input_encoding}
 
 
-class AddressValidationRequest(CommerceAddressRequest):
+class AddressValidationRequest(WriteBack, CommerceAddressRequest):
     """The addresses to validate."""
 
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import ValidationInfo, field_validator
 
+from fileio.writeback_policy import Policy
 from flows.forms import (
     COLUMN_MAPPING,
     FIXED_WIDTHS,
@@ -123,6 +124,18 @@ class Resubmission(RequestPart):
         "Send again",
         "Send again although an earlier request of this work may have reached the service (check first!).",
         False,
+    )
+
+
+class WriteBack(RequestPart):
+    """Which of the service's corrections go back into the copy of the customer's own file."""
+
+    apply: Annotated[Policy, flag("--apply")] = option(
+        "Write back",
+        "Which values go into writeback.<ext>, the copy of your file in its own layout: corrections (the "
+        "spelling, postcode and town corrections of hits), moves (the new address of a person who moved), "
+        "all, or none (an unchanged copy).",
+        "corrections",
     )
 
 

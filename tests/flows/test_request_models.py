@@ -34,14 +34,14 @@ FLAGS = {
         "input_path", "--out", "-o", "--key", "--resubmit", "--billing-ref", "--client-id", "--client-name",
         "--map", "--delimiter", "--encoding", "--sheet", "--fixed-widths", "--upload-delimiter",
         "--upload-encoding", "--max-wait", "--profile", "--dry-run", "--split", "--no-split",
-        "--poll-interval",
+        "--poll-interval", "--apply",
     },
     "address-query": {
         "input_path", "--out", "-o", "--concurrency", "--billing-ref", "--client-id", "--client-name",
         "--map", "--delimiter", "--encoding", "--sheet", "--fixed-widths", "--split", "--no-split",
     },
     "address-validation": {
-        "input_path", "--out", "-o", "--concurrency", "--sheet", "--delimiter", "--encoding",
+        "input_path", "--out", "-o", "--concurrency", "--sheet", "--delimiter", "--encoding", "--apply",
     },
     "deliverability": {
         "input_path", "--out", "-o", "--from", "--days", "--dates", "--concurrency", "--sheet", "--delimiter",

@@ -1,0 +1,110 @@
+"""The files of an address batch made for the customer's own systems: ``writeback.<ext>`` (the input file
+with the service's corrections written into its address columns, :mod:`fileio.writeback`), the list of
+corrections left out (``writeback-skipped.csv``) and the review workbook (``review.xlsx``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from fileio.address_service.corrections import Corrections, Skipped, writeback_edits
+from fileio.address_service.records import RECORD_ID, AddressInput
+from fileio.errors import InputError
+from fileio.limits import TABLE_LIMITS, TableLimits
+from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle
+from fileio.writeback import SkippedEdit, write_back
+from fileio.writeback.report import SkippedLine, WrittenBack, written_back
+from fileio.writeback_policy import Policy
+
+_STREET_PARTS = ("Streetname", "HouseNo", "HouseNoAddition")
+
+
+@dataclass(frozen=True)
+class WriteBack:
+    """What the write-back did (:class:`~fileio.writeback.report.WrittenBack`) and the cells it wrote (a
+    boolean frame like ``Corrections.corrected_mask``)."""
+
+    written_back: WrittenBack
+    written: pd.DataFrame
+
+
+def write_customer_writeback(
+    input: AddressInput,
+    corrections: Corrections,
+    output_dir: Path,
+    *,
+    policy: Policy,
+    limits: TableLimits = TABLE_LIMITS,
+    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+) -> WriteBack:
+    """Write ``writeback.<ext>`` (the input's own extension) with the corrections ``policy`` applies, and
+    ``writeback-skipped.csv`` when some could not be applied.
+
+    Raises:
+        InputError: the input file is gone or changed since it was read (nothing is written).
+    """
+    if input.layout is None:
+        raise InputError("the input's layout is unknown: it cannot be written back", path=input.source)
+    split_lines = _split_street_lines(input)
+    edits, left_out = writeback_edits(corrections, input.address_columns, policy, split_lines=split_lines)
+    target = output_dir / f"writeback{input.source.suffix.lower()}"
+    outcome = write_back(input.source, target, input.layout, edits, limits=limits)
+    written = corrections.applied(policy).copy()
+    field_of = _cell_fields(input, corrections, split_lines)
+    for skip in left_out:
+        if skip.field in written:
+            written.loc[skip.record_id, skip.field] = False
+    for edit in outcome.skipped:
+        for field in field_of(edit.row, edit.column):
+            written.loc[edit.row, field] = False
+    lines = _skipped_lines(left_out, outcome.skipped, input.address_columns, field_of)
+    return WriteBack(written_back(outcome, lines, output_dir, csv_style=csv_style), written)
+
+
+def _split_street_lines(input: AddressInput) -> dict[int, str]:
+    """The rows whose street column held the house number (or a P.O. box or c/o line) too."""
+    split = input.house_numbers
+    if not len(split) or RECORD_ID not in split:
+        return {}
+    return dict(
+        zip(split[RECORD_ID].astype("int64").tolist(), split["line"].astype(str).tolist(), strict=True)
+    )
+
+
+def _cell_fields(
+    input: AddressInput, corrections: Corrections, split_lines: dict[int, str]
+) -> Callable[[int, str], tuple[str, ...]]:
+    """(row, customer column) → the address fields an edit of that cell writes: a split street cell holds
+    street and house number, any other cell the fields of its column."""
+    column_fields: dict[str, tuple[str, ...]] = {}
+    for field, column in input.address_columns.items():
+        if field in corrections.fields:
+            column_fields[column] = (*column_fields.get(column, ()), field)
+    street = input.address_columns.get("Streetname")
+    street_parts = tuple(field for field in _STREET_PARTS if field in corrections.fields)
+
+    def fields(row: int, column: str) -> tuple[str, ...]:
+        if column == street and row in split_lines:
+            return street_parts
+        return column_fields.get(column, ())
+
+    return fields
+
+
+def _skipped_lines(
+    left_out: list[Skipped],
+    skipped: tuple[SkippedEdit, ...],
+    address_columns: dict[str, str],
+    field_of: Callable[[int, str], tuple[str, ...]],
+) -> list[SkippedLine]:
+    rows = [
+        (skip.record_id, skip.field, address_columns.get(skip.field, ""), skip.reason) for skip in left_out
+    ]
+    rows += [
+        (edit.row, ", ".join(field_of(edit.row, edit.column)), edit.column, edit.reason) for edit in skipped
+    ]
+    return rows
