@@ -182,11 +182,10 @@ def address_trends(session: Session, period: Period, *, flows: Collection[str]) 
 
 def _qstat_sum(codes: Sequence[str]) -> ColumnElement[Any]:
     """The rows of the run with any of the QSTAT ``codes`` (a code the run did not see counts 0)."""
-    total: ColumnElement[Any] | None = None
-    for code in codes:
-        count = func.coalesce(_number("qstat", code), 0)
-        total = count if total is None else total + count
-    assert total is not None
+    first, *others = [func.coalesce(_number("qstat", code), 0) for code in codes]
+    total: ColumnElement[Any] = first
+    for count in others:
+        total = total + count
     return total
 
 

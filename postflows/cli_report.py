@@ -32,7 +32,7 @@ def report_command(request: HistoryReportRequest, output: OwnOutputOptions) -> N
         report = build_history_report(url, out, request, flow_apis=flow_apis(), today=swiss_today())
     except ReportRangeError as error:
         fail("usage", error, EXIT_USAGE)
-    except (HistoryError, SQLAlchemyError, OSError) as error:
+    except (HistoryError, SQLAlchemyError, OSError, ValueError) as error:
         fail("failed", error, EXIT_FAILED)
     months = report.period.months
     span = f"{months[0].label} to {months[-1].label}"
