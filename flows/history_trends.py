@@ -94,7 +94,6 @@ def build_history_report(
     *,
     flow_apis: Mapping[str, str],
     today: dt.date,
-    history_name: str | None = None,
 ) -> HistoryReport:
     """Read the trends of the history at ``url`` and write report.xlsx, report.png and report.md.
 
@@ -104,7 +103,6 @@ def build_history_report(
         request: which address flow, which days, whether the month in progress counts.
         flow_apis: which API each flow talks to (flow name → API), for the figures per API.
         today: the day (Swiss time) an open end stops at.
-        history_name: how the report names the history (default: ``url`` without its password).
 
     Raises:
         ReportRangeError: the days asked for hold no month.
@@ -117,7 +115,7 @@ def build_history_report(
         address = address_trends(session, period, flows=flows)
         apis = api_trends(session, period, flow_apis=flow_apis)
     tables = [address_table(address), *api_tables(apis, [month.label for month in period.months])]
-    name = history_name or _without_password(url)
+    name = _without_password(url)  # the report names its history, never the database's password
     files = write_trend_report(out_dir, TITLE, tables, _facts(name, period, flows, today))
     return HistoryReport(
         files=files,
