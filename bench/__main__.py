@@ -34,6 +34,7 @@ from bench import (  # noqa: E402
     queries,
     queries_limited,
     readme,
+    report,
     result_file,
     table_limits,
     upload_file,
@@ -57,6 +58,7 @@ BENCHMARKS: dict[str, Callable[[BenchConfig, Path], BenchResult]] = {
     cli.HELP_NAME: cli.run_help,
     cli.HISTORY_NAME: cli.run_history,
     table_limits.NAME: table_limits.run,
+    report.NAME: report.run,
 }
 DEFAULT_OUT = Path("bench/results.json")
 QUICK_OUT = Path("bench/results.quick.json")

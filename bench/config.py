@@ -37,6 +37,7 @@ class BenchConfig:
     openpyxl_reference: bool = True
     cli_repeats: int = 15  # the command-start benchmarks: short processes, so more rounds
     history_runs: int = 100_000
+    report_runs: int = 1_000  # postflows report: runs over 24 months (bench/report.py)
     limits_columns: int = 5_000  # a CSV this wide is refused (POSTFLOWS_TABLE_MAX_COLUMNS, 1,000)
     long_line_mib: int = 200  # a file of one line this long is refused (POSTFLOWS_TABLE_MAX_LINE_BYTES)
 

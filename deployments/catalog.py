@@ -7,7 +7,8 @@ names an API): ``address-service``, ``newspaper`` or ``commerce``, so each API's
 and stopped on their own. ``cleanup`` deletes address-service files and goes to ``address-service``; the
 ``file-arrived`` dispatcher talks to no API (it only starts the deployment an event names, which then runs on
 that deployment's own pool) and goes to :data:`DISPATCH_POOL` (``address-service``, the pool every
-installation has). ``postflows deploy --pool NAME`` puts every deployment on one pool instead.
+installation has), as does ``history-report``, which reads the run history only. ``postflows deploy --pool
+NAME`` puts every deployment on one pool instead.
 
 Nothing here imports a flow: the catalog is read by the YAML generator and by tests without loading
 Prefect's engine; :meth:`DeploymentSpec.load_flow` imports the flow when a deployment is built. Which flows
@@ -104,15 +105,26 @@ class DeploymentSpec:
         return None if file_flow is None else file_flow.parameter
 
     @property
+    def api(self) -> str | None:
+        """The API the flow talks to: its first tag naming one (a key of :data:`API_POOLS`), else None."""
+        return next((tag for tag in self.tags if tag in API_POOLS), None)
+
+    @property
     def work_pool(self) -> str:
         """The work pool of the API the flow talks to (its first tag naming one); :data:`DISPATCH_POOL` for
         a flow that talks to none."""
-        return next((API_POOLS[tag] for tag in self.tags if tag in API_POOLS), DISPATCH_POOL)
+        return DISPATCH_POOL if self.api is None else API_POOLS[self.api]
 
     def load_flow(self) -> Any:
         """Import and return the flow object."""
         module, _, attribute = self.flow.partition(":")
         return getattr(importlib.import_module(module), attribute)
+
+
+def _monthly(slug: str, at: str, **parameters: Any) -> CronSpec:
+    """On the first day of every month at ``at``."""
+    hour, minute = at.split(":")
+    return CronSpec(slug, f"{int(minute)} {int(hour)} 1 * *", MappingProxyType(parameters))
 
 
 def _daily(slug: str, at: str, **parameters: Any) -> CronSpec:
@@ -300,6 +312,16 @@ CATALOG: tuple[DeploymentSpec, ...] = (
         command="return-order",
     ),
     DeploymentSpec(
+        name="history-report",
+        flow="flows.history_report:history_report",
+        description="Trends over the run history by month: unknown addresses, moves, corrections, and "
+        "submissions and rows per API, as report.xlsx with charts, report.png and report.md (monthly: up to "
+        "the month just over).",
+        tags=("reports", "scheduled"),
+        command="report",
+        schedules=(_monthly("monthly", "06:00", request={"whole_months": True}),),
+    ),
+    DeploymentSpec(
         name=FILE_ARRIVED_DEPLOYMENT,
         flow="flows.file_arrived:file_arrived",
         description=f"On a {FILE_ARRIVED_EVENT} event: start the run its kind names on the file at its path.",
@@ -317,6 +339,12 @@ def spec_named(name: str) -> DeploymentSpec:
         if spec.name == name:
             return spec
     raise KeyError(name)
+
+
+def flow_apis() -> dict[str, str]:
+    """The API each flow talks to (flow name → the tag its work pool is chosen by), for the flows that talk
+    to one: the history report counts their runs per API."""
+    return {spec.name: spec.api for spec in CATALOG if spec.api is not None}
 
 
 def arrival_kinds() -> dict[str, DeploymentSpec]:

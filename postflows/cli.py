@@ -32,6 +32,7 @@ from postflows import (
     cli_info,
     cli_newspaper,
     cli_parcels,
+    cli_report,
     cli_server,
     cli_setup,
     cli_validation,
@@ -480,3 +481,4 @@ cli_server.register(app)
 cli_info.register(app)
 cli_setup.register(app)
 cli_deploy.register(app)
+cli_report.register(app)

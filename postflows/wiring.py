@@ -454,3 +454,11 @@ def commerce_client(
         request_log=request_log,
         before_request=RateLimitHook(COMMERCE_API),
     )
+
+
+def flow_apis() -> dict[str, str]:
+    """Which API each flow talks to, as the deployment catalog says (:func:`deployments.catalog.flow_apis`):
+    the history report's figures per API, for a flow that cannot read the catalog itself."""
+    from deployments.catalog import flow_apis as catalog_flow_apis
+
+    return catalog_flow_apis()

@@ -40,8 +40,10 @@ from flows.requests.newspaper import (
     StructureFilesRequest,
 )
 from flows.requests.parcels import AddressLabelsRequest, PickupPointsRequest, ReturnOrderRequest
+from flows.requests.reports import ADDRESS_FLOWS, HistoryReportRequest
 
 __all__ = [
+    "ADDRESS_FLOWS",
     "BATCH_POLLING",
     "CLEANUP_AGE_HOURS",
     "WORK",
@@ -51,6 +53,7 @@ __all__ = [
     "AddressTable",
     "AddressValidationRequest",
     "DeliverabilityRequest",
+    "HistoryReportRequest",
     "BillingOptions",
     "BillingReference",
     "CleanupRequest",

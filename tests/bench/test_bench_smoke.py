@@ -29,6 +29,7 @@ TINY = BenchConfig(
     jobs=1,
     cli_repeats=1,
     history_runs=300,
+    report_runs=60,
     long_line_mib=2,
 )
 RESULT_KEYS = {
@@ -50,7 +51,7 @@ def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> Non
     assert set(document["benchmarks"]) == set(BENCHMARKS)
     assert set(BENCHMARKS) >= {
         "result_file", "upload_file", "xlsx", "xlsx_read", "queries", "queries_limited", "completion",
-        "small_batch", "flow_overhead", "cli_refuse", "cli_help", "history_list",
+        "small_batch", "flow_overhead", "cli_refuse", "cli_help", "history_list", "history_report",
     }  # fmt: skip
     assert document["config"]["repeats"] == 1
     for name, result in document["benchmarks"].items():
@@ -114,6 +115,14 @@ def test_history_list_times_its_query(document: dict) -> None:
     assert result["size"] == {"runs": 300}
     assert all(ms > 0 for ms in result["info"]["query_ms_median"].values())
     assert isinstance(result["info"]["query_passed"], bool)
+
+
+def test_history_report_times_the_command_and_its_function(document: dict) -> None:
+    result = document["benchmarks"]["history_report"]
+    assert result["size"]["runs"] == 60 and result["size"]["remote_jobs"] > 0
+    assert result["target"] == 1.0 and result["info"]["target_s"] == 5.0
+    assert result["value"] == pytest.approx(result["candidate_median_s"] / 5.0, abs=1e-3)
+    assert result["info"]["months"] == 24 and result["info"]["address_runs"] > 0
 
 
 def test_completion_is_seen_after_the_job_ends(document: dict) -> None:

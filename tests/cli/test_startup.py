@@ -123,3 +123,13 @@ def test_history_lists_a_current_sqlite_history_without_sqlalchemy_or_rich(tmp_p
     assert output.index("cleanup") < output.index("address-query") and "address-batch" not in output
     assert "older runs: postflows history --limit 2 --before 2" in stderr
     assert _loaded(modules, (*HEAVY, "pydantic_settings", "rich")) == []
+
+
+def test_the_report_reads_the_history_without_prefect(tmp_path: Path) -> None:
+    database = tmp_path / "data" / "history.db"
+    _record(f"sqlite:///{database}", ["address-batch", "address-query"])
+    code, modules, output, stderr = _run(tmp_path, "report", "--out", "o", "--until", "2026-01-31")
+    assert code == 0, stderr
+    assert json.loads(output)["months"] == ["2026-01"]
+    # The history's queries and the files' writers, but nothing of the flows' engine or the API clients.
+    assert _loaded(modules, ("prefect", "tasks", "httpx", "sandbox")) == []

@@ -17,7 +17,16 @@ from prefect.utilities.callables import parameter_schema
 from prefect.utilities.schema_tools import validate
 
 from deployments import yaml as prefect_yaml
-from deployments.catalog import API_POOLS, CATALOG, DISPATCH_POOL, TIMEZONE, DeploymentSpec, spec_named
+from deployments.catalog import (
+    API_POOLS,
+    CATALOG,
+    DISPATCH_POOL,
+    FILE_ARRIVED_DEPLOYMENT,
+    TIMEZONE,
+    DeploymentSpec,
+    flow_apis,
+    spec_named,
+)
 from deployments.deploy import pool_names, pools_by_deployment
 from deployments.serve import deployments
 from flows.arrivals import FILE_FLOWS
@@ -59,12 +68,24 @@ def test_every_deployment_goes_to_the_pool_of_the_api_it_talks_to() -> None:
         assert len(apis) <= 1, f"{spec.name} talks to more than one API: {apis}"
         assert spec.work_pool == (API_POOLS[apis[0]] if apis else DISPATCH_POOL)
     by_pool = {pool: {spec.name for spec in CATALOG if spec.work_pool == pool} for pool in API_POOLS.values()}
-    assert {"address-batch", "address-query", "cleanup", "file-arrived"} == by_pool["address-service"]
+    # history-report reads the run history only: the pool of a flow that talks to no API.
+    assert {"address-batch", "address-query", "cleanup", "file-arrived", "history-report"} == by_pool[
+        "address-service"
+    ]
     assert {"newspaper-order", "newspaper-statistics", "address-purchase", "structure-files"} <= by_pool[
         "newspaper"
     ]
     assert {"pickup-registration", "delivery-reference-sync", "return-order"} <= by_pool["commerce"]
     assert set().union(*by_pool.values()) == {spec.name for spec in CATALOG}
+
+
+def test_each_flow_talking_to_an_api_is_counted_for_that_api() -> None:
+    apis = flow_apis()
+    assert apis == {spec.name: spec.api for spec in CATALOG if spec.api is not None}
+    assert set(apis.values()) == set(API_POOLS)
+    assert apis["address-batch"] == apis["address-query"] == "address-service"
+    assert apis["address-validation"] == "commerce" and apis["address-purchase"] == "newspaper"
+    assert "history-report" not in apis and FILE_ARRIVED_DEPLOYMENT not in apis
 
 
 def test_one_pool_named_takes_every_deployment() -> None:
@@ -125,6 +146,7 @@ def test_the_schedules_are_the_issues() -> None:
         "structure-files",
         "newspaper-statistics",
         "cleanup",
+        "history-report",
     }
     assert all(s.cron and TIMEZONE == "Europe/Zurich" for spec in CATALOG for s in spec.schedules)
     start = dt.datetime(2026, 1, 1, 12, tzinfo=ZURICH)
@@ -157,6 +179,10 @@ def test_the_schedules_are_the_issues() -> None:
         s.slug: s.parameters["request"]["interval"] for s in spec_named("newspaper-statistics").schedules
     }
     assert intervals == {"az-quarterly": "AZ", "aza-semi-annually": "AZA", "azb-yearly": "AZB"}
+    # The history report: at 06:00 on the first of every month, up to the month just over.
+    monthly = runs("history-report", "monthly", 3)
+    assert [(d.month, d.day, d.hour, d.minute) for d in monthly] == [(2, 1, 6, 0), (3, 1, 6, 0), (4, 1, 6, 0)]
+    assert spec_named("history-report").schedules[0].parameters == {"request": {"whole_months": True}}
     # Local time: 07:00 in Zurich in winter and in summer alike.
     assert {(d.hour, d.utcoffset()) for d in runs("newspaper-statistics", "az-quarterly", 2)} == {
         (7, dt.timedelta(hours=2))
@@ -169,6 +195,7 @@ def test_every_other_flow_runs_on_demand_only() -> None:
             "newspaper-statistics",
             "newspaper-reports",
             "cleanup",
+            "history-report",
         }:
             assert spec.schedules == (), spec.name
 

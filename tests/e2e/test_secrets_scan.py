@@ -78,6 +78,7 @@ POSTGRES_HISTORY = (
     "structure-files",
     "401 address service",
     "500 newspaper",
+    "history report",
     "demo",
 )
 CONFIGURED = (
@@ -218,6 +219,10 @@ def _commands(out: Callable[[str], str], *, demo: bool) -> list[Group]:
         run("address-batch", str(EXAMPLE), "--out", out("leftover-batch"))
         run("cleanup", "--older-than", "0")
 
+    def batch_then_report(workspace: CliWorkspace, run: Runner) -> None:
+        run("address-batch", str(EXAMPLE), "--out", out("report-batch"))
+        run("report", "--out", out("history-report"))  # names its history: the URL, never its password
+
     def sign_in_and_refresh(workspace: CliWorkspace, run: Runner) -> None:
         run.sign_in()
         run("commerce", "addresses", "--json")
@@ -304,6 +309,7 @@ def _commands(out: Callable[[str], str], *, demo: bool) -> list[Group]:
             one("return-order", str(EXAMPLES / "return-order.json"), "--out", out("return-order")),
         ),
         Group("commerce sign-in and refresh", "clean", sign_in_and_refresh),
+        Group("history report", "clean", batch_then_report),
         # Failing runs: a wrong credential for each API, a refused order, an HTTP 500.
         Group("401 address service", "clean", batch_then_history, password=WRONG_ADDRESS_PASSWORD),
         Group(

@@ -54,6 +54,7 @@ FLAGS = {
     "address-labels": {"input_path", "--out", "-o", "--resubmit", "--concurrency"},
     "return-order": {"file", "--out", "-o", "--resubmit"},
     "cleanup": {"--older-than", "--force"},
+    "report": {"--flow", "--since", "--until", "--whole-months", "--out", "-o"},
     "delivery-sync": {"--out", "-o"},
     "structure-files": {"code", "--out", "-o", "--notify", "--resubmit"},
     "newspaper-sync": {"newspaper_number", "--out", "-o"},

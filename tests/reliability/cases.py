@@ -285,6 +285,12 @@ async def _cleanup(site: CellSite) -> dict[str, Any]:
     return await call(cleanup.fn, older_than_hours=0)
 
 
+async def _history_report(site: CellSite) -> dict[str, Any]:
+    from flows.history_report import history_report
+
+    return await call(history_report.fn, output_dir=site.out)
+
+
 async def _address_validation(site: CellSite) -> dict[str, Any]:
     from flows.address_validation import address_validation
 
@@ -400,4 +406,5 @@ CASES: tuple[FlowCase, ...] = (
     FlowCase("pickup-points", "pickup-points", _pickup_points),
     FlowCase("address-labels", "address-labels", _address_labels),
     FlowCase("return-order", "return-order", _return_order),
+    FlowCase("history-report", "history-report", _history_report),
 )
