@@ -21,7 +21,7 @@ import numpy as np
 from fileio.xlsx_vml import NoteShapes
 
 _BLOCK_BYTES = 4 << 20
-# zlib's default, as rust_xlsxwriter compresses: level 1 would write the 100,000-row review sheet in 0.5 s
+# zlib's default, as rust_xlsxwriter compresses: level 1 would write the 100,000-row review sheet in 0.6 s
 # less, and the file 30 % larger.
 _COMPRESS_LEVEL = 6
 _ZIP64_FROM = 1 << 30  # a sheet this large may grow past the 2 GiB a zip entry holds without ZIP64
