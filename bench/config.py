@@ -15,6 +15,7 @@ class BenchConfig:
     xlsx_rows: int = 100_000
     xlsx_columns: int = 40
     xlsx_read_rows: int = 100_000
+    review_rows: int = 100_000
     queries: int = 10_000
     serial_queries: int = 1_000
     query_concurrency: int = 32
@@ -49,6 +50,7 @@ QUICK = BenchConfig(
     upload_rows=50_000,
     xlsx_rows=5_000,
     xlsx_read_rows=5_000,
+    review_rows=5_000,
     queries=200,
     serial_queries=100,
     limited_queries=500,

@@ -18,7 +18,7 @@ value matches the grammar, and guarded like any other otherwise.
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -188,3 +188,15 @@ def _markdown_cell(value: object) -> str:
         return ""
     text = format(value, ".15g") if isinstance(value, float) else str(value)
     return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
+def markdown_bars(labels: Sequence[str], counts: Sequence[int], heading: str, *, width: int = 30) -> str:
+    """A markdown table of counts with a bar each, ``█`` characters in proportion to the largest count
+    (``width`` of them for it; a count above zero gets one at least), and each count's share of the total."""
+    largest, total = max(counts, default=0), sum(counts)
+    lines = [f"| {_markdown_cell(heading)} | Rows | Share | |", "| --- | ---: | ---: | --- |"]
+    for label, count in zip(labels, counts, strict=True):
+        bar = "█" * (max(1, round(width * count / largest)) if count > 0 else 0)
+        share = f"{100 * count / total:.1f} %" if total else "-"
+        lines.append(f"| {_markdown_cell(label)} | {count} | {share} | {bar} |")
+    return "\n".join(lines)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from fileio.files import atomic_path
 from fileio.lazy import lazy_module
+from fileio.workbook_charts import Chart, charts_by_title, insert_xlsxwriter_charts, rust_charts
 
 if TYPE_CHECKING:
     import numpy as np
@@ -48,6 +49,7 @@ def write_xlsx(
     *,
     styles: Mapping[str, pd.DataFrame] | None = None,
     formats: Mapping[str, Mapping[str, Any]] | None = None,
+    charts: Mapping[str, Sequence[Chart]] | None = None,
 ) -> Path:
     """Write one worksheet per frame, atomically, streaming rows (constant-memory mode).
 
@@ -62,16 +64,20 @@ def write_xlsx(
     cell, the name of one of ``formats`` (xlsxwriter format properties, e.g. ``{"bg_color": "#C6EFCE"}``)
     or None for a plain cell.
 
+    Sheets can hold native charts of their own table: ``charts[name]`` are drawn beside the table of sheet
+    ``name`` (see :class:`~fileio.workbook_charts.Chart`), one below the other.
+
     Workbooks are written by rustpy-xlsxwriter (Rust's rust_xlsxwriter), several times faster than
     xlsxwriter; a workbook with styled cells or with a sheet whose column names repeat, which it cannot
     write, is written by xlsxwriter as before (:func:`write_xlsx_plain`).
     """
-    parts = _sheet_parts(sheets, styles or {})
+    parts = sheet_parts(sheets, styles or {})
+    drawn = charts_by_title(charts, first_titles(parts))
     with atomic_path(path) as temporary:
-        if parts and all(_rust_writable(part) for part in parts):
-            _write_rust(temporary, parts)
+        if parts and all(rust_writable(part) for part in parts):
+            write_rust_parts(temporary, parts, rust_options(parts, drawn))
         else:
-            _write_xlsxwriter(temporary, parts, formats or {})
+            _write_xlsxwriter(temporary, parts, formats or {}, drawn)
     return path
 
 
@@ -81,27 +87,39 @@ def write_xlsx_plain(
     *,
     styles: Mapping[str, pd.DataFrame] | None = None,
     formats: Mapping[str, Mapping[str, Any]] | None = None,
+    charts: Mapping[str, Sequence[Chart]] | None = None,
 ) -> Path:
     """:func:`write_xlsx` by xlsxwriter alone: the plain writer, which writes the workbooks the fast one
     cannot, and the reference the fast one's workbooks are tested against, cell for cell."""
+    parts = sheet_parts(sheets, styles or {})
     with atomic_path(path) as temporary:
-        _write_xlsxwriter(temporary, _sheet_parts(sheets, styles or {}), formats or {})
+        _write_xlsxwriter(temporary, parts, formats or {}, charts_by_title(charts, first_titles(parts)))
     return path
 
 
 @dataclass(frozen=True)
-class _SheetPart:
-    """One worksheet to write: its valid title, its rows and the styles of its cells (or None)."""
+class SheetPart:
+    """One worksheet to write: its valid title, its rows, the styles of its cells (or None) and the name of
+    the frame it is (a part of)."""
 
     title: str
     frame: pd.DataFrame
     style: pd.DataFrame | None
+    name: str = ""
 
 
-def _sheet_parts(sheets: Mapping[str, pd.DataFrame], styles: Mapping[str, pd.DataFrame]) -> list[_SheetPart]:
+def first_titles(parts: Sequence[SheetPart]) -> dict[str, str]:
+    """The title of each frame's first worksheet, by the frame's name."""
+    titles: dict[str, str] = {}
+    for part in parts:
+        titles.setdefault(part.name, part.title)
+    return titles
+
+
+def sheet_parts(sheets: Mapping[str, pd.DataFrame], styles: Mapping[str, pd.DataFrame]) -> list[SheetPart]:
     """The worksheets for ``sheets``: each frame cut into parts that fit a sheet, titled validly."""
     used: set[str] = set()
-    result: list[_SheetPart] = []
+    result: list[SheetPart] = []
     for name, frame in sheets.items():
         parts = [
             frame.iloc[start : start + EXCEL_MAX_ROWS - 1]
@@ -113,12 +131,12 @@ def _sheet_parts(sheets: Mapping[str, pd.DataFrame], styles: Mapping[str, pd.Dat
             used.add(title.casefold())
             start = (number - 1) * (EXCEL_MAX_ROWS - 1)
             result.append(
-                _SheetPart(title, part, None if style is None else style.iloc[start : start + len(part)])
+                SheetPart(title, part, None if style is None else style.iloc[start : start + len(part)], name)
             )
     return result
 
 
-def _rust_writable(part: _SheetPart) -> bool:
+def rust_writable(part: SheetPart) -> bool:
     """Whether rustpy-xlsxwriter writes the part as :func:`write_xlsx` promises: no styled cells (it styles
     whole columns only) and no repeated column name (it takes the header from unique names)."""
     names = [str(column) for column in part.frame.columns]
@@ -147,20 +165,28 @@ def _cells_keep_their_types(values: pd.Series) -> bool:
     return not ("bool" in kinds and "number" in kinds) and not ("date" in kinds and len(kinds) > 1)
 
 
-def _write_rust(path: Path, parts: list[_SheetPart]) -> None:
+def rust_options(parts: Sequence[SheetPart], charts: Mapping[str, Sequence[Chart]]) -> dict[str, Any]:
+    """The options of ``rustpy_xlsxwriter.write_worksheets`` that write the parts as :func:`write_xlsx`
+    promises, with ``charts`` (by sheet title) drawn on their sheets."""
     header = (
         rustpy_xlsxwriter.Format().set_bold().set_background_color(_HEADER_FILL).set_border_bottom("thin")
     )
-    with_columns = [part.title for part in parts if len(part.frame.columns)]
+    columns = {part.title: [str(column) for column in part.frame.columns] for part in parts}
+    return {
+        "freeze_panes": {"general": {"row": 1, "col": 0}},
+        "datetime_format": DATE_FORMAT,
+        "header_format": {part.title: header for part in parts},
+        "column_widths": {part.title: column_widths(part.frame) for part in parts},
+        "autofilter": {title: True for title, names in columns.items() if names},
+        "inf_value": "inf",
+        "charts": {title: rust_charts(drawn, columns[title]) for title, drawn in charts.items()},
+    }
+
+
+def write_rust_parts(path: Path | BinaryIO, parts: Sequence[SheetPart], options: Mapping[str, Any]) -> None:
+    """Write the parts with rustpy-xlsxwriter, each as its frame prepared by :func:`_rust_frame`."""
     rustpy_xlsxwriter.write_worksheets(
-        [(part.title, _rust_frame(part.frame)) for part in parts],
-        path,
-        freeze_panes={"general": {"row": 1, "col": 0}},
-        datetime_format=DATE_FORMAT,
-        header_format={part.title: header for part in parts},
-        column_widths={part.title: _column_widths(part.frame) for part in parts},
-        autofilter={title: True for title in with_columns},
-        inf_value="inf",
+        [(part.title, _rust_frame(part.frame)) for part in parts], path, **options
     )
 
 
@@ -240,36 +266,81 @@ def _longest_text(values: np.ndarray) -> int:
     return max(map(len, texts), default=0)
 
 
-def _column_widths(frame: pd.DataFrame) -> list[float]:
+def column_widths(frame: pd.DataFrame) -> list[float]:
     return [
         _column_width(str(column), frame.iloc[:_WIDTH_SAMPLE_ROWS, position].tolist())
         for position, column in enumerate(frame.columns)
     ]
 
 
-def _write_xlsxwriter(path: Path, parts: list[_SheetPart], formats: Mapping[str, Mapping[str, Any]]) -> None:
-    workbook = xlsxwriter.Workbook(
-        str(path),
-        {
-            "constant_memory": True,
-            "strings_to_formulas": False,
-            "strings_to_urls": False,
-            "strings_to_numbers": False,
-            "remove_timezone": True,
-        },
-    )
-    header_format = workbook.add_format(
-        {"bold": True, "bg_color": _HEADER_FILL, "bottom": 1, "text_wrap": False}
-    )
-    date_format = workbook.add_format({"num_format": DATE_FORMAT})
-    cell_formats = {name: workbook.add_format(dict(props)) for name, props in formats.items()}
-    try:
+def _write_xlsxwriter(
+    path: Path,
+    parts: list[SheetPart],
+    formats: Mapping[str, Mapping[str, Any]],
+    charts: Mapping[str, Sequence[Chart]],
+) -> None:
+    with PlainWorkbook(path) as book:
+        cell_formats = {name: book.workbook.add_format(dict(props)) for name, props in formats.items()}
         for part in parts:
-            worksheet = workbook.add_worksheet(part.title)
-            frame = _cut_frame(part.frame)
-            _write_sheet(worksheet, frame, header_format, date_format, part.style, cell_formats)
-    finally:
-        workbook.close()
+            book.add_part(part, cell_formats=cell_formats, charts=charts.get(part.title, ()))
+
+
+AfterRow = Callable[[Any, int, list[Any]], None]
+"""Called with the worksheet, a row number and the row's values (the header's too, as row 0) right after
+the row is written, while constant-memory mode still holds it."""
+
+
+class PlainWorkbook:
+    """An xlsxwriter workbook (constant-memory mode) whose worksheets are written as :func:`write_xlsx`
+    promises; closed when its ``with`` block ends."""
+
+    def __init__(self, path: Path) -> None:
+        self.workbook = xlsxwriter.Workbook(
+            str(path),
+            {
+                "constant_memory": True,
+                "strings_to_formulas": False,
+                "strings_to_urls": False,
+                "strings_to_numbers": False,
+                "remove_timezone": True,
+            },
+        )
+        self.header_format = self.workbook.add_format(
+            {"bold": True, "bg_color": _HEADER_FILL, "bottom": 1, "text_wrap": False}
+        )
+        self.date_format = self.workbook.add_format({"num_format": DATE_FORMAT})
+
+    def __enter__(self) -> PlainWorkbook:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.workbook.close()
+
+    def add_part(
+        self,
+        part: SheetPart,
+        *,
+        cell_formats: Mapping[str, Any] | None = None,
+        charts: Sequence[Chart] = (),
+        widths: Sequence[float] | None = None,
+        after_row: AfterRow | None = None,
+    ) -> Any:
+        """Write the part on a worksheet of its own, ``charts`` beside its table; returns the worksheet."""
+        worksheet = self.workbook.add_worksheet(part.title)
+        frame = _cut_frame(part.frame)
+        _write_sheet(
+            worksheet,
+            frame,
+            self.header_format,
+            self.date_format,
+            part.style,
+            cell_formats,
+            widths=widths,
+            after_row=after_row,
+        )
+        columns = [str(column) for column in frame.columns]
+        insert_xlsxwriter_charts(self.workbook, worksheet, charts, columns, len(frame))
+        return worksheet
 
 
 def sanitize_sheet_name(name: str, used: set[str] | None = None) -> str:
@@ -292,20 +363,23 @@ def _write_sheet(
     date_format: Any,
     style: pd.DataFrame | None = None,
     cell_formats: Mapping[str, Any] | None = None,
+    *,
+    widths: Sequence[float] | None = None,
+    after_row: AfterRow | None = None,
 ) -> None:
     frame = _infinities_as_text(frame)
     columns = [str(column) for column in frame.columns]
     # One conversion of the sampled rows for every column: per-column pandas calls cost more than the
     # writing itself on the small, wide frames most runs produce.
     sample = frame.iloc[:_WIDTH_SAMPLE_ROWS].to_numpy(dtype=object)
-    for position, (column, dtype) in enumerate(zip(columns, frame.dtypes, strict=True)):
-        dates = pd.api.types.is_datetime64_any_dtype(dtype) or (
-            pd.api.types.is_object_dtype(dtype) and _holds_dates(frame.iloc[:, position])
-        )
-        cell_format = date_format if dates else None
-        width = _column_width(column, sample[:, position].tolist())
+    dates = date_columns(frame)
+    for position, column in enumerate(columns):
+        cell_format = date_format if position in dates else None
+        width = _column_width(column, sample[:, position].tolist()) if widths is None else widths[position]
         worksheet.set_column(position, position, width, cell_format)
     worksheet.write_row(0, 0, columns, header_format)
+    if after_row is not None:
+        after_row(worksheet, 0, columns)
     worksheet.freeze_panes(1, 0)
     if columns:  # over the header alone when there are no rows, as the fast writer sets it
         worksheet.autofilter(0, 0, len(frame), len(columns) - 1)
@@ -323,7 +397,19 @@ def _write_sheet(
                     worksheet.write_blank(row_number, position, None, cell_format)
                 else:
                     worksheet.write(row_number, position, value, cell_format)
+            if after_row is not None:
+                after_row(worksheet, row_number, values)
             row_number += 1
+
+
+def date_columns(frame: pd.DataFrame) -> set[int]:
+    """The positions of the columns whose cells are shown as dates."""
+    return {
+        position
+        for position, dtype in enumerate(frame.dtypes)
+        if pd.api.types.is_datetime64_any_dtype(dtype)
+        or (pd.api.types.is_object_dtype(dtype) and _holds_dates(frame.iloc[:, position]))
+    }
 
 
 def _holds_dates(values: pd.Series) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -28,6 +29,7 @@ SUMMARY_FILE = "summary.md"
 INTERRUPTED = "INTERRUPTED"
 # Earlier work named in the summary per kind; the rest is counted.
 SHOWN_REUSED = 5
+_LOCAL_PICTURE = re.compile(r"^!\[[^\]\n]*\]\((?![a-z][a-z0-9+.-]*://)[^)\n]+\)[ \t]*\n(?:[ \t]*\n)?", re.M)
 
 
 class RunSummary(dict[str, Any]):
@@ -67,7 +69,11 @@ class RunSummary(dict[str, Any]):
     async def publish(self, report: str, output_dir: Path | None, *, description: str) -> Path | None:
         """Write the flow's ``report`` with the run's output files and earlier work appended to
         ``output_dir/summary.md`` (none without ``output_dir``) and, inside a flow run, as the markdown
-        artifact ``<flow>-summary``; returns the summary file."""
+        artifact ``<flow>-summary``; returns the summary file.
+
+        A picture the report shows from a file beside summary.md (``![alt](qstat.png)`` on a line of its
+        own) is left out of the artifact, which cannot show a file from disk: the report says the same
+        in text beside it."""
         outputs = self.recorder.outputs
         path = Path(output_dir) / SUMMARY_FILE if output_dir is not None else None
         documents = dict(outputs.documents)
@@ -77,7 +83,9 @@ class RunSummary(dict[str, Any]):
         if path is not None:
             write_text(path, text)
             await self.recorder.document("summary", path)
-        await _artifact(text, key=f"{self.recorder.flow}-summary", description=description)
+        await _artifact(
+            without_local_pictures(text), key=f"{self.recorder.flow}-summary", description=description
+        )
         self.update(
             files=[str(document) for document in documents],
             resumed=bool(outputs.reused),
@@ -88,6 +96,12 @@ class RunSummary(dict[str, Any]):
         if outputs.took_up is not None:
             self.update(took_up_interrupted_run=outputs.took_up)
         return path
+
+
+def without_local_pictures(markdown: str) -> str:
+    """The markdown without its lines that show a picture from a file (a link that is no web address), and
+    without the empty line after each."""
+    return _LOCAL_PICTURE.sub("", markdown)
 
 
 def outputs_markdown(

@@ -26,6 +26,7 @@ import pandas as pd
 
 from connectors.address_service.codes import SHORT_REPORT_POSITIONS, normalize_qstat, qstat_info
 from fileio.address_service.records import RECORD_ID
+from fileio.address_service.result_charts import CORRECTION_KINDS, MOVE_KINDS
 from fileio.address_service.results import INPUT_SUFFIX, RETURNED_COLUMN
 from fileio.writeback_policy import Policy
 
@@ -48,7 +49,6 @@ WRITEBACK_FIELDS: Mapping[str, str] = {
     "PoBoxZIPAddition": "P.O. box",
     "PoBoxTownName": "P.O. box",
 }
-CORRECTION_KINDS: tuple[str, ...] = ("street", "house number", "postcode", "town", "P.O. box")
 
 # Why a row needs a human, in the order the review and its chart list them.
 REJECTED = "rejected before sending"
@@ -64,11 +64,6 @@ HUMAN_QSTATS: Mapping[str, str] = {
     "51": "address unknown (QSTAT 51)",
 }
 HUMAN_REASONS: tuple[str, ...] = (*HUMAN_QSTATS.values(), DOUBLE, UNKNOWN_QSTAT, NOT_RETURNED, REJECTED)
-MOVE_KINDS: Mapping[str, str] = {
-    "4": "new address known (QSTAT 4)",
-    "26": "moved abroad (QSTAT 26)",
-    "27": "new address unknown (QSTAT 27)",
-}
 
 _POSITION = {name.casefold(): position for position, name in enumerate(SHORT_REPORT_POSITIONS)}
 

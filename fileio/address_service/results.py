@@ -25,6 +25,7 @@ from connectors.address_service.codes import (
     short_report_column,
 )
 from fileio.address_service.records import RECORD_ID, AddressInput
+from fileio.address_service.result_charts import result_chart_sheets
 from fileio.address_service.result_codes import LARGEST_RECORD_ID, QSTAT_DESIGNATION, QSTAT_MEANING
 from fileio.address_service.result_file import UPLOADED_SUFFIX
 from fileio.errors import DuplicateRecordIds, ResultFileError
@@ -148,9 +149,14 @@ def write_address_results(
     *,
     moves: pd.DataFrame | None = None,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+    corrections: Mapping[str, int] | None = None,
 ) -> list[Path]:
     """Write ``results.csv``, ``results.xlsx`` (sheets Results, QSTAT summary and, with a moves file,
-    Moves) and ``moves.csv`` when moves are given; returns the paths written.
+    Moves, then the chart sheets) and ``moves.csv`` when moves are given; returns the paths written.
+
+    The chart sheets hold a table and its native chart each (:mod:`fileio.address_service.result_charts`):
+    rows by QSTAT class, corrections by kind (``corrections``: rows per kind of correction; none counted
+    when None) and moves by kind, every category listed, zero included.
 
     The CSV files are written in ``csv_style``'s dialect; with its guard a text cell that a spreadsheet
     would run as a formula gets a leading ``'`` (:func:`fileio.reports.neutralise_formulas`), unless it is a
@@ -162,5 +168,8 @@ def write_address_results(
     if moves is not None:
         sheets["Moves"] = moves
         paths.append(write_csv(moves, out_dir / "moves.csv", style=csv_style))
-    paths.insert(1, write_xlsx(out_dir / "results.xlsx", sheets))
+    chart_sheets, charts = result_chart_sheets(
+        summary, corrections=corrections, moves_file_rows=None if moves is None else len(moves)
+    )
+    paths.insert(1, write_xlsx(out_dir / "results.xlsx", {**sheets, **chart_sheets}, charts=charts))
     return paths

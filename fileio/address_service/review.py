@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,10 @@ from fileio.address_service.corrections import (
     Corrections,
     review_reasons,
 )
+from fileio.address_service.result_charts import result_chart_sheets
+from fileio.annotated_workbooks import CELL_COLUMNS, ROW_COLUMNS, AnnotatedSheet, write_annotated_xlsx
 from fileio.rejected_rows import PROBLEMS, ROW
+from fileio.workbook_charts import Chart
 from fileio.writeback_policy import Policy
 
 ROW_COLUMN = "Row"
@@ -43,6 +47,11 @@ FIELD_LABELS: Mapping[str, str] = {
     "PoBoxTownName": "P.O. box town",
 }
 GIVEN, CORRECTED = " given", " corrected"
+REVIEW_SHEET, HUMAN_SHEET = "Review", "Needs a human"
+REASON_COLUMN, ROWS_COLUMN = "Reason", "Rows"
+CHANGED_FILL, HUMAN_FILL, HUMAN_ROW_FILL = "changed", "human", "human row"
+FILLS: Mapping[str, str] = {CHANGED_FILL: "#FFEB9C", HUMAN_FILL: "#FF9C9C", HUMAN_ROW_FILL: "#FFE4E4"}
+HUMAN_CHART = Chart(HUMAN_SHEET, REASON_COLUMN, (ROWS_COLUMN,))
 
 
 @dataclass(frozen=True)
@@ -166,21 +175,59 @@ def _human_note(reason: str, code: str) -> str:
     return f"{reason}: {meaning}" if meaning else reason
 
 
-def review_charts(
-    corrections: Corrections, rejected_rows: int, *, moves_file_rows: int | None = None
-) -> dict[str, dict[str, int]]:
-    """The counts the review's and the results' charts draw, every category listed."""
-    qstat = corrections.qstat.value_counts()
-    classes = {f"{code} {info.designation}": int(qstat.get(code, 0)) for code, info in QSTAT.items()}
-    classes["no status"] = int(qstat.get("", 0))
-    humans = corrections.human_reasons()
-    humans[REJECTED] = rejected_rows
-    moves = corrections.moves()
-    if moves_file_rows is not None:
-        moves["in the moves file"] = moves_file_rows
-    return {
-        "Rows by QSTAT class": classes,
-        "Corrections by kind": corrections.by_kind(),
-        "Moves": moves,
-        "Needs a human": {reason: humans[reason] for reason in HUMAN_REASONS},
+def needs_a_human(corrections: Corrections, rejected_rows: int) -> pd.DataFrame:
+    """Rows per reason a human has to look at them (columns ``Reason``, ``Rows``), every reason listed."""
+    counts = corrections.human_reasons()
+    counts[REJECTED] = rejected_rows
+    return pd.DataFrame(
+        {REASON_COLUMN: list(HUMAN_REASONS), ROWS_COLUMN: [counts[reason] for reason in HUMAN_REASONS]}
+    ).astype({ROWS_COLUMN: "int64"})
+
+
+def write_review(
+    path: Path,
+    sheet: ReviewSheet,
+    summary: pd.DataFrame,
+    corrections: Corrections,
+    *,
+    rejected_rows: int,
+    moves_file_rows: int | None = None,
+) -> Path:
+    """Write ``review.xlsx``: the review sheet (changed cells filled and noted with their reason, rows for a
+    human filled, their reason noted, an autofilter to pick them), then the chart sheets of the results
+    (QSTAT classes, corrections by kind, moves) and of the rows that need a human."""
+    frame = sheet.frame
+    cells = pd.DataFrame(
+        [(row, column, CHANGED_FILL, note) for (row, column), note in sheet.changed.items()]
+        + [(row, HUMAN_COLUMN, HUMAN_FILL, note) for row, note in sheet.human.items()],
+        columns=list(CELL_COLUMNS),
+    )
+    rows = pd.DataFrame({"row": list(sheet.human), "fill": HUMAN_ROW_FILL}, columns=list(ROW_COLUMNS))
+    annotated = AnnotatedSheet(
+        title=REVIEW_SHEET,
+        frame=frame,
+        fills=FILLS,
+        cells=cells,
+        rows=rows,
+        header_notes=_header_notes(frame),
+        widths={HUMAN_COLUMN: 34, DETAILS_COLUMN: 40},
+    )
+    tables, charts = result_chart_sheets(
+        summary, corrections=corrections.by_kind(), moves_file_rows=moves_file_rows
+    )
+    tables[HUMAN_SHEET] = needs_a_human(corrections, rejected_rows)
+    charts[HUMAN_SHEET] = [HUMAN_CHART]
+    return write_annotated_xlsx(path, annotated, sheets=tables, charts=charts)
+
+
+def _header_notes(frame: pd.DataFrame) -> dict[str, str]:
+    notes = {
+        HUMAN_COLUMN: "Why a person has to look at the row (empty: nobody has to). Filter on this column.",
+        WRITTEN_COLUMN: "The fields whose corrected value went into writeback.<ext>.",
     }
+    for column in frame.columns:
+        if str(column).endswith(CORRECTED):
+            notes[str(column)] = (
+                "The service's value; filled where it differs, the reason in the cell's note."
+            )
+    return notes

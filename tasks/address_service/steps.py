@@ -22,6 +22,7 @@ from fileio.address_service.profile_upload import wire_format as wire_format_of
 from fileio.address_service.profile_upload import write_profile_upload
 from fileio.address_service.profiles import AlignmentProfile
 from fileio.address_service.records import AddressInput, read_address_file
+from fileio.address_service.result_charts import PICTURE_FILE, qstat_markdown, write_qstat_picture
 from fileio.address_service.result_codes import decode_results, qstat_summary
 from fileio.address_service.result_file import read_result_file, result_headers
 from fileio.address_service.results import RETURNED_COLUMN, merge_results, write_address_results
@@ -71,6 +72,8 @@ class AddressResults:
     """Rows with a service field longer than §2.3 allows (named in their ``ResultProblems``)."""
     corrections: Corrections | None = None
     """What the service corrected in each row, and the rows a human has to look at."""
+    picture: Path | None = None
+    """The QSTAT classes drawn as a PNG (in ``files`` too), linked from the markdown."""
 
     def qstat_counts(self) -> dict[str, int]:
         return {
@@ -103,6 +106,10 @@ class AddressResults:
                 "(see ResultProblems)"
             )
         lines += ["", "## QSTAT", "", markdown_table(self.summary)]
+        # The picture beside summary.md, linked by its name; the artifact, which cannot show a file from
+        # disk, leaves the link out (RunSummary.publish) and keeps the bars.
+        picture = None if self.picture is None else self.picture.name
+        lines += ["", "## QSTAT classes", "", qstat_markdown(self.summary, picture=picture)]
         return "\n".join(lines)
 
 
@@ -369,12 +376,17 @@ def _write(
             long_field_rows,
         )
     summary = qstat_summary(merged)
-    files = write_address_results(merged, summary, output_dir, moves=moves, csv_style=csv_style)
+    corrections = classify(merged, marks=correction_marks)
+    files = write_address_results(
+        merged, summary, output_dir, moves=moves, csv_style=csv_style, corrections=corrections.by_kind()
+    )
+    picture = write_qstat_picture(output_dir / PICTURE_FILE, summary)
     return AddressResults(
-        files=files,
+        files=[*files, picture],
         summary=summary,
         rows=len(merged),
         moves=0 if moves is None else len(moves),
         long_field_rows=long_field_rows,
-        corrections=classify(merged, marks=correction_marks),
+        corrections=corrections,
+        picture=picture,
     )

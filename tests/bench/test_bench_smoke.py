@@ -18,6 +18,7 @@ TINY = BenchConfig(
     upload_rows=1_000,
     xlsx_rows=1_000,
     xlsx_read_rows=1_000,
+    review_rows=1_000,
     queries=50,
     limited_queries=50,
     small_batch_rows=5,
@@ -50,8 +51,9 @@ def document(prefect_harness: None) -> dict:
 def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> None:
     assert set(document["benchmarks"]) == set(BENCHMARKS)
     assert set(BENCHMARKS) >= {
-        "result_file", "upload_file", "xlsx", "xlsx_read", "queries", "queries_limited", "completion",
-        "small_batch", "flow_overhead", "cli_refuse", "cli_help", "history_list", "history_report",
+        "result_file", "upload_file", "xlsx", "xlsx_read", "review_xlsx", "queries", "queries_limited",
+        "completion", "small_batch", "flow_overhead", "cli_refuse", "cli_help", "history_list",
+        "history_report",
     }  # fmt: skip
     assert document["config"]["repeats"] == 1
     for name, result in document["benchmarks"].items():
@@ -70,6 +72,7 @@ def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> Non
         "upload_file",
         "xlsx",
         "xlsx_read",
+        "review_xlsx",
         "queries",
         "small_batch",
         "flow_overhead",
@@ -108,6 +111,17 @@ def test_xlsx_reports_memory_of_each_writer(document: dict) -> None:
     for key in ("candidate_memory", "baseline_memory", "pandas_to_excel_openpyxl (one run, information)"):
         assert info[key]["peak_rss_mib"] > 0
         assert info[key]["file_mib"] > 0
+
+
+def test_review_xlsx_writes_the_same_annotations_both_ways(document: dict) -> None:
+    result = document["benchmarks"]["review_xlsx"]
+    assert result["size"] == {"rows": 1_000, "columns": 25}
+    info = result["info"]
+    # A fifth of the rows with one to three corrected cells, a tenth needing a human (seeded: exact).
+    assert 200 < info["filled_cells"] < 600 and 50 < info["filled_rows"] < 150
+    assert info["notes"] == info["filled_cells"] + info["filled_rows"]
+    assert info["candidate_file_mib"] > 0 and info["baseline_file_mib"] > 0
+    assert "seconds_bound" not in info  # the 10 s bound holds at the full size only
 
 
 def test_history_list_times_its_query(document: dict) -> None:

@@ -462,7 +462,9 @@ def test_write_address_results(tmp_path: Path) -> None:
     assert csv["Kundennummer"].tolist() == ["007", "008", "009", "010"]
     assert csv.columns[0] == "RecordId" and csv.loc[0, "Name"] == "Müller"
     workbook = openpyxl.load_workbook(tmp_path / "out" / "results.xlsx")
-    assert workbook.sheetnames == ["Results", "QSTAT summary", "Moves"]
+    assert workbook.sheetnames == [
+        "Results", "QSTAT summary", "Moves", "Rows by QSTAT class", "Corrections by kind", "Moves by kind",
+    ]  # fmt: skip
     results = workbook["Results"]
     assert results.freeze_panes == "A2"
     assert results.auto_filter.ref is not None

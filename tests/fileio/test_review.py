@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import re
+import zipfile
+from pathlib import Path
+
 import pandas as pd
+from openpyxl import load_workbook
 
 from fileio.address_service.corrections import REJECTED, classify
+from fileio.address_service.result_codes import qstat_summary
 from fileio.address_service.review import (
     DESIGNATION_COLUMN,
     DETAILS_COLUMN,
     HUMAN_COLUMN,
     ROW_COLUMN,
     WRITTEN_COLUMN,
-    review_charts,
     review_sheet,
+    write_review,
 )
 from fileio.rejected_rows import PROBLEMS, ROW
 
@@ -97,12 +103,39 @@ def test_moves_written_back_say_so() -> None:
     assert sheet.frame.loc[2, WRITTEN_COLUMN] == "Street, Postcode, Town"
 
 
-def test_the_charts_list_every_category() -> None:
-    charts = review_charts(classify(_merged()), rejected_rows=1, moves_file_rows=5)
+def test_the_workbook_has_fills_notes_an_autofilter_and_native_charts(tmp_path: Path) -> None:
+    corrections = classify(_merged())
+    sheet = review_sheet(
+        corrections, _rejected(), policy="corrections", written=corrections.applied("corrections")
+    )
+    summary = qstat_summary(_merged())
 
-    assert list(charts) == ["Rows by QSTAT class", "Corrections by kind", "Moves", "Needs a human"]
-    assert len(charts["Rows by QSTAT class"]) == 12
-    assert charts["Rows by QSTAT class"]["51 Address unknown"] == 1
-    assert charts["Corrections by kind"]["street"] == 1
-    assert charts["Moves"]["in the moves file"] == 5
-    assert charts["Needs a human"][REJECTED] == 1
+    path = write_review(tmp_path / "review.xlsx", sheet, summary, corrections, rejected_rows=1)
+
+    book = load_workbook(path)
+    review = book["Review"]
+    assert review.auto_filter.ref == f"A1:{review.cell(1, review.max_column).column_letter}5"
+    assert review.freeze_panes == "A2"
+    header = [cell.value for cell in review[1]]
+    street = header.index("Street corrected") + 1
+    human = header.index(HUMAN_COLUMN) + 1
+    assert review.cell(2, street).fill.fgColor.rgb == "FFFFEB9C"
+    assert "ShortReport 3: changed" in review.cell(2, street).comment.text
+    assert review.cell(2, human).comment is None
+    assert review.cell(5, human).value == "address unknown (QSTAT 51)"
+    assert review.cell(5, human).fill.fgColor.rgb == "FFFF9C9C"
+    assert "address incorrect or incomplete" in review.cell(5, human).comment.text
+    assert review.cell(5, 1).fill.fgColor.rgb == "FFFFE4E4"
+    assert book.sheetnames == [
+        "Review",
+        "Rows by QSTAT class",
+        "Corrections by kind",
+        "Moves by kind",
+        "Needs a human",
+    ]
+    reasons = {row[0]: row[1] for row in book["Needs a human"].iter_rows(min_row=2, values_only=True)}
+    assert reasons[REJECTED] == 1 and reasons["address unknown (QSTAT 51)"] == 1 and len(reasons) == 10
+    with zipfile.ZipFile(path) as package:
+        assert (
+            len([name for name in package.namelist() if re.fullmatch(r"xl/charts/chart\d+\.xml", name)]) == 4
+        )

@@ -59,7 +59,15 @@ async def test_a_batch_lists_every_file_and_says_when_it_took_up_an_earlier_job(
     first = await call(address_batch, EXAMPLES / "address-batch.csv", tmp_path / "first", **FAST)
     _check_files(first, tmp_path / "first")
     names = {Path(name).name for name in first["files"]}
-    assert {"upload.txt", "rejected.csv", "result.zip", "results.csv", "results.xlsx", "summary.md"} <= names
+    assert {
+        "upload.txt",
+        "rejected.csv",
+        "result.zip",
+        "results.csv",
+        "results.xlsx",
+        "qstat.png",
+        "summary.md",
+    } <= names
     assert first["resumed"] is False and first["reused"] == {}
     assert "_nothing: this run did all of its work itself_" in (tmp_path / "first" / "summary.md").read_text()
 
@@ -70,7 +78,11 @@ async def test_a_batch_lists_every_file_and_says_when_it_took_up_an_earlier_job(
     assert what == "address batch" and which.endswith(f"recorded by run {first['run_id']}")
     text = (tmp_path / "again" / "summary.md").read_text()
     assert f"- address batch: {which}" in text
-    assert await _artifact("address-batch-summary") == text
+    # The artifact is summary.md without the picture beside it, which it cannot show: its bars stay.
+    picture = "![QSTAT classes](qstat.png)\n\n"
+    assert picture in text and (tmp_path / "again" / "qstat.png").is_file()
+    assert await _artifact("address-batch-summary") == text.replace(picture, "")
+    assert "| 1 Person hit |" in text
 
 
 async def test_statistics_list_the_body_sent_and_a_rerun_says_it_was_uploaded_before(

@@ -43,6 +43,23 @@ def test_results_are_built_from_a_zip_under_our_names(prepared: PreparedInput, t
     assert zipfile.is_zipfile(download)
 
 
+def test_the_results_draw_the_qstat_classes_beside_the_summary(
+    prepared: PreparedInput, tmp_path: Path
+) -> None:
+    download = tmp_path / "output.bin"
+    download.write_bytes(b"RecordId\tQSTAT\r\n1\t1\r\n2\t51\r\n")
+    results = build_address_results(prepared, download, tmp_path / "out")
+    picture = tmp_path / "out" / "qstat.png"
+    assert results.picture == picture and picture in results.files
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = results.markdown("Address batch kunden.csv", rejected_rows=0)
+    section = text.split("## QSTAT classes\n\n", 1)[1]
+    assert section.startswith("![QSTAT classes](qstat.png)\n\n| QSTAT class | Rows | Share | |")
+    assert "| 1 Person hit | 1 | 50.0 % | " + "█" * 30 + " |" in section
+    assert "| 51 Address unknown | 1 | 50.0 % | " + "█" * 30 + " |" in section
+    assert "| 4 Relocation hit | 0 | 0.0 % |  |" in section
+
+
 def test_a_result_for_other_records_fails_instead_of_giving_empty_results(
     prepared: PreparedInput, tmp_path: Path
 ) -> None:
