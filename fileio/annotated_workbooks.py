@@ -64,6 +64,8 @@ class AnnotatedSheet:
         header_notes: column name → a note on its header cell (shown as ``postflows:`` and the text). A
             sheet with noted cells needs at least one.
         widths: column name → width (in characters), where the width taken from the cells will not do.
+        landscape: the workbook's sheets print (and convert to PDF) on landscape pages, each sheet one page
+            wide.
     """
 
     title: str
@@ -73,6 +75,7 @@ class AnnotatedSheet:
     rows: pd.DataFrame | None = None
     header_notes: Mapping[str, str] = field(default_factory=dict)
     widths: Mapping[str, float] = field(default_factory=dict)
+    landscape: bool = False
 
 
 def write_annotated_xlsx(
@@ -229,6 +232,10 @@ def _write_fast(path: Path, sheet: AnnotatedSheet, layout: _Layout) -> None:
         options["notes"] = {
             title: {name: {"text": text, "author": NOTE_AUTHOR} for name, text in sheet.header_notes.items()}
         }
+    if sheet.landscape:
+        options["page_setup"] = {
+            part.title: {"landscape": True, "fit_to_pages": (1, 0)} for part in layout.parts
+        }
     written = io.BytesIO()
     write_rust_parts(written, layout.parts, options)
     written.seek(0)
@@ -242,9 +249,12 @@ def _write_plain(path: Path, sheet: AnnotatedSheet, layout: _Layout) -> None:
         for number, part in enumerate(layout.parts):
             charts = layout.charts.get(part.title, ())
             if number:
-                book.add_part(part, charts=charts)
+                worksheet = book.add_part(part, charts=charts)
             else:
-                book.add_part(part, charts=charts, widths=layout.widths, after_row=annotate)
+                worksheet = book.add_part(part, charts=charts, widths=layout.widths, after_row=annotate)
+            if sheet.landscape:
+                worksheet.set_landscape()
+                worksheet.fit_to_pages(1, 0)
 
 
 class _PlainMarks:

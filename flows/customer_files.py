@@ -14,7 +14,7 @@ from fileio.writeback_policy import Policy
 from flows.runs import RunSummary
 from history.recorder import RunRecorder
 from postflows.settings import get_settings
-from tasks.address_service.customer_files import write_back_corrections
+from tasks.address_service.customer_files import write_back_corrections, write_review_workbook
 from tasks.address_service.steps import AddressResults, PreparedInput
 from tasks.commerce.validation import ValidationTable
 from tasks.commerce.validation_writeback import write_back_validation
@@ -32,19 +32,29 @@ async def customer_files(
     gets."""
     if results.corrections is None:
         return ""
-    settings = get_settings()
+    settings, corrections = get_settings(), results.corrections
+    written = None
     try:
         done = await write_back_corrections(
             prepared,
-            results.corrections,
+            corrections,
             output_dir,
             policy=policy,
             limits=settings.table_limits,
             csv_style=settings.csv_style,
         )
     except InputError as error:
-        return _not_written(summary, policy, error)
-    return await _recorded(recorder, summary, policy, done.written_back)
+        text = _not_written(summary, policy, error)
+    else:
+        text = await _recorded(recorder, summary, policy, done.written_back)
+        written = done.written
+    review = await write_review_workbook(
+        prepared, results, corrections, output_dir, policy=policy, written=written
+    )
+    await recorder.document("review", review)
+    return (
+        text + f"\nReview: {review.name}, every input row with the changes and the rows that need a human.\n"
+    )
 
 
 async def validation_write_back(

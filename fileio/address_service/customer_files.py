@@ -13,13 +13,16 @@ import pandas as pd
 
 from fileio.address_service.corrections import Corrections, Skipped, writeback_edits
 from fileio.address_service.records import RECORD_ID, AddressInput
+from fileio.address_service.review import review_sheet, write_review
 from fileio.errors import InputError
 from fileio.limits import TABLE_LIMITS, TableLimits
+from fileio.rejected_rows import LINE
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle
 from fileio.writeback import SkippedEdit, write_back
 from fileio.writeback.report import SkippedLine, WrittenBack, written_back
 from fileio.writeback_policy import Policy
 
+REVIEW_FILE = "review.xlsx"
 _STREET_PARTS = ("Streetname", "HouseNo", "HouseNoAddition")
 
 
@@ -108,3 +111,35 @@ def _skipped_lines(
         (edit.row, ", ".join(field_of(edit.row, edit.column)), edit.column, edit.reason) for edit in skipped
     ]
     return rows
+
+
+def write_customer_review(
+    input: AddressInput,
+    corrections: Corrections,
+    summary: pd.DataFrame,
+    output_dir: Path,
+    *,
+    policy: Policy,
+    written: pd.DataFrame | None,
+    moves_file_rows: int | None = None,
+) -> Path:
+    """Write ``review.xlsx``: every input row (rejected ones too) named by the customer's id column, the
+    address as given beside the service's, the changes and the rows for a human marked (see
+    :func:`~fileio.address_service.review.write_review`). ``written``: the cells the write-back wrote (None:
+    none was written)."""
+    report = input.rejected_report
+    id_header = str(report.columns[0]) if len(report.columns) and report.columns[0] != LINE else None
+    ids = None
+    if id_header is not None and id_header in input.records:
+        ids = pd.Series(input.records[id_header].to_numpy(), index=input.records[RECORD_ID].astype("int64"))
+    if written is None:
+        written = corrections.applied("none")
+    sheet = review_sheet(corrections, report, policy=policy, written=written, ids=ids, id_header=id_header)
+    return write_review(
+        output_dir / REVIEW_FILE,
+        sheet,
+        summary,
+        corrections,
+        rejected_rows=input.rejected_rows,
+        moves_file_rows=moves_file_rows,
+    )

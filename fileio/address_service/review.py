@@ -211,6 +211,7 @@ def write_review(
         rows=rows,
         header_notes=_header_notes(frame),
         widths={HUMAN_COLUMN: 34, DETAILS_COLUMN: 40},
+        landscape=True,
     )
     tables, charts = result_chart_sheets(
         summary, corrections=corrections.by_kind(), moves_file_rows=moves_file_rows

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -183,3 +185,31 @@ async def test_address_validation_writes_the_certified_values_back(
         assert copy.read_bytes() == source.read_bytes()
     else:
         assert changed and all(before.casefold() != after.casefold() for before, after in changed.values())
+
+
+async def test_the_review_marks_every_change_and_every_row_for_a_human(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    summary = await _batch(EXAMPLES / "address-batch.csv", tmp_path)
+
+    book = load_workbook(tmp_path / "review.xlsx")
+    review = book["Review"]
+    header = [cell.value for cell in review[1]]
+    rows = list(review.iter_rows(min_row=2))
+    assert len(rows) == summary["accepted_rows"] + summary["rejected_rows"]
+    assert review.auto_filter.ref is not None and review.auto_filter.ref.startswith("A1:")
+    human = header.index("Needs a human")
+    flagged = [row for row in rows if row[human].value]
+    assert len(flagged) == summary["needs_human"] + summary["rejected_rows"]
+    assert all(
+        row[human].comment is not None and row[human].fill.fgColor.rgb == "FFFF9C9C" for row in flagged
+    )
+    street = header.index("Street corrected")
+    changed = [row[street] for row in rows if row[street].comment is not None]
+    assert changed and all(cell.fill.fgColor.rgb == "FFFFEB9C" for cell in changed)
+    assert all("ShortReport" in cell.comment.text or "QSTAT 4" in cell.comment.text for cell in changed)
+    with zipfile.ZipFile(tmp_path / "review.xlsx") as package:
+        charts = [name for name in package.namelist() if re.fullmatch(r"xl/charts/chart\d+\.xml", name)]
+    assert len(charts) >= 2
+    with zipfile.ZipFile(tmp_path / "results.xlsx") as package:
+        assert len([name for name in package.namelist() if name.startswith("xl/charts/chart")]) == 3
