@@ -213,3 +213,18 @@ async def test_the_review_marks_every_change_and_every_row_for_a_human(
     assert len(charts) >= 2
     with zipfile.ZipFile(tmp_path / "results.xlsx") as package:
         assert len([name for name in package.namelist() if name.startswith("xl/charts/chart")]) == 3
+
+
+async def test_another_policy_on_the_same_work_writes_again_without_a_second_batch(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    source = EXAMPLES / "address-batch.csv"
+    first = await _batch(source, tmp_path, apply="none")
+    assert (tmp_path / "writeback.csv").read_bytes() == source.read_bytes()
+
+    second = await _batch(source, tmp_path, apply="all")
+
+    assert sandbox.transport.count("/runbatch") == 1
+    assert second["resumed"] and second["idempotency_key"] == first["idempotency_key"]
+    assert second["writeback"]["policy"] == "all" and second["writeback"]["cells_changed"] > 0
+    assert (tmp_path / "writeback.csv").read_bytes() != source.read_bytes()
