@@ -1,7 +1,8 @@
 """Benchmarks of the flow machinery: the ``address_batch`` flow, run in this process against a Prefect server
 started once, against a plain script making the same connector calls (upload, createfile, runbatch,
 checkbatchstatus polling, download, deletefile) and the same file work (reading and checking the input,
-the upload file, results.csv and results.xlsx), both on the same embedded sandbox with the same poll policy.
+the upload file, results.csv, results.xlsx and qstat.png, writeback.<ext> and review.xlsx), both on the same
+embedded sandbox with the same poll policy.
 
 * ``small_batch``: 40 rows, a job of 1 s (target: the flow at most 1.5× the script);
 * ``flow_overhead``: 10,000 rows (target: at most 1.3×).
@@ -24,6 +25,7 @@ from typing import Any
 from bench.config import BenchConfig
 from bench.data import write_address_file
 from bench.measure import BenchResult, alternate_async, ratio_result
+from fileio.address_service.customer_files import write_customer_files
 from fileio.address_service.wire import WireFormat
 from fileio.files import write_stream
 from postflows.prefect_server import LocalServer, ServerState
@@ -152,6 +154,16 @@ async def plain_batch(settings: Settings, input_path: Path, output_dir: Path, po
         max_bytes=settings.download_max_bytes,
         max_ratio=settings.zip_max_ratio,
         csv_style=settings.csv_style,
+    )
+    assert results.corrections is not None
+    write_customer_files(
+        prepared.records,
+        results.corrections,
+        results.summary,
+        output_dir,
+        policy="corrections",
+        csv_style=settings.csv_style,
+        moves_file_rows=results.moves or None,
     )
     return results.rows
 

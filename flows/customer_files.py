@@ -14,7 +14,7 @@ from fileio.writeback_policy import Policy
 from flows.runs import RunSummary
 from history.recorder import RunRecorder
 from postflows.settings import get_settings
-from tasks.address_service.customer_files import write_back_corrections, write_review_workbook
+from tasks.address_service.customer_files import customer_files as write_customer_files
 from tasks.address_service.steps import AddressResults, PreparedInput
 from tasks.commerce.validation import ValidationTable
 from tasks.commerce.validation_writeback import write_back_validation
@@ -28,32 +28,27 @@ async def customer_files(
     output_dir: Path,
     policy: Policy,
 ) -> str:
-    """Write the copy of the batch's input with the corrections ``policy`` applies; the lines summary.md
-    gets."""
+    """Write the copy of the batch's input with the corrections ``policy`` applies and the review; the lines
+    summary.md gets."""
     if results.corrections is None:
         return ""
-    settings, corrections = get_settings(), results.corrections
-    written = None
-    try:
-        done = await write_back_corrections(
-            prepared,
-            corrections,
-            output_dir,
-            policy=policy,
-            limits=settings.table_limits,
-            csv_style=settings.csv_style,
-        )
-    except InputError as error:
-        text = _not_written(summary, policy, error)
-    else:
-        text = await _recorded(recorder, summary, policy, done.written_back)
-        written = done.written
-    review = await write_review_workbook(
-        prepared, results, corrections, output_dir, policy=policy, written=written
+    settings = get_settings()
+    files = await write_customer_files(
+        prepared,
+        results,
+        results.corrections,
+        output_dir,
+        policy=policy,
+        limits=settings.table_limits,
+        csv_style=settings.csv_style,
     )
-    await recorder.document("review", review)
+    if files.write_back is None:
+        text = _not_written(summary, policy, files.not_written)
+    else:
+        text = await _recorded(recorder, summary, policy, files.write_back.written_back)
+    await recorder.document("review", files.review)
     return (
-        text + f"\nReview: {review.name}, every input row with the changes and the rows that need a human.\n"
+        text + f"\nReview: {files.review.name}, every input row with the changes and the rows for a human.\n"
     )
 
 
@@ -82,7 +77,7 @@ async def validation_write_back(
     return await _recorded(recorder, summary, policy, written)
 
 
-def _not_written(summary: RunSummary, policy: Policy, error: InputError) -> str:
+def _not_written(summary: RunSummary, policy: Policy, error: InputError | None) -> str:
     """A write-back that cannot be made (the input changed since it was read) is said, not a failure: the
     results are there."""
     get_run_logger().warning("write-back not written: %s", error)

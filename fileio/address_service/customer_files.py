@@ -143,3 +143,45 @@ def write_customer_review(
         rejected_rows=input.rejected_rows,
         moves_file_rows=moves_file_rows,
     )
+
+
+@dataclass(frozen=True)
+class CustomerFiles:
+    """The write-back (None when it could not be made, ``not_written`` saying why) and the review."""
+
+    write_back: WriteBack | None
+    not_written: InputError | None
+    review: Path
+
+
+def write_customer_files(
+    input: AddressInput,
+    corrections: Corrections,
+    summary: pd.DataFrame,
+    output_dir: Path,
+    *,
+    policy: Policy,
+    limits: TableLimits = TABLE_LIMITS,
+    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+    moves_file_rows: int | None = None,
+) -> CustomerFiles:
+    """The write-back (:func:`write_customer_writeback`), then the review marking what it wrote
+    (:func:`write_customer_review`). A write-back that cannot be made (the input is gone or changed since it
+    was read) is said in the outcome, not raised: the results are there, and so is the review."""
+    try:
+        written: WriteBack | None = write_customer_writeback(
+            input, corrections, output_dir, policy=policy, limits=limits, csv_style=csv_style
+        )
+        not_written = None
+    except InputError as error:
+        written, not_written = None, error
+    review = write_customer_review(
+        input,
+        corrections,
+        summary,
+        output_dir,
+        policy=policy,
+        written=None if written is None else written.written,
+        moves_file_rows=moves_file_rows,
+    )
+    return CustomerFiles(write_back=written, not_written=not_written, review=review)
