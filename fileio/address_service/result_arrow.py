@@ -1,8 +1,8 @@
 """The fast reader of a result file: Arrow's multi-threaded CSV reader, on the file's bytes made regular
-in one vectorised pass a piece per core (every line padded to the widest, a single-byte encoding turned
-into UTF-8). A file whose lines pandas reads in a way of its own is left to the plain reader,
-:func:`fileio.address_service.result_file.read_with_pandas`, which is the reference this one is tested
-against.
+in one vectorised pass over pieces of its lines, a thread per core (every line padded to the widest, a
+single-byte encoding turned into UTF-8). A file whose lines pandas reads in a way of its own is left to the
+plain reader, :func:`fileio.address_service.result_file.read_with_pandas`, which is the reference this one
+is tested against.
 """
 
 from __future__ import annotations
@@ -33,9 +33,11 @@ _ARROW_ENCODINGS = _UTF8_CODECS | {"cp1252", "latin-1", "iso8859-1", "iso8859-15
 _ARROW_BLOCK_BYTES = 1 << 20
 _LINES_PER_BLOCK = 1 << 16
 _SCAN_BYTES = 4 << 20
-# A result file's lines are padded a piece per core (at most _MAX_PIECES), each of at least this size.
+# A result file's lines are padded in pieces of at least _PIECE_MIN_BYTES (at most _MAX_PIECES), a thread
+# per core taking them in turn: a piece's passes over its bytes stay in the caches more than a piece per
+# core's would (a 176 MB file: 22 pieces, about 15 % faster than two).
 _PIECE_MIN_BYTES = 8 << 20
-_MAX_PIECES = 8
+_MAX_PIECES = 32
 _T = TypeVar("_T")
 _R = TypeVar("_R")
 # glibc's malloc_trim (None elsewhere): see _give_back_memory.
@@ -51,7 +53,8 @@ def read_with_arrow(path: Path, encoding: str, delimiter: str, names: list[str])
     """The data rows parsed by ``pyarrow.csv``, or None when the file needs the pandas reader.
 
     Arrow reads UTF-8 and wants every row as wide as the widest; :func:`_arrow_bodies` brings the bytes there
-    in one vectorised pass, a piece of the lines per core. Empty lines are skipped, as pandas skips them.
+    in one vectorised pass over pieces of the lines, a thread per core. Empty lines are skipped, as pandas
+    skips them.
     """
     codec = codecs.lookup(encoding).name
     if codec not in _ARROW_ENCODINGS or len(delimiter) != 1 or not delimiter.isascii():
@@ -114,10 +117,11 @@ def _give_back_memory() -> None:
 
 
 def _in_threads(work: Callable[[_T], _R], items: Sequence[_T]) -> list[_R]:
-    """``work`` on every item, in order, a thread each (numpy lets go of the GIL)."""
-    if len(items) < 2:
+    """``work`` on every item, in order, on a thread per core (numpy lets go of the GIL)."""
+    threads = min(len(items), os.cpu_count() or 1)
+    if threads < 2:
         return [work(item) for item in items]
-    with ThreadPoolExecutor(max_workers=len(items)) as pool:
+    with ThreadPoolExecutor(max_workers=threads) as pool:
         return list(pool.map(work, items))
 
 
@@ -134,8 +138,8 @@ class _Lines:
 
 
 def _pieces(body: np.ndarray, line_feeds: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``body`` cut after line feeds into a piece per core, each of at least _PIECE_MIN_BYTES."""
-    count = min(os.cpu_count() or 1, _MAX_PIECES, max(1, len(body) // _PIECE_MIN_BYTES))
+    """``body`` cut after line feeds into pieces of at least _PIECE_MIN_BYTES (at most _MAX_PIECES)."""
+    count = min(_MAX_PIECES, max(1, len(body) // _PIECE_MIN_BYTES))
     if count < 2 or len(line_feeds) < count:
         return [(body, line_feeds)]
     cuts = [0, *(int(line_feeds[len(line_feeds) * k // count]) + 1 for k in range(1, count)), len(body)]

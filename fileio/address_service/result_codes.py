@@ -109,6 +109,9 @@ def _short_report_chars(short_report: pd.Series) -> np.ndarray:
         # Arrow strings: when all are ASCII, the padded reports are one buffer of rows × 24 bytes.
         values = pa.array(short_report.array)
         values = (values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values).fill_null("")
+        whole = _whole_ascii_reports(values, rows, length)
+        if whole is not None:
+            return whole
         padded = pc.utf8_rpad(pc.utf8_slice_codeunits(values, 0, length), width=length, padding="\x00")
         if pc.all(pc.string_is_ascii(padded)).as_py():
             offset_type = np.int64 if pa.types.is_large_string(padded.type) else np.int32
@@ -122,6 +125,20 @@ def _short_report_chars(short_report: pd.Series) -> np.ndarray:
     # A U24 array is 24 UCS-4 code points per row; padding becomes 0 ("not delivered").
     points = values.view(np.uint32).reshape(rows, length).T
     return np.ascontiguousarray(np.minimum(points, 0xFFFF), dtype=np.uint16)
+
+
+def _whole_ascii_reports(values: pa.Array, rows: int, length: int) -> np.ndarray | None:
+    """The chars of reports that are all ``length`` ASCII characters long (as delivered files have them),
+    straight from the Arrow buffer: rows × ``length`` bytes, read without a copy of the strings; None for
+    other reports."""
+    offset_type = np.int64 if pa.types.is_large_string(values.type) else np.int32
+    offsets = np.frombuffer(values.buffers()[1], dtype=offset_type)[values.offset : values.offset + rows + 1]
+    if int(offsets[-1] - offsets[0]) != rows * length or not (np.diff(offsets) == length).all():
+        return None
+    data = np.frombuffer(values.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    if int(data.max(initial=0)) >= 0x80:
+        return None
+    return np.ascontiguousarray(data.reshape(rows, length).T)
 
 
 def _short_report_label(char: str) -> str:

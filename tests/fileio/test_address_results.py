@@ -679,10 +679,11 @@ def test_arrow_reader_reads_what_pandas_reads(
     tmp_path: Path, seed: int, pieces: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cut: list[int] = []
-    if pieces:  # a large file's lines are padded a piece per core: here pieces of a few lines each
+    if pieces:  # a large file's lines are padded in pieces of 8 MB: here pieces of a few lines each
         monkeypatch.setattr(result_arrow, "_PIECE_MIN_BYTES", 8)
         monkeypatch.setattr(result_arrow, "_SCAN_BYTES", 7)  # and bytes searched a few at a time
-        monkeypatch.setattr(result_arrow.os, "cpu_count", lambda: 4)
+        monkeypatch.setattr(result_arrow, "_MAX_PIECES", 4)
+        monkeypatch.setattr(result_arrow.os, "cpu_count", lambda: 3)  # threads take the pieces in turn
         split = result_arrow._pieces
         monkeypatch.setattr(result_arrow, "_pieces", lambda *a: cut.append(len(split(*a))) or split(*a))
     rng = random.Random(seed)
@@ -760,3 +761,17 @@ def test_every_windows_1252_byte_is_read_as_python_decodes_it(tmp_path: Path) ->
         high[::-1].decode("cp1252", "replace"),
     ]
     assert frame["Unnamed: 3"].tolist() == ["", high[:3].decode("cp1252", errors="replace")]
+
+
+@pytest.mark.parametrize(
+    "last", ["1-3-----2-1-1---------PH", "1-3-----2-1-1---------Pé", "1-3-----2-1-1---------P"]
+)
+def test_arrow_reports_decode_as_python_strings_do(last: str) -> None:
+    """Whole ASCII reports are read straight from Arrow's buffer; a short or accented one takes the general
+    way; both decode as the same reports held as Python strings."""
+    reports = ["--1-----3-2-1-1-------P1", "1" * 24, "-" * 24, last]
+    arrow = pd.Series(reports, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
+
+    decoded = decode_short_report(arrow)
+
+    pd.testing.assert_frame_equal(decoded, decode_short_report(pd.Series(reports, dtype=object)))
