@@ -15,7 +15,9 @@ from postflows.settings import get_settings
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "address-batch.csv"
 # The address service URL in its flat and its nested spelling.
 SERVICE_URL_VARIABLES = frozenset({"POSTFLOWS_ADDRESS_SERVICE_URL", "POSTFLOWS_ADDRESS_SERVICE__URL"})
-RESULT_FILES = frozenset({"results.csv", "results.xlsx", "moves.csv", "moves.txt"})
+RESULT_FILES = frozenset(
+    {"results.csv", "results.xlsx", "moves.csv", "moves.txt", "review.xlsx", "writeback.csv", "qstat.png"}
+)
 
 
 def example_input() -> Path:
