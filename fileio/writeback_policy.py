@@ -7,4 +7,3 @@ from typing import Literal
 Policy = Literal["corrections", "moves", "all", "none"]
 """``corrections``: the spelling, postcode and town corrections of hits; ``moves``: the new address of a
 person who moved; ``all``: both; ``none``: nothing (an unchanged copy)."""
-POLICIES: tuple[Policy, ...] = ("corrections", "moves", "all", "none")

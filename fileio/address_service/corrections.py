@@ -26,7 +26,7 @@ import pandas as pd
 
 from connectors.address_service.codes import SHORT_REPORT_POSITIONS, normalize_qstat, qstat_info
 from fileio.address_service.records import RECORD_ID
-from fileio.address_service.result_charts import CORRECTION_KINDS, MOVE_KINDS
+from fileio.address_service.result_charts import CORRECTION_KINDS, MOVE_KINDS, UNKNOWN_QSTAT
 from fileio.address_service.results import INPUT_SUFFIX, RETURNED_COLUMN
 from fileio.writeback_policy import Policy
 
@@ -54,7 +54,6 @@ WRITEBACK_FIELDS: Mapping[str, str] = {
 REJECTED = "rejected before sending"
 NOT_RETURNED = "not returned by the service"
 DOUBLE = "double (K/F)"
-UNKNOWN_QSTAT = "unknown QSTAT"
 HUMAN_QSTATS: Mapping[str, str] = {
     "4": "moved (QSTAT 4)",
     "25": "deceased or closed (QSTAT 25)",
