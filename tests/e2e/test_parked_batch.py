@@ -68,7 +68,9 @@ def test_a_parked_batch_job_completes_through_its_follow_up_with_no_worker_busy_
     assert job.sandbox.count("deletefile") == 2
     engine = create_engine(f"sqlite:///{job.data_dir / 'history.db'}")
     with engine.connect() as connection:
-        states = [row[0] for row in connection.execute(text("SELECT state FROM runs ORDER BY id"))]
+        states = [
+            tuple(row) for row in connection.execute(text("SELECT flow_run_id, state FROM runs ORDER BY id"))
+        ]
         tokens = [
             row[0]
             for row in connection.execute(
@@ -76,6 +78,6 @@ def test_a_parked_batch_job_completes_through_its_follow_up_with_no_worker_busy_
             )
         ]
     engine.dispose()
-    assert states == ["PARKED", "COMPLETED"]
+    assert states == [(first["id"], "PARKED"), (follow_up["id"], "COMPLETED")]
     assert len(tokens) == 2 and all(job.sandbox.delete_status(token) == 302 for token in tokens)
     assert (job.output_dir / "results.xlsx").is_file()
