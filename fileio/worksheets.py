@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook, SheetTypeEnum
 
-from fileio.cell_text import sheet_values
+from fileio.cell_text import sheet_text
 from fileio.errors import InputError
 from fileio.lazy import lazy_module
 from fileio.limits import TableLimits
@@ -70,11 +70,10 @@ def read_worksheet(
         raise InputError(
             f"cannot be read as an Excel workbook (sheet {sheet!r}): the file is damaged ({exc})", path=path
         ) from exc
-    values = sheet_values(cells)
-    if values is None:
+    text = sheet_text(cells)
+    if text is None:
         raise InputError(f"sheet {shown!r} is empty: no header row", path=path)
-    header = [str(value) for value in values[0]]
-    return Worksheet(name, header, _text_frame(values[1:]))
+    return Worksheet(name, text.header, _text_frame(text.columns))
 
 
 def _worksheet_cells(worksheet: CalamineSheet, nrows: int | None) -> np.ndarray:
@@ -84,12 +83,8 @@ def _worksheet_cells(worksheet: CalamineSheet, nrows: int | None) -> np.ndarray:
     return np.array(worksheet.to_python(skip_empty_area=False, nrows=nrows), dtype=object)
 
 
-def _text_frame(values: np.ndarray) -> pd.DataFrame:
-    """Rows of text as a frame of pandas' ``str`` dtype, each column handed to Arrow as a list (pandas'
-    own conversion looks at each cell once more)."""
-    columns = [
-        pa.array(values[:, position].tolist(), type=pa.large_string()) for position in range(values.shape[1])
-    ]
+def _text_frame(columns: list[pa.LargeStringArray]) -> pd.DataFrame:
+    """Columns of text as a frame of pandas' ``str`` dtype, its columns numbered from 0."""
     table = pa.table(columns, names=[str(position) for position in range(len(columns))])
     return text_frame(table).set_axis(pd.RangeIndex(len(columns)), axis=1)
 

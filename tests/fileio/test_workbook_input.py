@@ -162,14 +162,14 @@ def test_the_garbage_collector_rests_only_while_the_reader_builds_the_cells_and_
     openpyxl.Workbook().save(empty)
     building: list[bool] = []
     converting: list[bool] = []
-    worksheet_cells, sheet_values = worksheets._worksheet_cells, worksheets.sheet_values
+    worksheet_cells, sheet_text = worksheets._worksheet_cells, worksheets.sheet_text
     monkeypatch.setattr(
         worksheets,
         "_worksheet_cells",
         lambda worksheet, nrows: building.append(gc.isenabled()) or worksheet_cells(worksheet, nrows),
     )
     monkeypatch.setattr(
-        worksheets, "sheet_values", lambda cells: converting.append(gc.isenabled()) or sheet_values(cells)
+        worksheets, "sheet_text", lambda cells: converting.append(gc.isenabled()) or sheet_text(cells)
     )
     assert gc.isenabled()
     assert _rows(path) == [["1", "Muster"]]
