@@ -22,8 +22,8 @@ install: $(STAMP)
 run: install
 	$(VENV)/bin/postflows demo
 
-# The whole suite (scripts/test-all.sh): the tests of test-fast over TEST_WORKERS processes with every fuzz
-# case, then the end-to-end tests and the fault matrix in one process; one throwaway PostgreSQL for both.
+# The whole suite (scripts/test-all.sh): the tests of test-fast and the fault matrix over TEST_WORKERS
+# processes with every fuzz case, then the end-to-end tests in one process; one throwaway PostgreSQL for both.
 test: install
 	PY=$(PY) scripts/with-postgres.sh scripts/test-all.sh $(PYTEST_ARGS)
 

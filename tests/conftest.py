@@ -61,6 +61,26 @@ class _SharedVerifyingContexts:
         return self._verifying[cafile]
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist, each test marked ``long`` heads the share of the list one worker is handed first
+    (``--dist worksteal`` splits the list into a contiguous share per worker, as done here, and a worker
+    that runs dry takes tests from the end of another's share): no test of minutes starts late and keeps
+    the run going after the other workers are done."""
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    long = [item for item in items if item.get_closest_marker("long") is not None]
+    if workers < 2 or not long:
+        return
+    rest = iter([item for item in items if item.get_closest_marker("long") is None])
+    ordered: list[pytest.Item] = []
+    remaining = len(items)
+    for worker in range(workers):
+        share = remaining // (workers - worker)
+        heads = long[worker::workers]
+        ordered += heads + [next(rest) for _ in range(share - len(heads))]
+        remaining -= share
+    items[:] = ordered
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """What collecting imported (Prefect, pandas, the test modules: a million objects that live as long as
     the run) moves out of the cyclic collector's sight: a full collection then walks only what the tests

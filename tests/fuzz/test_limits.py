@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 
 import openpyxl
+import pytest
 from hypothesis import given
 
 from fileio.address_service.result_file import read_result_file
@@ -289,6 +290,7 @@ def _sheet(rnd: random.Random) -> SheetCase:
     return SheetCase(xml, rows, columns, declared)
 
 
+@pytest.mark.long
 def test_worksheets_over_a_limit_are_refused_naming_it(scratch: Path) -> None:
     cases = CaseCount("limits: worksheets under small limits")
     refused = CaseCount("  of them worksheets refused for a limit")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -145,6 +146,7 @@ def _zip(case: ResultCase, salt: bytes) -> tuple[bytes, bool]:
     return (damage(random.Random(salt), data, 1), True) if damaged else (data, False)
 
 
+@pytest.mark.long
 def test_result_files_read_decode_and_join_without_losing_a_row(scratch: Path) -> None:
     files = CaseCount("read_result_file + unpack_download: result downloads")
     decoded_rows = CaseCount("decode_results + merge_results + qstat_summary: result rows")

@@ -169,6 +169,7 @@ async def _run_case(
     return await cells()
 
 
+@pytest.mark.long
 @pytest.mark.timeout(1800)
 async def test_fault_matrix(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # The test server listens on loopback without TLS: no CA certificates are loaded for each of its
