@@ -226,19 +226,20 @@ def prefect_database_environment(database_url: str | None) -> dict[str, str]:
 
 
 @contextmanager
-def started_prefect_server(home: Path, *, scheduler: bool = True) -> Iterator[_Booting]:
+def started_prefect_server(home: Path) -> Iterator[_Booting]:
     """``prefect server start`` on a free loopback port with ``home`` as its PREFECT_HOME, on a fresh
     PostgreSQL database when one is available (else SQLite); stopped, and its database dropped, when the
     block ends. It is still booting when the block begins (:func:`wait_until_up` its health).
-    ``scheduler=False``: the server makes no runs of the deployments' schedules (the catalog's run at
-    their times of day, the nightly cleanup at 02:30 Swiss time, whenever the suite happens to run)."""
+    Its scheduler is off: it makes no runs of the deployments' schedules by itself (the catalog's are due
+    at their times of day, the nightly cleanup at 02:30 Swiss time, whenever the suite happens to run, and
+    ``postflows serve`` or a worker would run them beside the tests)."""
     port = free_port()
     with fresh_prefect_database() as database_url:
         env = {
             **base_environment(),
             "PREFECT_HOME": str(home),
             "PREFECT_UI_ENABLED": "false",
-            "PREFECT_SERVER_SERVICES_SCHEDULER_ENABLED": str(scheduler).lower(),
+            "PREFECT_SERVER_SERVICES_SCHEDULER_ENABLED": "false",
             **prefect_database_environment(database_url),
         }
         log = home / "server.log"

@@ -1,8 +1,8 @@
 """The e2e suite's parked batch job: a batch job of several minutes, started when the session begins and
 checked by the last e2e test, so the minutes it takes pass while the other tests run.
 
-It has a Prefect server of its own (on PostgreSQL when one is available; it makes no runs of the catalog's
-schedules, so the runs it holds are this job's), a served sandbox whose jobs take
+It has a Prefect server of its own (on PostgreSQL when one is available; like the session's, it makes no
+runs of the catalog's schedules), a served sandbox whose jobs take
 :data:`JOB_SECONDS`, and ``postflows serve`` parking every wait expected to last longer than
 :data:`PARK_AFTER_S`. A second ``postflows serve`` on the session's server would register the same
 deployment names and take the other tests' runs (or they its).
@@ -82,7 +82,7 @@ def _served_deployment(api_url: str, process: subprocess.Popen[bytes], log: Path
 def _start(stack: contextlib.ExitStack, root: Path) -> ParkedBatch:
     home = root / "prefect-server"
     home.mkdir()
-    server = stack.enter_context(started_prefect_server(home, scheduler=False))
+    server = stack.enter_context(started_prefect_server(home))
     wait_until_up(f"{server.api_url}/health", server.process, server.log, timeout=BOOT_TIMEOUT_S)
     sandbox = stack.enter_context(served_sandbox(root / "sandbox", job_seconds=JOB_SECONDS))
     _, process, log = start_serve(

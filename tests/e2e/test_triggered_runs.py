@@ -131,6 +131,14 @@ def test_the_schedules_limits_and_the_event_trigger_are_on_the_server(served: Se
     assert inspected.returncode == 0, inspected.stderr
     assert inspected.stdout.count("Europe/Zurich") == 3
 
+    # The runs its schedule makes (the server's scheduler is off in the suite: asked for here, from tomorrow
+    # on, so that none is due while the tests run).
+    tomorrow = dt.datetime.now(dt.UTC) + dt.timedelta(days=1)
+    served.api(
+        "POST",
+        f"/deployments/{served.deployment('cleanup')['id']}/schedule",
+        json={"start_time": tomorrow.isoformat(), "min_runs": 3, "max_runs": 3},
+    )
     upcoming = served.flow_runs("cleanup", state={"type": {"any_": ["SCHEDULED"]}})
     zurich = ZoneInfo(TIMEZONE)
     starts = {dt.datetime.fromisoformat(run["expected_start_time"]).astimezone(zurich) for run in upcoming}
