@@ -30,11 +30,20 @@ settings.register_profile("fuzz-fast")
 @pytest.fixture(scope="session")
 def prefect_harness() -> Iterator[None]:
     """One temporary Prefect server for the whole session (it costs ~10 s to start): flow tests and the
-    fault matrix both report to it."""
+    fault matrix both report to it.
+
+    Its event persister is off: no test reads events back from the server's database, while writing every
+    event of every run there took a tenth of the suite's CPU and held SQLite's write lock against the runs'
+    own requests. Events still reach the server's other services (the automations' triggers act on them)."""
     import prefect.client.orchestration as orchestration
+    from prefect.settings import PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    with pytest.MonkeyPatch.context() as patch, prefect_test_harness(server_startup_timeout=180):
+    with (
+        pytest.MonkeyPatch.context() as patch,
+        temporary_settings(updates={PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED: False}),
+        prefect_test_harness(server_startup_timeout=180),
+    ):
         patch.setattr(orchestration, "ssl", _SharedVerifyingContexts(orchestration.ssl))
         yield
 

@@ -58,12 +58,11 @@ async def _read(name: str) -> GlobalConcurrencyLimitResponse | None:
 
 
 def test_setup_creates_the_limits_from_the_settings_and_updates_them(
-    monkeypatch: pytest.MonkeyPatch,
+    setup_env: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from prefect.settings import PREFECT_API_URL
 
     monkeypatch.setenv("POSTFLOWS_NEWSPAPER_RATE_PER_MINUTE", "0")
-    monkeypatch.setenv("PREFECT_API_URL", str(PREFECT_API_URL.value()))  # the test server, as a user sets it
     result = CliRunner().invoke(app, ["setup"])
     assert result.exit_code == 0, result.output
     assert f"Prefect server: {PREFECT_API_URL.value()} (PREFECT_API_URL)" in result.output
