@@ -39,14 +39,18 @@ SHARES = {FAST_PROFILE: 0.10}
 MINIMUM_SHARES = {FAST_PROFILE: 0.09}
 
 
+def _loaded_share(count: int, shares: dict[str, float]) -> int:
+    return math.ceil(count * shares.get(settings.get_current_profile_name(), 1.0))
+
+
 def share_of(cases: int) -> int:
     """How many of ``cases`` the loaded hypothesis profile generates."""
-    return math.ceil(cases * SHARES.get(settings.get_current_profile_name(), 1.0))
+    return _loaded_share(cases, SHARES)
 
 
 def minimum_share_of(minimum: int) -> int:
     """How much of ``minimum`` the loaded hypothesis profile requires."""
-    return math.ceil(minimum * MINIMUM_SHARES.get(settings.get_current_profile_name(), 1.0))
+    return _loaded_share(minimum, MINIMUM_SHARES)
 
 
 def fuzz_settings(max_examples: int, *, every_case: bool = False) -> settings:
