@@ -153,13 +153,19 @@ class ServerError(HttpStatusError):
 
 
 class RateLimited(HttpStatusError):
-    """HTTP 429: refused before processing (RFC 6585), so even a submission may be sent again."""
+    """HTTP 429: refused before processing (RFC 6585), so even a submission may be sent again.
+
+    ``before_work``: whether a 429 comes from a rate limiter in front of the service, before any work (the
+    registered guess ``http.429-not-processed``); a client told otherwise clears it, and a 429 to a
+    submission then leaves its outcome unknown.
+    """
 
     retryable = True
+    before_work = True
 
     @property
     def not_processed(self) -> bool:
-        return True
+        return not self.sent or self.before_work
 
 
 class AuthFailed(HttpStatusError):

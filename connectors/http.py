@@ -30,6 +30,7 @@ from connectors.errors import (
     ApiError,
     DeadlineExceeded,
     JsonTooDeep,
+    RateLimited,
     TransportFailure,
     error_for_http_status,
 )
@@ -203,6 +204,8 @@ class ApiClient:
                     check(response)
             except ApiError as error:
                 self._log(method, path, attempt, started, status, error)
+                if isinstance(error, RateLimited) and not self.retry.rate_limited_not_processed:
+                    error.before_work = False
                 if not safe and error.outcome_unknown:
                     raise
                 if error.window_s and error.retryable and window_waits < self.retry.max_window_waits:

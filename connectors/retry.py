@@ -22,6 +22,8 @@ class RetryPolicy:
         max_delay: cap of one wait, in seconds.
         jitter: fraction of each wait that is randomised (0 = none, 1 = full jitter).
         max_window_waits: how many windows a request waits out under a per-window limit before failing.
+        rate_limited_not_processed: whether HTTP 429 certainly means "not processed" (a rate limiter
+            answered before the service did any work), so that even a submission may be sent again.
     """
 
     max_attempts: int = 4
@@ -29,6 +31,7 @@ class RetryPolicy:
     max_delay: float = 30.0
     jitter: float = 1.0
     max_window_waits: int = 10
+    rate_limited_not_processed: bool = True
     rng: random.Random = field(default_factory=random.Random, compare=False, repr=False)
 
     def should_retry(self, error: BaseException, attempt: int) -> bool:

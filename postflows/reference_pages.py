@@ -65,9 +65,53 @@ def flow_pages() -> dict[str, str]:
     return {f"flows/{spec.name}.md": _flow_page(spec) for spec in CATALOG}
 
 
+def guesses_page() -> str:
+    """Every registered guess (:mod:`connectors.guesses`) in one table: what the specification says, what we
+    assume, what the client does when a service answers otherwise, the setting, the sandbox's other answer
+    and what ``postflows doctor --live`` sees of it."""
+    from connectors.guesses import GUESSES
+
+    lines = [
+        GENERATED,
+        "# Guesses",
+        "",
+        "Where a specification shows nothing, or can be read two ways, the code had to choose. Every such",
+        "choice is listed here, with the specification's words, what we assume, what the client does when a",
+        "service answers otherwise (always the safe side: uncertain rather than final, an error naming the",
+        'setting rather than "no results") and the setting that changes it. Before the first billed run,',
+        "`postflows doctor --live` checks the guesses marked *live* against your contract without billing",
+        "anything; the sandbox answers every guess the other plausible way with",
+        "`POSTFLOWS_SANDBOX_GUESSES=other` (see [The sandbox](sandbox.md)).",
+        "",
+        f"{len(GUESSES)} guesses.",
+        "",
+        "| Id | API | The specification | We assume | When the service answers otherwise | Setting "
+        "| The sandbox's other answer | Live |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for entry in GUESSES:
+        cells = (
+            f"`{entry.id}`",
+            entry.api,
+            entry.spec,
+            entry.assumption,
+            entry.otherwise,
+            entry.setting or "none: every shape is read",
+            entry.other_answer,
+            entry.live_check or "no",
+        )
+        lines.append("| " + " | ".join(cell.replace("|", "\\|").replace("\n", " ") for cell in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def pages() -> dict[str, str]:
     """Every generated page, by its path under ``docs/``."""
-    return {"reference/settings.md": settings_page(), "reference/cli.md": cli_page(), **flow_pages()}
+    return {
+        "reference/settings.md": settings_page(),
+        "reference/cli.md": cli_page(),
+        "guesses.md": guesses_page(),
+        **flow_pages(),
+    }
 
 
 def _flow_page(spec: Any) -> str:

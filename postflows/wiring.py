@@ -132,7 +132,10 @@ def reset_sandbox() -> None:
 
 
 def _retry(settings: Settings) -> RetryPolicy:
-    return RetryPolicy(max_attempts=settings.http_max_attempts)
+    return RetryPolicy(
+        max_attempts=settings.http_max_attempts,
+        rate_limited_not_processed=settings.http_429_not_processed,
+    )
 
 
 def _limits(settings: Settings) -> ResponseLimits:
@@ -369,6 +372,7 @@ def newspaper_client(
         client_id=service.user,
         client_secret=service.secret,
         document_max_bytes=settings.download_max_bytes,
+        structure_file_email_field=settings.newspaper.structure_file_email_field,
         transport=service.transport(settings, transport),
         timeout=settings.http_timeout_s,
         retry=_retry(settings),

@@ -86,6 +86,8 @@ class NewspaperClient(ApiClient):
         today: today's date for validation (tests pass a fixed one).
         document_max_bytes: the largest document accepted; an answer carrying documents is read no
             further than its base64 text could be long (:func:`~connectors.limits.document_answer_limit`).
+        structure_file_email_field: the field of the structure-file e-mail body (not shown by the spec:
+            the guess ``newspaper.structure-file-email-body``).
         **options: how the service is reached (:class:`~connectors.http.HttpOptions`).
     """
 
@@ -101,6 +103,7 @@ class NewspaperClient(ApiClient):
         credentials: ClientCredentials | None = None,
         today: Callable[[], dt.date] = swiss_today,
         document_max_bytes: int = DOCUMENT_MAX_BYTES,
+        structure_file_email_field: str = "email",
         **options: Unpack[HttpOptions],
     ) -> None:
         credentials = shared_or_new(credentials, token_url, client_id, client_secret, api=API)
@@ -110,6 +113,7 @@ class NewspaperClient(ApiClient):
         self._document_limit = document_answer_limit(document_max_bytes)
         self._auth_by_scope = {scope: OAuth2ClientCredentialsAuth(credentials, [scope]) for scope in Scope}
         self._answered_spelling: dict[str, str] = {}
+        self._email_field = structure_file_email_field
 
     async def __aenter__(self) -> NewspaperClient:
         return self
@@ -255,12 +259,13 @@ class NewspaperClient(ApiClient):
     async def register_structure_file_email(self, email: str) -> ApiResult[RawResponse]:
         """Make ``email`` the recipient of notices about new structure file versions.
 
-        The body is not shown in the spec; ``{"email": ...}`` is sent.
+        The body is not shown in the spec; ``{"<structure_file_email_field>": ...}`` is sent (``email``
+        unless the client was told another field).
         """
         if problem := email_problem(email):
             validation.ensure_valid("structure file e-mail", [FieldProblem("email", problem)])
         response = await self._call(
-            "POST", f"{ADDRESS}/structurefiles/email", Scope.ADDRESS, json={"email": email}
+            "POST", f"{ADDRESS}/structurefiles/email", Scope.ADDRESS, json={self._email_field: email}
         )
         return ApiResult(RawResponse.from_response(response), _warnings(response))
 

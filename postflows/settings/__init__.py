@@ -107,6 +107,12 @@ class Settings(BaseSettings):
         description="Attempts for transient failures (connection, 5xx, 429); a request that changes "
         "something is sent again only when it certainly never left",
     )
+    http_429_not_processed: bool = Field(
+        default=True,
+        description="Whether HTTP 429 certainly means 'not processed' (a rate limiter answered before the "
+        "service did any work; the specifications show no rate limits): a submission answered 429 is then "
+        "sent again after Retry-After; false: it is uncertain until --resubmit",
+    )
     http_deadline_s: float | None = Field(
         default=None,
         gt=0,

@@ -101,6 +101,12 @@ class NewspaperSettings(BaseModel):
         default=None, description="Client id of the newspaper API, given at contract signing"
     )
     client_secret: SecretStr | None = Field(default=None, description="Client secret of the newspaper API")
+    structure_file_email_field: str = Field(
+        default="email",
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="The field of the structure-file notice e-mail's body (the specification shows no body: "
+        '{"<field>": "<address>"} is sent)',
+    )
     rate_per_minute: int = Field(
         default=600,
         ge=0,
