@@ -71,8 +71,10 @@ _ADDRESS = (
         api="address-service",
         spec='§7 "HTTP status codes for failures: not shown"',
         assumption="a failure is HTTP 200 with its Status (101 for a wrong password)",
-        otherwise="a Status is read from any answer that carries one, whatever its HTTP status; an HTTP error "
-        "without a Status is an HTTP failure (401/403: sign-in refused; 5xx: retried, a submission uncertain)",
+        otherwise="a Status is read from any answer that carries one, whatever its HTTP status; an HTTP "
+        "error "
+        "without a Status is an HTTP failure (401/403: sign-in refused; 5xx: retried, a submission "
+        "uncertain)",
         setting="",
         other_answer="authentication failures as HTTP 401 with the Status body",
         live_check="GET /createfile: what a sign-in answers",
@@ -80,10 +82,12 @@ _ADDRESS = (
     Guess(
         id="address-service.query-billed",
         api="address-service",
-        spec='§4.2 runquery2 answers a SettlementId; §7 105 "methods with automatic settlement": whether a query '
+        spec='§4.2 runquery2 answers a SettlementId; §7 105 "methods with automatic settlement": whether a '
+        "query "
         "is billed is not said",
         assumption="every individual query is billed",
-        otherwise="a query is sent again only after an answer that certainly means not processed; a lost answer "
+        otherwise="a query is sent again only after an answer that certainly means not processed; a lost "
+        "answer "
         "or Status 201-203 leaves its row uncertain until `--resubmit`",
         setting="`address-query --resubmit` (per run)",
         other_answer="queries answered without a SettlementId",
@@ -115,7 +119,8 @@ _ADDRESS = (
         api="address-service",
         spec='§3 "Transitions between the other states: not shown"',
         assumption="a job goes New or Waiting, then Running, then Finished, Failed or Canceled",
-        otherwise="the job is polled until Finished (download) or Error, Failed or Canceled (ended); 7 Unknown "
+        otherwise="the job is polled until Finished (download) or Error, Failed or Canceled (ended); 7 "
+        "Unknown "
         "and a TokenStatus §2.6 does not list end nothing: they are waited out, and a wait that times out "
         "leaves the job and its files for the next run, never a second runbatch",
         setting="`--max-wait` (per run)",
@@ -137,7 +142,8 @@ _ADDRESS = (
         spec="§2.3 names the output fields and lengths; the output file's delimiter, encoding, header and "
         "packaging are agreed with the competence center (§1) and not shown",
         assumption="a delimited text file with a header of §2.3 names, or a ZIP of such files",
-        otherwise="delimiter and encoding are detected, headers matched in any spelling; a file that cannot be "
+        otherwise="delimiter and encoding are detected, headers matched in any spelling; a file that cannot "
+        "be "
         "read is kept as downloaded and the run fails naming it",
         setting="`POSTFLOWS_ADDRESS_SERVICE_PROFILE` (the agreed alignment)",
         other_answer="the output file delimited by tabs",
@@ -157,7 +163,8 @@ _ADDRESS = (
         spec='§4.4 "The address assistant needs no contract and no test environment; its production '
         'environment is used directly"',
         assumption="the assistant lives at its own base address",
-        otherwise="with a batch URL set and no assistant URL the assistant commands refuse, naming the setting",
+        otherwise="with a batch URL set and no assistant URL the assistant commands refuse, naming the "
+        "setting",
         setting="`POSTFLOWS_ADDRESS_ASSISTANT_URL`",
         other_answer="the assistant's methods answer 404 at the batch address",
     ),
@@ -192,7 +199,8 @@ _ADDRESS = (
     Guess(
         id="address-service.per-minute-limits",
         api="address-service",
-        spec='§8 "Maximum queries per minute (status 106) and uploaded files per minute (status 501): numbers: '
+        spec='§8 "Maximum queries per minute (status 106) and uploaded files per minute (status 501): '
+        "numbers: "
         'not shown"',
         assumption="no limit until the service answers 106 or 501",
         otherwise="106 and 501 mean not processed: the request waits for the next minute and is sent again",
@@ -218,7 +226,8 @@ _NEWSPAPER = (
         api="newspaper",
         spec="§7 message codes are four digits; where the code stands in the message is not shown",
         assumption="the code opens the text: `0030 permitted weight range …`",
-        otherwise="a §7 code is read wherever it stands, as a whole four-digit word; a message without one is "
+        otherwise="a §7 code is read wherever it stands, as a whole four-digit word; a message without one "
+        "is "
         "an unknown refusal (uncertain)",
         setting="",
         other_answer="the code at the end of the text: `… weight range violated (code 0030)`",
@@ -228,7 +237,8 @@ _NEWSPAPER = (
         api="newspaper",
         spec='§7 "An HTTP 200 response can still contain errors and warnings … 200 is not success by itself"',
         assumption="an answer with errors carries no id: nothing was taken",
-        otherwise="a 2xx answer that carries an id is a taken order or purchase: the id is recorded and printed "
+        otherwise="a 2xx answer that carries an id is a taken order or purchase: the id is recorded and "
+        "printed "
         "with every error and warning, and it is never posted again",
         setting="",
         other_answer="an order or purchase with a refusal is still created and answered with its id and the "
@@ -240,7 +250,8 @@ _NEWSPAPER = (
         spec='§7 lists the codes; which mean the request was not processed is not said; 0004 "cash payment '
         'required for this issue before processing", 0007 "issue number previously used"',
         assumption="every §7 code but 0004 and 0007 is a refusal before processing",
-        otherwise="0004, 0007, a code outside §7 and any 5xx leave the submission uncertain until `--resubmit`",
+        otherwise="0004, 0007, a code outside §7 and any 5xx leave the submission uncertain until "
+        "`--resubmit`",
         setting="`--resubmit` (per run)",
         other_answer="0004 answered without an id for an order that waits for payment",
     ),
@@ -259,7 +270,8 @@ _NEWSPAPER = (
         spec='§2.2/§3 "statusValue (LOADED and CONTROL occur). Further status values: not shown"; '
         '"Transitions: not shown"',
         assumption="an order waits in CONTROL; any other status is the one its reports reflect",
-        otherwise="only CONTROL (or the statuses named) is waited out; summary and sendings are never asked in "
+        otherwise="only CONTROL (or the statuses named) is waited out; summary and sendings are never asked "
+        "in "
         "CONTROL; the daily reports sweep fetches again while a status may still change",
         setting="`newspaper-order --wait-status` (the statuses to wait in)",
         other_answer="orders go LOADED, CONTROL, then RELEASED",
@@ -270,7 +282,8 @@ _NEWSPAPER = (
         spec='§2.7 progress: "validationStatus (READY occurs) … sortingStatus (READY occurs)"; other values '
         "not shown",
         assumption="READY is done; FAILED, ERROR, CANCELED, REJECTED, ABORTED ended it",
-        otherwise="any other status is waited out; a wait that times out leaves the purchase recorded for the "
+        otherwise="any other status is waited out; a wait that times out leaves the purchase recorded for "
+        "the "
         "next run, never posted again",
         setting="`--max-wait` (per run)",
         other_answer="a purchase reports IN_PROGRESS until it is READY",
@@ -278,7 +291,8 @@ _NEWSPAPER = (
     Guess(
         id="newspaper.output-addresses-path",
         api="newspaper",
-        spec='§4.5 "the list spells the path output-addresses while one example spells it outputaddresses, and '
+        spec='§4.5 "the list spells the path output-addresses while one example spells it outputaddresses, '
+        "and "
         'which spelling is accepted: not shown"',
         assumption="output-addresses",
         otherwise="the other spelling is asked after a 404 and remembered",
@@ -355,7 +369,8 @@ _NEWSPAPER = (
     Guess(
         id="newspaper.token-endpoint",
         api="newspaper",
-        spec='§5 "Addresses of the authorization and token endpoints: not shown (provided at contract signing)"',
+        spec='§5 "Addresses of the authorization and token endpoints: not shown (provided at contract '
+        'signing)"',
         assumption="a token URL is configured with the client",
         otherwise="no token URL with a real API URL is a configuration error naming the setting",
         setting="`POSTFLOWS_NEWSPAPER_TOKEN_URL`",
@@ -379,7 +394,8 @@ _COMMERCE = (
         api="commerce",
         spec='§7 "Shape of the error body and error codes of the token endpoint: not shown"',
         assumption='`{"code", "message"}`',
-        otherwise="`message`, `error_description`, `detail`, `description`, `title` and an `errors` array are "
+        otherwise="`message`, `error_description`, `detail`, `description`, `title` and an `errors` array "
+        "are "
         "read; anything else is quoted, cut and scrubbed",
         setting="",
         other_answer='RFC 7807 problem details `{"type", "title", "status", "detail"}`',
@@ -397,7 +413,8 @@ _COMMERCE = (
     Guess(
         id="commerce.same-day-path",
         api="commerce",
-        spec='§4.2 "Same-day acceptance points: the request carries the JSON body of 2.8 with the GET method; '
+        spec='§4.2 "Same-day acceptance points: the request carries the JSON body of 2.8 with the GET '
+        "method; "
         'its path: not shown"',
         assumption="GET /api/delivery/v1/sameday/acceptancepoints",
         otherwise='a 404 is "no results (404)" per row (§7 lists it) and the summary names the guess',
@@ -445,7 +462,8 @@ _COMMERCE = (
         api="commerce",
         spec='§2.13 "Fields of the address label resource: not shown"',
         assumption="the PDF as base64 under `item.label` (a string or an array), as public clients read it",
-        otherwise="an application/pdf answer is the label; a JSON answer without a PDF at the setting's path is "
+        otherwise="an application/pdf answer is the label; a JSON answer without a PDF at the setting's path "
+        "is "
         "kept as received and the label row says 'no PDF at <path>'",
         setting="`POSTFLOWS_COMMERCE_LABEL_PDF_FIELD`",
         other_answer="the PDF under `labels[0].content`",
