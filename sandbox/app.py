@@ -20,6 +20,7 @@ from sandbox.control import ControlGuard
 from sandbox.fault_middleware import FaultMiddleware
 from sandbox.faults import API_MOUNTS, FaultRule
 from sandbox.guesses import GuessMarkMiddleware, guess_log_from_environment
+from sandbox.other_answers import OtherAnswersMiddleware
 from sandbox.request_counter import RequestCount, RequestCounter
 from sandbox.request_log import RequestLog, RequestLogMiddleware
 from sandbox.state import TransactionMiddleware, open_state
@@ -99,7 +100,8 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
         accepted_answers={"address": address_service.accepted, "newspaper": newspaper.accepted},
         expire_tokens=lambda: config.tokens.expire_all(config.clock()),
     )
-    # Outside the faults: an answer a fault replaces still says which guesses its endpoint plays.
+    # Outside the faults: an answer a fault replaces is reshaped too, and says which guesses it plays.
+    app.add_middleware(OtherAnswersMiddleware)
     app.add_middleware(GuessMarkMiddleware, log=guess_log_from_environment(), mode=config.guesses)
     if config.request_log is not None:
         app.add_middleware(RequestLogMiddleware, log=RequestLog(config.request_log))

@@ -29,8 +29,8 @@ from sandbox.faults import api_of
 GuessMode = Literal["ours", "other"]
 GUESS_HEADER = "x-sandbox-guess"
 GUESS_LOG_VARIABLE = "POSTFLOWS_SANDBOX_GUESS_LOG"
-_SCOPE_KEY = "postflows.sandbox.guesses"
-_MODE_KEY = "postflows.sandbox.guess_mode"
+PLAYED_KEY = "postflows.sandbox.guesses"
+MODE_KEY = "postflows.sandbox.guess_mode"
 
 
 @dataclass(frozen=True)
@@ -88,13 +88,13 @@ ENDPOINT_GUESSES: tuple[EndpointGuess, ...] = (
 
 def play(request: Request, *ids: str) -> None:
     """Mark the answer to ``request`` as playing the guesses ``ids`` (the register's ids)."""
-    played: list[str] = request.scope.setdefault(_SCOPE_KEY, [])
+    played: list[str] = request.scope.setdefault(PLAYED_KEY, [])
     played.extend(guess_id for guess_id in ids if guess_id not in played)
 
 
 def is_other(request: Request) -> bool:
     """Whether the sandbox answering ``request`` plays every guess the other way."""
-    return request.scope.get(_MODE_KEY) == "other"
+    return request.scope.get(MODE_KEY) == "other"
 
 
 class GuessLog:
@@ -131,11 +131,11 @@ class GuessMarkMiddleware:
             return
         api, endpoint = found
         method = str(scope.get("method", "GET")).upper()
-        scope[_MODE_KEY] = self.mode
+        scope[MODE_KEY] = self.mode
 
         async def marked(message: Message) -> None:
             if message["type"] == "http.response.start":
-                played: list[str] = list(scope.get(_SCOPE_KEY, []))
+                played: list[str] = list(scope.get(PLAYED_KEY, []))
                 for rule in ENDPOINT_GUESSES:
                     if rule.matches(api, method, endpoint, int(message["status"])):
                         played.extend(guess_id for guess_id in rule.ids if guess_id not in played)
