@@ -119,8 +119,8 @@ def newspaper_shapes(endpoint: str, answer: Answer) -> None:
     elif endpoint.endswith("/black-list") and body is not None:
         answer.body, answer.content_type = _csv_text(body).encode(), "text/csv; charset=utf-8"
         answer.play("newspaper.black-list-shape")
-    elif endpoint.endswith("/delivery-note") and (pdf := _first_document(body)) is not None:
-        answer.body, answer.content_type = pdf, "application/pdf"
+    elif endpoint.endswith("/delivery-note") and len(pdfs := _documents(body)) == 1:
+        answer.body, answer.content_type = pdfs[0], "application/pdf"
         answer.play("newspaper.delivery-note-shape")
     elif endpoint.endswith("/progress") and isinstance(body, dict):
         for name in ("validationStatus", "sortingStatus"):
@@ -139,23 +139,19 @@ def newspaper_shapes(endpoint: str, answer: Answer) -> None:
         answer.play("newspaper.document-mime")
 
 
-def _first_document(body: Any) -> bytes | None:
-    """The bytes of the first §2.7 document anywhere in ``body``, or None."""
-    if isinstance(body, dict):
-        document = body.get("document")
-        if isinstance(document, dict) and isinstance(document.get("data"), str):
-            try:
-                return base64.b64decode(document["data"], validate=True)
-            except ValueError:
-                return None
-        for value in body.values():
-            if (found := _first_document(value)) is not None:
-                return found
+def _documents(body: Any) -> list[bytes]:
+    """The bytes of every §2.7 document anywhere in ``body`` (a delivery note with its partial notes answers
+    several: only a lone one is answered as the PDF itself)."""
     if isinstance(body, list):
-        for value in body:
-            if (found := _first_document(value)) is not None:
-                return found
-    return None
+        return [found for value in body for found in _documents(value)]
+    if not isinstance(body, dict):
+        return []
+    if isinstance(body.get("data"), str) and "mimeType" in body:
+        try:
+            return [base64.b64decode(body["data"], validate=True)]
+        except ValueError:
+            return [b""]
+    return [found for value in body.values() for found in _documents(value)]
 
 
 def _csv_text(body: Any) -> str:
