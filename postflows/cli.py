@@ -30,6 +30,7 @@ from postflows import (
     cli_commerce,
     cli_delivery,
     cli_deploy,
+    cli_doctor,
     cli_info,
     cli_newspaper,
     cli_parcels,
@@ -497,6 +498,7 @@ cli_validation.register(app)
 cli_parcels.register(app)
 cli_server.register(app)
 cli_info.register(app)
+cli_doctor.register(app)
 cli_setup.register(app)
 cli_deploy.register(app)
 cli_report.register(app)

@@ -134,14 +134,16 @@ def reset_sandbox() -> None:
     _sandbox_transport.cache_clear()
 
 
-def _retry(settings: Settings) -> RetryPolicy:
+def retry_policy(settings: Settings) -> RetryPolicy:
+    """How every client built here retries transient failures."""
     return RetryPolicy(
         max_attempts=settings.http_max_attempts,
         rate_limited_not_processed=settings.http_429_not_processed,
     )
 
 
-def _limits(settings: Settings) -> ResponseLimits:
+def response_limits(settings: Settings) -> ResponseLimits:
+    """How much of an answer every client built here reads, and how long an attempt may take."""
     return ResponseLimits(max_bytes=settings.response_max_bytes, deadline_s=settings.http_deadline_s)
 
 
@@ -326,8 +328,8 @@ def address_service_client(
         password=service.secret,
         transport=service.transport(settings, transport),
         timeout=settings.http_timeout_s,
-        retry=_retry(settings),
-        limits=_limits(settings),
+        retry=retry_policy(settings),
+        limits=response_limits(settings),
         request_log=request_log,
         window_gate=window_gate(settings),
         pacer=query_pacer(settings),
@@ -378,8 +380,8 @@ def newspaper_client(
         structure_file_email_field=settings.newspaper.structure_file_email_field,
         transport=service.transport(settings, transport),
         timeout=settings.http_timeout_s,
-        retry=_retry(settings),
-        limits=_limits(settings),
+        retry=retry_policy(settings),
+        limits=response_limits(settings),
         request_log=request_log,
         before_request=RateLimitHook(NEWSPAPER_API),
     )
@@ -404,8 +406,8 @@ def oidc_client(
         jwks_url=settings.commerce.jwks_url,
         transport=service.transport(settings, transport),
         timeout=settings.http_timeout_s,
-        retry=_retry(settings),
-        limits=_limits(settings),
+        retry=retry_policy(settings),
+        limits=response_limits(settings),
     )
 
 
@@ -456,8 +458,8 @@ def commerce_client(
         document_max_bytes=settings.download_max_bytes,
         transport=service.transport(settings, transport),
         timeout=settings.http_timeout_s,
-        retry=_retry(settings),
-        limits=_limits(settings),
+        retry=retry_policy(settings),
+        limits=response_limits(settings),
         request_log=request_log,
         before_request=RateLimitHook(COMMERCE_API),
     )

@@ -147,14 +147,18 @@ class ServedSandbox:
 
 
 @contextmanager
-def served_sandbox(workdir: Path, *, job_seconds: float) -> Iterator[ServedSandbox]:
-    """``postflows sandbox --port <free port> --job-seconds N`` until the block ends."""
+def served_sandbox(
+    workdir: Path, *, job_seconds: float, request_log: Path | None = None
+) -> Iterator[ServedSandbox]:
+    """``postflows sandbox --port <free port> --job-seconds N`` until the block ends; with ``request_log``
+    it writes every API request there (``--request-log``)."""
     workdir.mkdir(parents=True, exist_ok=True)
     port = free_port()
     log = workdir / "sandbox.log"
+    logging = ["--request-log", str(request_log)] if request_log is not None else []
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            [POSTFLOWS, "sandbox", "--port", str(port), "--job-seconds", str(job_seconds)],
+            [POSTFLOWS, "sandbox", "--port", str(port), "--job-seconds", str(job_seconds), *logging],
             cwd=workdir,
             # Its own data dir: the default one is the user's, shared by every run of the suite.
             env={**base_environment(), "POSTFLOWS_DATA_DIR": str(workdir / "data")},

@@ -1,0 +1,265 @@
+"""The OAuth side of ``postflows doctor --live``: a client-credentials token for each scope the newspaper
+API's clients ask for, and for each configured non-personal scope of the commerce API, followed there by the
+one API request that bills nothing (``GET <address path>/zips?zipCity=8001``).
+
+Tokens are asked through the connectors' :class:`~connectors.oauth.ClientCredentials` (its token request,
+its reading of the answer, its registration of every token issued with the secret scrubber): the same
+request a run sends before its first API call, and nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import httpx
+
+from connectors.bodies import read_body
+from connectors.commerce import CommerceClient
+from connectors.commerce.paths import CommerceScopes
+from connectors.errors import ApiError, AuthFailed, TransportFailure
+from connectors.guesses import guess
+from connectors.newspaper.models import Scope
+from connectors.oauth import ClientCredentials
+from postflows.doctor import ApiReport, Check, Observed
+from postflows.doctor_answers import Answers, describe, oauth_error, status_line
+from postflows.privacy import masked_url
+from postflows.settings import Settings
+from postflows.settings.variables import variable_named
+from postflows.wiring import Service, response_limits, retry_policy
+
+ZIP_PROBE = "8001"
+"""A postcode every edition of the directory knows (Zürich): the zips probe asks for it."""
+OPENID_SCOPES = frozenset({"openid", "profile", "email", "address", "phone", "offline_access"})
+"""Scopes of a user's sign-in, never asked with client credentials."""
+CLIENT_REFUSED = frozenset({"invalid_client", "unauthorized_client"})
+
+
+@dataclass(frozen=True)
+class TokenAnswer:
+    """What the token endpoint answered for one scope: ``issued``, else ``error`` on one line; ``answer``
+    is None when no answer came at all."""
+
+    scope: str
+    issued: bool
+    answer: httpx.Response | None
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class OAuthSettings:
+    """The settings named when a token is refused: the token address's and the client's variables."""
+
+    token_url: str
+    client: str
+
+
+async def ask_token(
+    http: httpx.AsyncClient, credentials: ClientCredentials, scope: str, settings: Settings
+) -> TokenAnswer:
+    """One client-credentials token request for ``scope``; the token, when issued, is kept by
+    ``credentials`` for the clients that share them."""
+    scopes = frozenset({scope})
+    try:
+        response = await http.send(credentials.token_request(scopes), stream=True)
+        try:
+            await read_body(
+                response, response_limits(settings).body, api=credentials.api, cut=True, sent=False
+            )
+        finally:
+            await response.aclose()
+    except httpx.TransportError as error:
+        return TokenAnswer(scope, False, None, " ".join(f"{type(error).__name__}: {error}".split()))
+    try:
+        credentials.accept_token_response(scopes, response)
+    except AuthFailed as error:
+        return TokenAnswer(scope, False, response, " ".join(str(error).split()))
+    return TokenAnswer(scope, True, response)
+
+
+def token_check(answer: TokenAnswer, named: OAuthSettings, *, scope_fix: str) -> Check:
+    """The check of one token request: what was answered and, when refused, the setting to change."""
+    name = f"token {answer.scope}"
+    if answer.issued:
+        return Check(name, True, f"issued ({status_line(answer.answer)})")
+    if answer.answer is None:
+        return Check(
+            name, False, f"token endpoint not reachable ({answer.error})", f"check {named.token_url}"
+        )
+    code = oauth_error(answer.answer)
+    if code == "invalid_scope":
+        return Check(name, False, f"scope {answer.scope} refused ({describe(answer.answer)})", scope_fix)
+    if code in CLIENT_REFUSED or answer.answer.status_code == 401:
+        return Check(name, False, f"client refused ({describe(answer.answer)})", f"check {named.client}")
+    return Check(
+        name, False, f"the token endpoint answered {describe(answer.answer)}", f"check {named.token_url}"
+    )
+
+
+def _final(check: Check) -> bool:
+    """Whether a refused token ends the API's checks: every other scope would be refused the same way."""
+    return not check.ok and not check.answered.startswith("scope ")
+
+
+async def _tokens(
+    http: httpx.AsyncClient,
+    credentials: ClientCredentials,
+    scopes: dict[str, str],
+    named: OAuthSettings,
+    settings: Settings,
+    report: ApiReport,
+) -> list[TokenAnswer]:
+    """A token for each of ``scopes`` (scope → the fix when it is refused), until one is refused for a
+    reason every other would share; each answer is a check of ``report``."""
+    answers: list[TokenAnswer] = []
+    for scope, scope_fix in scopes.items():
+        answer = await ask_token(http, credentials, scope, settings)
+        answers.append(answer)
+        check = token_check(answer, named, scope_fix=scope_fix)
+        report.checks.append(check)
+        if _final(check):
+            break
+    report.reachable = any(answer.answer is not None for answer in answers)
+    return answers
+
+
+def _named(settings: Settings, api: str, token_url: str) -> OAuthSettings:
+    model = type(settings)
+    client = f"{variable_named(model, api, 'client_id')} / {variable_named(model, api, 'client_secret')}"
+    return OAuthSettings(variable_named(model, api, token_url), client)
+
+
+async def check_newspaper(
+    settings: Settings, service: Service, http: httpx.AsyncClient, answers: Answers, report: ApiReport
+) -> None:
+    """A token for each of the newspaper API's scopes (§4: one per endpoint group); no API request."""
+    credentials = ClientCredentials(str(service.token_url), service.user, service.secret, api="newspaper")
+    fix = "the newspaper API's scopes are those of §4: ask the operator to register it for this client"
+    asked = await _tokens(
+        http,
+        credentials,
+        {scope.value: fix for scope in Scope},
+        _named(settings, "newspaper", "token_url"),
+        settings,
+        report,
+    )
+    report.observed.append(_token_endpoint(asked, masked_url(str(service.token_url))))
+
+
+def _token_endpoint(asked: list[TokenAnswer], where: str) -> Observed:
+    """Whether the configured token URL answers as an OAuth 2.0 token endpoint: a token, or an RFC 6749
+    error."""
+    known = guess("newspaper.token-endpoint")
+    answered = [answer for answer in asked if answer.answer is not None]
+    if not answered:
+        return Observed(known, None, f"no answer from {where}")
+    issued = sum(answer.issued for answer in answered)
+    seen = f"POST {where}: tokens issued for {issued} of {len(answered)} scopes asked"
+    if issued < len(answered):
+        seen += f"; a refusal answered {describe(next(a.answer for a in answered if not a.issued))}"
+    holds = all(
+        answer.issued or (answer.answer is not None and oauth_error(answer.answer) is not None)
+        for answer in answered
+    )
+    return Observed(known, holds, seen)
+
+
+def commerce_scopes(settings: Settings) -> dict[str, list[str]]:
+    """Each configured non-personal scope of the commerce API (sign-in scopes left out) and the variables
+    that name it."""
+    configured = settings.commerce.scopes
+    by_scope: dict[str, list[str]] = {}
+    for item in fields(CommerceScopes):
+        scope = getattr(configured, item.name)
+        if item.name == "personal" or scope in OPENID_SCOPES:
+            continue
+        by_scope.setdefault(scope, []).append(variable_named(type(settings), "commerce", "scopes", item.name))
+    return by_scope
+
+
+async def check_commerce(
+    settings: Settings, service: Service, http: httpx.AsyncClient, answers: Answers, report: ApiReport
+) -> None:
+    """A token for each configured non-personal scope, then the zips of a known postcode."""
+    credentials = ClientCredentials(str(service.token_url), service.user, service.secret, api="commerce")
+    scopes = commerce_scopes(settings)
+    fixes = {
+        scope: f"check {' / '.join(variables)}, or have the scope registered for the client"
+        for scope, variables in scopes.items()
+    }
+    asked = await _tokens(
+        http, credentials, fixes, _named(settings, "commerce", "auth_url"), settings, report
+    )
+    report.observed.append(_scopes_guess(asked, len(scopes)))
+    lookups = settings.commerce.scopes.autocomplete
+    if not any(answer.issued and answer.scope == lookups for answer in asked):
+        report.observed.append(Observed(guess("commerce.zips-probe"), None, f"no token for scope {lookups}"))
+        return
+    client = CommerceClient(
+        service.base_url,
+        credentials=credentials,
+        scopes=settings.commerce.scopes,
+        paths=settings.commerce.paths,
+        http_client=http,
+        retry=retry_policy(settings),
+        limits=response_limits(settings),
+    )
+    path = f"{settings.commerce.paths.address}/zips?zipCity={ZIP_PROBE}"
+    try:
+        towns = await client.zips(ZIP_PROBE)
+    except ApiError as error:
+        report.checks.append(_zips_failure(settings, path, error, answers.last("GET", "/zips")))
+        report.observed.append(_zips_guess(answers.last("GET", "/zips"), 0))
+        return
+    found = [town for town in towns if town.zip == ZIP_PROBE]
+    zips = answers.last("GET", "/zips")
+    if found:
+        entries = f"{len(towns)} entr{'y' if len(towns) == 1 else 'ies'}"
+        report.checks.append(Check("zips", True, f"GET {path}: {entries} ({describe(zips)})"))
+    else:
+        address_path = variable_named(type(settings), "commerce", "paths", "address")
+        report.checks.append(
+            Check(
+                "zips",
+                False,
+                f"GET {path}: no town for a known postcode ({describe(zips)})",
+                f"check POSTFLOWS_COMMERCE_URL and {address_path}",
+            )
+        )
+    report.observed.append(_zips_guess(zips, len(found)))
+
+
+def _zips_failure(settings: Settings, path: str, error: ApiError, answer: httpx.Response | None) -> Check:
+    text = " ".join(str(error).split())
+    if isinstance(error, AuthFailed):
+        scope = variable_named(type(settings), "commerce", "scopes", "autocomplete")
+        return Check("zips", False, f"GET {path}: token refused ({describe(answer)})", f"check {scope}")
+    if isinstance(error, TransportFailure) and answer is None:
+        return Check("zips", False, f"GET {path}: not reachable ({text})", "check POSTFLOWS_COMMERCE_URL")
+    return Check("zips", False, f"GET {path}: {text} ({describe(answer)})", "check POSTFLOWS_COMMERCE_URL")
+
+
+def _scopes_guess(asked: list[TokenAnswer], wanted: int) -> Observed:
+    known = guess("commerce.scopes")
+    refused = [
+        answer.scope
+        for answer in asked
+        if answer.answer is not None and oauth_error(answer.answer) == "invalid_scope"
+    ]
+    issued = [answer.scope for answer in asked if answer.issued]
+    if refused:
+        return Observed(
+            known, False, f"scopes refused: {', '.join(refused)}; issued: {', '.join(issued) or 'none'}"
+        )
+    if len(issued) < wanted:
+        return Observed(known, None, "the client was refused before every scope was asked")
+    return Observed(known, True, f"a token issued for each of {', '.join(issued)}")
+
+
+def _zips_guess(answer: httpx.Response | None, towns: int) -> Observed:
+    known = guess("commerce.zips-probe")
+    if answer is None:
+        return Observed(known, None, "no answer to the zips probe")
+    seen = f"GET zips?zipCity={ZIP_PROBE}: {describe(answer)}, {towns} entries for {ZIP_PROBE}"
+    if answer.status_code not in (200, 404):
+        return Observed(known, None, seen)
+    return Observed(known, answer.status_code == 200 and towns > 0, seen)
