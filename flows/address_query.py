@@ -1,13 +1,13 @@
 """Individual address queries (runquery2) for every row of a file, with the same result files as a batch.
 
-Every query is billed: a re-run of an interrupted run (same file, options and service) sends only the queries
-it got no answer for."""
+Every query is billed: a re-run (same file, options and service) sends only the queries it got no answer
+for, and a query whose answer was lost (uncertain) only with ``resubmit``."""
 
 from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import pandas as pd
 from prefect import flow, get_run_logger
@@ -27,11 +27,26 @@ from postflows.settings import Settings, get_settings
 from postflows.task_runners import fan_out_task_runner
 from postflows.wiring import ConfigurationError, address_service_client, address_service_endpoint
 from tasks.address_service.ping import ping_service
-from tasks.address_service.query import ERROR_COLUMN, QueryBilling, run_queries
+from tasks.address_service.query import (
+    ERROR_COLUMN,
+    QueriesUncertain,
+    QueryBilling,
+    run_queries,
+    uncertain_reasons,
+    uncertain_rows,
+)
 from tasks.address_service.steps import AddressResults, PreparedInput, build_query_results, prepare_input
 from tasks.sending import SendCounter
 
 FLOW_NAME = "address-query"
+
+
+class QueryCounts(NamedTuple):
+    """The rows whose query failed: refused ("not processed": the next run asks them again), and uncertain
+    (maybe answered and billed: asked again only with ``resubmit``)."""
+
+    failed: int
+    uncertain: int
 
 
 @flow(
@@ -47,20 +62,27 @@ async def address_query(
     ],
     output: Annotated[OutputOptions, form("Output", "Where the results go on the worker.")],
 ) -> dict[str, Any]:
-    """Check every address of a file with an individual query (runquery2).
+    """Check every address of a file with an individual query (runquery2); every query is billed.
 
     Rows failing the input checks go to rejected.csv; the others are queried with bounded concurrency,
     slowing down when the service reports its per-minute limit. A row whose query fails keeps its place in
-    the results with the reason in the QueryError column. Every query is billed: a re-run of an interrupted
-    run (same file, options and service) sends only the queries not answered yet. A street cell holding the
-    house number too is split where a row has none (the rows split are listed in house-numbers.csv).
+    the results with the reason in the QueryError column. Every query is billed, so none is sent twice on
+    its own: a re-run (same file, options and service) sends only the queries not answered yet. A query
+    whose answer was lost (a dropped connection, a time-out, Status 201-203, HTTP 5xx, an unreadable answer)
+    may have been billed: its row is "uncertain", it is not asked again, and the run fails naming
+    ``resubmit``, which asks those rows (and only those) again. A street cell holding the house number too is
+    split where a row has none (the rows split are listed in house-numbers.csv).
 
     Args:
-        request: the address file, how to read it, the billing, the queries at once and their timeout.
+        request: the address file, how to read it, the billing, the queries at once and their timeout, and
+            whether to ask the uncertain rows of an earlier run again (check first).
         output: where results.csv, results.xlsx and rejected.csv go.
 
     Returns:
-        The run summary: run id, row counts, QSTAT counts, failed queries and the files written.
+        The run summary: run id, row counts, QSTAT counts, failed and uncertain queries, the files written.
+
+    Raises:
+        QueriesUncertain: rows are uncertain (results and summary written): exit code 2.
     """
     settings = get_settings()
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
@@ -85,6 +107,7 @@ async def address_query(
         "client_identifier": request.client_identifier,
         "client_name": request.client_name,
         "column_mapping": request.column_mapping,
+        "resubmit": request.resubmit,
     }
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
         recorder,
@@ -109,15 +132,21 @@ async def address_query(
         sends = SendCounter()
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
         answers = await _query(recorder, request, prepared, sends=sends, checkpoint=checkpoint)
-        failed = int(answers[ERROR_COLUMN].notna().sum())
+        uncertain = uncertain_rows(answers)
+        counts = QueryCounts(
+            failed=int((answers[ERROR_COLUMN].notna() & ~uncertain).sum()), uncertain=int(uncertain.sum())
+        )
         marks = settings.address_service.correction_marks
         results = await build_query_results(
             prepared, answers, output_dir, csv_style=settings.csv_style, correction_marks=marks
         )
-        await _report(recorder, summary, results, prepared, sends, failed, input_path, output_dir)
-        if not failed:
+        await _report(recorder, summary, results, prepared, sends, counts, input_path, output_dir)
+        if not counts.failed and not counts.uncertain:
             checkpoint.clear()  # done: a later run queries afresh
-        get_run_logger().info("address queries done: %d rows, %d failed", results.rows, failed)
+        get_run_logger().info("address queries done: %d rows, %d failed, %d uncertain", results.rows, *counts)
+        if counts.uncertain:
+            results_csv = str(output_dir / "results.csv")
+            raise QueriesUncertain(uncertain_reasons(answers), results_csv, summary=summary)
         return dict(summary)
 
 
@@ -151,9 +180,12 @@ async def _query(
         billing=QueryBilling(request.billing_reference, request.client_identifier, request.client_name),
         sends=sends,
         checkpoint=checkpoint,
+        resubmit=request.resubmit,
     )
     if sends.resumed:
-        recorder.note_reused("query answers", f"{sends.resumed} records from an interrupted run's checkpoint")
+        recorder.note_reused("query answers", f"{sends.resumed} records from an earlier run's checkpoint")
+    if sends.resubmitted:
+        recorder.note_replaced("uncertain queries", f"{sends.resubmitted} records asked again (--resubmit)")
     for message in answers.loc[answers[ERROR_COLUMN].notna(), ERROR_COLUMN].unique()[:20]:
         await recorder.message("error", "runquery2", str(message))
     await recorder.message("info", "runquery2", sends.describe())
@@ -166,7 +198,7 @@ async def _report(
     results: AddressResults,
     prepared: PreparedInput,
     sends: SendCounter,
-    failed: int,
+    counts: QueryCounts,
     input_path: Path,
     output_dir: Path,
 ) -> None:
@@ -175,14 +207,23 @@ async def _report(
         await recorder.document(path.stem, path)
     summary.update(
         result_rows=results.rows,
-        failed_queries=failed,
+        failed_queries=counts.failed,
+        uncertain_rows=counts.uncertain,
         query_sends=sends.total,
         resumed_rows=sends.resumed,
+        resubmitted_rows=sends.resubmitted,
         qstat=results.qstat_counts(),
         **results.correction_counts(),
     )
     report = results.markdown(f"Address queries {input_path.name}", rejected_rows=prepared.rejected_rows)
-    report += f"\n\nFailed queries: {failed}\n"
-    if failed:
+    report += f"\n\nFailed queries: {counts.failed}\n"
+    if counts.failed:
         report += "Running the same command again sends only the failed queries.\n"
+    report += f"\nUncertain rows: {counts.uncertain}\n"
+    if counts.uncertain:
+        report += (
+            "Their query was sent, but no answer proves that it was not processed: it may have been "
+            "answered and billed. They are not asked again on their own (QueryError in results.csv says "
+            "why); check, then run the same command again with --resubmit to ask those rows again.\n"
+        )
     await summary.publish(report, output_dir, description="QSTAT summary")
