@@ -58,7 +58,11 @@ class QueryCounts(NamedTuple):
 async def address_query(
     request: Annotated[
         AddressQueryRequest,
-        form("Address queries", "The address file, how to read it, the billing and how many at once."),
+        form(
+            "Address queries",
+            "The address file, how to read it, the billing, how many at once, and whether the uncertain rows "
+            "of an earlier run are asked again.",
+        ),
     ],
     output: Annotated[OutputOptions, form("Output", "Where the results go on the worker.")],
 ) -> dict[str, Any]:
