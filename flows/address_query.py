@@ -35,7 +35,13 @@ from tasks.address_service.query import (
     uncertain_reasons,
     uncertain_rows,
 )
-from tasks.address_service.steps import AddressResults, PreparedInput, build_query_results, prepare_input
+from tasks.address_service.steps import (
+    AddressResults,
+    InputFormat,
+    PreparedInput,
+    build_query_results,
+    prepare_input,
+)
 from tasks.sending import SendCounter
 
 FLOW_NAME = "address-query"
@@ -47,6 +53,11 @@ class QueryCounts(NamedTuple):
 
     failed: int
     uncertain: int
+
+    @classmethod
+    def of(cls, answers: pd.DataFrame) -> QueryCounts:
+        uncertain = uncertain_rows(answers)
+        return cls(int((answers[ERROR_COLUMN].notna() & ~uncertain).sum()), int(uncertain.sum()))
 
 
 @flow(
@@ -69,12 +80,11 @@ async def address_query(
     """Check every address of a file with an individual query (runquery2); every query is billed.
 
     Rows failing the input checks go to rejected.csv; the others are queried with bounded concurrency,
-    slowing down when the service reports its per-minute limit. A row whose query fails keeps its place in
-    the results with the reason in the QueryError column. Every query is billed, so none is sent twice on
-    its own: a re-run (same file, options and service) sends only the queries not answered yet. A query
-    whose answer was lost (a dropped connection, a time-out, Status 201-203, HTTP 5xx, an unreadable answer)
-    may have been billed: its row is "uncertain", it is not asked again, and the run fails naming
-    ``resubmit``, which asks those rows (and only those) again. A street cell holding the house number too is
+    slowing down when the service reports its per-minute limit. A row whose query is refused keeps its place
+    in the results with the reason in the QueryError column; a re-run (same file, options and service) sends
+    only the queries not answered yet. A row whose answer was lost (a dropped connection, a time-out, Status
+    201-203, HTTP 5xx, an unreadable answer) may have been billed: it is "uncertain", the run fails naming
+    ``resubmit``, and only ``resubmit`` asks those rows again. A street cell holding the house number too is
     split where a row has none (the rows split are listed in house-numbers.csv).
 
     Args:
@@ -94,25 +104,8 @@ async def address_query(
         raise InputError("input file not found", path=input_path)
     _check_timeout(request, settings)
     reading = input_format(request)
-    # Everything that changes what is sent; the key names the checkpoint of the answers received.
-    identifying = {
-        **request.identity(),
-        "query_key": settings.address_service.query_key,
-        "input_format": reading,
-    }
-    key = derive_key(
-        FLOW_NAME, endpoint=address_service_endpoint(settings), files=(input_path,), parameters=identifying
-    )
-    parameters = {
-        "input_path": input_path,
-        "output_dir": output_dir,
-        "concurrency": request.concurrency,
-        "billing_reference": request.billing_reference,
-        "client_identifier": request.client_identifier,
-        "client_name": request.client_name,
-        "column_mapping": request.column_mapping,
-        "resubmit": request.resubmit,
-    }
+    key = _work_key(request, settings, input_path, reading)
+    parameters = _recorded_parameters(request, input_path, output_dir)
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
@@ -136,22 +129,67 @@ async def address_query(
         sends = SendCounter()
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
         answers = await _query(recorder, request, prepared, sends=sends, checkpoint=checkpoint)
-        uncertain = uncertain_rows(answers)
-        counts = QueryCounts(
-            failed=int((answers[ERROR_COLUMN].notna() & ~uncertain).sum()), uncertain=int(uncertain.sum())
-        )
-        marks = settings.address_service.correction_marks
-        results = await build_query_results(
-            prepared, answers, output_dir, csv_style=settings.csv_style, correction_marks=marks
-        )
-        await _report(recorder, summary, results, prepared, sends, counts, input_path, output_dir)
-        if not counts.failed and not counts.uncertain:
-            checkpoint.clear()  # done: a later run queries afresh
-        get_run_logger().info("address queries done: %d rows, %d failed, %d uncertain", results.rows, *counts)
-        if counts.uncertain:
-            results_csv = str(output_dir / "results.csv")
-            raise QueriesUncertain(uncertain_reasons(answers), results_csv, summary=summary)
+        await _conclude(recorder, summary, prepared, answers, sends, checkpoint, input_path, output_dir)
         return dict(summary)
+
+
+async def _conclude(
+    recorder: RunRecorder,
+    summary: RunSummary,
+    prepared: PreparedInput,
+    answers: pd.DataFrame,
+    sends: SendCounter,
+    checkpoint: RowCheckpoint,
+    input_path: Path,
+    output_dir: Path,
+) -> None:
+    """Write the results and the summary; the checkpoint goes once no row failed and none is uncertain.
+
+    Raises:
+        QueriesUncertain: rows are uncertain; the checkpoint keeps them for ``resubmit``.
+    """
+    settings = get_settings()
+    counts = QueryCounts.of(answers)
+    marks = settings.address_service.correction_marks
+    results = await build_query_results(
+        prepared, answers, output_dir, csv_style=settings.csv_style, correction_marks=marks
+    )
+    await _report(recorder, summary, results, prepared, sends, counts, input_path, output_dir)
+    get_run_logger().info("address queries done: %d rows, %d failed, %d uncertain", results.rows, *counts)
+    if counts.uncertain:
+        results_csv = str(output_dir / "results.csv")
+        raise QueriesUncertain(uncertain_reasons(answers), results_csv, summary=summary)
+    if not counts.failed:
+        checkpoint.clear()  # done: a later run queries afresh
+
+
+def _work_key(
+    request: AddressQueryRequest, settings: Settings, input_path: Path, reading: InputFormat
+) -> str:
+    """The key of the work: everything that changes what is sent (the file, the options marked as work, the
+    query key, how the file is read, the service), never ``resubmit``; it names the checkpoint."""
+    identifying = {
+        **request.identity(),
+        "query_key": settings.address_service.query_key,
+        "input_format": reading,
+    }
+    return derive_key(
+        FLOW_NAME, endpoint=address_service_endpoint(settings), files=(input_path,), parameters=identifying
+    )
+
+
+def _recorded_parameters(request: AddressQueryRequest, input_path: Path, output_dir: Path) -> dict[str, Any]:
+    """The options the run history records with the run."""
+    return {
+        "input_path": input_path,
+        "output_dir": output_dir,
+        "concurrency": request.concurrency,
+        "billing_reference": request.billing_reference,
+        "client_identifier": request.client_identifier,
+        "client_name": request.client_name,
+        "column_mapping": request.column_mapping,
+        "resubmit": request.resubmit,
+    }
 
 
 def _check_timeout(request: AddressQueryRequest, settings: Settings) -> None:
