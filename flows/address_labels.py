@@ -15,7 +15,14 @@ from flows.naming import run_name
 from flows.requests import AddressLabelsRequest, OutputOptions
 from postflows.settings import get_settings
 from postflows.wiring import describe_commerce
-from tasks.commerce.address_labels import LABELS, label_counts, labels_summary, write_labels
+from tasks.commerce.address_labels import (
+    LABELS,
+    NO_PDF,
+    LabelsWithoutPdf,
+    label_counts,
+    labels_summary,
+    write_labels,
+)
 
 FLOW_NAME = "address-labels"
 
@@ -61,19 +68,20 @@ async def address_labels(
             concurrency=request.concurrency,
         )
         pdf_field = settings.commerce.label_pdf_field
+        setting = next(v.name for v in settings.variables() if v.path == ("commerce", "label_pdf_field"))
         index, files = write_labels(
-            outcomes,
-            bodies,
-            output_dir,
-            pdf_field=pdf_field,
-            setting=next(v.name for v in settings.variables() if v.path == ("commerce", "label_pdf_field")),
-            csv_style=settings.csv_style,
+            outcomes, bodies, output_dir, pdf_field=pdf_field, setting=setting, csv_style=settings.csv_style
         )
         counts = label_counts(index)
         get_run_logger().info("address labels: %s", counts)
         report = labels_summary(
             input_path.name, index, service=describe_commerce(settings), pdf_field=pdf_field
         )
-        return await run.end(
+        summary = await run.end(
             outcomes, files, counts=counts, report=report, output_dir=output_dir, description="Address labels"
         )
+        # An answer kept without a PDF where the setting says: the guess did not hold for this service.
+        unread = int(((index["status"] == NO_PDF) & (index["answer"].fillna("") != "")).sum())
+        if unread:
+            raise LabelsWithoutPdf(unread, pdf_field, setting, str(files[0]))
+        return summary

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from connectors.errors import PostflowsError
 from fileio.commerce.json_bodies import JsonBody
 from fileio.commerce.label_answers import file_names, label_content, label_id_of, write_label_files
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv
@@ -76,6 +77,22 @@ def _label_files(
     if not pdfs:
         fields |= {"status": NO_PDF, "message": "; ".join(filter(None, [content.problem, outcome.message]))}
     return fields
+
+
+class LabelsWithoutPdf(PostflowsError):
+    """Labels were created, but their answers hold no PDF where ``setting`` says (the guess
+    ``commerce.label-answer``): the run ends failed naming the setting, never green without its PDFs. The
+    labels are recorded and their answers kept, so a run with the right setting writes the PDFs without
+    creating them again."""
+
+    def __init__(self, count: int, pdf_field: str, setting: str, index: str) -> None:
+        super().__init__(
+            f"{count} label(s) created without a PDF at {pdf_field}: the answers are kept ({index}); set "
+            f"{setting} to where your service puts the label and run the same command again (nothing is "
+            "created twice)"
+        )
+        self.count = count
+        self.setting = setting
 
 
 def label_counts(index: pd.DataFrame) -> dict[str, int]:

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from flows.address_labels import address_labels
 from postflows.cli import app
+from tasks.commerce.address_labels import LabelsWithoutPdf
 from tasks.commerce.json_submissions import SubmissionsUncertain
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
@@ -149,15 +150,22 @@ async def test_a_pdf_answer_is_the_label(
 async def test_an_answer_without_a_label_at_the_field_is_no_pdf_and_kept(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The guess commerce.label-answer does not hold: the run fails naming the setting (never green without
+    its PDFs), the answers are kept, and the same command with the right setting writes the PDFs without a
+    second label request."""
     monkeypatch.setenv("POSTFLOWS_COMMERCE_LABEL_PDF_FIELD", "label.pdf")
-    summary = await call(address_labels, EXAMPLE, tmp_path / "out")
-    assert summary["statuses"] == {"created": 0, "resumed": 0, "uncertain": 0, "refused": 0, "no pdf": 2}
+    with pytest.raises(LabelsWithoutPdf, match="POSTFLOWS_COMMERCE_LABEL_PDF_FIELD"):
+        await call(address_labels, EXAMPLE, tmp_path / "out")
     made = index(tmp_path / "out")
     assert made["pdf"].tolist() == ["", ""] and made["answer"].tolist() == ["label-1.json", "label-2.json"]
     assert made.loc[0, "message"] == (
         "the answer has no label at label.pdf (POSTFLOWS_COMMERCE_LABEL_PDF_FIELD names where it is)"
     )
     assert "| 2 | 13 | no pdf |" in (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    monkeypatch.delenv("POSTFLOWS_COMMERCE_LABEL_PDF_FIELD")
+    again = await call(address_labels, EXAMPLE, tmp_path / "again")
+    assert again["statuses"]["resumed"] == 2 and sandbox.transport.count(LABELS) == 2
+    assert (tmp_path / "again" / "label-1.pdf").read_bytes().startswith(b"%PDF-")
 
 
 async def test_a_refused_request_is_reported_and_the_others_go_on(
