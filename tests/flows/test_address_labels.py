@@ -106,7 +106,7 @@ def test_a_lost_answer_is_uncertain_until_resubmit(
     assert sandbox.transport.count(LABELS) == 2
 
     code, output = invoke("address-labels", str(EXAMPLE), "--out", out)
-    assert code == 1 and "--resubmit" in output
+    assert code == 2 and "--resubmit" in output  # stopped by an earlier run's uncertain request
     assert sandbox.transport.count(LABELS) == 2  # the uncertain one is not sent again on its own
     assert index(tmp_path / "out")["status"].tolist() == ["resumed", "uncertain"]
 
@@ -168,14 +168,46 @@ async def test_an_answer_without_a_label_at_the_field_is_no_pdf_and_kept(
     assert (tmp_path / "again" / "label-1.pdf").read_bytes().startswith(b"%PDF-")
 
 
-async def test_a_refused_request_is_reported_and_the_others_go_on(
-    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+def test_a_400_is_uncertain_and_the_next_run_stops_with_exit_2_naming_resubmit(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sandbox.inject(api="commerce", endpoint="*barcode/v1/addresslabels", kind="http_status", value=400)
-    summary = await call(address_labels, EXAMPLE, tmp_path / "out", concurrency=1)
-    assert summary["statuses"]["refused"] == 1 and summary["statuses"]["created"] == 1
-    refused = index(tmp_path / "out").iloc[0]
-    assert refused["status"] == "refused" and "400" in refused["message"]
+    # §7 shows no row for labels: a 400 does not prove that no label was made (here the service made it).
+    monkeypatch.setenv("COLUMNS", "200")
+    sandbox.inject(
+        api="commerce",
+        endpoint="*barcode/v1/addresslabels",
+        method="POST",
+        kind="processed_status",
+        value=400,
+        times=1,
+    )
+    out = str(tmp_path / "out")
+    code, output = invoke("address-labels", str(EXAMPLE), "--out", out, "--concurrency", "1")
+    assert code == 1 and "address label 1: the request (commerce: HTTP 400" in output, output
+    assert index(tmp_path / "out")["status"].tolist() == ["uncertain", "created"]
+
+    code, output = invoke("address-labels", str(EXAMPLE), "--out", out)
+    assert code == 2 and "--resubmit" in output, output
+    assert sandbox.transport.count(LABELS) == 2  # one POST per request in all
+
+
+def test_a_path_the_service_does_not_have_fails_naming_the_setting_and_the_right_one_sends_them(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("POSTFLOWS_COMMERCE_BARCODE_PATH", "/barcode/v1/labels")
+    out = str(tmp_path / "out")
+    code, output = invoke("address-labels", str(EXAMPLE), "--out", out)
+    assert code == 1, output
+    (failed,) = [line for line in output.splitlines() if line.startswith("failed:")]
+    assert "HTTP 404" in failed and "set POSTFLOWS_COMMERCE_BARCODE_PATH to the service's path" in failed
+    assert sandbox.transport.count("/barcode/v1/labels") == 2 and sandbox.transport.count(LABELS) == 0
+
+    monkeypatch.delenv("POSTFLOWS_COMMERCE_BARCODE_PATH")
+    code, output = invoke("address-labels", str(EXAMPLE), "--out", out)
+    assert code == 0, output  # not processed: nothing waits for --resubmit
+    assert index(tmp_path / "out")["status"].tolist() == ["created", "created"]
+    assert sandbox.transport.count(LABELS) == 2
 
 
 def test_a_file_that_is_not_json_is_refused_before_anything_is_sent(

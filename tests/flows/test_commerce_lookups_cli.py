@@ -97,7 +97,37 @@ def test_same_day_acceptance_points_as_a_table_as_received_and_in_files(
 def test_no_same_day_service_is_a_message_and_exit_0(sandbox: Sandbox, flow_env: Path) -> None:
     code, output = invoke("commerce", "same-day", *ZURICH, "--date", "2025-03-09")
     assert code == 0, output
-    assert "no acceptance points on 2025-03-09: " in output and "no same-day service" in output
+    assert (
+        "no acceptance points on 2025-03-09: no results (404): " in output and "no same-day service" in output
+    )
+    assert (
+        "note: the path /api/delivery/v1/sameday/acceptancepoints (POSTFLOWS_COMMERCE_SAME_DAY_PATH)"
+        in output
+    )
+    assert "`postflows doctor --live` checks it" in output
+
+
+def test_a_same_day_path_the_service_does_not_have_is_no_results_noted_as_a_guess(
+    sandbox: Sandbox, flow_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # §7 lists "404 no results" for same-day acceptance points: a wrong path reads the same, so it is noted.
+    monkeypatch.setenv("POSTFLOWS_COMMERCE_SAME_DAY_PATH", "/api/delivery/v1/acceptancepoints")
+    code, output = invoke("commerce", "same-day", *ZURICH, "--date", "2025-03-04")
+    assert code == 0, output
+    assert "no acceptance points on 2025-03-04: no results (404): " in output
+    assert (
+        "the path /api/delivery/v1/acceptancepoints (POSTFLOWS_COMMERCE_SAME_DAY_PATH) is a guess" in output
+    )
+
+
+def test_a_same_day_path_without_get_fails_naming_the_setting(
+    sandbox: Sandbox, flow_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("POSTFLOWS_COMMERCE_SAME_DAY_PATH", "/address/v1/addresses/validation")  # POST only
+    code, output = invoke("commerce", "same-day", *ZURICH, "--date", "2025-03-04")
+    assert code == 1, output
+    (failed,) = [line for line in output.splitlines() if line.startswith("failed:")]
+    assert "HTTP 405" in failed and "set POSTFLOWS_COMMERCE_SAME_DAY_PATH to the service's path" in failed
 
 
 def test_a_long_answer_shows_the_first_points_and_says_how_many_more(

@@ -1,6 +1,7 @@
 """Pickup points against the commerce sandbox, from the flow and from the command: one row per point with the
 input's id and line, each answer as received, bad rows rejected before any query, a failed location kept with
-its reason and asked again (alone) by the next run."""
+its reason and asked again (alone) by the next run; a method or path the service does not have (both are
+settings) fails the run naming the setting, never "not found" rows."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from openpyxl import load_workbook
 from typer.testing import CliRunner
 
@@ -78,3 +80,36 @@ def test_a_file_without_a_zip_column_is_refused_before_anything_is_sent(
     assert result.exit_code == 2
     assert "column zip missing" in result.output
     assert sandbox.transport.count(POINTS) == 0
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "status", "named"),
+    [
+        (
+            "POSTFLOWS_COMMERCE_PICKUP_POINTS_PATH",
+            "/pickup/v1/pickuppoints",
+            "HTTP 404",
+            "PICKUP_POINTS_PATH",
+        ),
+        ("POSTFLOWS_COMMERCE_PICKUP_POINTS_METHOD", "PUT", "HTTP 405", "PICKUP_POINTS_METHOD"),
+    ],
+    ids=["path", "method"],
+)
+def test_a_path_or_method_the_service_does_not_have_fails_naming_the_setting(
+    sandbox: Sandbox,
+    flow_env: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    variable: str,
+    value: str,
+    status: str,
+    named: str,
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv(variable, value)
+    result = CliRunner().invoke(app, ["pickup-points", str(EXAMPLE), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1, result.output
+    (failed,) = [line for line in result.output.splitlines() if line.startswith("failed:")]
+    assert status in failed and f"POSTFLOWS_COMMERCE_{named}" in failed
+    assert "POSTFLOWS_COMMERCE_PICKUP_POINTS_PATH" in failed
+    assert not (tmp_path / "out" / "points.csv").exists()  # no "not found" rows

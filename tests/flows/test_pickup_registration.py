@@ -87,7 +87,7 @@ def test_lost_answer_is_uncertain_until_resubmit_which_gets_the_same_id(
     assert sandbox.transport.count(USERS) == 3
 
     code, output = invoke("pickup-register", str(EXAMPLE), "--out", str(out))
-    assert code == 1 and "--resubmit" in output
+    assert code == 2 and "--resubmit" in output  # stopped by an earlier run's uncertain row
     assert sandbox.transport.count(USERS) == 3  # the uncertain row is not sent again on its own
     assert results(out)["status"].tolist() == ["resumed", "uncertain", "resumed"]
 
@@ -111,6 +111,48 @@ async def test_an_uncertain_row_fails_the_run_naming_why_its_answer_never_came(
     ):
         await call(pickup_registration, EXAMPLE, tmp_path / "out", concurrency=1)
     assert sandbox.transport.count(USERS) == 3
+
+
+def test_a_400_is_uncertain_and_the_next_run_stops_with_exit_2_naming_resubmit(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # §7 lists 200, 403 and 500 for pickup users: a 400 does not prove the user was not registered.
+    monkeypatch.setenv("COLUMNS", "200")
+    sandbox.inject(
+        api="commerce",
+        endpoint="*pickup/v1/users",
+        method="POST",
+        kind="processed_status",
+        value=400,
+        times=1,
+    )
+    out = str(tmp_path / "out")
+    code, output = invoke("pickup-register", str(EXAMPLE), "--out", out, "--concurrency", "1")
+    assert code == 1 and "row 1: the request (commerce: HTTP 400" in output, output
+    assert results(tmp_path / "out")["status"].tolist() == ["uncertain", "registered", "registered"]
+
+    code, output = invoke("pickup-register", str(EXAMPLE), "--out", out)
+    assert code == 2 and "--resubmit" in output, output
+    assert sandbox.transport.count(USERS) == 3  # one POST per row in all
+
+
+def test_a_pickup_path_the_service_does_not_have_fails_naming_the_setting_and_the_right_one_sends_them(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("POSTFLOWS_COMMERCE_PICKUP_PATH", "/pickpost/v1")  # the sandbox serves /pickup/v1
+    out = str(tmp_path / "out")
+    code, output = invoke("pickup-register", str(EXAMPLE), "--out", out)
+    assert code == 1, output
+    (failed,) = [line for line in output.splitlines() if line.startswith("failed:")]
+    assert "HTTP 404" in failed and "POST /commerce/pickpost/v1/users" in failed
+    assert "set POSTFLOWS_COMMERCE_PICKUP_PATH to the service's path" in failed
+    assert sandbox.transport.count(USERS) == 0
+
+    monkeypatch.delenv("POSTFLOWS_COMMERCE_PICKUP_PATH")
+    code, output = invoke("pickup-register", str(EXAMPLE), "--out", out)
+    assert code == 0, output  # not processed: nothing waits for --resubmit
+    assert summary_of(output)["statuses"] == {"registered": 3, "resumed": 0, "uncertain": 0, "refused": 0}
 
 
 def _registered_id(row: pd.Series) -> str:

@@ -80,13 +80,48 @@ def test_a_lost_answer_is_uncertain_until_resubmit(
     assert not (tmp_path / "out" / "return-order.json").exists()
 
     code, _, stderr = invoke("return-order", str(EXAMPLE), "--out", out)
-    assert code == 1 and "--resubmit" in stderr
+    assert code == 2 and "--resubmit" in stderr  # stopped by an earlier run's uncertain order
     assert sandbox.transport.count(ORDERS) == 1  # not sent again on its own
 
     code, _, stderr = invoke("return-order", str(EXAMPLE), "--out", out, "--resubmit")
     assert code == 0, stderr
     assert sandbox.transport.count(ORDERS) == 2
     assert "return order: id " in stderr and "(created)" in stderr
+
+
+def test_a_400_is_uncertain_and_the_next_run_stops_with_exit_2_naming_resubmit(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # §7 shows no row for return orders: a 400 does not prove that no order was made (here it was).
+    monkeypatch.setenv("COLUMNS", "200")
+    sandbox.inject(
+        api="commerce", endpoint="*order/v2/orders", method="POST", kind="processed_status", value=400
+    )
+    out = str(tmp_path / "out")
+    code, _, stderr = invoke("return-order", str(EXAMPLE), "--out", out)
+    assert code == 1 and "return order 1: the request (commerce: HTTP 400" in stderr, stderr
+
+    code, _, stderr = invoke("return-order", str(EXAMPLE), "--out", out)
+    assert code == 2 and "--resubmit" in stderr, stderr
+    assert sandbox.transport.count(ORDERS) == 1  # one POST in all
+
+
+def test_a_path_the_service_does_not_have_fails_naming_the_setting_and_the_right_one_sends_it(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("POSTFLOWS_COMMERCE_RETURN_ORDER_PATH", "/delivery/collection/order/v1/orders")
+    out = str(tmp_path / "out")
+    code, _, stderr = invoke("return-order", str(EXAMPLE), "--out", out)
+    assert code == 1, stderr
+    (failed,) = [line for line in stderr.splitlines() if line.startswith("failed:")]
+    assert "HTTP 404" in failed and "set POSTFLOWS_COMMERCE_RETURN_ORDER_PATH to the service's path" in failed
+    assert sandbox.transport.count(ORDERS) == 0
+
+    monkeypatch.delenv("POSTFLOWS_COMMERCE_RETURN_ORDER_PATH")
+    code, _, stderr = invoke("return-order", str(EXAMPLE), "--out", out)
+    assert code == 0 and "(created)" in stderr, stderr
+    assert sandbox.transport.count(ORDERS) == 1
 
 
 def test_the_command_asks_for_an_output_folder_and_refuses_a_bad_file(

@@ -1,7 +1,8 @@
 """The same-day acceptance flow against the commerce sandbox: a GET carrying the JSON body of §2.8 at the
 configured path, one row per product and drop-off point in the files, today (Swiss time) by default; the
-service's 404 is "no results", a long answer is kept whole in the files and shown in part, an answer over the
-response limit and one that cannot be read fail the run naming the cause."""
+service's 404 is "no results (404)", noted as an answer at a guessed path, a 405 fails naming the path's
+setting, a long answer is kept whole in the files and shown in part, an answer over the response limit and
+one that cannot be read fail the run naming the cause."""
 
 from __future__ import annotations
 
@@ -120,12 +121,45 @@ async def test_the_services_404_is_no_results_and_the_run_completes(
     summary = await call(same_day_acceptance, **ZURICH, delivery_date=sunday, output_dir=out)
 
     assert summary["answer"] is None and summary["drop_off_points"] == 0
-    assert (
-        "HTTP 404" in summary["no_results"] and "no same-day service on 2025-03-09" in summary["no_results"]
-    )
+    assert summary["no_results"].startswith("no results (404): commerce: HTTP 404")
+    assert "no same-day service on 2025-03-09" in summary["no_results"]
     assert read_output_csv(out / "acceptance-points.csv", dtype=str).empty
-    assert "No acceptance points: " in (out / "summary.md").read_text(encoding="utf-8")
-    assert _run(summary["run_id"]).state == "COMPLETED"
+    report = (out / "summary.md").read_text(encoding="utf-8")
+    assert "No acceptance points: no results (404): " in report
+    # The path is a guess (the spec shows none), and a wrong one answers 404 as well: the summary says so.
+    assert "POSTFLOWS_COMMERCE_SAME_DAY_PATH) is a guess" in summary["path_guess"]
+    assert "`postflows doctor --live` checks it" in summary["path_guess"]
+    assert f"> Note: {summary['path_guess']}" in report
+    run = _run(summary["run_id"])
+    assert run.state == "COMPLETED"
+    assert run.summary is not None and run.summary["path_guess"] == summary["path_guess"]
+
+
+async def test_a_path_the_service_does_not_have_reads_as_no_results_noted_as_a_guess(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("POSTFLOWS_COMMERCE_SAME_DAY_PATH", "/api/delivery/v1/sameday/points")
+    out = tmp_path / "out"
+    summary = await call(same_day_acceptance, **ZURICH, delivery_date=TUESDAY, output_dir=out)
+    assert summary["no_results"].startswith("no results (404): ")
+    assert summary["path_guess"].startswith("the path /api/delivery/v1/sameday/points (")
+    assert "is a guess" in (out / "summary.md").read_text(encoding="utf-8")
+
+
+async def test_an_answer_with_points_notes_no_guess(sandbox: Sandbox, flow_env: Path) -> None:
+    summary = await call(same_day_acceptance, **ZURICH, delivery_date=TUESDAY)
+    assert summary["drop_off_points"] == 3 and summary["path_guess"] is None
+
+
+async def test_a_path_without_get_fails_the_run_naming_the_setting(
+    sandbox: Sandbox, flow_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from connectors.commerce.errors import GuessedPathNotFound
+
+    monkeypatch.setenv("POSTFLOWS_COMMERCE_SAME_DAY_PATH", "/address/v1/addresses/validation")  # POST only
+    with pytest.raises(GuessedPathNotFound, match="POSTFLOWS_COMMERCE_SAME_DAY_PATH") as raised:
+        await call(same_day_acceptance, **ZURICH, delivery_date=TUESDAY)
+    assert raised.value.status_code == 405
 
 
 async def test_a_refused_request_fails_the_run_naming_the_field(sandbox: Sandbox, flow_env: Path) -> None:
