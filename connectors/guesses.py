@@ -466,7 +466,7 @@ _COMMERCE = (
         "is "
         "kept as received and the label row says 'no PDF at <path>'",
         setting="`POSTFLOWS_COMMERCE_LABEL_PDF_FIELD`",
-        other_answer="the PDF under `labels[0].content`",
+        other_answer="the PDF under `label.content`, without an ident code",
     ),
     Guess(
         id="commerce.scopes",

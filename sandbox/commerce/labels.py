@@ -21,6 +21,7 @@ from fastapi import APIRouter, Request
 
 from sandbox.commerce.bodies import json_object
 from sandbox.commerce.errors import INVALID_PARAMETER
+from sandbox.guesses import is_other, play
 
 
 def accepting_router(path: str) -> APIRouter:
@@ -44,11 +45,14 @@ def label_router(path: str) -> APIRouter:
         body = await json_object(request, INVALID_PARAMETER)
         label_id = uuid.uuid4()
         ident_code = f"99.60.{label_id.int % 10**12:012d}"
-        pdf = label_pdf(ident_code)
+        label = base64.b64encode(label_pdf(ident_code)).decode("ascii")
+        if is_other(request):  # commerce.label-answer, the other way
+            play(request, "commerce.label-answer")
+            return {"id": str(label_id), "received": sorted(body.data), "label": {"content": label}}
         return {
             "id": str(label_id),
             "received": sorted(body.data),
-            "item": {"identCode": ident_code, "label": [base64.b64encode(pdf).decode("ascii")]},
+            "item": {"identCode": ident_code, "label": [label]},
         }
 
     return router
