@@ -369,6 +369,7 @@ def sandbox_command(
         listen_host=host,
         control_token=settings.sandbox_control_token,
         request_log=request_log or settings.sandbox_request_log,
+        address_ping_answer=settings.sandbox_ping_answer,
     )
     _announce_sandbox(config, host, port, settings)
     uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
@@ -383,6 +384,8 @@ def _announce_sandbox(config: SandboxConfig, host: str, port: int, settings: Set
     say(f"fault plan:      {base}/_sandbox/faults  ({_control_access(host, settings)})")
     say(f"state:           {config.state_dir or 'in memory'}")
     say(f"order statuses:  {', '.join(config.order_statuses)}")
+    if config.address_ping_answer != "status":
+        say(f"address ping:    HTTP 200, {config.address_ping_answer.replace('-', ' ')} body")
     if config.request_log is not None:
         say(f"request log:     {config.request_log}")
     for key, agreed in config.alignments.items():

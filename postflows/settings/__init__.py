@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
@@ -248,6 +248,11 @@ class Settings(BaseSettings):
     sandbox_alignments: str | None = Field(
         default=None,
         description="Alignments the embedded sandbox holds: KEY=FILE[,KEY=FILE] (profile YAML files)",
+    )
+    sandbox_ping_answer: Literal["status", "empty-json", "empty-text"] = Field(
+        default="status",
+        description="What the sandbox's address-service /ping answers with its HTTP 200: 'status' "
+        "(a JSON Status 0), 'empty-json' or 'empty-text' (an empty body with a JSON or a text content type)",
     )
     sandbox_request_log: Path | None = Field(
         default=None,

@@ -1,6 +1,9 @@
 """Availability and batch endpoints (§4.1): ping, upload/create/delete files, run a batch, poll it and
 download its output.
 
+``/ping`` answers HTTP 200 with ``{"Status": 0}``, or with an empty body (JSON or text content type) as
+``SandboxConfig.address_ping_answer`` says: the spec shows only the HTTP 200.
+
 ``/downloadfile/{token}`` accepts the output file token (or the batch token) and streams the output once the
 job is Finished (TokenStatus 4); before that, for failed jobs and for unknown or deleted tokens it answers
 HTTP 200 ``{"Status": 302}`` as JSON, so a client tells the two apart by the content type. The token of an
@@ -49,7 +52,12 @@ def batch_router(service: AddressService) -> APIRouter:
 
     @router.get("/ping")
     def ping(request: Request) -> Response:
-        return service.refuse(request, None) or answer(None)
+        if refusal := service.refuse(request, None):
+            return refusal
+        body = service.config.address_ping_answer
+        if body == "status":
+            return answer(None)
+        return Response(b"", media_type="application/json" if body == "empty-json" else "text/plain")
 
     @router.post("/uploadfile")
     async def upload_file(request: Request) -> Response:
