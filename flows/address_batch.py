@@ -326,7 +326,9 @@ async def _run_batch(
         results.files.extend(extras.values())
         return results
     finally:
-        await delete_key_files(client, recorder)
+        left = (await delete_key_files(client, recorder)).still_on_service()
+        if left is not None:
+            get_run_logger().warning("%s", left)
 
 
 def _still_refused(refused: Mapping[str, Any], limits: TableLimits) -> bool:

@@ -427,13 +427,16 @@ def demo_command(
 @request_command(CleanupRequest)
 def cleanup_command(request: CleanupRequest) -> None:
     """Delete every recorded remote file of the address service not yet deleted, except the files of a
-    batch job whose result is still owed (until the service's 3-month retention has passed, or --force)."""
+    batch job whose result is still owed (until the service's 3-month retention has passed, or --force);
+    files an earlier delete left on the service are asked for again, whatever their age."""
     prepare_flow_run("address-service")
     from flows.cleanup import cleanup
 
     summary = run_work(lambda: cleanup(request))
     for token, kept in summary.get("kept", {}).items():
         say(f"kept {token}: batch job {kept['job']} is {kept['state']}, {kept['reason']}")
+    for token, reason in summary.get("not_deleted", {}).items():
+        say(f"still on the service {token}: {reason}; the next clean-up asks again", style="yellow")
     print_summary(summary)
 
 

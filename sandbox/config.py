@@ -65,7 +65,7 @@ def parse_order_statuses(value: object) -> tuple[str, ...]:
 
 OrderStatuses = Annotated[tuple[str, ...], BeforeValidator(parse_order_statuses)]
 PingAnswer = Literal["status", "empty-json", "empty-text"]
-"""What the address service's /ping answers besides its HTTP 200 (see :attr:`SandboxConfig.address_ping_answer`)."""
+"""What the address service's /ping answers besides its HTTP 200 (``SandboxConfig.address_ping_answer``)."""
 
 
 class OAuthClient(BaseModel):

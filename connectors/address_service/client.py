@@ -21,7 +21,6 @@ from connectors.address_service.autocomplete import (
 from connectors.address_service.errors import (
     API,
     AddressServiceStatusError,
-    DatabaseStatusError,
     status_error,
 )
 from connectors.address_service.models import (
@@ -267,15 +266,14 @@ class AddressServiceClient(ApiClient):
                 raise status_error(status or 999, operation="downloadfile")
             yield response.aiter_bytes(_CHUNK)
 
-    async def delete_file(self, token: str, *, missing_ok: bool = False) -> bool:
-        """GET /deletefile/{token}. With ``missing_ok`` an already deleted token (302) returns False."""
-        try:
-            await self._call("GET", f"/deletefile/{token}", "deletefile")
-        except DatabaseStatusError as error:
-            if missing_ok and error.status == 302:
-                return False
-            raise
-        return True
+    async def delete_file(self, token: str) -> None:
+        """GET /deletefile/{token}: returns when the service answers Status 0, the one answer that says the
+        file is deleted.
+
+        Any other Status raises its typed error, 302 included: §7 names it DatabaseItemNotFound and means by
+        it, as by 301, "error accessing the database", which says nothing certain about the file.
+        """
+        await self._call("GET", f"/deletefile/{token}", "deletefile")
 
     # -- individual query -------------------------------------------------------------------------------
 

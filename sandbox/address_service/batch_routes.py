@@ -52,12 +52,7 @@ def batch_router(service: AddressService) -> APIRouter:
 
     @router.get("/ping")
     def ping(request: Request) -> Response:
-        if refusal := service.refuse(request, None):
-            return refusal
-        body = service.config.address_ping_answer
-        if body == "status":
-            return answer(None)
-        return Response(b"", media_type="application/json" if body == "empty-json" else "text/plain")
+        return service.refuse(request, None) or _ping_answer(service.config.address_ping_answer)
 
     @router.post("/uploadfile")
     async def upload_file(request: Request) -> Response:
@@ -130,6 +125,14 @@ def batch_router(service: AddressService) -> APIRouter:
         return answer(None, Status.OK if service.store.delete(token) else Status.ITEM_NOT_FOUND)
 
     return router
+
+
+def _ping_answer(body: str) -> Response:
+    """A ping's HTTP 200: ``{"Status": 0}``, or an empty body with a JSON (``empty-json``) or a text content
+    type."""
+    if body == "status":
+        return answer(None)
+    return Response(b"", media_type="application/json" if body == "empty-json" else "text/plain")
 
 
 def _download_extra(service: AddressService, job: BatchJob, item: str, content: bytes) -> Response:

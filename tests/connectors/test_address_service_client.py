@@ -225,10 +225,11 @@ async def test_batch_calls_send_spec_shapes_and_basic_auth(tmp_path: Path) -> No
         )
         status = await client.check_batch_status("b-1")
         content = await downloaded(client, "out-1")
-        assert await client.delete_file("in-1") is True
-        assert await client.delete_file("out-1", missing_ok=True) is False
-        with pytest.raises(DatabaseStatusError):
+        await client.delete_file("in-1")
+        # Status 302 is "error accessing the database" (§7), not a deletion: it is raised as such.
+        with pytest.raises(DatabaseStatusError) as refused:
             await client.delete_file("out-1")
+        assert refused.value.status == 302 and refused.value.operation == "deletefile"
 
     assert seen[0][2] == source.read_bytes()
     runbatch = json.loads(seen[2][2])

@@ -227,7 +227,9 @@ def test_sandbox_orders_stay_loaded_unless_a_sequence_is_set(
         reset_sandbox()
 
 
-def test_the_sandbox_answers_ping_as_the_setting_says(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_sandbox_answers_ping_as_the_setting_says(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """``POSTFLOWS_SANDBOX_PING_ANSWER`` reaches both the embedded and the served sandbox's /ping."""
     served: list[str] = []
 
@@ -257,7 +259,9 @@ def test_the_sandbox_answers_ping_as_the_setting_says(monkeypatch: pytest.Monkey
 
 def _ping(transport: httpx.AsyncBaseTransport) -> httpx.Response:
     async def ping() -> httpx.Response:
-        async with httpx.AsyncClient(transport=transport, auth=("sandbox-user", "sandbox-password")) as client:
+        async with httpx.AsyncClient(
+            transport=transport, auth=("sandbox-user", "sandbox-password")
+        ) as client:
             return await client.get(f"{address_service_url()}/ping")
 
     return asyncio.run(ping())
