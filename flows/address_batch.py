@@ -108,8 +108,9 @@ async def address_batch(
 
     Reads the input (.csv, .xlsx, .txt), rejects rows that fail the spec's minimum input or field lengths
     (rejected.csv), uploads the rest, runs the configured alignment, waits for it, downloads and decodes the
-    output into results.csv and results.xlsx, and deletes both remote files whatever happens. A re-run with
-    the same work (the file sent, with the service, user, alignment key and billing fields) resumes the
+    output into results.csv and results.xlsx, and deletes both remote files whatever happens (a file the
+    service does not delete with Status 0 is named in a warning and left to ``postflows cleanup``). A re-run
+    with the same work (the file sent, with the service, user, alignment key and billing fields) resumes the
     recorded job instead of starting a second one. With a profile, the upload has exactly its columns and
     layout, and results are merged by its result id; a dry run writes the upload file and plan.json and
     sends nothing.
@@ -326,7 +327,9 @@ async def _run_batch(
         results.files.extend(extras.values())
         return results
     finally:
-        await delete_key_files(client, recorder)
+        left = (await delete_key_files(client, recorder)).still_on_service()
+        if left is not None:
+            get_run_logger().warning("%s", left)
 
 
 def _still_refused(refused: Mapping[str, Any], limits: TableLimits) -> bool:

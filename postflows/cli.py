@@ -387,6 +387,7 @@ def sandbox_command(
         control_token=settings.sandbox_control_token,
         request_log=request_log or settings.sandbox_request_log,
         guesses=guesses.value if guesses is not None else settings.sandbox_guesses,
+        address_ping_answer=settings.sandbox_ping_answer,
     )
     config = with_other_answers(config)
     _announce_sandbox(config, host, port, settings)
@@ -403,6 +404,8 @@ def _announce_sandbox(config: SandboxConfig, host: str, port: int, settings: Set
     say(f"state:           {config.state_dir or 'in memory'}")
     say(f"order statuses:  {', '.join(config.order_statuses)}")
     say(f"guesses:         {config.guesses} (docs/guesses.md)")
+    if config.address_ping_answer != "status":
+        say(f"address ping:    HTTP 200, {config.address_ping_answer.replace('-', ' ')} body")
     if config.request_log is not None:
         say(f"request log:     {config.request_log}")
     for key, agreed in config.alignments.items():
@@ -444,13 +447,16 @@ def demo_command(
 @request_command(CleanupRequest)
 def cleanup_command(request: CleanupRequest) -> None:
     """Delete every recorded remote file of the address service not yet deleted, except the files of a
-    batch job whose result is still owed (until the service's 3-month retention has passed, or --force)."""
+    batch job whose result is still owed (until the service's 3-month retention has passed, or --force);
+    files an earlier delete left on the service are asked for again, whatever their age."""
     prepare_flow_run("address-service")
     from flows.cleanup import cleanup
 
     summary = run_work(lambda: cleanup(request))
     for token, kept in summary.get("kept", {}).items():
         say(f"kept {token}: batch job {kept['job']} is {kept['state']}, {kept['reason']}")
+    for token, reason in summary.get("not_deleted", {}).items():
+        say(f"still on the service {token}: {reason}; the next clean-up asks again", style="yellow")
     print_summary(summary)
 
 

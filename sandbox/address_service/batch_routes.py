@@ -1,6 +1,9 @@
 """Availability and batch endpoints (§4.1): ping, upload/create/delete files, run a batch, poll it and
 download its output.
 
+``/ping`` answers HTTP 200 with ``{"Status": 0}``, or with an empty body (JSON or text content type) as
+``SandboxConfig.address_ping_answer`` says: the spec shows only the HTTP 200.
+
 ``/downloadfile/{token}`` accepts the output file token (or the batch token) and streams the output once the
 job is Finished (TokenStatus 4); before that, for failed jobs and for unknown or deleted tokens it answers
 HTTP 200 ``{"Status": 302}`` as JSON, so a client tells the two apart by the content type. The token of an
@@ -50,7 +53,7 @@ def batch_router(service: AddressService) -> APIRouter:
 
     @router.get("/ping")
     def ping(request: Request) -> Response:
-        return service.refuse(request, None) or answer(None)
+        return service.refuse(request, None) or _ping_answer(service.config.address_ping_answer)
 
     @router.post("/uploadfile")
     async def upload_file(request: Request) -> Response:
@@ -120,9 +123,20 @@ def batch_router(service: AddressService) -> APIRouter:
     def delete_file(token: str, request: Request) -> Response:
         if refusal := service.refuse(request, None):
             return refusal
+        # address-service.deletefile-302, the other way: the first ask fails as a database error would.
+        if is_other(request) and service.first_deletion_asked(token):
+            return answer(None, Status.ITEM_NOT_FOUND)
         return answer(None, Status.OK if service.store.delete(token) else Status.ITEM_NOT_FOUND)
 
     return router
+
+
+def _ping_answer(body: str) -> Response:
+    """A ping's HTTP 200: ``{"Status": 0}``, or an empty body with a JSON (``empty-json``) or a text content
+    type."""
+    if body == "status":
+        return answer(None)
+    return Response(b"", media_type="application/json" if body == "empty-json" else "text/plain")
 
 
 def _download_extra(service: AddressService, job: BatchJob, item: str, content: bytes) -> Response:

@@ -178,25 +178,27 @@ async def download_output(
 
 
 @idempotent_step("address-delete-file")
-async def delete_file(client: AddressServiceClient, token: str) -> bool:
-    """Delete one remote file (/deletefile); False when the service no longer has it."""
-    return await client.delete_file(token, missing_ok=True)
+async def delete_file(client: AddressServiceClient, token: str) -> None:
+    """Delete one remote file (/deletefile); returns once the service answered Status 0."""
+    await client.delete_file(token)
 
 
-async def delete_remote_files(client: AddressServiceClient, tokens: list[str]) -> dict[str, str]:
-    """Delete every token, whatever happened before; returns token → outcome ("deleted", "gone", error).
+async def delete_remote_files(client: AddressServiceClient, tokens: list[str]) -> dict[str, ApiError | None]:
+    """Ask the service to delete every token, whatever happened before; returns token → None for a file it
+    deleted (Status 0), else the error that leaves the file on the service as far as we know (any other
+    Status, 302 included, an HTTP error, a lost answer).
 
     Runs shielded from cancellation, so a cancelled flow still cleans up what it uploaded.
     """
 
-    async def delete_all() -> dict[str, str]:
-        outcomes: dict[str, str] = {}
+    async def delete_all() -> dict[str, ApiError | None]:
+        outcomes: dict[str, ApiError | None] = {}
         for token in tokens:
             try:
-                deleted = await run_step(delete_file, client, token)
-                outcomes[token] = "deleted" if deleted else "gone"
+                await run_step(delete_file, client, token)
+                outcomes[token] = None
             except ApiError as error:
-                outcomes[token] = f"failed: {error}"
+                outcomes[token] = error
         return outcomes
 
     cleanup = asyncio.ensure_future(delete_all())

@@ -461,6 +461,8 @@ class CliWorkspace:
         env = base_environment()
         env.update(
             POSTFLOWS_ADDRESS_SERVICE_URL=self.sandbox.address_url,
+            # The served sandbox stands for the assistant's production address too.
+            POSTFLOWS_ADDRESS_ASSISTANT_URL=self.sandbox.address_url,
             POSTFLOWS_ADDRESS_SERVICE_USER=USER,
             POSTFLOWS_ADDRESS_SERVICE_PASSWORD=self.password,
             POSTFLOWS_DATA_DIR=str(self.data_dir),
