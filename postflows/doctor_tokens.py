@@ -213,8 +213,7 @@ async def check_commerce(
     found = [town for town in towns if town.zip == ZIP_PROBE]
     zips = answers.last("GET", "/zips")
     if found:
-        entries = f"{len(towns)} entr{'y' if len(towns) == 1 else 'ies'}"
-        report.checks.append(Check("zips", True, f"GET {path}: {entries} ({describe(zips)})"))
+        report.checks.append(Check("zips", True, f"GET {path}: {_entries(len(towns))} ({describe(zips)})"))
     else:
         address_path = variable_named(type(settings), "commerce", "paths", "address")
         report.checks.append(
@@ -259,7 +258,11 @@ def _zips_guess(answer: httpx.Response | None, towns: int) -> Observed:
     known = guess("commerce.zips-probe")
     if answer is None:
         return Observed(known, None, "no answer to the zips probe")
-    seen = f"GET zips?zipCity={ZIP_PROBE}: {describe(answer)}, {towns} entries for {ZIP_PROBE}"
+    seen = f"GET zips?zipCity={ZIP_PROBE}: {describe(answer)}, {_entries(towns)} for {ZIP_PROBE}"
     if answer.status_code not in (200, 404):
         return Observed(known, None, seen)
     return Observed(known, answer.status_code == 200 and towns > 0, seen)
+
+
+def _entries(count: int) -> str:
+    return f"{count} entr{'y' if count == 1 else 'ies'}"
