@@ -57,8 +57,9 @@ async def pickup_points(
 
     Rows without a zip, with a postcode that is not one of their country or a country code that is not two
     letters go to rejected.csv before anything is sent; every other location is asked about with bounded
-    concurrency (a read: transient failures are retried). A location the service refuses, does not know
-    or that fails keeps its row with the reason, and the rest goes on. A re-run of an interrupted run (same
+    concurrency (a read: transient failures are retried). A location the service refuses or that fails keeps
+    its row with the reason, and the rest goes on. A 404 or 405 says that the method or path (settings: the
+    spec shows neither) is wrong: the run fails naming the setting. A re-run of an interrupted run (same
     file, same day, same service) asks only for the locations not answered yet.
 
     Args:

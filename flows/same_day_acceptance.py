@@ -48,8 +48,10 @@ async def same_day_acceptance(
     the products, each drop-off point and its last drop-off time.
 
     A 404 is the service's "no results" (no same-day service to that address on that day): the run
-    completes with no points and says so. The answer may be long: every point goes to the files, the
-    summary shows the first 50.
+    completes with no points and says ``no results (404)``, noting that the path is a guess (the spec shows
+    none, and a wrong path answers 404 as well) which ``postflows doctor --live`` checks. A 405 fails the run
+    naming the path's setting. The answer may be long: every point goes to the files, the summary shows the
+    first 50.
 
     Args:
         request: the address (zip required; city, street and house number as the service needs them) and the
@@ -59,7 +61,8 @@ async def same_day_acceptance(
 
     Returns:
         The run summary: the day, the quality, the counts of products and drop-off points (or the service's
-        "no results") and the files; and, not kept with the run, the answer as received (``answer``).
+        "no results" and ``path_guess``, the note on the guessed path) and the files; and, not kept with the
+        run, the answer as received (``answer``).
     """
     settings = get_settings()
     day, output_dir = request.delivery_date or swiss_today(), output.output_dir
@@ -88,6 +91,7 @@ async def same_day_acceptance(
             products=len(found.answer.results) if found.answer is not None else 0,
             drop_off_points=len(table),
             no_results=found.no_results,
+            path_guess=found.path_guess,
         )
         place = " ".join(filter(None, [request.zip_code, request.city]))
         title = f"Same-day acceptance points for {place} on {day.isoformat()}"

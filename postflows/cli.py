@@ -10,6 +10,7 @@ input file refused before a flow starts never imports Prefect, pandas or SQLAlch
 
 from __future__ import annotations
 
+import enum
 import os
 import shlex
 from pathlib import Path
@@ -301,6 +302,13 @@ def history_command(
         output_console().print(run_detail(run))
 
 
+class SandboxGuesses(enum.StrEnum):
+    """How a served sandbox answers where a specification shows nothing."""
+
+    ours = "ours"
+    other = "other"
+
+
 @app.command("sandbox")
 def sandbox_command(
     port: Annotated[int, typer.Option(help="Port to listen on")] = 8080,
@@ -333,6 +341,13 @@ def sandbox_command(
             "[default: POSTFLOWS_SANDBOX_ALIGNMENTS]",
         ),
     ] = None,
+    guesses: Annotated[
+        SandboxGuesses | None,
+        typer.Option(
+            help="ours: answer as the client guesses where a specification shows nothing; other: every "
+            "registered guess the other plausible way [default: POSTFLOWS_SANDBOX_GUESSES, else ours]",
+        ),
+    ] = None,
 ) -> None:
     """Serve the sandbox of the APIs over HTTP (address service under /address/REST/v1)."""
     import uvicorn
@@ -341,7 +356,7 @@ def sandbox_command(
     from postflows.wiring import sandbox_state_dir
     from sandbox.address_service.alignments import AlignmentError, alignments_setting, parse_alignments
     from sandbox.app import create_app
-    from sandbox.config import DEFAULT_ORDER_STATUSES, SandboxConfig, parse_order_statuses
+    from sandbox.config import DEFAULT_ORDER_STATUSES, SandboxConfig, parse_order_statuses, with_other_answers
     from sandbox.faults import FaultPlan
 
     if memory and state_dir is not None:
@@ -370,7 +385,9 @@ def sandbox_command(
         listen_host=host,
         control_token=settings.sandbox_control_token,
         request_log=request_log or settings.sandbox_request_log,
+        guesses=guesses.value if guesses is not None else settings.sandbox_guesses,
     )
+    config = with_other_answers(config)
     _announce_sandbox(config, host, port, settings)
     uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
 
@@ -384,6 +401,7 @@ def _announce_sandbox(config: SandboxConfig, host: str, port: int, settings: Set
     say(f"fault plan:      {base}/_sandbox/faults  ({_control_access(host, settings)})")
     say(f"state:           {config.state_dir or 'in memory'}")
     say(f"order statuses:  {', '.join(config.order_statuses)}")
+    say(f"guesses:         {config.guesses} (docs/guesses.md)")
     if config.request_log is not None:
         say(f"request log:     {config.request_log}")
     for key, agreed in config.alignments.items():

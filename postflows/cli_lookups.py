@@ -107,13 +107,15 @@ def _coded_lines(items: list[dict[str, Any]], names: dict[str, str], *, marked: 
 
 def render_acceptance(summary: dict[str, Any], console: Console) -> None:
     """The acceptance points of a same-day answer as a table (the first :data:`SHOWN_POINTS` rows), or the
-    service's "no results"."""
+    service's "no results" and the note that the path asked is a guess."""
     from rich.table import Table
     from rich.text import Text
 
     day = summary["delivery_date"]
     if summary["answer"] is None:
         console.print(Text(f"no acceptance points on {day}: {summary['no_results']}"), soft_wrap=True)
+        if summary.get("path_guess"):
+            console.print(Text(f"note: {summary['path_guess']}"), soft_wrap=True)
         return
     rows = [
         (result, drop_off)

@@ -62,6 +62,7 @@ def _sandbox_transport(
     state_dir: Path,
     alignments: str | None,
     order_statuses: str | None,
+    guesses: str = "ours",
 ) -> httpx.AsyncBaseTransport:
     from sandbox.address_service.alignments import AlignmentError, alignments_setting
     from sandbox.config import DEFAULT_ORDER_STATUSES, SandboxConfig, parse_order_statuses
@@ -82,6 +83,7 @@ def _sandbox_transport(
         state_dir=state_dir,
         alignments=agreed,
         order_statuses=statuses,
+        guesses=guesses,
     )
     return SandboxTransport(config)
 
@@ -99,6 +101,7 @@ def sandbox_transport(settings: Settings) -> httpx.AsyncBaseTransport:
         sandbox_state_dir(settings),
         settings.sandbox_alignments,
         settings.sandbox_order_statuses,
+        settings.sandbox_guesses,
     )
 
 

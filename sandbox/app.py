@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from sandbox.config import SandboxConfig
+from sandbox.config import SandboxConfig, with_other_answers
 from sandbox.control import ControlGuard
 from sandbox.fault_middleware import FaultMiddleware
 from sandbox.faults import API_MOUNTS, FaultRule
+from sandbox.guesses import GuessMarkMiddleware, guess_log_from_environment
+from sandbox.other_answers import OtherAnswersMiddleware
 from sandbox.request_counter import RequestCount, RequestCounter
 from sandbox.request_log import RequestLog, RequestLogMiddleware
 from sandbox.state import TransactionMiddleware, open_state
@@ -38,7 +40,7 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
     from sandbox import address_service, auth, newspaper
     from sandbox.commerce import api as commerce
 
-    config = config or SandboxConfig()
+    config = with_other_answers(config or SandboxConfig())
     state = open_state(config.state_dir)
     if state.shared:
         config.faults.count_in(state.table("sandbox.fault_counts"))
@@ -98,6 +100,9 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
         accepted_answers={"address": address_service.accepted, "newspaper": newspaper.accepted},
         expire_tokens=lambda: config.tokens.expire_all(config.clock()),
     )
+    # Outside the faults: an answer a fault replaces is reshaped too, and says which guesses it plays.
+    app.add_middleware(OtherAnswersMiddleware)
+    app.add_middleware(GuessMarkMiddleware, log=guess_log_from_environment(), mode=config.guesses)
     if config.request_log is not None:
         app.add_middleware(RequestLogMiddleware, log=RequestLog(config.request_log))
     # Outermost: a refused control request is neither counted nor given a fault.

@@ -16,6 +16,7 @@ from sandbox.auth import TokenRegistry
 from sandbox.commerce.paths import CommercePaths
 from sandbox.commerce.users import CommerceUser, default_users
 from sandbox.faults import FaultPlan
+from sandbox.guesses import GuessMode
 from sandbox.oidc import IdTokenFault
 
 NEWSPAPER_SCOPES = (
@@ -141,6 +142,9 @@ class SandboxConfig(BaseModel):
     commerce_paths: CommercePaths = Field(default_factory=CommercePaths)
     commerce_type_spelling: Literal["spec", "real"] = "spec"
 
+    # "other": every registered guess (connectors.guesses) answered the other plausible way (sandbox.guesses).
+    guesses: GuessMode = "ours"
+
     state_dir: Path | None = None
     # A file every API request is appended to as a JSON line (time, method, path, API, status, fault); None:
     # no log. See sandbox.request_log.
@@ -151,3 +155,40 @@ class SandboxConfig(BaseModel):
     listen_host: str | None = None
     control_token: SecretStr | None = None
     clock: Callable[[], float] = time.time
+
+
+# Where the other answers of the registered guesses put what a setting may move (sandbox.guesses): the paths
+# the specification does not show, the output path's other spelling, a longer order life, the type names real
+# answers use and a per-minute limit on individual queries.
+OTHER_COMMERCE_PATHS = CommercePaths(
+    same_day_path="/api/delivery/v1/acceptancepoints/sameday",
+    pickup_prefix="/pickpost/v1",
+    pickup_points_method="GET",
+    pickup_points_path="/pickuppoints",
+    barcode_path="/barcode/v1/labels",
+    return_order_path="/delivery/collection/order/v2/returnorders",
+)
+OTHER_ORDER_STATUSES = ("LOADED", "CONTROL", "RELEASED")
+OTHER_QUERIES_PER_MINUTE = 600
+
+
+def with_other_answers(config: SandboxConfig) -> SandboxConfig:
+    """``config`` answering every registered guess the other plausible way (``guesses="other"``): the
+    settings a guess may move changed where the configuration left them as they were by default."""
+    if config.guesses != "other":
+        return config
+    default = SandboxConfig()
+    changes: dict[str, object] = {}
+    if config.commerce_paths == default.commerce_paths:
+        changes["commerce_paths"] = OTHER_COMMERCE_PATHS
+    if config.order_statuses == default.order_statuses:
+        changes["order_statuses"] = OTHER_ORDER_STATUSES
+    if config.purchase_output_path_spelling == default.purchase_output_path_spelling:
+        changes["purchase_output_path_spelling"] = "outputaddresses"
+    if config.commerce_type_spelling == default.commerce_type_spelling:
+        changes["commerce_type_spelling"] = "real"
+    if config.max_queries_per_minute is None:
+        changes["max_queries_per_minute"] = OTHER_QUERIES_PER_MINUTE
+    for name, value in changes.items():
+        setattr(config, name, value)
+    return config

@@ -14,14 +14,16 @@ Under a held idempotency key, :func:`submit_once`
    PENDING, which the next holder of the key reads as UNCERTAIN.
 
 Only ``--resubmit`` sends again over an uncertain submission, or replaces a recorded job that a flow says
-may be replaced (a batch job whose result never arrived).
+may be replaced (a batch job whose result never arrived). :func:`submit_each` sends many submissions side by
+side, and stops them all without cutting one off in flight.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -39,6 +41,7 @@ logger = logging.getLogger("postflows.submission")
 PENDING_PREFIX = "pending:"
 
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 class ResumeMismatch(PostflowsError):
@@ -183,6 +186,34 @@ async def submit_once(
     answer = await _send_marked(recorder, marker, send, what)
     job = await recorder.update_job(marker, remote_id=str(remote_id_of(answer)), status=JobState.SUBMITTED)
     return Submission(job, resumed=False, answer=answer, replaced=found)
+
+
+async def submit_each(
+    items: Iterable[T], submit: Callable[[T], Awaitable[None]], *, concurrency: int
+) -> None:
+    """``submit(item)`` for every item, at most ``concurrency`` at a time.
+
+    A failure ends the work: no item starts after it, and the ones in flight finish (cut off in flight, a
+    request would be left uncertain, although its answer may prove that it was not processed: a wrong path
+    answers every request so); then the first failure is raised. A cancellation cuts them off at once.
+    """
+    semaphore = asyncio.Semaphore(max(1, concurrency))
+    failures: list[Exception] = []
+
+    async def one(item: T) -> None:
+        async with semaphore:
+            if failures:
+                return
+            try:
+                await submit(item)
+            except Exception as error:  # noqa: BLE001 - raised below, once the others in flight have ended
+                failures.append(error)
+
+    async with asyncio.TaskGroup() as group:
+        for item in items:
+            group.create_task(one(item))
+    if failures:
+        raise failures[0]
 
 
 async def _settle_recorded(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import os
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,10 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 # The test servers run without CSRF protection (Prefect's default): no client needs to ask them for a token.
 os.environ.setdefault("PREFECT_CLIENT_CSRF_SUPPORT_ENABLED", "false")
 
-from tests import secret_watch  # noqa: E402 - after the environment above
+from tests import guess_watch, secret_watch  # noqa: E402 - after the environment above
+
+# Every sandbox of the suite, in this process or one it starts, logs the guesses its answers play.
+os.environ.update(guess_watch.environment())
 
 # Every request of the suite is checked: a client secret only ever travels in a form body.
 secret_watch.install()
@@ -106,6 +110,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
         workeroutput["secret_watch"] = dict(secret_watch.seen)
         workeroutput["fuzz_cases"] = dict(CASES)
+        workeroutput["guesses_played"] = dict(guess_watch.played())
+    elif guess_watch.unregistered(_guesses_played()):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -118,6 +125,15 @@ def pytest_testnodedown(node: Any, error: object) -> None:
         secret_watch.seen[name] += count
     for target, count in output.get("fuzz_cases", {}).items():
         CASES[target] = CASES.get(target, 0) + count
+    _WORKER_GUESSES.update(output.get("guesses_played", {}))
+
+
+_WORKER_GUESSES: Counter[str] = Counter()
+
+
+def _guesses_played() -> Counter[str]:
+    """The guess ids the sandboxes of this run played: this process's and its xdist workers'."""
+    return guess_watch.played() + _WORKER_GUESSES
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
@@ -128,6 +144,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         f"secret watch: {seen['requests']} HTTP requests of the test processes checked; the "
         f"{seen['with_secret']} that carried a client secret carried it in a form body only; "
         f"{seen['tokens']} issued tokens and every password seen travelled only where their kind belongs"
+    )
+    played = _guesses_played()
+    unknown = guess_watch.unregistered(played)
+    terminalreporter.write_line(
+        f"guess watch: the sandbox played {len(played)} guesses in {played.total()} answers"
+        + (f"; NOT IN THE REGISTER (connectors/guesses.py): {', '.join(unknown)}" if unknown else "")
     )
     if CASES:
         terminalreporter.write_line("fuzz cases per target:")
@@ -145,6 +167,8 @@ def _isolated_env(
         if name.startswith("POSTFLOWS_") and name != "POSTFLOWS_TEST_POSTGRES_URL":
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("POSTFLOWS_DATA_DIR", str(tmp_path / "data"))
+    for name, value in guess_watch.environment().items():
+        monkeypatch.setenv(name, value)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(
         secret_watch, "exempt", request.node.get_closest_marker("misplaced_secret") is not None

@@ -35,7 +35,7 @@ from connectors.address_service.models import (
     QueryResult,
 )
 from connectors.auth import basic_auth
-from connectors.errors import MalformedResponse
+from connectors.errors import ApiError, MalformedResponse
 from connectors.http import ApiClient, HttpOptions
 from connectors.jsontext import json_of, parse_json
 
@@ -161,6 +161,21 @@ class AddressServiceClient(ApiClient):
         self, base_url: str, *, username: str, password: SecretStr, **options: Unpack[HttpOptions]
     ) -> None:
         super().__init__(base_url, auth=basic_auth(username, password), **options)
+
+    def error_for_response(self, response: httpx.Response) -> ApiError:
+        """An HTTP error whose JSON body carries a non-zero ``Status`` is that Status's typed error (§7 shows
+        no HTTP status for failures: the guess ``address-service.failure-http-status``); any other is the
+        HTTP status's."""
+        if 400 <= response.status_code < 500 and "json" in response.headers.get("content-type", ""):
+            try:
+                status = _status_of(_json(response.content))
+            except MalformedResponse:
+                status = None
+            if status:
+                base = httpx.URL(self.base_url).path.rstrip("/")
+                operation = response.request.url.path.removeprefix(base).strip("/").split("/")[0]
+                return status_error(status, operation=operation)
+        return super().error_for_response(response)
 
     async def _call(self, method: str, path: str, operation: str, **kwargs: Any) -> dict[str, Any]:
         answer = _JsonAnswer(operation)
@@ -344,7 +359,9 @@ class AddressServiceClient(ApiClient):
             "GET", "/buildingverification2", "buildingverification2", params=params, paced=True
         )
         with _reading("buildingverification2"):
-            data = _result(payload, "QueryBuildingVerification2Result").get("BuildingVerificationData") or {}
+            # The current method's wrapper is not shown (§4.4): the obsolete one's name, or the plain one.
+            result = _result(payload, "QueryBuildingVerification2Result", "QueryBuildingVerificationResult")
+            data = result.get("BuildingVerificationData") or {}
             return BuildingVerification.model_validate(data)
 
 

@@ -11,6 +11,10 @@ are retried like GETs; pickup registration, address labels and return orders cha
 sent twice on their own. The one exception: a 401 or 403 (§7 lists 403 "not authorized" for every group)
 refuses a request unprocessed, so the token is renewed and the request, POSTs included, sent once more; a
 second refusal is :class:`~connectors.errors.AuthFailed` naming the scope asked for.
+
+Every request names its endpoint group of §7 (:class:`~connectors.commerce.errors.EndpointGroup`), by which
+its answer is read: whether a 400 certainly means "not processed", and whether a 404 or 405 says that a path
+that is a setting is wrong (:class:`~connectors.commerce.errors.GuessedPathNotFound`, naming the setting).
 """
 
 from __future__ import annotations
@@ -24,7 +28,22 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, SecretStr, ValidationError
 
-from connectors.commerce.errors import API, AddressNotFound, error_for_response
+from connectors.commerce.errors import (
+    ADDRESS_LABELS,
+    API,
+    AUTOCOMPLETE,
+    DELIVERY,
+    ENDPOINT_EXTENSION,
+    PERSONAL_ADDRESSES,
+    PICKUP_POINTS,
+    PICKUP_USERS,
+    RETURN_ORDERS,
+    SAME_DAY,
+    VALIDATION,
+    AddressNotFound,
+    EndpointGroup,
+    error_for_response,
+)
 from connectors.commerce.models import (
     AdditionalService,
     Address,
@@ -135,14 +154,18 @@ class CommerceClient(ApiClient):
     async def addresses(self) -> list[Address]:
         """The signed-in user's addresses; none when the service answers 404 ("no result", §7)."""
         try:
-            response = await self._get(f"{self.paths.address}/users/current/addresses", self._user_auth())
+            response = await self._get(
+                PERSONAL_ADDRESSES, f"{self.paths.address}/users/current/addresses", self._user_auth()
+            )
         except NotFound:
             return []
         return _parse_list(Address, response, "addresses")
 
     async def main_address(self) -> Address:
         """The signed-in user's MAIN address."""
-        response = await self._get(f"{self.paths.address}/users/current/addresses/main", self._user_auth())
+        response = await self._get(
+            PERSONAL_ADDRESSES, f"{self.paths.address}/users/current/addresses/main", self._user_auth()
+        )
         return _parse(Address, response, "main address")
 
     async def address(self, address_id: str) -> Address:
@@ -154,7 +177,7 @@ class CommerceClient(ApiClient):
         """
         path = f"{self.paths.address}/users/current/addresses/{quote(address_id, safe='')}"
         try:
-            response = await self._get(path, self._user_auth())
+            response = await self._get(PERSONAL_ADDRESSES, path, self._user_auth())
         except NotFound as error:
             raise AddressNotFound(
                 f"{API}: address {address_id} does not exist or is not the signed-in user's",
@@ -167,7 +190,8 @@ class CommerceClient(ApiClient):
 
     async def validate_address(self, request: ValidationRequest) -> ValidationResult:
         """POST addresses/validation; a read, so transient failures are retried."""
-        response = await self.request(
+        response = await self._call(
+            VALIDATION,
             "POST",
             f"{self.paths.address}/addresses/validation",
             json=request.to_body(),
@@ -211,7 +235,8 @@ class CommerceClient(ApiClient):
             params += [("deliveryDates", day.isoformat()) for day in delivery_dates]
         else:
             params += [("date", (start or self._today()).isoformat()), ("dayCount", str(day_count))]
-        response = await self.request(
+        response = await self._call(
+            DELIVERY,
             "GET",
             f"{self.paths.delivery}/deliverabilities/when",
             params=params,
@@ -227,7 +252,8 @@ class CommerceClient(ApiClient):
             "address": address.to_body(),
             "deliveryDates": [day.isoformat() for day in delivery_dates],
         }
-        response = await self.request(
+        response = await self._call(
+            DELIVERY,
             "POST",
             f"{self.paths.delivery}/deliverabilities/when",
             json=body,
@@ -240,7 +266,7 @@ class CommerceClient(ApiClient):
         """GET deliverabilities/how/{productCode}."""
         code = quote(product_code, safe="")
         response = await self._get(
-            f"{self.paths.delivery}/deliverabilities/how/{code}", self._scoped(self.scopes.delivery)
+            DELIVERY, f"{self.paths.delivery}/deliverabilities/how/{code}", self._scoped(self.scopes.delivery)
         )
         return _parse(LogisticProduct, response, "logistic product")
 
@@ -254,9 +280,18 @@ class CommerceClient(ApiClient):
         return await self._options("holidays", Holiday)
 
     async def same_day_acceptance_points(self, request: SameDayRequest) -> SameDayAcceptance:
-        """Same-day acceptance points: a GET carrying the JSON body of §2.8, at the configured path."""
-        response = await self.request(
-            "GET", self.paths.same_day, json=request.to_body(), auth=self._scoped(self.scopes.delivery)
+        """Same-day acceptance points: a GET carrying the JSON body of §2.8, at the configured path.
+
+        Raises:
+            NotFound: no results (§7 lists 404 for the group); a wrong path answers so too.
+            GuessedPathNotFound: the service takes no GET at the path (405).
+        """
+        response = await self._call(
+            SAME_DAY,
+            "GET",
+            self.paths.same_day,
+            json=request.to_body(),
+            auth=self._scoped(self.scopes.delivery),
         )
         return _parse(SameDayAcceptance, response, "same-day acceptance points")
 
@@ -264,8 +299,14 @@ class CommerceClient(ApiClient):
 
     async def register_pickup_user(self, request: PickupUserRequest) -> PickupUser:
         """POST pickup/v1/users: the user's pickup id (a new one when the user is new). Never resent on
-        its own after an answer was lost."""
-        response = await self.request(
+        its own after an answer was lost; a 400 leaves the outcome unknown (§7 lists none for the group).
+
+        Raises:
+            GuessedPathNotFound: nothing at the path (404, which §7 does not list; or 405): the pickup path
+                setting is wrong.
+        """
+        response = await self._call(
+            PICKUP_USERS,
             "POST",
             f"{self.paths.pickup}/users",
             json=request.to_body(),
@@ -283,6 +324,7 @@ class CommerceClient(ApiClient):
 
         Raises:
             MalformedResponse: the answer is not a JSON object that reads as pickup points.
+            GuessedPathNotFound: nothing at the path or for the method (404, 405): a setting is wrong.
         """
         response = await self._pickup_points(request)
         _parse(PickupPoints, response, "pickup points")
@@ -293,7 +335,8 @@ class CommerceClient(ApiClient):
 
     async def _pickup_points(self, request: PickupUserRequest) -> httpx.Response:
         body = request.model_copy(update={"verified": None}).to_body()
-        return await self.request(
+        return await self._call(
+            PICKUP_POINTS,
             self.paths.pickup_points_method,
             self.paths.pickup_points or f"{self.paths.pickup}/points",
             json=body,
@@ -301,7 +344,8 @@ class CommerceClient(ApiClient):
             auth=self._scoped(self.scopes.pickup),
         )
 
-    # --- 4.4 barcode and return order (shapes not shown: JSON in, JSON out) ------------------------------
+    # --- 4.4 barcode and return order (shapes not shown: JSON in, JSON out; paths are settings: a 404 or
+    # 405 is GuessedPathNotFound, a 400 leaves the outcome unknown) ---------------------------------------
 
     async def create_address_label(self, body: dict[str, Any]) -> dict[str, Any]:
         """An address label; the spec shows neither its fields nor its path (a setting)."""
@@ -316,7 +360,8 @@ class CommerceClient(ApiClient):
         return ReceivedAnswer(response.content, response.headers.get("content-type", ""))
 
     async def _address_label(self, body: dict[str, Any]) -> httpx.Response:
-        return await self.request(
+        return await self._call(
+            ADDRESS_LABELS,
             "POST",
             self.paths.barcode,
             json=body,
@@ -336,27 +381,37 @@ class CommerceClient(ApiClient):
         return ReceivedAnswer(response.content, response.headers.get("content-type", ""))
 
     async def _return_order(self, body: dict[str, Any]) -> httpx.Response:
-        return await self.request(
-            "POST", self.paths.return_order, json=body, auth=self._scoped(self.scopes.return_order)
+        return await self._call(
+            RETURN_ORDERS,
+            "POST",
+            self.paths.return_order,
+            json=body,
+            auth=self._scoped(self.scopes.return_order),
         )
 
     # --- plumbing -------------------------------------------------------------------------------------
 
     async def _options(self, name: str, model: type[M]) -> list[M]:
         response = await self._get(
-            f"{self.paths.delivery}/options/{name}", self._scoped(self.scopes.delivery)
+            DELIVERY, f"{self.paths.delivery}/options/{name}", self._scoped(self.scopes.delivery)
         )
         return _parse_list(model, response, name)
 
     async def _lookup(self, path: str, params: dict[str, str]) -> httpx.Response | None:
         """An auto-completion query; None when the service answers 404 (no results, §7)."""
         try:
-            return await self.request("GET", path, params=params, auth=self._scoped(self.scopes.autocomplete))
+            return await self._call(
+                AUTOCOMPLETE, "GET", path, params=params, auth=self._scoped(self.scopes.autocomplete)
+            )
         except NotFound:
             return None
 
-    async def _get(self, path: str, auth: httpx.Auth) -> httpx.Response:
-        return await self.request("GET", path, auth=auth)
+    async def _get(self, group: EndpointGroup, path: str, auth: httpx.Auth) -> httpx.Response:
+        return await self._call(group, "GET", path, auth=auth)
+
+    async def _call(self, group: EndpointGroup, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        """A request of the endpoint group ``group``, which reads its answer (see the module docstring)."""
+        return await self.request(method, path, extensions={ENDPOINT_EXTENSION: group}, **kwargs)
 
     def _scoped(self, scope: str) -> httpx.Auth:
         auth = self._auth_by_scope.get(scope)

@@ -1,11 +1,14 @@
 """Where the commerce API's operations are and the scope each asks for: what a deployment may set
 (:class:`CommercePaths`, :class:`CommerceScopes`), kept apart from the client so settings can name them
-without loading HTTP.
+without loading HTTP; and the variable that sets each path (:data:`PATH_SETTINGS`), which an error about a
+path names.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from types import MappingProxyType
 
 
 @dataclass(frozen=True)
@@ -43,3 +46,19 @@ class CommercePaths:
         for name in ("address", "delivery", "pickup"):
             object.__setattr__(self, name, getattr(self, name).rstrip("/"))
         object.__setattr__(self, "pickup_points_method", self.pickup_points_method.upper())
+
+
+PATH_SETTINGS: Mapping[str, str] = MappingProxyType(
+    {
+        "address": "POSTFLOWS_COMMERCE_ADDRESS_PATH",
+        "delivery": "POSTFLOWS_COMMERCE_DELIVERY_PATH",
+        "pickup": "POSTFLOWS_COMMERCE_PICKUP_PATH",
+        "same_day": "POSTFLOWS_COMMERCE_SAME_DAY_PATH",
+        "pickup_points": "POSTFLOWS_COMMERCE_PICKUP_POINTS_PATH",
+        "pickup_points_method": "POSTFLOWS_COMMERCE_PICKUP_POINTS_METHOD",
+        "barcode": "POSTFLOWS_COMMERCE_BARCODE_PATH",
+        "return_order": "POSTFLOWS_COMMERCE_RETURN_ORDER_PATH",
+    }
+)
+"""The environment variable that sets each field of :class:`CommercePaths` (the settings read them by these
+names); an answer that says a path is wrong names its variable."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
@@ -250,6 +250,11 @@ class Settings(BaseSettings):
         default=None,
         description="Statuses a sandbox newspaper order goes through over its job time, comma-separated "
         "(e.g. LOADED,CONTROL,DONE); unset: it stays LOADED",
+    )
+    sandbox_guesses: Literal["ours", "other"] = Field(
+        default="ours",
+        description="How the sandbox answers where a specification shows nothing: 'ours' (as the client "
+        "guesses) or 'other' (every registered guess the other plausible way; see docs/guesses.md)",
     )
     sandbox_alignments: str | None = Field(
         default=None,

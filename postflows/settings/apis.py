@@ -13,7 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from connectors.commerce.paths import CommercePaths, CommerceScopes
+from connectors.commerce.paths import PATH_SETTINGS, CommercePaths, CommerceScopes
+from postflows.environment import PREFIX
 
 DEFAULT_LOGIN_SCOPES = "openid profile email address phone DCAPI_ADDRESS_READ"
 DEFAULT_LABEL_PDF_FIELD = "item.label"
@@ -118,28 +119,21 @@ class NewspaperSettings(BaseModel):
         return not self.url
 
 
-# The variable of each path of the commerce API, and what it sets; the defaults are CommercePaths'.
+# What each path of the commerce API sets. Its variable is the connector's name for it (PATH_SETTINGS, which
+# an error about a wrong path quotes); the defaults are CommercePaths'.
+_PATH_DESCRIPTIONS = {
+    "address": "Path of the address sub-API below the base address",
+    "delivery": "Path of the delivery sub-API below the base address",
+    "pickup": "The pickup sub-API (real: /pickpost/v1)",
+    "same_day": "Path of the same-day acceptance points (the specification shows none)",
+    "pickup_points": "Pickup points (path not shown by the spec); default <pickup path>/points",
+    "pickup_points_method": "HTTP method of the pickup points query (the specification shows none)",
+    "barcode": "Path of the address labels (the specification shows none)",
+    "return_order": "Path of the return orders (the specification shows none)",
+}
 _PATH_VARIABLES = {
-    "address": ("commerce_address_path", "Path of the address sub-API below the base address"),
-    "delivery": ("commerce_delivery_path", "Path of the delivery sub-API below the base address"),
-    "pickup": ("commerce_pickup_path", "The pickup sub-API (real: /pickpost/v1)"),
-    "same_day": (
-        "commerce_same_day_path",
-        "Path of the same-day acceptance points (the specification shows none)",
-    ),
-    "pickup_points": (
-        "commerce_pickup_points_path",
-        "Pickup points (path not shown by the spec); default <pickup path>/points",
-    ),
-    "pickup_points_method": (
-        "commerce_pickup_points_method",
-        "HTTP method of the pickup points query (the specification shows none)",
-    ),
-    "barcode": ("commerce_barcode_path", "Path of the address labels (the specification shows none)"),
-    "return_order": (
-        "commerce_return_order_path",
-        "Path of the return orders (the specification shows none)",
-    ),
+    name: (PATH_SETTINGS[name].removeprefix(PREFIX).lower(), description)
+    for name, description in _PATH_DESCRIPTIONS.items()
 }
 _SCOPE_VARIABLES = {
     "validation": ("commerce_scope_validation", "OAuth scope asked for address validation"),

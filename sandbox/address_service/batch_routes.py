@@ -37,6 +37,7 @@ from sandbox.address_service.jobs import (
 )
 from sandbox.address_service.service import AddressService, Status, answer
 from sandbox.faults import active_fault
+from sandbox.guesses import is_other
 
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 INPUT_PLACEHOLDER = "{###INPUTFILE###}"
@@ -88,7 +89,7 @@ def batch_router(service: AddressService) -> APIRouter:
         job = service.store.job(token)
         if job is None:
             return answer(wrapper, Status.ITEM_NOT_FOUND)
-        state = progress_of(job, service.now())
+        state = progress_of(job, service.now(), waiting=not is_other(request))
         batch_status = {
             "LastUpdateDateTime": date_literal(state.last_update),
             "Message": state.message,

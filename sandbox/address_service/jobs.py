@@ -101,8 +101,9 @@ class BatchProgress:
     last_update: float
 
 
-def progress_of(job: BatchJob, now: float) -> BatchProgress:
-    """The state of ``job`` at epoch second ``now``."""
+def progress_of(job: BatchJob, now: float, *, waiting: bool = True) -> BatchProgress:
+    """The state of ``job`` at epoch second ``now``; without ``waiting`` it stays New until it runs (the
+    other answer of the guess ``address-service.token-status-transitions``)."""
     elapsed = max(0.0, now - job.started_at)
     duration = max(0.0, job.duration)
     remaining = max(0, math.ceil(duration - elapsed))
@@ -110,7 +111,7 @@ def progress_of(job: BatchJob, now: float) -> BatchProgress:
         message = job.failure or _MESSAGES[job.outcome]
         progress = 100 if job.outcome == TokenStatus.FINISHED else 0
         return BatchProgress(job.outcome, progress, 0, message, job.started_at, job.started_at + duration)
-    if elapsed < 0.1 * duration:
+    if elapsed < 0.1 * duration or (not waiting and elapsed < 0.25 * duration):
         return BatchProgress(
             TokenStatus.NEW, 0, remaining, _MESSAGES[TokenStatus.NEW], job.started_at, job.started_at
         )

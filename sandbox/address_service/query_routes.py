@@ -25,6 +25,7 @@ from sandbox.address_service.fields import QUERY_OUTPUT_NAMES, input_field
 from sandbox.address_service.postcodes import load_postcode_directory
 from sandbox.address_service.reference import load_reference
 from sandbox.address_service.service import AddressService, Status, answer
+from sandbox.guesses import is_other, play
 
 _QUERY_RESULT_FIELDS = tuple(name for name in QUERY_OUTPUT_NAMES if not name.startswith("Double_"))
 # Request field names of each auto-complete version: (ONRP, ZipCode, STRID, StreetName, HouseNo, addition).
@@ -65,7 +66,8 @@ def query_router(service: AddressService) -> APIRouter:
         zipcode: str = "",
         townName: str = "",  # noqa: N803 - the spec's query parameter name
     ) -> Response:
-        wrapper = "QueryBuildingVerification2Result"
+        other = is_other(request)
+        wrapper = "QueryBuildingVerificationResult" if other else "QueryBuildingVerification2Result"
         if refusal := service.refuse(request, wrapper, limit="query"):
             return refusal
         found = verify_building(
@@ -85,13 +87,16 @@ def query_router(service: AddressService) -> APIRouter:
             "HouseNo": building.house_no if building else "",
             "HouseNoAddition": building.house_no_addition if building else "",
             "ONRP": town.onrp if town else 0,
-            "PSTAT": found.pstat,
+            # address-service.pstat-values, the other way: values counted from 2.
+            "PSTAT": found.pstat + 1 if other else found.pstat,
             "STRID": street.strid if street else 0,
             "StreetName": street.street_name if street else "",
             "TownName": town.town_name if town else "",
             "ZipAddition": town.zip_addition if town else "",
             "ZipCode": town.zip_code if town else "",
         }
+        if other:
+            play(request, "address-service.pstat-values")
         return answer(wrapper, BuildingVerificationData=data)
 
     return router
@@ -119,7 +124,8 @@ def _query_values(address: Any) -> tuple[Any, dict[str, str]]:
 
 
 async def _run_query(service: AddressService, request: Request, *, with_client: bool) -> JSONResponse:
-    wrapper = "RunQuery2Result"
+    other = is_other(request)
+    wrapper = "RunQuery2WithClientResult" if other and with_client else "RunQuery2Result"
     if refusal := service.refuse(request, wrapper, limit="query"):
         return refusal
     body = await _json_object(request)
@@ -136,9 +142,10 @@ async def _run_query(service: AddressService, request: Request, *, with_client: 
         return answer(wrapper, billing)
     output = matcher.match(values).output
     data = [{"FieldName": name, "Value": output.get(name, "")} for name in _QUERY_RESULT_FIELDS]
-    return answer(
-        wrapper, Result={"Data": data, "Id": record_id}, SettlementId=service.store.next_settlement()
-    )
+    settlement = service.store.next_settlement()
+    if other:  # address-service.query-billed, the other way: an answer that names no settlement
+        return answer(wrapper, Result={"Data": data, "Id": record_id}, SettlementId=None)
+    return answer(wrapper, Result={"Data": data, "Id": record_id}, SettlementId=settlement)
 
 
 def _text(source: dict[str, Any], name: str) -> str:

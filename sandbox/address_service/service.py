@@ -58,19 +58,24 @@ EMPTY_RESULTS: dict[str, dict[str, Any]] = {
     "RunBatchResult": {"BatchToken": None, "SettlementId": 0},
     "CheckBatchStatusResult": {"BatchStatus": None},
     "RunQuery2Result": {"Result": None, "SettlementId": 0},
+    "RunQuery2WithClientResult": {"Result": None, "SettlementId": 0},
     "QueryAutoComplete4Result": {"AutoCompleteResult": []},
     "QueryAutoComplete3Result": {"AutoCompleteResult": []},
     "QueryAutoCompleteResult": {"AutoCompleteResult": []},
     "QueryBuildingVerification2Result": {"BuildingVerificationData": None},
+    "QueryBuildingVerificationResult": {"BuildingVerificationData": None},
 }
 _RRN_FORMAT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,34}$")
 Limit = Literal["query", "upload"]
 
 
-def answer(wrapper: str | None, status: int = Status.OK, **fields: Any) -> JSONResponse:
-    """``{wrapper: {...fields, Status}}`` (or the bare ``{Status}`` body when ``wrapper`` is None)."""
+def answer(
+    wrapper: str | None, status: int = Status.OK, *, http_status: int = 200, **fields: Any
+) -> JSONResponse:
+    """``{wrapper: {...fields, Status}}`` (or the bare ``{Status}`` body when ``wrapper`` is None), with
+    HTTP ``http_status`` (200: every answer carries its Status, §7)."""
     body: dict[str, Any] = {**EMPTY_RESULTS.get(wrapper or "", {}), **fields, "Status": status}
-    return JSONResponse({wrapper: body} if wrapper else body)
+    return JSONResponse({wrapper: body} if wrapper else body, status_code=http_status)
 
 
 def processed_failure(value: Any, answered: bytes) -> tuple[int, bytes]:
@@ -145,10 +150,12 @@ class AddressService:
                 headers={"WWW-Authenticate": 'Basic realm="address web service"'},
             )
         user, password = credentials
+        # The other answer of address-service.failure-http-status: a refused sign-in as HTTP 401.
+        refused = 401 if self.config.guesses == "other" else 200
         if not secrets.compare_digest(user.encode(), self.config.address_user.encode()):
-            return answer(wrapper, Status.USER_UNKNOWN)
+            return answer(wrapper, Status.USER_UNKNOWN, http_status=refused)
         if not secrets.compare_digest(password.encode(), self.config.address_password.encode()):
-            return answer(wrapper, Status.AUTHENTICATION_FAILED)
+            return answer(wrapper, Status.AUTHENTICATION_FAILED, http_status=refused)
         fault = active_fault(request)
         if fault is not None and fault.kind == "service_status":
             return answer(wrapper, int(fault.value if fault.value is not None else Status.INTERNAL_ERROR))

@@ -7,12 +7,12 @@ bodies came before it in the file, and the service; so a re-run of the same file
 every body, and two identical bodies in one file are two requests (two parcels to one address need two
 labels). The answer is kept under the data dir (:mod:`fileio.commerce.kept_answers`), its SHA-256 recorded
 with the job: a resumed body's answer is taken from there, never asked for again. A body whose answer was
-lost (dropped connection, 5xx) may have been processed: it is not sent again until ``--resubmit``.
+lost (dropped connection, 5xx), or refused with a 400 (§7 shows no row for these endpoints), may have been
+processed: it is not sent again until ``--resubmit``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,7 +33,7 @@ from history.models import JobState
 from history.recorder import RunRecorder
 from tasks.commerce.remote_ids import RemoteIds, answered_id
 from tasks.progress import Progress
-from tasks.submission import SubmissionUncertain, submit_once
+from tasks.submission import SubmissionUncertain, submit_each, submit_once
 
 API = "commerce"
 SHOWN_REASONS = 3
@@ -72,7 +72,8 @@ class Submitted:
 @dataclass(frozen=True)
 class BodyOutcome:
     """What became of one body: its position in the file, its key, how it ended, the answer (this run's,
-    or the one kept for an earlier run's request), the id the service gave it, and a message."""
+    or the one kept for an earlier run's request), the id the service gave it, a message, and whether it is
+    uncertain since an earlier run (this run sent nothing for it)."""
 
     position: int
     key: str
@@ -80,6 +81,7 @@ class BodyOutcome:
     answer: ReceivedAnswer | None = None
     answer_id: str = ""
     message: str = ""
+    sent_before: bool = False
 
 
 class BodyJobData(JobData):
@@ -92,7 +94,9 @@ class BodyJobData(JobData):
 
 
 class SubmissionsUncertain(PostflowsError):
-    """Bodies were sent but their answer never arrived; they are not sent again without ``--resubmit``."""
+    """Bodies were sent but their answer never arrived; they are not sent again without ``--resubmit``.
+    ``exit_code`` 2 when every one was sent by an earlier run (this run sent none of them: it stops until the
+    user confirms), else 1."""
 
     def __init__(self, what: str, outcomes: Sequence[BodyOutcome], results: str, hint: str) -> None:
         positions = [outcome.position for outcome in outcomes]
@@ -107,6 +111,7 @@ class SubmissionsUncertain(PostflowsError):
             "again with --resubmit to send them again"
         )
         self.positions = positions
+        self.exit_code = 2 if all(outcome.sent_before for outcome in outcomes) else 1
 
 
 def id_field(answer: ReceivedAnswer) -> str | None:
@@ -151,28 +156,22 @@ async def submit_bodies(
         One outcome per body, in file order.
 
     Raises:
-        ApiError: a failure that is not about one body (sign-in refused, a wrong path, the service
-            unreachable before anything was sent): nothing more is sent; a re-run resumes.
+        ApiError: a failure that is not about one body (sign-in refused, a wrong path: GuessedPathNotFound
+            names its setting, the service unreachable before anything was sent): nothing more is sent, the
+            requests in flight end, and a re-run resumes.
     """
     keys = body_keys(bodies, kind=submitted.kind, endpoint=endpoint)
-    semaphore = asyncio.Semaphore(max(1, concurrency))
     remote_ids = RemoteIds(recorder, api=API, kind=submitted.kind)
     progress = await Progress.start(f"{submitted.what}s ({len(bodies)})")
     outcomes: list[BodyOutcome] = []
 
-    async def one(item: JsonBody, key: str) -> None:
-        async with semaphore:
-            sender = _BodySubmission(send, recorder.for_key(key), remote_ids, submitted, kept)
-            outcomes.append(await sender.submit(item, key, resubmit=resubmit))
+    async def one(body: tuple[JsonBody, str]) -> None:
+        item, key = body
+        sender = _BodySubmission(send, recorder.for_key(key), remote_ids, submitted, kept)
+        outcomes.append(await sender.submit(item, key, resubmit=resubmit))
         await progress.update(100.0 * len(outcomes) / max(1, len(bodies)), f"{len(outcomes)}/{len(bodies)}")
 
-    try:
-        # A failure that is not about one body stops the others too (one in flight is recorded uncertain).
-        async with asyncio.TaskGroup() as group:
-            for item, key in zip(bodies, keys, strict=True):
-                group.create_task(one(item, key))
-    except BaseExceptionGroup as failed:
-        raise failed.exceptions[0] from None
+    await submit_each(zip(bodies, keys, strict=True), one, concurrency=concurrency)
     return sorted(outcomes, key=lambda outcome: outcome.position)
 
 
@@ -223,7 +222,8 @@ class _BodySubmission:
                 fingerprint=body_fingerprint(item.body),
             )
         except SubmissionUncertain:
-            return self._outcome(item, key, BodyStatus.UNCERTAIN, _uncertain("an earlier run's request"))
+            message = _uncertain("an earlier run's request")
+            return BodyOutcome(item.position, key, BodyStatus.UNCERTAIN, message=message, sent_before=True)
         except ApiError as error:
             if error.outcome_unknown:
                 return self._outcome(

@@ -5,11 +5,12 @@ What a row's failure means is decided by the error's type, here only:
 
 * the service refused the row (HTTP 400, :class:`~connectors.commerce.CommerceRejected`): ``refused``, with
   the service's message;
-* it does not know the address (404): ``not found``;
+* it does not know the address (404, where §7 lists 404 for the endpoint): ``not found``;
 * a transient failure that the connector's retries did not overcome (5xx, 429, transport, an unreadable
   answer) or another HTTP status: ``failed``, with the reason — such a row is asked again by a resumed run;
-* the service refused our credentials (401/403): no row can succeed, so the run stops (answers so far are
-  kept in the checkpoint).
+* the service refused our credentials (401/403), or has nothing at a path that is a setting (404 or 405,
+  :class:`~connectors.commerce.errors.GuessedPathNotFound`, naming the setting): no row can succeed, so the
+  run stops (answers so far are kept in the checkpoint).
 
 :func:`answer_in_chunks` takes the resumed rows with :func:`resumed_outcomes` and fans the others out over the
 flow's task runner (threads, or a Dask cluster: see :mod:`tasks.fanout`); each chunk task asks its rows with
@@ -29,6 +30,7 @@ from prefect import Task
 from pydantic import BaseModel, ValidationError
 
 from connectors.commerce import CommerceRejected
+from connectors.commerce.errors import GuessedPathNotFound
 from connectors.errors import ApiError, AuthFailed, HttpStatusError, NotFound
 from fileio.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
 from fileio.commerce.address_input import ROW
@@ -87,7 +89,7 @@ def failure_outcome(row: int, error: ApiError) -> RowOutcome[Any] | None:
     """The outcome of a row whose request raised ``error``; None when the error ends the whole run."""
     if isinstance(error, CommerceRejected):
         return RowOutcome(row, "refused", error.status_code, error.detail)
-    if isinstance(error, AuthFailed):
+    if isinstance(error, AuthFailed | GuessedPathNotFound):
         return None
     if isinstance(error, NotFound):
         return RowOutcome(row, "not found", error.status_code, str(error))
@@ -134,6 +136,7 @@ async def answer_in_chunks(
 
     Raises:
         AuthFailed: the service refused our credentials; no row can succeed.
+        GuessedPathNotFound: nothing at a path that is a setting (404, 405); no row can succeed.
     """
     outcomes = resumed_outcomes(requests, checkpoint, answer_model=answer_model, reusable=reusable)
     pending = records.loc[[int(row) not in outcomes for row in records[ROW]]]
@@ -165,6 +168,7 @@ async def ask_chunk(
 
     Raises:
         AuthFailed: the service refused our credentials.
+        GuessedPathNotFound: nothing at a path that is a setting (404, 405).
     """
 
     async def row_done() -> None:
@@ -218,6 +222,7 @@ async def ask_rows(
 
     Raises:
         AuthFailed: the service refused our credentials; no row can succeed.
+        GuessedPathNotFound: nothing at a path that is a setting (404, 405); no row can succeed.
     """
     outcomes: dict[int, RowOutcome[M]] = {}
     work = iter(requests)

@@ -4,12 +4,12 @@
 Every row is its own piece of work: its key is derived from its normalised request body and the service, so
 a re-run of the same file (or any file naming the same user the same way) finds the id recorded for it and
 sends nothing. A row whose answer was lost (dropped connection, 5xx) may have been registered: it is not
-sent again until ``--resubmit``; the service answers the same id for a user it knows.
+sent again until ``--resubmit``; the service answers the same id for a user it knows. §7 lists no 400 for
+pickup users, so a 400 leaves a row uncertain too.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -27,7 +27,7 @@ from history.models import JobState
 from history.recorder import RunRecorder
 from tasks.commerce.remote_ids import RemoteIds, answered_id
 from tasks.progress import Progress
-from tasks.submission import SubmissionUncertain, submit_once
+from tasks.submission import SubmissionUncertain, submit_each, submit_once
 
 API = "commerce"
 KIND = "pickup-user"
@@ -47,18 +47,20 @@ class RowStatus(StrEnum):
 
 @dataclass(frozen=True)
 class RowOutcome:
-    """What became of one row."""
+    """What became of one row; ``sent_before``: uncertain since an earlier run, nothing sent by this one."""
 
     row: int
     status: RowStatus
     pickup_id: str = ""
     verified: str = ""
     message: str = ""
+    sent_before: bool = False
 
 
 class PickupUncertain(PostflowsError):
     """Rows were sent but their answer never arrived; they are not sent again without ``--resubmit``. The
-    message names why for the first rows (the failure each request met)."""
+    message names why for the first rows (the failure each request met). ``exit_code`` 2 when every one was
+    sent by an earlier run (this run sent none of them: it stops until the user confirms), else 1."""
 
     SHOWN_REASONS = 3
 
@@ -75,6 +77,7 @@ class PickupUncertain(PostflowsError):
             "--resubmit to send them again (a user it knows keeps its id)"
         )
         self.rows = rows
+        self.exit_code = 2 if all(outcome.sent_before for outcome in outcomes) else 1
 
 
 @dataclass(frozen=True)
@@ -105,36 +108,27 @@ async def register_pickup_users(
 
     Raises:
         ApiError: a failure that is not about one row (sign-in refused, service unreachable before
-            anything was sent, too many requests, a wrong path): nothing more is sent; a re-run resumes.
+            anything was sent, too many requests, a wrong path: GuessedPathNotFound names its setting):
+            nothing more is sent, the requests in flight end, and a re-run resumes.
     """
     groups: dict[str, list[PickupRow]] = {}
     for row in rows:
         groups.setdefault(row_key(row.request, endpoint), []).append(row)
-    semaphore = asyncio.Semaphore(max(1, concurrency))
     remote_ids = RemoteIds(recorder, api=API, kind=KIND)
     progress = await Progress.start(f"pickup registrations ({len(groups)} users)")
-    done = 0
     outcomes: list[RowOutcome] = []
+    done = 0
 
-    async def one(key: str, same: list[PickupRow]) -> None:
+    async def one(group: tuple[str, list[PickupRow]]) -> None:
         nonlocal done
-        async with semaphore:
-            first = await _register(
-                client, recorder.for_key(key), remote_ids, same[0], key, resubmit=resubmit
-            )
+        key, same = group
+        first = await _register(client, recorder.for_key(key), remote_ids, same[0], key, resubmit=resubmit)
         outcomes.append(first)
         outcomes.extend(_same_as(first, row) for row in same[1:])
         done += 1
         await progress.update(100.0 * done / max(1, len(groups)), f"{done}/{len(groups)} users")
 
-    try:
-        # A failure that is not about one row stops the others too (an in-flight one is then recorded as
-        # uncertain), instead of letting them send on behind a failed run.
-        async with asyncio.TaskGroup() as group:
-            for key, same in groups.items():
-                group.create_task(one(key, same))
-    except BaseExceptionGroup as failed:
-        raise failed.exceptions[0] from None
+    await submit_each(groups.items(), one, concurrency=concurrency)
     return sorted(outcomes, key=lambda outcome: outcome.row)
 
 
@@ -167,7 +161,8 @@ async def _register(
             fingerprint=body_fingerprint(body),
         )
     except SubmissionUncertain:
-        return RowOutcome(row.row, RowStatus.UNCERTAIN, message=_uncertain("an earlier run's request"))
+        message = _uncertain("an earlier run's request")
+        return RowOutcome(row.row, RowStatus.UNCERTAIN, message=message, sent_before=True)
     except ApiError as error:
         if error.outcome_unknown:
             return RowOutcome(
@@ -206,7 +201,7 @@ def _recorded(job: JobSnapshot) -> tuple[str, str]:
 
 def _same_as(first: RowOutcome, row: PickupRow) -> RowOutcome:
     message = f"same request as row {first.row}; sent once" + (f": {first.message}" if first.message else "")
-    return RowOutcome(row.row, first.status, first.pickup_id, first.verified, message)
+    return RowOutcome(row.row, first.status, first.pickup_id, first.verified, message, first.sent_before)
 
 
 def _uncertain(what: str) -> str:

@@ -1,7 +1,9 @@
 """Pickup points near each location of a file (§4.3: a body shaped like the pickup user request, verified
 null; §2.10 back): one read per location, fanned out like every per-row query (:mod:`tasks.commerce.per_row`),
 its answer kept as received; then the points as a table (one row per point: where, how to find it, today's
-opening hours and the calendar in short), the answers as JSON files and the markdown summary.
+opening hours and the calendar in short), the answers as JSON files and the markdown summary. The method and
+path are settings (the spec shows neither): a 404 or 405 is no location's answer but a wrong setting, which
+ends the run naming it.
 """
 
 from __future__ import annotations
@@ -96,6 +98,7 @@ async def pickup_points_rows(
 
     Raises:
         AuthFailed: the service refused our credentials.
+        GuessedPathNotFound: nothing at a path that is a setting (404, 405).
     """
 
     async def ask(client: CommerceClient, request: PickupUserRequest) -> ReceivedPoints:
@@ -123,6 +126,7 @@ async def find_pickup_points(
 
     Raises:
         AuthFailed: the service refused our credentials.
+        GuessedPathNotFound: nothing at a path that is a setting (404, 405).
     """
     return await answer_in_chunks(
         pickup_points_rows,
@@ -249,7 +253,6 @@ def points_summary(
             ("pickup points found", int(table["ppNumber"].notna().sum())),
             ("locations answered without points", int(statuses.get(NO_POINTS, 0))),
             ("refused (HTTP 400)", int(statuses.get("refused", 0))),
-            ("not found (HTTP 404)", int(statuses.get("not found", 0))),
             ("failed", int(statuses.get("failed", 0))),
             ("rejected before sending (rejected.csv)", rejected_rows),
         ],

@@ -4,7 +4,9 @@ the answer, one table row per product and drop-off point, the files and the read
 The answer may be long (§2.8): it is read within the response limit every answer has
 (``POSTFLOWS_RESPONSE_MAX_BYTES``; a longer one fails the run naming the setting), every point goes to the
 files, and the summary shows the first :data:`SHOWN_POINTS`. A 404 is the service's "no results" (§7): the
-run completes with no points and the service's words.
+run completes with no points, says ``no results (404)`` with the service's words, and notes that the path is
+a guess (the spec shows none, and at a wrong path the service answers 404 as well) which ``postflows doctor
+--live`` checks. A 405 (no GET at the path) fails the run naming the path's setting.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pandas as pd
 
 from connectors.commerce import CommerceClient, DeliveryAddress, SameDayAcceptance, SameDayRequest, Zip
 from connectors.commerce.models import DeliveryHouse, DeliveryLocation, DropOff
+from connectors.commerce.paths import PATH_SETTINGS
 from connectors.errors import NotFound
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
 from fileio.workbooks import write_xlsx
@@ -35,6 +38,7 @@ POINT_COLUMNS: tuple[str, ...] = (
 )
 SHOWN_POINTS = 50
 FILE_STEM = "acceptance-points"
+NO_RESULTS = "no results (404)"
 
 
 @dataclass(frozen=True)
@@ -43,11 +47,13 @@ class AcceptanceAnswer:
 
     Attributes:
         answer: the answer; None when the service answered 404.
-        no_results: the 404's text; None when there is an answer.
+        no_results: ``no results (404)`` and the 404's text; None when there is an answer.
+        path_guess: after a 404, the note that the path asked is a guess (a wrong one answers 404 too).
     """
 
     answer: SameDayAcceptance | None
     no_results: str | None = None
+    path_guess: str | None = None
 
     def as_received(self) -> dict[str, Any] | None:
         """The answer's fields as the service sent them (unknown fields kept)."""
@@ -73,11 +79,25 @@ def acceptance_request(
 
 @idempotent_step("commerce-same-day-acceptance-points")
 async def fetch_acceptance_points(client: CommerceClient, request: SameDayRequest) -> AcceptanceAnswer:
-    """Ask for the same-day acceptance points of ``request``; a 404 is no results (§7)."""
+    """Ask for the same-day acceptance points of ``request``; a 404 is no results (§7), noted as an answer
+    at a guessed path.
+
+    Raises:
+        GuessedPathNotFound: the service takes no GET at the path (405).
+    """
     try:
         return AcceptanceAnswer(await client.same_day_acceptance_points(request))
     except NotFound as error:
-        return AcceptanceAnswer(None, str(error))
+        return AcceptanceAnswer(None, f"{NO_RESULTS}: {error}", path_guess_note(client.paths.same_day))
+
+
+def path_guess_note(path: str) -> str:
+    """What a 404 at ``path`` leaves open: the specification shows no path, and at a wrong one the service
+    answers 404 as well."""
+    return (
+        f"the path {path} ({PATH_SETTINGS['same_day']}) is a guess: the specification shows none, and at a "
+        "wrong path the service answers 404 as well; `postflows doctor --live` checks it"
+    )
 
 
 def acceptance_table(answer: SameDayAcceptance | None) -> pd.DataFrame:
@@ -116,7 +136,8 @@ def write_acceptance(
 def acceptance_markdown(title: str, found: AcceptanceAnswer, table: pd.DataFrame) -> str:
     """The answer as markdown: its quality and counts, then the first :data:`SHOWN_POINTS` rows."""
     if found.answer is None:
-        return f"# {title}\n\nNo acceptance points: {found.no_results}\n"
+        note = f"\n> Note: {found.path_guess}\n" if found.path_guess else ""
+        return f"# {title}\n\nNo acceptance points: {found.no_results}\n{note}"
     quality = found.answer.quality
     facts = pd.DataFrame(
         [

@@ -1,7 +1,8 @@
 """CommerceClient's parcel operations against the fake written from the spec: pickup points as received (§4.3,
 a body shaped like the pickup user request with verified null, possibly without names), address labels and
 return orders as received (§4.4, shapes not shown): a PDF answer or JSON, read no further than a label of
-the largest size accepted, and never sent twice on their own."""
+the largest size accepted, and never sent twice on their own; a 404 or 405 at a path that is a setting names
+the setting (where §7 lists 404, for same-day acceptance points, it is still "no results")."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ import json
 import httpx
 import pytest
 
-from connectors.commerce import PickupUserRequest
-from connectors.errors import MalformedResponse, ResponseTooLarge, ServerError
+from connectors.commerce import DeliveryAddress, PickupUserRequest, SameDayRequest
+from connectors.commerce.errors import GuessedPathNotFound
+from connectors.errors import MalformedResponse, NotFound, ResponseTooLarge, ServerError
 from connectors.limits import BASE64_SLACK_BYTES, base64_length
-from tests.connectors.commerce_support import BASE, FakeCommerce, commerce_client, reply
+from tests.connectors.commerce_support import BASE, TODAY, FakeCommerce, commerce_client, reply
 
 LABELS = f"{BASE}/barcode/v1/addresslabels"
 ORDERS = f"{BASE}/delivery/collection/order/v2/orders"
@@ -146,3 +148,79 @@ async def test_a_return_order_answer_is_kept_as_received() -> None:
     assert answer.content == text
     (call,) = server.calls
     assert call.body == {"pickupDate": "2030-06-18"} and call.scope == "DCAPI_RETURN_ORDER"
+
+
+# --- paths that are settings: a 404 or 405 names the setting, never "no results" ----------------------------
+
+SAME_DAY = f"{BASE}/api/delivery/v1/sameday/acceptancepoints"
+
+
+def _same_day_request() -> SameDayRequest:
+    return SameDayRequest(address=DeliveryAddress.of(zip_code="3013", city="Bern"), delivery_date=TODAY)
+
+
+@pytest.mark.parametrize("status", [404, 405])
+async def test_pickup_points_at_a_path_the_service_does_not_have_fail_naming_the_setting(status: int) -> None:
+    server = FakeCommerce()
+    server.route("POST", POINTS, reply({"code": "NOT_FOUND", "message": "no route"}, status))
+    async with commerce_client(server) as client:
+        with pytest.raises(GuessedPathNotFound, match="POSTFLOWS_COMMERCE_PICKUP_POINTS_PATH") as raised:
+            await client.pickup_points_as_received(location_only())
+    assert raised.value.setting == "POSTFLOWS_COMMERCE_PICKUP_POINTS_PATH"
+    assert not raised.value.retryable and len(server.calls) == 1
+    # A 405 may be the method: its setting is named too.
+    assert ("POSTFLOWS_COMMERCE_PICKUP_POINTS_METHOD" in str(raised.value)) is (status == 405)
+    assert f"HTTP {status}" in str(raised.value) and "/pickup/v1/points" in str(raised.value)
+
+
+async def test_a_same_day_404_is_no_results_as_section_7_lists_it() -> None:
+    server = FakeCommerce()
+    server.route("GET", SAME_DAY, reply({"code": "NO_RESULTS", "message": "no same-day service"}, 404))
+    async with commerce_client(server) as client:
+        with pytest.raises(NotFound) as raised:
+            await client.same_day_acceptance_points(_same_day_request())
+    assert not isinstance(raised.value, GuessedPathNotFound)
+
+
+async def test_a_same_day_405_fails_naming_the_path_setting() -> None:
+    server = FakeCommerce()
+    server.route("GET", SAME_DAY, reply({"code": "METHOD_NOT_ALLOWED"}, 405))
+    async with commerce_client(server) as client:
+        with pytest.raises(GuessedPathNotFound, match="set POSTFLOWS_COMMERCE_SAME_DAY_PATH to") as raised:
+            await client.same_day_acceptance_points(_same_day_request())
+    assert raised.value.not_processed and raised.value.status_code == 405
+
+
+@pytest.mark.parametrize(
+    ("url", "setting"),
+    [
+        (LABELS, "POSTFLOWS_COMMERCE_BARCODE_PATH"),
+        (ORDERS, "POSTFLOWS_COMMERCE_RETURN_ORDER_PATH"),
+        (f"{BASE}/pickup/v1/users", "POSTFLOWS_COMMERCE_PICKUP_PATH"),
+    ],
+)
+async def test_a_submission_to_a_path_the_service_does_not_have_is_not_processed_and_names_it(
+    url: str, setting: str
+) -> None:
+    server = FakeCommerce()
+    server.route("POST", url, reply({"code": "NOT_FOUND", "message": "Not Found"}, 404), {"id": "X"})
+    async with commerce_client(server) as client:
+        with pytest.raises(GuessedPathNotFound) as raised:
+            if url == LABELS:
+                await client.create_address_label_as_received(LABEL_BODY)
+            elif url == ORDERS:
+                await client.create_return_order_as_received({"pickupDate": "2030-06-18"})
+            else:
+                await client.register_pickup_user(location_only())
+    assert raised.value.setting == setting and f"set {setting} to the service's path" in str(raised.value)
+    assert raised.value.not_processed and len(server.api_calls("POST", url)) == 1
+
+
+async def test_a_404_at_a_path_the_specification_shows_is_still_no_results() -> None:
+    server = FakeCommerce()
+    how = f"{BASE}/api/delivery/v1/deliverabilities/how/XX"
+    server.route("GET", how, reply({"code": "NO_RESULTS"}, 404))
+    async with commerce_client(server) as client:
+        with pytest.raises(NotFound) as raised:
+            await client.logistic_product("XX")
+    assert not isinstance(raised.value, GuessedPathNotFound) and raised.value.outcome_unknown

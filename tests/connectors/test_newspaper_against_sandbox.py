@@ -47,10 +47,16 @@ def clock() -> Clock:
     return Clock()
 
 
-@pytest.fixture
-def config(clock: Clock) -> SandboxConfig:
-    # Orders go LOADED → CONTROL (from halfway) → DONE, so the client meets every phase of an order.
-    return SandboxConfig(clock=clock, job_seconds=JOB_SECONDS, order_statuses=("LOADED", "CONTROL", "DONE"))
+@pytest.fixture(params=["ours", "other"])
+def config(clock: Clock, request: pytest.FixtureRequest) -> SandboxConfig:
+    """Orders go LOADED → CONTROL (from halfway) → DONE, so the client meets every phase of an order; the
+    sandbox answers the registered guesses our way, then the other plausible way (connectors.guesses)."""
+    return SandboxConfig(
+        clock=clock,
+        job_seconds=JOB_SECONDS,
+        order_statuses=("LOADED", "CONTROL", "DONE"),
+        guesses=request.param,
+    )
 
 
 @pytest.fixture
@@ -142,7 +148,10 @@ async def test_master_data_and_distribution(client: NewspaperClient, config: San
         "C",
     }
     black_list = (await client.get_black_list(5120)).value
-    assert black_list.body["blackListDetails"][0]["zipCode"] == 6353
+    if config.guesses == "ours":
+        assert black_list.body["blackListDetails"][0]["zipCode"] == 6353
+    else:  # as text/csv: kept as received
+        assert isinstance(black_list.body, str) and "6353" in black_list.body
     assert token_requests(config) == 2  # NEWSPAPERS and DISTRIBUTION, the second reused
 
 
@@ -159,7 +168,8 @@ async def test_standard_order_lifecycle(
 
     as_json = (await client.get_delivery_note(order_id)).value
     as_pdf = (await client.get_delivery_note(order_id, prefer_pdf=True)).value
-    assert as_json.raw is not None and as_pdf.raw is None
+    # The other answer of newspaper.delivery-note-shape gives the PDF itself even when JSON is preferred.
+    assert (as_json.raw is not None) == (config.guesses == "ours") and as_pdf.raw is None
     for note in (as_json, as_pdf):
         assert note.documents[0].decoded_bytes().startswith(b"%PDF")
         assert note.documents[0].extension == ".pdf"
@@ -227,7 +237,8 @@ async def test_statistics(client: NewspaperClient, clock: Clock) -> None:
         bundle_type="NOT_BUNDLED",
         count=40,
     )
-    assert (await client.submit_statistics([record])).value == "File uploaded successfully"
+    # A plain string, or (the other answer) a JSON object kept as received.
+    assert "File uploaded successfully" in (await client.submit_statistics([record])).value
     with pytest.raises(NewspaperRejected) as caught:
         await client.submit_statistics([record.model_copy(update={"newspaper_id": 1})])
     assert caught.value.code == "0200"

@@ -28,6 +28,7 @@ from tasks.submission import (
     SubmissionUncertain,
     is_marker,
     recording_wait,
+    submit_each,
     submit_once,
     waited_before,
 )
@@ -463,3 +464,34 @@ async def test_a_key_is_taken_over_when_its_lease_expired(database_url: str, run
         )
     second = await run(wait_s=0.5)
     assert second.holds_key
+
+
+async def test_submit_each_stops_at_a_failure_without_cutting_off_the_requests_in_flight() -> None:
+    started: list[int] = []
+    ended: list[int] = []
+
+    async def submit(item: int) -> None:
+        started.append(item)
+        await asyncio.sleep(0.05 if item == 0 else 0.2)
+        ended.append(item)
+        if item < 3:
+            raise ServerError(f"failed {item}", api="x", status_code=500)
+
+    with pytest.raises(ServerError, match="failed 0"):
+        await submit_each(range(10), submit, concurrency=3)
+    assert started == [0, 1, 2] and sorted(ended) == [0, 1, 2]  # nothing new started, none cut off
+
+
+async def test_submit_each_is_cut_off_by_a_cancellation() -> None:
+    ended: list[int] = []
+
+    async def submit(item: int) -> None:
+        await asyncio.sleep(10)
+        ended.append(item)
+
+    work = asyncio.create_task(submit_each(range(4), submit, concurrency=2))
+    await asyncio.sleep(0.05)
+    work.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await work
+    assert ended == []

@@ -1,5 +1,5 @@
 """The keys of user-supplied bodies (each body once, two identical bodies two requests, a reordered file the
-same work), the id in an answer, and what an uncertain submission tells the user."""
+same work), the id in an answer, and what an uncertain submission tells the user (and its exit code)."""
 
 from __future__ import annotations
 
@@ -56,3 +56,11 @@ def test_an_uncertain_submission_names_the_positions_why_and_how_to_go_on() -> N
         "Check with the service, then run the same command again with --resubmit to send them again"
     )
     assert error.positions == [2, 5]
+    assert error.exit_code == 1  # this run's request got no answer: the work failed
+
+
+def test_bodies_uncertain_since_an_earlier_run_stop_the_run_with_exit_2() -> None:
+    earlier = BodyOutcome(1, "k1", BodyStatus.UNCERTAIN, message="an earlier run's request", sent_before=True)
+    now = BodyOutcome(2, "k2", BodyStatus.UNCERTAIN, message="the request (commerce: HTTP 503)")
+    assert SubmissionsUncertain("address label", [earlier], "labels.csv", "check").exit_code == 2
+    assert SubmissionsUncertain("address label", [earlier, now], "labels.csv", "check").exit_code == 1

@@ -16,6 +16,7 @@ from prefect.cache_policies import NO_CACHE
 from pydantic import BaseModel
 
 from connectors.commerce import CommerceRejected
+from connectors.commerce.errors import GuessedPathNotFound
 from connectors.errors import AuthFailed, NotFound, ServerError, TransportFailure
 from fileio import checkpoint as checkpoint_module
 from fileio.checkpoint import RowCheckpoint
@@ -52,6 +53,12 @@ class Service:
                 "down": ServerError("commerce: HTTP 503", api="commerce", status_code=503),
                 "cut": TransportFailure("commerce: connection reset", api="commerce"),
                 "denied": AuthFailed("commerce: HTTP 403", api="commerce", status_code=403),
+                "nowhere": GuessedPathNotFound(
+                    "commerce: HTTP 404: set POSTFLOWS_COMMERCE_PICKUP_POINTS_PATH",
+                    api="commerce",
+                    status_code=404,
+                    setting="POSTFLOWS_COMMERCE_PICKUP_POINTS_PATH",
+                ),
             }
             if request.value in errors:
                 raise errors[request.value]
@@ -131,6 +138,13 @@ async def test_every_row_ends_with_an_outcome_in_input_order_and_concurrency_is_
 async def test_refused_credentials_stop_the_run() -> None:
     with pytest.raises(AuthFailed):
         await answer_rows(requests("a", "denied", "b"), Service(), concurrency=1)
+
+
+async def test_a_wrong_path_stops_the_run_naming_the_setting_instead_of_a_not_found_row() -> None:
+    service = Service()
+    with pytest.raises(GuessedPathNotFound, match="POSTFLOWS_COMMERCE_PICKUP_POINTS_PATH"):
+        await answer_rows(requests("a", "nowhere", "b"), service, concurrency=1)
+    assert service.asked == ["a", "nowhere"]
 
 
 async def test_an_interrupted_run_is_resumed_without_asking_answered_rows_again(tmp_path: Path) -> None:

@@ -12,13 +12,21 @@ from sqlalchemy import select
 
 import history
 from connectors.commerce import CommerceRejected, PickupUser, PickupUserRequest
+from connectors.commerce.errors import GuessedPathNotFound
 from connectors.errors import AuthFailed, ServerError, TransportFailure
 from fileio.commerce.pickup_input import PickupInput, PickupRow, pickup_request
 from history.errors import LeaseLost
 from history.identity import Endpoint
 from history.models import JobState
 from history.recorder import RunRecorder
-from tasks.commerce.pickup import KIND, RowStatus, register_pickup_users, results_frame, status_counts
+from tasks.commerce.pickup import (
+    KIND,
+    PickupUncertain,
+    RowStatus,
+    register_pickup_users,
+    results_frame,
+    status_counts,
+)
 from tasks.run_history import start_recording
 
 ENDPOINT = Endpoint("https://commerce.example/", "client-1")
@@ -34,15 +42,43 @@ class PickupService:
         self.sent: list[str] = []
         self.lose: set[str] = set()
         self.refuse: set[str] = set()
+        self.refuse_unsure: set[str] = set()
         self.server_error: set[str] = set()
         self.auth_fails = False
+        self.wrong_path = False
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.hold_until_in_flight = 0
 
     async def register_pickup_user(self, request: PickupUserRequest) -> PickupUser:
         name = request.user_details.first_name
         self.sent.append(name)
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            async with asyncio.timeout(5):  # answered once this many have been in flight together
+                while self.most_in_flight < self.hold_until_in_flight:
+                    await asyncio.sleep(0.01)
+        finally:
+            self.in_flight -= 1
         if self.auth_fails:
             raise AuthFailed("commerce: HTTP 403", api="commerce", status_code=403, not_processed=True)
+        if self.wrong_path:
+            raise GuessedPathNotFound(
+                "commerce: HTTP 404 for POST /pickup/v1/users: set POSTFLOWS_COMMERCE_PICKUP_PATH",
+                api="commerce",
+                status_code=404,
+                setting="POSTFLOWS_COMMERCE_PICKUP_PATH",
+            )
         if name in self.refuse:
+            raise CommerceRejected(
+                "commerce: HTTP 400: street unknown",
+                code="400",
+                meaning="",
+                status_code=400,
+                not_processed=True,
+            )
+        if name in self.refuse_unsure:
             raise CommerceRejected(
                 "commerce: HTTP 400: street unknown", code="400", meaning="", status_code=400
             )
@@ -149,13 +185,52 @@ async def test_server_error_on_the_post_is_uncertain(run) -> None:  # type: igno
     assert outcome.status is RowStatus.UNCERTAIN and "HTTP 502" in outcome.message
 
 
-async def test_refused_row_keeps_the_service_message_and_the_rest_goes_on(run) -> None:  # type: ignore[no-untyped-def]
+async def test_a_refusal_that_certainly_means_not_processed_keeps_the_message_and_the_rest_goes_on(
+    run,
+) -> None:  # type: ignore[no-untyped-def]
     service = PickupService()
     service.refuse.add("Anna")
     outcomes = await register(await run(), service, [row(1, "Anna"), row(2, "Hans")])
     assert [o.status for o in outcomes] == [RowStatus.REFUSED, RowStatus.REGISTERED]
     assert "street unknown" in outcomes[0].message
     assert status_counts(outcomes) == {"registered": 1, "resumed": 0, "uncertain": 0, "refused": 1}
+
+
+async def test_a_400_that_does_not_prove_not_processed_is_uncertain_and_the_next_run_stops_with_exit_2(
+    run,
+) -> None:  # type: ignore[no-untyped-def]
+    service = PickupService()
+    service.refuse_unsure.add("Anna")
+    rows = [row(1, "Anna"), row(2, "Hans")]
+    first = await register(await run(), service, rows)
+    assert [o.status for o in first] == [RowStatus.UNCERTAIN, RowStatus.REGISTERED]
+    assert "HTTP 400: street unknown" in first[0].message and not first[0].sent_before
+    assert PickupUncertain([first[0]], "results.csv").exit_code == 1  # this run's request: the work failed
+
+    again = await register(await run(), service, rows)
+    assert [o.status for o in again] == [RowStatus.UNCERTAIN, RowStatus.RESUMED]
+    assert again[0].sent_before and sorted(service.sent) == ["Anna", "Hans"]  # one POST each in all
+    stopped = PickupUncertain([again[0]], "results.csv")
+    assert stopped.exit_code == 2 and "--resubmit" in str(stopped)
+
+
+async def test_a_wrong_path_stops_the_run_and_the_next_one_with_the_right_path_sends_every_row(  # type: ignore[no-untyped-def]
+    run, database_url: str
+) -> None:
+    service = PickupService()
+    service.wrong_path, service.hold_until_in_flight = True, 3
+    rows = [row(number, name) for number, name in enumerate(["Anna", "Hans", "Eva", "Max", "Ida", "Urs"], 1)]
+    recorder = await run()
+    with pytest.raises(GuessedPathNotFound, match="POSTFLOWS_COMMERCE_PICKUP_PATH"):
+        await register_pickup_users.fn(service, recorder, rows, endpoint=ENDPOINT, concurrency=3)  # type: ignore[arg-type]
+    await recorder.finish("FAILED")
+    # The three in flight ended with their own answer (none cut off, none left uncertain); no fourth left.
+    assert len(service.sent) == 3 and service.most_in_flight == 3
+    assert {job.status for job in jobs(database_url) if job.kind == KIND} == {JobState.REJECTED}
+
+    service.wrong_path, service.hold_until_in_flight = False, 0
+    again = await register(await run(), service, rows, concurrency=3)
+    assert [o.status for o in again] == [RowStatus.REGISTERED] * 6
 
 
 @pytest.mark.parametrize("concurrency", [1, 4])
