@@ -1,13 +1,13 @@
 """Individual address queries (runquery2) for every row of a file, with the same result files as a batch.
 
-Every query is billed: a re-run of an interrupted run (same file, options and service) sends only the queries
-it got no answer for."""
+Every query is billed: a re-run (same file, options and service) sends only the queries it got no answer
+for, and a query whose answer was lost (uncertain) only with ``resubmit``."""
 
 from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import pandas as pd
 from prefect import flow, get_run_logger
@@ -27,11 +27,37 @@ from postflows.settings import Settings, get_settings
 from postflows.task_runners import fan_out_task_runner
 from postflows.wiring import ConfigurationError, address_service_client, address_service_endpoint
 from tasks.address_service.ping import ping_service
-from tasks.address_service.query import ERROR_COLUMN, QueryBilling, run_queries
-from tasks.address_service.steps import AddressResults, PreparedInput, build_query_results, prepare_input
+from tasks.address_service.query import (
+    ERROR_COLUMN,
+    QueriesUncertain,
+    QueryBilling,
+    run_queries,
+    uncertain_reasons,
+    uncertain_rows,
+)
+from tasks.address_service.steps import (
+    AddressResults,
+    InputFormat,
+    PreparedInput,
+    build_query_results,
+    prepare_input,
+)
 from tasks.sending import SendCounter
 
 FLOW_NAME = "address-query"
+
+
+class QueryCounts(NamedTuple):
+    """The rows whose query failed: refused ("not processed": the next run asks them again), and uncertain
+    (maybe answered and billed: asked again only with ``resubmit``)."""
+
+    failed: int
+    uncertain: int
+
+    @classmethod
+    def of(cls, answers: pd.DataFrame) -> QueryCounts:
+        uncertain = uncertain_rows(answers)
+        return cls(int((answers[ERROR_COLUMN].notna() & ~uncertain).sum()), int(uncertain.sum()))
 
 
 @flow(
@@ -43,24 +69,34 @@ FLOW_NAME = "address-query"
 async def address_query(
     request: Annotated[
         AddressQueryRequest,
-        form("Address queries", "The address file, how to read it, the billing and how many at once."),
+        form(
+            "Address queries",
+            "The address file, how to read it, the billing, how many at once, and whether the uncertain rows "
+            "of an earlier run are asked again.",
+        ),
     ],
     output: Annotated[OutputOptions, form("Output", "Where the results go on the worker.")],
 ) -> dict[str, Any]:
-    """Check every address of a file with an individual query (runquery2).
+    """Check every address of a file with an individual query (runquery2); every query is billed.
 
     Rows failing the input checks go to rejected.csv; the others are queried with bounded concurrency,
-    slowing down when the service reports its per-minute limit. A row whose query fails keeps its place in
-    the results with the reason in the QueryError column. Every query is billed: a re-run of an interrupted
-    run (same file, options and service) sends only the queries not answered yet. A street cell holding the
-    house number too is split where a row has none (the rows split are listed in house-numbers.csv).
+    slowing down when the service reports its per-minute limit. A row whose query is refused keeps its place
+    in the results with the reason in the QueryError column; a re-run (same file, options and service) sends
+    only the queries not answered yet. A row whose answer was lost (a dropped connection, a time-out, Status
+    201-203, HTTP 5xx, an unreadable answer) may have been billed: it is "uncertain", the run fails naming
+    ``resubmit``, and only ``resubmit`` asks those rows again. A street cell holding the house number too is
+    split where a row has none (the rows split are listed in house-numbers.csv).
 
     Args:
-        request: the address file, how to read it, the billing, the queries at once and their timeout.
+        request: the address file, how to read it, the billing, the queries at once and their timeout, and
+            whether to ask the uncertain rows of an earlier run again (check first).
         output: where results.csv, results.xlsx and rejected.csv go.
 
     Returns:
-        The run summary: run id, row counts, QSTAT counts, failed queries and the files written.
+        The run summary: run id, row counts, QSTAT counts, failed and uncertain queries, the files written.
+
+    Raises:
+        QueriesUncertain: rows are uncertain (results and summary written): exit code 2.
     """
     settings = get_settings()
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
@@ -68,24 +104,8 @@ async def address_query(
         raise InputError("input file not found", path=input_path)
     _check_timeout(request, settings)
     reading = input_format(request)
-    # Everything that changes what is sent; the key names the checkpoint of the answers received.
-    identifying = {
-        **request.identity(),
-        "query_key": settings.address_service.query_key,
-        "input_format": reading,
-    }
-    key = derive_key(
-        FLOW_NAME, endpoint=address_service_endpoint(settings), files=(input_path,), parameters=identifying
-    )
-    parameters = {
-        "input_path": input_path,
-        "output_dir": output_dir,
-        "concurrency": request.concurrency,
-        "billing_reference": request.billing_reference,
-        "client_identifier": request.client_identifier,
-        "client_name": request.client_name,
-        "column_mapping": request.column_mapping,
-    }
+    key = _work_key(request, settings, input_path, reading)
+    parameters = _recorded_parameters(request, input_path, output_dir)
     async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
@@ -109,16 +129,67 @@ async def address_query(
         sends = SendCounter()
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
         answers = await _query(recorder, request, prepared, sends=sends, checkpoint=checkpoint)
-        failed = int(answers[ERROR_COLUMN].notna().sum())
-        marks = settings.address_service.correction_marks
-        results = await build_query_results(
-            prepared, answers, output_dir, csv_style=settings.csv_style, correction_marks=marks
-        )
-        await _report(recorder, summary, results, prepared, sends, failed, input_path, output_dir)
-        if not failed:
-            checkpoint.clear()  # done: a later run queries afresh
-        get_run_logger().info("address queries done: %d rows, %d failed", results.rows, failed)
+        await _conclude(recorder, summary, prepared, answers, sends, checkpoint, input_path, output_dir)
         return dict(summary)
+
+
+async def _conclude(
+    recorder: RunRecorder,
+    summary: RunSummary,
+    prepared: PreparedInput,
+    answers: pd.DataFrame,
+    sends: SendCounter,
+    checkpoint: RowCheckpoint,
+    input_path: Path,
+    output_dir: Path,
+) -> None:
+    """Write the results and the summary; the checkpoint goes once no row failed and none is uncertain.
+
+    Raises:
+        QueriesUncertain: rows are uncertain; the checkpoint keeps them for ``resubmit``.
+    """
+    settings = get_settings()
+    counts = QueryCounts.of(answers)
+    marks = settings.address_service.correction_marks
+    results = await build_query_results(
+        prepared, answers, output_dir, csv_style=settings.csv_style, correction_marks=marks
+    )
+    await _report(recorder, summary, results, prepared, sends, counts, input_path, output_dir)
+    get_run_logger().info("address queries done: %d rows, %d failed, %d uncertain", results.rows, *counts)
+    if counts.uncertain:
+        results_csv = str(output_dir / "results.csv")
+        raise QueriesUncertain(uncertain_reasons(answers), results_csv, summary=summary)
+    if not counts.failed:
+        checkpoint.clear()  # done: a later run queries afresh
+
+
+def _work_key(
+    request: AddressQueryRequest, settings: Settings, input_path: Path, reading: InputFormat
+) -> str:
+    """The key of the work: everything that changes what is sent (the file, the options marked as work, the
+    query key, how the file is read, the service), never ``resubmit``; it names the checkpoint."""
+    identifying = {
+        **request.identity(),
+        "query_key": settings.address_service.query_key,
+        "input_format": reading,
+    }
+    return derive_key(
+        FLOW_NAME, endpoint=address_service_endpoint(settings), files=(input_path,), parameters=identifying
+    )
+
+
+def _recorded_parameters(request: AddressQueryRequest, input_path: Path, output_dir: Path) -> dict[str, Any]:
+    """The options the run history records with the run."""
+    return {
+        "input_path": input_path,
+        "output_dir": output_dir,
+        "concurrency": request.concurrency,
+        "billing_reference": request.billing_reference,
+        "client_identifier": request.client_identifier,
+        "client_name": request.client_name,
+        "column_mapping": request.column_mapping,
+        "resubmit": request.resubmit,
+    }
 
 
 def _check_timeout(request: AddressQueryRequest, settings: Settings) -> None:
@@ -151,9 +222,12 @@ async def _query(
         billing=QueryBilling(request.billing_reference, request.client_identifier, request.client_name),
         sends=sends,
         checkpoint=checkpoint,
+        resubmit=request.resubmit,
     )
     if sends.resumed:
-        recorder.note_reused("query answers", f"{sends.resumed} records from an interrupted run's checkpoint")
+        recorder.note_reused("query answers", f"{sends.resumed} records from an earlier run's checkpoint")
+    if sends.resubmitted:
+        recorder.note_replaced("uncertain queries", f"{sends.resubmitted} records asked again (--resubmit)")
     for message in answers.loc[answers[ERROR_COLUMN].notna(), ERROR_COLUMN].unique()[:20]:
         await recorder.message("error", "runquery2", str(message))
     await recorder.message("info", "runquery2", sends.describe())
@@ -166,7 +240,7 @@ async def _report(
     results: AddressResults,
     prepared: PreparedInput,
     sends: SendCounter,
-    failed: int,
+    counts: QueryCounts,
     input_path: Path,
     output_dir: Path,
 ) -> None:
@@ -175,14 +249,23 @@ async def _report(
         await recorder.document(path.stem, path)
     summary.update(
         result_rows=results.rows,
-        failed_queries=failed,
+        failed_queries=counts.failed,
+        uncertain_rows=counts.uncertain,
         query_sends=sends.total,
         resumed_rows=sends.resumed,
+        resubmitted_rows=sends.resubmitted,
         qstat=results.qstat_counts(),
         **results.correction_counts(),
     )
     report = results.markdown(f"Address queries {input_path.name}", rejected_rows=prepared.rejected_rows)
-    report += f"\n\nFailed queries: {failed}\n"
-    if failed:
+    report += f"\n\nFailed queries: {counts.failed}\n"
+    if counts.failed:
         report += "Running the same command again sends only the failed queries.\n"
+    report += f"\nUncertain rows: {counts.uncertain}\n"
+    if counts.uncertain:
+        report += (
+            "Their query was sent, but no answer proves that it was not processed: it may have been "
+            "answered and billed. They are not asked again on their own (QueryError in results.csv says "
+            "why); check, then run the same command again with --resubmit to ask those rows again.\n"
+        )
     await summary.publish(report, output_dir, description="QSTAT summary")

@@ -166,7 +166,8 @@ def address_batch_command(
 @app.command("address-query")
 @request_command(AddressQueryRequest, OutputOptions)
 def address_query_command(request: AddressQueryRequest, output: OutputOptions) -> None:
-    """Check every address of a file with an individual query (runquery2)."""
+    """Check every address of a file with an individual query (runquery2); every query is billed, so none
+    whose answer was lost is asked again without --resubmit (exit 2 while such rows are left)."""
     from postflows import precheck
 
     prepare_flow_run(

@@ -4,8 +4,8 @@ failures and exit codes, printing the summary, and the options several commands 
 Every line printed here (a reason, a message, the summary) is scrubbed of the registered secrets first.
 
 Exit codes: 0 success; 1 the work failed (the reason on one line); 2 bad usage, configuration, an input
-file that cannot be used, or input that belongs to other recorded work (an error says so with its
-``exit_code``); 130 interrupted.
+file that cannot be used, input that belongs to other recorded work, or a submission that may have reached
+the service and waits for ``--resubmit`` (an error says so with its ``exit_code``); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -82,7 +82,9 @@ def _refused(error: BaseException) -> bool:
 
 
 def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = True) -> T:
-    """Run a flow coroutine, turning any failure into a one-line reason and a non-zero exit code.
+    """Run a flow coroutine, turning any failure into a one-line reason and a non-zero exit code; an error
+    that carries the run's ``summary`` (rows left for the user to confirm) prints it first, as a run that
+    completed does.
 
     The reason is printed as plain text (server text may hold brackets that look like markup) and never
     wrapped, whatever the terminal's width.
@@ -107,6 +109,9 @@ def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = Tru
     except ConfigurationError as error:
         fail("configuration error", error, EXIT_USAGE)
     except (PostflowsError, HistoryError, ValueError, OSError) as error:
+        summary = getattr(error, "summary", None)
+        if isinstance(summary, dict):  # a run that ended with rows to confirm still reports what it did
+            print_summary(summary)
         fail("failed", error, getattr(error, "exit_code", EXIT_FAILED))
     except KeyboardInterrupt:
         console.print(Text(interrupted_line(began), style="yellow"), soft_wrap=True, overflow="ignore")

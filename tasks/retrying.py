@@ -7,8 +7,9 @@ Two layers, one concern each: the HTTP core retries a transient failure within s
 decorated here is retried as a whole, minutes apart with exponential waits and jitter, when a transient typed
 error (``ApiError.retryable``) outlasted those (an outage), and the UI shows it AwaitingRetry. Anything else
 fails at once: a refusal, bad credentials, a file that cannot be read. Submissions (runbatch, uploads, order
-and purchase POSTs, statistics, pickup registrations) are never decorated here: whether they may be sent
-again is the submit-once protocol's decision (:mod:`tasks.submission`), not a retry's.
+and purchase POSTs, statistics, pickup registrations, billed individual queries) are never decorated here:
+whether they may be sent again is the submit-once protocol's decision (:mod:`tasks.submission`; for the
+queries, their checkpoint's), not a retry's.
 """
 
 from __future__ import annotations

@@ -15,11 +15,15 @@ class SendCounter:
     Attributes:
         outcomes: requests sent, by outcome.
         resumed: answers taken from an interrupted run's checkpoint instead of sent again.
+        held: rows not sent again because an earlier request's outcome is unknown (it may have been billed).
+        resubmitted: such rows sent again, as ``--resubmit`` asked.
     """
 
     def __init__(self) -> None:
         self.outcomes: Counter[str] = Counter()
         self.resumed = 0
+        self.held = 0
+        self.resubmitted = 0
 
     def __call__(self, record: RequestRecord) -> None:
         self.outcomes[record.outcome] += 1
@@ -35,4 +39,8 @@ class SendCounter:
     def describe(self) -> str:
         parts = ", ".join(f"{outcome} {count}" for outcome, count in sorted(self.outcomes.items()))
         resumed = f"; {self.resumed} answers from an interrupted run" if self.resumed else ""
+        if self.held:
+            resumed += f"; {self.held} uncertain rows not sent again (--resubmit sends them)"
+        if self.resubmitted:
+            resumed += f"; {self.resubmitted} uncertain rows sent again (--resubmit)"
         return f"{self.total} queries sent ({parts or 'none'}){resumed}"

@@ -147,6 +147,7 @@ class AddressServiceClient(ApiClient):
 
     Individual queries, the address assistant and building verification are sent ``paced`` (through the
     ``pacer`` option when one is given): the service counts them against its per-minute limit (Status 106).
+    Individual queries are billed: like runbatch, they are never sent again after an uncertain failure.
 
     Args:
         base_url: the service's base address, ending in REST/v1.
@@ -302,12 +303,20 @@ class AddressServiceClient(ApiClient):
         client_identifier: str | None = None,
         client_name: str | None = None,
     ) -> QueryResult:
-        """POST /runquery2 (or /runquery2withclient) for one address given as ``FieldName_in`` → value."""
+        """POST /runquery2 (or /runquery2withclient) for one address given as ``FieldName_in`` → value.
+
+        A query is billed (its answer carries a ``SettlementId``; Status 105 speaks of "methods with
+        automatic settlement", §4.2, §7), so it is a submission: it is sent again only after a failure that
+        certainly means "not processed" (Status 106 and the rest of ``NOT_PROCESSED_STATUSES``, HTTP 429, a
+        request that never left). After any other failure (a lost answer, a read timeout or the deadline,
+        Status 201-203, a 5xx, an unreadable answer) the error is raised at once with ``outcome_unknown``.
+        """
         data = [{"FieldName": name, "Value": value or ""} for name, value in fields.items()]
         body: dict[str, Any] = {"address": {"Id": record_id, "Data": data}, "key": key, "timeout": timeout_ms}
         operation = _with_client(body, "runquery2", billing_reference, client_identifier, client_name)
-        # A query changes nothing remotely, so it is safe to re-send after an ambiguous failure.
-        payload = await self._call("POST", f"/{operation}", operation, json=body, idempotent=True, paced=True)
+        payload = await self._call(
+            "POST", f"/{operation}", operation, json=body, idempotent=False, paced=True
+        )
         with _reading(operation):
             # runquery2withclient answers "same as /runquery2" (§4.2); a wrapper named after it is read too.
             result = _result(payload, "RunQuery2Result", "RunQuery2WithClientResult")

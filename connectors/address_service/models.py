@@ -62,11 +62,14 @@ class TokenStatus(IntEnum):
 
     @property
     def is_pending(self) -> bool:
-        return self in (TokenStatus.NEW, TokenStatus.WAITING, TokenStatus.RUNNING)
+        """Not ended: New, Waiting, Running, and Unknown (7, or a number §2.6 does not list): §3 shows no
+        transitions, so an unknown state may still end in a result (the guess
+        ``address-service.token-status-transitions``); it is waited out, never taken for a failure."""
+        return self in (TokenStatus.NEW, TokenStatus.WAITING, TokenStatus.RUNNING, TokenStatus.UNKNOWN)
 
     @property
     def is_failure(self) -> bool:
-        return self in (TokenStatus.ERROR, TokenStatus.FAILED, TokenStatus.CANCELED, TokenStatus.UNKNOWN)
+        return self in (TokenStatus.ERROR, TokenStatus.FAILED, TokenStatus.CANCELED)
 
 
 class _Model(BaseModel):

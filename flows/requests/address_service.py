@@ -54,8 +54,9 @@ QUERY_TIMEOUT_MAX_MS = 25_000
 (Status or result) before the connection gives up on it."""
 
 
-class AddressQueryRequest(Concurrency, BillingOptions, AddressTable):
-    """What the individual queries check: the file, its reading, the billing, and how many at once."""
+class AddressQueryRequest(Resubmission, Concurrency, BillingOptions, AddressTable):
+    """What the individual queries check: the file, its reading, the billing, how many at once, and whether
+    the rows whose earlier query is uncertain (it may have been billed) are asked again."""
 
     timeout_ms: Annotated[int, WORK] = option(
         "Query timeout (ms)",

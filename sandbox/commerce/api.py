@@ -57,8 +57,12 @@ def create_app(config: SandboxConfig, state: SandboxState) -> FastAPI:
         personal_router(config, personal_check),
         dependencies=[Depends(personal_check), Depends(service_status_fault)],
     )
-    protect(validation_router(config.clock), SCOPE_ADDRESS_READ, SCOPE_ADDRESS_VALIDATE)
-    protect(autocomplete_router(), SCOPE_ADDRESS_READ, SCOPE_ADDRESS_AUTOCOMPLETE)
+    # commerce.scopes, the other way: validation and look-ups take their own scopes only.
+    other = config.guesses == "other"
+    protect(
+        validation_router(config.clock), *(() if other else (SCOPE_ADDRESS_READ,)), SCOPE_ADDRESS_VALIDATE
+    )
+    protect(autocomplete_router(), *(() if other else (SCOPE_ADDRESS_READ,)), SCOPE_ADDRESS_AUTOCOMPLETE)
     protect(delivery_router(config.clock), SCOPE_DELIVERY)
     protect(same_day_router(paths.same_day_path), SCOPE_DELIVERY)
     protect(pickup_router(paths, state, config.clock), SCOPE_PICKUP)

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from sandbox.config import SandboxConfig
+from sandbox.guesses import is_other, play
 from sandbox.newspaper.jobs import Job, start_job
 from sandbox.newspaper.messages import NewspaperRejection, not_available, not_found, parse_body
 from sandbox.newspaper.pdf import PDF_MIME_TYPES, document_body, render_pdf
@@ -218,11 +219,15 @@ def create_router(config: SandboxConfig, state: SandboxState) -> APIRouter:
         return {"outputAddresses": output_addresses(finished_purchase(purchase_id).order)}
 
     @router.get("/{purchase_id}/document/{name}")
-    def purchase_document(purchase_id: int, name: str) -> dict[str, Any]:
+    def purchase_document(purchase_id: int, name: str, request: Request) -> dict[str, Any]:
         if name not in DOCUMENTS:
             raise not_found(f"Unknown document {name}")
         record = book.get(purchase_id)
-        if name == "non-reusable-addresses" and not record.order.address_clean_up:
+        # newspaper.clean-up-option, the other way: the option's field is another, ours is ignored.
+        ignored = is_other(request)
+        if ignored:
+            play(request, "newspaper.clean-up-option")
+        if name == "non-reusable-addresses" and (ignored or not record.order.address_clean_up):
             raise NewspaperRejection(
                 404,
                 [{"error": f"Purchase {purchase_id} was ordered without address clean-up", "resource": None}],

@@ -18,6 +18,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
 
 from sandbox.config import SandboxConfig
+from sandbox.guesses import is_other
 from sandbox.newspaper.messages import NewspaperRejection
 from sandbox.state import SandboxState
 
@@ -81,9 +82,15 @@ def create_router(config: SandboxConfig, recipients: NoticeRecipients) -> APIRou
             raw = await request.json()
         except ValueError:
             raw = None
-        address = (raw.get("email") or raw.get("emailAddress")) if isinstance(raw, dict) else None
+        # newspaper.structure-file-email-body, the other way: only emailAddress is the field.
+        fields = ("emailAddress",) if is_other(request) else ("email", "emailAddress")
+        address = (
+            next((raw.get(field) for field in fields if raw.get(field)), None)
+            if isinstance(raw, dict)
+            else None
+        )
         if not isinstance(address, str):
-            raise _invalid("Invalid request: email (or emailAddress) is required")
+            raise _invalid(f"Invalid request: {' (or '.join(fields)}{')' * (len(fields) - 1)} is required")
         try:
             normalised = validate_email(address, check_deliverability=False).normalized
         except EmailNotValidError as exc:

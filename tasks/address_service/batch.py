@@ -27,8 +27,7 @@ API = "address-service"
 
 
 class BatchJobFailed(RemoteJobEnded):
-    """The batch job ended in a TokenStatus other than Finished (a number the §2.6 table does not list reads
-    as UNKNOWN, and the message names the number the service sent)."""
+    """The batch job ended in Error, Failed or Canceled (§2.6)."""
 
     def __init__(
         self, token_status: TokenStatus, message: str | None, *, reported: int | None = None
@@ -87,6 +86,11 @@ def observe(status: BatchStatus) -> Observation[BatchStatus]:
     if status.token_status.is_failure:
         raise BatchJobFailed(status.token_status, status.message, reported=status.reported_token_status)
     detail = status.token_status.name.lower()
+    reported = status.reported_token_status
+    if reported is not None and reported != int(status.token_status):
+        detail = f"TokenStatus {reported}, a status the specification does not list"
+    elif status.token_status is TokenStatus.UNKNOWN:
+        detail = "TokenStatus 7 Unknown"
     if status.remaining_time_seconds is not None:
         detail += f", about {status.remaining_time_seconds}s left"
     return Observation(
@@ -123,7 +127,7 @@ async def wait_for_batch(
     unless a test or a simulation passes its own.
 
     Raises:
-        BatchJobFailed: TokenStatus 1, 5, 6 or 7.
+        BatchJobFailed: TokenStatus 1, 5 or 6 (7 Unknown and numbers §2.6 does not list are waited out).
         PollTimedOut: still running after ``policy.max_wait_s``; the job may go on remotely.
         ApiError: every look failed until the deadline; the job may go on remotely.
         WaitParked: the wait is to be continued by a follow-up run (``policy.park_after_s``).

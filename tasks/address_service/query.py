@@ -2,8 +2,11 @@
 task runner. The per-minute limit (Status 106) is waited out at the window gate that every client of the
 service in one process shares; a record whose query fails for good keeps its row with the reason.
 
-Every query is billed, so answers are kept in a checkpoint as they arrive: a run that resumes an interrupted
-one (same key) sends only the queries not answered yet.
+Every query is billed (its answer carries a SettlementId), so every outcome is kept in a checkpoint as it
+arrives: a run that resumes an earlier one (same key) sends only the queries not answered yet. A query whose
+failure does not certainly mean "not processed" (a lost answer, Status 201-203, a 5xx, an unreadable answer)
+may have been answered and billed: its row is *uncertain* (``QueryError`` starts with ``uncertain:``), and
+no later run asks it again unless it is told to with ``resubmit``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from connectors.address_service import AddressServiceClient
-from connectors.errors import ApiError
+from connectors.address_service.errors import AddressServiceStatusError
+from connectors.errors import ApiError, MalformedResponse, PostflowsError, TransportFailure
 from fileio.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
 from tasks.fanout import ChunkPart, ClientFactory, fan_out
 from tasks.progress import Progress
@@ -49,6 +53,33 @@ QUERY_FIELD_NAMES: dict[str, str] = {
 }
 
 ERROR_COLUMN = "QueryError"
+UNCERTAIN = "uncertain: "
+"""How ``QueryError`` begins for a row whose query may have been answered and billed although no answer
+arrived: it is not asked again without ``resubmit``."""
+INTERRUPTED = "interrupted while the query was in flight"
+SHOWN_ROWS = 20
+SHOWN_REASONS = 3
+
+
+class QueriesUncertain(PostflowsError):
+    """Queries were sent but no answer proves that they were not processed: they may have been answered and
+    billed, so they are not asked again without ``--resubmit``. The message names the rows (their RecordId)
+    and why for the first ones."""
+
+    exit_code = 2
+
+    def __init__(self, reasons: Mapping[int, str], results: str, *, summary: Mapping[str, object]) -> None:
+        rows = sorted(reasons)
+        listed = ", ".join(str(row) for row in rows[:SHOWN_ROWS]) + (" …" if len(rows) > SHOWN_ROWS else "")
+        why = "; ".join(f"{row}: {reasons[row]}" for row in rows[:SHOWN_REASONS])
+        super().__init__(
+            f"{len(rows)} address query row(s) are uncertain: each query was sent and no answer proves that "
+            f"it was not processed, so it may have been answered and billed (RecordId {listed}; see "
+            f"{results}; {why}). They are not asked again on their own; to ask them again (and perhaps pay "
+            "twice), run the same command again with --resubmit"
+        )
+        self.rows = rows
+        self.summary = dict(summary)
 
 
 @dataclass(frozen=True)
@@ -119,7 +150,9 @@ async def query_rows(
 ) -> QueryChunk:
     """Query the records of one chunk with a client of its own, at most ``concurrency`` at a time: as many
     workers, each taking the next record when its query is answered (no task per record waits its turn);
-    each answer goes to ``checkpoint`` (as a writer of this chunk's own)."""
+    each outcome goes to ``checkpoint`` (as a writer of this chunk's own): an answer, a refusal that means
+    "not processed" (asked again by the next run), or an uncertain ending (asked again only with
+    ``resubmit``), a query cut off by a cancellation included."""
     answers: list[dict[str, object]] = []
     sends = SendCounter()
     kept = checkpoint.for_writer(part.writer) if checkpoint is not None else None
@@ -128,17 +161,29 @@ async def query_rows(
         record_id = int(str(record["RecordId"]))
         fields = query_fields(record)
         answer: dict[str, object] = {"RecordId": record_id}
+
+        def keep(outcome: dict[str, object]) -> None:
+            if kept is not None:
+                kept.add(record_id, query_fingerprint(key, fields, timeout_ms, billing), outcome)
+
         try:
             result = await client.run_query(
                 key, record_id, fields, timeout_ms=timeout_ms, **billing.arguments()
             )
         except ApiError as error:
-            answer[ERROR_COLUMN] = str(error)  # not kept: a resumed run asks again
+            if error.outcome_unknown:
+                reason = uncertain_reason(error)
+                answer[ERROR_COLUMN] = uncertain_text(reason)
+                keep({"uncertain": reason})
+            else:
+                answer[ERROR_COLUMN] = str(error)
+                keep({"failed": str(error)[:500]})  # replaces an earlier uncertain entry: asked again
+        except asyncio.CancelledError:
+            keep({"uncertain": INTERRUPTED})
+            raise
         else:
             answer.update(result.fields)
-            if kept is not None:
-                sent = query_fingerprint(key, fields, timeout_ms, billing)
-                kept.add(record_id, sent, {"fields": result.fields})
+            keep({"fields": result.fields})
         answers.append(answer)
         part.row_done()
 
@@ -160,30 +205,81 @@ def query_fingerprint(key: str, fields: Mapping[str, str], timeout_ms: int, bill
     )
 
 
-def resumed_answers(
+def uncertain_reason(error: ApiError) -> str:
+    """Why a failed query may nevertheless have been answered and billed, in a few words."""
+    if isinstance(error, AddressServiceStatusError):
+        return f"Status {error.status} {error.name}: {error.meaning}"
+    detail = " ".join(str(error).removeprefix(f"{error.api}: ").split())[:300]
+    if isinstance(error, TransportFailure):  # a dropped connection, a read timeout, the deadline
+        return f"answer lost ({detail})"
+    if isinstance(error, MalformedResponse):
+        return f"unreadable answer ({detail})"
+    return detail
+
+
+def uncertain_text(reason: str, *, earlier: bool = False) -> str:
+    """The ``QueryError`` of an uncertain row."""
+    when = " (in an earlier run)" if earlier else ""
+    return f"{UNCERTAIN}{reason}{when}{_ADVICE}"
+
+
+_ADVICE = "; not asked again, as it may have been answered and billed: --resubmit asks it again"
+
+
+def uncertain_rows(answers: pd.DataFrame) -> pd.Series:
+    """Which answer rows are uncertain (their ``QueryError`` says so)."""
+    return answers[ERROR_COLUMN].map(lambda text: isinstance(text, str) and text.startswith(UNCERTAIN))
+
+
+def uncertain_reasons(answers: pd.DataFrame) -> dict[int, str]:
+    """Why each uncertain answer row is uncertain, by RecordId (its ``QueryError`` up to the advice)."""
+    uncertain = answers.loc[uncertain_rows(answers)]
+    return {
+        int(str(record_id)): str(text).removeprefix(UNCERTAIN).rsplit(_ADVICE, 1)[0]
+        for record_id, text in zip(uncertain["RecordId"], uncertain[ERROR_COLUMN], strict=True)
+    }
+
+
+@dataclass(frozen=True)
+class KeptQueries:
+    """What earlier runs of the same work kept for its records (same query only).
+
+    Attributes:
+        answered: the answer rows, by RecordId.
+        uncertain: why each uncertain record's query may have been answered, by RecordId.
+    """
+
+    answered: dict[int, dict[str, object]]
+    uncertain: dict[int, str]
+
+
+def kept_queries(
     records: pd.DataFrame,
     checkpoint: RowCheckpoint | None,
     *,
     key: str,
     timeout_ms: int,
     billing: QueryBilling,
-) -> dict[int, dict[str, object]]:
-    """The answer rows (by RecordId) an interrupted run received for the same queries."""
+) -> KeptQueries:
+    """The answers and the uncertain queries that earlier runs kept for the same queries of ``records``;
+    a record whose latest entry is a refusal ("not processed") is in neither, so it is asked again."""
     previous = checkpoint.load() if checkpoint is not None else {}
-    answers: dict[int, dict[str, object]] = {}
+    kept = KeptQueries({}, {})
     if not previous:
-        return answers
+        return kept
     for record in records.to_dict("records"):
         record_id = int(str(record["RecordId"]))
         entry = previous.get(record_id)
+        if entry is None:
+            continue
         fields = query_fields({str(k): v for k, v in record.items()})
-        if (
-            entry is not None
-            and entry.get("sent") == query_fingerprint(key, fields, timeout_ms, billing)
-            and isinstance(entry.get("fields"), dict)
-        ):
-            answers[record_id] = {"RecordId": record_id, **entry["fields"]}
-    return answers
+        if entry.get("sent") != query_fingerprint(key, fields, timeout_ms, billing):
+            continue
+        if isinstance(entry.get("fields"), dict):
+            kept.answered[record_id] = {"RecordId": record_id, **entry["fields"]}
+        elif "uncertain" in entry:
+            kept.uncertain[record_id] = str(entry["uncertain"])
+    return kept
 
 
 async def run_queries(
@@ -196,12 +292,15 @@ async def run_queries(
     billing: QueryBilling = CONTRACT,
     sends: SendCounter | None = None,
     checkpoint: RowCheckpoint | None = None,
+    resubmit: bool = False,
 ) -> pd.DataFrame:
     """Query every record, in chunks on the flow's task runner (see :mod:`tasks.fanout`), at most
     ``concurrency`` queries in flight; returns one row per RecordId with the answer's fields or the error.
 
     A record whose query fails for good keeps its row, with the reason in ``QueryError``: nothing is lost.
-    A record an interrupted run got an answer for (in ``checkpoint``, same query) is not sent again.
+    A record an earlier run got an answer for (in ``checkpoint``, same query) is not sent again; nor is one
+    whose earlier query is uncertain (it may have been answered and billed), unless ``resubmit``: its row
+    says so again (see :func:`uncertain_rows`).
 
     Args:
         connect: builds an address-service client; each chunk task builds its own.
@@ -210,13 +309,16 @@ async def run_queries(
         concurrency: queries in flight at once.
         timeout_ms: the service-side timeout of one query.
         billing: whom the queries are billed to (a client: runquery2withclient).
-        sends: counts the queries sent, and the answers resumed.
-        checkpoint: answers of an interrupted run, and where this run's answers are kept.
+        sends: counts the queries sent, the answers resumed and the uncertain rows held or asked again.
+        checkpoint: what earlier runs kept, and where this run's outcomes are kept.
+        resubmit: ask again the records whose earlier query is uncertain (the user has checked).
     """
-    resumed = resumed_answers(records, checkpoint, key=key, timeout_ms=timeout_ms, billing=billing)
+    kept = kept_queries(records, checkpoint, key=key, timeout_ms=timeout_ms, billing=billing)
+    held = {} if resubmit else kept.uncertain
+    done = kept.answered.keys() | held.keys()
     pending = (
-        records.loc[[int(str(record_id)) not in resumed for record_id in records["RecordId"]]]
-        if resumed
+        records.loc[[int(str(record_id)) not in done for record_id in records["RecordId"]]]
+        if done
         else records
     )
     progress = await Progress.start(f"address queries ({len(pending)} records)")
@@ -236,9 +338,15 @@ async def run_queries(
             billing=billing,
             checkpoint=checkpoint,
         )
-    rows = [*resumed.values(), *(answer for chunk in chunks for answer in chunk.answers)]
+    rows = [
+        *kept.answered.values(),
+        *({"RecordId": row, ERROR_COLUMN: uncertain_text(why, earlier=True)} for row, why in held.items()),
+        *(answer for chunk in chunks for answer in chunk.answers),
+    ]
     if sends is not None:
-        sends.resumed += len(resumed)
+        sends.resumed += len(kept.answered)
+        sends.held += len(held)
+        sends.resubmitted += len(kept.uncertain) - len(held)
         for chunk in chunks:
             sends.add(chunk.sends)
     frame = pd.DataFrame(rows, dtype=object)

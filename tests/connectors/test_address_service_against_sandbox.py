@@ -563,7 +563,6 @@ async def test_client_methods_without_permission_are_status_105() -> None:
         (501, "uploadfile"),
         (201, "checkbatchstatus"),
         (202, "checkbatchstatus"),
-        (203, "runquery2"),
     ],
 )
 async def test_transient_service_statuses_are_retried_until_success(
@@ -584,12 +583,12 @@ async def test_transient_service_statuses_are_retried_until_success(
 
 
 @pytest.mark.parametrize("status", [201, 202, 203])
-@pytest.mark.parametrize("operation", ["uploadfile", "createfile", "runbatch"])
+@pytest.mark.parametrize("operation", ["uploadfile", "createfile", "runbatch", "runquery2"])
 async def test_internal_errors_on_a_submission_are_not_resent(
     service: Service, tmp_path: Path, status: int, operation: str
 ) -> None:
-    """Status 201-203 may come after the service acted: an upload, a created file or a billed batch is never
-    sent twice (a second file would leave the first one without its token)."""
+    """Status 201-203 may come after the service acted: an upload, a created file, a billed batch or a billed
+    query is never sent twice (a second file would leave the first one without its token)."""
     input_token = await service.client.upload_file(SMALL_BATCH.encode())
     output_token = await service.client.create_file()
     before = service.count(operation)
@@ -599,6 +598,8 @@ async def test_internal_errors_on_a_submission_are_not_resent(
             await service.client.upload_file(SMALL_BATCH.encode())
         elif operation == "createfile":
             await service.client.create_file()
+        elif operation == "runquery2":
+            await service.client.run_query(MAINTENANCE, 1, HANS_MUSTER)
         else:
             await service.client.run_batch(MAINTENANCE, input_token, output_token)
     assert failed.value.outcome_unknown
@@ -634,19 +635,23 @@ async def test_http_500_is_retried_on_a_get_but_createfile_and_runbatch_are_not_
     assert service.count("runbatch") == 1
 
 
-async def test_dropped_connection_is_retried_on_a_get_and_a_query(service: Service) -> None:
+async def test_dropped_connection_is_retried_on_a_get_but_never_on_a_billed_query(service: Service) -> None:
     _, _, batch_token = await submit(service)
     service.inject(endpoint="checkbatchstatus/*", kind="drop", times=1)
     status = await service.client.check_batch_status(batch_token)
     assert status.token_status is TokenStatus.NEW
     assert service.count("checkbatchstatus") == 2
 
-    # A query changes nothing remotely, so the connector marks it safe to re-send.
-    service.inject(endpoint="runquery2", kind="drop", times=1)
-    answer = await service.client.run_query(
-        MAINTENANCE, 1, {**HANS_MUSTER, "StreetName_in": "Lindenstrasse", "ZIPCode_in": "6010"}
-    )
-    assert answer.fields["QSTAT"] == "1" and service.count("runquery2") == 2
+    # A query is billed: an answer lost after the service answered it is not asked for a second time.
+    query = {**HANS_MUSTER, "StreetName_in": "Lindenstrasse", "ZIPCode_in": "6010"}
+    for kind in ("drop", "lost_answer"):
+        before = service.count("runquery2")
+        service.inject(endpoint="runquery2", kind=kind, times=1)
+        with pytest.raises(TransportFailure) as lost:
+            await service.client.run_query(MAINTENANCE, 1, query)
+        assert lost.value.outcome_unknown and service.count("runquery2") - before == 1
+    answer = await service.client.run_query(MAINTENANCE, 1, query)
+    assert answer.fields["QSTAT"] == "1"
 
 
 async def test_dropped_runbatch_is_never_sent_twice(service: Service) -> None:

@@ -32,7 +32,7 @@ from connectors.address_service import (
 )
 from connectors.address_service.errors import STATUS_TABLE
 from connectors.address_service.models import AutocompleteEntry, BuildingVerification
-from connectors.errors import MalformedResponse
+from connectors.errors import ApiError, MalformedResponse
 from connectors.retry import RetryPolicy
 
 BASE = "https://aws.example.test/REST/v1"
@@ -436,23 +436,82 @@ async def test_a_ping_answered_200_without_a_status_passes(answer: httpx.Respons
         await client.ping()
 
 
-async def test_run_query_is_retried_on_status_203_timeout() -> None:
-    statuses = iter([203, 0])
+def _query_answer(status: int) -> httpx.Response:
+    result = {"Result": {"Id": 1, "Data": []}, "SettlementId": 0 if status else 4711, "Status": status}
+    return httpx.Response(200, json={"RunQuery2Result": result})
+
+
+def _lost(request: httpx.Request) -> httpx.Response:
+    raise httpx.RemoteProtocolError("peer closed connection without sending complete message body")
+
+
+def _read_timeout(request: httpx.Request) -> httpx.Response:
+    raise httpx.ReadTimeout("timed out", request=request)
+
+
+def _refused_connection(request: httpx.Request) -> httpx.Response:
+    raise httpx.ConnectError("connection refused", request=request)
+
+
+@pytest.mark.parametrize("billing_reference", [None, "RRN-0002"], ids=["runquery2", "runquery2withclient"])
+@pytest.mark.parametrize(
+    "failure",
+    [
+        _lost,
+        _read_timeout,
+        lambda request: _query_answer(201),
+        lambda request: _query_answer(202),
+        lambda request: _query_answer(203),
+        lambda request: _query_answer(999),
+        lambda request: httpx.Response(500, json={"error": "boom"}),
+        lambda request: httpx.Response(503, text="unavailable"),
+        lambda request: httpx.Response(
+            200, text="<html>gateway</html>", headers={"content-type": "text/html"}
+        ),
+    ],
+    ids=["lost-answer", "read-timeout", "201", "202", "203", "999", "http-500", "http-503", "unreadable"],
+)
+async def test_a_billed_query_is_sent_once_after_a_failure_that_may_follow_the_work(
+    failure: Any, billing_reference: str | None
+) -> None:
+    """A query is billed (§4.2: its answer carries a SettlementId): after a lost answer, Status 201-203, a
+    5xx or an unreadable answer it may have been answered and billed, so it is never sent again here."""
+    sent: list[str] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(
-            200,
-            json={
-                "RunQuery2Result": {
-                    "Result": {"Id": 1, "Data": []},
-                    "SettlementId": 0,
-                    "Status": next(statuses),
-                }
-            },
-        )
+        sent.append(request.url.path)
+        return failure(request) if len(sent) == 1 else _query_answer(0)
+
+    async with make_client(handler, max_attempts=4) as client:
+        with pytest.raises(ApiError) as failed:
+            await client.run_query("k", 1, {}, billing_reference=billing_reference)
+    assert failed.value.outcome_unknown
+    assert len(sent) == 1
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        lambda request: _query_answer(106),
+        lambda request: httpx.Response(429, json={"error": "slow down"}),
+        _refused_connection,
+    ],
+    ids=["status-106", "http-429", "connect-failure"],
+)
+async def test_a_billed_query_is_sent_again_after_an_answer_that_means_not_processed(refusal: Any) -> None:
+    """Status 106 (per-minute limit), HTTP 429 and a connection never made certainly mean "not processed":
+    the query is asked again and answered."""
+    sent = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal sent
+        sent += 1
+        return refusal(request) if sent == 1 else _query_answer(0)
 
     async with make_client(handler) as client:
-        assert (await client.run_query("k", 1, {})).id == 1
+        result = await client.run_query("k", 1, {})
+    assert result.id == 1 and result.settlement_id == 4711
+    assert sent == 2
 
 
 # -- auto-complete ------------------------------------------------------------------------------------------
@@ -682,15 +741,16 @@ async def test_ping_and_authentication_failure() -> None:
 @pytest.mark.parametrize(
     ("answer", "sends"),
     [
-        (httpx.Response(200, text="<html>proxy error</html>", headers={"content-type": "text/html"}), 2),
-        (httpx.Response(200, content=b"{not json", headers={"content-type": "application/json"}), 2),
-        (httpx.Response(200, json=["a list"]), 2),
+        (httpx.Response(200, text="<html>proxy error</html>", headers={"content-type": "text/html"}), 1),
+        (httpx.Response(200, content=b"{not json", headers={"content-type": "application/json"}), 1),
+        (httpx.Response(200, json=["a list"]), 1),
         (httpx.Response(200, json={"RunQuery2Result": {"Result": {"Data": [{"Value": "no name"}]}}}), 1),
     ],
     ids=["html", "broken-json", "not-an-object", "missing-field"],
 )
 async def test_an_unreadable_query_answer_is_a_typed_error(answer: httpx.Response, sends: int) -> None:
-    """Not JSON at all: asked once more (a query changes nothing); JSON of the wrong shape: reported."""
+    """An answer that cannot be read may be that of a query answered and billed: reported, never asked
+    again."""
     sent = 0
 
     def handler(request: httpx.Request) -> httpx.Response:

@@ -28,6 +28,7 @@ from connectors.commerce import (
 )
 from connectors.commerce.models import DeliveryHouse
 from connectors.commerce.oidc import OidcClient, UserSession, UserTokens
+from connectors.commerce.paths import CommerceScopes
 from connectors.errors import (
     AuthFailed,
     IdTokenInvalid,
@@ -66,7 +67,11 @@ async def sign_in(
 
 @asynccontextmanager
 async def commerce(
-    config: SandboxConfig | None = None, *, signed_in: bool = False, paths: CommercePaths | None = None
+    config: SandboxConfig | None = None,
+    *,
+    signed_in: bool = False,
+    paths: CommercePaths | None = None,
+    scopes: CommerceScopes | None = None,
 ) -> AsyncIterator[tuple[CommerceClient, SandboxTransport]]:
     transport = SandboxTransport(config or SandboxConfig())
     user = None
@@ -77,7 +82,7 @@ async def commerce(
         user = UserSession(oidc, tokens.refresh_token, tokens=tokens)
     credentials = ClientCredentials(f"{auth_url()}/OAuth/token", CLIENT_ID, SECRET, api="commerce")
     client = CommerceClient(
-        commerce_url(), credentials=credentials, user=user, paths=paths, transport=transport
+        commerce_url(), credentials=credentials, user=user, paths=paths, scopes=scopes, transport=transport
     )
     async with client:
         yield client, transport
@@ -234,7 +239,7 @@ async def test_validation_certifies_a_known_building_and_refuses_an_address_with
 ) -> None:
     """Under the other answers (connectors.guesses) the quality comes in lower case, ``expires`` in the
     extended ISO form and the refusal as RFC 7807 problem details: each is still read."""
-    async with commerce(SandboxConfig(guesses=guesses)) as (client, _):  # type: ignore[arg-type]
+    async with commerce(SandboxConfig(guesses=guesses), scopes=_scopes(guesses)) as (client, _):  # type: ignore[arg-type]
         result = await client.validate_address(
             ValidationRequest.of(
                 first_name="Hans",
@@ -256,9 +261,16 @@ async def test_validation_certifies_a_known_building_and_refuses_an_address_with
     assert "zip" in refused.value.detail.lower() or "city" in refused.value.detail.lower()
 
 
+def _scopes(guesses: str) -> CommerceScopes:
+    """The scopes a contract answering the guess ``commerce.scopes`` the other way is configured with."""
+    if guesses == "ours":
+        return CommerceScopes()
+    return CommerceScopes(validation="DCAPI_ADDRESS_VALIDATE", autocomplete="DCAPI_ADDRESS_AUTOCOMPLETE")
+
+
 @pytest.mark.parametrize("guesses", ["ours", "other"])
 async def test_auto_completion_and_no_results_as_an_empty_list(guesses: str) -> None:
-    async with commerce(SandboxConfig(guesses=guesses)) as (client, _):  # type: ignore[arg-type]
+    async with commerce(SandboxConfig(guesses=guesses), scopes=_scopes(guesses)) as (client, _):  # type: ignore[arg-type]
         zips = await client.zips("800")
         streets = await client.streets("Bahnhof", zip_code="8001")
         houses = await client.houses("8001", "Bahnhofstrasse", "1")
@@ -360,4 +372,12 @@ async def test_a_client_credentials_token_never_reaches_personal_data() -> None:
     ) as client:
         with pytest.raises(AuthFailed) as refused:
             await client.addresses()
+    assert refused.value.status_code == 403
+
+
+async def test_a_scope_the_contract_does_not_give_an_operation_is_refused_naming_it() -> None:
+    """commerce.scopes, the other way, with our default scopes: 403, and the error names the scope asked."""
+    async with commerce(SandboxConfig(guesses="other")) as (client, _):
+        with pytest.raises(AuthFailed, match="DCAPI_ADDRESS_READ") as refused:
+            await client.zips("8001")
     assert refused.value.status_code == 403

@@ -106,7 +106,7 @@ async def test_batch_writes_results_rejects_bad_rows_and_cleans_up(sandbox: Sand
     assert sandbox.transport.count("/deletefile") == 2
 
 
-@pytest.mark.parametrize("outcome", ["failed", "error", "canceled", "unknown"])
+@pytest.mark.parametrize("outcome", ["failed", "error", "canceled"])
 async def test_failed_job_names_the_status_and_still_deletes_both_files(
     sandbox: Sandbox, tmp_path: Path, outcome: str
 ) -> None:
@@ -120,16 +120,27 @@ async def test_failed_job_names_the_status_and_still_deletes_both_files(
         assert await _token_state(sandbox, token) == 302
 
 
-async def test_a_token_status_the_spec_does_not_list_is_named_as_the_service_sent_it(
-    sandbox: Sandbox, tmp_path: Path
+@pytest.mark.parametrize(
+    ("fault", "said"),
+    [
+        ({"kind": "unlisted_status", "value": 9}, "TokenStatus 9, a status the specification does not list"),
+        ({"kind": "unlisted_status", "value": 7}, "TokenStatus 7 Unknown"),
+    ],
+)
+async def test_an_unknown_token_status_is_waited_out_and_leaves_the_job_with_its_files(
+    sandbox: Sandbox, tmp_path: Path, fault: dict[str, object], said: str
 ) -> None:
-    sandbox.inject(api="address", endpoint="checkbatchstatus/*", kind="unlisted_status", value=9, times=None)
-    with pytest.raises(BatchJobFailed, match="TokenStatus 9, a status the specification does not list"):
-        await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
+    """§3 shows no transitions: a job in 7 Unknown, or in a status §2.6 does not list, may still end in a
+    result, so it is no failure. The wait runs out naming the status; the job stays WAITING with its files,
+    for the same command to pick up, and no second runbatch is sent."""
+    sandbox.inject(api="address", endpoint="checkbatchstatus/*", times=None, **fault)
+    with pytest.raises(PollTimedOut, match=said):
+        await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", max_wait_s=0.5, **FAST)
     (run,) = _runs()
-    assert "TokenStatus 9" in (run.error or "")
-    batch = _job(run, "batch")
-    assert batch.status == "FAILED" and "TokenStatus 9" in (batch.events[-1].detail or "")
+    assert said in (run.error or "")
+    assert _job(run, "batch").status == "WAITING"
+    assert sandbox.transport.count("/deletefile") == 0
+    assert sandbox.transport.count("/runbatch") == 1
 
 
 @pytest.mark.parametrize("endpoint", ["uploadfile", "createfile"])

@@ -16,6 +16,7 @@ from connectors.ratelimit import WindowGate
 from flows.address_query import address_query
 from postflows.settings import get_settings
 from postflows.wiring import address_service_client
+from tasks.address_service.query import QueriesUncertain
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.outputs import read_output_csv
@@ -41,19 +42,23 @@ async def test_queries_every_accepted_row_and_writes_results(sandbox: Sandbox, t
 
 
 async def test_a_failing_query_keeps_its_row_with_the_reason(sandbox: Sandbox, tmp_path: Path) -> None:
-    sandbox.inject(api="address", endpoint="runquery2", kind="service_status", value=999, after=3, times=1)
+    """Status 801 (a parameter's format) certainly means "not processed": the row keeps the reason and is
+    not uncertain."""
+    sandbox.inject(api="address", endpoint="runquery2", kind="service_status", value=801, after=3, times=1)
     summary = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=1)
 
-    assert summary["failed_queries"] == 1
+    assert summary["failed_queries"] == 1 and summary["uncertain_rows"] == 0
     results = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
     assert len(results) == summary["accepted_rows"]
     failed = results[results["QueryError"] != ""]
-    assert len(failed) == 1 and "Status 999" in failed.iloc[0]["QueryError"]
+    assert len(failed) == 1 and "Status 801" in failed.iloc[0]["QueryError"]
+    assert not failed.iloc[0]["QueryError"].startswith("uncertain")
 
 
 async def test_a_rerun_sends_only_the_queries_not_answered_yet(sandbox: Sandbox, tmp_path: Path) -> None:
-    """Every query is billed: answers received by an earlier run of the same work are not bought twice."""
-    sandbox.inject(api="address", endpoint="runquery2", kind="service_status", value=999, after=3, times=1)
+    """Every query is billed: answers received by an earlier run of the same work are not bought twice; a
+    query refused as "not processed" is asked again without --resubmit."""
+    sandbox.inject(api="address", endpoint="runquery2", kind="service_status", value=801, after=3, times=1)
     first = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=2)
     assert first["failed_queries"] == 1 and first["resumed_rows"] == 0
     sent_first = sandbox.transport.count("/runquery2")
@@ -112,9 +117,10 @@ async def test_a_per_minute_limit_is_waited_out_by_every_worker_together(
     assert sandbox.transport.count("/runquery2") == summary["query_sends"]
 
 
-async def test_an_unreadable_answer_keeps_its_row_and_the_answers_already_paid_for(
+async def test_an_unreadable_answer_keeps_its_row_uncertain_and_the_answers_already_paid_for(
     sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """An answer that cannot be read may be that of a query answered and billed: its row is uncertain."""
     inner = sandbox.transport
 
     class Garbling(httpx.AsyncBaseTransport):
@@ -126,13 +132,17 @@ async def test_an_unreadable_answer_keeps_its_row_and_the_answers_already_paid_f
             return response
 
     monkeypatch.setattr("postflows.wiring.sandbox_transport", lambda settings: Garbling())
-    summary = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=4)
+    with pytest.raises(QueriesUncertain, match="--resubmit") as uncertain:
+        await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=4)
 
-    assert summary["failed_queries"] == 1
+    summary = uncertain.value.summary
+    assert summary["failed_queries"] == 0 and summary["uncertain_rows"] == 1 and uncertain.value.rows == [5]
     results = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
     assert len(results) == summary["accepted_rows"]
     failed = results[results["QueryError"] != ""]
-    assert list(failed["RecordId"]) == ["5"] and "not JSON" in failed.iloc[0]["QueryError"]
+    assert list(failed["RecordId"]) == ["5"]
+    assert failed.iloc[0]["QueryError"].startswith("uncertain: unreadable answer")
+    assert "not JSON" in failed.iloc[0]["QueryError"]
     assert (results.loc[results["RecordId"] != "5", "QSTAT"] != "").all()
 
 

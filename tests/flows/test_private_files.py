@@ -44,8 +44,8 @@ async def test_everything_in_the_data_dir_is_private_whatever_the_umask(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path, umask_022: None
 ) -> None:
     await call(address_batch, input_path=EXAMPLE, output_dir=flow_env / "batch", **FAST)
-    # One query fails, so its run's checkpoint (names, addresses) stays for the next run.
-    sandbox.inject(api="address", endpoint="runquery2", kind="service_status", value=999, after=3, times=1)
+    # One query is refused, so its run's checkpoint (names, addresses) stays for the next run.
+    sandbox.inject(api="address", endpoint="runquery2", kind="service_status", value=801, after=3, times=1)
     await call(address_query, input_path=EXAMPLE, output_dir=flow_env / "query", concurrency=1)
     SqliteState(flow_env / "sandbox").next_id("orders", 1)
 

@@ -39,6 +39,7 @@ FLAGS = {
     "address-query": {
         "input_path", "--out", "-o", "--concurrency", "--billing-ref", "--client-id", "--client-name",
         "--map", "--delimiter", "--encoding", "--sheet", "--fixed-widths", "--split", "--no-split",
+        "--resubmit",
     },
     "address-validation": {
         "input_path", "--out", "-o", "--concurrency", "--sheet", "--delimiter", "--encoding", "--apply",
@@ -178,6 +179,9 @@ def test_the_identities_are_what_the_keys_hashed_before() -> None:
         "split_house_numbers": True,
         "timeout_ms": 10000,
     }
+    # --resubmit asks the uncertain rows of the same work again: it must find that work's checkpoint.
+    resubmitting = AddressQueryRequest(input_path=Path("q.csv"), billing_reference="7", resubmit=True)
+    assert resubmitting.identity() == query.identity()
     reading = {"sheet": "S", "delimiter": ";", "encoding": None}
     given = {"input_path": Path("c.csv"), "input_sheet": "S", "input_delimiter": ";"}
     assert AddressValidationRequest(**given).identity() == reading

@@ -21,8 +21,9 @@ from sandbox.faults import FaultRule, split_api_path
 from sandbox.inprocess import SandboxTransport
 
 _ID = re.compile(r"^(\d+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
-# POSTs that ask and change nothing: a query is no submission, however often it is sent.
-QUERY_POSTS = ("runquery2*", "*addresses/validation", "*deliverabilities/when", "*pickup/v1/points")
+# POSTs that ask and change nothing: a query is no submission, however often it is sent. The address
+# service's individual queries (runquery2*) are not among them: each is billed, so it submits.
+QUERY_POSTS = ("*addresses/validation", "*deliverabilities/when", "*pickup/v1/points")
 # Endpoint prefixes left out of a step's label (the newspaper API's long paths).
 _LABEL_PREFIXES = (
     "logistics/newspaper/submission/v1/",
@@ -75,7 +76,8 @@ class Step:
         zipped: that file is a ZIP archive.
         reports_status: a status check whose answer carries a job or order status.
         starts_job: the POST that starts the job the flow then waits for.
-        submits: a POST that changes something on the service (not a token request, not a query).
+        submits: a POST that changes or bills something on the service (not a token request, not a free
+            query).
     """
 
     api: str

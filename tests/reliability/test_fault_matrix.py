@@ -67,11 +67,12 @@ says 9 or ON_HOLD) to status checks.
 Columns: **outcome** is `completed` (with the order's final status where the flow reports one; a row-by-row
 flow may keep rows with their error), or `failed:` with the type of the error the run raised and the cause
 its message names. **submissions** counts the requests of the flow's submitting steps (POSTs that change
-something: uploads, runbatch, orders, purchases, statistics, notice e-mail, pickup registrations, address
-labels, return orders) that the service accepted, whether or not the answer reached the client; the clean
-run's figure is the flow's first row. **files left** counts the remote files the address web service still
-holds after the run and how the run history records them: by token, so `postflows cleanup` deletes them, or
-as uncertain when the answer that would have carried the token was lost.
+something: uploads, runbatch, billed individual address queries, orders, purchases, statistics, notice
+e-mail, pickup registrations, address labels, return orders) that the service accepted, whether or not the
+answer reached the client; the clean run's figure is the flow's first row. **files left** counts the
+remote files the address web service still holds after the run and how the run history records them: by
+token, so `postflows cleanup` deletes them, or as uncertain when the answer that would have carried the
+token was lost.
 
 The test fails when a cell ends in an untyped error or one that does not name its cause, when a submission
 is accepted more often than in the clean run, when a remote file is left that the history does not record,

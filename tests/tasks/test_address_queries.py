@@ -1,0 +1,119 @@
+"""What the individual queries keep in their checkpoint: an answer, a refusal that means "not processed", or
+an uncertain ending (a cancellation while the query was in flight included), and what a later run takes from
+it with and without ``resubmit``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pandas as pd
+import pytest
+from pydantic import SecretStr
+
+from connectors.address_service import AddressServiceClient
+from connectors.http import RequestLog
+from connectors.retry import RetryPolicy
+from fileio.checkpoint import RowCheckpoint
+from tasks.address_service.query import (
+    CONTRACT,
+    ERROR_COLUMN,
+    INTERRUPTED,
+    kept_queries,
+    query_rows,
+    run_queries,
+    uncertain_reasons,
+    uncertain_rows,
+)
+from tasks.fanout import ChunkPart
+
+BASE = "https://aws.example.test/REST/v1"
+RECORDS = pd.DataFrame([{"RecordId": n, "Name": f"Muster {n}", "ZIPCode": "6010"} for n in (1, 2, 3)])
+
+
+def _answer(request: httpx.Request, status: int = 0) -> httpx.Response:
+    record_id = json.loads(request.content)["address"]["Id"]
+    result = {"Id": record_id, "Data": [{"FieldName": "QSTAT", "Value": "1"}]}
+    return httpx.Response(
+        200, json={"RunQuery2Result": {"Result": result, "SettlementId": 9, "Status": status}}
+    )
+
+
+def _connect(handler: Any) -> Any:
+    def connect(*, request_log: RequestLog | None = None) -> AddressServiceClient:
+        return AddressServiceClient(
+            BASE,
+            username="user",
+            password=SecretStr("pw"),
+            transport=httpx.MockTransport(handler),
+            retry=RetryPolicy(max_attempts=3, base_delay=0, jitter=0),
+            request_log=request_log,
+        )
+
+    return connect
+
+
+async def test_a_query_cut_off_by_a_cancellation_is_kept_uncertain(tmp_path: Path) -> None:
+    started = asyncio.Event()
+
+    async def hanging(request: httpx.Request) -> httpx.Response:
+        started.set()
+        await asyncio.sleep(3600)
+        raise AssertionError("never answered")
+
+    checkpoint = RowCheckpoint(tmp_path / "kept")
+    asking = asyncio.create_task(
+        query_rows.fn(
+            RECORDS.iloc[:1],
+            part=ChunkPart(0, 1, "test"),
+            concurrency=1,
+            connect=_connect(hanging),
+            key="k",
+            checkpoint=checkpoint,
+        )
+    )
+    await started.wait()
+    asking.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asking
+    kept = kept_queries(RECORDS, checkpoint, key="k", timeout_ms=10000, billing=CONTRACT)
+    assert kept.uncertain == {1: INTERRUPTED} and kept.answered == {}
+
+
+async def test_the_checkpoint_holds_answers_uncertain_rows_and_refusals_for_the_next_run(
+    tmp_path: Path,
+) -> None:
+    """Record 1 answered, 2 answered with Status 202 (uncertain), 3 refused with Status 801 (not processed):
+    a plain re-run asks 3 only; with resubmit 2 and 3."""
+    sent: list[int] = []
+    statuses = {1: 0, 2: 202, 3: 801}
+
+    def first(request: httpx.Request) -> httpx.Response:
+        record_id = json.loads(request.content)["address"]["Id"]
+        sent.append(record_id)
+        return _answer(request, statuses[record_id])
+
+    checkpoint = RowCheckpoint(tmp_path / "kept")
+    frame = await run_queries(_connect(first), RECORDS, key="k", concurrency=1, checkpoint=checkpoint)
+    assert sent == [1, 2, 3]
+    assert list(uncertain_rows(frame)) == [False, True, False]
+    assert uncertain_reasons(frame) == {2: "Status 202 InternalServerCall: internal error in the service"}
+    assert "Status 801" in str(frame.loc[2, ERROR_COLUMN])
+
+    def answering(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content)["address"]["Id"])
+        return _answer(request)
+
+    again = await run_queries(_connect(answering), RECORDS, key="k", concurrency=1, checkpoint=checkpoint)
+    assert sent[3:] == [3]
+    assert list(uncertain_rows(again)) == [False, True, False]
+    assert "(in an earlier run)" in str(again.loc[1, ERROR_COLUMN])
+
+    resubmitted = await run_queries(
+        _connect(answering), RECORDS, key="k", concurrency=1, checkpoint=checkpoint, resubmit=True
+    )
+    assert sent[4:] == [2]
+    assert resubmitted[ERROR_COLUMN].isna().all() and list(resubmitted["QSTAT"]) == ["1", "1", "1"]
