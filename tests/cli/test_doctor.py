@@ -235,3 +235,33 @@ def test_an_out_that_is_a_file_is_refused_before_anything_is_asked(tmp_path: Pat
     assert code == 2, output
     assert output.strip() == "refused: a-file: --out is a file, not a directory"
     assert not (tmp_path / "data" / "sandbox").exists()
+
+
+def test_a_service_that_assigns_its_scopes_otherwise_fails_naming_the_scope_setting(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("POSTFLOWS_SANDBOX_GUESSES", "other")  # look-ups need DCAPI_ADDRESS_AUTOCOMPLETE
+    code, output = _doctor("--live", "--api", "commerce")
+    assert code == 1, output
+    (failed,) = [line for line in output.splitlines() if line.startswith("failed: ")]
+    assert failed.startswith(
+        "failed: commerce API (embedded sandbox): GET /address/v1/zips?zipCity=8001 refused the token of "
+        "scope DCAPI_ADDRESS_READ: "
+    )
+    assert "DCAPI_ADDRESS_AUTOCOMPLETE" in failed  # the service's own words, quoted
+    assert failed.endswith("— check POSTFLOWS_COMMERCE_SCOPE_AUTOCOMPLETE")
+    guesses = _strict((tmp_path / "doctor.json").read_text(encoding="utf-8"))["apis"]["commerce"]["guesses"]
+    assert guesses["commerce.scopes"] == {
+        "holds": False,
+        "seen": "the zips probe refused the token of scope DCAPI_ADDRESS_READ",
+    }
+
+    monkeypatch.setenv("POSTFLOWS_COMMERCE_SCOPE_AUTOCOMPLETE", "DCAPI_ADDRESS_AUTOCOMPLETE")
+    code, output = _doctor("--live", "--api", "commerce")
+    assert code == 0, output
+    guesses = _strict((tmp_path / "doctor.json").read_text(encoding="utf-8"))["apis"]["commerce"]["guesses"]
+    assert guesses["commerce.scopes"]["holds"] is None  # our guess was not asked: the setting replaces it
+    assert guesses["commerce.scopes"]["seen"].startswith(
+        "the scopes are set otherwise (POSTFLOWS_COMMERCE_SCOPE_AUTOCOMPLETE=DCAPI_ADDRESS_AUTOCOMPLETE): "
+    )
+    assert guesses["commerce.zips-probe"]["holds"] is True
