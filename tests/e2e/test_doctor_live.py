@@ -1,7 +1,8 @@
 """``postflows doctor --live`` against the APIs served over HTTP by ``postflows sandbox``, configured as real
 services are: it passes with the right settings, and the sandbox's request log shows that nothing was
 billed or submitted (no upload, batch or query; no POST but token requests). A wrong password fails naming
-the address service, and the password appears nowhere."""
+the address service, and the password appears nowhere. A sandbox answering every guess the other plausible
+way (``--guesses other``) shows the guesses that do not hold."""
 
 from __future__ import annotations
 
@@ -104,3 +105,37 @@ def test_doctor_live_bills_nothing_and_names_a_wrong_password(
         "seen": "the sign-in was refused with HTTP 200, JSON with Status 101",
     }
     assert report["apis"]["newspaper"]["ok"] is True and report["apis"]["commerce"]["ok"] is True
+
+
+def test_doctor_live_says_which_guesses_a_service_answers_otherwise(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    root = tmp_path_factory.mktemp("doctor-other")
+    with served_sandbox(root / "sandbox", job_seconds=1, options=["--guesses", "other"]) as sandbox:
+        env = _real_services(sandbox.origin) | {"POSTFLOWS_NEWSPAPER_CLIENT_SECRET": "not-the-client-secret"}
+        workspace = CliWorkspace(root / "cli", sandbox, prefect=None, password=WRONG_PASSWORD, extra_env=env)
+        done = workspace.run("doctor", "--live", "--api", "address-service", "--api", "newspaper")
+    assert done.returncode == 1, done.stdout + done.stderr
+    failures = [line for line in done.stderr.splitlines() if line.startswith("failed: ")]
+    assert failures == [
+        "failed: address service: sign-in refused (Status 101 AuthenticationFailed) — check "
+        "POSTFLOWS_ADDRESS_SERVICE_USER / POSTFLOWS_ADDRESS_SERVICE_PASSWORD",
+        "failed: newspaper API: client refused (HTTP 401, JSON object (code, message)) — check "
+        "POSTFLOWS_NEWSPAPER_CLIENT_ID / POSTFLOWS_NEWSPAPER_CLIENT_SECRET",
+    ]
+    assert (
+        "  guess address-service.failure-http-status: the sign-in was refused with HTTP 401, JSON with "
+        "Status 101 — our guess does not hold: a failure is HTTP 200 with its Status (101 for a wrong "
+        "password); "
+    ) in done.stdout
+    report = _strict(root / "cli" / "cwd" / "doctor.json")
+    assert (
+        report["apis"]["address-service"]["guesses"]["address-service.failure-http-status"]["holds"] is False
+    )
+    assert report["apis"]["newspaper"]["guesses"]["newspaper.token-endpoint"]["holds"] is False
+    for text in (
+        done.stdout,
+        done.stderr,
+        (root / "cli" / "cwd" / "doctor.json").read_text(encoding="utf-8"),
+    ):
+        assert WRONG_PASSWORD not in text and "not-the-client-secret" not in text
