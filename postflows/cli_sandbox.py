@@ -13,6 +13,7 @@ from postflows.cli_common import EXIT_USAGE, say
 
 if TYPE_CHECKING:
     from postflows.settings import Settings
+    from sandbox.address_service.alignments import SandboxAlignment
     from sandbox.config import SandboxConfig
 
 
@@ -67,28 +68,15 @@ def sandbox_command(
 
     from postflows.settings import get_settings
     from postflows.wiring import sandbox_state_dir
-    from sandbox.address_service.alignments import AlignmentError, alignments_setting, parse_alignments
     from sandbox.app import create_app
-    from sandbox.config import DEFAULT_ORDER_STATUSES, SandboxConfig, parse_order_statuses, with_other_answers
+    from sandbox.config import SandboxConfig, with_other_answers
     from sandbox.faults import FaultPlan
 
     if memory and state_dir is not None:
         say("--memory and --state-dir exclude each other", style="red")
         raise typer.Exit(EXIT_USAGE)
     settings = get_settings()
-    try:
-        alignments = (
-            parse_alignments(alignment) if alignment else alignments_setting(settings.sandbox_alignments)
-        )
-    except AlignmentError as error:
-        say(" ".join(str(error).split()), style="red")
-        raise typer.Exit(EXIT_USAGE) from None
-    sequence = order_statuses if order_statuses is not None else settings.sandbox_order_statuses
-    try:
-        statuses = DEFAULT_ORDER_STATUSES if sequence is None else parse_order_statuses(sequence)
-    except ValueError as error:
-        say(f"order statuses: {error}", style="red")
-        raise typer.Exit(EXIT_USAGE) from None
+    alignments, statuses = _alignments(alignment, settings), _order_statuses(order_statuses, settings)
     config = SandboxConfig(
         job_seconds=job_seconds if job_seconds is not None else settings.sandbox_job_seconds,
         order_statuses=statuses,
@@ -104,6 +92,29 @@ def sandbox_command(
     config = with_other_answers(config)
     _announce_sandbox(config, host, port, settings)
     uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
+
+
+def _alignments(given: list[str] | None, settings: Settings) -> dict[str, SandboxAlignment]:
+    """The alignments named by ``--alignment`` or the setting; a usage error when one cannot be read."""
+    from sandbox.address_service.alignments import AlignmentError, alignments_setting, parse_alignments
+
+    try:
+        return parse_alignments(given) if given else alignments_setting(settings.sandbox_alignments)
+    except AlignmentError as error:
+        say(" ".join(str(error).split()), style="red")
+        raise typer.Exit(EXIT_USAGE) from None
+
+
+def _order_statuses(given: str | None, settings: Settings) -> tuple[str, ...]:
+    """The statuses of an order's life from ``--order-statuses`` or the setting; a usage error otherwise."""
+    from sandbox.config import DEFAULT_ORDER_STATUSES, parse_order_statuses
+
+    sequence = given if given is not None else settings.sandbox_order_statuses
+    try:
+        return DEFAULT_ORDER_STATUSES if sequence is None else parse_order_statuses(sequence)
+    except ValueError as error:
+        say(f"order statuses: {error}", style="red")
+        raise typer.Exit(EXIT_USAGE) from None
 
 
 def _announce_sandbox(config: SandboxConfig, host: str, port: int, settings: Settings) -> None:

@@ -121,14 +121,18 @@ def batch_router(service: AddressService) -> APIRouter:
 
     @router.get("/deletefile/{token}")
     def delete_file(token: str, request: Request) -> Response:
-        if refusal := service.refuse(request, None):
-            return refusal
-        # address-service.deletefile-302, the other way: the first ask fails as a database error would.
-        if is_other(request) and service.first_deletion_asked(token):
-            return answer(None, Status.ITEM_NOT_FOUND)
-        return answer(None, Status.OK if service.store.delete(token) else Status.ITEM_NOT_FOUND)
+        return _delete_file(service, token, request)
 
     return router
+
+
+def _delete_file(service: AddressService, token: str, request: Request) -> Response:
+    if refusal := service.refuse(request, None):
+        return refusal
+    # address-service.deletefile-302, the other way: the first ask fails as a database error would.
+    if is_other(request) and service.first_deletion_asked(token):
+        return answer(None, Status.ITEM_NOT_FOUND)
+    return answer(None, Status.OK if service.store.delete(token) else Status.ITEM_NOT_FOUND)
 
 
 def _ping_answer(body: str) -> Response:
