@@ -37,7 +37,7 @@ NEWSPAPER: tuple[Guess, ...] = (
         "with every error and warning, and it is never posted again",
         setting="",
         other_answer="an order or purchase with a refusal is still created and answered with its id and the "
-        "errors",
+        'errors (played by the fault `processed_status` with `{"code": "0030", "with_id": true}`)',
     ),
     Guess(
         id="newspaper.not-processed-codes",
@@ -48,7 +48,7 @@ NEWSPAPER: tuple[Guess, ...] = (
         otherwise="0004, 0007, a code outside §7 and any 5xx leave the submission uncertain until "
         "`--resubmit`",
         setting="`--resubmit` (per run)",
-        other_answer="0004 answered without an id for an order that waits for payment",
+        other_answer='0004 without an id for an order that waits for payment (fault `service_status` "0004")',
     ),
     Guess(
         id="newspaper.refusal-http-status",
