@@ -36,8 +36,9 @@ NEWSPAPER: tuple[Guess, ...] = (
         "printed "
         "with every error and warning, and it is never posted again",
         setting="",
-        other_answer="an order or purchase with a refusal is still created and answered with its id and the "
-        'errors (played by the fault `processed_status` with `{"code": "0030", "with_id": true}`)',
+        other_answer="an order refused for its content is created all the same and answered with its id and "
+        'the errors (the fault `processed_status` with `{"code": "0030", "with_id": true}` plays it for any '
+        "order or purchase)",
     ),
     Guess(
         id="newspaper.not-processed-codes",
