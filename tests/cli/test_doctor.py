@@ -177,7 +177,17 @@ def test_a_file_the_service_does_not_delete_is_named_and_recorded_for_cleanup(
 ) -> None:
     monkeypatch.setenv(
         "POSTFLOWS_SANDBOX_FAULTS",
-        json.dumps([{"api": "address", "endpoint": "deletefile/*", "kind": "service_status", "value": 302}]),
+        json.dumps(
+            [
+                {
+                    "api": "address",
+                    "endpoint": "deletefile/*",
+                    "kind": "service_status",
+                    "value": 302,
+                    "times": 2,
+                }
+            ]
+        ),
     )
     code, output = _doctor("--live", "--api", "address-service")
     assert code == 1, output
@@ -195,8 +205,21 @@ def test_a_file_the_service_does_not_delete_is_named_and_recorded_for_cleanup(
     guess = report["apis"]["address-service"]["guesses"]["address-service.deletefile-302"]
     assert guess == {
         "holds": False,
-        "seen": "GET /deletefile of the file just made: HTTP 200, JSON with Status 302",
+        "seen": "GET /deletefile of the file just made: HTTP 200, JSON with Status 302, asked again: "
+        "HTTP 200, JSON with Status 302",
     }
+
+
+def test_a_302_that_passes_is_asked_again_and_the_file_deleted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first deletefile answered 302 (the guess address-service.deletefile-302: it may pass): the doctor
+    asks once more for its own file, and a Status 0 then deletes it; nothing is left to clean up."""
+    monkeypatch.setenv(
+        "POSTFLOWS_SANDBOX_FAULTS",
+        json.dumps([{"api": "address", "endpoint": "deletefile/*", "kind": "service_status", "value": 302}]),
+    )
+    code, output = _doctor("--live", "--api", "address-service")
+    assert code == 0, output
+    assert "asked again: HTTP 200, JSON with Status 0 — our guess holds" in output
 
 
 def test_a_refused_sign_in_names_the_credentials_and_how_it_was_answered(

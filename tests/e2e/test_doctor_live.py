@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import API_PATH, CliWorkspace, served_sandbox
+from tests.e2e.conftest import CliWorkspace, served_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -24,7 +24,6 @@ def _real_services(origin: str) -> dict[str, str]:
     """The newspaper and commerce APIs and the address assistant of the served sandbox, as settings name
     real services (the address service is CliWorkspace's own)."""
     return {
-        "POSTFLOWS_ADDRESS_ASSISTANT_URL": f"{origin}{API_PATH}",
         "POSTFLOWS_NEWSPAPER_URL": f"{origin}/newspaper",
         "POSTFLOWS_NEWSPAPER_TOKEN_URL": f"{origin}{TOKEN_PATH}",
         "POSTFLOWS_NEWSPAPER_CLIENT_ID": "sandbox-client",
@@ -48,15 +47,25 @@ def _logged(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line]
 
 
+# The scopes a contract that answers the guess commerce.scopes the other way is configured with.
+OTHER_SCOPES = {
+    "POSTFLOWS_COMMERCE_SCOPE_VALIDATION": "DCAPI_ADDRESS_VALIDATE",
+    "POSTFLOWS_COMMERCE_SCOPE_AUTOCOMPLETE": "DCAPI_ADDRESS_AUTOCOMPLETE",
+}
+
+
+@pytest.mark.parametrize("guesses", ["ours", "other"])
 def test_doctor_live_bills_nothing_and_names_a_wrong_password(
-    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path_factory: pytest.TempPathFactory, guesses: str
 ) -> None:
+    """Under both answer sets of the sandbox (the other: an empty ping, a first deletefile answered 302, a
+    refused sign-in as HTTP 401, the look-ups' own scope), with the settings such a contract needs."""
     root = tmp_path_factory.mktemp("doctor")
     log = root / "requests.jsonl"
-    with served_sandbox(root / "sandbox", job_seconds=1, request_log=log) as sandbox:
-        workspace = CliWorkspace(
-            root / "cli", sandbox, prefect=None, extra_env=_real_services(sandbox.origin)
-        )
+    options = ["--guesses", guesses]
+    with served_sandbox(root / "sandbox", job_seconds=1, request_log=log, options=options) as sandbox:
+        env = _real_services(sandbox.origin) | (OTHER_SCOPES if guesses == "other" else {})
+        workspace = CliWorkspace(root / "cli", sandbox, prefect=None, extra_env=env)
         done = workspace.run("doctor", "--live", "--out", str(root / "right"))
         assert done.returncode == 0, done.stdout + done.stderr
         assert "embedded sandbox" not in done.stdout
@@ -100,9 +109,10 @@ def test_doctor_live_bills_nothing_and_names_a_wrong_password(
     report = _strict(root / "wrong" / "doctor.json")
     address = report["apis"]["address-service"]
     assert report["ok"] is False and address["ok"] is False
+    refusal = "HTTP 200" if guesses == "ours" else "HTTP 401"
     assert address["guesses"]["address-service.failure-http-status"] == {
-        "holds": True,
-        "seen": "the sign-in was refused with HTTP 200, JSON with Status 101",
+        "holds": guesses == "ours",
+        "seen": f"the sign-in was refused with {refusal}, JSON with Status 101",
     }
     assert report["apis"]["newspaper"]["ok"] is True and report["apis"]["commerce"]["ok"] is True
 
