@@ -473,8 +473,9 @@ async def _follow(
     for name, token in (files.extra_outputs or {}).items():
         wanted[name] = (token, folder / f"{name}.bin")
     try:
-        for token, path in wanted.values():
-            await run_step(download_output, client, token, path, max_bytes=max_bytes)
+        for name, (token, path) in wanted.items():
+            batch_token = job.remote_id if name == MAIN_OUTPUT else None
+            await run_step(download_output, client, token, path, max_bytes=max_bytes, batch_token=batch_token)
     except BaseException:
         logger.warning(
             "batch job %s finished but its download failed; the same command fetches it", job.remote_id

@@ -81,10 +81,11 @@ ADDRESS_SERVICE: tuple[Guess, ...] = (
         api="address-service",
         spec="§4.1 GET /downloadfile/{token}: which token (the output file's or the batch's) is not said",
         assumption="the output file's FileToken from /createfile",
-        otherwise="the output file's token is asked; a Status answer instead of the file is the typed error, "
-        "and the job stays recorded so a later run asks again without a second runbatch",
+        otherwise="the output file's token is asked first; when the service finds no such item "
+        "(Status 301/302) the batch token is asked; any other failure is the typed error, and the job "
+        "stays recorded so a later run asks again without a second runbatch",
         setting="",
-        other_answer="the batch token is accepted beside the output token",
+        other_answer="only the batch token downloads the output; the output file's token answers Status 302",
     ),
     Guess(
         id="address-service.output-file-layout",

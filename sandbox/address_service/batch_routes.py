@@ -110,6 +110,10 @@ def batch_router(service: AddressService) -> APIRouter:
         if (extra := service.store.extra_output(token)) is not None:
             return _download_extra(service, *extra)
         job = service.store.job_of_output(token)
+        # address-service.download-token, the other way: only the batch token downloads the output.
+        by_output_token = job is not None and token != job.token
+        if is_other(request) and by_output_token:
+            return answer(None, Status.ITEM_NOT_FOUND)
         if job is None or progress_of(job, service.now()).token_status != TokenStatus.FINISHED:
             return answer(None, Status.ITEM_NOT_FOUND)
         filename = "result.zip" if job.output_is_zip else "result.txt"
