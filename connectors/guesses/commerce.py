@@ -24,7 +24,7 @@ COMMERCE: tuple[Guess, ...] = (
         assumption="400 means the parameters were refused before any work, where §7 lists it",
         otherwise="a 400 to pickup registration, a label or a return order is uncertain until `--resubmit`",
         setting="`--resubmit` (per run)",
-        other_answer="a pickup registration with an incomplete notification is stored, then answered 400",
+        other_answer="a pickup user without a mobile number is registered, then answered 400",
     ),
     Guess(
         id="commerce.same-day-path",
