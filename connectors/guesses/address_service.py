@@ -97,7 +97,7 @@ ADDRESS_SERVICE: tuple[Guess, ...] = (
         "be "
         "read is kept as downloaded and the run fails naming it",
         setting="`POSTFLOWS_ADDRESS_SERVICE_PROFILE` (the agreed alignment)",
-        other_answer="the output file delimited by tabs",
+        other_answer="output and move files delimited by `|` in UTF-8",
     ),
     Guess(
         id="address-service.move-file-layout",

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from sandbox.address_service.aligned_input import read_aligned_input
 from sandbox.address_service.alignments import SandboxAlignment
 from sandbox.address_service.batchfile import (
+    OURS_OUTPUT_FORMAT,
+    OutputFormat,
     empty_moves_file,
     read_batch_input,
     write_moves,
@@ -61,6 +63,7 @@ def align_batch(
     report_moves: bool,
     key: str = "",
     alignment: SandboxAlignment | None = None,
+    output: OutputFormat = OURS_OUTPUT_FORMAT,
 ) -> BatchOutput:
     """The output of a batch for an uploaded input; with an ``alignment`` (the one ``key`` selects) the input
     must have its layout, and the moves go to its declared output rather than into the ZIP.
@@ -71,13 +74,13 @@ def align_batch(
     batch = read_batch_input(content) if alignment is None else read_aligned_input(content, key, alignment)
     results = [matcher.match(batch.record(row)) for row in batch.rows]
     mark_duplicates(results)
-    result_file = write_result(batch, results)
+    result_file = write_result(batch, results, output)
     if alignment is not None and alignment.moves_item is not None:
         moves_file = write_moves_file(batch, results) if report_moves else empty_moves_file(batch)
         extras = write_extra_outputs(alignment, key, results, moves_file)
         return BatchOutput(result_file, extras=extras)
     extras = write_extra_outputs(alignment, key, results, None) if alignment is not None else {}
-    moves = write_moves(batch, results) if report_moves else None
+    moves = write_moves(batch, results, output) if report_moves else None
     if moves is None:
         return BatchOutput(result_file, extras=extras)
     return BatchOutput(zip_members({"result.txt": result_file, "moves.txt": moves}), True, extras)

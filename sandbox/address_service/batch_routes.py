@@ -28,7 +28,7 @@ from fastapi.responses import JSONResponse, Response
 from sandbox.address_service.aligned_input import AlignmentMismatch
 from sandbox.address_service.alignment import BatchOutput, align_batch
 from sandbox.address_service.alignments import SandboxAlignment
-from sandbox.address_service.batchfile import BatchFileError
+from sandbox.address_service.batchfile import OTHER_OUTPUT_FORMAT, OURS_OUTPUT_FORMAT, BatchFileError
 from sandbox.address_service.extra_outputs import output_filename
 from sandbox.address_service.jobs import (
     OUTCOME_OF_FAULT,
@@ -40,7 +40,7 @@ from sandbox.address_service.jobs import (
 )
 from sandbox.address_service.service import AddressService, Status, answer
 from sandbox.faults import active_fault
-from sandbox.guesses import is_other
+from sandbox.guesses import is_other, play
 
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 INPUT_PLACEHOLDER = "{###INPUTFILE###}"
@@ -230,8 +230,16 @@ async def _run_batch(service: AddressService, request: Request, *, with_client: 
     )
     delivered = BatchOutput(b"")
     try:
+        layout = OTHER_OUTPUT_FORMAT if is_other(request) else OURS_OUTPUT_FORMAT
+        if is_other(request):
+            play(request, "address-service.output-file-layout")
         delivered = align_batch(
-            upload.content, matcher, report_moves=service.is_maintenance(key), key=key, alignment=alignment
+            upload.content,
+            matcher,
+            report_moves=service.is_maintenance(key),
+            key=key,
+            alignment=alignment,
+            output=layout,
         )
     except AlignmentMismatch as exc:
         job.outcome, job.failure = TokenStatus.FAILED, f"Input file refused: {exc}"

@@ -112,20 +112,37 @@ def _read_xlsx(content: bytes) -> list[list[str]]:
     return table
 
 
-def write_result(batch: BatchInput, results: list[MatchResult]) -> bytes:
+@dataclass(frozen=True)
+class OutputFormat:
+    """How the output files are written: tab-delimited Windows-1252 (ours), or under the other answer of the
+    guess ``address-service.output-file-layout`` pipe-delimited UTF-8."""
+
+    delimiter: str = "\t"
+    encoding: str = "cp1252"
+
+
+OURS_OUTPUT_FORMAT = OutputFormat()
+OTHER_OUTPUT_FORMAT = OutputFormat("|", "utf-8")
+
+
+def write_result(
+    batch: BatchInput, results: list[MatchResult], output: OutputFormat = OURS_OUTPUT_FORMAT
+) -> bytes:
     """The result file for ``batch`` aligned as ``results`` (one per row)."""
     lines = [list(batch.header) + list(FILE_OUTPUT_NAMES)]
     for row, result in zip(batch.rows, results, strict=True):
         uploaded = [row[i] if i < len(row) else "" for i in range(len(batch.header))]
         produced = [_clip(name, result.output.get(name, "")) for name in QUERY_OUTPUT_NAMES]
         lines.append(_strip_trailing(uploaded + produced))
-    return _encode(lines)
+    return _encode(lines, output)
 
 
-def write_moves(batch: BatchInput, results: list[MatchResult]) -> bytes | None:
+def write_moves(
+    batch: BatchInput, results: list[MatchResult], output: OutputFormat = OURS_OUTPUT_FORMAT
+) -> bytes | None:
     """The move file for the rows that are moves with a known new address, or None when there are none."""
     lines = _moves_lines(batch, results)
-    return _encode(lines) if len(lines) > 1 else None
+    return _encode(lines, output) if len(lines) > 1 else None
 
 
 def write_moves_file(batch: BatchInput, results: list[MatchResult]) -> bytes:
@@ -195,11 +212,13 @@ def _strip_trailing(cells: list[str]) -> list[str]:
     return cells[:end]
 
 
-def _encode(lines: list[list[str]]) -> bytes:
-    text = "".join("\t".join(_cell(value) for value in line) + "\r\n" for line in lines)
-    return text.encode("cp1252", errors="replace")
+def _encode(lines: list[list[str]], output: OutputFormat = OURS_OUTPUT_FORMAT) -> bytes:
+    text = "".join(
+        output.delimiter.join(_cell(value, output.delimiter) for value in line) + "\r\n" for line in lines
+    )
+    return text.encode(output.encoding, errors="replace")
 
 
-def _cell(value: str) -> str:
-    # Tabs and line breaks inside a value would shift columns; the service writes them as spaces.
-    return value.replace("\t", " ").replace("\r", " ").replace("\n", " ")
+def _cell(value: str, delimiter: str = "\t") -> str:
+    # A delimiter or a line break inside a value would shift columns; the service writes them as spaces.
+    return value.replace(delimiter, " ").replace("\t", " ").replace("\r", " ").replace("\n", " ")
