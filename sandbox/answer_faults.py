@@ -31,6 +31,16 @@ STATUS_FIELDS: dict[str, object] = {
 _NOT_BASE64 = "!?%&*#"
 
 
+def json_body(content_type: str, body: bytes) -> Any:
+    """``body`` as JSON when ``content_type`` says JSON and it parses; else None."""
+    if "json" not in content_type:
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
 @dataclass
 class Answer:
     """A response as the app gave it: HTTP status, headers and the whole body."""
@@ -50,12 +60,7 @@ class Answer:
 
     def json(self) -> Any:
         """The body as JSON, or None when it is not JSON."""
-        if "json" not in self.content_type:
-            return None
-        try:
-            return json.loads(self.body)
-        except ValueError:
-            return None
+        return json_body(self.content_type, self.body)
 
     def with_body(self, body: bytes) -> Answer:
         """This answer carrying ``body`` instead, its Content-Length set to match."""

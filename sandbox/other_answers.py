@@ -21,6 +21,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sandbox.answer_faults import json_body
 from sandbox.faults import api_of
 from sandbox.guesses import MODE_KEY, PLAYED_KEY
 
@@ -39,12 +40,7 @@ class Answer:
     played: list[str]
 
     def json(self) -> Any:
-        if "json" not in self.content_type:
-            return None
-        try:
-            return json.loads(self.body)
-        except ValueError:
-            return None
+        return json_body(self.content_type, self.body)
 
     def set_json(self, value: Any, content_type: str = "application/json") -> None:
         self.body = json.dumps(value).encode()
