@@ -145,7 +145,7 @@ ADDRESS_SERVICE: tuple[Guess, ...] = (
         assumption="2 (standardized), 3 (changed) and 4 (supplemented) carry a correction",
         otherwise="a changed field under any other character is listed in review.xlsx, never written back",
         setting="`POSTFLOWS_ADDRESS_SERVICE_CORRECTION_MARKS`",
-        other_answer="standardized spellings marked 2 keep the value as given",
+        other_answer="a field marked 2 (spelling standardized, not corrected) comes back as given",
     ),
     Guess(
         id="address-service.per-minute-limits",

@@ -25,7 +25,7 @@ from sandbox.address_service.batchfile import (
     zip_members,
 )
 from sandbox.address_service.extra_outputs import write_extra_outputs
-from sandbox.address_service.matching import Matcher, MatchResult
+from sandbox.address_service.matching import Matcher, MatchResult, keep_standardized_as_given
 
 
 def mark_duplicates(results: list[MatchResult]) -> None:
@@ -64,6 +64,7 @@ def align_batch(
     key: str = "",
     alignment: SandboxAlignment | None = None,
     output: OutputFormat = OURS_OUTPUT_FORMAT,
+    standardized_as_given: bool = False,
 ) -> BatchOutput:
     """The output of a batch for an uploaded input; with an ``alignment`` (the one ``key`` selects) the input
     must have its layout, and the moves go to its declared output rather than into the ZIP.
@@ -73,6 +74,8 @@ def align_batch(
     """
     batch = read_batch_input(content) if alignment is None else read_aligned_input(content, key, alignment)
     results = [matcher.match(batch.record(row)) for row in batch.rows]
+    if standardized_as_given:
+        results = [keep_standardized_as_given(result) for result in results]
     mark_duplicates(results)
     result_file = write_result(batch, results, output)
     if alignment is not None and alignment.moves_item is not None:

@@ -232,7 +232,7 @@ async def _run_batch(service: AddressService, request: Request, *, with_client: 
     try:
         layout = OTHER_OUTPUT_FORMAT if is_other(request) else OURS_OUTPUT_FORMAT
         if is_other(request):
-            play(request, "address-service.output-file-layout")
+            play(request, "address-service.output-file-layout", "address-service.correction-marks")
         delivered = align_batch(
             upload.content,
             matcher,
@@ -240,6 +240,7 @@ async def _run_batch(service: AddressService, request: Request, *, with_client: 
             key=key,
             alignment=alignment,
             output=layout,
+            standardized_as_given=is_other(request),
         )
     except AlignmentMismatch as exc:
         job.outcome, job.failure = TokenStatus.FAILED, f"Input file refused: {exc}"

@@ -274,3 +274,14 @@ def _house_score(number: str, addition: str, house_no: str, house_addition: str)
     if addition == house_addition.lower():
         return 1.0
     return 0.8 if not addition else 0.0
+
+
+def keep_standardized_as_given(result: MatchResult) -> MatchResult:
+    """``result`` with every field its ShortReport marks ``2`` (spelling standardized, not corrected) given
+    back as the input had it: the other answer of the guess ``address-service.correction-marks``."""
+    report = result.output.get("ShortReport", "")
+    for position, name in enumerate(INPUT_FIELDS):
+        given = result.input_values.get(name, "")
+        if position < len(report) and report[position] == "2" and given:
+            result.output[OUTPUT_NAME_OF_INPUT[name]] = given
+    return result

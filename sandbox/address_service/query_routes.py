@@ -22,6 +22,7 @@ from sandbox.address_service.assistant import (
     verify_building,
 )
 from sandbox.address_service.fields import QUERY_OUTPUT_NAMES, input_field
+from sandbox.address_service.matching import keep_standardized_as_given
 from sandbox.address_service.postcodes import load_postcode_directory
 from sandbox.address_service.reference import load_reference
 from sandbox.address_service.service import AddressService, Status, answer
@@ -140,7 +141,8 @@ async def _run_query(service: AddressService, request: Request, *, with_client: 
         return answer(wrapper, Status.KEY_UNKNOWN)
     if with_client and (billing := service.billing_status(body.get("billingReferenceNumber"))):
         return answer(wrapper, billing)
-    output = matcher.match(values).output
+    matched = matcher.match(values)
+    output = (keep_standardized_as_given(matched) if other else matched).output
     data = [{"FieldName": name, "Value": output.get(name, "")} for name in _QUERY_RESULT_FIELDS]
     settlement = service.store.next_settlement()
     if other:  # address-service.query-billed, the other way: an answer that names no settlement

@@ -116,3 +116,17 @@ async def test_a_job_of_the_other_answers_never_reports_waiting() -> None:
     assert TokenStatus.WAITING not in statuses and {TokenStatus.NEW, TokenStatus.RUNNING} <= statuses
     ours = {progress_of(job, second / 2).token_status for second in range(0, 21)}
     assert TokenStatus.WAITING in ours
+
+
+@pytest.mark.parametrize("guesses", ["ours", "other"])
+async def test_a_standardized_spelling_is_given_back_as_written_under_the_other_answers(guesses: str) -> None:
+    """address-service.correction-marks: a street marked 2 (spelling standardized, not corrected) comes
+    back standardized (ours) or as given (the other way); a client taking over only what changed writes
+    back nothing then."""
+    fields = {"Prename_in": "Hans", "Name_in": "Muster", "Streetname_in": "Bahnhofstr.", "HouseNo_in": "12"}
+    fields |= {"ZipCode_in": "8001", "TownName_in": "Zürich"}
+    async with _client(SandboxConfig(guesses=guesses)) as client:  # type: ignore[arg-type]
+        result = await client.run_query(MAINTENANCE, 9, fields)
+    report = result.fields["ShortReport"] or ""
+    assert report[7] == "2"
+    assert result.fields["Streetname"] == ("Bahnhofstrasse" if guesses == "ours" else "Bahnhofstr.")
