@@ -103,10 +103,11 @@ ADDRESS_SERVICE: tuple[Guess, ...] = (
         id="address-service.move-file-layout",
         api="address-service",
         spec='§2.3 "The column layout of the move files: not shown"',
-        assumption="the sandbox's layout: old and new address side by side under §2.3 names",
+        assumption="the sandbox's layout: record number, resident, move date, the old address as "
+        "`Old<field>` and the new one as `New<field>`",
         otherwise="the move file is kept and its columns passed through as they come",
         setting="`POSTFLOWS_ADDRESS_SERVICE_PROFILE` (an alignment's `moves` output)",
-        other_answer="move files whose columns carry a `New` prefix instead of a suffix",
+        other_answer="move columns named `<field>_old` and `<field>_new`",
     ),
     Guess(
         id="address-service.assistant-url",

@@ -119,10 +119,20 @@ class OutputFormat:
 
     delimiter: str = "\t"
     encoding: str = "cp1252"
+    moves_header: tuple[str, ...] = MOVES_HEADER
+
+
+def _suffixed(name: str) -> str:
+    """A move file's column named the other way: ``OldStreetname`` → ``Streetname_old``."""
+    for prefix in ("Old", "New"):
+        if name.startswith(prefix) and name != prefix:
+            return f"{name[len(prefix) :]}_{prefix.lower()}"
+    return name
 
 
 OURS_OUTPUT_FORMAT = OutputFormat()
-OTHER_OUTPUT_FORMAT = OutputFormat("|", "utf-8")
+# address-service.output-file-layout and address-service.move-file-layout, the other way.
+OTHER_OUTPUT_FORMAT = OutputFormat("|", "utf-8", tuple(_suffixed(name) for name in MOVES_HEADER))
 
 
 def write_result(
@@ -141,7 +151,7 @@ def write_moves(
     batch: BatchInput, results: list[MatchResult], output: OutputFormat = OURS_OUTPUT_FORMAT
 ) -> bytes | None:
     """The move file for the rows that are moves with a known new address, or None when there are none."""
-    lines = _moves_lines(batch, results)
+    lines = _moves_lines(batch, results, output.moves_header)
     return _encode(lines, output) if len(lines) > 1 else None
 
 
@@ -156,8 +166,10 @@ def empty_moves_file(batch: BatchInput) -> bytes:
     return _encode([list(MOVES_HEADER) + batch.customer_header])
 
 
-def _moves_lines(batch: BatchInput, results: list[MatchResult]) -> list[list[str]]:
-    lines = [list(MOVES_HEADER) + batch.customer_header]
+def _moves_lines(
+    batch: BatchInput, results: list[MatchResult], header: tuple[str, ...] = MOVES_HEADER
+) -> list[list[str]]:
+    lines = [list(header) + batch.customer_header]
     for number, (row, result) in enumerate(zip(batch.rows, results, strict=True), start=1):
         if result.new_address is None or result.address is None or result.resident is None:
             continue
