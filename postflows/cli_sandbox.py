@@ -121,6 +121,7 @@ def _announce_sandbox(config: SandboxConfig, host: str, port: int, settings: Set
     """Say where a served sandbox's APIs are, with its accounts, state, log and alignments."""
     base = f"http://{host}:{port}"
     say(f"address service: {base}/address/REST/v1  (user sandbox-user / password sandbox-password)")
+    say(f"assistant:       {base}/assistant/REST/v1  (the same account; beside the batch too, our way)")
     say(f"newspaper API:   {base}/newspaper  (token URL {base}/auth/OAuth/token)")
     say(f"commerce API:    {base}/commerce  (auth URL {base}/auth, client sandbox-commerce-client)")
     say(f"fault plan:      {base}/_sandbox/faults  ({_control_access(host, settings)})")

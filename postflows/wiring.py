@@ -317,8 +317,10 @@ def address_service_client(
     *,
     request_log: RequestLog | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
+    sandbox_base_url: str | None = None,
 ) -> AddressServiceClient:
-    """An :class:`AddressServiceClient` for the configured endpoint, or for the sandbox when none is set.
+    """An :class:`AddressServiceClient` for the configured endpoint, or for the sandbox when none is set (at
+    ``sandbox_base_url`` when given: another mount of the embedded sandbox).
 
     Raises:
         ConfigurationError: a real endpoint is configured but its user or password is not.
@@ -326,7 +328,7 @@ def address_service_client(
     settings = settings or get_settings()
     service = resolve(settings, "address-service")
     return AddressServiceClient(
-        service.base_url,
+        sandbox_base_url if service.sandbox and sandbox_base_url else service.base_url,
         username=service.user,
         password=service.secret,
         transport=service.transport(settings, transport),
@@ -368,7 +370,19 @@ def address_assistant_client(
             f"{assistant} must be set for the address assistant (autocomplete, verify-building): it has no "
             f"test environment, so it does not go to {batch}; name its production address"
         )
-    return address_service_client(settings, request_log=request_log, transport=transport)
+    return address_service_client(
+        settings, request_log=request_log, transport=transport, sandbox_base_url=_sandbox_assistant(settings)
+    )
+
+
+def _sandbox_assistant(settings: Settings) -> str | None:
+    """Where the embedded sandbox serves the assistant: at its own address when it answers the registered
+    guesses the other way (``address-service.assistant-url``), else beside the batch (None)."""
+    if settings.sandbox_guesses != "other":
+        return None
+    from sandbox import inprocess
+
+    return inprocess.address_assistant_url()
 
 
 def newspaper_client(

@@ -82,7 +82,9 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
         return {name: state.table(table).keys() for name, table in STORED_TABLES.items()}
 
     app.mount(API_MOUNTS["commerce"], commerce.create_app(config, state))
-    app.mount(API_MOUNTS["address"], address_service.create_app(config, state))
+    address = address_service.create_app(config, state)
+    app.mount(API_MOUNTS["address"], address)
+    app.mount(API_MOUNTS["assistant"], address)
     app.mount(API_MOUNTS["newspaper"], newspaper.create_app(config, state))
     app.mount(API_MOUNTS["auth"], auth.create_app(config, state))
     # The last middleware added runs first: faults are chosen before the request's transaction opens.

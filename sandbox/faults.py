@@ -88,6 +88,9 @@ IN_PROCESS_KEY = "postflows.sandbox.in_process"
 
 API_MOUNTS: dict[str, str] = {
     "address": "/address/REST/v1",
+    # The address assistant at an address of its own: the batch service's app, mounted again (§4.4: it has no
+    # test environment, its production address is used directly).
+    "assistant": "/assistant/REST/v1",
     "newspaper": "/newspaper",
     "commerce": "/commerce",
     "auth": "/auth",

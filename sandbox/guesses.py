@@ -61,6 +61,8 @@ ENDPOINT_GUESSES: tuple[EndpointGuess, ...] = (
     EndpointGuess("address", "runquery2withclient", ("address-service.query-withclient-wrapper",)),
     EndpointGuess("address", "buildingverification2", ("address-service.building-verification-method",)),
     EndpointGuess("address", "autocomplete*", ("address-service.assistant-url",)),
+    EndpointGuess("assistant", "autocomplete*", ("address-service.assistant-url",)),
+    EndpointGuess("assistant", "buildingverification2", ("address-service.building-verification-method",)),
     EndpointGuess("newspaper", "*/orders/*/status", ("newspaper.order-statuses",)),
     EndpointGuess("newspaper", "*/orders/*/delivery-note", ("newspaper.delivery-note-shape",)),
     EndpointGuess("newspaper", "*/orders/gratis", ("newspaper.gratis-order-body",), method="POST"),
@@ -148,3 +150,10 @@ class GuessMarkMiddleware:
             await send(message)
 
         await self.app(scope, receive, marked)
+
+
+def assistant_at_batch_address(request: Request) -> bool:
+    """Whether ``request`` asks the address assistant at the batch service's address while the guesses are
+    played the other way (``address-service.assistant-url``: the assistant lives at its own address)."""
+    found = api_of(request.scope)
+    return is_other(request) and found is not None and found[0] == "address"

@@ -44,6 +44,11 @@ def address_service_url(origin: str = SANDBOX_ORIGIN) -> str:
     return f"{origin}/address/REST/v1"
 
 
+def address_assistant_url(origin: str = SANDBOX_ORIGIN) -> str:
+    """The address assistant's own base address (the batch service's app, mounted again)."""
+    return f"{origin}/assistant/REST/v1"
+
+
 def newspaper_url(origin: str = SANDBOX_ORIGIN) -> str:
     return f"{origin}/newspaper"
 

@@ -118,7 +118,7 @@ ADDRESS_SERVICE: tuple[Guess, ...] = (
         otherwise="with a batch URL set and no assistant URL the assistant commands refuse, naming the "
         "setting",
         setting="`POSTFLOWS_ADDRESS_ASSISTANT_URL`",
-        other_answer="the assistant's methods answer 404 at the batch address",
+        other_answer="the assistant answers 404 at the batch address; it lives at `/assistant/REST/v1`",
     ),
     Guess(
         id="address-service.building-verification-method",

@@ -26,7 +26,7 @@ from sandbox.address_service.matching import keep_standardized_as_given
 from sandbox.address_service.postcodes import load_postcode_directory
 from sandbox.address_service.reference import load_reference
 from sandbox.address_service.service import AddressService, Status, answer
-from sandbox.guesses import is_other, play
+from sandbox.guesses import assistant_at_batch_address, is_other, play
 
 _QUERY_RESULT_FIELDS = tuple(name for name in QUERY_OUTPUT_NAMES if not name.startswith("Double_"))
 # Request field names of each auto-complete version: (ONRP, ZipCode, STRID, StreetName, HouseNo, addition).
@@ -67,6 +67,8 @@ def query_router(service: AddressService) -> APIRouter:
         zipcode: str = "",
         townName: str = "",  # noqa: N803 - the spec's query parameter name
     ) -> Response:
+        if assistant_at_batch_address(request):
+            return Response(status_code=404)
         other = is_other(request)
         wrapper = "QueryBuildingVerificationResult" if other else "QueryBuildingVerification2Result"
         if refusal := service.refuse(request, wrapper, limit="query"):
@@ -228,6 +230,8 @@ def _autocomplete_endpoint(service: AddressService, version: int) -> Any:
     wrapper = _WRAPPERS[version]
 
     async def endpoint(request: Request) -> Response:
+        if assistant_at_batch_address(request):
+            return Response(status_code=404)
         if refusal := service.refuse(request, wrapper, limit="query"):
             return refusal
         try:

@@ -16,7 +16,7 @@ from sandbox.address_service.jobs import TokenStatus
 from sandbox.app import create_app
 from sandbox.config import OTHER_COMMERCE_PATHS, SandboxConfig, with_other_answers
 from sandbox.guesses import ENDPOINT_GUESSES, GUESS_LOG_VARIABLE
-from sandbox.inprocess import SandboxTransport, address_service_url
+from sandbox.inprocess import SandboxTransport, address_assistant_url, address_service_url
 from tests import guess_watch
 
 SANDBOX = Path(__file__).resolve().parents[2] / "sandbox"
@@ -69,9 +69,12 @@ def test_the_other_answers_move_what_a_setting_moves_unless_configured() -> None
     assert ours.commerce_paths == SandboxConfig().commerce_paths
 
 
-def _client(config: SandboxConfig, password: str = PASSWORD) -> AddressServiceClient:
+def _client(config: SandboxConfig, password: str = PASSWORD, url: str | None = None) -> AddressServiceClient:
     return AddressServiceClient(
-        address_service_url(), username=USER, password=SecretStr(password), transport=SandboxTransport(config)
+        url or address_service_url(),
+        username=USER,
+        password=SecretStr(password),
+        transport=SandboxTransport(config),
     )
 
 
@@ -87,10 +90,10 @@ async def test_a_refused_sign_in_is_status_101_whatever_its_http_status(guesses:
 @pytest.mark.parametrize("guesses", ["ours", "other"])
 async def test_queries_and_building_checks_are_read_in_either_shape(guesses: str) -> None:
     config = SandboxConfig(guesses=guesses)  # type: ignore[arg-type]
-    async with _client(config) as client:
+    async with _client(config) as client, _client(config, url=address_assistant_url()) as assistant:
         plain = await client.run_query(MAINTENANCE, 7, KRIENS)
         billed = await client.run_query(MAINTENANCE, 8, KRIENS, billing_reference="RRN-0001")
-        building = await client.verify_building(
+        building = await assistant.verify_building(
             street_name="Lindenstrasse", house_no="12", zip_code="6010", town_name="Kriens"
         )
     assert plain.id == 7 and billed.id == 8
@@ -130,3 +133,26 @@ async def test_a_standardized_spelling_is_given_back_as_written_under_the_other_
     report = result.fields["ShortReport"] or ""
     assert report[7] == "2"
     assert result.fields["Streetname"] == ("Bahnhofstrasse" if guesses == "ours" else "Bahnhofstr.")
+
+
+@pytest.mark.parametrize("guesses", ["ours", "other"])
+async def test_the_assistant_lives_at_its_own_address_and_beside_the_batch_only_our_way(guesses: str) -> None:
+    """address-service.assistant-url: the assistant is served at /assistant/REST/v1 either way; at the batch
+    address only our way (the other: 404, never an empty result)."""
+    from connectors.address_service import AutocompleteQuery
+    from connectors.errors import NotFound
+
+    config = SandboxConfig(guesses=guesses)  # type: ignore[arg-type]
+    query = AutocompleteQuery("towns", zip_code="6010")
+    transport = SandboxTransport(config)
+    async with AddressServiceClient(
+        address_assistant_url(), username=USER, password=SecretStr(PASSWORD), transport=transport
+    ) as own:
+        _, hits = await own.autocomplete(query)
+    assert any(hit.town_name == "Kriens" for hit in hits)
+    async with _client(config) as batch:
+        if guesses == "ours":
+            assert (await batch.autocomplete(query))[1]
+        else:
+            with pytest.raises(NotFound):
+                await batch.autocomplete(query)
