@@ -58,8 +58,8 @@ async def _one_job(
     detected = clock()
     assert final.start_date_time is not None
     finished = final.start_date_time.timestamp() + job_seconds
-    await client.delete_file(input_token, missing_ok=True)
-    await client.delete_file(output_token, missing_ok=True)
+    await client.delete_file(input_token)
+    await client.delete_file(output_token)
     late = detected - finished
     if -DATE_RESOLUTION_S < late < 0:  # the service's start date carries whole milliseconds only
         late = 0.0

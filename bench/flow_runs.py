@@ -145,8 +145,8 @@ async def plain_batch(settings: Settings, input_path: Path, output_dir: Path, po
             async with client.download(output_token) as chunks:
                 await write_stream(download, chunks, max_bytes=settings.download_max_bytes)
         finally:
-            await client.delete_file(input_token, missing_ok=True)
-            await client.delete_file(output_token, missing_ok=True)
+            await client.delete_file(input_token)
+            await client.delete_file(output_token)
     results = build_address_results(
         prepared,
         download,

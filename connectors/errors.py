@@ -227,14 +227,16 @@ class RemoteRejected(ApiError):
 @dataclass(frozen=True)
 class SubmissionAnswers:
     """Which answers of one API to a submitting request (a POST that bills, orders or registers) certainly
-    mean "not processed" (final: the next run may submit again), and which leave the outcome unknown
-    (the next run stops until the user confirms with ``--resubmit``). Each entry is a line for the docs;
-    the decision itself is made by the API's error mapping from the same data.
+    mean "not processed" (final: the next run may submit again), which leave the outcome unknown
+    (the next run stops until the user confirms with ``--resubmit``), and which took the submission although
+    they carry errors (``taken``: recorded with the service's id and followed, never sent again). Each entry
+    is a line for the docs; the decision itself is made by the API's error mapping from the same data.
     """
 
     api: str
     not_processed: tuple[str, ...]
     uncertain: tuple[str, ...]
+    taken: tuple[str, ...] = ()
 
 
 RATE_LIMITED_ANSWER = "HTTP 429 (refused before processing, RFC 6585)"

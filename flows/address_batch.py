@@ -108,8 +108,9 @@ async def address_batch(
 
     Reads the input (.csv, .xlsx, .txt), rejects rows that fail the spec's minimum input or field lengths
     (rejected.csv), uploads the rest, runs the configured alignment, waits for it, downloads and decodes the
-    output into results.csv and results.xlsx, and deletes both remote files whatever happens. A re-run with
-    the same work (the file sent, with the service, user, alignment key and billing fields) resumes the
+    output into results.csv and results.xlsx, and deletes both remote files whatever happens (a file the
+    service does not delete with Status 0 is named in a warning and left to ``postflows cleanup``). A re-run
+    with the same work (the file sent, with the service, user, alignment key and billing fields) resumes the
     recorded job instead of starting a second one. With a profile, the upload has exactly its columns and
     layout, and results are merged by its result id; a dry run writes the upload file and plan.json and
     sends nothing.
@@ -326,7 +327,9 @@ async def _run_batch(
         results.files.extend(extras.values())
         return results
     finally:
-        await delete_key_files(client, recorder)
+        left = (await delete_key_files(client, recorder)).still_on_service()
+        if left is not None:
+            get_run_logger().warning("%s", left)
 
 
 def _still_refused(refused: Mapping[str, Any], limits: TableLimits) -> bool:
@@ -470,8 +473,9 @@ async def _follow(
     for name, token in (files.extra_outputs or {}).items():
         wanted[name] = (token, folder / f"{name}.bin")
     try:
-        for token, path in wanted.values():
-            await run_step(download_output, client, token, path, max_bytes=max_bytes)
+        for name, (token, path) in wanted.items():
+            batch_token = job.remote_id if name == MAIN_OUTPUT else None
+            await run_step(download_output, client, token, path, max_bytes=max_bytes, batch_token=batch_token)
     except BaseException:
         logger.warning(
             "batch job %s finished but its download failed; the same command fetches it", job.remote_id

@@ -1,6 +1,7 @@
 """Address validation and sorting purchase: addresses (.csv/.xlsx) + purchase parameters (JSON/YAML) →
 POST once → wait for validation and sorting → output addresses (.csv/.xlsx/.json) and every document.
-A re-run with the same input resumes the recorded purchase.
+A re-run with the same input resumes the recorded purchase. A purchase answered with its id and errors was
+taken: it is followed like any other, its errors named with its id in the log, the summary and summary.md.
 """
 
 from __future__ import annotations
@@ -208,7 +209,9 @@ async def _publish(
     not_available = bought.documents.not_available
     if not_available:
         facts["documents not available"] = "; ".join(f"{kind}: {why}" for kind, why in not_available.items())
-    text = summary_markdown(f"Address purchase {bought.purchase_id}", facts, bought.warnings)
+    text = summary_markdown(
+        f"Address purchase {bought.purchase_id}", facts, bought.warnings, errors=bought.errors
+    )
     summary.update(
         output_addresses=len(frame),
         status_codes=by_status,
@@ -221,7 +224,8 @@ async def _publish(
 
 @dataclass
 class _Bought:
-    """A purchase as it came back: its job, output addresses, documents and the API's warnings."""
+    """A purchase as it came back: its job, output addresses, documents, the API's warnings and the errors
+    of the answer that took it."""
 
     job: JobSnapshot
     purchase_id: int
@@ -229,6 +233,7 @@ class _Bought:
     output: OutputAddresses
     documents: PurchaseDocuments
     warnings: list[str]
+    errors: list[str]
 
 
 async def _purchase(
@@ -264,6 +269,8 @@ async def _purchase(
         job = submission.job
         purchase_id = int(job.remote_id)
         summary.update(purchase_id=purchase_id, resumed=submission.resumed)
+        if warnings.errors:
+            summary.update(errors=warnings.errors)
         get_run_logger().info(
             "%s purchase %s", "resuming" if submission.resumed else "submitted", purchase_id
         )
@@ -300,7 +307,9 @@ async def _purchase(
             max_ratio=settings.zip_max_ratio,
         )
         await warnings.add("documents", documents.warnings)
-    return _Bought(job, purchase_id, submission.resumed, output.value, documents, warnings.lines)
+    return _Bought(
+        job, purchase_id, submission.resumed, output.value, documents, warnings.lines, warnings.errors
+    )
 
 
 async def _write_outputs(

@@ -1,8 +1,9 @@
 """Clean-up: delete the address service's remote files that the run history records as not yet deleted.
 
 Runs delete their own files when a job is over; this flow catches what is left behind (a killed process, a
-job given up on), for the nightly schedule or by hand with ``postflows cleanup``. It keeps the files of a
-batch job whose result is still owed, until the service's retention has passed or it is forced.
+job given up on, a /deletefile not answered with Status 0), for the nightly schedule or by hand with
+``postflows cleanup``. It keeps the files of a batch job whose result is still owed, until the service's
+retention has passed or it is forced.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ async def cleanup(
         CleanupRequest, form("Clean-up", "Which recorded remote files go, and whether owed results go too.")
     ] = WEEK_OLD,
 ) -> dict[str, Any]:
-    """Delete every recorded remote file older than ``request.older_than_hours`` and not deleted yet.
+    """Delete every recorded remote file older than ``request.older_than_hours`` and not deleted yet, and,
+    whatever its age, every file an earlier /deletefile did not delete (only Status 0 deletes a file).
 
     The files of a batch job that may still give a result (it may still run, or it ran and its result has
     not been downloaded yet) are kept, with the reason in the summary, until the job is older than the
@@ -63,8 +65,8 @@ async def cleanup(
             of batch jobs that still owe a result go too.
 
     Returns:
-        The run summary: tokens deleted, already gone, not deleted (with the reason) and kept (with the
-        job, its state and the reason).
+        The run summary: tokens deleted, already gone (past the service's retention), not deleted and so
+        still on the service (with the answer) and kept (with the job, its state and the reason).
     """
     older_than_hours, force = request.older_than_hours, request.force
     settings = get_settings()
@@ -85,8 +87,9 @@ async def cleanup(
                 force=force,
             )
         logger = get_run_logger()
-        for token, reason in report.failed.items():
-            await recorder.message("warning", "deletefile", f"file {token} not deleted: {reason}")
+        if (line := report.still_on_service()) is not None:
+            await recorder.message("warning", "deletefile", line)
+            logger.warning("%s", line)
         for token, kept in report.kept.items():
             logger.info("file %s kept: batch job %s is %s, %s", token, kept.job, kept.state, kept.reason)
         summary.update(

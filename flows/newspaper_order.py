@@ -3,7 +3,9 @@ wait while the order is in CONTROL (or a status the user names) → summary, sen
 the service gives them in the status reached → JSON files, report.xlsx and summary.md.
 
 The order's identity is a hash of what is posted (kind and canonical JSON body) and the service it goes
-to: a re-run resumes the recorded order and never posts a second one. The run records the order's folder and
+to: a re-run resumes the recorded order and never posts a second one. An order answered with its id and
+errors was taken: it is followed like any other, its errors named with its id in the log, the summary and
+summary.md. The run records the order's folder and
 the status its reports reflect, so the daily newspaper-reports sweep fetches them again once the status
 changes.
 """
@@ -140,6 +142,8 @@ async def newspaper_order(
             order_id = int(submission.job.remote_id)
             await recorder.update_job(submission.job, data=folder_data(output_dir))
             summary.update(order_id=order_id, resumed=submission.resumed, idempotency_key=key)
+            if warnings.errors:
+                summary.update(errors=warnings.errors)
             get_run_logger().info("%s order %s", "resuming" if submission.resumed else "submitted", order_id)
             outcome = OrderOutcome(order_id, identity=identity, resumed=submission.resumed)
             try:
@@ -201,6 +205,7 @@ async def _publish(
     settings = get_settings()
     await warnings.add("reports", outcome.reports.warnings)
     outcome.warnings = warnings.lines
+    outcome.errors = warnings.errors
     files = write_order_files(outcome, output_dir, max_bytes=settings.download_max_bytes)
     for path in files:
         await recorder.document(path.stem, path, job=job)

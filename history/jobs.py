@@ -82,6 +82,9 @@ class FileJobData(JobData):
 
     output: str | None = None
     """The alignment's extra output the file receives; none for the upload and the main output."""
+    not_deleted: str | None = None
+    """Why the last /deletefile of the file did not delete it (its answer was not Status 0), until one
+    does: the file is recorded as still on the service, and every clean-up asks again, whatever its age."""
 
 
 def job_data_changes(data: JobData | Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from history.jobs import BatchJobData, JobSnapshot
+from history.jobs import BatchJobData, FileJobData, JobSnapshot
 from history.models import JobEvent, JobState, RemoteJob, Run, utcnow
 from history.rows import attached, json_mapping, mirror
 
@@ -210,6 +210,19 @@ def undeleted_files(
     return list(session.scalars(statement.order_by(RemoteJob.id)))
 
 
+def files_to_clean(
+    session: Session, *, kinds: tuple[str, ...], older_than: datetime, api: str
+) -> list[RemoteJob]:
+    """The remote files (jobs of ``kinds``) recorded and not deleted yet that a clean-up asks the service to
+    delete: those created before ``older_than``, and, whatever their age, those a /deletefile did not
+    delete (recorded with ``not_deleted``), oldest first."""
+    return [
+        job
+        for job in undeleted_files(session, kinds=kinds, api=api)
+        if job.created_at < older_than or FileJobData.read(job.data).not_deleted
+    ]
+
+
 def jobs_in_states(session: Session, *, api: str, kind: str, states: Iterable[str]) -> list[RemoteJob]:
     """Jobs of this api and kind (any key) whose status is one of ``states``, oldest first."""
     statement = select(RemoteJob).where(
@@ -234,11 +247,30 @@ def mark_file_deleted(session: Session, job_id: int, *, api: str, detail: str) -
     row = session.get(RemoteJob, job_id)
     if row is None:
         return
-    update_remote_job(session, row, status=JobState.DELETED.value, deleted=True)
+    update_remote_job(
+        session, row, status=JobState.DELETED.value, deleted=True, data=file_deleted_data(row.data)
+    )
     for batch in batches_using_file(session, api=api, token=row.remote_id):
         state = JobSnapshot.of(batch).state
         if state is None or not state.final:
             update_remote_job(session, batch, status=JobState.DELETED.value, finished=True, detail=detail)
+
+
+def mark_file_not_deleted(session: Session, job_id: int, *, answer: str, reason: str) -> None:
+    """Record the remote file of job ``job_id`` as still on the service: its /deletefile was answered with
+    ``answer`` (short, kept as the remote status), not Status 0, for ``reason``."""
+    row = session.get(RemoteJob, job_id)
+    if row is None:
+        return
+    update_remote_job(
+        session, row, remote_status=answer, data=FileJobData(not_deleted=reason).changes(), detail=reason
+    )
+
+
+def file_deleted_data(data: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The change to a deleted file's data: its refused deletes are over (``not_deleted`` cleared), or
+    None when none was recorded."""
+    return FileJobData(not_deleted=None).changes() if FileJobData.read(data).not_deleted else None
 
 
 def batch_file_tokens(data: Mapping[str, Any] | None) -> set[str]:

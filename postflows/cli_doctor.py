@@ -45,14 +45,20 @@ def doctor_command(
     reached, and with --live that each API answers as configured (exit 0), else name what to set (exit 1)."""
     from pydantic import ValidationError
 
+    from fileio.errors import InputError
     from postflows.doctor import APIS, DoctorReport, api_report, history_check, prefect_check
     from postflows.endpoints import ConfigurationError
+    from postflows.precheck import output_dir
     from postflows.settings import Settings, get_settings
 
     try:
         settings = get_settings() if live else Settings()
+        if live:
+            output_dir(out)
     except (ConfigurationError, ValidationError) as error:
         fail("configuration error", error, EXIT_USAGE)
+    except InputError as error:
+        fail("refused", error, EXIT_USAGE)
     chosen = [api for api in APIS if not apis or api in {name.value for name in apis}]
     report = DoctorReport(live, [api_report(settings, api) for api in chosen], [])
     if live:

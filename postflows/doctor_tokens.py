@@ -179,7 +179,8 @@ def commerce_scopes(settings: Settings) -> dict[str, list[str]]:
 async def check_commerce(
     settings: Settings, service: Service, http: httpx.AsyncClient, answers: Answers, report: ApiReport
 ) -> None:
-    """A token for each configured non-personal scope, then the zips of a known postcode."""
+    """A token for each configured non-personal scope, then the zips of a known postcode with the token of
+    the look-ups' scope."""
     credentials = ClientCredentials(str(service.token_url), service.user, service.secret, api="commerce")
     scopes = commerce_scopes(settings)
     fixes = {
@@ -189,9 +190,9 @@ async def check_commerce(
     asked = await _tokens(
         http, credentials, fixes, _named(settings, "commerce", "auth_url"), settings, report
     )
-    report.observed.append(_scopes_guess(asked, len(scopes)))
     lookups = settings.commerce.scopes.autocomplete
     if not any(answer.issued and answer.scope == lookups for answer in asked):
+        report.observed.append(_scopes_guess(asked, len(scopes)))
         report.observed.append(Observed(guess("commerce.zips-probe"), None, f"no token for scope {lookups}"))
         return
     client = CommerceClient(
@@ -203,42 +204,45 @@ async def check_commerce(
         retry=retry_policy(settings),
         limits=response_limits(settings),
     )
+    check, towns = await _zips_probe(settings, client)
+    zips = answers.last("GET", "/zips")
+    report.checks.append(check)
+    # A token of the look-ups' scope refused by the look-up: the scope-to-endpoint assignment differs.
+    refused = zips is not None and zips.status_code in (401, 403)
+    scopes_seen = _scopes_guess(asked, len(scopes), refused_at_zips=lookups if refused else None)
+    report.observed.append(_set_otherwise(settings, scopes_seen))
+    report.observed.append(_zips_guess(zips, towns))
+
+
+async def _zips_probe(settings: Settings, client: CommerceClient) -> tuple[Check, int]:
+    """``GET <address path>/zips?zipCity=8001``: the check, and how many entries name 8001."""
     path = f"{settings.commerce.paths.address}/zips?zipCity={ZIP_PROBE}"
+    base = variable_named(type(settings), "commerce", "url")
     try:
         towns = await client.zips(ZIP_PROBE)
     except ApiError as error:
-        report.checks.append(_zips_failure(settings, path, error, answers.last("GET", "/zips")))
-        report.observed.append(_zips_guess(answers.last("GET", "/zips"), 0))
-        return
-    found = [town for town in towns if town.zip == ZIP_PROBE]
-    zips = answers.last("GET", "/zips")
+        text = " ".join(str(error).split())
+        if isinstance(error, AuthFailed):
+            scope = variable_named(type(settings), "commerce", "scopes", "autocomplete")
+            lookups = settings.commerce.scopes.autocomplete
+            return Check(
+                "zips", False, f"GET {path} refused the token of scope {lookups}: {text}", f"check {scope}"
+            ), 0
+        if isinstance(error, TransportFailure) and not error.sent:
+            return Check("zips", False, f"GET {path}: not reachable ({text})", f"check {base}"), 0
+        return Check("zips", False, f"GET {path}: {text}", f"check {base}"), 0
+    found = sum(town.zip == ZIP_PROBE for town in towns)
     if found:
-        entries = f"{len(towns)} entr{'y' if len(towns) == 1 else 'ies'}"
-        report.checks.append(Check("zips", True, f"GET {path}: {entries} ({describe(zips)})"))
-    else:
-        address_path = variable_named(type(settings), "commerce", "paths", "address")
-        report.checks.append(
-            Check(
-                "zips",
-                False,
-                f"GET {path}: no town for a known postcode ({describe(zips)})",
-                f"check POSTFLOWS_COMMERCE_URL and {address_path}",
-            )
-        )
-    report.observed.append(_zips_guess(zips, len(found)))
+        return Check("zips", True, f"GET {path}: {_entries(len(towns))}"), found
+    address_path = variable_named(type(settings), "commerce", "paths", "address")
+    return Check(
+        "zips", False, f"GET {path}: no entry for a known postcode", f"check {base} and {address_path}"
+    ), 0
 
 
-def _zips_failure(settings: Settings, path: str, error: ApiError, answer: httpx.Response | None) -> Check:
-    text = " ".join(str(error).split())
-    if isinstance(error, AuthFailed):
-        scope = variable_named(type(settings), "commerce", "scopes", "autocomplete")
-        return Check("zips", False, f"GET {path}: token refused ({describe(answer)})", f"check {scope}")
-    if isinstance(error, TransportFailure) and answer is None:
-        return Check("zips", False, f"GET {path}: not reachable ({text})", "check POSTFLOWS_COMMERCE_URL")
-    return Check("zips", False, f"GET {path}: {text} ({describe(answer)})", "check POSTFLOWS_COMMERCE_URL")
-
-
-def _scopes_guess(asked: list[TokenAnswer], wanted: int) -> Observed:
+def _scopes_guess(asked: list[TokenAnswer], wanted: int, *, refused_at_zips: str | None = None) -> Observed:
+    """Whether the configured scopes are those the service gives and asks for: each one's token issued,
+    and the look-ups' token taken by the look-up."""
     known = guess("commerce.scopes")
     refused = [
         answer.scope
@@ -252,14 +256,34 @@ def _scopes_guess(asked: list[TokenAnswer], wanted: int) -> Observed:
         )
     if len(issued) < wanted:
         return Observed(known, None, "the client was refused before every scope was asked")
+    if refused_at_zips is not None:
+        return Observed(known, False, f"the zips probe refused the token of scope {refused_at_zips}")
     return Observed(known, True, f"a token issued for each of {', '.join(issued)}")
+
+
+def _set_otherwise(settings: Settings, seen: Observed) -> Observed:
+    """What was seen of the scopes when they are set otherwise than our guess: the guess itself was not
+    asked (only the settings that replace it), so it is not observed."""
+    configured, ours = settings.commerce.scopes, CommerceScopes()
+    changed = [
+        f"{variable_named(type(settings), 'commerce', 'scopes', item.name)}={getattr(configured, item.name)}"
+        for item in fields(CommerceScopes)
+        if getattr(configured, item.name) != getattr(ours, item.name)
+    ]
+    if not changed or seen.holds is None:
+        return seen
+    return Observed(seen.guess, None, f"the scopes are set otherwise ({', '.join(changed)}): {seen.seen}")
 
 
 def _zips_guess(answer: httpx.Response | None, towns: int) -> Observed:
     known = guess("commerce.zips-probe")
     if answer is None:
         return Observed(known, None, "no answer to the zips probe")
-    seen = f"GET zips?zipCity={ZIP_PROBE}: {describe(answer)}, {towns} entries for {ZIP_PROBE}"
+    seen = f"GET zips?zipCity={ZIP_PROBE}: {describe(answer)}, {_entries(towns)} for {ZIP_PROBE}"
     if answer.status_code not in (200, 404):
         return Observed(known, None, seen)
     return Observed(known, answer.status_code == 200 and towns > 0, seen)
+
+
+def _entries(count: int) -> str:
+    return f"{count} entr{'y' if count == 1 else 'ies'}"

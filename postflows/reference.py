@@ -23,17 +23,23 @@ API_TITLES = {
 
 def not_processed_table() -> str:
     """The answers to a submitting request that certainly mean "not processed", per API, beside those that
-    leave the outcome unknown: the lists each connector's error mapping decides by."""
+    leave the outcome unknown: the lists each connector's error mapping decides by; then, per API that has
+    them, the answers that took a submission although they carry errors."""
     from connectors.address_service.errors import SUBMISSION_ANSWERS as ADDRESS
     from connectors.commerce.errors import SUBMISSION_ANSWERS as COMMERCE
     from connectors.newspaper.errors import SUBMISSION_ANSWERS as NEWSPAPER
 
+    apis = (ADDRESS, NEWSPAPER, COMMERCE)
     lines = [
         "| API | Not processed: final, the next run may submit again | Uncertain: the next run stops until "
         "`--resubmit` |",
         "|---|---|---|",
     ]
-    lines += [_answers_row(answers) for answers in (ADDRESS, NEWSPAPER, COMMERCE)]
+    lines += [_answers_row(answers) for answers in apis]
+    for answers in apis:
+        if answers.taken:
+            title = API_TITLES.get(answers.api, answers.api)
+            lines += ["", f"Taken although the answer carries errors ({title}): {'; '.join(answers.taken)}."]
     return "\n".join(lines)
 
 

@@ -117,7 +117,7 @@ def pages() -> dict[str, str]:
 def _flow_page(spec: Any) -> str:
     flow = spec.load_flow()
     doc = (flow.fn.__doc__ or flow.description or "").strip()
-    summary = doc.split("\n\n", 1)[0].replace("\n", " ")
+    summary = " ".join(doc.split("\n\n", 1)[0].split())
     lines = [GENERATED, f"# {spec.name}", "", summary, ""]
     lines += [
         f"- **Command**: `postflows {spec.command}` (see [Commands](../reference/cli.md))",

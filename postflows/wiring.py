@@ -62,6 +62,7 @@ def _sandbox_transport(
     state_dir: Path,
     alignments: str | None,
     order_statuses: str | None,
+    ping_answer: str,
     guesses: str = "ours",
 ) -> httpx.AsyncBaseTransport:
     from sandbox.address_service.alignments import AlignmentError, alignments_setting
@@ -83,6 +84,7 @@ def _sandbox_transport(
         state_dir=state_dir,
         alignments=agreed,
         order_statuses=statuses,
+        address_ping_answer=ping_answer,
         guesses=guesses,
     )
     return SandboxTransport(config)
@@ -101,6 +103,7 @@ def sandbox_transport(settings: Settings) -> httpx.AsyncBaseTransport:
         sandbox_state_dir(settings),
         settings.sandbox_alignments,
         settings.sandbox_order_statuses,
+        settings.sandbox_ping_answer,
         settings.sandbox_guesses,
     )
 
@@ -343,18 +346,28 @@ def address_assistant_client(
     request_log: RequestLog | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> AddressServiceClient:
-    """An :class:`AddressServiceClient` for the address assistant (autocomplete, building verification):
-    at ``POSTFLOWS_ADDRESS_ASSISTANT_URL`` when set (§4.4: the assistant has no test environment, its
-    production address is used directly), else where the batch and queries go.
+    """An :class:`AddressServiceClient` for the address assistant (autocomplete, building verification) at
+    ``POSTFLOWS_ADDRESS_ASSISTANT_URL``: §4.4 says the assistant has no test environment and its production
+    environment is used directly, so it never follows the batch address. With neither that nor the batch URL
+    set, the embedded sandbox serves it, as it serves the batch.
 
     Raises:
-        ConfigurationError: a real endpoint is configured but its user or password is not.
+        ConfigurationError: the batch URL is set and the assistant's is not (before any request), or a real
+            endpoint is configured but its user or password is not.
     """
     settings = settings or get_settings()
-    assistant_url = settings.address_service.assistant_url
-    if assistant_url:
-        at_assistant = settings.address_service.model_copy(update={"url": assistant_url})
+    config = settings.address_service
+    if config.assistant_url:
+        at_assistant = config.model_copy(update={"url": config.assistant_url})
         settings = settings.model_copy(update={"address_service": at_assistant})
+    elif not config.is_sandbox:
+        assistant, batch = (
+            variable_named(type(settings), "address_service", name) for name in ("assistant_url", "url")
+        )
+        raise ConfigurationError(
+            f"{assistant} must be set for the address assistant (autocomplete, verify-building): it has no "
+            f"test environment, so it does not go to {batch}; name its production address"
+        )
     return address_service_client(settings, request_log=request_log, transport=transport)
 
 

@@ -65,6 +65,8 @@ def parse_order_statuses(value: object) -> tuple[str, ...]:
 
 
 OrderStatuses = Annotated[tuple[str, ...], BeforeValidator(parse_order_statuses)]
+PingAnswer = Literal["status", "empty-json", "empty-text"]
+"""What the address service's /ping answers besides its HTTP 200 (``SandboxConfig.address_ping_answer``)."""
 
 
 class OAuthClient(BaseModel):
@@ -93,6 +95,9 @@ class SandboxConfig(BaseModel):
     address_inactive_billing_references: tuple[str, ...] = ("RRN-0009",)
     # False: the technical user may not call the *withclient methods (Status 105).
     address_client_methods_allowed: bool = True
+    # What /ping answers with its HTTP 200 (§4.1 shows nothing more): "status" the JSON {"Status": 0};
+    # "empty-json" and "empty-text" an empty body with a JSON or a text content type.
+    address_ping_answer: PingAnswer = "status"
     # Per-minute limits of the address service (None = unlimited): individual queries -> 106, uploads -> 501.
     max_queries_per_minute: int | None = None
     max_uploads_per_minute: int | None = None
@@ -189,6 +194,8 @@ def with_other_answers(config: SandboxConfig) -> SandboxConfig:
         changes["commerce_type_spelling"] = "real"
     if config.max_queries_per_minute is None:
         changes["max_queries_per_minute"] = OTHER_QUERIES_PER_MINUTE
+    if config.address_ping_answer == default.address_ping_answer:
+        changes["address_ping_answer"] = "empty-json"
     for name, value in changes.items():
         setattr(config, name, value)
     return config

@@ -18,7 +18,9 @@ relative to that API's mount (``runbatch``, ``checkbatchstatus/*``, ``*orders/st
 * ``processed_status``: the request is processed, then answered with the API's failure instead of the
   real answer (address service: the endpoint's result wrapper with ``Status`` ``value``, 201 by default;
   newspaper: HTTP 200 carrying message code ``value``, ``0000`` by default, or ``{"http_status": 500}``
-  for another HTTP status; commerce: HTTP ``value``, 500 by default);
+  for another HTTP status, or ``{"code": "0030", "with_id": true}`` for the id the request was given beside
+  the error — an order or purchase taken, and answered with an error all the same; commerce: HTTP
+  ``value``, 500 by default);
 * ``hold``: keep the request waiting up to ``value`` seconds, then process it; a request whose client goes
   away meanwhile is never processed. A test holds a process at a known point this way, then kills it: the
   held request models one its process never got to send;

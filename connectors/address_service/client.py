@@ -21,7 +21,6 @@ from connectors.address_service.autocomplete import (
 from connectors.address_service.errors import (
     API,
     AddressServiceStatusError,
-    DatabaseStatusError,
     status_error,
 )
 from connectors.address_service.models import (
@@ -132,14 +131,16 @@ def _raise_for_status(payload: Any, operation: str) -> None:
         raise status_error(status, operation=operation)
 
 
-def _status_check(operation: str) -> Any:
-    def check(response: httpx.Response) -> None:
-        content_type = response.headers.get("content-type", "")
-        if "json" not in content_type:
-            return
-        _raise_for_status(_payload(response, operation), operation)
-
-    return check
+def _ping_check(response: httpx.Response) -> None:
+    """The check of a ping's HTTP 200, an answer whatever its body: §4.1 shows nothing beyond the status line
+    (empty, text, JSON without a Status, JSON that does not parse). Only a body that reads as JSON with a
+    Status, whatever its content type, says more: a Status other than 0 is the service's refusal, raised as
+    its typed error (a Status that is no number, as :class:`MalformedResponse`)."""
+    try:
+        payload = parse_json(response.content, api=API)
+    except ValueError:  # empty, text, or nested too deep to read: the HTTP 200 is the answer
+        return
+    _raise_for_status(payload, "ping")
 
 
 class AddressServiceClient(ApiClient):
@@ -186,8 +187,9 @@ class AddressServiceClient(ApiClient):
     # -- availability -----------------------------------------------------------------------------------
 
     async def ping(self) -> None:
-        """GET /ping: returns when the service answers HTTP 200 (and a Status 0 when it sends one)."""
-        await self.request("GET", "/ping", check=_status_check("ping"))
+        """GET /ping: returns when the service answers HTTP 200, whatever its body, unless the body is JSON
+        with a Status other than 0 (raised as that Status's typed error)."""
+        await self.request("GET", "/ping", check=_ping_check)
 
     # -- batch ------------------------------------------------------------------------------------------
 
@@ -280,15 +282,14 @@ class AddressServiceClient(ApiClient):
                 raise status_error(status or 999, operation="downloadfile")
             yield response.aiter_bytes(_CHUNK)
 
-    async def delete_file(self, token: str, *, missing_ok: bool = False) -> bool:
-        """GET /deletefile/{token}. With ``missing_ok`` an already deleted token (302) returns False."""
-        try:
-            await self._call("GET", f"/deletefile/{token}", "deletefile")
-        except DatabaseStatusError as error:
-            if missing_ok and error.status == 302:
-                return False
-            raise
-        return True
+    async def delete_file(self, token: str) -> None:
+        """GET /deletefile/{token}: returns when the service answers Status 0, the one answer that says the
+        file is deleted.
+
+        Any other Status raises its typed error, 302 included: §7 names it DatabaseItemNotFound and means by
+        it, as by 301, "error accessing the database", which says nothing certain about the file.
+        """
+        await self._call("GET", f"/deletefile/{token}", "deletefile")
 
     # -- individual query -------------------------------------------------------------------------------
 

@@ -1,7 +1,9 @@
 """The newspaper API client: one async method per §4 endpoint, each with the OAuth scope of its group.
 
 Every response body is evaluated for error and warning arrays; successful calls return an
-:class:`ApiResult` with the warnings. An answer carrying documents (delivery note, purchase documents,
+:class:`ApiResult` with the warnings. An order or purchase answered 2xx with its id was taken, errors or
+not (§7: 200 is not success by itself, nor is an error a refusal by itself): its id comes back with the
+errors and warnings. An answer carrying documents (delivery note, purchase documents,
 structure files) is read as a download: no further than the base64 text of the largest document accepted
 could be long, with a download's deadline. Submissions are validated first and are POSTs that the HTTP core
 never re-sends after an ambiguous failure. Purchase paths the spec spells two ways are tried in both
@@ -19,7 +21,7 @@ import httpx
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from connectors.errors import ApiError, NotFound
-from connectors.http import ApiClient, HttpOptions
+from connectors.http import ApiClient, HttpOptions, ResponseCheck
 from connectors.jsontext import json_of
 from connectors.limits import DOCUMENT_MAX_BYTES, document_answer_limit
 from connectors.newspaper import validation
@@ -35,8 +37,11 @@ from connectors.newspaper.errors import (
     NewspaperMessage,
     OrderInControl,
     UnexpectedResponse,
+    check_confirmed,
+    check_created,
     check_response,
     error_for_response,
+    id_in_response,
     messages_in_response,
 )
 from connectors.newspaper.models import (
@@ -132,18 +137,18 @@ class NewspaperClient(ApiClient):
     # --- 4.1 orders ----------------------------------------------------------------------------------
 
     async def submit_standard_order(self, order: StandardOrder) -> ApiResult[int]:
-        """POST orders/standard after validation; returns the order id."""
+        """POST orders/standard after validation; returns the order id, with the errors of an answer that
+        took the order all the same."""
         validation.ensure_valid("standard order", validation.check_standard_order(order, today=self._today()))
-        response = await self._call(
-            "POST", f"{SUBMISSION}/orders/standard", Scope.ORDERS, json=order.to_body()
-        )
-        return self._result(response, _order_id(response))
+        response = await self._create(f"{SUBMISSION}/orders/standard", Scope.ORDERS, order.to_body())
+        return _created(response)
 
     async def submit_gratis_order(self, order: GratisOrder) -> ApiResult[int]:
-        """POST orders/gratis after validation of the fields it shares with the standard order."""
+        """POST orders/gratis after validation of the fields it shares with the standard order; returns the
+        order id, with the errors of an answer that took the order all the same."""
         validation.ensure_valid("gratis order", validation.check_gratis_order(order, today=self._today()))
-        response = await self._call("POST", f"{SUBMISSION}/orders/gratis", Scope.ORDERS, json=order.to_body())
-        return self._result(response, _order_id(response))
+        response = await self._create(f"{SUBMISSION}/orders/gratis", Scope.ORDERS, order.to_body())
+        return _created(response)
 
     async def get_delivery_note(self, order_id: int, *, prefer_pdf: bool = False) -> ApiResult[DocumentSet]:
         """The delivery note, accepted both as PDF bytes and as JSON with document shapes.
@@ -213,21 +218,25 @@ class NewspaperClient(ApiClient):
     async def submit_statistics(
         self, statistics: StatisticsSubmission | Sequence[StatisticsRecord]
     ) -> ApiResult[str]:
-        """POST the statistics after validation; returns the service's plain-string confirmation."""
+        """POST the statistics after validation; returns the service's plain-string confirmation. A 2xx
+        answer with errors fails without proving that nothing was kept (it has no id to show)."""
         if not isinstance(statistics, StatisticsSubmission):
             statistics = StatisticsSubmission(statistics=list(statistics))
         validation.ensure_valid("statistics", validation.check_statistics(statistics))
         path = f"{STATISTIC}/standard/statistics"
-        response = await self._call("POST", path, Scope.STATISTIC, json=statistics.to_body())
+        response = await self._call(
+            "POST", path, Scope.STATISTIC, check=check_confirmed, json=statistics.to_body()
+        )
         return self._result(response, _plain_text(response))
 
     # --- 4.5 purchases and structure files ----------------------------------------------------------
 
     async def submit_purchase(self, purchase: Purchase) -> ApiResult[int]:
-        """POST a purchase (address validation and sorting) after validation; returns the purchase id."""
+        """POST a purchase (address validation and sorting) after validation; returns the purchase id, with
+        the errors of an answer that took the purchase all the same."""
         validation.ensure_valid("purchase", validation.check_purchase(purchase, today=self._today()))
-        response = await self._call("POST", f"{ADDRESS}/purchases", Scope.ADDRESS, json=purchase.to_body())
-        return self._result(response, _order_id(response))
+        response = await self._create(f"{ADDRESS}/purchases", Scope.ADDRESS, purchase.to_body())
+        return _created(response)
 
     async def get_purchase_progress(self, purchase_id: int) -> ApiResult[PurchaseProgress]:
         response = await self._call("GET", _purchase_path(purchase_id, "progress"), Scope.ADDRESS)
@@ -270,16 +279,24 @@ class NewspaperClient(ApiClient):
         if problem := email_problem(email):
             validation.ensure_valid("structure file e-mail", [FieldProblem("email", problem)])
         response = await self._call(
-            "POST", f"{ADDRESS}/structurefiles/email", Scope.ADDRESS, json={self._email_field: email}
+            "POST",
+            f"{ADDRESS}/structurefiles/email",
+            Scope.ADDRESS,
+            check=check_confirmed,
+            json={self._email_field: email},
         )
         return ApiResult(RawResponse.from_response(response), _warnings(response))
 
     # --- plumbing -----------------------------------------------------------------------------------
 
-    async def _call(self, method: str, path: str, scope: Scope, **kwargs: Any) -> httpx.Response:
-        return await self.request(
-            method, path, check=check_response, auth=self._auth_by_scope[scope], **kwargs
-        )
+    async def _call(
+        self, method: str, path: str, scope: Scope, *, check: ResponseCheck = check_response, **kwargs: Any
+    ) -> httpx.Response:
+        return await self.request(method, path, check=check, auth=self._auth_by_scope[scope], **kwargs)
+
+    async def _create(self, path: str, scope: Scope, body: dict[str, Any]) -> httpx.Response:
+        """POST that creates an order or purchase: a 2xx answer with its id passes, errors or not."""
+        return await self._call("POST", path, scope, check=check_created, json=body)
 
     async def _documents(self, method: str, path: str, scope: Scope, **kwargs: Any) -> httpx.Response:
         """A call whose answer carries documents: read as a download, within the document limit."""
@@ -343,21 +360,14 @@ def _parse(model: type[M], response: httpx.Response) -> M:
         raise UnexpectedResponse(f"{response.request.url.path}: not a {model.__name__}: {exc}") from exc
 
 
-def _order_id(response: httpx.Response) -> int:
-    """The id of a created order or purchase: ``{id: n}`` in the spec, a bare integer for purchases."""
-    try:
-        body: Any = json_of(response, api=API)
-    except ValueError:
-        body = response.text.strip()
-    if isinstance(body, dict):
-        body = next((body[key] for key in ("id", "orderId", "purchaseId") if key in body), None)
-    if isinstance(body, bool):
-        body = None
-    if isinstance(body, int):
-        return body
-    if isinstance(body, str) and body.strip().isdigit():
-        return int(body.strip())
-    raise UnexpectedResponse(f"{response.request.url.path}: no id in the response")
+def _created(response: httpx.Response) -> ApiResult[int]:
+    """A taken order or purchase: its id (``{id: n}`` in the spec, a bare integer for purchases), with the
+    errors and warnings its answer carried."""
+    remote_id = id_in_response(response)
+    if remote_id is None:
+        raise UnexpectedResponse(f"{response.request.url.path}: no id in the response")
+    found = messages_in_response(response)
+    return ApiResult(remote_id, found.warnings, found.errors)
 
 
 def _plain_text(response: httpx.Response) -> str:

@@ -11,9 +11,15 @@ response body, and the typed errors raised from them.
     PostflowsError
     └── OrderInvalid                 validation before a submit failed (lists each FieldProblem)
 
-A rejection certainly means "not processed" only when it is not an HTTP 5xx and each of its error messages
-carries a code of the §7 table (:data:`NOT_PROCESSED_CODES`); a code the table does not list, a message
-without a code, a 5xx, or a success answer that cannot be read leave a submission's outcome unknown.
+§7: "an HTTP 200 response can still contain errors and warnings … 200 is not success by itself". A 2xx
+answer to a POST that creates an order or purchase and carries its id took it, errors or not
+(:func:`check_created` lets it through; the client returns the id with the errors). A rejection certainly
+means "not processed" only when its answer carries no id, is not an HTTP 5xx, is not a 2xx answer to a
+request confirmed by plain text (statistics, the notice e-mail: no id shows that nothing was kept), and
+each of its error messages carries §7 codes that refuse (:data:`NOT_PROCESSED_CODES`: all but 0004 and
+0007, :data:`UNCERTAIN_CODES`). A code the table does not list, a message without a code, a 5xx, or a
+success answer that cannot be read leave a submission's outcome unknown. A code is read from a message's
+``code`` field, or wherever it stands in its text as a four-digit word of the §7 table.
 """
 
 from __future__ import annotations
@@ -99,8 +105,15 @@ MESSAGE_CODES: dict[str, str] = {
     "0200": "statistics cannot be processed",
 }
 
-NOT_PROCESSED_CODES = frozenset(MESSAGE_CODES)
-"""The message codes that mean the service refused a request without processing it: every code of §7."""
+UNCERTAIN_CODES: dict[str, str] = {
+    "0004": "cash payment required before processing: the order may wait for its payment",
+    "0007": "issue number previously used for another issue: that issue may be this order, sent before",
+}
+"""The §7 codes on the list of refusals that do not say that nothing was kept, with why."""
+
+NOT_PROCESSED_CODES = frozenset(MESSAGE_CODES) - frozenset(UNCERTAIN_CODES)
+"""The message codes that mean the service refused a request without processing it: every code of §7 but
+those of :data:`UNCERTAIN_CODES`."""
 
 NOT_PROCESSED_HTTP = frozenset({401})
 """HTTP statuses that mean "not processed" without a §7 code: 401, the bearer token was refused (the
@@ -109,21 +122,35 @@ client then sends the request once more with a new token)."""
 SUBMISSION_ANSWERS = SubmissionAnswers(
     api=API,
     not_processed=(
-        f"an answer below HTTP 500 whose error array holds only message codes of §7 "
-        f"({min(NOT_PROCESSED_CODES)}-{max(NOT_PROCESSED_CODES)})",
+        f"an answer below HTTP 500 without an id whose error array holds only message codes of §7 "
+        f"({min(NOT_PROCESSED_CODES)}-{max(NOT_PROCESSED_CODES)}) other than "
+        f"{' and '.join(sorted(UNCERTAIN_CODES))}; for statistics and the notice e-mail only when it is "
+        "not a 2xx answer",
         *(f"HTTP {status} (token refused; sent once more with a new one)" for status in NOT_PROCESSED_HTTP),
         RATE_LIMITED_ANSWER,
         NEVER_SENT,
     ),
     uncertain=(
         "HTTP 5xx, whatever its body",
+        *(f"an error with code {code} ({why})" for code, why in sorted(UNCERTAIN_CODES.items())),
         "an error whose code is not in §7, or a message without a code",
+        "a 2xx statistics or notice e-mail answer with errors (a plain confirmation has no id to show that "
+        "nothing was kept)",
+        "an HTTP error answer (not 2xx) that carries an id",
         "a 2xx answer that cannot be read, or without an id and without errors",
         "any other HTTP error without §7 codes (403, 404, ...), a dropped connection",
     ),
+    taken=(
+        "a 2xx answer to an order or purchase that carries its id, with errors or without: recorded "
+        "SUBMITTED with the id, its errors and warnings named with it, followed like any other, never posted "
+        "again",
+    ),
 )
 
-_CODE_AT_START = re.compile(r"^\W*(\d{4})(?!\d)")
+# A §7 code stands in a message's text as a word of four digits, not as part of a longer number (12345,
+# 1.0030, 2'0030).
+_CODE_IN_TEXT = re.compile(r"(?<!\w)(?<!\d[.,'])(\d{4})(?!\w)(?![.,']\d)")
+_ID_KEYS = ("id", "orderId", "purchaseId")
 _ERROR_KEYS = ("errors", "error", "errorMessages")
 _WARNING_KEYS = ("warnings", "warning", "warningMessages")
 _MESSAGE_TEXT_KEYS = ("error", "message", "warning", "text", "description")
@@ -143,6 +170,15 @@ class NewspaperMessage:
     message: str
     meaning: str = ""
     resource: Any = None
+    codes: tuple[str, ...] = ()
+    """Every code the message carries (its ``code`` field, then each §7 code in its text), ``code`` first."""
+
+    @property
+    def refuses(self) -> bool:
+        """Whether the message certainly says "not processed": it carries a code, and each code it carries
+        is one of :data:`NOT_PROCESSED_CODES`."""
+        codes = self.codes or ((self.code,) if self.code else ())
+        return bool(codes) and all(code in NOT_PROCESSED_CODES for code in codes)
 
     def __str__(self) -> str:
         suffix = f" ({self.meaning})" if self.meaning and self.meaning not in self.message else ""
@@ -157,8 +193,33 @@ class ResponseMessages:
     warnings: tuple[NewspaperMessage, ...] = ()
 
 
+def certainly_refused(
+    errors: Sequence[NewspaperMessage],
+    *,
+    status_code: int | None,
+    remote_id: int | None = None,
+    confirmation: bool = False,
+) -> bool:
+    """Whether an answer with ``errors`` certainly means that a submission was not processed: it carries no
+    id, is not an HTTP 5xx, is not a 2xx answer to a request confirmed by plain text (``confirmation``:
+    statistics, the notice e-mail), and every error refuses (:attr:`NewspaperMessage.refuses`)."""
+    answered_2xx = status_code is None or 200 <= status_code < 300
+    return (
+        bool(errors)
+        and remote_id is None
+        and (status_code is None or status_code < 500)
+        and not (confirmation and answered_2xx)
+        and all(error.refuses for error in errors)
+    )
+
+
 class NewspaperRejected(RemoteRejected):
-    """The service answered with error messages; ``code``/``message``/``meaning`` are of the first one."""
+    """The service answered with error messages; ``code``/``message``/``meaning`` are of the first one.
+
+    ``remote_id``: the id the answer carried all the same (an error answer that names an order or purchase);
+    ``confirmation``: the request is confirmed by plain text, so a 2xx answer cannot show that nothing was
+    kept. Whether it certainly means "not processed" is :func:`certainly_refused`.
+    """
 
     def __init__(
         self,
@@ -167,24 +228,29 @@ class NewspaperRejected(RemoteRejected):
         warnings: Sequence[NewspaperMessage] = (),
         status_code: int | None = None,
         path: str = "",
+        remote_id: int | None = None,
+        confirmation: bool = False,
     ) -> None:
         first = errors[0]
         where = f" for {path}" if path else ""
         status = f" (HTTP {status_code})" if status_code is not None else ""
+        named = f" (the answer carries id {remote_id})" if remote_id is not None else ""
         text = "; ".join(str(error) for error in errors)
-        listed = all(error.code in NOT_PROCESSED_CODES for error in errors)
         super().__init__(
-            f"{API}: rejected{where}{status}: {text}",
+            f"{API}: rejected{where}{status}{named}: {text}",
             api=API,
             code=first.code or "",
             meaning=first.meaning,
             retryable=False,
-            not_processed=listed and (status_code is None or status_code < 500),
+            not_processed=certainly_refused(
+                errors, status_code=status_code, remote_id=remote_id, confirmation=confirmation
+            ),
         )
         self.remote_message = first.message
         self.errors = tuple(errors)
         self.warnings = tuple(warnings)
         self.status_code = status_code
+        self.remote_id = remote_id
 
 
 class OrderInControl(ApiError):
@@ -243,24 +309,33 @@ class OrderInvalid(PostflowsError):
         super().__init__(f"{what} is invalid: {listed}")
 
 
+def codes_in_text(text: str) -> tuple[str, ...]:
+    """The §7 codes a message's text carries, wherever they stand, in order: each a word of four digits
+    that is no part of a longer number and is in the §7 table ("Error 0030: weight", "weight range
+    violated (code 0030)", "0030 weight"); other four-digit numbers (a year, a weight) are not codes."""
+    found = (match.group(1) for match in _CODE_IN_TEXT.finditer(text))
+    return tuple(dict.fromkeys(code for code in found if code in MESSAGE_CODES))
+
+
 def parse_message(item: Any) -> NewspaperMessage | None:
-    """One message from an array element: a ``{error, resource}`` object or a plain string."""
+    """One message from an array element: a ``{error, resource}`` object or a plain string. Its code is the
+    element's ``code`` field, else the first §7 code of its text (:func:`codes_in_text`)."""
     if isinstance(item, str):
-        text, code, resource = item, None, None
+        text, field, resource = item, None, None
     elif isinstance(item, dict):
         text = next((item[key] for key in _MESSAGE_TEXT_KEYS if isinstance(item.get(key), str)), "")
-        code = item.get("code")
-        code = str(code).zfill(4) if isinstance(code, int | str) and str(code).isdigit() else None
+        field = item.get("code")
+        field = str(field).zfill(4) if isinstance(field, int | str) and str(field).isdigit() else None
         resource = item.get("resource")
     else:
         return None
     text = text.strip()
-    if not text and code is None:
+    if not text and field is None:
         return None
-    if code is None and (match := _CODE_AT_START.match(text)):
-        code = match.group(1)
+    codes = tuple(dict.fromkeys((*((field,) if field else ()), *codes_in_text(text))))
+    code = codes[0] if codes else None
     return NewspaperMessage(
-        code=code, message=text or code or "", meaning=meaning_of(code), resource=resource
+        code=code, message=text or code or "", meaning=meaning_of(code), resource=resource, codes=codes
     )
 
 
@@ -320,16 +395,61 @@ def messages_in_response(response: httpx.Response) -> ResponseMessages:
     return messages_in_body(body)
 
 
+def id_in_body(body: Any) -> int | None:
+    """The id of a created order or purchase in a decoded answer: ``{id: n}`` in the spec (``orderId`` and
+    ``purchaseId`` are read too), a bare integer for purchases; a positive whole number, else None."""
+    if isinstance(body, dict):
+        body = next((body[key] for key in _ID_KEYS if body.get(key) is not None), None)
+    if isinstance(body, str) and body.strip().isdigit():
+        body = int(body.strip())
+    if isinstance(body, bool) or not isinstance(body, int):
+        return None
+    return body if body > 0 else None
+
+
+def id_in_response(response: httpx.Response) -> int | None:
+    """The id an answer carries (:func:`id_in_body`): JSON, or a bare number as plain text."""
+    try:
+        body: Any = parse_json(response.content, api=API)
+    except ValueError:  # not JSON, or nested too deep to read
+        body = response.text
+    return id_in_body(body)
+
+
 def check_response(response: httpx.Response) -> None:
-    """The ``check=`` of every newspaper call: an HTTP 200 with errors is a failure."""
+    """The ``check=`` of every newspaper read: an HTTP 200 with errors is a failure."""
     found = messages_in_response(response)
     if found.errors:
-        raise NewspaperRejected(
-            found.errors,
-            warnings=found.warnings,
-            status_code=response.status_code,
-            path=response.request.url.path,
-        )
+        raise _rejected(response, found)
+
+
+def check_created(response: httpx.Response) -> None:
+    """The ``check=`` of a POST that creates an order or purchase: a 2xx answer that carries an id took it,
+    errors or not (the caller reads the errors with the id); one with errors and no id is a failure."""
+    found = messages_in_response(response)
+    if found.errors and id_in_response(response) is None:
+        raise _rejected(response, found)
+
+
+def check_confirmed(response: httpx.Response) -> None:
+    """The ``check=`` of a POST confirmed by plain text (statistics, the notice e-mail): a 2xx answer with
+    errors is a failure that cannot show that nothing was kept."""
+    found = messages_in_response(response)
+    if found.errors:
+        raise _rejected(response, found, confirmation=True)
+
+
+def _rejected(
+    response: httpx.Response, found: ResponseMessages, *, confirmation: bool = False
+) -> NewspaperRejected:
+    return NewspaperRejected(
+        found.errors,
+        warnings=found.warnings,
+        status_code=response.status_code,
+        path=response.request.url.path,
+        remote_id=id_in_response(response),
+        confirmation=confirmation,
+    )
 
 
 def error_for_response(response: httpx.Response) -> ApiError:
@@ -343,7 +463,5 @@ def error_for_response(response: httpx.Response) -> ApiError:
         # and 404 stays NotFound (an unknown order, or a path spelling the service does not serve).
         coded = any(error.code for error in found.errors)
         if found.errors and (coded or status not in (401, 403, 404)):
-            return NewspaperRejected(
-                found.errors, warnings=found.warnings, status_code=status, path=response.request.url.path
-            )
+            return _rejected(response, found)
     return error_for_http_status(response, api=API, not_processed=NOT_PROCESSED_HTTP)

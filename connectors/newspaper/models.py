@@ -125,10 +125,12 @@ class SpecModel(BaseModel):
 
 @dataclass(frozen=True)
 class ApiResult(Generic[T]):
-    """A call's payload with the warnings its response carried, for the caller to record."""
+    """A call's payload with the warnings its response carried, for the caller to record; ``errors`` are
+    those of an answer that took a submission all the same (an order or purchase answered with its id)."""
 
     value: T
     warnings: tuple[NewspaperMessage, ...] = ()
+    errors: tuple[NewspaperMessage, ...] = ()
 
 
 # --- 2.1 standard order -------------------------------------------------------------------------------

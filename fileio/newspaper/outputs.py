@@ -75,11 +75,20 @@ def warnings_frame(warnings: Sequence[str]) -> pd.DataFrame:
 
 
 def summary_markdown(
-    title: str, facts: Mapping[str, Any], warnings: Sequence[str], notes: Sequence[str] = ()
+    title: str,
+    facts: Mapping[str, Any],
+    warnings: Sequence[str],
+    notes: Sequence[str] = (),
+    *,
+    errors: Sequence[str] = (),
 ) -> str:
-    """The run summary: facts as a table, then the API's warnings and any notes."""
+    """The run summary: facts as a table, then the errors of an answer that took the submission all the
+    same (when there are any), the API's warnings and any notes."""
     lines = [f"# {title}", "", "| | |", "| --- | --- |"]
     lines += [f"| {_markdown(name)} | {_markdown(value)} |" for name, value in facts.items()]
+    if errors:
+        lines += ["", "## Errors from the API (the submission was taken with them)", ""]
+        lines += [f"- {_markdown(error)}" for error in errors]
     lines += ["", "## Warnings from the API", ""]
     lines += [f"- {_markdown(warning)}" for warning in warnings] or ["_none_"]
     if notes:

@@ -86,7 +86,8 @@ class CleanupRequest(RequestPart):
     older_than_hours: Annotated[float, flag("--older-than", takes="duration", unset=True)] = option(
         "Older than (hours)",
         "Delete the recorded remote files created more than this many hours ago (168 = a week); 0 takes "
-        "every recorded file not deleted yet, whatever its age.",
+        "every recorded file not deleted yet, whatever its age. A file an earlier delete left on the "
+        "service is asked for again whatever its age.",
         CLEANUP_AGE_HOURS,
         ge=0,
     )

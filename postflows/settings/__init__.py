@@ -260,6 +260,11 @@ class Settings(BaseSettings):
         default=None,
         description="Alignments the embedded sandbox holds: KEY=FILE[,KEY=FILE] (profile YAML files)",
     )
+    sandbox_ping_answer: Literal["status", "empty-json", "empty-text"] = Field(
+        default="status",
+        description="What the sandbox's address-service /ping answers with its HTTP 200: 'status' "
+        "(a JSON Status 0), 'empty-json' or 'empty-text' (an empty body with a JSON or a text content type)",
+    )
     sandbox_request_log: Path | None = Field(
         default=None,
         description="A file a served sandbox appends every API request to, one JSON line each (time, "

@@ -35,8 +35,8 @@ class AddressServiceSettings(BaseModel):
     assistant_url: str | None = Field(
         default=None,
         description="Base address of the address assistant (autocomplete, building verification), ending "
-        "in REST/v1: name the production address, as the assistant has no test environment (unset: the "
-        "batch URL)",
+        "in REST/v1: its production address, as the assistant has no test environment; needed once "
+        "POSTFLOWS_ADDRESS_SERVICE_URL is set (unset with it: the embedded sandbox)",
         json_schema_extra={"variable": "address_assistant_url"},
     )
     batch_key: str = Field(

@@ -1,6 +1,9 @@
 """Availability and batch endpoints (§4.1): ping, upload/create/delete files, run a batch, poll it and
 download its output.
 
+``/ping`` answers HTTP 200 with ``{"Status": 0}``, or with an empty body (JSON or text content type) as
+``SandboxConfig.address_ping_answer`` says: the spec shows only the HTTP 200.
+
 ``/downloadfile/{token}`` accepts the output file token (or the batch token) and streams the output once the
 job is Finished (TokenStatus 4); before that, for failed jobs and for unknown or deleted tokens it answers
 HTTP 200 ``{"Status": 302}`` as JSON, so a client tells the two apart by the content type. The token of an
@@ -50,7 +53,7 @@ def batch_router(service: AddressService) -> APIRouter:
 
     @router.get("/ping")
     def ping(request: Request) -> Response:
-        return service.refuse(request, None) or answer(None)
+        return service.refuse(request, None) or _ping_answer(service.config.address_ping_answer)
 
     @router.post("/uploadfile")
     async def upload_file(request: Request) -> Response:
@@ -107,6 +110,10 @@ def batch_router(service: AddressService) -> APIRouter:
         if (extra := service.store.extra_output(token)) is not None:
             return _download_extra(service, *extra)
         job = service.store.job_of_output(token)
+        # address-service.download-token, the other way: only the batch token downloads the output.
+        by_output_token = job is not None and token != job.token
+        if is_other(request) and by_output_token:
+            return answer(None, Status.ITEM_NOT_FOUND)
         if job is None or progress_of(job, service.now()).token_status != TokenStatus.FINISHED:
             return answer(None, Status.ITEM_NOT_FOUND)
         filename = "result.zip" if job.output_is_zip else "result.txt"
@@ -118,11 +125,26 @@ def batch_router(service: AddressService) -> APIRouter:
 
     @router.get("/deletefile/{token}")
     def delete_file(token: str, request: Request) -> Response:
-        if refusal := service.refuse(request, None):
-            return refusal
-        return answer(None, Status.OK if service.store.delete(token) else Status.ITEM_NOT_FOUND)
+        return _delete_file(service, token, request)
 
     return router
+
+
+def _delete_file(service: AddressService, token: str, request: Request) -> Response:
+    if refusal := service.refuse(request, None):
+        return refusal
+    # address-service.deletefile-302, the other way: the first ask fails as a database error would.
+    if is_other(request) and service.first_deletion_asked(token):
+        return answer(None, Status.ITEM_NOT_FOUND)
+    return answer(None, Status.OK if service.store.delete(token) else Status.ITEM_NOT_FOUND)
+
+
+def _ping_answer(body: str) -> Response:
+    """A ping's HTTP 200: ``{"Status": 0}``, or an empty body with a JSON (``empty-json``) or a text content
+    type."""
+    if body == "status":
+        return answer(None)
+    return Response(b"", media_type="application/json" if body == "empty-json" else "text/plain")
 
 
 def _download_extra(service: AddressService, job: BatchJob, item: str, content: bytes) -> Response:

@@ -116,6 +116,7 @@ class AddressService:
         self.validation = Matcher(reference, validation_only=True, directory=directory)
         # The epoch seconds of the calls counted in the last minute, per limit.
         self._windows = state.table("address.rate_windows")
+        self._deletions_asked = state.table("address.deletions_asked")
 
     def now(self) -> float:
         return float(self.config.clock())
@@ -162,6 +163,14 @@ class AddressService:
         if limit is not None and not self._within_limit(limit):
             return answer(wrapper, Status.MAX_REQUESTS if limit == "query" else Status.UPLOAD_LIMIT)
         return None
+
+    def first_deletion_asked(self, token: str) -> bool:
+        """Whether this is the first time the deletion of ``token`` is asked (remembered in the state)."""
+        with self.state.atomic():
+            if self._deletions_asked.get(token):
+                return False
+            self._deletions_asked.put(token, True)
+            return True
 
     def billing_status(self, reference: Any) -> int:
         """Status of a billing reference number for the *withclient methods (0 when usable)."""

@@ -32,6 +32,7 @@ from sandbox.commerce.errors import INVALID_PARAMETER, CommerceError
 from sandbox.commerce.holidays import is_working_day
 from sandbox.commerce.paths import CommercePaths
 from sandbox.commerce.reference import commerce_reference, first_building, house_number
+from sandbox.guesses import is_other, play
 from sandbox.state import SandboxState
 
 USERS_TABLE = "commerce.pickup_users"
@@ -83,7 +84,13 @@ def pickup_router(paths: CommercePaths, state: SandboxState, clock: Callable[[],
         body = await _pickup_body(request)
         body.text("userDetails.firstName", required=True)
         body.text("userDetails.lastName", required=True)
-        return {"id": users.register(user_fingerprint(body)), "verified": "NONE"}
+        user_id = users.register(user_fingerprint(body))
+        # commerce.http-400-groups, the other way: a user without a mobile number is registered, then the
+        # notification is refused with a 400 (§7 lists none for pickup users).
+        if is_other(request) and not (body.text("notification.mobileNumber") or "").strip():
+            play(request, "commerce.http-400-groups")
+            raise CommerceError(400, INVALID_PARAMETER, "notification.mobileNumber is missing")
+        return {"id": user_id, "verified": "NONE"}
 
     @router.api_route(paths.pickup_points_full_path, methods=[paths.pickup_points_method])
     async def pickup_points(request: Request) -> dict[str, Any]:

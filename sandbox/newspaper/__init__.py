@@ -8,6 +8,7 @@ statistics uploads and notice e-mail addresses that arrived (no token needed).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI
@@ -75,7 +76,9 @@ def processed_failure(value: Any, answered: bytes) -> tuple[int, bytes]:
     """What replaces a processed request's answer under a ``processed_status`` fault: HTTP 200 carrying
     message code ``value`` (``0000`` by default; a code the §7 table does not list is sent as given), as a
     ``service_status`` fault answers. A mapping ``{"http_status": 500, "code": "0999"}`` answers that HTTP
-    status, with the code's message when one is given and a bare error body otherwise."""
+    status, with the code's message when one is given and a bare error body otherwise; with
+    ``"with_id": true`` the answer also carries the id the request was given (``{"id": ..., "errors": ...}``:
+    an order or purchase taken, and answered with an error all the same)."""
     if isinstance(value, dict):
         status = int(value.get("http_status", 200))
         code = value.get("code")
@@ -84,7 +87,20 @@ def processed_failure(value: Any, answered: bytes) -> tuple[int, bytes]:
             if code is not None
             else [{"error": "internal error", "resource": None}]
         )
-        response = NewspaperRejection(status, errors).response()
+        extra = {"id": _given_id(answered)} if value.get("with_id") else None
+        response = NewspaperRejection(status, errors, extra=extra).response()
     else:
         response = NewspaperRejection(200, [message(str(value or "0000").zfill(4))]).response()
     return response.status_code, bytes(response.body)
+
+
+def _given_id(answered: bytes) -> Any:
+    """The id of the processed request's real answer: ``{"id": n}`` of an order, the bare number of a
+    purchase; None for an answer without one."""
+    try:
+        body = json.loads(answered)
+    except ValueError:
+        return None
+    if isinstance(body, dict):
+        return body.get("id")
+    return body if isinstance(body, int) and not isinstance(body, bool) else None

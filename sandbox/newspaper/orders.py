@@ -22,6 +22,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
 from sandbox.config import SandboxConfig
+from sandbox.guesses import is_other, play
 from sandbox.newspaper.jobs import Job, iso_datetime, start_job, today
 from sandbox.newspaper.messages import envelope, not_available, not_found, parse_body
 from sandbox.newspaper.order_models import GratisOrder, OrderBase, StandardOrder
@@ -224,10 +225,14 @@ def _add_submission_routes(router: APIRouter, config: SandboxConfig, book: Order
             check_gratis(order, paper, verdict)
         elif isinstance(order, StandardOrder):
             check_standard(order, paper, verdict)
-        if verdict.errors:
-            return JSONResponse({"id": None, **envelope(verdict.errors, verdict.warnings)})
-        job = start_job(request, config)
         delivery = parse_delivery_date(order.basis_information.delivery_date)
+        # newspaper.taken-with-errors, the other way: an order refused for its content is taken all the same.
+        taken_anyway = bool(verdict.errors) and is_other(request) and delivery is not None
+        if verdict.errors and not taken_anyway:
+            return JSONResponse({"id": None, **envelope(verdict.errors, verdict.warnings)})
+        if taken_anyway:
+            play(request, "newspaper.taken-with-errors")
+        job = start_job(request, config)
         assert delivery is not None  # check_basis refused any other
         record = book.add(
             lambda order_id: OrderRecord(
@@ -242,7 +247,7 @@ def _add_submission_routes(router: APIRouter, config: SandboxConfig, book: Order
                 statuses=played_statuses(config.order_statuses, job.forced_outcome),
             )
         )
-        return JSONResponse({"id": record.order_id, **envelope(warnings=verdict.warnings)})
+        return JSONResponse({"id": record.order_id, **envelope(verdict.errors, verdict.warnings)})
 
     @router.post("/standard")
     async def submit_standard_order(request: Request) -> JSONResponse:

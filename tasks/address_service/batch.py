@@ -16,6 +16,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus, TokenStatus
+from connectors.address_service.errors import DatabaseStatusError
 from connectors.errors import ApiError
 from fileio.errors import ResultFileError
 from fileio.files import FileTooLarge, write_stream
@@ -159,15 +160,24 @@ async def download_output(
     destination: Path,
     *,
     max_bytes: int = DOWNLOAD_MAX_BYTES,
+    batch_token: str | None = None,
 ) -> Path:
     """Stream the output file to ``destination``, written atomically and no larger than ``max_bytes``.
+
+    Which token /downloadfile takes is not said (§4.1; the guess ``address-service.download-token``): the
+    output file's is asked first and, when the service answers that it finds no such item (301/302), the
+    ``batch_token`` (a GET, asked again safely).
 
     Raises:
         ResultFileError: the file is larger than ``max_bytes``; nothing of it is left on disk.
     """
     try:
-        async with client.download(output_token) as chunks:
-            await write_stream(destination, chunks, max_bytes=max_bytes)
+        try:
+            await _stream_to(client, output_token, destination, max_bytes)
+        except DatabaseStatusError:
+            if batch_token is None:
+                raise
+            await _stream_to(client, batch_token, destination, max_bytes)
     except FileTooLarge as exc:
         raise ResultFileError(
             f"the output file is larger than the limit of {max_bytes:,} bytes "
@@ -177,26 +187,33 @@ async def download_output(
     return destination
 
 
+async def _stream_to(client: AddressServiceClient, token: str, destination: Path, max_bytes: int) -> None:
+    async with client.download(token) as chunks:
+        await write_stream(destination, chunks, max_bytes=max_bytes)
+
+
 @idempotent_step("address-delete-file")
-async def delete_file(client: AddressServiceClient, token: str) -> bool:
-    """Delete one remote file (/deletefile); False when the service no longer has it."""
-    return await client.delete_file(token, missing_ok=True)
+async def delete_file(client: AddressServiceClient, token: str) -> None:
+    """Delete one remote file (/deletefile); returns once the service answered Status 0."""
+    await client.delete_file(token)
 
 
-async def delete_remote_files(client: AddressServiceClient, tokens: list[str]) -> dict[str, str]:
-    """Delete every token, whatever happened before; returns token → outcome ("deleted", "gone", error).
+async def delete_remote_files(client: AddressServiceClient, tokens: list[str]) -> dict[str, ApiError | None]:
+    """Ask the service to delete every token, whatever happened before; returns token → None for a file it
+    deleted (Status 0), else the error that leaves the file on the service as far as we know (any other
+    Status, 302 included, an HTTP error, a lost answer).
 
     Runs shielded from cancellation, so a cancelled flow still cleans up what it uploaded.
     """
 
-    async def delete_all() -> dict[str, str]:
-        outcomes: dict[str, str] = {}
+    async def delete_all() -> dict[str, ApiError | None]:
+        outcomes: dict[str, ApiError | None] = {}
         for token in tokens:
             try:
-                deleted = await run_step(delete_file, client, token)
-                outcomes[token] = "deleted" if deleted else "gone"
+                await run_step(delete_file, client, token)
+                outcomes[token] = None
             except ApiError as error:
-                outcomes[token] = f"failed: {error}"
+                outcomes[token] = error
         return outcomes
 
     cleanup = asyncio.ensure_future(delete_all())

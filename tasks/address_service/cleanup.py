@@ -1,6 +1,10 @@
 """The address service's remote files in the run history: recorded as they are created, deleted once nothing
 needs them, and recorded as gone.
 
+Only a /deletefile answered with Status 0 deletes a file. Any other answer (Status 302 "error accessing the
+database" included, an HTTP error, a lost answer) leaves it recorded as still on the service (``not_deleted``
+in its data): the run says so in a warning, and every clean-up asks again, whatever the file's age.
+
 A file is needed while the batch job it belongs to may still give a result (recorded as resumable, or
 FINISHED with its download still owed) or might exist (its submission's outcome is unknown). Everything else
 recorded and not deleted is an orphan: a run deletes the orphans of its key, and ``postflows cleanup``
@@ -20,9 +24,12 @@ from datetime import datetime
 
 import history
 from connectors.address_service import AddressServiceClient
+from connectors.address_service.errors import AddressServiceStatusError, DatabaseStatusError
+from connectors.errors import ApiError
 from history.jobs import BatchJobData, FileJobData, JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder, record_shielded
+from history.remote_jobs import file_deleted_data
 from tasks.address_service.batch import API, delete_remote_files
 from tasks.submission import PENDING_PREFIX, failed_submission_state, is_marker
 
@@ -56,12 +63,25 @@ class KeptFile:
 
 @dataclass
 class CleanupReport:
-    """What a clean-up did: tokens deleted, already gone, failed (token → reason), and kept (token → why)."""
+    """What a clean-up did: tokens deleted (Status 0), gone (past the service's retention, see
+    :func:`delete_recorded_files`), not deleted (token → the answer; still on the service) and kept
+    (token → why)."""
 
     deleted: list[str] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     kept: dict[str, KeptFile] = field(default_factory=dict)
+
+    def still_on_service(self) -> str | None:
+        """The warning line naming the files a /deletefile did not delete, or None when there are none."""
+        if not self.failed:
+            return None
+        files = "; ".join(f"{token}: {reason}" for token, reason in self.failed.items())
+        count = len(self.failed)
+        return (
+            f"{count} remote file{'' if count == 1 else 's'} still on the address service, its /deletefile "
+            f"not answered with Status 0 ({files}); `postflows cleanup` asks again, whatever their age"
+        )
 
 
 async def created_file(
@@ -148,14 +168,19 @@ async def delete_key_files(client: AddressServiceClient, recorder: RunRecorder) 
             kept={job.remote_id: in_use[job.remote_id] for job in files if job.remote_id in in_use}
         )
         orphans = [job for job in files if job.remote_id not in in_use]
-        await _delete(
-            client,
-            orphans,
-            report,
-            lambda job: recorder.update_job(job, status=JobState.DELETED, deleted=True),
-        )
-        for token, reason in report.failed.items():
-            await recorder.message("warning", "deletefile", f"file {token} not deleted: {reason}")
+
+        async def mark_deleted(job: JobSnapshot) -> None:
+            await recorder.update_job(
+                job, status=JobState.DELETED, deleted=True, data=file_deleted_data(job.data)
+            )
+
+        async def mark_not_deleted(job: JobSnapshot, answer: str, reason: str) -> None:
+            data = FileJobData(not_deleted=reason)
+            await recorder.update_job(job, remote_status=answer, data=data, detail=reason)
+
+        await _delete(client, orphans, report, mark_deleted, mark_not_deleted)
+        if (line := report.still_on_service()) is not None:
+            await recorder.message("warning", "deletefile", line)
         return report
 
     task = asyncio.ensure_future(clean())
@@ -170,18 +195,34 @@ async def _delete(
     client: AddressServiceClient,
     files: list[JobSnapshot],
     report: CleanupReport,
-    mark_deleted: Callable[[JobSnapshot], Awaitable[object]],
+    mark_deleted: Callable[[JobSnapshot], Awaitable[None]],
+    mark_not_deleted: Callable[[JobSnapshot, str, str], Awaitable[None]],
+    *,
+    past_retention: frozenset[int] = frozenset(),
 ) -> None:
+    """Ask for every file's deletion; record each as deleted (Status 0, or a database Status for a file
+    past the service's retention, ``past_retention`` by job id: gone) or as still on the service."""
     if not files:
         return
     outcomes = await delete_remote_files(client, [job.remote_id for job in files])
     for job in files:
-        outcome = outcomes.get(job.remote_id, "failed: not attempted")
-        if outcome.startswith("failed"):
-            report.failed[job.remote_id] = outcome.removeprefix("failed: ")
+        error = outcomes[job.remote_id]
+        if error is None:
+            report.deleted.append(job.remote_id)
+        elif job.id in past_retention and isinstance(error, DatabaseStatusError):
+            report.gone.append(job.remote_id)
+        else:
+            report.failed[job.remote_id] = str(error)
+            await mark_not_deleted(job, _answer(error), str(error))
             continue
-        (report.deleted if outcome == "deleted" else report.gone).append(job.remote_id)
         await mark_deleted(job)
+
+
+def _answer(error: ApiError) -> str:
+    """A /deletefile's answer in short, as the file's remote status keeps it."""
+    if isinstance(error, AddressServiceStatusError):
+        return f"deletefile Status {error.status}"
+    return f"deletefile {type(error).__name__}"
 
 
 async def delete_recorded_files(
@@ -192,23 +233,32 @@ async def delete_recorded_files(
     retention_cutoff: datetime,
     force: bool = False,
 ) -> CleanupReport:
-    """Delete every recorded file of any key created before ``older_than`` and not deleted yet, except the
-    files of a batch job that may still give a result (it may still run, or ran and its result is not
-    downloaded yet): those are kept and reported, unless the job was created before ``retention_cutoff``
-    (past the service's retention: it has deleted the files by then) or ``force`` is given.
+    """Delete every recorded file of any key not deleted yet that was created before ``older_than`` or that
+    an earlier /deletefile did not delete (whatever its age), except the files of a batch job that may
+    still give a result (it may still run, or ran and its result is not downloaded yet): those are kept and
+    reported, unless the job was created before ``retention_cutoff`` (past the service's retention: it has
+    deleted the files by then) or ``force`` is given.
 
-    A batch job whose files are deleted this way can no longer give a result; unless it had ended, it is
-    recorded as DELETED.
+    Only Status 0 deletes a file; any other answer leaves it recorded as still on the service (the report's
+    ``failed``), but for a file created before ``retention_cutoff`` answered with Status 301/302 "error
+    accessing the database": the service deletes uploaded files three months after they arrived (§8), so
+    the file is counted as gone. A batch job whose files are deleted this way can no longer give a result;
+    unless it had ended, it is recorded as DELETED.
     """
     factory = history.session_factory(database_url)
 
-    def read() -> tuple[list[JobSnapshot], dict[str, KeptFile]]:
+    def read() -> tuple[list[JobSnapshot], frozenset[int], dict[str, KeptFile]]:
         with factory.begin() as session:
-            recorded = history.undeleted_files(session, kinds=FILE_KINDS, older_than=older_than, api=API)
-            # A file whose token never arrived cannot be deleted: only its record says it may exist.
-            files = [JobSnapshot.of(job) for job in recorded if not job.remote_id.startswith(PENDING_PREFIX)]
+            recorded = [
+                job
+                for job in history.files_to_clean(session, kinds=FILE_KINDS, older_than=older_than, api=API)
+                # A file whose token never arrived cannot be deleted: only its record says it may exist.
+                if not job.remote_id.startswith(PENDING_PREFIX)
+            ]
+            files = [JobSnapshot.of(job) for job in recorded]
+            past = frozenset(job.id for job in recorded if job.created_at < retention_cutoff)
             if force or not files:
-                return files, {}
+                return files, past, {}
             owing = [
                 JobSnapshot.of(batch)
                 for batch in history.jobs_in_states(
@@ -216,9 +266,9 @@ async def delete_recorded_files(
                 )
                 if batch.created_at >= retention_cutoff
             ]
-            return files, tokens_in_use(owing)
+            return files, past, tokens_in_use(owing)
 
-    files, in_use = await asyncio.to_thread(read)
+    files, past_retention, in_use = await asyncio.to_thread(read)
     report = CleanupReport(
         kept={job.remote_id: in_use[job.remote_id] for job in files if job.remote_id in in_use}
     )
@@ -231,5 +281,12 @@ async def delete_recorded_files(
     async def mark_deleted(job: JobSnapshot) -> None:
         await asyncio.to_thread(mark, job)
 
-    await _delete(client, files, report, mark_deleted)
+    def still_there(job: JobSnapshot, answer: str, reason: str) -> None:
+        with factory.begin() as session:
+            history.mark_file_not_deleted(session, job.id, answer=answer, reason=reason)
+
+    async def mark_not_deleted(job: JobSnapshot, answer: str, reason: str) -> None:
+        await asyncio.to_thread(still_there, job, answer, reason)
+
+    await _delete(client, files, report, mark_deleted, mark_not_deleted, past_retention=past_retention)
     return report

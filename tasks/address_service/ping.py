@@ -34,8 +34,12 @@ class PingFailed(PostflowsError):
 async def ping_service(client: AddressServiceClient) -> None:
     """``GET /ping`` once (the connector retries a transient failure itself).
 
+    An HTTP 200 is the answer whatever its body (§4.1 shows nothing more); a JSON body with a Status other
+    than 0 is the service's refusal.
+
     Raises:
-        PingFailed: the service did not answer the ping with HTTP 200 and Status 0.
+        PingFailed: the service did not answer the ping with HTTP 200, or its body named a Status other
+            than 0.
     """
     try:
         await client.ping()

@@ -12,7 +12,7 @@ no later run asks it again unless it is told to with ``resubmit``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
 
 import pandas as pd
@@ -57,6 +57,9 @@ UNCERTAIN = "uncertain: "
 """How ``QueryError`` begins for a row whose query may have been answered and billed although no answer
 arrived: it is not asked again without ``resubmit``."""
 INTERRUPTED = "interrupted while the query was in flight"
+SENT_UNANSWERED = "its run stopped before an answer was kept (the query may have been sent)"
+CLAIM_ROWS = 32
+"""How many records a chunk claims on disk at once before it sends them (one part written per claim)."""
 SHOWN_ROWS = 20
 SHOWN_REASONS = 3
 
@@ -188,7 +191,7 @@ async def query_rows(
         part.row_done()
 
     async with connect(request_log=sends) as client, kept_on_disk(kept):
-        waiting = iter(rows.to_dict("records"))
+        waiting = claimed(rows.to_dict("records"), kept, key, timeout_ms, billing)
 
         async def worker() -> None:
             for record in waiting:
@@ -196,6 +199,29 @@ async def query_rows(
 
         await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(rows))))))
     return QueryChunk(answers, dict(sends.outcomes))
+
+
+def claimed(
+    records: list[dict[Hashable, object]],
+    kept: RowCheckpoint | None,
+    key: str,
+    timeout_ms: int,
+    billing: QueryBilling,
+) -> Iterator[dict[Hashable, object]]:
+    """``records`` one by one, each claimed on disk before it is handed out: every :data:`CLAIM_ROWS`
+    records, the next ones are written to ``kept`` as uncertain (:data:`SENT_UNANSWERED`) at once, and
+    their outcomes replace that as they come. A process killed outright (the outcomes since the last part
+    lost with it) thus leaves its queries uncertain, never unrecorded: the next run does not send a query
+    that may have been billed, unless with ``--resubmit`` (a claimed query the run never got to send is
+    among them: the safe side)."""
+    for index, record in enumerate(records):
+        if kept is not None and index % CLAIM_ROWS == 0:
+            for ahead in records[index : index + CLAIM_ROWS]:
+                fields = query_fields({str(k): v for k, v in ahead.items()})
+                fingerprint = query_fingerprint(key, fields, timeout_ms, billing)
+                kept.add(int(str(ahead["RecordId"])), fingerprint, {"uncertain": SENT_UNANSWERED})
+            kept.flush()
+        yield record
 
 
 def query_fingerprint(key: str, fields: Mapping[str, str], timeout_ms: int, billing: QueryBilling) -> str:

@@ -75,7 +75,7 @@ def order_facts(outcome: OrderOutcome) -> dict[str, Any]:
 def order_summary_text(title: str, outcome: OrderOutcome, files: Sequence[Path]) -> str:
     facts = order_facts(outcome)
     facts["files"] = ", ".join(path.name for path in files)
-    return summary_markdown(title, facts, outcome.warnings, outcome.reports.notes)
+    return summary_markdown(title, facts, outcome.warnings, outcome.reports.notes, errors=outcome.errors)
 
 
 def identity_of(basis: Mapping[str, Any]) -> dict[str, Any]:

@@ -76,8 +76,8 @@ def test_live_on_the_embedded_sandbox_reports_every_observable_guess(tmp_path: P
         for line in lines
     )
     assert (
-        '  guess address-service.ping-body: GET /ping: HTTP 200, JSON with Status 0 — our guess holds: `{"Status": 0}`'
-        in lines
+        "  guess address-service.ping-body: GET /ping: HTTP 200, JSON with Status 0 — our guess holds: "
+        '`{"Status": 0}`' in lines
     )
     assert "  token SENDINGS_NEWSPAPER_ADDRESS: issued (HTTP 200)" in lines
     assert "  token DCAPI_ADDRESS_READ: issued (HTTP 200)" in lines
@@ -167,8 +167,8 @@ def test_a_configured_prefect_api_must_answer(monkeypatch: pytest.MonkeyPatch) -
     code, output = _doctor("--api", "commerce")
     assert code == 1, output
     assert (
-        f"failed: Prefect API: http://127.0.0.1:{port}/api (PREFECT_API_URL) does not answer its health check "
-        "— check PREFECT_API_URL"
+        f"failed: Prefect API: http://127.0.0.1:{port}/api (PREFECT_API_URL) does not answer its health "
+        "check — check PREFECT_API_URL"
     ) in output
 
 
@@ -177,7 +177,17 @@ def test_a_file_the_service_does_not_delete_is_named_and_recorded_for_cleanup(
 ) -> None:
     monkeypatch.setenv(
         "POSTFLOWS_SANDBOX_FAULTS",
-        json.dumps([{"api": "address", "endpoint": "deletefile/*", "kind": "service_status", "value": 302}]),
+        json.dumps(
+            [
+                {
+                    "api": "address",
+                    "endpoint": "deletefile/*",
+                    "kind": "service_status",
+                    "value": 302,
+                    "times": 2,
+                }
+            ]
+        ),
     )
     code, output = _doctor("--live", "--api", "address-service")
     assert code == 1, output
@@ -186,16 +196,30 @@ def test_a_file_the_service_does_not_delete_is_named_and_recorded_for_cleanup(
         assert left.run.flow == "doctor" and left.run.state == "FAILED"
     token = left.remote_id
     assert (
-        f"failed: address service (embedded sandbox): the file {token} made by createfile could not be deleted: "
-        "address-service: deletefile failed with Status 302 DatabaseItemNotFound: error accessing the database — "
-        "it is recorded in the run history: `postflows cleanup --older-than 0` asks the service again"
+        f"failed: address service (embedded sandbox): the file {token} made by createfile could not be "
+        "deleted: address-service: deletefile failed with Status 302 DatabaseItemNotFound: error accessing "
+        "the database — it is recorded in the run history: `postflows cleanup --older-than 0` asks the "
+        "service again"
     ) in output
     report = _strict((tmp_path / "doctor.json").read_text(encoding="utf-8"))
     guess = report["apis"]["address-service"]["guesses"]["address-service.deletefile-302"]
     assert guess == {
         "holds": False,
-        "seen": "GET /deletefile of the file just made: HTTP 200, JSON with Status 302",
+        "seen": "GET /deletefile of the file just made: HTTP 200, JSON with Status 302, asked again: "
+        "HTTP 200, JSON with Status 302",
     }
+
+
+def test_a_302_that_passes_is_asked_again_and_the_file_deleted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first deletefile answered 302 (the guess address-service.deletefile-302: it may pass): the doctor
+    asks once more for its own file, and a Status 0 then deletes it; nothing is left to clean up."""
+    monkeypatch.setenv(
+        "POSTFLOWS_SANDBOX_FAULTS",
+        json.dumps([{"api": "address", "endpoint": "deletefile/*", "kind": "service_status", "value": 302}]),
+    )
+    code, output = _doctor("--live", "--api", "address-service")
+    assert code == 0, output
+    assert "asked again: HTTP 200, JSON with Status 0 — our guess holds" in output
 
 
 def test_a_refused_sign_in_names_the_credentials_and_how_it_was_answered(
@@ -226,3 +250,41 @@ def _closed_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def test_an_out_that_is_a_file_is_refused_before_anything_is_asked(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a directory\n")
+    code, output = _doctor("--live", "--out", "a-file")
+    assert code == 2, output
+    assert output.strip() == "refused: a-file: --out is a file, not a directory"
+    assert not (tmp_path / "data" / "sandbox").exists()
+
+
+def test_a_service_that_assigns_its_scopes_otherwise_fails_naming_the_scope_setting(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("POSTFLOWS_SANDBOX_GUESSES", "other")  # look-ups need DCAPI_ADDRESS_AUTOCOMPLETE
+    code, output = _doctor("--live", "--api", "commerce")
+    assert code == 1, output
+    (failed,) = [line for line in output.splitlines() if line.startswith("failed: ")]
+    assert failed.startswith(
+        "failed: commerce API (embedded sandbox): GET /address/v1/zips?zipCity=8001 refused the token of "
+        "scope DCAPI_ADDRESS_READ: "
+    )
+    assert "DCAPI_ADDRESS_AUTOCOMPLETE" in failed  # the service's own words, quoted
+    assert failed.endswith("— check POSTFLOWS_COMMERCE_SCOPE_AUTOCOMPLETE")
+    guesses = _strict((tmp_path / "doctor.json").read_text(encoding="utf-8"))["apis"]["commerce"]["guesses"]
+    assert guesses["commerce.scopes"] == {
+        "holds": False,
+        "seen": "the zips probe refused the token of scope DCAPI_ADDRESS_READ",
+    }
+
+    monkeypatch.setenv("POSTFLOWS_COMMERCE_SCOPE_AUTOCOMPLETE", "DCAPI_ADDRESS_AUTOCOMPLETE")
+    code, output = _doctor("--live", "--api", "commerce")
+    assert code == 0, output
+    guesses = _strict((tmp_path / "doctor.json").read_text(encoding="utf-8"))["apis"]["commerce"]["guesses"]
+    assert guesses["commerce.scopes"]["holds"] is None  # our guess was not asked: the setting replaces it
+    assert guesses["commerce.scopes"]["seen"].startswith(
+        "the scopes are set otherwise (POSTFLOWS_COMMERCE_SCOPE_AUTOCOMPLETE=DCAPI_ADDRESS_AUTOCOMPLETE): "
+    )
+    assert guesses["commerce.zips-probe"]["holds"] is True

@@ -23,7 +23,7 @@ def test_the_pages_hold_the_generated_sections_as_the_code_writes_them() -> None
 
 def test_the_not_processed_table_names_each_api_and_its_lists() -> None:
     table = reference.not_processed_table()
-    rows = table.splitlines()[2:]
+    rows = table.splitlines()[2:5]
     assert [row.split(" | ")[0] for row in rows] == [
         "| Address web service",
         "| Newspaper API",
@@ -34,6 +34,10 @@ def test_the_not_processed_table_names_each_api_and_its_lists() -> None:
     assert "Status 106 AuthenticationUserMaxRequestsReached" in not_processed
     assert "Status 302 DatabaseItemNotFound" in uncertain and "Status 999 UnknownError" in uncertain
     assert "HTTP 403" in rows[2].split(" | ")[1]
+    newspaper_uncertain = rows[1].split(" | ")[2]
+    assert "code 0004" in newspaper_uncertain and "code 0007" in newspaper_uncertain
+    [taken] = [line for line in table.splitlines()[5:] if line]
+    assert taken.startswith("Taken although the answer carries errors (Newspaper API): a 2xx answer")
 
 
 def test_only_the_text_between_the_markers_changes(tmp_path: Path) -> None:

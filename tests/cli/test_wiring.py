@@ -16,6 +16,7 @@ from connectors.limits import (
 from fileio.limits import DOWNLOAD_MAX_BYTES
 from postflows import wiring
 from postflows.settings import Settings
+from sandbox.inprocess import address_service_url
 
 ADDRESS = {"address_service_user": "tech-user", "address_service_password": SecretStr("pw")}
 NEWSPAPER = {"newspaper_client_id": "client", "newspaper_client_secret": SecretStr("secret")}
@@ -172,11 +173,27 @@ async def test_the_address_assistant_goes_to_its_own_address_and_the_batch_to_it
     assert seen == ["addresses.example/REST/v1/buildingverification2", "test.addresses.example/REST/v1/ping"]
 
 
-async def test_without_an_assistant_address_the_assistant_goes_where_the_batch_goes() -> None:
+def test_with_a_batch_address_and_no_assistant_address_the_assistant_is_refused() -> None:
+    """§4.4: the assistant has no test environment, so it never falls back to the batch address."""
     configured = settings(address_service_url="https://test.addresses.example/REST/v1", **ADDRESS)
     seen: list[str] = []
-    async with wiring.address_assistant_client(configured, transport=_answering(seen)) as assistant:
-        await assistant.verify_building(
-            street_name="Lindenstrasse", house_no="12", zip_code="6010", town_name="K"
-        )
-    assert seen == ["test.addresses.example/REST/v1/buildingverification2"]
+    with pytest.raises(wiring.ConfigurationError, match="POSTFLOWS_ADDRESS_ASSISTANT_URL must be set"):
+        wiring.address_assistant_client(configured, transport=_answering(seen))
+    assert seen == []
+
+
+async def test_without_any_address_the_embedded_sandbox_serves_the_assistant_and_the_batch() -> None:
+    unconfigured = settings()
+    wiring.reset_sandbox()
+    try:
+        async with wiring.address_assistant_client(unconfigured) as assistant:
+            building = await assistant.verify_building(
+                street_name="Lindenstrasse", house_no="12", zip_code="6010", town_name="Kriens"
+            )
+            assert str(assistant.url("/ping")).startswith(address_service_url())
+        async with wiring.address_service_client(unconfigured) as service:
+            await service.ping()
+            assert str(service.url("/ping")).startswith(address_service_url())
+    finally:
+        wiring.reset_sandbox()
+    assert building.house_key == 100000006

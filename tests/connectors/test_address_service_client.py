@@ -225,10 +225,11 @@ async def test_batch_calls_send_spec_shapes_and_basic_auth(tmp_path: Path) -> No
         )
         status = await client.check_batch_status("b-1")
         content = await downloaded(client, "out-1")
-        assert await client.delete_file("in-1") is True
-        assert await client.delete_file("out-1", missing_ok=True) is False
-        with pytest.raises(DatabaseStatusError):
+        await client.delete_file("in-1")
+        # Status 302 is "error accessing the database" (§7), not a deletion: it is raised as such.
+        with pytest.raises(DatabaseStatusError) as refused:
             await client.delete_file("out-1")
+        assert refused.value.status == 302 and refused.value.operation == "deletefile"
 
     assert seen[0][2] == source.read_bytes()
     runbatch = json.loads(seen[2][2])
@@ -422,18 +423,59 @@ async def test_a_client_query_answer_is_read_under_either_wrapper() -> None:
             assert (result.id, result.fields["QSTAT"]) == (7, "2")
 
 
+JSON_TYPE = {"content-type": "application/json"}
+TEXT_TYPE = {"content-type": "text/plain"}
+
+
 @pytest.mark.parametrize(
     "answer",
     [
-        httpx.Response(200, text="OK", headers={"content-type": "text/plain"}),
+        httpx.Response(200, text="OK", headers=TEXT_TYPE),
         httpx.Response(200),
+        httpx.Response(200, headers=JSON_TYPE),
+        httpx.Response(200, headers=TEXT_TYPE),
+        httpx.Response(200, content=b"OK", headers=JSON_TYPE),
+        httpx.Response(200, content=b'{"Status": 0', headers=JSON_TYPE),
+        httpx.Response(200, json={"Available": True}),
+        httpx.Response(200, json=["up"]),
         httpx.Response(200, json={"Status": 0}),
+        httpx.Response(200, json={"PingResult": {"Status": 0}}),
     ],
-    ids=["plain text", "empty", "status 0"],
+    ids=[
+        "plain text",
+        "empty",
+        "empty json",
+        "empty text",
+        "text as json",
+        "broken json",
+        "json without status",
+        "json list",
+        "status 0",
+        "status 0 wrapped",
+    ],
 )
-async def test_a_ping_answered_200_without_a_status_passes(answer: httpx.Response) -> None:
+async def test_a_ping_answered_200_passes_whatever_its_body(answer: httpx.Response) -> None:
     async with make_client(lambda request: answer) as client:
         await client.ping()
+
+
+@pytest.mark.parametrize(
+    ("answer", "refusal", "status"),
+    [
+        (httpx.Response(200, json={"Status": 101}), AuthenticationStatusError, 101),
+        (httpx.Response(200, json={"PingResult": {"Status": 201}}), InternalStatusError, 201),
+        (httpx.Response(200, content=b'{"Status": 999}', headers=TEXT_TYPE), UnknownStatusError, 999),
+    ],
+    ids=["status 101", "status 201 wrapped", "status 999 as text"],
+)
+async def test_a_ping_answered_with_a_status_other_than_0_is_the_services_refusal(
+    answer: httpx.Response, refusal: type[Exception], status: int
+) -> None:
+    async with make_client(lambda request: answer) as client:
+        with pytest.raises(refusal) as caught:
+            await client.ping()
+    assert getattr(caught.value, "status", None) == status
+    assert getattr(caught.value, "operation", None) == "ping"
 
 
 def _query_answer(status: int) -> httpx.Response:

@@ -181,8 +181,14 @@ def _newspaper_errors(status: int, *codes: str) -> Handler:
     return lambda request: httpx.Response(status, json=body)
 
 
-@pytest.mark.parametrize("code", sorted(MESSAGE_CODES))
-async def test_every_newspaper_message_code_means_not_processed(code: str) -> None:
+# §7 lists them among the messages, yet neither says that nothing was kept: 0004 "cash payment required for
+# this issue before processing" (the order waits for its payment), 0007 "issue number previously used for
+# another issue" (that issue may be this very order, sent before).
+NEWSPAPER_UNCERTAIN_CODES = ("0004", "0007")
+
+
+@pytest.mark.parametrize("code", sorted(set(MESSAGE_CODES) - set(NEWSPAPER_UNCERTAIN_CODES)))
+async def test_every_newspaper_refusal_code_means_not_processed(code: str) -> None:
     error, sent = await _newspaper_order(_newspaper_errors(200, code))
     assert error.not_processed and failed_submission_state(error) is JobState.REJECTED
     assert len(sent) == 1
@@ -211,6 +217,10 @@ async def test_a_newspaper_401_refused_the_token_so_the_order_is_sent_once_more_
     [
         _newspaper_errors(200, "0999"),
         _newspaper_errors(200, "0005", "0999"),
+        _newspaper_errors(200, "0004"),
+        _newspaper_errors(200, "0007"),
+        _newspaper_errors(200, "0030", "0004"),
+        _newspaper_errors(400, "0007"),
         _newspaper_errors(500, "0005"),
         lambda request: httpx.Response(200, json={"errors": [{"error": "refused", "resource": None}]}),
         lambda request: httpx.Response(503, text="down"),
@@ -221,6 +231,10 @@ async def test_a_newspaper_401_refused_the_token_so_the_order_is_sent_once_more_
     ids=[
         "unlisted-code",
         "listed-and-unlisted",
+        "0004-cash-payment",
+        "0007-issue-number-used",
+        "refusal-and-0004",
+        "http-400-0007",
         "http-500-with-codes",
         "message-without-code",
         "http-503",

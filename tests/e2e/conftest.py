@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -148,17 +148,20 @@ class ServedSandbox:
 
 @contextmanager
 def served_sandbox(
-    workdir: Path, *, job_seconds: float, request_log: Path | None = None
+    workdir: Path, *, job_seconds: float, request_log: Path | None = None, options: Sequence[str] = ()
 ) -> Iterator[ServedSandbox]:
     """``postflows sandbox --port <free port> --job-seconds N`` until the block ends; with ``request_log``
-    it writes every API request there (``--request-log``)."""
+    it writes every API request there (``--request-log``); ``options`` are further options of the command
+    (``--guesses other``)."""
     workdir.mkdir(parents=True, exist_ok=True)
     port = free_port()
     log = workdir / "sandbox.log"
-    logging = ["--request-log", str(request_log)] if request_log is not None else []
+    command = [POSTFLOWS, "sandbox", "--port", str(port), "--job-seconds", str(job_seconds), *options]
+    if request_log is not None:
+        command += ["--request-log", str(request_log)]
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            [POSTFLOWS, "sandbox", "--port", str(port), "--job-seconds", str(job_seconds), *logging],
+            command,
             cwd=workdir,
             # Its own data dir: the default one is the user's, shared by every run of the suite.
             env={**base_environment(), "POSTFLOWS_DATA_DIR": str(workdir / "data")},
@@ -461,6 +464,8 @@ class CliWorkspace:
         env = base_environment()
         env.update(
             POSTFLOWS_ADDRESS_SERVICE_URL=self.sandbox.address_url,
+            # The served sandbox stands for the assistant's production address too.
+            POSTFLOWS_ADDRESS_ASSISTANT_URL=self.sandbox.address_url,
             POSTFLOWS_ADDRESS_SERVICE_USER=USER,
             POSTFLOWS_ADDRESS_SERVICE_PASSWORD=self.password,
             POSTFLOWS_DATA_DIR=str(self.data_dir),

@@ -1,7 +1,8 @@
 """``postflows doctor --live`` against the APIs served over HTTP by ``postflows sandbox``, configured as real
 services are: it passes with the right settings, and the sandbox's request log shows that nothing was
 billed or submitted (no upload, batch or query; no POST but token requests). A wrong password fails naming
-the address service, and the password appears nowhere."""
+the address service, and the password appears nowhere. A sandbox answering every guess the other plausible
+way (``--guesses other``) shows the guesses that do not hold."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import API_PATH, CliWorkspace, served_sandbox
+from tests.e2e.conftest import CliWorkspace, served_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -23,7 +24,6 @@ def _real_services(origin: str) -> dict[str, str]:
     """The newspaper and commerce APIs and the address assistant of the served sandbox, as settings name
     real services (the address service is CliWorkspace's own)."""
     return {
-        "POSTFLOWS_ADDRESS_ASSISTANT_URL": f"{origin}{API_PATH}",
         "POSTFLOWS_NEWSPAPER_URL": f"{origin}/newspaper",
         "POSTFLOWS_NEWSPAPER_TOKEN_URL": f"{origin}{TOKEN_PATH}",
         "POSTFLOWS_NEWSPAPER_CLIENT_ID": "sandbox-client",
@@ -47,15 +47,25 @@ def _logged(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line]
 
 
+# The scopes a contract that answers the guess commerce.scopes the other way is configured with.
+OTHER_SCOPES = {
+    "POSTFLOWS_COMMERCE_SCOPE_VALIDATION": "DCAPI_ADDRESS_VALIDATE",
+    "POSTFLOWS_COMMERCE_SCOPE_AUTOCOMPLETE": "DCAPI_ADDRESS_AUTOCOMPLETE",
+}
+
+
+@pytest.mark.parametrize("guesses", ["ours", "other"])
 def test_doctor_live_bills_nothing_and_names_a_wrong_password(
-    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path_factory: pytest.TempPathFactory, guesses: str
 ) -> None:
+    """Under both answer sets of the sandbox (the other: an empty ping, a first deletefile answered 302, a
+    refused sign-in as HTTP 401, the look-ups' own scope), with the settings such a contract needs."""
     root = tmp_path_factory.mktemp("doctor")
     log = root / "requests.jsonl"
-    with served_sandbox(root / "sandbox", job_seconds=1, request_log=log) as sandbox:
-        workspace = CliWorkspace(
-            root / "cli", sandbox, prefect=None, extra_env=_real_services(sandbox.origin)
-        )
+    options = ["--guesses", guesses]
+    with served_sandbox(root / "sandbox", job_seconds=1, request_log=log, options=options) as sandbox:
+        env = _real_services(sandbox.origin) | (OTHER_SCOPES if guesses == "other" else {})
+        workspace = CliWorkspace(root / "cli", sandbox, prefect=None, extra_env=env)
         done = workspace.run("doctor", "--live", "--out", str(root / "right"))
         assert done.returncode == 0, done.stdout + done.stderr
         assert "embedded sandbox" not in done.stdout
@@ -99,8 +109,43 @@ def test_doctor_live_bills_nothing_and_names_a_wrong_password(
     report = _strict(root / "wrong" / "doctor.json")
     address = report["apis"]["address-service"]
     assert report["ok"] is False and address["ok"] is False
+    refusal = "HTTP 200" if guesses == "ours" else "HTTP 401"
     assert address["guesses"]["address-service.failure-http-status"] == {
-        "holds": True,
-        "seen": "the sign-in was refused with HTTP 200, JSON with Status 101",
+        "holds": guesses == "ours",
+        "seen": f"the sign-in was refused with {refusal}, JSON with Status 101",
     }
     assert report["apis"]["newspaper"]["ok"] is True and report["apis"]["commerce"]["ok"] is True
+
+
+def test_doctor_live_says_which_guesses_a_service_answers_otherwise(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    root = tmp_path_factory.mktemp("doctor-other")
+    with served_sandbox(root / "sandbox", job_seconds=1, options=["--guesses", "other"]) as sandbox:
+        env = _real_services(sandbox.origin) | {"POSTFLOWS_NEWSPAPER_CLIENT_SECRET": "not-the-client-secret"}
+        workspace = CliWorkspace(root / "cli", sandbox, prefect=None, password=WRONG_PASSWORD, extra_env=env)
+        done = workspace.run("doctor", "--live", "--api", "address-service", "--api", "newspaper")
+    assert done.returncode == 1, done.stdout + done.stderr
+    failures = [line for line in done.stderr.splitlines() if line.startswith("failed: ")]
+    assert failures == [
+        "failed: address service: sign-in refused (Status 101 AuthenticationFailed) — check "
+        "POSTFLOWS_ADDRESS_SERVICE_USER / POSTFLOWS_ADDRESS_SERVICE_PASSWORD",
+        "failed: newspaper API: client refused (HTTP 401, JSON object (code, message)) — check "
+        "POSTFLOWS_NEWSPAPER_CLIENT_ID / POSTFLOWS_NEWSPAPER_CLIENT_SECRET",
+    ]
+    assert (
+        "  guess address-service.failure-http-status: the sign-in was refused with HTTP 401, JSON with "
+        "Status 101 — our guess does not hold: a failure is HTTP 200 with its Status (101 for a wrong "
+        "password); "
+    ) in done.stdout
+    report = _strict(root / "cli" / "cwd" / "doctor.json")
+    assert (
+        report["apis"]["address-service"]["guesses"]["address-service.failure-http-status"]["holds"] is False
+    )
+    assert report["apis"]["newspaper"]["guesses"]["newspaper.token-endpoint"]["holds"] is False
+    for text in (
+        done.stdout,
+        done.stderr,
+        (root / "cli" / "cwd" / "doctor.json").read_text(encoding="utf-8"),
+    ):
+        assert WRONG_PASSWORD not in text and "not-the-client-secret" not in text

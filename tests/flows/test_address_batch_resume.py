@@ -22,6 +22,7 @@ from history.models import JobState
 from history.recorder import RunRecorder
 from postflows.settings import get_settings
 from sandbox.inprocess import address_service_url
+from tasks.address_service.cleanup import CleanupReport
 from tasks.submission import ResumeMismatch, SubmissionUncertain
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
@@ -94,8 +95,8 @@ async def test_rerun_after_a_crash_resumes_the_recorded_job(
     async def crash(*args: object, **kwargs: object) -> None:
         raise _Killed
 
-    async def no_cleanup(*args: object) -> None:
-        return None
+    async def no_cleanup(*args: object) -> CleanupReport:
+        return CleanupReport()
 
     with monkeypatch.context() as patched:
         patched.setattr(batch_module, "wait_for_batch", crash)
@@ -139,7 +140,7 @@ async def test_a_kill_between_the_runbatch_answer_and_the_history_write_is_never
 
     with monkeypatch.context() as patched:
         patched.setattr(RunRecorder, "update_job", killed_before_recording)
-        patched.setattr(batch_module, "delete_key_files", lambda *args: asyncio.sleep(0))
+        patched.setattr(batch_module, "delete_key_files", lambda *args: asyncio.sleep(0, CleanupReport()))
         with pytest.raises(_Killed):
             await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     _as_if_killed()

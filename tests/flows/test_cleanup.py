@@ -14,6 +14,7 @@ from flows import address_batch as batch_module
 from flows.address_batch import address_batch
 from flows.cleanup import cleanup
 from postflows.settings import get_settings
+from tasks.address_service.cleanup import CleanupReport
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 
@@ -31,8 +32,8 @@ async def test_cleanup_deletes_left_files_past_the_age_and_closes_their_job(
     async def crash(*args: object, **kwargs: object) -> None:
         raise _Killed
 
-    async def no_cleanup(*args: object) -> None:
-        return None
+    async def no_cleanup(*args: object) -> CleanupReport:
+        return CleanupReport()
 
     with monkeypatch.context() as patched:
         patched.setattr(batch_module, "wait_for_batch", crash)

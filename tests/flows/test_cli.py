@@ -248,3 +248,23 @@ def test_demo_runs_the_batch_and_says_where_everything_is(sandbox: Sandbox, tmp_
         "results.csv", "results.xlsx", "moves.csv", "review.xlsx", "writeback.csv", "qstat.png"
     }  # fmt: skip
     assert (tmp_path / "demo" / "download" / "result.txt").is_file()  # named by its content
+
+
+@pytest.mark.parametrize("guesses", ["ours", "other"])
+def test_the_demo_is_green_under_both_answer_sets_of_the_sandbox(
+    guesses: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``make run``'s demo on the embedded sandbox, answering every registered guess our way and the other
+    plausible way (docs/guesses.md): the batch completes once either way, and its files are written."""
+    from postflows.wiring import reset_sandbox
+
+    monkeypatch.setenv("POSTFLOWS_SANDBOX_GUESSES", guesses)
+    monkeypatch.setenv("POSTFLOWS_SANDBOX_JOB_SECONDS", "0.4")
+    reset_sandbox()
+    try:
+        result = runner.invoke(app, ["demo", "--out", str(tmp_path / "demo")])
+    finally:
+        reset_sandbox()
+    assert result.exit_code == 0, result.output
+    assert "demo finished" in result.output
+    assert (tmp_path / "demo" / "results.csv").is_file() and (tmp_path / "demo" / "review.xlsx").is_file()

@@ -1,10 +1,11 @@
 """Where the sandbox keeps its state: the embedded one and ``postflows sandbox`` in ``<data dir>/sandbox``
 unless ``--state-dir`` or ``--memory`` says otherwise; which alignments it holds (``--alignment KEY=FILE``,
 ``POSTFLOWS_SANDBOX_ALIGNMENTS``); which statuses its orders go through (``--order-statuses``,
-``POSTFLOWS_SANDBOX_ORDER_STATUSES``)."""
+``POSTFLOWS_SANDBOX_ORDER_STATUSES``); what its /ping answers (``POSTFLOWS_SANDBOX_PING_ANSWER``)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from typer.testing import CliRunner
 from postflows.cli import app
 from postflows.settings import Settings
 from postflows.wiring import ConfigurationError, reset_sandbox, sandbox_transport
-from sandbox.inprocess import SandboxTransport
+from sandbox.inprocess import SandboxTransport, address_service_url
 
 runner = CliRunner()
 
@@ -224,3 +225,43 @@ def test_sandbox_orders_stay_loaded_unless_a_sequence_is_set(
             sandbox_transport(Settings(data_dir=tmp_path / "data", sandbox_order_statuses="LOADED;DONE"))
     finally:
         reset_sandbox()
+
+
+def test_the_sandbox_answers_ping_as_the_setting_says(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``POSTFLOWS_SANDBOX_PING_ANSWER`` reaches both the embedded and the served sandbox's /ping."""
+    served: list[str] = []
+
+    def run(application: FastAPI, **options: object) -> None:
+        served.append(application.state.config.address_ping_answer)
+
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr("uvicorn.run", run)
+    monkeypatch.setenv("POSTFLOWS_SANDBOX_PING_ANSWER", "empty-text")
+    result = runner.invoke(app, ["sandbox", "--memory"])
+    assert (result.exit_code, served) == (0, ["empty-text"])
+    assert "address ping:    HTTP 200, empty text body" in result.output
+    reset_sandbox()
+    try:
+        for answer, content_type in (("empty-json", "application/json"), ("empty-text", "text/plain")):
+            transport = sandbox_transport(Settings(data_dir=tmp_path / "data", sandbox_ping_answer=answer))
+            assert isinstance(transport, SandboxTransport)
+            response = _ping(transport)
+            assert response.status_code == 200 and response.content == b""
+            assert response.headers["content-type"].startswith(content_type)
+        monkeypatch.delenv("POSTFLOWS_SANDBOX_PING_ANSWER")
+        response = _ping(sandbox_transport(Settings(data_dir=tmp_path / "data")))
+        assert response.json() == {"Status": 0}
+    finally:
+        reset_sandbox()
+
+
+def _ping(transport: httpx.AsyncBaseTransport) -> httpx.Response:
+    async def ping() -> httpx.Response:
+        async with httpx.AsyncClient(
+            transport=transport, auth=("sandbox-user", "sandbox-password")
+        ) as client:
+            return await client.get(f"{address_service_url()}/ping")
+
+    return asyncio.run(ping())

@@ -76,6 +76,13 @@ PURCHASE = Submitting("newspaper", "*address/v1/purchases", _purchase)
 STATISTICS = Submitting("newspaper", "*standard/statistics", _statistics)
 HTTP_500 = {"http_status": 500}
 UNLISTED_CODE = "0999"
+# On the §7 list, yet neither says that nothing was kept: the order may wait for its payment (0004), the issue
+# number may be taken by this very order (0007).
+CASH_PAYMENT_REQUIRED = "0004"
+ISSUE_NUMBER_USED = "0007"
+# A statistics upload is confirmed by plain text: an HTTP 200 with errors has no id to show that nothing was
+# kept, whatever its code.
+STATISTICS_REFUSED = "0200"
 
 
 def _accepted(sandbox: Sandbox, submitting: Submitting) -> int:
@@ -96,10 +103,13 @@ def _accepted(sandbox: Sandbox, submitting: Submitting) -> int:
         (RUNBATCH, 401),
         (ORDER, HTTP_500),
         (ORDER, UNLISTED_CODE),
+        (ORDER, ISSUE_NUMBER_USED),
         (PURCHASE, HTTP_500),
         (PURCHASE, UNLISTED_CODE),
+        (PURCHASE, CASH_PAYMENT_REQUIRED),
         (STATISTICS, HTTP_500),
         (STATISTICS, UNLISTED_CODE),
+        (STATISTICS, STATISTICS_REFUSED),
     ],
     ids=[
         "runbatch-999",
@@ -107,10 +117,13 @@ def _accepted(sandbox: Sandbox, submitting: Submitting) -> int:
         "runbatch-401",
         "order-http-500",
         "order-unlisted-code",
+        "order-0007",
         "purchase-http-500",
         "purchase-unlisted-code",
+        "purchase-0004",
         "statistics-http-500",
         "statistics-unlisted-code",
+        "statistics-0200-in-a-200",
     ],
 )
 async def test_a_processed_submission_answered_with_an_uncertain_failure_is_never_sent_again_on_its_own(

@@ -108,9 +108,14 @@ def _no_waits(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("POSTFLOWS_TASK_RETRY_JITTER", "0")
 
     def no_wait_retry(settings: Settings) -> RetryPolicy:
-        return RetryPolicy(max_attempts=settings.http_max_attempts, base_delay=0.0, max_delay=0.0)
+        return RetryPolicy(
+            max_attempts=settings.http_max_attempts,
+            base_delay=0.0,
+            max_delay=0.0,
+            rate_limited_not_processed=settings.http_429_not_processed,
+        )
 
-    monkeypatch.setattr(wiring, "_retry", no_wait_retry)
+    monkeypatch.setattr(wiring, "retry_policy", no_wait_retry)
 
     async def no_rate_limit(name: str) -> bool:
         return False  # the test server has none: the answer it would give, without asking per client

@@ -27,6 +27,7 @@ from tests.sandbox.test_address_support import (
     upload,
 )
 from tests.sandbox.test_newspaper_masterdata import statistics_record
+from tests.sandbox.test_newspaper_purchases import purchase
 from tests.sandbox.test_newspaper_support import (
     ORDERS,
     PURCHASES,
@@ -214,6 +215,38 @@ async def test_processed_status_on_a_newspaper_order_answers_0000_after_acceptin
         body = response.json()
         assert "id" not in body and [item["error"][:4] for item in body["errors"]] == ["0000"]
         assert (await http.get(f"{ORDERS}/7000001/status")).json()["statusValue"] == "LOADED"
+
+
+async def test_processed_status_with_id_answers_the_order_id_beside_the_error() -> None:
+    clock = FakeClock()
+    config = newspaper_config(None, clock)
+    value = {"code": "0030", "with_id": True}
+    config.faults.add(
+        FaultRule(api="newspaper", endpoint="*orders/standard", kind="processed_status", value=value)
+    )
+    async with authorised_client(config) as http:
+        response = await http.post(f"{ORDERS}/standard", json=standard_order(clock))
+        assert response.status_code == 200
+        body = response.json()
+        assert body["id"] == 7_000_001
+        assert [item["error"][:4] for item in body["errors"]] == ["0030"]
+        assert (await http.get(f"{ORDERS}/7000001/status")).json()["statusValue"] == "LOADED"
+        accepted = (await http.get(f"{SANDBOX_ORIGIN}/_sandbox/accepted")).json()
+        assert [item["count"] for item in accepted if item["endpoint"].endswith("orders/standard")] == [1]
+
+
+async def test_processed_status_with_id_answers_the_purchase_id_beside_the_error() -> None:
+    config = newspaper_config(None, FakeClock())
+    value = {"code": "0030", "with_id": True}
+    config.faults.add(
+        FaultRule(api="newspaper", endpoint="*v1/purchases", kind="processed_status", value=value)
+    )
+    async with authorised_client(config) as http:
+        response = await http.post(PURCHASES, json=purchase())
+        assert response.status_code == 200
+        body = response.json()
+        assert body["id"] == 880_001 and [item["error"][:4] for item in body["errors"]] == ["0030"]
+        assert (await http.get(f"{PURCHASES}/880001/progress")).status_code == 200
 
 
 async def test_processed_status_without_an_api_answer_is_http_500() -> None:

@@ -32,14 +32,18 @@ AGE = timedelta(days=7)
 
 @dataclass
 class Service:
-    """A mock address service that answers /deletefile with ``status`` and records the tokens asked for."""
+    """A mock address service that answers /deletefile with ``status`` (or with HTTP ``http_status`` when
+    given) and records the tokens asked for."""
 
     status: int = 0
     deleted: list[str] = field(default_factory=list)
+    http_status: int | None = None
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         assert request.url.path.startswith("/REST/v1/deletefile/"), request.url.path
         self.deleted.append(request.url.path.rsplit("/", 1)[1])
+        if self.http_status is not None:
+            return httpx.Response(self.http_status, text="unavailable")
         return httpx.Response(200, json={"Status": self.status})
 
 
@@ -205,3 +209,55 @@ async def test_young_files_are_neither_deleted_nor_reported_and_other_jobs_go_on
     assert sorted(report.deleted) == sorted(done)
     assert set(report.kept) == set(owed) and {kept.job for kept in report.kept.values()} == {"owed"}
     assert not set(young) & set(service.deleted)
+
+
+@pytest.mark.parametrize("status", [302, 301, 201, 999])
+async def test_only_status_0_deletes_any_other_answer_leaves_the_file_recorded_on_the_service(
+    factory: sessionmaker[Session], status: int
+) -> None:
+    """302 is DatabaseItemNotFound, "error accessing the database" (§7) as 301 is: no proof of a deletion."""
+    tokens = record_batch(factory, JobState.COMPLETED, age=timedelta(days=8))
+    report = await clean(factory, Service(status=status))
+    assert report.deleted == [] and report.gone == [] and sorted(report.failed) == sorted(tokens)
+    assert all(f"Status {status}" in reason for reason in report.failed.values())
+    jobs = recorded(factory)
+    for token in tokens:
+        assert jobs[token].deleted_at is None and jobs[token].status == "SUBMITTED"
+        assert jobs[token].remote_status == f"deletefile Status {status}"
+        assert f"Status {status}" in jobs[token].data["not_deleted"]
+    line = report.still_on_service()
+    assert line is not None and line.startswith("2 remote files still on the address service")
+    assert all(token in line for token in tokens) and "`postflows cleanup` asks again" in line
+
+
+async def test_a_file_left_on_the_service_is_asked_for_again_whatever_its_age(
+    factory: sessionmaker[Session],
+) -> None:
+    tokens = record_batch(factory, JobState.COMPLETED, age=timedelta(hours=1))
+    first = await clean(factory, Service(status=302), now=history.utcnow() + AGE + timedelta(hours=1))
+    assert sorted(first.failed) == sorted(tokens)
+    # An hour old, far below the clean-up's age: asked for again because the last answer was not Status 0.
+    service = Service()
+    again = await clean(factory, service)
+    assert sorted(again.deleted) == sorted(tokens) and again.failed == {}
+    assert again.still_on_service() is None
+    assert sorted(service.deleted) == sorted(tokens)
+    jobs = recorded(factory)
+    for token in tokens:
+        assert jobs[token].deleted_at is not None and jobs[token].status == "DELETED"
+        assert jobs[token].data.get("not_deleted") is None
+    assert await clean(factory, Service()) == CleanupReport()
+
+
+async def test_past_the_services_retention_only_a_database_status_reads_as_gone(
+    factory: sessionmaker[Session],
+) -> None:
+    tokens = record_batch(factory, JobState.COMPLETED, age=RETENTION + timedelta(days=1))
+    down = await clean(factory, Service(http_status=503))
+    assert sorted(down.failed) == sorted(tokens) and down.gone == []
+    assert all(recorded(factory)[token].deleted_at is None for token in tokens)
+    refused = await clean(factory, Service(status=999))
+    assert sorted(refused.failed) == sorted(tokens) and refused.gone == []
+    gone = await clean(factory, Service(status=301))
+    assert sorted(gone.gone) == sorted(tokens) and gone.failed == {}
+    assert all(recorded(factory)[token].deleted_at is not None for token in tokens)

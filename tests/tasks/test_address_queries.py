@@ -19,9 +19,12 @@ from connectors.http import RequestLog
 from connectors.retry import RetryPolicy
 from fileio.checkpoint import RowCheckpoint
 from tasks.address_service.query import (
+    CLAIM_ROWS,
     CONTRACT,
     ERROR_COLUMN,
     INTERRUPTED,
+    SENT_UNANSWERED,
+    claimed,
     kept_queries,
     query_rows,
     run_queries,
@@ -117,3 +120,28 @@ async def test_the_checkpoint_holds_answers_uncertain_rows_and_refusals_for_the_
     )
     assert sent[4:] == [2]
     assert resubmitted[ERROR_COLUMN].isna().all() and list(resubmitted["QSTAT"]) == ["1", "1", "1"]
+
+
+def test_a_process_killed_mid_chunk_leaves_its_claimed_queries_uncertain_not_unrecorded(
+    tmp_path: Path,
+) -> None:
+    """Records are claimed on disk before they are handed out, CLAIM_ROWS at a time: a process killed
+    outright (its buffered outcomes lost) leaves the claimed ones uncertain, so a plain later run sends none
+    of them; the records past the last claim are sent as usual."""
+    records = pd.DataFrame(
+        [{"RecordId": n, "Name": f"Muster {n}", "ZIPCode": "6010"} for n in range(1, CLAIM_ROWS + 6)]
+    )
+    checkpoint = RowCheckpoint(tmp_path / "resume")
+    handed_out = claimed(records.to_dict("records"), checkpoint, "k", 10000, CONTRACT)
+    assert [next(handed_out)["RecordId"] for _ in range(3)] == [1, 2, 3]  # then the process dies
+
+    kept = kept_queries(
+        records, RowCheckpoint(tmp_path / "resume"), key="k", timeout_ms=10000, billing=CONTRACT
+    )
+    assert sorted(kept.uncertain) == list(range(1, CLAIM_ROWS + 1))
+    assert set(kept.uncertain.values()) == {SENT_UNANSWERED} and kept.answered == {}
+    # Another query for the same record (other options) is a new query: the claim does not hold it.
+    other = kept_queries(
+        records, RowCheckpoint(tmp_path / "resume"), key="k", timeout_ms=5000, billing=CONTRACT
+    )
+    assert other.uncertain == {}

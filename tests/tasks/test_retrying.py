@@ -102,8 +102,11 @@ def test_a_run_sets_its_own_policy_and_leaves_none_behind() -> None:
 
 async def test_outside_a_run_a_step_is_a_plain_call() -> None:
     class Service:
-        async def delete_file(self, token: str, *, missing_ok: bool = False) -> bool:
-            return token == "t-1" and missing_ok
+        deleted: list[str] = []
+
+        async def delete_file(self, token: str) -> None:
+            self.deleted.append(token)
 
     service: Any = Service()
-    assert await run_step(delete_file, service, "t-1") is True
+    assert await run_step(delete_file, service, "t-1") is None
+    assert service.deleted == ["t-1"]

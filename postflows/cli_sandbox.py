@@ -1,0 +1,157 @@
+"""``postflows sandbox``: the sandbox of the three APIs served over HTTP, with its accounts, state, faults,
+alignments and the way it answers the registered guesses."""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from postflows.cli_common import EXIT_USAGE, say
+
+if TYPE_CHECKING:
+    from postflows.settings import Settings
+    from sandbox.address_service.alignments import SandboxAlignment
+    from sandbox.config import SandboxConfig
+
+
+class SandboxGuesses(enum.StrEnum):
+    """How a served sandbox answers where a specification shows nothing."""
+
+    ours = "ours"
+    other = "other"
+
+
+def sandbox_command(
+    port: Annotated[int, typer.Option(help="Port to listen on")] = 8080,
+    host: Annotated[str, typer.Option(help="Interface to bind")] = "127.0.0.1",
+    faults: Annotated[str | None, typer.Option(help="Fault plan: JSON/YAML text or file")] = None,
+    job_seconds: Annotated[float | None, typer.Option(help="Duration of batch jobs and purchases")] = None,
+    order_statuses: Annotated[
+        str | None,
+        typer.Option(
+            help="Statuses a newspaper order goes through over its job time, comma-separated, e.g. "
+            "LOADED,CONTROL,DONE [default: POSTFLOWS_SANDBOX_ORDER_STATUSES, else LOADED: it stays LOADED]"
+        ),
+    ] = None,
+    state_dir: Annotated[
+        Path | None, typer.Option(help="Where orders, jobs and files are kept [default: <data dir>/sandbox]")
+    ] = None,
+    memory: Annotated[bool, typer.Option("--memory", help="Keep the state in memory only")] = False,
+    request_log: Annotated[
+        Path | None,
+        typer.Option(
+            help="Append every API request to this file as a JSON line (time, method, path, API, status) "
+            "[default: POSTFLOWS_SANDBOX_REQUEST_LOG, else none]"
+        ),
+    ] = None,
+    alignment: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--alignment",
+            help="KEY=FILE: the alignment agreed for a batch key, a profile YAML file (repeatable) "
+            "[default: POSTFLOWS_SANDBOX_ALIGNMENTS]",
+        ),
+    ] = None,
+    guesses: Annotated[
+        SandboxGuesses | None,
+        typer.Option(
+            help="ours: answer as the client guesses where a specification shows nothing; other: every "
+            "registered guess the other plausible way [default: POSTFLOWS_SANDBOX_GUESSES, else ours]",
+        ),
+    ] = None,
+) -> None:
+    """Serve the sandbox of the APIs over HTTP (address service under /address/REST/v1)."""
+    import uvicorn
+
+    from postflows.settings import get_settings
+    from postflows.wiring import sandbox_state_dir
+    from sandbox.app import create_app
+    from sandbox.config import SandboxConfig, with_other_answers
+    from sandbox.faults import FaultPlan
+
+    if memory and state_dir is not None:
+        say("--memory and --state-dir exclude each other", style="red")
+        raise typer.Exit(EXIT_USAGE)
+    settings = get_settings()
+    alignments, statuses = _alignments(alignment, settings), _order_statuses(order_statuses, settings)
+    config = SandboxConfig(
+        job_seconds=job_seconds if job_seconds is not None else settings.sandbox_job_seconds,
+        order_statuses=statuses,
+        faults=FaultPlan.load(faults if faults is not None else settings.sandbox_faults),
+        state_dir=None if memory else (state_dir or sandbox_state_dir(settings)),
+        alignments=alignments,
+        listen_host=host,
+        control_token=settings.sandbox_control_token,
+        request_log=request_log or settings.sandbox_request_log,
+        guesses=guesses.value if guesses is not None else settings.sandbox_guesses,
+        address_ping_answer=settings.sandbox_ping_answer,
+    )
+    config = with_other_answers(config)
+    _announce_sandbox(config, host, port, settings)
+    uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
+
+
+def _alignments(given: list[str] | None, settings: Settings) -> dict[str, SandboxAlignment]:
+    """The alignments named by ``--alignment`` or the setting; a usage error when one cannot be read."""
+    from sandbox.address_service.alignments import AlignmentError, alignments_setting, parse_alignments
+
+    try:
+        return parse_alignments(given) if given else alignments_setting(settings.sandbox_alignments)
+    except AlignmentError as error:
+        say(" ".join(str(error).split()), style="red")
+        raise typer.Exit(EXIT_USAGE) from None
+
+
+def _order_statuses(given: str | None, settings: Settings) -> tuple[str, ...]:
+    """The statuses of an order's life from ``--order-statuses`` or the setting; a usage error otherwise."""
+    from sandbox.config import DEFAULT_ORDER_STATUSES, parse_order_statuses
+
+    sequence = given if given is not None else settings.sandbox_order_statuses
+    try:
+        return DEFAULT_ORDER_STATUSES if sequence is None else parse_order_statuses(sequence)
+    except ValueError as error:
+        say(f"order statuses: {error}", style="red")
+        raise typer.Exit(EXIT_USAGE) from None
+
+
+def _announce_sandbox(config: SandboxConfig, host: str, port: int, settings: Settings) -> None:
+    """Say where a served sandbox's APIs are, with its accounts, state, log and alignments."""
+    base = f"http://{host}:{port}"
+    say(f"address service: {base}/address/REST/v1  (user sandbox-user / password sandbox-password)")
+    say(f"newspaper API:   {base}/newspaper  (token URL {base}/auth/OAuth/token)")
+    say(f"commerce API:    {base}/commerce  (auth URL {base}/auth, client sandbox-commerce-client)")
+    say(f"fault plan:      {base}/_sandbox/faults  ({_control_access(host, settings)})")
+    say(f"state:           {config.state_dir or 'in memory'}")
+    say(f"order statuses:  {', '.join(config.order_statuses)}")
+    say(f"guesses:         {config.guesses} (docs/guesses.md)")
+    if config.address_ping_answer != "status":
+        say(f"address ping:    HTTP 200, {config.address_ping_answer.replace('-', ' ')} body")
+    if config.request_log is not None:
+        say(f"request log:     {config.request_log}")
+    for key, agreed in config.alignments.items():
+        outputs = ", ".join(agreed.outputs.values()) or "none"
+        say(
+            f"alignment:       {key}  ({len(agreed.upload.columns)} columns, id {agreed.upload.record_id} -> "
+            f"{agreed.result_record_id}, extra outputs: {outputs})"
+        )
+
+
+def _control_access(host: str, settings: Settings) -> str:
+    """Who may use the /_sandbox control endpoints of a sandbox on ``host``; never the token itself."""
+    from sandbox.control import CONTROL_TOKEN_HEADER, TOKEN_SETTING, is_loopback
+
+    if settings.sandbox_control_token is not None and settings.sandbox_control_token.get_secret_value():
+        return f"with the {CONTROL_TOKEN_HEADER} header from {TOKEN_SETTING}" + (
+            ", or none on loopback" if is_loopback(host) else ""
+        )
+    if is_loopback(host):
+        return "loopback only"
+    return f"refused: not on loopback and {TOKEN_SETTING} is not set"
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``postflows sandbox`` to ``app``."""
+    app.command("sandbox")(sandbox_command)
