@@ -36,6 +36,7 @@ from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
 from tasks.newspaper.purchases import (
     OUTPUT_COLUMNS,
+    PurchaseDocuments,
     PurchaseJobData,
     describe,
     document_kinds,
@@ -204,14 +205,18 @@ async def _publish(
         "output addresses": len(frame),
     }
     facts.update({f"status {code}": count for code, count in sorted(by_status.items())})
-    facts["documents"] = ", ".join(sorted(bought.documents))
+    facts["documents"] = ", ".join(sorted(bought.documents.saved))
+    not_available = bought.documents.not_available
+    if not_available:
+        facts["documents not available"] = "; ".join(f"{kind}: {why}" for kind, why in not_available.items())
     text = summary_markdown(
         f"Address purchase {bought.purchase_id}", facts, bought.warnings, errors=bought.errors
     )
     summary.update(
         output_addresses=len(frame),
         status_codes=by_status,
-        documents={kind: str(path) for kind, path in bought.documents.items()},
+        documents={kind: str(path) for kind, path in bought.documents.saved.items()},
+        documents_not_available=not_available,
         warnings=bought.warnings,
     )
     await summary.publish(text, output_dir, description="Purchase")
@@ -226,7 +231,7 @@ class _Bought:
     purchase_id: int
     resumed: bool
     output: OutputAddresses
-    documents: dict[str, Path]
+    documents: PurchaseDocuments
     warnings: list[str]
     errors: list[str]
 
@@ -292,7 +297,7 @@ async def _purchase(
         await recorder.update_job(job, status=JobState.FINISHED, remote_status="READY")
         output = await run_step(fetch_output_addresses, client, purchase_id)
         await warnings.add("output addresses", output.warnings)
-        documents, document_warnings = await run_step(
+        documents = await run_step(
             save_purchase_documents,
             client,
             purchase_id,
@@ -301,7 +306,7 @@ async def _purchase(
             max_bytes=settings.download_max_bytes,
             max_ratio=settings.zip_max_ratio,
         )
-        await warnings.add("documents", document_warnings)
+        await warnings.add("documents", documents.warnings)
     return _Bought(
         job, purchase_id, submission.resumed, output.value, documents, warnings.lines, warnings.errors
     )
@@ -319,7 +324,7 @@ async def _write_outputs(
     )
     files.append(write_csv(frame, output_dir / "output-addresses.csv", style=settings.csv_style))
     files.append(write_xlsx(output_dir / "output-addresses.xlsx", {"output addresses": frame}))
-    for kind, path in bought.documents.items():
+    for kind, path in bought.documents.saved.items():
         await recorder.document(kind, path, job=bought.job)
     for path in files:
         await recorder.document(path.stem, path, job=bought.job)

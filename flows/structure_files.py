@@ -34,6 +34,7 @@ from tasks.newspaper.structure_files import (
     download_structure_files,
     register_notice_email,
 )
+from tasks.newspaper.submissions import API as NEWSPAPER_API
 from tasks.newspaper.submissions import WarningLog, submit_newspaper
 from tasks.retrying import run_step
 
@@ -153,14 +154,23 @@ async def _report(
 async def _register(
     client: NewspaperClient, recorder: RunRecorder, warnings: WarningLog, email: str, *, resubmit: bool
 ) -> str:
-    """Register the notice address at most once per address; returns the service's confirmation."""
+    """Register the notice address at most once per address, whatever the file code (each file code is
+    its own work); returns the service's confirmation."""
+    what = "notice e-mail registration"
+    remote_id = f"notice-email:{email}"
+    registered = await recorder.job_with_remote_id(
+        api=NEWSPAPER_API, kind="notice-email", remote_id=remote_id
+    )
+    if registered is not None and registered.state is JobState.COMPLETED:
+        recorder.note_reused(what, f"{email}, recorded by run {registered.run_id}")
+        return str(registered.facts(NoticeEmailJobData).confirmation)
     submission = await submit_newspaper(
         recorder,
         warnings,
         kind="notice-email",
-        what="notice e-mail registration",
+        what=what,
         send=lambda: register_notice_email(client, email),
-        remote_id_of=lambda _confirmation: f"notice-email:{email}",
+        remote_id_of=lambda _confirmation: remote_id,
         resubmit=resubmit,
         hint=f"check whether notices of new structure files reach {email}",
         data=NoticeEmailJobData(email=email),

@@ -120,6 +120,11 @@ class NewspaperClient(ApiClient):
         self._answered_spelling: dict[str, str] = {}
         self._email_field = structure_file_email_field
 
+    @property
+    def structure_file_email_field(self) -> str:
+        """The field of the structure-file e-mail body that carries the address (the spec shows none)."""
+        return self._email_field
+
     async def __aenter__(self) -> NewspaperClient:
         return self
 

@@ -9,11 +9,13 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from connectors.errors import NotFound
 from connectors.newspaper import (
     ApiResult,
     NewspaperClient,
@@ -165,6 +167,22 @@ async def fetch_output_addresses(client: NewspaperClient, purchase_id: int) -> A
     return await client.get_output_addresses(purchase_id)
 
 
+@dataclass(frozen=True)
+class PurchaseDocuments:
+    """A purchase's documents as fetched.
+
+    Attributes:
+        saved: kind → the file written (the document decoded, or the answer as received).
+        not_available: kind → the service's words, for a document the service does not have (see
+            :func:`save_purchase_documents`).
+        warnings: the API's warnings.
+    """
+
+    saved: dict[str, Path]
+    not_available: dict[str, str]
+    warnings: tuple[NewspaperMessage, ...]
+
+
 @idempotent_step("newspaper-purchase-documents")
 async def save_purchase_documents(
     client: NewspaperClient,
@@ -174,20 +192,32 @@ async def save_purchase_documents(
     *,
     max_bytes: int = DOWNLOAD_MAX_BYTES,
     max_ratio: float = ZIP_MAX_RATIO,
-) -> tuple[dict[str, Path], tuple[NewspaperMessage, ...]]:
-    """Fetch each document and write it decoded (``<kind>.pdf``); returns kind → path and the warnings.
+) -> PurchaseDocuments:
+    """Fetch each document and write it decoded (``<kind>.pdf``).
 
-    An answer without a document shape is written as received (``<kind>.response.json``) in its place.
+    An answer without a document shape is written as received (``<kind>.response.json``) in its place. The
+    non-reusable addresses exist only when the purchase's address clean-up took effect, and the field that
+    orders it is a guess (``newspaper.clean-up-option``): a 404 for them lists them as not available, never
+    as an empty document.
 
     Raises:
         DocumentRejected: a document does not decode or passes ``max_bytes`` (a ZIP also ``max_ratio``);
             the answer is written first.
+        NotFound: any other document answered 404.
     """
     saved: dict[str, Path] = {}
+    not_available: dict[str, str] = {}
     warnings: tuple[NewspaperMessage, ...] = ()
     names = FileNames()
     for kind in kinds:
-        result = await client.get_purchase_document(purchase_id, kind)
+        try:
+            result = await client.get_purchase_document(purchase_id, kind)
+        except NotFound as error:
+            if kind is not PurchaseDocumentKind.NON_REUSABLE_ADDRESSES:
+                raise
+            logger.warning("the %s document is not available: %s", kind.value, error)
+            not_available[kind.value] = str(error)
+            continue
         written = save_documents(
             result.value,
             directory,
@@ -206,7 +236,7 @@ async def save_purchase_documents(
             )
             saved[kind.value] = written.raw.path
         warnings += result.warnings
-    return saved, warnings
+    return PurchaseDocuments(saved, not_available, warnings)
 
 
 SORTING_DOCUMENTS = frozenset(

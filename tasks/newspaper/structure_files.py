@@ -13,13 +13,16 @@ from prefect.cache_policies import NO_CACHE
 
 import history
 from connectors.newspaper import (
+    MESSAGE_CODES,
     ApiResult,
     Document,
     NewspaperClient,
     NewspaperMessage,
+    NewspaperRejected,
     RawResponse,
     StructureFileCode,
 )
+from connectors.redaction import redact
 from fileio.documents import FileNames, safe_stem, save_documents, their_stem
 from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from history.jobs import JobData
@@ -100,10 +103,39 @@ async def download_structure_files(
     return files, result.warnings
 
 
+EMAIL_FIELD_SETTING = "POSTFLOWS_NEWSPAPER_STRUCTURE_FILE_EMAIL_FIELD"
+
+
+class NoticeEmailRefused(NewspaperRejected):
+    """The notice e-mail refused without a §7 code: most likely the body's field, a guess
+    (``newspaper.structure-file-email-body``), is not the one the service reads. Like every refusal without
+    a §7 code it leaves the registration uncertain."""
+
+    def __init__(self, refused: NewspaperRejected, field: str) -> None:
+        super().__init__(refused.errors, warnings=refused.warnings, status_code=refused.status_code)
+        self.args = (
+            redact(
+                f"{refused}; the field {field!r} of its body is a guess (the specification shows no body): "
+                f"set {EMAIL_FIELD_SETTING} to the field your service reads and run the same command with "
+                "--resubmit"
+            ),
+        )
+        self.field = field
+
+
 @task(name="newspaper-structure-file-email", cache_policy=NO_CACHE)
 async def register_notice_email(client: NewspaperClient, email: str) -> ApiResult[RawResponse]:
-    """Register ``email`` for notices of new structure file versions (a side effect: send it once)."""
-    return await client.register_structure_file_email(email)
+    """Register ``email`` for notices of new structure file versions (a side effect: send it once).
+
+    Raises:
+        NoticeEmailRefused: refused without a §7 code (naming the field's setting).
+    """
+    try:
+        return await client.register_structure_file_email(email)
+    except NewspaperRejected as refused:
+        if any(error.code in MESSAGE_CODES for error in refused.errors):
+            raise
+        raise NoticeEmailRefused(refused, client.structure_file_email_field) from refused
 
 
 def confirmation_text(answer: RawResponse) -> str:

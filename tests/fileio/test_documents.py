@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from connectors.errors import NotFound
 from connectors.newspaper import (
     ApiResult,
     Document,
@@ -210,6 +211,8 @@ class StubNewspaper:
         self, purchase_id: int, kind: PurchaseDocumentKind
     ) -> ApiResult[DocumentSet]:
         body = self.body[kind.value]
+        if isinstance(body, Exception):
+            raise body
         if isinstance(body, bytes):
             return ApiResult(answer(body, "application/pdf"))
         return ApiResult(DocumentSet((), raw=answer(body).raw))
@@ -381,7 +384,7 @@ async def test_delivery_note_with_bad_base64_fails_and_keeps_the_answer(tmp_path
 async def test_purchase_document_without_a_document_shape_is_kept_as_received(tmp_path: Path) -> None:
     bodies = {"sort-protocol": PDF, "bundle-labels": {"labels": ["A", "B"]}}
     kinds = [PurchaseDocumentKind.SORT_PROTOCOL, PurchaseDocumentKind.BUNDLE_LABELS]
-    saved, _ = await save_purchase_documents.fn(StubNewspaper(bodies), 31, tmp_path, kinds)
+    saved = (await save_purchase_documents.fn(StubNewspaper(bodies), 31, tmp_path, kinds)).saved
     assert {kind: path.name for kind, path in saved.items()} == {
         "sort-protocol": "sort-protocol.pdf",
         "bundle-labels": "bundle-labels.response.json",
@@ -389,6 +392,25 @@ async def test_purchase_document_without_a_document_shape_is_kept_as_received(tm
     assert saved["sort-protocol"].read_bytes() == PDF
     assert json.loads(saved["bundle-labels"].read_bytes()) == {"labels": ["A", "B"]}
     assert names_in(tmp_path) == ["bundle-labels.response.json", "sort-protocol.pdf"]
+
+
+async def test_missing_non_reusable_addresses_are_listed_as_not_available(tmp_path: Path) -> None:
+    """newspaper.clean-up-option: a 404 for the non-reusable addresses (the clean-up did not take effect)
+    lists them as not available, never as an empty document; a 404 for any other document fails."""
+    missing = NotFound(
+        "newspaper: HTTP 404 ordered without address clean-up", api="newspaper", status_code=404
+    )
+    bodies = {"sort-protocol": PDF, "non-reusable-addresses": missing}
+    kinds = [PurchaseDocumentKind.NON_REUSABLE_ADDRESSES, PurchaseDocumentKind.SORT_PROTOCOL]
+    found = await save_purchase_documents.fn(StubNewspaper(bodies), 31, tmp_path, kinds)
+    assert list(found.saved) == ["sort-protocol"]
+    assert found.not_available == {"non-reusable-addresses": str(missing)}
+    assert names_in(tmp_path) == ["sort-protocol.pdf"]
+    bodies = {"sort-protocol": missing}
+    with pytest.raises(NotFound):
+        await save_purchase_documents.fn(
+            StubNewspaper(bodies), 31, tmp_path, [PurchaseDocumentKind.SORT_PROTOCOL]
+        )
 
 
 def test_raw_json_is_written_byte_for_byte_within_the_limit(tmp_path: Path) -> None:

@@ -62,12 +62,23 @@ class Sandbox:
         self.config.faults.add(FaultRule.model_validate(rule))
 
 
-@pytest.fixture
-def sandbox(monkeypatch: pytest.MonkeyPatch) -> Sandbox:
-    config = SandboxConfig(job_seconds=0.4)
+def counted_sandbox(monkeypatch: pytest.MonkeyPatch, config: SandboxConfig) -> Sandbox:
+    """The sandbox of ``config``, its requests counted, as the transport every flow of the test talks to."""
     transport = CountingTransport(SandboxTransport(config))
     monkeypatch.setattr("postflows.wiring.sandbox_transport", lambda settings: transport)
-    return Sandbox(config=config, transport=transport)
+    return Sandbox(config=transport.config, transport=transport)
+
+
+@pytest.fixture
+def sandbox(monkeypatch: pytest.MonkeyPatch) -> Sandbox:
+    return counted_sandbox(monkeypatch, SandboxConfig(job_seconds=0.4))
+
+
+@pytest.fixture
+def other_sandbox(monkeypatch: pytest.MonkeyPatch) -> Sandbox:
+    """The sandbox answering every registered guess the other plausible way (``guesses="other"``, see
+    :mod:`sandbox.guesses`), with what a guess may move moved (``sandbox.config.with_other_answers``)."""
+    return counted_sandbox(monkeypatch, SandboxConfig(job_seconds=0.4, guesses="other"))
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ import history
 from connectors.newspaper import OrderInvalid
 from flows.structure_files import structure_files
 from history.models import Document
+from tasks.newspaper.structure_files import NoticeEmailRefused
 from tasks.submission import SubmissionUncertain
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
@@ -75,6 +76,36 @@ async def test_lost_email_answer_refuses_until_resubmit(
         await call(structure_files, 1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
     assert sandbox.transport.count("/structurefiles/email") == 1
     await call(structure_files, 1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch", resubmit=True)
+    assert sandbox.transport.count("/structurefiles/email") == 2
+
+
+async def test_an_address_registered_with_one_file_code_is_not_sent_again_with_another(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    """Each file code is its own work, the notice address is one: registered once, whatever the code."""
+    first = await call(structure_files, 9, tmp_path / "nine", notify_email="vertrieb@seetaler-bote.ch")
+    other_code = await call(structure_files, 1, tmp_path / "one", notify_email="vertrieb@seetaler-bote.ch")
+    assert first["confirmation"] == other_code["confirmation"] == "E-mail address registered"
+    assert other_code["reused"]["notice e-mail registration"][0].startswith("vertrieb@seetaler-bote.ch, ")
+    assert sandbox.transport.count("/structurefiles/email") == 1
+
+
+async def test_a_field_the_service_does_not_read_names_its_setting(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """newspaper.structure-file-email-body: a refusal without a §7 code names the field's setting; the
+    registration is uncertain, so the right field is sent with --resubmit."""
+    monkeypatch.setenv("POSTFLOWS_NEWSPAPER_STRUCTURE_FILE_EMAIL_FIELD", "mail")
+    with pytest.raises(NoticeEmailRefused, match="POSTFLOWS_NEWSPAPER_STRUCTURE_FILE_EMAIL_FIELD") as refused:
+        await call(structure_files, 1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
+    assert "the field 'mail' of its body is a guess" in str(refused.value) and refused.value.outcome_unknown
+    monkeypatch.delenv("POSTFLOWS_NEWSPAPER_STRUCTURE_FILE_EMAIL_FIELD")
+    with pytest.raises(SubmissionUncertain, match="--resubmit"):
+        await call(structure_files, 1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
+    summary = await call(
+        structure_files, 1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch", resubmit=True
+    )
+    assert summary["confirmation"] == "E-mail address registered"
     assert sandbox.transport.count("/structurefiles/email") == 2
 
 
