@@ -105,29 +105,32 @@ def batch_router(service: AddressService) -> APIRouter:
 
     @router.get("/downloadfile/{token}")
     def download_file(token: str, request: Request) -> Response:
-        if refusal := service.refuse(request, None):
-            return refusal
-        if (extra := service.store.extra_output(token)) is not None:
-            return _download_extra(service, *extra)
-        job = service.store.job_of_output(token)
-        # address-service.download-token, the other way: only the batch token downloads the output.
-        by_output_token = job is not None and token != job.token
-        if is_other(request) and by_output_token:
-            return answer(None, Status.ITEM_NOT_FOUND)
-        if job is None or progress_of(job, service.now()).token_status != TokenStatus.FINISHED:
-            return answer(None, Status.ITEM_NOT_FOUND)
-        filename = "result.zip" if job.output_is_zip else "result.txt"
-        return Response(
-            job.output,
-            media_type="application/octet-stream",
-            headers={"Content-Disposition": f'attachment; filename="{filename}"'},
-        )
+        return _download_file(service, token, request)
 
     @router.get("/deletefile/{token}")
     def delete_file(token: str, request: Request) -> Response:
         return _delete_file(service, token, request)
 
     return router
+
+
+def _download_file(service: AddressService, token: str, request: Request) -> Response:
+    if refusal := service.refuse(request, None):
+        return refusal
+    if (extra := service.store.extra_output(token)) is not None:
+        return _download_extra(service, *extra)
+    job = service.store.job_of_output(token)
+    # address-service.download-token, the other way: only the batch token downloads the output.
+    if is_other(request) and job is not None and token != job.token:
+        return answer(None, Status.ITEM_NOT_FOUND)
+    if job is None or progress_of(job, service.now()).token_status != TokenStatus.FINISHED:
+        return answer(None, Status.ITEM_NOT_FOUND)
+    filename = "result.zip" if job.output_is_zip else "result.txt"
+    return Response(
+        job.output,
+        media_type="application/octet-stream",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
 
 
 def _delete_file(service: AddressService, token: str, request: Request) -> Response:
