@@ -49,7 +49,8 @@ NEWSPAPER: tuple[Guess, ...] = (
         otherwise="0004, 0007, a code outside §7 and any 5xx leave the submission uncertain until "
         "`--resubmit`",
         setting="`--resubmit` (per run)",
-        other_answer='0004 without an id for an order that waits for payment (fault `service_status` "0004")',
+        other_answer="an order for newspaper 8004 is kept, waiting for its cash payment, and answered 0004 "
+        'without its id (the fault `service_status` "0004" answers so for any order)',
     ),
     Guess(
         id="newspaper.refusal-http-status",

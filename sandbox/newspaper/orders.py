@@ -24,7 +24,7 @@ from fastapi.responses import JSONResponse
 from sandbox.config import SandboxConfig
 from sandbox.guesses import is_other, play
 from sandbox.newspaper.jobs import Job, iso_datetime, start_job, today
-from sandbox.newspaper.messages import envelope, not_available, not_found, parse_body
+from sandbox.newspaper.messages import envelope, message, not_available, not_found, parse_body
 from sandbox.newspaper.order_models import GratisOrder, OrderBase, StandardOrder
 from sandbox.newspaper.order_rules import (
     Verdict,
@@ -41,6 +41,9 @@ from sandbox.state import SandboxState
 OrderKind = Literal["standard", "gratis"]
 FIRST_ORDER_ID = 7_000_001
 _WEIGHTED_LISTS = ("sortedShipments", "economyShipments", "priorityShipments", "gratisShipments")
+
+# Under the other answers an order for this newspaper waits for a cash payment: kept, answered 0004 alone.
+CASH_PAYMENT_NEWSPAPER = 8004
 
 
 @dataclass
@@ -247,6 +250,11 @@ def _add_submission_routes(router: APIRouter, config: SandboxConfig, book: Order
                 statuses=played_statuses(config.order_statuses, job.forced_outcome),
             )
         )
+        if is_other(request) and paper.number == CASH_PAYMENT_NEWSPAPER:
+            # newspaper.not-processed-codes, the other way: the order is kept, waiting for its payment, and
+            # answered 0004 without its id.
+            play(request, "newspaper.not-processed-codes")
+            return JSONResponse({"id": None, **envelope([message("0004")], verdict.warnings)})
         return JSONResponse({"id": record.order_id, **envelope(verdict.errors, verdict.warnings)})
 
     @router.post("/standard")

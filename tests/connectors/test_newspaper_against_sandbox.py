@@ -350,3 +350,16 @@ async def test_fault_service_status_on_http_200(config: SandboxConfig, client: N
     assert (caught.value.code, caught.value.status_code) == ("0004", 200)
     assert caught.value.meaning == "cash payment required for this issue before processing"
     assert (await client.get_newspaper_summary("4711")).value.newspaper_number == 4711
+
+
+async def test_0004_without_an_id_is_uncertain_though_the_order_was_kept(
+    client: NewspaperClient, clock: Clock, config: SandboxConfig
+) -> None:
+    """newspaper.not-processed-codes: under the other answers an order for 8004 waits for its cash payment,
+    kept by the service and answered 0004 without its id; the client must not read that as "not processed"."""
+    if config.guesses == "ours":
+        assert (await client.submit_standard_order(standard_order(clock, newspaper="8004"))).value
+        return
+    with pytest.raises(NewspaperRejected) as waiting:
+        await client.submit_standard_order(standard_order(clock, newspaper="8004"))
+    assert waiting.value.code == "0004" and not waiting.value.not_processed
