@@ -29,6 +29,8 @@ import pytest
 from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
 
+from tests import guess_watch
+
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 POSTFLOWS = str(BIN / "postflows")
@@ -50,6 +52,7 @@ def base_environment() -> dict[str, str]:
     """The test process's environment without any postflows or Prefect configuration; the processes it
     starts import this checkout's packages (not whatever an editable install points at)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTFLOWS_", "PREFECT_"))}
+    env.update(guess_watch.environment())  # the sandboxes served here log the guesses they play too
     env.update(
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         DO_NOT_TRACK="1",
