@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -29,17 +28,10 @@ from connectors.retry import RetryPolicy
 from sandbox.config import SandboxConfig
 from sandbox.faults import FaultRule
 from sandbox.inprocess import SandboxTransport, newspaper_url, token_url
+from tests.clocks import Clock
 
 JOB_SECONDS = 100.0
 CLIENT_ID = "sandbox-client"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

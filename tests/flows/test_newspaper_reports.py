@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,24 +19,12 @@ from flows.newspaper_order import newspaper_order
 from flows.newspaper_reports import ReportsNotFetched, newspaper_reports
 from history.models import RemoteJob, Run, RunMessage
 from tasks.polling import PollTimedOut
+from tests.clocks import Clock
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.flows.test_newspaper_order import QUICK, THREE_STATUSES, order_body, write_order
 
 JOB_SECONDS = 100.0
-
-
-class Clock:
-    """The sandbox's clock, moved by hand from now on."""
-
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 @pytest.fixture

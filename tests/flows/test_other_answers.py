@@ -11,7 +11,6 @@ starts are all here).
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -48,6 +47,7 @@ from sandbox.newspaper import reference
 from tasks.commerce.address_labels import LabelsWithoutPdf
 from tasks.commerce.pickup import PickupUncertain
 from tasks.polling import PollTimedOut
+from tests.clocks import Clock
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.flows.test_deliverability_check import MONDAY
@@ -146,16 +146,6 @@ async def test_address_query(other: Sandbox, tmp_path: Path, billed: bool) -> No
 
 
 # --- newspaper ------------------------------------------------------------------------------------------
-
-
-class Clock:
-    """The sandbox's clock, moved by hand from now on."""
-
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
