@@ -12,7 +12,6 @@ from prefect import flow, get_run_logger
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
-from fileio.writeback_policy import Policy
 from flows.address_input import prepare_commerce_addresses
 from flows.customer_files import validation_write_back
 from flows.early_failures import ON_FAILURE
@@ -55,7 +54,8 @@ async def address_validation(
 
     Args:
         request: the address file (.csv, .xlsx), how to read it, and validations in flight at once.
-        output: where results.csv, results.xlsx, rejected.csv and summary.md go.
+        output: where results.csv, results.xlsx, rejected.csv, writeback.<ext>, writeback-skipped.csv and
+            summary.md go.
 
     Returns:
         The run summary: run id, row counts, outcome and quality counts, and the files written.
@@ -98,7 +98,7 @@ async def address_validation(
         )
         await record_outcomes(recorder, "validation", sends, outcomes)
         table = validation_table(addresses.records, outcomes, addresses.passthrough)
-        failed = await _report(recorder, summary, table, addresses, output_dir, request.apply)
+        failed = await _report(recorder, summary, table, addresses, output_dir, tuple(request.apply or ()))
         if not failed:
             checkpoint.clear()  # done: a later run validates afresh
         summary.update(
@@ -120,7 +120,7 @@ async def _report(
     table: ValidationTable,
     addresses: CommerceAddresses,
     output_dir: Path,
-    policy: Policy,
+    further: tuple[str, ...],
 ) -> int:
     """Write the results and summary.md, and count the outcomes into the summary; the rows that failed."""
     settings = get_settings()
@@ -151,6 +151,6 @@ async def _report(
     )
     if failed:
         report += f"\n{failed} rows failed; running the same command again asks only for those.\n"
-    report += await validation_write_back(recorder, summary, addresses, table, output_dir, policy)
+    report += await validation_write_back(recorder, summary, addresses, table, output_dir, further)
     await summary.publish(report, output_dir, description="Address validation summary")
     return int(failed)

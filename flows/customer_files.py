@@ -10,7 +10,7 @@ from prefect import get_run_logger
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
 from fileio.writeback.report import WrittenBack
-from fileio.writeback_policy import Policy
+from fileio.writeback_policy import CERTIFIED, Policy
 from flows.runs import RunSummary
 from history.recorder import RunRecorder
 from postflows.settings import get_settings
@@ -58,26 +58,27 @@ async def validation_write_back(
     addresses: CommerceAddresses,
     table: ValidationTable,
     output_dir: Path,
-    policy: Policy,
+    further: tuple[str, ...],
 ) -> str:
-    """Write the copy of the validation's input with the certified values ``policy`` applies; the lines
-    summary.md gets."""
+    """Write the copy of the validation's input with the values of the certified answers and of those of
+    the ``further`` qualities; the lines summary.md gets."""
     settings = get_settings()
+    applied = ", ".join((CERTIFIED, *further))
     try:
         written = await write_back_validation(
             addresses,
             table,
             output_dir,
-            policy=policy,
+            further=further,
             limits=settings.table_limits,
             csv_style=settings.csv_style,
         )
     except InputError as error:
-        return _not_written(summary, policy, error)
-    return await _recorded(recorder, summary, policy, written)
+        return _not_written(summary, applied, error)
+    return await _recorded(recorder, summary, applied, written)
 
 
-def _not_written(summary: RunSummary, policy: Policy, error: InputError | None) -> str:
+def _not_written(summary: RunSummary, policy: str, error: InputError | None) -> str:
     """A write-back that cannot be made (the input changed since it was read) is said, not a failure: the
     results are there."""
     get_run_logger().warning("write-back not written: %s", error)
@@ -85,7 +86,7 @@ def _not_written(summary: RunSummary, policy: Policy, error: InputError | None) 
     return f"\n\nWrite-back: not written ({error}).\n"
 
 
-async def _recorded(recorder: RunRecorder, summary: RunSummary, policy: Policy, written: WrittenBack) -> str:
+async def _recorded(recorder: RunRecorder, summary: RunSummary, policy: str, written: WrittenBack) -> str:
     """Record the write-back's files and counts; the lines summary.md gets."""
     await recorder.document("writeback", written.outcome.target)
     if written.skipped_path is not None:

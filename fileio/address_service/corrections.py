@@ -5,7 +5,9 @@ address as given (``<Field>_in``), the service's address (``<Field>``), QSTAT an
 
 * a **correction** is an address field of a hit (QSTAT 1, 2 or 3) whose ShortReport character (§2.5) is one of
   the correction marks (by default ``2`` spelling standardized, ``3`` changed, ``4`` supplemented) and whose
-  value from the service differs from the one given;
+  value from the service differs from the one given; it is **certain**, and written back, only when the
+  row's CorrectionType (§2.3) says a correction is required
+  (:func:`fileio.writeback_policy.batch_row_certain`);
 * a **move** is a relocation hit (QSTAT 4): its address fields hold the new address;
 * a row **needs a human** when the service could not confirm it: deceased or closed (25), moved abroad (26),
   moved with the new address unknown (27), person unknown (50), address unknown (51), a double (QSTAT or
@@ -13,7 +15,8 @@ address as given (``<Field>_in``), the service's address (``<Field>``), QSTAT an
   too (:func:`review_reasons`).
 
 Only the address fields of :data:`WRITEBACK_FIELDS` are compared; a service value that is empty never
-replaces a given one.
+replaces a given one. Every other value of the service that differs from the one given stays as given in the
+write-back and is listed with the row's QSTAT and CorrectionType (:func:`writeback_edits`).
 """
 
 from __future__ import annotations
@@ -28,11 +31,11 @@ from connectors.address_service.codes import SHORT_REPORT_POSITIONS, normalize_q
 from fileio.address_service.records import RECORD_ID
 from fileio.address_service.result_charts import CORRECTION_KINDS, MOVE_KINDS, UNKNOWN_QSTAT
 from fileio.address_service.results import INPUT_SUFFIX, RETURNED_COLUMN
-from fileio.writeback_policy import Policy
+from fileio.writeback_policy import CORRECTION_QSTATS, MOVE_QSTAT, Policy, batch_answer, batch_row_certain
 
 DEFAULT_MARKS = "234"
-HITS = frozenset({"1", "2", "3"})
-MOVE = "4"
+HITS = frozenset(CORRECTION_QSTATS)
+MOVE = MOVE_QSTAT
 DOUBLES = frozenset({"K", "F"})
 
 # The address fields a write-back may change, and the kind of correction each counts as.
@@ -79,6 +82,8 @@ class Corrections:
         moved_mask: the service's value is a move's new value that differs from the one given.
         qstat: the normalised QSTAT per row ("" when the row did not come back).
         needs_human: the reason a row needs a human, "" when it needs none.
+        correction_type: the CorrectionType per row (an int, None when the row has none).
+        certain: per row, whether its corrections are certain (a hit whose CorrectionType is 1).
     """
 
     fields: tuple[str, ...]
@@ -89,16 +94,36 @@ class Corrections:
     moved_mask: pd.DataFrame
     qstat: pd.Series
     needs_human: pd.Series
+    correction_type: pd.Series
+    certain: pd.Series
 
     def applied(self, policy: Policy) -> pd.DataFrame:
-        """The cells ``policy`` writes back (a boolean frame like :attr:`corrected_mask`)."""
+        """The cells ``policy`` writes back (a boolean frame like :attr:`corrected_mask`): the corrections of
+        the rows whose corrections are certain, the moves, both or none."""
         none = pd.DataFrame(False, index=self.given.index, columns=list(self.fields))
+        certain = self.corrected_mask & self.certain.to_numpy()[:, None]
         return {
-            "corrections": self.corrected_mask,
+            "corrections": certain,
             "moves": self.moved_mask,
-            "all": self.corrected_mask | self.moved_mask,
+            "all": certain | self.moved_mask,
             "none": none,
         }[policy]
+
+    def differs(self) -> pd.DataFrame:
+        """The cells whose service value is not empty and differs from the one given (a boolean frame)."""
+        corrected = self.corrected.apply(lambda column: column.str.strip())
+        differs: pd.DataFrame = (corrected != self.given.apply(lambda column: column.str.strip())) & (
+            corrected != ""
+        )
+        return differs
+
+    def answer(self, record_id: int) -> str:
+        """A row's QSTAT and CorrectionType as the skipped report names them ("" for a row not in the
+        results)."""
+        if record_id not in self.qstat.index:
+            return ""
+        kind = self.correction_type.at[record_id]
+        return batch_answer(str(self.qstat.at[record_id]), kind if isinstance(kind, int) else None)
 
     def corrected_rows(self) -> int:
         return int(self.corrected_mask.any(axis=1).sum())
@@ -145,12 +170,19 @@ def classify(merged: pd.DataFrame, *, marks: str = DEFAULT_MARKS) -> Corrections
         corrected["HouseNo"] = corrected["HouseNo"] + addition
         added = pd.Series(addition != "", index=index) & _marks(report, "HouseNoAddition").isin(list(marks))
         mark_frame["HouseNo"] = mark_frame["HouseNo"].where(~added, _marks(report, "HouseNoAddition"))
-    differs = (corrected.apply(lambda c: c.str.strip()) != given.apply(lambda c: c.str.strip())) & (
-        corrected.apply(lambda c: c.str.strip()) != ""
-    )
+    stripped = corrected.apply(lambda c: c.str.strip())
+    differs = (stripped != given.apply(lambda c: c.str.strip())) & (stripped != "")
     hit = qstat.isin(HITS).to_numpy()[:, None]
     moved = (qstat == MOVE).to_numpy()[:, None]
     marked = mark_frame.isin(list(marks)) if marks else mark_frame.astype(bool) & False
+    correction_type = pd.Series(
+        [_whole_number(value) for value in _text(merged, "CorrectionType")], index=index, dtype=object
+    )
+    certain = pd.Series(
+        [batch_row_certain(code, kind) for code, kind in zip(qstat, correction_type, strict=True)],
+        index=index,
+        dtype=bool,
+    )
     return Corrections(
         fields=fields,
         given=given,
@@ -160,7 +192,18 @@ def classify(merged: pd.DataFrame, *, marks: str = DEFAULT_MARKS) -> Corrections
         moved_mask=differs & moved,
         qstat=qstat,
         needs_human=_needs_human(qstat, pd.Series(_text(merged, "Double_DSTAT"), index=index), returned),
+        correction_type=correction_type,
+        certain=certain,
     )
+
+
+def _whole_number(text: str) -> int | None:
+    """A CorrectionType as the results hold it ("1", "1.0", 1), None for none or anything else."""
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return int(number) if number.is_integer() else None
 
 
 def _needs_human(qstat: pd.Series, double: pd.Series, returned: np.ndarray) -> pd.Series:
@@ -192,11 +235,15 @@ def _marks(report: pd.Series, field: str) -> pd.Series:
 
 @dataclass(frozen=True)
 class Skipped:
-    """A cell the write-back leaves as it was: the row, the address field, why."""
+    """A cell the write-back leaves as it was: the row, the address field, why; the row's answer, the value
+    given and the service's value, when known."""
 
     record_id: int
     field: str
     reason: str
+    answer: str = ""
+    given: str = ""
+    answered: str = ""
 
 
 def writeback_edits(
@@ -207,7 +254,8 @@ def writeback_edits(
     split_lines: Mapping[int, str] | None = None,
 ) -> tuple[dict[int, dict[str, str]], list[Skipped]]:
     """The cells to write into the customer's file: RecordId → {source column: new value}, and the cells
-    that would be written but are not.
+    that would be written but are not: those ``policy`` does not apply (:func:`kept_as_given`) and those
+    the file cannot take.
 
     ``address_columns`` maps each address field to the customer's column (``AddressInput.address_columns``).
     ``split_lines`` are the rows whose street column held the house number too (RecordId → the line): their
@@ -217,7 +265,7 @@ def writeback_edits(
     applied = corrections.applied(policy)
     split_lines = split_lines or {}
     edits: dict[int, dict[str, str]] = {}
-    skipped: list[Skipped] = []
+    skipped: list[Skipped] = kept_as_given(corrections, applied, policy)
     rows = applied.index[applied.any(axis=1)]
     for record_id in rows.tolist():
         cells = [field for field in corrections.fields if applied.at[record_id, field]]
@@ -243,6 +291,43 @@ def writeback_edits(
         if row_edits:
             edits[record_id] = row_edits
     return edits, skipped
+
+
+def kept_as_given(corrections: Corrections, applied: pd.DataFrame, policy: Policy) -> list[Skipped]:
+    """Every service value that differs from the one given and that ``policy`` does not write (``applied``:
+    :meth:`Corrections.applied`), with the row's QSTAT and CorrectionType and why, in row order."""
+    kept = corrections.differs() & ~applied
+    skipped: list[Skipped] = []
+    for record_id in kept.index[kept.any(axis=1)].tolist():
+        answer = corrections.answer(record_id)
+        reason = _why_kept(corrections, record_id, policy)
+        skipped += [
+            Skipped(
+                record_id,
+                field,
+                reason,
+                answer=answer,
+                given=str(corrections.given.at[record_id, field]),
+                answered=str(corrections.corrected.at[record_id, field]),
+            )
+            for field in corrections.fields
+            if kept.at[record_id, field]
+        ]
+    return skipped
+
+
+def _why_kept(corrections: Corrections, record_id: int, policy: Policy) -> str:
+    """Why a row's differing values are not written back under ``policy``."""
+    qstat = str(corrections.qstat.at[record_id])
+    if qstat == MOVE:
+        return f"a move: written back only with --apply moves or all (not --apply {policy})"
+    if qstat not in HITS:
+        return f"QSTAT {qstat or 'none'} is no hit: the service confirmed no correction"
+    if not corrections.certain.at[record_id]:
+        return "the CorrectionType does not say a correction is required"
+    if policy in ("moves", "none"):
+        return f"corrections are written back only with --apply corrections or all (not --apply {policy})"
+    return "the ShortReport does not mark this field as a correction"
 
 
 def _joined_street(

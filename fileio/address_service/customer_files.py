@@ -16,10 +16,9 @@ from fileio.address_service.records import RECORD_ID, AddressInput
 from fileio.address_service.review import review_sheet, write_review
 from fileio.errors import InputError
 from fileio.limits import TABLE_LIMITS, TableLimits
-from fileio.rejected_rows import LINE
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle
 from fileio.writeback import SkippedEdit, write_back
-from fileio.writeback.report import SkippedLine, WrittenBack, written_back
+from fileio.writeback.report import SkippedLine, WrittenBack, customer_ids, written_back
 from fileio.writeback_policy import Policy
 
 REVIEW_FILE = "review.xlsx"
@@ -64,8 +63,9 @@ def write_customer_writeback(
     for edit in outcome.skipped:
         for field in field_of(edit.row, edit.column):
             written.loc[edit.row, field] = False
-    lines = _skipped_lines(left_out, outcome.skipped, input.address_columns, field_of)
-    return WriteBack(written_back(outcome, lines, output_dir, csv_style=csv_style), written)
+    lines = _skipped_lines(left_out, outcome.skipped, input.address_columns, field_of, corrections)
+    ids = customer_ids(input.rejected_report, input.records, RECORD_ID)
+    return WriteBack(written_back(outcome, lines, output_dir, ids=ids, csv_style=csv_style), written)
 
 
 def _split_street_lines(input: AddressInput) -> dict[int, str]:
@@ -103,12 +103,29 @@ def _skipped_lines(
     skipped: tuple[SkippedEdit, ...],
     address_columns: dict[str, str],
     field_of: Callable[[int, str], tuple[str, ...]],
+    corrections: Corrections,
 ) -> list[SkippedLine]:
     rows = [
-        (skip.record_id, skip.field, address_columns.get(skip.field, ""), skip.reason) for skip in left_out
+        SkippedLine(
+            skip.record_id,
+            skip.field,
+            address_columns.get(skip.field, ""),
+            skip.reason,
+            skip.answer or corrections.answer(skip.record_id),
+            skip.given,
+            skip.answered,
+        )
+        for skip in left_out
     ]
     rows += [
-        (edit.row, ", ".join(field_of(edit.row, edit.column)), edit.column, edit.reason) for edit in skipped
+        SkippedLine(
+            edit.row,
+            ", ".join(field_of(edit.row, edit.column)),
+            edit.column,
+            edit.reason,
+            corrections.answer(edit.row),
+        )
+        for edit in skipped
     ]
     return rows
 
@@ -127,14 +144,13 @@ def write_customer_review(
     address as given beside the service's, the changes and the rows for a human marked (see
     :func:`~fileio.address_service.review.write_review`). ``written``: the cells the write-back wrote (None:
     none was written)."""
-    report = input.rejected_report
-    id_header = str(report.columns[0]) if len(report.columns) and report.columns[0] != LINE else None
-    ids = None
-    if id_header is not None and id_header in input.records:
-        ids = pd.Series(input.records[id_header].to_numpy(), index=input.records[RECORD_ID].astype("int64"))
+    ids = customer_ids(input.rejected_report, input.records, RECORD_ID)
+    id_header = None if ids is None else str(ids.name)
     if written is None:
         written = corrections.applied("none")
-    sheet = review_sheet(corrections, report, policy=policy, written=written, ids=ids, id_header=id_header)
+    sheet = review_sheet(
+        corrections, input.rejected_report, policy=policy, written=written, ids=ids, id_header=id_header
+    )
     return write_review(
         output_dir / REVIEW_FILE,
         sheet,

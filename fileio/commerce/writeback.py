@@ -1,18 +1,21 @@
-"""What an address validation writes back into the customer's file: the certified values of the address
-fields that changed (``street``, ``houseNumber``, ``zip``, ``city``, ``additionalAddress``) of every validated
-row, each into the column it was read from.
+"""What an address validation writes back into the customer's file: the values of the address fields that
+changed (``street``, ``houseNumber``, ``zip``, ``city``, ``additionalAddress``) of every row answered with
+the quality CERTIFIED, or with a further quality the user named (``--apply DOMICILE_UNKNOWN``; the rule is
+:func:`fileio.writeback_policy.quality_applied`), each into the column it was read from.
 
-The commerce API reports no moves: the policies ``corrections`` and ``all`` write the changed fields,
-``moves`` and ``none`` nothing. A field read from two columns (a house number and its addition) is not
-written (neither cell would hold what it held before) and is listed instead, as is a changed field of a row
-that was not validated. A box number is never written: its cell may hold the term too (``Postfach 12``).
+A changed field of a row answered with any other quality, or not validated, keeps its cell and is listed
+with the answer, the value given and the value answered, as is a field read from two columns (a house
+number and its addition: neither cell would hold what it held before). A box number is never written: its
+cell may hold the term too (``Postfach 12``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import pandas as pd
 
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
@@ -20,7 +23,7 @@ from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle
 from fileio.writeback import write_back
 from fileio.writeback.report import SkippedLine, WrittenBack, written_back
-from fileio.writeback_policy import Policy
+from fileio.writeback_policy import quality_applied, validation_answer
 
 WRITEBACK_FIELDS: tuple[str, ...] = ("street", "houseNumber", "zip", "city", "additionalAddress")
 VALIDATED = "validated"
@@ -28,48 +31,75 @@ VALIDATED = "validated"
 
 @dataclass(frozen=True)
 class ValidatedRow:
-    """One row of the results: its data row, its outcome, the leaf fields that changed, the certified
-    values."""
+    """One row of the results: its data row, its outcome, its quality, the leaf fields that changed, the
+    answer's values and the values given."""
 
     row: int
     status: str
     changed: Sequence[str]
     certified: Mapping[str, str | None]
+    quality: str | None = None
+    given: Mapping[str, str | None] | None = None
+
+    def skipped(self, field: str, reason: str) -> SkippedField:
+        """``field`` of this row left as it was, for ``reason``."""
+        given = (self.given or {}).get(field)
+        return SkippedField(
+            self.row,
+            field,
+            reason,
+            answer=validation_answer(self.quality),
+            given=given or "",
+            answered=self.certified.get(field) or "",
+        )
 
 
 @dataclass(frozen=True)
 class SkippedField:
-    """A changed field the write-back leaves as it was: the row, the field, why."""
+    """A changed field the write-back leaves as it was: the row, the field, why; the answer's quality, the
+    value given and the value answered."""
 
     row: int
     field: str
     reason: str
+    answer: str = ""
+    given: str = ""
+    answered: str = ""
 
 
 def validation_edits(
-    rows: Sequence[ValidatedRow], columns: Mapping[str, tuple[str, ...]], policy: Policy
+    rows: Sequence[ValidatedRow], columns: Mapping[str, tuple[str, ...]], further: Collection[str] = ()
 ) -> tuple[dict[int, dict[str, str]], list[SkippedField]]:
-    """The cells to write: data row → {source column: certified value}, and the changed fields left as they
-    were. ``columns``: leaf field → the source column(s) it was read from (``CommerceAddresses.columns``)."""
+    """The cells to write: data row → {source column: the answer's value}, and the changed fields left as
+    they were. ``columns``: leaf field → the source column(s) it was read from
+    (``CommerceAddresses.columns``); ``further``: the qualities applied besides CERTIFIED."""
     edits: dict[int, dict[str, str]] = {}
     skipped: list[SkippedField] = []
-    if policy not in ("corrections", "all"):
-        return edits, skipped
     for row in rows:
         fields = [field for field in row.changed if field in WRITEBACK_FIELDS]
         if fields and row.status != VALIDATED:
-            skipped += [SkippedField(row.row, field, f"the row was {row.status}") for field in fields]
+            skipped += [row.skipped(field, f"the row was {row.status}") for field in fields]
+            continue
+        if fields and not quality_applied(row.quality, further):
+            reason = _not_applied(row.quality)
+            skipped += [row.skipped(field, reason) for field in fields]
             continue
         for field in fields:
             sources = columns.get(field, ())
             value = row.certified.get(field)
             if len(sources) != 1:
-                skipped.append(SkippedField(row.row, field, _no_single_column(sources)))
+                skipped.append(row.skipped(field, _no_single_column(sources)))
             elif value is None or not value.strip():
-                skipped.append(SkippedField(row.row, field, "the certified address has no value for it"))
+                skipped.append(row.skipped(field, "the answer has no value for it"))
             else:
                 edits.setdefault(row.row, {})[sources[0]] = value
     return edits, skipped
+
+
+def _not_applied(quality: str | None) -> str:
+    if quality is None:
+        return "the answer has no quality: only a certified answer is written back"
+    return f"quality {quality} is not certified: written back only with --apply {quality}"
 
 
 def _no_single_column(sources: tuple[str, ...]) -> str:
@@ -83,25 +113,45 @@ def write_validation_writeback(
     rows: Sequence[ValidatedRow],
     output_dir: Path,
     *,
-    policy: Policy,
+    further: Collection[str] = (),
+    ids: pd.Series | None = None,
     limits: TableLimits = TABLE_LIMITS,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
 ) -> WrittenBack:
-    """Write ``writeback.<ext>`` (the input's own extension) with the certified values ``policy`` applies,
-    and ``writeback-skipped.csv`` when some could not be applied.
+    """Write ``writeback.<ext>`` (the input's own extension) with the values of the certified answers and of
+    those of the ``further`` qualities, and ``writeback-skipped.csv`` when some changes were not applied
+    (``ids``: the customer's id per data row, a column of it).
 
     Raises:
         InputError: the input file is gone or changed since it was read (nothing is written).
     """
     if addresses.layout is None:
         raise InputError("the input's layout is unknown: it cannot be written back", path=addresses.source)
-    edits, left_out = validation_edits(rows, addresses.columns, policy)
+    edits, left_out = validation_edits(rows, addresses.columns, further)
     target = output_dir / f"writeback{addresses.source.suffix.lower()}"
     outcome = write_back(addresses.source, target, addresses.layout, edits, limits=limits)
     field_of = {header: field for field, headers in addresses.columns.items() for header in headers}
-    lines: list[SkippedLine] = [
-        (skip.row, skip.field, ", ".join(addresses.columns.get(skip.field, ())), skip.reason)
+    by_row = {row.row: row for row in rows}
+    lines = [
+        SkippedLine(
+            skip.row,
+            skip.field,
+            ", ".join(addresses.columns.get(skip.field, ())),
+            skip.reason,
+            skip.answer,
+            skip.given,
+            skip.answered,
+        )
         for skip in left_out
     ]
-    lines += [(edit.row, field_of.get(edit.column, ""), edit.column, edit.reason) for edit in outcome.skipped]
-    return written_back(outcome, lines, output_dir, csv_style=csv_style)
+    for edit in outcome.skipped:
+        field = field_of.get(edit.column, "")
+        skip = by_row[edit.row].skipped(field, edit.reason) if edit.row in by_row else None
+        lines.append(
+            SkippedLine(edit.row, field, edit.column, edit.reason)
+            if skip is None
+            else SkippedLine(
+                edit.row, field, edit.column, edit.reason, skip.answer, skip.given, skip.answered
+            )
+        )
+    return written_back(outcome, lines, output_dir, ids=ids, csv_style=csv_style)

@@ -1,21 +1,37 @@
-"""What a write-back tells its user: the copy's counts for the run summary, and the corrections it left out
-(``writeback-skipped.csv``: row, field, the customer's column, reason)."""
+"""What a write-back tells its user: the copy's counts for the run summary, and the changes it left out
+(``writeback-skipped.csv``, one shape for every flow: the data row, the customer's id column when the file
+has one, the service's answer (a quality, a QSTAT), the field, the customer's column, the value given, the
+value the answer has, and why it was not written)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
+from fileio.rejected_rows import LINE
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv
 from fileio.writeback.outcome import WriteBackOutcome
 
 SKIPPED_FILE = "writeback-skipped.csv"
-SKIPPED_COLUMNS = ("row", "field", "column", "reason")
-SkippedLine = tuple[int, str, str, str]
-"""One correction left out: the data row, the field, the customer's column, why."""
+SKIPPED_COLUMNS = ("row", "answer", "field", "column", "given", "answered", "reason")
+"""The report's columns; the customer's id column, when there is one, follows ``row`` under its own name."""
+
+
+class SkippedLine(NamedTuple):
+    """One change left out: the data row, the field, the customer's column, why; the service's answer, the
+    value given and the value the answer has, when known."""
+
+    row: int
+    field: str
+    column: str
+    reason: str
+    answer: str = ""
+    given: str = ""
+    answered: str = ""
 
 
 @dataclass(frozen=True)
@@ -44,7 +60,7 @@ class WrittenBack:
             f"{outcome.rows_changed} of {outcome.rows} rows"
         )
         if self.skipped_path is not None:
-            text += f"; {self.skipped} corrections left out, listed in {self.skipped_path.name}"
+            text += f"; {self.skipped} changes left out, listed in {self.skipped_path.name}"
         return text + ".\n"
 
 
@@ -53,11 +69,33 @@ def written_back(
     lines: Sequence[SkippedLine],
     output_dir: Path,
     *,
+    ids: pd.Series | None = None,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
 ) -> WrittenBack:
-    """The outcome with ``writeback-skipped.csv`` written in row order when ``lines`` has any."""
+    """The outcome with ``writeback-skipped.csv`` written in row order when ``lines`` has any; ``ids``: the
+    customer's id per data row (named by its header), a column after ``row``."""
     path = None
     if lines:
-        frame = pd.DataFrame(list(lines), columns=list(SKIPPED_COLUMNS)).sort_values("row", kind="stable")
+        frame = pd.DataFrame(
+            [{column: getattr(line, column) for column in SKIPPED_COLUMNS} for line in lines],
+            columns=list(SKIPPED_COLUMNS),
+        ).sort_values("row", kind="stable")
+        if ids is not None:
+            header = str(ids.name)
+            header = f"{header} (input)" if header in SKIPPED_COLUMNS else header
+            values = ids.reindex(frame["row"].to_numpy()).astype(object)
+            frame.insert(1, header, values.where(values.notna(), "").to_numpy())
         path = write_csv(frame, output_dir / SKIPPED_FILE, style=csv_style)
     return WrittenBack(outcome=outcome, skipped_path=path, skipped=len(lines))
+
+
+def customer_ids(rejected_report: pd.DataFrame, records: pd.DataFrame, row_column: str) -> pd.Series | None:
+    """The customer's id per data row, named by its header: the column ``rejected.csv`` names rows by (the
+    input's id column), taken from the accepted ``records`` (their data row in ``row_column``); None when
+    the report names rows by no column of the input."""
+    columns = rejected_report.columns
+    header = str(columns[0]) if len(columns) and columns[0] != LINE else None
+    if header is None or header not in records:
+        return None
+    index = pd.Index(records[row_column].astype("int64").to_numpy())
+    return pd.Series(records[header].to_numpy(), index=index, name=header)

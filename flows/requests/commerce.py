@@ -9,9 +9,10 @@ from pydantic import ValidationInfo, field_validator
 
 from fileio.commerce.days import MAX_DAYS as MAX_DAYS  # the command line reads it here
 from fileio.commerce.days import date_list, is_date_list
+from fileio.writeback_policy import FURTHER_QUALITIES, FurtherQuality
 from flows.forms import Blank, BlankDate
 from flows.requests.base import RequestPart, argument, flag, option
-from flows.requests.common import Concurrency, Concurrent, Resubmission, TableReading, WriteBack, concurrency
+from flows.requests.common import Concurrency, Concurrent, Resubmission, TableReading, concurrency
 
 DEFAULT_DAYS = 14
 
@@ -34,7 +35,21 @@ class CommerceAddressRequest(Concurrency, TableReading, CommerceAddressFile):
         return {"sheet": self.input_sheet, "delimiter": self.input_delimiter, "encoding": self.input_encoding}
 
 
-class AddressValidationRequest(WriteBack, CommerceAddressRequest):
+class QualitiesWrittenBack(RequestPart):
+    """Which answers of an address validation go back into the copy of the customer's own file besides the
+    certified ones."""
+
+    apply: Annotated[Blank[list[FurtherQuality]], flag("--apply")] = option(
+        "Write back also",
+        "writeback.<ext>, the copy of your file in its own layout, takes the addresses answered CERTIFIED. "
+        f"Name further qualities to write theirs too ({', '.join(FURTHER_QUALITIES)}; --apply once for "
+        "each). Every other changed row stays as you gave it and is listed in writeback-skipped.csv.",
+        None,
+        blank=[],
+    )
+
+
+class AddressValidationRequest(QualitiesWrittenBack, CommerceAddressRequest):
     """The addresses to validate."""
 
 

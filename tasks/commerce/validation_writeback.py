@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from pathlib import Path
 
 from prefect import task
@@ -12,28 +13,36 @@ from fileio.commerce.address_input import LEAF_FIELDS, ROW, CommerceAddresses
 from fileio.commerce.writeback import ValidatedRow, write_validation_writeback
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle
-from fileio.writeback.report import WrittenBack
-from fileio.writeback_policy import Policy
-from tasks.commerce.validation import CERTIFIED_PREFIX, STATUS_COLUMN, ValidationTable
+from fileio.writeback.report import WrittenBack, customer_ids
+from tasks.commerce.validation import CERTIFIED_PREFIX, QUALITY_COLUMN, STATUS_COLUMN, ValidationTable
 
 
 def validated_rows(table: ValidationTable) -> list[ValidatedRow]:
-    """The results' rows as the write-back reads them: data row, outcome, changed fields, certified values."""
+    """The results' rows as the write-back reads them: data row, outcome, quality, changed fields, the
+    answer's values and the values given."""
     frame = table.frame
-    certified = frame[[CERTIFIED_PREFIX + field for field in LEAF_FIELDS]].astype(object)
-    certified = certified.where(certified.notna(), None)
+
+    def texts(columns: list[str]) -> list[list[str | None]]:
+        values = frame[columns].astype(object)
+        return values.where(values.notna(), None).to_numpy().tolist()
+
+    qualities = frame[QUALITY_COLUMN].astype(object)
     return [
         ValidatedRow(
             row=int(row),
             status=str(status),
             changed=changed,
-            certified=dict(zip(LEAF_FIELDS, values, strict=True)),
+            certified=dict(zip(LEAF_FIELDS, answered, strict=True)),
+            quality=None if quality is None else str(quality),
+            given=dict(zip(LEAF_FIELDS, given, strict=True)),
         )
-        for row, status, changed, values in zip(
+        for row, status, quality, changed, answered, given in zip(
             frame[ROW].tolist(),
             frame[STATUS_COLUMN].tolist(),
+            qualities.where(qualities.notna(), None).tolist(),
             table.changed,
-            certified.to_numpy().tolist(),
+            texts([CERTIFIED_PREFIX + field for field in LEAF_FIELDS]),
+            texts(list(LEAF_FIELDS)),
             strict=True,
         )
     ]
@@ -45,17 +54,19 @@ async def write_back_validation(
     table: ValidationTable,
     output_dir: Path,
     *,
-    policy: Policy,
+    further: Collection[str] = (),
     limits: TableLimits = TABLE_LIMITS,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
 ) -> WrittenBack:
-    """:func:`~fileio.commerce.writeback.write_validation_writeback` of the validated rows."""
+    """:func:`~fileio.commerce.writeback.write_validation_writeback` of the validated rows: the certified
+    answers and those of the ``further`` qualities applied."""
     return await asyncio.to_thread(
         write_validation_writeback,
         addresses,
         validated_rows(table),
         output_dir,
-        policy=policy,
+        further=further,
+        ids=customer_ids(addresses.rejected_report, addresses.records, ROW),
         limits=limits,
         csv_style=csv_style,
     )

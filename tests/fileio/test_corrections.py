@@ -40,7 +40,7 @@ def merged(rows: list[dict[str, str]]) -> pd.DataFrame:
     return frame
 
 
-def row(qstat: str, short_report: str = BLANK, **values: str) -> dict[str, str]:
+def row(qstat: str, short_report: str = BLANK, correction_type: str = "1", **values: str) -> dict[str, str]:
     given = {
         "Streetname_in": "Lindenstrasse",
         "HouseNo_in": "12",
@@ -49,7 +49,7 @@ def row(qstat: str, short_report: str = BLANK, **values: str) -> dict[str, str]:
     }
     result = {key.removesuffix("_in"): value for key, value in given.items()}
     result.update(values)
-    return {"QSTAT": qstat, "ShortReport": short_report, **given, **result}
+    return {"QSTAT": qstat, "ShortReport": short_report, "CorrectionType": correction_type, **given, **result}
 
 
 def test_a_hit_with_a_changed_street_is_a_correction_and_needs_no_human() -> None:
@@ -177,7 +177,18 @@ def test_edits_follow_the_policy_and_name_the_customers_columns() -> None:
     assert writeback_edits(corrections, columns, "corrections")[0] == {1: {"Strasse": "Lindenweg"}}
     assert writeback_edits(corrections, columns, "moves")[0] == {2: {"PLZ": "6003", "Ort": "Luzern"}}
     assert set(writeback_edits(corrections, columns, "all")[0]) == {1, 2}
-    assert writeback_edits(corrections, columns, "none") == ({}, [])
+    edits, kept = writeback_edits(corrections, columns, "none")
+    assert edits == {}
+    assert [(skip.record_id, skip.field, skip.answer, skip.given, skip.answered) for skip in kept] == [
+        (1, "Streetname", "QSTAT 1, CorrectionType 1", "Lindenstrasse", "Lindenweg"),
+        (2, "ZIPCode", "QSTAT 4, CorrectionType 1", "6010", "6003"),
+        (2, "TownName", "QSTAT 4, CorrectionType 1", "Kriens", "Luzern"),
+    ]
+    assert (
+        kept[0].reason
+        == "corrections are written back only with --apply corrections or all (not --apply none)"
+    )
+    assert kept[1].reason == "a move: written back only with --apply moves or all (not --apply none)"
 
 
 def test_a_field_without_a_column_in_the_file_is_listed_not_written() -> None:
@@ -219,4 +230,58 @@ def test_a_street_cell_that_held_a_po_box_line_is_left_as_it_was() -> None:
     )
 
     assert edits == {}
-    assert skipped == [Skipped(1, "Streetname", "the street cell held a P.O. box or c/o line")]
+    assert skipped == [
+        Skipped(
+            1,
+            "HouseNo",
+            "the ShortReport does not mark this field as a correction",
+            answer="QSTAT 1, CorrectionType 1",
+            given="",
+            answered="12",
+        ),
+        Skipped(1, "Streetname", "the street cell held a P.O. box or c/o line"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("qstat", "correction_type", "written"),
+    [
+        ("1", "1", True),
+        ("2", "1", True),
+        ("3", "1.0", True),
+        ("1", "0", False),
+        ("1", "", False),
+        ("25", "1", False),
+        ("50", "1", False),
+        ("51", "1", False),
+        ("K", "1", False),
+        ("4", "1", False),
+    ],
+)
+def test_only_a_hit_whose_correction_type_requires_it_is_written_back(
+    qstat: str, correction_type: str, written: bool
+) -> None:
+    frame = merged([row(qstat, report(town="3"), correction_type, TownName="Kriens LU")])
+    corrections = classify(frame)
+
+    edits, skipped = writeback_edits(corrections, {"TownName": "Ort"}, "corrections")
+
+    assert edits == ({1: {"Ort": "Kriens LU"}} if written else {})
+    if written:
+        assert skipped == []
+    else:
+        [kept] = skipped
+        kind = correction_type.split(".")[0] or "none"
+        assert (kept.field, kept.given, kept.answered) == ("TownName", "Kriens", "Kriens LU")
+        assert kept.answer == f"QSTAT {qstat}, CorrectionType {kind}"
+
+
+def test_results_without_a_correction_type_write_no_correction_back() -> None:
+    frame = merged([row("1", report(street="3"), Streetname="Lindenweg")]).drop(columns="CorrectionType")
+    corrections = classify(frame)
+
+    edits, [kept] = writeback_edits(corrections, {"Streetname": "Strasse"}, "all")
+
+    assert edits == {}
+    assert kept.answer == "QSTAT 1, CorrectionType none"
+    assert kept.reason == "the CorrectionType does not say a correction is required"

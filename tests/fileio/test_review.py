@@ -35,6 +35,7 @@ def _merged() -> pd.DataFrame:
             "ReturnedByService": [True, True, True],
             "QSTAT": ["1", "4", "51"],
             "ShortReport": [STREET_CHANGED, MOVED, "0" * 24],
+            "CorrectionType": ["1", "1", "0"],
             "Streetname": ["Lindenstrasse", "Zentralstrasse", "Nowhere"],
             "Streetname_in": ["Lindenstr.", "Bahnhofstrasse", "Nowhere"],
             "ZIPCode": ["6010", "2502", "9999"],
