@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import Annotated, Any, get_type_hints
+from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 import annotated_types
 import typer
@@ -81,6 +81,8 @@ def _cli_type(info: FieldInfo, cli: Cli) -> Any:
     if cli.takes in ("widths", "escaped", "date", "text", "duration"):
         return str | None
     annotation = info.annotation
+    if _list_of_choices(annotation):
+        return list[str] | None  # Typer takes no list of choices: the part checks each and names the choices
     if cli.unset:
         return annotation | None  # type: ignore[operator]  # a field's type, None added
     if cli.required and annotation is not None:
@@ -88,6 +90,14 @@ def _cli_type(info: FieldInfo, cli: Cli) -> Any:
         kept = [arg for arg in getattr(annotation, "__args__", ()) if arg is not type(None)]
         return kept[0] if len(kept) == 1 else annotation
     return annotation
+
+
+def _list_of_choices(annotation: Any) -> bool:
+    """Whether a field's type is a list of ``Literal`` choices (None allowed)."""
+    kept = [arg for arg in get_args(annotation) if arg is not type(None)]
+    if len(kept) != 1 or get_origin(kept[0]) is not list:
+        return False
+    return get_origin(get_args(kept[0])[0]) is Literal
 
 
 def cli_values(parts: Sequence[Part], given: Mapping[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from pydantic import ValidationInfo, field_validator
 
 from fileio.commerce.days import MAX_DAYS as MAX_DAYS  # the command line reads it here
 from fileio.commerce.days import date_list, is_date_list
-from fileio.writeback_policy import FURTHER_QUALITIES, FurtherQuality
+from fileio.writeback_policy import CERTIFIED, FURTHER_QUALITIES, FurtherQuality
 from flows.forms import Blank, BlankDate
 from flows.requests.base import RequestPart, argument, flag, option
 from flows.requests.common import Concurrency, Concurrent, Resubmission, TableReading, concurrency
@@ -47,6 +47,19 @@ class QualitiesWrittenBack(RequestPart):
         None,
         blank=[],
     )
+
+    @field_validator("apply", mode="before")
+    @classmethod
+    def _known_qualities(cls, value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        unknown = [name for name in value if name != CERTIFIED and name not in FURTHER_QUALITIES]
+        if unknown:
+            raise ValueError(
+                f"{', '.join(map(str, unknown))}: not a quality to write back; the qualities are "
+                f"{', '.join(FURTHER_QUALITIES)} (CERTIFIED is always written back)"
+            )
+        return [name for name in value if name != CERTIFIED]
 
 
 class AddressValidationRequest(QualitiesWrittenBack, CommerceAddressRequest):

@@ -68,9 +68,16 @@ async def _round_trip(source: Path, tmp_path: Path, **options: Any) -> tuple[Pat
         field = FIELD_OF[column]
         expected = service.at[row, field] + (service.at[row, "HouseNoAddition"] if field == "HouseNo" else "")
         assert new == expected, (row, column)
+        # Only a hit whose CorrectionType requires a correction is written back.
+        assert service.at[row, "QSTAT"] in ("1", "2", "3") and service.at[row, "CorrectionType"] == "1"
     second = await _batch(copy, tmp_path / "second", **options)
-    assert second["corrected_rows"] == 0
+    # What the service still has otherwise is no certain correction: kept and listed.
     assert second["writeback"]["cells_changed"] == 0
+    if second["corrected_rows"]:
+        skipped = read_output_csv(tmp_path / "second" / "writeback-skipped.csv", dtype=str)
+        hits = skipped[skipped["answer"].str.match(r"QSTAT [123],")]
+        certain = hits[hits["answer"].str.endswith("CorrectionType 1")]
+        assert (certain["reason"] == "the ShortReport does not mark this field as a correction").all()
     return copy, summary
 
 
@@ -170,21 +177,28 @@ async def test_moves_are_written_only_when_asked(sandbox: Sandbox, tmp_path: Pat
     assert moves["writeback"]["rows_changed"] == 2 and corrections["writeback"]["rows_changed"] > 2
 
 
-@pytest.mark.parametrize("policy", ["corrections", "none"])
-async def test_address_validation_writes_the_certified_values_back(
-    sandbox: Sandbox, tmp_path: Path, policy: str
+@pytest.mark.parametrize("further", [[], ["USUALLY_CERTIFIED", "DOMICILE_UNKNOWN"]])
+async def test_address_validation_writes_back_the_answers_of_the_qualities_applied(
+    sandbox: Sandbox, tmp_path: Path, further: list[str]
 ) -> None:
     source = EXAMPLES / "commerce-addresses.csv"
 
-    summary = await call(address_validation, input_path=source, output_dir=tmp_path, apply=policy)
+    summary = await call(address_validation, input_path=source, output_dir=tmp_path, apply=further)
 
     copy = tmp_path / "writeback.csv"
     changed = _changed_cells(read_table(source).frame, read_table(copy).frame)
     assert len(changed) == summary["writeback"]["cells_changed"]
-    if policy == "none":
-        assert copy.read_bytes() == source.read_bytes()
-    else:
-        assert changed and all(before.casefold() != after.casefold() for before, after in changed.values())
+    results = read_output_csv(tmp_path / "results.csv", dtype=str, keep_default_na=False)
+    quality = dict(zip(results["row"].astype(int), results["quality"], strict=True))
+    # The example's one change of a certified answer differs only in case: no certified value changes it.
+    assert bool(changed) is bool(further)
+    assert all(before.casefold() != after.casefold() for before, after in changed.values())
+    assert {quality[row] for row, _ in changed} <= {"CERTIFIED", *further}
+    kept = {row for row, fields in zip(results["row"].astype(int), results["ChangedFields"], strict=True) if fields}
+    kept -= {row for row, _ in changed}
+    if kept:
+        skipped = read_output_csv(tmp_path / "writeback-skipped.csv", dtype=str, keep_default_na=False)
+        assert set(skipped["row"].astype(int)) >= kept
 
 
 async def test_the_review_marks_every_change_and_every_row_for_a_human(
