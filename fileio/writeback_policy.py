@@ -86,6 +86,12 @@ def writeback_rules(marks: str) -> tuple[WriteBackRule, ...]:
             f"ShortReport character is one of {', '.join(marks)}",
             APPLIED + " (`--apply corrections`, the default, or `all`)",
         ),
+        WriteBackRule(
+            batch,
+            f"QSTAT {hits} with CorrectionType {CORRECTION_REQUIRED}: a changed address field the "
+            "ShortReport does not mark as a correction",
+            KEPT,
+        ),
         WriteBackRule(batch, f"QSTAT {hits} with CorrectionType 0 or none", KEPT),
         WriteBackRule(
             batch,

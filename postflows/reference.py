@@ -76,7 +76,21 @@ def _shown_default(value: object) -> str:
     return f"`{value}`"
 
 
-SECTIONS: Mapping[str, Callable[[], str]] = {"not-processed": not_processed_table, "limits": limits_table}
+def writeback_table() -> str:
+    """Which answer of each address flow goes into ``writeback.<ext>``: the rule table the write-backs
+    decide by (:func:`fileio.writeback_policy.writeback_rules`), with the default correction marks."""
+    from fileio.writeback_policy import rules_table, writeback_rules
+    from postflows.settings.apis import AddressServiceSettings
+
+    marks = AddressServiceSettings.model_fields["correction_marks"].default
+    return rules_table(writeback_rules(marks))
+
+
+SECTIONS: Mapping[str, Callable[[], str]] = {
+    "not-processed": not_processed_table,
+    "limits": limits_table,
+    "writeback": writeback_table,
+}
 
 
 class ReferenceError(ValueError):

@@ -133,8 +133,9 @@ class WriteBack(RequestPart):
     apply: Annotated[Policy, flag("--apply")] = option(
         "Write back",
         "Which values go into writeback.<ext>, the copy of your file in its own layout: corrections (the "
-        "spelling, postcode and town corrections of hits), moves (the new address of a person who moved), "
-        "all, or none (an unchanged copy).",
+        "spelling, postcode and town corrections of hits whose CorrectionType requires a correction), moves "
+        "(the new address of a person who moved), all, or none (an unchanged copy). Every other value the "
+        "service has otherwise stays as you gave it and is listed in writeback-skipped.csv.",
         "corrections",
     )
 

@@ -100,3 +100,22 @@ def test_the_documentation_site_builds_in_strict_mode(tmp_path: Path) -> None:
     assert "WARNING" not in built.stderr
     assert (tmp_path / "site" / "flows" / "address-batch" / "index.html").is_file()
     assert (tmp_path / "site" / "specifications" / "newspaper-api" / "index.html").is_file()
+
+
+def test_the_writeback_table_has_a_line_per_answer_of_each_flow() -> None:
+    from fileio.writeback_policy import FURTHER_QUALITIES, KEPT
+
+    rows = reference.writeback_table().splitlines()[2:]
+    batch = [row for row in rows if row.startswith("| `address-batch`")]
+    validation = [row for row in rows if row.startswith("| `address-validation`")]
+    assert len(batch) + len(validation) == len(rows)
+    assert batch[0].startswith("| `address-batch` | QSTAT 1, 2, 3 with CorrectionType 1: a changed address")
+    assert "one of 2, 3, 4 | applied" in batch[0]
+    assert all(row.endswith(f"| {KEPT} |") for row in batch[1:3])
+    assert "applied with `--apply moves`" in batch[3]
+    assert validation[0] == "| `address-validation` | quality CERTIFIED | applied |"
+    for quality, row in zip(FURTHER_QUALITIES, validation[1:], strict=False):
+        assert row.startswith(
+            f"| `address-validation` | quality {quality} | applied with `--apply {quality}`;"
+        )
+    assert validation[-1] == f"| `address-validation` | any other quality, or none | {KEPT} |"

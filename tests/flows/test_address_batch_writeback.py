@@ -194,7 +194,11 @@ async def test_address_validation_writes_back_the_answers_of_the_qualities_appli
     assert bool(changed) is bool(further)
     assert all(before.casefold() != after.casefold() for before, after in changed.values())
     assert {quality[row] for row, _ in changed} <= {"CERTIFIED", *further}
-    kept = {row for row, fields in zip(results["row"].astype(int), results["ChangedFields"], strict=True) if fields}
+    kept = {
+        row
+        for row, fields in zip(results["row"].astype(int), results["ChangedFields"], strict=True)
+        if fields
+    }
     kept -= {row for row, _ in changed}
     if kept:
         skipped = read_output_csv(tmp_path / "writeback-skipped.csv", dtype=str, keep_default_na=False)
