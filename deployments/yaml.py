@@ -1,8 +1,14 @@
 """``prefect.yaml`` generated from the catalog: ``python -m deployments.yaml > prefect.yaml``.
 
-The file is for ``prefect deploy`` with the process work pools of :mod:`deployments.catalog` (one per API, as
-``postflows deploy`` makes them; create them first); it has no pull steps, so
+The file is for ``prefect deploy --all`` after ``postflows setup`` (which makes the process work pools of
+:mod:`deployments.catalog`, one per API, the rate limits and the automations); it has no pull steps, so
 ``prefect deploy`` records the directory it runs in (the repository) as where workers load the flows from.
+
+It leaves out what would undo an operator's choice in the UI when deployed again: a schedule's ``active``
+(Prefect 3.8.8 patches the server's schedules by slug and leaves out what the file leaves out) and the
+deployment's ``parameters`` (the flows' own defaults apply). ``prefect deploy`` still sends the deployment's
+parameter defaults (``{}`` when the file has none) and ``paused`` (false) on every run, whatever the file
+says: docs/deployments.md names that and what else the file cannot express.
 """
 
 from __future__ import annotations
@@ -16,9 +22,10 @@ from deployments.catalog import CATALOG, DeploymentSpec
 
 HEADER = (
     "# Generated from deployments/catalog.py by `python -m deployments.yaml > prefect.yaml`: edit the\n"
-    "# catalog, not this file (tests/deployments checks that they agree). `prefect deploy --all` deploys\n"
-    "# every flow to the process work pool of its API (address-service, newspaper, commerce); `postflows\n"
-    "# deploy` makes the pools and the same deployments, `postflows serve` serves them without a pool.\n"
+    "# catalog, not this file (tests/deployments checks that they agree). Run `postflows setup` first (the\n"
+    "# work pools address-service, newspaper, commerce, the rate limits and the automations), then\n"
+    "# `prefect deploy --all` deploys every flow to the pool of its API. `postflows deploy` does both and\n"
+    "# keeps parameter defaults set and deployments paused in the UI, which `prefect deploy` resets.\n"
 )
 PREFECT_VERSION = "3.8.8"
 

@@ -122,7 +122,9 @@ def test_served_and_listed_deployments_agree(
     assert [_schedule_fields(s["schedule"], s["slug"], s.get("parameters", {})) for s in from_yaml] == [
         _schedule_fields(s.schedule, s.slug, s.parameters) for s in deployment.schedules
     ]
-    assert all(s.active for s in deployment.schedules) and all(c["active"] for c in entry["schedules"])
+    # No `active` in the file: `prefect deploy` would switch a schedule paused in the UI back on.
+    assert all(s.active for s in deployment.schedules) and all("active" not in c for c in entry["schedules"])
+    assert "parameters" not in entry and "paused" not in entry
 
     yaml_triggers = _initialize_deployment_triggers(spec.name, [dict(t) for t in entry["triggers"]])
     assert [_trigger_fields(t) for t in yaml_triggers] == [_trigger_fields(t) for t in deployment.triggers]
