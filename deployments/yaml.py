@@ -4,28 +4,35 @@ The file is for ``prefect deploy --all`` after ``postflows setup`` (which makes 
 :mod:`deployments.catalog`, one per API, the rate limits and the automations); it has no pull steps, so
 ``prefect deploy`` records the directory it runs in (the repository) as where workers load the flows from.
 
-It leaves out what would undo an operator's choice in the UI when deployed again: a schedule's ``active``
-(Prefect 3.8.8 patches the server's schedules by slug and leaves out what the file leaves out) and the
-deployment's ``parameters`` (the flows' own defaults apply). ``prefect deploy`` still sends the deployment's
-parameter defaults (``{}`` when the file has none) and ``paused`` (false) on every run, whatever the file
-says: docs/deployments.md names that and what else the file cannot express.
+It keeps what an operator chose in the UI when deployed again: it has no schedule ``active`` (Prefect
+3.8.8 patches the server's schedules by slug and leaves out what the file leaves out), and each deployment's
+``parameters`` are the server's defaults, read by the build step :func:`deployments.prefect_steps.server_choices`
+(every parameter of the flow as ``{{ on-server.<parameter> }}``; one without a default on the server is not
+sent, so the flow's own default applies). ``prefect deploy`` still sends ``paused`` (false) on every run,
+whatever the file says: docs/deployments.md names that and what else the file cannot express. The flows'
+parameter names are read from their source (:func:`parameter_names`), without importing them.
 """
 
 from __future__ import annotations
 
+import ast
 import sys
 from typing import Any
 
 import yaml
 
 from deployments.catalog import CATALOG, DeploymentSpec
+from deployments.deploy import CODE_ROOT
+from deployments.prefect_steps import STEP_ID, placeholder, server_choices
 
 HEADER = (
     "# Generated from deployments/catalog.py by `python -m deployments.yaml > prefect.yaml`: edit the\n"
     "# catalog, not this file (tests/deployments checks that they agree). Run `postflows setup` first (the\n"
     "# work pools address-service, newspaper, commerce, the rate limits and the automations), then\n"
-    "# `prefect deploy --all` deploys every flow to the pool of its API. `postflows deploy` does both and\n"
-    "# keeps parameter defaults set and deployments paused in the UI, which `prefect deploy` resets.\n"
+    "# `prefect deploy --all` deploys every flow to the pool of its API, keeping the schedules paused and\n"
+    "# the parameter defaults set in the UI (each deployment's build step reads them from the server).\n"
+    "# It resumes a deployment paused in the UI: pause its schedules or its work pool instead, or use\n"
+    "# `postflows deploy`, which does both steps and keeps that too.\n"
 )
 PREFECT_VERSION = "3.8.8"
 
@@ -41,7 +48,30 @@ def deployment_entry(spec: DeploymentSpec) -> dict[str, Any]:
         "schedules": [schedule.as_dict() for schedule in spec.schedules],
         "triggers": [dict(trigger) for trigger in spec.triggers],
         "work_pool": {"name": spec.work_pool},
+        "build": [
+            {
+                f"{server_choices.__module__}.{server_choices.__name__}": {
+                    "id": STEP_ID,
+                    "deployment": spec.full_name,
+                }
+            }
+        ],
+        "parameters": {name: placeholder(name) for name in parameter_names(spec)},
     }
+
+
+def parameter_names(spec: DeploymentSpec) -> list[str]:
+    """The names of the parameters of ``spec``'s flow, in order, read from the source of its entrypoint
+    (importing the flows would load pandas and the rest: this module runs as a script)."""
+    path, _, function = spec.entrypoint.partition(":")
+    tree = ast.parse((CODE_ROOT / path).read_text(encoding="utf-8"), filename=path)
+    (found,) = (
+        node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == function
+    )
+    arguments = found.args
+    return [argument.arg for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
 
 
 def project() -> dict[str, Any]:
