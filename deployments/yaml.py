@@ -4,13 +4,14 @@ The file is for ``prefect deploy --all`` after ``postflows setup`` (which makes 
 :mod:`deployments.catalog`, one per API, the rate limits and the automations); it has no pull steps, so
 ``prefect deploy`` records the directory it runs in (the repository) as where workers load the flows from.
 
-It keeps what an operator chose in the UI when deployed again: it has no schedule ``active`` (Prefect
-3.8.8 patches the server's schedules by slug and leaves out what the file leaves out), and each deployment's
-``parameters`` are the server's defaults, read by the build step :func:`deployments.prefect_steps.server_choices`
-(every parameter of the flow as ``{{ on-server.<parameter> }}``; one without a default on the server is not
-sent, so the flow's own default applies). ``prefect deploy`` still sends ``paused`` (false) on every run,
-whatever the file says: docs/deployments.md names that and what else the file cannot express. The flows'
-parameter names are read from their source (:func:`parameter_names`), without importing them.
+It keeps what an operator chose in the UI when deployed again: it has no schedule ``active`` (Prefect 3.8.8
+patches the server's schedules by slug and leaves out what the file leaves out), and each deployment's
+``parameters`` are the server's defaults, read by the build step
+:func:`deployments.prefect_steps.server_choices` (every parameter of the flow as ``{{ on-server.<name> }}``;
+one without a default on the server is not sent, so the flow's own default applies). ``prefect deploy``
+still sends ``paused: false`` when the file says nothing, so it resumes a deployment paused in the UI:
+docs/deployments.md names that and what else the file cannot express. The flows' parameter names are read
+from their source (:func:`parameter_names`), without importing them.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The build step of ``prefect.yaml`` keeps the parameter defaults set on the server: run by Prefect's own step
-runner and filled in by Prefect's own templating as ``prefect deploy`` does (Prefect 3.8.8), a default the
-server has is sent again, one it has not is left out, and no warning is printed for it."""
+"""The build step of ``prefect.yaml`` keeps the parameter defaults set on the server: run by Prefect's own
+step runner and filled in by Prefect's own templating as ``prefect deploy`` does (Prefect 3.8.8), a default
+the server has is sent again, one it has not is left out, and no warning is printed for it."""
 
 from __future__ import annotations
 
