@@ -52,14 +52,13 @@ class CronSpec:
     parameters: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     def as_dict(self) -> dict[str, Any]:
-        """The schedule as ``prefect.yaml`` spells it."""
-        return {
-            "cron": self.cron,
-            "timezone": TIMEZONE,
-            "slug": self.slug,
-            "active": True,
-            "parameters": dict(self.parameters),
-        }
+        """The schedule as ``prefect.yaml`` spells it: no ``active`` (``prefect deploy`` would switch a
+        schedule paused in the UI back on) and ``parameters`` only when it has some (an absent key leaves
+        the server's as they are; a new schedule is active)."""
+        schedule: dict[str, Any] = {"cron": self.cron, "timezone": TIMEZONE, "slug": self.slug}
+        if self.parameters:
+            schedule["parameters"] = dict(self.parameters)
+        return schedule
 
 
 @dataclass(frozen=True)

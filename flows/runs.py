@@ -27,6 +27,7 @@ from tasks.submission import JobParked
 
 SUMMARY_FILE = "summary.md"
 INTERRUPTED = "INTERRUPTED"
+CRASHED = "CRASHED"
 # Earlier work named in the summary per kind; the rest is counted.
 SHOWN_REUSED = 5
 _LOCAL_PICTURE = re.compile(r"^!\[[^\]\n]*\]\((?![a-z][a-z0-9+.-]*://)[^)\n]+\)[ \t]*\n(?:[ \t]*\n)?", re.M)
@@ -150,8 +151,10 @@ async def recorded_run(
     notify: Callable[[str], None] | None = None,
 ) -> AsyncIterator[tuple[RunRecorder, RunSummary]]:
     """Record a run that holds its idempotency key; it ends COMPLETED, FAILED (with the error), INTERRUPTED
-    (Ctrl-C or a cancellation, at any point, even while the record is made), or PARKED. A completed run
-    emits ``postflows.<flow>.finished``, a failed one ``postflows.<flow>.failed`` (:mod:`flows.run_events`).
+    (Ctrl-C or a cancellation, at any point, even while the record is made), CRASHED (its process ends under
+    it: ``SystemExit`` or another ``BaseException`` that is no ``Exception``), or PARKED. A completed run
+    emits ``postflows.<flow>.finished``, a failed or crashed one ``postflows.<flow>.failed``
+    (:mod:`flows.run_events`).
 
     A second run with the same key waits here (bounded by ``lease_wait_s``) while a live run holds it. The
     idempotent steps of the run are retried as the settings say (:func:`tasks.retrying.step_retries`). A
@@ -183,7 +186,11 @@ async def recorded_run(
     except BaseException as error:
         scrub_error(error)
         reason = f"{type(error).__name__}: {error}"
-        await recorder.finish("FAILED", error=reason, summary=summary)
+        # Not an Exception (SystemExit: the process is ending under the run, e.g. its worker was killed): the
+        # run did not fail, it crashed, as Prefect records it.
+        await recorder.finish(
+            "FAILED" if isinstance(error, Exception) else CRASHED, error=reason, summary=summary
+        )
         _ended(recorder, run_events.FAILED, summary, parameters, error=reason)
         raise
     if not summary.is_parked:

@@ -81,7 +81,9 @@ class Base(DeclarativeBase):
 class RunState(StrEnum):
     """Where a run stands; RUNNING until ``finish_run`` records the outcome. PARKED: the run ended while its
     remote job still runs, and a follow-up run continues it. INTERRUPTED: stopped by Ctrl-C or a
-    cancellation (CANCELLED: the same, recorded before INTERRUPTED existed); the same command takes it up."""
+    cancellation (CANCELLED: the same, recorded before INTERRUPTED existed); the same command takes it up.
+    CRASHED: its process ended under it (``SystemExit``, e.g. its worker was killed), as Prefect records
+    it."""
 
     RUNNING = "RUNNING"
     COMPLETED = "COMPLETED"
@@ -89,6 +91,7 @@ class RunState(StrEnum):
     CANCELLED = "CANCELLED"
     PARKED = "PARKED"
     INTERRUPTED = "INTERRUPTED"
+    CRASHED = "CRASHED"
 
 
 class JobState(StrEnum):

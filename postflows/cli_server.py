@@ -3,6 +3,7 @@ report to when ``PREFECT_API_URL`` is not set (see :mod:`postflows.prefect_serve
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
@@ -17,6 +18,7 @@ from postflows.prefect_server import (
     ServerError,
     answers,
     configured_api_url,
+    ui_url,
 )
 
 server_app = typer.Typer(
@@ -50,7 +52,14 @@ def _overridden() -> None:
 @server_app.command("start")
 def start_command(
     port: Annotated[int, typer.Option("--port", help="Port to listen on")] = DEFAULT_PORT,
-    host: Annotated[str, typer.Option("--host", help="Interface to bind")] = DEFAULT_HOST,
+    host: Annotated[
+        str,
+        typer.Option(
+            "--host",
+            help="Interface to bind; with 0.0.0.0 or :: the UI and the links of notifications name this "
+            "machine (its host name) unless PREFECT_UI_URL / PREFECT_UI_API_URL say otherwise",
+        ),
+    ] = DEFAULT_HOST,
     timeout: Annotated[
         float, typer.Option("--timeout", help="Seconds to wait for it to answer")
     ] = START_TIMEOUT_S,
@@ -66,7 +75,7 @@ def start_command(
     verb = "already running" if already is not None else "started"
     typer.echo(f"Prefect server {verb}: {state.api_url} (pid {state.pid})")
     database = "PostgreSQL (POSTFLOWS_SERVER_DATABASE_URL)" if _database_url() else "SQLite database"
-    typer.echo(f"UI: {state.api_url.removesuffix('/api')}  home, {database} and log: {server.home}")
+    typer.echo(f"UI: {ui_url(os.environ, state.host, state.port)}  home, {database} and log: {server.home}")
     switch = activate(state.api_url, server.home)
     typer.echo(
         f"Prefect profile {PROFILE!r} is active: prefect commands use this server (the profile active "

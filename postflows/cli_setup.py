@@ -1,6 +1,8 @@
-"""``postflows setup``: prepare the Prefect server for the flows: the per-API rate limits and the automations.
+"""``postflows setup``: prepare the Prefect server for the flows: the work pools of the catalog (what
+``prefect deploy --all`` of ``prefect.yaml`` needs), the per-API rate limits and the automations.
 :func:`register` adds the command to ``postflows``; ``postflows deploy`` (:mod:`postflows.cli_deploy`) does
-the same through :func:`require_prefect_server` and :func:`set_up_server`."""
+the same through :func:`require_prefect_server` and :func:`set_up_server`, making the pools it deploys to
+itself."""
 
 from __future__ import annotations
 
@@ -49,11 +51,23 @@ def set_up_server() -> None:
         typer.echo("no failure announcements: POSTFLOWS_NOTIFY_BLOCK names no notification block")
 
 
+def set_up_work_pools() -> None:
+    """Create the catalog's work pools missing on the server (type process); one line each."""
+    from deployments.deploy import ensure_work_pools, pool_names, pools_by_deployment
+
+    names = pool_names(pools_by_deployment())
+    for applied in run_work(lambda: ensure_work_pools(names), progress=False):
+        typer.echo(applied.line())
+
+
 def setup_command() -> None:
-    """Create the rate limits address-service, newspaper-api and commerce-api and the automations (crashed
+    """Create the work pools address-service, newspaper and commerce (type process; an existing pool is left
+    as it is), the rate limits address-service, newspaper-api and commerce-api and the automations (crashed
     runs detected and run again once, failures announced) on the Prefect server that `postflows info` names
-    (PREFECT_API_URL, else the local server), or bring them to the configured values."""
+    (PREFECT_API_URL, else the local server), or bring them to the configured values. Run it before
+    `prefect deploy --all`."""
     require_prefect_server("set up")
+    set_up_work_pools()
     set_up_server()
 
 

@@ -29,6 +29,8 @@ STATE_STYLES = {
     "FAILED": "red",
     "CANCELLED": "magenta",
     "PARKED": "cyan",
+    "INTERRUPTED": "magenta",
+    "CRASHED": "bold red",
 }
 LEVEL_STYLES = {"info": "blue", "warning": "yellow", "error": "red"}
 

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 import tomllib
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -36,6 +37,10 @@ START_TIMEOUT_S = 120.0
 TEMPORARY_START_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 20.0
 HEALTH_TIMEOUT_S = 2.0
+WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
+"""``--host`` values that bind every interface: no address another machine could call."""
+LOOPBACK = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}
+"""Where this machine calls a server bound to every interface."""
 # How the server's process was started, as /proc shows its arguments: ``python -m postflows.server_process``
 # (Prefect's ``prefect server start`` with SQLite writes that wait for each other), or, by an earlier
 # version, ``python -m prefect server start``.
@@ -57,7 +62,8 @@ class ServerState:
 
     @property
     def api_url(self) -> str:
-        return _api_url(self.host, self.port)
+        """The API as this machine calls it: over loopback when the server listens on every interface."""
+        return _api_url(LOOPBACK.get(self.host, self.host), self.port)
 
 
 @dataclass(frozen=True)
@@ -125,9 +131,7 @@ class LocalServer:
         _check_port_free(host, port)
         make_dirs(self.home)
         os.chmod(self.home, PRIVATE_DIR_MODE)
-        env = {**os.environ, "PREFECT_HOME": str(self.home), "PREFECT_UI_API_URL": _api_url(host, port)}
-        env.pop("PREFECT_API_URL", None)
-        env.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+        env = server_environment(os.environ, self.home, host, port)
         if database_url:
             env["PREFECT_SERVER_DATABASE_CONNECTION_URL"] = server_database_url(database_url)
         log_fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_FILE_MODE)
@@ -176,6 +180,36 @@ class LocalServer:
         while not _port_free(state.host, state.port) and time.monotonic() < deadline + STOP_TIMEOUT_S:
             time.sleep(0.1)
         return state
+
+
+def server_environment(environ: Mapping[str, str], home: Path, host: str, port: int) -> dict[str, str]:
+    """The environment of the local server listening on ``host``:``port``: ``environ`` with the server's home,
+    without ``PREFECT_API_URL`` (it is the API), and with the addresses the UI and the links of notifications
+    use: ``PREFECT_UI_API_URL`` (``http://<host>:<port>/api``, which the UI calls from the browser) and
+    ``PREFECT_UI_URL`` (``http://<host>:<port>``, in "view the run" links), each unless ``environ`` sets
+    it. Bound to every interface (``0.0.0.0``, ``::``) they name this machine (:func:`public_host`): other
+    machines cannot reach ``0.0.0.0``."""
+    env = {**environ, "PREFECT_HOME": str(home)}
+    env.pop("PREFECT_API_URL", None)
+    env.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    env["PREFECT_UI_URL"] = ui_url(environ, host, port)
+    env["PREFECT_UI_API_URL"] = environ.get("PREFECT_UI_API_URL") or _api_url(public_host(host), port)
+    return env
+
+
+def ui_url(environ: Mapping[str, str], host: str, port: int) -> str:
+    """The UI's address of the local server on ``host``:``port``: ``PREFECT_UI_URL`` when ``environ`` sets
+    it, else ``http://<host>:<port>`` with this machine's name for every interface (:func:`public_host`)."""
+    return environ.get("PREFECT_UI_URL") or _base_url(public_host(host), port)
+
+
+def public_host(host: str) -> str:
+    """The host name other machines reach ``host`` by: this machine's name when ``host`` is every interface
+    (its fully qualified name, or its host name when that is only ``localhost``), else ``host`` itself."""
+    if host not in WILDCARD_HOSTS:
+        return host
+    fqdn = socket.getfqdn()
+    return socket.gethostname() if fqdn.split(".")[0] in ("", "localhost") else fqdn
 
 
 def server_database_url(url: str) -> str:
@@ -380,14 +414,18 @@ def _alive(pid: int) -> bool:
     return any(args in b"\0" + command for args in _SERVER_ARGS)
 
 
+def _base_url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
 def _api_url(host: str, port: int) -> str:
-    return f"http://{host}:{port}/api"
+    return f"{_base_url(host, port)}/api"
 
 
 def _port_free(host: str, port: int) -> bool:
     """Whether a server could listen on the port now. Bound as the server binds it (``SO_REUSEADDR``, as
     uvicorn does): connections of a stopped server left in TIME_WAIT do not count, a listening socket does."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host, port))

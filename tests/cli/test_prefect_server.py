@@ -12,7 +12,15 @@ import pytest
 from typer.testing import CliRunner
 
 from postflows.cli import app
-from postflows.prefect_server import LocalServer, ServerState, choose_api, configured_api_url
+from postflows.prefect_server import (
+    LocalServer,
+    ServerState,
+    choose_api,
+    configured_api_url,
+    public_host,
+    server_environment,
+    ui_url,
+)
 
 runner = CliRunner()
 
@@ -204,3 +212,50 @@ def test_the_servers_profile_is_active_until_stop_unless_the_operator_switched_s
         text = path.read_text(encoding="utf-8").replace('active = "postflows"', 'active = "local"')
         path.write_text(text, encoding="utf-8")  # the operator's `prefect profile use local`
         assert restore(home) is None and active() == "local"
+
+
+def test_the_servers_environment_gives_the_ui_and_notification_links_its_own_address(tmp_path: Path) -> None:
+    environ = {"PATH": "/usr/bin", "PREFECT_API_URL": "http://elsewhere.test/api"}
+    env = server_environment(environ, tmp_path, "127.0.0.1", 4321)
+    assert env["PREFECT_UI_URL"] == "http://127.0.0.1:4321"  # "View the run" links in notifications
+    assert env["PREFECT_UI_API_URL"] == "http://127.0.0.1:4321/api"
+    assert env["PREFECT_HOME"] == str(tmp_path) and "PREFECT_API_URL" not in env and env["PATH"] == "/usr/bin"
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::"])
+def test_a_server_on_every_interface_is_named_by_this_machines_name(
+    host: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr("socket.getfqdn", lambda: "prefect-host.example.test")
+    env = server_environment({}, tmp_path, host, 4200)
+    assert env["PREFECT_UI_URL"] == "http://prefect-host.example.test:4200"
+    assert env["PREFECT_UI_API_URL"] == "http://prefect-host.example.test:4200/api"
+    loopback = "http://[::1]:4200/api" if host == "::" else "http://127.0.0.1:4200/api"
+    assert ServerState(1, host, 4200, "").api_url == loopback  # how this machine calls it
+
+
+def test_a_machine_whose_full_name_is_localhost_is_named_by_its_host_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("socket.getfqdn", lambda: "localhost.localdomain")
+    monkeypatch.setattr("socket.gethostname", lambda: "vm7")
+    assert public_host("0.0.0.0") == "vm7"
+    assert public_host("10.0.0.5") == "10.0.0.5"
+
+
+def test_the_users_own_ui_addresses_are_never_overridden(tmp_path: Path) -> None:
+    environ = {
+        "PREFECT_UI_URL": "https://prefect.example.test",
+        "PREFECT_UI_API_URL": "https://prefect.example.test/api",
+    }
+    env = server_environment(environ, tmp_path, "0.0.0.0", 4200)
+    assert env["PREFECT_UI_URL"] == "https://prefect.example.test"
+    assert env["PREFECT_UI_API_URL"] == "https://prefect.example.test/api"
+    assert ui_url(environ, "0.0.0.0", 4200) == "https://prefect.example.test"
+
+
+def test_an_ipv6_address_is_bracketed_in_the_urls(tmp_path: Path) -> None:
+    env = server_environment({}, tmp_path, "::1", 4200)
+    assert (
+        env["PREFECT_UI_URL"] == "http://[::1]:4200" and env["PREFECT_UI_API_URL"] == "http://[::1]:4200/api"
+    )

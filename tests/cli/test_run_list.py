@@ -173,3 +173,18 @@ def test_history_url_reads_a_dot_env_file_as_the_settings_do(
     (tmp_path / ".env").write_text('export POSTFLOWS_DATA_DIR="from dot env"\n', encoding="utf-8")
     assert history_url() == f"sqlite:///{(tmp_path / 'from dot env' / 'history.db').resolve()}"
     assert history_url() == Settings().effective_database_url
+
+
+def test_the_command_shows_a_crashed_run(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with session_factory(url).begin() as session:
+        run = session.get(Run, 7)
+        assert run is not None
+        run.state, run.error = "CRASHED", "SystemExit: 1"
+    monkeypatch.setenv("POSTFLOWS_DATABASE_URL", url)
+    monkeypatch.setenv("COLUMNS", "200")
+    listed = CliRunner().invoke(app, ["history", "--limit", "1"])
+    assert listed.exit_code == 0, listed.output
+    assert listed.stdout.splitlines()[2].split()[:3] == ["7", "cleanup", "CRASHED"]
+    shown = CliRunner().invoke(app, ["history", "7"])
+    assert shown.exit_code == 0, shown.output
+    assert "CRASHED" in shown.stdout and "error: SystemExit: 1" in shown.stdout

@@ -56,6 +56,7 @@ def test_prefect_yaml_is_generated_from_the_catalog() -> None:
 def test_prefect_yaml_deploys_to_the_pool_of_each_api_without_pull_steps() -> None:
     config = yaml.safe_load((ROOT / "prefect.yaml").read_text(encoding="utf-8"))
     assert "pull" not in config and "build" not in config and "push" not in config
+    assert all("pull" not in entry and "push" not in entry for entry in config["deployments"])
     pools = {entry["name"]: entry["work_pool"] for entry in config["deployments"]}
     assert pools == {spec.name: {"name": spec.work_pool} for spec in CATALOG}
     assert pools == {name: {"name": pool} for name, pool in pools_by_deployment().items()}
@@ -122,7 +123,16 @@ def test_served_and_listed_deployments_agree(
     assert [_schedule_fields(s["schedule"], s["slug"], s.get("parameters", {})) for s in from_yaml] == [
         _schedule_fields(s.schedule, s.slug, s.parameters) for s in deployment.schedules
     ]
-    assert all(s.active for s in deployment.schedules) and all(c["active"] for c in entry["schedules"])
+    # No `active` in the file: `prefect deploy` would switch a schedule paused in the UI back on.
+    assert all(s.active for s in deployment.schedules) and all("active" not in c for c in entry["schedules"])
+    # Every parameter of the flow is the server's default, when it has one (deployments.prefect_steps).
+    flow_parameters = list(parameter_schema(spec.load_flow()).properties)
+    assert prefect_yaml.parameter_names(spec) == flow_parameters
+    assert entry["parameters"] == {name: f"{{{{ on-server.{name} }}}}" for name in flow_parameters}
+    assert entry["build"] == [
+        {"deployments.prefect_steps.server_choices": {"id": "on-server", "deployment": spec.full_name}}
+    ]
+    assert "paused" not in entry
 
     yaml_triggers = _initialize_deployment_triggers(spec.name, [dict(t) for t in entry["triggers"]])
     assert [_trigger_fields(t) for t in yaml_triggers] == [_trigger_fields(t) for t in deployment.triggers]

@@ -1,7 +1,9 @@
 """``postflows deploy`` on a real Prefect server, then a worker per pool running a deployment of each API, as
 a production installation runs them: ``postflows deploy`` twice (the second run changes nothing and keeps a
 schedule an operator paused), ``prefect worker start --pool P`` for the three pools, and one run per pool
-(address-query, structure-files, delivery-reference-sync) against the embedded sandbox, each completing.
+(address-query, structure-files, delivery-reference-sync) against the embedded sandbox, each completing; and
+``postflows setup`` then ``prefect deploy --all`` of prefect.yaml twice, keeping a schedule paused and a
+parameter default set in the UI.
 
 The test has a Prefect server of its own: the session's serves the same deployment names through
 ``postflows serve`` (tests/e2e/conftest.py), which would take their runs.
@@ -19,11 +21,12 @@ from typing import Any
 import httpx
 import pytest
 
-from deployments.catalog import spec_named
+from deployments.catalog import CATALOG, spec_named
 from deployments.deploy import CODE_ROOT
 from tests.e2e.conftest import (
     EXAMPLE,
     POSTFLOWS,
+    PREFECT,
     base_environment,
     started_prefect_server,
     stop,
@@ -139,6 +142,70 @@ def test_deploy_twice_then_a_worker_per_pool_runs_a_deployment_of_each_api(
             f"deploy twice: {deployed_s:.1f} s; three runs on three workers: "
             f"{time.monotonic() - started - deployed_s:.1f} s"
         )
+    finally:
+        api.close()
+
+
+def prefect_deploy_all(env: dict[str, str]) -> str:
+    """``prefect deploy --all`` of the repository's prefect.yaml, with no terminal to ask on: its output
+    (stdout and stderr), which has no warning about a parameter without a default on the server."""
+    done = subprocess.run(
+        [PREFECT, "--no-prompt", "deploy", "--all"],
+        cwd=CODE_ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "not found in provided values" not in output, output
+    assert "Running deployment build steps" in output, output
+    return output
+
+
+def test_setup_then_prefect_deploy_all_keeps_a_paused_schedule_and_parameter_defaults_set_in_the_ui(
+    environment: dict[str, str],
+) -> None:
+    """``postflows setup`` makes what ``prefect deploy --all`` needs on a fresh server, which sets no
+    parameter defaults; deploying again keeps a schedule paused and a parameter default set in the UI (the
+    flow's other parameters stay unset), and resumes a paused deployment (docs/deployments.md says so)."""
+    setup = subprocess.run([POSTFLOWS, "setup"], env=environment, capture_output=True, text=True, timeout=180)
+    assert setup.returncode == 0, setup.stdout + setup.stderr
+    assert all(f"work pool {pool}: created (type process)" in setup.stdout for pool in POOLS), setup.stdout
+    assert "rate limit newspaper-api:" in setup.stdout and "automation " in setup.stdout, setup.stdout
+    prefect_deploy_all(environment)
+    api = httpx.Client(base_url=environment["PREFECT_API_URL"], timeout=30)
+    try:
+        deployment = _deployment(api, PAUSED[0])
+        assert deployment["work_pool_name"] == "newspaper" and deployment["parameters"] == {}
+        assert all(_deployment(api, spec.name)["parameters"] == {} for spec in CATALOG)
+        (daily,) = [s for s in deployment["schedules"] if s["slug"] == PAUSED[1]]
+        assert daily["active"] is True
+        api.patch(
+            f"/deployments/{deployment['id']}/schedules/{daily['id']}", json={"active": False}
+        ).raise_for_status()
+        defaults = {"output": {"output_dir": "/srv/reports"}}
+        api.patch(f"/deployments/{deployment['id']}", json={"parameters": defaults}).raise_for_status()
+        statistics = _deployment(api, "newspaper-statistics")
+        api.patch(f"/deployments/{statistics['id']}", json={"paused": True}).raise_for_status()
+
+        prefect_deploy_all(environment)
+        again = _deployment(api, PAUSED[0])
+        (daily,) = [s for s in again["schedules"] if s["slug"] == PAUSED[1]]
+        assert daily["active"] is False, "prefect.yaml has no `active` flag: the pause stays"
+        assert again["parameters"] == defaults, "the build step read them from the server; `request` unset"
+        assert _deployment(api, "newspaper-statistics")["parameters"] == {}
+        assert _deployment(api, "newspaper-statistics")["paused"] is False, (
+            "Prefect sends `paused` (docs say so)"
+        )
+        assert {
+            s["slug"]: s["parameters"] for s in _deployment(api, "newspaper-statistics")["schedules"]
+        } == {
+            schedule.slug: dict(schedule.parameters)
+            for schedule in spec_named("newspaper-statistics").schedules
+        }
     finally:
         api.close()
 

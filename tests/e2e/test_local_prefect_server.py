@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from postflows.prefect_server import LocalServer
+from postflows.prefect_server import LocalServer, public_host
 from tests.e2e.conftest import EXAMPLE, POSTFLOWS, base_environment, free_port, json_block
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
@@ -89,10 +89,21 @@ def test_a_flow_command_reports_to_the_running_local_server(tmp_path: Path, data
     with pytest.raises(httpx.TransportError):
         httpx.get(f"{api}/health", timeout=2)
 
-    # The port served connections a moment ago (some of them wait in TIME_WAIT): a new start takes it at once.
-    restarted = _postflows(env, tmp_path, "server", "start", "--port", str(port))
+    # The port served connections a moment ago (some of them wait in TIME_WAIT): a new start takes it at once,
+    # here on every interface with the UI: the UI calls, and notifications link to, this machine by its name.
+    with_ui = {**env, "PREFECT_UI_ENABLED": "true"}
+    restarted = _postflows(with_ui, tmp_path, "server", "start", "--port", str(port), "--host", "0.0.0.0")
     assert restarted.returncode == 0, restarted.stdout + restarted.stderr
-    assert f"Prefect server started: {api}" in restarted.stdout
+    assert f"Prefect server started: {api}" in restarted.stdout  # this machine calls it over loopback
+    named = f"http://{public_host('0.0.0.0')}:{port}"
+    assert f"UI: {named} " in restarted.stdout
+    ui_api = (
+        httpx.get(f"http://127.0.0.1:{port}/ui-settings", timeout=10).raise_for_status().json()["api_url"]
+    )
+    assert ui_api == f"{named}/api" and "0.0.0.0" not in ui_api
+    assert httpx.get(f"{ui_api}/health", timeout=10).status_code == 200
+    pid = LocalServer.of(data_dir).state().pid  # type: ignore[union-attr]
+    assert f"PREFECT_UI_URL={named}".encode() in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     assert _postflows(env, tmp_path, "server", "stop").returncode == 0
 
 

@@ -34,10 +34,13 @@ DEPLOYMENT = f"{ENTRY}/{NAME}"
 
 
 def project_file_of_one_entry(directory: Path, *, entry: str = ENTRY, name: str = NAME) -> Path:
-    """``prefect.yaml`` with only its ``entry`` deployment, renamed ``name``; every other setting as it is."""
+    """``prefect.yaml`` with only its ``entry`` deployment, renamed ``name`` (its build step reads the
+    parameter defaults of the renamed deployment); every other setting as it is."""
     project = yaml.safe_load((REPO / "prefect.yaml").read_text(encoding="utf-8"))
     (found,) = (deployment for deployment in project["deployments"] if deployment["name"] == entry)
-    project["deployments"] = [{**found, "name": name}]
+    ((step, inputs),) = found["build"][0].items()
+    build = [{step: {**inputs, "deployment": f"{entry}/{name}"}}]
+    project["deployments"] = [{**found, "name": name, "build": build}]
     path = directory / "prefect.yaml"
     path.write_text(yaml.safe_dump(project, sort_keys=False), encoding="utf-8")
     return path

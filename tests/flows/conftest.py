@@ -129,10 +129,20 @@ async def delete_automations() -> None:
                 await client.delete_automation(automation.id)
 
 
+async def delete_work_pools() -> None:
+    """The catalog's work pools gone from the test server (``postflows setup`` makes them)."""
+    from deployments.deploy import pool_names, pools_by_deployment
+
+    async with get_client() as client:
+        for pool in pool_names(pools_by_deployment()):
+            with contextlib.suppress(ObjectNotFound):
+                await client.delete_work_pool(pool)
+
+
 @pytest.fixture
 def setup_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """The environment of ``postflows setup`` or ``deploy`` on the test server, as a user sets it; the limits
-    and automations they make are deleted afterwards."""
+    and automations they make are deleted afterwards, and the catalog's work pools."""
     from prefect.settings import PREFECT_API_URL
 
     monkeypatch.setenv("PREFECT_API_URL", str(PREFECT_API_URL.value()))
@@ -140,6 +150,7 @@ def setup_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]
     yield
     asyncio.run(delete_automations())
     asyncio.run(delete_api_limits())
+    asyncio.run(delete_work_pools())
 
 
 @pytest.fixture

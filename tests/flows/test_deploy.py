@@ -146,6 +146,18 @@ def test_deploy_leaves_the_operators_changes_alone_unless_reset(deploy_env: None
     assert not re.search(r": (created|updated)\b", third), third
 
 
+def test_setup_makes_the_work_pools_that_prefect_deploy_needs_and_keeps_them(deploy_env: None) -> None:
+    first = runner.invoke(app, ["setup"])
+    assert first.exit_code == 0, first.output
+    for pool in POOLS:
+        assert f"work pool {pool}: created (type process)" in first.output
+    assert "deployment " not in first.output, "setup deploys nothing: prefect deploy --all does"
+    again = runner.invoke(app, ["setup"])
+    assert again.exit_code == 0, again.output
+    for pool in POOLS:
+        assert f"work pool {pool}: unchanged (type process: left as it is)" in again.output
+
+
 def test_one_pool_for_every_deployment(deploy_env: None) -> None:
     output = _deploy("--pool", ONE_POOL)
     assert f"work pool {ONE_POOL}: created (type process)" in output

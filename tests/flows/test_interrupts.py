@@ -1,5 +1,6 @@
 """A run interrupted at any point (Ctrl-C, a cancellation), even while its record is being made, is never
-left RUNNING: it is INTERRUPTED, and the next run of the same work says that it takes it up."""
+left RUNNING: it is INTERRUPTED, and the next run of the same work says that it takes it up. A run whose
+process exits under it is CRASHED."""
 
 from __future__ import annotations
 
@@ -80,3 +81,18 @@ async def test_an_interrupted_run_is_recorded_so_and_the_next_one_takes_it_up(fl
     ):
         await after_a_success.publish("# once more", None, description="test")
     assert "took_up_interrupted_run" not in after_a_success
+
+
+async def test_a_run_whose_process_exits_under_it_is_crashed_not_failed(flow_env: Path) -> None:
+    """A flow process whose worker was killed ends with SystemExit: Prefect records the run Crashed, and so
+    does the history (an Exception fails the run)."""
+    with pytest.raises(SystemExit):
+        async with recorded_run(get_settings(), flow="address-batch", idempotency_key=KEY, parameters={}):
+            raise SystemExit(1)
+    with pytest.raises(ValueError, match="bad row"):
+        async with recorded_run(get_settings(), flow="address-batch", idempotency_key="other", parameters={}):
+            raise ValueError("bad row")
+    crashed, failed = _runs()
+    assert (crashed.state, crashed.error) == ("CRASHED", "SystemExit: 1")
+    assert (failed.state, failed.error) == ("FAILED", "ValueError: bad row")
+    assert crashed.finished_at is not None
