@@ -79,7 +79,9 @@ def deploy_command(
     for applied in run_work(lambda: ensure_deployments(pools, reset=reset, env=carried.env), progress=False):
         typer.echo(applied.line())
     set_up_server()
-    typer.echo("start at least one worker per pool; the deployments carry the settings, it needs PREFECT_API_URL:")
+    typer.echo(
+        "start at least one worker per pool; the deployments carry the settings, it needs PREFECT_API_URL:"
+    )
     for name in names:
         typer.echo(f"  prefect worker start --pool {name}")
 

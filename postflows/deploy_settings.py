@@ -152,7 +152,9 @@ def _without_password(url: str) -> tuple[str, SecretStr | None]:
         return url, None
     if not parsed.password:
         return url, None
-    return parsed._replace(password=None).render_as_string(hide_password=False), SecretStr(str(parsed.password))
+    return parsed._replace(password=None).render_as_string(hide_password=False), SecretStr(
+        str(parsed.password)
+    )
 
 
 def _has_secret(text: str) -> bool:
