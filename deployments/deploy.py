@@ -13,9 +13,9 @@ whether each schedule is active, the deployment's parameter defaults, whether th
 the job variables the operator set or changed (each ``env`` variable by itself: :data:`WRITTEN` remembers
 what deploy wrote, so a variable whose value is no longer that is the operator's); ``reset`` brings those
 back to the code's too (every schedule active, no parameter defaults but the flow's, not paused, the job
-variables deploy writes). The job variables (``env``: the settings the runs need, :mod:`postflows.deploy_settings`
-builds them) are part of the definition, so a change of settings updates the deployments. Nothing on the
-server changes when it already is as wanted.
+variables deploy writes). The job variables (``env``: the settings the runs need, built by
+:mod:`postflows.deploy_settings`) are part of the definition, so a change of settings updates the
+deployments. Nothing on the server changes when it already is as wanted.
 
 Nothing here imports ``postflows``; Prefect is imported where it is used.
 """

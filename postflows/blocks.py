@@ -49,4 +49,4 @@ def save_credentials(name: str, given: dict[str, Any]) -> None:
         block = PostflowsCredentials()
     for field, value in given.items():
         setattr(block, field, value)
-    block.save(name, overwrite=True, _sync=True)  # type: ignore[call-arg]
+    block.save(name, overwrite=True, _sync=True)  # type: ignore[union-attr]

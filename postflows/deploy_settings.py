@@ -31,7 +31,7 @@ from postflows.settings.variables import variable_named
 HEARTBEAT = "PREFECT_RUNNER_HEARTBEAT_FREQUENCY"
 DEFAULT_HEARTBEAT_S = 30
 DEFAULT_BLOCK = "postflows-deployments"
-"""The Postflows Credentials block deploy saves secrets into when ``POSTFLOWS_CREDENTIALS_BLOCK`` names none."""
+"""The Postflows Credentials block deploy saves secrets into when POSTFLOWS_CREDENTIALS_BLOCK names none."""
 APIS: tuple[Api, ...] = ("address-service", "newspaper", "commerce")
 
 
@@ -55,9 +55,8 @@ class Carried:
         """What deploy says of it: names only, never a value of a secret."""
         said = [f"job variables env of every deployment: {', '.join(sorted(self.env))}"]
         if self.secrets:
-            said.append(
-                f"secrets saved in block postflows-credentials/{self.block}: {', '.join(sorted(self.secrets))}"
-            )
+            names = ", ".join(sorted(self.secrets))
+            said.append(f"secrets saved in block postflows-credentials/{self.block}: {names}")
         said += [f"not carried: {why}" for why in self.left_out]
         return said
 
@@ -73,9 +72,9 @@ def require_deployable(settings: Settings, *, sandbox: bool) -> None:
     configured = [api for api in APIS if api_url(settings, api) is not None]
     if not configured and not sandbox and settings.sandbox is not True:
         raise ConfigurationError(
-            f"no service URL is set ({', '.join(urls)}): every deployment run would fail at its start; set the "
-            "URL of each service, or pass --sandbox (POSTFLOWS_SANDBOX=1 in the deployments) to run them on "
-            "the embedded sandbox"
+            f"no service URL is set ({', '.join(urls)}): every deployment run would fail at its start; set "
+            "the URL of each service, or pass --sandbox (POSTFLOWS_SANDBOX=1 in the deployments) to run them "
+            "on the embedded sandbox"
         )
     for api in configured:
         require_settings(settings, api, block_may_fill=bool(settings.credentials_block))

@@ -105,17 +105,17 @@ def require_sandbox_allowed(settings: Settings, api: Api) -> None:
         )
     if in_deployment_run():
         raise ConfigurationError(
-            f"{url} is not set in this deployment run, which uses the embedded sandbox only with {sandbox}=1: "
-            f"set {url} (or {sandbox}=1) in the deployment's job variables or the worker's environment "
-            "(`postflows deploy` carries the settings it is given; `--sandbox` sets the latter)"
+            f"{url} is not set in this deployment run, which uses the embedded sandbox only with "
+            f"{sandbox}=1: set {url} (or {sandbox}=1) in the deployment's job variables or the worker's "
+            "environment (`postflows deploy` carries the settings it is given; `--sandbox` sets the latter)"
         )
 
 
 def require_settings(settings: Settings, api: Api, *, block_may_fill: bool = False) -> None:
     """Refuse a real endpoint of ``api`` whose credentials or token address are not set, or one of whose
     addresses is ``http://`` off loopback (unless ``POSTFLOWS_ALLOW_HTTP``); the sandbox needs none, but
-    must be allowed where it would serve (:func:`require_sandbox_allowed`). ``block_may_fill``: credentials still unset may come from the Postflows Credentials block (only the
-    other settings are required here).
+    must be allowed where it would serve (:func:`require_sandbox_allowed`). ``block_may_fill``: credentials
+    still unset may come from the Postflows Credentials block (only the other settings are required here).
 
     Raises:
         ConfigurationError: naming every missing setting as its environment variable, or the address

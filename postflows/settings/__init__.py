@@ -349,8 +349,8 @@ class Settings(BaseSettings):
 
     @cached_property
     def effective_database_url(self) -> str:
-        """The run history's URL: POSTFLOWS_DATABASE_URL (with POSTFLOWS_DATABASE_PASSWORD when it names a user
-        and no password), else SQLite in the data dir."""
+        """The run history's URL: POSTFLOWS_DATABASE_URL (with POSTFLOWS_DATABASE_PASSWORD when it names a
+        user and no password), else SQLite in the data dir."""
         if not self.database_url:
             return sqlite_history_url(self.data_dir)
         if self.database_password is None:

@@ -61,7 +61,7 @@ def test_settings_not_secret_go_to_the_job_variables_and_secrets_to_the_block(
     ours = {
         name.removeprefix("POSTFLOWS_").lower(): text for name, text in env.items() if "POSTFLOWS_" in name
     }
-    worker = Settings(**ours, database_password="db-pw-1234")
+    worker = Settings(**ours, database_password="db-pw-1234")  # type: ignore[arg-type]
     assert worker.effective_database_url == GIVEN["POSTFLOWS_DATABASE_URL"]
 
 

@@ -256,7 +256,7 @@ def test_deploy_carries_the_settings_and_keeps_the_secrets_in_a_block(
     assert "POSTFLOWS_SANDBOX" not in env
     every = str([asyncio.run(_deployment(spec.name)).job_variables for spec in CATALOG]) + result.output
     assert not any(secret in every for secret in ("address-pw-4711", "db-pw-1234"))
-    block = PostflowsCredentials.load("postflows-deployments", _sync=True)  # type: ignore[call-arg]
+    block: Any = PostflowsCredentials.load("postflows-deployments", _sync=True)  # type: ignore[call-arg]
     assert block.address_service_password.get_secret_value() == "address-pw-4711"
     assert block.database_password.get_secret_value() == "db-pw-1234"
 
