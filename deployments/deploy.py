@@ -9,9 +9,13 @@ step sets the working directory there, as ``prefect deploy`` of ``prefect.yaml``
 The code's definition of a deployment, brought to the server on every run: its flow (entrypoint) and where it
 runs from, its work pool, description, tags, concurrency limit, parameter schema, schedules (cron, time zone,
 slug, the schedule's parameters) and triggers. What an operator changes in the UI stays as the server has it:
-whether each schedule is active, the deployment's parameter defaults and whether the deployment is paused;
-``reset`` brings those back to the code's too (every schedule active, no parameter defaults but the flow's,
-not paused). Nothing on the server changes when it already is as wanted.
+whether each schedule is active, the deployment's parameter defaults, whether the deployment is paused and
+the job variables the operator set or changed (each ``env`` variable by itself: :data:`WRITTEN` remembers
+what deploy wrote, so a variable whose value is no longer that is the operator's); ``reset`` brings those
+back to the code's too (every schedule active, no parameter defaults but the flow's, not paused, the job
+variables deploy writes). The job variables (``env``: the settings the runs need, built by
+:mod:`postflows.deploy_settings`) are part of the definition, so a change of settings updates the
+deployments. Nothing on the server changes when it already is as wanted.
 
 Nothing here imports ``postflows``; Prefect is imported where it is used.
 """
@@ -19,6 +23,7 @@ Nothing here imports ``postflows``; Prefect is imported where it is used.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +35,9 @@ from deployments.serve import build
 POOL_TYPE = "process"
 CODE_ROOT = Path(__file__).resolve().parents[1]
 """The directory the flows' entrypoints are relative to (the repository): where workers run them from."""
+WRITTEN = "postflows_written_env"
+"""The job variable in which deploy notes a digest of each ``env`` variable it wrote (no value: nothing
+secret is in ``env``, but a digest keeps the UI short); the process worker's job template ignores it."""
 
 
 @dataclass(frozen=True)
@@ -93,29 +101,46 @@ async def ensure_work_pools(names: list[str]) -> list[Applied]:
     return applied
 
 
-def runner_deployment(spec: DeploymentSpec) -> Any:
-    """:func:`build`'s deployment of ``spec``, run from :data:`CODE_ROOT` by a worker (call it outside an
-    event loop: Prefect builds it synchronously there)."""
+def runner_deployment(spec: DeploymentSpec, env: dict[str, str] | None = None) -> Any:
+    """:func:`build`'s deployment of ``spec``, run from :data:`CODE_ROOT` by a worker with ``env`` in its
+    run's environment (call it outside an event loop: Prefect builds it synchronously there)."""
     from prefect.runner.storage import LocalStorage
 
     deployment = build(spec)
     deployment.storage = LocalStorage(str(CODE_ROOT))
     deployment.entrypoint = spec.entrypoint
+    deployment.job_variables = job_variables(env or {})
     return deployment
 
 
-async def ensure_deployments(pools: dict[str, str], *, reset: bool = False) -> list[Applied]:
-    """Create or update every catalog deployment on its pool (``pools``: deployment name → pool)."""
-    return [await ensure_deployment(spec, pools[spec.name], reset=reset) for spec in CATALOG]
+def job_variables(env: dict[str, str]) -> dict[str, Any]:
+    """The job variables of a deployment whose runs get ``env``, with the note of what deploy wrote."""
+    if not env:
+        return {}
+    return {"env": dict(env), WRITTEN: {name: _digest(text) for name, text in env.items()}}
 
 
-async def ensure_deployment(spec: DeploymentSpec, pool: str, *, reset: bool = False) -> Applied:
+def _digest(text: Any) -> str:
+    return hashlib.sha256(str(text).encode()).hexdigest()[:12]
+
+
+async def ensure_deployments(
+    pools: dict[str, str], *, reset: bool = False, env: dict[str, str] | None = None
+) -> list[Applied]:
+    """Create or update every catalog deployment on its pool (``pools``: deployment name → pool), its runs
+    getting ``env`` (the job variables' ``env``)."""
+    return [await ensure_deployment(spec, pools[spec.name], reset=reset, env=env) for spec in CATALOG]
+
+
+async def ensure_deployment(
+    spec: DeploymentSpec, pool: str, *, reset: bool = False, env: dict[str, str] | None = None
+) -> Applied:
     """Create ``spec``'s deployment on ``pool``, or bring it to the code's definition; what the operator
     owns stays as the server has it unless ``reset``."""
     from prefect.client.orchestration import get_client
     from prefect.exceptions import ObjectNotFound
 
-    deployment = await asyncio.to_thread(runner_deployment, spec)
+    deployment = await asyncio.to_thread(runner_deployment, spec, env)
     async with get_client() as client:
         try:
             current = await client.read_deployment_by_name(spec.full_name)
@@ -151,7 +176,41 @@ def keep_operators_choices(deployment: Any, current: Any) -> tuple[str, ...]:
     if current.paused and not deployment.paused:
         deployment.paused = True
         kept.append("deployment paused on the server")
+    changed = keep_operators_job_variables(deployment, current.job_variables or {})
+    if changed:
+        kept.append(f"job variables set on the server ({', '.join(changed)})")
     return tuple(kept)
+
+
+def keep_operators_job_variables(deployment: Any, current: dict[str, Any]) -> list[str]:
+    """Give ``deployment`` the job variables the operator set on the server (``current``): every one but
+    ``env`` and :data:`WRITTEN`, and each ``env`` variable whose value (or absence) is not what deploy last
+    wrote (:data:`WRITTEN`); the names kept."""
+    wanted = dict(deployment.job_variables or {})
+    written: dict[str, str] = dict(current.get(WRITTEN) or {})
+    have: dict[str, Any] = dict(current.get("env") or {})
+    env: dict[str, Any] = dict(wanted.get("env") or {})
+    changed = []
+    for name in sorted(set(have) | set(written)):
+        if name in have and written.get(name) == _digest(have[name]):
+            continue  # as deploy wrote it: the code's value now
+        changed.append(f"env {name}")
+        if name in have:
+            env[name] = have[name]
+        else:
+            env.pop(name, None)  # the operator took it away
+    for name, value in current.items():
+        if name not in {"env", WRITTEN} and wanted.get(name) != value:
+            wanted[name] = value
+            changed.append(name)
+    wanted.pop("env", None)
+    if env:
+        wanted["env"] = env
+    ours = (deployment.job_variables or {}).get("env") or {}
+    if ours:
+        wanted[WRITTEN] = {name: _digest(text) for name, text in ours.items()}
+    deployment.job_variables = wanted
+    return changed
 
 
 def _json(value: Any) -> Any:
@@ -184,6 +243,7 @@ def _view(deployment: Any) -> Any:
             "enforce_parameter_schema": deployment.enforce_parameter_schema,
             "parameters": deployment.model_dump(mode="json", include={"parameters"})["parameters"],
             "paused": bool(deployment.paused),
+            "job_variables": deployment.job_variables or {},
             "schedules": sorted(
                 (
                     _schedule_view(s.schedule, s.slug, s.parameters, s.active)
@@ -210,6 +270,7 @@ def _current_view(current: Any) -> Any:
             "enforce_parameter_schema": current.enforce_parameter_schema,
             "parameters": current.parameters,
             "paused": current.paused,
+            "job_variables": current.job_variables or {},
             "schedules": sorted(
                 (_schedule_view(s.schedule, s.slug, s.parameters, s.active) for s in current.schedules),
                 key=lambda schedule: str(schedule["slug"]),

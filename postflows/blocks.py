@@ -1,5 +1,7 @@
-"""A Prefect Block holding the services' credentials, for deployments whose workers have no environment
-of ours: ``POSTFLOWS_CREDENTIALS_BLOCK=<name>`` fills every credential the environment leaves unset.
+"""A Prefect Block holding the services' credentials and the run history's database password, for
+deployments whose workers have no environment of ours: ``POSTFLOWS_CREDENTIALS_BLOCK=<name>`` fills every
+credential the environment leaves unset. ``postflows deploy`` saves the secrets it is given here
+(:func:`save_credentials`) and names the block in the deployments' job variables.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ class PostflowsCredentials(Block):
     newspaper_client_secret: SecretStr | None = Field(default=None, description="OAuth client secret")
     commerce_client_id: str | None = Field(default=None, description="OAuth client id of the commerce API")
     commerce_client_secret: SecretStr | None = Field(default=None, description="Its client secret")
+    database_password: SecretStr | None = Field(
+        default=None, description="Password of the run history's database (POSTFLOWS_DATABASE_URL names none)"
+    )
 
 
 def load_credentials(name: str) -> dict[str, Any]:
@@ -34,3 +39,14 @@ def load_credentials(name: str) -> dict[str, Any]:
     block = PostflowsCredentials.load(name, _sync=True)  # type: ignore[call-arg]
     values = {field: getattr(block, field) for field in CREDENTIAL_FIELDS}
     return {field: value for field, value in values.items() if value not in (None, "")}
+
+
+def save_credentials(name: str, given: dict[str, Any]) -> None:
+    """Save ``given`` (credential fields: their values) into the block ``name``, over what it holds."""
+    try:
+        block = PostflowsCredentials.load(name, _sync=True)  # type: ignore[call-arg]
+    except ValueError:  # no block of that name yet
+        block = PostflowsCredentials()
+    for field, value in given.items():
+        setattr(block, field, value)
+    block.save(name, overwrite=True, _sync=True)  # type: ignore[union-attr]

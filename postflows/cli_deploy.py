@@ -5,13 +5,17 @@ deployments served from one process, for a laptop or one machine. :func:`registe
 
 from __future__ import annotations
 
+import asyncio
 import os
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from postflows.cli_common import run_work, say
+from postflows.cli_common import EXIT_USAGE, fail, run_work, say
 from postflows.cli_setup import require_prefect_server, set_up_server
+
+if TYPE_CHECKING:
+    from postflows.deploy_settings import Carried
 
 
 def deploy_command(
@@ -32,6 +36,15 @@ def deploy_command(
             "defaults but the flow's, the deployment not paused",
         ),
     ] = False,
+    sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--sandbox",
+            help="Let the deployments' runs use the embedded sandbox for a service whose URL is not set "
+            "(POSTFLOWS_SANDBOX=1 in their job variables); without it, deploying with no service URL is "
+            "refused and a run of a service without its URL fails at its start",
+        ),
+    ] = False,
 ) -> None:
     """Create the work pools (type process; an existing pool is left as it is), create or update every
     deployment on its pool, the rate limits and the automations on the Prefect server that `postflows info`
@@ -39,37 +52,74 @@ def deploy_command(
     directory. Running it again changes nothing. The code's definition of a deployment (flow, work pool,
     description, tags, concurrency limit, parameter schema, schedules' cron, time zone and parameters,
     triggers) is always brought to the server; a schedule paused or resumed, parameter defaults set or the
-    deployment paused in the UI are left as they are (and said) unless --reset is given."""
+    deployment paused in the UI are left as they are (and said) unless --reset is given. The settings
+    given here travel with the deployments: the ones not secret (service URLs, users and client ids, paths,
+    the history's URL without its password, PREFECT_RUNNER_HEARTBEAT_FREQUENCY) in their job variables, the
+    secrets in a Postflows Credentials block they name; a worker needs only PREFECT_API_URL."""
     require_prefect_server("deploy to")
 
-    from deployments.automations import HEARTBEAT_FREQUENCY_S
     from deployments.deploy import ensure_deployments, ensure_work_pools, pool_names, pools_by_deployment
+    from postflows.deploy_settings import carried_settings, require_deployable
+    from postflows.endpoints import ConfigurationError
+    from postflows.settings import Settings
 
+    settings = Settings()
+    try:
+        require_deployable(settings, sandbox=sandbox)
+    except ConfigurationError as error:
+        fail("refused", error, EXIT_USAGE)
+    carried = carried_settings(settings, sandbox=sandbox)
     pools = pools_by_deployment(pool)
     names = pool_names(pools)
+    run_work(lambda: _carry(carried), progress=False)
+    for line in carried.lines():
+        typer.echo(line)
     for applied in run_work(lambda: ensure_work_pools(names), progress=False):
         typer.echo(applied.line())
-    for applied in run_work(lambda: ensure_deployments(pools, reset=reset), progress=False):
+    for applied in run_work(lambda: ensure_deployments(pools, reset=reset, env=carried.env), progress=False):
         typer.echo(applied.line())
     set_up_server()
-    typer.echo("start at least one worker per pool, in an environment with the postflows settings:")
-    for name in names:
-        typer.echo(
-            f"  PREFECT_RUNNER_HEARTBEAT_FREQUENCY={HEARTBEAT_FREQUENCY_S} prefect worker start --pool {name}"
-        )
     typer.echo(
-        f"workers need PREFECT_RUNNER_HEARTBEAT_FREQUENCY={HEARTBEAT_FREQUENCY_S}: the automation that marks "
-        "silent runs Crashed (and runs them again once) waits for their heartbeats"
+        "start at least one worker per pool; the deployments carry the settings, it needs PREFECT_API_URL:"
     )
+    for name in names:
+        typer.echo(f"  prefect worker start --pool {name}")
 
 
-def serve_command() -> None:
+async def _carry(carried: Carried) -> None:
+    """Save the secrets of ``carried`` (a blocking call, in a thread)."""
+    from postflows.deploy_settings import carry
+
+    await asyncio.to_thread(carry, carried)
+
+
+def serve_command(
+    sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--sandbox",
+            help="Let the runs use the embedded sandbox for a service whose URL is not set (sets "
+            "POSTFLOWS_SANDBOX=1 here, which the runs inherit); without it, serving with no service URL is "
+            "refused and a run of a service without its URL fails at its start",
+        ),
+    ] = False,
+) -> None:
     """Serve every flow as a deployment of the Prefect server (PREFECT_API_URL, else the local server of
     `postflows server start`) with its schedules, its rate limits and its automations, from this one process:
-    for a laptop or one machine. Production uses `postflows deploy` and workers."""
+    for a laptop or one machine. Production uses `postflows deploy` and workers. The runs have this
+    process's environment."""
     from deployments.automations import HEARTBEAT_FREQUENCY_S
+    from postflows.deploy_settings import require_deployable
+    from postflows.endpoints import ConfigurationError
     from postflows.prefect_server import choose_api
     from postflows.settings import Settings
+
+    if sandbox:
+        os.environ["POSTFLOWS_SANDBOX"] = "1"
+    try:
+        require_deployable(Settings(), sandbox=sandbox)
+    except ConfigurationError as error:
+        fail("refused", error, EXIT_USAGE)
 
     say(
         "postflows serve runs every deployment in this one process: meant for a laptop or one machine; "

@@ -58,6 +58,8 @@ def _endpoint(settings: Settings, api: Api, variable: str) -> str:
 
     url = api_url(settings, api)
     if url is None:
+        if settings.sandbox is False:
+            return f"none: {variable} is not set and POSTFLOWS_SANDBOX=0 refuses the embedded sandbox"
         return f"sandbox (embedded; {variable} is not set)"
     url = masked_url(url)
     try:

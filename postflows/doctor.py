@@ -168,9 +168,13 @@ def settings_check(settings: Settings, api: Api) -> Check:
     """Whether ``api``'s settings are complete: nothing is needed for the embedded sandbox; a real service
     needs its credentials and token or auth address (and the address assistant's own address), each
     encrypted unless ``POSTFLOWS_ALLOW_HTTP``."""
-    from postflows.endpoints import require_settings
+    from postflows.endpoints import require_sandbox_allowed, require_settings
 
     if api_url(settings, api) is None:
+        try:
+            require_sandbox_allowed(settings, api)  # POSTFLOWS_SANDBOX=0 refuses it
+        except ConfigurationError as error:
+            return Check("settings", False, _one_line(error))
         return Check("settings", True, "none needed: the embedded sandbox's published test account is used")
     block = settings.credentials_block
     try:

@@ -8,6 +8,8 @@ endpoint's URL is shown as ``***``.
 from __future__ import annotations
 
 import ipaddress
+import os
+import sys
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
@@ -64,25 +66,67 @@ def api_settings(
 
 
 def api_url(settings: Settings, api: Api) -> str | None:
-    """The configured address of ``api``; None selects the embedded sandbox."""
+    """The configured address of ``api``; None selects the embedded sandbox (where it may serve:
+    :func:`require_sandbox_allowed`)."""
     return api_settings(settings, api).url or None
+
+
+def in_deployment_run() -> bool:
+    """Whether this process runs a flow run of a deployment (a worker's or ``postflows serve``'s): Prefect
+    sets ``PREFECT__FLOW_RUN_ID`` in such a run's process, and its flow run names its deployment. Prefect is
+    not imported here: a process that has not imported it runs no flow."""
+    if os.environ.get("PREFECT__FLOW_RUN_ID"):
+        return True
+    context = sys.modules.get("prefect.context")
+    run_context = None if context is None else context.FlowRunContext.get()
+    flow_run = getattr(run_context, "flow_run", None)
+    return getattr(flow_run, "deployment_id", None) is not None
+
+
+def require_sandbox_allowed(settings: Settings, api: Api) -> None:
+    """Refuse the embedded sandbox for ``api`` (its URL unset) where it was not asked for:
+    ``POSTFLOWS_SANDBOX=0`` refuses it everywhere; unset, a deployment run (:func:`in_deployment_run`)
+    refuses it, so that a worker without the settings never answers a run from the sandbox; the command
+    line (no deployment) uses it. ``POSTFLOWS_SANDBOX=1`` allows it everywhere.
+
+    Raises:
+        ConfigurationError: one line naming the API's URL variable and ``POSTFLOWS_SANDBOX``.
+    """
+    if settings.sandbox:
+        return
+    from postflows.settings.variables import variable_named
+
+    url = variable_named(type(settings), _GROUPS[api], "url")
+    sandbox = variable_named(type(settings), "sandbox")
+    if settings.sandbox is False:
+        raise ConfigurationError(
+            f"{url} is not set and {sandbox}=0 refuses the embedded sandbox: set {url} to the "
+            f"{_LABELS[api]}'s address"
+        )
+    if in_deployment_run():
+        raise ConfigurationError(
+            f"{url} is not set in this deployment run, which uses the embedded sandbox only with "
+            f"{sandbox}=1: set {url} (or {sandbox}=1) in the deployment's job variables or the worker's "
+            "environment (`postflows deploy` carries the settings it is given; `--sandbox` sets the latter)"
+        )
 
 
 def require_settings(settings: Settings, api: Api, *, block_may_fill: bool = False) -> None:
     """Refuse a real endpoint of ``api`` whose credentials or token address are not set, or one of whose
-    addresses is ``http://`` off loopback (unless ``POSTFLOWS_ALLOW_HTTP``); the sandbox needs none.
-    ``block_may_fill``: credentials still unset may come from the Postflows Credentials block (only the
-    other settings are required here).
+    addresses is ``http://`` off loopback (unless ``POSTFLOWS_ALLOW_HTTP``); the sandbox needs none, but
+    must be allowed where it would serve (:func:`require_sandbox_allowed`). ``block_may_fill``: credentials
+    still unset may come from the Postflows Credentials block (only the other settings are required here).
 
     Raises:
         ConfigurationError: naming every missing setting as its environment variable, or the address
-            setting that is not encrypted.
+            setting that is not encrypted, or the URL and ``POSTFLOWS_SANDBOX`` where the sandbox is refused.
     """
     from postflows.settings import CREDENTIAL_FIELDS
     from postflows.settings.variables import variables_of
 
     url = api_url(settings, api)
     if url is None:
+        require_sandbox_allowed(settings, api)
         return
     group = _GROUPS[api]
     named = {variable.path: variable for variable in variables_of(type(settings))}

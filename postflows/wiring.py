@@ -1,9 +1,9 @@
 """The composition root: builds connector clients from :class:`~postflows.settings.Settings`.
 
-An unset service URL selects the embedded sandbox, served in-process (one instance per process, so jobs
-started by one client are visible to the next) and keeping its state in ``<data dir>/sandbox``, so an order
-or job outlives the process and a later run (or another process at the same time) finds it. Nothing below
-this module knows the sandbox exists.
+An unset service URL selects the embedded sandbox where it is allowed (``POSTFLOWS_SANDBOX``; a deployment
+run needs it set: :func:`~postflows.endpoints.require_sandbox_allowed`), served in-process (one per process)
+and keeping its state in ``<data dir>/sandbox``, so an order or job outlives the process and a later run
+finds it. Nothing below this module knows the sandbox exists.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from postflows.endpoints import api_url as api_url
 from postflows.endpoints import describe_address_service as describe_address_service
 from postflows.endpoints import describe_commerce as describe_commerce
 from postflows.endpoints import describe_newspaper as describe_newspaper
-from postflows.endpoints import require_settings as require_settings
+from postflows.endpoints import require_sandbox_allowed, require_settings
 from postflows.settings import (
     SANDBOX_ADDRESS_PASSWORD,
     SANDBOX_ADDRESS_USER,
@@ -156,9 +156,8 @@ _window_gates_guard = threading.Lock()
 
 def window_gate(settings: Settings) -> WindowGate:
     """The gate at which calls to the address service wait out its per-minute limit: one per service and
-    process, shared by every client built here (each chunk task of a fan-out builds its own client, on its
-    own thread's event loop). Worker processes elsewhere (Dask) each have their own gate; the global rate
-    limit of the Prefect server is what bounds them together. Tests swap in a simulated clock."""
+    process, shared by every client built here (each chunk task of a fan-out builds its own client). Worker
+    processes elsewhere (Dask) have their own; the Prefect server's global rate limit bounds them together."""
     endpoint = address_service_endpoint(settings)
     with _window_gates_guard:
         return _window_gates.setdefault(endpoint, WindowGate())
@@ -181,8 +180,7 @@ def query_pacer(settings: Settings) -> Pacer | None:
 @dataclass(frozen=True)
 class Service:
     """Where one API's calls go and as whom: the configured service, or the embedded sandbox with its
-    published test account. ``auth_url`` is the authorization server (the newspaper API has only its token
-    address)."""
+    published test account. ``auth_url`` is the authorization server (the newspaper API has none)."""
 
     api: Api
     base_url: str
@@ -203,16 +201,16 @@ class Service:
 
 
 def resolve(settings: Settings, api: Api) -> Service:
-    """The service ``api``'s clients talk to: the embedded sandbox when its URL is unset, else the
-    configured one, once its settings are checked (:func:`~postflows.endpoints.require_settings`).
+    """The service ``api``'s clients talk to: the embedded sandbox when its URL is unset (where allowed),
+    else the configured one, once its settings are checked (:func:`~postflows.endpoints.require_settings`).
 
     Raises:
-        ConfigurationError: a real service is configured without a setting it needs, or with an address
-            that is not encrypted; or the sandbox's settings are unusable.
+        ConfigurationError: a real service lacks a setting or has an unencrypted address; the sandbox is
+            not allowed here or its settings are unusable.
     """
+    require_settings(settings, api)
     if api_url(settings, api) is None:
         return _sandbox_service(api)
-    require_settings(settings, api)
     if api == "address-service":
         config = settings.address_service
         return Service(
@@ -288,8 +286,9 @@ def _required(settings: Settings, value: T | None, *path: str) -> T:
 
 
 def endpoint(settings: Settings, api: Api) -> Endpoint:
-    """The service ``api`` a run talks to, as its idempotency keys name it."""
+    """The service ``api`` a run talks to, as its idempotency keys name it (the sandbox where allowed)."""
     if api_url(settings, api) is None:
+        require_sandbox_allowed(settings, api)
         service = _sandbox_service(api)
         return Endpoint(service.base_url, service.user)
     config = api_settings(settings, api)

@@ -60,7 +60,7 @@ for _ in $(seq 240); do
 done
 curl -fsS "$ORIGIN/api/health" >/dev/null || { cat "$WORK/server.log" >&2; exit 1; }
 
-setsid "$PY" -c 'from postflows.cli import main; main()' serve >"$WORK/serve.log" 2>&1 &
+setsid "$PY" -c 'from postflows.cli import main; main()' serve --sandbox >"$WORK/serve.log" 2>&1 &
 PIDS+=("$!")
 
 # Every catalog deployment registered: name and id, one per line.

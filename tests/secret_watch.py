@@ -1,8 +1,10 @@
 """A watch on every HTTP request the test suite sends through httpx: each kind of credential may travel only
 where it belongs, never in a URL (commerce spec §5, rule 3; RFC 6749 §2.3.1, RFC 6750 §2):
 
-* an OAuth client secret: as the ``client_secret`` field of a form body;
-* a password: inside an ``Authorization: Basic`` header (the encoded header value nowhere else either);
+* an OAuth client secret: as the ``client_secret`` field of a form body, or in the body of a Prefect block
+  document written (the credentials block ``postflows deploy`` saves);
+* a password: inside an ``Authorization: Basic`` header (the encoded header value nowhere else either), or
+  in the body of a Prefect block document written (the same block);
 * an access token: as the whole ``Authorization: Bearer`` header;
 * a refresh token: as the ``refresh_token`` field of a form body, or in the body of a Prefect block document
   written (the ``block:<name>`` token store); an ID token: nowhere.
@@ -140,9 +142,9 @@ def check_request(
                 raise SecretLeak(f"a {kind} is in the body of {where} {where_allowed}".rstrip())
 
     for secret in secrets:
-        nowhere_but("client secret", secret, field_name="client_secret")
+        nowhere_but("client secret", secret, field_name="client_secret", stored=True)
     for password in passwords:
-        nowhere_but("password", password)
+        nowhere_but("password", password, stored=True)
         for spelling in _base64_spellings(password):
             nowhere_but("Basic credential", spelling, header=True)
     for token in access_tokens:

@@ -110,3 +110,13 @@ def test_a_refresh_token_may_be_written_to_a_prefect_block_document_only() -> No
     _check(httpx.Request("POST", "http://127.0.0.1:4200/api/block_documents/", json=body))
     with pytest.raises(SecretLeak):
         _check(httpx.Request("POST", "http://127.0.0.1:4200/api/logs/", json=[{"message": REFRESH}]))
+
+
+def test_a_password_and_a_client_secret_may_be_written_to_a_prefect_block_document() -> None:
+    """The credentials block ``postflows deploy`` saves (Prefect keeps block documents encrypted)."""
+    body = {"data": {"address_service_password": PASSWORD, "commerce_client_secret": SECRET}, "name": "c"}
+    _check(httpx.Request("POST", "http://127.0.0.1:4200/api/block_documents/", json=body))
+    with pytest.raises(SecretLeak):
+        _check(httpx.Request("POST", "http://127.0.0.1:4200/api/logs/", json=[{"message": PASSWORD}]))
+    with pytest.raises(SecretLeak):
+        _check(httpx.Request("POST", "http://127.0.0.1:4200/api/logs/", json=[{"message": SECRET}]))

@@ -46,6 +46,7 @@ CREDENTIAL_FIELDS = (
     "newspaper_client_secret",
     "commerce_client_id",
     "commerce_client_secret",
+    "database_password",
 )
 
 
@@ -66,6 +67,11 @@ class Settings(BaseSettings):
     )
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL of the run history; default SQLite in the data dir"
+    )
+    database_password: SecretStr | None = Field(
+        default=None,
+        description="Password of the run history's database, used when POSTFLOWS_DATABASE_URL names a user "
+        "but no password (`postflows deploy` keeps it in the credentials block, not in the deployments)",
     )
 
     server_database_url: SecretStr | None = Field(
@@ -240,6 +246,17 @@ class Settings(BaseSettings):
         "','-separated); `postflows --csv-dialect` sets it for one command",
     )
 
+    sandbox: bool | None = Field(
+        default=None,
+        description="Whether the embedded sandbox stands in for a service whose URL is unset: true lets it "
+        "(`postflows deploy --sandbox` and `postflows serve --sandbox` set it for their runs), false "
+        "refuses it everywhere; unset: on the command line it does, in a run of a deployment (a worker's, "
+        "`postflows serve`'s) it does not, and the run fails at its start naming the URL to set",
+        json_schema_extra={
+            "limit": "a deployment run without the service's URL and without POSTFLOWS_SANDBOX=true fails at "
+            "its start, writing nothing"
+        },
+    )
     sandbox_faults: str | None = Field(
         default=None, description="Fault plan for the embedded sandbox: JSON text or a file path"
     )
@@ -332,9 +349,20 @@ class Settings(BaseSettings):
 
     @cached_property
     def effective_database_url(self) -> str:
-        if self.database_url:
+        """The run history's URL: POSTFLOWS_DATABASE_URL (with POSTFLOWS_DATABASE_PASSWORD when it names a
+        user and no password), else SQLite in the data dir."""
+        if not self.database_url:
+            return sqlite_history_url(self.data_dir)
+        if self.database_password is None:
             return self.database_url
-        return sqlite_history_url(self.data_dir)
+        from sqlalchemy.engine import make_url
+
+        url = make_url(self.database_url)
+        if not url.username or url.password:
+            return self.database_url
+        return url.set(password=self.database_password.get_secret_value()).render_as_string(
+            hide_password=False
+        )
 
 
 def get_settings() -> Settings:

@@ -132,6 +132,15 @@ def test_a_real_service_without_its_credentials_or_assistant_url_fails_naming_th
     assert "pa55-w0rd-of-someone" not in output
 
 
+def test_sandbox_0_fails_the_settings_of_an_api_without_a_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POSTFLOWS_SANDBOX", "0")
+    code, output = _doctor("--api", "newspaper")
+    assert code == 1, output
+    assert (
+        "  settings: POSTFLOWS_NEWSPAPER_URL is not set and POSTFLOWS_SANDBOX=0 refuses the embedded sandbox"
+    ) in output
+
+
 def test_newspaper_and_commerce_need_their_token_and_auth_urls(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("POSTFLOWS_NEWSPAPER_URL", "https://newspaper.example.test")
     monkeypatch.setenv("POSTFLOWS_COMMERCE_URL", "https://commerce.example.test")

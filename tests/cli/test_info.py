@@ -66,6 +66,16 @@ def test_info_on_a_fresh_machine(user_data: Path) -> None:
     assert not user_data.exists()  # info looks, it creates nothing
 
 
+def test_info_says_when_sandbox_0_refuses_the_sandbox(
+    user_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("POSTFLOWS_SANDBOX", "0")
+    info = _info()
+    assert info["newspaper API"] == (
+        "none: POSTFLOWS_NEWSPAPER_URL is not set and POSTFLOWS_SANDBOX=0 refuses the embedded sandbox"
+    )
+
+
 def test_info_names_the_failure_announcements(user_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("POSTFLOWS_NOTIFY_BLOCK", "slack-webhook/operations")
     automations = _info()["automations"]

@@ -387,7 +387,8 @@ def start_serve(
 ) -> tuple[dict[str, str], subprocess.Popen[bytes], Path]:
     """``postflows serve`` against the Prefect server at ``api_url``, with its PREFECT_HOME, data dir and log
     under ``root`` and ``settings`` added to its environment; it checks for runs every second (Prefect's
-    default is 10) so a triggered run starts promptly. Returns its environment, its process and its log."""
+    default is 10) so a triggered run starts promptly. ``--sandbox``: the embedded sandbox serves the APIs
+    whose URL ``settings`` do not name. Returns its environment, its process and its log."""
     env = base_environment()
     env.update(
         PREFECT_API_URL=api_url,
@@ -399,7 +400,7 @@ def start_serve(
     log = root / "serve.log"
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            [POSTFLOWS, "serve"],
+            [POSTFLOWS, "serve", "--sandbox"],
             cwd=root,
             env=env,
             stdout=sink,

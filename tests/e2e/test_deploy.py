@@ -43,7 +43,8 @@ PAUSED = ("newspaper-reports", "daily")
 @pytest.fixture
 def environment(tmp_path: Path) -> Iterator[dict[str, str]]:
     """A Prefect server of this test's own and the environment of ``postflows deploy`` and the workers (their
-    flow runs inherit it): a data dir of this test's, the embedded sandbox (no service URL), heartbeats."""
+    flow runs inherit it): a data dir of this test's, the embedded sandbox (no service URL: deployed with
+    ``--sandbox``), heartbeats."""
     home = tmp_path / "prefect-server"
     home.mkdir()
     with started_prefect_server(home) as booting:
@@ -61,7 +62,7 @@ def environment(tmp_path: Path) -> Iterator[dict[str, str]]:
 
 def deploy(env: dict[str, str], cwd: Path) -> str:
     done = subprocess.run(
-        [POSTFLOWS, "deploy"], cwd=cwd, env=env, capture_output=True, text=True, timeout=180
+        [POSTFLOWS, "deploy", "--sandbox"], cwd=cwd, env=env, capture_output=True, text=True, timeout=180
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout

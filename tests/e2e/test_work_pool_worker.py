@@ -67,13 +67,15 @@ def succeeded(result: subprocess.CompletedProcess[str]) -> subprocess.CompletedP
 @pytest.fixture
 def environment(prefect_server: PrefectServer, tmp_path: Path) -> dict[str, str]:
     """The environment of the commands and the worker (its flow runs inherit it): the session's server,
-    a data dir of this test's own, the embedded sandbox (no service URL)."""
+    a data dir of this test's own, the embedded sandbox (no service URL), which a deployment run uses only
+    when asked (``POSTFLOWS_SANDBOX=1``)."""
     env = base_environment()
     env.update(
         PREFECT_API_URL=prefect_server.api_url,
         PREFECT_HOME=str(tmp_path / "prefect-home"),
         PREFECT_WORKER_QUERY_SECONDS="1",
         POSTFLOWS_DATA_DIR=str(tmp_path / "data"),
+        POSTFLOWS_SANDBOX="1",
     )
     return env
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -48,7 +49,7 @@ def deploy_env(setup_env: None) -> Iterator[None]:
 
 
 def _deploy(*args: str) -> str:
-    result = runner.invoke(app, ["deploy", *args])
+    result = runner.invoke(app, ["deploy", "--sandbox", *args])
     assert result.exit_code == 0, result.output
     return result.output
 
@@ -64,7 +65,7 @@ def test_deploy_makes_pools_deployments_limits_and_automations_and_a_second_run_
     first = _deploy()
     for pool in POOLS:
         assert f"work pool {pool}: created (type process)" in first
-        assert f"PREFECT_RUNNER_HEARTBEAT_FREQUENCY=30 prefect worker start --pool {pool}" in first
+        assert f"  prefect worker start --pool {pool}\n" in first
     for spec in CATALOG:
         assert f"deployment {spec.full_name}: created (pool {spec.work_pool})" in first
     for limit in (ADDRESS_SERVICE, NEWSPAPER_API, COMMERCE_API):
@@ -204,3 +205,98 @@ def test_serve_started_again_keeps_the_operators_changes_and_never_pauses_on_sto
     )
     serve.serve_all(served)
     assert called == {"pause_on_shutdown": False, "n": len(CATALOG)}
+
+
+def test_deploy_and_serve_with_no_service_url_are_refused_unless_sandbox(deploy_env: None) -> None:
+    for command in ("deploy", "serve"):
+        result = runner.invoke(app, [command])
+        assert result.exit_code == 2, result.output
+        for name in (
+            "POSTFLOWS_ADDRESS_SERVICE_URL",
+            "POSTFLOWS_NEWSPAPER_URL",
+            "POSTFLOWS_SANDBOX",
+            "--sandbox",
+        ):
+            assert name in result.output, result.output
+    with pytest.raises(ObjectNotFound):
+        asyncio.run(_deployment("address-query"))  # nothing was deployed
+    jobs = asyncio.run(_deployment_after(_deploy)).job_variables  # --sandbox: the sandbox asked for
+    assert jobs["env"]["POSTFLOWS_SANDBOX"] == "1"
+    assert jobs["env"]["PREFECT_RUNNER_HEARTBEAT_FREQUENCY"] == "30"
+
+
+async def _deployment_after(deploy: Any) -> Any:
+    await asyncio.to_thread(deploy)
+    return await _deployment("address-query")
+
+
+def test_serve_with_sandbox_sets_it_for_its_runs(deploy_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POSTFLOWS_SANDBOX", "")  # restored after the test; serve sets it in its process
+    monkeypatch.setattr("deployments.serve.served_deployments", lambda: ([], []))
+    served: list[str | None] = []
+    monkeypatch.setattr(
+        "deployments.serve.serve_all", lambda deployments: served.append(os.environ.get("POSTFLOWS_SANDBOX"))
+    )
+    result = runner.invoke(app, ["serve", "--sandbox"])
+    assert result.exit_code == 0, result.output
+    assert served == ["1"]
+
+
+SECRETS = {
+    "POSTFLOWS_ADDRESS_SERVICE_PASSWORD": "address-pw-4711",
+    "POSTFLOWS_DATABASE_URL": "postgresql+psycopg://history:db-pw-1234@db.example/postflows",
+}
+
+
+def test_deploy_carries_the_settings_and_keeps_the_secrets_in_a_block(
+    deploy_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from postflows.blocks import PostflowsCredentials
+
+    monkeypatch.setenv("POSTFLOWS_ADDRESS_SERVICE_URL", "https://address.example/REST/v1")
+    monkeypatch.setenv("POSTFLOWS_ADDRESS_SERVICE_USER", "tech-user")
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    result = runner.invoke(app, ["deploy"])  # one service URL: no --sandbox needed
+    assert result.exit_code == 0, result.output
+    assert "secrets saved in block postflows-credentials/postflows-deployments" in result.output
+    env = asyncio.run(_deployment("address-query")).job_variables["env"]
+    assert env["POSTFLOWS_ADDRESS_SERVICE_URL"] == "https://address.example/REST/v1"
+    assert env["POSTFLOWS_ADDRESS_SERVICE_USER"] == "tech-user"
+    assert env["POSTFLOWS_DATABASE_URL"] == "postgresql+psycopg://history@db.example/postflows"
+    assert env["POSTFLOWS_CREDENTIALS_BLOCK"] == "postflows-deployments"
+    assert "POSTFLOWS_SANDBOX" not in env
+    every = str([asyncio.run(_deployment(spec.name)).job_variables for spec in CATALOG]) + result.output
+    assert not any(secret in every for secret in ("address-pw-4711", "db-pw-1234"))
+    block: Any = PostflowsCredentials.load("postflows-deployments", _sync=True)  # type: ignore[call-arg]
+    assert block.address_service_password.get_secret_value() == "address-pw-4711"
+    assert block.database_password.get_secret_value() == "db-pw-1234"
+
+    asyncio.run(_set_env_in_the_ui("address-query", "POSTFLOWS_ADDRESS_SERVICE_USER", "ui-user"))
+    monkeypatch.setenv("POSTFLOWS_HTTP_MAX_ATTEMPTS", "7")  # a change of settings
+    again = _deploy()
+    assert (
+        "deployment address-query/address-query: updated (pool address-service); "
+        "left alone: job variables set on the server (env POSTFLOWS_ADDRESS_SERVICE_USER)"
+    ) in again
+    env = asyncio.run(_deployment("address-query")).job_variables["env"]
+    assert env["POSTFLOWS_ADDRESS_SERVICE_USER"] == "ui-user"
+    assert env["POSTFLOWS_HTTP_MAX_ATTEMPTS"] == "7" and env["POSTFLOWS_SANDBOX"] == "1"
+    assert (
+        asyncio.run(_deployment("cleanup")).job_variables["env"]["POSTFLOWS_ADDRESS_SERVICE_USER"]
+        == "tech-user"
+    )
+    third = _deploy()
+    assert not re.search(r": (created|updated)\b", third), third
+    reset = _deploy("--reset")
+    assert "left alone" not in reset
+    env = asyncio.run(_deployment("address-query")).job_variables["env"]
+    assert env["POSTFLOWS_ADDRESS_SERVICE_USER"] == "tech-user"
+
+
+async def _set_env_in_the_ui(name: str, variable: str, value: str) -> None:
+    async with get_client() as client:
+        deployment = await client.read_deployment_by_name(spec_named(name).full_name)
+        jobs = dict(deployment.job_variables)
+        jobs["env"] = {**jobs["env"], variable: value}
+        await client.update_deployment(deployment.id, DeploymentUpdate(job_variables=jobs))

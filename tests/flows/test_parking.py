@@ -33,6 +33,12 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
 FAST = {"min_poll_interval_s": 0.05, "max_poll_interval_s": 0.2}
 
 
+@pytest.fixture(autouse=True)
+def _sandbox_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deployment runs here run on the embedded sandbox, which a deployment run uses only when asked."""
+    monkeypatch.setenv("POSTFLOWS_SANDBOX", "1")
+
+
 @pytest.fixture
 async def deployment() -> AsyncIterator[UUID]:
     """The address batch as a deployment of the test server (nothing serves it: the test runs its runs)."""
