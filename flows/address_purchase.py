@@ -27,7 +27,7 @@ from flows.naming import run_name
 from flows.newspaper_forms import PurchaseForm
 from flows.parking import poll_policy
 from flows.requests import AddressPurchaseRequest, OwnOutputOptions, PollingOptions
-from flows.runs import RunSummary, recorded_run
+from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.identity import body_key, derive_key
 from history.jobs import JobSnapshot
 from history.models import JobState
@@ -101,7 +101,9 @@ async def address_purchase(
             raise InputError("file not found", path=path)
     form_body = _form_parameters(parameters_path, request.purchase)
     key, parameters = _run_identity(request, addresses_path, parameters_path, form_body, output_dir)
-    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
+    async with recorded_run(
+        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=key, parameters=parameters
+    ) as (
         recorder,
         summary,
     ):

@@ -18,7 +18,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import parameter_value, run_name
 from flows.requests import MasterDataRequest, OwnOutputOptions
-from flows.runs import recorded_run
+from flows.runs import FLOW_APIS, recorded_run
 from history.identity import named_key
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
@@ -79,6 +79,7 @@ async def newspaper_master_data(
     async with recorded_run(
         settings,
         flow=FLOW_NAME,
+        apis=FLOW_APIS[FLOW_NAME],
         idempotency_key=named_key(f"{FLOW_NAME}:{newspaper_number}", endpoint=newspaper_endpoint(settings)),
         parameters=parameters,
     ) as (recorder, summary):

@@ -23,7 +23,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import parameter_value, run_name
 from flows.requests import OptionalOutputOptions, ReportsRequest
-from flows.runs import recorded_run
+from flows.runs import FLOW_APIS, recorded_run
 from history.identity import named_key
 from history.jobs import JobSnapshot
 from history.recorder import RunRecorder
@@ -128,6 +128,7 @@ async def _one_order(
     async with recorded_run(
         settings,
         flow=FLOW_NAME,
+        apis=FLOW_APIS[FLOW_NAME],
         idempotency_key=named_key(f"{FLOW_NAME}:{order_id}", endpoint=newspaper_endpoint(settings)),
         parameters=parameters,
     ) as (recorder, summary):
@@ -167,6 +168,7 @@ async def _sweep(settings: Settings, days: int) -> dict[str, Any]:
     async with recorded_run(
         settings,
         flow=FLOW_NAME,
+        apis=FLOW_APIS[FLOW_NAME],
         idempotency_key=named_key(f"{FLOW_NAME}:sweep", endpoint=newspaper_endpoint(settings)),
         parameters={"days": days},
     ) as (recorder, summary):

@@ -18,6 +18,7 @@ from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle
+from fileio.sandbox_marks import writeback_name
 from fileio.writeback import write_back
 from fileio.writeback.report import SkippedLine, WrittenBack, written_back
 from fileio.writeback_policy import Policy
@@ -86,9 +87,11 @@ def write_validation_writeback(
     policy: Policy,
     limits: TableLimits = TABLE_LIMITS,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+    sandbox: bool = False,
 ) -> WrittenBack:
-    """Write ``writeback.<ext>`` (the input's own extension) with the certified values ``policy`` applies,
-    and ``writeback-skipped.csv`` when some could not be applied.
+    """Write ``writeback.<ext>`` (the input's own extension; ``writeback-sandbox.<ext>`` after a
+    ``sandbox`` run) with the certified values ``policy`` applies, and ``writeback-skipped.csv`` when some
+    could not be applied.
 
     Raises:
         InputError: the input file is gone or changed since it was read (nothing is written).
@@ -96,7 +99,7 @@ def write_validation_writeback(
     if addresses.layout is None:
         raise InputError("the input's layout is unknown: it cannot be written back", path=addresses.source)
     edits, left_out = validation_edits(rows, addresses.columns, policy)
-    target = output_dir / f"writeback{addresses.source.suffix.lower()}"
+    target = output_dir / writeback_name(addresses.source.suffix, sandbox=sandbox)
     outcome = write_back(addresses.source, target, addresses.layout, edits, limits=limits)
     field_of = {header: field for field, headers in addresses.columns.items() for header in headers}
     lines: list[SkippedLine] = [

@@ -48,6 +48,7 @@ async def write_back_validation(
     policy: Policy,
     limits: TableLimits = TABLE_LIMITS,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+    sandbox: bool = False,
 ) -> WrittenBack:
     """:func:`~fileio.commerce.writeback.write_validation_writeback` of the validated rows."""
     return await asyncio.to_thread(
@@ -58,4 +59,5 @@ async def write_back_validation(
         policy=policy,
         limits=limits,
         csv_style=csv_style,
+        sandbox=sandbox,
     )
