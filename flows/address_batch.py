@@ -88,6 +88,9 @@ class DownloadLimits:
     tables: TableLimits = TABLE_LIMITS
 
 
+APIS = FLOW_APIS[FLOW_NAME]
+
+
 @flow(
     on_failure=ON_FAILURE,
     name=FLOW_NAME,
@@ -134,11 +137,7 @@ async def address_batch(
     )
     parameters = {"input_path": input_path, "output_dir": output_dir, "resubmit": request.resubmit}
     async with recorded_run(
-        settings,
-        flow=FLOW_NAME,
-        apis=FLOW_APIS[FLOW_NAME],
-        idempotency_key=key,
-        parameters={**parameters, **work.identity},
+        settings, flow=FLOW_NAME, apis=APIS, idempotency_key=key, parameters={**parameters, **work.identity}
     ) as (recorder, summary):
         prepared, upload = await _prepare(recorder, summary, work, input_path, output_dir)
         if request.idempotency_key is None:

@@ -75,9 +75,9 @@ async def pickup_registration(
     async with recorded_run(
         settings,
         flow=FLOW_NAME,
-        apis=FLOW_APIS[FLOW_NAME],
         idempotency_key=named_key(FLOW_NAME, endpoint=endpoint),
         parameters=parameters,
+        apis=FLOW_APIS[FLOW_NAME],
     ) as (recorder, summary):
         pickup_input = await read_pickup_file(
             recorder,

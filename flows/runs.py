@@ -27,7 +27,7 @@ from tasks.run_history import start_recording
 from tasks.submission import JobParked
 
 if TYPE_CHECKING:
-    from postflows.endpoints import Api
+    from postflows.wiring import Api
 
 FLOW_APIS: dict[str, tuple[Api, ...]] = {
     "address-batch": ("address-service",),

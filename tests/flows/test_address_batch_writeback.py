@@ -149,7 +149,9 @@ async def test_a_workbook_keeps_its_other_sheet_formats_and_formulas(
 async def test_nothing_applied_gives_the_input_byte_for_byte(sandbox: Sandbox, tmp_path: Path) -> None:
     summary = await _batch(EXAMPLES / "address-batch.csv", tmp_path / "out", apply="none")
 
-    assert (tmp_path / "out" / "writeback-sandbox.csv").read_bytes() == (EXAMPLES / "address-batch.csv").read_bytes()
+    assert (tmp_path / "out" / "writeback-sandbox.csv").read_bytes() == (
+        EXAMPLES / "address-batch.csv"
+    ).read_bytes()
     assert summary["writeback"]["cells_changed"] == 0
 
 
@@ -161,10 +163,14 @@ async def test_moves_are_written_only_when_asked(sandbox: Sandbox, tmp_path: Pat
     results = read_output_csv(tmp_path / "moves" / "results.csv", dtype=str, keep_default_na=False)
     moved = results.loc[results["QSTAT"] == "4", ["KundenNr", "Streetname", "ZIPCode", "TownName"]]
     assert len(moved) == 2
-    written = pd.read_csv(tmp_path / "moves" / "writeback-sandbox.csv", sep=";", dtype=str).set_index("KundenNr")
+    written = pd.read_csv(tmp_path / "moves" / "writeback-sandbox.csv", sep=";", dtype=str).set_index(
+        "KundenNr"
+    )
     for number, street, zip_code, town in moved.itertuples(index=False):
         assert written.loc[number, ["Strasse", "PLZ", "Ort"]].tolist() == [street, zip_code, town]
-    kept = pd.read_csv(tmp_path / "corrections" / "writeback-sandbox.csv", sep=";", dtype=str).set_index("KundenNr")
+    kept = pd.read_csv(tmp_path / "corrections" / "writeback-sandbox.csv", sep=";", dtype=str).set_index(
+        "KundenNr"
+    )
     original = pd.read_csv(source, sep=";", dtype=str).set_index("KundenNr")
     assert kept.loc[moved["KundenNr"]].equals(original.loc[moved["KundenNr"]])
     assert moves["writeback"]["rows_changed"] == 2 and corrections["writeback"]["rows_changed"] > 2
