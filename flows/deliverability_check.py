@@ -154,7 +154,9 @@ async def _report(
     """Write the workbook, the CSV and summary.md, and count the outcomes into the summary; the addresses
     that failed."""
     settings = get_settings()
-    files = write_deliverability(table, output_dir, csv_style=settings.csv_style)
+    files = write_deliverability(
+        table, output_dir, csv_style=settings.csv_style, sandbox=recorder.outputs.sandbox
+    )
     for path in files:
         await recorder.document(path.name, path)
     statuses = table.status_counts()

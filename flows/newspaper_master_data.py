@@ -14,6 +14,7 @@ from prefect import flow, get_run_logger
 from connectors.errors import PostflowsError
 from fileio.newspaper.outputs import summary_markdown, write_json
 from fileio.reports import write_xlsx
+from fileio.sandbox_marks import with_banner
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import parameter_value, run_name
@@ -101,7 +102,8 @@ async def newspaper_master_data(
                 store_master_data, settings.effective_database_url, recorder.run_id, data
             )
         changes = await asyncio.to_thread(changes_of_run, settings.effective_database_url, recorder.run_id)
-        files.append(write_xlsx(output_dir / "master-data.xlsx", master_data_sheets(data, changes)))
+        sheets = with_banner(master_data_sheets(data, changes), sandbox=recorder.outputs.sandbox)
+        files.append(write_xlsx(output_dir / "master-data.xlsx", sheets))
         for path in files:
             await recorder.document(path.stem, path)
         facts: dict[str, Any] = {"newspaper number": newspaper_number, "title": data.summary.title}

@@ -208,7 +208,9 @@ async def _publish(
     await warnings.add("reports", outcome.reports.warnings)
     outcome.warnings = warnings.lines
     outcome.errors = warnings.errors
-    files = write_order_files(outcome, output_dir, max_bytes=settings.download_max_bytes)
+    files = write_order_files(
+        outcome, output_dir, max_bytes=settings.download_max_bytes, sandbox=recorder.outputs.sandbox
+    )
     for path in files:
         await recorder.document(path.stem, path, job=job)
     await recorder.update_job(

@@ -143,7 +143,9 @@ async def _one_order(
         outcome = OrderOutcome(order_id, reports=reports, warnings=warnings.lines)
         if reports.original is not None and isinstance(reports.original.body, dict):
             outcome.identity = identity_of(reports.original.body.get("basisInformation") or {})
-        files = write_order_files(outcome, output_dir, max_bytes=settings.download_max_bytes)
+        files = write_order_files(
+            outcome, output_dir, max_bytes=settings.download_max_bytes, sandbox=recorder.outputs.sandbox
+        )
         for path in files:
             await recorder.document(path.stem, path)
         text = order_summary_text(f"Reports of newspaper order {order_id}", outcome, files)
@@ -243,7 +245,9 @@ async def _refresh(
         warnings=warnings.lines[first_warning:],
     )
     folder = order_folder(settings.data_dir, order_id, job)
-    files = write_order_files(outcome, folder, max_bytes=settings.download_max_bytes)
+    files = write_order_files(
+        outcome, folder, max_bytes=settings.download_max_bytes, sandbox=recorder.outputs.sandbox
+    )
     summary_file = write_text(
         folder / "summary.md",
         order_summary_text(f"Reports of newspaper order {order_id}", outcome, files),

@@ -132,7 +132,14 @@ async def _report(
     summary; the locations whose query failed."""
     settings = get_settings()
     table = points_table(locations, outcomes, today=today)
-    files = write_points(table, outcomes, locations.rejected_report, output_dir, csv_style=settings.csv_style)
+    files = write_points(
+        table,
+        outcomes,
+        locations.rejected_report,
+        output_dir,
+        csv_style=settings.csv_style,
+        sandbox=recorder.outputs.sandbox,
+    )
     for path in files[:2]:  # the answers (one file per location) are named by their folder
         await recorder.document(path.name, path)
     statuses = table.drop_duplicates("row")["status"].value_counts()

@@ -86,7 +86,9 @@ async def same_day_acceptance(
             found = await run_step(fetch_acceptance_points, client, asked)
         table = acceptance_table(found.answer)
         if output_dir is not None:
-            for path in write_acceptance(table, Path(output_dir), csv_style=settings.csv_style):
+            for path in write_acceptance(
+                table, Path(output_dir), csv_style=settings.csv_style, sandbox=recorder.outputs.sandbox
+            ):
                 await recorder.document(path.name, path)
         quality = found.answer.quality if found.answer is not None else None
         summary.update(

@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 
 import history
 from connectors.newspaper import NewspaperRejected
+from fileio.sandbox_marks import BANNER_SHEET
 from flows.newspaper_master_data import MasterDataNotSynced, newspaper_master_data
 from history import BlackListEntryRow, DistributionDetailRow, NewspaperSummaryRow
 from sandbox.newspaper import reference
@@ -62,6 +63,7 @@ async def test_gratis_newspaper_synced_then_changes_logged(
         assert [(c.old_value, c.new_value) for c in title] == [("Anzeiger Rigi", "Anzeiger Rigi & Seeland")]
     workbook = load_workbook(tmp_path / "third" / "master-data.xlsx", read_only=True)
     assert workbook.sheetnames == [
+        BANNER_SHEET,
         "newspaper",
         "distribution list",
         "distribution details",
