@@ -19,7 +19,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import parameter_value, run_name
 from flows.requests import MasterDataRequest, OwnOutputOptions
-from flows.runs import FLOW_APIS, recorded_run
+from flows.runs import FLOW_APIS, calls_sandbox, recorded_run
 from history.identity import named_key
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
@@ -149,7 +149,8 @@ async def _sync_every_known(database_url: str, output_dir: Path | None) -> dict[
     if failed:
         listed = ", ".join(str(number) for number in sorted(failed))
         raise MasterDataNotSynced(f"{len(failed)} of {len(numbers)} newspapers not synced: {listed}")
-    return {"newspapers": numbers, "changes": synced, "failed": failed}
+    sandbox = calls_sandbox(get_settings(), FLOW_APIS[FLOW_NAME])
+    return {"newspapers": numbers, "changes": synced, "failed": failed, "sandbox": sandbox}
 
 
 def _describe(counts: SyncCounts) -> str:
