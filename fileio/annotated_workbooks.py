@@ -84,9 +84,11 @@ def write_annotated_xlsx(
     *,
     sheets: Mapping[str, pd.DataFrame] | None = None,
     charts: Mapping[str, Sequence[Chart]] | None = None,
+    lead: Mapping[str, pd.DataFrame] | None = None,
 ) -> Path:
-    """Write ``sheet`` first, then the further ``sheets`` (small tables), atomically, ``charts[name]`` drawn
-    beside the table of sheet ``name`` (``sheet.title`` or a name of ``sheets``).
+    """Write ``sheet`` first (after the ``lead`` sheets, e.g. a sandbox run's banner), then the further
+    ``sheets`` (small tables), atomically, ``charts[name]`` drawn beside the table of sheet ``name``
+    (``sheet.title`` or a name of ``sheets``).
 
     The fast writer (rustpy-xlsxwriter, its package completed by :mod:`fileio.xlsx_annotations`) writes it;
     a workbook it cannot write as promised (repeated column names, object columns of mixed kinds) is
@@ -96,7 +98,7 @@ def write_annotated_xlsx(
         ValueError: a mark names a row, column or fill the sheet does not have, a cell is marked twice,
             cells are noted without a header note, or the frame is longer than a sheet.
     """
-    layout = _Layout.of(sheet, sheets, charts)
+    layout = _Layout.of(sheet, sheets, charts, lead)
     with atomic_path(path) as temporary:
         if all(rust_writable(part) for part in layout.parts):
             _write_fast(temporary, sheet, layout)
@@ -111,11 +113,12 @@ def write_annotated_xlsx_plain(
     *,
     sheets: Mapping[str, pd.DataFrame] | None = None,
     charts: Mapping[str, Sequence[Chart]] | None = None,
+    lead: Mapping[str, pd.DataFrame] | None = None,
 ) -> Path:
     """:func:`write_annotated_xlsx` by xlsxwriter alone (constant-memory mode): cells written with their
     fill's format, ``write_comment`` per note, ``set_row`` per filled row. The reference the fast writer
     is tested against, and the writer of the workbooks it cannot write."""
-    layout = _Layout.of(sheet, sheets, charts)
+    layout = _Layout.of(sheet, sheets, charts, lead)
     with atomic_path(path) as temporary:
         _write_plain(temporary, sheet, layout)
     return path
@@ -123,13 +126,15 @@ def write_annotated_xlsx_plain(
 
 @dataclass(frozen=True)
 class _Layout:
-    """The workbook's worksheets, the data sheet's marks and widths, and the charts by sheet title."""
+    """The workbook's worksheets, the data sheet's marks and widths, the charts by sheet title, and the
+    data sheet's position among the worksheets (after the lead sheets)."""
 
     parts: list[SheetPart]
     marks: CellMarks
     row_fills: dict[int, str]
     widths: list[float]
     charts: dict[str, tuple[Chart, ...]]
+    data_index: int = 0
 
     @classmethod
     def of(
@@ -137,12 +142,16 @@ class _Layout:
         sheet: AnnotatedSheet,
         sheets: Mapping[str, pd.DataFrame] | None,
         charts: Mapping[str, Sequence[Chart]] | None,
+        lead: Mapping[str, pd.DataFrame] | None = None,
     ) -> _Layout:
         if len(sheet.frame) >= EXCEL_MAX_ROWS:
             raise ValueError(f"sheet {sheet.title!r}: {len(sheet.frame)} rows do not fit on one sheet")
-        parts = sheet_parts({sheet.title: sheet.frame, **(sheets or {})}, {})
-        if parts[0].title != sheet.title:
-            raise ValueError(f"{sheet.title!r} is not a valid sheet name (it would be {parts[0].title!r})")
+        parts = sheet_parts({**(lead or {}), sheet.title: sheet.frame, **(sheets or {})}, {})
+        data_index = len(lead or {})
+        if parts[data_index].title != sheet.title:
+            raise ValueError(
+                f"{sheet.title!r} is not a valid sheet name (it would be {parts[data_index].title!r})"
+            )
         names = [str(column) for column in sheet.frame.columns]
         if len(set(names)) != len(names):
             raise ValueError(f"sheet {sheet.title!r}: a column name more than once (marks name their column)")
@@ -160,6 +169,7 @@ class _Layout:
             row_fills=_row_fills(sheet),
             widths=widths,
             charts=charts_by_title(charts, first_titles(parts)),
+            data_index=data_index,
         )
 
 
@@ -240,7 +250,14 @@ def _write_fast(path: Path, sheet: AnnotatedSheet, layout: _Layout) -> None:
     write_rust_parts(written, layout.parts, options)
     written.seek(0)
     pixels = pixel_widths(layout.widths, len(layout.widths))
-    annotate_package(written, path, sheet=1, marks=layout.marks, author=NOTE_AUTHOR, column_pixels=pixels)
+    annotate_package(
+        written,
+        path,
+        sheet=layout.data_index + 1,
+        marks=layout.marks,
+        author=NOTE_AUTHOR,
+        column_pixels=pixels,
+    )
 
 
 def _write_plain(path: Path, sheet: AnnotatedSheet, layout: _Layout) -> None:
@@ -248,7 +265,7 @@ def _write_plain(path: Path, sheet: AnnotatedSheet, layout: _Layout) -> None:
         annotate = _PlainMarks(layout, sheet, book.workbook)
         for number, part in enumerate(layout.parts):
             charts = layout.charts.get(part.title, ())
-            if number:
+            if number != layout.data_index:
                 worksheet = book.add_part(part, charts=charts)
             else:
                 worksheet = book.add_part(part, charts=charts, widths=layout.widths, after_row=annotate)

@@ -34,7 +34,7 @@ from flows.forms import form
 from flows.naming import run_name
 from flows.parking import poll_policy
 from flows.requests import BATCH_POLLING, AddressBatchRequest, OutputOptions, PollingOptions
-from flows.runs import RunSummary, recorded_run
+from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history import file_digest
 from history.identity import derive_key
 from history.jobs import BatchJobData, FileJobData, JobSnapshot
@@ -88,6 +88,9 @@ class DownloadLimits:
     tables: TableLimits = TABLE_LIMITS
 
 
+APIS = FLOW_APIS[FLOW_NAME]
+
+
 @flow(
     on_failure=ON_FAILURE,
     name=FLOW_NAME,
@@ -134,7 +137,7 @@ async def address_batch(
     )
     parameters = {"input_path": input_path, "output_dir": output_dir, "resubmit": request.resubmit}
     async with recorded_run(
-        settings, flow=FLOW_NAME, idempotency_key=key, parameters={**parameters, **work.identity}
+        settings, flow=FLOW_NAME, apis=APIS, idempotency_key=key, parameters={**parameters, **work.identity}
     ) as (recorder, summary):
         prepared, upload = await _prepare(recorder, summary, work, input_path, output_dir)
         if request.idempotency_key is None:
@@ -310,6 +313,7 @@ async def _run_batch(
                 moves_file=extras.get(profile.moves) if profile and profile.moves else None,
                 limits=limits.tables,
                 correction_marks=get_settings().address_service.correction_marks,
+                sandbox=recorder.outputs.sandbox,
             )
         except ResultUnreadable as error:
             # The job ended with its result downloaded (COMPLETED, so its files are deleted below); what

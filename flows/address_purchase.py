@@ -21,13 +21,14 @@ from fileio.newspaper.outputs import records_frame, summary_markdown, write_json
 from fileio.newspaper.purchase_input import PurchaseInput, load_purchase_parameters, read_purchase_input
 from fileio.rejected_rows import write_rejected
 from fileio.reports import write_csv, write_xlsx
+from fileio.sandbox_marks import with_banner
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.newspaper_forms import PurchaseForm
 from flows.parking import poll_policy
 from flows.requests import AddressPurchaseRequest, OwnOutputOptions, PollingOptions
-from flows.runs import RunSummary, recorded_run
+from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.identity import body_key, derive_key
 from history.jobs import JobSnapshot
 from history.models import JobState
@@ -101,7 +102,9 @@ async def address_purchase(
             raise InputError("file not found", path=path)
     form_body = _form_parameters(parameters_path, request.purchase)
     key, parameters = _run_identity(request, addresses_path, parameters_path, form_body, output_dir)
-    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
+    async with recorded_run(
+        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=key, parameters=parameters
+    ) as (
         recorder,
         summary,
     ):
@@ -323,7 +326,8 @@ async def _write_outputs(
         write_json(output_dir, "output-addresses", bought.output, max_bytes=settings.download_max_bytes)
     )
     files.append(write_csv(frame, output_dir / "output-addresses.csv", style=settings.csv_style))
-    files.append(write_xlsx(output_dir / "output-addresses.xlsx", {"output addresses": frame}))
+    sheets = with_banner({"output addresses": frame}, sandbox=recorder.outputs.sandbox)
+    files.append(write_xlsx(output_dir / "output-addresses.xlsx", sheets))
     for kind, path in bought.documents.saved.items():
         await recorder.document(kind, path, job=bought.job)
     for path in files:

@@ -20,7 +20,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import AddressQueryRequest, OutputOptions
-from flows.runs import RunSummary, recorded_run
+from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.identity import derive_key
 from history.recorder import RunRecorder
 from postflows.settings import Settings, get_settings
@@ -106,7 +106,9 @@ async def address_query(
     reading = input_format(request)
     key = _work_key(request, settings, input_path, reading)
     parameters = _recorded_parameters(request, input_path, output_dir)
-    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
+    async with recorded_run(
+        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=key, parameters=parameters
+    ) as (
         recorder,
         summary,
     ):
@@ -152,7 +154,12 @@ async def _conclude(
     counts = QueryCounts.of(answers)
     marks = settings.address_service.correction_marks
     results = await build_query_results(
-        prepared, answers, output_dir, csv_style=settings.csv_style, correction_marks=marks
+        prepared,
+        answers,
+        output_dir,
+        csv_style=settings.csv_style,
+        correction_marks=marks,
+        sandbox=recorder.outputs.sandbox,
     )
     await _report(recorder, summary, results, prepared, sends, counts, input_path, output_dir)
     get_run_logger().info("address queries done: %d rows, %d failed, %d uncertain", results.rows, *counts)

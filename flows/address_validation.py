@@ -18,7 +18,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import AddressValidationRequest, OutputOptions
-from flows.runs import RunSummary, recorded_run
+from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.identity import derive_key
 from history.recorder import RunRecorder
 from postflows.settings import get_settings
@@ -72,7 +72,9 @@ async def address_validation(
         "concurrency": request.concurrency,
         **options,
     }
-    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
+    async with recorded_run(
+        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=key, parameters=parameters
+    ) as (
         recorder,
         summary,
     ):
@@ -130,6 +132,7 @@ async def _report(
         rejected_rows=addresses.rejected_rows,
         empty_rows=addresses.empty_rows,
         csv_style=settings.csv_style,
+        sandbox=recorder.outputs.sandbox,
     )
     for path in files:
         await recorder.document(path.name, path)

@@ -13,7 +13,7 @@ from typing import Any
 from connectors.commerce import CommerceClient
 from fileio.commerce.json_bodies import JsonBody, read_json_bodies
 from fileio.commerce.kept_answers import KeptAnswers
-from flows.runs import RunSummary, recorded_run
+from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.identity import named_key
 from history.recorder import RunRecorder
 from postflows.settings import Settings
@@ -103,7 +103,9 @@ async def body_run(
     """The recorded run of ``flow``; runs of one flow against one service go one at a time (each body has
     its own key below the run's)."""
     key = named_key(flow, endpoint=commerce_endpoint(settings))
-    async with recorded_run(settings, flow=flow, idempotency_key=key, parameters=parameters) as (
+    async with recorded_run(
+        settings, flow=flow, apis=FLOW_APIS[flow], idempotency_key=key, parameters=parameters
+    ) as (
         recorder,
         summary,
     ):

@@ -19,7 +19,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import CleanupRequest
-from flows.runs import recorded_run
+from flows.runs import FLOW_APIS, recorded_run
 from postflows.settings import get_settings
 from postflows.wiring import address_service_client
 from tasks.address_service.cleanup import delete_recorded_files
@@ -74,7 +74,9 @@ async def cleanup(
     cutoff = now - timedelta(hours=older_than_hours)
     retention_cutoff = now - timedelta(days=settings.address_service.file_retention_days)
     parameters = {"older_than_hours": older_than_hours, "force": force}
-    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=None, parameters=parameters) as (
+    async with recorded_run(
+        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=None, parameters=parameters
+    ) as (
         recorder,
         summary,
     ):

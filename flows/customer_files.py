@@ -41,6 +41,7 @@ async def customer_files(
         policy=policy,
         limits=settings.table_limits,
         csv_style=settings.csv_style,
+        sandbox=recorder.outputs.sandbox,
     )
     if files.write_back is None:
         text = _not_written(summary, policy, files.not_written)
@@ -72,6 +73,7 @@ async def validation_write_back(
             further=further,
             limits=settings.table_limits,
             csv_style=settings.csv_style,
+            sandbox=recorder.outputs.sandbox,
         )
     except InputError as error:
         return _not_written(summary, applied, error)

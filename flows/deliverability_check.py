@@ -20,7 +20,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import DeliverabilityRequest, OutputOptions
-from flows.runs import RunSummary, recorded_run
+from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.identity import derive_key
 from history.recorder import RunRecorder
 from postflows.settings import get_settings
@@ -81,7 +81,11 @@ async def deliverability_check(
     key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), files=(input_path,), parameters=options)
     parameters = {"input_path": input_path, "output_dir": output_dir, "concurrency": request.concurrency}
     async with recorded_run(
-        settings, flow=FLOW_NAME, idempotency_key=key, parameters={**parameters, **options}
+        settings,
+        flow=FLOW_NAME,
+        apis=FLOW_APIS[FLOW_NAME],
+        idempotency_key=key,
+        parameters={**parameters, **options},
     ) as (recorder, summary):
         addresses, _ = await prepare_commerce_addresses(
             recorder,
@@ -150,7 +154,9 @@ async def _report(
     """Write the workbook, the CSV and summary.md, and count the outcomes into the summary; the addresses
     that failed."""
     settings = get_settings()
-    files = write_deliverability(table, output_dir, csv_style=settings.csv_style)
+    files = write_deliverability(
+        table, output_dir, csv_style=settings.csv_style, sandbox=recorder.outputs.sandbox
+    )
     for path in files:
         await recorder.document(path.name, path)
     statuses = table.status_counts()

@@ -16,7 +16,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import ReferenceDataOutput
-from flows.runs import recorded_run
+from flows.runs import FLOW_APIS, recorded_run
 from history.identity import named_key
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client, commerce_endpoint, describe_commerce
@@ -59,6 +59,7 @@ async def delivery_reference_sync(
     async with recorded_run(
         settings,
         flow=FLOW_NAME,
+        apis=FLOW_APIS[FLOW_NAME],
         idempotency_key=named_key(FLOW_NAME, endpoint=endpoint),
         parameters=parameters,
     ) as (recorder, summary):

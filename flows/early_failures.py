@@ -1,7 +1,9 @@
 """Runs that fail before they open their history record (a missing input file, a parameter the flow does not
 take, an order with nothing to submit) are recorded too: every flow has :func:`record_early_failure` as its
 ``on_failure`` hook, which records the run FAILED with the reason Prefect gives it, unless the run recorded
-itself. ``postflows history`` then lists every run that reached a flow, however early it failed.
+itself. ``postflows history`` then lists every run that reached a flow, however early it failed, and the hook
+sends the run's ``postflows.<flow>.failed`` event (:mod:`flows.run_events`); a run that recorded itself has
+sent its own, so none is sent twice.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from connectors.redaction import redact
+from flows import run_events
+from flows.runs import FLOW_APIS, calls_sandbox
 from history.recorder import record_unrecorded_failure
 
 if TYPE_CHECKING:
@@ -25,18 +29,34 @@ async def record_early_failure(flow: Flow[..., Any], flow_run: FlowRun, state: S
     run has failed already and its reason is in Prefect's log."""
     from postflows.settings import get_settings
 
+    parameters = flow_run.parameters or {}
+    error = state.message or state.name or "failed"
     try:
         settings = get_settings()
-        await record_unrecorded_failure(
+        recorded = await record_unrecorded_failure(
             settings.effective_database_url,
             flow=flow.name,
             flow_run_id=str(flow_run.id),
-            parameters=flow_run.parameters or {},
-            error=state.message or state.name or "failed",
+            parameters=parameters,
+            error=error,
             scrub=redact,
         )
     except Exception:  # the history may be the very thing that failed
         logger.warning("could not record the failed run %s in the history", flow_run.id, exc_info=True)
+        return
+    if recorded is None:
+        return  # the run recorded itself, and sent its event as it ended
+    run_events.run_ended(
+        flow.name,
+        run_events.FAILED,
+        run_id=recorded.run_id,
+        history_id=recorded.history_id,
+        summary={},
+        parameters=parameters,
+        idempotency_key=None,
+        sandbox=calls_sandbox(settings, FLOW_APIS.get(flow.name, ())),
+        error=error,
+    )
 
 
 ON_FAILURE: list[FlowStateHook[..., Any]] = [record_early_failure]

@@ -16,7 +16,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import LogisticProductRequest, LookupOutput
-from flows.runs import recorded_run
+from flows.runs import FLOW_APIS, recorded_run
 from history.identity import derive_key
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client, commerce_endpoint
@@ -65,7 +65,9 @@ async def logistic_product(
     code, output_dir = request.product_code, output.output_dir
     key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), parameters={"product_code": code})
     parameters = {"product_code": code, "output_dir": output_dir}
-    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
+    async with recorded_run(
+        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=key, parameters=parameters
+    ) as (
         recorder,
         summary,
     ):

@@ -14,11 +14,12 @@ from prefect import flow, get_run_logger
 from connectors.errors import PostflowsError
 from fileio.newspaper.outputs import summary_markdown, write_json
 from fileio.reports import write_xlsx
+from fileio.sandbox_marks import with_banner
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import parameter_value, run_name
 from flows.requests import MasterDataRequest, OwnOutputOptions
-from flows.runs import recorded_run
+from flows.runs import FLOW_APIS, calls_sandbox, recorded_run
 from history.identity import named_key
 from postflows.settings import get_settings
 from postflows.wiring import newspaper_client, newspaper_endpoint
@@ -79,6 +80,7 @@ async def newspaper_master_data(
     async with recorded_run(
         settings,
         flow=FLOW_NAME,
+        apis=FLOW_APIS[FLOW_NAME],
         idempotency_key=named_key(f"{FLOW_NAME}:{newspaper_number}", endpoint=newspaper_endpoint(settings)),
         parameters=parameters,
     ) as (recorder, summary):
@@ -100,7 +102,8 @@ async def newspaper_master_data(
                 store_master_data, settings.effective_database_url, recorder.run_id, data
             )
         changes = await asyncio.to_thread(changes_of_run, settings.effective_database_url, recorder.run_id)
-        files.append(write_xlsx(output_dir / "master-data.xlsx", master_data_sheets(data, changes)))
+        sheets = with_banner(master_data_sheets(data, changes), sandbox=recorder.outputs.sandbox)
+        files.append(write_xlsx(output_dir / "master-data.xlsx", sheets))
         for path in files:
             await recorder.document(path.stem, path)
         facts: dict[str, Any] = {"newspaper number": newspaper_number, "title": data.summary.title}
@@ -146,7 +149,8 @@ async def _sync_every_known(database_url: str, output_dir: Path | None) -> dict[
     if failed:
         listed = ", ".join(str(number) for number in sorted(failed))
         raise MasterDataNotSynced(f"{len(failed)} of {len(numbers)} newspapers not synced: {listed}")
-    return {"newspapers": numbers, "changes": synced, "failed": failed}
+    sandbox = calls_sandbox(get_settings(), FLOW_APIS[FLOW_NAME])
+    return {"newspapers": numbers, "changes": synced, "failed": failed, "sandbox": sandbox}
 
 
 def _describe(counts: SyncCounts) -> str:

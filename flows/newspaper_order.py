@@ -27,7 +27,7 @@ from flows.naming import run_name
 from flows.newspaper_forms import OrderForm
 from flows.parking import poll_policy
 from flows.requests import NewspaperOrderRequest, OwnOutputOptions, PollingOptions
-from flows.runs import RunSummary, recorded_run
+from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.jobs import JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder
@@ -127,7 +127,9 @@ async def newspaper_order(
         "order": None if order_path else submitted.to_body(),
     }
     parameters.update(output_dir=output_dir, kind=kind, resubmit=request.resubmit)
-    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
+    async with recorded_run(
+        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=key, parameters=parameters
+    ) as (
         recorder,
         summary,
     ):
@@ -206,7 +208,9 @@ async def _publish(
     await warnings.add("reports", outcome.reports.warnings)
     outcome.warnings = warnings.lines
     outcome.errors = warnings.errors
-    files = write_order_files(outcome, output_dir, max_bytes=settings.download_max_bytes)
+    files = write_order_files(
+        outcome, output_dir, max_bytes=settings.download_max_bytes, sandbox=recorder.outputs.sandbox
+    )
     for path in files:
         await recorder.document(path.stem, path, job=job)
     await recorder.update_job(

@@ -23,7 +23,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import parameter_value, run_name
 from flows.requests import OptionalOutputOptions, ReportsRequest
-from flows.runs import recorded_run
+from flows.runs import FLOW_APIS, recorded_run
 from history.identity import named_key
 from history.jobs import JobSnapshot
 from history.recorder import RunRecorder
@@ -128,6 +128,7 @@ async def _one_order(
     async with recorded_run(
         settings,
         flow=FLOW_NAME,
+        apis=FLOW_APIS[FLOW_NAME],
         idempotency_key=named_key(f"{FLOW_NAME}:{order_id}", endpoint=newspaper_endpoint(settings)),
         parameters=parameters,
     ) as (recorder, summary):
@@ -142,7 +143,9 @@ async def _one_order(
         outcome = OrderOutcome(order_id, reports=reports, warnings=warnings.lines)
         if reports.original is not None and isinstance(reports.original.body, dict):
             outcome.identity = identity_of(reports.original.body.get("basisInformation") or {})
-        files = write_order_files(outcome, output_dir, max_bytes=settings.download_max_bytes)
+        files = write_order_files(
+            outcome, output_dir, max_bytes=settings.download_max_bytes, sandbox=recorder.outputs.sandbox
+        )
         for path in files:
             await recorder.document(path.stem, path)
         text = order_summary_text(f"Reports of newspaper order {order_id}", outcome, files)
@@ -167,6 +170,7 @@ async def _sweep(settings: Settings, days: int) -> dict[str, Any]:
     async with recorded_run(
         settings,
         flow=FLOW_NAME,
+        apis=FLOW_APIS[FLOW_NAME],
         idempotency_key=named_key(f"{FLOW_NAME}:sweep", endpoint=newspaper_endpoint(settings)),
         parameters={"days": days},
     ) as (recorder, summary):
@@ -241,7 +245,9 @@ async def _refresh(
         warnings=warnings.lines[first_warning:],
     )
     folder = order_folder(settings.data_dir, order_id, job)
-    files = write_order_files(outcome, folder, max_bytes=settings.download_max_bytes)
+    files = write_order_files(
+        outcome, folder, max_bytes=settings.download_max_bytes, sandbox=recorder.outputs.sandbox
+    )
     summary_file = write_text(
         folder / "summary.md",
         order_summary_text(f"Reports of newspaper order {order_id}", outcome, files),

@@ -31,7 +31,7 @@ from flows.forms import form
 from flows.naming import parameter_value, run_name
 from flows.requests import OptionalOutputOptions, StatisticsRequest
 from flows.requests.newspaper import ANY_INTERVAL
-from flows.runs import RunSummary, recorded_run
+from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.identity import body_key, derive_key
 from history.models import JobState
 from history.recorder import RunRecorder
@@ -112,7 +112,9 @@ async def newspaper_statistics(
     )
     parameters: dict[str, Any] = {"input_path": input_path, "output_dir": output_dir, "interval": interval}
     parameters.update(calendar_path=request.calendar_path, resubmit=request.resubmit)
-    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
+    async with recorded_run(
+        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=key, parameters=parameters
+    ) as (
         recorder,
         summary,
     ):

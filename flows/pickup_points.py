@@ -19,7 +19,7 @@ from flows.forms import form
 from flows.naming import run_name
 from flows.pickup_input import read_pickup_file
 from flows.requests import OutputOptions, PickupPointsRequest
-from flows.runs import RunSummary, recorded_run
+from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.identity import derive_key
 from history.recorder import RunRecorder
 from postflows.settings import get_settings
@@ -83,7 +83,9 @@ async def pickup_points(
         parameters={"day": today.isoformat()},
     )
     parameters = {"input_path": input_path, "output_dir": output_dir, "concurrency": request.concurrency}
-    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=key, parameters=parameters) as (
+    async with recorded_run(
+        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=key, parameters=parameters
+    ) as (
         recorder,
         summary,
     ):
@@ -130,7 +132,14 @@ async def _report(
     summary; the locations whose query failed."""
     settings = get_settings()
     table = points_table(locations, outcomes, today=today)
-    files = write_points(table, outcomes, locations.rejected_report, output_dir, csv_style=settings.csv_style)
+    files = write_points(
+        table,
+        outcomes,
+        locations.rejected_report,
+        output_dir,
+        csv_style=settings.csv_style,
+        sandbox=recorder.outputs.sandbox,
+    )
     for path in files[:2]:  # the answers (one file per location) are named by their folder
         await recorder.document(path.name, path)
     statuses = table.drop_duplicates("row")["status"].value_counts()

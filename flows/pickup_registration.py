@@ -13,12 +13,13 @@ from prefect import flow, get_run_logger
 from fileio.commerce.pickup_input import PickupInput, read_pickup_input
 from fileio.errors import InputError
 from fileio.reports import write_csv, write_xlsx
+from fileio.sandbox_marks import with_banner
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.pickup_input import read_pickup_file
 from flows.requests import OutputOptions, PickupRegistrationRequest
-from flows.runs import RunSummary, recorded_run
+from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.identity import named_key
 from history.recorder import RunRecorder
 from postflows.settings import get_settings
@@ -76,6 +77,7 @@ async def pickup_registration(
         flow=FLOW_NAME,
         idempotency_key=named_key(FLOW_NAME, endpoint=endpoint),
         parameters=parameters,
+        apis=FLOW_APIS[FLOW_NAME],
     ) as (recorder, summary):
         pickup_input = await read_pickup_file(
             recorder,
@@ -124,7 +126,10 @@ async def _write_results(
     written = [
         results_csv,
         write_xlsx(
-            output_dir / "results.xlsx", {"results": results, "rejected": pickup_input.rejected_report}
+            output_dir / "results.xlsx",
+            with_banner(
+                {"results": results, "rejected": pickup_input.rejected_report}, sandbox=summary.sandbox
+            ),
         ),
     ]
     for path in written:

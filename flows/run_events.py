@@ -4,9 +4,14 @@ work is done without polling.
 * ``postflows.<flow>.finished``: the run completed; the payload holds its input files (``inputs``, by
   parameter name, e.g. ``input_path``) and its summary (counts, output files, remote ids, what was resumed or
   reused);
-* ``postflows.<flow>.failed``: the run failed; the payload holds the one-line reason and the summary so far.
+* ``postflows.<flow>.failed``: the run failed, at whatever step (a run that failed before it opened its own
+  record, e.g. on a missing input file, sends it from the flow's ``on_failure`` hook,
+  :mod:`flows.early_failures`); the payload holds the one-line reason and the summary so far.
 
-The event's resource is the run as the history knows it (``postflows.run.<history run id>``); its related
+Every payload says ``sandbox`` (true when an API the run calls answers from the embedded sandbox: nothing it
+wrote may be imported), ``history`` (the id of the history the run is recorded in) and ``history_run_id``.
+The event's resource is the run as the history knows it (``postflows.run.<history id>.<history run id>``:
+runs of two histories never share it); its related
 resources are the flow run (``prefect.flow-run.<id>``, inside a flow run), each input file
 (``postflows.file.<absolute path>``, role ``input-file``) and the idempotency key (``postflows.key.<key>``,
 role ``idempotency-key``), so an automation can match on any of them. A payload larger than
@@ -44,19 +49,23 @@ def run_ended(
     outcome: str,
     *,
     run_id: int | str,
+    history_id: str,
     summary: Mapping[str, Any],
     parameters: Mapping[str, Any],
     idempotency_key: str | None,
+    sandbox: bool,
     error: str | None = None,
 ) -> None:
     """Emit ``postflows.<flow>.<outcome>`` for a run that ended (``outcome``: :data:`FINISHED` or
-    :data:`FAILED`)."""
+    :data:`FAILED`), recorded as ``run_id`` in the history ``history_id``."""
     try:
         from prefect.events import emit_event
 
         payload: dict[str, Any] = {
             "flow": flow,
+            "history": history_id,
             "history_run_id": run_id,
+            "sandbox": sandbox,
             "inputs": input_files(parameters),
             "summary": bounded(summary),
         }
@@ -65,7 +74,7 @@ def run_ended(
         emit_event(
             event_name(flow, outcome),
             resource={
-                "prefect.resource.id": f"{EVENT_PREFIX}.run.{run_id}",
+                "prefect.resource.id": run_resource_id(history_id, run_id),
                 "prefect.resource.name": f"{flow} run {run_id}",
                 "postflows.flow": flow,
             },
@@ -76,6 +85,11 @@ def run_ended(
         logger.warning(
             "could not send the %s event of run %s", event_name(flow, outcome), run_id, exc_info=True
         )
+
+
+def run_resource_id(history_id: str, run_id: int | str) -> str:
+    """``postflows.run.<history id>.<history run id>``: the run's name outside, unique across histories."""
+    return f"{EVENT_PREFIX}.run.{history_id}.{run_id}"
 
 
 def related_resources(parameters: Mapping[str, Any], idempotency_key: str | None) -> list[dict[str, str]]:

@@ -13,11 +13,12 @@ import re
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from connectors.errors import PostflowsError
 from connectors.redaction import redact
 from fileio.files import write_text
+from fileio.sandbox_marks import SUMMARY_NOTICE
 from flows import run_events
 from history.recorder import RunRecorder, record_shielded
 from postflows.settings import Settings
@@ -25,6 +26,31 @@ from tasks.retrying import StepRetries, step_retries
 from tasks.run_history import start_recording
 from tasks.submission import JobParked
 
+if TYPE_CHECKING:
+    from postflows.wiring import Api
+
+FLOW_APIS: dict[str, tuple[Api, ...]] = {
+    "address-batch": ("address-service",),
+    "address-query": ("address-service",),
+    "cleanup": ("address-service",),
+    "address-purchase": ("newspaper",),
+    "newspaper-master-data": ("newspaper",),
+    "newspaper-order": ("newspaper",),
+    "newspaper-reports": ("newspaper",),
+    "newspaper-statistics": ("newspaper",),
+    "structure-files": ("newspaper",),
+    "address-labels": ("commerce",),
+    "address-validation": ("commerce",),
+    "deliverability-check": ("commerce",),
+    "delivery-reference-sync": ("commerce",),
+    "logistic-product": ("commerce",),
+    "pickup-points": ("commerce",),
+    "pickup-registration": ("commerce",),
+    "return-order": ("commerce",),
+    "same-day-acceptance": ("commerce",),
+}
+"""The APIs each recorded flow calls (a flow that calls none, such as history-report, is not named): a run
+of it is a sandbox run when one of them answers from the embedded sandbox."""
 SUMMARY_FILE = "summary.md"
 INTERRUPTED = "INTERRUPTED"
 CRASHED = "CRASHED"
@@ -38,13 +64,21 @@ class RunSummary(dict[str, Any]):
 
     :meth:`publish` ends it the same way for every flow: ``files`` (every document the run recorded, as
     absolute paths, ``summary.md`` last), ``resumed`` and ``reused`` (the earlier work taken up instead of
-    done again), in the returned summary, ``summary.md`` and the markdown artifact alike.
+    done again), in the returned summary, ``summary.md`` and the markdown artifact alike. ``sandbox`` says
+    whether an API the run calls answers from the embedded sandbox (the recorder's outputs say the same);
+    the summary of such a run opens with a notice that nothing in it may be imported.
     """
 
     def __init__(self, recorder: RunRecorder, **values: Any) -> None:
         super().__init__(**values)
         self.recorder = recorder
         self.is_parked = False
+        self.setdefault("sandbox", recorder.outputs.sandbox)
+
+    @property
+    def sandbox(self) -> bool:
+        """Whether the run's answers come from the embedded sandbox."""
+        return bool(self.recorder.outputs.sandbox)
 
     async def park(self, parked: JobParked) -> dict[str, Any]:
         """End the run on a parked wait: schedule the follow-up run (:mod:`flows.parking`), record the run
@@ -81,6 +115,8 @@ class RunSummary(dict[str, Any]):
         if path is not None:
             documents.setdefault(path.resolve(), "summary")
         text = report.rstrip("\n") + "\n\n" + outputs_markdown(documents, outputs.reused, outputs.replaced)
+        if outputs.sandbox:
+            text = f"{SUMMARY_NOTICE}\n\n{text}"
         if path is not None:
             write_text(path, text)
             await self.recorder.document("summary", path)
@@ -148,6 +184,7 @@ async def recorded_run(
     flow: str,
     idempotency_key: str | None,
     parameters: Mapping[str, Any],
+    apis: Sequence[Api] = (),
     notify: Callable[[str], None] | None = None,
 ) -> AsyncIterator[tuple[RunRecorder, RunSummary]]:
     """Record a run that holds its idempotency key; it ends COMPLETED, FAILED (with the error), INTERRUPTED
@@ -155,6 +192,10 @@ async def recorded_run(
     it: ``SystemExit`` or another ``BaseException`` that is no ``Exception``), or PARKED. A completed run
     emits ``postflows.<flow>.finished``, a failed or crashed one ``postflows.<flow>.failed``
     (:mod:`flows.run_events`).
+
+    ``apis`` are the APIs the run calls: when one of them answers from the embedded sandbox (its
+    ``POSTFLOWS_<API>_URL`` unset), the run is a sandbox run (``recorder.outputs.sandbox``, ``"sandbox"``
+    in its summary and events), and every file it writes for people says so.
 
     A second run with the same key waits here (bounded by ``lease_wait_s``) while a live run holds it. The
     idempotent steps of the run are retried as the settings say (:func:`tasks.retrying.step_retries`). A
@@ -175,6 +216,7 @@ async def recorded_run(
         started = await starting
         await started.finish(INTERRUPTED, error="interrupted while starting")
         raise
+    recorder.outputs.sandbox = calls_sandbox(settings, apis)
     summary = RunSummary(recorder, run_id=recorder.run_id)
     try:
         await recorder.hold_key(ttl_s=settings.lease_ttl_s, wait_s=settings.lease_wait_s, notify=notify)
@@ -198,6 +240,16 @@ async def recorded_run(
         _ended(recorder, run_events.FINISHED, summary, parameters)
 
 
+def calls_sandbox(settings: Settings, apis: Sequence[Api]) -> bool:
+    """Whether one of ``apis`` goes to the embedded sandbox (its URL setting is unset)."""
+    sandboxes = {
+        "address-service": settings.address_service.is_sandbox,
+        "newspaper": settings.newspaper.is_sandbox,
+        "commerce": settings.commerce.is_sandbox,
+    }
+    return any(sandboxes[api] for api in apis)
+
+
 def _ended(
     recorder: RunRecorder,
     outcome: str,
@@ -210,9 +262,11 @@ def _ended(
         recorder.flow,
         outcome,
         run_id=recorder.run_id,
+        history_id=recorder.history_id,
         summary=summary,
         parameters=parameters,
         idempotency_key=recorder.idempotency_key,
+        sandbox=recorder.outputs.sandbox,
         error=error,
     )
 

@@ -13,7 +13,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import LookupOutput, SameDayAcceptanceRequest
-from flows.runs import recorded_run
+from flows.runs import FLOW_APIS, recorded_run
 from history.identity import derive_key
 from postflows.settings import get_settings
 from postflows.wiring import commerce_client, commerce_endpoint
@@ -76,13 +76,19 @@ async def same_day_acceptance(
     body = asked.to_body()
     key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), parameters=body)
     async with recorded_run(
-        settings, flow=FLOW_NAME, idempotency_key=key, parameters={**body, "output_dir": output_dir}
+        settings,
+        flow=FLOW_NAME,
+        apis=FLOW_APIS[FLOW_NAME],
+        idempotency_key=key,
+        parameters={**body, "output_dir": output_dir},
     ) as (recorder, summary):
         async with commerce_client(settings, request_log=recorder.request_log) as client:
             found = await run_step(fetch_acceptance_points, client, asked)
         table = acceptance_table(found.answer)
         if output_dir is not None:
-            for path in write_acceptance(table, Path(output_dir), csv_style=settings.csv_style):
+            for path in write_acceptance(
+                table, Path(output_dir), csv_style=settings.csv_style, sandbox=recorder.outputs.sandbox
+            ):
                 await recorder.document(path.name, path)
         quality = found.answer.quality if found.answer is not None else None
         summary.update(

@@ -20,7 +20,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import OwnOutputOptions, StructureFilesRequest
-from flows.runs import RunSummary, recorded_run
+from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.identity import named_key
 from history.models import JobState
 from history.recorder import RunRecorder
@@ -84,6 +84,7 @@ async def structure_files(
     async with recorded_run(
         settings,
         flow=FLOW_NAME,
+        apis=FLOW_APIS[FLOW_NAME],
         idempotency_key=named_key(f"{FLOW_NAME}:{int(code)}", endpoint=newspaper_endpoint(settings)),
         parameters=parameters,
     ) as (recorder, summary):

@@ -48,6 +48,8 @@ class RunOutputs:
     """What was submitted anew over an earlier submission (``--resubmit``) → which earlier one."""
     took_up: int | None = None
     """The run of this work just before this one, when it was interrupted (this run takes its work up)."""
+    sandbox: bool = False
+    """Whether an API the run calls answers from the embedded sandbox: its files say so."""
 
 
 @dataclass(frozen=True)
@@ -73,10 +75,18 @@ class LeasedRun:
     """One recorded run, and the lease it holds on its idempotency key."""
 
     def __init__(
-        self, factory: sessionmaker[Session], run_id: int, *, flow: str, idempotency_key: str | None
+        self,
+        factory: sessionmaker[Session],
+        run_id: int,
+        *,
+        flow: str,
+        idempotency_key: str | None,
+        history_id: str = "",
     ) -> None:
         self._factory = factory
         self.run_id = run_id
+        self.history_id = history_id
+        """The id of the history the run is recorded in (:func:`history.store.history_identity`)."""
         self.flow = flow
         self.idempotency_key = idempotency_key
         self._heartbeat: asyncio.Task[None] | None = None

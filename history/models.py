@@ -339,3 +339,18 @@ class RunMessage(Base):
 
     def __repr__(self) -> str:
         return f"RunMessage(id={self.id!r}, level={self.level!r}, code={self.code!r})"
+
+
+class HistoryIdentity(Base):
+    """The history's own identity: one row (``id`` 1), its ``history_id`` a UUID made the first time it is
+    asked for, so runs of two histories never share a name outside (event resources)."""
+
+    __tablename__ = "history_identity"
+    __table_args__ = (CheckConstraint("id = 1", name="one_row"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    history_id: Mapped[str] = mapped_column(String(36))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"HistoryIdentity(history_id={self.history_id!r})"

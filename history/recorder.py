@@ -15,6 +15,7 @@ import copy
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ from history.step_writer import RequestAttempt, StepWriter
 from history.store import (
     abandon_stale_runs,
     finish_run,
+    history_identity,
     record_document,
     record_message,
     record_step,
@@ -49,6 +51,7 @@ from history.store import (
 
 __all__ = [
     "JobSnapshot",
+    "RecordedFailure",
     "RunOutputs",
     "RunRecorder",
     "Scrub",
@@ -94,8 +97,9 @@ class RunRecorder(LeasedRun):
         flow: str,
         idempotency_key: str | None,
         scrub: Scrub,
+        history_id: str = "",
     ) -> None:
-        super().__init__(factory, run_id, flow=flow, idempotency_key=idempotency_key)
+        super().__init__(factory, run_id, flow=flow, idempotency_key=idempotency_key, history_id=history_id)
         self._scrub = scrub
         self._steps = StepWriter(self._write_request_steps)
 
@@ -125,7 +129,15 @@ class RunRecorder(LeasedRun):
                 )
                 session.flush()
                 run_id = run.id
-            return cls(factory, run_id, flow=flow, idempotency_key=idempotency_key, scrub=scrub)
+                history_id = history_identity(session)
+            return cls(
+                factory,
+                run_id,
+                flow=flow,
+                idempotency_key=idempotency_key,
+                scrub=scrub,
+                history_id=history_id,
+            )
 
         return await asyncio.to_thread(start)
 
@@ -389,6 +401,15 @@ class RunRecorder(LeasedRun):
         await self._write(record)
 
 
+@dataclass(frozen=True)
+class RecordedFailure:
+    """A failed run recorded by :func:`record_unrecorded_failure`: its id in the history, and the
+    history's id."""
+
+    run_id: int
+    history_id: str
+
+
 async def record_unrecorded_failure(
     database_url: str,
     *,
@@ -397,12 +418,12 @@ async def record_unrecorded_failure(
     parameters: Mapping[str, Any],
     error: str,
     scrub: Scrub,
-) -> int | None:
+) -> RecordedFailure | None:
     """Record a run of the flow run ``flow_run_id`` that failed before it opened its own record (a missing
-    input file, a parameter the flow does not take): FAILED, with ``error``. Returns the new run's id, or None
+    input file, a parameter the flow does not take): FAILED, with ``error``. Returns the new run, or None
     when the flow run is recorded already."""
 
-    def record() -> int | None:
+    def record() -> RecordedFailure | None:
         factory = session_factory(database_url)
         with factory.begin() as session:
             if recorded_flow_run(session, flow_run_id):
@@ -414,6 +435,6 @@ async def record_unrecorded_failure(
                 flow_run_id=flow_run_id,
             )
             finish_run(session, run, state="FAILED", error=scrub(error)[:DETAIL_CHARS], summary=None)
-            return run.id
+            return RecordedFailure(run.id, history_identity(session))
 
     return await asyncio.to_thread(record)

@@ -10,6 +10,7 @@ Objects returned here may be passed into a later session (the factory keeps them
 from __future__ import annotations
 
 import hashlib
+import uuid
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from os import PathLike
@@ -17,10 +18,21 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import exists, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from history.leases import HOLD_KEY_STEP
-from history.models import Document, MessageLevel, RemoteJob, Run, RunMessage, RunState, Step, utcnow
+from history.models import (
+    Document,
+    HistoryIdentity,
+    MessageLevel,
+    RemoteJob,
+    Run,
+    RunMessage,
+    RunState,
+    Step,
+    utcnow,
+)
 from history.remote_jobs import find_remote_job as find_remote_job
 from history.remote_jobs import jobs_for_key as jobs_for_key
 from history.remote_jobs import save_remote_job as save_remote_job
@@ -317,3 +329,20 @@ def get_run(session: Session, run_id: int) -> Run | None:
         )
     )
     return session.scalars(statement).first()
+
+
+def history_identity(session: Session) -> str:
+    """The history's own id (a UUID), made and stored the first time it is asked for; the same for every
+    process that uses this database."""
+    row = session.get(HistoryIdentity, 1)
+    if row is not None:
+        return row.history_id
+    try:
+        with session.begin_nested():  # another process may make it at the same moment: its id wins
+            session.add(HistoryIdentity(id=1, history_id=str(uuid.uuid4())))
+    except IntegrityError:
+        pass
+    made = session.get(HistoryIdentity, 1, populate_existing=True)
+    if made is None:  # pragma: no cover
+        raise LookupError("the history's identity vanished")
+    return made.history_id

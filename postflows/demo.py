@@ -16,7 +16,15 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "address-batch.c
 # The address service URL in its flat and its nested spelling.
 SERVICE_URL_VARIABLES = frozenset({"POSTFLOWS_ADDRESS_SERVICE_URL", "POSTFLOWS_ADDRESS_SERVICE__URL"})
 RESULT_FILES = frozenset(
-    {"results.csv", "results.xlsx", "moves.csv", "moves.txt", "review.xlsx", "writeback.csv", "qstat.png"}
+    {
+        "results.csv",
+        "results.xlsx",
+        "moves.csv",
+        "moves.txt",
+        "review.xlsx",
+        "writeback-sandbox.csv",
+        "qstat.png",
+    }
 )
 
 

@@ -17,6 +17,7 @@ from fileio.address_service.review import review_sheet, write_review
 from fileio.errors import InputError
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle
+from fileio.sandbox_marks import writeback_name
 from fileio.writeback import SkippedEdit, write_back
 from fileio.writeback.report import SkippedLine, WrittenBack, customer_ids, written_back
 from fileio.writeback_policy import Policy
@@ -42,9 +43,11 @@ def write_customer_writeback(
     policy: Policy,
     limits: TableLimits = TABLE_LIMITS,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+    sandbox: bool = False,
 ) -> WriteBack:
-    """Write ``writeback.<ext>`` (the input's own extension) with the corrections ``policy`` applies, and
-    ``writeback-skipped.csv`` when some could not be applied.
+    """Write ``writeback.<ext>`` (the input's own extension; ``writeback-sandbox.<ext>`` after a
+    ``sandbox`` run) with the corrections ``policy`` applies, and ``writeback-skipped.csv`` when some could
+    not be applied.
 
     Raises:
         InputError: the input file is gone or changed since it was read (nothing is written).
@@ -53,7 +56,7 @@ def write_customer_writeback(
         raise InputError("the input's layout is unknown: it cannot be written back", path=input.source)
     split_lines = _split_street_lines(input)
     edits, left_out = writeback_edits(corrections, input.address_columns, policy, split_lines=split_lines)
-    target = output_dir / f"writeback{input.source.suffix.lower()}"
+    target = output_dir / writeback_name(input.source.suffix, sandbox=sandbox)
     outcome = write_back(input.source, target, input.layout, edits, limits=limits)
     written = corrections.applied(policy).copy()
     field_of = _cell_fields(input, corrections, split_lines)
@@ -139,6 +142,7 @@ def write_customer_review(
     policy: Policy,
     written: pd.DataFrame | None,
     moves_file_rows: int | None = None,
+    sandbox: bool = False,
 ) -> Path:
     """Write ``review.xlsx``: every input row (rejected ones too) named by the customer's id column, the
     address as given beside the service's, the changes and the rows for a human marked (see
@@ -158,6 +162,7 @@ def write_customer_review(
         corrections,
         rejected_rows=input.rejected_rows,
         moves_file_rows=moves_file_rows,
+        sandbox=sandbox,
     )
 
 
@@ -180,13 +185,15 @@ def write_customer_files(
     limits: TableLimits = TABLE_LIMITS,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
     moves_file_rows: int | None = None,
+    sandbox: bool = False,
 ) -> CustomerFiles:
     """The write-back (:func:`write_customer_writeback`), then the review marking what it wrote
     (:func:`write_customer_review`). A write-back that cannot be made (the input is gone or changed since it
-    was read) is said in the outcome, not raised: the results are there, and so is the review."""
+    was read) is said in the outcome, not raised: the results are there, and so is the review. After a
+    ``sandbox`` run, both say so (:mod:`fileio.sandbox_marks`)."""
     try:
         written: WriteBack | None = write_customer_writeback(
-            input, corrections, output_dir, policy=policy, limits=limits, csv_style=csv_style
+            input, corrections, output_dir, policy=policy, limits=limits, csv_style=csv_style, sandbox=sandbox
         )
         not_written = None
     except InputError as error:
@@ -199,5 +206,6 @@ def write_customer_files(
         policy=policy,
         written=None if written is None else written.written,
         moves_file_rows=moves_file_rows,
+        sandbox=sandbox,
     )
     return CustomerFiles(write_back=written, not_written=not_written, review=review)

@@ -30,6 +30,7 @@ from fileio.address_service.result_codes import LARGEST_RECORD_ID, QSTAT_DESIGNA
 from fileio.address_service.result_file import UPLOADED_SUFFIX
 from fileio.errors import DuplicateRecordIds, ResultFileError
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv
+from fileio.sandbox_marks import with_banner
 from fileio.workbooks import write_xlsx
 
 RETURNED_COLUMN = "ReturnedByService"
@@ -150,9 +151,11 @@ def write_address_results(
     moves: pd.DataFrame | None = None,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
     corrections: Mapping[str, int] | None = None,
+    sandbox: bool = False,
 ) -> list[Path]:
     """Write ``results.csv``, ``results.xlsx`` (sheets Results, QSTAT summary and, with a moves file,
-    Moves, then the chart sheets) and ``moves.csv`` when moves are given; returns the paths written.
+    Moves, then the chart sheets; after a ``sandbox`` run, the banner sheet first) and ``moves.csv`` when
+    moves are given; returns the paths written.
 
     The chart sheets hold a table and its native chart each (:mod:`fileio.address_service.result_charts`):
     rows by QSTAT class, corrections by kind (``corrections``: rows per kind of correction; none counted
@@ -171,5 +174,6 @@ def write_address_results(
     chart_sheets, charts = result_chart_sheets(
         summary, corrections=corrections, moves_file_rows=None if moves is None else len(moves)
     )
-    paths.insert(1, write_xlsx(out_dir / "results.xlsx", {**sheets, **chart_sheets}, charts=charts))
+    workbook = with_banner({**sheets, **chart_sheets}, sandbox=sandbox)
+    paths.insert(1, write_xlsx(out_dir / "results.xlsx", workbook, charts=charts))
     return paths

@@ -24,6 +24,7 @@ from fileio.address_service.corrections import (
 from fileio.address_service.result_charts import result_chart_sheets
 from fileio.annotated_workbooks import CELL_COLUMNS, ROW_COLUMNS, AnnotatedSheet, write_annotated_xlsx
 from fileio.rejected_rows import PROBLEMS, ROW
+from fileio.sandbox_marks import with_banner
 from fileio.workbook_charts import Chart
 from fileio.writeback_policy import Policy
 
@@ -192,10 +193,12 @@ def write_review(
     *,
     rejected_rows: int,
     moves_file_rows: int | None = None,
+    sandbox: bool = False,
 ) -> Path:
     """Write ``review.xlsx``: the review sheet (changed cells filled and noted with their reason, rows for a
     human filled, their reason noted, an autofilter to pick them), then the chart sheets of the results
-    (QSTAT classes, corrections by kind, moves) and of the rows that need a human."""
+    (QSTAT classes, corrections by kind, moves) and of the rows that need a human; after a ``sandbox`` run,
+    the banner sheet first (:mod:`fileio.sandbox_marks`)."""
     frame = sheet.frame
     cells = pd.DataFrame(
         [(row, column, CHANGED_FILL, note) for (row, column), note in sheet.changed.items()]
@@ -218,7 +221,8 @@ def write_review(
     )
     tables[HUMAN_SHEET] = needs_a_human(corrections, rejected_rows)
     charts[HUMAN_SHEET] = [HUMAN_CHART]
-    return write_annotated_xlsx(path, annotated, sheets=tables, charts=charts)
+    lead = with_banner({}, sandbox=sandbox)
+    return write_annotated_xlsx(path, annotated, sheets=tables, charts=charts, lead=lead)
 
 
 def _header_notes(frame: pd.DataFrame) -> dict[str, str]:

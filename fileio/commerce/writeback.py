@@ -21,6 +21,7 @@ from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle
+from fileio.sandbox_marks import writeback_name
 from fileio.writeback import write_back
 from fileio.writeback.report import SkippedLine, WrittenBack, written_back
 from fileio.writeback_policy import quality_applied, validation_answer
@@ -117,10 +118,12 @@ def write_validation_writeback(
     ids: pd.Series | None = None,
     limits: TableLimits = TABLE_LIMITS,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+    sandbox: bool = False,
 ) -> WrittenBack:
-    """Write ``writeback.<ext>`` (the input's own extension) with the values of the certified answers and of
-    those of the ``further`` qualities, and ``writeback-skipped.csv`` when some changes were not applied
-    (``ids``: the customer's id per data row, a column of it).
+    """Write ``writeback.<ext>`` (the input's own extension; ``writeback-sandbox.<ext>`` after a
+    ``sandbox`` run) with the values of the certified answers and of those of the ``further`` qualities, and
+    ``writeback-skipped.csv`` when some changes were not applied (``ids``: the customer's id per data row, a
+    column of it).
 
     Raises:
         InputError: the input file is gone or changed since it was read (nothing is written).
@@ -128,7 +131,7 @@ def write_validation_writeback(
     if addresses.layout is None:
         raise InputError("the input's layout is unknown: it cannot be written back", path=addresses.source)
     edits, left_out = validation_edits(rows, addresses.columns, further)
-    target = output_dir / f"writeback{addresses.source.suffix.lower()}"
+    target = output_dir / writeback_name(addresses.source.suffix, sandbox=sandbox)
     outcome = write_back(addresses.source, target, addresses.layout, edits, limits=limits)
     field_of = {header: field for field, headers in addresses.columns.items() for header in headers}
     by_row = {row.row: row for row in rows}

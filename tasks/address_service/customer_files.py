@@ -26,6 +26,7 @@ async def customer_files(
     policy: Policy,
     limits: TableLimits = TABLE_LIMITS,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+    sandbox: bool = False,
 ) -> CustomerFiles:
     """:func:`~fileio.address_service.customer_files.write_customer_files` of the batch: writeback.<ext>,
     writeback-skipped.csv and review.xlsx."""
@@ -39,4 +40,5 @@ async def customer_files(
         limits=limits,
         csv_style=csv_style,
         moves_file_rows=results.moves or None,
+        sandbox=sandbox,
     )

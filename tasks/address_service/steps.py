@@ -211,8 +211,10 @@ def build_address_results(
     moves_file: Path | None = None,
     limits: TableLimits = TABLE_LIMITS,
     correction_marks: str = DEFAULT_MARKS,
+    sandbox: bool = False,
 ) -> AddressResults:
-    """Parse and decode the downloaded file; write results.csv, results.xlsx and moves when present.
+    """Parse and decode the downloaded file; write results.csv, results.xlsx and moves when present
+    (``sandbox``: the workbook opens with the sandbox banner, :mod:`fileio.sandbox_marks`).
 
     ``moves_file``: the move notifications when the alignment writes them to an extra output of their own
     (otherwise they are read from the download).
@@ -238,6 +240,7 @@ def build_address_results(
         csv_style=csv_style,
         profile=profile,
         correction_marks=correction_marks,
+        sandbox=sandbox,
     )
 
 
@@ -248,6 +251,7 @@ def build_address_query_results(
     *,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
     correction_marks: str = DEFAULT_MARKS,
+    sandbox: bool = False,
 ) -> AddressResults:
     """Decode the individual-query answers (one row per RecordId) and write the same result files."""
     answers = answers.set_axis(result_headers([str(c) for c in answers.columns]), axis=1)
@@ -258,6 +262,7 @@ def build_address_query_results(
         None,
         csv_style=csv_style,
         correction_marks=correction_marks,
+        sandbox=sandbox,
     )
 
 
@@ -311,6 +316,7 @@ async def build_results(
     moves_file: Path | None = None,
     limits: TableLimits = TABLE_LIMITS,
     correction_marks: str = DEFAULT_MARKS,
+    sandbox: bool = False,
 ) -> AddressResults:
     """:func:`build_address_results` as a task."""
     return await asyncio.to_thread(
@@ -325,6 +331,7 @@ async def build_results(
         moves_file=moves_file,
         limits=limits,
         correction_marks=correction_marks,
+        sandbox=sandbox,
     )
 
 
@@ -336,6 +343,7 @@ async def build_query_results(
     *,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
     correction_marks: str = DEFAULT_MARKS,
+    sandbox: bool = False,
 ) -> AddressResults:
     """:func:`build_address_query_results` as a task."""
     return await asyncio.to_thread(
@@ -345,6 +353,7 @@ async def build_query_results(
         output_dir,
         csv_style=csv_style,
         correction_marks=correction_marks,
+        sandbox=sandbox,
     )
 
 
@@ -358,6 +367,7 @@ def _write(
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
     profile: AlignmentProfile | None = None,
     correction_marks: str = DEFAULT_MARKS,
+    sandbox: bool = False,
 ) -> AddressResults:
     if profile is None:
         merged = merge_results(prepared.records, decoded, source=source)
@@ -378,7 +388,13 @@ def _write(
     summary = qstat_summary(merged)
     corrections = classify(merged, marks=correction_marks)
     files = write_address_results(
-        merged, summary, output_dir, moves=moves, csv_style=csv_style, corrections=corrections.by_kind()
+        merged,
+        summary,
+        output_dir,
+        moves=moves,
+        csv_style=csv_style,
+        corrections=corrections.by_kind(),
+        sandbox=sandbox,
     )
     picture = write_qstat_picture(output_dir / PICTURE_FILE, summary)
     return AddressResults(

@@ -22,6 +22,7 @@ from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import ROW, address_records, field_text
 from fileio.commerce.days import requested_days as requested_days  # the flow reads it here
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
+from fileio.sandbox_marks import with_banner
 from fileio.workbooks import write_xlsx
 from tasks.commerce.per_row import ChunkAnswers, RowOutcome, answer_in_chunks, ask_chunk
 from tasks.fanout import ChunkPart, ClientFactory
@@ -247,15 +248,19 @@ def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
 
 
 def write_deliverability(
-    table: DeliverabilityTable, output_dir: Path, *, csv_style: CsvStyle = DEFAULT_CSV_STYLE
+    table: DeliverabilityTable,
+    output_dir: Path,
+    *,
+    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+    sandbox: bool = False,
 ) -> list[Path]:
     """Write ``deliverability.csv`` (long form, in ``csv_style``) and ``deliverability.xlsx`` (grid and long
-    form); every text cell of the CSV file gets the formula guard when the style has it (none of its columns
-    holds a code that may start like one)."""
+    form; after a ``sandbox`` run, the banner sheet first); every text cell of the CSV file gets the formula
+    guard when the style has it (none of its columns holds a code that may start like one)."""
     csv_path = write_csv(table.days, output_dir / "deliverability.csv", style=csv_style)
     xlsx_path = write_xlsx(
         output_dir / "deliverability.xlsx",
-        {GRID_SHEET: table.grid, DAYS_SHEET: table.days},
+        with_banner({GRID_SHEET: table.grid, DAYS_SHEET: table.days}, sandbox=sandbox),
         styles={GRID_SHEET: table.styles},
         formats=FORMATS,
     )

@@ -25,6 +25,7 @@ from fileio.commerce.address_input import ROW
 from fileio.commerce.pickup_input import PickupInput
 from fileio.files import write_text
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv, write_xlsx
+from fileio.sandbox_marks import with_banner
 from tasks.commerce.per_row import ChunkAnswers, RowOutcome, answer_in_chunks, ask_chunk
 from tasks.fanout import ChunkPart, ClientFactory
 from tasks.sending import SendCounter
@@ -227,12 +228,14 @@ def write_points(
     output_dir: Path,
     *,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+    sandbox: bool = False,
 ) -> list[Path]:
-    """``points.csv``, ``points.xlsx`` (the points and the rejected rows) and each answer as received,
-    ``answers/row-<n>.json``."""
+    """``points.csv``, ``points.xlsx`` (the points and the rejected rows; after a ``sandbox`` run, the
+    banner sheet first) and each answer as received, ``answers/row-<n>.json``."""
+    sheets = with_banner({"points": table, "rejected": rejected}, sandbox=sandbox)
     files = [
         write_csv(table, output_dir / "points.csv", style=csv_style),
-        write_xlsx(output_dir / "points.xlsx", {"points": table, "rejected": rejected}),
+        write_xlsx(output_dir / "points.xlsx", sheets),
     ]
     for outcome in outcomes:
         if outcome.answer is not None:

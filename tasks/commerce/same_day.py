@@ -23,6 +23,7 @@ from connectors.commerce.models import DeliveryHouse, DeliveryLocation, DropOff
 from connectors.commerce.paths import PATH_SETTINGS
 from connectors.errors import NotFound
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
+from fileio.sandbox_marks import with_banner
 from fileio.workbooks import write_xlsx
 from tasks.retrying import idempotent_step
 
@@ -124,12 +125,15 @@ def acceptance_table(answer: SameDayAcceptance | None) -> pd.DataFrame:
 
 
 def write_acceptance(
-    table: pd.DataFrame, output_dir: Path, *, csv_style: CsvStyle = DEFAULT_CSV_STYLE
+    table: pd.DataFrame, output_dir: Path, *, csv_style: CsvStyle = DEFAULT_CSV_STYLE, sandbox: bool = False
 ) -> list[Path]:
-    """Write ``acceptance-points.csv`` (in ``csv_style``) and ``acceptance-points.xlsx``."""
+    """Write ``acceptance-points.csv`` (in ``csv_style``) and ``acceptance-points.xlsx`` (after a
+    ``sandbox`` run, its banner sheet first)."""
     return [
         write_csv(table, output_dir / f"{FILE_STEM}.csv", style=csv_style),
-        write_xlsx(output_dir / f"{FILE_STEM}.xlsx", {"Acceptance points": table}),
+        write_xlsx(
+            output_dir / f"{FILE_STEM}.xlsx", with_banner({"Acceptance points": table}, sandbox=sandbox)
+        ),
     ]
 
 

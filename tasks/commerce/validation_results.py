@@ -11,6 +11,7 @@ import pandas as pd
 
 from fileio.commerce.address_input import LEAF_FIELDS, ROW
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
+from fileio.sandbox_marks import with_banner
 from fileio.workbooks import write_xlsx
 from tasks.commerce.validation import (
     CERTIFIED_PREFIX,
@@ -69,8 +70,10 @@ def write_validation_results(
     rejected_rows: int,
     empty_rows: int = 0,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+    sandbox: bool = False,
 ) -> list[Path]:
-    """Write ``results.csv`` (in ``csv_style``) and ``results.xlsx``; returns their paths.
+    """Write ``results.csv`` (in ``csv_style``) and ``results.xlsx`` (after a ``sandbox`` run, the banner
+    sheet first: :mod:`fileio.sandbox_marks`); returns their paths.
 
     Every text cell of the CSV file gets the formula guard when the style has it (see
     :func:`fileio.reports.write_csv`): none of its columns holds a code that may start like a formula. The
@@ -79,10 +82,13 @@ def write_validation_results(
     csv_path = write_csv(table.frame, output_dir / "results.csv", style=csv_style)
     xlsx_path = write_xlsx(
         output_dir / "results.xlsx",
-        {
-            RESULTS_SHEET: table.frame,
-            SUMMARY_SHEET: summary_frame(table, rejected_rows=rejected_rows, empty_rows=empty_rows),
-        },
+        with_banner(
+            {
+                RESULTS_SHEET: table.frame,
+                SUMMARY_SHEET: summary_frame(table, rejected_rows=rejected_rows, empty_rows=empty_rows),
+            },
+            sandbox=sandbox,
+        ),
         styles={RESULTS_SHEET: cell_styles(table)},
         formats=FORMATS,
     )

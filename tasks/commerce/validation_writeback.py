@@ -57,6 +57,7 @@ async def write_back_validation(
     further: Collection[str] = (),
     limits: TableLimits = TABLE_LIMITS,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
+    sandbox: bool = False,
 ) -> WrittenBack:
     """:func:`~fileio.commerce.writeback.write_validation_writeback` of the validated rows: the certified
     answers and those of the ``further`` qualities applied."""
@@ -69,4 +70,5 @@ async def write_back_validation(
         ids=customer_ids(addresses.rejected_report, addresses.records, ROW),
         limits=limits,
         csv_style=csv_style,
+        sandbox=sandbox,
     )

@@ -17,15 +17,16 @@ from fileio.newspaper.outputs import (
     warnings_frame,
     write_json,
 )
+from fileio.sandbox_marks import with_banner
 from fileio.workbooks import write_xlsx
 from tasks.newspaper.order_report_data import OrderOutcome
 
 
 def write_order_files(
-    outcome: OrderOutcome, directory: Path, *, max_bytes: int = DOWNLOAD_MAX_BYTES
+    outcome: OrderOutcome, directory: Path, *, max_bytes: int = DOWNLOAD_MAX_BYTES, sandbox: bool = False
 ) -> list[Path]:
     """Write status, summary, sendings, original and corrected order as JSON (an answer as received up to
-    ``max_bytes``), then ``report.xlsx``."""
+    ``max_bytes``), then ``report.xlsx`` (after a ``sandbox`` run, its banner sheet first)."""
     reports = outcome.reports
     paths: list[Path] = []
     for stem, value in (
@@ -37,7 +38,7 @@ def write_order_files(
     ):
         if value is not None:
             paths.append(write_json(directory, stem, value, max_bytes=max_bytes))
-    paths.append(write_xlsx(directory / "report.xlsx", report_sheets(outcome)))
+    paths.append(write_xlsx(directory / "report.xlsx", with_banner(report_sheets(outcome), sandbox=sandbox)))
     return paths
 
 

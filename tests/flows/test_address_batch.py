@@ -15,6 +15,7 @@ from openpyxl import load_workbook
 import history
 from connectors.address_service import DatabaseStatusError
 from connectors.errors import ServerError, TransportFailure
+from fileio.sandbox_marks import BANNER_SHEET, SANDBOX_NOTICE, SUMMARY_NOTICE
 from flows.address_batch import address_batch
 from flows.cleanup import cleanup
 from postflows.settings import get_settings
@@ -89,8 +90,18 @@ async def test_batch_writes_results_rejects_bad_rows_and_cleans_up(sandbox: Sand
     )
 
     book = load_workbook(out / "results.xlsx", read_only=False)
-    assert book.sheetnames[0] and len(book.sheetnames) >= 2
-    assert (out / "summary.md").read_text().startswith("# Address batch")
+    # A sandbox run: every file for people says so, and the write-back is not taken for the real one.
+    assert book.sheetnames[:2] == [BANNER_SHEET, "Results"]
+    assert book[BANNER_SHEET]["A1"].value == SANDBOX_NOTICE
+    review = load_workbook(out / "review.xlsx", read_only=True)
+    assert review.sheetnames[0] == BANNER_SHEET and len(review.sheetnames) >= 2
+    first, _, rest = (out / "summary.md").read_text().partition("\n\n")
+    assert first == SUMMARY_NOTICE and rest.startswith("# Address batch")
+    assert summary["sandbox"] is True
+    assert (out / "writeback-sandbox.csv").is_file() and not (out / "writeback.csv").exists()
+    # CSV files keep their header as the first line: no banner.
+    assert (out / "writeback-sandbox.csv").read_text(encoding="utf-8").startswith("KundenNr;Firma;")
+    assert (out / "results.csv").read_text(encoding="utf-8-sig").startswith("RecordId")
 
     (run,) = _runs()
     assert run.state == "COMPLETED" and run.flow_run_id

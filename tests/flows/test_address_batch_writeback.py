@@ -53,7 +53,7 @@ async def _batch(source: Path, out: Path, **options: Any) -> dict[str, Any]:
 async def _round_trip(source: Path, tmp_path: Path, **options: Any) -> tuple[Path, dict[str, Any]]:
     """Run a batch, check writeback.<ext> against the input, run a batch on it; its summary."""
     summary = await _batch(source, tmp_path / "first", **options)
-    copy = tmp_path / "first" / f"writeback{source.suffix}"
+    copy = tmp_path / "first" / f"writeback-sandbox{source.suffix}"
     written = summary["writeback"]
     read_options = (
         {"fixed_widths": tuple(options["fixed_widths"].items())} if "fixed_widths" in options else {}
@@ -156,7 +156,9 @@ async def test_a_workbook_keeps_its_other_sheet_formats_and_formulas(
 async def test_nothing_applied_gives_the_input_byte_for_byte(sandbox: Sandbox, tmp_path: Path) -> None:
     summary = await _batch(EXAMPLES / "address-batch.csv", tmp_path / "out", apply="none")
 
-    assert (tmp_path / "out" / "writeback.csv").read_bytes() == (EXAMPLES / "address-batch.csv").read_bytes()
+    assert (tmp_path / "out" / "writeback-sandbox.csv").read_bytes() == (
+        EXAMPLES / "address-batch.csv"
+    ).read_bytes()
     assert summary["writeback"]["cells_changed"] == 0
 
 
@@ -168,10 +170,14 @@ async def test_moves_are_written_only_when_asked(sandbox: Sandbox, tmp_path: Pat
     results = read_output_csv(tmp_path / "moves" / "results.csv", dtype=str, keep_default_na=False)
     moved = results.loc[results["QSTAT"] == "4", ["KundenNr", "Streetname", "ZIPCode", "TownName"]]
     assert len(moved) == 2
-    written = pd.read_csv(tmp_path / "moves" / "writeback.csv", sep=";", dtype=str).set_index("KundenNr")
+    written = pd.read_csv(tmp_path / "moves" / "writeback-sandbox.csv", sep=";", dtype=str).set_index(
+        "KundenNr"
+    )
     for number, street, zip_code, town in moved.itertuples(index=False):
         assert written.loc[number, ["Strasse", "PLZ", "Ort"]].tolist() == [street, zip_code, town]
-    kept = pd.read_csv(tmp_path / "corrections" / "writeback.csv", sep=";", dtype=str).set_index("KundenNr")
+    kept = pd.read_csv(tmp_path / "corrections" / "writeback-sandbox.csv", sep=";", dtype=str).set_index(
+        "KundenNr"
+    )
     original = pd.read_csv(source, sep=";", dtype=str).set_index("KundenNr")
     assert kept.loc[moved["KundenNr"]].equals(original.loc[moved["KundenNr"]])
     assert moves["writeback"]["rows_changed"] == 2 and corrections["writeback"]["rows_changed"] > 2
@@ -185,7 +191,7 @@ async def test_address_validation_writes_back_the_answers_of_the_qualities_appli
 
     summary = await call(address_validation, input_path=source, output_dir=tmp_path, apply=further)
 
-    copy = tmp_path / "writeback.csv"
+    copy = tmp_path / "writeback-sandbox.csv"
     changed = _changed_cells(read_table(source).frame, read_table(copy).frame)
     assert len(changed) == summary["writeback"]["cells_changed"]
     results = read_output_csv(tmp_path / "results.csv", dtype=str, keep_default_na=False)
@@ -238,11 +244,11 @@ async def test_another_policy_on_the_same_work_writes_again_without_a_second_bat
 ) -> None:
     source = EXAMPLES / "address-batch.csv"
     first = await _batch(source, tmp_path, apply="none")
-    assert (tmp_path / "writeback.csv").read_bytes() == source.read_bytes()
+    assert (tmp_path / "writeback-sandbox.csv").read_bytes() == source.read_bytes()
 
     second = await _batch(source, tmp_path, apply="all")
 
     assert sandbox.transport.count("/runbatch") == 1
     assert second["resumed"] and second["idempotency_key"] == first["idempotency_key"]
     assert second["writeback"]["policy"] == "all" and second["writeback"]["cells_changed"] > 0
-    assert (tmp_path / "writeback.csv").read_bytes() != source.read_bytes()
+    assert (tmp_path / "writeback-sandbox.csv").read_bytes() != source.read_bytes()

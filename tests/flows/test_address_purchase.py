@@ -15,6 +15,7 @@ import history
 from connectors.errors import ServerError
 from connectors.newspaper import OrderInvalid
 from fileio.errors import InputError
+from fileio.sandbox_marks import BANNER_SHEET
 from flows.address_purchase import address_purchase
 from history.models import JobEvent, RemoteJob
 from tasks.newspaper.purchases import PurchaseFailed
@@ -54,7 +55,10 @@ async def test_purchase_end_to_end(sandbox: Sandbox, flow_env: Path, tmp_path: P
     assert set(frame["id"]) == {f"A-00{n}" for n in range(1, 7)}
     corrected = frame.set_index("id").loc["A-001"]
     assert corrected["statusCode"] == "CORRECTED" and corrected["street"] == "Hauptstrasse"
-    assert load_workbook(out / "output-addresses.xlsx", read_only=True).sheetnames == ["output addresses"]
+    assert load_workbook(out / "output-addresses.xlsx", read_only=True).sheetnames == [
+        BANNER_SHEET,
+        "output addresses",
+    ]
     assert json.loads((out / "output-addresses.json").read_text())["outputAddresses"]
     documents = sorted(path.name for path in (out / "documents").iterdir())
     assert documents == [

@@ -245,7 +245,7 @@ def test_demo_runs_the_batch_and_says_where_everything_is(sandbox: Sandbox, tmp_
     assert (tmp_path / "demo" / "results.csv").is_file()
     labelled = [line.split(": ", 1)[1] for line in result.output.splitlines() if "result file: " in line]
     assert {Path(path).name for path in labelled} == {
-        "results.csv", "results.xlsx", "moves.csv", "review.xlsx", "writeback.csv", "qstat.png"
+        "results.csv", "results.xlsx", "moves.csv", "review.xlsx", "writeback-sandbox.csv", "qstat.png"
     }  # fmt: skip
     assert (tmp_path / "demo" / "download" / "result.txt").is_file()  # named by its content
 

@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 
 import history
 from connectors.newspaper import NewspaperRejected
+from fileio.sandbox_marks import BANNER_SHEET
 from flows.newspaper_master_data import MasterDataNotSynced, newspaper_master_data
 from history import BlackListEntryRow, DistributionDetailRow, NewspaperSummaryRow
 from sandbox.newspaper import reference
@@ -62,6 +63,7 @@ async def test_gratis_newspaper_synced_then_changes_logged(
         assert [(c.old_value, c.new_value) for c in title] == [("Anzeiger Rigi", "Anzeiger Rigi & Seeland")]
     workbook = load_workbook(tmp_path / "third" / "master-data.xlsx", read_only=True)
     assert workbook.sheetnames == [
+        BANNER_SHEET,
         "newspaper",
         "distribution list",
         "distribution details",
@@ -93,7 +95,7 @@ async def test_without_a_number_every_synced_newspaper_is_synced_again(
     nothing = await call(
         newspaper_master_data,
     )
-    assert nothing == {"newspapers": [], "changes": {}, "failed": {}}
+    assert nothing == {"newspapers": [], "changes": {}, "failed": {}, "sandbox": True}
     assert sum(sandbox.transport.calls.values()) == 0
 
     await call(newspaper_master_data, 5120, tmp_path / "first")
@@ -103,7 +105,7 @@ async def test_without_a_number_every_synced_newspaper_is_synced_again(
     daily = await call(
         newspaper_master_data,
     )
-    assert daily == {"newspapers": [4711, 5120], "changes": {4711: 0, 5120: 0}, "failed": {}}
+    assert daily == {"newspapers": [4711, 5120], "changes": {4711: 0, 5120: 0}, "failed": {}, "sandbox": True}
     assert sandbox.transport.count("/summary") == summaries + 2
     # Each newspaper is its own recorded run, written to the data dir by default.
     assert (flow_env / "newspaper-master-data" / "5120" / "master-data.xlsx").is_file()

@@ -20,6 +20,7 @@ import history
 from connectors.errors import ServerError, TransportFailure
 from connectors.newspaper import OrderInvalid
 from fileio.errors import InputError
+from fileio.sandbox_marks import BANNER_SHEET
 from flows.newspaper_order import newspaper_order
 from flows.newspaper_reports import newspaper_reports
 from history.models import JobEvent, RemoteJob, Run, RunMessage
@@ -116,7 +117,7 @@ async def test_order_end_to_end(sandbox: Sandbox, flow_env: Path, tmp_path: Path
     sendings = json.loads((out / "sendings.json").read_text())
     assert sendings["nationalItems"][0]["count"] == 165
     workbook = load_workbook(out / "report.xlsx", read_only=True)
-    assert workbook.sheetnames == ["order", "status history", "sendings", "warnings"]
+    assert workbook.sheetnames == [BANNER_SHEET, "order", "status history", "sendings", "warnings"]
     facts = {row[0]: row[1] for row in workbook["order"].iter_rows(min_row=2, values_only=True)}
     assert facts["order id"] == order_id and facts["status"] == "DONE" and facts["total newspapers"] == 165
     statuses = [row[0] for row in workbook["status history"].iter_rows(min_row=2, values_only=True)]

@@ -13,6 +13,7 @@ import pytest
 from openpyxl import load_workbook
 from typer.testing import CliRunner
 
+from fileio.sandbox_marks import BANNER_SHEET
 from flows.pickup_points import pickup_points
 from postflows.cli import app
 from tests.flows.calls import call
@@ -48,7 +49,7 @@ async def test_points_per_location_with_the_answers_as_received_and_a_rejected_r
     answer = json.loads((out / "answers" / "row-2.json").read_text(encoding="utf-8"))
     assert [point["ppNumber"] for point in answer["points"]] == table["ppNumber"].tolist()[3:6]
     assert summary["answers"] == str((out / "answers").resolve())
-    assert load_workbook(out / "points.xlsx").sheetnames == ["points", "rejected"]
+    assert load_workbook(out / "points.xlsx").sheetnames == [BANNER_SHEET, "points", "rejected"]
 
 
 async def test_a_failed_location_is_kept_with_its_reason_and_the_rerun_asks_only_for_it(

@@ -1,6 +1,7 @@
 """Events out: a completed run emits ``postflows.<flow>.finished`` with its summary, a failed one
-``postflows.<flow>.failed`` with its reason; the run, its flow run, its input file and its key are the
-event's resources, so an automation can match on any of them."""
+``postflows.<flow>.failed`` with its reason (once, however early it failed); the run (named with its
+history's id), its flow run, its input file and its key are the event's resources, so an automation can match
+on any of them; the payload says whether the run was a sandbox run."""
 
 from __future__ import annotations
 
@@ -11,8 +12,13 @@ import pytest
 from prefect.events.clients import AssertingEventsClient
 from prefect.events.worker import EventsWorker
 
+import history
+from fileio.errors import InputError
+from flows.address_batch import address_batch
 from flows.address_query import address_query
 from flows.run_events import MAX_PAYLOAD_BYTES, bounded
+from history.store import history_identity
+from postflows.settings import get_settings
 from tasks.address_service.ping import PingFailed
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
@@ -36,6 +42,12 @@ def _ours(worker: EventsWorker) -> list:  # type: ignore[type-arg]
     return [event for event in client.events if event.event.startswith("postflows.")]
 
 
+def _history_id() -> str:
+    factory = history.session_factory(get_settings().effective_database_url)
+    with factory.begin() as session:
+        return history_identity(session)
+
+
 def _related(event) -> dict[str, str]:  # type: ignore[no-untyped-def]
     return {resource.role: resource.id for resource in event.related}
 
@@ -48,7 +60,9 @@ async def test_a_completed_run_emits_finished_with_its_summary(
 
     [event] = _ours(events)
     assert event.event == "postflows.address-query.finished"
-    assert event.resource.id == f"postflows.run.{summary['run_id']}"
+    assert event.resource.id == f"postflows.run.{_history_id()}.{summary['run_id']}"
+    assert event.payload["history"] == _history_id() and event.payload["history_run_id"] == summary["run_id"]
+    assert event.payload["sandbox"] is True and summary["sandbox"] is True
     assert event.payload["summary"]["accepted_rows"] == summary["accepted_rows"] > 0
     assert event.payload["summary"]["files"] == summary["files"]
     related = _related(event)
@@ -72,6 +86,28 @@ async def test_a_failed_run_emits_failed_with_its_reason(
         and "did not answer its ping" in event.payload["error"]
     )
     assert _related(event)["input-file"] == f"postflows.file.{EXAMPLE}"
+    assert event.payload["sandbox"] is True
+
+
+async def test_a_run_failing_on_a_missing_input_file_sends_one_failed_event(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, events: EventsWorker
+) -> None:
+    missing = tmp_path / "customers.csv"
+    state = await call(address_batch, input_path=missing, output_dir=tmp_path / "out", return_state=True)
+    assert state.is_failed()
+    with pytest.raises(InputError):
+        await state.result()
+
+    factory = history.session_factory(get_settings().effective_database_url)
+    with factory() as session:
+        [run] = history.list_runs(session, limit=10)
+    [event] = _ours(events)
+    assert event.event == "postflows.address-batch.failed"
+    assert event.resource.id == f"postflows.run.{_history_id()}.{run.id}"
+    assert event.payload["history_run_id"] == run.id and event.payload["history"] == _history_id()
+    assert event.payload["sandbox"] is True
+    assert "input file not found" in event.payload["error"]
+    assert _related(event)["flow-run"] == f"prefect.flow-run.{state.state_details.flow_run_id}"
 
 
 def test_a_large_summary_keeps_its_short_values_and_says_what_it_left_out() -> None:

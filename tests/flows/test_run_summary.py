@@ -6,16 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from prefect import flow
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey, FlowRunFilter, FlowRunFilterId
 
 import history
+from fileio.sandbox_marks import SUMMARY_NOTICE
 from flows.address_batch import address_batch
 from flows.address_validation import address_validation
 from flows.newspaper_statistics import newspaper_statistics
-from flows.runs import recorded_run
-from postflows.settings import get_settings
+from flows.runs import calls_sandbox, recorded_run
+from postflows.settings import Settings, get_settings
 from tasks.progress import Progress
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
@@ -157,3 +159,32 @@ async def test_progress_keeps_one_artifact_key_per_flow(flow_env: Path) -> None:
     keys = {artifact.key for artifact in artifacts if artifact.type == "progress"}
     assert keys == {"progress-probe-progress"}
     assert len([artifact for artifact in artifacts if artifact.type == "progress"]) >= 2
+
+
+@pytest.mark.parametrize("service_url", [None, "https://real.example/REST/v1"])
+async def test_a_sandbox_run_says_so_first_and_a_run_against_the_service_does_not(
+    service_url: str | None, flow_env: Path, tmp_path: Path
+) -> None:
+    settings = Settings(address_service_url=service_url) if service_url else Settings()
+    sandbox = service_url is None
+    assert calls_sandbox(settings, ("address-service",)) is sandbox
+    assert calls_sandbox(settings, ()) is False  # a flow that calls no API (history-report)
+
+    @flow(name="sandbox-probe")
+    async def probe() -> dict[str, Any]:
+        async with recorded_run(
+            settings, flow="sandbox-probe", idempotency_key=None, parameters={}, apis=("address-service",)
+        ) as (recorder, summary):
+            assert recorder.outputs.sandbox is summary.sandbox is sandbox
+            await summary.publish("# Probe\n", tmp_path / "out", description="probe")
+            return dict(summary)
+
+    (tmp_path / "out").mkdir()
+    summary = await probe()
+    assert summary["sandbox"] is sandbox
+    text = (tmp_path / "out" / "summary.md").read_text()
+    artifact = await _artifact("sandbox-probe-summary")
+    if sandbox:
+        assert text.startswith(SUMMARY_NOTICE + "\n\n# Probe\n") and artifact.startswith(SUMMARY_NOTICE)
+    else:
+        assert text.startswith("# Probe\n") and SUMMARY_NOTICE not in artifact
