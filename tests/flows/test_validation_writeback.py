@@ -1,4 +1,4 @@
-"""The address validation's write-back on the sandbox: a certified answer goes into writeback.csv, an answer
+"""The address validation's write-back on the sandbox: a certified answer goes into writeback-sandbox.csv, an answer
 of another quality keeps its row as given and is listed in writeback-skipped.csv with its quality, until
 ``--apply`` names that quality; an unknown quality is a usage error."""
 
@@ -30,7 +30,7 @@ def _addresses(tmp_path: Path) -> Path:
 
 
 def _copy_rows(out: Path) -> list[str]:
-    return (out / "writeback.csv").read_text(encoding="utf-8").splitlines()[1:]
+    return (out / "writeback-sandbox.csv").read_text(encoding="utf-8").splitlines()[1:]
 
 
 async def test_only_the_certified_answer_is_written_back_and_the_other_is_listed(
@@ -79,4 +79,4 @@ def test_an_unknown_quality_is_a_usage_error(
 
     assert result.exit_code == 2
     assert "CORRECTED" in result.output and "DOMICILE_UNKNOWN" in result.output
-    assert not (tmp_path / "writeback.csv").exists()
+    assert not list(tmp_path.glob("writeback*"))
