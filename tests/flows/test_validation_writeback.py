@@ -1,6 +1,6 @@
-"""The address validation's write-back on the sandbox: a certified answer goes into writeback-sandbox.csv, an answer
-of another quality keeps its row as given and is listed in writeback-skipped.csv with its quality, until
-``--apply`` names that quality; an unknown quality is a usage error."""
+"""The address validation's write-back on the sandbox: a certified answer goes into writeback-sandbox.csv, an
+answer of another quality keeps its row as given and is listed in writeback-skipped.csv with its quality,
+until ``--apply`` names that quality; an unknown quality is a usage error."""
 
 from __future__ import annotations
 
