@@ -5,6 +5,7 @@ on any of them; the payload says whether the run was a sandbox run."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,8 +36,11 @@ def events(monkeypatch: pytest.MonkeyPatch) -> Iterator[EventsWorker]:
     worker.drain()
 
 
-def _ours(worker: EventsWorker) -> list:  # type: ignore[type-arg]
-    worker.drain()
+async def _ours(worker: EventsWorker) -> list:  # type: ignore[type-arg]
+    # From a running loop drain() hands back an awaitable: the events are sent only once it is awaited.
+    drained = worker.drain()
+    if inspect.isawaitable(drained):
+        await drained
     client = worker._client
     assert isinstance(client, AssertingEventsClient)
     return [event for event in client.events if event.event.startswith("postflows.")]
@@ -58,7 +62,7 @@ async def test_a_completed_run_emits_finished_with_its_summary(
     state = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True)
     summary = await state.result()
 
-    [event] = _ours(events)
+    [event] = await _ours(events)
     assert event.event == "postflows.address-query.finished"
     assert event.resource.id == f"postflows.run.{_history_id()}.{summary['run_id']}"
     assert event.payload["history"] == _history_id() and event.payload["history_run_id"] == summary["run_id"]
@@ -79,7 +83,7 @@ async def test_a_failed_run_emits_failed_with_its_reason(
     with pytest.raises(PingFailed):
         await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out")
 
-    [event] = _ours(events)
+    [event] = await _ours(events)
     assert event.event == "postflows.address-query.failed"
     assert (
         event.payload["error"].startswith("PingFailed: ")
@@ -101,7 +105,7 @@ async def test_a_run_failing_on_a_missing_input_file_sends_one_failed_event(
     factory = history.session_factory(get_settings().effective_database_url)
     with factory() as session:
         [run] = history.list_runs(session, limit=10)
-    [event] = _ours(events)
+    [event] = await _ours(events)
     assert event.event == "postflows.address-batch.failed"
     assert event.resource.id == f"postflows.run.{_history_id()}.{run.id}"
     assert event.payload["history_run_id"] == run.id and event.payload["history"] == _history_id()
