@@ -133,8 +133,8 @@ def read_structured(path: Path, fmt: Format) -> StructuredFile:
     if fmt == "json":
         unusable = strict_json_problem(text)
         if unusable is not None:
-            at = _position(text, unusable[0])
-            raise UnusableFile(unparsed.problem_at(at, f"not usable JSON ({unusable[1]})"))
+            where = _position(text, unusable[0])
+            raise UnusableFile(unparsed.problem_at(where, f"not usable JSON ({unusable[1]})"))
         try:
             parsed = json.loads(text)
         except json.JSONDecodeError as exc:
