@@ -259,3 +259,30 @@ def test_a_body_with_nan_is_refused_when_read_naming_its_line(
     assert code == 2
     assert "line 2, column 22: not usable JSON (NaN is not a JSON number)" in output, output
     assert sandbox.transport.count(LABELS) == 0
+
+
+def test_the_run_after_an_uncertain_label_exits_2_even_when_its_own_new_request_is_lost_too(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    lost = {
+        "api": "commerce",
+        "endpoint": "*barcode/v1/addresslabels",
+        "method": "POST",
+        "kind": "lost_answer",
+    }
+    sandbox.inject(**lost, times=1)
+    out = str(tmp_path / "out")
+    code, output = invoke("address-labels", str(EXAMPLE), "--out", out, "--concurrency", "1")
+    assert code == 1, output  # this run's own request lost its answer
+    assert index(tmp_path / "out")["status"].tolist() == ["uncertain", "created"]
+
+    bodies = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    third = {**bodies[1], "item": {**bodies[1]["item"], "itemID": "ORDER-1003"}}
+    more = tmp_path / "more.json"
+    more.write_text(json.dumps([*bodies, third]), encoding="utf-8")
+    sandbox.inject(**lost, times=1)
+    code, output = invoke("address-labels", str(more), "--out", out, "--concurrency", "1")
+    assert code == 2 and "--resubmit" in output, output
+    assert index(tmp_path / "out")["status"].tolist() == ["uncertain", "resumed", "uncertain"]
+    assert sandbox.transport.count(LABELS) == 3  # the earlier uncertain one was not sent again
