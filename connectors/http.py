@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Self, TypedDict, cast
 
 import httpx
 
+from connectors import sending
 from connectors.bodies import GuardedBody, read_body
 from connectors.errors import (
     ApiError,
@@ -128,6 +129,7 @@ class ApiClient:
         self._auth = auth
         self._owns_client = http_client is None
         self._http = http_client or httpx.AsyncClient(transport=transport, timeout=timeout)
+        sending.install(self._http)  # a submission's proof that it never left (connectors.sending)
         self.retry = retry or RetryPolicy()
         self._request_log = request_log
         self._sleep = sleep

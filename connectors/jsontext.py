@@ -5,6 +5,7 @@ answer would end in a ``RecursionError``. :func:`parse_json` is the one way conn
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -81,3 +82,65 @@ def parse_json(content: bytes, *, api: str) -> Any:
 def json_of(response: httpx.Response, *, api: str) -> Any:
     """:func:`parse_json` of a response that has been read."""
     return parse_json(response.content, api=api)
+
+
+MAX_NUMBER_DIGITS = 4300
+"""Most digits of a number in a JSON input (Python's own limit for converting an integer from text)."""
+
+# A string, or a token outside strings that the strict reading looks at: a number or a non-finite name.
+_TOKEN = re.compile(
+    r'"[^"\\]*(?:\\.[^"\\]*)*"|-?(?:NaN|Infinity)\b|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?', re.DOTALL
+)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def strict_json_problem(text: str) -> tuple[int, str] | None:
+    """Where and why ``text``, a JSON input, holds a value that JSON does not define or that cannot be used
+    as given: ``NaN`` or ``Infinity``, a number out of the range of a float (``1e999999``), a number of more
+    than :data:`MAX_NUMBER_DIGITS` digits, a lone surrogate (``"\\ud800"``): the offset of the value and the
+    problem, or None. Text that is not JSON may give either answer: the parser refuses it."""
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        problem = _token_problem(token)
+        if problem is not None:
+            return match.start(), problem
+    return None
+
+
+def _token_problem(token: str) -> str | None:
+    if token.startswith('"'):
+        if _SURROGATE_ESCAPE.search(token) is None:
+            return None
+        try:
+            value = json.loads(token)
+        except ValueError:
+            return None  # the parser refuses it
+        if _SURROGATE.search(value):
+            return "a string with a lone surrogate (\\ud800-\\udfff), which is no character"
+        return None
+    if token.lstrip("-")[:1].isalpha():
+        return f"{token.lstrip('-')} is not a JSON number"
+    digits = sum(char.isdigit() for char in token)
+    if digits > MAX_NUMBER_DIGITS:
+        return f"a number of {digits:,} digits, more than {MAX_NUMBER_DIGITS:,}"
+    if ("." in token or "e" in token or "E" in token) and not math.isfinite(float(token)):
+        return "a number out of the range of a double-precision float"
+    return None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def strict_loads(text: str) -> Any:
+    """``json.loads`` refusing what :func:`strict_json_problem` finds (the readers of a user's file call that
+    first to name the position; this is the guard behind it).
+
+    Raises:
+        ValueError: not JSON, or such a value.
+    """
+    found = strict_json_problem(text)
+    if found is not None:
+        raise ValueError(found[1])
+    return json.loads(text, parse_constant=_refuse_constant)

@@ -31,6 +31,7 @@ from connectors.errors import AuthFailed, quote_body
 from connectors.jsontext import json_of
 from connectors.limits import BODY_LIMIT_EXTENSION, RESPONSE_MAX_BYTES, BodyLimit
 from connectors.redaction import REDACTED, redact, register_secret
+from connectors.sending import TOKEN_REQUEST_EXTENSION
 
 Clock = Callable[[], float]
 ScopeSet = frozenset[str]
@@ -268,6 +269,7 @@ def form_post(url: str, grant_type: str, **fields: str) -> httpx.Request:
         url,
         content=body.encode("utf-8"),
         headers={"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"},
+        extensions={TOKEN_REQUEST_EXTENSION: True},
     )
 
 

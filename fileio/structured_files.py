@@ -20,6 +20,7 @@ from typing import Any, Literal, get_args
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from connectors.jsontext import strict_json_problem
 from fileio.files import private_root
 
 Format = Literal["yaml", "json"]
@@ -130,6 +131,10 @@ def read_structured(path: Path, fmt: Format) -> StructuredFile:
     lines = text.splitlines()
     unparsed = StructuredFile(path, lines, None, None, quotable)
     if fmt == "json":
+        unusable = strict_json_problem(text)
+        if unusable is not None:
+            where = _position(text, unusable[0])
+            raise UnusableFile(unparsed.problem_at(where, f"not usable JSON ({unusable[1]})"))
         try:
             parsed = json.loads(text)
         except json.JSONDecodeError as exc:

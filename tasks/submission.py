@@ -7,11 +7,12 @@ Under a held idempotency key, :func:`submit_once`
    asks for ``--resubmit``; one that certainly ended (rejected, failed, never sent) is followed by a new one;
 2. commits a PENDING marker, in the same transaction as the check that this run still holds the key;
 3. sends the request, and records the service's id on the marker (SUBMITTED); NOT_SENT when the request
-   certainly never left; REJECTED only when the answer is on the API's list of answers that certainly mean
-   "not processed" (``ApiError.not_processed``; the lists live beside each connector's code tables); every
-   other ending is UNCERTAIN (a dropped connection, a read timeout, a 5xx, an error code the lists do not
-   hold, an answer that cannot be read, a cancellation while in flight). A process killed in between leaves
-   PENDING, which the next holder of the key reads as UNCERTAIN.
+   certainly never left (however it failed, while no request of it had been handed to a transport:
+   :mod:`connectors.sending`); REJECTED only when the answer is on the API's list of answers that certainly
+   mean "not processed" (``ApiError.not_processed``; the lists live beside each connector's code tables);
+   every other ending is UNCERTAIN (a dropped connection, a read timeout, a 5xx, an error code the lists do
+   not hold, an answer that cannot be read, a cancellation while in flight). A process killed in between
+   leaves PENDING, which the next holder of the key reads as UNCERTAIN.
 
 Only ``--resubmit`` sends again over an uncertain submission, or replaces a recorded job that a flow says
 may be replaced (a batch job whose result never arrived). :func:`submit_each` sends many submissions side by
@@ -30,6 +31,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, TypeVar
 
 from connectors.errors import ApiError, PostflowsError
+from connectors.sending import watch_sending
 from history.errors import HistoryError
 from history.jobs import JobData, JobSnapshot, Parking, job_data_changes
 from history.models import JobState
@@ -96,15 +98,23 @@ def is_marker(job: JobSnapshot) -> bool:
     return job.remote_id.startswith(PENDING_PREFIX)
 
 
-def failed_submission_state(error: BaseException) -> JobState:
+def failed_submission_state(error: BaseException, *, started: bool | None = None) -> JobState:
     """How a request that creates something ended when it raised ``error``: NOT_SENT (it never left),
-    REJECTED (the service's answer certainly means "not processed"), or UNCERTAIN (anything else)."""
+    REJECTED (the service's answer certainly means "not processed"), or UNCERTAIN (anything else).
+
+    ``started``: whether a request of the submission was handed to a transport (:mod:`connectors.sending`),
+    when that was watched. A connector's error says itself whether its request was sent; any other failure
+    (a refused token before the request, a body refused here, a cancellation, a crash) proves that nothing
+    left only when no request had been handed over.
+    """
     if isinstance(error, ApiError):
         if not error.sent:
             return JobState.NOT_SENT
         return JobState.REJECTED if error.not_processed else JobState.UNCERTAIN
-    # Our own checks fail before anything is sent; anything else (a cancellation, a crash) may have hit
-    # while the request was on the wire.
+    if started is not None:
+        return JobState.UNCERTAIN if started else JobState.NOT_SENT
+    # Unwatched: our own checks fail before anything is sent; anything else (a cancellation, a crash) may
+    # have hit while the request was on the wire.
     return JobState.NOT_SENT if isinstance(error, PostflowsError | HistoryError) else JobState.UNCERTAIN
 
 
@@ -277,22 +287,25 @@ async def _send_marked(
 ) -> R:
     """Send the request under its PENDING ``marker`` (step 3 of :func:`submit_once`); when it fails, the
     marker records how (NOT_SENT, REJECTED or UNCERTAIN) and the error is raised on."""
-    try:
-        return await send()
-    except BaseException as error:
-        state = failed_submission_state(error)
-        if state is JobState.UNCERTAIN:
-            detail = f"outcome unknown: {type(error).__name__}: {error}"[:500]
-            logger.warning(
-                "%s: the answer (%s) does not prove that it was not processed; the next run with this work "
-                "stops until you check and confirm with --resubmit",
-                what,
-                type(error).__name__,
+    with watch_sending() as watch:
+        try:
+            return await send()
+        except BaseException as error:
+            state = failed_submission_state(error, started=watch.started)
+            if state is JobState.UNCERTAIN:
+                detail = f"outcome unknown: {type(error).__name__}: {error}"[:500]
+                logger.warning(
+                    "%s: the answer (%s) does not prove that it was not processed; the next run with this "
+                    "work stops until you check and confirm with --resubmit",
+                    what,
+                    type(error).__name__,
+                )
+            else:
+                detail = f"{type(error).__name__}: {error}"[:500]
+            await record_shielded(
+                recorder.update_job(marker, status=state, finished=state.final, detail=detail)
             )
-        else:
-            detail = f"{type(error).__name__}: {error}"[:500]
-        await record_shielded(recorder.update_job(marker, status=state, finished=state.final, detail=detail))
-        raise
+            raise
 
 
 class JobParked(PostflowsError):

@@ -4,8 +4,11 @@ object per line). The bodies are passed on unchanged; nothing is checked but tha
 
 The file is bounded before it is parsed: its size (:data:`MAX_BYTES`), its nesting
 (:data:`~connectors.limits.JSON_MAX_DEPTH`, measured without parsing) and the number of bodies
-(:data:`MAX_BODIES`). A file that cannot be used is refused naming the line and column, or the body's
-position, and the problem, never quoting more of the file than :mod:`fileio.structured_files` allows.
+(:data:`MAX_BODIES`). Values JSON does not define or that cannot be sent as given (``NaN``, ``Infinity``,
+``1e999999``, numbers of more than 4,300 digits, lone surrogates) are refused when it is read
+(:func:`~connectors.jsontext.strict_json_problem`). A file that cannot be used is refused naming the line
+and column, or the body's position, and the problem, never quoting more of the file than
+:mod:`fileio.structured_files` allows.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from connectors.jsontext import json_nesting_exceeds
+from connectors.jsontext import json_nesting_exceeds, strict_json_problem
 from connectors.limits import JSON_MAX_DEPTH
 from fileio.errors import InputError
 from fileio.structured_files import Position, StructuredFile, may_quote
@@ -67,6 +70,9 @@ def read_json_bodies(
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text; save it as UTF-8", path=path) from None
     reader = _Reader(path, text, what, max_bodies)
+    unusable = strict_json_problem(text)
+    if unusable is not None:
+        raise reader.refuse(unusable[0], f"not usable JSON ({unusable[1]})")
     bodies = reader.bodies()
     if not bodies:
         expected = "expected a JSON object, an array of objects or JSON lines"

@@ -95,8 +95,8 @@ class BodyJobData(JobData):
 
 class SubmissionsUncertain(PostflowsError):
     """Bodies were sent but their answer never arrived; they are not sent again without ``--resubmit``.
-    ``exit_code`` 2 when every one was sent by an earlier run (this run sent none of them: it stops until the
-    user confirms), else 1."""
+    ``exit_code`` 2 when one of them was sent by an earlier run (the run after an uncertain submission stops
+    until the user confirms), else 1 (this run's own requests lost their answers)."""
 
     def __init__(self, what: str, outcomes: Sequence[BodyOutcome], results: str, hint: str) -> None:
         positions = [outcome.position for outcome in outcomes]
@@ -111,7 +111,7 @@ class SubmissionsUncertain(PostflowsError):
             "again with --resubmit to send them again"
         )
         self.positions = positions
-        self.exit_code = 2 if all(outcome.sent_before for outcome in outcomes) else 1
+        self.exit_code = 2 if any(outcome.sent_before for outcome in outcomes) else 1
 
 
 def id_field(answer: ReceivedAnswer) -> str | None:

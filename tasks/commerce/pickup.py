@@ -59,8 +59,8 @@ class RowOutcome:
 
 class PickupUncertain(PostflowsError):
     """Rows were sent but their answer never arrived; they are not sent again without ``--resubmit``. The
-    message names why for the first rows (the failure each request met). ``exit_code`` 2 when every one was
-    sent by an earlier run (this run sent none of them: it stops until the user confirms), else 1."""
+    message names why for the first rows (the failure each request met). ``exit_code`` 2 when one of them was
+    sent by an earlier run (the run after an uncertain submission stops until the user confirms), else 1."""
 
     SHOWN_REASONS = 3
 
@@ -77,7 +77,7 @@ class PickupUncertain(PostflowsError):
             "--resubmit to send them again (a user it knows keeps its id)"
         )
         self.rows = rows
-        self.exit_code = 2 if all(outcome.sent_before for outcome in outcomes) else 1
+        self.exit_code = 2 if any(outcome.sent_before for outcome in outcomes) else 1
 
 
 @dataclass(frozen=True)

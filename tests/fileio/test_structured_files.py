@@ -98,3 +98,18 @@ def test_a_file_in_the_data_dir_shows_its_line_too(tmp_path: Path, monkeypatch: 
         load_profile(path)
     with pytest.raises(PostflowsError, match="line 3 reads `  record_id: b`"):
         load_profile(path)
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "1e999999", "7" * 5000, '"\\ud800"'])
+@pytest.mark.parametrize("kind", ["order", "JSON parameters"])
+def test_a_value_json_does_not_define_is_refused_when_read_by_line_and_column(
+    elsewhere: Path, kind: str, value: str
+) -> None:
+    name, load = LOADERS[kind]
+    path = elsewhere / name
+    path.write_text('{"title": "Abo",\n  "copies": ' + value + "}\n", encoding="utf-8")
+    with pytest.raises(PostflowsError) as refused:
+        load(path)
+    text = str(refused.value)
+    assert "line 2, column 13: not usable JSON (" in text, text
+    assert getattr(refused.value, "exit_code", None) == 2

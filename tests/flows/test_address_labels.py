@@ -232,3 +232,57 @@ async def test_an_uncertain_label_fails_the_run_naming_why_its_answer_never_came
         await call(address_labels, EXAMPLE, tmp_path / "out", concurrency=1)
     assert sandbox.transport.count(LABELS) == 2  # a 5xx to a POST is never sent again on its own
     assert index(tmp_path / "out")["status"].tolist() == ["uncertain", "created"]
+
+
+def test_a_refused_token_sends_nothing_and_the_next_run_creates_every_label_without_resubmit(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    out = str(tmp_path / "out")
+    with monkeypatch.context() as wrong:
+        wrong.setattr("postflows.wiring.SANDBOX_COMMERCE_CLIENT_SECRET", "not-the-secret")
+        code, output = invoke("address-labels", str(EXAMPLE), "--out", out)
+    assert code == 1 and "token request" in output and "refused: HTTP 401" in output, output
+    assert sandbox.transport.count(LABELS) == 0
+    code, output = invoke("address-labels", str(EXAMPLE), "--out", out)
+    assert code == 0, output  # nothing was sent, so nothing waits for --resubmit
+    assert index(tmp_path / "out")["status"].tolist() == ["created", "created"]
+    assert sandbox.transport.count(LABELS) == 2
+
+
+def test_a_body_with_nan_is_refused_when_read_naming_its_line(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "labels.json"
+    path.write_text('[{"item": 1},\n {"item": {"weight": NaN}}]', encoding="utf-8")
+    code, output = invoke("address-labels", str(path), "--out", str(tmp_path / "out"))
+    assert code == 2
+    assert "line 2, column 22: not usable JSON (NaN is not a JSON number)" in output, output
+    assert sandbox.transport.count(LABELS) == 0
+
+
+def test_the_run_after_an_uncertain_label_exits_2_even_when_its_own_new_request_is_lost_too(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    lost = {
+        "api": "commerce",
+        "endpoint": "*barcode/v1/addresslabels",
+        "method": "POST",
+        "kind": "lost_answer",
+    }
+    sandbox.inject(**lost, times=1)
+    out = str(tmp_path / "out")
+    code, output = invoke("address-labels", str(EXAMPLE), "--out", out, "--concurrency", "1")
+    assert code == 1, output  # this run's own request lost its answer
+    assert index(tmp_path / "out")["status"].tolist() == ["uncertain", "created"]
+
+    bodies = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    third = {**bodies[1], "item": {**bodies[1]["item"], "itemID": "ORDER-1003"}}
+    more = tmp_path / "more.json"
+    more.write_text(json.dumps([*bodies, third]), encoding="utf-8")
+    sandbox.inject(**lost, times=1)
+    code, output = invoke("address-labels", str(more), "--out", out, "--concurrency", "1")
+    assert code == 2 and "--resubmit" in output, output
+    assert index(tmp_path / "out")["status"].tolist() == ["uncertain", "resumed", "uncertain"]
+    assert sandbox.transport.count(LABELS) == 3  # the earlier uncertain one was not sent again

@@ -11,12 +11,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 from sqlalchemy import create_engine, event, select, update
 from sqlalchemy.orm import Session
 
 import history
 from connectors.errors import RemoteRejected, ServerError, TransportFailure
+from connectors.sending import TOKEN_REQUEST_EXTENSION, note_request
 from history.errors import KeyBusy
 from history.models import JobState, KeyLease, Run, Step
 from history.recorder import RunRecorder
@@ -148,6 +150,7 @@ async def test_a_run_killed_with_the_request_in_flight_leaves_pending_read_as_un
 
     async def never_answers() -> str:
         service.sent += 1
+        await note_request(httpx.Request("POST", "https://service.example/jobs"))  # handed over
         await asyncio.sleep(3600)
         return "unreachable"
 
@@ -169,6 +172,62 @@ async def test_a_run_killed_with_the_request_in_flight_leaves_pending_read_as_un
     with pytest.raises(SubmissionUncertain):
         await _submit(second, service)
     assert service.sent == 1
+
+
+@pytest.mark.parametrize("handed_over", ["nothing", "a token request"])
+async def test_a_submission_cancelled_before_its_request_was_handed_over_is_not_sent_and_runs_again(
+    run,  # type: ignore[no-untyped-def]
+    handed_over: str,
+) -> None:
+    service = Service()
+    first = await run()
+
+    async def waits_for_a_token() -> str:
+        if handed_over == "a token request":
+            token = httpx.Request(
+                "POST", "https://auth.example/token", extensions={TOKEN_REQUEST_EXTENSION: True}
+            )
+            await note_request(token)
+        await asyncio.sleep(3600)
+        return "unreachable"
+
+    sending = asyncio.create_task(
+        submit_once(
+            first, api="test", kind="batch", what="batch job", send=waits_for_a_token, remote_id_of=str
+        )
+    )
+    await asyncio.sleep(0.2)
+    sending.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await sending
+    recorded = await first.find_job(api="test", kind="batch")
+    assert recorded is not None and recorded.state is JobState.NOT_SENT
+    await first.finish("CANCELLED")
+
+    second = await run()
+    submission = await _submit(second, service)  # no --resubmit needed
+    assert service.sent == 1 and submission.job.state is JobState.SUBMITTED
+
+
+@pytest.mark.parametrize("started", [False, True])
+async def test_a_local_failure_is_not_sent_only_while_no_request_was_handed_over(
+    run,  # type: ignore[no-untyped-def]
+    started: bool,
+) -> None:
+    recorder = await run()
+
+    async def refused_here() -> str:
+        if started:
+            await note_request(httpx.Request("POST", "https://service.example/jobs"))
+        raise ValueError("Out of range float values are not JSON compliant")
+
+    with pytest.raises(ValueError, match="not JSON compliant"):
+        await submit_once(
+            recorder, api="test", kind="batch", what="batch job", send=refused_here, remote_id_of=str
+        )
+    recorded = await recorder.find_job(api="test", kind="batch")
+    assert recorded is not None
+    assert recorded.state is (JobState.UNCERTAIN if started else JobState.NOT_SENT)
 
 
 @pytest.mark.parametrize(

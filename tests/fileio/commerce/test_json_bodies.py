@@ -91,3 +91,28 @@ def test_a_missing_or_binary_file_is_refused(tmp_path: Path) -> None:
     binary.write_bytes('{"a": "Zürich"}'.encode("latin-1"))
     with pytest.raises(InputError, match="not UTF-8"):
         read_json_bodies(binary)
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("NaN", r"line 3, column 14: not usable JSON \(NaN is not a JSON number\)"),
+        ("-Infinity", r"line 3, column 14: not usable JSON \(Infinity is not a JSON number\)"),
+        ("1e999999", r"line 3, column 14: not usable JSON \(a number out of the range of a double"),
+        ("1" * 5000, r"line 3, column 14: not usable JSON \(a number of 5,000 digits, more than 4,300\)"),
+        ('"\\ud800"', r"line 3, column 14: not usable JSON \(a string with a lone surrogate"),
+    ],
+)
+def test_a_value_json_does_not_define_is_refused_when_read_naming_its_line(
+    tmp_path: Path, value: str, problem: str
+) -> None:
+    path = write(tmp_path, '[\n  {"a": 1},\n  {"weight": ' + value + "}\n]\n")
+    with pytest.raises(InputError, match=problem) as refused:
+        read_json_bodies(path, what="label request")
+    assert refused.value.exit_code == 2
+
+
+def test_a_pair_of_surrogates_and_look_alikes_in_strings_are_read(tmp_path: Path) -> None:
+    path = write(tmp_path, '{"s": "\\ud83d\\ude00", "NaN": "Infinity 1e999999", "n": 1.5e300, "i": -12}')
+    [body] = read_json_bodies(path)
+    assert body.body == {"s": "\U0001f600", "NaN": "Infinity 1e999999", "n": 1.5e300, "i": -12}

@@ -212,6 +212,8 @@ async def test_a_400_that_does_not_prove_not_processed_is_uncertain_and_the_next
     assert again[0].sent_before and sorted(service.sent) == ["Anna", "Hans"]  # one POST each in all
     stopped = PickupUncertain([again[0]], "results.csv")
     assert stopped.exit_code == 2 and "--resubmit" in str(stopped)
+    # Still 2 when a request of this run lost its answer too: an earlier one waits for --resubmit.
+    assert PickupUncertain([again[0], first[0]], "results.csv").exit_code == 2
 
 
 async def test_a_wrong_path_stops_the_run_and_the_next_one_with_the_right_path_sends_every_row(  # type: ignore[no-untyped-def]
