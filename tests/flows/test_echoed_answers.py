@@ -26,8 +26,8 @@ ECHO = "echo"
 
 
 class EchoingTransport(httpx.AsyncBaseTransport):
-    """The sandbox, adding to every JSON object it answers (but the token's) the client secret ``secret`` and
-    the request's ``Authorization`` header, as a careless service does; remembers every bearer token it saw."""
+    """The sandbox, adding to every JSON object it answers to a bearer request the client secret ``secret``
+    and the request's ``Authorization`` header, as a careless service does; remembers every token it saw."""
 
     def __init__(self, inner: httpx.AsyncBaseTransport, secret: str) -> None:
         self.inner = inner
