@@ -125,6 +125,19 @@ class SecretScrubber:
                 text = pattern.sub(lambda match: match.group(1) + REDACTED, text)
         return text
 
+    def scrub_bytes(self, data: bytes) -> bytes:
+        """``data`` without any registered secret, every other byte as it was: UTF-8 text is scrubbed as
+        :meth:`scrub` does, bytes that are not UTF-8 (a PDF's binary parts) pass through untouched, so a
+        binary file changes only where a secret occurs literally. ``data`` itself when nothing was found."""
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compile()
+        if compiled[0] is None or not data:
+            return data
+        text = data.decode("utf-8", "surrogateescape")
+        scrubbed = self.scrub(text)
+        return data if scrubbed == text else scrubbed.encode("utf-8", "surrogateescape")
+
     def snapshot(self) -> tuple[frozenset[str], tuple[str, ...]]:
         """What is registered, to :meth:`restore` later (tests keep one test's secrets out of the next)."""
         with self._guard:
@@ -203,6 +216,13 @@ def redact(text: str) -> str:
     """``text`` without any registered secret: for text of our own making (logs, history, output), which
     carries a secret only when something echoed one."""
     return SCRUBBER.scrub(text)
+
+
+def scrubbed_bytes(data: bytes) -> bytes:
+    """``data`` without any registered secret (see :meth:`SecretScrubber.scrub_bytes`): for an answer kept
+    as received, which carries a secret only when the service echoed one (the credentials, the
+    ``Authorization`` header)."""
+    return SCRUBBER.scrub_bytes(data)
 
 
 def scrub_secrets(text: str) -> str:

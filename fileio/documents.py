@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from connectors.errors import PostflowsError
 from connectors.newspaper import Document, DocumentInvalid, DocumentSet, RawResponse
 from fileio.archives import ZipInflation, inflate_all
-from fileio.files import write_bytes
+from fileio.files import write_received
 from fileio.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING, ZIP_MAX_RATIO
 
 ZIP_MAGIC = b"PK\x03\x04"
@@ -231,8 +231,8 @@ def save_documents(
 
 
 def _write(path: Path, content: bytes) -> SavedFile:
-    write_bytes(path, content)
-    return SavedFile(path, len(content), hashlib.sha256(content).hexdigest())
+    written = write_received(path, content)
+    return SavedFile(path, len(written), hashlib.sha256(written).hexdigest())
 
 
 def _write_raw(raw: RawResponse, path: Path, label: str, max_bytes: int) -> SavedFile:

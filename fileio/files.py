@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from connectors.redaction import scrubbed_bytes
+
 PRIVATE_FILE_MODE = 0o600
 PRIVATE_DIR_MODE = 0o700
 
@@ -174,6 +176,16 @@ def write_bytes(path: Path, content: bytes, *, durable: bool = False, mode: int 
     with atomic_open(path, durable=durable, mode=mode) as handle:
         handle.write(content)
     return path
+
+
+def write_received(path: Path, content: bytes, *, durable: bool = False) -> bytes:
+    """Write an answer kept as received (or a document it held) to ``path`` atomically, without the secrets
+    registered in this process (:func:`connectors.redaction.scrubbed_bytes`: configured secrets, client
+    secrets, passwords, bearer tokens issued in this run). Returns the bytes written: a digest is taken of
+    these, never of what arrived."""
+    written = scrubbed_bytes(content)
+    write_bytes(path, written, durable=durable)
+    return written
 
 
 def write_text(path: Path, text: str, *, encoding: str = "utf-8") -> Path:

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
-from fileio.files import write_text
+from fileio.files import write_received
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
@@ -75,7 +75,8 @@ async def delivery_reference_sync(
         if output_dir is not None:
             for table, records in data.records().items():
                 text = json.dumps(records, indent=2, ensure_ascii=False) + "\n"
-                files.append(write_text(Path(output_dir) / f"{table.replace(' ', '-')}.json", text))
+                files.append(Path(output_dir) / f"{table.replace(' ', '-')}.json")
+                write_received(files[-1], text.encode())
             for path in files:
                 await recorder.document(path.stem, path)
         summary.update(counts={table: vars(count) for table, count in counts.items()}, changes=len(changes))

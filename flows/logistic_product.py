@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
-from fileio.files import write_text
+from fileio.files import write_received
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
@@ -77,7 +77,8 @@ async def logistic_product(
         answer = as_received(product)
         if output_dir is not None:
             text = json.dumps(answer, indent=2, ensure_ascii=False) + "\n"
-            await recorder.document("product", write_text(Path(output_dir) / PRODUCT_FILE, text))
+            write_received(Path(output_dir) / PRODUCT_FILE, text.encode())
+            await recorder.document("product", Path(output_dir) / PRODUCT_FILE)
         mandatory = [item.code for item in product.additional_services if item.mandatory]
         summary.update(
             product_code=product.product_code,

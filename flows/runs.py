@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from connectors.errors import PostflowsError
 from connectors.redaction import redact
-from fileio.files import write_text
+from fileio.files import write_received
 from fileio.sandbox_marks import SUMMARY_NOTICE
 from flows import run_events
 from history.recorder import RunRecorder, record_shielded
@@ -118,7 +118,7 @@ class RunSummary(dict[str, Any]):
         if outputs.sandbox:
             text = f"{SUMMARY_NOTICE}\n\n{text}"
         if path is not None:
-            write_text(path, text)
+            write_received(path, text.encode())  # it quotes the service's warnings
             await self.recorder.document("summary", path)
         await _artifact(
             without_local_pictures(text), key=f"{self.recorder.flow}-summary", description=description

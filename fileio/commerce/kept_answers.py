@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from connectors.commerce import ReceivedAnswer
-from fileio.files import write_bytes
+from fileio.files import write_received
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -37,8 +37,8 @@ class KeptAnswers:
 
     def keep(self, key: str, answer: ReceivedAnswer) -> KeptAnswer:
         """Keep ``answer`` as the answer to the request of ``key``."""
-        write_bytes(self.path(key), answer.content, durable=True)
-        return KeptAnswer(hashlib.sha256(answer.content).hexdigest(), answer.content_type)
+        written = write_received(self.path(key), answer.content, durable=True)
+        return KeptAnswer(hashlib.sha256(written).hexdigest(), answer.content_type)
 
     def load(self, key: str, kept: KeptAnswer | None) -> ReceivedAnswer | None:
         """The answer kept for ``key``; None when its file is gone or is not the answer recorded. Without a

@@ -15,7 +15,7 @@ from typing import Any
 
 from connectors.commerce import ReceivedAnswer
 from connectors.jsontext import parse_json
-from fileio.files import write_bytes
+from fileio.files import write_received
 
 PDF_MAGIC = b"%PDF-"
 LABEL_ID_FIELDS: tuple[str, ...] = ("item.identCode", "identCode", "id")
@@ -123,10 +123,12 @@ def write_label_files(output_dir: Path, stem: str, content: LabelContent) -> tup
     answer_path = None
     if content.received is not None:
         data, extension = content.received
-        answer_path = write_bytes(output_dir / f"{stem}.{extension}", data)
-    return answer_path, [
-        write_bytes(output_dir / _pdf_name(stem, number), pdf) for number, pdf in enumerate(content.pdfs, 1)
-    ]
+        answer_path = output_dir / f"{stem}.{extension}"
+        write_received(answer_path, data)
+    pdf_paths = [output_dir / _pdf_name(stem, number) for number in range(1, len(content.pdfs) + 1)]
+    for path, pdf in zip(pdf_paths, content.pdfs, strict=True):
+        write_received(path, pdf)
+    return answer_path, pdf_paths
 
 
 def _pdf_name(stem: str, number: int) -> str:

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from connectors.newspaper import RawResponse
 from fileio.documents import DocumentRejected
-from fileio.files import write_bytes, write_text
+from fileio.files import write_received
 from fileio.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING
 
 
@@ -33,11 +33,14 @@ def write_json(
                 f"{stem} answer",
                 f"larger than the limit of {max_bytes:,} bytes ({DOWNLOAD_MAX_BYTES_SETTING}); not written",
             )
-        return write_bytes(directory / f"{stem}{value.extension}", value.content)
+        path = directory / f"{stem}{value.extension}"
+        write_received(path, value.content)
+        return path
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", by_alias=True)
-    text = json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n"
-    return write_text(directory / f"{stem}.json", text)
+    path = directory / f"{stem}.json"
+    write_received(path, (json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n").encode())
+    return path
 
 
 def key_value_frame(values: Mapping[str, Any]) -> pd.DataFrame:

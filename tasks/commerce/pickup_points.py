@@ -23,7 +23,7 @@ from connectors.commerce import CommerceClient, PickupPoint, PickupPoints, Picku
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import ROW
 from fileio.commerce.pickup_input import PickupInput
-from fileio.files import write_text
+from fileio.files import write_received
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv, write_xlsx
 from fileio.sandbox_marks import with_banner
 from tasks.commerce.per_row import ChunkAnswers, RowOutcome, answer_in_chunks, ask_chunk
@@ -240,7 +240,9 @@ def write_points(
     for outcome in outcomes:
         if outcome.answer is not None:
             text = json.dumps(outcome.answer.received, indent=2, ensure_ascii=False) + "\n"
-            files.append(write_text(output_dir / ANSWERS_FOLDER / f"row-{outcome.row}.json", text))
+            path = output_dir / ANSWERS_FOLDER / f"row-{outcome.row}.json"
+            write_received(path, text.encode())
+            files.append(path)
     return files
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from fileio.commerce.json_bodies import JsonBody
-from fileio.files import write_bytes
+from fileio.files import write_received
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv
 from tasks.commerce.json_submissions import (
     BodyOutcome,
@@ -54,7 +54,8 @@ def write_return_orders(
         if outcome.answer is not None:
             stem = "return-order" if len(bodies) == 1 else f"return-order-{outcome.position}"
             extension = "json" if _json(outcome.answer.content) is not None else "bin"
-            path = write_bytes(output_dir / f"{stem}.{extension}", outcome.answer.content)
+            path = output_dir / f"{stem}.{extension}"
+            write_received(path, outcome.answer.content)
             written.append(path)
             row["answer"] = path.name
         rows.append(row)

@@ -108,3 +108,24 @@ def test_the_tokens_of_a_token_response_are_registered() -> None:
     answer = {"access_token": "issued-access-7", "refresh_token": "issued-refresh-8", "token_type": "Bearer"}
     read_token_response(httpx.Response(200, json=answer, request=request), api="x", what="y", redact=redact)
     assert redact("issued-access-7 / issued-refresh-8") == f"{REDACTED} / {REDACTED}"
+
+
+def test_kept_bytes_lose_a_secret_in_text_and_json_spellings(scrubber: SecretScrubber) -> None:
+    answer = json.dumps({"echo": PASSWORD, "header": f"Basic {PASSWORD}", "name": "Müller"}).encode()
+    scrubbed = json.loads(scrubber.scrub_bytes(answer))
+    assert scrubbed == {"echo": REDACTED, "header": f"Basic {REDACTED}", "name": "Müller"}
+    token = "tok-4f9a1c2e7b"
+    scrubber.register(token, issued=True)
+    assert scrubber.scrub_bytes(f"Bearer {token}\n".encode()) == f"Bearer {REDACTED}\n".encode()
+
+
+def test_binary_bytes_change_only_where_a_secret_occurs_literally(scrubber: SecretScrubber) -> None:
+    binary = b"%PDF-1.7\n\xff\xfe\x00\x80 stream \xc3\x28 endstream\n"
+    assert scrubber.scrub_bytes(binary) is binary
+    leaked = binary + PASSWORD.encode() + b"\n%%EOF\n"
+    assert scrubber.scrub_bytes(leaked) == binary + REDACTED.encode() + b"\n%%EOF\n"
+
+
+def test_bytes_pass_untouched_while_nothing_is_registered() -> None:
+    data = f"{PASSWORD} \xe9".encode("latin-1")
+    assert SecretScrubber().scrub_bytes(data) is data
