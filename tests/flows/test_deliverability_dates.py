@@ -116,7 +116,7 @@ async def test_a_bad_line_of_a_dates_file_is_refused_before_anything_is_sent(
 ) -> None:
     dates_file = tmp_path / "dates.txt"
     dates_file.write_text("2025-03-03\n2025-03-31\n2025-02-30\n", encoding="utf-8")
-    with pytest.raises(InputError, match="dates.txt: line 3: '2025-02-30' is not a date YYYY-MM-DD"):
+    with pytest.raises(InputError, match="dates.txt: line 3, column 1: expected a date YYYY-MM-DD"):
         await call(
             deliverability_check,
             input_path=_input(tmp_path),
