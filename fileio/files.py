@@ -148,6 +148,19 @@ def make_dirs(directory: Path) -> Path:
     return directory
 
 
+OWN_FOLDERS = ("download", "documents")
+"""The folders a flow makes inside its output directory for files of its own."""
+
+
+def own_folder(directory: Path) -> Path:
+    """Make ``directory``, a folder of the flow's own inside an output directory (``download/``), as
+    :func:`make_dirs` does; a symbolic link standing there is removed first (its target left untouched), so
+    nothing the flow writes there lands where the link points. Returns ``directory``."""
+    if directory.is_symlink():
+        directory.unlink()
+    return make_dirs(directory)
+
+
 def _secure_root(root: Path) -> None:
     """Make ``root`` (once per process) and take group and others' access to it away: every file beneath,
     old ones included, is then its owner's alone. A shared directory (sticky, like /tmp), the home

@@ -289,7 +289,9 @@ def _list_history(url: str, *, limit: int, flow: str | None, before: int | None)
     typer.echo(runs_text(page.runs))
     if page.next_before is not None:
         more = f"postflows history --limit {limit} --before {page.next_before}"
-        typer.echo(f"older runs: {more}" + (f" --flow {shlex.quote(flow)}" if flow is not None else ""), err=True)
+        typer.echo(
+            f"older runs: {more}" + (f" --flow {shlex.quote(flow)}" if flow is not None else ""), err=True
+        )
 
 
 def _show_run(url: str, run_id: int) -> None:

@@ -22,9 +22,9 @@ def report_command(request: HistoryReportRequest, output: OwnOutputOptions) -> N
 
     from connectors.swiss_time import swiss_today
     from deployments.catalog import flow_apis
+    from fileio.files import keep_private
     from flows.history_trends import ReportRangeError, build_history_report
     from history.errors import HistoryError
-    from fileio.files import keep_private
     from postflows.locations import data_dir, history_url
 
     url = history_url()
