@@ -11,6 +11,7 @@ decides.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -38,6 +39,46 @@ class FileTooLarge(OSError):
         super().__init__(f"{path.name}: larger than the limit of {limit:,} bytes; nothing was written")
         self.path = path
         self.limit = limit
+
+
+class ReadTooLarge(OSError):
+    """A file (or device, or pipe) holds more than a reader's limit; only the limit and a byte were read."""
+
+    def __init__(self, path: Path, limit: int) -> None:
+        super().__init__(errno.EFBIG, f"more than the limit of {limit:,} bytes; not read")
+        self.path = path
+        self.limit = limit
+
+
+def read_bounded(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, reading at most ``limit`` + 1 of them whatever it is (a regular file, a device
+    such as ``/dev/zero``, a named pipe): its size is checked first where it has one, then the read itself is
+    bounded, so a file that grows, a device or a pipe is never read whole. A pipe is opened without waiting
+    for a writer (none: it reads as empty).
+
+    Raises:
+        ReadTooLarge: more than ``limit`` bytes.
+        OSError: it cannot be opened or read.
+    """
+    info = path.stat()
+    if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+        raise ReadTooLarge(path, limit)
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        os.set_blocking(descriptor, True)
+        chunks: list[bytes] = []
+        wanted = limit + 1
+        while wanted > 0:
+            chunk = os.read(descriptor, min(wanted, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            wanted -= len(chunk)
+    finally:
+        os.close(descriptor)
+    if wanted <= 0:
+        raise ReadTooLarge(path, limit)
+    return b"".join(chunks)
 
 
 def current_umask() -> int:
@@ -107,6 +148,19 @@ def make_dirs(directory: Path) -> Path:
             continue  # another process or thread made it first
         os.chmod(made, PRIVATE_DIR_MODE)  # exactly 0700, whatever the umask
     return directory
+
+
+OWN_FOLDERS = ("download", "documents")
+"""The folders a flow makes inside its output directory for files of its own."""
+
+
+def own_folder(directory: Path) -> Path:
+    """Make ``directory``, a folder of the flow's own inside an output directory (``download/``), as
+    :func:`make_dirs` does; a symbolic link standing there is removed first (its target left untouched), so
+    nothing the flow writes there lands where the link points. Returns ``directory``."""
+    if directory.is_symlink():
+        directory.unlink()
+    return make_dirs(directory)
 
 
 def _secure_root(root: Path) -> None:

@@ -21,10 +21,12 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from connectors.jsontext import strict_json_problem
-from fileio.files import private_root
+from fileio.files import private_root, read_bounded
 
 Format = Literal["yaml", "json"]
 EXCERPT_CHARS = 80
+STRUCTURED_MAX_BYTES = 1 << 20
+"""Largest structured file read (1 MiB): a profile, an order or purchase parameters need a few KiB."""
 MAX_PROBLEMS = 5
 FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 UNNAMED = "…"
@@ -116,11 +118,14 @@ class StructuredFile:
 def read_structured(path: Path, fmt: Format) -> StructuredFile:
     """Read and parse ``path`` as UTF-8 YAML or JSON.
 
+    At most :data:`STRUCTURED_MAX_BYTES` are read, whatever the path is (a device, a pipe).
+
     Raises:
-        OSError: the file cannot be read.
+        OSError: the file cannot be read, or is over :data:`STRUCTURED_MAX_BYTES`
+            (:class:`fileio.files.ReadTooLarge`).
         UnusableFile: it is not UTF-8 text or does not parse (named by line and column).
     """
-    data = path.read_bytes()
+    data = read_bounded(path, STRUCTURED_MAX_BYTES)
     quotable = may_quote(path)
     try:
         text = data.decode("utf-8-sig")

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from fileio.errors import InputError
+from fileio.files import ReadTooLarge, read_bounded
 from fileio.filetypes import check_table_file
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
@@ -104,7 +105,10 @@ def read_table(
         return _read_as_of(_read_excel(path, sheet, limits), info, encoding_detected=False)
     scan = scan_lines(path, encoding=encoding, stop_above=limits.max_line_bytes)
     refuse(path, scan.overrun(limits, exact_fields=False))
-    data = path.read_bytes()
+    try:
+        data = read_bounded(path, info.st_size)
+    except ReadTooLarge:
+        raise InputError("the file grew while it was read; not read", path=path) from None
     decoded = decode_table_text(path, data, encoding)
     text = universal_newlines(decoded.text)
     if not text.strip():

@@ -23,6 +23,7 @@ from fileio.address_service.profiles import AlignmentProfile
 from fileio.address_service.records import minimum_input_mode
 from fileio.address_service.wire import WireFormat
 from fileio.errors import InputError, ResultFileError, ResultUnreadable
+from fileio.files import own_folder
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.reports import CsvStyle
 from fileio.writeback_policy import Policy
@@ -471,7 +472,7 @@ async def _follow(
             client, job.remote_id, policy=policy, on_status=on_status, waited_s=waited_before(job)
         )
     await recorder.update_job(job, status=JobState.FINISHED)
-    folder = output_dir / "download"
+    folder = own_folder(output_dir / "download")
     files = job.facts(BatchJobData)
     wanted = {MAIN_OUTPUT: (str(files.output_token), folder / "result.bin")}
     for name, token in (files.extra_outputs or {}).items():

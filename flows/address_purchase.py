@@ -17,6 +17,7 @@ from connectors.newspaper import ApiResult, PurchaseProgress
 from connectors.newspaper.models import OutputAddresses
 from connectors.swiss_time import swiss_today
 from fileio.errors import InputError
+from fileio.files import own_folder
 from fileio.newspaper.outputs import records_frame, summary_markdown, write_json
 from fileio.newspaper.purchase_input import PurchaseInput, load_purchase_parameters, read_purchase_input
 from fileio.rejected_rows import write_rejected
@@ -304,7 +305,7 @@ async def _purchase(
             save_purchase_documents,
             client,
             purchase_id,
-            output_dir / "documents",
+            own_folder(output_dir / "documents"),
             document_kinds(clean_up, sorting=sorting),
             max_bytes=settings.download_max_bytes,
             max_ratio=settings.zip_max_ratio,

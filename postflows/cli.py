@@ -42,6 +42,7 @@ from postflows import (
 from postflows.cli_common import (
     EXIT_FAILED,
     fail,
+    history_reached,
     prepare_flow_run,
     print_summary,
     run_work,
@@ -272,31 +273,38 @@ def history_command(
     if flow is not None:
         flow = _flow_named(flow)
     url = history_url()
-    if run_id is None:
-        # A plain text table, without rich: the list answers in about the time of ``postflows --help``.
-        from postflows.run_list import list_runs
-        from postflows.run_table import runs_text
+    with history_reached(url):
+        if run_id is None:
+            _list_history(url, limit=limit, flow=flow, before=before)
+        else:
+            _show_run(url, run_id)
 
-        page = list_runs(url, limit=limit, flow=flow, before=before)
-        typer.echo(runs_text(page.runs))
-        if page.next_before is not None:
-            more = f"postflows history --limit {limit} --before {page.next_before}"
-            typer.echo(
-                f"older runs: {more}" + (f" --flow {shlex.quote(flow)}" if flow is not None else ""), err=True
-            )
-        return
-    from sqlalchemy import make_url
 
+def _list_history(url: str, *, limit: int, flow: str | None, before: int | None) -> None:
+    # A plain text table, without rich: the list answers in about the time of ``postflows --help``.
+    from postflows.run_list import list_runs
+    from postflows.run_table import runs_text
+
+    page = list_runs(url, limit=limit, flow=flow, before=before)
+    typer.echo(runs_text(page.runs))
+    if page.next_before is not None:
+        more = f"postflows history --limit {limit} --before {page.next_before}"
+        typer.echo(
+            f"older runs: {more}" + (f" --flow {shlex.quote(flow)}" if flow is not None else ""), err=True
+        )
+
+
+def _show_run(url: str, run_id: int) -> None:
     import history
     from postflows.console import output_console
     from postflows.history_view import run_detail
+    from postflows.privacy import masked_url
 
     factory = history.session_factory(url)
     with factory() as session:
         run = history.get_run(session, run_id)
         if run is None:
-            where = make_url(url).render_as_string(hide_password=True)
-            say(f"no run {run_id} in {where}", style="red")
+            say(f"no run {run_id} in {masked_url(url)}", style="red")
             raise typer.Exit(EXIT_FAILED)
         output_console().print(run_detail(run))
 

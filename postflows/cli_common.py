@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import shlex
+import sqlite3
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -171,6 +173,36 @@ def fail(label: str, error: BaseException, code: int, *, name: bool = False) -> 
         reason = f"{type(error).__name__}: {reason}"
     console.print(Text.assemble((f"{label}:", "red"), " ", reason), soft_wrap=True, overflow="ignore")
     raise typer.Exit(code) from None
+
+
+# The packages whose errors mean the history's database cannot be reached or its URL cannot be used.
+_DATABASE_PACKAGES = frozenset({"sqlalchemy", "psycopg", "psycopg2", "psycopg_pool"})
+
+
+@contextmanager
+def history_reached(url: str) -> Iterator[None]:
+    """Run a block that reads the history at ``url``; a database that cannot be reached or a URL that
+    cannot be used (a malformed one) ends the command with one line naming the masked URL, exit 2 as for
+    a configuration error, without a traceback."""
+    try:
+        yield
+    except Exception as error:
+        if not _database_error(error):
+            raise
+        from postflows.privacy import URL_MASK, masked_url, url_secrets
+
+        cause = getattr(error, "orig", None) or error
+        reason = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+        for secret in url_secrets(url):
+            reason = reason.replace(secret, URL_MASK)
+        problem = f"the run history at {masked_url(url)} cannot be read: {reason}"
+        fail("configuration error", RuntimeError(problem), EXIT_USAGE)
+
+
+def _database_error(error: BaseException) -> bool:
+    if isinstance(error, (ValueError, OSError, sqlite3.Error)):
+        return True
+    return type(error).__module__.partition(".")[0] in _DATABASE_PACKAGES
 
 
 def say(text: str, *, style: str | None = None) -> None:

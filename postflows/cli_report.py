@@ -22,11 +22,13 @@ def report_command(request: HistoryReportRequest, output: OwnOutputOptions) -> N
 
     from connectors.swiss_time import swiss_today
     from deployments.catalog import flow_apis
+    from fileio.files import keep_private
     from flows.history_trends import ReportRangeError, build_history_report
     from history.errors import HistoryError
-    from postflows.locations import history_url
+    from postflows.locations import data_dir, history_url
 
     url = history_url()
+    keep_private(data_dir())  # a report inside the data dir is its owner's alone, as every flow's files are
     out = output.folder_or(Path())  # --out is required on the command line
     try:
         report = build_history_report(url, out, request, flow_apis=flow_apis(), today=swiss_today())

@@ -20,6 +20,13 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("postflows", appauthor=False))
 
 
+def data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """``Settings().data_dir``: ``POSTFLOWS_DATA_DIR``, else :func:`default_data_dir`, from the environment
+    (default: the process's) over ``.env``."""
+    given = environment.value("data_dir", environ)
+    return default_data_dir() if given is None else Path(given)
+
+
 def sqlite_history_url(data_dir: Path) -> str:
     """The default history: SQLite in the data dir."""
     return f"sqlite:///{(data_dir / 'history.db').resolve()}"
@@ -30,5 +37,4 @@ def history_url(environ: Mapping[str, str] | None = None) -> str:
     the environment (default: the process's) over ``.env``."""
     if url := environment.value("database_url", environ):
         return url
-    data_dir = environment.value("data_dir", environ)
-    return sqlite_history_url(default_data_dir() if data_dir is None else Path(data_dir))
+    return sqlite_history_url(data_dir(environ))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from fileio.errors import InputError
-from fileio.files import make_dirs
+from fileio.files import OWN_FOLDERS, make_dirs
 from fileio.limits import TableLimits
 
 if TYPE_CHECKING:
@@ -39,6 +39,13 @@ def output_dir(path: Path | None) -> None:
         raise InputError(f"--out cannot be created: {exc.strerror or exc}", path=path) from exc
     if not os.access(path, os.W_OK | os.X_OK):
         raise InputError("--out is not writable", path=path)
+    for name in OWN_FOLDERS:
+        if (path / name).is_symlink():
+            raise InputError(
+                f"{name}/ in --out is a symbolic link; the run writes a folder of its own there: remove the "
+                "link or choose another --out",
+                path=path / name,
+            )
 
 
 def _table(

@@ -23,14 +23,14 @@ def url_secrets(url: str) -> list[str]:
     query parameters (``password=``, ``pwd=``, ``sslpassword=``, ``token=``), as written and decoded."""
     try:
         parts = urlsplit(url)
-        password = parts.password
-    except ValueError:
-        return []
+        password, query = parts.password, parts.query
+    except ValueError:  # a URL urlsplit refuses still has its secrets found
+        password, query = _malformed_password(url), url.partition("?")[2].partition("#")[0]
     found = [] if password is None else [password, unquote(password)]
-    for name, value in parse_qsl(parts.query, keep_blank_values=False):
+    for name, value in parse_qsl(query, keep_blank_values=False):
         if SECRET_PARAMETER.search(name):
             found.append(value)
-    raw_query = parts.query.split("&") if parts.query else []
+    raw_query = query.split("&") if query else []
     for pair in raw_query:
         name, _, value = pair.partition("=")
         if value and SECRET_PARAMETER.search(unquote(name)):
@@ -40,12 +40,13 @@ def url_secrets(url: str) -> list[str]:
 
 def masked_url(url: str) -> str:
     """``url`` with the password of its user part and every secret-named query parameter's value shown as
-    ``***``; anything else as written."""
+    ``***``; anything else as written. A URL ``urlsplit`` refuses (``u:PASS@[::1/x``) has everything between
+    its user's name and its last ``@`` masked, and its query's secret-named values."""
     try:
         parts = urlsplit(url)
         password = parts.password
     except ValueError:
-        return url
+        return _masked_malformed(url)
     masked = url
     if password is not None:
         userinfo, _, host = parts.netloc.rpartition("@")
@@ -55,6 +56,32 @@ def masked_url(url: str) -> str:
         query = "&".join(_masked_pair(pair) for pair in parts.query.split("&"))
         masked = masked.replace(f"?{parts.query}", f"?{query}", 1)
     return masked
+
+
+def _malformed_password(url: str) -> str | None:
+    """What stands between the user's name and the last ``@`` of a URL ``urlsplit`` refuses, or None."""
+    _, scheme_end, rest = url.partition("://")
+    if not scheme_end or "@" not in rest:
+        return None
+    userinfo = rest.rpartition("@")[0]
+    _, colon, password = userinfo.partition(":")
+    return password if colon else None
+
+
+def _masked_malformed(url: str) -> str:
+    """A URL ``urlsplit`` refuses, masked without parsing it: the user part's password (all that stands
+    between the user's name and the last ``@``) and the query's secret-named values."""
+    scheme, scheme_end, rest = url.partition("://")
+    if not scheme_end:
+        return URL_MASK  # not even a scheme: nothing of it is shown
+    if "@" in rest:
+        userinfo, _, rest = rest.rpartition("@")
+        user, colon, _ = userinfo.partition(":")
+        rest = f"{user}:{URL_MASK}@{rest}" if colon else f"{userinfo}@{rest}"
+    head, question, query = rest.partition("?")
+    if question:
+        rest = head + "?" + "&".join(_masked_pair(pair) for pair in query.split("&"))
+    return f"{scheme}://{rest}"
 
 
 def _masked_pair(pair: str) -> str:

@@ -22,6 +22,7 @@ from typing import Any
 from connectors.jsontext import json_nesting_exceeds, strict_json_problem
 from connectors.limits import JSON_MAX_DEPTH
 from fileio.errors import InputError
+from fileio.files import ReadTooLarge, read_bounded
 from fileio.structured_files import Position, StructuredFile, may_quote
 
 MAX_BYTES = 16 << 20
@@ -60,7 +61,9 @@ def read_json_bodies(
     if size > max_bytes:
         raise InputError(f"{size:,} bytes, more than the limit of {max_bytes:,} bytes; not read", path=path)
     try:
-        content = path.read_bytes()[: max_bytes + 1]
+        content = read_bounded(path, max_bytes)
+    except ReadTooLarge:
+        raise InputError(f"more than the limit of {max_bytes:,} bytes; not read", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot be read: {exc.strerror or type(exc).__name__}", path=path) from None
     if json_nesting_exceeds(content, max_depth):

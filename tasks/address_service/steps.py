@@ -27,7 +27,7 @@ from fileio.address_service.result_codes import decode_results, qstat_summary
 from fileio.address_service.result_file import read_result_file, result_headers
 from fileio.address_service.results import RETURNED_COLUMN, merge_results, write_address_results
 from fileio.address_service.wire import WireFormat, write_upload_file
-from fileio.files import make_dirs
+from fileio.files import make_dirs, own_folder
 from fileio.limits import DOWNLOAD_MAX_BYTES, TABLE_LIMITS, ZIP_MAX_RATIO, TableLimits
 from fileio.rejected_rows import write_rejected
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
@@ -227,7 +227,9 @@ def build_address_results(
         ResultFileError: the download cannot be unpacked or read, or no result row matches an uploaded row.
         ResultUnreadable: the result or moves file is over a limit (the download stays as it is).
     """
-    files = unpack_download(download, output_dir / "download", max_bytes=max_bytes, max_ratio=max_ratio)
+    files = unpack_download(
+        download, own_folder(output_dir / "download"), max_bytes=max_bytes, max_ratio=max_ratio
+    )
     decoded = decode_results(read_result_file(files.result, limits=limits))
     moves_path = moves_file or files.moves
     moves = read_moves_file(moves_path, limits=limits) if moves_path is not None else None

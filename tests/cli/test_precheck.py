@@ -324,3 +324,17 @@ def test_a_password_file_named_as_the_profile_is_refused_without_a_line_of_it(tm
     assert line.startswith(f"refused: profile {shadow}: upload (line 1, column 1): Field required"), line
     for piece in ("$6$", "Xy7hQ2Zq", "secrethash", "daemon", "19700"):
         assert piece not in result.output
+
+
+def test_a_symlinked_download_folder_in_out_is_refused_naming_it(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "download").symlink_to(target, target_is_directory=True)
+    os.chdir(tmp_path)  # restored by the suite's fixture
+    result = runner.invoke(app, ["address-batch", str(EXAMPLES / "address-batch.csv"), "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    line = _refusal(result.output)
+    assert line.startswith(f"refused: {out / 'download'}: download/ in --out is a symbolic link"), line
+    assert list(target.iterdir()) == []

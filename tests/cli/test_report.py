@@ -184,3 +184,25 @@ def test_the_readme_example_writes_what_its_table_lists(recorded: None, tmp_path
     assert result.exit_code == 0, result.output
     out = tmp_path / words[words.index("--out") + 1]
     assert sorted(path.name for path in out.iterdir()) == sorted(files)
+
+
+def test_a_report_in_the_data_dir_is_its_owners_alone_whatever_the_umask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    monkeypatch.setattr("fileio.files._private_roots", set())  # as in a fresh process: nothing registered yet
+    monkeypatch.setattr("fileio.files._secured_roots", set())
+    data = Path(os.environ["POSTFLOWS_DATA_DIR"])
+    out = data / "reports" / "2026"
+    previous = os.umask(0o022)
+    try:
+        result = CliRunner().invoke(
+            app, ["report", "--since", "2026-01-01", "--until", "2026-01-31", "--out", str(out)]
+        )
+    finally:
+        os.umask(previous)
+    assert result.exit_code == 0, result.output
+    written = [out, out.parent, *(out / name for name in FILES)]
+    modes = {path.name: oct(path.stat().st_mode & 0o777) for path in written}
+    assert modes == {"2026": "0o700", "reports": "0o700"} | dict.fromkeys(FILES, "0o600")

@@ -14,7 +14,7 @@ from fileio.address_service.profiles import load_profile
 from fileio.files import keep_private
 from fileio.newspaper.order_input import load_order
 from fileio.newspaper.purchase_input import load_purchase_parameters
-from fileio.structured_files import EXCERPT_CHARS
+from fileio.structured_files import EXCERPT_CHARS, STRUCTURED_MAX_BYTES, read_structured
 
 # /etc/shadow's format: YAML reads each line as a key (a line ending in ':'), JSON not at all.
 SHADOW = (
@@ -113,3 +113,12 @@ def test_a_value_json_does_not_define_is_refused_when_read_by_line_and_column(
     text = str(refused.value)
     assert "line 2, column 13: not usable JSON (" in text, text
     assert getattr(refused.value, "exit_code", None) == 2
+
+
+def test_a_structured_file_is_read_no_further_than_its_bound(tmp_path: Path) -> None:
+    from fileio.files import ReadTooLarge
+
+    path = tmp_path / "huge.yaml"
+    path.write_bytes(b"a: b\n" + b"#" * STRUCTURED_MAX_BYTES)
+    with pytest.raises(ReadTooLarge, match="more than the limit of 1,048,576 bytes; not read"):
+        read_structured(path, "yaml")

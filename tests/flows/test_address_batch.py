@@ -412,3 +412,17 @@ async def test_the_csv_files_follow_the_formula_guard_setting(
     rejected = read_output_csv(out / "rejected.csv", dtype=str, keep_default_na=False)
     assert rejected[["KundenNr", "values"]].values.tolist() == [[f"{prefix}@A1", "PLZ: -601"]]
     assert rejected.loc[0, "problems"] == "PLZ: Swiss postcode must be exactly 4 digits"
+
+
+async def test_a_symlinked_download_folder_is_replaced_and_its_target_left_untouched(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "download").symlink_to(target, target_is_directory=True)
+    await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
+    assert not (out / "download").is_symlink()
+    assert [path.name for path in (out / "download").iterdir()]  # the download landed in a folder of its own
+    assert list(target.iterdir()) == []

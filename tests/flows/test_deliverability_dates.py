@@ -116,7 +116,7 @@ async def test_a_bad_line_of_a_dates_file_is_refused_before_anything_is_sent(
 ) -> None:
     dates_file = tmp_path / "dates.txt"
     dates_file.write_text("2025-03-03\n2025-03-31\n2025-02-30\n", encoding="utf-8")
-    with pytest.raises(InputError, match="dates.txt: line 3: '2025-02-30' is not a date YYYY-MM-DD"):
+    with pytest.raises(InputError, match="dates.txt: line 3, column 1: expected a date YYYY-MM-DD"):
         await call(
             deliverability_check,
             input_path=_input(tmp_path),
@@ -149,3 +149,42 @@ def test_a_request_with_dates_and_the_default_day_count_or_none() -> None:
     given = DeliverabilityRequest(input_path=Path("in.csv"), dates=" 2025-03-03 ", days=14)
     assert given.dates == "2025-03-03"
     assert DeliverabilityRequest(input_path=Path("in.csv"), dates="", days=3).dates is None
+
+
+async def test_a_file_of_secrets_as_the_dates_leaves_no_word_of_it_anywhere(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prefect import get_client
+    from prefect.client.schemas.filters import LogFilter, LogFilterFlowRunId
+    from prefect.logging.handlers import APILogHandler
+
+    secrets = tmp_path / "app.env"
+    secrets.write_text("DB_PASSWORD=hunter2-secret\nAPI_KEY=sk-live-42\n", encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)  # neither the working directory nor the data dir holds the file
+    state = await call(
+        deliverability_check,
+        input_path=_input(tmp_path),
+        output_dir=tmp_path / "out",
+        dates=str(secrets),
+        return_state=True,
+    )
+    assert state.is_failed()
+    with pytest.raises(InputError) as refused:
+        await state.result()
+    assert str(refused.value) == f"{secrets}: line 1, column 1: expected a date YYYY-MM-DD"
+    await APILogHandler.aflush()
+    async with get_client() as client:
+        flow_run_id = state.state_details.flow_run_id
+        logs = await client.read_logs(
+            log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[flow_run_id]))
+        )
+        states = await client.read_flow_run_states(flow_run_id)
+    assert states, "the run left no states to look at"
+    texts = [str(refused.value), *(log.message for log in logs), *(item.message or "" for item in states)]
+    history_db = (flow_env / "history.db").read_bytes() if (flow_env / "history.db").exists() else b""
+    for word in ("DB_PASSWORD", "hunter2", "API_KEY", "sk-live"):
+        assert not [text for text in texts if word in text], word
+        assert word.encode() not in history_db
+    assert sandbox.transport.count(WHEN) == 0
