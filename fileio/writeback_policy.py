@@ -127,7 +127,9 @@ def writeback_rules(marks: str) -> tuple[WriteBackRule, ...]:
     ]
     rows.append(WriteBackRule(validation, "any other quality, or none", KEPT))
     formula = "any value that starts with `=`, `+`, `-`, `@`, a tab or a carriage return, whatever the answer"
-    rows += [WriteBackRule(flow, formula, KEPT + ": it starts like a formula") for flow in (batch, validation)]
+    rows += [
+        WriteBackRule(flow, formula, KEPT + ": it starts like a formula") for flow in (batch, validation)
+    ]
     return tuple(rows)
 
 

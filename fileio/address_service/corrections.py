@@ -16,8 +16,9 @@ address as given (``<Field>_in``), the service's address (``<Field>``), QSTAT an
 
 Only the address fields of :data:`WRITEBACK_FIELDS` are compared; a service value that is empty never
 replaces a given one, nor does one that starts like a formula (``=``, ``+``, ``-``, ``@``, a tab or a carriage
-return: :func:`fileio.writeback_policy.formula_refusal`), which is listed instead. Every other value of the service that differs from the one given stays as given in the
-write-back and is listed with the row's QSTAT and CorrectionType (:func:`writeback_edits`).
+return: :func:`fileio.writeback_policy.formula_refusal`), which is listed instead. Every other value of the
+service that differs from the one given stays as given in the write-back and is listed with the row's QSTAT
+and CorrectionType (:func:`writeback_edits`).
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from fileio.table_frame import Table
-from fileio.writeback_policy import formula_refusal
 from fileio.writeback.outcome import EditLedger, Edits
+from fileio.writeback_policy import formula_refusal
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -55,7 +55,8 @@ def _cells(path: Path) -> Iterator[tuple[str, str]]:
         yield from zip(header, row, strict=True)
 
 
-def _assert_guarded(path: Path) -> None:
+def assert_guarded(path: Path) -> None:
+    """No cell of the CSV file starts like a formula, but a code of the allow-list matching its grammar."""
     for column, cell in _cells(path):
         grammar = CODE_COLUMNS.get(column.lstrip("'"))
         if grammar is not None and grammar.fullmatch(cell):
@@ -77,7 +78,7 @@ def test_every_csv_file_is_written_by_the_guarded_writer() -> None:
 def test_write_csv_guards_every_value_and_column_name(tmp_path: Path, style: CsvStyle) -> None:
     path = write_csv(_hostile_frame(), tmp_path / "report.csv", style=style)
 
-    _assert_guarded(path)
+    assert_guarded(path)
     header, first, *_ = output_rows(path)
     assert header == first == ["'" + value for value in HOSTILE]
 
@@ -102,7 +103,7 @@ def test_the_rejected_rows_and_the_writeback_skipped_list_are_guarded(
         rejected_report(problems, table, id_column="Kundennummer"), tmp_path / "rejected.csv", style=style
     )
     assert rejected is not None
-    _assert_guarded(rejected)
+    assert_guarded(rejected)
 
     outcome = write_back(source, tmp_path / "writeback.csv", table.layout, {})  # type: ignore[arg-type]
     lines = [
@@ -111,7 +112,7 @@ def test_the_rejected_rows_and_the_writeback_skipped_list_are_guarded(
     ids = pd.Series(list(HOSTILE), index=range(1, len(HOSTILE) + 1), name="=Kundennummer")
     skipped = written_back(outcome, lines, tmp_path, ids=ids, csv_style=style).skipped_path
     assert skipped is not None
-    _assert_guarded(skipped)
+    assert_guarded(skipped)
     assert output_rows(skipped)[1][-2:] == ["'" + HOSTILE[0]] * 2
 
 
@@ -127,7 +128,7 @@ def test_results_and_moves_are_guarded_but_for_codes_that_match_their_grammar(tm
     write_address_results(merged, qstat_summary(merged), tmp_path / "out", moves=moves)
 
     for name in ("results.csv", "moves.csv"):
-        _assert_guarded(tmp_path / "out" / name)
+        assert_guarded(tmp_path / "out" / name)
 
 
 def _delimited(path: Path) -> dict[str, object]:
@@ -174,5 +175,5 @@ def test_a_writeback_never_writes_a_value_that_starts_like_a_formula(
         (2, "Ort"): FORMULA_REFUSED,
     }
     after = read_table(outcome.target, **options).frame  # type: ignore[arg-type]
-    assert after.loc[2].tolist() == ["Favre", "Seeweg 3", "Biel"]
-    assert after.loc[1].tolist() == ["Müller", "Lindenweg 1", "Bern"]
+    assert list(after.loc[2]) == ["Favre", "Seeweg 3", "Biel"]
+    assert list(after.loc[1]) == ["Müller", "Lindenweg 1", "Bern"]
