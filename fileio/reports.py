@@ -132,8 +132,15 @@ def neutralise_formulas(
     return result
 
 
+def starts_like_formula(text: str) -> bool:
+    """Whether a spreadsheet would run ``text`` as a formula: it starts with ``=``, ``+``, ``-``, ``@``, a
+    tab or a carriage return (:data:`FORMULA_STARTS`). The one test of the guard, for the CSV files
+    (:func:`neutralise_formulas`) and the write-back (:func:`fileio.writeback_policy.formula_refusal`)."""
+    return text.startswith(FORMULA_STARTS)
+
+
 def _guard_text(text: str) -> str:
-    return FORMULA_GUARD + text if text.startswith(FORMULA_STARTS) else text
+    return FORMULA_GUARD + text if starts_like_formula(text) else text
 
 
 def _guard_series(values: pd.Series, grammar: re.Pattern[str] | None = None) -> pd.Series | None:

@@ -1,7 +1,8 @@
 """Which of a service's answers a write-back applies to the customer's own file: the one rule both address
 flows decide by (:func:`batch_row_certain`, :func:`quality_applied`) and its table for the documentation
 (:func:`writeback_rules`). Only a certain correction goes in; every other change is kept as given and listed
-in ``writeback-skipped.csv``."""
+in ``writeback-skipped.csv``. A value that starts like a formula never goes in (:func:`formula_refusal`): the
+file stays the user's own, and a spreadsheet or CRM importing it would run such a value."""
 
 from __future__ import annotations
 
@@ -9,9 +10,28 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from fileio.reports import starts_like_formula
+
 Policy = Literal["corrections", "moves", "all", "none"]
 """An address batch's ``--apply``: ``corrections``: the corrections of hits (see :func:`batch_row_certain`);
 ``moves``: the new address of a person who moved; ``all``: both; ``none``: nothing (an unchanged copy)."""
+
+# --- every write-back
+
+FORMULA_REFUSED = (
+    "the service's value starts like a formula (=, +, -, @, a tab or a carriage return): "
+    "a spreadsheet would run it"
+)
+"""Why a value that starts like a formula is left out of a write-back."""
+
+
+def formula_refusal(value: str) -> str | None:
+    """Why ``value`` is never written into the user's file (:data:`FORMULA_REFUSED`), or None when it may
+    be: a value that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is refused whatever
+    the answer (a house number ``-2`` too), by the same test as the CSV files' guard
+    (:func:`fileio.reports.starts_like_formula`)."""
+    return FORMULA_REFUSED if starts_like_formula(value) else None
+
 
 # --- address-batch (address web service, §2.3 CorrectionType, §2.4 QSTAT)
 
@@ -106,6 +126,10 @@ def writeback_rules(marks: str) -> tuple[WriteBackRule, ...]:
         for quality in FURTHER_QUALITIES
     ]
     rows.append(WriteBackRule(validation, "any other quality, or none", KEPT))
+    formula = "any value that starts with `=`, `+`, `-`, `@`, a tab or a carriage return, whatever the answer"
+    rows += [
+        WriteBackRule(flow, formula, KEPT + ": it starts like a formula") for flow in (batch, validation)
+    ]
     return tuple(rows)
 
 

@@ -15,8 +15,10 @@ address as given (``<Field>_in``), the service's address (``<Field>``), QSTAT an
   too (:func:`review_reasons`).
 
 Only the address fields of :data:`WRITEBACK_FIELDS` are compared; a service value that is empty never
-replaces a given one. Every other value of the service that differs from the one given stays as given in the
-write-back and is listed with the row's QSTAT and CorrectionType (:func:`writeback_edits`).
+replaces a given one, nor does one that starts like a formula (``=``, ``+``, ``-``, ``@``, a tab or a carriage
+return: :func:`fileio.writeback_policy.formula_refusal`), which is listed instead. Every other value of the
+service that differs from the one given stays as given in the write-back and is listed with the row's QSTAT
+and CorrectionType (:func:`writeback_edits`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,14 @@ from connectors.address_service.codes import SHORT_REPORT_POSITIONS, normalize_q
 from fileio.address_service.records import RECORD_ID
 from fileio.address_service.result_charts import CORRECTION_KINDS, MOVE_KINDS, UNKNOWN_QSTAT
 from fileio.address_service.results import INPUT_SUFFIX, RETURNED_COLUMN
-from fileio.writeback_policy import CORRECTION_QSTATS, MOVE_QSTAT, Policy, batch_answer, batch_row_certain
+from fileio.writeback_policy import (
+    CORRECTION_QSTATS,
+    MOVE_QSTAT,
+    Policy,
+    batch_answer,
+    batch_row_certain,
+    formula_refusal,
+)
 
 DEFAULT_MARKS = "234"
 HITS = frozenset(CORRECTION_QSTATS)
@@ -270,6 +279,8 @@ def writeback_edits(
     for record_id in rows.tolist():
         cells = [field for field in corrections.fields if applied.at[record_id, field]]
         values = {field: str(corrections.corrected.at[record_id, field]) for field in cells}
+        skipped += _formulas(corrections, record_id, values)
+        values = {field: value for field, value in values.items() if formula_refusal(value) is None}
         row_edits: dict[str, str] = {}
         if record_id in split_lines:
             street = _joined_street(corrections, record_id, values, address_columns)
@@ -291,6 +302,23 @@ def writeback_edits(
         if row_edits:
             edits[record_id] = row_edits
     return edits, skipped
+
+
+def _formulas(corrections: Corrections, record_id: int, values: Mapping[str, str]) -> list[Skipped]:
+    """The values of a row that start like a formula, each left out with why
+    (:func:`fileio.writeback_policy.formula_refusal`)."""
+    return [
+        Skipped(
+            record_id,
+            field,
+            reason,
+            answer=corrections.answer(record_id),
+            given=str(corrections.given.at[record_id, field]),
+            answered=value,
+        )
+        for field, value in values.items()
+        if (reason := formula_refusal(value)) is not None
+    ]
 
 
 def kept_as_given(corrections: Corrections, applied: pd.DataFrame, policy: Policy) -> list[Skipped]:

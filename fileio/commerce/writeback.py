@@ -6,7 +6,8 @@ the quality CERTIFIED, or with a further quality the user named (``--apply DOMIC
 A changed field of a row answered with any other quality, or not validated, keeps its cell and is listed
 with the answer, the value given and the value answered, as is a field read from two columns (a house
 number and its addition: neither cell would hold what it held before). A box number is never written: its
-cell may hold the term too (``Postfach 12``).
+cell may hold the term too (``Postfach 12``). Nor is a value that starts like a formula (``=``, ``+``, ``-``,
+``@``, a tab or a carriage return, :func:`fileio.writeback_policy.formula_refusal`): it is listed instead.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle
 from fileio.sandbox_marks import writeback_name
 from fileio.writeback import write_back
 from fileio.writeback.report import SkippedLine, WrittenBack, written_back
-from fileio.writeback_policy import quality_applied, validation_answer
+from fileio.writeback_policy import formula_refusal, quality_applied, validation_answer
 
 WRITEBACK_FIELDS: tuple[str, ...] = ("street", "houseNumber", "zip", "city", "additionalAddress")
 VALIDATED = "validated"
@@ -92,6 +93,8 @@ def validation_edits(
                 skipped.append(row.skipped(field, _no_single_column(sources)))
             elif value is None or not value.strip():
                 skipped.append(row.skipped(field, "the answer has no value for it"))
+            elif (refused := formula_refusal(value)) is not None:
+                skipped.append(row.skipped(field, refused))
             else:
                 edits.setdefault(row.row, {})[sources[0]] = value
     return edits, skipped

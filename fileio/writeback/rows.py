@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from fileio.table_frame import Table
 from fileio.writeback.outcome import EditLedger, Edits
+from fileio.writeback_policy import formula_refusal
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -54,8 +55,9 @@ def planned_cells(
     refusal: Callable[[str, str], str | None],
 ) -> dict[str, str]:
     """The edits of ``row`` that change a cell and can be written (column → value). An edit of a column
-    the file does not have, or that ``refusal(column, value)`` refuses, is skipped; one giving a cell the
-    value it has is left out."""
+    the file does not have, whose value starts like a formula
+    (:func:`fileio.writeback_policy.formula_refusal`), or that ``refusal(column, value)`` refuses, is
+    skipped; one giving a cell the value it has is left out."""
     planned: dict[str, str] = {}
     for column, value in edits.items():
         if column not in current:
@@ -63,7 +65,7 @@ def planned_cells(
             continue
         if value == current[column]:
             continue
-        reason = refusal(column, value)
+        reason = formula_refusal(value) or refusal(column, value)
         if reason is not None:
             ledger.skip(row, [column], reason)
         else:

@@ -118,4 +118,7 @@ def test_the_writeback_table_has_a_line_per_answer_of_each_flow() -> None:
         assert row.startswith(
             f"| `address-validation` | quality {quality} | applied with `--apply {quality}`;"
         )
-    assert validation[-1] == f"| `address-validation` | any other quality, or none | {KEPT} |"
+    assert validation[-2] == f"| `address-validation` | any other quality, or none | {KEPT} |"
+    for row in (batch[-1], validation[-1]):  # whatever the answer, a value that starts like a formula
+        assert "any value that starts with `=`, `+`, `-`, `@`, a tab or a carriage return" in row
+        assert row.endswith(f"| {KEPT}: it starts like a formula |")

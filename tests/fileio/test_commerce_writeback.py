@@ -10,6 +10,7 @@ import pandas as pd
 from fileio.commerce.address_input import read_commerce_addresses
 from fileio.commerce.writeback import SkippedField, ValidatedRow, validation_edits, write_validation_writeback
 from fileio.writeback.report import SKIPPED_FILE, customer_ids
+from fileio.writeback_policy import FORMULA_REFUSED
 
 COLUMNS = {"street": ("Strasse",), "houseNumber": ("Nr", "Zusatz"), "zip": ("PLZ",), "city": ("Ort",)}
 GIVEN = {"street": "Lindenstr.", "houseNumber": "12a", "zip": "6011", "city": "Kriens"}
@@ -101,3 +102,20 @@ def test_the_skipped_report_names_the_row_the_customer_and_the_answer(tmp_path: 
     ]  # fmt: skip
     assert report.iloc[0].tolist()[:7] == ["2", "A-2", "DOMICILE_UNKNOWN", "zip", "PLZ", "3012", "3030"]
     assert written.skipped == 1
+
+
+def test_an_answer_that_starts_like_a_formula_is_listed_never_written() -> None:
+    town = "@SUM(1+1)*cmd|'/C calc'!A0"
+    certified = {"street": '=HYPERLINK("http://evil.example")', "zip": "-6010", "city": town}
+    changed = ("street", "zip", "city")
+    row = ValidatedRow(
+        row=4, status="validated", changed=changed, certified=certified, quality="CERTIFIED", given=GIVEN
+    )
+
+    edits, skipped = validation_edits([row], COLUMNS)
+
+    assert edits == {}
+    assert skipped == [
+        SkippedField(4, field, FORMULA_REFUSED, "CERTIFIED", GIVEN[field], certified[field])
+        for field in ("street", "zip", "city")
+    ]

