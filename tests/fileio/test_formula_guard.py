@@ -154,7 +154,9 @@ def _workbook(path: Path) -> dict[str, object]:
 
 
 @pytest.mark.parametrize(
-    ("suffix", "make"), [(".csv", _delimited), (".txt", _fixed_width), (".xlsx", _workbook)], ids=str
+    ("suffix", "make"),
+    [(".csv", _delimited), (".txt", _fixed_width), (".xlsx", _workbook)],
+    ids=["delimited", "fixed-width", "workbook"],
 )
 def test_a_writeback_never_writes_a_value_that_starts_like_a_formula(
     tmp_path: Path, suffix: str, make: Callable[[Path], dict[str, object]]
