@@ -21,8 +21,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from connectors.redaction import scrubbed_bytes
-
 PRIVATE_FILE_MODE = 0o600
 PRIVATE_DIR_MODE = 0o700
 
@@ -237,6 +235,8 @@ def write_received(path: Path, content: bytes, *, durable: bool = False) -> byte
     registered in this process (:func:`connectors.redaction.scrubbed_bytes`: configured secrets, client
     secrets, passwords, bearer tokens issued in this run). Returns the bytes written: a digest is taken of
     these, never of what arrived."""
+    from connectors.redaction import scrubbed_bytes  # not at import: `postflows --help` loads this module
+
     written = scrubbed_bytes(content)
     write_bytes(path, written, durable=durable)
     return written

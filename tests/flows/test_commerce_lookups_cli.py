@@ -188,7 +188,7 @@ def test_deliverability_on_explicit_dates(
         (["--dates", "2025-03-03", "--days", "14"], "explicit delivery dates exclude --days"),
         (["--dates", "2025-03-03", "--from", "2025-03-03"], "explicit delivery dates exclude a first day"),
         (["--dates", "2025-03-03,2025-13-01"], "'2025-13-01' is not a date YYYY-MM-DD"),
-        (["--dates", "DATES"], "dates.txt: line 2: 'Montag' is not a date YYYY-MM-DD"),
+        (["--dates", "DATES"], "dates.txt: line 2, column 1: expected a date YYYY-MM-DD"),
     ],
 )
 def test_deliverability_dates_that_cannot_be_used_are_refused_before_anything_is_sent(
