@@ -1,7 +1,8 @@
 """Limits on what is read: the size of a download or document and the compression ratio of a ZIP from the
-services, and the shape of every table file read (users' inputs and the services' results) — columns per
-row, bytes per line, cells of a worksheet, rows — each decided before the reader allocates for it; the
-defaults of the settings that change them, whose names the refusals quote.
+services, the shape of every table file read (users' inputs and the services' results) — columns per
+row, bytes per line, cells of a worksheet, rows — and the parts of a workbook's package, each decided
+before the reader allocates for it; the defaults of the settings that change them, whose names the
+refusals quote.
 """
 
 from __future__ import annotations
@@ -38,6 +39,31 @@ TABLE_MAX_ROWS = 5_000_000
 
 TABLE_MAX_ROWS_SETTING = "POSTFLOWS_TABLE_MAX_ROWS"
 
+WORKBOOK_MAX_PART_BYTES = 512 << 20
+"""Largest part of a workbook's package (a sheet, the shared strings, the styles), unpacked, in bytes."""
+
+WORKBOOK_MAX_PART_BYTES_SETTING = "POSTFLOWS_WORKBOOK_MAX_PART_BYTES"
+
+WORKBOOK_MAX_RATIO = 100.0
+"""Largest ratio of unpacked to compressed size of a workbook's part (past 1 MiB) and of the workbook."""
+
+WORKBOOK_MAX_RATIO_SETTING = "POSTFLOWS_WORKBOOK_MAX_RATIO"
+
+WORKBOOK_MAX_SHARED_STRINGS = 5_000_000
+"""Most shared strings of a workbook (distinct texts of all its sheets)."""
+
+WORKBOOK_MAX_SHARED_STRINGS_SETTING = "POSTFLOWS_WORKBOOK_MAX_SHARED_STRINGS"
+
+WORKBOOK_MAX_SHEETS = 1000
+"""Most sheets of a workbook."""
+
+WORKBOOK_MAX_SHEETS_SETTING = "POSTFLOWS_WORKBOOK_MAX_SHEETS"
+
+WORKBOOK_MAX_PARTS = 10_000
+"""Most parts (archive members) of a workbook's package."""
+
+WORKBOOK_MAX_PARTS_SETTING = "POSTFLOWS_WORKBOOK_MAX_PARTS"
+
 
 @dataclass(frozen=True)
 class Overrun:
@@ -57,14 +83,25 @@ class TableLimits:
     max_line_bytes: int = TABLE_MAX_LINE_BYTES
     max_cells: int = TABLE_MAX_CELLS
     max_rows: int = TABLE_MAX_ROWS
+    max_part_bytes: int = WORKBOOK_MAX_PART_BYTES
+    max_workbook_ratio: float = WORKBOOK_MAX_RATIO
+    max_shared_strings: int = WORKBOOK_MAX_SHARED_STRINGS
+    max_sheets: int = WORKBOOK_MAX_SHEETS
+    max_parts: int = WORKBOOK_MAX_PARTS
 
     def value_of(self, setting: str) -> int | None:
-        """The current limit that ``setting`` names (None for a name that is no table limit)."""
+        """The current limit that ``setting`` names (None for a name that is no table limit; the ratio's
+        whole part)."""
         return {
             TABLE_MAX_COLUMNS_SETTING: self.max_columns,
             TABLE_MAX_LINE_BYTES_SETTING: self.max_line_bytes,
             TABLE_MAX_CELLS_SETTING: self.max_cells,
             TABLE_MAX_ROWS_SETTING: self.max_rows,
+            WORKBOOK_MAX_PART_BYTES_SETTING: self.max_part_bytes,
+            WORKBOOK_MAX_RATIO_SETTING: int(self.max_workbook_ratio),
+            WORKBOOK_MAX_SHARED_STRINGS_SETTING: self.max_shared_strings,
+            WORKBOOK_MAX_SHEETS_SETTING: self.max_sheets,
+            WORKBOOK_MAX_PARTS_SETTING: self.max_parts,
         }.get(setting)
 
     def columns(self, found: int, where: str) -> Overrun | None:

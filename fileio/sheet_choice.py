@@ -15,6 +15,7 @@ from fileio.errors import InputError
 from fileio.filetypes import EXCEL_SUFFIXES
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.tables import read_head
+from fileio.workbook_parts import check_workbook_parts
 from fileio.worksheets import worksheet_names
 
 
@@ -45,9 +46,10 @@ def choose_sheet(
     if sheet is not None or path.suffix.lower() not in EXCEL_SUFFIXES or not path.is_file():
         return SheetChoice(sheet)
     try:
+        check_workbook_parts(path, limits)
         with CalamineWorkbook.from_path(path) as workbook:
             names = worksheet_names(workbook)
-    except (CalamineError, OSError, ValueError, zipfile.BadZipFile):
+    except (CalamineError, OSError, ValueError, zipfile.BadZipFile):  # WorkbookRefused too
         return SheetChoice(None)  # read_table says what is wrong with the file
     if len(names) <= 1:
         return SheetChoice(None)

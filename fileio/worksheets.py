@@ -17,6 +17,7 @@ from fileio.lazy import lazy_module
 from fileio.limits import TableLimits
 from fileio.sheet_extent import worksheet_overrun
 from fileio.table_frame import call_with_collector_paused, text_frame
+from fileio.workbook_parts import WorkbookRefused, check_workbook_parts
 
 if TYPE_CHECKING:
     import numpy as np
@@ -26,8 +27,6 @@ else:
     np = lazy_module("numpy")
     pd = lazy_module("pandas")
     pa = lazy_module("pyarrow")
-
-_ZIP_ENCRYPTED = 0x01 | 0x40  # general purpose flags: encrypted, strongly encrypted
 
 
 class Worksheet(NamedTuple):
@@ -45,8 +44,10 @@ def read_worksheet(
     cell as text (see :func:`fileio.cell_text.cell_text`); blank rows and columns after the last value are
     no part of the sheet.
 
-    The sheet is measured against ``limits`` first (:func:`fileio.sheet_extent.worksheet_overrun`): the
-    reader builds its whole grid, however few rows are asked for.
+    The workbook's package is measured against ``limits`` first
+    (:func:`fileio.workbook_parts.check_workbook_parts`: the reader takes its shared strings whole), then the
+    sheet (:func:`fileio.sheet_extent.worksheet_overrun`): the reader builds its whole grid, however few rows
+    are asked for.
 
     The workbook is read by calamine (a compiled reader, through python-calamine), as Excel shows it: text
     that the XML does not mark as spaced keeps no spaces at its ends, ``_x0041_`` escapes are decoded, and
@@ -54,7 +55,13 @@ def read_worksheet(
     """
     shown = sheet if sheet is not None else 0
     try:
-        _refuse_encrypted(path)
+        check_workbook_parts(path, limits)
+    except WorkbookRefused as exc:
+        problem = str(exc) if exc.overrun else f"cannot be read as an Excel workbook: {exc}"
+        raise InputError(problem, path=path) from exc
+    except OSError as exc:
+        raise InputError(f"cannot be read as an Excel workbook: {exc.strerror}", path=path) from exc
+    try:
         with CalamineWorkbook.from_path(path) as workbook:
             name = _worksheet_name(workbook, sheet)
             overrun = worksheet_overrun(path, name, limits)
@@ -91,19 +98,6 @@ def _text_frame(columns: list[pa.LargeStringArray]) -> pd.DataFrame:
 
 class _SheetMissing(LookupError):
     """The workbook has no worksheet of that name or position."""
-
-
-def _refuse_encrypted(path: Path) -> None:
-    """Refuse a workbook with a member that its ZIP directory marks as encrypted: the compiled reader would
-    read its bytes as they are.
-
-    Raises:
-        ValueError: naming the member.
-    """
-    with zipfile.ZipFile(path) as archive:
-        for member in archive.infolist():
-            if member.flag_bits & _ZIP_ENCRYPTED:
-                raise ValueError(f"the member {member.filename} is encrypted")
 
 
 def _worksheet_name(workbook: CalamineWorkbook, sheet: str | int | None) -> str:

@@ -21,6 +21,11 @@ from fileio.limits import (
     TABLE_MAX_COLUMNS,
     TABLE_MAX_LINE_BYTES,
     TABLE_MAX_ROWS,
+    WORKBOOK_MAX_PART_BYTES,
+    WORKBOOK_MAX_PARTS,
+    WORKBOOK_MAX_RATIO,
+    WORKBOOK_MAX_SHARED_STRINGS,
+    WORKBOOK_MAX_SHEETS,
     TableLimits,
 )
 from fileio.reports import CsvDialect, CsvStyle
@@ -226,6 +231,38 @@ class Settings(BaseSettings):
             "limit": "a file has more rows after the header than this: refused before it is parsed"
         },
     )
+    # Limits on a workbook's package (.xlsx), judged part by part as it is unpacked, before a reader opens it.
+    workbook_max_part_bytes: int = Field(
+        default=WORKBOOK_MAX_PART_BYTES,
+        gt=0,
+        description="Largest part of a workbook (a sheet, its shared strings, its styles) unpacked, in bytes",
+        json_schema_extra={"limit": "a workbook with a larger part is refused before it is read"},
+    )
+    workbook_max_ratio: float = Field(
+        default=WORKBOOK_MAX_RATIO,
+        ge=1.0,
+        description="Largest ratio of unpacked to compressed size of a workbook's part (past 1 MiB) and of "
+        "the whole workbook",
+        json_schema_extra={"limit": "a workbook that unpacks further is refused before it is read"},
+    )
+    workbook_max_shared_strings: int = Field(
+        default=WORKBOOK_MAX_SHARED_STRINGS,
+        gt=0,
+        description="Most shared strings (distinct texts of all its sheets) of a workbook",
+        json_schema_extra={"limit": "a workbook with more is refused before it is read"},
+    )
+    workbook_max_sheets: int = Field(
+        default=WORKBOOK_MAX_SHEETS,
+        gt=0,
+        description="Most sheets of a workbook",
+        json_schema_extra={"limit": "a workbook with more is refused before it is read"},
+    )
+    workbook_max_parts: int = Field(
+        default=WORKBOOK_MAX_PARTS,
+        gt=0,
+        description="Most parts (members of its ZIP package) of a workbook",
+        json_schema_extra={"limit": "a workbook with more is refused before its package is read"},
+    )
 
     task_runner: str = Field(
         default="default",
@@ -345,6 +382,11 @@ class Settings(BaseSettings):
             max_line_bytes=self.table_max_line_bytes,
             max_cells=self.table_max_cells,
             max_rows=self.table_max_rows,
+            max_part_bytes=self.workbook_max_part_bytes,
+            max_workbook_ratio=self.workbook_max_ratio,
+            max_shared_strings=self.workbook_max_shared_strings,
+            max_sheets=self.workbook_max_sheets,
+            max_parts=self.workbook_max_parts,
         )
 
     @cached_property
