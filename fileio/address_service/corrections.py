@@ -33,6 +33,7 @@ from connectors.address_service.codes import SHORT_REPORT_POSITIONS, normalize_q
 from fileio.address_service.records import RECORD_ID
 from fileio.address_service.result_charts import CORRECTION_KINDS, MOVE_KINDS, UNKNOWN_QSTAT
 from fileio.address_service.results import INPUT_SUFFIX, RETURNED_COLUMN
+from fileio.writeback.report import SkippedChange
 from fileio.writeback_policy import (
     CORRECTION_QSTATS,
     MOVE_QSTAT,
@@ -242,26 +243,13 @@ def _marks(report: pd.Series, field: str) -> pd.Series:
     return report.str.slice(position, position + 1)
 
 
-@dataclass(frozen=True)
-class Skipped:
-    """A cell the write-back leaves as it was: the row, the address field, why; the row's answer, the value
-    given and the service's value, when known."""
-
-    record_id: int
-    field: str
-    reason: str
-    answer: str = ""
-    given: str = ""
-    answered: str = ""
-
-
 def writeback_edits(
     corrections: Corrections,
     address_columns: Mapping[str, str],
     policy: Policy,
     *,
     split_lines: Mapping[int, str] | None = None,
-) -> tuple[dict[int, dict[str, str]], list[Skipped]]:
+) -> tuple[dict[int, dict[str, str]], list[SkippedChange]]:
     """The cells to write into the customer's file: RecordId → {source column: new value}, and the cells
     that would be written but are not: those ``policy`` does not apply (:func:`kept_as_given`) and those
     the file cannot take.
@@ -274,7 +262,7 @@ def writeback_edits(
     applied = corrections.applied(policy)
     split_lines = split_lines or {}
     edits: dict[int, dict[str, str]] = {}
-    skipped: list[Skipped] = kept_as_given(corrections, applied, policy)
+    skipped: list[SkippedChange] = kept_as_given(corrections, applied, policy)
     rows = applied.index[applied.any(axis=1)]
     for record_id in rows.tolist():
         cells = [field for field in corrections.fields if applied.at[record_id, field]]
@@ -286,7 +274,7 @@ def writeback_edits(
             street = _joined_street(corrections, record_id, values, address_columns)
             if street is None:
                 skipped.append(
-                    Skipped(record_id, "Streetname", "the street cell held a P.O. box or c/o line")
+                    SkippedChange(record_id, "Streetname", "the street cell held a P.O. box or c/o line")
                 )
             else:
                 row_edits[address_columns["Streetname"]] = street
@@ -296,7 +284,7 @@ def writeback_edits(
         for field, value in values.items():
             column = address_columns.get(field)
             if column is None:
-                skipped.append(Skipped(record_id, field, "the file has no column for it"))
+                skipped.append(SkippedChange(record_id, field, "the file has no column for it"))
             else:
                 row_edits[column] = value
         if row_edits:
@@ -304,11 +292,11 @@ def writeback_edits(
     return edits, skipped
 
 
-def _formulas(corrections: Corrections, record_id: int, values: Mapping[str, str]) -> list[Skipped]:
+def _formulas(corrections: Corrections, record_id: int, values: Mapping[str, str]) -> list[SkippedChange]:
     """The values of a row that start like a formula, each left out with why
     (:func:`fileio.writeback_policy.formula_refusal`)."""
     return [
-        Skipped(
+        SkippedChange(
             record_id,
             field,
             reason,
@@ -321,16 +309,16 @@ def _formulas(corrections: Corrections, record_id: int, values: Mapping[str, str
     ]
 
 
-def kept_as_given(corrections: Corrections, applied: pd.DataFrame, policy: Policy) -> list[Skipped]:
+def kept_as_given(corrections: Corrections, applied: pd.DataFrame, policy: Policy) -> list[SkippedChange]:
     """Every service value that differs from the one given and that ``policy`` does not write (``applied``:
     :meth:`Corrections.applied`), with the row's QSTAT and CorrectionType and why, in row order."""
     kept = corrections.differs() & ~applied
-    skipped: list[Skipped] = []
+    skipped: list[SkippedChange] = []
     for record_id in kept.index[kept.any(axis=1)].tolist():
         answer = corrections.answer(record_id)
         reason = _why_kept(corrections, record_id, policy)
         skipped += [
-            Skipped(
+            SkippedChange(
                 record_id,
                 field,
                 reason,

@@ -6,12 +6,12 @@ corrections left out (``writeback-skipped.csv``) and the review workbook (``revi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
-from fileio.address_service.corrections import Corrections, Skipped, writeback_edits
+from fileio.address_service.corrections import Corrections, writeback_edits
 from fileio.address_service.records import RECORD_ID, AddressInput
 from fileio.address_service.review import review_sheet, write_review
 from fileio.errors import InputError
@@ -19,7 +19,7 @@ from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle
 from fileio.sandbox_marks import writeback_name
 from fileio.writeback import SkippedEdit, write_back
-from fileio.writeback.report import SkippedLine, WrittenBack, customer_ids, written_back
+from fileio.writeback.report import SkippedChange, WrittenBack, customer_ids, written_back
 from fileio.writeback_policy import Policy
 
 REVIEW_FILE = "review.xlsx"
@@ -62,7 +62,7 @@ def write_customer_writeback(
     field_of = _cell_fields(input, corrections, split_lines)
     for skip in left_out:
         if skip.field in written:
-            written.loc[skip.record_id, skip.field] = False
+            written.loc[skip.row, skip.field] = False
     for edit in outcome.skipped:
         for field in field_of(edit.row, edit.column):
             written.loc[edit.row, field] = False
@@ -102,31 +102,27 @@ def _cell_fields(
 
 
 def _skipped_lines(
-    left_out: list[Skipped],
+    left_out: list[SkippedChange],
     skipped: tuple[SkippedEdit, ...],
     address_columns: dict[str, str],
     field_of: Callable[[int, str], tuple[str, ...]],
     corrections: Corrections,
-) -> list[SkippedLine]:
+) -> list[SkippedChange]:
     rows = [
-        SkippedLine(
-            skip.record_id,
-            skip.field,
-            address_columns.get(skip.field, ""),
-            skip.reason,
-            skip.answer or corrections.answer(skip.record_id),
-            skip.given,
-            skip.answered,
+        replace(
+            skip,
+            column=address_columns.get(skip.field, ""),
+            answer=skip.answer or corrections.answer(skip.row),
         )
         for skip in left_out
     ]
     rows += [
-        SkippedLine(
+        SkippedChange(
             edit.row,
             ", ".join(field_of(edit.row, edit.column)),
-            edit.column,
             edit.reason,
             corrections.answer(edit.row),
+            column=edit.column,
         )
         for edit in skipped
     ]

@@ -13,7 +13,7 @@ cell may hold the term too (``Postfach 12``). Nor is a value that starts like a 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -24,7 +24,7 @@ from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle
 from fileio.sandbox_marks import writeback_name
 from fileio.writeback import write_back
-from fileio.writeback.report import SkippedLine, WrittenBack, written_back
+from fileio.writeback.report import SkippedChange, WrittenBack, written_back
 from fileio.writeback_policy import formula_refusal, quality_applied, validation_answer
 
 WRITEBACK_FIELDS: tuple[str, ...] = ("street", "houseNumber", "zip", "city", "additionalAddress")
@@ -43,10 +43,10 @@ class ValidatedRow:
     quality: str | None = None
     given: Mapping[str, str | None] | None = None
 
-    def skipped(self, field: str, reason: str) -> SkippedField:
+    def skipped(self, field: str, reason: str) -> SkippedChange:
         """``field`` of this row left as it was, for ``reason``."""
         given = (self.given or {}).get(field)
-        return SkippedField(
+        return SkippedChange(
             self.row,
             field,
             reason,
@@ -56,27 +56,14 @@ class ValidatedRow:
         )
 
 
-@dataclass(frozen=True)
-class SkippedField:
-    """A changed field the write-back leaves as it was: the row, the field, why; the answer's quality, the
-    value given and the value answered."""
-
-    row: int
-    field: str
-    reason: str
-    answer: str = ""
-    given: str = ""
-    answered: str = ""
-
-
 def validation_edits(
     rows: Sequence[ValidatedRow], columns: Mapping[str, tuple[str, ...]], further: Collection[str] = ()
-) -> tuple[dict[int, dict[str, str]], list[SkippedField]]:
+) -> tuple[dict[int, dict[str, str]], list[SkippedChange]]:
     """The cells to write: data row → {source column: the answer's value}, and the changed fields left as
     they were. ``columns``: leaf field → the source column(s) it was read from
     (``CommerceAddresses.columns``); ``further``: the qualities applied besides CERTIFIED."""
     edits: dict[int, dict[str, str]] = {}
-    skipped: list[SkippedField] = []
+    skipped: list[SkippedChange] = []
     for row in rows:
         fields = [field for field in row.changed if field in WRITEBACK_FIELDS]
         if fields and row.status != VALIDATED:
@@ -138,26 +125,13 @@ def write_validation_writeback(
     outcome = write_back(addresses.source, target, addresses.layout, edits, limits=limits)
     field_of = {header: field for field, headers in addresses.columns.items() for header in headers}
     by_row = {row.row: row for row in rows}
-    lines = [
-        SkippedLine(
-            skip.row,
-            skip.field,
-            ", ".join(addresses.columns.get(skip.field, ())),
-            skip.reason,
-            skip.answer,
-            skip.given,
-            skip.answered,
-        )
-        for skip in left_out
-    ]
+    lines = [replace(skip, column=", ".join(addresses.columns.get(skip.field, ()))) for skip in left_out]
     for edit in outcome.skipped:
         field = field_of.get(edit.column, "")
         skip = by_row[edit.row].skipped(field, edit.reason) if edit.row in by_row else None
         lines.append(
-            SkippedLine(edit.row, field, edit.column, edit.reason)
+            SkippedChange(edit.row, field, edit.reason, column=edit.column)
             if skip is None
-            else SkippedLine(
-                edit.row, field, edit.column, edit.reason, skip.answer, skip.given, skip.answered
-            )
+            else replace(skip, column=edit.column)
         )
     return written_back(outcome, lines, output_dir, ids=ids, csv_style=csv_style)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import pandas as pd
 
@@ -21,17 +20,19 @@ SKIPPED_COLUMNS = ("row", "answer", "field", "column", "given", "answered", "rea
 """The report's columns; the customer's id column, when there is one, follows ``row`` under its own name."""
 
 
-class SkippedLine(NamedTuple):
-    """One change left out: the data row, the field, the customer's column, why; the service's answer, the
-    value given and the value the answer has, when known."""
+@dataclass(frozen=True)
+class SkippedChange:
+    """One change a write-back leaves as it was, in every flow: the data row, the field, why; the service's
+    answer (a quality, a QSTAT and CorrectionType), the value given, the value the answer has and the
+    customer's column, when known."""
 
     row: int
     field: str
-    column: str
     reason: str
     answer: str = ""
     given: str = ""
     answered: str = ""
+    column: str = ""
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ class WrittenBack:
 
 def written_back(
     outcome: WriteBackOutcome,
-    lines: Sequence[SkippedLine],
+    lines: Sequence[SkippedChange],
     output_dir: Path,
     *,
     ids: pd.Series | None = None,

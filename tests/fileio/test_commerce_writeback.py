@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from fileio.commerce.address_input import read_commerce_addresses
-from fileio.commerce.writeback import SkippedField, ValidatedRow, validation_edits, write_validation_writeback
-from fileio.writeback.report import SKIPPED_FILE, customer_ids
+from fileio.commerce.writeback import ValidatedRow, validation_edits, write_validation_writeback
+from fileio.writeback.report import SKIPPED_FILE, SkippedChange, customer_ids
 from fileio.writeback_policy import FORMULA_REFUSED
 
 COLUMNS = {"street": ("Strasse",), "houseNumber": ("Nr", "Zusatz"), "zip": ("PLZ",), "city": ("Ort",)}
@@ -37,8 +37,10 @@ def test_a_field_read_from_two_columns_or_from_none_is_listed() -> None:
 
     assert edits == {}
     assert skipped == [
-        SkippedField(3, "houseNumber", "it was read from 2 columns (Nr, Zusatz)", "CERTIFIED", "12a", "12 a"),
-        SkippedField(3, "additionalAddress", "the file has no column for it", "CERTIFIED"),
+        SkippedChange(
+            3, "houseNumber", "it was read from 2 columns (Nr, Zusatz)", "CERTIFIED", "12a", "12 a"
+        ),
+        SkippedChange(3, "additionalAddress", "the file has no column for it", "CERTIFIED"),
     ]
 
 
@@ -47,7 +49,7 @@ def test_rows_not_validated_write_nothing() -> None:
 
     assert validation_edits(rows, COLUMNS) == (
         {},
-        [SkippedField(4, "zip", "the row was refused", "no quality", "6011", "6010")],
+        [SkippedChange(4, "zip", "the row was refused", "no quality", "6011", "6010")],
     )
 
 
@@ -116,6 +118,6 @@ def test_an_answer_that_starts_like_a_formula_is_listed_never_written() -> None:
 
     assert edits == {}
     assert skipped == [
-        SkippedField(4, field, FORMULA_REFUSED, "CERTIFIED", GIVEN[field], certified[field])
+        SkippedChange(4, field, FORMULA_REFUSED, "CERTIFIED", GIVEN[field], certified[field])
         for field in ("street", "zip", "city")
     ]

@@ -12,11 +12,11 @@ from fileio.address_service.corrections import (
     HUMAN_REASONS,
     NOT_RETURNED,
     REJECTED,
-    Skipped,
     classify,
     review_reasons,
     writeback_edits,
 )
+from fileio.writeback.report import SkippedChange
 from fileio.writeback_policy import FORMULA_REFUSED
 
 # ShortReport positions (§2.5): 8 StreetName, 9 HouseNo, 10 HouseNoAddition, 12 ZIPCode, 14 TownName.
@@ -180,7 +180,7 @@ def test_edits_follow_the_policy_and_name_the_customers_columns() -> None:
     assert set(writeback_edits(corrections, columns, "all")[0]) == {1, 2}
     edits, kept = writeback_edits(corrections, columns, "none")
     assert edits == {}
-    assert [(skip.record_id, skip.field, skip.answer, skip.given, skip.answered) for skip in kept] == [
+    assert [(skip.row, skip.field, skip.answer, skip.given, skip.answered) for skip in kept] == [
         (1, "Streetname", "QSTAT 1, CorrectionType 1", "Lindenstrasse", "Lindenweg"),
         (2, "ZIPCode", "QSTAT 4, CorrectionType 1", "6010", "6003"),
         (2, "TownName", "QSTAT 4, CorrectionType 1", "Kriens", "Luzern"),
@@ -198,7 +198,7 @@ def test_a_field_without_a_column_in_the_file_is_listed_not_written() -> None:
     edits, skipped = writeback_edits(corrections, {"Streetname": "Strasse", "TownName": "Ort"}, "corrections")
 
     assert edits == {}
-    assert skipped == [Skipped(1, "ZIPCode", "the file has no column for it")]
+    assert skipped == [SkippedChange(1, "ZIPCode", "the file has no column for it")]
 
 
 def test_a_split_street_line_gets_street_and_number_back_in_one_cell() -> None:
@@ -232,7 +232,7 @@ def test_a_street_cell_that_held_a_po_box_line_is_left_as_it_was() -> None:
 
     assert edits == {}
     assert skipped == [
-        Skipped(
+        SkippedChange(
             1,
             "HouseNo",
             "the ShortReport does not mark this field as a correction",
@@ -240,7 +240,7 @@ def test_a_street_cell_that_held_a_po_box_line_is_left_as_it_was() -> None:
             given="",
             answered="12",
         ),
-        Skipped(1, "Streetname", "the street cell held a P.O. box or c/o line"),
+        SkippedChange(1, "Streetname", "the street cell held a P.O. box or c/o line"),
     ]
 
 
@@ -316,8 +316,9 @@ def test_a_correction_that_starts_like_a_formula_is_listed_never_written(split: 
     given = {"Streetname": "Lindenstrasse", "HouseNo": "12", "ZIPCode": "6010", "TownName": "Kriens"}
     answer = "QSTAT 1, CorrectionType 1"
     expected = [
-        Skipped(1, field, FORMULA_REFUSED, answer, given[field], value) for field, value in FORMULAS.items()
+        SkippedChange(1, field, FORMULA_REFUSED, answer, given[field], value)
+        for field, value in FORMULAS.items()
     ]
-    expected.append(Skipped(2, "HouseNo", FORMULA_REFUSED, answer, "12", "-2+3"))
-    expected.append(Skipped(2, "TownName", FORMULA_REFUSED, answer, "Kriens", "\tLuzern"))
+    expected.append(SkippedChange(2, "HouseNo", FORMULA_REFUSED, answer, "12", "-2+3"))
+    expected.append(SkippedChange(2, "TownName", FORMULA_REFUSED, answer, "Kriens", "\tLuzern"))
     assert sorted(skipped, key=repr) == sorted(expected, key=repr)

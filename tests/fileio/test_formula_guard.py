@@ -19,7 +19,7 @@ from fileio.rejected_rows import rejected_report, write_rejected
 from fileio.reports import FORMULA_STARTS, CsvStyle, write_csv
 from fileio.tables import read_table
 from fileio.writeback import write_back
-from fileio.writeback.report import SkippedLine, written_back
+from fileio.writeback.report import SkippedChange, written_back
 from fileio.writeback_policy import FORMULA_REFUSED
 from tests.fileio.test_address_results import address_input, write_result
 from tests.outputs import EXCEL, RFC4180, output_rows
@@ -107,7 +107,7 @@ def test_the_rejected_rows_and_the_writeback_skipped_list_are_guarded(
 
     outcome = write_back(source, tmp_path / "writeback.csv", table.layout, {})  # type: ignore[arg-type]
     lines = [
-        SkippedLine(row, value, value, value, value, value, value) for row, value in enumerate(HOSTILE, 1)
+        SkippedChange(row, value, value, value, value, value, value) for row, value in enumerate(HOSTILE, 1)
     ]
     ids = pd.Series(list(HOSTILE), index=range(1, len(HOSTILE) + 1), name="=Kundennummer")
     skipped = written_back(outcome, lines, tmp_path, ids=ids, csv_style=style).skipped_path
