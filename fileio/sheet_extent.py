@@ -40,6 +40,16 @@ _R_ATTRIBUTE = re.compile(rb"(?:^|\s)r\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
 _PREFIXED_CELL = re.compile(rb"<[^\s<>/:!?]+:c[\s/>]")
 _RELATIONSHIPS_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
 _OFFICE_DOCUMENT = "/officeDocument"
+ARCHIVE_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    OSError,
+    RuntimeError,
+    NotImplementedError,
+    ValueError,
+)
+"""What reading a damaged or unsupported .xlsx archive raises."""
 _LT, _QUOTE, _ZERO, _NINE = ord("<"), ord('"'), ord("0"), ord("9")
 _AFTER_NAME = b" \t\r\n/>"  # what may follow an element's name
 _MAX_LETTERS, _MAX_DIGITS = 3, 7  # XFD and 1048576; a longer reference is measured the slow way
@@ -76,15 +86,7 @@ def worksheet_overrun(path: Path, sheet: str, limits: TableLimits) -> Overrun | 
                 found = _member_overrun(archive, member, sheet, limits)
                 if found is not None:
                     return found
-    except (
-        zipfile.BadZipFile,
-        zlib.error,
-        EOFError,
-        OSError,
-        RuntimeError,
-        NotImplementedError,
-        ValueError,
-    ) as exc:
+    except ARCHIVE_ERRORS as exc:
         raise ValueError(f"the worksheet cannot be measured: {exc}") from exc
     return None
 

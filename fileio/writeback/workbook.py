@@ -19,14 +19,13 @@ from __future__ import annotations
 import re
 import shutil
 import zipfile
-import zlib
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 
 from fileio.errors import InputError
 from fileio.files import atomic_path
-from fileio.sheet_extent import tag_chunks, worksheet_parts
+from fileio.sheet_extent import ARCHIVE_ERRORS, tag_chunks, worksheet_parts
 from fileio.table_frame import Table
 from fileio.writeback.outcome import ROW_NOT_MATCHED, EditLedger, Edits
 from fileio.writeback.rows import edited_rows, planned_cells
@@ -40,15 +39,6 @@ MAX_CELL_CHARACTERS = 32_767
 _ILLEGAL_CHARACTERS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _COPY_CHUNK = 1 << 20
 _ZIP64_OVER = 1 << 30  # a rewritten part this large (before the changes) is written with ZIP64 sizes
-_ARCHIVE_ERRORS = (
-    zipfile.BadZipFile,
-    zlib.error,
-    EOFError,
-    OSError,
-    RuntimeError,
-    NotImplementedError,
-    ValueError,
-)
 
 
 def write_workbook(source: Path, target: Path, table: Table, edits: Edits, ledger: EditLedger) -> None:
@@ -67,7 +57,7 @@ def write_workbook(source: Path, target: Path, table: Table, edits: Edits, ledge
             seen = survey_sheet(tag_chunks(archive, part), rows)
     except SheetShapeError as exc:
         raise _unplaceable(source, layout.sheet, exc) from exc
-    except _ARCHIVE_ERRORS as exc:
+    except ARCHIVE_ERRORS as exc:
         raise InputError(f"cannot be read as an Excel workbook to write it back: {exc}", path=source) from exc
     positions = {name: position for position, name in enumerate(layout.columns, start=1)}
     changes: dict[int, dict[int, str]] = {}
@@ -132,7 +122,7 @@ def _write_package(
             copy.comment = archive.comment
     except SheetShapeError as exc:
         raise _unplaceable(source, sheet, exc) from exc
-    except _ARCHIVE_ERRORS as exc:
+    except ARCHIVE_ERRORS as exc:
         raise InputError(f"cannot be written back as an Excel workbook: {exc}", path=source) from exc
 
 

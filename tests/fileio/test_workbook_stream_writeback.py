@@ -27,7 +27,11 @@ from fileio.writeback.sheet_stream import rewrite_sheet
 
 _HEADER = ["Name", "PLZ", "Ort", "Betrag", "Summe"]
 # Sheet rows 2, 3 and 5 (row 4 is blank: no row element); row 2 has no cell for Ort.
-_ROWS = {2: ["Müller", "0123", None, 12.5], 3: ["Favre", 1000, "Lausane", 3], 5: ["Weber", "3000", "Bern", 4]}
+_ROWS: dict[int, list[str | float | None]] = {
+    2: ["Müller", "0123", None, 12.5],
+    3: ["Favre", 1000, "Lausane", 3],
+    5: ["Weber", "3000", "Bern", 4],
+}
 _SPECIAL = "A & B <C> \"D\" 'E' _x0041_ \t end "
 
 
@@ -59,7 +63,9 @@ def _xlsxwriter_book(path: Path, *, constant_memory: bool) -> None:
         for column, value in enumerate(values):
             if value is not None:
                 sheet.write(row - 1, column, value, yellow if (row, column) == (3, 2) else None)
-        sheet.write_formula(row - 1, 4, f"=D{row}*2", None, values[3] * 2)
+        number = values[3]
+        assert isinstance(number, float | int)
+        sheet.write_formula(row - 1, 4, f"=D{row}*2", None, number * 2)
     sheet.set_column(0, 0, 30)
     book.add_worksheet("Notizen").write_column(0, 0, ["Notiz", "nicht anfassen"])
     book.close()
@@ -112,8 +118,8 @@ def test_edits_land_as_inline_strings_in_their_styles_and_every_other_part_is_ke
     source, target = tmp_path / "kunden.xlsx", tmp_path / "writeback.xlsx"
     _BOOKS[writer](source)
     table = read_table(source)
-    assert table.frame.loc[1].tolist()[:4] == ["Müller", "0123", "", "12.5"]
-    assert table.frame.loc[3].tolist() == ["", "", "", "", ""]  # the blank row, no row element
+    assert list(table.frame.loc[1])[:4] == ["Müller", "0123", "", "12.5"]
+    assert list(table.frame.loc[3]) == ["", "", "", "", ""]  # the blank row, no row element
     assert table.layout is not None
 
     outcome = write_back(
@@ -132,10 +138,10 @@ def test_edits_land_as_inline_strings_in_their_styles_and_every_other_part_is_ke
     assert (outcome.rows_changed, outcome.cells_changed) == (4, 7)
     xml = _check_other_parts_kept(source, target)
     after = read_table(target).frame
-    assert after.loc[1].tolist()[:4] == ["Müller", "0124", "Zürich", "12.5"]
-    assert after.loc[2].tolist()[:4] == ["Favre", "1000", _SPECIAL, "7"]
-    assert after.loc[3].tolist()[:3] == ["Neu", "", "Thun"]
-    assert after.loc[4].tolist()[:4] == ["Weber", "3000", "Bern", ""]
+    assert list(after.loc[1])[:4] == ["Müller", "0124", "Zürich", "12.5"]
+    assert list(after.loc[2])[:4] == ["Favre", "1000", _SPECIAL, "7"]
+    assert list(after.loc[3])[:3] == ["Neu", "", "Thun"]
+    assert list(after.loc[4])[:4] == ["Weber", "3000", "Bern", ""]
     assert re.search(r'<c r="C3" s="\d+" t="inlineStr"><is><t xml:space="preserve">A &amp; B &lt;C&gt;', xml)
     assert '<row r="4"><c r="A4" t="inlineStr">' in xml
     assert [int(number) for number in re.findall(r'<row r="(\d+)"', xml)] == [1, 2, 3, 4, 5]
