@@ -23,7 +23,7 @@ from fileio.errors import InputError
 from fileio.sheet_extent import worksheet_parts
 from fileio.tables import read_table
 from fileio.writeback import SkippedEdit, write_back
-from fileio.writeback.sheet_stream import rewrite_sheet
+from fileio.writeback.sheet_stream import SheetShapeError, rewrite_sheet
 
 _HEADER = ["Name", "PLZ", "Ort", "Betrag", "Summe"]
 # Sheet rows 2, 3 and 5 (row 4 is blank: no row element); row 2 has no cell for Ort.
@@ -247,3 +247,18 @@ def test_a_sheet_without_rows_gets_its_rows_in_an_opened_sheet_data() -> None:
         b'<worksheet xmlns="main"><sheetData><row r="2">'
         b'<c r="A2" t="inlineStr"><is><t xml:space="preserve">a</t></is></c></row></sheetData></worksheet>'
     )
+
+
+@pytest.mark.parametrize(
+    ("rows", "problem"),
+    [
+        (b'<row r="2"/><row r="2"/>', "row 2 comes after row 2"),
+        (b'<row r="1"><c t="s"><v>0</v></c></row>', "a cell of row 1 has no reference"),
+        (b'<row r="1"><c r="B1"/><c r="A1"/></row>', "cell A1 comes after a cell right of it"),
+        (b'<row r="1"><c r="A2"/></row>', "cell A2 stands in row 1"),
+    ],
+)
+def test_rows_or_cells_of_a_changed_row_that_cannot_be_placed_are_refused(rows: bytes, problem: str) -> None:
+    sheet = b"<worksheet><sheetData>" + rows + b"</sheetData></worksheet>"
+    with pytest.raises(SheetShapeError, match=problem):
+        b"".join(rewrite_sheet([sheet], {1: {3: "x"}}))
