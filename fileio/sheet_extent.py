@@ -40,6 +40,16 @@ _R_ATTRIBUTE = re.compile(rb"(?:^|\s)r\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
 _PREFIXED_CELL = re.compile(rb"<[^\s<>/:!?]+:c[\s/>]")
 _RELATIONSHIPS_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
 _OFFICE_DOCUMENT = "/officeDocument"
+ARCHIVE_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    OSError,
+    RuntimeError,
+    NotImplementedError,
+    ValueError,
+)
+"""What reading a damaged or unsupported .xlsx archive raises."""
 _LT, _QUOTE, _ZERO, _NINE = ord("<"), ord('"'), ord("0"), ord("9")
 _AFTER_NAME = b" \t\r\n/>"  # what may follow an element's name
 _MAX_LETTERS, _MAX_DIGITS = 3, 7  # XFD and 1048576; a longer reference is measured the slow way
@@ -76,15 +86,7 @@ def worksheet_overrun(path: Path, sheet: str, limits: TableLimits) -> Overrun | 
                 found = _member_overrun(archive, member, sheet, limits)
                 if found is not None:
                     return found
-    except (
-        zipfile.BadZipFile,
-        zlib.error,
-        EOFError,
-        OSError,
-        RuntimeError,
-        NotImplementedError,
-        ValueError,
-    ) as exc:
+    except ARCHIVE_ERRORS as exc:
         raise ValueError(f"the worksheet cannot be measured: {exc}") from exc
     return None
 
@@ -108,7 +110,7 @@ def measure_member(
     cells limit. The measuring stops once the extent passes ``limits``: the extent is then as far as it
     got, which is over them already."""
     measure = _Measure(limits)
-    for chunk in _tags(archive, member):
+    for chunk in tag_chunks(archive, member):
         if not measure.declared_checked:
             found = measure.check_declared(chunk, where)
             if found is not None:
@@ -117,7 +119,7 @@ def measure_member(
             break
     if not measure.exact:  # a cell the quick reading cannot place: every tag, one by one
         measure = _Measure(limits)
-        for chunk in _tags(archive, member):
+        for chunk in tag_chunks(archive, member):
             if not measure.feed_tags(chunk):
                 break
     return measure.extent
@@ -304,7 +306,7 @@ def _reference(extent: Extent) -> str:
     return f"{letters}{extent.rows}"
 
 
-def _tags(archive: zipfile.ZipFile, member: str) -> Iterator[bytes]:
+def tag_chunks(archive: zipfile.ZipFile, member: str) -> Iterator[bytes]:
     """The member's bytes in chunks that end after a whole tag (the rest waits for the next chunk)."""
     with archive.open(member) as stream:
         held = b""
@@ -321,9 +323,17 @@ def _tags(archive: zipfile.ZipFile, member: str) -> Iterator[bytes]:
 
 
 def _worksheet_members(archive: zipfile.ZipFile, sheet: str) -> list[str]:
-    """The archive members the reader may read as the worksheet ``sheet``: its part, found as the reader
-    finds it (package relationships → workbook → its relationships; names compared without case), or else
-    every part of the archive."""
+    """The archive members the reader may read as the worksheet ``sheet``: its part (see
+    :func:`worksheet_parts`), or else every part of the archive."""
+    return worksheet_parts(archive, sheet) or [
+        info.filename for info in archive.infolist() if not info.is_dir()
+    ]
+
+
+def worksheet_parts(archive: zipfile.ZipFile, sheet: str) -> list[str]:
+    """The archive members holding the worksheet ``sheet``, found as the reader finds its part (package
+    relationships → workbook → its relationships; names compared without case: more than one member when
+    names differ in case alone); empty when it is not found so."""
     names = {info.filename: info for info in archive.infolist() if not info.is_dir()}
     by_folded: dict[str, list[str]] = {}
     for name in names:
@@ -369,4 +379,4 @@ def _worksheet_members(archive: zipfile.ZipFile, sheet: str) -> list[str]:
                 found = members(part)
                 if found:
                     return found
-    return list(names)
+    return []

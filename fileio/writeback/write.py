@@ -71,7 +71,7 @@ def write_back(
     ledger = EditLedger()
     edits = {int(row): cells for row, cells in edits.items()}
     if table.layout.kind == "xlsx":
-        write_workbook(source, target, table, edits, ledger, limits)
+        write_workbook(source, target, table, edits, ledger)
     else:
         _write_text(source, target, table, edits, ledger, limits)
     return ledger.outcome(target, len(table.frame))
