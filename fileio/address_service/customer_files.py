@@ -50,7 +50,8 @@ def write_customer_writeback(
     not be applied.
 
     Raises:
-        InputError: the input file is gone or changed since it was read (nothing is written).
+        InputError: the input file is gone, changed since it was read, or a workbook whose worksheet cannot
+            be rewritten as a stream (a row without its reference, rows out of order): nothing is written.
     """
     if input.layout is None:
         raise InputError("the input's layout is unknown: it cannot be written back", path=input.source)
@@ -185,7 +186,7 @@ def write_customer_files(
 ) -> CustomerFiles:
     """The write-back (:func:`write_customer_writeback`), then the review marking what it wrote
     (:func:`write_customer_review`). A write-back that cannot be made (the input is gone or changed since it
-    was read) is said in the outcome, not raised: the results are there, and so is the review. After a
+    was read, a worksheet that cannot be rewritten) is said in the outcome, not raised: the results are there, and so is the review. After a
     ``sandbox`` run, both say so (:mod:`fileio.sandbox_marks`)."""
     try:
         written: WriteBack | None = write_customer_writeback(

@@ -116,7 +116,8 @@ def write_validation_writeback(
     column of it).
 
     Raises:
-        InputError: the input file is gone or changed since it was read (nothing is written).
+        InputError: the input file is gone, changed since it was read, or a workbook whose worksheet cannot
+            be rewritten as a stream (a row without its reference, rows out of order): nothing is written.
     """
     if addresses.layout is None:
         raise InputError("the input's layout is unknown: it cannot be written back", path=addresses.source)
