@@ -242,6 +242,34 @@ def write_received(path: Path, content: bytes, *, durable: bool = False) -> byte
     return written
 
 
+_NO_LINK = frozenset({errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP})
+"""Why a hard link cannot be made where the files can be: another filesystem, one without links, too many."""
+
+
+def hard_link(source: Path, target: Path) -> bool:
+    """Make ``target`` the same file as ``source`` (one inode, its permissions), replacing ``target``
+    atomically; True when done, False where the filesystem cannot link them (another filesystem, links not
+    supported), ``target`` then untouched."""
+    make_dirs(target.parent)
+    if target.exists() and os.path.samefile(source, target):
+        return True
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".link", dir=target.parent)
+    os.close(handle)
+    os.unlink(temporary)  # only the unique name is wanted: os.link makes the entry
+    try:
+        os.link(source, temporary)
+    except OSError as error:
+        if error.errno in _NO_LINK:
+            return False
+        raise
+    try:
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return True
+
+
 def write_text(path: Path, text: str, *, encoding: str = "utf-8") -> Path:
     """Write ``text`` to ``path`` atomically; returns ``path``."""
     return write_bytes(path, text.encode(encoding))
