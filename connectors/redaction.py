@@ -91,6 +91,8 @@ class SecretScrubber:
         self._issued: deque[str] = deque(maxlen=MAX_ISSUED)
         # (the pattern of every spelling, the secrets long enough to be found cut off); None: to be built.
         self._compiled: tuple[re.Pattern[str] | None, tuple[str, ...]] | None = (None, ())
+        # The same pattern over UTF-8 bytes and the longest spelling's length in bytes, for streams.
+        self._in_bytes: tuple[re.Pattern[bytes] | None, int] = (None, 0)
 
     def register(self, secret: str | None, *, issued: bool = False) -> None:
         """Scrub ``secret`` from now on in every one of its :func:`spellings`; ``issued``: a token handed out
@@ -158,9 +160,23 @@ class SecretScrubber:
             forms = {spelling for secret in self._configured for spelling in spellings(secret)}
             # A token is handed on as it was issued (a Bearer header, a form field): as is or URL-encoded.
             forms |= {form for token in self._issued for form in (token, quote(token, safe=""))}
-            literal = re.compile(_trie_pattern(forms)) if forms else None
+            pattern = _trie_pattern(forms)
+            literal = re.compile(pattern) if forms else None
+            self._in_bytes = (
+                re.compile(pattern.encode("utf-8")) if forms else None,
+                max((len(form.encode("utf-8")) for form in forms), default=0),
+            )
             self._compiled = (literal, tuple(secret for secret in secrets if len(secret) > MIN_CUT_PREFIX))
             return self._compiled
+
+    def in_bytes(self) -> tuple[re.Pattern[bytes] | None, int]:
+        """The pattern of every spelling over UTF-8 bytes (None: nothing registered) and the length of the
+        longest spelling in bytes: what :class:`StreamScrubber` needs."""
+        with self._guard:
+            if self._compiled is not None:
+                return self._in_bytes
+        self._compile()
+        return self._in_bytes
 
 
 def _cut_tail(text: str, secrets: tuple[str, ...]) -> str:
@@ -205,6 +221,49 @@ def _node_pattern(node: dict[str, Any]) -> str:
 
 
 SCRUBBER = SecretScrubber()
+
+
+class StreamScrubber:
+    """Scrubs a byte stream chunk by chunk as :func:`scrubbed_bytes` scrubs it whole, never holding more than
+    a chunk and the longest spelling of a secret: the last bytes of what came (one less than that spelling)
+    wait for the next chunk, so a secret cut by a chunk boundary is found too. Feed every chunk, then
+    :meth:`finish` once."""
+
+    def __init__(self, scrubber: SecretScrubber | None = None) -> None:
+        self._scrubber = scrubber or SCRUBBER
+        self._pattern, longest = self._scrubber.in_bytes()
+        self._keep = max(0, longest - 1)
+        self._pending = b""
+        self.found = 0  # secrets replaced so far (:meth:`finish` counts its part as one)
+
+    def feed(self, chunk: bytes) -> bytes:
+        """What of the stream so far can be written, scrubbed."""
+        if self._pattern is None:
+            return chunk
+        data = self._pending + chunk
+        cut = len(data) - self._keep  # a match starting before here is whole in ``data``
+        if cut <= 0:
+            self._pending = data
+            return b""
+        parts: list[bytes] = []
+        done = 0
+        for match in self._pattern.finditer(data):
+            if match.start() >= cut:
+                break
+            parts += [data[done : match.start()], REDACTED.encode()]
+            done = match.end()
+            self.found += 1
+        end = max(cut, done)
+        parts.append(data[done:end])
+        self._pending = data[end:]
+        return b"".join(parts)
+
+    def finish(self) -> bytes:
+        """The rest of the stream, scrubbed (its end as :func:`scrubbed_bytes` scrubs a text's end)."""
+        rest, self._pending = self._pending, b""
+        scrubbed = self._scrubber.scrub_bytes(rest)
+        self.found += scrubbed != rest
+        return scrubbed
 
 
 def register_secret(secret: str | None, *, issued: bool = False) -> None:

@@ -6,9 +6,12 @@ check of every archive received: the batch download's and a newspaper document's
 from __future__ import annotations
 
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+from fileio.files import ZIP_MAGIC, atomic_path, stream_scrubber
 from fileio.limits import DOWNLOAD_MAX_BYTES_SETTING, ZIP_MAX_RATIO_SETTING
 
 INFLATE_CHUNK = 1 << 16
@@ -101,3 +104,62 @@ def inflate_all(archive: zipfile.ZipFile, inflation: ZipInflation) -> None:
     for member in members:
         for _ in inflate(archive, member, inflation):
             pass
+
+
+class _Unscrubbed(Exception):
+    """The archive cannot be read within the limits: it is left as it came (its unpacking refuses it)."""
+
+
+def scrub_archive(path: Path, *, max_bytes: int, max_ratio: float) -> bool:
+    """Rewrite the ZIP archive at ``path`` (an answer kept as received) without this process's secrets
+    (:class:`~connectors.redaction.StreamScrubber`) when a member holds one: every member is inflated within
+    the limits and scrubbed as it streams, never held whole; an archive that holds none is left as it came,
+    so is one that cannot be read within the limits (its unpacking refuses it, naming why). Returns whether
+    it was rewritten."""
+    with path.open("rb") as handle:
+        if handle.read(len(ZIP_MAGIC)) != ZIP_MAGIC:
+            return False
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if not _holds_secrets(archive, path, max_bytes, max_ratio):
+                return False
+            with (
+                atomic_path(path) as temporary,
+                zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED) as copy,
+            ):
+                inflation = _inflation(path, max_bytes, max_ratio)
+                for member in archive.infolist():
+                    if member.is_dir():
+                        copy.writestr(member, b"")
+                        continue
+                    info = zipfile.ZipInfo(member.filename, member.date_time)
+                    info.compress_type = zipfile.ZIP_DEFLATED
+                    scrubber = stream_scrubber()
+                    with copy.open(info, "w", force_zip64=True) as sink:
+                        for chunk in inflate(archive, member, inflation):
+                            sink.write(scrubber.feed(chunk))
+                        sink.write(scrubber.finish())
+    except (_Unscrubbed, zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError):
+        return False
+    return True
+
+
+def _holds_secrets(archive: zipfile.ZipFile, path: Path, max_bytes: int, max_ratio: float) -> bool:
+    inflation = _inflation(path, max_bytes, max_ratio)
+    members = [member for member in archive.infolist() if not member.is_dir()]
+    inflation.check_headers(members)
+    for member in members:
+        scrubber = stream_scrubber()
+        for chunk in inflate(archive, member, inflation):
+            scrubber.feed(chunk)
+        scrubber.finish()
+        if scrubber.found:
+            return True
+    return False
+
+
+def _inflation(path: Path, max_bytes: int, max_ratio: float) -> ZipInflation:
+    def refuse(problem: str) -> Exception:
+        return _Unscrubbed(problem)
+
+    return ZipInflation(path.stat().st_size, max_bytes, max_ratio, refuse=refuse)

@@ -16,10 +16,16 @@ import os
 import stat
 import tempfile
 import threading
-from collections.abc import AsyncIterable, Iterator
+from collections.abc import AsyncIterable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    from connectors.redaction import StreamScrubber
+
+ZIP_MAGIC = b"PK\x03\x04"
+"""How a ZIP archive starts."""
 
 PRIVATE_FILE_MODE = 0o600
 PRIVATE_DIR_MODE = 0o700
@@ -235,11 +241,37 @@ def write_received(path: Path, content: bytes, *, durable: bool = False) -> byte
     registered in this process (:func:`connectors.redaction.scrubbed_bytes`: configured secrets, client
     secrets, passwords, bearer tokens issued in this run). Returns the bytes written: a digest is taken of
     these, never of what arrived."""
-    from connectors.redaction import scrubbed_bytes  # not at import: `postflows --help` loads this module
-
     written = scrubbed_bytes(content)
     write_bytes(path, written, durable=durable)
     return written
+
+
+_NO_LINK = frozenset({errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP})
+"""Why a hard link cannot be made where the files can be: another filesystem, one without links, too many."""
+
+
+def hard_link(source: Path, target: Path) -> bool:
+    """Make ``target`` the same file as ``source`` (one inode, its permissions), replacing ``target``
+    atomically; True when done, False where the filesystem cannot link them (another filesystem, links not
+    supported), ``target`` then untouched."""
+    make_dirs(target.parent)
+    if target.exists() and os.path.samefile(source, target):
+        return True
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".link", dir=target.parent)
+    os.close(handle)
+    os.unlink(temporary)  # only the unique name is wanted: os.link makes the entry
+    try:
+        os.link(source, temporary)
+    except OSError as error:
+        if error.errno in _NO_LINK:
+            return False
+        raise
+    try:
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return True
 
 
 def write_text(path: Path, text: str, *, encoding: str = "utf-8") -> Path:
@@ -248,16 +280,52 @@ def write_text(path: Path, text: str, *, encoding: str = "utf-8") -> Path:
 
 
 async def write_stream(path: Path, chunks: AsyncIterable[bytes], *, max_bytes: int | None = None) -> int:
-    """Write an async byte stream to ``path`` atomically; returns the size written.
+    """Write an async byte stream, an answer kept as received (a download), to ``path`` atomically, scrubbed
+    as it streams of the secrets :func:`write_received` scrubs (:class:`connectors.redaction.StreamScrubber`:
+    a secret cut by a chunk boundary is found too, the file is never held whole); a ZIP archive is written
+    as it came (:func:`fileio.archives.scrub_archive` rewrites it when a member holds a secret). Returns the
+    size received.
 
     Raises:
         FileTooLarge: the stream passed ``max_bytes``; nothing is left on disk.
     """
     size = 0
+    head = b""  # the first bytes, until they tell a ZIP archive from a file to scrub
+    scrubber: StreamScrubber | None = None
+    decided = False
     with atomic_open(path) as handle:
         async for chunk in chunks:
             size += len(chunk)
             if max_bytes is not None and size > max_bytes:
                 raise FileTooLarge(path, max_bytes)
-            handle.write(chunk)
+            if not decided:
+                head += chunk
+                if len(head) < len(ZIP_MAGIC):
+                    continue
+                decided, chunk, head = True, head, b""
+                scrubber = None if chunk.startswith(ZIP_MAGIC) else stream_scrubber()
+            handle.write(scrubber.feed(chunk) if scrubber is not None else chunk)
+        handle.write(scrubber.finish() if scrubber is not None else scrubbed_bytes(head))
     return size
+
+
+def stream_scrubber() -> StreamScrubber:
+    """A scrubber of one stream kept as received (:class:`connectors.redaction.StreamScrubber`)."""
+    from connectors.redaction import StreamScrubber  # not at import, as above
+
+    return StreamScrubber()
+
+
+def scrubbed_chunks(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """``chunks`` scrubbed as :func:`write_stream` scrubs a stream (a member of a downloaded ZIP)."""
+    scrubber = stream_scrubber()
+    for chunk in chunks:
+        yield scrubber.feed(chunk)
+    yield scrubber.finish()
+
+
+def scrubbed_bytes(content: bytes) -> bytes:
+    """``content`` without the secrets registered in this process (see :func:`write_received`)."""
+    from connectors.redaction import scrubbed_bytes as scrub  # not at import, as above
+
+    return scrub(content)

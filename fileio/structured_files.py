@@ -10,6 +10,7 @@ so the problems are written here from the positions and the schema's own field n
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -20,7 +21,7 @@ from typing import Any, Literal, get_args
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from connectors.jsontext import strict_json_problem
+from connectors.jsontext import MAX_NUMBER_DIGITS, strict_json_problem
 from fileio.files import private_root, read_bounded
 
 Format = Literal["yaml", "json"]
@@ -153,6 +154,10 @@ def read_structured(path: Path, fmt: Format) -> StructuredFile:
         raise UnusableFile(unparsed.problem_at(_position(text, exc.position), problem)) from None
     try:
         root = loader.get_single_node()
+        unusable_number = _yaml_number_problem(root)
+        if unusable_number is not None:
+            where, why = unusable_number
+            raise UnusableFile(unparsed.problem_at(where, f"not usable YAML ({why})"))
         parsed = loader.construct_document(root) if root is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -164,6 +169,55 @@ def read_structured(path: Path, fmt: Format) -> StructuredFile:
     finally:
         loader.dispose()
     return StructuredFile(path, lines, parsed, root, quotable)
+
+
+_YAML_FLOAT = "tag:yaml.org,2002:float"
+_YAML_INT = "tag:yaml.org,2002:int"
+
+
+def _yaml_number_problem(root: yaml.Node | None) -> tuple[Position, str] | None:
+    """Where and why a number of a YAML document cannot be used as written, as JSON inputs refuse it
+    (:func:`~connectors.jsontext.strict_json_problem`): ``.nan``, ``.inf`` or ``-.inf``, a float out of
+    the range of a double, an integer of more than :data:`~connectors.jsontext.MAX_NUMBER_DIGITS` digits;
+    the first one found, or None. Each node is visited once, however often aliases name it."""
+    pending = [root] if root is not None else []
+    seen: set[int] = set()
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            problem = _scalar_number_problem(node)
+            if problem is not None:
+                return Position(node.start_mark.line + 1, node.start_mark.column + 1), problem
+        elif isinstance(node, yaml.SequenceNode):
+            pending.extend(reversed(node.value))
+        elif isinstance(node, yaml.MappingNode):
+            pending.extend(part for pair in reversed(node.value) for part in reversed(pair))
+    return None
+
+
+def _scalar_number_problem(node: yaml.ScalarNode) -> str | None:
+    value = str(node.value).replace("_", "")
+    if node.tag == _YAML_INT:
+        digits = sum(char.isdigit() for char in value)
+        return (
+            f"a number of {digits:,} digits, more than {MAX_NUMBER_DIGITS:,}"
+            if digits > MAX_NUMBER_DIGITS
+            else None
+        )
+    if node.tag != _YAML_FLOAT:
+        return None
+    if value.lower().lstrip("+-") in (".nan", "nan"):
+        return "NaN is not a number"
+    if value.lower().lstrip("+-") in (".inf", "inf", "infinity"):
+        return "infinity is not a number"
+    try:
+        number = float(value)
+    except ValueError:
+        return None  # a sexagesimal float (190:20:30.15): finite
+    return None if math.isfinite(number) else "a number out of the range of a double-precision float"
 
 
 def _position(text: str, offset: int) -> Position:

@@ -12,7 +12,6 @@ refusal until that limit is raised.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,7 +23,7 @@ from fileio.address_service.records import minimum_input_mode
 from fileio.address_service.wire import WireFormat
 from fileio.errors import InputError, ResultFileError, ResultUnreadable
 from fileio.files import own_folder
-from fileio.limits import TABLE_LIMITS, TableLimits
+from fileio.limits import TableLimits
 from fileio.reports import CsvStyle
 from fileio.writeback_policy import Policy
 from flows.address_input import note_prepared_input
@@ -49,6 +48,7 @@ from postflows.wiring import (
 )
 from tasks.address_service.batch import (
     API,
+    DownloadLimits,
     create_output_file,
     download_output,
     named_by_content,
@@ -77,16 +77,6 @@ from tasks.retrying import run_step
 from tasks.submission import JobParked, recording_wait, submit_once, waited_before
 
 MAIN_OUTPUT = "output"
-
-
-@dataclass(frozen=True)
-class DownloadLimits:
-    """How much a download may hold: bytes in all, the compression ratio of a ZIP, and the shape of the
-    files in it."""
-
-    max_bytes: int
-    zip_max_ratio: float
-    tables: TableLimits = TABLE_LIMITS
 
 
 APIS = FLOW_APIS[FLOW_NAME]
@@ -285,7 +275,7 @@ async def _run_batch(
             outputs=profile.outputs if profile is not None else {},
         )
         if job.state is not JobState.COMPLETED:
-            job = await _follow(client, recorder, job, output_dir, policy=policy, max_bytes=limits.max_bytes)
+            job = await _follow(client, recorder, job, output_dir, policy=policy, limits=limits)
         facts = job.facts(BatchJobData)
         download = recorded_download(job)
         if download is None:
@@ -446,7 +436,7 @@ async def _follow(
     output_dir: Path,
     *,
     policy: PollPolicy,
-    max_bytes: int,
+    limits: DownloadLimits,
 ) -> JobSnapshot:
     """Wait for the job and download its output (and the alignment's extra outputs); returns the job as
     completed.
@@ -480,7 +470,15 @@ async def _follow(
     try:
         for name, (token, path) in wanted.items():
             batch_token = job.remote_id if name == MAIN_OUTPUT else None
-            await run_step(download_output, client, token, path, max_bytes=max_bytes, batch_token=batch_token)
+            await run_step(
+                download_output,
+                client,
+                token,
+                path,
+                max_bytes=limits.max_bytes,
+                max_ratio=limits.zip_max_ratio,
+                batch_token=batch_token,
+            )
     except BaseException:
         logger.warning(
             "batch job %s finished but its download failed; the same command fetches it", job.remote_id

@@ -70,7 +70,13 @@ async def address_labels(
         pdf_field = settings.commerce.label_pdf_field
         setting = next(v.name for v in settings.variables() if v.path == ("commerce", "label_pdf_field"))
         index, files = write_labels(
-            outcomes, bodies, output_dir, pdf_field=pdf_field, setting=setting, csv_style=settings.csv_style
+            outcomes,
+            bodies,
+            output_dir,
+            pdf_field=pdf_field,
+            setting=setting,
+            kept=run.kept,
+            csv_style=settings.csv_style,
         )
         counts = label_counts(index)
         get_run_logger().info("address labels: %s", counts)

@@ -40,6 +40,12 @@ class BodyRun:
     summary: RunSummary
     submitted: Submitted
 
+    @property
+    def kept(self) -> KeptAnswers:
+        """Where the answers are kept (read back no further than an answer is read)."""
+        root = self.settings.data_dir / ANSWERS_FOLDER / self.submitted.kind
+        return KeptAnswers(root, max_bytes=self.settings.response_max_bytes)
+
     async def post(
         self,
         input_path: Path,
@@ -54,7 +60,7 @@ class BodyRun:
         async with self.recorder.step("read input"):
             bodies = read_json_bodies(input_path, what=f"{submitted.what} request")
         self.summary.update(requests=len(bodies))
-        kept = KeptAnswers(self.settings.data_dir / ANSWERS_FOLDER / submitted.kind)
+        kept = self.kept
         async with commerce_client(self.settings, request_log=self.recorder.request_log) as client:
             outcomes = await submit_bodies(
                 send_of(client),

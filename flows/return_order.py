@@ -59,7 +59,9 @@ async def return_order(
         bodies, outcomes = await run.post(
             order_path, lambda client: client.create_return_order_as_received, resubmit=request.resubmit
         )
-        index, files = write_return_orders(outcomes, bodies, output_dir, csv_style=settings.csv_style)
+        index, files = write_return_orders(
+            outcomes, bodies, output_dir, kept=run.kept, csv_style=settings.csv_style
+        )
         counts = status_counts(outcomes)
         run.summary.update(orders=orders_in_summary(outcomes))
         get_run_logger().info("return orders: %s", counts)

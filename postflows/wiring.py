@@ -481,7 +481,6 @@ def commerce_client(
         user=user,
         scopes=settings.commerce.scopes,
         paths=settings.commerce.paths,
-        document_max_bytes=settings.download_max_bytes,
         transport=service.transport(settings, transport),
         timeout=settings.http_timeout_s,
         retry=retry_policy(settings),

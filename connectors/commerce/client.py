@@ -69,7 +69,6 @@ from connectors.commerce.paths import CommerceScopes as CommerceScopes  # re-exp
 from connectors.errors import ApiError, LoginRequired, MalformedResponse, NotFound
 from connectors.http import ApiClient, HttpOptions
 from connectors.jsontext import json_of
-from connectors.limits import DOCUMENT_MAX_BYTES, document_answer_limit
 from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, TokenSource, shared_or_new
 from connectors.swiss_time import swiss_today
 
@@ -108,8 +107,6 @@ class CommerceClient(ApiClient):
         scopes: the scope of each operation.
         paths: where the sub-APIs and the unshown endpoints are.
         today: today's date (the default first day of a deliverability query).
-        document_max_bytes: the largest label accepted; a label answer is read no further than its base64
-            text could be long (:func:`~connectors.limits.document_answer_limit`).
         **options: how the service is reached (:class:`~connectors.http.HttpOptions`).
     """
 
@@ -127,7 +124,6 @@ class CommerceClient(ApiClient):
         scopes: CommerceScopes | None = None,
         paths: CommercePaths | None = None,
         today: Callable[[], dt.date] = swiss_today,
-        document_max_bytes: int = DOCUMENT_MAX_BYTES,
         **options: Unpack[HttpOptions],
     ) -> None:
         credentials = shared_or_new(credentials, token_url, client_id, client_secret, api=API)
@@ -136,7 +132,6 @@ class CommerceClient(ApiClient):
         self.scopes = scopes or CommerceScopes()
         self.paths = paths or CommercePaths()
         self._today = today
-        self._document_limit = document_answer_limit(document_max_bytes)
         self._user = user
         self._auth_by_scope: dict[str, httpx.Auth] = {}
 
@@ -354,8 +349,9 @@ class CommerceClient(ApiClient):
 
     async def create_address_label_as_received(self, body: dict[str, Any]) -> ReceivedAnswer:
         """An address label, its answer as received: JSON (the label inside, base64) or the label itself
-        (``application/pdf``); read no further than a label of the largest size accepted could be long.
-        Never resent on its own after an answer was lost."""
+        (``application/pdf``); read whole, so no further than ``POSTFLOWS_RESPONSE_MAX_BYTES``: a longer
+        answer is refused as unreadable, its label's outcome unknown. Never resent on its own after an answer
+        was lost."""
         response = await self._address_label(body)
         return ReceivedAnswer(response.content, response.headers.get("content-type", ""))
 
@@ -367,7 +363,6 @@ class CommerceClient(ApiClient):
             json=body,
             headers={"Accept": LABEL_ACCEPT},
             auth=self._scoped(self.scopes.barcode),
-            body_limit=self._document_limit,
             transfer=True,
         )
 

@@ -12,12 +12,11 @@ from pathlib import Path
 
 from fileio.archives import ZipInflation, inflate
 from fileio.errors import ResultFileError
-from fileio.files import atomic_open
+from fileio.files import ZIP_MAGIC, atomic_open, scrubbed_chunks
 from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 
 RESULT_FILE_NAME = "result.txt"
 MOVES_FILE_NAME = "moves.txt"
-_ZIP_MAGIC = b"PK\x03\x04"
 
 
 @dataclass(frozen=True)
@@ -39,7 +38,8 @@ def unpack_download(
 
     A ZIP is recognised by its magic bytes, not its name. In a ZIP the member whose name contains "move" is
     the moves file and the largest other member is the result. They are written to ``workdir`` under names
-    of ours (``result.txt``, ``moves.txt``), never the names in the archive. Inflated bytes are counted as
+    of ours (``result.txt``, ``moves.txt``), never the names in the archive, scrubbed of this process's
+    secrets as a plain download is (:func:`~fileio.files.write_stream`). Inflated bytes are counted as
     they come, whatever the archive's headers claim: more than ``max_bytes`` in all, or more than
     ``max_ratio`` times the compressed size (per member, and for the archive as a whole), stops the
     unpacking and leaves neither file.
@@ -48,8 +48,8 @@ def unpack_download(
         ResultFileError: the ZIP is damaged, holds no result file, or passes a limit.
     """
     with path.open("rb") as handle:
-        magic = handle.read(len(_ZIP_MAGIC))
-    if magic != _ZIP_MAGIC:
+        magic = handle.read(len(ZIP_MAGIC))
+    if magic != ZIP_MAGIC:
         return DownloadedFiles(result=path)
     written: list[Path] = []
     try:
@@ -91,7 +91,7 @@ def _extract(
     archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path, inflation: ZipInflation
 ) -> Path:
     with atomic_open(target) as sink:
-        for chunk in inflate(archive, member, inflation):
+        for chunk in scrubbed_chunks(inflate(archive, member, inflation)):  # kept as received, less secrets
             sink.write(chunk)
     return target
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,9 @@ from connectors.jsontext import parse_json
 from fileio.files import write_received
 
 PDF_MAGIC = b"%PDF-"
+
+AnswerPlacer = Callable[[Path, bytes], object]
+"""Puts an answer as received (its bytes) at a path."""
 LABEL_ID_FIELDS: tuple[str, ...] = ("item.identCode", "identCode", "id")
 """Where a JSON answer names its label, the first found: the barcode number public clients read, else an
 id."""
@@ -117,18 +120,26 @@ def _decoded(text: Any, where: str) -> tuple[bytes, str]:
     return content, ""
 
 
-def write_label_files(output_dir: Path, stem: str, content: LabelContent) -> tuple[Path | None, list[Path]]:
+def write_label_files(
+    output_dir: Path, stem: str, content: LabelContent, *, place_answer: AnswerPlacer | None = None
+) -> tuple[Path | None, list[Path]]:
     """Write the answer as received (``<stem>.json``) and the labels (``<stem>.pdf``, ``<stem>-2.pdf`` …);
-    the answer's file (None for a PDF answer) and the labels' files."""
+    the answer's file (None for a PDF answer) and the labels' files. ``place_answer`` puts the answer itself
+    (a PDF answer: the label) where it goes (the kept answer linked there); by default it is written."""
+    place = place_answer or _write
     answer_path = None
     if content.received is not None:
         data, extension = content.received
         answer_path = output_dir / f"{stem}.{extension}"
-        write_received(answer_path, data)
+        place(answer_path, data)
     pdf_paths = [output_dir / _pdf_name(stem, number) for number in range(1, len(content.pdfs) + 1)]
     for path, pdf in zip(pdf_paths, content.pdfs, strict=True):
-        write_received(path, pdf)
+        (place if content.received is None else _write)(path, pdf)  # a PDF answer is its label
     return answer_path, pdf_paths
+
+
+def _write(path: Path, content: bytes) -> None:
+    write_received(path, content)
 
 
 def _pdf_name(stem: str, number: int) -> str:

@@ -138,8 +138,9 @@ class Settings(BaseSettings):
     response_max_bytes: int = Field(
         default=16 << 20,
         gt=0,
-        description="Largest answer read whole from a service (JSON, an error or token answer), in bytes; "
-        "counted while it streams (documents: 4/3 of POSTFLOWS_DOWNLOAD_MAX_BYTES, for base64)",
+        description="Largest answer read whole from a service (JSON, an error or token answer, an address "
+        "label's answer, PDF or JSON), in bytes; counted while it streams (newspaper documents: 4/3 of "
+        "POSTFLOWS_DOWNLOAD_MAX_BYTES, for base64)",
         json_schema_extra={
             "limit": "a larger answer is refused as unreadable before more of it is read: a read is tried "
             "again, a submission's outcome is unknown"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from prefect import task
@@ -18,9 +19,16 @@ from prefect.cache_policies import NO_CACHE
 from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus, TokenStatus
 from connectors.address_service.errors import DatabaseStatusError
 from connectors.errors import ApiError
+from fileio.archives import scrub_archive
 from fileio.errors import ResultFileError
 from fileio.files import FileTooLarge, write_stream
-from fileio.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING
+from fileio.limits import (
+    DOWNLOAD_MAX_BYTES,
+    DOWNLOAD_MAX_BYTES_SETTING,
+    TABLE_LIMITS,
+    ZIP_MAX_RATIO,
+    TableLimits,
+)
 from tasks.polling import Observation, PollPolicy, RemoteJobEnded, poll_until
 from tasks.retrying import idempotent_step, run_step
 
@@ -153,6 +161,16 @@ def _any_error(error: ApiError) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class DownloadLimits:
+    """How much a download may hold: bytes in all, the compression ratio of a ZIP, and the shape of the
+    files in it."""
+
+    max_bytes: int
+    zip_max_ratio: float
+    tables: TableLimits = TABLE_LIMITS
+
+
 @idempotent_step("address-download-output")
 async def download_output(
     client: AddressServiceClient,
@@ -160,9 +178,12 @@ async def download_output(
     destination: Path,
     *,
     max_bytes: int = DOWNLOAD_MAX_BYTES,
+    max_ratio: float = ZIP_MAX_RATIO,
     batch_token: str | None = None,
 ) -> Path:
-    """Stream the output file to ``destination``, written atomically and no larger than ``max_bytes``.
+    """Stream the output file to ``destination``, written atomically and no larger than ``max_bytes``,
+    without this process's secrets (a ZIP's members scrubbed within ``max_bytes`` and ``max_ratio``,
+    :func:`~fileio.archives.scrub_archive`), as every answer kept as received.
 
     Which token /downloadfile takes is not said (§4.1; the guess ``address-service.download-token``): the
     output file's is asked first and, when the service answers that it finds no such item (301/302), the
@@ -184,6 +205,7 @@ async def download_output(
             f"({DOWNLOAD_MAX_BYTES_SETTING}); nothing was written",
             path=destination,
         ) from exc
+    scrub_archive(destination, max_bytes=max_bytes, max_ratio=max_ratio)
     return destination
 
 

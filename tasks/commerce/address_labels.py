@@ -11,6 +11,7 @@ import pandas as pd
 
 from connectors.errors import PostflowsError
 from fileio.commerce.json_bodies import JsonBody
+from fileio.commerce.kept_answers import KeptAnswers
 from fileio.commerce.label_answers import file_names, label_content, label_id_of, write_label_files
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv
 from tasks.commerce.json_submissions import (
@@ -42,32 +43,45 @@ def write_labels(
     *,
     pdf_field: str,
     setting: str,
+    kept: KeptAnswers,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
 ) -> tuple[pd.DataFrame, list[Path]]:
     """Write each label's files (``label-<n>.pdf``, ``label-<n>.json`` as received) and ``labels.csv``, one
     line per request: its position and line in the file, its key, the label's id, the PDF and answer files,
-    the status (``no pdf``: created, but its answer holds no PDF at ``pdf_field``) and a message. Returns
-    the index and every file written, the index first."""
+    the status (``no pdf``: created, but its answer holds no PDF at ``pdf_field``) and a message. The answer
+    as received is the file ``kept`` holds (:meth:`~fileio.commerce.kept_answers.KeptAnswers.place`), never
+    a second copy. Returns the index and every file written, the index first."""
     lines = {body.position: body.line for body in bodies}
     rows = []
     written: list[Path] = []
     for outcome in outcomes:
         row = index_row(outcome, lines[outcome.position], id_column="labelId") | {"pdf": ""}
         if outcome.status in (BodyStatus.CREATED, BodyStatus.RESUMED):
-            row |= _label_files(outcome, output_dir, pdf_field, setting, written)
+            row |= _label_files(outcome, output_dir, pdf_field, setting, kept, written)
         rows.append(row)
     index = pd.DataFrame(rows, columns=list(INDEX_COLUMNS))
     return index, [write_csv(index, output_dir / INDEX_FILE, style=csv_style), *written]
 
 
 def _label_files(
-    outcome: BodyOutcome, output_dir: Path, pdf_field: str, setting: str, written: list[Path]
+    outcome: BodyOutcome,
+    output_dir: Path,
+    pdf_field: str,
+    setting: str,
+    kept: KeptAnswers,
+    written: list[Path],
 ) -> dict[str, str]:
     """The index fields of a created label, its files written (added to ``written``)."""
-    if outcome.answer is None:
+    answer = outcome.answer
+    if answer is None:
         return {"status": NO_PDF}
-    content = label_content(outcome.answer, pdf_field=pdf_field, setting=setting)
-    answer_path, pdfs = write_label_files(output_dir, f"label-{outcome.position}", content)
+    content = label_content(answer, pdf_field=pdf_field, setting=setting)
+    answer_path, pdfs = write_label_files(
+        output_dir,
+        f"label-{outcome.position}",
+        content,
+        place_answer=lambda path, _data: kept.place(outcome.key, answer, path),
+    )
     written += [*pdfs, *([answer_path] if answer_path is not None else [])]
     fields = {
         "labelId": outcome.answer_id or content.label_id,

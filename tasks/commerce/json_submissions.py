@@ -203,8 +203,9 @@ class _BodySubmission:
         what = f"{self.submitted.what} {item.position}"
 
         async def send() -> _Answered:
-            answer = await self.send(item.body)
-            kept = self.kept.keep(key, answer)  # before the job is recorded: a resumed job always has it
+            # Kept before the job is recorded (a resumed job always has it); the answer as kept, scrubbed,
+            # replaces the one received: one copy of it is held.
+            kept, answer = self.kept.keep(key, await self.send(item.body))
             remote_id = await self.remote_ids.claim(self.submitted.id_of(answer) or key, key)
             return _Answered(answer, kept, remote_id)
 

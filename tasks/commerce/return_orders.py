@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from fileio.commerce.json_bodies import JsonBody
-from fileio.files import write_received
+from fileio.commerce.kept_answers import KeptAnswers
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv
 from tasks.commerce.json_submissions import (
     BodyOutcome,
@@ -41,11 +41,13 @@ def write_return_orders(
     bodies: Sequence[JsonBody],
     output_dir: Path,
     *,
+    kept: KeptAnswers,
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
 ) -> tuple[pd.DataFrame, list[Path]]:
     """Write each answer as received (``return-order.json`` for a file of one order, else
     ``return-order-<n>.json``; ``.bin`` for an answer that is not JSON) and ``return-orders.csv``, one line
-    per order. Returns the index and every file written, the index first."""
+    per order; each answer is the file ``kept`` holds, never a second copy. Returns the index and every file
+    written, the index first."""
     lines = {body.position: body.line for body in bodies}
     rows = []
     written: list[Path] = []
@@ -55,7 +57,7 @@ def write_return_orders(
             stem = "return-order" if len(bodies) == 1 else f"return-order-{outcome.position}"
             extension = "json" if _json(outcome.answer.content) is not None else "bin"
             path = output_dir / f"{stem}.{extension}"
-            write_received(path, outcome.answer.content)
+            kept.place(outcome.key, outcome.answer, path)
             written.append(path)
             row["answer"] = path.name
         rows.append(row)

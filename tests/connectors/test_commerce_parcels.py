@@ -1,13 +1,14 @@
 """CommerceClient's parcel operations against the fake written from the spec: pickup points as received (§4.3,
 a body shaped like the pickup user request with verified null, possibly without names), address labels and
-return orders as received (§4.4, shapes not shown): a PDF answer or JSON, read no further than a label of
-the largest size accepted, and never sent twice on their own; a 404 or 405 at a path that is a setting names
-the setting (where §7 lists 404, for same-day acceptance points, it is still "no results")."""
+return orders as received (§4.4, shapes not shown): a PDF answer or JSON, read no further than
+POSTFLOWS_RESPONSE_MAX_BYTES, and never sent twice on their own; a 404 or 405 at a path that is a setting
+names the setting (where §7 lists 404, for same-day acceptance points, it is still "no results")."""
 
 from __future__ import annotations
 
 import base64
 import json
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from connectors.commerce import DeliveryAddress, PickupUserRequest, SameDayRequest
 from connectors.commerce.errors import GuessedPathNotFound
 from connectors.errors import MalformedResponse, NotFound, ResponseTooLarge, ServerError
-from connectors.limits import BASE64_SLACK_BYTES, base64_length
+from connectors.limits import ResponseLimits
 from tests.connectors.commerce_support import BASE, TODAY, FakeCommerce, commerce_client, reply
 
 LABELS = f"{BASE}/barcode/v1/addresslabels"
@@ -104,20 +105,28 @@ async def test_a_label_asks_for_json_or_pdf() -> None:
     assert "application/json" in seen[0] and "application/pdf" in seen[0]
 
 
-async def test_a_label_answer_is_read_no_further_than_the_largest_label_could_be() -> None:
-    largest = 3 * 1024
-    limit = base64_length(largest) + BASE64_SLACK_BYTES
+@pytest.mark.parametrize("media_type", ["application/pdf", "application/json"])
+async def test_a_label_answer_is_read_no_further_than_the_response_limit(media_type: str) -> None:
+    limit = 3 * 1024
+    produced = 0
+
+    async def chunks() -> AsyncIterator[bytes]:
+        nonlocal produced
+        for _ in range(100):
+            produced += 1024
+            yield b"x" * 1024
+
     server = FakeCommerce()
     server.route(
         "POST",
         LABELS,
-        lambda request: httpx.Response(
-            200, content=b"%PDF-" + b"x" * limit, headers={"Content-Type": "application/pdf"}
-        ),
+        lambda request: httpx.Response(200, content=chunks(), headers={"Content-Type": media_type}),
     )
-    async with commerce_client(server, document_max_bytes=largest) as client:
-        with pytest.raises(ResponseTooLarge, match="POSTFLOWS_DOWNLOAD_MAX_BYTES") as refused:
+    async with commerce_client(server, limits=ResponseLimits(max_bytes=limit)) as client:
+        with pytest.raises(ResponseTooLarge, match="POSTFLOWS_RESPONSE_MAX_BYTES") as refused:
             await client.create_address_label_as_received(LABEL_BODY)
+    assert refused.value.max_bytes == limit
+    assert produced <= limit + 1024  # refused while it streams, not read whole
     assert refused.value.outcome_unknown  # the label may exist: a submission is then uncertain
     assert len(server.api_calls("POST", LABELS)) == 1
 

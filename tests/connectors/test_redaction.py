@@ -14,7 +14,7 @@ from pydantic import SecretStr
 from connectors.auth import basic_auth
 from connectors.errors import ApiError, PostflowsError, error_for_http_status, quote_body
 from connectors.oauth import read_token_response
-from connectors.redaction import REDACTED, SecretScrubber, redact, register_secret
+from connectors.redaction import REDACTED, SecretScrubber, StreamScrubber, redact, register_secret, spellings
 
 PASSWORD = "Short pw/+:@ 42"  # under 32 characters and with a space: no pattern takes it for a credential
 
@@ -129,3 +129,35 @@ def test_binary_bytes_change_only_where_a_secret_occurs_literally(scrubber: Secr
 def test_bytes_pass_untouched_while_nothing_is_registered() -> None:
     data = f"{PASSWORD} \xe9".encode("latin-1")
     assert SecretScrubber().scrub_bytes(data) is data
+
+
+def _streamed(scrubber: SecretScrubber, data: bytes, size: int) -> bytes:
+    stream = StreamScrubber(scrubber)
+    parts = [stream.feed(data[start : start + size]) for start in range(0, len(data), size)]
+    return b"".join(parts) + stream.finish()
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 7, 16, 64, 4096])
+def test_a_stream_loses_a_secret_cut_by_any_chunk_boundary(scrubber: SecretScrubber, size: int) -> None:
+    token = "tok-4f9a1c2e7b"
+    scrubber.register(token, issued=True)
+    spelled = quote(PASSWORD, safe="")
+    data = (
+        f"1;Müller;{PASSWORD};{spelled}\n2;Bahnhofstrasse;{token}{token}\n".encode()
+        + b"\xff\xfe binary \xc3\x28 "
+        + f"Basic {base64.b64encode(PASSWORD.encode()).decode()}\nlast;{PASSWORD}".encode()
+    )
+    streamed = _streamed(scrubber, data, size)
+    assert streamed == scrubber.scrub_bytes(data)
+    assert PASSWORD.encode() not in streamed and token.encode() not in streamed
+    assert spelled.encode() not in streamed and streamed.count(REDACTED.encode()) == 6
+
+
+def test_a_stream_holds_back_no_more_than_the_longest_spelling(scrubber: SecretScrubber) -> None:
+    stream = StreamScrubber(scrubber)
+    longest = max(len(spelling.encode()) for spelling in spellings(PASSWORD))
+    written = stream.feed(b"x" * 10_000)
+    assert len(written) == 10_000 - (longest - 1)
+    assert written + stream.finish() == b"x" * 10_000
+    untouched = StreamScrubber(SecretScrubber())  # nothing registered: chunks pass as they are
+    assert untouched.feed(b"abc") == b"abc" and untouched.finish() == b""

@@ -131,6 +131,25 @@ def test_results_and_moves_are_guarded_but_for_codes_that_match_their_grammar(tm
         assert_guarded(tmp_path / "out" / name)
 
 
+def test_service_codes_pass_the_guard_unless_they_match_their_grammar_whole(tmp_path: Path) -> None:
+    records = address_input(tmp_path)
+    merged = merge_results(
+        records, decode_results(read_result_file(write_result(tmp_path / "r.txt", "cp1252")))
+    ).head(4)
+    legit = "--3" + "-" * 21  # a ShortReport of §2.5 starts with "-" when its first position says nothing
+    merged["QSTAT"] = ["-1", "=1+1", "@1", "1"]
+    merged["ShortReport"] = [legit, "-1+1", "=cmd|'/C calc'!A0", "+A1"]
+
+    write_address_results(merged, qstat_summary(merged), tmp_path / "out")
+
+    path = tmp_path / "out" / "results.csv"
+    assert_guarded(path)
+    header, *rows = output_rows(path)
+    qstat, report = header.index("QSTAT"), header.index("ShortReport")
+    assert [row[qstat] for row in rows] == ["'-1", "'=1+1", "'@1", "1"]  # no QSTAT starts with "-"
+    assert [row[report] for row in rows] == [legit, "'-1+1", "'=cmd|'/C calc'!A0", "'+A1"]
+
+
 def _delimited(path: Path) -> dict[str, object]:
     path.write_text("Name;Strasse;Ort\nMüller;Lindenweg 1;Bern\nFavre;Rue 2;Biel\n", "utf-8")
     return {}

@@ -115,6 +115,46 @@ def test_a_value_json_does_not_define_is_refused_when_read_by_line_and_column(
     assert getattr(refused.value, "exit_code", None) == 2
 
 
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (".nan", "NaN is not a number"),
+        (".NaN", "NaN is not a number"),
+        (".inf", "infinity is not a number"),
+        ("-.Inf", "infinity is not a number"),
+        ("+.INF", "infinity is not a number"),
+        ("!!float nan", "NaN is not a number"),
+        ("1.0e+999999", "a number out of the range of a double-precision float"),
+        ("7" * 5000, "a number of 5,000 digits, more than 4,300"),
+    ],
+)
+@pytest.mark.parametrize("kind", ["profile", "YAML parameters"])
+def test_a_yaml_number_json_would_refuse_is_refused_when_read_by_line_and_column(
+    elsewhere: Path, kind: str, value: str, problem: str
+) -> None:
+    name, load = LOADERS[kind]
+    path = elsewhere / name
+    path.write_text(f"title: Abo\nextra:\n  - [1, {{copies: {value}}}]\n", encoding="utf-8")
+    with pytest.raises(PostflowsError) as refused:
+        load(path)
+    text = str(refused.value)
+    assert f"line 3, column 18: not usable YAML ({problem})" in text, text
+    assert getattr(refused.value, "exit_code", None) == 2
+
+
+def test_yaml_numbers_that_are_numbers_and_strings_that_look_like_them_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "fine.yaml"
+    path.write_text('a: 1.5e+3\nb: ".nan"\nc: 190:20:30.15\nd: &x 12\ne: *x\nf: 0x1F\n', encoding="utf-8")
+    assert read_structured(path, "yaml").data == {
+        "a": 1500.0,
+        "b": ".nan",
+        "c": 685230.15,
+        "d": 12,
+        "e": 12,
+        "f": 31,
+    }
+
+
 def test_a_structured_file_is_read_no_further_than_its_bound(tmp_path: Path) -> None:
     from fileio.files import ReadTooLarge
 

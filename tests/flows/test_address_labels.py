@@ -145,6 +145,10 @@ async def test_a_pdf_answer_is_the_label(
     ]
     assert (tmp_path / "out" / "label-1.pdf").read_bytes().startswith(b"%PDF-")
     assert not list((tmp_path / "out").glob("*.json"))
+    kept = {path.stat().st_ino for path in (flow_env / "answers" / "address-label").iterdir()}
+    assert kept == {
+        (tmp_path / "out" / f"label-{n}.pdf").stat().st_ino for n in (1, 2)
+    }  # the label is the answer
 
 
 async def test_an_answer_without_a_label_at_the_field_is_no_pdf_and_kept(
@@ -286,3 +290,31 @@ def test_the_run_after_an_uncertain_label_exits_2_even_when_its_own_new_request_
     assert code == 2 and "--resubmit" in output, output
     assert index(tmp_path / "out")["status"].tolist() == ["uncertain", "resumed", "uncertain"]
     assert sandbox.transport.count(LABELS) == 3  # the earlier uncertain one was not sent again
+
+
+async def test_each_answer_is_on_disk_once_the_kept_one_is_the_output_file(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    await call(address_labels, EXAMPLE, tmp_path / "out")
+    kept = sorted((flow_env / "answers" / "address-label").iterdir())
+    answers = [tmp_path / "out" / name for name in ("label-1.json", "label-2.json")]
+    assert len(kept) == 2 and all(path.suffix == ".answer" for path in kept)
+    assert {path.stat().st_ino for path in kept} == {path.stat().st_ino for path in answers}
+    assert all(path.stat().st_nlink == 2 for path in answers)
+
+
+def test_an_answer_over_the_response_limit_is_refused_naming_the_setting_and_uncertain(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The sandbox's label answers are about 1 KB, its token answer far less.
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("POSTFLOWS_RESPONSE_MAX_BYTES", "600")
+    out = str(tmp_path / "out")
+    code, output = invoke("address-labels", str(EXAMPLE), "--out", out, "--concurrency", "1")
+    assert code == 1, output
+    assert "larger than the limit of 600 bytes (POSTFLOWS_RESPONSE_MAX_BYTES)" in output
+    assert index(tmp_path / "out")["status"].tolist() == ["uncertain", "uncertain"]
+    assert not list((tmp_path / "out").glob("label-*")) and not (flow_env / "answers").exists()
+    code, output = invoke("address-labels", str(EXAMPLE), "--out", out)
+    assert code == 2 and "--resubmit" in output, output
+    assert sandbox.transport.count(LABELS) == 2  # sent once each: the label may exist

@@ -95,7 +95,8 @@ def test_the_files_of_a_label(tmp_path: Path) -> None:
 
 def test_a_kept_answer_is_given_back_only_as_it_was_kept(tmp_path: Path) -> None:
     kept = KeptAnswers(tmp_path / "answers")
-    record = kept.keep("address-label:0a1b", ReceivedAnswer(PDF, "application/pdf"))
+    record, answer = kept.keep("address-label:0a1b", ReceivedAnswer(PDF, "application/pdf"))
+    assert answer == ReceivedAnswer(PDF, "application/pdf")
     assert kept.path("address-label:0a1b").name == "address-label-0a1b.answer"
     assert kept.load("address-label:0a1b", record) == ReceivedAnswer(PDF, "application/pdf")
     assert kept.load("address-label:ffff", record) is None
