@@ -186,8 +186,8 @@ def write_customer_files(
 ) -> CustomerFiles:
     """The write-back (:func:`write_customer_writeback`), then the review marking what it wrote
     (:func:`write_customer_review`). A write-back that cannot be made (the input is gone or changed since it
-    was read, a worksheet that cannot be rewritten) is said in the outcome, not raised: the results are there, and so is the review. After a
-    ``sandbox`` run, both say so (:mod:`fileio.sandbox_marks`)."""
+    was read, a worksheet that cannot be rewritten) is said in the outcome, not raised: the results are
+    there, and so is the review. After a ``sandbox`` run, both say so (:mod:`fileio.sandbox_marks`)."""
     try:
         written: WriteBack | None = write_customer_writeback(
             input, corrections, output_dir, policy=policy, limits=limits, csv_style=csv_style, sandbox=sandbox
