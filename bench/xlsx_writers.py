@@ -4,8 +4,8 @@ rotated every round; prints a markdown table of medians (with versions, peak mem
 looks like a formula stays text) and writes it as JSON. Not part of ``make bench``: xlsxwriter alone takes
 most of a minute a write here.
 
-pyexcelerate and polars are no dependencies of the project: install them to include them
-(``pip install pyexcelerate polars``); a writer that is not installed is listed as such.
+pyexcelerate and polars are no dependencies of the project, only its extra ``xlsx-writers``: install them
+to include them (``pip install -e '.[dev,xlsx-writers]'``); a writer that is not installed is listed as such.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ held to its attempt's deadline with failures typed. JSON nesting is measured in 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextlib import aclosing
 
 import httpx
 
@@ -15,11 +16,14 @@ from connectors.limits import BodyLimit
 
 async def read_body(
     response: httpx.Response, limit: BodyLimit, *, api: str, cut: bool = False, sent: bool = True
-) -> bytes:
-    """Read the body of a streamed ``response`` in chunks, never more than ``limit`` of it; the response
-    keeps what was read (``response.content``, ``response.json()``).
+) -> httpx.Response:
+    """Read the body of a streamed ``response`` in chunks, never more than ``limit`` of it; return the
+    answer holding what was read (``.content``, ``.text`` and ``.json()`` read it).
 
-    A ``Content-Length`` over the limit is refused before anything is read. ``cut``: keep the first
+    ``response`` itself then holds that body, decoded (it loses its Content-Encoding header), as whoever
+    kept it sees it (an event hook; httpx reads every answer an auth flow was given); one that was read
+    already (an answer made in memory) keeps its body, and a new answer holds the part of it read. A
+    ``Content-Length`` over the limit is refused before anything is read. ``cut``: keep the first
     ``limit.max_bytes`` of a longer body instead of refusing it (an error answer, read to be quoted).
     ``sent``: False for an answer read before the request it serves left (a token answer); the refusal
     says so.
@@ -30,18 +34,68 @@ async def read_body(
     declared = response.headers.get("content-length", "")
     if not cut and declared.isdigit() and int(declared) > limit.max_bytes:
         raise _too_large(response, limit, api, sent)
+    held = _held_body(response)
     body = bytearray()
-    async for chunk in response.aiter_bytes():
-        body += chunk
-        if len(body) > limit.max_bytes:
-            if not cut:
-                raise _too_large(response, limit, api, sent)
-            del body[limit.max_bytes :]
-            break
+    async with aclosing(_decoded_chunks(response, held)) as chunks:
+        async for chunk in chunks:
+            body += chunk
+            if len(body) > limit.max_bytes:
+                if not cut:
+                    raise _too_large(response, limit, api, sent)
+                del body[limit.max_bytes :]
+                break
     content = bytes(body)
-    # What Response.aread() keeps: .content, .text and .json() read it from here.
-    response._content = content
-    return content
+    if held is not None:
+        return response if content == held else with_body(response, content)
+    response.headers.pop("content-encoding", None)
+    response.stream = httpx.ByteStream(content)
+    await response.aread()  # the response reads its body from the bytes read here
+    return response
+
+
+def _held_body(response: httpx.Response) -> bytes | None:
+    """The body ``response`` holds when it was read already, else None."""
+    try:
+        return response.content
+    except httpx.ResponseNotRead:
+        return None
+
+
+async def _decoded_chunks(response: httpx.Response, held: bytes | None) -> AsyncGenerator[bytes, None]:
+    """The body of ``response`` decoded as its Content-Encoding says: ``held``, else its stream, read
+    through a response of its own so that ``response`` is not iterated; that stream is closed and
+    swapped for an empty one when this ends."""
+    if held is not None:
+        yield held
+        return
+    reader = httpx.Response(
+        response.status_code, headers=response.headers, stream=response.stream, request=response.request
+    )
+    try:
+        async for chunk in reader.aiter_bytes():
+            yield chunk
+    finally:
+        await reader.aclose()
+        response.stream = httpx.ByteStream(b"")
+
+
+def with_body(response: httpx.Response, content: bytes) -> httpx.Response:
+    """A read answer with the status, headers, request and extensions of ``response`` and the (decoded)
+    body ``content``; it has no Content-Encoding, and its Content-Length is that of ``content``."""
+    headers = [
+        (name, value)
+        for name, value in response.headers.multi_items()
+        if name.lower() not in {"content-encoding", "content-length"}
+    ]
+    return httpx.Response(
+        response.status_code,
+        headers=headers,
+        content=content,
+        request=response.request,
+        extensions=response.extensions,
+        history=response.history,
+        default_encoding=response.default_encoding,
+    )
 
 
 def _too_large(response: httpx.Response, limit: BodyLimit, api: str, sent: bool) -> ResponseTooLarge:

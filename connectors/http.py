@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Self, TypedDict, cast
 import httpx
 
 from connectors import sending
-from connectors.bodies import GuardedBody, read_body
+from connectors.bodies import GuardedBody, read_body, with_body
 from connectors.errors import (
     ApiError,
     DeadlineExceeded,
@@ -194,12 +194,12 @@ class ApiClient:
             status: int | None = None
             request = self._http.build_request(method, self.url(path), **kwargs)
             try:
-                response = await self._send(request, auth, seconds)
-                status = response.status_code
+                streamed = await self._send(request, auth, seconds)
+                status = streamed.status_code
                 try:
-                    await self._read(response, limit)
+                    response = await self._read(streamed, limit)
                 finally:
-                    await response.aclose()
+                    await streamed.aclose()
                 if response.is_error:
                     raise self.error_for_response(response)
                 if check is not None:
@@ -253,8 +253,7 @@ class ApiClient:
                 continue
             try:
                 if response.is_error:
-                    await self._read(response, self.limits.body)
-                    raise self.error_for_response(response)
+                    raise self.error_for_response(await self._read(response, self.limits.body))
                 if check is not None:
                     check(response)
             except ApiError as error:
@@ -281,7 +280,7 @@ class ApiClient:
         timer = asyncio.timeout_at(deadline)
         try:
             async with timer:
-                response = await self._http.send(request, auth=self._pick_auth(auth), stream=True)
+                response = await self._dispatch(request, auth)
         except httpx.TransportError as exc:
             raise transport_failure(exc, self.api_name, request=request) from exc
         except TimeoutError as exc:
@@ -299,23 +298,22 @@ class ApiClient:
         response.stream = GuardedBody(stream, deadline=deadline, failed=failed)
         return response
 
-    async def _read(self, response: httpx.Response, limit: BodyLimit) -> None:
-        """Read a response's body within ``limit``. A success answer over it, or JSON nested too deep, is
-        refused; an error answer is cut at the limit, and dropped when it nests too deep, so its status
-        alone is mapped."""
+    async def _read(self, response: httpx.Response, limit: BodyLimit) -> httpx.Response:
+        """The answer with its body read within ``limit``. A success answer over it, or JSON nested too
+        deep, is refused; an error answer is cut at the limit, and its body dropped when it nests too deep,
+        so its status alone is mapped."""
         if response.is_error:
-            content = await read_body(response, limit, api=self.api_name, cut=True)
-            if json_nesting_exceeds(content):
-                response._content = b""  # as read_body keeps a body: .content, .json() read it
-            return
-        content = await read_body(response, limit, api=self.api_name)
-        if json_nesting_exceeds(content):
+            read = await read_body(response, limit, api=self.api_name, cut=True)
+            return with_body(read, b"") if json_nesting_exceeds(read.content) else read
+        read = await read_body(response, limit, api=self.api_name)
+        if json_nesting_exceeds(read.content):
             request = response.request
             raise JsonTooDeep(
                 f"{self.api_name}: the answer to {request.method} {request.url.path} nests arrays and "
                 f"objects deeper than {JSON_MAX_DEPTH} levels; not read",
                 api=self.api_name,
             )
+        return read
 
     def _late(self, request: httpx.Request, seconds: float) -> DeadlineExceeded:
         return DeadlineExceeded(
@@ -332,9 +330,12 @@ class ApiClient:
         """The typed error for a non-success response; a connector overrides it to read its error bodies."""
         return error_for_http_status(response, api=self.api_name)
 
-    def _pick_auth(self, auth: httpx.Auth | None) -> httpx.Auth | httpx._client.UseClientDefault:
+    async def _dispatch(self, request: httpx.Request, auth: httpx.Auth | None) -> httpx.Response:
+        """Send ``request`` with ``auth``, else the client's own, else the ``httpx.AsyncClient``'s default."""
         chosen = auth or self._auth
-        return chosen if chosen is not None else httpx.USE_CLIENT_DEFAULT
+        if chosen is None:
+            return await self._http.send(request, stream=True)
+        return await self._http.send(request, auth=chosen, stream=True)
 
     async def _retry_or_raise(self, error: ApiError, attempt: int) -> None:
         if not self.retry.should_retry(error, attempt):

@@ -241,13 +241,13 @@ class OAuth2ClientCredentialsAuth(httpx.Auth):
                     if token is None:
                         token_response = yield self.credentials.token_request(self.scopes)
                         # The API request itself has not left yet.
-                        await read_body(token_response, limit, api=api, sent=False)
-                        token = self.credentials.accept_token_response(self.scopes, token_response)
+                        answer = await read_body(token_response, limit, api=api, sent=False)
+                        token = self.credentials.accept_token_response(self.scopes, answer)
             request.headers["Authorization"] = token.authorization
             response = yield request
             if response.status_code not in self.renew_on or attempt == 2:
                 return
-            await read_body(response, limit, api=api, cut=True)  # httpx reads a refused answer whole
+            await read_body(response, limit, api=api, cut=True)  # read within the limit, not by httpx whole
             self.credentials.invalidate(token)
 
 

@@ -86,7 +86,10 @@ def read_bounded(path: Path, limit: int) -> bytes:
 
 
 def current_umask() -> int:
-    """The process umask, read without changing it where the platform allows."""
+    """The process umask, read without changing it where the platform allows.
+
+    Linux shows it in ``/proc/self/status`` (psutil does not report a umask); elsewhere it is read by
+    setting it and setting it back, which another thread creating a file meanwhile would see."""
     try:
         with open("/proc/self/status", encoding="ascii") as status:
             for line in status:

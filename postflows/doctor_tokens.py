@@ -60,13 +60,13 @@ async def ask_token(
     ``credentials`` for the clients that share them."""
     scopes = frozenset({scope})
     try:
-        response = await http.send(credentials.token_request(scopes), stream=True)
+        streamed = await http.send(credentials.token_request(scopes), stream=True)
         try:
-            await read_body(
-                response, response_limits(settings).body, api=credentials.api, cut=True, sent=False
+            response = await read_body(
+                streamed, response_limits(settings).body, api=credentials.api, cut=True, sent=False
             )
         finally:
-            await response.aclose()
+            await streamed.aclose()
     except httpx.TransportError as error:
         return TokenAnswer(scope, False, None, " ".join(f"{type(error).__name__}: {error}".split()))
     try:

@@ -28,6 +28,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import psutil
+
 from postflows.prefect_profile import PROFILE_SOURCE
 from postflows.server_process import SERVER_MODULE
 
@@ -41,10 +43,10 @@ WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
 """``--host`` values that bind every interface: no address another machine could call."""
 LOOPBACK = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}
 """Where this machine calls a server bound to every interface."""
-# How the server's process was started, as /proc shows its arguments: ``python -m postflows.server_process``
-# (Prefect's ``prefect server start`` with SQLite writes that wait for each other), or, by an earlier
-# version, ``python -m prefect server start``.
-_SERVER_ARGS = (f"\0-m\0{SERVER_MODULE}\0".encode(), b"\0prefect\0server\0start\0")
+# How the server's process was started, as its arguments show (each after a NUL):
+# ``python -m postflows.server_process`` (Prefect's ``prefect server start`` with SQLite writes that wait for
+# each other), or, by an earlier version, ``python -m prefect server start``.
+_SERVER_ARGS = (f"\0-m\0{SERVER_MODULE}\0", "\0prefect\0server\0start\0")
 
 
 class ServerError(RuntimeError):
@@ -408,10 +410,13 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return False  # another user's process: not the one recorded
     try:
-        command = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return True  # no /proc here: trust the record
-    return any(args in b"\0" + command for args in _SERVER_ARGS)
+        arguments = psutil.Process(pid).cmdline()
+    except psutil.NoSuchProcess:
+        return False
+    except psutil.Error:
+        return True  # its arguments cannot be read here: trust the record
+    command = "".join(f"\0{argument}" for argument in arguments) + "\0"
+    return any(args in command for args in _SERVER_ARGS)
 
 
 def _base_url(host: str, port: int) -> str:

@@ -24,20 +24,25 @@ SERVER_MODULE = "postflows.server_process"
 
 
 def writes_lock_when_they_begin() -> None:
-    """Make every transaction of Prefect's SQLite database configuration begin immediate."""
+    """Hand Prefect's server, when its database is SQLite, a database configuration whose transactions all
+    begin immediate: Prefect's SQLite configuration with ``begin_transaction`` overridden, given to the
+    server through its documented injection point (``set_database_config``). Prefect 3.8.8 has no setting
+    for the begin mode: it begins immediate only the transactions its code marks ``with_for_update``."""
     from prefect.server.database.configurations import AioSqliteConfiguration
+    from prefect.server.database.dependencies import set_database_config
+    from prefect.server.utilities.database import get_dialect
+    from prefect.settings import PREFECT_API_DATABASE_CONNECTION_URL
 
-    begin = AioSqliteConfiguration.begin_transaction
+    class ImmediateSqliteConfiguration(AioSqliteConfiguration):
+        @asynccontextmanager
+        async def begin_transaction(self, session: Any, with_for_update: bool = False) -> AsyncIterator[Any]:
+            del with_for_update  # every transaction here may write: all of them take the lock first
+            async with super().begin_transaction(session, with_for_update=True) as transaction:
+                yield transaction
 
-    @asynccontextmanager
-    async def begin_immediate(
-        self: AioSqliteConfiguration, session: Any, with_for_update: bool = False
-    ) -> AsyncIterator[Any]:
-        del with_for_update  # every transaction here may write: all of them take the lock first
-        async with begin(self, session, with_for_update=True) as transaction:
-            yield transaction
-
-    AioSqliteConfiguration.begin_transaction = begin_immediate  # type: ignore[method-assign]
+    url = PREFECT_API_DATABASE_CONNECTION_URL.value()
+    if get_dialect(url).name == "sqlite":
+        set_database_config(ImmediateSqliteConfiguration(connection_url=url))
 
 
 def main(argv: Sequence[str]) -> None:  # pragma: no cover - runs the server until it is stopped

@@ -19,7 +19,6 @@ from typing import Any
 from pydantic import BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource
-from pydantic_settings.sources.utils import parse_env_vars
 
 from postflows import environment
 
@@ -128,15 +127,23 @@ def fold(model: type[BaseModel], values: Mapping[str, Any], nested: dict[str, An
 
 class PostflowsEnvironment(EnvSettingsSource):
     """The settings' values from :func:`postflows.environment.variables` (the environment over ``.env``):
-    ``POSTFLOWS_<FIELD>``, ``POSTFLOWS_<API>__<FIELD>`` and the flat name of every API setting."""
+    ``POSTFLOWS_<FIELD>``, ``POSTFLOWS_<API>__<FIELD>`` and the flat name of every API setting.
+
+    The source reads what it parses from its ``env_vars``, set here to those variables (names in lower case,
+    as a source that is not case-sensitive keeps them); the settings model may not ask for case-sensitive
+    names or a text read as None, which that table does not carry."""
 
     def __init__(self, settings_cls: type[BaseSettings], env_file: Path | None) -> None:
-        self.env_file = env_file
         super().__init__(settings_cls)
-
-    def _load_env_vars(self) -> Mapping[str, str | None]:
-        found = environment.variables(env_file=self.env_file)
-        return parse_env_vars(found, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
+        if self.case_sensitive or self.env_parse_none_str is not None:
+            raise TypeError(
+                f"{settings_cls.__name__}: case_sensitive and env_parse_none_str are not supported"
+            )
+        self.env_vars = {
+            name: text
+            for name, text in environment.variables(env_file=env_file).items()
+            if not (self.env_ignore_empty and text == "")
+        }
 
     def __call__(self) -> dict[str, Any]:
         prefix = environment.PREFIX.lower()

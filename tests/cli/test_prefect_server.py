@@ -15,12 +15,14 @@ from postflows.cli import app
 from postflows.prefect_server import (
     LocalServer,
     ServerState,
+    _alive,
     choose_api,
     configured_api_url,
     public_host,
     server_environment,
     ui_url,
 )
+from postflows.server_process import SERVER_MODULE
 
 runner = CliRunner()
 
@@ -88,6 +90,22 @@ def test_a_recorded_process_that_is_no_prefect_server_is_not_taken_for_one(tmp_p
     finally:
         other.kill()
         other.wait()
+
+
+def test_a_process_started_as_the_server_module_is_taken_for_the_server_until_it_ends() -> None:
+    waits = "import time; print('up', flush=True); time.sleep(60)"
+    server = subprocess.Popen(
+        [sys.executable, "-c", waits, "-m", SERVER_MODULE, "--port", "9"],
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert server.stdout is not None and server.stdout.readline() == b"up\n"  # its arguments are set
+        assert _alive(server.pid)
+    finally:
+        server.kill()
+        server.communicate()
+    assert not _alive(server.pid)
 
 
 def test_status_and_stop_without_a_server(tmp_path: Path) -> None:

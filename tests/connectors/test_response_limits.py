@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gzip
 import json
 import time
 import tracemalloc
@@ -243,6 +244,72 @@ async def test_a_token_answer_is_read_within_the_limit_and_the_request_never_lef
     with pytest.raises(ResponseTooLarge) as raised:
         await client.get_order_status(7)
     assert raised.value.not_processed and sent == ["/OAuth/token"]
+
+
+class Chunks:
+    """A streamed body of ``parts``, counting the parts read."""
+
+    def __init__(self, *parts: bytes) -> None:
+        self.parts = parts
+        self.read = 0
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for part in self.parts:
+            self.read += 1
+            yield part
+
+
+def gzip_client(body: Chunks, *, max_bytes: int) -> ApiClient:
+    headers = {**STATUS_JSON, "content-encoding": "gzip"}
+    return ApiClient(
+        "https://api.example.test",
+        transport=httpx.MockTransport(lambda request: httpx.Response(200, headers=headers, content=body)),
+        retry=RetryPolicy(max_attempts=1),
+        limits=ResponseLimits(max_bytes=max_bytes),
+    )
+
+
+async def test_a_compressed_answer_is_bounded_by_its_decoded_size() -> None:
+    packed = gzip.compress(b"[" + b" " * (4 << 20) + b"]")
+    assert len(packed) < 1 << 20
+    with pytest.raises(ResponseTooLarge, match=r"1,048,576 bytes"):
+        await gzip_client(Chunks(packed), max_bytes=1 << 20).request("GET", "/status")
+
+
+async def test_a_compressed_answer_within_the_limit_is_read_decoded() -> None:
+    packed = gzip.compress(b'{"status": "ok"}')
+    body = Chunks(packed[:10], packed[10:])
+    response = await gzip_client(body, max_bytes=1000).request("GET", "/status")
+    assert response.json() == {"status": "ok"} and response.content == b'{"status": "ok"}'
+    assert "content-encoding" not in response.headers
+    assert body.read == 2 and response.is_closed
+
+
+async def test_a_refused_answer_before_a_token_renewal_is_read_within_the_limit() -> None:
+    """httpx reads every answer an auth flow was given; the refusal the flow read itself is read once,
+    within the limit, and the request sent again with a new token is answered."""
+    refusal = Chunks(b"no " * 10_000, b"never read")
+    tokens: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if str(request.url) == TOKEN_URL:
+            tokens.append(request.url.path)
+            return _token(request)
+        if len(tokens) == 1:
+            return httpx.Response(401, headers=STATUS_JSON, content=refusal)
+        return httpx.Response(200, json={"statusValue": "LOADED"})
+
+    async with NewspaperClient(
+        NEWSPAPER,
+        token_url=TOKEN_URL,
+        client_id="client",
+        client_secret=SecretStr("secret"),
+        transport=httpx.MockTransport(handler),
+        retry=RetryPolicy(max_attempts=1),
+        limits=ResponseLimits(max_bytes=1000),
+    ) as client:
+        result = await client.get_order_status(7)
+    assert result.value.status_value == "LOADED" and len(tokens) == 2 and refusal.read == 1
 
 
 # -- newspaper documents ---------------------------------------------------------------------------------

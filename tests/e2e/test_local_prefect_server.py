@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import psutil
 import pytest
 
 from postflows.prefect_server import LocalServer, public_host
@@ -55,8 +56,7 @@ def test_a_flow_command_reports_to_the_running_local_server(tmp_path: Path, data
     home = data_dir / "prefect-server"
     # The UI the server serves calls this server's API, whatever the port (not Prefect's default 4200).
     pid = LocalServer.of(data_dir).state().pid  # type: ignore[union-attr]
-    environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    assert f"PREFECT_UI_API_URL={api}".encode() in environ
+    assert psutil.Process(pid).environ()["PREFECT_UI_API_URL"] == api
     assert (home / "server.json").is_file() and (home / "server.log").is_file()
     assert (home / "prefect.db").is_file()  # the server's own database lives in the data dir too
 
@@ -103,7 +103,7 @@ def test_a_flow_command_reports_to_the_running_local_server(tmp_path: Path, data
     assert ui_api == f"{named}/api" and "0.0.0.0" not in ui_api
     assert httpx.get(f"{ui_api}/health", timeout=10).status_code == 200
     pid = LocalServer.of(data_dir).state().pid  # type: ignore[union-attr]
-    assert f"PREFECT_UI_URL={named}".encode() in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    assert psutil.Process(pid).environ()["PREFECT_UI_URL"] == named
     assert _postflows(env, tmp_path, "server", "stop").returncode == 0
 
 
