@@ -37,6 +37,9 @@ CONSTRAINT_KEYWORDS = frozenset(
         "examples",
     }
 )
+# The generic types a form field is made of, parametrised at run time with the connector's types.
+_LIST: Any = list
+_BLANK: Any = Blank
 
 
 class SpecForm(BaseModel):
@@ -126,15 +129,15 @@ def _form_field(
     if get_origin(inner) is list:
         (item,) = get_args(inner)
         if isinstance(item, type) and issubclass(item, BaseModel):
-            return list[_nested(item, made)], Field(default_factory=list, **words)  # type: ignore[misc]
-        return (list[item], Field(default_factory=list, **words)) if _shown(item) else None
+            return _LIST[_nested(item, made)], Field(default_factory=list, **words)
+        return (_LIST[item], Field(default_factory=list, **words)) if _shown(item) else None
     if not _shown(inner):
         return None
     if inner is bool:
         return bool, Field(default=False, **words)
     schema = _constraints(owner, field_name, inner)
     value_type = str if isinstance(inner, type) and issubclass(inner, OpenEnum) else inner
-    return Blank[value_type], Field(default=None, json_schema_extra=_without_default(schema), **words)
+    return _BLANK[value_type], Field(default=None, json_schema_extra=_without_default(schema), **words)
 
 
 def _shown(annotation: Any) -> bool:
