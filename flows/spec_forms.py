@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.alias_generators import to_camel
@@ -23,20 +23,18 @@ from pydantic.fields import FieldInfo
 from connectors.models import OpenEnum
 from flows.forms import Blank
 
-# The JSON schema keywords of a connector field that the form shows and the server checks.
-CONSTRAINT_KEYWORDS = frozenset(
-    {
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "pattern",
-        "minLength",
-        "maxLength",
-        "enum",
-        "examples",
-    }
-)
+# A connector field's constraints (annotated-types' and pydantic's metadata attributes) as the JSON schema
+# keywords the form shows and the server checks.
+_KEYWORDS = {
+    "ge": "minimum",
+    "le": "maximum",
+    "gt": "exclusiveMinimum",
+    "lt": "exclusiveMaximum",
+    "min_length": "minLength",
+    "max_length": "maxLength",
+    "pattern": "pattern",
+}
+CONSTRAINT_KEYWORDS = frozenset({*_KEYWORDS.values(), "examples"})
 # The generic types a form field is made of, parametrised at run time with the connector's types.
 _LIST: Any = list
 _BLANK: Any = Blank
@@ -78,29 +76,25 @@ def form_model(
         doc: the form model's docstring.
     """
     fields: dict[str, FieldInfo] = {}
-    owners: dict[str, type[BaseModel]] = {}
     for model in models:
         for field_name, info in model.model_fields.items():
             if field_name in exclude:
                 continue
-            if field_name in fields:
-                if repr(info) != repr(owners[field_name].model_fields[field_name]):
-                    raise TypeError(f"{name}: {field_name} is declared differently in {model.__name__}")
-                continue
-            fields[field_name], owners[field_name] = info, model
-    return _build(name, doc, fields, {field_name: owners[field_name] for field_name in fields}, {})
+            if field_name in fields and repr(info) != repr(fields[field_name]):
+                raise TypeError(f"{name}: {field_name} is declared differently in {model.__name__}")
+            fields.setdefault(field_name, info)
+    return _build(name, doc, fields, {})
 
 
 def _build(
     name: str,
     doc: str,
     fields: dict[str, FieldInfo],
-    owners: dict[str, type[BaseModel]],
     made: dict[type[BaseModel], type[SpecForm]],
 ) -> type[SpecForm]:
     definitions: dict[str, Any] = {}
     for field_name, info in fields.items():
-        definition = _form_field(field_name, info, owners[field_name], made)
+        definition = _form_field(field_name, info, made)
         if definition is not None:
             definitions[field_name] = definition
     form: type[SpecForm] = create_model(name, __base__=SpecForm, __doc__=doc or None, **definitions)
@@ -110,13 +104,12 @@ def _build(
 def _nested(model: type[BaseModel], made: dict[type[BaseModel], type[SpecForm]]) -> type[SpecForm]:
     """The form of a nested connector model, made once however often it occurs."""
     if model not in made:
-        fields = dict(model.model_fields)
-        made[model] = _build(f"{model.__name__}Form", "", fields, dict.fromkeys(fields, model), made)
+        made[model] = _build(f"{model.__name__}Form", "", dict(model.model_fields), made)
     return made[model]
 
 
 def _form_field(
-    field_name: str, info: FieldInfo, owner: type[BaseModel], made: dict[type[BaseModel], type[SpecForm]]
+    field_name: str, info: FieldInfo, made: dict[type[BaseModel], type[SpecForm]]
 ) -> tuple[Any, FieldInfo] | None:
     """The form's (type, field) of one connector field; None for a field whose shape is not shown."""
     inner = _without_none(info.annotation)
@@ -135,7 +128,7 @@ def _form_field(
         return None
     if inner is bool:
         return bool, Field(default=False, **words)
-    schema = _constraints(owner, field_name, inner)
+    schema = _constraints(info, inner)
     value_type = str if isinstance(inner, type) and issubclass(inner, OpenEnum) else inner
     return _BLANK[value_type], Field(default=None, json_schema_extra=_without_default(schema), **words)
 
@@ -153,21 +146,22 @@ def _without_none(annotation: Any) -> Any:
     return annotation
 
 
-def _constraints(owner: type[BaseModel], field_name: str, inner: Any) -> dict[str, Any]:
+def _constraints(info: FieldInfo, inner: Any) -> dict[str, Any]:
     """The connector field's constraints as JSON schema keywords; a pattern also matches the empty field
     (the form's blank), an open enum names the values the spec shows as examples."""
-    alias = owner.model_fields[field_name].alias or to_camel(field_name)
-    schema = owner.model_json_schema(by_alias=True)["properties"][alias]
-    branches = [branch for branch in schema.get("anyOf", [schema]) if branch != {"type": "null"}]
-    found = {key: value for key, value in branches[0].items() if key in CONSTRAINT_KEYWORDS}
-    found.update({key: value for key, value in schema.items() if key in CONSTRAINT_KEYWORDS})
+    found: dict[str, Any] = {}
+    for constraint in info.metadata:
+        for attribute, keyword in _KEYWORDS.items():
+            value = getattr(constraint, attribute, None)
+            if value is not None:
+                found[keyword] = value
     pattern = found.get("pattern")
     if isinstance(pattern, str) and pattern.startswith("^") and pattern.endswith("$"):
         found["pattern"] = f"^({pattern[1:-1]})?$"
-    if isinstance(inner, type) and issubclass(inner, OpenEnum) and "examples" not in found:
+    if info.examples:
+        found["examples"] = list(info.examples)
+    elif isinstance(inner, type) and issubclass(inner, OpenEnum):
         found["examples"] = sorted(inner.known_values())
-    if get_origin(inner) is Literal:
-        found.pop("enum", None)
     return found
 
 
