@@ -15,6 +15,8 @@ from pydantic import BaseModel
 from connectors.newspaper import GratisOrder, Purchase, StandardOrder
 from fileio.errors import InputError
 from fileio.newspaper.order_input import load_order
+from fileio.newspaper.purchase_input import load_purchase_parameters
+from flows.address_purchase import _form_parameters
 from flows.newspaper_forms import OrderForm, PurchaseForm
 from flows.newspaper_order import _the_order, newspaper_order
 from flows.spec_forms import CONSTRAINT_KEYWORDS, SpecForm, form_model
@@ -137,3 +139,24 @@ def test_models_that_declare_a_shared_field_differently_are_refused() -> None:
 
     with pytest.raises(TypeError, match="language is declared differently"):
         form_model("Both", One, Other)
+
+
+def test_purchase_parameters_breaking_a_constraint_are_refused_alike_from_a_file_and_the_form(
+    tmp_path: Path,
+) -> None:
+    body = json.loads((EXAMPLES / "purchase.json").read_text(encoding="utf-8"))
+    body.pop("addresses", None)
+    body["sortingModule"]["sortingParameters"]["weightPerCopyInGram"] = 0
+    path = tmp_path / "purchase.json"
+    path.write_text(json.dumps(body, indent=2), encoding="utf-8")
+    with pytest.raises(InputError) as from_file:
+        load_purchase_parameters(path)
+    with pytest.raises(InputError) as from_form:
+        _form_parameters(None, PurchaseForm.model_validate(body))
+    field, message = (
+        "sortingModule.sortingParameters.weightPerCopyInGram",
+        "Input should be greater than or equal to 1",
+    )
+    assert str(from_form.value) == f"purchase (form): not valid purchase parameters: {field}: {message}"
+    assert f"not valid purchase parameters: {field} (line " in str(from_file.value)
+    assert str(from_file.value).split("): ", 1)[1].startswith(message)
