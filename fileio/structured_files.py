@@ -328,3 +328,13 @@ def _compose(text: str) -> yaml.Node | None:
         return yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
         return None
+
+
+def body_problems(exc: ValidationError, model: type[BaseModel]) -> str:
+    """The problems of a request body filled in a form, each named by its field path (never quoting the
+    value), as a file's are but without a line to point at."""
+    names = schema_names(model)
+    return "; ".join(
+        f"{field_path(error['loc'], names)}: {error['msg']}"
+        for error in exc.errors(include_input=False, include_url=False)
+    )

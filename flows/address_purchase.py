@@ -19,7 +19,12 @@ from connectors.swiss_time import swiss_today
 from fileio.errors import InputError
 from fileio.files import own_folder
 from fileio.newspaper.outputs import records_frame, summary_markdown, write_json
-from fileio.newspaper.purchase_input import PurchaseInput, load_purchase_parameters, read_purchase_input
+from fileio.newspaper.purchase_input import (
+    PurchaseInput,
+    load_purchase_parameters,
+    purchase_parameters_from_body,
+    read_purchase_input,
+)
 from fileio.rejected_rows import write_rejected
 from fileio.reports import write_csv, write_xlsx
 from fileio.sandbox_marks import with_banner
@@ -348,10 +353,7 @@ def _form_parameters(parameters_path: Path | None, purchase: PurchaseForm | None
         return None
     if purchase is None or not filled:
         raise InputError("no purchase parameters: give a parameters file or fill in the purchase", path=FORM)
-    body = purchase.to_body()
-    if "addresses" in body:
-        raise InputError("addresses come from the address file, not from the purchase", path=FORM)
-    return body
+    return purchase_parameters_from_body(purchase.to_body(), source=FORM)
 
 
 def _purchase_parameters(parameters_path: Path | None, form_body: dict[str, Any] | None) -> dict[str, Any]:

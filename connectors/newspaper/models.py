@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -134,80 +134,138 @@ class ApiResult(Generic[T]):
 
 
 # --- 2.1 standard order -------------------------------------------------------------------------------
+# The request bodies carry the words a clerk reads (title, description) and the constraints of the spec's
+# tables; the Prefect forms are generated from them (flows/spec_forms.py). Rules that span fields or need
+# today's date (required fields, dates today or later) are in connectors/newspaper/validation.py.
+
+
+def described(title: str, description: str, **constraints: Any) -> Any:
+    """An optional field of a request body: its title and description, and the constraints it must meet."""
+    return Field(default=None, title=title, description=description, **constraints)
 
 
 class IssueNumber(SpecModel):
-    from_: int | None = Field(default=None, alias="from")
-    to: int | None = None
+    from_: int | None = described("Issue number", "The number of this issue.", alias="from", ge=1)
+    to: int | None = described(
+        "Issue number to", "Last issue number, for several issues (greater than from)."
+    )
 
 
 class BasisInformation(SpecModel):
-    newspaper_number: str | None = None
-    issue_number: IssueNumber | None = None
-    late_delivery: bool | None = None
-    delivery_date: dt.date | None = None
-    difference_emails: list[str] | None = None
-    confirmation_emails: list[str] | None = None
+    newspaper_number: str | None = described(
+        "Newspaper number", "The newspaper's number (digits).", pattern=r"^\d+$", examples=["4711"]
+    )
+    issue_number: IssueNumber | None = described("Issue number", "The issue's number.")
+    late_delivery: bool | None = described("Late delivery", "The issue is delivered late.")
+    delivery_date: dt.date | None = described("Delivery date", "The delivery date: today or later.")
+    difference_emails: list[str] | None = described(
+        "E-mails on discrepancy", "Who is told when the delivered quantities differ."
+    )
+    confirmation_emails: list[str] | None = described(
+        "Confirmation e-mails", "Who receives the confirmation."
+    )
 
 
 class Sender(SpecModel):
-    company_name1: str | None = None
-    address1: str | None = None
-    zip_code: int | None = None
-    city: str | None = None
+    company_name1: str | None = described("Company", "The sender's company name.", alias="companyName1")
+    address1: str | None = described("Address", "Street and house number.")
+    # §2.1 types the postcode as an integer; a Swiss postcode has four digits (address web service, ZIPcode).
+    zip_code: int | None = described("Postcode", "The sender's postcode, four digits.", ge=1000, le=9999)
+    city: str | None = described("City", "The sender's city.")
 
 
 class SortedShipment(SpecModel):
-    weight: int | None = None
-    count_mail_man: int | None = None
-    count_city: int | None = None
-    count_rest: int | None = None
-    shipment_remark: str | None = None
+    weight: int | None = described("Weight (g)", "Weight of one copy in grams.", ge=1)
+    count_mail_man: int | None = described("Copies for mail carriers", "Copies bundled per carrier.", ge=0)
+    count_city: int | None = described("Copies per locality", "Copies bundled per locality.", ge=0)
+    count_rest: int | None = described("Other copies", "Copies in other bundles.", ge=0)
+    shipment_remark: str | None = described("Remark", "A remark on this shipment.")
 
 
 class SortedDelivery(SpecModel):
-    sorted_shipments: list[SortedShipment] | None = None
+    sorted_shipments: list[SortedShipment] | None = described(
+        "Sorted shipments", "One entry per weight class."
+    )
+    # Element shapes not shown (§2.1): passed on as given, not offered in a form.
     large_edition_shipments: list[dict[str, Any]] | None = None
     appendix_shipments: list[dict[str, Any]] | None = None
     sort_file: dict[str, Any] | None = None
 
 
 class NationalDelivery(SpecModel):
-    sorted_delivery: SortedDelivery | None = None
+    sorted_delivery: SortedDelivery | None = described("Sorted delivery", "Copies sorted for Switzerland.")
 
 
 class InternationalItem(SpecModel):
-    weight: int | None = None
-    count: int | None = None
-    shipment_remark: str | None = None
+    weight: int | None = described("Weight (g)", "Weight of one copy in grams.", ge=1)
+    count: int | None = described("Copies", "Number of copies.", ge=1)
+    shipment_remark: str | None = described("Remark", "A remark on this shipment.")
 
 
 class InternationalShipment(SpecModel):
-    product_label: str | None = None
-    country: str | None = None
-    contract_price: bool | None = None
-    priority_shipments: list[InternationalItem] | None = None
-    economy_shipments: list[InternationalItem] | None = None
+    product_label: str | None = described("Product", "The international product's label.")
+    country: str | None = described("Country", "Two-letter ISO code, e.g. DE.", pattern=r"^[A-Za-z]{2}$")
+    contract_price: bool | None = described(
+        "Contract price", "Charged at the contract price, not the list price."
+    )
+    priority_shipments: list[InternationalItem] | None = described(
+        "Priority", "Copies sent by Priority mail."
+    )
+    economy_shipments: list[InternationalItem] | None = described("Economy", "Copies sent by Economy mail.")
 
 
 class InternationalDelivery(SpecModel):
-    international_shipments: list[InternationalShipment] | None = None
+    international_shipments: list[InternationalShipment] | None = described(
+        "International shipments", "One entry per country and product."
+    )
+
+
+class GratisShipment(SpecModel):
+    """A gratis order's shipment (the gratis body is not shown: the location categories of §2.5)."""
+
+    location_category: Literal["A", "B", "C"] | None = described(
+        "Location category", "A, B or C, as on the distribution list."
+    )
+    weight: int | None = described("Weight (g)", "Weight of one copy in grams.", ge=1)
+    count: int | None = described(
+        "Copies", "Number of copies; empty: the current circulation of the category.", ge=0
+    )
+    shipment_remark: str | None = described("Remark", "A remark on this shipment.")
+
+
+class GratisDelivery(SpecModel):
+    gratis_shipments: list[GratisShipment] | None = described(
+        "Gratis shipments", "One entry per location category."
+    )
+
+
+_LANGUAGE = described("Language", "Language of the order, e.g. DE, FR, IT or EN.", examples=["DE"])
+_BASIS = described(
+    "Basis information", "Newspaper, issue and delivery date: together they identify the order."
+)
+_SENDER = described("Sender", "The company that sends the copies.")
 
 
 class StandardOrder(SpecModel):
-    language: str | None = None
-    basis_information: BasisInformation | None = None
-    sender: Sender | None = None
-    national_delivery: NationalDelivery | None = None
-    international_delivery: InternationalDelivery | None = None
+    language: str | None = _LANGUAGE
+    basis_information: BasisInformation | None = _BASIS
+    sender: Sender | None = _SENDER
+    national_delivery: NationalDelivery | None = described("National delivery", "Copies for Switzerland.")
+    international_delivery: InternationalDelivery | None = described(
+        "International delivery", "Copies for other countries."
+    )
 
 
 class GratisOrder(SpecModel):
-    """The gratis order body is not shown: the fields shared with the standard order, everything else kept."""
+    """The gratis order body is not shown: the fields shared with the standard order and the shipments per
+    location category, everything else kept."""
 
-    language: str | None = None
-    basis_information: BasisInformation | None = None
-    sender: Sender | None = None
+    language: str | None = _LANGUAGE
+    basis_information: BasisInformation | None = _BASIS
+    sender: Sender | None = _SENDER
+    gratis_delivery: GratisDelivery | None = described(
+        "Gratis delivery", "A gratis order's shipments per location category (gratis orders only)."
+    )
 
 
 # --- 2.2-2.5 orders and newspapers ---------------------------------------------------------------------
@@ -222,9 +280,16 @@ class OrderStatus(SpecModel):
         return (self.status_value or "").upper() == OrderStatusValue.CONTROL
 
 
+class SummaryIssueNumber(SpecModel):
+    """An order summary's issue number, as the service answers it (no constraint of the request's)."""
+
+    from_: int | None = Field(default=None, alias="from")
+    to: int | None = None
+
+
 class OrderSummary(SpecModel):
     issue_date: dt.date | None = None
-    issue_number: IssueNumber | None = None
+    issue_number: SummaryIssueNumber | None = None
     barcode_number: str | None = None
     total_newspaper: int | None = None
     status_value: OrderStatusValue | None = None
@@ -313,47 +378,68 @@ class PurchaseAddress(SpecModel):
 
 
 class SortingParameters(SpecModel):
-    customer_reference: str | None = None
-    dispatcher: str | None = None
-    forwarding_name: str | None = None
-    issue_number_from: int | None = None
-    language: str | None = None
-    product_code: ProductCode | None = None
-    sender: str | None = None
-    sending_international: SendingOption | None = None
-    sending_swiss: SendingOption | None = None
-    weight_per_copy_in_gram: int | None = None
-    postage_paid_impression_swiss: str | None = None
-    postage_paid_impression_international: str | None = None
+    customer_reference: str | None = described("Customer reference", "Your reference for this purchase.")
+    dispatcher: str | None = described("Dispatcher", "Who dispatches the copies.")
+    forwarding_name: str | None = described("Forwarding name", "The name the shipment is forwarded under.")
+    issue_number_from: int | None = described("Issue number", "The first issue number.", ge=1)
+    language: str | None = described("Language", "Language code, e.g. DE, FR, IT or EN.", examples=["DE"])
+    product_code: ProductCode | None = described(
+        "Product code", "The product, e.g. AZA_WEEKLY_AND_BI_MONTHLY."
+    )
+    sender: str | None = described("Sender", "The sender as printed.")
+    sending_international: SendingOption | None = described(
+        "Sending abroad", "How copies abroad are sent, e.g. PRIORITY."
+    )
+    sending_swiss: SendingOption | None = described(
+        "Sending in Switzerland", "How copies in Switzerland go, e.g. PRIORITY."
+    )
+    weight_per_copy_in_gram: int | None = described(
+        "Weight per copy (g)", "Weight of one copy in grams.", ge=1
+    )
+    postage_paid_impression_swiss: str | None = described(
+        "Postage paid impression (CH)", "As printed in Switzerland, e.g. AZA 6280 Hochdorf."
+    )
+    postage_paid_impression_international: str | None = described(
+        "Postage paid impression (abroad)", "As printed abroad, e.g. PP Hochdorf."
+    )
 
 
 class SizeRange(SpecModel):
-    min: int | None = None
-    max: int | None = None
-    unit: str | None = None
+    min: int | None = described("Minimum", "The smallest size, in the unit below.", ge=1)
+    max: int | None = described("Maximum", "The largest size, in the unit below.", ge=1)
+    unit: str | None = described("Unit", "The unit of minimum and maximum, e.g. GRAM.", examples=["GRAM"])
 
 
 class SimplifiedConfiguration(SpecModel):
-    bundle: SizeRange | None = None
-    container: SizeRange | None = None
+    bundle: SizeRange | None = described("Bundle", "The size range of a bundle.")
+    container: SizeRange | None = described("Container", "The size range of a container.")
 
 
 class SortingModule(SpecModel):
-    level_sorting: LevelSorting | None = None
-    sorting_parameters: SortingParameters | None = None
-    simplified_configuration: SimplifiedConfiguration | None = None
+    level_sorting: LevelSorting | None = described("Sorting level", "How finely to sort, e.g. NORMAL.")
+    sorting_parameters: SortingParameters | None = described(
+        "Sorting parameters", "How the addresses are sorted and labelled."
+    )
+    simplified_configuration: SimplifiedConfiguration | None = described(
+        "Bundles and containers", "Size ranges of bundles and containers."
+    )
 
 
 class Purchase(SpecModel):
-    title: str | None = None
-    deposit_date: dt.date | None = None
-    language: str | None = None
-    franking_licence: str | None = None
-    offer_option: OfferOption | None = None
-    offer_email: str | None = None
+    title: str | None = described("Title", "Names the purchase (shown to the service's staff).")
+    deposit_date: dt.date | None = described("Deposit date", "When the copies are deposited: today or later.")
+    language: str | None = described("Language", "Language code, e.g. DE, FR, IT or EN.", examples=["DE"])
+    franking_licence: str | None = described("Franking licence", "The franking licence, e.g. AZA-6280-0001.")
+    offer_option: OfferOption | None = described("Offer", "Whether an offer is made, e.g. NO_PRICE.")
+    offer_email: str | None = described("Offer e-mail", "The e-mail address the offer is sent to.")
     addresses: list[PurchaseAddress] = Field(default_factory=list)
-    level_validation: LevelValidation | None = None
-    sorting_module: SortingModule | None = None
+    level_validation: LevelValidation | None = described(
+        "Validation level", "How thoroughly to validate, e.g. COMPLETE."
+    )
+    sorting_module: SortingModule | None = described(
+        "Sorting",
+        "Sorting by mail carrier district and route; leave empty for validation only.",
+    )
 
 
 class PurchaseProgress(SpecModel):

@@ -1,5 +1,9 @@
 """Checks run before any newspaper submission, each problem naming the field by its spec path
 (``basisInformation.deliveryDate: 2020-01-01 is in the past``); ``ensure_*`` raise :class:`OrderInvalid`.
+
+These are the rules a body's model cannot hold by itself: required fields, dates today or later, one field
+against another. A single field's constraints (ranges, patterns) are declared on the request models
+(:mod:`connectors.newspaper.models`) and hold whenever a body is read, from a file or from a form.
 """
 
 from __future__ import annotations
@@ -75,11 +79,6 @@ def check_purchase(purchase: Purchase, *, today: dt.date) -> list[FieldProblem]:
     for index, address in enumerate(purchase.addresses):
         problems += _check_purchase_address(address, f"addresses[{index}]", seen)
     module = purchase.sorting_module
-    parameters = module.sorting_parameters if module else None
-    if parameters is not None:
-        prefix = "sortingModule.sortingParameters"
-        problems += _check_positive(parameters.weight_per_copy_in_gram, f"{prefix}.weightPerCopyInGram")
-        problems += _check_positive(parameters.issue_number_from, f"{prefix}.issueNumberFrom")
     configuration = module.simplified_configuration if module else None
     for name, size_range in (
         ("bundle", configuration.bundle if configuration else None),
@@ -88,8 +87,6 @@ def check_purchase(purchase: Purchase, *, today: dt.date) -> list[FieldProblem]:
         if size_range is None:
             continue
         path = f"sortingModule.simplifiedConfiguration.{name}"
-        problems += _check_positive(size_range.min, f"{path}.min")
-        problems += _check_positive(size_range.max, f"{path}.max")
         if size_range.min is not None and size_range.max is not None and size_range.min > size_range.max:
             problems.append(
                 FieldProblem(f"{path}.max", f"{size_range.max} is less than min {size_range.min}")
@@ -123,18 +120,13 @@ def _check_common(
                 problems.append(FieldProblem(f"sender.{name}", "is missing"))
         if sender.zip_code is None:
             problems.append(FieldProblem("sender.zipCode", "is missing"))
-        else:
-            problems += _check_positive(sender.zip_code, "sender.zipCode")
     return problems
 
 
 def _check_basis(basis: BasisInformation, today: dt.date) -> list[FieldProblem]:
     problems: list[FieldProblem] = []
-    number = (basis.newspaper_number or "").strip()
-    if not number:
+    if not basis.newspaper_number:
         problems.append(FieldProblem("basisInformation.newspaperNumber", "is missing"))
-    elif not number.isdigit():
-        problems.append(FieldProblem("basisInformation.newspaperNumber", f"{number!r} is not all digits"))
     if basis.delivery_date is None:
         problems.append(FieldProblem("basisInformation.deliveryDate", "is missing"))
     else:
@@ -142,14 +134,12 @@ def _check_basis(basis: BasisInformation, today: dt.date) -> list[FieldProblem]:
     issue = basis.issue_number
     if issue is None or issue.from_ is None:
         problems.append(FieldProblem("basisInformation.issueNumber.from", "is missing"))
-    else:
-        problems += _check_positive(issue.from_, "basisInformation.issueNumber.from")
-        if issue.to is not None and issue.to <= issue.from_:
-            problems.append(
-                FieldProblem(
-                    "basisInformation.issueNumber.to", f"{issue.to} is not greater than from {issue.from_}"
-                )
+    elif issue.to is not None and issue.to <= issue.from_:
+        problems.append(
+            FieldProblem(
+                "basisInformation.issueNumber.to", f"{issue.to} is not greater than from {issue.from_}"
             )
+        )
     for name, addresses in (
         ("differenceEmails", basis.difference_emails),
         ("confirmationEmails", basis.confirmation_emails),
@@ -161,30 +151,18 @@ def _check_basis(basis: BasisInformation, today: dt.date) -> list[FieldProblem]:
 
 
 def _check_sorted_shipment(shipment: SortedShipment, path: str) -> list[FieldProblem]:
-    problems = _check_weight(shipment.weight, f"{path}.weight")
-    counts = {
-        "countMailMan": shipment.count_mail_man,
-        "countCity": shipment.count_city,
-        "countRest": shipment.count_rest,
-    }
-    for name, count in counts.items():
-        if count is not None and count < 0:
-            problems.append(FieldProblem(f"{path}.{name}", f"{count} is negative"))
-    # A single count may be 0 (no copies for carriers, say); a shipment of no copies at all is an error.
-    if all(count is None or count == 0 for count in counts.values()):
-        problems.append(
-            FieldProblem(path, "no copies (countMailMan, countCity and countRest are 0 or missing)")
-        )
-    return problems
+    # Weights may be left out and completed in the online dispatch-list service (§1, step 3). A single count
+    # may be 0 (no copies for carriers, say); a shipment of no copies at all is an error.
+    counts = (shipment.count_mail_man, shipment.count_city, shipment.count_rest)
+    if all(count is None or count == 0 for count in counts):
+        return [FieldProblem(path, "no copies (countMailMan, countCity and countRest are 0 or missing)")]
+    return []
 
 
 def _check_international_item(item: InternationalItem, path: str) -> list[FieldProblem]:
-    problems = _check_weight(item.weight, f"{path}.weight")
     if item.count is None:
-        problems.append(FieldProblem(f"{path}.count", "is missing"))
-    else:
-        problems += _check_positive(item.count, f"{path}.count")
-    return problems
+        return [FieldProblem(f"{path}.count", "is missing")]
+    return []
 
 
 def _check_statistics_record(record: StatisticsRecord, path: str) -> list[FieldProblem]:
@@ -234,11 +212,6 @@ def _check_not_past(value: dt.date | None, path: str, today: dt.date) -> list[Fi
     if value is not None and value < today:
         return [FieldProblem(path, f"{value.isoformat()} is in the past")]
     return []
-
-
-def _check_weight(weight: int | None, path: str) -> list[FieldProblem]:
-    # Weights may be left out and completed in the online dispatch-list service (§1, step 3).
-    return _check_positive(weight, path)
 
 
 def _check_positive(value: int | None, path: str) -> list[FieldProblem]:

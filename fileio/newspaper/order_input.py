@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from connectors.newspaper import GratisOrder, StandardOrder, check_gratis_order, check_standard_order
 from connectors.newspaper.validation import ensure_valid
 from fileio.errors import InputError
-from fileio.structured_files import UnusableFile, field_path, read_structured, schema_names
+from fileio.structured_files import UnusableFile, body_problems, read_structured
 
 OrderKind = Literal["standard", "gratis"]
 
@@ -56,12 +56,7 @@ def order_from_body(body: Any, kind: OrderKind, *, source: Path | str) -> Standa
     try:
         return model.model_validate(body)
     except ValidationError as exc:
-        names = schema_names(model)
-        problems = "; ".join(
-            f"{field_path(error['loc'], names)}: {error['msg']}"
-            for error in exc.errors(include_input=False, include_url=False)
-        )
-        raise InputError(f"not a valid {kind} order: {problems}", path=source) from None
+        raise InputError(f"not a valid {kind} order: {body_problems(exc, model)}", path=source) from None
 
 
 def check_order(order: StandardOrder | GratisOrder, *, today: dt.date) -> None:

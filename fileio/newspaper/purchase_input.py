@@ -25,7 +25,7 @@ from fileio.input_rows import RowCells
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.rejected_rows import ID_ALIASES, RejectedRows, id_column
-from fileio.structured_files import Format, UnusableFile, odd_key, read_structured
+from fileio.structured_files import Format, UnusableFile, body_problems, odd_key, read_structured
 from fileio.tables import read_table
 
 if TYPE_CHECKING:
@@ -131,6 +131,24 @@ def load_purchase_parameters(path: Path) -> dict[str, Any]:
         problems = document.validation_problems(exc, Purchase)
         raise InputError(f"not valid purchase parameters: {problems}", path=path) from None
     return data
+
+
+def purchase_parameters_from_body(body: dict[str, Any], *, source: str) -> dict[str, Any]:
+    """The purchase parameters (§2.7 without the addresses) filled in a form (named by ``source``), checked
+    against the purchase's schema as a file's are.
+
+    Raises:
+        InputError: the body holds addresses, or a field breaks its constraint (named by its path).
+    """
+    if "addresses" in body:
+        raise InputError("addresses come from the address file, not from the purchase", path=source)
+    try:
+        Purchase.model_validate({**body, "addresses": []})
+    except ValidationError as exc:
+        raise InputError(
+            f"not valid purchase parameters: {body_problems(exc, Purchase)}", path=source
+        ) from None
+    return body
 
 
 def read_purchase_input(

@@ -238,7 +238,7 @@ import json, sys
 from typer.testing import CliRunner
 from postflows.cli import app
 result = CliRunner().invoke(app, sys.argv[1:])
-requests = ("flows", "flows.forms", "flows.newspaper_forms", "flows.requests")
+requests = ("flows", "flows.forms", "flows.newspaper_forms", "flows.spec_forms", "flows.requests")
 loaded = sorted(
     name
     for name in sys.modules

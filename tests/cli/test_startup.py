@@ -25,8 +25,14 @@ HEAVY = (
     "httpx", "connectors.address_service.client", "connectors.commerce.client", "connectors.newspaper.client",
 )  # fmt: skip
 HELP_HEAVY = (*HEAVY, "httpx", "pydantic_settings", "connectors", "tasks", "sandbox", "postflows.settings")
-# The flows' request models are read for the commands' options: pydantic models, nothing of a flow's engine.
-REQUESTS = ("flows", "flows.requests", "flows.forms", "flows.newspaper_forms")
+# The flows' request models are read for the commands' options: pydantic models, nothing of a flow's engine;
+# the newspaper forms among them are generated from the connector's request models (and what they import).
+REQUESTS = (
+    "flows", "flows.requests", "flows.forms", "flows.newspaper_forms", "flows.spec_forms",
+    "connectors", "connectors.models", "connectors.newspaper", "connectors.newspaper.models",
+    "connectors.newspaper.errors", "connectors.errors", "connectors.redaction", "connectors.jsontext",
+    "connectors.limits",
+)  # fmt: skip
 
 # The console script's own code (``from postflows.cli import main; sys.exit(main())``), reporting the
 # modules loaded when the command ends.

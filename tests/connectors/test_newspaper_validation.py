@@ -6,6 +6,7 @@ import datetime as dt
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from connectors.newspaper.errors import OrderInvalid
 from connectors.newspaper.models import GratisOrder, Purchase, StandardOrder, StatisticsSubmission
@@ -47,8 +48,17 @@ def standard_order(**overrides: Any) -> dict[str, Any]:
 
 
 def problems_of(body: dict[str, Any]) -> dict[str, str]:
-    found = check_standard_order(StandardOrder.model_validate(body), today=TODAY)
+    """The problems of an order body: its fields' constraints (the model's), else the rules (validation's)."""
+    try:
+        order = StandardOrder.model_validate(body)
+    except ValidationError as exc:
+        return {spec_path(error["loc"]): error["msg"] for error in exc.errors()}
+    found = check_standard_order(order, today=TODAY)
     return {problem.field_path: problem.message for problem in found}
+
+
+def spec_path(loc: tuple[int | str, ...]) -> str:
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
 
 
 def test_a_complete_order_today_is_valid() -> None:
@@ -80,13 +90,23 @@ def test_weights_and_counts_must_be_positive() -> None:
     ]
     problems = problems_of(body)
     prefix = "nationalDelivery.sortedDelivery.sortedShipments"
-    assert problems[f"{prefix}[0].weight"] == "0 is not a positive integer"
-    assert problems[f"{prefix}[0].countMailMan"] == "-1 is negative"
-    assert f"{prefix}[1].weight" not in problems  # may be completed in the dispatch-list service
-    assert (
-        problems["internationalDelivery.internationalShipments[0].economyShipments[0].count"]
-        == "0 is not a positive integer"
-    )
+    assert problems == {
+        f"{prefix}[0].weight": "Input should be greater than or equal to 1",
+        f"{prefix}[0].countMailMan": "Input should be greater than or equal to 0",
+        "internationalDelivery.internationalShipments[0].economyShipments[0].count": (
+            "Input should be greater than or equal to 1"
+        ),
+    }
+    del body["nationalDelivery"]["sortedDelivery"]["sortedShipments"][0]
+    body["internationalDelivery"]["internationalShipments"][0]["economyShipments"] = [{"count": 1}]
+    assert problems_of(body) == {}  # weights may be completed in the dispatch-list service
+
+
+def test_a_sender_postcode_has_four_digits() -> None:
+    for zip_code, message in ((999, "greater than or equal to 1000"), (10000, "less than or equal to 9999")):
+        body = standard_order()
+        body["sender"]["zipCode"] = zip_code
+        assert problems_of(body) == {"sender.zipCode": f"Input should be {message}"}
 
 
 def test_shipment_without_copies_is_refused() -> None:
@@ -123,8 +143,13 @@ def test_sender_must_be_complete() -> None:
 
 def test_missing_basis_information_fields() -> None:
     problems = problems_of(standard_order(basisInformation={"newspaperNumber": "12a"}))
+    assert problems == {"basisInformation.newspaperNumber": "String should match pattern '^\\d+$'"}
+    problems = problems_of(standard_order(basisInformation={"newspaperNumber": ""}))
     assert problems == {
-        "basisInformation.newspaperNumber": "'12a' is not all digits",
+        "basisInformation.newspaperNumber": "String should match pattern '^\\d+$'",
+    }
+    problems = problems_of(standard_order(basisInformation={"newspaperNumber": "12"}))
+    assert problems == {
         "basisInformation.deliveryDate": "is missing",
         "basisInformation.issueNumber.from": "is missing",
     }
@@ -204,7 +229,7 @@ def test_purchase_problems_name_their_fields() -> None:
             {"lastName": "Y", "city": "Bern", "isoCode": "CH"},
         ],
         sortingModule={
-            "sortingParameters": {"weightPerCopyInGram": 0},
+            "sortingParameters": {"weightPerCopyInGram": 2},
             "simplifiedConfiguration": {"container": {"min": 5, "max": 2}},
         },
     )
@@ -217,7 +242,6 @@ def test_purchase_problems_name_their_fields() -> None:
     assert problems["addresses[1].isoCode"] == "'che' is not a 2-letter country code"
     assert problems["addresses[2].id"] == "is missing"
     assert problems["addresses[2].zipCode"] == "is missing"
-    assert problems["sortingModule.sortingParameters.weightPerCopyInGram"] == "0 is not a positive integer"
     assert problems["sortingModule.simplifiedConfiguration.container.max"] == "2 is less than min 5"
     assert purchase_problems(purchase(addresses=[])) == {"addresses": "no addresses"}
 
@@ -239,3 +263,18 @@ def test_statistics_records() -> None:
     assert [str(problem) for problem in check_statistics(StatisticsSubmission())] == [
         "statistics: no records"
     ]
+
+
+def test_purchase_sizes_and_weights_are_positive() -> None:
+    with pytest.raises(ValidationError) as raised:
+        purchase(
+            sortingModule={
+                "sortingParameters": {"weightPerCopyInGram": 0, "issueNumberFrom": 1},
+                "simplifiedConfiguration": {"bundle": {"min": 0, "max": 5}},
+            }
+        )
+    found = {spec_path(error["loc"]): error["msg"] for error in raised.value.errors()}
+    assert found == {
+        "sortingModule.sortingParameters.weightPerCopyInGram": "Input should be greater than or equal to 1",
+        "sortingModule.simplifiedConfiguration.bundle.min": "Input should be greater than or equal to 1",
+    }
