@@ -169,8 +169,8 @@ class BasisInformation(SpecModel):
 class Sender(SpecModel):
     company_name1: str | None = described("Company", "The sender's company name.", alias="companyName1")
     address1: str | None = described("Address", "Street and house number.")
-    # §2.1 types the postcode as an integer; a Swiss postcode has four digits (address web service, ZIPcode).
-    zip_code: int | None = described("Postcode", "The sender's postcode, four digits.", ge=1000, le=9999)
+    # §2.1 types the postcode as an integer and gives no range: a sender abroad is the service's to judge.
+    zip_code: int | None = described("Postcode", "The sender's postcode.")
     city: str | None = described("City", "The sender's city.")
 
 
