@@ -63,7 +63,7 @@ async def return_order(
             outcomes, bodies, output_dir, kept=run.kept, csv_style=settings.csv_style
         )
         counts = status_counts(outcomes)
-        run.summary.update(orders=orders_in_summary(outcomes))
+        run.summary.update(orders=orders_in_summary(outcomes, run.kept))
         get_run_logger().info("return orders: %s", counts)
         report = return_orders_summary(order_path.name, outcomes, index, service=describe_commerce(settings))
         return await run.end(

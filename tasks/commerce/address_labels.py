@@ -72,7 +72,7 @@ def _label_files(
     written: list[Path],
 ) -> dict[str, str]:
     """The index fields of a created label, its files written (added to ``written``)."""
-    answer = outcome.answer
+    answer = outcome.answer(kept)
     if answer is None:
         return {"status": NO_PDF}
     content = label_content(answer, pdf_field=pdf_field, setting=setting)

@@ -71,17 +71,25 @@ class Submitted:
 
 @dataclass(frozen=True)
 class BodyOutcome:
-    """What became of one body: its position in the file, its key, how it ended, the answer (this run's,
-    or the one kept for an earlier run's request), the id the service gave it, a message, and whether it is
-    uncertain since an earlier run (this run sent nothing for it)."""
+    """What became of one body: its position in the file, its key, how it ended, whether it has an answer
+    (this run's, or the one kept for an earlier run's request) and its record, the id the service gave it, a
+    message, and whether it is uncertain since an earlier run (this run sent nothing for it).
+
+    An outcome holds no answer: :meth:`answer` reads it from where it is kept, so a run of many bodies holds
+    one answer at a time, however many it made."""
 
     position: int
     key: str
     status: BodyStatus
-    answer: ReceivedAnswer | None = None
+    answered: bool = False
+    kept: KeptAnswer | None = None
     answer_id: str = ""
     message: str = ""
     sent_before: bool = False
+
+    def answer(self, kept: KeptAnswers) -> ReceivedAnswer | None:
+        """The answer as kept in ``kept``; None without one, or when it is no longer kept as recorded."""
+        return kept.load(self.key, self.kept) if self.answered else None
 
 
 class BodyJobData(JobData):
@@ -245,7 +253,7 @@ class _BodySubmission:
                 answer_sha256=facts.sha256, content_type=facts.content_type, answer_id=answer_id or None
             ),
         )
-        return BodyOutcome(item.position, key, BodyStatus.CREATED, answer, answer_id)
+        return BodyOutcome(item.position, key, BodyStatus.CREATED, True, facts, answer_id)
 
     def _resumed(self, item: JsonBody, key: str, job: JobSnapshot) -> BodyOutcome:
         facts = job.facts(BodyJobData)
@@ -253,11 +261,11 @@ class _BodySubmission:
             "" if answered_id(job.remote_id) == key else answered_id(job.remote_id)
         )
         recorded = KeptAnswer(facts.answer_sha256, facts.content_type or "") if facts.answer_sha256 else None
-        answer = self.kept.load(key, recorded)
+        answered = self.kept.load(key, recorded) is not None
         message = f"created by run {job.run_id}" + (
-            "" if answer is not None else f"; its answer is no longer kept in {self.kept.path(key)}"
+            "" if answered else f"; its answer is no longer kept in {self.kept.path(key)}"
         )
-        return BodyOutcome(item.position, key, BodyStatus.RESUMED, answer, answer_id, message)
+        return BodyOutcome(item.position, key, BodyStatus.RESUMED, answered, recorded, answer_id, message)
 
     def _outcome(self, item: JsonBody, key: str, status: BodyStatus, message: str) -> BodyOutcome:
         return BodyOutcome(item.position, key, status, message=message)

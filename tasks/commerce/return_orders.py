@@ -53,11 +53,12 @@ def write_return_orders(
     written: list[Path] = []
     for outcome in outcomes:
         row = index_row(outcome, lines[outcome.position], id_column="orderId")
-        if outcome.answer is not None:
+        answer = outcome.answer(kept)
+        if answer is not None:
             stem = "return-order" if len(bodies) == 1 else f"return-order-{outcome.position}"
-            extension = "json" if _json(outcome.answer.content) is not None else "bin"
+            extension = "json" if _json(answer.content) is not None else "bin"
             path = output_dir / f"{stem}.{extension}"
-            kept.place(outcome.key, outcome.answer, path)
+            kept.place(outcome.key, answer, path)
             written.append(path)
             row["answer"] = path.name
         rows.append(row)
@@ -79,16 +80,16 @@ def return_orders_summary(
     )
 
 
-def orders_in_summary(outcomes: Sequence[BodyOutcome]) -> list[dict[str, Any]]:
+def orders_in_summary(outcomes: Sequence[BodyOutcome], kept: KeptAnswers) -> list[dict[str, Any]]:
     """The first orders as the run summary names them: position, status, and the order's id, or (without
-    one) its answer as compact JSON text."""
+    one) its answer (as ``kept`` holds it) as compact JSON text."""
     shown: list[dict[str, Any]] = []
     for outcome in outcomes[:ORDERS_IN_SUMMARY]:
         entry: dict[str, Any] = {"position": outcome.position, "status": str(outcome.status)}
         if outcome.answer_id:
             entry["id"] = outcome.answer_id
-        elif outcome.answer is not None:
-            entry["answer"] = _compact(outcome.answer.content)
+        elif (answer := outcome.answer(kept)) is not None:
+            entry["answer"] = _compact(answer.content)
         shown.append(entry)
     return shown
 

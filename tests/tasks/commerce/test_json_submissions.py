@@ -3,8 +3,12 @@ same work), the id in an answer, and what an uncertain submission tells the user
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
+
 from connectors.commerce import ReceivedAnswer
 from fileio.commerce.json_bodies import JsonBody
+from fileio.commerce.kept_answers import KeptAnswers
 from history.identity import Endpoint
 from tasks.commerce.json_submissions import BodyOutcome, BodyStatus, SubmissionsUncertain, body_keys, id_field
 
@@ -66,3 +70,17 @@ def test_bodies_uncertain_since_an_earlier_run_stop_the_run_with_exit_2() -> Non
     # The run after an uncertain submission exits 2 even when a request of its own lost its answer too.
     assert SubmissionsUncertain("address label", [earlier, now], "labels.csv", "check").exit_code == 2
     assert SubmissionsUncertain("address label", [now], "labels.csv", "check").exit_code == 1
+
+
+def test_an_outcome_holds_no_answer_and_reads_it_from_where_it_is_kept(tmp_path: Path) -> None:
+    kept = KeptAnswers(tmp_path / "answers")
+    record, _ = kept.keep("address-label:k1", ReceivedAnswer(b'{"id": "L-1"}', "application/json"))
+    outcome = BodyOutcome(1, "address-label:k1", BodyStatus.CREATED, True, record, "L-1")
+    assert not any(
+        isinstance(value, bytes | ReceivedAnswer) for value in dataclasses.astuple(outcome)
+    )  # a run of many labels holds one answer at a time
+    answer = outcome.answer(kept)
+    assert answer is not None and answer.content == b'{"id": "L-1"}'
+    assert BodyOutcome(2, "address-label:k2", BodyStatus.REFUSED).answer(kept) is None
+    kept.path("address-label:k1").write_bytes(b'{"id": "changed"}')
+    assert outcome.answer(kept) is None  # not the answer recorded
