@@ -161,21 +161,18 @@ class _Inflation:
                 WORKBOOK_MAX_PART_BYTES_SETTING,
                 self.limits.max_part_bytes,
             )
-        ratio = self.limits.max_workbook_ratio
-        if inflated > _RATIO_GRACE_BYTES and inflated > max(member.compress_size, 1) * ratio:
-            _refuse(
-                f"the workbook's part {name!r} unpacks to more than {ratio:g} times its compressed size of "
-                f"{member.compress_size:,} bytes (limit {ratio:g}:1)",
-                WORKBOOK_MAX_RATIO_SETTING,
-                int(ratio),
-            )
+        self._check_ratio(
+            inflated, member.compress_size, f"the workbook's part {name!r}", "its compressed size"
+        )
 
     def _check_total(self, total: int) -> None:
+        self._check_ratio(total, self.size, "the workbook", "its size")
+
+    def _check_ratio(self, inflated: int, packed: int, what: str, size: str) -> None:
         ratio = self.limits.max_workbook_ratio
-        if total > _RATIO_GRACE_BYTES and total > max(self.size, 1) * ratio:
+        if inflated > _RATIO_GRACE_BYTES and inflated > max(packed, 1) * ratio:
             _refuse(
-                f"the workbook unpacks to more than {ratio:g} times its size of {self.size:,} bytes "
-                f"(limit {ratio:g}:1)",
+                f"{what} unpacks to more than {ratio:g} times {size} of {packed:,} bytes (limit {ratio:g}:1)",
                 WORKBOOK_MAX_RATIO_SETTING,
                 int(ratio),
             )
