@@ -161,7 +161,7 @@ def results_frame(rows: int, columns: int = 40, *, seed: int = SEED) -> pd.DataF
         "Streetname_in": _pick(rng, STREETS, rows),
         "PoBoxNo": po_box_numbers,
     }
-    labels = ("1 compliance", "3 changed", "- no statement", "4 supplemented", "")
+    labels = ("compliance (1)", "changed (3)", "no statement (-)", "supplemented (4)", "")
     position = 1
     while len(frame) < columns:
         frame[f"SR{position:02d}"] = pd.Categorical(_pick(rng, labels, rows))

@@ -10,15 +10,13 @@ with CRLF and quote a cell only when it needs it.
 CSV injection: a spreadsheet opening a CSV file runs a cell that starts with ``=``, ``+``, ``-`` or ``@`` as a
 formula (and a leading tab or carriage return hides such a start). With the guard (:attr:`CsvStyle.guard`)
 every such text cell of every column is written with a leading ``'`` (the OWASP advice), whoever wrote the
-text: the customer, the service or we. The one exception is an explicit allow-list of code columns, each
-with its grammar (a ShortReport such as ``--1111…``): a value there is written as it is only when the whole
-value matches the grammar, and guarded like any other otherwise.
+text: the customer, the service or we, a service's code (a ShortReport ``--11…``) too: a spreadsheet computes
+``-1-1``. A program that reads the codes back takes the file written without the guard.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -37,8 +35,6 @@ else:
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 FORMULA_GUARD = "'"
-CodeColumns = Mapping[str, re.Pattern[str]]
-"""Code columns and their grammars: a value that matches its column's grammar whole is written unguarded."""
 
 
 CsvDialect = Literal["excel", "rfc4180"]
@@ -72,9 +68,7 @@ DEFAULT_CSV_STYLE = CsvStyle()
 """The settings' defaults: guarded, for Excel."""
 
 
-def write_csv(
-    frame: pd.DataFrame, path: Path, *, style: CsvStyle, code_columns: CodeColumns | None = None
-) -> Path:
+def write_csv(frame: pd.DataFrame, path: Path, *, style: CsvStyle) -> Path:
     """Write a frame as a CSV file for people (header, no index, CRLF line ends) in ``style``, atomically.
 
     Args:
@@ -82,13 +76,10 @@ def write_csv(
         path: the file.
         style: the dialect (``excel``: UTF-8 with BOM, ``;``; ``rfc4180``: UTF-8, ``,``) and whether the
             formula guard applies (see :func:`neutralise_formulas`) to the column names and every column.
-        code_columns: the allow-list: columns holding codes (a ShortReport, a ShortReport label such as
-            ``"- no statement"``) with their grammars; a value matching its column's grammar whole is
-            written as it is.
     """
     header: list[str] | bool = True
     if style.guard:
-        frame = neutralise_formulas(frame, code_columns=code_columns)
+        frame = neutralise_formulas(frame)
         # A customer's column name is a cell too.
         header = [_guard_text(str(column)) for column in frame.columns]
     with atomic_path(path) as temporary:
@@ -103,25 +94,18 @@ def write_csv(
     return path
 
 
-def neutralise_formulas(
-    frame: pd.DataFrame,
-    columns: Iterable[Hashable] | None = None,
-    *,
-    code_columns: CodeColumns | None = None,
-) -> pd.DataFrame:
+def neutralise_formulas(frame: pd.DataFrame, columns: Iterable[Hashable] | None = None) -> pd.DataFrame:
     """The frame with a ``'`` before every text value of ``columns`` (all columns when None) that starts with
-    ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, so that a spreadsheet shows it as text; in a
-    column of ``code_columns`` a value that matches the column's grammar whole is left as it is.
+    ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, so that a spreadsheet shows it as text.
 
     Numbers, booleans and missing values are left alone (``-5`` as a number is no formula), as are other
     columns. Vectorised: one ``str.startswith`` per text column; the caller's frame is never modified, and
     it is returned itself when nothing needs changing.
     """
-    grammars = code_columns or {}
     changed: dict[Hashable, pd.Series] = {}
     for column in frame.columns if columns is None else columns:
         values = frame[column]
-        guarded = _guard_series(values, grammars.get(column) if isinstance(column, str) else None)
+        guarded = _guard_series(values)
         if guarded is not None:
             changed[column] = guarded
     if not changed:
@@ -143,28 +127,21 @@ def _guard_text(text: str) -> str:
     return FORMULA_GUARD + text if starts_like_formula(text) else text
 
 
-def _guard_series(values: pd.Series, grammar: re.Pattern[str] | None = None) -> pd.Series | None:
-    """The guarded column, or None when no value needs the guard; a value matching ``grammar`` whole is
-    kept."""
+def _guard_series(values: pd.Series) -> pd.Series | None:
+    """The guarded column, or None when no value needs the guard."""
     if isinstance(values.dtype, pd.CategoricalDtype):
         categories = values.cat.categories
         if not (pd.api.types.is_string_dtype(categories) or categories.dtype == object):
             return None
-        guarded = _guard_series(pd.Series(categories, dtype=object), grammar)
+        guarded = _guard_series(pd.Series(categories, dtype=object))
         if guarded is None:
             return None
         if guarded.duplicated().any():  # "=x" beside "'=x": the categories would collide
-            return _guard_series(values.astype(object), grammar)
+            return _guard_series(values.astype(object))
         return values.cat.rename_categories(guarded.tolist())
     if not (pd.api.types.is_string_dtype(values) or values.dtype == object):
         return None
     hits = values.str.startswith(FORMULA_STARTS, na=False).astype(bool)
-    if grammar is not None and hits.any():
-        # Vectorised like the test above (Arrow's regular expressions for Arrow strings).
-        allowed = values[hits].astype(str).str.fullmatch(grammar.pattern).fillna(False).to_numpy(dtype=bool)
-        mask = hits.to_numpy(copy=True)
-        mask[np.flatnonzero(mask)[allowed]] = False
-        hits = pd.Series(mask, index=values.index)
     if not hits.any():
         return None
     result = values.copy()

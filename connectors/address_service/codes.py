@@ -7,7 +7,6 @@ Lookups tolerate codes outside the tables: the service may add values the spec d
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -52,10 +51,6 @@ QSTAT: Mapping[str, QstatInfo] = MappingProxyType(
         )
     }
 )
-
-
-QSTAT_GRAMMAR = re.compile(r"[0-9]{1,2}(?:\.0)?|[A-Za-z]")
-"""A QSTAT value as the service writes it: one or two digits (a spreadsheet's ``1.0`` too), or a letter."""
 
 
 def normalize_qstat(code: object) -> str:
@@ -103,8 +98,6 @@ SHORT_REPORT_POSITIONS: tuple[str, ...] = (
     "AddressStatus",
 )
 SHORT_REPORT_LENGTH = len(SHORT_REPORT_POSITIONS)
-SHORT_REPORT_GRAMMAR = re.compile(rf"[-0-9A-Za-z ]{{1,{SHORT_REPORT_LENGTH}}}")
-"""A ShortReport: up to 24 characters of §2.5's alphabet (``-``, digits, letters); blank: not delivered."""
 
 
 def short_report_column(position: int) -> str:

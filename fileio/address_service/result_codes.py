@@ -34,8 +34,9 @@ def decode_results(frame: pd.DataFrame) -> pd.DataFrame:
 
     Adds ``QSTAT_Designation`` and ``QSTAT_Meaning`` after QSTAT (unknown codes read "Unknown QSTAT"), turns
     ``CorrectionType`` into nullable ``Int64`` and ``TotalScore`` into float (``"100.00"`` → 100.0), and
-    appends ``SR01_Company`` … ``SR24_AddressStatus``: each ShortReport character with its label, such as
-    ``"1 compliance"``, ``"3 changed"``, ``"- no statement"``, ``"H special"``; a missing position is ``""``.
+    appends ``SR01_Company`` … ``SR24_AddressStatus``: each ShortReport character's label with the character,
+    such as ``"compliance (1)"``, ``"changed (3)"``, ``"no statement (-)"``, ``"special (H)"``; a missing
+    position is ``""``.
     The decoded text columns are categorical.
     """
     decoded = frame.copy(deep=False)  # copy-on-write: the caller's frame is never modified
@@ -59,7 +60,8 @@ def decode_results(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def decode_short_report(short_report: pd.Series) -> pd.DataFrame:
-    """One categorical column per ShortReport position, labelled ``"<char> <label>"``."""
+    """One categorical column per ShortReport position, labelled ``"<label> (<char>)"``: the label first, so
+    that no label starts a CSV cell with ``-``."""
     chars = _short_report_chars(short_report)
     # A lookup from code point to category number: the alphabet is tiny, the rows are many. A blank is read
     # as 0 ("not delivered"), as is a position past the report's end.
@@ -143,7 +145,7 @@ def _whole_ascii_reports(values: pa.Array, rows: int, length: int) -> np.ndarray
 
 def _short_report_label(char: str) -> str:
     label = short_report_char(char).label
-    return f"{char} {label}" if label else ""
+    return f"{label} ({char})" if label else ""
 
 
 def _designation(code: str) -> str:

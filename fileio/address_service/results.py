@@ -9,20 +9,14 @@ moves file read by :mod:`fileio.address_service.moves_file`.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
 
 from connectors.address_service.codes import (
     ADDRESS_FIELD_NAMES,
-    QSTAT_GRAMMAR,
-    SHORT_REPORT_GRAMMAR,
-    SHORT_REPORT_POSITIONS,
-    short_report_column,
 )
 from fileio.address_service.records import RECORD_ID, AddressInput
 from fileio.address_service.result_charts import result_chart_sheets
@@ -37,24 +31,6 @@ RETURNED_COLUMN = "ReturnedByService"
 INPUT_SUFFIX = "_in"  # the §2.2 convention for input values, used for the original address beside the result
 NOT_RETURNED = "not returned"
 NOT_RETURNED_MEANING = "the service's result has no row with this record id"
-# The code columns of results.csv and their grammars: a value is written as it is (a ShortReport starting
-# "--", its decoded label "- no statement") only when it matches its column's grammar whole; every other text
-# cell, the service's other fields (ValidFrom, Housekey, Double_DSTAT …) included, gets the formula guard.
-SHORT_REPORT_LABEL = re.compile(r"[-0-9A-Za-z] [a-z][a-z ]*")
-
-
-CODE_COLUMNS: Mapping[str, re.Pattern[str]] = MappingProxyType(
-    {
-        "QSTAT": QSTAT_GRAMMAR,
-        "ShortReport": SHORT_REPORT_GRAMMAR,
-        **{
-            short_report_column(position): SHORT_REPORT_LABEL
-            for position in range(1, len(SHORT_REPORT_POSITIONS) + 1)
-        },
-    }
-)
-
-
 logger = logging.getLogger("postflows.address_service.results")
 
 
@@ -162,11 +138,10 @@ def write_address_results(
     when None) and moves by kind, every category listed, zero included.
 
     The CSV files are written in ``csv_style``'s dialect; with its guard a text cell that a spreadsheet
-    would run as a formula gets a leading ``'`` (:func:`fileio.reports.neutralise_formulas`), unless it is a
-    code of the :data:`CODE_COLUMNS` that matches its grammar; the workbook never needs it (its cells are
-    written as text, never as formulas).
+    would run as a formula gets a leading ``'`` (:func:`fileio.reports.neutralise_formulas`), a code too;
+    the workbook never needs it (its cells are written as text, never as formulas).
     """
-    paths = [write_csv(merged, out_dir / "results.csv", style=csv_style, code_columns=CODE_COLUMNS)]
+    paths = [write_csv(merged, out_dir / "results.csv", style=csv_style)]
     sheets = {"Results": merged, "QSTAT summary": summary}
     if moves is not None:
         sheets["Moves"] = moves

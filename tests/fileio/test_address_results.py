@@ -18,7 +18,7 @@ from fileio.address_service.moves_file import read_moves_file
 from fileio.address_service.records import AddressInput, read_address_file
 from fileio.address_service.result_codes import decode_results, decode_short_report, qstat_summary
 from fileio.address_service.result_file import read_result_file
-from fileio.address_service.results import CODE_COLUMNS, merge_results, write_address_results
+from fileio.address_service.results import merge_results, write_address_results
 from fileio.archives import ZipInflation
 from fileio.errors import DuplicateRecordIds, ResultFileError
 from fileio.textfiles import detect_encoding, sniff_delimiter
@@ -173,44 +173,44 @@ def test_each_short_report_position_gets_its_own_column(position: int) -> None:
     report = "-" * (position - 1) + "3" + "-" * (24 - position)
     decoded = decode_short_report(pd.Series([report]))
     name = f"SR{position:02d}_{SHORT_REPORT_POSITIONS[position - 1]}"
-    assert decoded.loc[0, name] == "3 changed"
+    assert decoded.loc[0, name] == "changed (3)"
     others = decoded.drop(columns=name).iloc[0].tolist()
-    assert others == ["- no statement"] * 23
+    assert others == ["no statement (-)"] * 23
 
 
 @pytest.mark.parametrize(
     ("char", "text"),
     [
-        ("-", "- no statement"),
-        ("1", "1 compliance"),
-        ("2", "2 hit with discrepancy"),
-        ("3", "3 changed"),
-        ("4", "4 supplemented"),
-        ("5", "5 new information"),
-        ("6", "6 blocked forwarding information"),
-        ("9", "9 deleted"),
-        ("0", "0 no hit"),
-        ("A", "A special"),
-        ("H", "H special"),
-        ("Z", "Z special"),
-        ("7", "7 unknown"),
-        ("€", "€ unknown"),
+        ("-", "no statement (-)"),
+        ("1", "compliance (1)"),
+        ("2", "hit with discrepancy (2)"),
+        ("3", "changed (3)"),
+        ("4", "supplemented (4)"),
+        ("5", "new information (5)"),
+        ("6", "blocked forwarding information (6)"),
+        ("9", "deleted (9)"),
+        ("0", "no hit (0)"),
+        ("A", "special (A)"),
+        ("H", "special (H)"),
+        ("Z", "special (Z)"),
+        ("7", "unknown (7)"),
+        ("€", "unknown (€)"),
         (" ", ""),
     ],
 )
 def test_each_short_report_character_is_decoded(char: str, text: str) -> None:
     decoded = decode_short_report(pd.Series([char * 24, "1" * 24]))
     assert decoded.iloc[0].tolist() == [text] * 24
-    assert decoded.iloc[1].tolist() == ["1 compliance"] * 24
+    assert decoded.iloc[1].tolist() == ["compliance (1)"] * 24
 
 
 def test_short_or_missing_short_reports_leave_positions_empty() -> None:
     decoded = decode_short_report(pd.Series(["13", "", None, "1" * 30], index=[10, 11, 12, 13]))
     assert list(decoded.index) == [10, 11, 12, 13]
-    assert decoded.loc[10].tolist()[:3] == ["1 compliance", "3 changed", ""]
+    assert decoded.loc[10].tolist()[:3] == ["compliance (1)", "changed (3)", ""]
     assert decoded.loc[11].tolist() == [""] * 24
     assert decoded.loc[12].tolist() == [""] * 24
-    assert decoded.loc[13].tolist() == ["1 compliance"] * 24  # positions past 24 are not defined
+    assert decoded.loc[13].tolist() == ["compliance (1)"] * 24  # positions past 24 are not defined
 
 
 def test_decoding_many_rows_works_per_distinct_value() -> None:
@@ -227,8 +227,8 @@ def test_decoding_many_rows_works_per_distinct_value() -> None:
     decoded = decode_results(frame)
     sample = rng.integers(0, rows, 50)
     for row in sample:
-        assert decoded.iloc[row]["SR08_StreetName"].startswith(reports[row][7])
-        assert decoded.iloc[row]["SR24_AddressStatus"].startswith(reports[row][23])
+        assert decoded.iloc[row]["SR08_StreetName"].endswith(f"({reports[row][7]})")
+        assert decoded.iloc[row]["SR24_AddressStatus"].endswith(f"({reports[row][23]})")
     assert (decoded["QSTAT_Designation"] == "Unknown QSTAT").sum() == (qstats == "99").sum()
     assert decoded["TotalScore"].eq(100.0).all()
 
@@ -489,7 +489,7 @@ def test_results_csv_neutralises_formulas_in_text_but_not_in_codes(tmp_path: Pat
     assert csv.loc[0, "Kundennummer"] == '\'=HYPERLINK("http://x","klick")'
     assert csv.loc[1, "Name"] == "'@SUM(1+1)"
     assert csv.loc[2, "Streetname_in"] == "'+41 79 000 00 00"
-    assert csv.loc[0, "SR01_Company"] == "- no statement"  # a decoded code stays as it is
+    assert csv.loc[0, "SR01_Company"] == "no statement (-)"  # a decoded code starts with its label
     assert csv.loc[1, "Kundennummer"] == "008" and csv.loc[0, "QSTAT"] == "1"
     assert csv.loc[0, "TotalScore"] == "100.0"
     moved = read_output_csv(tmp_path / "out" / "moves.csv", dtype=str, keep_default_na=False)
@@ -504,14 +504,6 @@ def test_results_csv_neutralises_formulas_in_text_but_not_in_codes(tmp_path: Pat
     assert plain.loc[1, "Name"] == "@SUM(1+1)"
 
 
-def test_the_code_columns_are_the_two_codes_and_their_decoded_labels_only() -> None:
-    decoded = decode_results(read_result_file_from_rows())
-    labels = {column for column in decoded.columns if column.startswith("SR")}
-    assert set(CODE_COLUMNS) == {"QSTAT", "ShortReport", *labels}
-    for column in ("ValidFrom", "Birthdate", "Housekey", "Double_DSTAT", "Name", "Kundennummer", "Name_in"):
-        assert column not in CODE_COLUMNS
-
-
 def _formula_result_rows() -> list[str]:
     """Result rows whose service fields start like formulas (and one ShortReport that is no report)."""
     fields = "\t".join(["Jürg", "Müller", "Bahnhofstr.", "12", "3000", "Bern"])
@@ -522,7 +514,7 @@ def _formula_result_rows() -> list[str]:
     ]
 
 
-def test_service_fields_that_start_like_formulas_are_guarded_and_valid_codes_are_not(tmp_path: Path) -> None:
+def test_service_fields_that_start_like_formulas_are_guarded_codes_included(tmp_path: Path) -> None:
     header = RESULT_HEADER + "\tDouble_DSTAT"
     path = write_result(tmp_path / "r.txt", "utf-8", header=header, rows=_formula_result_rows())
     merged = merge_results(address_input(tmp_path), decode_results(read_result_file(path)))
@@ -532,13 +524,12 @@ def test_service_fields_that_start_like_formulas_are_guarded_and_valid_codes_are
     assert csv.loc[0, "Birthdate"] == "'@SUM(A1)"
     assert csv.loc[0, "Housekey"] == '\'=HYPERLINK("http://evil.example/x","open")'
     assert csv.loc[0, "Double_DSTAT"] == "'+1" and csv.loc[1, "Double_DSTAT"] == "'-1"
-    # Codes that keep their grammar are written as the service sent them.
+    # Codes are guarded like any other text (a spreadsheet computes -1-1); their labels never need it.
     assert csv.loc[0, "QSTAT"] == "1" and csv.loc[1, "QSTAT"] == "51"
-    assert csv.loc[0, "ShortReport"] == "--11---3311-1----------A"
-    assert csv.loc[0, "SR01_Company"] == "- no statement"
-    # A ShortReport outside its grammar is guarded like any other text, and so is its decoded label.
+    assert csv.loc[0, "ShortReport"] == "'--11---3311-1----------A"
+    assert csv.loc[0, "SR01_Company"] == "no statement (-)"
     assert csv.loc[1, "ShortReport"] == "'-=1+1"
-    assert csv.loc[1, "SR02_Prename"] == "'= unknown"
+    assert csv.loc[1, "SR02_Prename"] == "unknown (=)"
 
 
 def test_service_fields_longer_than_the_specification_are_flagged(tmp_path: Path) -> None:

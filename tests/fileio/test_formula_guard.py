@@ -14,7 +14,7 @@ import pytest
 
 from fileio.address_service.result_codes import decode_results, qstat_summary
 from fileio.address_service.result_file import read_result_file
-from fileio.address_service.results import CODE_COLUMNS, merge_results, write_address_results
+from fileio.address_service.results import merge_results, write_address_results
 from fileio.rejected_rows import rejected_report, write_rejected
 from fileio.reports import FORMULA_STARTS, CsvStyle, write_csv
 from fileio.tables import read_table
@@ -56,11 +56,8 @@ def _cells(path: Path) -> Iterator[tuple[str, str]]:
 
 
 def assert_guarded(path: Path) -> None:
-    """No cell of the CSV file starts like a formula, but a code of the allow-list matching its grammar."""
+    """No cell of the CSV file starts like a formula, a service's code included."""
     for column, cell in _cells(path):
-        grammar = CODE_COLUMNS.get(column.lstrip("'"))
-        if grammar is not None and grammar.fullmatch(cell):
-            continue  # a code of the allow-list, written as it is only when its grammar matches whole
         assert not cell.startswith(FORMULA_STARTS), f"{path.name}: {column!r} holds {cell!r}"
 
 
@@ -116,7 +113,7 @@ def test_the_rejected_rows_and_the_writeback_skipped_list_are_guarded(
     assert output_rows(skipped)[1][-2:] == ["'" + HOSTILE[0]] * 2
 
 
-def test_results_and_moves_are_guarded_but_for_codes_that_match_their_grammar(tmp_path: Path) -> None:
+def test_results_and_moves_are_guarded_codes_and_their_labels_included(tmp_path: Path) -> None:
     records = address_input(tmp_path)
     merged = merge_results(
         records, decode_results(read_result_file(write_result(tmp_path / "r.txt", "cp1252")))
@@ -131,7 +128,7 @@ def test_results_and_moves_are_guarded_but_for_codes_that_match_their_grammar(tm
         assert_guarded(tmp_path / "out" / name)
 
 
-def test_service_codes_pass_the_guard_unless_they_match_their_grammar_whole(tmp_path: Path) -> None:
+def test_service_codes_pass_the_guard_like_every_other_text(tmp_path: Path) -> None:
     records = address_input(tmp_path)
     merged = merge_results(
         records, decode_results(read_result_file(write_result(tmp_path / "r.txt", "cp1252")))
@@ -147,7 +144,10 @@ def test_service_codes_pass_the_guard_unless_they_match_their_grammar_whole(tmp_
     header, *rows = output_rows(path)
     qstat, report = header.index("QSTAT"), header.index("ShortReport")
     assert [row[qstat] for row in rows] == ["'-1", "'=1+1", "'@1", "1"]  # no QSTAT starts with "-"
-    assert [row[report] for row in rows] == [legit, "'-1+1", "'=cmd|'/C calc'!A0", "'+A1"]
+    # A spreadsheet computes a code that starts with "-" (-1-1 is -2): the code is guarded as text too.
+    assert [row[report] for row in rows] == ["'" + legit, "'-1+1", "'=cmd|'/C calc'!A0", "'+A1"]
+    labels = [position for position, name in enumerate(header) if name.startswith("SR")]
+    assert labels and all(not row[label].startswith("'") for row in rows for label in labels)  # no need
 
 
 def _delimited(path: Path) -> dict[str, object]:

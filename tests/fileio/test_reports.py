@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -177,21 +176,16 @@ def test_neutralise_formulas_guards_text_that_starts_like_a_formula() -> None:
     assert neutralise_formulas(clean) is clean
 
 
-def test_write_csv_guards_formulas_only_when_asked_and_in_code_columns_outside_their_grammar(
-    tmp_path: Path,
-) -> None:
+def test_write_csv_guards_formulas_only_when_asked_and_codes_like_every_other_text(tmp_path: Path) -> None:
     frame = pd.DataFrame(
-        {"Name": ['=HYPERLINK("http://x")', "Muster", "-x"], "SR01": ["- no statement", "1 ok", "-1+1"]}
+        {"Name": ['=HYPERLINK("http://x")', "Muster", "-x"], "ShortReport": ["--11-3", "1---", "-1+1"]}
     )
     plain = write_csv(frame, tmp_path / "plain.csv", style=PLAIN)
-    assert plain.read_text(encoding="utf-8").splitlines()[1] == '"=HYPERLINK(""http://x"")",- no statement'
-    label = re.compile(r"[-0-9] [a-z ]+")
-    guarded = write_csv(frame, tmp_path / "guarded.csv", style=RFC4180, code_columns={"SR01": label})
-    lines = guarded.read_text(encoding="utf-8").splitlines()
-    assert lines[1] == '"\'=HYPERLINK(""http://x"")",- no statement'
-    assert lines[3] == "'-x,'-1+1"  # a value outside its column's grammar is guarded too
-    everything = write_csv(frame, tmp_path / "all.csv", style=RFC4180)
-    assert everything.read_text(encoding="utf-8").splitlines()[1].endswith(",'- no statement")
+    assert plain.read_text(encoding="utf-8").splitlines()[1] == '"=HYPERLINK(""http://x"")",--11-3'
+    lines = write_csv(frame, tmp_path / "guarded.csv", style=RFC4180).read_text(encoding="utf-8").splitlines()
+    assert lines[1] == '"\'=HYPERLINK(""http://x"")",\'--11-3'  # a spreadsheet computes a code such as -1-1
+    assert lines[2] == "Muster,1---"
+    assert lines[3] == "'-x,'-1+1"
     named = write_csv(pd.DataFrame({"=cmd()": ["x"], "-": [1]}), tmp_path / "named.csv", style=EXCEL)
     assert (
         named.read_text(encoding="utf-8-sig").splitlines()[0] == "'=cmd();'-"

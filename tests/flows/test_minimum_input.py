@@ -85,5 +85,5 @@ async def test_a_po_box_row_under_a_maintenance_key_is_sent_and_read_back_from_t
     )  # fmt: skip
     assert (box["Streetname_in"], box["HouseNo_in"], box["ZIPCode_in"]) == ("", "", "")
     assert box["ReturnedByService"] == "True" and box["QSTAT"] != "" and box["QSTAT_Designation"] != ""
-    assert len(box["ShortReport"]) == 24 and box["SR19_PoBoxZIP"] != ""
+    assert len(box["ShortReport"].removeprefix("'")) == 24 and box["SR19_PoBoxZIP"] != ""  # guarded: "--…"
     assert results.set_index("KundenNr").loc["1", "Streetname_in"] == "Lindenstrasse"

@@ -70,7 +70,7 @@ def _dates(rnd: random.Random, rows: int) -> pd.Series:
 
 def _categories(rnd: random.Random, rows: int) -> pd.Series:
     return pd.Series(
-        pd.Categorical([rnd.choice(("1 compliance", "- no statement", "", None)) for _ in range(rows)])
+        pd.Categorical([rnd.choice(("compliance (1)", "no statement (-)", "", None)) for _ in range(rows)])
     )
 
 
