@@ -3,8 +3,9 @@
 A deployment goes to the work pool of the API it talks to (``DeploymentSpec.work_pool`` of the catalog)
 unless one pool is named for all; a missing pool is made (type ``process``), an existing one is left as it is.
 The deployments are :func:`deployments.serve.build`'s (description, tags, schedules, concurrency limit,
-triggers, the closed parameter schema), run by a worker from the directory this code is in: their one pull
-step sets the working directory there, as ``prefect deploy`` of ``prefect.yaml`` (no pull steps) does.
+triggers; the parameter schema closed after each apply: :func:`deployments.serve.close_parameter_schema`),
+run by a worker from the directory this code is in: their one pull step sets the working directory there, as
+``prefect deploy`` of ``prefect.yaml`` (no pull steps) does.
 
 The code's definition of a deployment, brought to the server on every run: its flow (entrypoint) and where it
 runs from, its work pool, description, tags, concurrency limit, parameter schema, schedules (cron, time zone,
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from deployments.catalog import CATALOG, DeploymentSpec
-from deployments.serve import build
+from deployments.serve import build, close_parameter_schema, parameter_schema_of
 
 POOL_TYPE = "process"
 CODE_ROOT = Path(__file__).resolve().parents[1]
@@ -147,16 +148,16 @@ async def ensure_deployment(
         except ObjectNotFound:
             current = None
         if current is None:
-            await deployment.aapply(work_pool_name=pool)
+            await close_parameter_schema(client, await deployment.aapply(work_pool_name=pool), spec)
             return Applied("deployment", spec.full_name, "created", f"pool {pool}")
         left_alone = () if reset else keep_operators_choices(deployment, current)
         deployment.work_pool_name = pool
-        same = _view(deployment) == _current_view(current) and await _same_triggers(
-            client, deployment, current.id
-        )
-    if same:
-        return Applied("deployment", spec.full_name, "unchanged", f"pool {pool}", left_alone)
-    await deployment.aapply(work_pool_name=pool)
+        same = _view(deployment, parameter_schema_of(spec)) == _current_view(
+            current
+        ) and await _same_triggers(client, deployment, current.id)
+        if same:
+            return Applied("deployment", spec.full_name, "unchanged", f"pool {pool}", left_alone)
+        await close_parameter_schema(client, await deployment.aapply(work_pool_name=pool), spec)
     return Applied("deployment", spec.full_name, "updated", f"pool {pool}", left_alone)
 
 
@@ -229,8 +230,9 @@ def _schedule_view(cron: Any, slug: Any, parameters: Any, active: Any) -> dict[s
     }
 
 
-def _view(deployment: Any) -> Any:
-    """What the server would hold of ``deployment`` (a runner deployment), field by field."""
+def _view(deployment: Any, parameter_schema: dict[str, Any]) -> Any:
+    """What the server would hold of ``deployment`` (a runner deployment) with ``parameter_schema``
+    (:func:`deployments.serve.close_parameter_schema`), field by field."""
     return _json(
         {
             "description": deployment.description,
@@ -239,7 +241,7 @@ def _view(deployment: Any) -> Any:
             "work_pool_name": deployment.work_pool_name,
             "entrypoint": deployment.entrypoint,
             "pull_steps": [deployment.storage.to_pull_step()],
-            "parameter_openapi_schema": deployment._parameter_openapi_schema.model_dump(exclude_unset=True),
+            "parameter_openapi_schema": parameter_schema,
             "enforce_parameter_schema": deployment.enforce_parameter_schema,
             "parameters": deployment.model_dump(mode="json", include={"parameters"})["parameters"],
             "paused": bool(deployment.paused),

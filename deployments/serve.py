@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import functools
+import asyncio
+import contextlib
 from typing import Any
 
-from deployments.catalog import CATALOG, TIMEZONE, DeploymentSpec
+from deployments.catalog import CATALOG, TIMEZONE, DeploymentSpec, spec_named
 
 
 def build(spec: DeploymentSpec) -> Any:
     """The runner deployment of ``spec``: its flow with the catalog's description, tags, schedules,
-    concurrency limit and triggers; the UI builds the parameter form from the flow's signature, and the
-    server refuses a run with a parameter the flow does not take (:func:`closed_schema`)."""
+    concurrency limit and triggers; the UI builds the parameter form from the flow's signature. Applying it
+    writes Prefect's parameter schema of the flow; :func:`close_parameter_schema` follows every apply."""
     from prefect.events import DeploymentTriggerTypes
     from prefect.schedules import Cron
     from pydantic import TypeAdapter
@@ -19,7 +20,7 @@ def build(spec: DeploymentSpec) -> Any:
     triggers = TypeAdapter(list[DeploymentTriggerTypes]).validate_python(
         [dict(trigger) for trigger in spec.triggers]
     )
-    deployment = spec.load_flow().to_deployment(
+    return spec.load_flow().to_deployment(
         name=spec.name,
         description=spec.description,
         tags=list(spec.tags),
@@ -30,28 +31,28 @@ def build(spec: DeploymentSpec) -> Any:
         concurrency_limit=spec.concurrency_limit,
         triggers=triggers,
     )
-    deployment._parameter_openapi_schema = closed_schema(deployment._parameter_openapi_schema)
-    return deployment
 
 
-def closed_schema(schema: Any) -> Any:
-    """``schema`` (Prefect's parameter schema of a flow) refusing parameters the flow does not take: the
-    server checks a run's parameters against it when the run is created (``enforce_parameter_schema``), so a
+def parameter_schema_of(spec: DeploymentSpec) -> dict[str, Any]:
+    """The parameter schema ``spec``'s deployment has on the server: Prefect's schema of the flow's
+    signature (what the UI turns into the form) refusing parameters the flow does not take. The server
+    checks a run's parameters against it when the run is created (``enforce_parameter_schema``), so a
     misspelt parameter is refused at submission, naming it, instead of failing the run. The request parts
     refuse unknown fields already (their models forbid extra fields)."""
-    return _closed_schema_type()(**schema.model_dump(), additionalProperties=False)
+    from prefect.utilities.callables import parameter_schema
+
+    return {**parameter_schema(spec.load_flow()).model_dump(), "additionalProperties": False}
 
 
-@functools.cache
-def _closed_schema_type() -> Any:
-    """Prefect's parameter schema with the ``additionalProperties`` keyword (made once, when first used:
-    this module imports Prefect only where a deployment is built)."""
-    from prefect.utilities.callables import ParameterSchema
+async def close_parameter_schema(client: Any, deployment_id: Any, spec: DeploymentSpec) -> None:
+    """Give the deployment ``deployment_id`` on the server (``client``'s) :func:`parameter_schema_of`
+    ``spec``: applying a runner deployment writes the flow's open schema (Prefect's runner deployment takes
+    no schema of ours), so this follows every apply."""
+    from prefect.client.schemas.actions import DeploymentUpdate
 
-    class ClosedParameterSchema(ParameterSchema):
-        additionalProperties: bool = False  # noqa: N815 - the JSON schema keyword
-
-    return ClosedParameterSchema
+    await client.update_deployment(
+        deployment_id, DeploymentUpdate(parameter_openapi_schema=parameter_schema_of(spec))
+    )
 
 
 def deployments() -> list[Any]:
@@ -86,8 +87,22 @@ def served_deployments() -> tuple[list[Any], list[str]]:
 
 def serve_all(served: list[Any]) -> None:
     """Serve ``served`` (:func:`served_deployments`) until interrupted; the caller sets up the per-API rate
-    limits first (the composition root knows them: ``postflows serve``). Stopping leaves every deployment
-    as it is: its schedules are not paused (runs due meanwhile wait until a runner is back)."""
-    from prefect import serve
+    limits first (the composition root knows them: ``postflows serve``). Each deployment is applied and its
+    parameter schema closed (:func:`close_parameter_schema`) before the runner starts. Stopping leaves every
+    deployment as it is: its schedules are not paused (runs due meanwhile wait until a runner is back)."""
+    from prefect.exceptions import TerminationSignal
 
-    serve(*served, pause_on_shutdown=False)
+    with contextlib.suppress(KeyboardInterrupt, TerminationSignal):
+        asyncio.run(_serve(served))
+
+
+async def _serve(served: list[Any]) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.runner import Runner
+
+    runner = Runner(pause_on_shutdown=False)
+    async with get_client() as client:
+        for deployment in served:
+            deployment_id = await runner.aadd_deployment(deployment)
+            await close_parameter_schema(client, deployment_id, spec_named(deployment.name))
+    await runner.start()

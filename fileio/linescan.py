@@ -227,6 +227,17 @@ def _measured_encoding(first: bytes, encoding: str | None) -> str:
         return "utf-8"
 
 
+def _is_text_encoding(name: str) -> bool:
+    """Whether ``name`` turns text into bytes and back: ``str.encode`` and ``bytes.decode`` refuse the
+    others (``hex``, ``base64``, ``rot13``, ``zlib``, ...) with a LookupError."""
+    try:
+        "".encode(name)
+        b"".decode(name)
+    except LookupError:
+        return False
+    return True
+
+
 def _as_measured(chunks: Iterator[bytes], encoding: str | None) -> Iterator[bytes]:
     """The chunks as measured: as they are when the encoding writes ASCII as ASCII, else re-encoded from
     their text as UTF-8 (undecodable bytes replaced: the reader reports them). An unknown encoding, one
@@ -234,7 +245,7 @@ def _as_measured(chunks: Iterator[bytes], encoding: str | None) -> Iterator[byte
     the file."""
     first = next(chunks, b"")
     name = _measured_encoding(first, encoding)
-    if name in ASCII_BYTES_ENCODINGS or not getattr(codecs.lookup(name), "_is_text_encoding", True):
+    if name in ASCII_BYTES_ENCODINGS or not _is_text_encoding(name):
         yield first
         yield from chunks
         return

@@ -137,6 +137,10 @@ def serve_command(
     served, notes = served_deployments()
     for note in notes:
         say(note)
+    say(
+        f"serving {len(served)} deployments until stopped (Ctrl-C); run one from the UI or with "
+        "`prefect deployment run FLOW/DEPLOYMENT`"
+    )
     serve_all(served)
 
 

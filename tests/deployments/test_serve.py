@@ -56,10 +56,19 @@ def test_deploy_builds_the_served_deployment_run_from_the_repository() -> None:
     assert deployed.storage.to_pull_step() == {
         "prefect.deployments.steps.set_working_directory": {"directory": str(CODE_ROOT)}
     }
-    schema = deployed._parameter_openapi_schema.model_dump()
-    assert schema == served._parameter_openapi_schema.model_dump() and schema["additionalProperties"] is False
+    assert (deployed.flow_name, deployed.name) == (served.flow_name, served.name)
     assert (deployed.description, deployed.tags, deployed.concurrency_limit) == (
         served.description,
         served.tags,
         served.concurrency_limit,
     )
+
+
+def test_the_parameter_schema_on_the_server_is_the_flows_form_refusing_other_parameters() -> None:
+    from deployments.catalog import spec_named
+    from deployments.serve import parameter_schema_of
+
+    schema = parameter_schema_of(spec_named("address-batch"))
+    assert schema.pop("additionalProperties") is False
+    assert schema == parameter_schema(address_batch.fn).model_dump()  # the UI's form, unchanged
+    assert set(schema["required"]) == {"request", "output"}

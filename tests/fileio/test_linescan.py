@@ -104,6 +104,13 @@ def test_utf16_is_measured_as_its_text_in_utf8(tmp_path: Path) -> None:
     assert line_lengths("ab\r\ncdé".encode("utf-16"), encoding=None) == [2, 4]
 
 
+@pytest.mark.parametrize("codec", ["base64", "hex", "rot13", "zlib"])
+def test_a_codec_that_is_no_text_encoding_is_measured_as_bytes(codec: str) -> None:
+    data = b"YWJj\nZGVmZ2hp\n"
+    assert line_lengths(data, encoding=codec) == [4, 8, 0]  # the reader then refuses the encoding
+    assert scan_text(data, encoding=codec).lines == 2
+
+
 def test_a_line_cut_off_in_a_head_counts_as_far_as_it_goes() -> None:
     assert line_lengths(b"Name,Ort\nxxxxx", encoding=None) == [8, 5]
     assert line_lengths(b"Name,Ort\n", encoding="cp1252") == [8, 0]

@@ -16,11 +16,14 @@ import pytest
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.actions import DeploymentUpdate
 from prefect.exceptions import ObjectNotFound
+from prefect.runner import Runner
+from prefect.utilities.callables import parameter_schema
 from typer.testing import CliRunner
 
 from deployments.automations import CRASH_SILENT_RUNS, RETRY_CRASHED_RUNS
 from deployments.catalog import CATALOG, spec_named
 from deployments.deploy import CODE_ROOT
+from deployments.serve import parameter_schema_of
 from postflows.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API
 from postflows.cli import app
 
@@ -143,8 +146,29 @@ def test_deploy_leaves_the_operators_changes_alone_unless_reset(deploy_env: None
     assert "left alone" not in reset
     assert asyncio.run(_deployment("newspaper-reports")).schedules[0].active is True
     assert asyncio.run(_deployment("address-query")).parameters == {}
+    assert asyncio.run(_deployment("address-query")).parameter_openapi_schema["additionalProperties"] is False
     third = _deploy()
     assert not re.search(r": (created|updated)\b", third), third
+
+
+async def _open_parameter_schema(name: str) -> None:
+    """The deployment ``name`` with the flow's open parameter schema, as ``prefect deploy`` writes it."""
+    async with get_client() as client:
+        deployment = await client.read_deployment_by_name(spec_named(name).full_name)
+        schema = parameter_schema(spec_named(name).load_flow()).model_dump()
+        await client.update_deployment(deployment.id, DeploymentUpdate(parameter_openapi_schema=schema))
+
+
+def test_deploy_closes_an_open_parameter_schema(deploy_env: None) -> None:
+    _deploy()
+    asyncio.run(_open_parameter_schema("address-query"))
+    assert "additionalProperties" not in asyncio.run(_deployment("address-query")).parameter_openapi_schema
+    again = _deploy()
+    assert "deployment address-query/address-query: updated (pool address-service)\n" in again
+    schema = asyncio.run(_deployment("address-query")).parameter_openapi_schema
+    assert (
+        schema == parameter_schema_of(spec_named("address-query")) and schema["additionalProperties"] is False
+    )
 
 
 def test_setup_makes_the_work_pools_that_prefect_deploy_needs_and_keeps_them(deploy_env: None) -> None:
@@ -199,12 +223,18 @@ def test_serve_started_again_keeps_the_operators_changes_and_never_pauses_on_sto
         "deployment newspaper-reports/newspaper-reports: left alone: schedule daily paused on the server",
     ]
 
-    called: dict[str, Any] = {}
-    monkeypatch.setattr(
-        "prefect.serve", lambda *deployments, **options: called.update(options, n=len(deployments))
-    )
+    asyncio.run(_open_parameter_schema("address-query"))
+    started: list[bool] = []
+
+    async def start(self: Runner, *args: Any, **kwargs: Any) -> None:
+        started.append(self.pause_on_shutdown)
+
+    monkeypatch.setattr(Runner, "start", start)
     serve.serve_all(served)
-    assert called == {"pause_on_shutdown": False, "n": len(CATALOG)}
+    assert started == [False]  # stopping never pauses the schedules
+    for spec in CATALOG:  # each applied, its parameter schema closed before the runner starts
+        schema = asyncio.run(_deployment(spec.name)).parameter_openapi_schema
+        assert schema == serve.parameter_schema_of(spec) and schema["additionalProperties"] is False
 
 
 def test_deploy_and_serve_with_no_service_url_are_refused_unless_sandbox(deploy_env: None) -> None:
