@@ -39,7 +39,7 @@ def typed_errors() -> frozenset[str]:
     import flows.address_query
     import flows.address_validation
     import flows.newspaper_order  # noqa: F401 - importing them defines every error they raise
-    from connectors.errors import PostflowsError
+    from core.errors import PostflowsError
 
     names, pending = set(), [PostflowsError]
     while pending:

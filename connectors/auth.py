@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 from pydantic import SecretStr
 
-from connectors.redaction import SCRUBBER
+from core.redaction import SCRUBBER
 
 
 def basic_auth(username: str, password: SecretStr) -> httpx.BasicAuth:

@@ -1,6 +1,6 @@
 """The typed error tree shared by every connector, and the one place that maps HTTP failures onto it.
 
-    PostflowsError
+    PostflowsError                    (core.errors: the root of every error of ours)
     └── ApiError                      (api, retryable)
         ├── TransportFailure          connect/read/protocol errors, in the answer's body too; retryable
         │   └── DeadlineExceeded      an attempt took longer than its total deadline
@@ -28,44 +28,20 @@ own. Each API keeps its list as data beside its code tables (:class:`SubmissionA
 a per-window limit (for example "per minute"): callers wait for the next window instead of backing off in
 seconds.
 
-Every error's text is scrubbed of the registered secrets when it is built (:mod:`connectors.redaction`), so
-whatever it quotes, no log, history row, state message or output line receives a password from it.
-
-Every error survives pickling with its attributes (a task on another process's worker raises it, and the
-flow that waits for the task receives it), whatever its constructor's arguments.
+Every error's text is scrubbed of the registered secrets when it is built, and every error survives
+pickling with its attributes, as every ``PostflowsError`` does (:mod:`core.errors`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from connectors.redaction import REDACTED as REDACTED  # re-exported
-from connectors.redaction import redact
-from connectors.redaction import scrub_secrets as scrub_secrets  # re-exported
+from core.errors import PostflowsError
+from core.redaction import scrub_secrets
 
 if TYPE_CHECKING:  # httpx is loaded by the clients that hand its responses here
     import httpx
-
-
-class PostflowsError(Exception):
-    """Base of every error raised by postflows code; its text never holds a registered secret (see
-    :mod:`connectors.redaction`), whatever it quotes."""
-
-    def __init__(self, *args: object) -> None:
-        super().__init__(*(redact(arg) if isinstance(arg, str) else arg for arg in args))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Exception pickles as cls(*args), which fails for keyword-only constructor arguments (api=...).
-        return _rebuild_error, (type(self), self.args, self.__dict__)
-
-
-def _rebuild_error(cls: type[PostflowsError], args: tuple[Any, ...], state: dict[str, Any]) -> PostflowsError:
-    """An unpickled error: its arguments and attributes set again, without calling its constructor."""
-    error = cls.__new__(cls)
-    error.args = args
-    error.__dict__.update(state)
-    return error
 
 
 class ApiError(PostflowsError):

@@ -9,7 +9,7 @@ Token requests are built with authlib. The client secret travels only in the for
 request, never in a URL or header, and never appears in a ``repr`` or an error message; refresh tokens are
 ``SecretStr`` and handed to the caller's store through a callback when the server rotates them. The client
 secret and every token received are registered with the process's secret scrubber
-(:mod:`connectors.redaction`).
+(:mod:`core.redaction`).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from connectors.bodies import read_body
 from connectors.errors import AuthFailed, quote_body
 from connectors.jsontext import json_of
 from connectors.limits import BODY_LIMIT_EXTENSION, RESPONSE_MAX_BYTES, BodyLimit
-from connectors.redaction import REDACTED, redact, register_secret
 from connectors.sending import TOKEN_REQUEST_EXTENSION
+from core.redaction import REDACTED, redact, register_secret
 
 Clock = Callable[[], float]
 ScopeSet = frozenset[str]

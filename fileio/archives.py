@@ -112,7 +112,7 @@ class _Unscrubbed(Exception):
 
 def scrub_archive(path: Path, *, max_bytes: int, max_ratio: float) -> bool:
     """Rewrite the ZIP archive at ``path`` (an answer kept as received) without this process's secrets
-    (:class:`~connectors.redaction.StreamScrubber`) when a member holds one: every member is inflated within
+    (:class:`~core.redaction.StreamScrubber`) when a member holds one: every member is inflated within
     the limits and scrubbed as it streams, never held whole; an archive that holds none is left as it came,
     so is one that cannot be read within the limits (its unpacking refuses it, naming why). Returns whether
     it was rewritten."""

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from connectors.errors import PostflowsError
 from connectors.newspaper import Document, DocumentInvalid, DocumentSet, RawResponse
+from core.errors import PostflowsError
 from fileio.archives import ZipInflation, inflate_all
 from fileio.files import write_received
 from fileio.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING, ZIP_MAX_RATIO

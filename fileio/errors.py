@@ -1,7 +1,7 @@
 """Errors of the file layer: an input file that cannot be used, a downloaded result that cannot be read (or
 that is over a limit on what is read).
 
-All are ``PostflowsError`` (connectors/errors.py) but never ``ApiError``: retrying will not fix a file.
+All are ``PostflowsError`` (core/errors.py) but never ``ApiError``: retrying will not fix a file.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from connectors.errors import PostflowsError
+from core.errors import PostflowsError
 
 
 class InputError(PostflowsError):

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
-    from connectors.redaction import StreamScrubber
+    from core.redaction import StreamScrubber
 
 ZIP_MAGIC = b"PK\x03\x04"
 """How a ZIP archive starts."""
@@ -241,7 +241,7 @@ def write_bytes(path: Path, content: bytes, *, durable: bool = False, mode: int 
 
 def write_received(path: Path, content: bytes, *, durable: bool = False) -> bytes:
     """Write an answer kept as received (or a document it held) to ``path`` atomically, without the secrets
-    registered in this process (:func:`connectors.redaction.scrubbed_bytes`: configured secrets, client
+    registered in this process (:func:`core.redaction.scrubbed_bytes`: configured secrets, client
     secrets, passwords, bearer tokens issued in this run). Returns the bytes written: a digest is taken of
     these, never of what arrived."""
     written = scrubbed_bytes(content)
@@ -284,7 +284,7 @@ def write_text(path: Path, text: str, *, encoding: str = "utf-8") -> Path:
 
 async def write_stream(path: Path, chunks: AsyncIterable[bytes], *, max_bytes: int | None = None) -> int:
     """Write an async byte stream, an answer kept as received (a download), to ``path`` atomically, scrubbed
-    as it streams of the secrets :func:`write_received` scrubs (:class:`connectors.redaction.StreamScrubber`:
+    as it streams of the secrets :func:`write_received` scrubs (:class:`core.redaction.StreamScrubber`:
     a secret cut by a chunk boundary is found too, the file is never held whole); a ZIP archive is written
     as it came (:func:`fileio.archives.scrub_archive` rewrites it when a member holds a secret). Returns the
     size received.
@@ -313,8 +313,8 @@ async def write_stream(path: Path, chunks: AsyncIterable[bytes], *, max_bytes: i
 
 
 def stream_scrubber() -> StreamScrubber:
-    """A scrubber of one stream kept as received (:class:`connectors.redaction.StreamScrubber`)."""
-    from connectors.redaction import StreamScrubber  # not at import, as above
+    """A scrubber of one stream kept as received (:class:`core.redaction.StreamScrubber`)."""
+    from core.redaction import StreamScrubber  # not at import, as above
 
     return StreamScrubber()
 
@@ -329,6 +329,6 @@ def scrubbed_chunks(chunks: Iterable[bytes]) -> Iterator[bytes]:
 
 def scrubbed_bytes(content: bytes) -> bytes:
     """``content`` without the secrets registered in this process (see :func:`write_received`)."""
-    from connectors.redaction import scrubbed_bytes as scrub  # not at import, as above
+    from core.redaction import scrubbed_bytes as scrub  # not at import, as above
 
     return scrub(content)

@@ -15,7 +15,7 @@ from prefect import flow, get_run_logger
 
 from connectors.newspaper import ApiResult, PurchaseProgress
 from connectors.newspaper.models import OutputAddresses
-from connectors.swiss_time import swiss_today
+from core.swiss_time import swiss_today
 from fileio.errors import InputError
 from fileio.files import own_folder
 from fileio.newspaper.outputs import records_frame, summary_markdown, write_json

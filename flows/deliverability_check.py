@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
-from connectors.swiss_time import swiss_today
+from core.swiss_time import swiss_today
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.commerce.days import delivery_dates

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from connectors.redaction import redact
 from flows import run_events
 from flows.runs import FLOW_APIS, calls_sandbox
 from history.recorder import record_unrecorded_failure
@@ -39,7 +38,6 @@ async def record_early_failure(flow: Flow[..., Any], flow_run: FlowRun, state: S
             flow_run_id=str(flow_run.id),
             parameters=parameters,
             error=error,
-            scrub=redact,
         )
     except Exception:  # the history may be the very thing that failed
         logger.warning("could not record the failed run %s in the history", flow_run.id, exc_info=True)

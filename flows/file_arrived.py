@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 from prefect.deployments import arun_deployment
 
-from connectors.errors import PostflowsError
+from core.errors import PostflowsError
 from flows.arrivals import FILE_ARRIVED_EVENT, FILE_ARRIVED_FLOW, FileFlow, arrival_kinds
 from flows.early_failures import ON_FAILURE
 from flows.forms import Blank, form

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
-from connectors.swiss_time import swiss_today
+from core.swiss_time import swiss_today
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.history_trends import build_history_report

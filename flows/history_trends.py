@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from connectors.swiss_time import SWISS_ZONE
+from core.swiss_time import SWISS_ZONE
 from fileio.trend_report import TrendChart, TrendReport, TrendTable, write_trend_report
 from flows.requests.reports import ADDRESS_FLOWS, HistoryReportRequest
 from history.trends import AddressMonth, ApiMonth, Period, address_trends, api_trends, first_run_day

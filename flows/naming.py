@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from pathlib import PurePath, PurePosixPath
 from typing import Any
 
-from connectors.swiss_time import SWISS_ZONE
+from core.swiss_time import SWISS_ZONE
 
 Describe = Callable[[Mapping[str, Any]], str | None]
 

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
-from connectors.errors import PostflowsError
+from core.errors import PostflowsError
 from fileio.newspaper.outputs import summary_markdown, write_json
 from fileio.reports import write_xlsx
 from fileio.sandbox_marks import with_banner

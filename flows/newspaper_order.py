@@ -19,7 +19,7 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 from connectors.newspaper import ApiResult, GratisOrder, NewspaperClient, OrderStatus, StandardOrder
-from connectors.swiss_time import swiss_today
+from core.swiss_time import swiss_today
 from fileio.errors import InputError
 from flows.early_failures import ON_FAILURE
 from flows.forms import form

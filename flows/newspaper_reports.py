@@ -14,8 +14,8 @@ from typing import Annotated, Any, Literal
 
 from prefect import flow, get_run_logger
 
-from connectors.errors import PostflowsError
 from connectors.newspaper import NewspaperClient, NewspaperRejected
+from core.errors import PostflowsError
 from fileio.errors import InputError
 from fileio.files import write_text
 from fileio.newspaper.outputs import summary_markdown

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
-from connectors.errors import PostflowsError
+from core.errors import PostflowsError
 from fileio.errors import InputError
 from fileio.files import make_dirs
 from fileio.newspaper.intervals import (

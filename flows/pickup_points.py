@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
-from connectors.swiss_time import swiss_today
+from core.swiss_time import swiss_today
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.pickup_input import PickupInput, read_pickup_locations
 from fileio.errors import InputError

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from connectors.redaction import redact
+from core.redaction import redact
 
 FINISHED = "finished"
 FAILED = "failed"

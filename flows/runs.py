@@ -15,8 +15,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from connectors.errors import PostflowsError
-from connectors.redaction import redact
+from core.errors import PostflowsError
+from core.redaction import redact
 from fileio.files import write_received
 from fileio.sandbox_marks import SUMMARY_NOTICE
 from flows import run_events

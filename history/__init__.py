@@ -69,7 +69,6 @@ from history.remote_jobs import (
     undeleted_files,
     unfinished_jobs,
 )
-from history.scrub import MASK, json_safe
 from history.store import (
     abandon_stale_runs,
     file_digest,
@@ -134,7 +133,6 @@ __all__ = [
     "sync_distribution_list",
     "synced_newspaper_numbers",
     "upsert_newspaper_summary",
-    "MASK",
     "Base",
     "Document",
     "JobEvent",
@@ -153,7 +151,6 @@ __all__ = [
     "get_run",
     "interrupted_before",
     "jobs_for_key",
-    "json_safe",
     "latest_run",
     "list_runs",
     "migrate",

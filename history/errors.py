@@ -1,32 +1,20 @@
 """The errors the run history raises: :class:`HistoryError` and the two ways a run loses its claim on its
-work (:class:`KeyBusy`, :class:`LeaseLost`). The CLI maps them to exit codes as it maps ``PostflowsError``.
+work (:class:`KeyBusy`, :class:`LeaseLost`). Each is a ``PostflowsError`` (:mod:`core.errors`): one error
+tree, its texts scrubbed of the registered secrets and its attributes kept through pickling as every other's.
 
-``HistoryError → KeyBusy / LeaseLost``
+``PostflowsError → HistoryError → KeyBusy / LeaseLost``
 """
 
 from __future__ import annotations
 
-from typing import Any
-
+from core.errors import PostflowsError
 from history.leases import LeaseHolder
 
 
-class HistoryError(Exception):
+class HistoryError(PostflowsError):
     """Base of the errors the run history raises; ``exit_code`` is what the CLI exits with."""
 
     exit_code = 1
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Exception pickles as cls(*args), which fails for constructors that take other arguments.
-        return _rebuild_error, (type(self), self.args, self.__dict__)
-
-
-def _rebuild_error(cls: type[HistoryError], args: tuple[Any, ...], state: dict[str, Any]) -> HistoryError:
-    """An unpickled error: its arguments and attributes set again, without calling its constructor."""
-    error = cls.__new__(cls)
-    error.args = args
-    error.__dict__.update(state)
-    return error
 
 
 class KeyBusy(HistoryError):

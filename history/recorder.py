@@ -3,9 +3,9 @@ of the lease that lets one run at a time work on an idempotency key (:mod:`histo
 
 Flows hold one :class:`RunRecorder`. Remote jobs are read back as detached :class:`JobSnapshot` values, so
 callers never touch ORM objects. Every text written for the reader (a step's or an event's detail, the run's
-parameters, error and summary, a message) goes through the scrubber the recorder is given first (the process's
-secret scrubber), so a service that echoes a password leaves it nowhere; a job's data (the handles a later
-run resumes with) is kept as it is.
+parameters, error and summary, a message) goes through the process's secret scrubber first
+(:mod:`core.redaction`), so a service that echoes a password leaves it nowhere; a job's data (the handles a
+later run resumes with) is kept as it is.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from core.redaction import redact, scrubbed_json
 from history.db import session_factory
 from history.errors import LeaseLost
 from history.jobs import JobData, JobSnapshot, job_data_changes
@@ -36,7 +37,6 @@ from history.remote_jobs import (
     unfinished_jobs,
     update_remote_job,
 )
-from history.scrub import json_safe
 from history.step_writer import RequestAttempt, StepWriter
 from history.store import (
     abandon_stale_runs,
@@ -54,39 +54,17 @@ __all__ = [
     "RecordedFailure",
     "RunOutputs",
     "RunRecorder",
-    "Scrub",
     "record_shielded",
     "record_unrecorded_failure",
-    "scrubbed",
 ]
 
 DETAIL_CHARS = 500
-
-Scrub = Callable[[str], str]
-"""Takes every registered secret out of a text."""
-
-
-def scrubbed(value: Any, scrub: Scrub) -> Any:
-    """``value`` made JSON-safe (secret values and the values of secret-named keys masked: see
-    :func:`history.json_safe`) with ``scrub`` applied to its texts."""
-    return _scrub_json(json_safe(value, mask_secret_keys=True), scrub)
-
-
-def _scrub_json(value: Any, scrub: Scrub) -> Any:
-    if isinstance(value, str):
-        return scrub(value)
-    if isinstance(value, dict):
-        return {scrub(key): _scrub_json(item, scrub) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_scrub_json(item, scrub) for item in value]
-    return value
 
 
 class RunRecorder(LeasedRun):
     """Writes one flow run's history, and keeps the run's :class:`RunOutputs` for its summary.
 
-    Args:
-        scrub: takes the registered secrets out of a text; applied to every text written for the reader.
+    Every text written for the reader passes the process's secret scrubber (:mod:`core.redaction`).
     """
 
     def __init__(
@@ -96,11 +74,9 @@ class RunRecorder(LeasedRun):
         *,
         flow: str,
         idempotency_key: str | None,
-        scrub: Scrub,
         history_id: str = "",
     ) -> None:
         super().__init__(factory, run_id, flow=flow, idempotency_key=idempotency_key, history_id=history_id)
-        self._scrub = scrub
         self._steps = StepWriter(self._write_request_steps)
 
     @classmethod
@@ -111,7 +87,6 @@ class RunRecorder(LeasedRun):
         flow: str,
         idempotency_key: str | None,
         parameters: Mapping[str, Any],
-        scrub: Scrub,
         flow_run_id: str | None = None,
     ) -> RunRecorder:
         """Record a new run of ``flow`` (the orchestrator's run ``flow_run_id``, if any) and return its
@@ -124,7 +99,7 @@ class RunRecorder(LeasedRun):
                     session,
                     flow=flow,
                     idempotency_key=idempotency_key,
-                    parameters=scrubbed(dict(parameters), scrub),
+                    parameters=scrubbed_json(dict(parameters)),
                     flow_run_id=flow_run_id,
                 )
                 session.flush()
@@ -135,7 +110,6 @@ class RunRecorder(LeasedRun):
                 run_id,
                 flow=flow,
                 idempotency_key=idempotency_key,
-                scrub=scrub,
                 history_id=history_id,
             )
 
@@ -151,7 +125,7 @@ class RunRecorder(LeasedRun):
         return piece
 
     def _text(self, text: str | None) -> str | None:
-        return None if text is None else self._scrub(text)[:DETAIL_CHARS]
+        return None if text is None else redact(text)[:DETAIL_CHARS]
 
     # -- the run ---------------------------------------------------------------------------------------
 
@@ -163,8 +137,8 @@ class RunRecorder(LeasedRun):
         await self._write(self._steps.close)
         self._stop_renewing()
 
-        clean_error = None if error is None else self._scrub(error)
-        clean_summary = None if summary is None else scrubbed(dict(summary), self._scrub)
+        clean_error = None if error is None else redact(error)
+        clean_summary = None if summary is None else scrubbed_json(dict(summary))
 
         def finish() -> None:
             with self._factory.begin() as session:
@@ -392,7 +366,7 @@ class RunRecorder(LeasedRun):
         await self._write(record)
 
     async def message(self, level: str, code: str, text: str) -> None:
-        clean = self._scrub(text)
+        clean = redact(text)
 
         def record() -> None:
             with self._factory.begin() as session:
@@ -417,7 +391,6 @@ async def record_unrecorded_failure(
     flow_run_id: str,
     parameters: Mapping[str, Any],
     error: str,
-    scrub: Scrub,
 ) -> RecordedFailure | None:
     """Record a run of the flow run ``flow_run_id`` that failed before it opened its own record (a missing
     input file, a parameter the flow does not take): FAILED, with ``error``. Returns the new run, or None
@@ -431,10 +404,10 @@ async def record_unrecorded_failure(
             run = start_run(
                 session,
                 flow=flow,
-                parameters=scrubbed(dict(parameters), scrub),
+                parameters=scrubbed_json(dict(parameters)),
                 flow_run_id=flow_run_id,
             )
-            finish_run(session, run, state="FAILED", error=scrub(error)[:DETAIL_CHARS], summary=None)
+            finish_run(session, run, state="FAILED", error=redact(error)[:DETAIL_CHARS], summary=None)
             return RecordedFailure(run.id, history_identity(session))
 
     return await asyncio.to_thread(record)

@@ -8,8 +8,8 @@ from typing import Any, TypeVar
 from sqlalchemy import inspect
 from sqlalchemy.orm import Session
 
+from core.redaction import json_safe
 from history.models import Base
-from history.scrub import json_safe
 
 _Row = TypeVar("_Row", bound=Base)
 

@@ -47,7 +47,7 @@ def prepare_flow_run(
     """
     from pydantic import ValidationError
 
-    from connectors.errors import PostflowsError
+    from core.errors import PostflowsError
     from postflows.endpoints import ConfigurationError, describe_endpoint, require_settings
     from postflows.precheck import output_dir
     from postflows.prefect_server import choose_api
@@ -95,8 +95,7 @@ def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = Tru
 
     from rich.text import Text
 
-    from connectors.errors import PostflowsError
-    from history.errors import HistoryError
+    from core.errors import PostflowsError
     from postflows.console import console, progress_bars
     from postflows.endpoints import ConfigurationError
     from postflows.logsetup import quiet_console_tracebacks
@@ -110,7 +109,7 @@ def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = Tru
             return asyncio.run(work())
     except ConfigurationError as error:
         fail("configuration error", error, EXIT_USAGE)
-    except (PostflowsError, HistoryError, ValueError, OSError) as error:
+    except (PostflowsError, ValueError, OSError) as error:
         summary = getattr(error, "summary", None)
         if isinstance(summary, dict):  # a run that ended with rows to confirm still reports what it did
             print_summary(summary)
@@ -209,7 +208,7 @@ def say(text: str, *, style: str | None = None) -> None:
     """One plain line on stderr, never read as markup, never wrapped."""
     from rich.text import Text
 
-    from connectors.redaction import redact
+    from core.redaction import redact
     from postflows.console import console
 
     console.print(Text(redact(text), style=style or ""), soft_wrap=True, overflow="ignore")
@@ -217,7 +216,7 @@ def say(text: str, *, style: str | None = None) -> None:
 
 def one_line(error: BaseException) -> str:
     """An error's text on one line without any registered secret, cut at :data:`MAX_REASON` characters."""
-    from connectors.redaction import redact
+    from core.redaction import redact
 
     text = " ".join(redact(str(error)).split()) or type(error).__name__
     return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
@@ -225,6 +224,6 @@ def one_line(error: BaseException) -> str:
 
 def print_summary(summary: dict[str, Any]) -> None:
     """The run summary as JSON on stdout (progress and messages go to stderr), so it can be piped."""
-    from connectors.redaction import redact
+    from core.redaction import redact
 
     typer.echo(redact(json.dumps(summary, default=str, indent=2, ensure_ascii=False)))

@@ -31,7 +31,7 @@ def delivery_sync_command(
 
     print_summary(run_work(lambda: delivery_reference_sync(output=output)))
     if show:
-        from connectors.swiss_time import swiss_today
+        from core.swiss_time import swiss_today
         from postflows.console import output_console
 
         output_console().print(holidays_table(swiss_today()))

@@ -20,7 +20,7 @@ def report_command(request: HistoryReportRequest, output: OwnOutputOptions) -> N
     a native chart), report.png and report.md into --out; prints a summary as JSON."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from connectors.swiss_time import swiss_today
+    from core.swiss_time import swiss_today
     from deployments.catalog import flow_apis
     from fileio.files import keep_private
     from flows.history_trends import ReportRangeError, build_history_report

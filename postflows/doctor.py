@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from connectors.guesses import Guess
-from connectors.redaction import redact
+from core.redaction import redact
 from postflows.endpoints import Api, ConfigurationError, api_url, describe_endpoint, require_encrypted
 from postflows.privacy import masked_url
 

@@ -13,7 +13,7 @@ import sys
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
-from connectors.errors import PostflowsError
+from core.errors import PostflowsError
 from postflows.privacy import masked_url
 
 if TYPE_CHECKING:

@@ -17,6 +17,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from core.redaction import json_safe
 from postflows.run_table import duration, or_dash, when
 
 if TYPE_CHECKING:
@@ -39,15 +40,8 @@ def _state(state: str) -> Text:
     return Text(state, style=STATE_STYLES.get(state, ""))
 
 
-def _json_safe(value: Any, *, mask_secret_keys: bool = False) -> Any:
-    """:func:`history.json_safe`, imported on first use."""
-    from history import json_safe as safe
-
-    return safe(value, mask_secret_keys=mask_secret_keys)
-
-
 def _json(value: Any) -> str:
-    return json.dumps(_json_safe(value, mask_secret_keys=True), sort_keys=True, ensure_ascii=False)
+    return json.dumps(json_safe(value, mask_secret_keys=True), sort_keys=True, ensure_ascii=False)
 
 
 def _facts(title: str, values: dict[str, Any]) -> Panel:
@@ -55,7 +49,7 @@ def _facts(title: str, values: dict[str, Any]) -> Panel:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold")
     grid.add_column()
-    for key, value in _json_safe(values, mask_secret_keys=True).items():
+    for key, value in json_safe(values, mask_secret_keys=True).items():
         grid.add_row(escape(key), escape(value if isinstance(value, str) else json.dumps(value)))
     if not values:
         grid.add_row("-", "")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 
-from connectors.errors import PostflowsError
-from connectors.redaction import redact
+from core.errors import PostflowsError
+from core.redaction import redact
 from postflows import environment
 
 # The loggers whose records are scrubbed where they are made, whatever handler takes them later.
@@ -19,7 +19,7 @@ SCRUBBED_LOGGERS = ("postflows", "prefect", "httpx", "distributed")
 
 
 class SecretFilter(logging.Filter):
-    """Scrubs every registered secret (:mod:`connectors.redaction`) from a record's message and traceback
+    """Scrubs every registered secret (:mod:`core.redaction`) from a record's message and traceback
     text, in place, so every handler after it sees the scrubbed record; never drops a record."""
 
     def filter(self, record: logging.LogRecord) -> bool:

@@ -262,7 +262,7 @@ def order_file(request: NewspaperOrderRequest) -> None:
         InputError: the file is not an order; OrderInvalid: a field breaks a rule of §2.1.
     """
 
-    from connectors.swiss_time import swiss_today
+    from core.swiss_time import swiss_today
     from fileio.newspaper.order_input import check_order, load_order
 
     if request.order_path is None:

@@ -1,5 +1,5 @@
 """What the composition root does so that nothing private leaves the process or the data dir: it registers
-every configured secret with the process's secret scrubber (:mod:`connectors.redaction`), masks the
+every configured secret with the process's secret scrubber (:mod:`core.redaction`), masks the
 passwords a URL carries wherever they stand, and makes the data dir its owner's alone (:mod:`fileio.files`).
 """
 
@@ -97,7 +97,7 @@ def register_settings(settings: Settings) -> None:
     dir as a private root of the file writer."""
     from pydantic import SecretStr
 
-    from connectors.redaction import SCRUBBER
+    from core.redaction import SCRUBBER
     from fileio.files import keep_private
 
     for variable in settings.variables():
@@ -113,7 +113,7 @@ def register_settings(settings: Settings) -> None:
 
 
 def _register_all(secrets: Iterable[str]) -> None:
-    from connectors.redaction import SCRUBBER
+    from core.redaction import SCRUBBER
 
     for secret in secrets:
         SCRUBBER.register(secret)

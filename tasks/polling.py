@@ -16,7 +16,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from connectors.errors import ApiError, PostflowsError
+from connectors.errors import ApiError
+from core.errors import PostflowsError
 from tasks.progress import Progress
 
 S = TypeVar("S")

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from uuid import UUID
 
-from connectors.redaction import redact
+from core.redaction import redact
 
 logger = logging.getLogger("postflows.progress")
 

@@ -1,5 +1,5 @@
 """The run history as a flow run records it: a :class:`~history.recorder.RunRecorder` given the process's
-secret scrubber (:mod:`connectors.redaction`) and the Prefect flow run it records.
+secret scrubber (:mod:`core.redaction`) and the Prefect flow run it records.
 
 The recorder itself (runs, the key lease, steps, remote jobs, documents) lives in :mod:`history.recorder`.
 """
@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from connectors.redaction import redact
 from history.recorder import RunRecorder
 
 
@@ -34,6 +33,5 @@ async def start_recording(
         flow=flow,
         idempotency_key=idempotency_key,
         parameters=parameters,
-        scrub=redact,
         flow_run_id=current_flow_run_id(),
     )

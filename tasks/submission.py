@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, TypeVar
 
-from connectors.errors import ApiError, PostflowsError
+from connectors.errors import ApiError
 from connectors.sending import watch_sending
-from history.errors import HistoryError
+from core.errors import PostflowsError
 from history.jobs import JobData, JobSnapshot, Parking, job_data_changes
 from history.models import JobState
 from history.recorder import RunRecorder, record_shielded
@@ -115,7 +115,7 @@ def failed_submission_state(error: BaseException, *, started: bool | None = None
         return JobState.UNCERTAIN if started else JobState.NOT_SENT
     # Unwatched: our own checks fail before anything is sent; anything else (a cancellation, a crash) may
     # have hit while the request was on the wire.
-    return JobState.NOT_SENT if isinstance(error, PostflowsError | HistoryError) else JobState.UNCERTAIN
+    return JobState.NOT_SENT if isinstance(error, PostflowsError) else JobState.UNCERTAIN
 
 
 def outcome_unknown(error: BaseException) -> bool:

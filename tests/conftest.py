@@ -175,7 +175,7 @@ def _isolated_env(
     )
     monkeypatch.setattr(secret_watch, "issued", secret_watch.IssuedTokens())
     # One test's secrets and data dirs are not the next one's: the scrubber and the file writer forget them.
-    from connectors.redaction import SCRUBBER
+    from core.redaction import SCRUBBER
     from fileio import files
 
     saved = SCRUBBER.snapshot()

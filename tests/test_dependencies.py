@@ -14,7 +14,17 @@ from importlib.metadata import packages_distributions
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("connectors", "fileio", "tasks", "flows", "deployments", "history", "sandbox", "postflows")
+PACKAGES = (
+    "core",
+    "connectors",
+    "fileio",
+    "tasks",
+    "flows",
+    "deployments",
+    "history",
+    "sandbox",
+    "postflows",
+)
 WALKED = (*PACKAGES, "bench", "scripts", "tests")
 OURS = frozenset({*PACKAGES, "bench", "tests"})
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from typing import Any, Literal
 
-from connectors.errors import PostflowsError
+from core.errors import PostflowsError
 
 Target = Literal["towns", "streets", "buildings"]
 

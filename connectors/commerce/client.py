@@ -70,7 +70,7 @@ from connectors.errors import ApiError, LoginRequired, MalformedResponse, NotFou
 from connectors.http import ApiClient, HttpOptions
 from connectors.jsontext import json_of
 from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, TokenSource, shared_or_new
-from connectors.swiss_time import swiss_today
+from core.swiss_time import swiss_today
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -48,9 +48,9 @@ from connectors.oauth import (
     read_token_response,
     redact_secret,
 )
-from connectors.redaction import register_secret
 from connectors.userinfo import Userinfo as Userinfo
 from connectors.userinfo import UserinfoAddress as UserinfoAddress
+from core.redaction import register_secret
 
 Clock = Callable[[], float]
 RefreshTokenSink = Callable[[SecretStr], None]

@@ -62,8 +62,8 @@ from connectors.newspaper.models import (
     StructureFileCode,
 )
 from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, shared_or_new
-from connectors.swiss_time import swiss_today
 from connectors.validation import email_problem
+from core.swiss_time import swiss_today
 
 SUBMISSION = "/logistics/newspaper/submission/v1"
 STATISTIC = "/logistics/newspaper/statistic/v1"

@@ -33,12 +33,12 @@ from connectors.errors import (
     NEVER_SENT,
     RATE_LIMITED_ANSWER,
     ApiError,
-    PostflowsError,
     RemoteRejected,
     SubmissionAnswers,
     error_for_http_status,
 )
 from connectors.jsontext import parse_json
+from core.errors import PostflowsError
 
 if TYPE_CHECKING:  # httpx is loaded by the clients that hand its responses here
     import httpx

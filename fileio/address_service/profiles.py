@@ -29,7 +29,7 @@ from pydantic import (
     model_validator,
 )
 
-from connectors.errors import PostflowsError
+from core.errors import PostflowsError
 from fileio.headers import field_for_header
 from fileio.structured_files import UnusableFile, field_path, read_structured, schema_names
 

@@ -19,10 +19,10 @@ from typing import Any, TypeVar
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from core.redaction import json_safe
 from history.models import Base, utcnow
 from history.reference.newspaper_models import MasterDataChange
 from history.rows import json_mapping
-from history.scrub import json_safe
 
 Row = TypeVar("Row", bound=Base)
 

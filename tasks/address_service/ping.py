@@ -8,7 +8,8 @@ from prefect.cache_policies import NO_CACHE
 
 from connectors.address_service import AddressServiceClient
 from connectors.address_service.errors import AuthenticationStatusError
-from connectors.errors import ApiError, AuthFailed, PostflowsError
+from connectors.errors import ApiError, AuthFailed
+from core.errors import PostflowsError
 
 CREDENTIAL_STATUSES = frozenset({101, 102, 103, 104})
 """The §7 Statuses of a ping that say our credentials are refused (user or key unknown, no role)."""

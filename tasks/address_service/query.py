@@ -21,7 +21,8 @@ from prefect.cache_policies import NO_CACHE
 
 from connectors.address_service import AddressServiceClient
 from connectors.address_service.errors import AddressServiceStatusError
-from connectors.errors import ApiError, MalformedResponse, PostflowsError, TransportFailure
+from connectors.errors import ApiError, MalformedResponse, TransportFailure
+from core.errors import PostflowsError
 from fileio.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
 from tasks.fanout import ChunkPart, ClientFactory, fan_out
 from tasks.progress import Progress

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from connectors.errors import PostflowsError
+from core.errors import PostflowsError
 from fileio.commerce.json_bodies import JsonBody
 from fileio.commerce.kept_answers import KeptAnswers
 from fileio.commerce.label_answers import file_names, label_content, label_id_of, write_label_files

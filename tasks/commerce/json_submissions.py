@@ -24,7 +24,8 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from connectors.commerce import ReceivedAnswer
-from connectors.errors import ApiError, PostflowsError, RemoteRejected
+from connectors.errors import ApiError, RemoteRejected
+from core.errors import PostflowsError
 from fileio.commerce.json_bodies import JsonBody
 from fileio.commerce.kept_answers import KeptAnswer, KeptAnswers
 from history.identity import Endpoint, body_fingerprint, derive_key

@@ -19,7 +19,8 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from connectors.commerce import CommerceClient, PickupUser, PickupUserRequest
-from connectors.errors import ApiError, PostflowsError, RemoteRejected
+from connectors.errors import ApiError, RemoteRejected
+from core.errors import PostflowsError
 from fileio.commerce.pickup_input import PickupInput, PickupRow
 from history.identity import Endpoint, body_fingerprint, derive_key
 from history.jobs import JobData, JobSnapshot

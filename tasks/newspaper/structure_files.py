@@ -22,7 +22,7 @@ from connectors.newspaper import (
     RawResponse,
     StructureFileCode,
 )
-from connectors.redaction import redact
+from core.redaction import redact
 from fileio.documents import FileNames, safe_stem, save_documents, their_stem
 from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from history.jobs import JobData

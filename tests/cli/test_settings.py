@@ -10,7 +10,7 @@ import pytest
 from pydantic import SecretStr
 
 from connectors.commerce import CommercePaths, CommerceScopes
-from connectors.errors import PostflowsError
+from core.errors import PostflowsError
 from postflows import environment, wiring
 from postflows.settings import Settings
 

@@ -19,7 +19,6 @@ from connectors.errors import (
     AuthorizationDenied,
     HttpStatusError,
     NotFound,
-    PostflowsError,
     RateLimited,
     RemoteRejected,
     ServerError,
@@ -28,6 +27,7 @@ from connectors.errors import (
 )
 from connectors.http import ApiClient, RequestRecord
 from connectors.retry import RetryPolicy
+from core.errors import PostflowsError
 
 
 def _client(

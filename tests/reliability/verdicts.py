@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from connectors.errors import PostflowsError
+from core.errors import PostflowsError
 from tests.reliability.faults import Fault
 from tests.reliability.matrix import Observation
 from tests.reliability.steps import Step

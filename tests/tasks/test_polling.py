@@ -7,7 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from connectors.errors import AuthFailed, PostflowsError, ServerError
+from connectors.errors import AuthFailed, ServerError
+from core.errors import PostflowsError
 from tasks.polling import Observation, PollPolicy, PollTimedOut, WaitParked, poll_until
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from connectors.commerce.client import CommerceClient
 from connectors.newspaper.client import NewspaperClient
-from connectors.swiss_time import swiss_today
+from core.swiss_time import swiss_today
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""JSON-safe conversion with secret masking, independent of any database."""
+"""JSON-safe conversion with secret masking (core.redaction), independent of any database."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, SecretBytes, SecretStr
 
-from history.scrub import MASK, is_secret_key, json_safe
+from core.redaction import MASK, is_secret_key, json_safe, register_secret, scrubbed_json
 
 
 class Colour(Enum):
@@ -88,3 +88,17 @@ def test_nested_structures_are_masked_and_json_safe() -> None:
 def test_key_masking_can_be_turned_off_but_secret_values_stay_masked() -> None:
     safe = json_safe({"batch_token": "T-1", "secret": SecretStr("x")}, mask_secret_keys=False)
     assert safe == {"batch_token": "T-1", "secret": MASK}
+
+
+def test_kept_json_loses_registered_secrets_in_keys_and_texts_as_well() -> None:
+    register_secret("Kept-Json-Value 5")
+    value = {
+        "note": "the service echoed Kept-Json-Value 5",
+        "password": "any",
+        "rows": [{"Kept-Json-Value 5": 1}, Path("/tmp/Kept-Json-Value 5")],
+    }
+    assert scrubbed_json(value) == {
+        "note": "the service echoed [redacted]",
+        "password": MASK,
+        "rows": [{"[redacted]": 1}, "/tmp/[redacted]"],
+    }

@@ -12,9 +12,10 @@ import pytest
 from pydantic import SecretStr
 
 from connectors.auth import basic_auth
-from connectors.errors import ApiError, PostflowsError, error_for_http_status, quote_body
+from connectors.errors import ApiError, error_for_http_status, quote_body
 from connectors.oauth import read_token_response
-from connectors.redaction import REDACTED, SecretScrubber, StreamScrubber, redact, register_secret, spellings
+from core.errors import PostflowsError
+from core.redaction import REDACTED, SecretScrubber, StreamScrubber, redact, register_secret, spellings
 
 PASSWORD = "Short pw/+:@ 42"  # under 32 characters and with a space: no pattern takes it for a credential
 

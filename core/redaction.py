@@ -6,20 +6,34 @@ Bearer/Basic values, JSON web tokens, long opaque strings), for the text a respo
 Secrets are registered where they enter the process: the composition root registers the configured ones, the
 Basic and OAuth auth of the connectors register what they are given, the token code what a server issues.
 :data:`SCRUBBER` is process-wide and only grows (issued tokens are kept up to :data:`MAX_ISSUED`, the newest).
+
+Values kept as JSON (a run's parameters and summary in the run history) pass :func:`json_safe` first: the
+values of keys that name a credential and every ``SecretStr``/``SecretBytes`` are masked (:data:`MASK`)
+whatever they hold, and everything else is reduced to JSON types (paths and UUIDs as text, datetimes ISO);
+:func:`scrubbed_json` then scrubs the texts left as any text is.
 """
 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import functools
 import html
 import json
+import math
 import re
 import threading
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+from enum import Enum
+from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote, quote_plus
+from uuid import UUID
+
+from pydantic import BaseModel, SecretBytes, SecretStr
 
 REDACTED = "[redacted]"
 # Shorter values cannot be told from ordinary text ("pw" is in "pwd"); they are not matched literally.
@@ -290,3 +304,79 @@ def scrub_secrets(text: str) -> str:
     and opaque strings of 32 or more letters and digits (the service's UUID tokens are kept: they name files
     and jobs). For text a remote side wrote (a response body quoted in an error)."""
     return SCRUBBER.scrub(text, patterns=True)
+
+
+MASK = "**********"
+SECRET_KEY_PARTS: tuple[str, ...] = ("password", "secret", "token", "authorization", "api_key", "apikey")
+
+
+def is_secret_key(key: object) -> bool:
+    """Whether a mapping key names a credential (case-insensitive, ``-`` and ``_`` alike)."""
+    name = str(key).lower().replace("-", "_")
+    return any(part in name for part in SECRET_KEY_PARTS)
+
+
+def json_safe(value: Any, *, mask_secret_keys: bool = True) -> Any:
+    """A JSON-serialisable copy of ``value`` with secrets replaced by ``MASK``.
+
+    Args:
+        value: Anything a flow might take as a parameter: mappings, sequences, pydantic models,
+            dataclasses, paths, datetimes, enums, secrets.
+        mask_secret_keys: Mask values under keys such as ``password`` or ``client_secret`` (see
+            ``SECRET_KEY_PARTS``). Secret-typed values are masked either way.
+
+    Returns:
+        Plain dicts (string keys), lists, strings, numbers, booleans and ``None`` only.
+    """
+    if isinstance(value, SecretStr | SecretBytes):
+        return MASK
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        # JSON has no NaN or infinity and PostgreSQL rejects them.
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, Enum):
+        return json_safe(value.value, mask_secret_keys=mask_secret_keys)
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    if isinstance(value, PurePath | UUID | Decimal):
+        return str(value)
+    if isinstance(value, bytes | bytearray):
+        return f"<{len(value)} bytes>"
+    if isinstance(value, BaseModel):
+        return json_safe(value.model_dump(), mask_secret_keys=mask_secret_keys)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
+        return json_safe(fields, mask_secret_keys=mask_secret_keys)
+    if isinstance(value, Mapping):
+        return {
+            str(key): MASK
+            if mask_secret_keys and is_secret_key(key) and item is not None
+            else json_safe(item, mask_secret_keys=mask_secret_keys)
+            for key, item in value.items()
+        }
+    if isinstance(value, set | frozenset):
+        items = [json_safe(item, mask_secret_keys=mask_secret_keys) for item in value]
+        return sorted(items, key=repr)
+    if isinstance(value, list | tuple):
+        return [json_safe(item, mask_secret_keys=mask_secret_keys) for item in value]
+    # Unknown objects are kept by type name only: their str() could carry anything, credentials included.
+    return f"<{type(value).__qualname__}>"
+
+
+def scrubbed_json(value: Any) -> Any:
+    """``value`` made JSON-safe with the values of secret-named keys masked (:func:`json_safe`), and every
+    text left in it, keys too, scrubbed of the registered secrets (:func:`redact`)."""
+    return _redact_json(json_safe(value, mask_secret_keys=True))
+
+
+def _redact_json(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(key): _redact_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redact_json(item) for item in value]
+    return value
