@@ -158,11 +158,13 @@ async def address_query_deployment() -> AsyncIterator[UUID]:
     """The address-query deployment as `postflows serve` builds it, on the test server (nothing runs it)."""
 
     from deployments.catalog import CATALOG
-    from deployments.serve import build
+    from deployments.serve import build, close_parameter_schema
 
     (spec,) = [spec for spec in CATALOG if spec.name == "address-query"]
     runner_deployment = await asyncio.to_thread(build, spec)  # built as serve builds it: outside a loop
     deployment_id: UUID = await runner_deployment.apply()
+    async with get_client() as client:
+        await close_parameter_schema(client, deployment_id, spec)  # as serve closes it after each apply
     yield deployment_id
     async with get_client() as client:
         await client.delete_deployment(deployment_id)
