@@ -13,18 +13,9 @@ from functools import cache
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
+from tests.packages import PACKAGES
+
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = (
-    "core",
-    "connectors",
-    "fileio",
-    "tasks",
-    "flows",
-    "deployments",
-    "history",
-    "sandbox",
-    "postflows",
-)
 WALKED = (*PACKAGES, "bench", "scripts", "tests")
 OURS = frozenset({*PACKAGES, "bench", "tests"})
 

