@@ -36,7 +36,8 @@ _REFERENCE = re.compile(rb"([A-Za-z]*)([0-9]*)")
 # Row and cell tags, as a lenient XML reader meets them (a namespace prefix, any attribute order, either
 # quote, a self-closing row).
 _TAG = re.compile(rb"<(/?)(?:[^\s<>/:!?]+:)?(row|c)(?=[\s/>])([^>]*)>")
-_R_ATTRIBUTE = re.compile(rb"(?:^|\s)r\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
+R_ATTRIBUTE = re.compile(rb"(?:^|\s)r\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
+"""A tag's ``r`` attribute (a cell's reference, a row's number), in either quote."""
 _PREFIXED_CELL = re.compile(rb"<[^\s<>/:!?]+:c[\s/>]")
 _RELATIONSHIPS_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
 _OFFICE_DOCUMENT = "/officeDocument"
@@ -268,7 +269,7 @@ def _largest(symbols: np.ndarray, lengths: np.ndarray) -> int:
 
 
 def _attribute_r(attributes: bytes) -> bytes | None:
-    found = _R_ATTRIBUTE.search(attributes)
+    found = R_ATTRIBUTE.search(attributes)
     if found is None:
         return None
     return found.group(1) if found.group(1) is not None else found.group(2)

@@ -16,10 +16,11 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from fileio.sheet_extent import R_ATTRIBUTE
+
 # Tags as a lenient XML reader meets them (a namespace prefix, any attribute order, either quote).
 _OUTER = re.compile(rb"<(/?)((?:[^\s<>/:!?]+:)?)(row|sheetData)(?=[\s/>])([^>]*)>")
 _INNER = re.compile(rb"<(/?)((?:[^\s<>/:!?]+:)?)(row|sheetData|c|f|v|is)(?=[\s/>])([^>]*)>")
-_R = re.compile(rb"(?:^|\s)r\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
 _S = re.compile(rb"(?:^|\s)s\s*=\s*(?:\"[^\"]*\"|'[^']*')")
 _T = re.compile(rb"(?:^|\s)t\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
 _REFERENCE = re.compile(rb"\s*([A-Za-z]{1,3})([0-9]{1,7})\s*")
@@ -167,7 +168,7 @@ class _Rewrite:
             if before:
                 self.insert(chunk, tag.start, before)
             return
-        reference = _R.search(tag.attributes)
+        reference = R_ATTRIBUTE.search(tag.attributes)
         assert reference is not None  # _walk's
         style = _S.search(tag.attributes)
         attributes = reference.group().strip() + (b" " + style.group().strip() if style else b"")
@@ -263,7 +264,7 @@ def _walk(chunks: Iterable[bytes], rows: Collection[int]) -> Iterator[tuple[byte
 
 
 def _row_number(attributes: bytes, previous: int) -> int:
-    value = _attribute(_R, attributes)
+    value = _attribute(R_ATTRIBUTE, attributes)
     found = None if value is None else _ROW_NUMBER.fullmatch(value)
     if found is None:
         raise SheetShapeError(f"a row after row {previous} has no row number (r) the write-back can place")
@@ -274,7 +275,7 @@ def _row_number(attributes: bytes, previous: int) -> int:
 
 
 def _column(attributes: bytes, row: int, previous: int) -> int:
-    value = _attribute(_R, attributes)
+    value = _attribute(R_ATTRIBUTE, attributes)
     found = None if value is None else _REFERENCE.fullmatch(value)
     if found is None:
         raise SheetShapeError(f"a cell of row {row} has no reference (r) the write-back can place")

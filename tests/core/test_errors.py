@@ -4,7 +4,6 @@ catches each of ours, each one's text is scrubbed as it is made and each one sur
 from __future__ import annotations
 
 import pickle
-from datetime import UTC, datetime
 
 import pytest
 
@@ -13,7 +12,7 @@ from core.errors import PostflowsError
 from core.redaction import REDACTED, register_secret
 from fileio.errors import InputError
 from history.errors import HistoryError, KeyBusy, LeaseLost
-from history.leases import LeaseHolder
+from tests.history.test_errors import HOLDER
 
 PASSWORD = "Core-Tree-Secret 31"
 
@@ -27,14 +26,5 @@ def test_a_history_error_is_scrubbed_as_it_is_made_and_pickles_with_its_attribut
     register_secret(PASSWORD)
     lost = LeaseLost(f"run 7 no longer holds key {PASSWORD}")
     assert PASSWORD not in str(lost) and str(lost).endswith(REDACTED)
-    holder = LeaseHolder(
-        key="key-1",
-        run_id=7,
-        host="worker-1",
-        pid=4242,
-        process_started=None,
-        acquired_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
-        expires_at=datetime(2026, 1, 2, 3, 5, 5, tzinfo=UTC),
-    )
-    busy = pickle.loads(pickle.dumps(KeyBusy("key-1", holder, 60.0)))
-    assert isinstance(busy, PostflowsError) and busy.holder == holder and busy.exit_code == 1
+    busy = pickle.loads(pickle.dumps(KeyBusy("key-1", HOLDER, 60.0)))
+    assert isinstance(busy, PostflowsError) and busy.holder == HOLDER and busy.exit_code == 1
