@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 USE_UV ?= 1
 STAMP := $(VENV)/.installed
-PACKAGES := core connectors fileio tasks flows deployments history sandbox postflows
+PACKAGES := core connectors fileio tasks runtime flows deployments history sandbox postflows
 
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export DO_NOT_TRACK := 1

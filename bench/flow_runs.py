@@ -29,8 +29,8 @@ from fileio.address_service.customer_files import write_customer_files
 from fileio.address_service.wire import WireFormat
 from fileio.files import write_stream
 from postflows.prefect_server import LocalServer, ServerState
-from postflows.settings import Settings, get_settings
-from postflows.wiring import address_service_client
+from runtime.settings import Settings, get_settings
+from runtime.wiring import address_service_client
 from tasks.address_service.batch import wait_for_batch
 from tasks.address_service.steps import build_address_results, prepare_address_input
 from tasks.polling import PollPolicy

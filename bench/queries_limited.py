@@ -15,8 +15,8 @@ from pathlib import Path
 from bench.config import BenchConfig
 from bench.measure import BenchResult
 from bench.queries import query_records
-from postflows.settings import Settings
-from postflows.wiring import address_service_client
+from runtime.settings import Settings
+from runtime.wiring import address_service_client
 from sandbox.config import SandboxConfig
 from sandbox.faults import FaultPlan, FaultRule
 from sandbox.inprocess import SandboxTransport

@@ -7,6 +7,7 @@ import contextlib
 from typing import Any
 
 from deployments.catalog import CATALOG, TIMEZONE, DeploymentSpec, spec_named
+from deployments.operators import keep_operators_choices
 
 
 def build(spec: DeploymentSpec) -> Any:
@@ -63,12 +64,10 @@ def deployments() -> list[Any]:
 def served_deployments() -> tuple[list[Any], list[str]]:
     """:func:`deployments`, each one already on the server keeping what its operator owns there (whether
     each schedule is active, the parameter defaults, whether it is paused:
-    :func:`deployments.deploy.keep_operators_choices`), so that starting ``serve`` again never undoes a
+    :func:`deployments.operators.keep_operators_choices`), so that starting ``serve`` again never undoes a
     change made in the UI; and one line for each thing kept."""
     from prefect.client.orchestration import get_client
     from prefect.exceptions import ObjectNotFound
-
-    from deployments.deploy import keep_operators_choices
 
     built = deployments()
     notes = []

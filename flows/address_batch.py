@@ -40,8 +40,8 @@ from history.identity import derive_key
 from history.jobs import BatchJobData, FileJobData, JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder
-from postflows.settings import get_settings
-from postflows.wiring import (
+from runtime.settings import get_settings
+from runtime.wiring import (
     ConfigurationError,
     address_service_client,
     address_service_endpoint,

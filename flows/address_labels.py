@@ -13,8 +13,8 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import AddressLabelsRequest, OutputOptions
-from postflows.settings import get_settings
-from postflows.wiring import describe_commerce
+from runtime.settings import get_settings
+from runtime.wiring import describe_commerce
 from tasks.commerce.address_labels import (
     LABELS,
     NO_PDF,

@@ -39,8 +39,8 @@ from history.identity import body_key, derive_key
 from history.jobs import JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder
-from postflows.settings import get_settings
-from postflows.wiring import newspaper_client, newspaper_endpoint
+from runtime.settings import get_settings
+from runtime.wiring import newspaper_client, newspaper_endpoint
 from tasks.newspaper.purchases import (
     OUTPUT_COLUMNS,
     PurchaseDocuments,

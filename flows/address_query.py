@@ -23,9 +23,9 @@ from flows.requests import AddressQueryRequest, OutputOptions
 from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.identity import derive_key
 from history.recorder import RunRecorder
-from postflows.settings import Settings, get_settings
-from postflows.task_runners import fan_out_task_runner
-from postflows.wiring import ConfigurationError, address_service_client, address_service_endpoint
+from runtime.settings import Settings, get_settings
+from runtime.task_runners import fan_out_task_runner
+from runtime.wiring import ConfigurationError, address_service_client, address_service_endpoint
 from tasks.address_service.ping import ping_service
 from tasks.address_service.query import (
     ERROR_COLUMN,

@@ -17,8 +17,8 @@ from fileio.files import write_text
 from flows.address_input import input_format
 from flows.requests import AddressBatchRequest
 from history.identity import Endpoint, derive_key
-from postflows.settings import Settings
-from postflows.wiring import sandbox_reading
+from runtime.settings import Settings
+from runtime.wiring import sandbox_reading
 from tasks.address_service.steps import InputFormat, PreparedInput
 
 FLOW_NAME = "address-batch"

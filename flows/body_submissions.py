@@ -16,8 +16,8 @@ from fileio.commerce.kept_answers import KeptAnswers
 from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.identity import named_key
 from history.recorder import RunRecorder
-from postflows.settings import Settings
-from postflows.wiring import commerce_client, commerce_endpoint
+from runtime.settings import Settings
+from runtime.wiring import commerce_client, commerce_endpoint
 from tasks.commerce.json_submissions import (
     BodyOutcome,
     BodyStatus,

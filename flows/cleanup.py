@@ -20,8 +20,8 @@ from flows.forms import form
 from flows.naming import run_name
 from flows.requests import CleanupRequest
 from flows.runs import FLOW_APIS, recorded_run
-from postflows.settings import get_settings
-from postflows.wiring import address_service_client
+from runtime.settings import get_settings
+from runtime.wiring import address_service_client
 from tasks.address_service.cleanup import delete_recorded_files
 
 FLOW_NAME = "cleanup"

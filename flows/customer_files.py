@@ -13,7 +13,7 @@ from fileio.writeback.report import WrittenBack
 from fileio.writeback_policy import CERTIFIED, Policy
 from flows.runs import RunSummary
 from history.recorder import RunRecorder
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 from tasks.address_service.customer_files import customer_files as write_customer_files
 from tasks.address_service.steps import AddressResults, PreparedInput
 from tasks.commerce.validation import ValidationTable

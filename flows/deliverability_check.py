@@ -23,9 +23,9 @@ from flows.requests import DeliverabilityRequest, OutputOptions
 from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.identity import derive_key
 from history.recorder import RunRecorder
-from postflows.settings import get_settings
-from postflows.task_runners import fan_out_task_runner
-from postflows.wiring import commerce_client, commerce_endpoint
+from runtime.settings import get_settings
+from runtime.task_runners import fan_out_task_runner
+from runtime.wiring import commerce_client, commerce_endpoint
 from tasks.commerce.deliverability import (
     RESULT_COLUMNS,
     DeliverabilityTable,

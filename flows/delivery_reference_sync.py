@@ -18,8 +18,8 @@ from flows.naming import run_name
 from flows.requests import ReferenceDataOutput
 from flows.runs import FLOW_APIS, recorded_run
 from history.identity import named_key
-from postflows.settings import get_settings
-from postflows.wiring import commerce_client, commerce_endpoint, describe_commerce
+from runtime.settings import get_settings
+from runtime.wiring import commerce_client, commerce_endpoint, describe_commerce
 from tasks.commerce.reference_data import (
     changes_of_run,
     describe_counts,

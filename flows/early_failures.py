@@ -26,7 +26,7 @@ logger = logging.getLogger("postflows.history")
 async def record_early_failure(flow: Flow[..., Any], flow_run: FlowRun, state: State) -> None:
     """Prefect's ``on_failure`` hook (``flow``, ``flow_run``, its final ``state``); never raises, since the
     run has failed already and its reason is in Prefect's log."""
-    from postflows.settings import get_settings
+    from runtime.settings import get_settings
 
     parameters = flow_run.parameters or {}
     error = state.message or state.name or "failed"

@@ -20,7 +20,7 @@ from flows.arrivals import FILE_ARRIVED_EVENT, FILE_ARRIVED_FLOW, FileFlow, arri
 from flows.early_failures import ON_FAILURE
 from flows.forms import Blank, form
 from flows.naming import run_name
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 
 KINDS = ", ".join(sorted(arrival_kinds()))
 

@@ -20,9 +20,8 @@ from flows.forms import form
 from flows.history_trends import build_history_report
 from flows.naming import run_name
 from flows.requests import HistoryReportRequest, OwnOutputOptions
-from flows.runs import recorded_run
-from postflows.settings import get_settings
-from postflows.wiring import flow_apis
+from flows.runs import flow_apis, recorded_run
+from runtime.settings import get_settings
 
 FLOW_NAME = "history-report"
 REPORTS_FOLDER = "reports"

@@ -21,8 +21,8 @@ from flows.naming import parameter_value, run_name
 from flows.requests import MasterDataRequest, OwnOutputOptions
 from flows.runs import FLOW_APIS, calls_sandbox, recorded_run
 from history.identity import named_key
-from postflows.settings import get_settings
-from postflows.wiring import newspaper_client, newspaper_endpoint
+from runtime.settings import get_settings
+from runtime.wiring import newspaper_client, newspaper_endpoint
 from tasks.newspaper.masterdata import (
     SyncCounts,
     changes_of_run,

@@ -31,8 +31,8 @@ from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.jobs import JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder
-from postflows.settings import get_settings
-from postflows.wiring import newspaper_client, newspaper_endpoint
+from runtime.settings import get_settings
+from runtime.wiring import newspaper_client, newspaper_endpoint
 from tasks.newspaper.order_report import identity_of, order_summary_text, write_order_files
 from tasks.newspaper.order_report_data import OrderOutcome
 from tasks.newspaper.orders import (

@@ -27,8 +27,8 @@ from flows.runs import FLOW_APIS, recorded_run
 from history.identity import named_key
 from history.jobs import JobSnapshot
 from history.recorder import RunRecorder
-from postflows.settings import Settings, get_settings
-from postflows.wiring import newspaper_client, newspaper_endpoint
+from runtime.settings import Settings, get_settings
+from runtime.wiring import newspaper_client, newspaper_endpoint
 from tasks.newspaper.order_report import (
     identity_of,
     order_summary_text,

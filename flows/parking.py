@@ -23,7 +23,7 @@ from datetime import datetime
 from uuid import UUID
 
 from flows.requests import PollingOptions
-from postflows.settings import Settings
+from runtime.settings import Settings
 from tasks.polling import PollPolicy
 from tasks.submission import JobParked
 

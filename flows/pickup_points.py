@@ -22,9 +22,9 @@ from flows.requests import OutputOptions, PickupPointsRequest
 from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.identity import derive_key
 from history.recorder import RunRecorder
-from postflows.settings import get_settings
-from postflows.task_runners import fan_out_task_runner
-from postflows.wiring import commerce_client, commerce_endpoint, describe_commerce
+from runtime.settings import get_settings
+from runtime.task_runners import fan_out_task_runner
+from runtime.wiring import commerce_client, commerce_endpoint, describe_commerce
 from tasks.commerce.per_row import RowOutcome, record_outcomes
 from tasks.commerce.pickup_points import (
     ANSWERS_FOLDER,

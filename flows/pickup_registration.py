@@ -22,8 +22,8 @@ from flows.requests import OutputOptions, PickupRegistrationRequest
 from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.identity import named_key
 from history.recorder import RunRecorder
-from postflows.settings import get_settings
-from postflows.wiring import commerce_client, commerce_endpoint, describe_commerce
+from runtime.settings import get_settings
+from runtime.wiring import commerce_client, commerce_endpoint, describe_commerce
 from tasks.commerce.pickup import (
     PickupUncertain,
     RowOutcome,

@@ -13,8 +13,8 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import OwnOutputOptions, ReturnOrderRequest
-from postflows.settings import get_settings
-from postflows.wiring import describe_commerce
+from runtime.settings import get_settings
+from runtime.wiring import describe_commerce
 from tasks.commerce.json_submissions import status_counts
 from tasks.commerce.return_orders import (
     RETURN_ORDERS,

@@ -21,13 +21,13 @@ from fileio.files import write_received
 from fileio.sandbox_marks import SUMMARY_NOTICE
 from flows import run_events
 from history.recorder import RunRecorder, record_shielded
-from postflows.settings import Settings
+from runtime.settings import Settings
 from tasks.retrying import StepRetries, step_retries
 from tasks.run_history import start_recording
 from tasks.submission import JobParked
 
 if TYPE_CHECKING:
-    from postflows.wiring import Api
+    from runtime.wiring import Api
 
 FLOW_APIS: dict[str, tuple[Api, ...]] = {
     "address-batch": ("address-service",),
@@ -51,6 +51,14 @@ FLOW_APIS: dict[str, tuple[Api, ...]] = {
 }
 """The APIs each recorded flow calls (a flow that calls none, such as history-report, is not named): a run
 of it is a sandbox run when one of them answers from the embedded sandbox."""
+
+
+def flow_apis() -> dict[str, str]:
+    """The API each recorded flow talks to (flow name → API), for the history report's figures per API; the
+    deployment catalog chooses each deployment's work pool by the same API."""
+    return {flow: apis[0] for flow, apis in FLOW_APIS.items()}
+
+
 SUMMARY_FILE = "summary.md"
 INTERRUPTED = "INTERRUPTED"
 CRASHED = "CRASHED"

@@ -15,8 +15,8 @@ from flows.naming import run_name
 from flows.requests import LookupOutput, SameDayAcceptanceRequest
 from flows.runs import FLOW_APIS, recorded_run
 from history.identity import derive_key
-from postflows.settings import get_settings
-from postflows.wiring import commerce_client, commerce_endpoint
+from runtime.settings import get_settings
+from runtime.wiring import commerce_client, commerce_endpoint
 from tasks.commerce.same_day import (
     acceptance_markdown,
     acceptance_request,

@@ -24,8 +24,8 @@ from flows.runs import FLOW_APIS, RunSummary, recorded_run
 from history.identity import named_key
 from history.models import JobState
 from history.recorder import RunRecorder
-from postflows.settings import get_settings
-from postflows.wiring import newspaper_client, newspaper_endpoint
+from runtime.settings import get_settings
+from runtime.wiring import newspaper_client, newspaper_endpoint
 from tasks.newspaper.structure_files import (
     DOCUMENT_KIND,
     NoticeEmailJobData,

@@ -20,8 +20,8 @@ from connectors.address_service import (
     ZipOrderMode,
 )
 from postflows.console import output_console
-from postflows.settings import get_settings
-from postflows.wiring import address_assistant_client
+from runtime.settings import get_settings
+from runtime.wiring import address_assistant_client
 
 AutocompleteAnswer = tuple[AutocompleteVariant, list[AutocompleteEntry]]
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from deployments.automations import automations
-from postflows.endpoints import ConfigurationError
-from postflows.settings import Settings, get_settings
+from runtime.endpoints import ConfigurationError
+from runtime.settings import Settings, get_settings
 
 NOTIFY_SETTING = "POSTFLOWS_NOTIFY_BLOCK"
 

@@ -51,7 +51,7 @@ from postflows.cli_common import (
 from postflows.cli_requests import request_command
 
 if TYPE_CHECKING:
-    from postflows.settings import Settings
+    from runtime.settings import Settings
 
 app = typer.Typer(
     name="postflows",
@@ -107,7 +107,7 @@ def main() -> None:
 
 
 def _settings() -> Settings:
-    from postflows.settings import Settings
+    from runtime.settings import Settings
 
     return Settings()
 
@@ -236,7 +236,7 @@ def verify_building_command(
 ) -> None:
     """Check that a building exists; prints a verdict, its official spelling and house key."""
     from postflows.assistant import BuildingQuery, render_building, verify_building
-    from postflows.settings import get_settings
+    from runtime.settings import get_settings
 
     asked = BuildingQuery(street, house_no, zip_code, town, house_no_addition=addition)
     result = run_work(lambda: verify_building(asked), progress=False)
@@ -268,7 +268,7 @@ def history_command(
     ] = None,
 ) -> None:
     """List recent runs, or show one run with its steps, remote jobs and files."""
-    from postflows.locations import history_url
+    from core.locations import history_url
 
     if flow is not None:
         flow = _flow_named(flow)
@@ -298,7 +298,7 @@ def _show_run(url: str, run_id: int) -> None:
     import history
     from postflows.console import output_console
     from postflows.history_view import run_detail
-    from postflows.privacy import masked_url
+    from runtime.privacy import masked_url
 
     factory = history.session_factory(url)
     with factory() as session:

@@ -35,8 +35,8 @@ commerce_app = typer.Typer(
 
 
 def _announce() -> None:
-    from postflows.endpoints import describe_commerce
-    from postflows.settings import get_settings
+    from runtime.endpoints import describe_commerce
+    from runtime.settings import get_settings
 
     say(f"commerce API: {describe_commerce(get_settings())}")
 
@@ -59,10 +59,10 @@ def commerce_login_command(
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the redirect")] = 300.0,
 ) -> None:
     """Sign a user in (OpenID Connect authorization code flow) and keep the refresh token for later runs."""
-    from postflows import wiring
     from postflows.commerce_login import sandbox_browser, sign_in, system_browser
-    from postflows.settings import get_settings
-    from postflows.wiring import commerce_token_store, oidc_client
+    from runtime import wiring
+    from runtime.settings import get_settings
+    from runtime.wiring import commerce_token_store, oidc_client
 
     settings = get_settings()
     _announce()
@@ -101,8 +101,8 @@ def commerce_login_command(
 
 def commerce_logout_command() -> None:
     """Forget the signed-in user's refresh token."""
-    from postflows.settings import get_settings
-    from postflows.wiring import commerce_token_store
+    from runtime.settings import get_settings
+    from runtime.wiring import commerce_token_store
 
     store = commerce_token_store(get_settings())
     say(f"signed out: removed {store.where}" if store.clear() else "no sign-in was kept")
@@ -110,8 +110,8 @@ def commerce_logout_command() -> None:
 
 def _client(*, personal: bool = False) -> CommerceClient:
     from connectors.errors import LoginRequired
-    from postflows.settings import get_settings
-    from postflows.wiring import commerce_client, oidc_client, user_session
+    from runtime.settings import get_settings
+    from runtime.wiring import commerce_client, oidc_client, user_session
 
     settings = get_settings()
     if not personal:
@@ -286,8 +286,8 @@ def userinfo_command(as_json: JsonOpt = False) -> None:
     from connectors.errors import LoginRequired
     from connectors.oauth import OAuth2ClientCredentialsAuth
     from postflows.console import output_console
-    from postflows.settings import get_settings
-    from postflows.wiring import oidc_client, user_session
+    from runtime.settings import get_settings
+    from runtime.wiring import oidc_client, user_session
 
     settings = get_settings()
 

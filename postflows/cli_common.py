@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import typer
 
 if TYPE_CHECKING:
-    from postflows.endpoints import Api
-    from postflows.settings import Settings
+    from runtime.endpoints import Api
+    from runtime.settings import Settings
 
 T = TypeVar("T")
 EXIT_FAILED = 1
@@ -48,10 +48,10 @@ def prepare_flow_run(
     from pydantic import ValidationError
 
     from core.errors import PostflowsError
-    from postflows.endpoints import ConfigurationError, describe_endpoint, require_settings
     from postflows.precheck import output_dir
     from postflows.prefect_server import choose_api
-    from postflows.settings import Settings
+    from runtime.endpoints import ConfigurationError, describe_endpoint, require_settings
+    from runtime.settings import Settings
 
     try:
         settings = Settings()
@@ -97,9 +97,9 @@ def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = Tru
 
     from core.errors import PostflowsError
     from postflows.console import console, progress_bars
-    from postflows.endpoints import ConfigurationError
-    from postflows.logsetup import quiet_console_tracebacks
     from postflows.prefect_server import wait_for_temporary_server
+    from runtime.endpoints import ConfigurationError
+    from runtime.logsetup import quiet_console_tracebacks
 
     quiet_console_tracebacks()
     began = _now()
@@ -141,8 +141,8 @@ def interrupted_line(began: datetime) -> str:
 def _recorded_since(began: datetime) -> str | None:
     """What the history holds of the newest run of this command's flow started since ``began``."""
     import history
+    from core.locations import history_url
     from deployments.catalog import CATALOG
-    from postflows.locations import history_url
 
     # A command's word, or its group's and its own (``commerce product``).
     commands = {" ".join(sys.argv[1:3]), sys.argv[1]} if len(sys.argv) > 1 else {""}
@@ -188,7 +188,7 @@ def history_reached(url: str) -> Iterator[None]:
     except Exception as error:
         if not _database_error(error):
             raise
-        from postflows.privacy import URL_MASK, masked_url, url_secrets
+        from runtime.privacy import URL_MASK, masked_url, url_secrets
 
         cause = getattr(error, "orig", None) or error
         reason = (str(cause).strip().splitlines() or [type(cause).__name__])[0]

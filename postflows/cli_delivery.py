@@ -43,7 +43,7 @@ def holidays_table(since: dt.date) -> Table:
     from rich.table import Table
 
     import history
-    from postflows.settings import get_settings
+    from runtime.settings import get_settings
 
     factory = history.session_factory(get_settings().effective_database_url)
     with factory() as session:

@@ -60,8 +60,8 @@ def deploy_command(
 
     from deployments.deploy import ensure_deployments, ensure_work_pools, pool_names, pools_by_deployment
     from postflows.deploy_settings import carried_settings, require_deployable
-    from postflows.endpoints import ConfigurationError
-    from postflows.settings import Settings
+    from runtime.endpoints import ConfigurationError
+    from runtime.settings import Settings
 
     settings = Settings()
     try:
@@ -110,9 +110,9 @@ def serve_command(
     process's environment."""
     from deployments.automations import HEARTBEAT_FREQUENCY_S
     from postflows.deploy_settings import require_deployable
-    from postflows.endpoints import ConfigurationError
     from postflows.prefect_server import choose_api
-    from postflows.settings import Settings
+    from runtime.endpoints import ConfigurationError
+    from runtime.settings import Settings
 
     if sandbox:
         os.environ["POSTFLOWS_SANDBOX"] = "1"
@@ -129,8 +129,8 @@ def serve_command(
     # Runs send heartbeats, which the automation that marks silent runs Crashed waits for.
     os.environ.setdefault("PREFECT_RUNNER_HEARTBEAT_FREQUENCY", str(HEARTBEAT_FREQUENCY_S))
     from deployments.serve import serve_all, served_deployments
-    from postflows.api_limits import ensure_configured_limits
     from postflows.automations import ensure_configured_automations
+    from runtime.api_limits import ensure_configured_limits
 
     ensure_configured_limits()  # the per-API rate limits the flows' requests take slots of
     ensure_configured_automations()

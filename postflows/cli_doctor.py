@@ -47,9 +47,9 @@ def doctor_command(
 
     from fileio.errors import InputError
     from postflows.doctor import APIS, DoctorReport, api_report, history_check, prefect_check
-    from postflows.endpoints import ConfigurationError
     from postflows.precheck import output_dir
-    from postflows.settings import Settings, get_settings
+    from runtime.endpoints import ConfigurationError
+    from runtime.settings import Settings, get_settings
 
     try:
         settings = get_settings() if live else Settings()

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import typer
 
 if TYPE_CHECKING:
-    from postflows.endpoints import Api
-    from postflows.settings import Settings
+    from runtime.endpoints import Api
+    from runtime.settings import Settings
 
 _APIS: tuple[tuple[Api, str, str], ...] = (
     ("address-service", "address service", "POSTFLOWS_ADDRESS_SERVICE_URL"),
@@ -22,7 +22,7 @@ _APIS: tuple[tuple[Api, str, str], ...] = (
 def info_lines(settings: Settings) -> list[tuple[str, str]]:
     """The facts ``postflows info`` prints, as (label, value) pairs."""
     from postflows.prefect_server import prefect_api
-    from postflows.privacy import masked_url
+    from runtime.privacy import masked_url
 
     data_from = (
         "POSTFLOWS_DATA_DIR" if "data_dir" in settings.model_fields_set else "the user's data directory"
@@ -53,8 +53,8 @@ def _automations(settings: Settings) -> str:
 
 
 def _endpoint(settings: Settings, api: Api, variable: str) -> str:
-    from postflows.endpoints import ConfigurationError, api_url, require_settings
-    from postflows.privacy import masked_url
+    from runtime.endpoints import ConfigurationError, api_url, require_settings
+    from runtime.privacy import masked_url
 
     url = api_url(settings, api)
     if url is None:
@@ -70,8 +70,8 @@ def _endpoint(settings: Settings, api: Api, variable: str) -> str:
 
 
 def _token_store(settings: Settings) -> str:
-    from postflows.endpoints import ConfigurationError
-    from postflows.wiring import commerce_token_store
+    from runtime.endpoints import ConfigurationError
+    from runtime.wiring import commerce_token_store
 
     try:
         return commerce_token_store(settings).where
@@ -81,7 +81,7 @@ def _token_store(settings: Settings) -> str:
 
 def info_command() -> None:
     """Print the data dir, the run history, the Prefect API and where each API's calls go (real, sandbox)."""
-    from postflows.settings import Settings
+    from runtime.settings import Settings
 
     lines = info_lines(Settings())
     width = max(len(label) for label, _ in lines) + 2

@@ -20,12 +20,12 @@ def report_command(request: HistoryReportRequest, output: OwnOutputOptions) -> N
     a native chart), report.png and report.md into --out; prints a summary as JSON."""
     from sqlalchemy.exc import SQLAlchemyError
 
+    from core.locations import data_dir, history_url
     from core.swiss_time import swiss_today
     from deployments.catalog import flow_apis
     from fileio.files import keep_private
     from flows.history_trends import ReportRangeError, build_history_report
     from history.errors import HistoryError
-    from postflows.locations import data_dir, history_url
 
     url = history_url()
     keep_private(data_dir())  # a report inside the data dir is its owner's alone, as every flow's files are

@@ -12,7 +12,7 @@ import typer
 from postflows.cli_common import EXIT_USAGE, say
 
 if TYPE_CHECKING:
-    from postflows.settings import Settings
+    from runtime.settings import Settings
     from sandbox.address_service.alignments import SandboxAlignment
     from sandbox.config import SandboxConfig
 
@@ -66,8 +66,8 @@ def sandbox_command(
     """Serve the sandbox of the APIs over HTTP (address service under /address/REST/v1)."""
     import uvicorn
 
-    from postflows.settings import get_settings
-    from postflows.wiring import sandbox_state_dir
+    from runtime.settings import get_settings
+    from runtime.wiring import sandbox_state_dir
     from sandbox.app import create_app
     from sandbox.config import SandboxConfig, with_other_answers
     from sandbox.faults import FaultPlan

@@ -30,13 +30,13 @@ server_app = typer.Typer(
 
 
 def _server() -> LocalServer:
-    from postflows.settings import Settings
+    from runtime.settings import Settings
 
     return LocalServer.of(Settings().data_dir)
 
 
 def _database_url() -> str | None:
-    from postflows.settings import Settings
+    from runtime.settings import Settings
 
     url = Settings().server_database_url
     return url.get_secret_value() if url is not None else None

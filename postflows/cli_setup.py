@@ -15,7 +15,7 @@ def require_prefect_server(doing: str) -> None:
     """Refuse (exit 2) unless `postflows info` names a Prefect server that outlives this command; say which
     one it is. ``doing``: what the command would do there, for the refusal (e.g. "set up")."""
     from postflows.prefect_server import choose_api, prefect_api
-    from postflows.settings import Settings
+    from runtime.settings import Settings
 
     data_dir = Settings().data_dir
     if prefect_api(data_dir).url is None:
@@ -30,9 +30,9 @@ def require_prefect_server(doing: str) -> None:
 
 def set_up_server() -> None:
     """Create or update the rate limits and the automations; one line each."""
-    from postflows.api_limits import ensure_api_limits
     from postflows.automations import ensure_automations
-    from postflows.settings import get_settings
+    from runtime.api_limits import ensure_api_limits
+    from runtime.settings import get_settings
 
     settings = get_settings()
     limits = run_work(lambda: ensure_api_limits(settings), progress=False)

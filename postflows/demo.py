@@ -10,7 +10,7 @@ from rich.text import Text
 from sqlalchemy.engine import make_url
 
 from postflows.console import console
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "address-batch.csv"
 # The address service URL in its flat and its nested spelling.

@@ -6,11 +6,11 @@ worker sets in the run's process): every ``POSTFLOWS_*`` setting given (a servic
 a token or auth address, a path, made absolute; the history's URL without its password), and
 ``PREFECT_RUNNER_HEARTBEAT_FREQUENCY`` (default 30), without which no run is ever found silent. The secrets
 (service passwords and client secrets, the history's password) go into the Postflows Credentials block
-(:mod:`postflows.blocks`) that ``POSTFLOWS_CREDENTIALS_BLOCK`` names there, which every run's settings
-read (:func:`postflows.settings.get_settings`). No secret is ever in job variables or in what is printed.
+(:mod:`runtime.blocks`) that ``POSTFLOWS_CREDENTIALS_BLOCK`` names there, which every run's settings
+read (:func:`runtime.settings.get_settings`). No secret is ever in job variables or in what is printed.
 
 Deploying needs a service URL or the sandbox asked for (``--sandbox``): else every run would fail at its
-start (:func:`postflows.endpoints.require_sandbox_allowed`).
+start (:func:`runtime.endpoints.require_sandbox_allowed`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from postflows.endpoints import Api, ConfigurationError, api_url, require_settings
-from postflows.settings import CREDENTIAL_FIELDS, Settings
-from postflows.settings.variables import variable_named
+from runtime.endpoints import Api, ConfigurationError, api_url, require_settings
+from runtime.settings import CREDENTIAL_FIELDS, Settings
+from runtime.settings.variables import variable_named
 
 HEARTBEAT = "PREFECT_RUNNER_HEARTBEAT_FREQUENCY"
 DEFAULT_HEARTBEAT_S = 30
@@ -85,7 +85,7 @@ def carried_settings(
 ) -> Carried:
     """What the deployments carry of ``settings`` (read from ``environ``, default the process's): every
     setting given or not at its default, secrets apart; ``sandbox`` adds ``POSTFLOWS_SANDBOX=1``."""
-    from postflows import environment
+    from core import environment
 
     given = environment.variables(environ)
     env: dict[str, str] = {}
@@ -125,7 +125,7 @@ def carry(carried: Carried) -> None:
     """Save ``carried``'s secrets into its block (the job variables go with the deployments)."""
     if carried.block is None:
         return
-    from postflows.blocks import save_credentials
+    from runtime.blocks import save_credentials
 
     save_credentials(carried.block, dict(carried.secrets))
 
@@ -157,6 +157,6 @@ def _without_password(url: str) -> tuple[str, SecretStr | None]:
 
 
 def _has_secret(text: str) -> bool:
-    from postflows.privacy import url_secrets
+    from runtime.privacy import url_secrets
 
     return "://" in text and bool(url_secrets(text))

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from connectors.guesses import Guess
 from core.redaction import redact
-from postflows.endpoints import Api, ConfigurationError, api_url, describe_endpoint, require_encrypted
-from postflows.privacy import masked_url
+from runtime.endpoints import Api, ConfigurationError, api_url, describe_endpoint, require_encrypted
+from runtime.privacy import masked_url
 
 if TYPE_CHECKING:
-    from postflows.settings import Settings
+    from runtime.settings import Settings
 
 APIS: tuple[Api, ...] = ("address-service", "newspaper", "commerce")
 LABELS: dict[Api, str] = {
@@ -168,7 +168,7 @@ def settings_check(settings: Settings, api: Api) -> Check:
     """Whether ``api``'s settings are complete: nothing is needed for the embedded sandbox; a real service
     needs its credentials and token or auth address (and the address assistant's own address), each
     encrypted unless ``POSTFLOWS_ALLOW_HTTP``."""
-    from postflows.endpoints import require_sandbox_allowed, require_settings
+    from runtime.endpoints import require_sandbox_allowed, require_settings
 
     if api_url(settings, api) is None:
         try:

@@ -25,9 +25,9 @@ from connectors.guesses import guess
 from postflows.doctor import ApiReport, Check, Observed
 from postflows.doctor_answers import Answers, describe, is_sign_in_refusal, status_in
 from postflows.doctor_tokens import check_commerce, check_newspaper
-from postflows.endpoints import ConfigurationError
-from postflows.settings import Settings
-from postflows.wiring import Service, resolve, response_limits, retry_policy
+from runtime.endpoints import ConfigurationError
+from runtime.settings import Settings
+from runtime.wiring import Service, resolve, response_limits, retry_policy
 
 DOCTOR_FLOW = "doctor"
 """The flow name of the run the history records when the doctor's file could not be deleted."""

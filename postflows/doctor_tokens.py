@@ -22,10 +22,10 @@ from connectors.newspaper.models import Scope
 from connectors.oauth import ClientCredentials
 from postflows.doctor import ApiReport, Check, Observed
 from postflows.doctor_answers import Answers, describe, oauth_error, status_line
-from postflows.privacy import masked_url
-from postflows.settings import Settings
-from postflows.settings.variables import variable_named
-from postflows.wiring import Service, response_limits, retry_policy
+from runtime.privacy import masked_url
+from runtime.settings import Settings
+from runtime.settings.variables import variable_named
+from runtime.wiring import Service, response_limits, retry_policy
 
 ZIP_PROBE = "8001"
 """A postcode every edition of the directory knows (Zürich): the zips probe asks for it."""

@@ -53,7 +53,7 @@ def _answers_row(answers: SubmissionAnswers) -> str:
 
 def limits_table() -> str:
     """Every limit the settings set: the variable, its default and what a refusal says."""
-    from postflows.settings import Settings
+    from runtime.settings import Settings
 
     lines = ["| Setting | Default | What it bounds | What a refusal says |", "|---|---|---|---|"]
     for variable in Settings.variables():
@@ -80,7 +80,7 @@ def writeback_table() -> str:
     """Which answer of each address flow goes into ``writeback.<ext>``: the rule table the write-backs
     decide by (:func:`fileio.writeback_policy.writeback_rules`), with the default correction marks."""
     from fileio.writeback_policy import rules_table, writeback_rules
-    from postflows.settings.apis import AddressServiceSettings
+    from runtime.settings.apis import AddressServiceSettings
 
     marks = AddressServiceSettings.model_fields["correction_marks"].default
     return rules_table(writeback_rules(marks))

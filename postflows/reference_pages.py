@@ -16,7 +16,7 @@ HELP_WIDTH = 100
 
 def settings_page() -> str:
     """Every setting: its environment variable, default and description."""
-    from postflows.settings import Settings
+    from runtime.settings import Settings
 
     lines = [
         GENERATED,

@@ -7,6 +7,7 @@ PACKAGES = (
     "connectors",
     "fileio",
     "tasks",
+    "runtime",
     "flows",
     "deployments",
     "history",

@@ -29,7 +29,7 @@ from urllib.parse import parse_qs, unquote_plus
 
 import httpx
 
-from postflows.settings import (
+from runtime.settings import (
     SANDBOX_ADDRESS_PASSWORD,
     SANDBOX_COMMERCE_CLIENT_SECRET,
     SANDBOX_NEWSPAPER_CLIENT_SECRET,

@@ -3,7 +3,7 @@
 ``history.db.migrate`` hands over an open connection in ``config.attributes["connection"]``, and says that an
 empty database may get the newest schema at once (:data:`history.db.BUILD_EMPTY_AT_ONCE`). From the
 command line the URL comes from ``-x url=...``, else it is the run history the settings name
-(``POSTFLOWS_DATABASE_URL``, else SQLite in the data dir; :func:`postflows.locations.history_url`).
+(``POSTFLOWS_DATABASE_URL``, else SQLite in the data dir; :func:`core.locations.history_url`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _url() -> str:
         return str(url)
     # The Alembic command line is a way into the run history like any postflows command: it finds the
     # history where the settings say it is (the one arrow from history up to postflows, in pyproject.toml).
-    from postflows.locations import history_url
+    from core.locations import history_url
 
     return history_url()
 

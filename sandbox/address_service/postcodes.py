@@ -22,7 +22,8 @@ from functools import cache
 from importlib import resources
 
 from sandbox.address_service.normalize import compact, normalize
-from sandbox.address_service.reference import Town, load_reference
+from sandbox.address_service.reference import Town
+from sandbox.address_service.reference_seed import load_reference
 
 DATA_FILE = "swiss_postcodes.csv"
 _ZIP = re.compile(r"^\d{4}$")

@@ -24,7 +24,7 @@ from sandbox.address_service.assistant import (
 from sandbox.address_service.fields import QUERY_OUTPUT_NAMES, input_field
 from sandbox.address_service.matching import keep_standardized_as_given
 from sandbox.address_service.postcodes import load_postcode_directory
-from sandbox.address_service.reference import load_reference
+from sandbox.address_service.reference_seed import load_reference
 from sandbox.address_service.service import AddressService, Status, answer
 from sandbox.guesses import assistant_at_batch_address, is_other, play
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Literal
 
 ResidentStatus = Literal["active", "moved", "moved_unknown", "deceased", "closed"]
@@ -110,11 +109,3 @@ class ReferenceData:
 
     def residents_at(self, house_key: int) -> list[Resident]:
         return self.residents_of_building.get(house_key, [])
-
-
-@cache
-def load_reference() -> ReferenceData:
-    """The reference data set (deterministic, generated on first use and shared by all app instances)."""
-    from sandbox.address_service.reference_seed import build_reference
-
-    return build_reference()

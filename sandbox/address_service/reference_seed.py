@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from functools import cache
 from importlib import resources
 from typing import Any, cast
 
@@ -169,3 +170,9 @@ def _add_filler_resident(builder: _Builder, rng: random.Random, house_key: int, 
         builder.add_resident(house_key, "deceased", valid_to="20230630", **person)
     else:
         builder.add_resident(house_key, "active", **person)
+
+
+@cache
+def load_reference() -> ReferenceData:
+    """The reference data set (deterministic, generated on first use and shared by all app instances)."""
+    return build_reference()

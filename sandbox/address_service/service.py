@@ -24,7 +24,7 @@ from sandbox.address_service.alignments import SandboxAlignment, validates
 from sandbox.address_service.jobs import JobStore
 from sandbox.address_service.matching import Matcher
 from sandbox.address_service.postcodes import load_postcode_directory
-from sandbox.address_service.reference import load_reference
+from sandbox.address_service.reference_seed import load_reference
 from sandbox.answer_faults import Answer
 from sandbox.faults import active_fault
 from sandbox.state import SandboxState

@@ -17,8 +17,8 @@ from sandbox.address_service.reference import (
     ReferenceData,
     Street,
     Town,
-    load_reference,
 )
+from sandbox.address_service.reference_seed import load_reference
 
 # (ONRP, postcode, town, canton, P.O. box postcode)
 SUPPLEMENT_TOWNS: tuple[tuple[int, str, str, str, bool], ...] = (

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from fileio.reports import CsvDialect
 from postflows.cli import _global_options, app
-from postflows.settings import Settings
+from runtime.settings import Settings
 
 
 def test_the_option_offers_the_dialects_the_writer_knows() -> None:

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from postflows.cli import app
-from postflows.privacy import masked_url, url_secrets
+from runtime.privacy import masked_url, url_secrets
 
 runner = CliRunner()
 MALFORMED = "postgresql+psycopg://u:PA55-secret@[::1/x"

@@ -47,7 +47,7 @@ def test_the_demo_runs_on_the_sandbox_whichever_way_a_service_url_is_set(
     where: str,
     variable: str,
 ) -> None:
-    from postflows.settings import get_settings
+    from runtime.settings import get_settings
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("POSTFLOWS_ADDRESS_SERVICE_URL", raising=False)

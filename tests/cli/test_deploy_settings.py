@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from postflows.deploy_settings import DEFAULT_BLOCK, carried_settings, require_deployable
-from postflows.endpoints import ConfigurationError
-from postflows.settings import Settings
+from runtime.endpoints import ConfigurationError
+from runtime.settings import Settings
 
 GIVEN = {
     "POSTFLOWS_ADDRESS_SERVICE_URL": "https://address.example/REST/v1",

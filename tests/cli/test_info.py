@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from postflows.cli import app
-from postflows.settings import Settings
+from runtime.settings import Settings
 
 runner = CliRunner()
 

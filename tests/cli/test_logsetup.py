@@ -9,7 +9,7 @@ import threading
 import time
 from typing import Any
 
-from postflows.logsetup import SecretFilter, install_secret_filter
+from runtime.logsetup import SecretFilter, install_secret_filter
 
 
 def test_the_filter_goes_on_while_another_thread_makes_loggers() -> None:

@@ -15,7 +15,7 @@ import typer
 
 from deployments.catalog import CATALOG
 from postflows.cli import app
-from postflows.settings import Settings
+from runtime.settings import Settings
 
 SURFACE = json.loads((Path(__file__).resolve().parents[1] / "data" / "public-surface.json").read_text())
 

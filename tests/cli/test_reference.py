@@ -59,7 +59,7 @@ def test_broken_markers_are_refused() -> None:
 
 
 def test_the_limits_table_lists_every_setting_that_bounds_something() -> None:
-    from postflows.settings import Settings
+    from runtime.settings import Settings
 
     table = reference.limits_table()
     limited = [

@@ -16,10 +16,10 @@ import pytest
 from python_calamine import CalamineWorkbook
 from typer.testing import CliRunner
 
+from core.locations import history_url
 from history import RemoteJob, Run
 from history.db import dispose_engines, session_factory
 from postflows.cli import app
-from postflows.locations import history_url
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 FILES = ["report.xlsx", "report.png", "report.md"]

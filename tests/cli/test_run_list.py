@@ -12,12 +12,12 @@ import pytest
 from alembic.script import ScriptDirectory
 from typer.testing import CliRunner
 
+from core.locations import history_url
 from history.db import alembic_config, dispose_engines, session_factory
 from history.models import Run
 from postflows import run_list
 from postflows.cli import app
-from postflows.locations import history_url
-from postflows.settings import Settings
+from runtime.settings import Settings
 
 FLOWS = ["address-batch", "cleanup", "address-batch", "address-query", "address-batch", "cleanup", "cleanup"]
 

@@ -10,9 +10,10 @@ import pytest
 from pydantic import SecretStr
 
 from connectors.commerce import CommercePaths, CommerceScopes
+from core import environment
 from core.errors import PostflowsError
-from postflows import environment, wiring
-from postflows.settings import Settings
+from runtime import wiring
+from runtime.settings import Settings
 
 
 def test_every_variable_has_one_name_and_says_what_it_sets() -> None:

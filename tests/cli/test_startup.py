@@ -24,7 +24,7 @@ HEAVY = (
     "prefect", "flows", "pandas", "numpy", "sqlalchemy", "alembic", "history", "openpyxl", "xlsxwriter",
     "httpx", "connectors.address_service.client", "connectors.commerce.client", "connectors.newspaper.client",
 )  # fmt: skip
-HELP_HEAVY = (*HEAVY, "httpx", "pydantic_settings", "connectors", "tasks", "sandbox", "postflows.settings")
+HELP_HEAVY = (*HEAVY, "httpx", "pydantic_settings", "connectors", "tasks", "sandbox", "runtime.settings")
 # The flows' request models are read for the commands' options: pydantic models, nothing of a flow's engine;
 # the newspaper forms among them are generated from the connector's request models (and what they import).
 REQUESTS = (

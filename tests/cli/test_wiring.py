@@ -14,8 +14,8 @@ from connectors.limits import (
     document_answer_limit,
 )
 from fileio.limits import DOWNLOAD_MAX_BYTES
-from postflows import wiring
-from postflows.settings import Settings
+from runtime import wiring
+from runtime.settings import Settings
 from sandbox.inprocess import address_service_url
 
 ADDRESS = {"address_service_user": "tech-user", "address_service_password": SecretStr("pw")}

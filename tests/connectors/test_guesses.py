@@ -7,7 +7,7 @@ from pathlib import Path
 
 from connectors.guesses import BY_ID, GUESSES, guess
 from postflows.reference_pages import guesses_page
-from postflows.settings import Settings
+from runtime.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 ID = re.compile(r"(address-service|newspaper|commerce|http)\.[a-z0-9]+(-[a-z0-9]+)*")

@@ -84,8 +84,8 @@ async def test_queries_are_paced_and_batch_calls_are_not() -> None:
 
 
 def test_the_wiring_shares_one_pacer_per_service_when_the_limit_is_set(tmp_path: Path) -> None:
-    from postflows.settings import Settings
-    from postflows.wiring import address_service_client
+    from runtime.settings import Settings
+    from runtime.wiring import address_service_client
 
     paced = Settings(_env_file=None, data_dir=tmp_path, address_service_queries_per_minute=600)
     first, second = address_service_client(paced), address_service_client(paced)

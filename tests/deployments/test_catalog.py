@@ -29,6 +29,7 @@ from deployments.catalog import (
 )
 from deployments.deploy import pool_names, pools_by_deployment
 from deployments.serve import deployments
+from flows import runs
 from flows.arrivals import FILE_FLOWS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,6 +84,7 @@ def test_every_deployment_goes_to_the_pool_of_the_api_it_talks_to() -> None:
 def test_each_flow_talking_to_an_api_is_counted_for_that_api() -> None:
     apis = flow_apis()
     assert apis == {spec.name: spec.api for spec in CATALOG if spec.api is not None}
+    assert apis == runs.flow_apis()  # what the history-report flow counts by
     assert set(apis.values()) == set(API_POOLS)
     assert apis["address-batch"] == apis["address-query"] == "address-service"
     assert apis["address-validation"] == "commerce" and apis["address-purchase"] == "newspaper"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from deployments.deploy import WRITTEN, _digest, job_variables, keep_operators_job_variables
+from deployments.operators import WRITTEN, _digest, job_variables, keep_operators_job_variables
 
 
 def _deployment(env: dict[str, str]) -> Any:

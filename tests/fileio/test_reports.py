@@ -36,7 +36,7 @@ def test_write_csv_in_rfc4180_is_utf8_without_bom_and_comma_separated(tmp_path: 
 
 
 def test_the_default_style_is_the_settings_default() -> None:
-    from postflows.settings import Settings
+    from runtime.settings import Settings
 
     assert Settings(_env_file=None).csv_style == DEFAULT_CSV_STYLE == EXCEL  # type: ignore[call-arg]
 

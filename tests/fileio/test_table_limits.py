@@ -21,7 +21,7 @@ from fileio.limits import (
     TableLimits,
 )
 from fileio.tables import read_head, read_table
-from postflows.settings import Settings
+from runtime.settings import Settings
 from tests.peak_memory import run_measured
 
 ADDRESS_HEADER = ["Name", "Prename", "Streetname", "HouseNo", "ZIPCode", "TownName"]

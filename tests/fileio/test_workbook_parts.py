@@ -25,7 +25,7 @@ from fileio.limits import (
 )
 from fileio.tables import read_table
 from fileio.workbook_parts import WorkbookRefused, check_workbook_parts
-from postflows.settings import Settings
+from runtime.settings import Settings
 from tests.peak_memory import run_measured
 
 HEADER = ["Prename", "Name", "Street", "HouseNo", "ZipCode", "TownName"]

@@ -18,7 +18,7 @@ import pytest
 from prefect.client.orchestration import get_client
 from prefect.exceptions import ObjectNotFound
 
-from postflows.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API, forget_known_limits
+from runtime.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API, forget_known_limits
 from sandbox.config import SandboxConfig
 from sandbox.faults import FaultRule
 from sandbox.inprocess import SandboxTransport
@@ -65,7 +65,7 @@ class Sandbox:
 def counted_sandbox(monkeypatch: pytest.MonkeyPatch, config: SandboxConfig) -> Sandbox:
     """The sandbox of ``config``, its requests counted, as the transport every flow of the test talks to."""
     transport = CountingTransport(SandboxTransport(config))
-    monkeypatch.setattr("postflows.wiring.sandbox_transport", lambda settings: transport)
+    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: transport)
     return Sandbox(config=transport.config, transport=transport)
 
 

@@ -18,7 +18,7 @@ from connectors.errors import ServerError, TransportFailure
 from fileio.sandbox_marks import BANNER_SHEET, SANDBOX_NOTICE, SUMMARY_NOTICE
 from flows.address_batch import address_batch
 from flows.cleanup import cleanup
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 from sandbox.address_service.jobs import JobStore
 from sandbox.inprocess import address_service_url
 from tasks.address_service.batch import BatchJobFailed

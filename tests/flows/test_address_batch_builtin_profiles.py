@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from postflows.cli import app
-from postflows.wiring import reset_sandbox
+from runtime.wiring import reset_sandbox
 from tests.outputs import read_output_csv
 from tests.sandbox.test_address_batch import EXAMPLE_OUTCOMES
 

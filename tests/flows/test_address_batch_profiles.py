@@ -10,7 +10,7 @@ import pytest
 
 from fileio.address_service.profiles import BUILTIN
 from flows.address_batch import address_batch
-from postflows.wiring import ConfigurationError
+from runtime.wiring import ConfigurationError
 from sandbox.address_service.alignments import load_alignment
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox

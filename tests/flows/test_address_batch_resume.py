@@ -20,7 +20,7 @@ from flows import address_batch as batch_module
 from flows.address_batch import address_batch
 from history.models import JobState
 from history.recorder import RunRecorder
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 from sandbox.inprocess import address_service_url
 from tasks.address_service.cleanup import CleanupReport
 from tasks.submission import ResumeMismatch, SubmissionUncertain
@@ -275,8 +275,8 @@ def test_the_key_names_the_service_and_every_option_that_changes_the_work(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from history.identity import derive_key
-    from postflows.settings import Settings
-    from postflows.wiring import address_service_endpoint
+    from runtime.settings import Settings
+    from runtime.wiring import address_service_endpoint
 
     source = tmp_path / "in.csv"
     source.write_text("Name;Ort\nMuster;Bern\n", encoding="utf-8")

@@ -17,7 +17,7 @@ from flows.address_batch import address_batch
 from flows.address_query import address_query
 from flows.cleanup import cleanup
 from postflows.cli import app
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 from sandbox.inprocess import SANDBOX_ORIGIN
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox

@@ -13,7 +13,7 @@ from openpyxl import load_workbook
 import history
 from connectors.errors import AuthFailed
 from flows.address_validation import address_validation
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox, dask_task_runner
 from tests.outputs import read_output_csv

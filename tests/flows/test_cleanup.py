@@ -13,7 +13,7 @@ from connectors.errors import ServerError
 from flows import address_batch as batch_module
 from flows.address_batch import address_batch
 from flows.cleanup import cleanup
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 from tasks.address_service.cleanup import CleanupReport
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox

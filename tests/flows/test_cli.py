@@ -256,7 +256,7 @@ def test_the_demo_is_green_under_both_answer_sets_of_the_sandbox(
 ) -> None:
     """``make run``'s demo on the embedded sandbox, answering every registered guess our way and the other
     plausible way (docs/guesses.md): the batch completes once either way, and its files are written."""
-    from postflows.wiring import reset_sandbox
+    from runtime.wiring import reset_sandbox
 
     monkeypatch.setenv("POSTFLOWS_SANDBOX_GUESSES", guesses)
     monkeypatch.setenv("POSTFLOWS_SANDBOX_JOB_SECONDS", "0.4")

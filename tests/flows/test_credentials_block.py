@@ -8,9 +8,9 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from postflows.blocks import PostflowsCredentials
-from postflows.settings import get_settings
-from postflows.wiring import address_service_client
+from runtime.blocks import PostflowsCredentials
+from runtime.settings import get_settings
+from runtime.wiring import address_service_client
 
 
 def test_block_fills_unset_credentials_and_the_environment_wins(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,7 +17,7 @@ import history
 from fileio.errors import InputError
 from flows.deliverability_check import deliverability_check
 from flows.requests import DeliverabilityRequest
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.outputs import read_output_csv
@@ -53,7 +53,7 @@ async def test_explicit_dates_are_posted_and_the_results_keep_their_layout(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     keeping = BodyKeeping(sandbox.transport)
-    monkeypatch.setattr("postflows.wiring.sandbox_transport", lambda settings: keeping)
+    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: keeping)
     out = tmp_path / "out"
     summary = await call(deliverability_check, input_path=_input(tmp_path), output_dir=out, dates=DATES)
 

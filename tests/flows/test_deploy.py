@@ -24,8 +24,8 @@ from deployments.automations import CRASH_SILENT_RUNS, RETRY_CRASHED_RUNS
 from deployments.catalog import CATALOG, spec_named
 from deployments.deploy import CODE_ROOT
 from deployments.serve import parameter_schema_of
-from postflows.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API
 from postflows.cli import app
+from runtime.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API
 
 runner = CliRunner()
 POOLS = ("address-service", "newspaper", "commerce")
@@ -281,7 +281,7 @@ SECRETS = {
 def test_deploy_carries_the_settings_and_keeps_the_secrets_in_a_block(
     deploy_env: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from postflows.blocks import PostflowsCredentials
+    from runtime.blocks import PostflowsCredentials
 
     monkeypatch.setenv("POSTFLOWS_ADDRESS_SERVICE_URL", "https://address.example/REST/v1")
     monkeypatch.setenv("POSTFLOWS_ADDRESS_SERVICE_USER", "tech-user")

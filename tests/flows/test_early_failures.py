@@ -13,7 +13,7 @@ import history
 from fileio.errors import InputError
 from flows.address_query import address_query
 from flows.pickup_registration import pickup_registration
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 from tasks.address_service.ping import PingFailed
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox

@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 import flows.address_batch
-import postflows.wiring
+import runtime.wiring
 from flows.address_batch import address_batch
 from postflows.cli import app
 from tests.flows.calls import call
@@ -46,7 +46,7 @@ def echoing_service(flow_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("POSTFLOWS_ADDRESS_SERVICE_PASSWORD", PASSWORD)
     monkeypatch.setenv("POSTFLOWS_HTTP_MAX_ATTEMPTS", "1")
     transport = httpx.MockTransport(_echo)
-    client = partial(postflows.wiring.address_service_client, transport=transport)
+    client = partial(runtime.wiring.address_service_client, transport=transport)
     monkeypatch.setattr(flows.address_batch, "address_service_client", client)
 
 

@@ -14,8 +14,8 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from prefect_dask.task_runners import DaskTaskRunner
 from pydantic import ValidationError
 
-from postflows.settings import Settings
-from postflows.task_runners import fan_out_task_runner, task_runner_for
+from runtime.settings import Settings
+from runtime.task_runners import fan_out_task_runner, task_runner_for
 from tasks.fanout import ChunkPart, FanOutTaskRunner, fan_out
 from tasks.progress import Progress, listening
 

@@ -16,7 +16,7 @@ import history
 from core.swiss_time import swiss_today
 from flows.history_report import history_report
 from flows.requests import HistoryReportRequest, OwnOutputOptions
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 from tests.flows.calls import call
 from tests.flows.test_run_names import STAMP, name_of
 

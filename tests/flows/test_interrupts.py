@@ -14,7 +14,7 @@ import pytest
 import history
 from flows.runs import recorded_run
 from history.recorder import RunRecorder
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 
 KEY = "work-to-interrupt"
 

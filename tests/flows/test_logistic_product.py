@@ -14,7 +14,7 @@ import history
 from connectors.errors import MalformedResponse, NotFound
 from flows.delivery_reference_sync import delivery_reference_sync
 from flows.logistic_product import logistic_product
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 from sandbox.commerce.delivery_options import PRODUCTS
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
@@ -97,7 +97,7 @@ async def test_an_answer_that_cannot_be_read_fails_the_run_naming_the_field(
                 return httpx.Response(200, json={"barcode": "99.40", "additionalServices": "SI"})
             return response
 
-    monkeypatch.setattr("postflows.wiring.sandbox_transport", lambda settings: Garbling())
+    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: Garbling())
     with pytest.raises(MalformedResponse, match="logistic product cannot be read: productCode"):
         await call(logistic_product, product_code="PRI")
     [run] = _runs()

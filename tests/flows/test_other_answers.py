@@ -40,7 +40,7 @@ from flows.return_order import return_order
 from flows.same_day_acceptance import same_day_acceptance
 from flows.structure_files import structure_files
 from postflows.cli import app
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 from sandbox.commerce.delivery_options import PRODUCTS
 from sandbox.config import OTHER_COMMERCE_PATHS
 from sandbox.newspaper import reference

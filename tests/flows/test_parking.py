@@ -24,7 +24,7 @@ from flows.address_batch import address_batch
 from flows.address_purchase import address_purchase
 from flows.newspaper_order import newspaper_order
 from flows.parking import FOLLOW_UP_TAG
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 from tests.flows.calls import call, json_parameters
 from tests.flows.conftest import Sandbox
 from tests.flows.test_newspaper_order import order_body, write_order

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from connectors.commerce import PickupUserRequest
 from flows.pickup_registration import pickup_registration
 from postflows.cli import app
-from postflows.settings import get_settings
-from postflows.wiring import commerce_client
+from runtime.settings import get_settings
+from runtime.wiring import commerce_client
 from tasks.commerce.pickup import PickupUncertain
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox

@@ -15,7 +15,8 @@ from prefect.exceptions import ObjectNotFound
 from typer.testing import CliRunner
 
 from flows.address_batch import address_batch
-from postflows.api_limits import (
+from postflows.cli import app
+from runtime.api_limits import (
     ADDRESS_SERVICE,
     COMMERCE_API,
     NEWSPAPER_API,
@@ -24,8 +25,7 @@ from postflows.api_limits import (
     ensure_api_limits,
     forget_known_limits,
 )
-from postflows.cli import app
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox, delete_api_limits
 
@@ -139,8 +139,8 @@ async def test_the_clients_of_a_process_ask_whether_a_limit_exists_once_a_minute
         asked.append(name)
         return False
 
-    monkeypatch.setattr("postflows.api_limits._in_run", lambda: True)
-    monkeypatch.setattr("postflows.api_limits._read_limit", read_limit)
+    monkeypatch.setattr("runtime.api_limits._in_run", lambda: True)
+    monkeypatch.setattr("runtime.api_limits._read_limit", read_limit)
     for _ in range(3):
         await RateLimitHook(ADDRESS_SERVICE)()
     assert asked == [ADDRESS_SERVICE]

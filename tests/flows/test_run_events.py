@@ -19,7 +19,7 @@ from flows.address_batch import address_batch
 from flows.address_query import address_query
 from flows.run_events import MAX_PAYLOAD_BYTES, bounded
 from history.store import history_identity
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 from tasks.address_service.ping import PingFailed
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox

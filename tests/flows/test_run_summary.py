@@ -17,7 +17,7 @@ from flows.address_batch import address_batch
 from flows.address_validation import address_validation
 from flows.newspaper_statistics import newspaper_statistics
 from flows.runs import calls_sandbox, recorded_run
-from postflows.settings import Settings, get_settings
+from runtime.settings import Settings, get_settings
 from tasks.progress import Progress
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox

@@ -18,7 +18,7 @@ from openpyxl import load_workbook
 import history
 from connectors.errors import MalformedResponse, ResponseTooLarge
 from flows.same_day_acceptance import same_day_acceptance
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.outputs import read_output_csv
@@ -58,7 +58,7 @@ def _answering(
     sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, answer: httpx.Response | None = None
 ) -> Answering:
     transport = Answering(sandbox.transport, answer)
-    monkeypatch.setattr("postflows.wiring.sandbox_transport", lambda settings: transport)
+    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: transport)
     return transport
 
 

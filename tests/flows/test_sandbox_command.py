@@ -15,8 +15,8 @@ from fastapi import FastAPI
 from typer.testing import CliRunner
 
 from postflows.cli import app
-from postflows.settings import Settings
-from postflows.wiring import ConfigurationError, reset_sandbox, sandbox_transport
+from runtime.settings import Settings
+from runtime.wiring import ConfigurationError, reset_sandbox, sandbox_transport
 from sandbox.inprocess import SandboxTransport, address_service_url
 
 runner = CliRunner()

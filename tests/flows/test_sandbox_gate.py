@@ -15,9 +15,9 @@ from prefect.client.orchestration import get_client
 from prefect.flow_engine import run_flow
 
 from flows.address_batch import address_batch
-from postflows import wiring
-from postflows.endpoints import ConfigurationError, in_deployment_run, require_sandbox_allowed
-from postflows.settings import Settings
+from runtime import wiring
+from runtime.endpoints import ConfigurationError, in_deployment_run, require_sandbox_allowed
+from runtime.settings import Settings
 from tests.flows.calls import call, json_parameters
 from tests.flows.conftest import Sandbox
 

@@ -20,7 +20,7 @@ import httpx
 
 import history
 from history.models import JobState
-from postflows.settings import get_settings
+from runtime.settings import get_settings
 from sandbox.inprocess import SandboxTransport, address_service_url, newspaper_url, token_url
 from tests.flows.calls import call
 

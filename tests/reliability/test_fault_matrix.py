@@ -26,9 +26,9 @@ import history
 from connectors.ratelimit import WindowGate
 from connectors.retry import RetryPolicy
 from deployments.catalog import CATALOG, FILE_ARRIVED_DEPLOYMENT
-from postflows import api_limits, wiring
-from postflows.settings import Settings, get_settings
-from postflows.task_runners import fan_out_task_runner
+from runtime import api_limits, wiring
+from runtime.settings import Settings, get_settings
+from runtime.task_runners import fan_out_task_runner
 from sandbox.config import SandboxConfig
 from sandbox.inprocess import SandboxTransport
 from tests.reliability.cases import CASES, JOB_SECONDS, ORDER_STATUSES, FlowCase

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from sandbox.address_service.reference import load_reference
+from sandbox.address_service.reference_seed import load_reference
 from tests.sandbox.test_address_support import address_client
 
 pytestmark = pytest.mark.asyncio

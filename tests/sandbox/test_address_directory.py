@@ -17,7 +17,8 @@ import pytest
 from sandbox.address_service.directory_matching import EXPECTED_HIT_SHARE, plausible_street
 from sandbox.address_service.matching import Matcher, MatchResult
 from sandbox.address_service.postcodes import load_postcode_directory, read_rows
-from sandbox.address_service.reference import Town, load_reference
+from sandbox.address_service.reference import Town
+from sandbox.address_service.reference_seed import load_reference
 from tests.sandbox.test_address_batch import as_records, parse_output
 from tests.sandbox.test_address_support import (
     Clock,

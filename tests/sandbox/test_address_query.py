@@ -9,7 +9,7 @@ import pytest
 
 from sandbox.address_service.fields import INPUT_FIELDS
 from sandbox.address_service.matching import MIN_SCORE, Matcher
-from sandbox.address_service.reference import load_reference
+from sandbox.address_service.reference_seed import load_reference
 from sandbox.address_service.shortreport import REPORT_LENGTH
 from tests.sandbox.test_address_support import (
     HANS_MUSTER,

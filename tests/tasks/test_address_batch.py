@@ -17,7 +17,7 @@ from connectors.errors import TransportFailure
 from connectors.retry import RetryPolicy
 from fileio.errors import ResultFileError
 from fileio.limits import DOWNLOAD_MAX_BYTES
-from postflows.settings import Settings
+from runtime.settings import Settings
 from tasks.address_service.batch import download_output
 from tasks.retrying import transient_failure
 

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from fileio.errors import ResultFileError
 from fileio.reports import CsvStyle
-from postflows.settings import Settings
+from runtime.settings import Settings
 from tasks.address_service.steps import (
     PreparedInput,
     build_address_query_results,

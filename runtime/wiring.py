@@ -1,7 +1,7 @@
-"""The composition root: builds connector clients from :class:`~postflows.settings.Settings`.
+"""The composition root: builds connector clients from :class:`~runtime.settings.Settings`.
 
 An unset service URL selects the embedded sandbox where it is allowed (``POSTFLOWS_SANDBOX``; a deployment
-run needs it set: :func:`~postflows.endpoints.require_sandbox_allowed`), served in-process (one per process)
+run needs it set: :func:`~runtime.endpoints.require_sandbox_allowed`), served in-process (one per process)
 and keeping its state in ``<data dir>/sandbox``, so an order or job outlives the process and a later run
 finds it. Nothing below this module knows the sandbox exists.
 """
@@ -28,16 +28,16 @@ from connectors.oauth import ClientCredentials
 from connectors.ratelimit import Pacer, WindowGate
 from connectors.retry import RetryPolicy
 from history.identity import Endpoint
-from postflows.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API, RateLimitHook
-from postflows.endpoints import Api as Api  # re-exported: callers import these from here too
-from postflows.endpoints import ConfigurationError as ConfigurationError
-from postflows.endpoints import api_settings as api_settings
-from postflows.endpoints import api_url as api_url
-from postflows.endpoints import describe_address_service as describe_address_service
-from postflows.endpoints import describe_commerce as describe_commerce
-from postflows.endpoints import describe_newspaper as describe_newspaper
-from postflows.endpoints import require_sandbox_allowed, require_settings
-from postflows.settings import (
+from runtime.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API, RateLimitHook
+from runtime.endpoints import Api as Api  # re-exported: callers import these from here too
+from runtime.endpoints import ConfigurationError as ConfigurationError
+from runtime.endpoints import api_settings as api_settings
+from runtime.endpoints import api_url as api_url
+from runtime.endpoints import describe_address_service as describe_address_service
+from runtime.endpoints import describe_commerce as describe_commerce
+from runtime.endpoints import describe_newspaper as describe_newspaper
+from runtime.endpoints import require_sandbox_allowed, require_settings
+from runtime.settings import (
     SANDBOX_ADDRESS_PASSWORD,
     SANDBOX_ADDRESS_USER,
     SANDBOX_COMMERCE_CLIENT_ID,
@@ -47,8 +47,8 @@ from postflows.settings import (
     Settings,
     get_settings,
 )
-from postflows.settings.apis import AddressServiceSettings
-from postflows.settings.variables import variable_named
+from runtime.settings.apis import AddressServiceSettings
+from runtime.settings.variables import variable_named
 from tasks.commerce.token_store import SavedLogin, TokenStore, login_name, now_text, token_store
 
 logger = logging.getLogger("postflows")
@@ -202,7 +202,7 @@ class Service:
 
 def resolve(settings: Settings, api: Api) -> Service:
     """The service ``api``'s clients talk to: the embedded sandbox when its URL is unset (where allowed),
-    else the configured one, once its settings are checked (:func:`~postflows.endpoints.require_settings`).
+    else the configured one, once its settings are checked (:func:`~runtime.endpoints.require_settings`).
 
     Raises:
         ConfigurationError: a real service lacks a setting or has an unencrypted address; the sandbox is
@@ -488,11 +488,3 @@ def commerce_client(
         request_log=request_log,
         before_request=RateLimitHook(COMMERCE_API),
     )
-
-
-def flow_apis() -> dict[str, str]:
-    """Which API each flow talks to, as the deployment catalog says (:func:`deployments.catalog.flow_apis`):
-    the history report's figures per API, for a flow that cannot read the catalog itself."""
-    from deployments.catalog import flow_apis as catalog_flow_apis
-
-    return catalog_flow_apis()

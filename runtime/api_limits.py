@@ -18,7 +18,7 @@ import math
 import time
 from dataclasses import dataclass
 
-from postflows.settings import Settings, get_settings
+from runtime.settings import Settings, get_settings
 
 logger = logging.getLogger("postflows.limits")
 

@@ -1,5 +1,5 @@
 """Where every ``POSTFLOWS_*`` value comes from: the process environment over the lines of ``.env`` in the
-working directory, names in any case. :class:`postflows.settings.Settings` reads its values through
+working directory, names in any case. :class:`runtime.settings.Settings` reads its values through
 :func:`variables`, and the commands that need one value before (or instead of) the settings model read it
 through :func:`value`: no pydantic is imported here, so ``postflows history`` stays as quick as
 ``postflows --help``.

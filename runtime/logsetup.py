@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import logging
 
+from core import environment
 from core.errors import PostflowsError
 from core.redaction import redact
-from postflows import environment
 
 # The loggers whose records are scrubbed where they are made, whatever handler takes them later.
 SCRUBBED_LOGGERS = ("postflows", "prefect", "httpx", "distributed")

@@ -1,9 +1,9 @@
 """All configuration in one object, read from ``POSTFLOWS_*`` environment variables and ``.env``.
 
-Each API's settings are one model (:mod:`postflows.settings.apis`), named in the environment as users
-always named them (:mod:`postflows.settings.variables`). An unset service URL means the embedded sandbox;
+Each API's settings are one model (:mod:`runtime.settings.apis`), named in the environment as users
+always named them (:mod:`runtime.settings.variables`). An unset service URL means the embedded sandbox;
 secrets are ``SecretStr`` and unwrapped only where a client is built. Every settings object registers its
-secrets with the process's secret scrubber and its data dir as private (:mod:`postflows.privacy`) as it is
+secrets with the process's secret scrubber and its data dir as private (:mod:`runtime.privacy`) as it is
 made.
 """
 
@@ -16,6 +16,8 @@ from typing import Any, Literal
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from core.locations import default_data_dir as default_data_dir  # re-exported
+from core.locations import sqlite_history_url
 from fileio.limits import (
     TABLE_MAX_CELLS,
     TABLE_MAX_COLUMNS,
@@ -29,13 +31,12 @@ from fileio.limits import (
     TableLimits,
 )
 from fileio.reports import CsvDialect, CsvStyle
-from postflows.locations import default_data_dir as default_data_dir  # re-exported
-from postflows.locations import sqlite_history_url
-from postflows.logsetup import install_secret_filter
-from postflows.privacy import register_settings
-from postflows.settings.apis import DEFAULT_LOGIN_SCOPES as DEFAULT_LOGIN_SCOPES
-from postflows.settings.apis import AddressServiceSettings, CommerceSettings, NewspaperSettings
-from postflows.settings.variables import PostflowsEnvironment, Variable, fold, variables_of
+from runtime.logsetup import install_secret_filter
+from runtime.privacy import register_settings
+from runtime.settings.apis import CREDENTIAL_FIELDS as CREDENTIAL_FIELDS
+from runtime.settings.apis import DEFAULT_LOGIN_SCOPES as DEFAULT_LOGIN_SCOPES
+from runtime.settings.apis import AddressServiceSettings, CommerceSettings, NewspaperSettings
+from runtime.settings.variables import PostflowsEnvironment, Variable, fold, variables_of
 
 SANDBOX_ADDRESS_USER = "sandbox-user"
 SANDBOX_ADDRESS_PASSWORD = "sandbox-password"  # noqa: S105 - the sandbox's published test account
@@ -43,16 +44,6 @@ SANDBOX_NEWSPAPER_CLIENT_ID = "sandbox-client"
 SANDBOX_NEWSPAPER_CLIENT_SECRET = "sandbox-secret"  # noqa: S105
 SANDBOX_COMMERCE_CLIENT_ID = "sandbox-commerce-client"
 SANDBOX_COMMERCE_CLIENT_SECRET = "sandbox-commerce-secret"  # noqa: S105
-# The settings a Postflows Credentials block may fill (postflows.blocks).
-CREDENTIAL_FIELDS = (
-    "address_service_user",
-    "address_service_password",
-    "newspaper_client_id",
-    "newspaper_client_secret",
-    "commerce_client_id",
-    "commerce_client_secret",
-    "database_password",
-)
 
 
 class Settings(BaseSettings):
@@ -345,7 +336,7 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """The keyword arguments, then the environment over ``.env`` (one reader,
-        :func:`postflows.environment.variables`), then secret files."""
+        :func:`core.environment.variables`), then secret files."""
         env_file = getattr(dotenv_settings, "env_file", None)
         return (
             init_settings,
@@ -412,12 +403,12 @@ def get_settings() -> Settings:
     """The settings from the environment and ``.env``; credentials the environment leaves unset come from
     the Prefect Block named by ``POSTFLOWS_CREDENTIALS_BLOCK`` when one is named. Every flow starts here, so
     this is also where its process's log records are made to pass the secret filter
-    (:func:`postflows.logsetup.install_secret_filter`)."""
+    (:func:`runtime.logsetup.install_secret_filter`)."""
     install_secret_filter()
     settings = Settings()
     if not settings.credentials_block:
         return settings
-    from postflows.blocks import load_credentials
+    from runtime.blocks import load_credentials
 
     by_setting = {variable.setting: variable for variable in Settings.variables()}
     unset = {

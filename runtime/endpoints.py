@@ -1,6 +1,6 @@
 """Which endpoint each API's calls go to, the settings a real one needs and that its addresses are encrypted
 (``http://`` only on loopback unless allowed): what the CLI checks and announces before anything heavy is
-imported. :mod:`postflows.wiring` builds the clients after the same checks; this module imports no connector,
+imported. :mod:`runtime.wiring` builds the clients after the same checks; this module imports no connector,
 so a command refuses a bad configuration in about the time of ``postflows --help``. A password in an
 endpoint's URL is shown as ``***``.
 """
@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from core.errors import PostflowsError
-from postflows.privacy import masked_url
+from runtime.privacy import masked_url
 
 if TYPE_CHECKING:
-    from postflows.settings import Settings
-    from postflows.settings.apis import AddressServiceSettings, CommerceSettings, NewspaperSettings
+    from runtime.settings import Settings
+    from runtime.settings.apis import AddressServiceSettings, CommerceSettings, NewspaperSettings
 
 
 class ConfigurationError(PostflowsError, ValueError):
@@ -94,7 +94,7 @@ def require_sandbox_allowed(settings: Settings, api: Api) -> None:
     """
     if settings.sandbox:
         return
-    from postflows.settings.variables import variable_named
+    from runtime.settings.variables import variable_named
 
     url = variable_named(type(settings), _GROUPS[api], "url")
     sandbox = variable_named(type(settings), "sandbox")
@@ -121,8 +121,8 @@ def require_settings(settings: Settings, api: Api, *, block_may_fill: bool = Fal
         ConfigurationError: naming every missing setting as its environment variable, or the address
             setting that is not encrypted, or the URL and ``POSTFLOWS_SANDBOX`` where the sandbox is refused.
     """
-    from postflows.settings import CREDENTIAL_FIELDS
-    from postflows.settings.variables import variables_of
+    from runtime.settings import CREDENTIAL_FIELDS
+    from runtime.settings.variables import variables_of
 
     url = api_url(settings, api)
     if url is None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 if TYPE_CHECKING:
-    from postflows.settings import Settings
+    from runtime.settings import Settings
 
 URL_MASK = "***"
 # Query parameters that carry a credential (libpq's password and sslpassword, ODBC's pwd, tokens, API keys).

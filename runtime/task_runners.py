@@ -13,7 +13,7 @@ from typing import Any
 
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
-from postflows.settings import Settings
+from runtime.settings import Settings
 from tasks.fanout import FanOutTaskRunner
 
 DASK_PREFIX = "dask:"

@@ -1,5 +1,5 @@
 """Where postflows keeps its data: the default data dir and the run history's URL, found from the values the
-settings read (:mod:`postflows.environment`) without loading the settings model, for commands that need
+settings read (:mod:`core.environment`) without loading the settings model, for commands that need
 nothing else (``postflows history`` lists runs in about the time of ``postflows --help``; pydantic-settings
 alone would cost half of that).
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from postflows import environment
+from core import environment
 
 
 def default_data_dir() -> Path:

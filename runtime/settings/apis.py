@@ -3,7 +3,7 @@
 A field's variable is ``POSTFLOWS_<API>_<FIELD>`` (``POSTFLOWS_COMMERCE_URL``) unless its
 ``json_schema_extra`` names another (``variable``, or ``variables`` per field of a connector's own model
 such as :class:`~connectors.commerce.CommercePaths`); ``POSTFLOWS_<API>__<FIELD>`` sets it too
-(:mod:`postflows.settings.variables`).
+(:mod:`runtime.settings.variables`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,20 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from connectors.commerce.paths import PATH_SETTINGS, CommercePaths, CommerceScopes
-from postflows.environment import PREFIX
+from core.environment import PREFIX
 
 DEFAULT_LOGIN_SCOPES = "openid profile email address phone DCAPI_ADDRESS_READ"
 DEFAULT_LABEL_PDF_FIELD = "item.label"
+# The settings a Postflows Credentials block may fill (runtime.blocks).
+CREDENTIAL_FIELDS = (
+    "address_service_user",
+    "address_service_password",
+    "newspaper_client_id",
+    "newspaper_client_secret",
+    "commerce_client_id",
+    "commerce_client_secret",
+    "database_password",
+)
 
 
 class AddressServiceSettings(BaseModel):

@@ -11,7 +11,7 @@ from typing import Any
 from prefect.blocks.core import Block
 from pydantic import Field, SecretStr
 
-from postflows.settings import CREDENTIAL_FIELDS
+from runtime.settings.apis import CREDENTIAL_FIELDS
 
 
 class PostflowsCredentials(Block):

@@ -20,7 +20,7 @@ from pydantic import BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource
 
-from postflows import environment
+from core import environment
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ def fold(model: type[BaseModel], values: Mapping[str, Any], nested: dict[str, An
 
 
 class PostflowsEnvironment(EnvSettingsSource):
-    """The settings' values from :func:`postflows.environment.variables` (the environment over ``.env``):
+    """The settings' values from :func:`core.environment.variables` (the environment over ``.env``):
     ``POSTFLOWS_<FIELD>``, ``POSTFLOWS_<API>__<FIELD>`` and the flat name of every API setting.
 
     The source reads what it parses from its ``env_vars``, set here to those variables (names in lower case,
