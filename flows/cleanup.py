@@ -19,9 +19,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import CleanupRequest
-from flows.runs import FLOW_APIS, recorded_run
-from runtime.settings import get_settings
-from runtime.wiring import address_service_client
+from flows.runs import begin_run, recorded_run
 from tasks.address_service.cleanup import delete_recorded_files
 
 FLOW_NAME = "cleanup"
@@ -69,18 +67,17 @@ async def cleanup(
         still on the service (with the answer) and kept (with the job, its state and the reason).
     """
     older_than_hours, force = request.older_than_hours, request.force
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     now = history.utcnow()
     cutoff = now - timedelta(hours=older_than_hours)
     retention_cutoff = now - timedelta(days=settings.address_service.file_retention_days)
     parameters = {"older_than_hours": older_than_hours, "force": force}
-    async with recorded_run(
-        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=None, parameters=parameters
-    ) as (
+    async with recorded_run(run, idempotency_key=None, parameters=parameters) as (
         recorder,
         summary,
     ):
-        async with address_service_client(settings, request_log=recorder.request_log) as client:
+        async with run.address_service(recorder.request_log) as client:
             report = await delete_recorded_files(
                 client,
                 settings.effective_database_url,

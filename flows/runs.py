@@ -21,13 +21,14 @@ from fileio.files import write_received
 from fileio.sandbox_marks import SUMMARY_NOTICE
 from flows import run_events
 from history.recorder import RunRecorder, record_shielded
+from runtime.run import Run
 from runtime.settings import Settings
 from tasks.retrying import StepRetries, step_retries
 from tasks.run_history import start_recording
 from tasks.submission import JobParked
 
 if TYPE_CHECKING:
-    from runtime.wiring import Api
+    from runtime.endpoints import Api
 
 FLOW_APIS: dict[str, tuple[Api, ...]] = {
     "address-batch": ("address-service",),
@@ -187,12 +188,10 @@ async def _artifact(markdown: str, *, key: str, description: str) -> None:
 
 @asynccontextmanager
 async def recorded_run(
-    settings: Settings,
+    run: Run,
     *,
-    flow: str,
     idempotency_key: str | None,
     parameters: Mapping[str, Any],
-    apis: Sequence[Api] = (),
     notify: Callable[[str], None] | None = None,
 ) -> AsyncIterator[tuple[RunRecorder, RunSummary]]:
     """Record a run that holds its idempotency key; it ends COMPLETED, FAILED (with the error), INTERRUPTED
@@ -201,7 +200,7 @@ async def recorded_run(
     emits ``postflows.<flow>.finished``, a failed or crashed one ``postflows.<flow>.failed``
     (:mod:`flows.run_events`).
 
-    ``apis`` are the APIs the run calls: when one of them answers from the embedded sandbox (its
+    ``run.apis`` are the APIs the run calls: when one of them answers from the embedded sandbox (its
     ``POSTFLOWS_<API>_URL`` unset), the run is a sandbox run (``recorder.outputs.sandbox``, ``"sandbox"``
     in its summary and events), and every file it writes for people says so.
 
@@ -211,6 +210,7 @@ async def recorded_run(
     returns :meth:`RunSummary.park`, which records the run PARKED; every error that leaves the block fails
     the run, :class:`~tasks.submission.JobParked` included.
     """
+    settings, flow = run.settings, run.flow
     policy = StepRetries(settings.task_retries, settings.task_retry_delay_s, settings.task_retry_jitter)
     starting = asyncio.ensure_future(
         start_recording(
@@ -224,7 +224,7 @@ async def recorded_run(
         started = await starting
         await started.finish(INTERRUPTED, error="interrupted while starting")
         raise
-    recorder.outputs.sandbox = calls_sandbox(settings, apis)
+    recorder.outputs.sandbox = run.sandbox
     summary = RunSummary(recorder, run_id=recorder.run_id)
     try:
         await recorder.hold_key(ttl_s=settings.lease_ttl_s, wait_s=settings.lease_wait_s, notify=notify)
@@ -248,14 +248,10 @@ async def recorded_run(
         _ended(recorder, run_events.FINISHED, summary, parameters)
 
 
-def calls_sandbox(settings: Settings, apis: Sequence[Api]) -> bool:
-    """Whether one of ``apis`` goes to the embedded sandbox (its URL setting is unset)."""
-    sandboxes = {
-        "address-service": settings.address_service.is_sandbox,
-        "newspaper": settings.newspaper.is_sandbox,
-        "commerce": settings.commerce.is_sandbox,
-    }
-    return any(sandboxes[api] for api in apis)
+def begin_run(flow: str, settings: Settings | None = None) -> Run:
+    """The run of ``flow`` (:class:`runtime.run.Run`): its settings read once (or ``settings``), and the
+    APIs it calls (:data:`FLOW_APIS`)."""
+    return Run.begin(flow, FLOW_APIS.get(flow, ()), settings)
 
 
 def _ended(
