@@ -19,6 +19,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import CleanupRequest
+from flows.results import RunResult
 from flows.runs import begin_run, recorded_run
 from tasks.address_service.cleanup import delete_recorded_files
 
@@ -41,6 +42,17 @@ def _request(parameters: Mapping[str, Any]) -> CleanupRequest:
     return request if isinstance(request, CleanupRequest) else CleanupRequest.model_validate(request or {})
 
 
+class CleanupResult(RunResult):
+    """What a clean-up did with each remote file: deleted, already gone (past the service's retention), not
+    deleted (token: the service's answer; the next clean-up asks again), kept (token: the batch job, its
+    state and the reason)."""
+
+    deleted: list[str]
+    already_gone: list[str]
+    not_deleted: dict[str, str]
+    kept: dict[str, dict[str, str]]
+
+
 @flow(
     on_failure=ON_FAILURE, name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, _age, _forced)
 )
@@ -48,7 +60,7 @@ async def cleanup(
     request: Annotated[
         CleanupRequest, form("Clean-up", "Which recorded remote files go, and whether owed results go too.")
     ] = WEEK_OLD,
-) -> dict[str, Any]:
+) -> CleanupResult:
     """Delete every recorded remote file older than ``request.older_than_hours`` and not deleted yet, and,
     whatever its age, every file an earlier /deletefile did not delete (only Status 0 deletes a file).
 
@@ -63,7 +75,7 @@ async def cleanup(
             of batch jobs that still owe a result go too.
 
     Returns:
-        The run summary: tokens deleted, already gone (past the service's retention), not deleted and so
+        The run's result: tokens deleted, already gone (past the service's retention), not deleted and so
         still on the service (with the answer) and kept (with the job, its state and the reason).
     """
     older_than_hours, force = request.older_than_hours, request.force
@@ -91,12 +103,6 @@ async def cleanup(
             logger.warning("%s", line)
         for token, kept in report.kept.items():
             logger.info("file %s kept: batch job %s is %s, %s", token, kept.job, kept.state, kept.reason)
-        summary.update(
-            deleted=report.deleted,
-            already_gone=report.gone,
-            not_deleted=report.failed,
-            kept={token: kept.as_dict() for token, kept in report.kept.items()},
-        )
         logger.info(
             "clean-up: %d deleted, %d already gone, %d not deleted, %d kept",
             len(report.deleted),
@@ -104,4 +110,10 @@ async def cleanup(
             len(report.failed),
             len(report.kept),
         )
-        return dict(summary)
+        return summary.result(
+            CleanupResult,
+            deleted=report.deleted,
+            already_gone=report.gone,
+            not_deleted=report.failed,
+            kept={token: kept.as_dict() for token, kept in report.kept.items()},
+        )

@@ -13,13 +13,14 @@ import re
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.errors import PostflowsError
 from core.redaction import redact
 from fileio.files import write_received
 from fileio.sandbox_marks import SUMMARY_NOTICE
 from flows import run_events
+from flows.results import RunParked, RunResult
 from history.recorder import RunRecorder, record_shielded
 from runtime.run import Run
 from runtime.settings import Settings
@@ -60,6 +61,7 @@ def flow_apis() -> dict[str, str]:
     return {flow: apis[0] for flow, apis in FLOW_APIS.items()}
 
 
+R = TypeVar("R", bound=RunResult)
 SUMMARY_FILE = "summary.md"
 INTERRUPTED = "INTERRUPTED"
 CRASHED = "CRASHED"
@@ -82,6 +84,7 @@ class RunSummary(dict[str, Any]):
         super().__init__(**values)
         self.recorder = recorder
         self.is_parked = False
+        self.final: RunResult | None = None
         self.setdefault("sandbox", recorder.outputs.sandbox)
 
     @property
@@ -89,26 +92,45 @@ class RunSummary(dict[str, Any]):
         """Whether the run's answers come from the embedded sandbox."""
         return bool(self.recorder.outputs.sandbox)
 
-    async def park(self, parked: JobParked) -> dict[str, Any]:
+    async def park(self, parked: JobParked) -> RunParked:
         """End the run on a parked wait: schedule the follow-up run (:mod:`flows.parking`), record the run
-        PARKED, and return the summary, which says when the follow-up comes. A follow-up that cannot be
+        PARKED, and return its result, which says when the follow-up comes. A follow-up that cannot be
         scheduled raises (the run fails; the job stays WAITING: the same command picks it up)."""
         from prefect import get_run_logger
 
         from flows.parking import schedule_follow_up
 
         follow_up, at = await schedule_follow_up(parked)
-        self.update(
+        common = {name: self[name] for name in RunResult.model_fields if name in self}
+        so_far = {name: value for name, value in self.items() if name not in RunResult.model_fields}
+        self.final = RunParked(
+            **common,
             parked=f"follow-up at {at.isoformat(timespec='seconds')}",
             parked_job=parked.job.remote_id,
             follow_up_run=str(follow_up),
+            so_far=so_far,
         )
-        await self.recorder.finish("PARKED", summary=self)
+        await self.recorder.finish("PARKED", summary=self.final.summary())
         self.is_parked = True
         get_run_logger().info(
             "%s; follow-up run %s scheduled for %s", parked, follow_up, at.isoformat(timespec="seconds")
         )
-        return dict(self)
+        return self.final
+
+    def result(self, model: type[R], **fields: Any) -> R:
+        """The run's result as ``model`` says: what the run noted, with ``fields``; it is what the run
+        records as its summary when it completes.
+
+        Raises:
+            pydantic.ValidationError: a value the model does not know or cannot take (a bug of the flow).
+        """
+        result = model.model_validate({**self, **fields})
+        self.final = result
+        return result
+
+    def recorded(self) -> dict[str, Any]:
+        """What the history stores and the finished event carries: the result once the flow made it."""
+        return self.final.summary() if self.final is not None else dict(self)
 
     async def publish(self, report: str, output_dir: Path | None, *, description: str) -> Path | None:
         """Write the flow's ``report`` with the run's output files and earlier work appended to
@@ -244,7 +266,7 @@ async def recorded_run(
         _ended(recorder, run_events.FAILED, summary, parameters, error=reason)
         raise
     if not summary.is_parked:
-        await recorder.finish("COMPLETED", summary=summary)
+        await recorder.finish("COMPLETED", summary=summary.recorded())
         _ended(recorder, run_events.FINISHED, summary, parameters)
 
 
@@ -267,7 +289,7 @@ def _ended(
         outcome,
         run_id=recorder.run_id,
         history_id=recorder.history_id,
-        summary=summary,
+        summary=summary.recorded(),
         parameters=parameters,
         idempotency_key=recorder.idempotency_key,
         sandbox=recorder.outputs.sandbox,
