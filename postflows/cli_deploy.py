@@ -110,7 +110,7 @@ def serve_command(
     process's environment."""
     from deployments.automations import HEARTBEAT_FREQUENCY_S
     from postflows.deploy_settings import require_deployable
-    from postflows.prefect_server import choose_api
+    from postflows.prefect_api import choose_api
     from runtime.endpoints import ConfigurationError
     from runtime.settings import Settings
 
