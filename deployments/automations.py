@@ -49,7 +49,16 @@ def _of_postflows() -> dict[str, Any]:
 def automations(notify_block_id: str | None, *, silence_s: int = HEARTBEAT_SILENCE_S) -> list[dict[str, Any]]:
     """Every automation as Prefect's API takes it; the notification only when a block is named
     (``notify_block_id``: its block document id); a run silent for ``silence_s`` counts as crashed."""
-    crash = {
+    found = [crash_silent_runs(silence_s), retry_crashed_runs()]
+    if notify_block_id is not None:
+        found.append(notify_failures(notify_block_id))
+    return found
+
+
+def crash_silent_runs(silence_s: int) -> dict[str, Any]:
+    """:data:`CRASH_SILENT_RUNS`: a run of a postflows flow without a heartbeat for ``silence_s`` is marked
+    Crashed."""
+    return {
         "name": CRASH_SILENT_RUNS,
         "description": f"A postflows run without a heartbeat for {silence_s} s is marked Crashed.",
         "trigger": {
@@ -71,7 +80,12 @@ def automations(notify_block_id: str | None, *, silence_s: int = HEARTBEAT_SILEN
             }
         ],
     }
-    retry = {
+
+
+def retry_crashed_runs() -> dict[str, Any]:
+    """:data:`RETRY_CRASHED_RUNS`: a crashed run of a postflows deployment on its first attempt is scheduled
+    again, once."""
+    return {
         "name": RETRY_CRASHED_RUNS,
         "description": "A crashed postflows run is run again once; it resumes from the run history.",
         "trigger": {
@@ -94,30 +108,30 @@ def automations(notify_block_id: str | None, *, silence_s: int = HEARTBEAT_SILEN
             }
         ],
     }
-    found = [crash, retry]
-    if notify_block_id is not None:
-        found.append(
+
+
+def notify_failures(notify_block_id: str) -> dict[str, Any]:
+    """:data:`NOTIFY_FAILURES`: a Failed or Crashed run of a postflows flow is announced through the
+    notification block whose document id is ``notify_block_id``."""
+    return {
+        "name": NOTIFY_FAILURES,
+        "description": "Failed and crashed postflows runs are announced.",
+        "trigger": {
+            "type": "event",
+            "posture": "Reactive",
+            "match": {"prefect.resource.id": "prefect.flow-run.*"},
+            "match_related": _of_postflows(),
+            "expect": ["prefect.flow-run.Failed", "prefect.flow-run.Crashed"],
+            "for_each": ["prefect.resource.id"],
+            "threshold": 1,
+            "within": 0,
+        },
+        "actions": [
             {
-                "name": NOTIFY_FAILURES,
-                "description": "Failed and crashed postflows runs are announced.",
-                "trigger": {
-                    "type": "event",
-                    "posture": "Reactive",
-                    "match": {"prefect.resource.id": "prefect.flow-run.*"},
-                    "match_related": _of_postflows(),
-                    "expect": ["prefect.flow-run.Failed", "prefect.flow-run.Crashed"],
-                    "for_each": ["prefect.resource.id"],
-                    "threshold": 1,
-                    "within": 0,
-                },
-                "actions": [
-                    {
-                        "type": "send-notification",
-                        "block_document_id": notify_block_id,
-                        "subject": NOTIFY_SUBJECT,
-                        "body": NOTIFY_BODY,
-                    }
-                ],
+                "type": "send-notification",
+                "block_document_id": notify_block_id,
+                "subject": NOTIFY_SUBJECT,
+                "body": NOTIFY_BODY,
             }
-        )
-    return found
+        ],
+    }

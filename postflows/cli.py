@@ -100,7 +100,7 @@ def main() -> None:
     # temporary local Prefect server gets time to start on a slow machine.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
-    from postflows.prefect_server import start_temporary_server_early
+    from postflows.prefect_api import start_temporary_server_early
 
     start_temporary_server_early()
     app()

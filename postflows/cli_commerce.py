@@ -59,7 +59,13 @@ def commerce_login_command(
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the redirect")] = 300.0,
 ) -> None:
     """Sign a user in (OpenID Connect authorization code flow) and keep the refresh token for later runs."""
-    from postflows.commerce_login import sandbox_browser, sign_in, system_browser
+    from postflows.commerce_login import (
+        SignInDialogue,
+        SignInRequest,
+        sandbox_browser,
+        sign_in,
+        system_browser,
+    )
     from runtime import wiring
     from runtime.settings import get_settings
     from runtime.wiring import commerce_token_store, oidc_client
@@ -85,13 +91,8 @@ def commerce_login_command(
             result = await sign_in(
                 oidc,
                 store,
-                redirect_uri=settings.commerce.redirect_uri,
-                scopes=scopes,
-                say=say,
-                browser=opener,
-                pasted_redirect=pasted if redirect is not None else None,
-                login_hint=login_hint,
-                timeout=timeout,
+                SignInRequest(settings.commerce.redirect_uri, scopes, login_hint=login_hint, timeout=timeout),
+                SignInDialogue(say, browser=opener, pasted_redirect=pasted if redirect is not None else None),
             )
         who = result.username or result.subject or "the user"
         say(f"signed in as {who}; scopes {' '.join(result.scopes)}; the sign-in is kept in {result.where}")

@@ -41,7 +41,7 @@ def prepare_flow_run(
     ``api``, the input files (``inputs``, given the settings for the limits on them, see
     :mod:`postflows.precheck`; a line it returns is said) and the output directory (created here), then say
     where the calls go and which Prefect server the run reports to (see
-    :func:`postflows.prefect_server.choose_api`). A refusal is one line and exit 2.
+    :func:`postflows.prefect_api.choose_api`). A refusal is one line and exit 2.
 
     Nothing imported here (or by the checks) is heavy: no Prefect, pandas, SQLAlchemy or connector client,
     so a file that cannot be used is refused in about the time of ``postflows --help`` (a test checks it).
@@ -50,7 +50,7 @@ def prepare_flow_run(
 
     from core.errors import PostflowsError
     from postflows.precheck import output_dir
-    from postflows.prefect_server import choose_api
+    from postflows.prefect_api import choose_api
     from runtime.endpoints import ConfigurationError, describe_endpoint, require_settings
     from runtime.settings import Settings
 
@@ -98,7 +98,7 @@ def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = Tru
 
     from core.errors import PostflowsError
     from postflows.console import console, progress_bars
-    from postflows.prefect_server import wait_for_temporary_server
+    from postflows.prefect_api import wait_for_temporary_server
     from runtime.endpoints import ConfigurationError
     from runtime.logsetup import quiet_console_tracebacks
 

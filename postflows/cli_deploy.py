@@ -16,35 +16,48 @@ from postflows.cli_setup import require_prefect_server, set_up_server
 
 if TYPE_CHECKING:
     from postflows.deploy_settings import Carried
+    from runtime.settings import Settings
+
+
+PoolOption = Annotated[
+    str | None,
+    typer.Option(
+        "--pool",
+        metavar="NAME",
+        help="Put every deployment on this one work pool [default: one pool per API: address-service, "
+        "newspaper, commerce]",
+    ),
+]
+ResetOption = Annotated[
+    bool,
+    typer.Option(
+        "--reset",
+        help="Also restore what operators change in the UI: every schedule active, no parameter "
+        "defaults but the flow's, the deployment not paused",
+    ),
+]
+DeploySandboxOption = Annotated[
+    bool,
+    typer.Option(
+        "--sandbox",
+        help="Let the deployments' runs use the embedded sandbox for a service whose URL is not set "
+        "(POSTFLOWS_SANDBOX=1 in their job variables); without it, deploying with no service URL is "
+        "refused and a run of a service without its URL fails at its start",
+    ),
+]
+ServeSandboxOption = Annotated[
+    bool,
+    typer.Option(
+        "--sandbox",
+        help="Let the runs use the embedded sandbox for a service whose URL is not set (sets "
+        "POSTFLOWS_SANDBOX=1 here, which the runs inherit); without it, serving with no service URL is "
+        "refused and a run of a service without its URL fails at its start",
+    ),
+]
 
 
 def deploy_command(
-    pool: Annotated[
-        str | None,
-        typer.Option(
-            "--pool",
-            metavar="NAME",
-            help="Put every deployment on this one work pool [default: one pool per API: address-service, "
-            "newspaper, commerce]",
-        ),
-    ] = None,
-    reset: Annotated[
-        bool,
-        typer.Option(
-            "--reset",
-            help="Also restore what operators change in the UI: every schedule active, no parameter "
-            "defaults but the flow's, the deployment not paused",
-        ),
-    ] = False,
-    sandbox: Annotated[
-        bool,
-        typer.Option(
-            "--sandbox",
-            help="Let the deployments' runs use the embedded sandbox for a service whose URL is not set "
-            "(POSTFLOWS_SANDBOX=1 in their job variables); without it, deploying with no service URL is "
-            "refused and a run of a service without its URL fails at its start",
-        ),
-    ] = False,
+    pool: PoolOption = None, reset: ResetOption = False, sandbox: DeploySandboxOption = False
 ) -> None:
     """Create the work pools (type process; an existing pool is left as it is), create or update every
     deployment on its pool, the rate limits and the automations on the Prefect server that `postflows info`
@@ -59,16 +72,9 @@ def deploy_command(
     require_prefect_server("deploy to")
 
     from deployments.deploy import ensure_deployments, ensure_work_pools, pool_names, pools_by_deployment
-    from postflows.deploy_settings import carried_settings, require_deployable
-    from runtime.endpoints import ConfigurationError
-    from runtime.settings import Settings
+    from postflows.deploy_settings import carried_settings
 
-    settings = Settings()
-    try:
-        require_deployable(settings, sandbox=sandbox)
-    except ConfigurationError as error:
-        fail("refused", error, EXIT_USAGE)
-    carried = carried_settings(settings, sandbox=sandbox)
+    carried = carried_settings(_deployable_settings(sandbox), sandbox=sandbox)
     pools = pools_by_deployment(pool)
     names = pool_names(pools)
     run_work(lambda: _carry(carried), progress=False)
@@ -86,6 +92,21 @@ def deploy_command(
         typer.echo(f"  prefect worker start --pool {name}")
 
 
+def _deployable_settings(sandbox: bool) -> Settings:
+    """The settings, when the deployments can run with them (see
+    :func:`postflows.deploy_settings.require_deployable`); a refusal is one line and exit 2."""
+    from postflows.deploy_settings import require_deployable
+    from runtime.endpoints import ConfigurationError
+    from runtime.settings import Settings
+
+    settings = Settings()
+    try:
+        require_deployable(settings, sandbox=sandbox)
+    except ConfigurationError as error:
+        fail("refused", error, EXIT_USAGE)
+    return settings
+
+
 async def _carry(carried: Carried) -> None:
     """Save the secrets of ``carried`` (a blocking call, in a thread)."""
     from postflows.deploy_settings import carry
@@ -93,39 +114,23 @@ async def _carry(carried: Carried) -> None:
     await asyncio.to_thread(carry, carried)
 
 
-def serve_command(
-    sandbox: Annotated[
-        bool,
-        typer.Option(
-            "--sandbox",
-            help="Let the runs use the embedded sandbox for a service whose URL is not set (sets "
-            "POSTFLOWS_SANDBOX=1 here, which the runs inherit); without it, serving with no service URL is "
-            "refused and a run of a service without its URL fails at its start",
-        ),
-    ] = False,
-) -> None:
+def serve_command(sandbox: ServeSandboxOption = False) -> None:
     """Serve every flow as a deployment of the Prefect server (PREFECT_API_URL, else the local server of
     `postflows server start`) with its schedules, its rate limits and its automations, from this one process:
     for a laptop or one machine. Production uses `postflows deploy` and workers. The runs have this
     process's environment."""
     from deployments.automations import HEARTBEAT_FREQUENCY_S
-    from postflows.deploy_settings import require_deployable
-    from postflows.prefect_server import choose_api
-    from runtime.endpoints import ConfigurationError
-    from runtime.settings import Settings
+    from postflows.prefect_api import choose_api
 
     if sandbox:
         os.environ["POSTFLOWS_SANDBOX"] = "1"
-    try:
-        require_deployable(Settings(), sandbox=sandbox)
-    except ConfigurationError as error:
-        fail("refused", error, EXIT_USAGE)
+    settings = _deployable_settings(sandbox)
 
     say(
         "postflows serve runs every deployment in this one process: meant for a laptop or one machine; "
         "in production use `postflows deploy` and a worker per pool (`prefect worker start --pool NAME`)"
     )
-    say(choose_api(Settings().data_dir))
+    say(choose_api(settings.data_dir))
     # Runs send heartbeats, which the automation that marks silent runs Crashed waits for.
     os.environ.setdefault("PREFECT_RUNNER_HEARTBEAT_FREQUENCY", str(HEARTBEAT_FREQUENCY_S))
     from deployments.serve import serve_all, served_deployments

@@ -21,7 +21,7 @@ _APIS: tuple[tuple[Api, str, str], ...] = (
 
 def info_lines(settings: Settings) -> list[tuple[str, str]]:
     """The facts ``postflows info`` prints, as (label, value) pairs."""
-    from postflows.prefect_server import prefect_api
+    from postflows.prefect_api import prefect_api
     from runtime.privacy import masked_url
 
     data_from = (

@@ -3,13 +3,13 @@ alignments and the way it answers the registered guesses."""
 
 from __future__ import annotations
 
-import enum
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 import typer
 
 from postflows.cli_common import EXIT_USAGE, say
+from postflows.cli_requests import request_command
+from postflows.sandbox_options import SandboxServeOptions
 
 if TYPE_CHECKING:
     from runtime.settings import Settings
@@ -17,81 +17,45 @@ if TYPE_CHECKING:
     from sandbox.config import SandboxConfig
 
 
-class SandboxGuesses(enum.StrEnum):
-    """How a served sandbox answers where a specification shows nothing."""
-
-    ours = "ours"
-    other = "other"
-
-
-def sandbox_command(
-    port: Annotated[int, typer.Option(help="Port to listen on")] = 8080,
-    host: Annotated[str, typer.Option(help="Interface to bind")] = "127.0.0.1",
-    faults: Annotated[str | None, typer.Option(help="Fault plan: JSON/YAML text or file")] = None,
-    job_seconds: Annotated[float | None, typer.Option(help="Duration of batch jobs and purchases")] = None,
-    order_statuses: Annotated[
-        str | None,
-        typer.Option(
-            help="Statuses a newspaper order goes through over its job time, comma-separated, e.g. "
-            "LOADED,CONTROL,DONE [default: POSTFLOWS_SANDBOX_ORDER_STATUSES, else LOADED: it stays LOADED]"
-        ),
-    ] = None,
-    state_dir: Annotated[
-        Path | None, typer.Option(help="Where orders, jobs and files are kept [default: <data dir>/sandbox]")
-    ] = None,
-    memory: Annotated[bool, typer.Option("--memory", help="Keep the state in memory only")] = False,
-    request_log: Annotated[
-        Path | None,
-        typer.Option(
-            help="Append every API request to this file as a JSON line (time, method, path, API, status) "
-            "[default: POSTFLOWS_SANDBOX_REQUEST_LOG, else none]"
-        ),
-    ] = None,
-    alignment: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--alignment",
-            help="KEY=FILE: the alignment agreed for a batch key, a profile YAML file (repeatable) "
-            "[default: POSTFLOWS_SANDBOX_ALIGNMENTS]",
-        ),
-    ] = None,
-    guesses: Annotated[
-        SandboxGuesses | None,
-        typer.Option(
-            help="ours: answer as the client guesses where a specification shows nothing; other: every "
-            "registered guess the other plausible way [default: POSTFLOWS_SANDBOX_GUESSES, else ours]",
-        ),
-    ] = None,
-) -> None:
+@request_command(SandboxServeOptions)
+def sandbox_command(options: SandboxServeOptions) -> None:
     """Serve the sandbox of the APIs over HTTP (address service under /address/REST/v1)."""
     import uvicorn
 
     from runtime.settings import get_settings
-    from runtime.wiring import sandbox_state_dir
     from sandbox.app import create_app
-    from sandbox.config import SandboxConfig, with_other_answers
-    from sandbox.faults import FaultPlan
 
-    if memory and state_dir is not None:
+    if options.memory and options.state_dir is not None:
         say("--memory and --state-dir exclude each other", style="red")
         raise typer.Exit(EXIT_USAGE)
     settings = get_settings()
-    alignments, statuses = _alignments(alignment, settings), _order_statuses(order_statuses, settings)
+    config = _sandbox_config(options, settings)
+    _announce_sandbox(config, options.host, options.port, settings)
+    uvicorn.run(create_app(config), host=options.host, port=options.port, log_level="warning")
+
+
+def _sandbox_config(options: SandboxServeOptions, settings: Settings) -> SandboxConfig:
+    """The served sandbox's configuration: each option given, else its setting (the state under the data
+    dir unless kept in memory), with every guess answered the other way when ``guesses`` says so."""
+    from runtime.wiring import sandbox_state_dir
+    from sandbox.config import SandboxConfig, with_other_answers
+    from sandbox.faults import FaultPlan
+
+    alignments = _alignments(options.alignment, settings)
+    statuses = _order_statuses(options.order_statuses, settings)
     config = SandboxConfig(
-        job_seconds=job_seconds if job_seconds is not None else settings.sandbox_job_seconds,
+        job_seconds=options.job_seconds if options.job_seconds is not None else settings.sandbox_job_seconds,
         order_statuses=statuses,
-        faults=FaultPlan.load(faults if faults is not None else settings.sandbox_faults),
-        state_dir=None if memory else (state_dir or sandbox_state_dir(settings)),
+        faults=FaultPlan.load(options.faults if options.faults is not None else settings.sandbox_faults),
+        state_dir=None if options.memory else (options.state_dir or sandbox_state_dir(settings)),
         alignments=alignments,
-        listen_host=host,
+        listen_host=options.host,
         control_token=settings.sandbox_control_token,
-        request_log=request_log or settings.sandbox_request_log,
-        guesses=guesses.value if guesses is not None else settings.sandbox_guesses,
+        request_log=options.request_log or settings.sandbox_request_log,
+        guesses=options.guesses.value if options.guesses is not None else settings.sandbox_guesses,
         address_ping_answer=settings.sandbox_ping_answer,
     )
-    config = with_other_answers(config)
-    _announce_sandbox(config, host, port, settings)
-    uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
+    return with_other_answers(config)
 
 
 def _alignments(given: list[str] | None, settings: Settings) -> dict[str, SandboxAlignment]:

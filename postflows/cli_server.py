@@ -1,5 +1,5 @@
 """``postflows server start|stop|status``: the local Prefect server of the data dir, which flow commands
-report to when ``PREFECT_API_URL`` is not set (see :mod:`postflows.prefect_server`)."""
+report to when ``PREFECT_API_URL`` is not set (see :mod:`postflows.prefect_api`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from postflows.cli_common import EXIT_FAILED, EXIT_USAGE, say
+from postflows.prefect_api import configured_api_url
 from postflows.prefect_profile import PROFILE, PROFILE_SOURCE, activate, restore
 from postflows.prefect_server import (
     DEFAULT_HOST,
@@ -17,7 +18,6 @@ from postflows.prefect_server import (
     LocalServer,
     ServerError,
     answers,
-    configured_api_url,
     ui_url,
 )
 

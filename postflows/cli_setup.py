@@ -14,7 +14,7 @@ from postflows.cli_common import EXIT_USAGE, run_work, say
 def require_prefect_server(doing: str) -> None:
     """Refuse (exit 2) unless `postflows info` names a Prefect server that outlives this command; say which
     one it is. ``doing``: what the command would do there, for the refusal (e.g. "set up")."""
-    from postflows.prefect_server import choose_api, prefect_api
+    from postflows.prefect_api import choose_api, prefect_api
     from runtime.settings import Settings
 
     data_dir = Settings().data_dir

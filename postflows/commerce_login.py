@@ -165,56 +165,74 @@ def system_browser(url: str) -> Awaitable[None]:
     return open_it()
 
 
+@dataclass(frozen=True)
+class SignInRequest:
+    """What a sign-in asks the authorization server for.
+
+    Attributes:
+        redirect_uri: the registered redirect URI.
+        scopes: the scopes the user consents to.
+        login_hint: suggests the account to the authorization server.
+        timeout: seconds to wait for the redirect.
+    """
+
+    redirect_uri: str
+    scopes: tuple[str, ...]
+    login_hint: str | None = None
+    timeout: float = 300.0
+
+
+@dataclass(frozen=True)
+class SignInDialogue:
+    """How the command and the user talk during a sign-in.
+
+    Attributes:
+        say: prints a line for the user (never a token).
+        browser: opens the authorization URL (None: the user opens the printed address).
+        pasted_redirect: asks the user for the address the browser was redirected to, for a redirect URI
+            this machine cannot listen on.
+    """
+
+    say: Say
+    browser: Browser | None = None
+    pasted_redirect: Callable[[], Awaitable[str]] | None = None
+
+
 async def sign_in(
-    oidc: OidcClient,
-    store: TokenStore,
-    *,
-    redirect_uri: str,
-    scopes: tuple[str, ...],
-    say: Say,
-    browser: Browser | None = None,
-    pasted_redirect: Callable[[], Awaitable[str]] | None = None,
-    login_hint: str | None = None,
-    timeout: float = 300.0,
+    oidc: OidcClient, store: TokenStore, request: SignInRequest, dialogue: SignInDialogue
 ) -> LoginResult:
     """Sign a user in and keep the refresh token in ``store``.
 
     Args:
         oidc: the authorization server.
         store: where the refresh token goes.
-        redirect_uri: the registered redirect URI.
-        scopes: the scopes the user consents to.
-        say: prints a line for the user (never a token).
-        browser: opens the authorization URL (None: the user opens the printed address).
-        pasted_redirect: asks the user for the address the browser was redirected to, for a redirect URI
-            this machine cannot listen on.
-        login_hint: suggests the account to the authorization server.
-        timeout: seconds to wait for the redirect.
+        request: the redirect URI, scopes, account hint and patience of this sign-in.
+        dialogue: how the user is told the address and gives back the redirect.
     """
-    if is_loopback(redirect_uri):
-        listener = RedirectListener(redirect_uri)
+    if is_loopback(request.redirect_uri):
+        listener = RedirectListener(request.redirect_uri)
         async with listener.listening():
-            request = oidc.begin(listener.redirect_uri, scopes, login_hint=login_hint)
-            await _show(request, say, browser)
-            redirect = await listener.redirect(timeout)
-            tokens = await oidc.finish(request, redirect)
+            begun = oidc.begin(listener.redirect_uri, request.scopes, login_hint=request.login_hint)
+            await _show(begun, dialogue)
+            redirect = await listener.redirect(request.timeout)
+            tokens = await oidc.finish(begun, redirect)
     else:
-        if pasted_redirect is None:
+        if dialogue.pasted_redirect is None:
             raise LoginFailed(
-                f"the redirect URI {redirect_uri} is not a loopback address this command can listen on; "
-                "pass the address your browser was sent to with --redirect"
+                f"the redirect URI {request.redirect_uri} is not a loopback address this command can listen "
+                "on; pass the address your browser was sent to with --redirect"
             )
-        request = oidc.begin(redirect_uri, scopes, login_hint=login_hint)
-        await _show(request, say, browser)
-        tokens = await oidc.finish(request, await pasted_redirect())
+        begun = oidc.begin(request.redirect_uri, request.scopes, login_hint=request.login_hint)
+        await _show(begun, dialogue)
+        tokens = await oidc.finish(begun, await dialogue.pasted_redirect())
     return _keep(tokens, store)
 
 
-async def _show(request: AuthorizationRequest, say: Say, browser: Browser | None) -> None:
-    say("Open this address to sign in (it is valid for this sign-in only):")
-    say(request.url)
-    if browser is not None:
-        await browser(request.url)
+async def _show(request: AuthorizationRequest, dialogue: SignInDialogue) -> None:
+    dialogue.say("Open this address to sign in (it is valid for this sign-in only):")
+    dialogue.say(request.url)
+    if dialogue.browser is not None:
+        await dialogue.browser(request.url)
 
 
 def _keep(tokens: UserTokens, store: TokenStore) -> LoginResult:

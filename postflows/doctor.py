@@ -221,8 +221,9 @@ def history_check(settings: Settings) -> Check:
 def prefect_check(settings: Settings) -> Check:
     """The Prefect API flow runs report to: a configured one must answer its health check; without one,
     each flow command starts a temporary server (or uses the data dir's local server when it runs)."""
+    from postflows.prefect_api import configured_api_url, prefect_api
     from postflows.prefect_profile import PROFILE_SOURCE
-    from postflows.prefect_server import answers, configured_api_url, prefect_api
+    from postflows.prefect_server import answers
 
     configured = configured_api_url()
     if configured is not None and configured[1] != PROFILE_SOURCE:

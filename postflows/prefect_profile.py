@@ -13,7 +13,7 @@ from pathlib import Path
 
 PROFILE = "postflows"
 PROFILE_SOURCE = f"Prefect profile {PROFILE!r}"
-"""How :func:`postflows.prefect_server.configured_api_url` names this profile as the source of an API URL."""
+"""How :func:`postflows.prefect_api.configured_api_url` names this profile as the source of an API URL."""
 _RECORD = "prefect-profile.json"
 
 
