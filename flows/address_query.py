@@ -31,6 +31,7 @@ from tasks.address_service.query import (
     ERROR_COLUMN,
     QueriesUncertain,
     QueryBilling,
+    QuerySpec,
     run_queries,
     uncertain_reasons,
     uncertain_rows,
@@ -223,10 +224,12 @@ async def _query(
     answers = await run_queries(
         partial(address_service_client, settings),
         prepared.records.records,
-        key=settings.address_service.query_key,
+        spec=QuerySpec(
+            settings.address_service.query_key,
+            request.timeout_ms,
+            QueryBilling(request.billing_reference, request.client_identifier, request.client_name),
+        ),
         concurrency=request.concurrency,
-        timeout_ms=request.timeout_ms,
-        billing=QueryBilling(request.billing_reference, request.client_identifier, request.client_name),
         sends=sends,
         checkpoint=checkpoint,
         resubmit=request.resubmit,
