@@ -43,6 +43,7 @@ from runtime.settings import get_settings
 from runtime.wiring import newspaper_client, newspaper_endpoint
 from tasks.newspaper.purchases import (
     OUTPUT_COLUMNS,
+    PlacedPurchase,
     PurchaseDocuments,
     PurchaseJobData,
     describe,
@@ -297,8 +298,7 @@ async def _purchase(
         async with recording_wait(recorder, job, what=f"purchase {purchase_id}"):
             await wait_for_purchase(
                 client,
-                purchase_id,
-                sorting=sorting,
+                PlacedPurchase(purchase_id, sorting),
                 policy=policy,
                 on_status=on_status,
                 waited_s=waited_before(job),

@@ -352,21 +352,7 @@ async def run_queries(
         if done
         else records
     )
-    progress = await Progress.start(f"address queries ({len(pending)} records)")
-    chunks: list[QueryChunk] = []
-    if pending.empty:
-        await progress.update(100.0, "nothing left to ask")
-    else:
-        chunks = await fan_out(
-            query_rows,
-            pending,
-            concurrency=concurrency,
-            progress=progress,
-            unit="records",
-            connect=connect,
-            spec=spec,
-            checkpoint=checkpoint,
-        )
+    chunks = await _ask_pending(connect, pending, spec, concurrency, checkpoint)
     if sends is not None:
         _count_sends(sends, kept, held, chunks)
     return _answer_frame(
@@ -378,6 +364,30 @@ async def run_queries(
             ),
             *(answer for chunk in chunks for answer in chunk.answers),
         ]
+    )
+
+
+async def _ask_pending(
+    connect: ClientFactory[AddressServiceClient],
+    pending: pd.DataFrame,
+    spec: QuerySpec,
+    concurrency: int,
+    checkpoint: RowCheckpoint | None,
+) -> list[QueryChunk]:
+    """Query the records not answered yet, in chunks (none when there are none), the progress shown."""
+    progress = await Progress.start(f"address queries ({len(pending)} records)")
+    if pending.empty:
+        await progress.update(100.0, "nothing left to ask")
+        return []
+    return await fan_out(
+        query_rows,
+        pending,
+        concurrency=concurrency,
+        progress=progress,
+        unit="records",
+        connect=connect,
+        spec=spec,
+        checkpoint=checkpoint,
     )
 
 
