@@ -26,11 +26,11 @@ from history.recorder import RunRecorder
 from runtime.settings import Settings, get_settings
 from runtime.task_runners import fan_out_task_runner
 from runtime.wiring import ConfigurationError, address_service_client, address_service_endpoint
+from tasks.address_service.billing import Billing
 from tasks.address_service.ping import ping_service
 from tasks.address_service.query import (
     ERROR_COLUMN,
     QueriesUncertain,
-    QueryBilling,
     QuerySpec,
     run_queries,
     uncertain_reasons,
@@ -227,7 +227,7 @@ async def _query(
         spec=QuerySpec(
             settings.address_service.query_key,
             request.timeout_ms,
-            QueryBilling(request.billing_reference, request.client_identifier, request.client_name),
+            Billing(request.billing_reference, request.client_identifier, request.client_name),
         ),
         concurrency=request.concurrency,
         sends=sends,

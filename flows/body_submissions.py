@@ -20,6 +20,7 @@ from runtime.settings import Settings
 from runtime.wiring import commerce_client, commerce_endpoint
 from tasks.commerce.json_submissions import (
     BodyOutcome,
+    BodyService,
     BodyStatus,
     Sender,
     SubmissionsUncertain,
@@ -63,11 +64,10 @@ class BodyRun:
         kept = self.kept
         async with commerce_client(self.settings, request_log=self.recorder.request_log) as client:
             outcomes = await submit_bodies(
-                send_of(client),
+                BodyService(send_of(client), commerce_endpoint(self.settings)),
                 self.recorder,
                 bodies,
                 submitted=submitted,
-                endpoint=commerce_endpoint(self.settings),
                 kept=kept,
                 resubmit=resubmit,
                 concurrency=concurrency,

@@ -24,6 +24,7 @@ from connectors.address_service.errors import AddressServiceStatusError
 from connectors.errors import ApiError, MalformedResponse, TransportFailure
 from core.errors import PostflowsError
 from fileio.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
+from tasks.address_service.billing import CONTRACT, Billing
 from tasks.fanout import ChunkPart, ClientFactory, fan_out
 from tasks.progress import Progress
 from tasks.sending import SendCounter
@@ -87,41 +88,6 @@ class QueriesUncertain(PostflowsError):
 
 
 @dataclass(frozen=True)
-class QueryBilling:
-    """Whom the service bills the queries to: a client's billing reference number, with its identifier and
-    name (``runquery2withclient``); none: the contract itself (``runquery2``).
-
-    Attributes:
-        reference: the billing reference number.
-        client_identifier: the client's identifier (only with a reference).
-        client_name: the client's name (only with a reference).
-    """
-
-    reference: str | None = None
-    client_identifier: str | None = None
-    client_name: str | None = None
-
-    def arguments(self) -> dict[str, str | None]:
-        """The billing as :meth:`AddressServiceClient.run_query` takes it."""
-        return {
-            "billing_reference": self.reference,
-            "client_identifier": self.client_identifier,
-            "client_name": self.client_name,
-        }
-
-    def fingerprint(self) -> object:
-        """The billing in a query's fingerprint: the reference alone when no client is named (as answers
-        kept before the client fields were sent were fingerprinted)."""
-        if not (self.client_identifier or self.client_name):
-            return self.reference
-        return [self.reference, self.client_identifier, self.client_name]
-
-
-CONTRACT = QueryBilling()
-"""The queries billed to the contract itself."""
-
-
-@dataclass(frozen=True)
 class QuerySpec:
     """What every query of a run is asked with; a kept answer is used only for the same query
     (:meth:`fingerprint`).
@@ -134,7 +100,7 @@ class QuerySpec:
 
     key: str
     timeout_ms: int = 10000
-    billing: QueryBilling = CONTRACT
+    billing: Billing = CONTRACT
 
     def fingerprint(self, fields: Mapping[str, str]) -> str:
         """What identifies the query of a record with these fields."""

@@ -18,9 +18,9 @@ from connectors.address_service import AddressServiceClient
 from connectors.http import RequestLog
 from connectors.retry import RetryPolicy
 from fileio.checkpoint import RowCheckpoint
+from tasks.address_service.billing import CONTRACT
 from tasks.address_service.query import (
     CLAIM_ROWS,
-    CONTRACT,
     ERROR_COLUMN,
     INTERRUPTED,
     SENT_UNANSWERED,
