@@ -17,8 +17,8 @@ from pydantic import SecretStr
 from connectors.address_service import AddressServiceClient
 from connectors.http import RequestLog
 from connectors.retry import RetryPolicy
-from fileio.checkpoint import RowCheckpoint
-from tasks.address_service.billing import CONTRACT
+from fileio.checkpoint import RowCheckpoint, request_fingerprint
+from tasks.address_service.billing import CONTRACT, Billing
 from tasks.address_service.query import (
     CLAIM_ROWS,
     ERROR_COLUMN,
@@ -146,3 +146,16 @@ def test_a_process_killed_mid_chunk_leaves_its_claimed_queries_uncertain_not_unr
     # Another query for the same record (other options) is a new query: the claim does not hold it.
     other = kept_queries(records, RowCheckpoint(tmp_path / "resume"), QuerySpec("k", 5000, CONTRACT))
     assert other.uncertain == {}
+
+
+def test_a_query_is_fingerprinted_as_the_answers_of_earlier_runs_were_kept() -> None:
+    """The key, the fields, the timeout and the billing (its reference alone when no client is named): a
+    checkpoint kept before the query's options travelled as one value still resumes."""
+    fields = {"Name_in": "Muster", "ZipCode_in": "6010"}
+    earlier = {"key": "k", "fields": fields, "timeout": 5000, "billing": "R-7"}
+    assert QuerySpec("k", 5000, Billing("R-7")).fingerprint(fields) == request_fingerprint(earlier)
+    with_client = {**earlier, "billing": ["R-7", "C-1", None]}
+    assert QuerySpec("k", 5000, Billing("R-7", "C-1")).fingerprint(fields) == request_fingerprint(with_client)
+    assert QuerySpec("k").fingerprint(fields) == request_fingerprint(
+        {"key": "k", "fields": fields, "timeout": 10000, "billing": None}
+    )
