@@ -25,9 +25,10 @@ from typing import Any
 from bench.config import BenchConfig
 from bench.data import write_address_file
 from bench.measure import BenchResult, alternate_async, ratio_result
-from fileio.address_service.customer_files import write_customer_files
+from fileio.address_service.customer_files import CustomerFileOptions, write_customer_files
 from fileio.address_service.wire import WireFormat
 from fileio.files import write_stream
+from fileio.writeback.options import WriteBackOptions
 from postflows.prefect_server import LocalServer, ServerState
 from runtime.settings import Settings, get_settings
 from runtime.wiring import address_service_client
@@ -161,8 +162,7 @@ async def plain_batch(settings: Settings, input_path: Path, output_dir: Path, po
         results.corrections,
         results.summary,
         output_dir,
-        policy="corrections",
-        csv_style=settings.csv_style,
+        CustomerFileOptions("corrections", WriteBackOptions(csv_style=settings.csv_style)),
         moves_file_rows=results.moves or None,
     )
     return results.rows

@@ -25,7 +25,7 @@ from connectors.http import RequestLog
 from sandbox.config import SandboxConfig
 from sandbox.faults import FaultPlan, FaultRule
 from sandbox.inprocess import SandboxTransport, address_service_url
-from tasks.address_service.query import query_fields, run_queries
+from tasks.address_service.query import QuerySpec, query_fields, run_queries
 
 NAME = "queries"
 TARGET = 25.0
@@ -80,7 +80,7 @@ async def _measure(config: BenchConfig) -> BenchResult:
 
         async def candidate() -> None:
             frame = await run_queries(
-                connect, records, key=MAINTENANCE_KEY, concurrency=config.query_concurrency
+                connect, records, spec=QuerySpec(MAINTENANCE_KEY), concurrency=config.query_concurrency
             )
             answered["candidate_errors"] = int(frame["QueryError"].notna().sum())
             answered["candidate_rows"] = len(frame)
@@ -124,7 +124,7 @@ async def _on_sandbox(config: BenchConfig, queries: int) -> dict[str, float]:
     records = query_records(queries)
     serial = records.head(max(1, queries // 10))
     started = time.perf_counter()
-    await run_queries(connect, records, key=MAINTENANCE_KEY, concurrency=config.query_concurrency)
+    await run_queries(connect, records, spec=QuerySpec(MAINTENANCE_KEY), concurrency=config.query_concurrency)
     concurrent_s = time.perf_counter() - started
     async with connect() as client:
         started = time.perf_counter()

@@ -20,7 +20,7 @@ from runtime.wiring import address_service_client
 from sandbox.config import SandboxConfig
 from sandbox.faults import FaultPlan, FaultRule
 from sandbox.inprocess import SandboxTransport
-from tasks.address_service.query import run_queries
+from tasks.address_service.query import QuerySpec, run_queries
 from tasks.sending import SendCounter
 
 NAME = "queries_limited"
@@ -46,7 +46,7 @@ async def _measure(config: BenchConfig, workdir: Path) -> tuple[float, SendCount
     frame = await run_queries(
         connect,
         records,
-        key=settings.address_service.query_key,
+        spec=QuerySpec(settings.address_service.query_key),
         concurrency=config.query_concurrency,
         sends=sends,
     )

@@ -18,18 +18,15 @@ from typing import TYPE_CHECKING, Any
 from fileio.files import atomic_path
 from fileio.lazy import lazy_module
 from fileio.workbook_charts import Chart, charts_by_title
-from fileio.workbooks import (
+from fileio.workbook_fast import rust_options, rust_writable, write_rust_parts
+from fileio.workbook_plain import PlainWorkbook, date_columns
+from fileio.worksheet_parts import (
     DATE_FORMAT,
     EXCEL_MAX_ROWS,
-    PlainWorkbook,
     SheetPart,
     column_widths,
-    date_columns,
     first_titles,
-    rust_options,
-    rust_writable,
     sheet_parts,
-    write_rust_parts,
 )
 from fileio.xlsx_annotations import CellMarks, annotate_package, note_text, pixel_widths
 

@@ -174,37 +174,70 @@ def _check_archive(content: bytes, label: str, max_bytes: int, max_ratio: float)
         raise DocumentRejected(label, f"not a readable ZIP archive: {exc}") from exc
 
 
+@dataclass(frozen=True)
+class DocumentLimits:
+    """The limits a received document is saved within.
+
+    Attributes:
+        max_bytes: the limit of each document and of the answer, and of a ZIP document unpacked.
+        max_ratio: the largest compression ratio of a ZIP document.
+    """
+
+    max_bytes: int = DOWNLOAD_MAX_BYTES
+    max_ratio: float = ZIP_MAX_RATIO
+
+
+@dataclass(frozen=True)
+class DocumentNaming:
+    """What the documents of one answer are, and the names of their files.
+
+    Attributes:
+        stem: our name for the documents (``stem``, ``stem-2`` …) and for the answer
+            (``stem.response.json``).
+        label: what the documents are, for errors ("delivery note").
+        document_stem: a document's own name (index from 1) in place of ``stem``; made safe and distinct.
+    """
+
+    stem: str
+    label: str
+    document_stem: Callable[[Document, int], str] | None = None
+
+    def described(self, document: Document, index: int, count: int) -> str:
+        """How errors name the ``index``-th document (from 1) of ``count``."""
+        own = their_name(document)
+        return self.label + (f" {index} of {count}" if count > 1 else "") + (f" ({own!r})" if own else "")
+
+    def wanted_stem(self, document: Document, index: int) -> str:
+        """The stem the ``index``-th document's file is to have, before it is made safe and distinct."""
+        return self.document_stem(document, index) if self.document_stem is not None else self.stem
+
+
 def save_documents(
     received: DocumentSet,
     directory: Path,
+    naming: DocumentNaming,
     *,
-    stem: str,
-    label: str,
     names: FileNames | None = None,
-    document_stem: Callable[[Document, int], str] | None = None,
     keep_raw: bool = True,
-    max_bytes: int = DOWNLOAD_MAX_BYTES,
-    max_ratio: float = ZIP_MAX_RATIO,
+    limits: DocumentLimits = DocumentLimits(),
 ) -> SavedDocuments:
     """Write every document of one answer decoded, and the answer as received (JSON only).
 
     Args:
         received: the documents and the raw answer.
         directory: where the files go.
-        stem: our name for the documents (``stem``, ``stem-2`` …) and for the answer (``stem.response.json``).
-        label: what the documents are, for errors ("delivery note").
+        naming: our name for the documents and the answer, what they are (for errors), and a document's
+            own name where it has one.
         names: the names already handed out in ``directory``; a fresh set when not given.
-        document_stem: a document's own name (index from 1) in place of ``stem``; made safe and distinct.
         keep_raw: write the answer even when every document was saved. It is written regardless when it
             holds no document or a document cannot be saved, so nothing received is dropped.
-        max_bytes: the limit of each document and of the answer, and of a ZIP document unpacked.
-        max_ratio: the largest compression ratio of a ZIP document.
+        limits: the size of each document and of the answer, and a ZIP document's unpacked size and ratio.
 
     Raises:
         DocumentRejected: a document cannot be saved (the answer as received is written first).
     """
     names = names if names is not None else FileNames()
-    raw = received.raw
+    raw, stem, label = received.raw, naming.stem, naming.label
     # Our name for the answer is claimed first, so no document's own name can take it.
     raw_path = (
         directory / names.claim(f"{stem}.response", raw.extension, fallback="response") if raw else None
@@ -212,21 +245,22 @@ def save_documents(
     count = len(received.documents)
     documents: list[SavedFile] = []
     for index, document in enumerate(received.documents, start=1):
-        own = their_name(document)
-        described = label + (f" {index} of {count}" if count > 1 else "") + (f" ({own!r})" if own else "")
+        described = naming.described(document, index, count)
         try:
-            content = decoded_content(document, described, max_bytes=max_bytes, max_ratio=max_ratio)
+            content = decoded_content(
+                document, described, max_bytes=limits.max_bytes, max_ratio=limits.max_ratio
+            )
         except DocumentRejected as exc:
             if raw is not None and raw_path is not None:
-                _write_raw(raw, raw_path, label, max_bytes)
+                _write_raw(raw, raw_path, label, limits.max_bytes)
             # The decoding error, when there was one, stays the cause: it carries the details.
             raise DocumentRejected(described, exc.problem, raw_path=raw_path) from (exc.__cause__ or exc)
-        wanted = document_stem(document, index) if document_stem is not None else stem
+        wanted = naming.wanted_stem(document, index)
         path = directory / names.claim(wanted, document_extension(document), fallback=stem)
         documents.append(_write(path, content))
     saved_raw = None
     if raw is not None and raw_path is not None and (keep_raw or not documents):
-        saved_raw = _write_raw(raw, raw_path, label, max_bytes)
+        saved_raw = _write_raw(raw, raw_path, label, limits.max_bytes)
     return SavedDocuments(documents, saved_raw)
 
 

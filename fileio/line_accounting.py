@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,12 +75,10 @@ def row_start_lines(
     starts = header_lines + 1 + np.concatenate(([0], np.cumsum(breaks + 1)[:-1])).astype(np.int64)
     starts = starts[: len(frame)]
     width = len(header)
+    quoting = _Quoting(path, width, delimiter, total_lines, unclosed)
     for found in np.flatnonzero(breaks):
         row = int(found)
-        cells = _row_cells(frame, row, (originals or {}).get(row))
-        _check_quoted_row(
-            path, cells, row, int(starts[row]), width, delimiter, total_lines, unclosed=unclosed
-        )
+        _check_quoted_row(quoting, _row_cells(frame, row, (originals or {}).get(row)), row, int(starts[row]))
     if unclosed:
         last = len(frame) - 1
         raise InputError(
@@ -110,39 +109,48 @@ def _row_cells(frame: pd.DataFrame, position: int, original: list[str] | None) -
     return list(zip(names, original, strict=False))
 
 
-def _check_quoted_row(
-    path: Path,
-    cells: Sequence[tuple[str, str]],
-    position: int,
-    start: int,
-    width: int,
-    delimiter: str,
-    total: int,
-    *,
-    unclosed: bool,
-) -> None:
-    """Refuse a quoted cell of the row that runs over too many lines or holds lines like whole rows.
+@dataclass(frozen=True)
+class _Quoting:
+    """What a row's quoted cells are checked against.
 
-    ``unclosed``: the parser met the end of the file inside a quote (its cell then may also hold the
-    file's last line ending, running one line past the end).
+    Attributes:
+        path: the file, named in errors.
+        width: the columns of the header.
+        delimiter: the field separator.
+        total: the file's physical lines.
+        unclosed: the parser met the end of the file inside a quote (its cell then may also hold the
+            file's last line ending, running one line past the end).
     """
+
+    path: Path
+    width: int
+    delimiter: str
+    total: int
+    unclosed: bool
+
+
+def _check_quoted_row(quoting: _Quoting, cells: Sequence[tuple[str, str]], position: int, start: int) -> None:
+    """Refuse a quoted cell of the row (at ``position``, starting on line ``start``) that runs over too many
+    lines or holds lines like whole rows."""
     line = start
     for column, value in cells:
         count = _breaks(value)
         if not count:
             continue
         continuation = _LINE_BREAK.split(value)[1:]
-        swallowed = width >= 3 and any(part.count(delimiter) >= width - 1 for part in continuation)
+        swallowed = quoting.width >= 3 and any(
+            part.count(quoting.delimiter) >= quoting.width - 1 for part in continuation
+        )
         if swallowed or count + 1 > MAX_QUOTED_LINES:
             end = line + count
-            never = end > total or (unclosed and end >= total)
+            never = end > quoting.total or (quoting.unclosed and end >= quoting.total)
             closed = "is never closed" if never else f"is closed only on line {end}"
             what = "lines that look like whole rows" if swallowed else f"{count + 1} lines"
             raise InputError(
                 f"line {line}: a quote opened here {closed}; the quoted cell holds {what}, which would be "
                 "swallowed into one cell. Close the quote, or write a quote inside a value as two quotes "
                 '("")',
-                path=path,
+                path=quoting.path,
                 row=position + 1,
                 field=str(column),
             )

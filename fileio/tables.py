@@ -176,15 +176,7 @@ def read_head(
             raise InputError("file is empty: no header row", path=path)
         if check_table_file(path) == "excel":
             return _excel_head(path, sheet, limits)
-        with path.open("rb") as handle:
-            data = handle.read(HEAD_BYTES)
-            lengths = line_lengths(data, encoding=encoding)
-            longest = max(range(len(lengths)), key=lengths.__getitem__)
-            refuse(path, limits.line_bytes(lengths[longest], longest + 1))
-            # The last line, cut off, measured on in the file's bytes (as far as the limit).
-            if len(data) < size and lengths[-1] and measures_bytes(data, encoding):
-                length = _rest_of_line(handle, lengths[-1], limits.max_line_bytes)
-                refuse(path, limits.line_bytes(length, len(lengths)))
+        data = _head_bytes(path, size, encoding, limits)
     except PermissionError as exc:
         raise InputError(f"cannot be read: {exc.strerror}", path=path) from exc
     complete = len(data) >= size
@@ -201,16 +193,42 @@ def read_head(
     lines = text.split("\n")
     if fixed_widths:
         refuse(path, limits.columns(len(fixed_widths), "the fixed-width layout"))
-        names = [name for name, _ in fixed_widths]
-        rows = [line for line in lines if line.strip()]
-        repeated = bool(rows) and fixed_fields(rows[0], fixed_widths) == [n.casefold() for n in names]
-        return TableHead(names, len(rows) > int(repeated) or not complete)
+        return _fixed_width_head(lines, fixed_widths, complete)
     delimiter = delimiter or sniff_delimiter(first_line(text)) or ","
     reader = csv.reader(StringIO(text, newline=""), delimiter=delimiter)
     header = next(reader, [])
     refuse(path, limits.columns(len(header), "the header"))
     has_rows = any(any(cell.strip() for cell in row) for row in reader)
     return TableHead(unique_headers(header, path), has_rows or not complete)
+
+
+def _head_bytes(path: Path, size: int, encoding: str | None, limits: TableLimits) -> bytes:
+    """The file's first :data:`HEAD_BYTES`, their lines measured against ``limits`` (the last one, cut
+    off, measured on in the file's bytes as far as the limit).
+
+    Raises:
+        InputError: a line is longer than the limit allows.
+    """
+    with path.open("rb") as handle:
+        data = handle.read(HEAD_BYTES)
+        lengths = line_lengths(data, encoding=encoding)
+        longest = max(range(len(lengths)), key=lengths.__getitem__)
+        refuse(path, limits.line_bytes(lengths[longest], longest + 1))
+        if len(data) < size and lengths[-1] and measures_bytes(data, encoding):
+            length = _rest_of_line(handle, lengths[-1], limits.max_line_bytes)
+            refuse(path, limits.line_bytes(length, len(lengths)))
+    return data
+
+
+def _fixed_width_head(
+    lines: Sequence[str], fixed_widths: Sequence[tuple[str, int]], complete: bool
+) -> TableHead:
+    """The head of a fixed-width file: the layout's names; rows when a line is more than a repeated header
+    (or the file goes on past its head)."""
+    names = [name for name, _ in fixed_widths]
+    rows = [line for line in lines if line.strip()]
+    repeated = bool(rows) and fixed_fields(rows[0], fixed_widths) == [n.casefold() for n in names]
+    return TableHead(names, len(rows) > int(repeated) or not complete)
 
 
 def _rest_of_line(handle: BinaryIO, length: int, limit: int) -> int:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from fileio.files import atomic_path, write_text
 from fileio.lazy import lazy_module
 from fileio.reports import markdown_table
-from fileio.workbooks import sanitize_sheet_name
+from fileio.worksheet_parts import HEADER_FILL, sanitize_sheet_name
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,7 +30,6 @@ WORKBOOK = "report.xlsx"
 PICTURE = "report.png"
 MARKDOWN = "report.md"
 ABOUT_SHEET = "About"
-_HEADER_FILL = "#DDEBF7"  # the header of every results workbook (fileio.workbooks)
 _CHART_WIDTH, _CHART_HEIGHT = 860, 400  # pixels
 _MIN_WIDTH, _MAX_WIDTH = 9, 40
 
@@ -115,9 +114,7 @@ def _write_workbook(
     about = sanitize_sheet_name(ABOUT_SHEET, used)
     about_rows = [*facts, *((table.title, note) for table in tables for note in table.notes)]
     sheets.append((about, pd.DataFrame(about_rows, columns=["Item", "Value"], dtype=object)))
-    header = (
-        rustpy_xlsxwriter.Format().set_bold().set_background_color(_HEADER_FILL).set_border_bottom("thin")
-    )
+    header = rustpy_xlsxwriter.Format().set_bold().set_background_color(HEADER_FILL).set_border_bottom("thin")
     with atomic_path(path) as temporary:
         rustpy_xlsxwriter.write_worksheets(
             sheets,

@@ -62,6 +62,7 @@ from tasks.address_service.batch_record import (
     recorded_download,
     recorded_extras,
 )
+from tasks.address_service.billing import Billing
 from tasks.address_service.cleanup import created_file, delete_key_files
 from tasks.address_service.ping import ping_service
 from tasks.address_service.steps import (
@@ -393,9 +394,7 @@ async def _submit(
             key=key,
             input_token=str(files.input_token),
             output_token=str(files.output_token),
-            billing_reference=billing_reference,
-            client_identifier=client_identifier,
-            client_name=client_name,
+            billing=Billing(billing_reference, client_identifier, client_name),
             extra_items={outputs[name]: token for name, token in (files.extra_outputs or {}).items()},
         )
 

@@ -42,6 +42,7 @@ from history.recorder import RunRecorder
 from runtime.run import Run
 from tasks.newspaper.purchases import (
     OUTPUT_COLUMNS,
+    PlacedPurchase,
     PurchaseDocuments,
     PurchaseJobData,
     describe,
@@ -303,8 +304,7 @@ async def _purchase(
         async with recording_wait(recorder, job, what=f"purchase {purchase_id}"):
             await wait_for_purchase(
                 client,
-                purchase_id,
-                sorting=sorting,
+                PlacedPurchase(purchase_id, sorting),
                 policy=policy,
                 on_status=on_status,
                 waited_s=waited_before(job),

@@ -5,7 +5,6 @@ for, and a query whose answer was lost (uncertain) only with ``resubmit``."""
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
 
@@ -26,12 +25,13 @@ from history.recorder import RunRecorder
 from runtime.run import Run
 from runtime.settings import Settings
 from runtime.task_runners import fan_out_task_runner
-from runtime.wiring import ConfigurationError, address_service_client
+from runtime.wiring import ConfigurationError
+from tasks.address_service.billing import Billing
 from tasks.address_service.ping import ping_service
 from tasks.address_service.query import (
     ERROR_COLUMN,
     QueriesUncertain,
-    QueryBilling,
+    QuerySpec,
     run_queries,
     uncertain_reasons,
     uncertain_rows,
@@ -223,12 +223,14 @@ async def _query(
     the sends are recorded as the run's messages."""
     settings = run.settings
     answers = await run_queries(
-        partial(address_service_client, settings),
+        run.address_service,
         prepared.records.records,
-        key=settings.address_service.query_key,
+        spec=QuerySpec(
+            settings.address_service.query_key,
+            request.timeout_ms,
+            Billing(request.billing_reference, request.client_identifier, request.client_name),
+        ),
         concurrency=request.concurrency,
-        timeout_ms=request.timeout_ms,
-        billing=QueryBilling(request.billing_reference, request.client_identifier, request.client_name),
         sends=sends,
         checkpoint=checkpoint,
         resubmit=request.resubmit,

@@ -19,6 +19,7 @@ from history.recorder import RunRecorder
 from runtime.run import Run
 from tasks.commerce.json_submissions import (
     BodyOutcome,
+    BodyService,
     BodyStatus,
     Sender,
     SubmissionsUncertain,
@@ -63,11 +64,10 @@ class BodyRun:
         kept = self.kept
         async with self.run.commerce(self.recorder.request_log) as client:
             outcomes = await submit_bodies(
-                send_of(client),
+                BodyService(send_of(client), self.run.endpoint("commerce")),
                 self.recorder,
                 bodies,
                 submitted=submitted,
-                endpoint=self.run.endpoint("commerce"),
                 kept=kept,
                 resubmit=resubmit,
                 concurrency=concurrency,

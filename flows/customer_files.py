@@ -7,8 +7,10 @@ from pathlib import Path
 
 from prefect import get_run_logger
 
+from fileio.address_service.customer_files import CustomerFileOptions
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
+from fileio.writeback.options import WriteBackOptions
 from fileio.writeback.report import WrittenBack
 from fileio.writeback_policy import CERTIFIED, Policy
 from flows.runs import RunSummary
@@ -39,10 +41,9 @@ async def customer_files(
         results,
         results.corrections,
         output_dir,
-        policy=policy,
-        limits=settings.table_limits,
-        csv_style=settings.csv_style,
-        sandbox=recorder.outputs.sandbox,
+        CustomerFileOptions(
+            policy, WriteBackOptions(settings.table_limits, settings.csv_style, recorder.outputs.sandbox)
+        ),
     )
     if files.write_back is None:
         text = _not_written(summary, policy, files.not_written)
@@ -73,9 +74,7 @@ async def validation_write_back(
             table,
             output_dir,
             further=further,
-            limits=settings.table_limits,
-            csv_style=settings.csv_style,
-            sandbox=recorder.outputs.sandbox,
+            options=WriteBackOptions(settings.table_limits, settings.csv_style, recorder.outputs.sandbox),
         )
     except InputError as error:
         return _not_written(summary, applied, error)

@@ -28,6 +28,7 @@ from runtime.task_runners import fan_out_task_runner
 from runtime.wiring import commerce_client
 from tasks.commerce.deliverability import (
     RESULT_COLUMNS,
+    DaysAsked,
     DeliverabilityTable,
     check_deliverabilities,
     deliverability_markdown,
@@ -103,9 +104,7 @@ async def deliverability_check(
         outcomes = await check_deliverabilities(
             partial(commerce_client, settings),
             addresses.records,
-            start=first,
-            days=days,
-            dates=dates if explicit else (),
+            asked=DaysAsked(first, days, tuple(dates) if explicit else ()),
             concurrency=request.concurrency,
             checkpoint=checkpoint,
             sends=sends,

@@ -15,15 +15,28 @@ from fileio.address_service.corrections import Corrections, writeback_edits
 from fileio.address_service.records import RECORD_ID, AddressInput
 from fileio.address_service.review import review_sheet, write_review
 from fileio.errors import InputError
-from fileio.limits import TABLE_LIMITS, TableLimits
-from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle
 from fileio.sandbox_marks import writeback_name
 from fileio.writeback import SkippedEdit, write_back
+from fileio.writeback.options import DEFAULT_WRITE_BACK, WriteBackOptions
 from fileio.writeback.report import SkippedChange, WrittenBack, customer_ids, written_back
 from fileio.writeback_policy import Policy
 
 REVIEW_FILE = "review.xlsx"
 _STREET_PARTS = ("Streetname", "HouseNo", "HouseNoAddition")
+
+
+@dataclass(frozen=True)
+class CustomerFileOptions:
+    """How the customer's files are written.
+
+    Attributes:
+        policy: which corrections are written back (:mod:`fileio.writeback_policy`).
+        writing: the limits the input is read again within, the CSV dialect, and whether the run was
+            against the sandbox (the files then say so).
+    """
+
+    policy: Policy
+    writing: WriteBackOptions = DEFAULT_WRITE_BACK
 
 
 @dataclass(frozen=True)
@@ -36,17 +49,10 @@ class WriteBack:
 
 
 def write_customer_writeback(
-    input: AddressInput,
-    corrections: Corrections,
-    output_dir: Path,
-    *,
-    policy: Policy,
-    limits: TableLimits = TABLE_LIMITS,
-    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
-    sandbox: bool = False,
+    input: AddressInput, corrections: Corrections, output_dir: Path, options: CustomerFileOptions
 ) -> WriteBack:
-    """Write ``writeback.<ext>`` (the input's own extension; ``writeback-sandbox.<ext>`` after a
-    ``sandbox`` run) with the corrections ``policy`` applies, and ``writeback-skipped.csv`` when some could
+    """Write ``writeback.<ext>`` (the input's own extension; ``writeback-sandbox.<ext>`` after a sandbox
+    run) with the corrections the ``options``' policy applies, and ``writeback-skipped.csv`` when some could
     not be applied.
 
     Raises:
@@ -55,10 +61,12 @@ def write_customer_writeback(
     """
     if input.layout is None:
         raise InputError("the input's layout is unknown: it cannot be written back", path=input.source)
+    policy = options.policy
     split_lines = _split_street_lines(input)
     edits, left_out = writeback_edits(corrections, input.address_columns, policy, split_lines=split_lines)
-    target = output_dir / writeback_name(input.source.suffix, sandbox=sandbox)
-    outcome = write_back(input.source, target, input.layout, edits, limits=limits)
+    writing = options.writing
+    target = output_dir / writeback_name(input.source.suffix, sandbox=writing.sandbox)
+    outcome = write_back(input.source, target, input.layout, edits, limits=writing.limits)
     written = corrections.applied(policy).copy()
     field_of = _cell_fields(input, corrections, split_lines)
     for skip in left_out:
@@ -69,7 +77,7 @@ def write_customer_writeback(
             written.loc[edit.row, field] = False
     lines = _skipped_lines(left_out, outcome.skipped, input.address_columns, field_of, corrections)
     ids = customer_ids(input.rejected_report, input.records, RECORD_ID)
-    return WriteBack(written_back(outcome, lines, output_dir, ids=ids, csv_style=csv_style), written)
+    return WriteBack(written_back(outcome, lines, output_dir, ids=ids, csv_style=writing.csv_style), written)
 
 
 def _split_street_lines(input: AddressInput) -> dict[int, str]:
@@ -136,10 +144,9 @@ def write_customer_review(
     summary: pd.DataFrame,
     output_dir: Path,
     *,
-    policy: Policy,
+    options: CustomerFileOptions,
     written: pd.DataFrame | None,
     moves_file_rows: int | None = None,
-    sandbox: bool = False,
 ) -> Path:
     """Write ``review.xlsx``: every input row (rejected ones too) named by the customer's id column, the
     address as given beside the service's, the changes and the rows for a human marked (see
@@ -150,7 +157,12 @@ def write_customer_review(
     if written is None:
         written = corrections.applied("none")
     sheet = review_sheet(
-        corrections, input.rejected_report, policy=policy, written=written, ids=ids, id_header=id_header
+        corrections,
+        input.rejected_report,
+        policy=options.policy,
+        written=written,
+        ids=ids,
+        id_header=id_header,
     )
     return write_review(
         output_dir / REVIEW_FILE,
@@ -159,7 +171,7 @@ def write_customer_review(
         corrections,
         rejected_rows=input.rejected_rows,
         moves_file_rows=moves_file_rows,
-        sandbox=sandbox,
+        sandbox=options.writing.sandbox,
     )
 
 
@@ -177,21 +189,16 @@ def write_customer_files(
     corrections: Corrections,
     summary: pd.DataFrame,
     output_dir: Path,
+    options: CustomerFileOptions,
     *,
-    policy: Policy,
-    limits: TableLimits = TABLE_LIMITS,
-    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
     moves_file_rows: int | None = None,
-    sandbox: bool = False,
 ) -> CustomerFiles:
     """The write-back (:func:`write_customer_writeback`), then the review marking what it wrote
     (:func:`write_customer_review`). A write-back that cannot be made (the input is gone or changed since it
     was read, a worksheet that cannot be rewritten) is said in the outcome, not raised: the results are
-    there, and so is the review. After a ``sandbox`` run, both say so (:mod:`fileio.sandbox_marks`)."""
+    there, and so is the review. After a sandbox run, both say so (:mod:`fileio.sandbox_marks`)."""
     try:
-        written: WriteBack | None = write_customer_writeback(
-            input, corrections, output_dir, policy=policy, limits=limits, csv_style=csv_style, sandbox=sandbox
-        )
+        written: WriteBack | None = write_customer_writeback(input, corrections, output_dir, options)
         not_written = None
     except InputError as error:
         written, not_written = None, error
@@ -200,9 +207,8 @@ def write_customer_files(
         corrections,
         summary,
         output_dir,
-        policy=policy,
+        options=options,
         written=None if written is None else written.written,
         moves_file_rows=moves_file_rows,
-        sandbox=sandbox,
     )
     return CustomerFiles(write_back=written, not_written=not_written, review=review)

@@ -61,8 +61,7 @@ def merge_results(
         DuplicateRecordIds: a record id has more than one result row.
     """
     source = source or input.source
-    records = input.records
-    left = records[[RECORD_ID, *input.passthrough_columns]]
+    left = input.records[[RECORD_ID, *input.passthrough_columns]]
     id_column = next((c for c in decoded.columns if str(c).casefold() == record_id.casefold()), None)
     if id_column is None:
         raise ResultFileError(f"result has no {record_id} column", path=source)
@@ -71,18 +70,45 @@ def merge_results(
         | {c for c in decoded.columns if str(c).endswith(UPLOADED_SUFFIX)}
         | (set(uploaded_columns) & set(decoded.columns))
     )
-    right = decoded.drop(columns=[c for c in decoded.columns if c in uploaded or c == id_column])
-    right.insert(0, RECORD_ID, _record_ids(decoded[id_column]))
+    kept = decoded.drop(columns=[c for c in decoded.columns if c in uploaded or c == id_column])
+    right = _returned_rows(kept, decoded[id_column], source)
+    _check_matches(left, right, len(decoded), source)
+    merged = left.merge(right, on=RECORD_ID, how="left", sort=False, validate="one_to_one")
+    _mark_not_returned(merged)
+    for field in ADDRESS_FIELD_NAMES:
+        if field in input.records:
+            merged[field + INPUT_SUFFIX] = input.records[field].to_numpy()
+    return merged
+
+
+def _returned_rows(results: pd.DataFrame, ids: pd.Series, source: Path) -> pd.DataFrame:
+    """The result rows (``results``, their record ids ``ids`` as the file has them) that have a record id,
+    keyed by ``RecordId`` (int64) and marked ``ReturnedByService``.
+
+    Raises:
+        DuplicateRecordIds: a record id has more than one result row.
+    """
+    right = results.copy(deep=False)
+    right.insert(0, RECORD_ID, _record_ids(ids))
     right = right[right[RECORD_ID].notna()]
     repeated = right[RECORD_ID].duplicated(keep=False)
     if repeated.any():
         raise DuplicateRecordIds(sorted(int(i) for i in right.loc[repeated, RECORD_ID].unique()), path=source)
     right.insert(1, RETURNED_COLUMN, True)
     right[RECORD_ID] = right[RECORD_ID].astype("int64")
+    return right
+
+
+def _check_matches(left: pd.DataFrame, right: pd.DataFrame, result_rows: int, source: Path) -> None:
+    """Refuse a result of which not one row matches an uploaded row; log the rows that match none.
+
+    Raises:
+        ResultFileError: input rows were uploaded and no result row carries one of their record ids.
+    """
     matches = right[RECORD_ID].isin(left[RECORD_ID])
     if len(left) and not matches.any():
         raise ResultFileError(
-            f"no result row matches the uploaded record ids ({len(decoded)} result rows, "
+            f"no result row matches the uploaded record ids ({result_rows} result rows, "
             f"{len(right)} of them with a {RECORD_ID}; {len(left)} rows uploaded)",
             path=source,
         )
@@ -91,7 +117,11 @@ def merge_results(
         logger.warning(
             "%d result rows carry a RecordId that no accepted input row has; not merged", unmatched
         )
-    merged = left.merge(right, on=RECORD_ID, how="left", sort=False, validate="one_to_one")
+
+
+def _mark_not_returned(merged: pd.DataFrame) -> None:
+    """Complete the merged rows in place: ``ReturnedByService`` False, an empty QSTAT and the designation
+    and meaning ``not returned`` on the rows the service did not return."""
     merged[RETURNED_COLUMN] = merged[RETURNED_COLUMN].astype("boolean").fillna(False).astype(bool)
     if "QSTAT" in merged:
         merged["QSTAT"] = merged["QSTAT"].fillna("")
@@ -105,10 +135,6 @@ def merge_results(
         logger.warning(
             "%d uploaded rows did not come back from the service (%s)", int(missing.sum()), NOT_RETURNED
         )
-    for field in ADDRESS_FIELD_NAMES:
-        if field in records:
-            merged[field + INPUT_SUFFIX] = records[field].to_numpy()
-    return merged
 
 
 def _record_ids(values: pd.Series) -> pd.Series:

@@ -195,29 +195,8 @@ def read_commerce_addresses(
     headers = [str(name) for name in table.frame.columns]
     resolved = address_header(headers, use=use, path=source)
     passthrough = [header for header in headers if header not in resolved.values()]
-    taken = {name.casefold() for name in (ROW, *reserved)}
-    for header in passthrough:
-        if header.casefold() in taken:
-            raise InputError("column name is reserved for the results; rename it", path=source, field=header)
-
-    raw = table.frame
-    # The columns are gathered first and framed at once: inserting them one by one copies the frame's
-    # column index each time, which takes quadratic time in the number of columns.
-    gathered: dict[str, pd.Series] = {ROW: pd.Series(raw.index.astype("int64"), index=raw.index)}
-    filled = pd.Series(False, index=raw.index)
-    for header in passthrough:
-        present = raw[header].fillna("") != ""
-        gathered[header] = raw[header].where(present)
-        filled |= present
-    values = {field: _stripped(raw[header]) for field, header in resolved.items()}
-    for value in values.values():
-        filled |= value.notna()
-    for field in LEAF_FIELDS:
-        gathered[field] = values.get(field, pd.Series(None, index=raw.index, dtype=object))
-    frame = pd.DataFrame(gathered, index=raw.index)
-    if _HOUSE_NUMBER_ADDITION in values:
-        frame["houseNumber"] = _joined(frame["houseNumber"], values[_HOUSE_NUMBER_ADDITION])
-    frame["postBoxNumber"] = _box_number(frame["postBoxNumber"])
+    _check_reserved(passthrough, reserved, source)
+    frame, filled = _gathered(table.frame, resolved, passthrough)
 
     rejected = RejectedRows(table)
     empty = ~filled & ~frame[ROW].isin(rejected.malformed)
@@ -240,6 +219,43 @@ def read_commerce_addresses(
         empty_rows=int(empty.sum()),
         layout=table.layout,
     )
+
+
+def _check_reserved(passthrough: Sequence[str], reserved: Collection[str], source: Path) -> None:
+    """Refuse a pass-through column named as a column of the results.
+
+    Raises:
+        InputError: a pass-through column has a reserved name (case-insensitive).
+    """
+    taken = {name.casefold() for name in (ROW, *reserved)}
+    for header in passthrough:
+        if header.casefold() in taken:
+            raise InputError("column name is reserved for the results; rename it", path=source, field=header)
+
+
+def _gathered(
+    raw: pd.DataFrame, resolved: Mapping[str, str], passthrough: Sequence[str]
+) -> tuple[pd.DataFrame, pd.Series]:
+    """The rows as read: ``row``, the pass-through columns, then every leaf field (the house-number
+    addition joined, a box number without its term); and which rows have a value at all."""
+    # The columns are gathered first and framed at once: inserting them one by one copies the frame's
+    # column index each time, which takes quadratic time in the number of columns.
+    gathered: dict[str, pd.Series] = {ROW: pd.Series(raw.index.astype("int64"), index=raw.index)}
+    filled = pd.Series(False, index=raw.index)
+    for header in passthrough:
+        present = raw[header].fillna("") != ""
+        gathered[header] = raw[header].where(present)
+        filled |= present
+    values = {field: _stripped(raw[header]) for field, header in resolved.items()}
+    for value in values.values():
+        filled |= value.notna()
+    for field in LEAF_FIELDS:
+        gathered[field] = values.get(field, pd.Series(None, index=raw.index, dtype=object))
+    frame = pd.DataFrame(gathered, index=raw.index)
+    if _HOUSE_NUMBER_ADDITION in values:
+        frame["houseNumber"] = _joined(frame["houseNumber"], values[_HOUSE_NUMBER_ADDITION])
+    frame["postBoxNumber"] = _box_number(frame["postBoxNumber"])
+    return frame, filled
 
 
 def address_records(records: pd.DataFrame) -> list[dict[str, Any]]:

@@ -20,10 +20,9 @@ import pandas as pd
 
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
-from fileio.limits import TABLE_LIMITS, TableLimits
-from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle
 from fileio.sandbox_marks import writeback_name
 from fileio.writeback import write_back
+from fileio.writeback.options import DEFAULT_WRITE_BACK, WriteBackOptions
 from fileio.writeback.report import SkippedChange, WrittenBack, written_back
 from fileio.writeback_policy import formula_refusal, quality_applied, validation_answer
 
@@ -106,14 +105,12 @@ def write_validation_writeback(
     *,
     further: Collection[str] = (),
     ids: pd.Series | None = None,
-    limits: TableLimits = TABLE_LIMITS,
-    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
-    sandbox: bool = False,
+    options: WriteBackOptions = DEFAULT_WRITE_BACK,
 ) -> WrittenBack:
-    """Write ``writeback.<ext>`` (the input's own extension; ``writeback-sandbox.<ext>`` after a
-    ``sandbox`` run) with the values of the certified answers and of those of the ``further`` qualities, and
-    ``writeback-skipped.csv`` when some changes were not applied (``ids``: the customer's id per data row, a
-    column of it).
+    """Write ``writeback.<ext>`` (the input's own extension; ``writeback-sandbox.<ext>`` after a sandbox
+    run, as ``options`` say) with the values of the certified answers and of those of the ``further``
+    qualities, and ``writeback-skipped.csv`` when some changes were not applied (``ids``: the customer's id
+    per data row, a column of it).
 
     Raises:
         InputError: the input file is gone, changed since it was read, or a workbook whose worksheet cannot
@@ -122,8 +119,8 @@ def write_validation_writeback(
     if addresses.layout is None:
         raise InputError("the input's layout is unknown: it cannot be written back", path=addresses.source)
     edits, left_out = validation_edits(rows, addresses.columns, further)
-    target = output_dir / writeback_name(addresses.source.suffix, sandbox=sandbox)
-    outcome = write_back(addresses.source, target, addresses.layout, edits, limits=limits)
+    target = output_dir / writeback_name(addresses.source.suffix, sandbox=options.sandbox)
+    outcome = write_back(addresses.source, target, addresses.layout, edits, limits=options.limits)
     field_of = {header: field for field, headers in addresses.columns.items() for header in headers}
     by_row = {row.row: row for row in rows}
     lines = [replace(skip, column=", ".join(addresses.columns.get(skip.field, ()))) for skip in left_out]
@@ -135,4 +132,4 @@ def write_validation_writeback(
             if skip is None
             else replace(skip, column=edit.column)
         )
-    return written_back(outcome, lines, output_dir, ids=ids, csv_style=csv_style)
+    return written_back(outcome, lines, output_dir, ids=ids, csv_style=options.csv_style)

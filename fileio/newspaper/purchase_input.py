@@ -173,25 +173,10 @@ def read_purchase_input(
     rows = RowCells(table.frame, columns, skip=unreadable)
     for row, cells in rows:
         input_rows += 1
-        zip_text = cells.get("zipCode", "")
-        if zip_text and not _INTEGER.match(zip_text):
-            rejected.add_line(row, "zipCode", zip_text, "is not a number")
-            continue
-        body: dict[str, Any] = {name: value for name, value in cells.items() if value}
-        body.setdefault("id", str(row))
-        if zip_text:
-            body["zipCode"] = int(float(zip_text))
-        if "isoCode" in body:
-            body["isoCode"] = body["isoCode"].upper()
-        candidates.append((row, PurchaseAddress.model_validate(body), cells))
-    try:
-        everything = Purchase.model_validate({**parameters, "addresses": []})
-    except ValidationError as exc:
-        problems = [
-            FieldProblem(".".join(str(part) for part in error["loc"]), error["msg"]) for error in exc.errors()
-        ]
-        ensure_valid("purchase", problems)
-        raise  # pragma: no cover - ensure_valid raised
+        address = _row_address(row, cells, rejected)
+        if address is not None:
+            candidates.append((row, address, cells))
+    everything = _purchase_parameters(parameters)
     everything.addresses = [address for _, address, _ in candidates]
     bad_rows: set[int] = set()
     parameter_problems: list[FieldProblem] = []
@@ -213,3 +198,34 @@ def read_purchase_input(
     report = rejected.report(id_column=id_column(headers, known=[columns.get("id")]))
     everything.addresses = [address for _, address in kept]
     return PurchaseInput(everything, [row for row, _ in kept], rejected.lines(), report, input_rows)
+
+
+def _row_address(row: int, cells: Mapping[str, str], rejected: RejectedRows) -> PurchaseAddress | None:
+    """The address a row holds, or None when its zip code is not a number (rejected, in ``rejected``)."""
+    zip_text = cells.get("zipCode", "")
+    if zip_text and not _INTEGER.match(zip_text):
+        rejected.add_line(row, "zipCode", zip_text, "is not a number")
+        return None
+    body: dict[str, Any] = {name: value for name, value in cells.items() if value}
+    body.setdefault("id", str(row))
+    if zip_text:
+        body["zipCode"] = int(float(zip_text))
+    if "isoCode" in body:
+        body["isoCode"] = body["isoCode"].upper()
+    return PurchaseAddress.model_validate(body)
+
+
+def _purchase_parameters(parameters: Mapping[str, Any]) -> Purchase:
+    """The purchase's parameters, without addresses.
+
+    Raises:
+        OrderInvalid: a parameter is invalid (named by its §2.7 path).
+    """
+    try:
+        return Purchase.model_validate({**parameters, "addresses": []})
+    except ValidationError as exc:
+        problems = [
+            FieldProblem(".".join(str(part) for part in error["loc"]), error["msg"]) for error in exc.errors()
+        ]
+        ensure_valid("purchase", problems)
+        raise  # pragma: no cover - ensure_valid raised

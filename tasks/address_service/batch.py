@@ -29,6 +29,7 @@ from fileio.limits import (
     ZIP_MAX_RATIO,
     TableLimits,
 )
+from tasks.address_service.billing import CONTRACT, Billing
 from tasks.polling import Observation, PollPolicy, RemoteJobEnded, poll_until
 from tasks.retrying import idempotent_step, run_step
 
@@ -69,21 +70,13 @@ async def start_batch(
     key: str,
     input_token: str,
     output_token: str,
-    billing_reference: str | None = None,
-    client_identifier: str | None = None,
-    client_name: str | None = None,
+    billing: Billing = CONTRACT,
     extra_items: Mapping[str, str] | None = None,
 ) -> BatchJob:
-    """Start the alignment (runbatch, or runbatchwithclient with a billing reference); ``extra_items``: the
-    alignment's further replace items → their file tokens."""
+    """Start the alignment (runbatch, or runbatchwithclient when ``billing`` names a client's billing
+    reference); ``extra_items``: the alignment's further replace items → their file tokens."""
     return await client.run_batch(
-        key,
-        input_token,
-        output_token,
-        billing_reference=billing_reference,
-        client_identifier=client_identifier,
-        client_name=client_name,
-        extra_items=extra_items,
+        key, input_token, output_token, **billing.arguments(), extra_items=extra_items
     )
 
 

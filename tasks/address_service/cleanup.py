@@ -245,48 +245,74 @@ async def delete_recorded_files(
     the file is counted as gone. A batch job whose files are deleted this way can no longer give a result;
     unless it had ended, it is recorded as DELETED.
     """
-    factory = history.session_factory(database_url)
-
-    def read() -> tuple[list[JobSnapshot], frozenset[int], dict[str, KeptFile]]:
-        with factory.begin() as session:
-            recorded = [
-                job
-                for job in history.files_to_clean(session, kinds=FILE_KINDS, older_than=older_than, api=API)
-                # A file whose token never arrived cannot be deleted: only its record says it may exist.
-                if not job.remote_id.startswith(PENDING_PREFIX)
-            ]
-            files = [JobSnapshot.of(job) for job in recorded]
-            past = frozenset(job.id for job in recorded if job.created_at < retention_cutoff)
-            if force or not files:
-                return files, past, {}
-            owing = [
-                JobSnapshot.of(batch)
-                for batch in history.jobs_in_states(
-                    session, api=API, kind=BATCH, states=[state.value for state in _IN_USE]
-                )
-                if batch.created_at >= retention_cutoff
-            ]
-            return files, past, tokens_in_use(owing)
-
-    files, past_retention, in_use = await asyncio.to_thread(read)
+    recorded = await asyncio.to_thread(_recorded_files, database_url, older_than, retention_cutoff, force)
     report = CleanupReport(
-        kept={job.remote_id: in_use[job.remote_id] for job in files if job.remote_id in in_use}
+        kept={
+            job.remote_id: recorded.in_use[job.remote_id]
+            for job in recorded.files
+            if job.remote_id in recorded.in_use
+        }
     )
-    files = [job for job in files if job.remote_id not in in_use]
+    files = [job for job in recorded.files if job.remote_id not in recorded.in_use]
+    marks = _HistoryMarks(database_url)
+    await _delete(
+        client, files, report, marks.deleted, marks.not_deleted, past_retention=recorded.past_retention
+    )
+    return report
 
-    def mark(job: JobSnapshot) -> None:
-        with factory.begin() as session:
+
+@dataclass(frozen=True)
+class _RecordedFiles:
+    """The recorded files to delete, the job ids of those past the service's retention, and the files a
+    batch job still needs (by token)."""
+
+    files: list[JobSnapshot]
+    past_retention: frozenset[int]
+    in_use: dict[str, KeptFile]
+
+
+def _recorded_files(
+    database_url: str, older_than: datetime, retention_cutoff: datetime, force: bool
+) -> _RecordedFiles:
+    """What the history holds for :func:`delete_recorded_files` (see there)."""
+    with history.session_factory(database_url).begin() as session:
+        recorded = [
+            job
+            for job in history.files_to_clean(session, kinds=FILE_KINDS, older_than=older_than, api=API)
+            # A file whose token never arrived cannot be deleted: only its record says it may exist.
+            if not job.remote_id.startswith(PENDING_PREFIX)
+        ]
+        files = [JobSnapshot.of(job) for job in recorded]
+        past = frozenset(job.id for job in recorded if job.created_at < retention_cutoff)
+        if force or not files:
+            return _RecordedFiles(files, past, {})
+        owing = [
+            JobSnapshot.of(batch)
+            for batch in history.jobs_in_states(
+                session, api=API, kind=BATCH, states=[state.value for state in _IN_USE]
+            )
+            if batch.created_at >= retention_cutoff
+        ]
+        return _RecordedFiles(files, past, tokens_in_use(owing))
+
+
+@dataclass(frozen=True)
+class _HistoryMarks:
+    """A file's deletion, or its staying on the service, written to the history at ``database_url`` (off
+    the event loop)."""
+
+    database_url: str
+
+    async def deleted(self, job: JobSnapshot) -> None:
+        await asyncio.to_thread(self._mark_deleted, job)
+
+    async def not_deleted(self, job: JobSnapshot, answer: str, reason: str) -> None:
+        await asyncio.to_thread(self._mark_not_deleted, job, answer, reason)
+
+    def _mark_deleted(self, job: JobSnapshot) -> None:
+        with history.session_factory(self.database_url).begin() as session:
             history.mark_file_deleted(session, job.id, api=API, detail="files deleted by clean-up")
 
-    async def mark_deleted(job: JobSnapshot) -> None:
-        await asyncio.to_thread(mark, job)
-
-    def still_there(job: JobSnapshot, answer: str, reason: str) -> None:
-        with factory.begin() as session:
+    def _mark_not_deleted(self, job: JobSnapshot, answer: str, reason: str) -> None:
+        with history.session_factory(self.database_url).begin() as session:
             history.mark_file_not_deleted(session, job.id, answer=answer, reason=reason)
-
-    async def mark_not_deleted(job: JobSnapshot, answer: str, reason: str) -> None:
-        await asyncio.to_thread(still_there, job, answer, reason)
-
-    await _delete(client, files, report, mark_deleted, mark_not_deleted, past_retention=past_retention)
-    return report

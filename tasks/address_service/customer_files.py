@@ -9,10 +9,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from fileio.address_service.corrections import Corrections
-from fileio.address_service.customer_files import CustomerFiles, write_customer_files
-from fileio.limits import TABLE_LIMITS, TableLimits
-from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle
-from fileio.writeback_policy import Policy
+from fileio.address_service.customer_files import CustomerFileOptions, CustomerFiles, write_customer_files
 from tasks.address_service.steps import AddressResults, PreparedInput
 
 
@@ -22,23 +19,16 @@ async def customer_files(
     results: AddressResults,
     corrections: Corrections,
     output_dir: Path,
-    *,
-    policy: Policy,
-    limits: TableLimits = TABLE_LIMITS,
-    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
-    sandbox: bool = False,
+    options: CustomerFileOptions,
 ) -> CustomerFiles:
     """:func:`~fileio.address_service.customer_files.write_customer_files` of the batch: writeback.<ext>,
-    writeback-skipped.csv and review.xlsx."""
+    writeback-skipped.csv and review.xlsx, written as ``options`` say."""
     return await asyncio.to_thread(
         write_customer_files,
         prepared.records,
         corrections,
         results.summary,
         output_dir,
-        policy=policy,
-        limits=limits,
-        csv_style=csv_style,
+        options,
         moves_file_rows=results.moves or None,
-        sandbox=sandbox,
     )

@@ -24,6 +24,7 @@ from connectors.address_service.errors import AddressServiceStatusError
 from connectors.errors import ApiError, MalformedResponse, TransportFailure
 from core.errors import PostflowsError
 from fileio.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
+from tasks.address_service.billing import CONTRACT, Billing
 from tasks.fanout import ChunkPart, ClientFactory, fan_out
 from tasks.progress import Progress
 from tasks.sending import SendCounter
@@ -87,38 +88,30 @@ class QueriesUncertain(PostflowsError):
 
 
 @dataclass(frozen=True)
-class QueryBilling:
-    """Whom the service bills the queries to: a client's billing reference number, with its identifier and
-    name (``runquery2withclient``); none: the contract itself (``runquery2``).
+class QuerySpec:
+    """What every query of a run is asked with; a kept answer is used only for the same query
+    (:meth:`fingerprint`).
 
     Attributes:
-        reference: the billing reference number.
-        client_identifier: the client's identifier (only with a reference).
-        client_name: the client's name (only with a reference).
+        key: the query key (it selects the service's configured alignment).
+        timeout_ms: the service-side timeout of one query.
+        billing: whom the queries are billed to (a client: ``runquery2withclient``).
     """
 
-    reference: str | None = None
-    client_identifier: str | None = None
-    client_name: str | None = None
+    key: str
+    timeout_ms: int = 10000
+    billing: Billing = CONTRACT
 
-    def arguments(self) -> dict[str, str | None]:
-        """The billing as :meth:`AddressServiceClient.run_query` takes it."""
-        return {
-            "billing_reference": self.reference,
-            "client_identifier": self.client_identifier,
-            "client_name": self.client_name,
-        }
-
-    def fingerprint(self) -> object:
-        """The billing in a query's fingerprint: the reference alone when no client is named (as answers
-        kept before the client fields were sent were fingerprinted)."""
-        if not (self.client_identifier or self.client_name):
-            return self.reference
-        return [self.reference, self.client_identifier, self.client_name]
-
-
-CONTRACT = QueryBilling()
-"""The queries billed to the contract itself."""
+    def fingerprint(self, fields: Mapping[str, str]) -> str:
+        """What identifies the query of a record with these fields."""
+        return request_fingerprint(
+            {
+                "key": self.key,
+                "fields": dict(fields),
+                "timeout": self.timeout_ms,
+                "billing": self.billing.fingerprint(),
+            }
+        )
 
 
 def query_fields(record: Mapping[str, object]) -> dict[str, str]:
@@ -147,9 +140,7 @@ async def query_rows(
     part: ChunkPart,
     concurrency: int,
     connect: ClientFactory[AddressServiceClient],
-    key: str,
-    timeout_ms: int = 10000,
-    billing: QueryBilling = CONTRACT,
+    spec: QuerySpec,
     checkpoint: RowCheckpoint | None = None,
 ) -> QueryChunk:
     """Query the records of one chunk with a client of its own, at most ``concurrency`` at a time: as many
@@ -168,11 +159,11 @@ async def query_rows(
 
         def keep(outcome: dict[str, object]) -> None:
             if kept is not None:
-                kept.add(record_id, query_fingerprint(key, fields, timeout_ms, billing), outcome)
+                kept.add(record_id, spec.fingerprint(fields), outcome)
 
         try:
             result = await client.run_query(
-                key, record_id, fields, timeout_ms=timeout_ms, **billing.arguments()
+                spec.key, record_id, fields, timeout_ms=spec.timeout_ms, **spec.billing.arguments()
             )
         except ApiError as error:
             if error.outcome_unknown:
@@ -192,7 +183,7 @@ async def query_rows(
         part.row_done()
 
     async with connect(request_log=sends) as client, kept_on_disk(kept):
-        waiting = claimed(rows.to_dict("records"), kept, key, timeout_ms, billing)
+        waiting = claimed(rows.to_dict("records"), kept, spec)
 
         async def worker() -> None:
             for record in waiting:
@@ -203,11 +194,7 @@ async def query_rows(
 
 
 def claimed(
-    records: list[dict[Hashable, object]],
-    kept: RowCheckpoint | None,
-    key: str,
-    timeout_ms: int,
-    billing: QueryBilling,
+    records: list[dict[Hashable, object]], kept: RowCheckpoint | None, spec: QuerySpec
 ) -> Iterator[dict[Hashable, object]]:
     """``records`` one by one, each claimed on disk before it is handed out: every :data:`CLAIM_ROWS`
     records, the next ones are written to ``kept`` as uncertain (:data:`SENT_UNANSWERED`) at once, and
@@ -219,17 +206,11 @@ def claimed(
         if kept is not None and index % CLAIM_ROWS == 0:
             for ahead in records[index : index + CLAIM_ROWS]:
                 fields = query_fields({str(k): v for k, v in ahead.items()})
-                fingerprint = query_fingerprint(key, fields, timeout_ms, billing)
-                kept.add(int(str(ahead["RecordId"])), fingerprint, {"uncertain": SENT_UNANSWERED})
+                kept.add(
+                    int(str(ahead["RecordId"])), spec.fingerprint(fields), {"uncertain": SENT_UNANSWERED}
+                )
             kept.flush()
         yield record
-
-
-def query_fingerprint(key: str, fields: Mapping[str, str], timeout_ms: int, billing: QueryBilling) -> str:
-    """What identifies the query of a record: a kept answer is used only for the same query."""
-    return request_fingerprint(
-        {"key": key, "fields": dict(fields), "timeout": timeout_ms, "billing": billing.fingerprint()}
-    )
 
 
 def uncertain_reason(error: ApiError) -> str:
@@ -280,14 +261,7 @@ class KeptQueries:
     uncertain: dict[int, str]
 
 
-def kept_queries(
-    records: pd.DataFrame,
-    checkpoint: RowCheckpoint | None,
-    *,
-    key: str,
-    timeout_ms: int,
-    billing: QueryBilling,
-) -> KeptQueries:
+def kept_queries(records: pd.DataFrame, checkpoint: RowCheckpoint | None, spec: QuerySpec) -> KeptQueries:
     """The answers and the uncertain queries that earlier runs kept for the same queries of ``records``;
     a record whose latest entry is a refusal ("not processed") is in neither, so it is asked again."""
     previous = checkpoint.load() if checkpoint is not None else {}
@@ -300,7 +274,7 @@ def kept_queries(
         if entry is None:
             continue
         fields = query_fields({str(k): v for k, v in record.items()})
-        if entry.get("sent") != query_fingerprint(key, fields, timeout_ms, billing):
+        if entry.get("sent") != spec.fingerprint(fields):
             continue
         if isinstance(entry.get("fields"), dict):
             kept.answered[record_id] = {"RecordId": record_id, **entry["fields"]}
@@ -313,10 +287,8 @@ async def run_queries(
     connect: ClientFactory[AddressServiceClient],
     records: pd.DataFrame,
     *,
-    key: str,
+    spec: QuerySpec,
     concurrency: int = 8,
-    timeout_ms: int = 10000,
-    billing: QueryBilling = CONTRACT,
     sends: SendCounter | None = None,
     checkpoint: RowCheckpoint | None = None,
     resubmit: bool = False,
@@ -332,15 +304,13 @@ async def run_queries(
     Args:
         connect: builds an address-service client; each chunk task builds its own.
         records: the records with §2.3 column names and ``RecordId``.
-        key: the query key.
+        spec: the query key, the service-side timeout of one query, and whom the queries are billed to.
         concurrency: queries in flight at once.
-        timeout_ms: the service-side timeout of one query.
-        billing: whom the queries are billed to (a client: runquery2withclient).
         sends: counts the queries sent, the answers resumed and the uncertain rows held or asked again.
         checkpoint: what earlier runs kept, and where this run's outcomes are kept.
         resubmit: ask again the records whose earlier query is uncertain (the user has checked).
     """
-    kept = kept_queries(records, checkpoint, key=key, timeout_ms=timeout_ms, billing=billing)
+    kept = kept_queries(records, checkpoint, spec)
     held = {} if resubmit else kept.uncertain
     done = kept.answered.keys() | held.keys()
     pending = (
@@ -348,34 +318,58 @@ async def run_queries(
         if done
         else records
     )
+    chunks = await _ask_pending(connect, pending, spec, concurrency, checkpoint)
+    if sends is not None:
+        _count_sends(sends, kept, held, chunks)
+    return _answer_frame(
+        [
+            *kept.answered.values(),
+            *(
+                {"RecordId": row, ERROR_COLUMN: uncertain_text(why, earlier=True)}
+                for row, why in held.items()
+            ),
+            *(answer for chunk in chunks for answer in chunk.answers),
+        ]
+    )
+
+
+async def _ask_pending(
+    connect: ClientFactory[AddressServiceClient],
+    pending: pd.DataFrame,
+    spec: QuerySpec,
+    concurrency: int,
+    checkpoint: RowCheckpoint | None,
+) -> list[QueryChunk]:
+    """Query the records not answered yet, in chunks (none when there are none), the progress shown."""
     progress = await Progress.start(f"address queries ({len(pending)} records)")
-    chunks: list[QueryChunk] = []
     if pending.empty:
         await progress.update(100.0, "nothing left to ask")
-    else:
-        chunks = await fan_out(
-            query_rows,
-            pending,
-            concurrency=concurrency,
-            progress=progress,
-            unit="records",
-            connect=connect,
-            key=key,
-            timeout_ms=timeout_ms,
-            billing=billing,
-            checkpoint=checkpoint,
-        )
-    rows = [
-        *kept.answered.values(),
-        *({"RecordId": row, ERROR_COLUMN: uncertain_text(why, earlier=True)} for row, why in held.items()),
-        *(answer for chunk in chunks for answer in chunk.answers),
-    ]
-    if sends is not None:
-        sends.resumed += len(kept.answered)
-        sends.held += len(held)
-        sends.resubmitted += len(kept.uncertain) - len(held)
-        for chunk in chunks:
-            sends.add(chunk.sends)
+        return []
+    return await fan_out(
+        query_rows,
+        pending,
+        concurrency=concurrency,
+        progress=progress,
+        unit="records",
+        connect=connect,
+        spec=spec,
+        checkpoint=checkpoint,
+    )
+
+
+def _count_sends(
+    sends: SendCounter, kept: KeptQueries, held: Mapping[int, str], chunks: list[QueryChunk]
+) -> None:
+    """Count the answers resumed, the uncertain rows held or asked again, and the chunks' sends."""
+    sends.resumed += len(kept.answered)
+    sends.held += len(held)
+    sends.resubmitted += len(kept.uncertain) - len(held)
+    for chunk in chunks:
+        sends.add(chunk.sends)
+
+
+def _answer_frame(rows: list[dict[str, object]]) -> pd.DataFrame:
+    """The answer rows in RecordId order, with a ``QueryError`` column even when no query failed."""
     frame = pd.DataFrame(rows, dtype=object)
     if ERROR_COLUMN not in frame.columns:
         frame[ERROR_COLUMN] = None

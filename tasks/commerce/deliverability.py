@@ -24,7 +24,7 @@ from fileio.commerce.days import requested_days as requested_days  # the flow re
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
 from fileio.sandbox_marks import with_banner
 from fileio.workbooks import write_xlsx
-from tasks.commerce.per_row import ChunkAnswers, RowOutcome, answer_in_chunks, ask_chunk
+from tasks.commerce.per_row import ChunkAnswers, RowAsking, RowOutcome, answer_in_chunks, ask_chunk
 from tasks.fanout import ChunkPart, ClientFactory
 from tasks.sending import SendCounter
 
@@ -74,6 +74,22 @@ def delivery_address(record: Mapping[str, Any]) -> DeliveryAddress:
     )
 
 
+@dataclass(frozen=True)
+class DaysAsked:
+    """The days each address is asked about: on ``dates`` when given (one POST per address), else ``days``
+    days from ``start`` (one GET per address).
+
+    Attributes:
+        start: the first day asked.
+        days: how many days are asked.
+        dates: explicit delivery dates, asked instead of the days from ``start``.
+    """
+
+    start: dt.date
+    days: int
+    dates: tuple[dt.date, ...] = ()
+
+
 @task(
     name="commerce-deliverability-rows",
     task_run_name="commerce-deliverability-rows-{part.label}",
@@ -86,21 +102,19 @@ async def deliverability_rows(
     concurrency: int,
     connect: ClientFactory[CommerceClient],
     checkpoint: RowCheckpoint | None = None,
-    start: dt.date,
-    days: int,
-    dates: Sequence[dt.date] = (),
+    asked: DaysAsked,
 ) -> ChunkAnswers[Deliverabilities]:
-    """Ask when each address of one chunk can be delivered (on ``dates`` when given, else ``days`` days from
-    ``start``), with a client of its own; each row's final outcome is checkpointed.
+    """Ask when each address of one chunk can be delivered on the days ``asked``, with a client of its own;
+    each row's final outcome is checkpointed.
 
     Raises:
         AuthFailed: the service refused our credentials.
     """
 
     async def ask(client: CommerceClient, address: DeliveryAddress) -> Deliverabilities:
-        if dates:
-            return await client.deliverabilities_on(address, dates)
-        return await client.deliverabilities(address, start=start, day_count=days)
+        if asked.dates:
+            return await client.deliverabilities_on(address, asked.dates)
+        return await client.deliverabilities(address, start=asked.start, day_count=asked.days)
 
     return await ask_chunk(
         connect, _requests(rows), ask, part=part, concurrency=concurrency, checkpoint=checkpoint
@@ -115,23 +129,20 @@ async def check_deliverabilities(
     connect: ClientFactory[CommerceClient],
     records: pd.DataFrame,
     *,
-    start: dt.date,
-    days: int,
-    dates: Sequence[dt.date] = (),
+    asked: DaysAsked,
     concurrency: int = 8,
     checkpoint: RowCheckpoint | None = None,
     sends: SendCounter | None = None,
 ) -> list[RowOutcome[Deliverabilities]]:
-    """Ask when each address can be delivered, on ``dates`` (one POST each) or ``days`` days from ``start``
-    (one GET each): the addresses not answered by an interrupted run (in ``checkpoint``, same request) in
-    chunks on the flow's task runner (see :mod:`tasks.fanout`), at most ``concurrency`` requests in flight.
+    """Ask when each address can be delivered on the days ``asked`` (explicit dates: one POST each; days
+    from a start: one GET each): the addresses not answered by an interrupted run (in ``checkpoint``, same
+    request) in chunks on the flow's task runner (see :mod:`tasks.fanout`), at most ``concurrency``
+    requests in flight.
 
     Args:
         connect: builds a commerce client; each chunk task builds its own.
         records: the accepted rows (``row`` and the address fields).
-        start: the first day asked.
-        days: how many days are asked.
-        dates: explicit delivery dates, asked instead of the days from ``start``.
+        asked: the first day and how many days are asked, or the explicit delivery dates.
         concurrency: queries in flight at once.
         checkpoint: answers of an interrupted run, and where this run's answers are kept.
         sends: counts the queries sent.
@@ -143,18 +154,14 @@ async def check_deliverabilities(
         AuthFailed: the service refused our credentials.
     """
     return await answer_in_chunks(
-        deliverability_rows,
+        RowAsking(deliverability_rows, Deliverabilities, "deliverability"),
         records,
         _requests(records),
-        answer_model=Deliverabilities,
-        label="deliverability",
         concurrency=concurrency,
         checkpoint=checkpoint,
         sends=sends,
         connect=connect,
-        start=start,
-        days=days,
-        dates=tuple(dates),
+        asked=asked,
     )
 
 

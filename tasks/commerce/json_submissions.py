@@ -71,6 +71,19 @@ class Submitted:
 
 
 @dataclass(frozen=True)
+class BodyService:
+    """Where the bodies go.
+
+    Attributes:
+        send: posts one body there; returns the answer as received.
+        endpoint: the service as the bodies' keys are derived for it.
+    """
+
+    send: Sender
+    endpoint: Endpoint
+
+
+@dataclass(frozen=True)
 class BodyOutcome:
     """What became of one body: its position in the file, its key, how it ended, whether it has an answer
     (this run's, or the one kept for an earlier run's request) and its record, the id the service gave it, a
@@ -149,17 +162,16 @@ def body_keys(bodies: Sequence[JsonBody], *, kind: str, endpoint: Endpoint) -> l
 
 @task(name="commerce-submit-json-bodies", cache_policy=NO_CACHE)
 async def submit_bodies(
-    send: Sender,
+    service: BodyService,
     recorder: RunRecorder,
     bodies: Sequence[JsonBody],
     *,
     submitted: Submitted,
-    endpoint: Endpoint,
     kept: KeptAnswers,
     resubmit: bool = False,
     concurrency: int = 1,
 ) -> list[BodyOutcome]:
-    """Send every body once (``send`` posts one), at most ``concurrency`` at a time.
+    """Send every body once to ``service`` (its ``send`` posts one), at most ``concurrency`` at a time.
 
     Returns:
         One outcome per body, in file order.
@@ -169,14 +181,14 @@ async def submit_bodies(
             names its setting, the service unreachable before anything was sent): nothing more is sent, the
             requests in flight end, and a re-run resumes.
     """
-    keys = body_keys(bodies, kind=submitted.kind, endpoint=endpoint)
+    keys = body_keys(bodies, kind=submitted.kind, endpoint=service.endpoint)
     remote_ids = RemoteIds(recorder, api=API, kind=submitted.kind)
     progress = await Progress.start(f"{submitted.what}s ({len(bodies)})")
     outcomes: list[BodyOutcome] = []
 
     async def one(body: tuple[JsonBody, str]) -> None:
         item, key = body
-        sender = _BodySubmission(send, recorder.for_key(key), remote_ids, submitted, kept)
+        sender = _BodySubmission(service.send, recorder.for_key(key), remote_ids, submitted, kept)
         outcomes.append(await sender.submit(item, key, resubmit=resubmit))
         await progress.update(100.0 * len(outcomes) / max(1, len(bodies)), f"{len(outcomes)}/{len(bodies)}")
 

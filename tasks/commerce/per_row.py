@@ -101,33 +101,45 @@ def _any_answer(answer: BaseModel) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class RowAsking(Generic[M]):
+    """What a per-row fan-out asks with, the same for every run of one kind of request.
+
+    Attributes:
+        chunk_task: asks the rows of one chunk; called as ``chunk_task(rows, part=..., concurrency=...,
+            checkpoint=..., **parameters)`` (see :func:`ask_chunk`).
+        answer_model: the answer's model, to read answers back from the checkpoint.
+        label: what the progress bar says.
+        reusable: whether a checkpointed answer may still be used (e.g. it has not expired).
+    """
+
+    chunk_task: Task[..., Coroutine[Any, Any, ChunkAnswers[M]]]
+    answer_model: type[M]
+    label: str
+    reusable: Callable[[M], bool] = _any_answer
+
+
 async def answer_in_chunks(
-    chunk_task: Task[..., Coroutine[Any, Any, ChunkAnswers[M]]],
+    asking: RowAsking[M],
     records: pd.DataFrame,
     requests: Sequence[tuple[int, BaseModel]],
     *,
-    answer_model: type[M],
-    label: str,
     concurrency: int,
     checkpoint: RowCheckpoint | None = None,
-    reusable: Callable[[M], bool] = _any_answer,
     sends: SendCounter | None = None,
     **parameters: Any,
 ) -> list[RowOutcome[M]]:
     """Answer every row of ``records``: the rows an interrupted run answered (in ``checkpoint``, same
-    request, still ``reusable``) from there, the others with ``chunk_task`` fanned out over the flow's task
-    runner, at most ``concurrency`` requests in flight.
+    request, still reusable) from there, the others with the chunk task of ``asking`` fanned out over the
+    flow's task runner, at most ``concurrency`` requests in flight.
 
     Args:
-        chunk_task: asks the rows of one chunk; called as ``chunk_task(rows, part=..., concurrency=...,
-            checkpoint=..., **parameters)`` (see :func:`ask_chunk`).
+        asking: the chunk task, the answer's model, the progress bar's label and which kept answers may
+            still be used.
         records: the accepted rows (``row`` and the fields the chunk task reads).
         requests: what is sent for each row of ``records``, in the same order (to find resumed answers).
-        answer_model: the answer's model, to read answers back from the checkpoint.
-        label: what the progress bar says.
         concurrency: requests in flight at once.
         checkpoint: answers of an interrupted run, and where this run's answers are kept.
-        reusable: whether a checkpointed answer may still be used (e.g. it has not expired).
         sends: counts the requests the chunk tasks sent.
         **parameters: passed on to every chunk task.
 
@@ -138,14 +150,21 @@ async def answer_in_chunks(
         AuthFailed: the service refused our credentials; no row can succeed.
         GuessedPathNotFound: nothing at a path that is a setting (404, 405); no row can succeed.
     """
-    outcomes = resumed_outcomes(requests, checkpoint, answer_model=answer_model, reusable=reusable)
+    outcomes = resumed_outcomes(
+        requests, checkpoint, answer_model=asking.answer_model, reusable=asking.reusable
+    )
     pending = records.loc[[int(row) not in outcomes for row in records[ROW]]]
-    progress = await Progress.start(f"{label} ({len(pending)} rows)")
+    progress = await Progress.start(f"{asking.label} ({len(pending)} rows)")
     if pending.empty:
         await progress.update(100.0, "nothing left to ask")
         return [outcomes[row] for row, _ in requests]
     chunks = await fan_out(
-        chunk_task, pending, concurrency=concurrency, progress=progress, checkpoint=checkpoint, **parameters
+        asking.chunk_task,
+        pending,
+        concurrency=concurrency,
+        progress=progress,
+        checkpoint=checkpoint,
+        **parameters,
     )
     for chunk in chunks:
         outcomes.update(chunk.outcomes)

@@ -26,7 +26,7 @@ from fileio.commerce.pickup_input import PickupInput
 from fileio.files import write_received
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv, write_xlsx
 from fileio.sandbox_marks import with_banner
-from tasks.commerce.per_row import ChunkAnswers, RowOutcome, answer_in_chunks, ask_chunk
+from tasks.commerce.per_row import ChunkAnswers, RowAsking, RowOutcome, answer_in_chunks, ask_chunk
 from tasks.fanout import ChunkPart, ClientFactory
 from tasks.sending import SendCounter
 
@@ -130,11 +130,9 @@ async def find_pickup_points(
         GuessedPathNotFound: nothing at a path that is a setting (404, 405).
     """
     return await answer_in_chunks(
-        pickup_points_rows,
+        RowAsking(pickup_points_rows, ReceivedPoints, "pickup points"),
         records,
         _requests(records),
-        answer_model=ReceivedPoints,
-        label="pickup points",
         concurrency=concurrency,
         checkpoint=checkpoint,
         sends=sends,

@@ -23,7 +23,7 @@ from prefect.cache_policies import NO_CACHE
 from connectors.commerce import CommerceClient, ValidationRequest, ValidationResult
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import LEAF_FIELDS, ROW, address_records, field_text
-from tasks.commerce.per_row import ChunkAnswers, RowOutcome, answer_in_chunks, ask_chunk
+from tasks.commerce.per_row import ChunkAnswers, RowAsking, RowOutcome, answer_in_chunks, ask_chunk
 from tasks.fanout import ChunkPart, ClientFactory
 from tasks.sending import SendCounter
 
@@ -194,14 +194,11 @@ async def validate_addresses(
         for record in address_records(records)
     ]
     return await answer_in_chunks(
-        validate_rows,
+        RowAsking(validate_rows, ValidationResult, "address validation", reusable=still_valid),
         records,
         requests,
-        answer_model=ValidationResult,
-        label="address validation",
         concurrency=concurrency,
         checkpoint=checkpoint,
-        reusable=still_valid,
         sends=sends,
         connect=connect,
         full_validation=full_validation,

@@ -11,8 +11,7 @@ from prefect.cache_policies import NO_CACHE
 
 from fileio.commerce.address_input import LEAF_FIELDS, ROW, CommerceAddresses
 from fileio.commerce.writeback import ValidatedRow, write_validation_writeback
-from fileio.limits import TABLE_LIMITS, TableLimits
-from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle
+from fileio.writeback.options import DEFAULT_WRITE_BACK, WriteBackOptions
 from fileio.writeback.report import WrittenBack, customer_ids
 from tasks.commerce.validation import CERTIFIED_PREFIX, QUALITY_COLUMN, STATUS_COLUMN, ValidationTable
 
@@ -55,9 +54,7 @@ async def write_back_validation(
     output_dir: Path,
     *,
     further: Collection[str] = (),
-    limits: TableLimits = TABLE_LIMITS,
-    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
-    sandbox: bool = False,
+    options: WriteBackOptions = DEFAULT_WRITE_BACK,
 ) -> WrittenBack:
     """:func:`~fileio.commerce.writeback.write_validation_writeback` of the validated rows: the certified
     answers and those of the ``further`` qualities applied."""
@@ -68,7 +65,5 @@ async def write_back_validation(
         output_dir,
         further=further,
         ids=customer_ids(addresses.rejected_report, addresses.records, ROW),
-        limits=limits,
-        csv_style=csv_style,
-        sandbox=sandbox,
+        options=options,
     )

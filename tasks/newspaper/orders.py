@@ -27,7 +27,7 @@ from connectors.newspaper import (
     RawResponse,
     StandardOrder,
 )
-from fileio.documents import save_documents
+from fileio.documents import DocumentLimits, DocumentNaming, save_documents
 from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from fileio.newspaper.order_input import OrderKind, check_order, load_order, order_from_body
 from history.identity import Endpoint, body_key
@@ -97,10 +97,8 @@ async def save_delivery_note(
     saved = save_documents(
         result.value,
         directory,
-        stem="delivery-note",
-        label="delivery note",
-        max_bytes=max_bytes,
-        max_ratio=max_ratio,
+        DocumentNaming("delivery-note", "delivery note"),
+        limits=DocumentLimits(max_bytes, max_ratio),
     )
     return saved.paths, result.warnings
 

@@ -26,7 +26,7 @@ from connectors.newspaper import (
     PurchaseDocumentKind,
     PurchaseProgress,
 )
-from fileio.documents import FileNames, save_documents
+from fileio.documents import DocumentLimits, DocumentNaming, FileNames, save_documents
 from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from history.jobs import JobData
 from tasks.polling import Observation, PollPolicy, RemoteJobEnded, Sleep, StatusCallback, poll_until
@@ -118,11 +118,23 @@ async def fetch_purchase_progress(client: NewspaperClient, purchase_id: int) -> 
     return await client.get_purchase_progress(purchase_id)
 
 
+@dataclass(frozen=True)
+class PlacedPurchase:
+    """A purchase the service took, as its wait needs it.
+
+    Attributes:
+        purchase_id: the service's id of the purchase.
+        sorting: whether a sorting module was ordered with it (it is done only when the sorting is).
+    """
+
+    purchase_id: int
+    sorting: bool
+
+
 async def wait_for_purchase(
     client: NewspaperClient,
-    purchase_id: int,
+    purchase: PlacedPurchase,
     *,
-    sorting: bool,
     policy: PollPolicy,
     on_status: StatusCallback[ApiResult[PurchaseProgress]] | None = None,
     waited_s: float = 0.0,
@@ -138,6 +150,8 @@ async def wait_for_purchase(
             it.
         WaitParked: the wait is to be continued by a follow-up run (``policy.park_after_s``).
     """
+
+    purchase_id, sorting = purchase.purchase_id, purchase.sorting
 
     async def check() -> Observation[ApiResult[PurchaseProgress]]:
         result = await run_step(fetch_purchase_progress, client, purchase_id)
@@ -221,12 +235,10 @@ async def save_purchase_documents(
         written = save_documents(
             result.value,
             directory,
-            stem=kind.value,
-            label=f"{kind.value} document",
+            DocumentNaming(kind.value, f"{kind.value} document"),
             names=names,
             keep_raw=False,
-            max_bytes=max_bytes,
-            max_ratio=max_ratio,
+            limits=DocumentLimits(max_bytes, max_ratio),
         )
         if written.documents:
             saved[kind.value] = written.documents[0].path

@@ -23,7 +23,7 @@ from connectors.newspaper import (
     StructureFileCode,
 )
 from core.redaction import redact
-from fileio.documents import FileNames, safe_stem, save_documents, their_stem
+from fileio.documents import DocumentLimits, DocumentNaming, FileNames, safe_stem, save_documents, their_stem
 from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from history.jobs import JobData
 from tasks.retrying import idempotent_step
@@ -88,12 +88,13 @@ async def download_structure_files(
     saved = save_documents(
         result.value,
         directory,
-        stem=f"structure-files-{int(code)}",
-        label="structure file",
+        DocumentNaming(
+            f"structure-files-{int(code)}",
+            "structure file",
+            document_stem=lambda document, index: file_stem(document, int(code), index),
+        ),
         names=FileNames(reserved=FLOW_FILE_NAMES),
-        document_stem=lambda document, index: file_stem(document, int(code), index),
-        max_bytes=max_bytes,
-        max_ratio=max_ratio,
+        limits=DocumentLimits(max_bytes, max_ratio),
     )
     written = saved.documents or ([saved.raw] if saved.raw is not None else [])
     files = []

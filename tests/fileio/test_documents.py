@@ -24,7 +24,15 @@ from connectors.newspaper import (
     StructureFileCode,
 )
 from connectors.newspaper.documents import document_set_from_response
-from fileio.documents import MAX_STEM_BYTES, DocumentRejected, FileNames, safe_stem, save_documents
+from fileio.documents import (
+    MAX_STEM_BYTES,
+    DocumentLimits,
+    DocumentNaming,
+    DocumentRejected,
+    FileNames,
+    safe_stem,
+    save_documents,
+)
 from fileio.newspaper.outputs import write_json
 from tasks.newspaper.orders import save_delivery_note
 from tasks.newspaper.purchases import save_purchase_documents
@@ -112,7 +120,7 @@ def test_documents_and_the_answer_are_written(tmp_path: Path) -> None:
         "document": {"mimeType": "application/pdf", "size": len(PDF), "data": encoded(PDF)},
         "partialDeliveryNotes": [{"document": {"mimeType": "PDF", "size": 3, "data": encoded(b"abc")}}],
     }
-    saved = save_documents(answer(body), tmp_path / "out", stem="note-7", label="delivery note")
+    saved = save_documents(answer(body), tmp_path / "out", DocumentNaming("note-7", "delivery note"))
     assert [path.name for path in saved.paths] == ["note-7.pdf", "note-7-2.pdf", "note-7.response.json"]
     assert [path.read_bytes() for path in saved.paths[:2]] == [PDF, b"abc"]
     assert json.loads(saved.paths[2].read_bytes()) == body
@@ -123,7 +131,9 @@ def test_documents_and_the_answer_are_written(tmp_path: Path) -> None:
 def test_a_document_replaces_an_older_file_and_leaves_no_temporary(tmp_path: Path) -> None:
     (tmp_path / "sort-protocol.pdf").write_bytes(b"old")
     saved = save_documents(
-        DocumentSet((Document.from_bytes(PDF, "application/pdf"),)), tmp_path, stem="sort-protocol", label="x"
+        DocumentSet((Document.from_bytes(PDF, "application/pdf"),)),
+        tmp_path,
+        DocumentNaming("sort-protocol", "x"),
     )
     assert saved.paths == [tmp_path / "sort-protocol.pdf"]
     assert (tmp_path / "sort-protocol.pdf").read_bytes() == PDF
@@ -134,8 +144,7 @@ def test_our_stem_is_made_safe_too(tmp_path: Path) -> None:
     saved = save_documents(
         DocumentSet((Document.from_bytes(PDF, "application/pdf"),)),
         tmp_path / "out",
-        stem="../escape",
-        label="x",
+        DocumentNaming("../escape", "x"),
     )
     assert saved.paths == [tmp_path / "out" / "_escape.pdf"]
     assert names_in(tmp_path) == ["out"]
@@ -144,7 +153,7 @@ def test_our_stem_is_made_safe_too(tmp_path: Path) -> None:
 def test_size_mismatch_is_a_typed_error_and_nothing_is_written(tmp_path: Path) -> None:
     document = Document(mime_type="application/pdf", size=len(PDF) + 1, data=encoded(PDF))
     with pytest.raises(DocumentRejected, match="delivery note: .*size mismatch") as caught:
-        save_documents(DocumentSet((document,)), tmp_path, stem="note", label="delivery note")
+        save_documents(DocumentSet((document,)), tmp_path, DocumentNaming("note", "delivery note"))
     cause = caught.value.__cause__
     assert isinstance(cause, DocumentSizeMismatch)
     assert (cause.expected, cause.actual) == (len(PDF) + 1, len(PDF))
@@ -159,7 +168,7 @@ def test_bad_base64_names_the_document_and_the_answer_is_still_written(tmp_path:
         ]
     }
     with pytest.raises(DocumentRejected) as caught:
-        save_documents(answer(body), tmp_path, stem="structure-files-9", label="structure file")
+        save_documents(answer(body), tmp_path, DocumentNaming("structure-files-9", "structure file"))
     message = str(caught.value)
     assert "structure file 2 of 2 ('b.zip')" in message and "not valid base64" in message
     assert caught.value.raw_path == tmp_path / "structure-files-9.response.json"
@@ -173,20 +182,38 @@ def test_a_document_over_the_limit_is_refused_before_it_is_decoded(tmp_path: Pat
     with pytest.raises(
         DocumentRejected, match=r"larger than the limit of 2,000 bytes \(POSTFLOWS_DOWNLOAD_MAX_BYTES\)"
     ):
-        save_documents(DocumentSet((huge,)), tmp_path, stem="note", label="delivery note", max_bytes=2000)
+        save_documents(
+            DocumentSet((huge,)),
+            tmp_path,
+            DocumentNaming("note", "delivery note"),
+            limits=DocumentLimits(max_bytes=2000),
+        )
     fits = Document.from_bytes(b"x" * 2000, "application/pdf")
-    saved = save_documents(DocumentSet((fits,)), tmp_path, stem="note", label="delivery note", max_bytes=2000)
+    saved = save_documents(
+        DocumentSet((fits,)),
+        tmp_path,
+        DocumentNaming("note", "delivery note"),
+        limits=DocumentLimits(max_bytes=2000),
+    )
     assert saved.paths[0].read_bytes() == b"x" * 2000
     claimed = Document(mime_type="application/pdf", size=10**12, data=encoded(b"x"))
     with pytest.raises(DocumentRejected, match="larger than the limit"):
-        save_documents(DocumentSet((claimed,)), tmp_path, stem="other", label="delivery note", max_bytes=2000)
+        save_documents(
+            DocumentSet((claimed,)),
+            tmp_path,
+            DocumentNaming("other", "delivery note"),
+            limits=DocumentLimits(max_bytes=2000),
+        )
     assert names_in(tmp_path) == ["note.pdf"]
 
 
 def test_pdf_bytes_over_the_limit_are_refused(tmp_path: Path) -> None:
     with pytest.raises(DocumentRejected, match="larger than the limit"):
         save_documents(
-            answer(PDF * 100, "application/pdf"), tmp_path, stem="n", label="x", max_bytes=len(PDF)
+            answer(PDF * 100, "application/pdf"),
+            tmp_path,
+            DocumentNaming("n", "x"),
+            limits=DocumentLimits(max_bytes=len(PDF)),
         )
     assert list(tmp_path.iterdir()) == []
 
@@ -291,7 +318,7 @@ async def test_a_damaged_zip_structure_file_is_refused_and_the_answer_kept(
     assert names_in(tmp_path) == ["structure-files-1.response.json"]
     with pytest.raises(DocumentRejected, match="not a readable ZIP archive: File is not a zip file"):
         save_documents(
-            answer([structure_file("AZ.zip", b"PK but no archive")]), tmp_path, stem="s", label="x"
+            answer([structure_file("AZ.zip", b"PK but no archive")]), tmp_path, DocumentNaming("s", "x")
         )
 
 
@@ -300,7 +327,10 @@ def test_a_zip_unpacking_past_the_limit_is_refused(tmp_path: Path) -> None:
     assert len(big) < 1000
     with pytest.raises(DocumentRejected, match=r"the ZIP inflates to more than the limit of 1,000 bytes"):
         save_documents(
-            answer([structure_file("big.zip", big)]), tmp_path, stem="s", label="x", max_bytes=1000
+            answer([structure_file("big.zip", big)]),
+            tmp_path,
+            DocumentNaming("s", "x"),
+            limits=DocumentLimits(max_bytes=1000),
         )
 
 
@@ -328,7 +358,9 @@ async def test_a_zip_bomb_structure_file_is_refused_by_the_batch_downloads_ratio
             StubNewspaper(body), StructureFileCode.AZ_GZA, tmp_path, database_url
         )
     assert names_in(tmp_path) == ["structure-files-1.response.json"]  # the answer as received, no archive
-    saved = save_documents(answer(body), tmp_path / "lenient", stem="s", label="x", max_ratio=10_000)
+    saved = save_documents(
+        answer(body), tmp_path / "lenient", DocumentNaming("s", "x"), limits=DocumentLimits(max_ratio=10_000)
+    )
     assert [file.size for file in saved.documents] == [len(bomb)]
 
 
@@ -339,7 +371,9 @@ def test_a_zip_document_past_the_ratio_is_refused_whatever_its_headers_say(
 
     monkeypatch.setattr(ZipInflation, "check_headers", lambda self, members: None)
     with pytest.raises(DocumentRejected, match="ZIP bomb"):
-        save_documents(answer([structure_file("b.zip", zip_bomb(4 << 20))]), tmp_path, stem="s", label="x")
+        save_documents(
+            answer([structure_file("b.zip", zip_bomb(4 << 20))]), tmp_path, DocumentNaming("s", "x")
+        )
 
 
 async def test_structure_files_as_a_list_of_base64_strings_are_kept_as_received(

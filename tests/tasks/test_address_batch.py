@@ -4,6 +4,7 @@ here with a mock transport."""
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -18,7 +19,8 @@ from connectors.retry import RetryPolicy
 from fileio.errors import ResultFileError
 from fileio.limits import DOWNLOAD_MAX_BYTES
 from runtime.settings import Settings
-from tasks.address_service.batch import download_output
+from tasks.address_service.batch import download_output, start_batch
+from tasks.address_service.billing import Billing
 from tasks.retrying import transient_failure
 
 Handler = Callable[[httpx.Request], httpx.Response]
@@ -126,3 +128,40 @@ def test_the_limits_are_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("POSTFLOWS_ZIP_MAX_RATIO", "20")
     settings = Settings(_env_file=None)  # type: ignore[call-arg]
     assert (settings.download_max_bytes, settings.zip_max_ratio) == (5000, 20.0)
+
+
+def _starting(seen: list[tuple[str, dict[str, object]]]) -> Handler:
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append((request.url.path.rsplit("/", 1)[-1], json.loads(request.content)))
+        return httpx.Response(
+            200, json={"RunBatchResult": {"BatchToken": "b-1", "SettlementId": 9, "Status": 0}}
+        )
+
+    return handler
+
+
+async def test_a_batch_is_billed_to_the_contract_or_to_the_client_its_billing_names() -> None:
+    seen: list[tuple[str, dict[str, object]]] = []
+    async with make_client(_starting(seen)) as client:
+        await start_batch.fn(client, key="k", input_token="in-1", output_token="out-1")
+        await start_batch.fn(
+            client,
+            key="k",
+            input_token="in-1",
+            output_token="out-1",
+            billing=Billing("R-7", "C-1", "Muster AG"),
+            extra_items={"{###STATISTICFILE_FR###}": "stat-1"},
+        )
+    (contract, contract_body), (with_client, client_body) = seen
+    assert contract == "runbatch" and "billingReferenceNumber" not in contract_body
+    assert with_client == "runbatchwithclient"
+    assert (
+        client_body["billingReferenceNumber"],
+        client_body["clientIdentifier"],
+        client_body["clientName"],
+    ) == (
+        "R-7",
+        "C-1",
+        "Muster AG",
+    )
+    assert {"Search": "{###STATISTICFILE_FR###}", "Replacement": "stat-1"} in client_body["replaceItems"]  # type: ignore[operator]

@@ -17,13 +17,14 @@ from pydantic import SecretStr
 from connectors.address_service import AddressServiceClient
 from connectors.http import RequestLog
 from connectors.retry import RetryPolicy
-from fileio.checkpoint import RowCheckpoint
+from fileio.checkpoint import RowCheckpoint, request_fingerprint
+from tasks.address_service.billing import CONTRACT, Billing
 from tasks.address_service.query import (
     CLAIM_ROWS,
-    CONTRACT,
     ERROR_COLUMN,
     INTERRUPTED,
     SENT_UNANSWERED,
+    QuerySpec,
     claimed,
     kept_queries,
     query_rows,
@@ -74,7 +75,7 @@ async def test_a_query_cut_off_by_a_cancellation_is_kept_uncertain(tmp_path: Pat
             part=ChunkPart(0, 1, "test"),
             concurrency=1,
             connect=_connect(hanging),
-            key="k",
+            spec=QuerySpec("k"),
             checkpoint=checkpoint,
         )
     )
@@ -82,7 +83,7 @@ async def test_a_query_cut_off_by_a_cancellation_is_kept_uncertain(tmp_path: Pat
     asking.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asking
-    kept = kept_queries(RECORDS, checkpoint, key="k", timeout_ms=10000, billing=CONTRACT)
+    kept = kept_queries(RECORDS, checkpoint, QuerySpec("k", 10000, CONTRACT))
     assert kept.uncertain == {1: INTERRUPTED} and kept.answered == {}
 
 
@@ -100,7 +101,9 @@ async def test_the_checkpoint_holds_answers_uncertain_rows_and_refusals_for_the_
         return _answer(request, statuses[record_id])
 
     checkpoint = RowCheckpoint(tmp_path / "kept")
-    frame = await run_queries(_connect(first), RECORDS, key="k", concurrency=1, checkpoint=checkpoint)
+    frame = await run_queries(
+        _connect(first), RECORDS, spec=QuerySpec("k"), concurrency=1, checkpoint=checkpoint
+    )
     assert sent == [1, 2, 3]
     assert list(uncertain_rows(frame)) == [False, True, False]
     assert uncertain_reasons(frame) == {2: "Status 202 InternalServerCall: internal error in the service"}
@@ -110,13 +113,15 @@ async def test_the_checkpoint_holds_answers_uncertain_rows_and_refusals_for_the_
         sent.append(json.loads(request.content)["address"]["Id"])
         return _answer(request)
 
-    again = await run_queries(_connect(answering), RECORDS, key="k", concurrency=1, checkpoint=checkpoint)
+    again = await run_queries(
+        _connect(answering), RECORDS, spec=QuerySpec("k"), concurrency=1, checkpoint=checkpoint
+    )
     assert sent[3:] == [3]
     assert list(uncertain_rows(again)) == [False, True, False]
     assert "(in an earlier run)" in str(again.loc[1, ERROR_COLUMN])
 
     resubmitted = await run_queries(
-        _connect(answering), RECORDS, key="k", concurrency=1, checkpoint=checkpoint, resubmit=True
+        _connect(answering), RECORDS, spec=QuerySpec("k"), concurrency=1, checkpoint=checkpoint, resubmit=True
     )
     assert sent[4:] == [2]
     assert resubmitted[ERROR_COLUMN].isna().all() and list(resubmitted["QSTAT"]) == ["1", "1", "1"]
@@ -132,16 +137,25 @@ def test_a_process_killed_mid_chunk_leaves_its_claimed_queries_uncertain_not_unr
         [{"RecordId": n, "Name": f"Muster {n}", "ZIPCode": "6010"} for n in range(1, CLAIM_ROWS + 6)]
     )
     checkpoint = RowCheckpoint(tmp_path / "resume")
-    handed_out = claimed(records.to_dict("records"), checkpoint, "k", 10000, CONTRACT)
+    handed_out = claimed(records.to_dict("records"), checkpoint, QuerySpec("k", 10000, CONTRACT))
     assert [next(handed_out)["RecordId"] for _ in range(3)] == [1, 2, 3]  # then the process dies
 
-    kept = kept_queries(
-        records, RowCheckpoint(tmp_path / "resume"), key="k", timeout_ms=10000, billing=CONTRACT
-    )
+    kept = kept_queries(records, RowCheckpoint(tmp_path / "resume"), QuerySpec("k", 10000, CONTRACT))
     assert sorted(kept.uncertain) == list(range(1, CLAIM_ROWS + 1))
     assert set(kept.uncertain.values()) == {SENT_UNANSWERED} and kept.answered == {}
     # Another query for the same record (other options) is a new query: the claim does not hold it.
-    other = kept_queries(
-        records, RowCheckpoint(tmp_path / "resume"), key="k", timeout_ms=5000, billing=CONTRACT
-    )
+    other = kept_queries(records, RowCheckpoint(tmp_path / "resume"), QuerySpec("k", 5000, CONTRACT))
     assert other.uncertain == {}
+
+
+def test_a_query_is_fingerprinted_as_the_answers_of_earlier_runs_were_kept() -> None:
+    """The key, the fields, the timeout and the billing (its reference alone when no client is named): a
+    checkpoint kept before the query's options travelled as one value still resumes."""
+    fields = {"Name_in": "Muster", "ZipCode_in": "6010"}
+    earlier = {"key": "k", "fields": fields, "timeout": 5000, "billing": "R-7"}
+    assert QuerySpec("k", 5000, Billing("R-7")).fingerprint(fields) == request_fingerprint(earlier)
+    with_client = {**earlier, "billing": ["R-7", "C-1", None]}
+    assert QuerySpec("k", 5000, Billing("R-7", "C-1")).fingerprint(fields) == request_fingerprint(with_client)
+    assert QuerySpec("k").fingerprint(fields) == request_fingerprint(
+        {"key": "k", "fields": fields, "timeout": 10000, "billing": None}
+    )

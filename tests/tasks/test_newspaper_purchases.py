@@ -8,7 +8,13 @@ from collections.abc import Iterator
 import pytest
 
 from connectors.newspaper import ApiResult, PurchaseDocumentKind, PurchaseProgress
-from tasks.newspaper.purchases import PurchaseFailed, document_kinds, purchase_done, wait_for_purchase
+from tasks.newspaper.purchases import (
+    PlacedPurchase,
+    PurchaseFailed,
+    document_kinds,
+    purchase_done,
+    wait_for_purchase,
+)
 from tasks.polling import PollPolicy, PollTimedOut
 
 
@@ -39,7 +45,7 @@ POLICY = PollPolicy(max_wait_s=100.0, min_interval_s=1.0, max_interval_s=5.0)
 
 async def _wait(service: FakeService, *, sorting: bool) -> PurchaseProgress:
     return await wait_for_purchase(  # type: ignore[arg-type]
-        service, 1, sorting=sorting, policy=POLICY, sleep=service.sleep
+        service, PlacedPurchase(1, sorting), policy=POLICY, sleep=service.sleep
     )
 
 
@@ -80,8 +86,7 @@ async def test_still_running_after_the_deadline_times_out() -> None:
     with pytest.raises(PollTimedOut, match="purchase 1"):
         await wait_for_purchase(  # type: ignore[arg-type]
             service,
-            1,
-            sorting=True,
+            PlacedPurchase(1, True),
             policy=PollPolicy(max_wait_s=10.0, min_interval_s=1.0, max_interval_s=2.0),
             sleep=service.sleep,
             clock=lambda: service.now,

@@ -7,7 +7,6 @@ import asyncio
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
@@ -20,7 +19,7 @@ from connectors.commerce.errors import GuessedPathNotFound
 from connectors.errors import AuthFailed, NotFound, ServerError, TransportFailure
 from fileio import checkpoint as checkpoint_module
 from fileio.checkpoint import RowCheckpoint
-from tasks.commerce.per_row import ChunkAnswers, RowOutcome, answer_in_chunks, ask_chunk, ask_rows
+from tasks.commerce.per_row import ChunkAnswers, RowAsking, RowOutcome, answer_in_chunks, ask_chunk, ask_rows
 from tasks.fanout import ChunkPart
 
 
@@ -106,17 +105,13 @@ async def answer_rows(
 ) -> list[RowOutcome[Answer]]:
     """Every row through the fan-out, as a flow asks them (here, outside a flow run: one chunk)."""
     records = pd.DataFrame({"row": [row for row, _ in asked], "value": [ask.value for _, ask in asked]})
-    options: dict[str, Any] = {"reusable": reusable} if reusable is not None else {}
+    asking = (
+        RowAsking(ask_service, Answer, "t")
+        if reusable is None
+        else RowAsking(ask_service, Answer, "t", reusable)
+    )
     return await answer_in_chunks(
-        ask_service,
-        records,
-        asked,
-        answer_model=Answer,
-        label="t",
-        concurrency=concurrency,
-        checkpoint=checkpoint,
-        service=service,
-        **options,
+        asking, records, asked, concurrency=concurrency, checkpoint=checkpoint, service=service
     )
 
 
