@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from postflows.cli_common import EXIT_USAGE, say
+from postflows.cli_common import EXIT_USAGE, fail, say
 
 if TYPE_CHECKING:
     from runtime.settings import Settings
@@ -64,6 +64,7 @@ def sandbox_command(
     ] = None,
 ) -> None:
     """Serve the sandbox of the APIs over HTTP (address service under /address/REST/v1)."""
+    require_sandbox("postflows sandbox")
     import uvicorn
 
     from runtime.settings import get_settings
@@ -92,6 +93,16 @@ def sandbox_command(
     config = with_other_answers(config)
     _announce_sandbox(config, host, port, settings)
     uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
+
+
+def require_sandbox(command: str) -> None:
+    """End ``command`` with one line naming ``postflows[sandbox]`` (exit 2) where the sandbox is not
+    installed."""
+    from runtime.endpoints import sandbox_installed
+    from runtime.wiring.embedded import missing_sandbox
+
+    if not sandbox_installed():
+        fail("configuration error", missing_sandbox(command), EXIT_USAGE)
 
 
 def _alignments(given: list[str] | None, settings: Settings) -> dict[str, SandboxAlignment]:

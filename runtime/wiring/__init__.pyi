@@ -6,7 +6,7 @@ from .address_service import (
     window_gate,
 )
 from .commerce import commerce_client, commerce_token_store, oidc_client, user_session
-from .embedded import reset_sandbox, sandbox_installed, sandbox_state_dir, sandbox_transport
+from .embedded import reset_sandbox, sandbox_state_dir, sandbox_transport
 from .newspaper import newspaper_client
 from .services import (
     Api,
@@ -50,7 +50,6 @@ __all__ = [
     "response_limits",
     "retry_policy",
     "resolve",
-    "sandbox_installed",
     "sandbox_state_dir",
     "sandbox_transport",
     "upload_refusal",

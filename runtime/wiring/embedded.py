@@ -15,13 +15,14 @@ from typing import Literal, Protocol, cast
 
 import httpx
 
-from runtime.endpoints import ConfigurationError
+from runtime.endpoints import (
+    SANDBOX_ENTRY_POINT,
+    SANDBOX_ENTRY_POINTS,
+    SANDBOX_EXTRA,
+    ConfigurationError,
+)
 from runtime.settings import Settings
 from runtime.settings.variables import variable_named
-
-ENTRY_POINT_GROUP = "postflows.sandbox"
-ENTRY_POINT = "embedded"
-EXTRA = "postflows[sandbox]"
 
 
 class SandboxMissing(ConfigurationError):
@@ -63,15 +64,10 @@ class EmbeddedSandbox(Protocol):
     def services(self) -> Mapping[str, Mapping[str, str | None]]: ...
 
 
-def sandbox_installed() -> bool:
-    """Whether the ``postflows.sandbox`` entry point is installed (the ``postflows[sandbox]`` extra)."""
-    return bool(entry_points(group=ENTRY_POINT_GROUP, name=ENTRY_POINT))
-
-
 def missing_sandbox(needed_by: str) -> SandboxMissing:
     """The one-line refusal of a command or run that needs the sandbox where it is not installed."""
     return SandboxMissing(
-        f"{needed_by} needs the embedded sandbox, which is not installed: pip install '{EXTRA}'"
+        f"{needed_by} needs the embedded sandbox, which is not installed: pip install '{SANDBOX_EXTRA}'"
     )
 
 
@@ -82,7 +78,7 @@ def embedded_sandbox(needed_by: str = "this command") -> EmbeddedSandbox:
     Raises:
         SandboxMissing: the ``postflows[sandbox]`` extra is not installed.
     """
-    found = entry_points(group=ENTRY_POINT_GROUP, name=ENTRY_POINT)
+    found = entry_points(group=SANDBOX_ENTRY_POINTS, name=SANDBOX_ENTRY_POINT)
     if not found:
         raise missing_sandbox(needed_by)
     return cast(EmbeddedSandbox, next(iter(found)).load())
