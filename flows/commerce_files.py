@@ -31,45 +31,16 @@ async def prepare_commerce_addresses(
     csv_style: CsvStyle,
     limits: TableLimits,
 ) -> tuple[CommerceAddresses, Path | None]:
-    """The "prepare input" step of a commerce flow, reading the request's file as it says (see
-    :func:`prepare_addresses`)."""
-    return await prepare_addresses(
-        recorder,
-        Path(request.input_path),
-        output_dir,
-        use=use,
-        sheet=request.input_sheet,
-        delimiter=request.input_delimiter,
-        encoding=request.input_encoding,
-        reserved=reserved,
-        csv_style=csv_style,
-        limits=limits,
-    )
-
-
-async def prepare_addresses(
-    recorder: RunRecorder,
-    input_path: Path,
-    output_dir: Path,
-    *,
-    use: Use,
-    sheet: str | None,
-    delimiter: str | None,
-    encoding: str | None,
-    reserved: Sequence[str],
-    csv_style: CsvStyle,
-    limits: TableLimits,
-) -> tuple[CommerceAddresses, Path | None]:
-    """The "prepare input" step of a row-by-row commerce flow: read and check the rows, write
-    ``rejected.csv`` in ``csv_style`` (never leaving a stale one beside new results) and record it as a
-    document."""
+    """The "prepare input" step of a row-by-row commerce flow: read and check the rows of the request's
+    file as it says, write ``rejected.csv`` in ``csv_style`` (never leaving a stale one beside new results)
+    and record it as a document."""
     async with recorder.step("prepare input"):
         addresses = read_commerce_addresses(
-            input_path,
+            Path(request.input_path),
             use=use,
-            sheet=sheet,
-            delimiter=delimiter,
-            encoding=encoding,
+            sheet=request.input_sheet,
+            delimiter=request.input_delimiter,
+            encoding=request.input_encoding,
             reserved=reserved,
             limits=limits,
         )

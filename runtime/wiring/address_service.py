@@ -123,7 +123,7 @@ def _sandbox_assistant(settings: Settings) -> str | None:
     guesses the other way (``address-service.assistant-url``), else beside the batch (None)."""
     if settings.sandbox_guesses != "other":
         return None
-    return sandbox_service(settings, "address-service", mount="address-assistant").base_url
+    return sandbox_service("address-service", mount="address-assistant").base_url
 
 
 UPLOAD_HEAD_BYTES = 1 << 16

@@ -1,7 +1,7 @@
 """The embedded sandbox, attached as a transport: found through the ``postflows.sandbox`` entry point that
 the ``postflows-sandbox`` distribution (the ``postflows[sandbox]`` extra) declares, and loaded only when a
-service's URL is unset. Nothing of ours imports the sandbox: without the extra, a run that needs it refuses
-with one line naming the extra.
+service's URL is unset. Nothing below the CLI imports the sandbox: without the extra, a run that needs it
+refuses with one line naming the extra.
 """
 
 from __future__ import annotations

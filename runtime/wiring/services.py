@@ -80,7 +80,7 @@ def resolve(settings: Settings, api: Api) -> Service:
     """
     require_settings(settings, api)
     if api_url(settings, api) is None:
-        return sandbox_service(settings, api)
+        return sandbox_service(api)
     if api == "address-service":
         config = settings.address_service
         return Service(
@@ -113,15 +113,15 @@ def resolve(settings: Settings, api: Api) -> Service:
     )
 
 
-def sandbox_service(settings: Settings, api: Api, mount: str | None = None) -> Service:
+def sandbox_service(api: Api, mount: str | None = None) -> Service:
     """The embedded sandbox's side of ``api`` (at ``mount``, another of its mounts, when given) and its
     published test account, as the installed sandbox tells them.
 
     Raises:
-        SandboxMissing: the sandbox is not installed; the message names the unset URL that asks for it.
+        SandboxMissing: the sandbox is not installed (:func:`~runtime.endpoints.require_sandbox_allowed`
+            refuses that first, naming the unset URL).
     """
-    needed_by = f"a run with {variable_named(type(settings), _section(api), 'url')} unset"
-    served = embedded.sandbox_service(mount or api, needed_by)
+    served = embedded.sandbox_service(mount or api, f"the {api} with its URL unset")
     return Service(
         api,
         str(served["base_url"]),
@@ -131,10 +131,6 @@ def sandbox_service(settings: Settings, api: Api, mount: str | None = None) -> S
         auth_url=served["auth_url"],
         sandbox=True,
     )
-
-
-def _section(api: Api) -> str:
-    return {"address-service": "address_service", "newspaper": "newspaper", "commerce": "commerce"}[api]
 
 
 def _required(settings: Settings, value: T | None, *path: str) -> T:
@@ -152,7 +148,7 @@ def endpoint(settings: Settings, api: Api) -> Endpoint:
     """The service ``api`` a run talks to, as its idempotency keys name it (the sandbox where allowed)."""
     if api_url(settings, api) is None:
         require_sandbox_allowed(settings, api)
-        service = sandbox_service(settings, api)
+        service = sandbox_service(api)
         return Endpoint(service.base_url, service.user)
     config = api_settings(settings, api)
     user = config.user if isinstance(config, AddressServiceSettings) else config.client_id
