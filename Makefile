@@ -13,7 +13,7 @@ export DO_NOT_TRACK := 1
 .PHONY: install run test test-fast check fmt clean bench load docs
 
 # uv when it can be had (bootstrapped once into ~/.cache/postflows/tools), else pip; USE_UV=0 forces pip.
-$(STAMP): pyproject.toml scripts/install-venv.sh
+$(STAMP): pyproject.toml sandbox/pyproject.toml scripts/install-venv.sh
 	PYTHON=$(PYTHON) VENV=$(VENV) USE_UV=$(USE_UV) scripts/install-venv.sh
 	@touch $(STAMP)
 

@@ -27,7 +27,7 @@ from fileio.limits import TableLimits
 from fileio.reports import CsvStyle
 from fileio.writeback_policy import Policy
 from flows.address_input import note_prepared_input
-from flows.batch_work import FLOW_NAME, BatchWork, batch_plan, sandbox_id_problem
+from flows.batch_work import FLOW_NAME, BatchWork, batch_plan
 from flows.customer_files import customer_files
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
@@ -43,6 +43,7 @@ from history.recorder import RunRecorder
 from runtime.run import Run
 from runtime.wiring import (
     ConfigurationError,
+    upload_refusal,
 )
 from tasks.address_service.batch import (
     API,
@@ -139,7 +140,7 @@ async def address_batch(
         unmergeable = None
         if work.alignment is not None:
             summary.update(record_id_returned_in=work.alignment.result_record_id)
-            unmergeable = sandbox_id_problem(settings, work.alignment, work.batch_key, upload)
+            unmergeable = upload_refusal(settings, work.alignment, work.batch_key, upload)
         if request.dry_run:
             return await _dry_run(recorder, summary, prepared, work, key, output_dir, problem=unmergeable)
         if unmergeable is not None:

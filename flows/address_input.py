@@ -1,21 +1,15 @@
 """What the address flows do with their request's file before anything is sent: how it is read (from the
-request's reading options), the commerce flows' "prepare input" step, and for batch and query the counts in
-the run summary, the files in the history, a line for each thing the reader decided."""
+request's reading options), and for batch and query the counts in the run summary, the files in the history,
+a line for each thing the reader decided. The commerce flows' "prepare input": :mod:`flows.commerce_files`."""
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping, Sequence
-from pathlib import Path
+from collections.abc import MutableMapping
 from typing import Any
 
 from prefect import get_run_logger
 
-from fileio.commerce.address_input import CommerceAddresses, Use, read_commerce_addresses
-from fileio.limits import TableLimits
-from fileio.rejected_rows import write_rejected
-from fileio.reports import CsvStyle
 from flows.requests import AddressTable
-from flows.requests.commerce import CommerceAddressRequest
 from history.recorder import RunRecorder
 from tasks.address_service.steps import InputFormat, PreparedInput
 
@@ -27,32 +21,6 @@ def input_format(request: AddressTable) -> InputFormat:
         encoding=request.input_encoding,
         sheet=request.input_sheet,
         fixed_widths=request.fixed_widths,
-    )
-
-
-async def prepare_commerce_addresses(
-    recorder: RunRecorder,
-    request: CommerceAddressRequest,
-    output_dir: Path,
-    *,
-    use: Use,
-    reserved: Sequence[str],
-    csv_style: CsvStyle,
-    limits: TableLimits,
-) -> tuple[CommerceAddresses, Path | None]:
-    """The "prepare input" step of a commerce flow, reading the request's file as it says (see
-    :func:`prepare_addresses`)."""
-    return await prepare_addresses(
-        recorder,
-        Path(request.input_path),
-        output_dir,
-        use=use,
-        sheet=request.input_sheet,
-        delimiter=request.input_delimiter,
-        encoding=request.input_encoding,
-        reserved=reserved,
-        csv_style=csv_style,
-        limits=limits,
     )
 
 
@@ -82,37 +50,3 @@ async def note_prepared_input(
         logger.warning("%d input rows rejected, see %s", prepared.rejected_rows, prepared.rejected_path)
     if prepared.upload_path is not None:
         await recorder.document("upload", prepared.upload_path)
-
-
-async def prepare_addresses(
-    recorder: RunRecorder,
-    input_path: Path,
-    output_dir: Path,
-    *,
-    use: Use,
-    sheet: str | None,
-    delimiter: str | None,
-    encoding: str | None,
-    reserved: Sequence[str],
-    csv_style: CsvStyle,
-    limits: TableLimits,
-) -> tuple[CommerceAddresses, Path | None]:
-    """The "prepare input" step of a row-by-row commerce flow: read and check the rows, write
-    ``rejected.csv`` in ``csv_style`` (never leaving a stale one beside new results) and record it as a
-    document."""
-    async with recorder.step("prepare input"):
-        addresses = read_commerce_addresses(
-            input_path,
-            use=use,
-            sheet=sheet,
-            delimiter=delimiter,
-            encoding=encoding,
-            reserved=reserved,
-            limits=limits,
-        )
-        rejected_path = write_rejected(
-            addresses.rejected_report, output_dir / "rejected.csv", style=csv_style
-        )
-    if rejected_path is not None:
-        await recorder.document("rejected-rows", rejected_path)
-    return addresses, rejected_path

@@ -12,8 +12,7 @@ from prefect import flow, get_run_logger
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
-from flows.address_input import prepare_commerce_addresses
-from flows.customer_files import validation_write_back
+from flows.commerce_files import prepare_commerce_addresses, validation_write_back
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name

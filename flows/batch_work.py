@@ -1,6 +1,6 @@
 """What an address batch request asks of the service (:class:`BatchWork`): the alignment profile and batch
 key it resolves to with the settings, the identity a run starts under and the key of what it sends
-(:func:`work_key`), the dry run's plan.json, and the embedded sandbox's reading of the upload."""
+(:func:`work_key`) and the dry run's plan.json."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from flows.address_input import input_format
 from flows.requests import AddressBatchRequest
 from history.identity import Endpoint, derive_key
 from runtime.settings import Settings
-from runtime.wiring import sandbox_reading
 from tasks.address_service.steps import InputFormat, PreparedInput
 
 FLOW_NAME = "address-batch"
@@ -80,31 +79,6 @@ class BatchWork:
         """The key of what is sent, once the upload is written (see :func:`work_key`)."""
         outputs = self.alignment.outputs if self.alignment is not None else {}
         return work_key(endpoint, upload, batch_key=self.batch_key, billing=self.billing, outputs=outputs)
-
-
-def sandbox_id_problem(
-    settings: Settings, profile: AlignmentProfile, batch_key: str, upload: Path
-) -> str | None:
-    """Why, on the embedded sandbox, the results of this run could not be merged (the sandbox's alignment for
-    the key would return the record id in another column than the profile's), or None. A run refuses it
-    before anything is sent; a dry run reports it."""
-    reading = sandbox_reading(settings, batch_key, upload)
-    if reading is None:
-        return None
-    returned = reading.result_id or profile.upload.record_id
-    if returned == profile.result_record_id:
-        return None
-    return (
-        f"the embedded sandbox reads this upload for key {batch_key} "
-        + (
-            f"by an alignment whose result carries the record id in column {returned!r}"
-            if reading.result_id
-            else f"in any layout, so the record id comes back as {returned!r}"
-        )
-        + f", while profile {profile.name} expects it in {profile.result_record_id!r}: the results could "
-        f"not be merged, so nothing was sent. Give the sandbox this profile's alignment "
-        f"(POSTFLOWS_SANDBOX_ALIGNMENTS={batch_key}=<the profile's YAML file>) or use a key it holds"
-    )
 
 
 def work_key(

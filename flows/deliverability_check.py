@@ -15,7 +15,7 @@ from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.commerce.days import delivery_dates
 from fileio.errors import InputError
-from flows.address_input import prepare_commerce_addresses
+from flows.commerce_files import prepare_commerce_addresses
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name

@@ -319,6 +319,7 @@ def demo_command(
     ] = None,
 ) -> None:
     """Run the address batch on the bundled example file against the embedded sandbox."""
+    cli_sandbox.require_sandbox("postflows demo")
     out = out or _settings().data_dir / "demo"
     prepare_flow_run(None, out=out)
     from postflows.demo import run_demo

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from postflows.cli_common import EXIT_USAGE, say
+from postflows.cli_common import EXIT_USAGE, fail, say
 from postflows.cli_requests import request_command
 from postflows.sandbox_options import SandboxServeOptions
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 @request_command(SandboxServeOptions)
 def sandbox_command(options: SandboxServeOptions) -> None:
     """Serve the sandbox of the APIs over HTTP (address service under /address/REST/v1)."""
+    require_sandbox("postflows sandbox")
     import uvicorn
 
     from runtime.settings import get_settings
@@ -56,6 +57,16 @@ def _sandbox_config(options: SandboxServeOptions, settings: Settings) -> Sandbox
         address_ping_answer=settings.sandbox_ping_answer,
     )
     return with_other_answers(config)
+
+
+def require_sandbox(command: str) -> None:
+    """End ``command`` with one line naming ``postflows[sandbox]`` (exit 2) where the sandbox is not
+    installed."""
+    from runtime.endpoints import sandbox_installed
+    from runtime.wiring.embedded import missing_sandbox
+
+    if not sandbox_installed():
+        fail("configuration error", missing_sandbox(command), EXIT_USAGE)
 
 
 def _alignments(given: list[str] | None, settings: Settings) -> dict[str, SandboxAlignment]:

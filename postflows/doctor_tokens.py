@@ -15,11 +15,11 @@ import httpx
 
 from connectors.bodies import read_body
 from connectors.commerce import CommerceClient
-from connectors.commerce.paths import CommerceScopes
 from connectors.errors import ApiError, AuthFailed, TransportFailure
 from connectors.guesses import guess
 from connectors.newspaper.models import Scope
 from connectors.oauth import ClientCredentials
+from connectors.paths import CommerceScopes
 from postflows.doctor import ApiReport, Check, Observed
 from postflows.doctor_answers import Answers, describe, oauth_error, status_line
 from runtime.privacy import masked_url

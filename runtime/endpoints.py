@@ -46,6 +46,11 @@ _ADDRESSES: dict[Api, tuple[str, ...]] = {
     "newspaper": ("url", "token_url"),
     "commerce": ("url", "auth_url", "userinfo_url", "issuer", "jwks_url"),
 }
+# The entry point group the sandbox's distribution (postflows-sandbox, the extra below) declares: the runtime
+# finds the sandbox by it (runtime.wiring.embedded), never by importing it.
+SANDBOX_ENTRY_POINTS = "postflows.sandbox"
+SANDBOX_ENTRY_POINT = "embedded"
+SANDBOX_EXTRA = "postflows[sandbox]"
 _LABELS: dict[Api, str] = {
     "address-service": "address service",
     "newspaper": "newspaper API",
@@ -109,6 +114,18 @@ def require_sandbox_allowed(settings: Settings, api: Api) -> None:
             f"{sandbox}=1: set {url} (or {sandbox}=1) in the deployment's job variables or the worker's "
             "environment (`postflows deploy` carries the settings it is given; `--sandbox` sets the latter)"
         )
+    if not sandbox_installed():
+        raise ConfigurationError(
+            f"{url} is not set, and the embedded sandbox that would serve the {_LABELS[api]} is not "
+            f"installed: pip install '{SANDBOX_EXTRA}', or set {url}"
+        )
+
+
+def sandbox_installed() -> bool:
+    """Whether the embedded sandbox is installed: its distribution's entry point (``postflows[sandbox]``)."""
+    from importlib.metadata import entry_points
+
+    return bool(entry_points(group=SANDBOX_ENTRY_POINTS, name=SANDBOX_ENTRY_POINT))
 
 
 def require_settings(settings: Settings, api: Api, *, block_may_fill: bool = False) -> None:

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Create the project's virtualenv and install postflows with its dev extras (`make install` runs this).
+# Create the project's virtualenv and install postflows with its dev and sandbox extras (`make install` runs
+# this). The sandbox extra requires postflows-sandbox, which no index holds: it is installed from this tree
+# (sandbox/pyproject.toml) in the same command, editable like postflows.
 #
 # uv does it in seconds; pip is the fallback when uv cannot be had or fails. uv compiles the bytecode at
 # install, as pip does: where PYTHONDONTWRITEBYTECODE is set, a venv without it imports everything from
@@ -17,7 +19,8 @@ VENV=${VENV:-.venv}
 USE_UV=${USE_UV:-1}
 UV_VERSION=${UV_VERSION:-0.13.9}
 TOOLS=${POSTFLOWS_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/postflows/tools}
-SPEC='.[dev]'
+SPEC='.[dev,sandbox]'
+SANDBOX=./sandbox
 
 say() { echo "install: $*" >&2; }
 
@@ -66,13 +69,13 @@ install_with_uv() {
     fi
     say "uv ($uv): $VENV"
     "$uv" venv -q --allow-existing --python "$PYTHON" "$VENV" &&
-        "$uv" pip install -q --compile-bytecode --python "$VENV/bin/python" -e "$SPEC"
+        "$uv" pip install -q --compile-bytecode --python "$VENV/bin/python" -e "$SANDBOX" -e "$SPEC"
 }
 
 install_with_pip() {
     say "pip: $VENV"
     "$PYTHON" -m venv "$VENV"
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e "$SPEC"
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e "$SANDBOX" -e "$SPEC"
 }
 
 if [ "$USE_UV" != 0 ]; then

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from functools import cache
 from importlib.metadata import packages_distributions
 from pathlib import Path
+from typing import Any
 
 from tests.packages import PACKAGES
 
@@ -40,18 +41,35 @@ def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+# The distributions built from this repository: an extra that requires one declares its dependencies.
+OWN_DISTRIBUTIONS = {"postflows-sandbox": ROOT / "sandbox" / "pyproject.toml"}
+
+
 @cache
 def declared() -> dict[str, str]:
-    """Every declared distribution (normalised name) and where: the dependencies or an extra's name."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    """Every declared distribution (normalised name) and where: the dependencies or an extra's name (the
+    sandbox extra's are those of the postflows-sandbox distribution it requires)."""
+    project = _project(ROOT / "pyproject.toml")
     groups = {"dependencies": project["dependencies"], **project["optional-dependencies"]}
     found: dict[str, str] = {}
     for group, requirements in groups.items():
         for requirement in requirements:
-            name = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement)
-            assert name is not None, requirement
-            found[_normal(name.group())] = group
+            name = _normal(_name(requirement))
+            own = OWN_DISTRIBUTIONS.get(name)
+            for item in _project(own)["dependencies"] if own else [requirement]:
+                found.setdefault(_normal(_name(item)), group)  # the core's dependencies come first
     return found
+
+
+def _project(path: Path) -> dict[str, Any]:
+    project: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))["project"]
+    return project
+
+
+def _name(requirement: str) -> str:
+    name = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement)
+    assert name is not None, requirement
+    return name.group()
 
 
 def _imported_names(path: Path) -> Iterator[str]:
@@ -112,3 +130,18 @@ def test_every_declared_package_is_imported_or_says_why_not() -> None:
     assert not unused, f"declared, imported nowhere: {unused}"
     assert not sorted(NOT_IMPORTED.keys() & used), "imported after all: drop it from NOT_IMPORTED"
     assert NOT_IMPORTED.keys() <= declared().keys()
+
+
+def test_only_the_sandbox_and_its_command_import_what_the_sandbox_extra_adds() -> None:
+    """``pip install postflows`` runs everything but the sandbox: what only the extra installs (the
+    sandbox's ASGI stack, the server of ``postflows sandbox``) is imported by the sandbox and that command."""
+    allowed = ("sandbox/", "postflows/cli_sandbox.py")
+    misplaced = {
+        module: sorted(
+            path for path in paths if path.partition("/")[0] in PACKAGES and not path.startswith(allowed)
+        )
+        for module, paths in imported().items()
+        if any(declared().get(name) == "sandbox" for name in distributions_of(module))
+    }
+    assert {"starlette", "uvicorn"} <= misplaced.keys()
+    assert not {module: paths for module, paths in misplaced.items() if paths}

@@ -1,4 +1,4 @@
-from .client import CommerceClient, ReceivedAnswer
+from .client import CommerceClient, CommercePaths, CommerceScopes, ReceivedAnswer
 from .errors import AddressNotFound, CommerceRejected, service_message
 from .models import (
     ADDRESS_TYPE_SYNONYMS,
@@ -35,7 +35,6 @@ from .models import (
     format_expires,
     parse_expires,
 )
-from .paths import CommercePaths, CommerceScopes
 
 __all__ = [
     "ADDRESS_TYPE_SYNONYMS",

@@ -64,12 +64,12 @@ from connectors.commerce.models import (
     ZipEntry,
     ZipList,
 )
-from connectors.commerce.paths import CommercePaths as CommercePaths  # re-exported
-from connectors.commerce.paths import CommerceScopes as CommerceScopes  # re-exported
 from connectors.errors import ApiError, LoginRequired, MalformedResponse, NotFound
 from connectors.http import ApiClient, HttpOptions
 from connectors.jsontext import json_of
 from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, TokenSource, shared_or_new
+from connectors.paths import CommercePaths as CommercePaths  # re-exported
+from connectors.paths import CommerceScopes as CommerceScopes  # re-exported
 from core.swiss_time import swiss_today
 
 M = TypeVar("M", bound=BaseModel)

@@ -27,7 +27,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from connectors.commerce.paths import PATH_SETTINGS
 from connectors.errors import (
     NEVER_SENT,
     RATE_LIMITED_ANSWER,
@@ -41,6 +40,7 @@ from connectors.errors import (
     quote_body,
 )
 from connectors.jsontext import json_of
+from connectors.paths import PATH_SETTINGS
 
 if TYPE_CHECKING:  # httpx is loaded by the clients that hand its responses here
     import httpx

@@ -2,7 +2,7 @@
 
 A field's variable is ``POSTFLOWS_<API>_<FIELD>`` (``POSTFLOWS_COMMERCE_URL``) unless its
 ``json_schema_extra`` names another (``variable``, or ``variables`` per field of a connector's own model
-such as :class:`~connectors.commerce.CommercePaths`); ``POSTFLOWS_<API>__<FIELD>`` sets it too
+such as :class:`~connectors.paths.CommercePaths`); ``POSTFLOWS_<API>__<FIELD>`` sets it too
 (:mod:`runtime.settings.variables`).
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from connectors.commerce.paths import PATH_SETTINGS, CommercePaths, CommerceScopes
+from connectors.paths import PATH_SETTINGS, CommercePaths, CommerceScopes
 from core.environment import PREFIX
 
 DEFAULT_LOGIN_SCOPES = "openid profile email address phone DCAPI_ADDRESS_READ"

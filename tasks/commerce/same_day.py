@@ -20,8 +20,8 @@ import pandas as pd
 
 from connectors.commerce import CommerceClient, DeliveryAddress, SameDayAcceptance, SameDayRequest, Zip
 from connectors.commerce.models import DeliveryHouse, DeliveryLocation, DropOff
-from connectors.commerce.paths import PATH_SETTINGS
 from connectors.errors import NotFound
+from connectors.paths import PATH_SETTINGS
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
 from fileio.sandbox_marks import with_banner
 from fileio.workbooks import write_xlsx

@@ -16,6 +16,9 @@ from connectors.limits import (
 from fileio.limits import DOWNLOAD_MAX_BYTES
 from runtime import wiring
 from runtime.settings import Settings
+from runtime.wiring import address_service as address_wiring
+from runtime.wiring import commerce as commerce_wiring
+from runtime.wiring import newspaper as newspaper_wiring
 from sandbox.inprocess import address_service_url
 
 ADDRESS = {"address_service_user": "tech-user", "address_service_password": SecretStr("pw")}
@@ -70,8 +73,14 @@ def test_an_http_address_off_loopback_is_refused_before_a_client_is_built(
     values: dict[str, object], build: object, variable: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     built: list[str] = []
-    for name in ("AddressServiceClient", "NewspaperClient", "CommerceClient", "OidcClient"):
-        monkeypatch.setattr(wiring, name, lambda *args, _name=name, **kwargs: built.append(_name))
+    modules = {
+        "AddressServiceClient": address_wiring,
+        "NewspaperClient": newspaper_wiring,
+        "CommerceClient": commerce_wiring,
+        "OidcClient": commerce_wiring,
+    }
+    for name, module in modules.items():
+        monkeypatch.setattr(module, name, lambda *args, _name=name, **kwargs: built.append(_name))
     with pytest.raises(wiring.ConfigurationError) as refused:
         build(settings(**values))  # type: ignore[operator]
     message = str(refused.value)

@@ -28,7 +28,6 @@ from connectors.commerce import (
 )
 from connectors.commerce.models import DeliveryHouse
 from connectors.commerce.oidc import OidcClient, UserSession, UserTokens
-from connectors.commerce.paths import CommerceScopes
 from connectors.errors import (
     AuthFailed,
     IdTokenInvalid,
@@ -37,6 +36,7 @@ from connectors.errors import (
     StateMismatch,
 )
 from connectors.oauth import ClientCredentials
+from connectors.paths import CommerceScopes
 from sandbox.commerce.paths import CommercePaths as SandboxPaths
 from sandbox.config import SandboxConfig
 from sandbox.inprocess import SandboxTransport, auth_url, commerce_url

@@ -21,7 +21,7 @@ from prefect.exceptions import ObjectNotFound
 from runtime.api_limits import ADDRESS_SERVICE, COMMERCE_API, NEWSPAPER_API, forget_known_limits
 from sandbox.config import SandboxConfig
 from sandbox.faults import FaultRule
-from sandbox.inprocess import SandboxTransport
+from sandbox.inprocess import SandboxTransport, UploadProfile
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -48,6 +48,9 @@ class CountingTransport(httpx.AsyncBaseTransport):
         self.calls[(request.method, request.url.path)] += 1
         return await self.inner.handle_async_request(request)
 
+    def upload_refusal(self, key: str, head: bytes, profile: UploadProfile) -> str | None:
+        return self.inner.upload_refusal(key, head, profile)
+
     def count(self, suffix: str) -> int:
         return sum(n for (_, path), n in self.calls.items() if path.endswith(suffix) or f"{suffix}/" in path)
 
@@ -65,7 +68,7 @@ class Sandbox:
 def counted_sandbox(monkeypatch: pytest.MonkeyPatch, config: SandboxConfig) -> Sandbox:
     """The sandbox of ``config``, its requests counted, as the transport every flow of the test talks to."""
     transport = CountingTransport(SandboxTransport(config))
-    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: transport)
+    monkeypatch.setattr("runtime.wiring.embedded.sandbox_transport", lambda settings: transport)
     return Sandbox(config=transport.config, transport=transport)
 
 

@@ -62,7 +62,7 @@ def widen(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, *, short_rows: int,
     """Downloads whose result ends in ``short_rows`` rows of no uploaded record and one row of ``tabs``."""
     rows = b"".join(b"%d\t1\r\n" % (90_000 + number) for number in range(short_rows)) + b"\t" * tabs + b"\r\n"
     transport = WidenedResults(sandbox.transport, rows)
-    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: transport)
+    monkeypatch.setattr("runtime.wiring.embedded.sandbox_transport", lambda settings: transport)
 
 
 def _batch_jobs() -> list[history.RemoteJob]:

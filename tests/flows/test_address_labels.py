@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from flows.address_labels import address_labels
 from postflows.cli import app
+from runtime.wiring import embedded
 from tasks.commerce.address_labels import LabelsWithoutPdf
 from tasks.commerce.json_submissions import SubmissionsUncertain
 from tests.flows.calls import call
@@ -135,7 +136,9 @@ class PdfLabels(httpx.AsyncBaseTransport):
 async def test_a_pdf_answer_is_the_label(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: PdfLabels(sandbox.transport))
+    monkeypatch.setattr(
+        "runtime.wiring.embedded.sandbox_transport", lambda settings: PdfLabels(sandbox.transport)
+    )
     summary = await call(address_labels, EXAMPLE, tmp_path / "out")
     assert summary["statuses"]["created"] == 2
     made = index(tmp_path / "out")
@@ -244,7 +247,12 @@ def test_a_refused_token_sends_nothing_and_the_next_run_creates_every_label_with
     monkeypatch.setenv("COLUMNS", "200")
     out = str(tmp_path / "out")
     with monkeypatch.context() as wrong:
-        wrong.setattr("runtime.wiring.SANDBOX_COMMERCE_CLIENT_SECRET", "not-the-secret")
+        served = embedded.sandbox_service
+        wrong.setattr(
+            embedded,
+            "sandbox_service",
+            lambda api, needed_by: {**served(api, needed_by), "secret": "not-the-secret"},
+        )
         code, output = invoke("address-labels", str(EXAMPLE), "--out", out)
     assert code == 1 and "token request" in output and "refused: HTTP 401" in output, output
     assert sandbox.transport.count(LABELS) == 0

@@ -102,7 +102,8 @@ async def test_a_per_minute_limit_is_waited_out_by_every_worker_together(
     sandbox.config.clock = time
     sandbox.config.max_queries_per_minute = 10
     monkeypatch.setattr(
-        "runtime.wiring.window_gate", lambda settings: WindowGate(clock=time, sleep=time.sleep)
+        "runtime.wiring.address_service.window_gate",
+        lambda settings: WindowGate(clock=time, sleep=time.sleep),
     )
     summary = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=4)
 
@@ -131,7 +132,7 @@ async def test_an_unreadable_answer_keeps_its_row_uncertain_and_the_answers_alre
                 return httpx.Response(200, text="<html>gateway</html>", headers={"content-type": "text/html"})
             return response
 
-    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: Garbling())
+    monkeypatch.setattr("runtime.wiring.embedded.sandbox_transport", lambda settings: Garbling())
     with pytest.raises(QueriesUncertain, match="--resubmit") as uncertain:
         await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=4)
 
@@ -210,7 +211,7 @@ async def test_on_the_dask_cluster_the_setting_names_the_results_are_the_same(
 
     await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "threads", concurrency=16)
     recorder = ThreadRecorder(sandbox.transport)
-    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: recorder)
+    monkeypatch.setattr("runtime.wiring.embedded.sandbox_transport", lambda settings: recorder)
     with LocalCluster(n_workers=2, threads_per_worker=2, processes=False, dashboard_address=":0") as cluster:
         monkeypatch.setenv("POSTFLOWS_TASK_RUNNER", f"dask:{cluster.scheduler_address}")
         summary = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "dask", concurrency=16)
@@ -255,7 +256,7 @@ async def test_a_billing_reference_sends_every_query_with_the_client_fields(
     sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     recording = _RecordingQueries(sandbox.transport)
-    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: recording)
+    monkeypatch.setattr("runtime.wiring.embedded.sandbox_transport", lambda settings: recording)
     summary = await call(
         address_query,
         input_path=EXAMPLE,

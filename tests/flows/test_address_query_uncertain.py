@@ -71,7 +71,7 @@ def _failure_line(output: str) -> str:
 @pytest.fixture
 def recorded(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> _QueryIds:
     recording = _QueryIds(sandbox.transport)
-    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: recording)
+    monkeypatch.setattr("runtime.wiring.embedded.sandbox_transport", lambda settings: recording)
     return recording
 
 

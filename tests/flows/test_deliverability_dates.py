@@ -53,7 +53,7 @@ async def test_explicit_dates_are_posted_and_the_results_keep_their_layout(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     keeping = BodyKeeping(sandbox.transport)
-    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: keeping)
+    monkeypatch.setattr("runtime.wiring.embedded.sandbox_transport", lambda settings: keeping)
     out = tmp_path / "out"
     summary = await call(deliverability_check, input_path=_input(tmp_path), output_dir=out, dates=DATES)
 

@@ -75,7 +75,7 @@ def echoing(
     newspaper = "newspaper" in request.node.name
     secret = SANDBOX_NEWSPAPER_CLIENT_SECRET if newspaper else SANDBOX_COMMERCE_CLIENT_SECRET
     transport = EchoingTransport(sandbox.transport, secret)
-    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: transport)
+    monkeypatch.setattr("runtime.wiring.embedded.sandbox_transport", lambda settings: transport)
     return transport
 
 
@@ -175,7 +175,7 @@ async def test_a_batch_download_echoing_the_password_is_written_without_it(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     transport = EchoingDownload(sandbox.transport)
-    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: transport)
+    monkeypatch.setattr("runtime.wiring.embedded.sandbox_transport", lambda settings: transport)
     out = tmp_path / "out"
     fast = {"min_poll_interval_s": 0.05, "max_poll_interval_s": 0.2}
     await call(address_batch, input_path=EXAMPLES / "address-batch.csv", output_dir=out, **fast)

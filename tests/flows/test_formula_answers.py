@@ -62,7 +62,7 @@ def _tamper(
     monkeypatch: pytest.MonkeyPatch, sandbox: Sandbox, path_part: str, rewrite: Callable[[bytes], bytes]
 ) -> Tampering:
     transport = Tampering(sandbox.transport, path_part, rewrite)
-    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: transport)
+    monkeypatch.setattr("runtime.wiring.embedded.sandbox_transport", lambda settings: transport)
     return transport
 
 

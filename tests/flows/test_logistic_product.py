@@ -97,7 +97,7 @@ async def test_an_answer_that_cannot_be_read_fails_the_run_naming_the_field(
                 return httpx.Response(200, json={"barcode": "99.40", "additionalServices": "SI"})
             return response
 
-    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: Garbling())
+    monkeypatch.setattr("runtime.wiring.embedded.sandbox_transport", lambda settings: Garbling())
     with pytest.raises(MalformedResponse, match="logistic product cannot be read: productCode"):
         await call(logistic_product, product_code="PRI")
     [run] = _runs()

@@ -58,7 +58,7 @@ def _answering(
     sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, answer: httpx.Response | None = None
 ) -> Answering:
     transport = Answering(sandbox.transport, answer)
-    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: transport)
+    monkeypatch.setattr("runtime.wiring.embedded.sandbox_transport", lambda settings: transport)
     return transport
 
 

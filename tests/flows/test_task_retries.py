@@ -113,7 +113,7 @@ async def test_a_download_dropped_mid_body_is_retried_as_a_task(
     monkeypatch.setenv("POSTFLOWS_TASK_RETRY_DELAY_S", "0.05")
     monkeypatch.setenv("POSTFLOWS_TASK_RETRY_JITTER", "0")
     cutting = CutsFirstDownload(sandbox.transport)
-    monkeypatch.setattr("runtime.wiring.sandbox_transport", lambda settings: cutting)
+    monkeypatch.setattr("runtime.wiring.embedded.sandbox_transport", lambda settings: cutting)
     state = await call(
         address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True, **FAST
     )

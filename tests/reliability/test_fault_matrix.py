@@ -29,6 +29,10 @@ from deployments.catalog import CATALOG, FILE_ARRIVED_DEPLOYMENT
 from runtime import api_limits, wiring
 from runtime.settings import Settings, get_settings
 from runtime.task_runners import fan_out_task_runner
+from runtime.wiring import address_service as address_wiring
+from runtime.wiring import commerce as commerce_wiring
+from runtime.wiring import embedded
+from runtime.wiring import newspaper as newspaper_wiring
 from sandbox.config import SandboxConfig
 from sandbox.inprocess import SandboxTransport
 from tests.reliability.cases import CASES, JOB_SECONDS, ORDER_STATUSES, FlowCase
@@ -115,7 +119,8 @@ def _no_waits(monkeypatch: pytest.MonkeyPatch) -> None:
             rate_limited_not_processed=settings.http_429_not_processed,
         )
 
-    monkeypatch.setattr(wiring, "retry_policy", no_wait_retry)
+    for module in (address_wiring, newspaper_wiring, commerce_wiring):
+        monkeypatch.setattr(module, "retry_policy", no_wait_retry)
 
     async def no_rate_limit(name: str) -> bool:
         return False  # the test server has none: the answer it would give, without asking per client
@@ -123,7 +128,7 @@ def _no_waits(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(api_limits, "_read_limit", no_rate_limit)
     clock = SimulatedTime()
     endpoint = wiring.address_service_endpoint(get_settings())
-    monkeypatch.setitem(wiring._window_gates, endpoint, WindowGate(clock=clock, sleep=clock.sleep))
+    monkeypatch.setitem(address_wiring._window_gates, endpoint, WindowGate(clock=clock, sleep=clock.sleep))
 
 
 def _row(observation: Observation, steps: list[Step]) -> str:
@@ -201,7 +206,7 @@ async def _matrix(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     _no_waits(monkeypatch)
     sandbox = SandboxTransport(SandboxConfig(job_seconds=JOB_SECONDS, order_statuses=ORDER_STATUSES))
     transport = RecordingTransport(sandbox)
-    monkeypatch.setattr(wiring, "sandbox_transport", lambda settings: transport)
+    monkeypatch.setattr(embedded, "sandbox_transport", lambda settings: transport)
     matrix = Matrix(tmp_path / "cells", sandbox, transport, f"sqlite:///{database}")
     matrix.use_data_dir(lambda path: monkeypatch.setenv("POSTFLOWS_DATA_DIR", str(path)))
 

@@ -1,7 +1,7 @@
 """Where the commerce API's operations are and the scope each asks for: what a deployment may set
-(:class:`CommercePaths`, :class:`CommerceScopes`), kept apart from the client so settings can name them
-without loading HTTP; and the variable that sets each path (:data:`PATH_SETTINGS`), which an error about a
-path names.
+(:class:`CommercePaths`, :class:`CommerceScopes`), kept out of the commerce connector so that the settings
+of every run name them without loading it (an address run loads no other API's module); and the variable
+that sets each path (:data:`PATH_SETTINGS`), which an error about a path names.
 """
 
 from __future__ import annotations

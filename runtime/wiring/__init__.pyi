@@ -1,0 +1,58 @@
+from .address_service import (
+    address_assistant_client,
+    address_service_client,
+    query_pacer,
+    upload_refusal,
+    window_gate,
+)
+from .commerce import commerce_client, commerce_token_store, oidc_client, user_session
+from .embedded import reset_sandbox, sandbox_state_dir, sandbox_transport
+from .newspaper import newspaper_client
+from .services import (
+    Api,
+    ConfigurationError,
+    Service,
+    address_service_endpoint,
+    api_settings,
+    api_url,
+    commerce_endpoint,
+    describe_address_service,
+    describe_commerce,
+    describe_newspaper,
+    endpoint,
+    newspaper_endpoint,
+    resolve,
+    response_limits,
+    retry_policy,
+)
+
+__all__ = [
+    "Api",
+    "ConfigurationError",
+    "Service",
+    "address_assistant_client",
+    "address_service_client",
+    "address_service_endpoint",
+    "api_settings",
+    "api_url",
+    "commerce_client",
+    "commerce_endpoint",
+    "commerce_token_store",
+    "describe_address_service",
+    "describe_commerce",
+    "describe_newspaper",
+    "endpoint",
+    "newspaper_client",
+    "newspaper_endpoint",
+    "oidc_client",
+    "query_pacer",
+    "reset_sandbox",
+    "response_limits",
+    "retry_policy",
+    "resolve",
+    "sandbox_state_dir",
+    "sandbox_transport",
+    "upload_refusal",
+    "user_session",
+    "window_gate",
+]
