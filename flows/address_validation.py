@@ -1,34 +1,34 @@
-"""Address validation (commerce API) of every row of a file: certified address, quality, house key and expiry
-beside the input address, the changed fields highlighted."""
-
 from __future__ import annotations
 
-from functools import partial
-from pathlib import Path
 from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
-from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import CommerceAddresses
-from fileio.errors import InputError
-from flows.commerce_files import prepare_commerce_addresses, validation_write_back
+from flows.commerce_files import validation_write_back
+from flows.commerce_results import AddressQueries
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import AddressValidationRequest, OutputOptions
-from flows.runs import RunSummary, begin_run, recorded_run
-from history.identity import derive_key
-from history.recorder import RunRecorder
-from runtime.run import Run
+from flows.row_queries import RowRun, RowWork, read_addresses, row_run
+from flows.runs import begin_run
 from runtime.task_runners import fan_out_task_runner
-from runtime.wiring import commerce_client
-from tasks.commerce.per_row import record_outcomes
 from tasks.commerce.validation import RESULT_COLUMNS, ValidationTable, validate_addresses, validation_table
 from tasks.commerce.validation_results import validation_markdown, write_validation_results
-from tasks.sending import SendCounter
 
 FLOW_NAME = "address-validation"
+
+
+class AddressValidationResult(AddressQueries):
+    """What an address validation found: the rows validated (``quality``: the validated rows per quality;
+    ``rows_changed``: those whose certified address differs from the input) beside the rows refused, not
+    found and failed, and the write-back (its policy with its file and counts, or why it was not written)."""
+
+    validated: int
+    quality: dict[str, int]
+    rows_changed: int
+    writeback: dict[str, Any]
 
 
 @flow(
@@ -42,7 +42,7 @@ async def address_validation(
         AddressValidationRequest, form("Addresses", "The address file, how to read it and how many at once.")
     ],
     output: Annotated[OutputOptions, form("Output", "Where the results go on the worker.")],
-) -> dict[str, Any]:
+) -> AddressValidationResult:
     """Validate every address of a file with the commerce API's address validation.
 
     Rows failing the input checks (neither zip nor city, a zip that is not 4 digits, a value too long) go to
@@ -57,82 +57,37 @@ async def address_validation(
             summary.md go.
 
     Returns:
-        The run summary: run id, row counts, outcome and quality counts, and the files written.
+        The run's result: row counts, outcome and quality counts, the write-back and the files written.
     """
     run = begin_run(FLOW_NAME)
-    settings = run.settings
-    input_path, output_dir = Path(request.input_path), Path(output.output_dir)
-    if not input_path.is_file():
-        raise InputError("input file not found", path=input_path)
-    options = request.identity()
-    key = derive_key(FLOW_NAME, endpoint=run.endpoint("commerce"), files=(input_path,), parameters=options)
-    parameters = {
-        "input_path": input_path,
-        "output_dir": output_dir,
-        "concurrency": request.concurrency,
-        **options,
-    }
-    async with recorded_run(run, idempotency_key=key, parameters=parameters) as (
-        recorder,
-        summary,
-    ):
-        addresses, _ = await prepare_commerce_addresses(
-            recorder,
-            request,
-            output_dir,
-            use="validation",
-            reserved=RESULT_COLUMNS,
-            csv_style=settings.csv_style,
-            limits=settings.table_limits,
-        )
-        summary.update(idempotency_key=key, **addresses.counts())
-
-        checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
-        sends = SendCounter()
+    work = RowWork.of(request, output, request.identity())
+    async with row_run(run, work) as rows:
+        addresses = await read_addresses(rows, request, use="validation", reserved=RESULT_COLUMNS)
         outcomes = await validate_addresses(
-            partial(commerce_client, settings),
+            run.commerce,
             addresses.records,
-            concurrency=request.concurrency,
-            checkpoint=checkpoint,
-            sends=sends,
+            concurrency=work.concurrency,
+            checkpoint=rows.checkpoint,
+            sends=rows.sends,
         )
-        await record_outcomes(recorder, "validation", sends, outcomes)
+        await rows.record("validation", outcomes)
         table = validation_table(addresses.records, outcomes, addresses.passthrough)
-        failed = await _report(
-            run, recorder, summary, table, addresses, output_dir, tuple(request.apply or ())
-        )
-        if not failed:
-            checkpoint.clear()  # done: a later run validates afresh
-        summary.update(
-            resumed_rows=sum(1 for outcome in outcomes if outcome.resumed), requests_sent=sends.total
-        )
-        get_run_logger().info(
-            "address validation done: %d validated, %d refused, %d failed, %d rejected",
-            summary["validated"],
-            summary["refused"],
-            failed,
-            addresses.rejected_rows,
-        )
-        return dict(summary)
+        failed = await _report(rows, table, addresses, tuple(request.apply or ()))
+        rows.end(outcomes, failed=failed)
+        return rows.summary.result(AddressValidationResult)
 
 
 async def _report(
-    run: Run,
-    recorder: RunRecorder,
-    summary: RunSummary,
-    table: ValidationTable,
-    addresses: CommerceAddresses,
-    output_dir: Path,
-    further: tuple[str, ...],
+    rows: RowRun, table: ValidationTable, addresses: CommerceAddresses, further: tuple[str, ...]
 ) -> int:
     """Write the results and summary.md, and count the outcomes into the summary; the rows that failed."""
-    settings = run.settings
+    run, recorder, summary, output_dir = rows.run, rows.recorder, rows.summary, rows.work.output_dir
     files = write_validation_results(
         table,
         output_dir,
         rejected_rows=addresses.rejected_rows,
         empty_rows=addresses.empty_rows,
-        csv_style=settings.csv_style,
+        csv_style=run.settings.csv_style,
         sandbox=recorder.outputs.sandbox,
     )
     for path in files:
@@ -157,4 +112,11 @@ async def _report(
         report += f"\n{failed} rows failed; running the same command again asks only for those.\n"
     report += await validation_write_back(run, recorder, summary, addresses, table, output_dir, further)
     await summary.publish(report, output_dir, description="Address validation summary")
+    get_run_logger().info(
+        "address validation done: %d validated, %d refused, %d failed, %d rejected",
+        summary["validated"],
+        summary["refused"],
+        failed,
+        addresses.rejected_rows,
+    )
     return int(failed)

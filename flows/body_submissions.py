@@ -8,11 +8,12 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from connectors.commerce import CommerceClient
 from fileio.commerce.json_bodies import JsonBody, read_json_bodies
 from fileio.commerce.kept_answers import KeptAnswers
+from flows.commerce_results import PostedBodies
 from flows.runs import RunSummary, recorded_run
 from history.identity import named_key
 from history.recorder import RunRecorder
@@ -30,15 +31,18 @@ from tasks.commerce.json_submissions import (
 ANSWERS_FOLDER = "answers"
 """Below the data dir: where the answers are kept, per kind (:mod:`fileio.commerce.kept_answers`)."""
 
+R = TypeVar("R", bound=PostedBodies)
+
 
 @dataclass
-class BodyRun:
-    """A run posting the bodies of one kind (``submitted``)."""
+class BodyRun(Generic[R]):
+    """A run posting the bodies of one kind (``submitted``); it returns a ``result``."""
 
     run: Run
     recorder: RunRecorder
     summary: RunSummary
     submitted: Submitted
+    result: type[R]
 
     @property
     def kept(self) -> KeptAnswers:
@@ -83,9 +87,9 @@ class BodyRun:
         report: str,
         output_dir: Path,
         description: str,
-    ) -> dict[str, Any]:
+    ) -> R:
         """Record the files (the index first), put the ``counts`` per status into the summary, publish it
-        and return it.
+        and return the run's result.
 
         Raises:
             SubmissionsUncertain: a body was sent and its answer never arrived (the files are written).
@@ -99,18 +103,18 @@ class BodyRun:
         uncertain = [outcome for outcome in outcomes if outcome.status is BodyStatus.UNCERTAIN]
         if uncertain:
             raise SubmissionsUncertain(submitted.what, uncertain, str(files[0]), submitted.hint)
-        return dict(self.summary)
+        return self.summary.result(self.result)
 
 
 @asynccontextmanager
 async def body_run(
-    run: Run, submitted: Submitted, *, parameters: Mapping[str, Any]
-) -> AsyncIterator[BodyRun]:
-    """The recorded ``run`` posting the bodies; runs of one flow against one service go one at a time (each
-    body has its own key below the run's)."""
+    run: Run, submitted: Submitted, result: type[R], *, parameters: Mapping[str, Any]
+) -> AsyncIterator[BodyRun[R]]:
+    """The recorded ``run`` posting the bodies, which returns a ``result``; runs of one flow against one
+    service go one at a time (each body has its own key below the run's)."""
     key = named_key(run.flow, endpoint=run.endpoint("commerce"))
     async with recorded_run(run, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
-        yield BodyRun(run, recorder, summary, submitted)
+        yield BodyRun(run, recorder, summary, submitted, result)

@@ -1,31 +1,22 @@
-"""Deliverability of a file's addresses over a range of days or on explicit delivery dates (commerce API): an
-address × date workbook with the product codes of each deliverable day."""
-
 from __future__ import annotations
 
 import datetime as dt
-from functools import partial
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
 from core.swiss_time import swiss_today
-from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.commerce.days import delivery_dates
-from fileio.errors import InputError
-from flows.commerce_files import prepare_commerce_addresses
+from flows.commerce_results import AddressQueries
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import DeliverabilityRequest, OutputOptions
-from flows.runs import RunSummary, begin_run, recorded_run
-from history.identity import derive_key
-from history.recorder import RunRecorder
-from runtime.run import Run
+from flows.row_queries import RowRun, RowWork, read_addresses, row_run
+from flows.runs import begin_run
 from runtime.task_runners import fan_out_task_runner
-from runtime.wiring import commerce_client
 from tasks.commerce.deliverability import (
     RESULT_COLUMNS,
     DaysAsked,
@@ -36,10 +27,51 @@ from tasks.commerce.deliverability import (
     requested_days,
     write_deliverability,
 )
-from tasks.commerce.per_row import record_outcomes
-from tasks.sending import SendCounter
 
 FLOW_NAME = "deliverability-check"
+
+
+class DeliverabilityResult(AddressQueries):
+    """What a deliverability check found: the days asked about (``first_day`` and ``days``; the explicit
+    ``delivery_dates`` when they were given), the addresses answered beside those refused, not found and
+    failed, and the deliverable address-days."""
+
+    first_day: str
+    days: int
+    delivery_dates: list[str] | None = None
+    answered: int
+    deliverable_days: int
+
+
+@dataclass(frozen=True)
+class DaysRequested:
+    """The days asked about (``dates``), what of them the work's identity holds, and whether they are
+    explicit delivery dates rather than the days from a first day."""
+
+    dates: list[dt.date]
+    identity: dict[str, Any]
+    explicit: bool
+
+    @classmethod
+    def of(cls, request: DeliverabilityRequest) -> DaysRequested:
+        """The days ``request`` asks about, read and checked here, before anything is recorded or sent."""
+        if request.dates:
+            dates = delivery_dates(request.dates)
+            # What is asked, not where it was written: the same dates are the same work, from a file or
+            # a list.
+            return cls(dates, {"dates": [day.isoformat() for day in dates]}, explicit=True)
+        first = request.start or swiss_today()
+        identity = {"start": first.isoformat(), "days": request.days}
+        return cls(requested_days(first, request.days), identity, explicit=False)
+
+    def for_tasks(self) -> DaysAsked:
+        """The days as the deliverability tasks ask them."""
+        return DaysAsked(self.dates[0], len(self.dates), tuple(self.dates) if self.explicit else ())
+
+    def summary(self) -> dict[str, Any]:
+        """The days as the run summary names them."""
+        named = {"first_day": self.dates[0].isoformat(), "days": len(self.dates)}
+        return {**named, "delivery_dates": self.identity["dates"]} if self.explicit else named
 
 
 @flow(
@@ -54,7 +86,7 @@ async def deliverability_check(
         form("Addresses and days", "The address file, how to read it, the days and how many at once."),
     ],
     output: Annotated[OutputOptions, form("Output", "Where the results go on the worker.")],
-) -> dict[str, Any]:
+) -> DeliverabilityResult:
     """Find out on which days, and with which products, every address of a file can be delivered.
 
     Rows without zip or city, or with a zip that is not 4 digits, go to rejected.csv; every other address is
@@ -70,97 +102,50 @@ async def deliverability_check(
         output: where deliverability.xlsx, deliverability.csv, rejected.csv and summary.md go.
 
     Returns:
-        The run summary: run id, row counts, outcome counts, deliverable address-days and the files.
+        The run's result: the days, row counts, outcome counts, deliverable address-days and the files.
     """
     run = begin_run(FLOW_NAME)
-    settings = run.settings
-    input_path, output_dir = Path(request.input_path), Path(output.output_dir)
-    if not input_path.is_file():
-        raise InputError("input file not found", path=input_path)
-    dates, options, explicit = _days_asked(request)
-    first, days = dates[0], len(dates)
-    options.update(request.identity())
-    key = derive_key(FLOW_NAME, endpoint=run.endpoint("commerce"), files=(input_path,), parameters=options)
-    parameters = {"input_path": input_path, "output_dir": output_dir, "concurrency": request.concurrency}
-    async with recorded_run(
-        run,
-        idempotency_key=key,
-        parameters={**parameters, **options},
-    ) as (recorder, summary):
-        addresses, _ = await prepare_commerce_addresses(
-            recorder,
-            request,
-            output_dir,
-            use="delivery",
-            reserved=RESULT_COLUMNS,
-            csv_style=settings.csv_style,
-            limits=settings.table_limits,
-        )
-        summary.update(idempotency_key=key, first_day=first.isoformat(), days=days, **addresses.counts())
-        if explicit:
-            summary.update(delivery_dates=options["dates"])
-        checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
-        sends = SendCounter()
+    asked = DaysRequested.of(request)
+    work = RowWork.of(request, output, {**asked.identity, **request.identity()})
+    async with row_run(run, work) as rows:
+        addresses = await read_addresses(rows, request, use="delivery", reserved=RESULT_COLUMNS)
+        rows.summary.update(asked.summary())
         outcomes = await check_deliverabilities(
-            partial(commerce_client, settings),
+            run.commerce,
             addresses.records,
-            asked=DaysAsked(first, days, tuple(dates) if explicit else ()),
-            concurrency=request.concurrency,
-            checkpoint=checkpoint,
-            sends=sends,
+            asked=asked.for_tasks(),
+            concurrency=work.concurrency,
+            checkpoint=rows.checkpoint,
+            sends=rows.sends,
         )
-        await record_outcomes(recorder, "deliverabilities", sends, outcomes)
-        table = deliverability_table(addresses.records, outcomes, addresses.passthrough, dates)
-        if not await _report(
-            run, recorder, summary, table, addresses, dates, input_path, output_dir, explicit=explicit
-        ):
-            checkpoint.clear()
-        summary.update(
-            resumed_rows=sum(1 for outcome in outcomes if outcome.resumed), requests_sent=sends.total
-        )
+        await rows.record("deliverabilities", outcomes)
+        table = deliverability_table(addresses.records, outcomes, addresses.passthrough, asked.dates)
+        failed = await _report(rows, table, addresses, asked)
+        rows.end(outcomes, failed=failed)
+        answered = rows.summary["answered"]
         get_run_logger().info(
             "deliverability done: %d answered, %d not answered, %d rejected",
-            summary["answered"],
-            len(outcomes) - summary["answered"],
+            answered,
+            len(outcomes) - answered,
             addresses.rejected_rows,
         )
-        return dict(summary)
-
-
-def _days_asked(request: DeliverabilityRequest) -> tuple[list[dt.date], dict[str, Any], bool]:
-    """The days asked about, what of them the work's identity holds, and whether they are explicit dates
-    (read and checked here, before anything is recorded or sent)."""
-    if request.dates:
-        dates = delivery_dates(request.dates)
-        # What is asked, not where it was written: the same dates are the same work, from a file or a list.
-        return dates, {"dates": [day.isoformat() for day in dates]}, True
-    first = request.start or swiss_today()
-    return requested_days(first, request.days), {"start": first.isoformat(), "days": request.days}, False
+        return rows.summary.result(DeliverabilityResult)
 
 
 async def _report(
-    run: Run,
-    recorder: RunRecorder,
-    summary: RunSummary,
-    table: DeliverabilityTable,
-    addresses: CommerceAddresses,
-    dates: list[dt.date],
-    input_path: Path,
-    output_dir: Path,
-    *,
-    explicit: bool,
+    rows: RowRun, table: DeliverabilityTable, addresses: CommerceAddresses, asked: DaysRequested
 ) -> int:
     """Write the workbook, the CSV and summary.md, and count the outcomes into the summary; the addresses
     that failed."""
-    settings = run.settings
+    recorder, output_dir = rows.recorder, rows.work.output_dir
     files = write_deliverability(
-        table, output_dir, csv_style=settings.csv_style, sandbox=recorder.outputs.sandbox
+        table, output_dir, csv_style=rows.run.settings.csv_style, sandbox=recorder.outputs.sandbox
     )
     for path in files:
         await recorder.document(path.name, path)
     statuses = table.status_counts()
     failed = int(statuses.get("failed", 0))
-    summary.update(
+    rows.summary.update(
         answered=statuses.get("ok", 0),
         refused=statuses.get("refused", 0),
         not_found=statuses.get("not found", 0),
@@ -168,11 +153,11 @@ async def _report(
         deliverable_days=table.deliverable_days(),
     )
     report = deliverability_markdown(
-        f"Deliverability {input_path.name}",
+        f"Deliverability {rows.work.input_path.name}",
         table,
-        dates=dates,
+        dates=asked.dates,
         rejected_rows=addresses.rejected_rows,
-        explicit=explicit,
+        explicit=asked.explicit,
     )
-    await summary.publish(report, output_dir, description="Deliverability summary")
+    await rows.summary.publish(report, output_dir, description="Deliverability summary")
     return failed

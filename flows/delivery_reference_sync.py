@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from prefect import flow, get_run_logger
 
@@ -16,9 +16,10 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import ReferenceDataOutput
+from flows.results import RunResult
 from flows.runs import begin_run, recorded_run
 from history.identity import named_key
-from runtime.wiring import describe_commerce
+from runtime.endpoints import describe_commerce
 from tasks.commerce.reference_data import (
     changes_of_run,
     describe_counts,
@@ -31,12 +32,20 @@ from tasks.retrying import run_step
 FLOW_NAME = "delivery-reference-sync"
 
 
+class DeliveryReferenceSyncResult(RunResult):
+    """What a sync did to the stored reference data: per table (``holidays``, ``additional services``,
+    ``delivery instructions``) the records added, changed, removed and unchanged; and the changes logged."""
+
+    counts: dict[str, dict[str, int]]
+    changes: int
+
+
 @flow(on_failure=ON_FAILURE, name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME))
 async def delivery_reference_sync(
     output: Annotated[
         ReferenceDataOutput, form("Output", "Where the lists as received go on the worker, if anywhere.")
     ] = ReferenceDataOutput(),  # noqa: B008 - an immutable part, the form's default
-) -> dict[str, Any]:
+) -> DeliveryReferenceSyncResult:
     """Synchronise the delivery reference data (holidays, additional services, delivery instructions) into
     the SQL tables.
 
@@ -48,7 +57,7 @@ async def delivery_reference_sync(
         output: where the lists as received (JSON) and summary.md go; none are written when empty.
 
     Returns:
-        The run summary: counts of added, changed, removed and unchanged records per table, the number of
+        The run's result: counts of added, changed, removed and unchanged records per table, the number of
         changes logged and the files written.
     """
     run = begin_run(FLOW_NAME)
@@ -82,4 +91,4 @@ async def delivery_reference_sync(
         logger = get_run_logger()
         for table, count in counts.items():
             logger.info("%s: %s", table, describe_counts(count))
-        return dict(summary)
+        return summary.result(DeliveryReferenceSyncResult)

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
+from pydantic import Field
 
 from fileio.files import write_received
+from flows.commerce_results import KeepsNone
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
@@ -30,6 +32,20 @@ FLOW_NAME = "logistic-product"
 PRODUCT_FILE = "product.json"
 
 
+class LogisticProductResult(KeepsNone):
+    """A logistic product as looked up: its code and barcode, the counts of its delivery instructions and
+    additional services, the codes of the mandatory services; and, not kept with the run, the answer as
+    received (``answer``) and the stored names of its codes (``names``, per kind: code → name)."""
+
+    product_code: str
+    barcode: str | None
+    delivery_instructions: int
+    additional_services: int
+    mandatory_services: list[str]
+    answer: dict[str, Any] = Field(exclude=True)
+    names: dict[str, dict[str, str]] = Field(exclude=True)
+
+
 @flow(
     on_failure=ON_FAILURE,
     name=FLOW_NAME,
@@ -43,7 +59,7 @@ async def logistic_product(
     output: Annotated[
         LookupOutput, form("Output", "Where the answer as received goes on the worker, if anywhere.")
     ] = LookupOutput(),  # noqa: B008 - an immutable part, the form's default
-) -> dict[str, Any]:
+) -> LogisticProductResult:
     """Look up how a logistic product is delivered: its barcode, delivery instructions and additional
     services, the mandatory ones marked.
 
@@ -55,7 +71,7 @@ async def logistic_product(
         output: where product.json (the answer as received) and summary.md go; none are written when empty.
 
     Returns:
-        The run summary: the product code, its barcode, the counts of instructions and services, the
+        The run's result: the product code, its barcode, the counts of instructions and services, the
         mandatory services and the files; and, not kept with the run, the answer as received (``answer``)
         and the stored names of its codes (``names``).
     """
@@ -93,4 +109,4 @@ async def logistic_product(
             len(product.additional_services),
             len(mandatory),
         )
-        return {**summary, "answer": answer, "names": names.as_dict()}
+        return summary.result(LogisticProductResult, answer=answer, names=names.as_dict())

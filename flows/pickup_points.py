@@ -1,31 +1,24 @@
-"""Pickup points near every location of a file (commerce API, §4.3/§2.10): one row per point with where it
-is, today's opening hours and its calendar in short, and each answer as received."""
-
 from __future__ import annotations
 
 import datetime as dt
 from functools import partial
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from prefect import flow, get_run_logger
 
 from core.swiss_time import swiss_today
-from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.pickup_input import PickupInput, read_pickup_locations
-from fileio.errors import InputError
+from flows.commerce_results import KeepsNone, RowQueries
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.pickup_input import read_pickup_file
 from flows.requests import OutputOptions, PickupPointsRequest
-from flows.runs import RunSummary, begin_run, recorded_run
-from history.identity import derive_key
-from history.recorder import RunRecorder
-from runtime.run import Run
+from flows.row_queries import RowRun, RowWork, row_run
+from flows.runs import begin_run
+from runtime.endpoints import describe_commerce
 from runtime.task_runners import fan_out_task_runner
-from runtime.wiring import commerce_client, describe_commerce
-from tasks.commerce.per_row import RowOutcome, record_outcomes
+from tasks.commerce.per_row import RowOutcome
 from tasks.commerce.pickup_points import (
     ANSWERS_FOLDER,
     ReceivedPoints,
@@ -36,9 +29,17 @@ from tasks.commerce.pickup_points import (
     points_table,
     write_points,
 )
-from tasks.sending import SendCounter
 
 FLOW_NAME = "pickup-points"
+
+
+class PickupPointsResult(RowQueries, KeepsNone):
+    """What a pickup points run found: the locations per outcome (``ok``, ``refused``, ``failed`` …), the
+    points found, and the folder of the answers as received (none when no answer was written)."""
+
+    locations: dict[str, int]
+    points: int
+    answers: str | None
 
 
 @flow(
@@ -52,7 +53,7 @@ async def pickup_points(
         PickupPointsRequest, form("Locations", "The file of locations and how many queries at once.")
     ],
     output: Annotated[OutputOptions, form("Output", "Where the results go on the worker.")],
-) -> dict[str, Any]:
+) -> PickupPointsResult:
     """Find the pickup points near every location of a file.
 
     Rows without a zip, with a postcode that is not one of their country or a country code that is not two
@@ -68,69 +69,41 @@ async def pickup_points(
         output: where points.csv, points.xlsx, answers/row-<n>.json, rejected.csv and summary.md go.
 
     Returns:
-        The run summary: row counts, locations per outcome, points found and the files written.
+        The run's result: row counts, locations per outcome, points found and the files written.
     """
     run = begin_run(FLOW_NAME)
-    settings = run.settings
-    input_path, output_dir = Path(request.input_path), Path(output.output_dir)
-    if not input_path.is_file():
-        raise InputError("input file not found", path=input_path)
     today = swiss_today()
     # The calendar starts today: answers of another day are not taken up.
-    key = derive_key(
-        FLOW_NAME,
-        endpoint=run.endpoint("commerce"),
-        files=(input_path,),
-        parameters={"day": today.isoformat()},
-    )
-    parameters = {"input_path": input_path, "output_dir": output_dir, "concurrency": request.concurrency}
-    async with recorded_run(run, idempotency_key=key, parameters=parameters) as (
-        recorder,
-        summary,
-    ):
+    work = RowWork.of(request, output, {"day": today.isoformat()})
+    async with row_run(run, work, with_identity=False) as rows:
         locations = await read_pickup_file(
-            recorder,
-            summary,
-            partial(read_pickup_locations, limits=settings.table_limits),
-            input_path,
-            output_dir,
-            csv_style=settings.csv_style,
+            rows.recorder,
+            rows.summary,
+            partial(read_pickup_locations, limits=run.settings.table_limits),
+            work.input_path,
+            work.output_dir,
+            csv_style=run.settings.csv_style,
         )
-        checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
-        sends = SendCounter()
         outcomes = await find_pickup_points(
-            partial(commerce_client, settings),
+            run.commerce,
             location_records(locations),
-            concurrency=request.concurrency,
-            checkpoint=checkpoint,
-            sends=sends,
+            concurrency=work.concurrency,
+            checkpoint=rows.checkpoint,
+            sends=rows.sends,
         )
-        await record_outcomes(recorder, "pickup points", sends, outcomes)
-        failed = await _report(run, recorder, summary, locations, outcomes, input_path, output_dir, today)
-        if not failed:
-            checkpoint.clear()
-        summary.update(
-            idempotency_key=key,
-            resumed_rows=sum(1 for outcome in outcomes if outcome.resumed),
-            requests_sent=sends.total,
-        )
-        get_run_logger().info("pickup points: %s", summary["locations"])
-        return dict(summary)
+        await rows.record("pickup points", outcomes)
+        failed = await _report(rows, locations, outcomes, today)
+        rows.end(outcomes, failed=failed)
+        get_run_logger().info("pickup points: %s", rows.summary["locations"])
+        return rows.summary.result(PickupPointsResult)
 
 
 async def _report(
-    run: Run,
-    recorder: RunRecorder,
-    summary: RunSummary,
-    locations: PickupInput,
-    outcomes: list[RowOutcome[ReceivedPoints]],
-    input_path: Path,
-    output_dir: Path,
-    today: dt.date,
+    rows: RowRun, locations: PickupInput, outcomes: list[RowOutcome[ReceivedPoints]], today: dt.date
 ) -> int:
     """Write the points (CSV, workbook), the answers and summary.md, and count the outcomes into the
     summary; the locations whose query failed."""
-    settings = run.settings
+    settings, recorder, output_dir = rows.run.settings, rows.recorder, rows.work.output_dir
     table = points_table(locations, outcomes, today=today)
     files = write_points(
         table,
@@ -144,18 +117,18 @@ async def _report(
         await recorder.document(path.name, path)
     statuses = table.drop_duplicates("row")["status"].value_counts()
     failed = failed_locations(outcomes)
-    summary.update(
+    rows.summary.update(
         locations={str(status): int(count) for status, count in statuses.items()},
         points=int(table["ppNumber"].notna().sum()),
         failed=failed,
         answers=str((output_dir / ANSWERS_FOLDER).resolve()) if len(files) > 2 else None,
     )
     report = points_summary(
-        input_path.name,
+        rows.work.input_path.name,
         table,
         locations=len(outcomes),
         rejected_rows=locations.rejected_rows,
         service=describe_commerce(settings),
     )
-    await summary.publish(report, output_dir, description="Pickup points")
+    await rows.summary.publish(report, output_dir, description="Pickup points")
     return failed

@@ -1,12 +1,8 @@
-"""Pickup registration: every pickup user of a file registered once with the commerce API's pickup service,
-the ids recorded in the run history and written beside the input rows.
-"""
-
 from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from prefect import flow, get_run_logger
 
@@ -14,6 +10,7 @@ from fileio.commerce.pickup_input import PickupInput, read_pickup_input
 from fileio.errors import InputError
 from fileio.reports import write_csv, write_xlsx
 from fileio.sandbox_marks import with_banner
+from flows.commerce_results import FileRows
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
@@ -22,8 +19,8 @@ from flows.requests import OutputOptions, PickupRegistrationRequest
 from flows.runs import RunSummary, begin_run, recorded_run
 from history.identity import named_key
 from history.recorder import RunRecorder
+from runtime.endpoints import describe_commerce
 from runtime.run import Run
-from runtime.wiring import describe_commerce
 from tasks.commerce.pickup import (
     PickupUncertain,
     RowOutcome,
@@ -37,13 +34,20 @@ from tasks.commerce.pickup import (
 FLOW_NAME = "pickup-registration"
 
 
+class PickupRegistrationResult(FileRows):
+    """What a pickup registration did with the accepted rows: how many per status (``registered``,
+    ``resumed`` from an earlier run, ``uncertain``, ``refused``)."""
+
+    statuses: dict[str, int]
+
+
 @flow(on_failure=ON_FAILURE, name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "request.input_path"))
 async def pickup_registration(
     request: Annotated[
         PickupRegistrationRequest, form("Pickup users", "The file of pickup users and how many at once.")
     ],
     output: Annotated[OutputOptions, form("Output", "Where the results go on the worker.")],
-) -> dict[str, Any]:
+) -> PickupRegistrationResult:
     """Register the pickup users of a file and record their pickup ids.
 
     Rows failing the input checks (missing names, a bad postcode or country code, EMAIL notification
@@ -57,62 +61,62 @@ async def pickup_registration(
         output: where results.csv, results.xlsx, rejected.csv and summary.md go.
 
     Returns:
-        The run summary: rows accepted, rejected and empty, rows per status, the files written.
+        The run's result: rows accepted, rejected and empty, rows per status, the files written.
     """
     run = begin_run(FLOW_NAME)
-    settings = run.settings
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
-    resubmit, concurrency = request.resubmit, request.concurrency
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
-    endpoint = run.endpoint("commerce")
     parameters = {
         "input_path": input_path,
         "output_dir": output_dir,
-        "resubmit": resubmit,
-        "concurrency": concurrency,
+        "resubmit": request.resubmit,
+        "concurrency": request.concurrency,
     }
-    csv_style = settings.csv_style
-    async with recorded_run(
-        run,
-        idempotency_key=named_key(FLOW_NAME, endpoint=endpoint),
-        parameters=parameters,
-    ) as (recorder, summary):
+    key = named_key(FLOW_NAME, endpoint=run.endpoint("commerce"))
+    async with recorded_run(run, idempotency_key=key, parameters=parameters) as (recorder, summary):
         pickup_input = await read_pickup_file(
             recorder,
             summary,
-            partial(read_pickup_input, limits=settings.table_limits),
+            partial(read_pickup_input, limits=run.settings.table_limits),
             input_path,
             output_dir,
-            csv_style=csv_style,
+            csv_style=run.settings.csv_style,
         )
-        async with run.commerce(recorder.request_log) as client:
-            outcomes = await register_pickup_users(
-                client,
-                recorder,
-                pickup_input.rows,
-                endpoint=endpoint,
-                resubmit=resubmit,
-                concurrency=concurrency,
-            )
+        outcomes = await _register(run, recorder, pickup_input, request)
         results_csv = await _write_results(
-            run, recorder, pickup_input, outcomes, input_path, output_dir, summary
+            run, recorder, summary, pickup_input, outcomes, input_path, output_dir
         )
         get_run_logger().info("pickup registration: %s", summary["statuses"])
         uncertain = [outcome for outcome in outcomes if outcome.status is RowStatus.UNCERTAIN]
         if uncertain:
             raise PickupUncertain(uncertain, str(results_csv))
-        return dict(summary)
+        return summary.result(PickupRegistrationResult)
+
+
+async def _register(
+    run: Run, recorder: RunRecorder, pickup_input: PickupInput, request: PickupRegistrationRequest
+) -> list[RowOutcome]:
+    """Register the users of the accepted rows, each once (again after a lost answer with ``resubmit``)."""
+    async with run.commerce(recorder.request_log) as client:
+        return await register_pickup_users(
+            client,
+            recorder,
+            pickup_input.rows,
+            endpoint=run.endpoint("commerce"),
+            resubmit=request.resubmit,
+            concurrency=request.concurrency,
+        )
 
 
 async def _write_results(
     run: Run,
     recorder: RunRecorder,
+    summary: RunSummary,
     pickup_input: PickupInput,
     outcomes: list[RowOutcome],
     input_path: Path,
     output_dir: Path,
-    summary: RunSummary,
 ) -> Path:
     """results.csv and results.xlsx beside the input rows, and summary.md; the path of results.csv."""
     settings = run.settings

@@ -9,12 +9,13 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 
 from flows.body_submissions import body_run
+from flows.commerce_results import PostedBodies
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import OwnOutputOptions, ReturnOrderRequest
 from flows.runs import begin_run
-from runtime.wiring import describe_commerce
+from runtime.endpoints import describe_commerce
 from tasks.commerce.json_submissions import status_counts
 from tasks.commerce.return_orders import (
     RETURN_ORDERS,
@@ -27,13 +28,20 @@ FLOW_NAME = "return-order"
 ORDERS_FOLDER = "return-orders"
 
 
+class ReturnOrderResult(PostedBodies):
+    """What a return order run did with the orders of its file: the orders per status, and the first
+    orders (``orders``: each one's position, status and id, or its answer when that has no id)."""
+
+    orders: list[dict[str, Any]]
+
+
 @flow(on_failure=ON_FAILURE, name=FLOW_NAME, flow_run_name=run_name(FLOW_NAME, "request.order_path"))
 async def return_order(
     request: Annotated[ReturnOrderRequest, form("Return order", "The return order as a JSON file.")],
     output: Annotated[
         OwnOutputOptions, form("Output", "Where the answers go on the worker.")
     ] = OwnOutputOptions(),  # noqa: B008 - an immutable part, the form's default
-) -> dict[str, Any]:
+) -> ReturnOrderResult:
     """Create the return order of a JSON file (or each of a list of them), once.
 
     The order is read first (a JSON object, an array of objects or JSON lines, bounded in size, depth and
@@ -48,7 +56,7 @@ async def return_order(
             summary.md go (default: data dir/return-orders/<file name>).
 
     Returns:
-        The run summary: orders read, orders per status, each order's id (or its answer, without one), the
+        The run's result: orders read, orders per status, each order's id (or its answer, without one), the
         files written.
     """
     run = begin_run(FLOW_NAME)
@@ -56,7 +64,7 @@ async def return_order(
     order_path = Path(request.order_path)
     output_dir = output.folder_or(settings.data_dir / ORDERS_FOLDER / order_path.stem)
     parameters = {"order_path": order_path, "output_dir": output_dir, "resubmit": request.resubmit}
-    async with body_run(run, RETURN_ORDERS, parameters=parameters) as posting:
+    async with body_run(run, RETURN_ORDERS, ReturnOrderResult, parameters=parameters) as posting:
         bodies, outcomes = await posting.post(
             order_path, lambda client: client.create_return_order_as_received, resubmit=request.resubmit
         )

@@ -3,19 +3,24 @@ when a shipment for a same-day delivery to the address can be handed in."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Annotated, Any
 
+import pandas as pd
 from prefect import flow, get_run_logger
+from pydantic import Field
 
 from core.swiss_time import swiss_today
+from flows.commerce_results import KeepsNone
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import LookupOutput, SameDayAcceptanceRequest
-from flows.runs import begin_run, recorded_run
+from flows.runs import RunSummary, begin_run, recorded_run
 from history.identity import derive_key
 from tasks.commerce.same_day import (
+    AcceptanceAnswer,
     acceptance_markdown,
     acceptance_request,
     acceptance_table,
@@ -25,6 +30,20 @@ from tasks.commerce.same_day import (
 from tasks.retrying import run_step
 
 FLOW_NAME = "same-day-acceptance"
+
+
+class SameDayAcceptanceResult(KeepsNone):
+    """The acceptance points found for a same-day delivery: the day, the answer's quality, the counts of
+    products and drop-off points, or the service's "no results" (``no_results``) with the note that the path
+    asked is a guess (``path_guess``); and, not kept with the run, the answer as received (``answer``)."""
+
+    delivery_date: str
+    quality: str | None
+    products: int
+    drop_off_points: int
+    no_results: str | None
+    path_guess: str | None
+    answer: dict[str, Any] | None = Field(exclude=True)
 
 
 @flow(
@@ -41,7 +60,7 @@ async def same_day_acceptance(
     output: Annotated[
         LookupOutput, form("Output", "Where the acceptance points go on the worker, if anywhere.")
     ] = LookupOutput(),  # noqa: B008 - an immutable part, the form's default
-) -> dict[str, Any]:
+) -> SameDayAcceptanceResult:
     """Find the acceptance points where a shipment for a same-day delivery to an address can be handed in:
     the products, each drop-off point and its last drop-off time.
 
@@ -58,7 +77,7 @@ async def same_day_acceptance(
             none are written when empty.
 
     Returns:
-        The run summary: the day, the quality, the counts of products and drop-off points (or the service's
+        The run's result: the day, the quality, the counts of products and drop-off points (or the service's
         "no results" and ``path_guess``, the note on the guessed path) and the files; and, not kept with the
         run, the answer as received (``answer``).
     """
@@ -87,22 +106,34 @@ async def same_day_acceptance(
                 table, Path(output_dir), csv_style=settings.csv_style, sandbox=recorder.outputs.sandbox
             ):
                 await recorder.document(path.name, path)
-        quality = found.answer.quality if found.answer is not None else None
-        summary.update(
-            delivery_date=day.isoformat(),
-            quality=str(quality) if quality is not None else None,
-            products=len(found.answer.results) if found.answer is not None else 0,
-            drop_off_points=len(table),
-            no_results=found.no_results,
-            path_guess=found.path_guess,
-        )
-        place = " ".join(filter(None, [request.zip_code, request.city]))
-        title = f"Same-day acceptance points for {place} on {day.isoformat()}"
-        await summary.publish(acceptance_markdown(title, found, table), output_dir, description=title)
-        get_run_logger().info(
-            "same-day %s: %d drop-off points%s",
-            day.isoformat(),
-            len(table),
-            f" ({found.no_results})" if found.no_results else "",
-        )
-        return {**summary, "answer": found.as_received()}
+        await _report(summary, found, table, request, day, output_dir)
+        return summary.result(SameDayAcceptanceResult, answer=found.as_received())
+
+
+async def _report(
+    summary: RunSummary,
+    found: AcceptanceAnswer,
+    table: pd.DataFrame,
+    request: SameDayAcceptanceRequest,
+    day: dt.date,
+    output_dir: Path | None,
+) -> None:
+    """Count the answer into the summary and publish it (with summary.md in the output folder, if any)."""
+    answer = found.answer
+    summary.update(
+        delivery_date=day.isoformat(),
+        quality=str(answer.quality) if answer is not None and answer.quality is not None else None,
+        products=len(answer.results) if answer is not None else 0,
+        drop_off_points=len(table),
+        no_results=found.no_results,
+        path_guess=found.path_guess,
+    )
+    place = " ".join(filter(None, [request.zip_code, request.city]))
+    title = f"Same-day acceptance points for {place} on {day.isoformat()}"
+    await summary.publish(acceptance_markdown(title, found, table), output_dir, description=title)
+    get_run_logger().info(
+        "same-day %s: %d drop-off points%s",
+        day.isoformat(),
+        len(table),
+        f" ({found.no_results})" if found.no_results else "",
+    )

@@ -19,6 +19,9 @@ from postflows.cli_requests import request_command
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from flows.logistic_product import LogisticProductResult
+    from flows.same_day_acceptance import SameDayAcceptanceResult
+
 JsonOpt = Annotated[
     bool, typer.Option("--json", help="Print the answer as received (JSON) instead of tables")
 ]
@@ -31,10 +34,10 @@ def product_command(request: LogisticProductRequest, output: LookupOutput, as_js
     prepare_flow_run("commerce", out=output.output_dir)
     from flows.logistic_product import logistic_product
 
-    summary = run_work(lambda: logistic_product(request=request, output=output), progress=False)
-    console = _answered(summary, as_json=as_json)
+    result = run_work(lambda: logistic_product(request=request, output=output), progress=False)
+    console = _answered(result, as_json=as_json)
     if console is not None:
-        render_product(summary["answer"], summary["names"], console)
+        render_product(result.answer, result.names, console)
 
 
 @request_command(SameDayAcceptanceRequest, LookupOutput)
@@ -45,20 +48,20 @@ def same_day_command(
     prepare_flow_run("commerce", out=output.output_dir)
     from flows.same_day_acceptance import same_day_acceptance
 
-    summary = run_work(lambda: same_day_acceptance(request=request, output=output), progress=False)
-    console = _answered(summary, as_json=as_json)
+    result = run_work(lambda: same_day_acceptance(request=request, output=output), progress=False)
+    console = _answered(result, as_json=as_json)
     if console is not None:
-        render_acceptance(summary, console)
+        render_acceptance(result, console)
 
 
-def _answered(summary: dict[str, Any], *, as_json: bool) -> Console | None:
+def _answered(result: LogisticProductResult | SameDayAcceptanceResult, *, as_json: bool) -> Console | None:
     """Say where the run went, and print the answer as received with ``as_json``; else the console to
     render it on."""
-    _said_where(summary)
+    _said_where(result)
     console = _console()
     if not as_json:
         return console
-    console.print_json(json.dumps(summary["answer"], ensure_ascii=False))
+    console.print_json(json.dumps(result.answer, ensure_ascii=False))
     return None
 
 
@@ -68,9 +71,9 @@ def _console() -> Console:
     return output_console()
 
 
-def _said_where(summary: dict[str, Any]) -> None:
-    say(f"run {summary['run_id']} recorded in the history")
-    for path in summary.get("files", []):
+def _said_where(result: LogisticProductResult | SameDayAcceptanceResult) -> None:
+    say(f"run {result.run_id} recorded in the history")
+    for path in result.files:
         say(f"wrote {path}")
 
 
@@ -105,21 +108,21 @@ def _coded_lines(items: list[dict[str, Any]], names: dict[str, str], *, marked: 
     return lines or ["  none"]
 
 
-def render_acceptance(summary: dict[str, Any], console: Console) -> None:
+def render_acceptance(found: SameDayAcceptanceResult, console: Console) -> None:
     """The acceptance points of a same-day answer as a table (the first :data:`SHOWN_POINTS` rows), or the
     service's "no results" and the note that the path asked is a guess."""
     from rich.table import Table
     from rich.text import Text
 
-    day = summary["delivery_date"]
-    if summary["answer"] is None:
-        console.print(Text(f"no acceptance points on {day}: {summary['no_results']}"), soft_wrap=True)
-        if summary.get("path_guess"):
-            console.print(Text(f"note: {summary['path_guess']}"), soft_wrap=True)
+    day = found.delivery_date
+    if found.answer is None:
+        console.print(Text(f"no acceptance points on {day}: {found.no_results}"), soft_wrap=True)
+        if found.path_guess:
+            console.print(Text(f"note: {found.path_guess}"), soft_wrap=True)
         return
     rows = [
         (result, drop_off)
-        for result in summary["answer"].get("results") or []
+        for result in found.answer.get("results") or []
         for drop_off in result.get("dropOffInfo") or [{}]
     ]
     table = Table(title=f"{len(rows)} acceptance points on {day}", title_justify="left")

@@ -7,7 +7,7 @@ Each command runs its flow and prints the run summary as JSON; a failure prints 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -20,6 +20,9 @@ from flows.requests import (
 )
 from postflows.cli_common import prepare_flow_run, print_summary, run_work, say
 from postflows.cli_requests import request_command
+
+if TYPE_CHECKING:
+    from flows.return_order import ReturnOrderResult
 
 
 @request_command(PickupPointsRequest, OutputOptions)
@@ -64,15 +67,15 @@ def return_order_command(request: ReturnOrderRequest, output: OwnOutputOptions) 
     )
     from flows.return_order import return_order
 
-    summary = run_work(lambda: return_order(request=request, output=output))
-    print_summary(summary)
-    for line in order_lines(summary):
+    result = run_work(lambda: return_order(request=request, output=output))
+    print_summary(result)
+    for line in order_lines(result):
         say(line)
 
 
-def order_lines(summary: dict[str, Any]) -> list[str]:
-    """A line per order the summary names: its id, or (when the answer has none) the answer."""
-    orders = summary.get("orders") or []
+def order_lines(result: ReturnOrderResult) -> list[str]:
+    """A line per order the result names: its id, or (when the answer has none) the answer."""
+    orders = result.orders
     lines = []
     for order in orders:
         name = "return order" if len(orders) == 1 else f"return order {order['position']}"

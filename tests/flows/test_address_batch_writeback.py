@@ -193,7 +193,7 @@ async def test_address_validation_writes_back_the_answers_of_the_qualities_appli
 
     copy = tmp_path / "writeback-sandbox.csv"
     changed = _changed_cells(read_table(source).frame, read_table(copy).frame)
-    assert len(changed) == summary["writeback"]["cells_changed"]
+    assert len(changed) == summary.writeback["cells_changed"]
     results = read_output_csv(tmp_path / "results.csv", dtype=str, keep_default_na=False)
     quality = dict(zip(results["row"].astype(int), results["quality"], strict=True))
     # The example's one change of a certified answer differs only in case: no certified value changes it.

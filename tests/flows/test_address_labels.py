@@ -42,7 +42,7 @@ async def test_labels_are_created_once_and_a_rerun_reuses_their_kept_answers(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
     first = await call(address_labels, EXAMPLE, tmp_path / "first")
-    assert first["statuses"] == {"created": 2, "resumed": 0, "uncertain": 0, "refused": 0, "no pdf": 0}
+    assert first.statuses == {"created": 2, "resumed": 0, "uncertain": 0, "refused": 0, "no pdf": 0}
     assert sandbox.transport.count(LABELS) == 2
     made = index(tmp_path / "first")
     assert made[["position", "line", "pdf", "answer", "status"]].values.tolist() == [
@@ -57,7 +57,7 @@ async def test_labels_are_created_once_and_a_rerun_reuses_their_kept_answers(
 
     again = await call(address_labels, EXAMPLE, tmp_path / "again")
     assert sandbox.transport.count(LABELS) == 2  # one POST per body across both runs
-    assert again["statuses"]["resumed"] == 2 and again["resumed"] is True
+    assert again.statuses["resumed"] == 2 and again.resumed is True
     resumed = index(tmp_path / "again")
     assert resumed["labelId"].tolist() == made["labelId"].tolist()
     assert resumed["message"].str.startswith("created by run").all()
@@ -73,7 +73,7 @@ async def test_a_resumed_label_whose_kept_answer_is_gone_says_so_and_is_not_requ
         kept.unlink()
     summary = await call(address_labels, EXAMPLE, tmp_path / "again")
     assert sandbox.transport.count(LABELS) == 2
-    assert summary["statuses"]["no pdf"] == 2
+    assert summary.statuses["no pdf"] == 2
     gone = index(tmp_path / "again").iloc[0]
     assert (gone["status"], gone["pdf"]) == ("no pdf", "")
     assert gone["message"].startswith("created by run") and "is no longer kept in" in gone["message"]
@@ -86,7 +86,7 @@ async def test_two_identical_requests_are_two_labels(
     path = tmp_path / "twice.jsonl"
     path.write_text(f"{json.dumps(body)}\n{json.dumps(body)}\n", encoding="utf-8")
     summary = await call(address_labels, path, tmp_path / "out")
-    assert summary["statuses"]["created"] == 2 and sandbox.transport.count(LABELS) == 2
+    assert summary.statuses["created"] == 2 and sandbox.transport.count(LABELS) == 2
     assert index(tmp_path / "out")["labelId"].nunique() == 2
 
 
@@ -140,7 +140,7 @@ async def test_a_pdf_answer_is_the_label(
         "runtime.wiring.embedded.sandbox_transport", lambda settings: PdfLabels(sandbox.transport)
     )
     summary = await call(address_labels, EXAMPLE, tmp_path / "out")
-    assert summary["statuses"]["created"] == 2
+    assert summary.statuses["created"] == 2
     made = index(tmp_path / "out")
     assert made[["labelId", "pdf", "answer"]].values.tolist() == [
         ["", "label-1.pdf", ""],
@@ -171,7 +171,7 @@ async def test_an_answer_without_a_label_at_the_field_is_no_pdf_and_kept(
     assert "| 2 | 13 | no pdf |" in (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     monkeypatch.delenv("POSTFLOWS_COMMERCE_LABEL_PDF_FIELD")
     again = await call(address_labels, EXAMPLE, tmp_path / "again")
-    assert again["statuses"]["resumed"] == 2 and sandbox.transport.count(LABELS) == 2
+    assert again.statuses["resumed"] == 2 and sandbox.transport.count(LABELS) == 2
     assert (tmp_path / "again" / "label-1.pdf").read_bytes().startswith(b"%PDF-")
 
 

@@ -46,8 +46,8 @@ async def test_every_row_is_validated_refused_or_rejected_in_input_order(
     out = tmp_path / "out"
     summary = await call(address_validation, input_path=_mixed(tmp_path), output_dir=out, concurrency=1)
 
-    assert summary["accepted_rows"] == 4 and summary["rejected_rows"] == 1
-    assert summary["validated"] == 3 and summary["refused"] == 1 and summary["failed"] == 0
+    assert summary.accepted_rows == 4 and summary.rejected_rows == 1
+    assert summary.validated == 3 and summary.refused == 1 and summary.failed == 0
     results = _results(out)
     assert results["row"].tolist() == ["1", "2", "3", "5"]
     assert results["KundenNr"].tolist() == ["A-1", "A-2", "A-3", "A-5"]
@@ -81,7 +81,7 @@ async def test_every_row_is_validated_refused_or_rejected_in_input_order(
 
     factory = history.session_factory(get_settings().effective_database_url)
     with factory() as session:
-        run = history.get_run(session, summary["run_id"])
+        run = history.get_run(session, summary.run_id)
         assert run is not None and run.state == "COMPLETED"
         assert {"results.csv", "results.xlsx", "rejected-rows"} <= {doc.kind for doc in run.documents}
 
@@ -94,8 +94,8 @@ async def test_a_server_error_on_one_validation_is_retried(
     )
     summary = await call(address_validation, input_path=_mixed(tmp_path), output_dir=tmp_path / "out")
 
-    assert summary["validated"] == 4 and summary["failed"] == 0
-    assert sandbox.transport.count(VALIDATION) == summary["requests_sent"] == 5  # one row asked twice
+    assert summary.validated == 4 and summary.failed == 0
+    assert sandbox.transport.count(VALIDATION) == summary.requests_sent == 5  # one row asked twice
     assert set(_results(tmp_path / "out")["ValidationStatus"]) == {"validated"}
 
 
@@ -109,7 +109,7 @@ async def test_a_row_failing_after_its_retries_is_reported_and_the_rerun_asks_on
     source = _mixed(tmp_path)
     first = await call(address_validation, input_path=source, output_dir=tmp_path / "first", concurrency=1)
 
-    assert (first["validated"], first["failed"]) == (3, 1)
+    assert (first.validated, first.failed) == (3, 1)
     failed = _results(tmp_path / "first").set_index("KundenNr").loc["A-2"]
     assert (failed["ValidationStatus"], failed["HttpStatus"]) == ("failed", "503")
     assert "503" in failed["ValidationError"]
@@ -117,7 +117,7 @@ async def test_a_row_failing_after_its_retries_is_reported_and_the_rerun_asks_on
     sent_before = sandbox.transport.count(VALIDATION)
     again = await call(address_validation, input_path=source, output_dir=tmp_path / "again", concurrency=1)
     assert sandbox.transport.count(VALIDATION) - sent_before == 1  # only the row that failed
-    assert (again["validated"], again["failed"], again["resumed_rows"]) == (4, 0, 3)
+    assert (again.validated, again.failed, again.resumed_rows) == (4, 0, 3)
     results = _results(tmp_path / "again")
     assert results["KundenNr"].tolist() == ["A-1", "A-2", "A-3", "A-5"]
     assert results.set_index("KundenNr").loc["A-2", "quality"] == "USUALLY_CERTIFIED"
@@ -147,11 +147,11 @@ async def test_on_dask_worker_processes_refused_credentials_stop_the_run_and_the
     assert sandbox.transport.count(VALIDATION) == 0  # every request came from the workers' processes
 
     again = await call(address_validation, input_path=source, output_dir=tmp_path / "again", concurrency=4)
-    assert (again["validated"], again["resumed_rows"], again["requests_sent"]) == (4, 1, 3)
+    assert (again.validated, again.resumed_rows, again.requests_sent) == (4, 1, 3)
     assert sandbox.transport.count(VALIDATION) == 3
 
     reference = await call(address_validation, input_path=source, output_dir=tmp_path / "reference")
-    assert reference["resumed_rows"] == 0
+    assert reference.resumed_rows == 0
     resumed, fresh = _results(tmp_path / "again"), _results(tmp_path / "reference")
     assert resumed.drop(columns="expires").equals(fresh.drop(columns="expires"))  # expires: a year from now
     assert (resumed["expires"] != "").all()

@@ -38,8 +38,8 @@ async def test_grid_of_deliverable_days_with_an_unknown_and_a_rejected_address(
         deliverability_check, input_path=_input(tmp_path), output_dir=out, start=MONDAY, days=7
     )
 
-    assert (summary["answered"], summary["not_found"], summary["rejected_rows"]) == (2, 1, 1)
-    assert summary["deliverable_days"] == 12  # two addresses, Monday to Saturday
+    assert (summary.answered, summary.not_found, summary.rejected_rows) == (2, 1, 1)
+    assert summary.deliverable_days == 12  # two addresses, Monday to Saturday
     assert sandbox.transport.count("/deliverabilities/when") == 3
     rejected = read_output_csv(out / "rejected.csv", dtype=str)
     assert rejected[["Kunde", "line", "row"]].values.tolist() == [["K4", "5", "4"]]
@@ -93,9 +93,8 @@ async def test_on_dask_worker_processes_the_grid_is_that_of_a_run_in_the_flows_p
         deliverability_check, input_path=source, output_dir=tmp_path / "local", start=MONDAY, days=7
     )
     assert sandbox.transport.count("/deliverabilities/when") == 3
-    assert (remote["answered"], remote["not_found"], remote["requests_sent"]) == (2, 1, 3)
-    assert {name: local[name] for name in ("answered", "not_found", "deliverable_days", "requests_sent")} == {
-        name: remote[name] for name in ("answered", "not_found", "deliverable_days", "requests_sent")
-    }
+    assert (remote.answered, remote.not_found, remote.requests_sent) == (2, 1, 3)
+    compared = {"answered", "not_found", "deliverable_days", "requests_sent"}
+    assert local.model_dump(include=compared) == remote.model_dump(include=compared)
     for name in ("deliverability.csv", "rejected.csv"):
         assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()

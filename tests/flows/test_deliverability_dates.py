@@ -57,9 +57,9 @@ async def test_explicit_dates_are_posted_and_the_results_keep_their_layout(
     out = tmp_path / "out"
     summary = await call(deliverability_check, input_path=_input(tmp_path), output_dir=out, dates=DATES)
 
-    assert (summary["answered"], summary["not_found"]) == (1, 1)
-    assert summary["delivery_dates"] == ["2025-03-03", "2025-03-05", "2025-03-09"]
-    assert (summary["first_day"], summary["days"], summary["deliverable_days"]) == ("2025-03-03", 3, 2)
+    assert (summary.answered, summary.not_found) == (1, 1)
+    assert summary.delivery_dates == ["2025-03-03", "2025-03-05", "2025-03-09"]
+    assert (summary.first_day, summary.days, summary.deliverable_days) == ("2025-03-03", 3, 2)
     assert sandbox.transport.calls[("POST", f"/commerce/api/delivery/v1{WHEN}")] == 2
     assert sandbox.transport.calls[("GET", f"/commerce/api/delivery/v1{WHEN}")] == 0
     assert keeping.bodies[0] == {
@@ -102,12 +102,12 @@ async def test_the_dates_are_the_works_identity_whether_listed_or_in_a_file(
         deliverability_check, input_path=source, output_dir=tmp_path / "d", start=dt.date(2025, 3, 3), days=1
     )
 
-    assert listed["idempotency_key"] == from_file["idempotency_key"]
-    keys = {listed["idempotency_key"], other["idempotency_key"], ranged["idempotency_key"]}
+    assert listed.idempotency_key == from_file.idempotency_key
+    keys = {listed.idempotency_key, other.idempotency_key, ranged.idempotency_key}
     assert len(keys) == 3
     factory = history.session_factory(get_settings().effective_database_url)
     with factory() as session:
-        run = history.get_run(session, from_file["run_id"])
+        run = history.get_run(session, from_file.run_id)
         assert run is not None and run.parameters["dates"] == ["2025-03-03", "2025-03-05", "2025-03-09"]
 
 

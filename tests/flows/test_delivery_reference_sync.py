@@ -39,11 +39,11 @@ async def test_sync_twice_changes_nothing_then_a_renamed_holiday_is_logged(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first = await call(delivery_reference_sync, tmp_path / "first")
-    holidays = first["counts"]["holidays"]["added"]
+    holidays = first.counts["holidays"]["added"]
     assert holidays >= 18  # this year's and next year's
-    assert first["counts"]["additional services"]["added"] == len(ADDITIONAL_SERVICES)
-    assert first["counts"]["delivery instructions"]["added"] == len(DELIVERY_INSTRUCTIONS)
-    assert first["changes"] == holidays + len(ADDITIONAL_SERVICES) + len(DELIVERY_INSTRUCTIONS)
+    assert first.counts["additional services"]["added"] == len(ADDITIONAL_SERVICES)
+    assert first.counts["delivery instructions"]["added"] == len(DELIVERY_INSTRUCTIONS)
+    assert first.changes == holidays + len(ADDITIONAL_SERVICES) + len(DELIVERY_INSTRUCTIONS)
     received = json.loads((tmp_path / "first" / "delivery-instructions.json").read_text())
     assert received == list(DELIVERY_INSTRUCTIONS)
     assert (tmp_path / "first" / "summary.md").is_file()
@@ -51,15 +51,15 @@ async def test_sync_twice_changes_nothing_then_a_renamed_holiday_is_logged(
     second = await call(
         delivery_reference_sync,
     )
-    assert second["changes"] == 0 and second["files"] == []
-    for counts in second["counts"].values():
+    assert second.changes == 0 and second.files == []
+    for counts in second.counts.values():
         assert counts == {**UNCHANGED, "unchanged": counts["unchanged"]}
     assert sandbox.transport.count("/options/holidays") == 2
 
     monkeypatch.setattr(delivery, "swiss_holidays", renamed_stephens_day)
     third = await call(delivery_reference_sync, tmp_path / "third")
-    assert third["counts"]["holidays"] == {**UNCHANGED, "changed": 2, "unchanged": holidays - 2}
-    assert third["changes"] == 2
+    assert third.counts["holidays"] == {**UNCHANGED, "changed": 2, "unchanged": holidays - 2}
+    assert third.changes == 2
     report = (tmp_path / "third" / "summary.md").read_text()
     assert "| holidays | 0 | 2 | 0 |" in report and "Stefanstag" in report
 
@@ -79,7 +79,7 @@ async def test_sync_twice_changes_nothing_then_a_renamed_holiday_is_logged(
         assert renamed[0].new_value["fr"] == renamed[0].old_value["fr"]
         stored = session.get(DeliveryHolidayRow, dt.date.fromisoformat(renamed[0].entity_key))
         assert stored is not None and stored.name_de == "Stefanstag"
-        assert session.scalar(select(func.count()).select_from(MasterDataChange)) == first["changes"] + 2
+        assert session.scalar(select(func.count()).select_from(MasterDataChange)) == first.changes + 2
 
 
 def test_command_prints_counts_and_lists_the_holidays(

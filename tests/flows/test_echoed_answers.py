@@ -130,7 +130,7 @@ async def test_labels_return_orders_and_pickup_points_keep_no_echoed_credential(
     _assert_clean(echoing, tmp_path, echoed=kept)
     # A resumed run takes the kept (scrubbed) answers: their digests match what was written.
     again = await call(return_order, EXAMPLES / "return-order.json", tmp_path / "again")
-    assert again["resumed"] is True
+    assert again.resumed is True
     assert (tmp_path / "again" / "return-order.json").read_bytes() == (
         tmp_path / "return" / "return-order.json"
     ).read_bytes()

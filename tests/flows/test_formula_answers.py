@@ -166,4 +166,4 @@ async def test_a_validation_whose_answer_carries_a_formula_writes_none_back(
         "'" + VALIDATED_TOWN,
         FORMULA_REFUSED,
     )
-    assert summary["writeback"]["cells_changed"] == 0
+    assert summary.writeback["cells_changed"] == 0

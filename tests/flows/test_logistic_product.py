@@ -34,20 +34,20 @@ async def test_the_product_as_received_with_its_mandatory_services_and_files(
     out = tmp_path / "out"
     summary = await call(logistic_product, product_code=" SD2 ", output_dir=out)
 
-    assert summary["answer"] == PRODUCTS["SD2"]
-    assert (summary["product_code"], summary["barcode"], summary["mandatory_services"]) == (
+    assert summary.answer == PRODUCTS["SD2"]
+    assert (summary.product_code, summary.barcode, summary.mandatory_services) == (
         "SD2",
         "99.22",
         ["SI"],
     )
-    assert (summary["delivery_instructions"], summary["additional_services"]) == (1, 2)
-    assert summary["names"] == {"additionalServices": {}, "deliveryInstructions": {}}  # no sync ran yet
+    assert (summary.delivery_instructions, summary.additional_services) == (1, 2)
+    assert summary.names == {"additionalServices": {}, "deliveryInstructions": {}}  # no sync ran yet
     assert json.loads((out / "product.json").read_text(encoding="utf-8")) == PRODUCTS["SD2"]
     report = (out / "summary.md").read_text(encoding="utf-8")
     assert "| mandatory additional services | SI |" in report and "| SI | yes |" in report
     assert "postflows delivery-sync" in report
-    assert summary["files"] == [str((out / "product.json").resolve()), str((out / "summary.md").resolve())]
-    assert "answer" not in _stored_summary(summary["run_id"])
+    assert summary.files == [str((out / "product.json").resolve()), str((out / "summary.md").resolve())]
+    assert "answer" not in _stored_summary(summary.run_id)
     [run] = _runs()
     assert run.state == "COMPLETED" and run.parameters["product_code"] == "SD2"
     assert sandbox.transport.count(f"{HOW}SD2") == 1
@@ -65,12 +65,12 @@ async def test_the_names_come_from_the_stored_reference_data(sandbox: Sandbox, f
     await call(delivery_reference_sync)
     summary = await call(logistic_product, product_code="PRI")
 
-    names = summary["names"]
+    names = summary.names
     assert names["additionalServices"]["SI"] and names["deliveryInstructions"]["ZAW3218"]
     assert set(names["additionalServices"]) >= {
         item["code"] for item in PRODUCTS["PRI"]["additionalServices"]
     }
-    assert summary["files"] == []  # no output folder: nothing written
+    assert summary.files == []  # no output folder: nothing written
 
 
 async def test_an_unknown_product_fails_the_run_saying_so(

@@ -300,23 +300,23 @@ async def test_address_validation(other: Sandbox, tmp_path: Path) -> None:
     in the extended ISO form."""
     out = tmp_path / "out"
     summary = await call(address_validation, input_path=EXAMPLES / "commerce-addresses.csv", output_dir=out)
-    counts = {name: summary[name] for name in ("validated", "refused", "failed", "rejected_rows")}
+    counts = summary.model_dump(include={"validated", "refused", "failed", "rejected_rows"})
     assert counts == {"validated": 5, "refused": 0, "failed": 0, "rejected_rows": 1}
-    assert summary["quality"]["certified"] == 3
+    assert summary.quality["certified"] == 3
     by_customer = results(out).set_index("KundenNr")
     assert by_customer.loc["2001", "quality"] == "certified"
     assert by_customer.loc["2001", "houseKey"] != "" and by_customer.loc["2001", "expires"] != ""
     assert by_customer.loc["2002", "certified_city"] == "Kriens"
     assert by_customer.loc["2002", "ChangedFields"] == "city"
-    assert other.transport.count("/addresses/validation") == summary["requests_sent"] == 5
+    assert other.transport.count("/addresses/validation") == summary.requests_sent == 5
 
 
 async def test_deliverability_check(other: Sandbox, tmp_path: Path) -> None:
     out = tmp_path / "out"
     addresses = deliverability_input(tmp_path)
     summary = await call(deliverability_check, input_path=addresses, output_dir=out, start=MONDAY, days=7)
-    assert (summary["answered"], summary["not_found"], summary["rejected_rows"]) == (2, 1, 1)
-    assert summary["deliverable_days"] == 12  # two addresses, Monday to Saturday
+    assert (summary.answered, summary.not_found, summary.rejected_rows) == (2, 1, 1)
+    assert summary.deliverable_days == 12  # two addresses, Monday to Saturday
     kriens = results(out, "deliverability.csv").set_index(["Kunde", "date"]).loc["K1", "deliverable"]
     assert (kriens["2025-03-03"], kriens["2025-03-09"]) == ("yes", "no")
     assert other.transport.count("/deliverabilities/when") == 3
@@ -324,23 +324,23 @@ async def test_deliverability_check(other: Sandbox, tmp_path: Path) -> None:
 
 async def test_logistic_product(other: Sandbox, tmp_path: Path) -> None:
     summary = await call(logistic_product, product_code="SD2", output_dir=tmp_path / "out")
-    assert summary["answer"] == PRODUCTS["SD2"] and summary["mandatory_services"] == ["SI"]
+    assert summary.answer == PRODUCTS["SD2"] and summary.mandatory_services == ["SI"]
     assert json.loads((tmp_path / "out" / "product.json").read_text(encoding="utf-8")) == PRODUCTS["SD2"]
 
 
 async def test_delivery_reference_sync(other: Sandbox, tmp_path: Path) -> None:
     first = await call(delivery_reference_sync, tmp_path / "first")
-    assert first["counts"]["holidays"]["added"] >= 18  # this year's and next year's
-    assert first["counts"]["additional services"]["added"] == 5
+    assert first.counts["holidays"]["added"] >= 18  # this year's and next year's
+    assert first.counts["additional services"]["added"] == 5
     again = await call(delivery_reference_sync)
-    assert again["changes"] == 0
+    assert again.changes == 0
 
 
 async def test_same_day_acceptance(other: Sandbox, tmp_path: Path) -> None:
     out = tmp_path / "out"
     summary = await call(same_day_acceptance, **ZURICH, delivery_date=MONDAY, output_dir=out)
-    assert (summary["quality"], summary["products"], summary["drop_off_points"]) == ("RELIABLE", 2, 3)
-    assert summary["no_results"] is None and summary["path_guess"] is None
+    assert (summary.quality, summary.products, summary.drop_off_points) == ("RELIABLE", 2, 3)
+    assert summary.no_results is None and summary.path_guess is None
     assert results(out, "acceptance-points.csv")["productCode"].tolist() == ["SD1, SD2", "SD1, SD2", "SD3"]
     assert other.transport.count(PATHS.same_day_path) == 1
 
@@ -358,13 +358,13 @@ def pickup_users(tmp_path: Path) -> Path:
 async def test_pickup_registration(other: Sandbox, tmp_path: Path) -> None:
     users = pickup_users(tmp_path)
     first = await call(pickup_registration, users, tmp_path / "first")
-    assert (first["accepted_rows"], first["rejected_rows"]) == (3, 3)
-    assert first["statuses"] == {"registered": 3, "resumed": 0, "uncertain": 0, "refused": 0}
+    assert (first.accepted_rows, first.rejected_rows) == (3, 3)
+    assert first.statuses == {"registered": 3, "resumed": 0, "uncertain": 0, "refused": 0}
     registered = results(tmp_path / "first")
     assert registered["customerNo"].tolist() == ["C-1001", "C-1002", "C-1003"]
     assert registered["pickupId"].str.len().min() > 0 and registered["pickupId"].nunique() == 3
     again = await call(pickup_registration, users, tmp_path / "again")
-    assert again["statuses"] == {"registered": 0, "resumed": 3, "uncertain": 0, "refused": 0}
+    assert again.statuses == {"registered": 0, "resumed": 3, "uncertain": 0, "refused": 0}
     assert results(tmp_path / "again")["pickupId"].tolist() == registered["pickupId"].tolist()
     assert posts(other, PATHS.pickup_users_path) == 3
 
@@ -390,8 +390,8 @@ async def test_pickup_points(other: Sandbox, tmp_path: Path) -> None:
     """GET at the pickup points' own path, not below the pickup path."""
     out = tmp_path / "out"
     summary = await call(pickup_points, EXAMPLES / "pickup-locations.csv", out)
-    assert (summary["accepted_rows"], summary["rejected_rows"]) == (3, 1)
-    assert summary["locations"] == {"ok": 3} and summary["points"] == 9
+    assert (summary.accepted_rows, summary.rejected_rows) == (3, 1)
+    assert summary.locations == {"ok": 3} and summary.points == 9
     table = results(out, "points.csv")
     assert table["customerNo"].tolist() == ["C-2001"] * 3 + ["C-2002"] * 3 + ["C-2003"] * 3
     assert set(table["status"]) == {"ok"} and table["ppNumber"].str.len().min() > 0
@@ -402,7 +402,7 @@ async def test_address_labels(other: Sandbox, tmp_path: Path) -> None:
     """The PDF under ``label.content``, as the setting says, no ident code beside it; one POST per label
     across a run and its re-run."""
     first = await call(address_labels, EXAMPLES / "address-labels.json", tmp_path / "first")
-    assert first["statuses"] == {"created": 2, "resumed": 0, "uncertain": 0, "refused": 0, "no pdf": 0}
+    assert first.statuses == {"created": 2, "resumed": 0, "uncertain": 0, "refused": 0, "no pdf": 0}
     made = results(tmp_path / "first", "labels.csv")
     assert made[["pdf", "answer", "status"]].values.tolist() == [
         ["label-1.pdf", "label-1.json", "created"],
@@ -411,7 +411,7 @@ async def test_address_labels(other: Sandbox, tmp_path: Path) -> None:
     assert made["labelId"].str.len().min() > 0 and made["labelId"].nunique() == 2  # the answer's id
     assert (tmp_path / "first" / "label-1.pdf").read_bytes().startswith(b"%PDF-")
     again = await call(address_labels, EXAMPLES / "address-labels.json", tmp_path / "again")
-    assert again["statuses"]["resumed"] == 2
+    assert again.statuses["resumed"] == 2
     pdfs = [(tmp_path / run / "label-2.pdf").read_bytes() for run in ("first", "again")]
     assert pdfs[0] == pdfs[1]
     assert results(tmp_path / "again", "labels.csv")["labelId"].tolist() == made["labelId"].tolist()
@@ -421,9 +421,9 @@ async def test_address_labels(other: Sandbox, tmp_path: Path) -> None:
 async def test_return_order(other: Sandbox, tmp_path: Path) -> None:
     first = await call(return_order, EXAMPLES / "return-order.json", tmp_path / "first")
     answer = json.loads((tmp_path / "first" / "return-order.json").read_bytes())
-    assert first["orders"] == [{"position": 1, "status": "created", "id": answer["id"]}]
+    assert first.orders == [{"position": 1, "status": "created", "id": answer["id"]}]
     again = await call(return_order, EXAMPLES / "return-order.json", tmp_path / "again")
-    assert again["resumed"] is True and again["orders"][0]["id"] == answer["id"]
+    assert again.resumed is True and again.orders[0]["id"] == answer["id"]
     assert posts(other, PATHS.return_order_path) == 1
 
 
@@ -485,10 +485,10 @@ async def test_same_day_at_our_path_is_no_results_noted_as_a_guess(defaults: San
     that the path is a guess, naming its setting."""
     out = tmp_path / "out"
     summary = await call(same_day_acceptance, **ZURICH, delivery_date=MONDAY, output_dir=out)
-    assert summary["answer"] is None and summary["drop_off_points"] == 0
-    assert summary["no_results"].startswith("no results (404): ")
-    assert "POSTFLOWS_COMMERCE_SAME_DAY_PATH) is a guess" in summary["path_guess"]
-    assert f"> Note: {summary['path_guess']}" in (out / "summary.md").read_text(encoding="utf-8")
+    assert summary.answer is None and summary.drop_off_points == 0
+    assert summary.no_results.startswith("no results (404): ")
+    assert "POSTFLOWS_COMMERCE_SAME_DAY_PATH) is a guess" in summary.path_guess
+    assert f"> Note: {summary.path_guess}" in (out / "summary.md").read_text(encoding="utf-8")
 
 
 async def test_our_scope_and_fields_end_naming_their_settings(

@@ -34,9 +34,9 @@ async def test_points_per_location_with_the_answers_as_received_and_a_rejected_r
     out = tmp_path / "out"
     summary = await call(pickup_points, EXAMPLE, out)
 
-    assert (summary["accepted_rows"], summary["rejected_rows"]) == (3, 1)
-    assert summary["locations"] == {"ok": 3} and summary["points"] == 9  # three near each location
-    assert sandbox.transport.count(POINTS) == summary["requests_sent"] == 3
+    assert (summary.accepted_rows, summary.rejected_rows) == (3, 1)
+    assert summary.locations == {"ok": 3} and summary.points == 9  # three near each location
+    assert sandbox.transport.count(POINTS) == summary.requests_sent == 3
     table = points(out)
     assert table["customerNo"].tolist() == ["C-2001"] * 3 + ["C-2002"] * 3 + ["C-2003"] * 3
     assert table["line"].tolist() == ["2"] * 3 + ["3"] * 3 + ["4"] * 3
@@ -48,7 +48,7 @@ async def test_points_per_location_with_the_answers_as_received_and_a_rejected_r
     assert rejected[["customerNo", "line"]].values.tolist() == [["C-2004", "5"]]
     answer = json.loads((out / "answers" / "row-2.json").read_text(encoding="utf-8"))
     assert [point["ppNumber"] for point in answer["points"]] == table["ppNumber"].tolist()[3:6]
-    assert summary["answers"] == str((out / "answers").resolve())
+    assert summary.answers == str((out / "answers").resolve())
     assert load_workbook(out / "points.xlsx").sheetnames == [BANNER_SHEET, "points", "rejected"]
 
 
@@ -60,7 +60,7 @@ async def test_a_failed_location_is_kept_with_its_reason_and_the_rerun_asks_only
         api="commerce", endpoint="*pickup/v1/points", kind="http_status", value=503, after=1, times=2
     )
     first = await call(pickup_points, EXAMPLE, tmp_path / "first", concurrency=1)
-    assert first["locations"] == {"ok": 2, "failed": 1} and first["failed"] == 1
+    assert first.locations == {"ok": 2, "failed": 1} and first.failed == 1
     failed = points(tmp_path / "first").set_index("customerNo").loc["C-2002"]
     assert (failed["status"], failed["ppNumber"]) == ("failed", "") and "503" in failed["error"]
     assert not (tmp_path / "first" / "answers" / "row-2.json").exists()
@@ -68,7 +68,7 @@ async def test_a_failed_location_is_kept_with_its_reason_and_the_rerun_asks_only
     sent = sandbox.transport.count(POINTS)
     again = await call(pickup_points, EXAMPLE, tmp_path / "again", concurrency=1)
     assert sandbox.transport.count(POINTS) - sent == 1  # only the location that failed
-    assert again["locations"] == {"ok": 3} and again["resumed_rows"] == 2
+    assert again.locations == {"ok": 3} and again.resumed_rows == 2
     assert len(points(tmp_path / "again")) == 9
 
 

@@ -45,8 +45,8 @@ async def test_good_rows_registered_bad_rows_rejected_and_a_rerun_resumes(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path
 ) -> None:
     first = await call(pickup_registration, EXAMPLE, tmp_path / "first")
-    assert first["accepted_rows"] == 3 and first["rejected_rows"] == 3
-    assert first["statuses"] == {"registered": 3, "resumed": 0, "uncertain": 0, "refused": 0}
+    assert first.accepted_rows == 3 and first.rejected_rows == 3
+    assert first.statuses == {"registered": 3, "resumed": 0, "uncertain": 0, "refused": 0}
     assert sandbox.transport.count(USERS) == 3
     rejected = read_output_csv(tmp_path / "first" / "rejected.csv", dtype=str, keep_default_na=False)
     assert rejected[["customerNo", "line", "row"]].values.tolist() == [
@@ -64,7 +64,7 @@ async def test_good_rows_registered_bad_rows_rejected_and_a_rerun_resumes(
     assert (tmp_path / "first" / "results.xlsx").is_file()
 
     again = await call(pickup_registration, EXAMPLE, tmp_path / "again")
-    assert again["statuses"] == {"registered": 0, "resumed": 3, "uncertain": 0, "refused": 0}
+    assert again.statuses == {"registered": 0, "resumed": 3, "uncertain": 0, "refused": 0}
     assert sandbox.transport.count(USERS) == 3  # no new POST
     resumed = results(tmp_path / "again")
     assert resumed["pickupId"].tolist() == registered["pickupId"].tolist()

@@ -56,13 +56,13 @@ async def test_a_list_is_one_order_each_in_the_runs_own_folder_by_default(
     )
     summary = await call(return_order, path)
     folder = flow_env / "return-orders" / "returns"
-    assert summary["index"] == str((folder / "return-orders.csv").resolve())
+    assert summary.index == str((folder / "return-orders.csv").resolve())
     index = read_output_csv(folder / "return-orders.csv", dtype=str, keep_default_na=False)
     assert index[["position", "answer", "status"]].values.tolist() == [
         ["1", "return-order-1.json", "created"],
         ["2", "return-order-2.json", "created"],
     ]
-    assert index["orderId"].tolist() == [order["id"] for order in summary["orders"]]
+    assert index["orderId"].tolist() == [order["id"] for order in summary.orders]
     assert sandbox.transport.count(ORDERS) == 2
 
 

@@ -16,6 +16,7 @@ from fileio.sandbox_marks import SUMMARY_NOTICE
 from flows.address_batch import address_batch
 from flows.address_validation import address_validation
 from flows.newspaper_statistics import newspaper_statistics
+from flows.results import RunResult
 from flows.runs import recorded_run
 from runtime.run import Run
 from runtime.settings import Settings, get_settings
@@ -46,8 +47,9 @@ async def _artifact(key: str) -> str:
     return str(latest.data)
 
 
-def _check_files(summary: dict[str, Any], out: Path) -> None:
+def _check_files(result: RunResult | dict[str, Any], out: Path) -> None:
     """Every file the run recorded is listed (absolute, existing, summary.md last) and named in summary.md."""
+    summary = result.summary() if isinstance(result, RunResult) else result
     files = summary["files"]
     assert files[-1] == str((out / "summary.md").resolve())
     assert all(Path(name).is_absolute() and Path(name).is_file() for name in files)
@@ -108,12 +110,12 @@ async def test_rows_answered_by_an_interrupted_run_are_named_as_taken_up(
     )
     source = EXAMPLES / "commerce-addresses.csv"
     first = await call(address_validation, input_path=source, output_dir=tmp_path / "first", concurrency=1)
-    assert first["failed"] == 1 and first["resumed"] is False
+    assert first.failed == 1 and first.resumed is False
     again = await call(address_validation, input_path=source, output_dir=tmp_path / "again", concurrency=1)
     _check_files(again, tmp_path / "again")
-    assert again["resumed"] is True
-    assert again["reused"] == {
-        "validation answers": [f"{again['resumed_rows']} rows from an interrupted run's checkpoint"]
+    assert again.resumed is True
+    assert again.reused == {
+        "validation answers": [f"{again.resumed_rows} rows from an interrupted run's checkpoint"]
     }
 
 

@@ -83,9 +83,9 @@ async def test_acceptance_points_in_the_files_and_the_run(
             },
         )
     ]
-    assert (summary["quality"], summary["products"], summary["drop_off_points"]) == ("RELIABLE", 2, 3)
-    assert summary["no_results"] is None
-    assert [result["productCode"] for result in summary["answer"]["results"]] == ["SD1,SD2", "SD3"]
+    assert (summary.quality, summary.products, summary.drop_off_points) == ("RELIABLE", 2, 3)
+    assert summary.no_results is None
+    assert [result["productCode"] for result in summary.answer["results"]] == ["SD1,SD2", "SD3"]
     points = read_output_csv(out / "acceptance-points.csv", dtype=str, keep_default_na=False)
     assert points["productCode"].tolist() == ["SD1, SD2", "SD1, SD2", "SD3"]
     first = points.iloc[0]
@@ -98,7 +98,7 @@ async def test_acceptance_points_in_the_files_and_the_run(
     sheet = load_workbook(out / "acceptance-points.xlsx")["Acceptance points"]
     assert sheet.max_row == 4 and sheet.cell(row=2, column=5).value == "8001"  # a zip stays text
     assert "| drop-off points | 3 |" in (out / "summary.md").read_text(encoding="utf-8")
-    run = _run(summary["run_id"])
+    run = _run(summary.run_id)
     assert run.state == "COMPLETED" and run.parameters["deliveryDate"] == "2025-03-04"
     assert run.summary is not None and "answer" not in run.summary
 
@@ -109,8 +109,8 @@ async def test_the_day_is_today_in_switzerland_by_default(
     monkeypatch.setattr("flows.same_day_acceptance.swiss_today", lambda: TUESDAY)
     sent = _answering(sandbox, monkeypatch)
     summary = await call(same_day_acceptance, **ZURICH)
-    assert summary["delivery_date"] == "2025-03-04" and sent.sent[0][1]["deliveryDate"] == "2025-03-04"
-    assert summary["files"] == []
+    assert summary.delivery_date == "2025-03-04" and sent.sent[0][1]["deliveryDate"] == "2025-03-04"
+    assert summary.files == []
 
 
 async def test_the_services_404_is_no_results_and_the_run_completes(
@@ -120,19 +120,19 @@ async def test_the_services_404_is_no_results_and_the_run_completes(
     sunday = TUESDAY + dt.timedelta(days=5)
     summary = await call(same_day_acceptance, **ZURICH, delivery_date=sunday, output_dir=out)
 
-    assert summary["answer"] is None and summary["drop_off_points"] == 0
-    assert summary["no_results"].startswith("no results (404): commerce: HTTP 404")
-    assert "no same-day service on 2025-03-09" in summary["no_results"]
+    assert summary.answer is None and summary.drop_off_points == 0
+    assert summary.no_results.startswith("no results (404): commerce: HTTP 404")
+    assert "no same-day service on 2025-03-09" in summary.no_results
     assert read_output_csv(out / "acceptance-points.csv", dtype=str).empty
     report = (out / "summary.md").read_text(encoding="utf-8")
     assert "No acceptance points: no results (404): " in report
     # The path is a guess (the spec shows none), and a wrong one answers 404 as well: the summary says so.
-    assert "POSTFLOWS_COMMERCE_SAME_DAY_PATH) is a guess" in summary["path_guess"]
-    assert "`postflows doctor --live` checks it" in summary["path_guess"]
-    assert f"> Note: {summary['path_guess']}" in report
-    run = _run(summary["run_id"])
+    assert "POSTFLOWS_COMMERCE_SAME_DAY_PATH) is a guess" in summary.path_guess
+    assert "`postflows doctor --live` checks it" in summary.path_guess
+    assert f"> Note: {summary.path_guess}" in report
+    run = _run(summary.run_id)
     assert run.state == "COMPLETED"
-    assert run.summary is not None and run.summary["path_guess"] == summary["path_guess"]
+    assert run.summary is not None and run.summary["path_guess"] == summary.path_guess
 
 
 async def test_a_path_the_service_does_not_have_reads_as_no_results_noted_as_a_guess(
@@ -141,14 +141,14 @@ async def test_a_path_the_service_does_not_have_reads_as_no_results_noted_as_a_g
     monkeypatch.setenv("POSTFLOWS_COMMERCE_SAME_DAY_PATH", "/api/delivery/v1/sameday/points")
     out = tmp_path / "out"
     summary = await call(same_day_acceptance, **ZURICH, delivery_date=TUESDAY, output_dir=out)
-    assert summary["no_results"].startswith("no results (404): ")
-    assert summary["path_guess"].startswith("the path /api/delivery/v1/sameday/points (")
+    assert summary.no_results.startswith("no results (404): ")
+    assert summary.path_guess.startswith("the path /api/delivery/v1/sameday/points (")
     assert "is a guess" in (out / "summary.md").read_text(encoding="utf-8")
 
 
 async def test_an_answer_with_points_notes_no_guess(sandbox: Sandbox, flow_env: Path) -> None:
     summary = await call(same_day_acceptance, **ZURICH, delivery_date=TUESDAY)
-    assert summary["drop_off_points"] == 3 and summary["path_guess"] is None
+    assert summary.drop_off_points == 3 and summary.path_guess is None
 
 
 async def test_a_path_without_get_fails_the_run_naming_the_setting(
@@ -193,7 +193,7 @@ async def test_a_long_answer_is_kept_whole_in_the_files_and_shown_in_part(
     out = tmp_path / "out"
     summary = await call(same_day_acceptance, **ZURICH, delivery_date=TUESDAY, output_dir=out)
 
-    assert summary["drop_off_points"] == 3000
+    assert summary.drop_off_points == 3000
     assert len(read_output_csv(out / "acceptance-points.csv", dtype=str)) == 3000
     report = (out / "summary.md").read_text(encoding="utf-8")
     assert "Annahmestelle 49 |" in report and "Annahmestelle 50 |" not in report

@@ -40,7 +40,7 @@ async def test_only_the_certified_answer_is_written_back_and_the_other_is_listed
 
     summary = await call(address_validation, input_path=_addresses(tmp_path), output_dir=out)
 
-    assert summary["quality"] == {"CERTIFIED": 1, "DOMICILE_UNKNOWN": 1}
+    assert summary.quality == {"CERTIFIED": 1, "DOMICILE_UNKNOWN": 1}
     assert _copy_rows(out) == ["A-1;Bahnhofstrasse;1;8001;Zürich", "A-2;Lindenstrasse;99;6010;Krienz"]
     skipped = read_output_csv(out / "writeback-skipped.csv", dtype=str, keep_default_na=False)
     assert list(skipped.columns) == [
@@ -50,8 +50,8 @@ async def test_only_the_certified_answer_is_written_back_and_the_other_is_listed
         ["2", "A-2", "DOMICILE_UNKNOWN", "city", "Ort", "Krienz", "Kriens"]
     ]
     assert "--apply DOMICILE_UNKNOWN" in skipped.at[0, "reason"]
-    assert summary["writeback"]["policy"] == "CERTIFIED"
-    assert (summary["writeback"]["rows_changed"], summary["writeback"]["skipped"]) == (1, 1)
+    assert summary.writeback["policy"] == "CERTIFIED"
+    assert (summary.writeback["rows_changed"], summary.writeback["skipped"]) == (1, 1)
     assert "listed in writeback-skipped.csv" in (out / "summary.md").read_text(encoding="utf-8")
 
 
@@ -66,7 +66,7 @@ async def test_apply_names_a_further_quality_to_write_back(
 
     assert _copy_rows(out) == ["A-1;Bahnhofstrasse;1;8001;Zürich", "A-2;Lindenstrasse;99;6010;Kriens"]
     assert not (out / "writeback-skipped.csv").exists()
-    assert summary["writeback"]["policy"] == "CERTIFIED, DOMICILE_UNKNOWN"
+    assert summary.writeback["policy"] == "CERTIFIED, DOMICILE_UNKNOWN"
 
 
 def test_an_unknown_quality_is_a_usage_error(

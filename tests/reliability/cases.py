@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 import history
+from flows.results import RunResult
 from history.models import JobState
 from runtime.settings import get_settings
 from sandbox.inprocess import SandboxTransport, address_service_url, newspaper_url, token_url
@@ -77,7 +78,7 @@ class CellSite:
         return path
 
 
-Run = Callable[[CellSite], Awaitable[dict[str, Any]]]
+Run = Callable[[CellSite], Awaitable[RunResult | dict[str, Any]]]
 Prepare = Callable[[CellSite], Awaitable[None]]
 
 
@@ -291,14 +292,14 @@ async def _history_report(site: CellSite) -> dict[str, Any]:
     return await call(history_report.fn, output_dir=site.out)
 
 
-async def _address_validation(site: CellSite) -> dict[str, Any]:
+async def _address_validation(site: CellSite) -> RunResult:
     from flows.address_validation import address_validation
 
     path = site.write("addresses.csv", COMMERCE_ADDRESSES)
     return await call(address_validation.fn, input_path=path, output_dir=site.out, concurrency=1)
 
 
-async def _deliverability_check(site: CellSite) -> dict[str, Any]:
+async def _deliverability_check(site: CellSite) -> RunResult:
     from flows.deliverability_check import deliverability_check
 
     path = site.write("addresses.csv", COMMERCE_ADDRESSES)
@@ -312,7 +313,7 @@ async def _deliverability_check(site: CellSite) -> dict[str, Any]:
     )
 
 
-async def _deliverability_on_dates(site: CellSite) -> dict[str, Any]:
+async def _deliverability_on_dates(site: CellSite) -> RunResult:
     from flows.deliverability_check import deliverability_check
 
     path = site.write("addresses.csv", COMMERCE_ADDRESSES)
@@ -325,13 +326,13 @@ async def _deliverability_on_dates(site: CellSite) -> dict[str, Any]:
     )
 
 
-async def _logistic_product(site: CellSite) -> dict[str, Any]:
+async def _logistic_product(site: CellSite) -> RunResult:
     from flows.logistic_product import logistic_product
 
     return await call(logistic_product.fn, product_code="SD2", output_dir=site.out)
 
 
-async def _same_day_acceptance(site: CellSite) -> dict[str, Any]:
+async def _same_day_acceptance(site: CellSite) -> RunResult:
     from flows.same_day_acceptance import same_day_acceptance
 
     return await call(
@@ -345,19 +346,19 @@ async def _same_day_acceptance(site: CellSite) -> dict[str, Any]:
     )
 
 
-async def _delivery_reference_sync(site: CellSite) -> dict[str, Any]:
+async def _delivery_reference_sync(site: CellSite) -> RunResult:
     from flows.delivery_reference_sync import delivery_reference_sync
 
     return await call(delivery_reference_sync.fn, site.out)
 
 
-async def _pickup_registration(site: CellSite) -> dict[str, Any]:
+async def _pickup_registration(site: CellSite) -> RunResult:
     from flows.pickup_registration import pickup_registration
 
     return await call(pickup_registration.fn, site.write("users.csv", PICKUP_USERS), site.out, concurrency=1)
 
 
-async def _pickup_points(site: CellSite) -> dict[str, Any]:
+async def _pickup_points(site: CellSite) -> RunResult:
     from flows.pickup_points import pickup_points
 
     return await call(
@@ -365,13 +366,13 @@ async def _pickup_points(site: CellSite) -> dict[str, Any]:
     )
 
 
-async def _address_labels(site: CellSite) -> dict[str, Any]:
+async def _address_labels(site: CellSite) -> RunResult:
     from flows.address_labels import address_labels
 
     return await call(address_labels.fn, site.write("labels.json", LABEL_REQUESTS), site.out, concurrency=1)
 
 
-async def _return_order(site: CellSite) -> dict[str, Any]:
+async def _return_order(site: CellSite) -> RunResult:
     from flows.return_order import return_order
 
     return await call(return_order.fn, site.write("return-order.json", RETURN_ORDER), site.out)
