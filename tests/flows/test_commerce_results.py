@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from fileio.errors import InputError
-from flows.deliverability_check import DaysAsked, DeliverabilityResult
+from flows.deliverability_check import DaysRequested, DeliverabilityResult
 from flows.logistic_product import LogisticProductResult
 from flows.pickup_points import PickupPointsResult
 from flows.requests import DeliverabilityRequest, OutputOptions, PickupPointsRequest
@@ -91,8 +91,8 @@ def test_a_result_refuses_a_key_it_does_not_declare() -> None:
 def test_the_days_asked_name_the_first_day_and_the_explicit_dates(tmp_path: Path) -> None:
     source = tmp_path / "addresses.csv"
     source.write_text("PLZ;Ort\n8001;Zürich\n", encoding="utf-8")
-    listed = DaysAsked.of(DeliverabilityRequest(input_path=source, dates="2025-03-05,2025-03-03"))
-    ranged = DaysAsked.of(DeliverabilityRequest(input_path=source, start=dt.date(2025, 3, 3), days=2))
+    listed = DaysRequested.of(DeliverabilityRequest(input_path=source, dates="2025-03-05,2025-03-03"))
+    ranged = DaysRequested.of(DeliverabilityRequest(input_path=source, start=dt.date(2025, 3, 3), days=2))
 
     assert listed.explicit and listed.identity == {"dates": ["2025-03-03", "2025-03-05"]}
     assert listed.summary() == {
