@@ -18,6 +18,7 @@ from connectors.commerce import CommerceClient
 from connectors.commerce.paths import CommerceScopes
 from connectors.errors import ApiError, AuthFailed, TransportFailure
 from connectors.guesses import guess
+from connectors.http import ClientOptions
 from connectors.newspaper.models import Scope
 from connectors.oauth import ClientCredentials
 from postflows.doctor import ApiReport, Check, Observed
@@ -200,9 +201,9 @@ async def check_commerce(
         credentials=credentials,
         scopes=settings.commerce.scopes,
         paths=settings.commerce.paths,
-        http_client=http,
-        retry=retry_policy(settings),
-        limits=response_limits(settings),
+        options=ClientOptions(
+            http_client=http, retry=retry_policy(settings), limits=response_limits(settings)
+        ),
     )
     check, towns = await _zips_probe(settings, client)
     zips = answers.last("GET", "/zips")

@@ -20,8 +20,8 @@ from pydantic import SecretStr
 
 from connectors.address_service import AddressServiceClient
 from connectors.commerce import CommerceClient
-from connectors.commerce.oidc import OidcClient, UserSession
-from connectors.http import RequestLog
+from connectors.commerce.oidc import OidcClient, OidcEndpoints, UserSession
+from connectors.http import ClientOptions, RequestLog
 from connectors.limits import ResponseLimits
 from connectors.newspaper import NewspaperClient
 from connectors.oauth import ClientCredentials
@@ -330,14 +330,16 @@ def address_service_client(
         sandbox_base_url if service.sandbox and sandbox_base_url else service.base_url,
         username=service.user,
         password=service.secret,
-        transport=service.transport(settings, transport),
-        timeout=settings.http_timeout_s,
-        retry=retry_policy(settings),
-        limits=response_limits(settings),
-        request_log=request_log,
-        window_gate=window_gate(settings),
-        pacer=query_pacer(settings),
-        before_request=RateLimitHook(ADDRESS_SERVICE),
+        options=ClientOptions(
+            transport=service.transport(settings, transport),
+            timeout=settings.http_timeout_s,
+            retry=retry_policy(settings),
+            limits=response_limits(settings),
+            request_log=request_log,
+            window_gate=window_gate(settings),
+            pacer=query_pacer(settings),
+            before_request=RateLimitHook(ADDRESS_SERVICE),
+        ),
     )
 
 
@@ -399,17 +401,17 @@ def newspaper_client(
     service = resolve(settings, "newspaper")
     return NewspaperClient(
         service.base_url,
-        token_url=str(service.token_url),
-        client_id=service.user,
-        client_secret=service.secret,
+        credentials=ClientCredentials(str(service.token_url), service.user, service.secret, api="newspaper"),
         document_max_bytes=settings.download_max_bytes,
         structure_file_email_field=settings.newspaper.structure_file_email_field,
-        transport=service.transport(settings, transport),
-        timeout=settings.http_timeout_s,
-        retry=retry_policy(settings),
-        limits=response_limits(settings),
-        request_log=request_log,
-        before_request=RateLimitHook(NEWSPAPER_API),
+        options=ClientOptions(
+            transport=service.transport(settings, transport),
+            timeout=settings.http_timeout_s,
+            retry=retry_policy(settings),
+            limits=response_limits(settings),
+            request_log=request_log,
+            before_request=RateLimitHook(NEWSPAPER_API),
+        ),
     )
 
 
@@ -427,13 +429,17 @@ def oidc_client(
         auth_url,
         client_id=service.user,
         client_secret=service.secret,
-        userinfo_url=settings.commerce.userinfo_url or f"{auth_url}/userinfo",
-        issuer=settings.commerce.issuer or auth_url,
-        jwks_url=settings.commerce.jwks_url,
-        transport=service.transport(settings, transport),
-        timeout=settings.http_timeout_s,
-        retry=retry_policy(settings),
-        limits=response_limits(settings),
+        endpoints=OidcEndpoints(
+            userinfo_url=settings.commerce.userinfo_url or f"{auth_url}/userinfo",
+            issuer=settings.commerce.issuer or auth_url,
+            jwks_url=settings.commerce.jwks_url,
+        ),
+        options=ClientOptions(
+            transport=service.transport(settings, transport),
+            timeout=settings.http_timeout_s,
+            retry=retry_policy(settings),
+            limits=response_limits(settings),
+        ),
     )
 
 
@@ -481,10 +487,12 @@ def commerce_client(
         user=user,
         scopes=settings.commerce.scopes,
         paths=settings.commerce.paths,
-        transport=service.transport(settings, transport),
-        timeout=settings.http_timeout_s,
-        retry=retry_policy(settings),
-        limits=response_limits(settings),
-        request_log=request_log,
-        before_request=RateLimitHook(COMMERCE_API),
+        options=ClientOptions(
+            transport=service.transport(settings, transport),
+            timeout=settings.http_timeout_s,
+            retry=retry_policy(settings),
+            limits=response_limits(settings),
+            request_log=request_log,
+            before_request=RateLimitHook(COMMERCE_API),
+        ),
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any, Literal, Unpack
+from typing import Any, Literal
 
 import httpx
 from pydantic import SecretStr
@@ -35,7 +35,7 @@ from connectors.address_service.models import (
 )
 from connectors.auth import basic_auth
 from connectors.errors import ApiError, MalformedResponse
-from connectors.http import ApiClient, HttpOptions
+from connectors.http import ApiClient, ClientOptions, RequestTraits
 from connectors.jsontext import json_of, parse_json
 
 _CHUNK = 1 << 16
@@ -143,26 +143,34 @@ def _ping_check(response: httpx.Response) -> None:
     _raise_for_status(payload, "ping")
 
 
+_TRANSFER = RequestTraits(transfer=True)
+_SUBMISSION = RequestTraits(idempotent=False)
+_PACED = RequestTraits(paced=True)
+_PACED_QUERY = RequestTraits(idempotent=True, paced=True)
+_PACED_SUBMISSION = RequestTraits(idempotent=False, paced=True)
+
+
 class AddressServiceClient(ApiClient):
     """Client of the address web service.
 
     Individual queries, the address assistant and building verification are sent ``paced`` (through the
-    ``pacer`` option when one is given): the service counts them against its per-minute limit (Status 106).
+    ``pacer`` of its options when one is given): the service counts them against its per-minute limit
+    (Status 106).
     Individual queries are billed: like runbatch, they are never sent again after an uncertain failure.
 
     Args:
         base_url: the service's base address, ending in REST/v1.
         username: the technical user.
         password: its password; used only to build the Authorization header.
-        **options: how the service is reached (:class:`~connectors.http.HttpOptions`).
+        options: how the service is reached (:class:`~connectors.http.ClientOptions`).
     """
 
     api_name = API
 
     def __init__(
-        self, base_url: str, *, username: str, password: SecretStr, **options: Unpack[HttpOptions]
+        self, base_url: str, *, username: str, password: SecretStr, options: ClientOptions | None = None
     ) -> None:
-        super().__init__(base_url, auth=basic_auth(username, password), **options)
+        super().__init__(base_url, auth=basic_auth(username, password), options=options)
 
     def error_for_response(self, response: httpx.Response) -> ApiError:
         """An HTTP error whose JSON body carries a non-zero ``Status`` is that Status's typed error (§7 shows
@@ -208,7 +216,7 @@ class AddressServiceClient(ApiClient):
             "uploadfile",
             content=content,
             headers={"Content-Type": "application/octet-stream", "Content-Length": str(length)},
-            transfer=True,
+            traits=_TRANSFER,
         )
         with _reading("uploadfile"):
             return str(_result(payload, "UploadFileResult")["FileToken"])
@@ -220,7 +228,7 @@ class AddressServiceClient(ApiClient):
         timeout, a 5xx, Status 201-203) it is not sent again, or the first file would be left without its
         token.
         """
-        payload = await self._call("GET", "/createfile", "createfile", idempotent=False)
+        payload = await self._call("GET", "/createfile", "createfile", traits=_SUBMISSION)
         with _reading("createfile"):
             return str(_result(payload, "CreateFileResult")["FileToken"])
 
@@ -315,9 +323,7 @@ class AddressServiceClient(ApiClient):
         data = [{"FieldName": name, "Value": value or ""} for name, value in fields.items()]
         body: dict[str, Any] = {"address": {"Id": record_id, "Data": data}, "key": key, "timeout": timeout_ms}
         operation = _with_client(body, "runquery2", billing_reference, client_identifier, client_name)
-        payload = await self._call(
-            "POST", f"/{operation}", operation, json=body, idempotent=False, paced=True
-        )
+        payload = await self._call("POST", f"/{operation}", operation, json=body, traits=_PACED_SUBMISSION)
         with _reading(operation):
             # runquery2withclient answers "same as /runquery2" (§4.2); a wrapper named after it is read too.
             result = _result(payload, "RunQuery2Result", "RunQuery2WithClientResult")
@@ -339,8 +345,7 @@ class AddressServiceClient(ApiClient):
             f"/autocomplete{version}",
             f"autocomplete{version}",
             json=body,
-            idempotent=True,
-            paced=True,
+            traits=_PACED_QUERY,
         )
         with _reading(f"autocomplete{version}"):
             raw = _result(payload, wrapper[version]).get("AutoCompleteResult") or []
@@ -366,7 +371,7 @@ class AddressServiceClient(ApiClient):
             "townName": town_name,
         }
         payload = await self._call(
-            "GET", "/buildingverification2", "buildingverification2", params=params, paced=True
+            "GET", "/buildingverification2", "buildingverification2", params=params, traits=_PACED
         )
         with _reading("buildingverification2"):
             # The current method's wrapper is not shown (§4.4): the obsolete one's name, or the plain one.

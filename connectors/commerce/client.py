@@ -22,11 +22,11 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar, Unpack
+from typing import Any, ClassVar, TypeVar
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel, SecretStr, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from connectors.commerce.errors import (
     ADDRESS_LABELS,
@@ -67,9 +67,9 @@ from connectors.commerce.models import (
 from connectors.commerce.paths import CommercePaths as CommercePaths  # re-exported
 from connectors.commerce.paths import CommerceScopes as CommerceScopes  # re-exported
 from connectors.errors import ApiError, LoginRequired, MalformedResponse, NotFound
-from connectors.http import ApiClient, HttpOptions
+from connectors.http import ApiClient, ClientOptions, RequestTraits
 from connectors.jsontext import json_of
-from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, TokenSource, shared_or_new
+from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, TokenSource
 from core.swiss_time import swiss_today
 
 M = TypeVar("M", bound=BaseModel)
@@ -94,20 +94,22 @@ class ReceivedAnswer:
         return self.content_type.split(";", 1)[0].strip().lower()
 
 
+_IDEMPOTENT = RequestTraits(idempotent=True)
+_TRANSFER = RequestTraits(transfer=True)
+
+
 class CommerceClient(ApiClient):
     """Async client of the commerce API.
 
     Args:
         base_url: ``{base_url}``; every path of :class:`CommercePaths` is appended to it.
-        token_url: the OAuth token endpoint (``{auth_url}/OAuth/token``).
-        client_id: the registered client id.
-        client_secret: the registered client secret.
-        credentials: a :class:`ClientCredentials` to share its token cache (instead of the three above).
+        credentials: the registered client (token endpoint ``{auth_url}/OAuth/token``) and its token cache
+            (share one to share the cache).
         user: the signed-in user's token source, for the personal endpoints.
         scopes: the scope of each operation.
         paths: where the sub-APIs and the unshown endpoints are.
         today: today's date (the default first day of a deliverability query).
-        **options: how the service is reached (:class:`~connectors.http.HttpOptions`).
+        options: how the service is reached (:class:`~connectors.http.ClientOptions`).
     """
 
     api_name: ClassVar[str] = API
@@ -116,18 +118,14 @@ class CommerceClient(ApiClient):
         self,
         base_url: str,
         *,
-        token_url: str | None = None,
-        client_id: str | None = None,
-        client_secret: SecretStr | None = None,
-        credentials: ClientCredentials | None = None,
+        credentials: ClientCredentials,
         user: TokenSource | None = None,
         scopes: CommerceScopes | None = None,
         paths: CommercePaths | None = None,
         today: Callable[[], dt.date] = swiss_today,
-        **options: Unpack[HttpOptions],
+        options: ClientOptions | None = None,
     ) -> None:
-        credentials = shared_or_new(credentials, token_url, client_id, client_secret, api=API)
-        super().__init__(base_url, **options)
+        super().__init__(base_url, options=options)
         self.credentials = credentials
         self.scopes = scopes or CommerceScopes()
         self.paths = paths or CommercePaths()
@@ -190,7 +188,7 @@ class CommerceClient(ApiClient):
             "POST",
             f"{self.paths.address}/addresses/validation",
             json=request.to_body(),
-            idempotent=True,
+            traits=_IDEMPOTENT,
             auth=self._scoped(self.scopes.validation),
         )
         return _parse(ValidationResult, response, "validation result")
@@ -252,7 +250,7 @@ class CommerceClient(ApiClient):
             "POST",
             f"{self.paths.delivery}/deliverabilities/when",
             json=body,
-            idempotent=True,
+            traits=_IDEMPOTENT,
             auth=self._scoped(self.scopes.delivery),
         )
         return _parse(Deliverabilities, response, "deliverabilities")
@@ -335,7 +333,7 @@ class CommerceClient(ApiClient):
             self.paths.pickup_points_method,
             self.paths.pickup_points or f"{self.paths.pickup}/points",
             json=body,
-            idempotent=True,
+            traits=_IDEMPOTENT,
             auth=self._scoped(self.scopes.pickup),
         )
 
@@ -363,7 +361,7 @@ class CommerceClient(ApiClient):
             json=body,
             headers={"Accept": LABEL_ACCEPT},
             auth=self._scoped(self.scopes.barcode),
-            transfer=True,
+            traits=_TRANSFER,
         )
 
     async def create_return_order(self, body: dict[str, Any]) -> dict[str, Any]:

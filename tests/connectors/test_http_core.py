@@ -25,7 +25,7 @@ from connectors.errors import (
     TransportFailure,
     error_for_http_status,
 )
-from connectors.http import ApiClient, RequestRecord
+from connectors.http import ApiClient, BeforeRequest, ClientOptions, RequestLog, RequestRecord, RequestTraits
 from connectors.retry import RetryPolicy
 from core.errors import PostflowsError
 
@@ -33,7 +33,10 @@ from core.errors import PostflowsError
 def _client(
     handler: Callable[[httpx.Request], httpx.Response],
     base_url: str = "https://api.example.test/base/",
-    **kwargs: object,
+    *,
+    auth: httpx.Auth | None = None,
+    request_log: RequestLog | None = None,
+    before_request: BeforeRequest | None = None,
 ) -> tuple[ApiClient, list[float]]:
     sleeps: list[float] = []
 
@@ -42,10 +45,14 @@ def _client(
 
     client = ApiClient(
         base_url,
-        transport=httpx.MockTransport(handler),
-        retry=RetryPolicy(max_attempts=3, base_delay=0.5, max_delay=4, jitter=0),
-        sleep=sleep,
-        **kwargs,  # type: ignore[arg-type]
+        auth=auth,
+        options=ClientOptions(
+            transport=httpx.MockTransport(handler),
+            retry=RetryPolicy(max_attempts=3, base_delay=0.5, max_delay=4, jitter=0),
+            sleep=sleep,
+            request_log=request_log,
+            before_request=before_request,
+        ),
     )
     return client, sleeps
 
@@ -191,7 +198,7 @@ async def test_post_marked_idempotent_is_retried_after_read_timeout() -> None:
         return httpx.Response(200, json={})
 
     client, _ = _client(handler)
-    await client.request("POST", "/query", json={}, idempotent=True)
+    await client.request("POST", "/query", json={}, traits=RequestTraits(idempotent=True))
     assert calls == 2
 
 
@@ -341,7 +348,7 @@ async def test_a_dropped_post_is_sent_once_whatever_the_base_url_looks_like(base
     async def sleep(seconds: float) -> None:
         sleeps.append(seconds)
 
-    client = ApiClient(base_url, transport=httpx.MockTransport(handler), sleep=sleep)
+    client = ApiClient(base_url, options=ClientOptions(transport=httpx.MockTransport(handler), sleep=sleep))
     with pytest.raises(TransportFailure) as dropped:
         await client.request("POST", "/runbatch", json={})
     assert dropped.value.sent is True and dropped.value.outcome_unknown
@@ -362,7 +369,7 @@ async def test_a_post_that_never_left_is_not_sent_and_is_retried(failure: type[h
             raise failure("no connection", request=request)
         return httpx.Response(200, json={"ok": True})
 
-    client, _ = _client(handler, base_url="https://API.Example.TEST:443/base/./")  # type: ignore[arg-type]
+    client, _ = _client(handler, base_url="https://API.Example.TEST:443/base/./")
     response = await client.request("POST", "/orders", json={})
     assert response.json() == {"ok": True} and attempts == 2
 

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 import history
 from connectors.address_service import AddressServiceClient
+from connectors.http import ClientOptions
 from connectors.retry import RetryPolicy
 from history.models import JobState, RemoteJob
 from tasks.address_service.cleanup import (
@@ -99,9 +100,9 @@ async def clean(
         "https://aws.example.test/REST/v1",
         username="tech-user",
         password=SecretStr("pw"),
-        transport=httpx.MockTransport(service),
-        retry=RetryPolicy(max_attempts=1),
-        sleep=no_sleep,
+        options=ClientOptions(
+            transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1), sleep=no_sleep
+        ),
     ) as client:
         return await delete_recorded_files(
             client,
