@@ -27,6 +27,7 @@ from flows.runs import FLOW_APIS, recorded_run
 from history.identity import named_key
 from history.jobs import JobSnapshot
 from history.recorder import RunRecorder
+from history.remote_jobs import RemoteReport
 from runtime.settings import Settings, get_settings
 from runtime.wiring import newspaper_client, newspaper_endpoint
 from tasks.newspaper.order_report import (
@@ -256,8 +257,7 @@ async def _refresh(
         await recorder.document(path.stem, path, job=job)
     await recorder.update_job(
         job,
-        remote_status=history[-1]["statusValue"],
-        status_date=status.status_date,
         data=reports_data(status, history=history),
+        report=RemoteReport(remote_status=history[-1]["statusValue"], status_date=status.status_date),
     )
     return FETCHED

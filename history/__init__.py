@@ -58,6 +58,8 @@ from history.reference.newspaper_models import (
     NewspaperSummaryRow,
 )
 from history.remote_jobs import (
+    JobChange,
+    RemoteReport,
     batch_file_tokens,
     batches_using_file,
     files_to_clean,
@@ -91,6 +93,8 @@ from history.store import (
 
 __all__ = [
     "HOLD_KEY_STEP",
+    "JobChange",
+    "RemoteReport",
     "Claimant",
     "JobState",
     "KeyLease",

@@ -220,7 +220,7 @@ def record_left_file(settings: Settings, token: str, detail: str) -> str | None:
                 api="address-service",
                 kind="output-file",
                 remote_id=token,
-                status=history.JobState.SUBMITTED.value,
+                change=history.JobChange(status=history.JobState.SUBMITTED.value),
             )
             history.finish_run(session, run, state=history.RunState.FAILED, error=detail)
     except Exception as error:  # noqa: BLE001 - the check still reports the file and its token

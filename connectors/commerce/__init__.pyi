@@ -1,4 +1,5 @@
-from .client import CommerceClient, ReceivedAnswer
+from .answers import ReceivedAnswer
+from .client import CommerceClient
 from .errors import AddressNotFound, CommerceRejected, service_message
 from .models import (
     ADDRESS_TYPE_SYNONYMS,

@@ -250,16 +250,20 @@ async def test_validation_certifies_a_known_building_and_refuses_an_address_with
     async with commerce(SandboxConfig(guesses=guesses), scopes=_scopes(guesses)) as (client, _):  # type: ignore[arg-type]
         result = await client.validate_address(
             ValidationRequest.of(
-                first_name="Hans",
-                last_name="Muster",
-                street="bahnhofstr.",
-                house_number="1",
-                zip_code="8001",
-                city="Zürich",
+                {
+                    "firstName": "Hans",
+                    "lastName": "Muster",
+                    "street": "bahnhofstr.",
+                    "houseNumber": "1",
+                    "zip": "8001",
+                    "city": "Zürich",
+                }
             )
         )
         with pytest.raises(CommerceRejected) as refused:
-            await client.validate_address(ValidationRequest.of(street="Bahnhofstrasse", house_number="1"))
+            await client.validate_address(
+                ValidationRequest.of({"street": "Bahnhofstrasse", "houseNumber": "1"})
+            )
     assert str(result.quality).upper() == "CERTIFIED"
     assert result.expires is not None and result.expires.tzinfo is not None
     assert result.address is not None and result.address.geographic_location is not None

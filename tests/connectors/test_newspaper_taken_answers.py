@@ -14,13 +14,8 @@ from pydantic import SecretStr
 
 from connectors.http import ClientOptions
 from connectors.newspaper import NewspaperClient, NewspaperRejected, StatisticsRecord
-from connectors.newspaper.errors import (
-    NOT_PROCESSED_CODES,
-    UNCERTAIN_CODES,
-    certainly_refused,
-    codes_in_text,
-    parse_message,
-)
+from connectors.newspaper.codes import NOT_PROCESSED_CODES, UNCERTAIN_CODES, codes_in_text
+from connectors.newspaper.errors import certainly_refused, parse_message
 from connectors.oauth import ClientCredentials
 from connectors.retry import RetryPolicy
 from history.models import JobState

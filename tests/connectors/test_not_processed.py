@@ -27,7 +27,7 @@ from connectors.commerce.errors import GuessedPathNotFound
 from connectors.errors import ApiError, TransportFailure
 from connectors.http import ClientOptions
 from connectors.newspaper import NewspaperClient, StandardOrder
-from connectors.newspaper.errors import MESSAGE_CODES
+from connectors.newspaper.codes import MESSAGE_CODES
 from connectors.oauth import ClientCredentials
 from connectors.retry import RetryPolicy
 from history.models import JobState

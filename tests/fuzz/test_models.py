@@ -37,8 +37,8 @@ from connectors.http import ClientOptions
 from connectors.jsontext import json_nesting_exceeds
 from connectors.limits import JSON_MAX_DEPTH, ResponseLimits
 from connectors.newspaper import NewspaperClient
+from connectors.newspaper.codes import MESSAGE_CODES
 from connectors.newspaper.errors import (
-    MESSAGE_CODES,
     NewspaperRejected,
     check_response,
     error_for_response,

@@ -19,6 +19,7 @@ from history import (
     start_run,
     update_remote_job,
 )
+from history.remote_jobs import JobChange, RemoteReport
 
 WRITERS = 20
 RUNS_PER_WRITER = 3
@@ -36,7 +37,9 @@ def _writer(factory: sessionmaker[Session], barrier: Barrier, writer: int) -> No
         with factory.begin() as session:
             # Every writer polls the same shared job: upserts and events race on one row.
             job = save_remote_job(session, run, api="newspaper", kind="batch", remote_id="shared")
-            update_remote_job(session, job, progress=float(writer * 100 + number))
+            update_remote_job(
+                session, job, JobChange(report=RemoteReport(progress=float(writer * 100 + number)))
+            )
             finish_run(session, run, state="COMPLETED")
 
 

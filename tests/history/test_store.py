@@ -32,6 +32,7 @@ from history import (
     start_run,
     update_remote_job,
 )
+from history.remote_jobs import JobChange, RemoteReport
 
 Factory = sessionmaker[Session]
 
@@ -161,7 +162,12 @@ def test_save_remote_job_upserts_on_api_kind_remote_id(history_factory: Factory)
     second_run = _new_run(history_factory)
     with history_factory.begin() as session:
         job = save_remote_job(
-            session, first_run, api="newspaper", kind="batch", remote_id="B-1", status="NEW", data={"n": 1}
+            session,
+            first_run,
+            api="newspaper",
+            kind="batch",
+            remote_id="B-1",
+            change=JobChange(status="NEW", data={"n": 1}),
         )
     with history_factory.begin() as session:
         again = save_remote_job(
@@ -171,8 +177,7 @@ def test_save_remote_job_upserts_on_api_kind_remote_id(history_factory: Factory)
             kind="batch",
             remote_id="B-1",
             idempotency_key="k",
-            status="RUNNING",
-            data={"m": 2},
+            change=JobChange(status="RUNNING", data={"m": 2}),
         )
         other_kind = save_remote_job(session, second_run, api="newspaper", kind="order", remote_id="B-1")
     assert again.id == job.id
@@ -199,14 +204,26 @@ def test_events_only_on_change(history_factory: Factory) -> None:
     status_date = datetime(2026, 5, 1, 8, 30, tzinfo=UTC)
     observed: list[JobEvent | None] = []
     with history_factory.begin() as session:
-        observed.append(update_remote_job(session, job, status="queued", progress=0, status_date=status_date))
-        observed.append(update_remote_job(session, job, status="queued", progress=0))
-        observed.append(update_remote_job(session, job, progress=40))
-        observed.append(update_remote_job(session, job, status="queued"))
-        observed.append(update_remote_job(session, job, data={"rows": 10}))
+        observed.append(
+            update_remote_job(
+                session,
+                job,
+                JobChange(status="queued", report=RemoteReport(progress=0, status_date=status_date)),
+            )
+        )
+        observed.append(
+            update_remote_job(session, job, JobChange(status="queued", report=RemoteReport(progress=0)))
+        )
+        observed.append(update_remote_job(session, job, JobChange(report=RemoteReport(progress=40))))
+        observed.append(update_remote_job(session, job, JobChange(status="queued")))
+        observed.append(update_remote_job(session, job, JobChange(data={"rows": 10})))
     with history_factory.begin() as session:
-        observed.append(update_remote_job(session, job, status="done", progress=100, finished=True))
-        observed.append(update_remote_job(session, job, status="done", finished=True))
+        observed.append(
+            update_remote_job(
+                session, job, JobChange(status="done", report=RemoteReport(progress=100), finished=True)
+            )
+        )
+        observed.append(update_remote_job(session, job, JobChange(status="done", finished=True)))
 
     assert [event is not None for event in observed] == [True, False, True, False, False, True, False]
     with history_factory.begin() as session:
@@ -253,11 +270,11 @@ def test_find_remote_job_newest_and_ignores_deleted(history_factory: Factory) ->
 
     assert (found := find()) is not None and found.id == new.id
     with history_factory.begin() as session:
-        update_remote_job(session, new, deleted=True)
+        update_remote_job(session, new, JobChange(deleted=True))
     assert (found := find()) is not None and found.id == old.id
     assert (found := find(include_deleted=True)) is not None and found.id == new.id
     with history_factory.begin() as session:
-        update_remote_job(session, old, deleted=True)
+        update_remote_job(session, old, JobChange(deleted=True))
         assert find_remote_job(session, api="newspaper", kind="upload-file", idempotency_key="other") is None
     assert find() is None
 
@@ -284,7 +301,7 @@ def test_jobs_recorded_since_are_of_one_api_and_kind_not_deleted_oldest_first(
             save_remote_job(session, run, api=api, kind=kind, remote_id=remote_id)
         by_id = {job.remote_id: job for job in session.scalars(select(RemoteJob))}
         by_id["7000001"].created_at = now - timedelta(days=31)
-        update_remote_job(session, by_id["7000003"], deleted=True)
+        update_remote_job(session, by_id["7000003"], JobChange(deleted=True))
 
     def since(days: float) -> list[str]:
         with history_factory.begin() as session:
@@ -349,8 +366,10 @@ def test_get_run_loads_everything_for_use_after_the_session(history_factory: Fac
     run = _new_run(history_factory)
     with history_factory.begin() as session:
         record_step(session, run, name="submit", outcome="ok", duration_s=0.1)
-        job = save_remote_job(session, run, api="address", kind="batch", remote_id="T", status="open")
-        update_remote_job(session, job, status="closed")
+        job = save_remote_job(
+            session, run, api="address", kind="batch", remote_id="T", change=JobChange(status="open")
+        )
+        update_remote_job(session, job, JobChange(status="closed"))
         record_document(session, run, kind="result-csv", path=tmp_path / "result.csv", remote_job=job)
         record_message(session, run, level="error", code="E1", text="bad row")
     with history_factory.begin() as session:
@@ -378,7 +397,7 @@ def test_a_recorded_job_keeps_the_key_it_was_created_under(history_factory: Fact
             kind="order",
             remote_id="O-1",
             idempotency_key="reports-key",
-            status="DONE",
+            change=JobChange(status="DONE"),
         )
     with history_factory.begin() as session:
         found = find_remote_job(session, api="newspaper", kind="order", idempotency_key="order-key")

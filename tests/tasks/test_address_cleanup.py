@@ -68,7 +68,12 @@ def record_batch(
         run = history.start_run(session, flow="address-batch", idempotency_key=f"key-{name}")
         jobs = [
             history.save_remote_job(
-                session, run, api=API, kind=kind, remote_id=token, status=JobState.SUBMITTED.value
+                session,
+                run,
+                api=API,
+                kind=kind,
+                remote_id=token,
+                change=history.JobChange(status=JobState.SUBMITTED.value),
             )
             for kind, token in zip(("upload-file", "output-file"), tokens, strict=True)
         ]
@@ -79,8 +84,10 @@ def record_batch(
                 api=API,
                 kind="batch",
                 remote_id=name,
-                status=state.value,
-                data={"input_token": tokens[0], "output_token": tokens[1], **(data or {})},
+                change=history.JobChange(
+                    status=state.value,
+                    data={"input_token": tokens[0], "output_token": tokens[1], **(data or {})},
+                ),
             )
         )
         for job in jobs:
