@@ -72,6 +72,7 @@ from history.remote_jobs import (
     unfinished_jobs,
 )
 from history.store import (
+    StepRecord,
     abandon_stale_runs,
     file_digest,
     find_document,
@@ -94,6 +95,7 @@ from history.store import (
 __all__ = [
     "HOLD_KEY_STEP",
     "JobChange",
+    "StepRecord",
     "RemoteReport",
     "Claimant",
     "JobState",

@@ -29,6 +29,7 @@ from history.leased_run import RunOutputs, record_shielded
 from history.models import RemoteJob
 from history.step_writer import RequestAttempt, StepWriter
 from history.store import (
+    StepRecord,
     abandon_stale_runs,
     finish_run,
     history_identity,
@@ -151,14 +152,8 @@ class RunRecorder(JobRecorder):
 
     def _record_step(self, name: str, outcome: str, duration_s: float, detail: str | None) -> None:
         with self._factory.begin() as session:
-            record_step(
-                session,
-                self._run(session),
-                name=name,
-                outcome=outcome,
-                duration_s=duration_s,
-                detail=self._text(detail),
-            )
+            step = StepRecord(name, outcome, duration_s, detail=self._text(detail))
+            record_step(session, self._run(session), step)
 
     def request_log(self, record: RequestAttempt) -> None:
         """Hook for the HTTP clients' request log: one step per remote call attempt, written aside."""
@@ -168,15 +163,14 @@ class RunRecorder(JobRecorder):
         with self._factory.begin() as session:
             run = self._run(session)
             for record in records:
-                record_step(
-                    session,
-                    run,
+                step = StepRecord(
                     name=f"{record.api} {record.method} {record.path}",
                     outcome=record.outcome,
                     duration_s=record.duration_s,
                     attempt=record.attempt,
                     detail=self._text(record.error) if record.error else None,
                 )
+                record_step(session, run, step)
 
     async def abandon_stale_runs(self) -> list[int]:
         """Mark earlier RUNNING runs of this work as abandoned when this run resumes what they started."""

@@ -13,6 +13,7 @@ from history import (
     RemoteJob,
     Run,
     Step,
+    StepRecord,
     finish_run,
     record_step,
     save_remote_job,
@@ -33,7 +34,7 @@ def _writer(factory: sessionmaker[Session], barrier: Barrier, writer: int) -> No
             run = start_run(session, flow="concurrent", idempotency_key=f"w{writer}-{number}")
         for step in range(STEPS_PER_RUN):
             with factory.begin() as session:
-                record_step(session, run, name=f"step-{step}", outcome="ok", duration_s=0.01)
+                record_step(session, run, StepRecord(name=f"step-{step}", outcome="ok", duration_s=0.01))
         with factory.begin() as session:
             # Every writer polls the same shared job: upserts and events race on one row.
             job = save_remote_job(session, run, api="newspaper", kind="batch", remote_id="shared")

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from history import (
     Run,
+    StepRecord,
     finish_run,
     get_run,
     list_runs,
@@ -53,9 +54,13 @@ def _populated_run(factory: sessionmaker[Session], tmp_path: Path) -> Run:
             },
         )
         record_step(
-            session, run, name="newspaper.upload-file", outcome="retried", duration_s=0.4, detail="503"
+            session,
+            run,
+            StepRecord(name="newspaper.upload-file", outcome="retried", duration_s=0.4, detail="503"),
         )
-        record_step(session, run, name="newspaper.upload-file", outcome="ok", duration_s=1.2, attempt=2)
+        record_step(
+            session, run, StepRecord(name="newspaper.upload-file", outcome="ok", duration_s=1.2, attempt=2)
+        )
         job = save_remote_job(
             session,
             run,

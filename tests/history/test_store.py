@@ -17,6 +17,7 @@ from history import (
     RemoteJob,
     Run,
     RunState,
+    StepRecord,
     find_document,
     find_remote_job,
     finish_run,
@@ -138,8 +139,14 @@ def test_steps_are_recorded_in_order(history_factory: Factory) -> None:
     run = _new_run(history_factory)
     began = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
     with history_factory.begin() as session:
-        record_step(session, run, name="upload", outcome="retried", duration_s=0.5, detail="HTTP 503")
-        record_step(session, run, name="upload", outcome="ok", duration_s=1.25, attempt=2, started_at=began)
+        record_step(
+            session, run, StepRecord(name="upload", outcome="retried", duration_s=0.5, detail="HTTP 503")
+        )
+        record_step(
+            session,
+            run,
+            StepRecord(name="upload", outcome="ok", duration_s=1.25, attempt=2, started_at=began),
+        )
     with history_factory.begin() as session:
         stored = get_run(session, run.id)
     assert stored is not None
@@ -154,7 +161,9 @@ def test_steps_are_recorded_in_order(history_factory: Factory) -> None:
 def test_naive_datetimes_are_refused(history_factory: Factory) -> None:
     run = _new_run(history_factory)
     with pytest.raises(Exception, match="naive datetime"), history_factory.begin() as session:
-        record_step(session, run, name="x", outcome="ok", duration_s=1, started_at=datetime(2026, 1, 1))
+        record_step(
+            session, run, StepRecord(name="x", outcome="ok", duration_s=1, started_at=datetime(2026, 1, 1))
+        )
 
 
 def test_save_remote_job_upserts_on_api_kind_remote_id(history_factory: Factory) -> None:
@@ -365,7 +374,7 @@ def test_get_run_loads_everything_for_use_after_the_session(history_factory: Fac
     (tmp_path / "result.csv").write_text("a,b\n1,2\n")
     run = _new_run(history_factory)
     with history_factory.begin() as session:
-        record_step(session, run, name="submit", outcome="ok", duration_s=0.1)
+        record_step(session, run, StepRecord(name="submit", outcome="ok", duration_s=0.1))
         job = save_remote_job(
             session, run, api="address", kind="batch", remote_id="T", change=JobChange(status="open")
         )
