@@ -178,7 +178,7 @@ class ValidationRequest(CommerceModel):
         Raises:
             ValueError: a name that is no leaf field of the request.
         """
-        if unknown := sorted(set(fields) - set(VALIDATION_FIELDS)):
+        if unknown := sorted(set(fields) - VALIDATION_FIELDS):
             raise ValueError(f"not a field of a validation request: {', '.join(unknown)}")
         get = fields.get
         return cls(
@@ -196,16 +196,18 @@ class ValidationRequest(CommerceModel):
         )
 
 
-VALIDATION_FIELDS = (
-    "title",
-    "firstName",
-    "lastName",
-    "street",
-    "houseNumber",
-    "additionalAddress",
-    "zip",
-    "city",
-    "postBoxNumber",
+VALIDATION_FIELDS = frozenset(
+    {
+        "additionalAddress",
+        "city",
+        "firstName",
+        "houseNumber",
+        "lastName",
+        "postBoxNumber",
+        "street",
+        "title",
+        "zip",
+    }
 )
 """The leaf fields of a validation request (§2.2) by their names in the body."""
 

@@ -56,18 +56,8 @@ STATUS_NAMES: Mapping[str, str] = {
 
 def validation_request(record: Mapping[str, Any], *, full_validation: bool = True) -> ValidationRequest:
     """The validation request (§2.2) of one input row given with the leaf field names."""
-    fields = (
-        "firstName",
-        "lastName",
-        "street",
-        "houseNumber",
-        "additionalAddress",
-        "zip",
-        "city",
-        "postBoxNumber",
-    )
     return ValidationRequest.of(
-        {name: field_text(record, name) for name in fields}, full_validation=full_validation
+        {name: field_text(record, name) for name in LEAF_FIELDS}, full_validation=full_validation
     )
 
 

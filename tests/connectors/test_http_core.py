@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 import random
 from collections.abc import Callable
@@ -25,7 +26,16 @@ from connectors.errors import (
     TransportFailure,
     error_for_http_status,
 )
-from connectors.http import ApiClient, BeforeRequest, ClientOptions, RequestLog, RequestRecord, RequestTraits
+from connectors.http import (
+    DEFAULT_TIMEOUT,
+    ApiClient,
+    BeforeRequest,
+    ClientOptions,
+    RequestLog,
+    RequestRecord,
+    RequestTraits,
+)
+from connectors.limits import ResponseLimits
 from connectors.retry import RetryPolicy
 from core.errors import PostflowsError
 
@@ -450,3 +460,20 @@ def test_errors_survive_pickling_with_their_attributes(error: PostflowsError) ->
             error.outcome_unknown,
             error.window_s,
         )
+
+
+async def test_client_options_are_frozen_and_a_client_without_them_takes_the_defaults() -> None:
+    options = ClientOptions(retry=RetryPolicy(max_attempts=1))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.retry = RetryPolicy()  # type: ignore[misc]
+    client = ApiClient("https://api.example.test/")
+    try:
+        assert client.retry == RetryPolicy() and client.limits == ResponseLimits() and client.pacer is None
+        assert client._http.timeout == DEFAULT_TIMEOUT
+    finally:
+        await client.aclose()
+    given = ApiClient("https://api.example.test/", options=options)
+    try:
+        assert given.retry.max_attempts == 1
+    finally:
+        await given.aclose()

@@ -206,6 +206,27 @@ def test_save_remote_job_upserts_on_api_kind_remote_id(history_factory: Factory)
     assert [e.status for e in stored_job.events] == ["NEW", "RUNNING"]
 
 
+def test_a_new_job_keeps_the_whole_change_and_a_report_may_give_it_a_new_id(history_factory: Factory) -> None:
+    run = _new_run(history_factory)
+    said_at = datetime(2026, 5, 1, 8, 30, tzinfo=UTC)
+    report = RemoteReport(remote_status="DONE", progress=100, status_date=said_at)
+    change = JobChange(status="COMPLETED", report=report, finished=True, deleted=True, detail="cleaned up")
+    with history_factory.begin() as session:
+        job = save_remote_job(session, run, api="address", kind="batch", remote_id="T-1", change=change)
+        update_remote_job(session, job, JobChange(report=RemoteReport(remote_id="T-2")))
+    with history_factory.begin() as session:
+        [stored] = session.scalars(select(RemoteJob).where(RemoteJob.id == job.id)).all()
+        assert (stored.remote_id, stored.status, stored.remote_status, stored.progress) == (
+            "T-2",
+            "COMPLETED",
+            "DONE",
+            100,
+        )
+        assert stored.finished_at is not None and stored.deleted_at is not None
+        [event] = stored.events
+        assert (event.status, event.detail, event.status_date) == ("COMPLETED", "cleaned up", said_at)
+
+
 def test_events_only_on_change(history_factory: Factory) -> None:
     run = _new_run(history_factory)
     with history_factory.begin() as session:
