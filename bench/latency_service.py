@@ -13,6 +13,7 @@ import json
 import httpx
 
 from bench.sandbox_client import MAINTENANCE_KEY, sandbox_client
+from connectors.http import RequestTraits
 from sandbox.config import SandboxConfig
 from sandbox.inprocess import SandboxTransport
 
@@ -61,6 +62,6 @@ async def sample_answer() -> dict[str, object]:
                 "key": MAINTENANCE_KEY,
                 "timeout": 10000,
             },  # fmt: skip
-            idempotent=True,
+            traits=RequestTraits(idempotent=True),
         )
     return answer

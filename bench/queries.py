@@ -21,7 +21,7 @@ from bench.latency_service import LatencyService, sample_answer
 from bench.measure import BenchResult, alternate_async, ratio_result
 from bench.sandbox_client import MAINTENANCE_KEY, sandbox_client
 from connectors.address_service import AddressServiceClient
-from connectors.http import RequestLog
+from connectors.http import ClientOptions, RequestLog
 from sandbox.config import SandboxConfig
 from sandbox.faults import FaultPlan, FaultRule
 from sandbox.inprocess import SandboxTransport, address_service_url
@@ -64,8 +64,7 @@ def _client(
         address_service_url(),
         username="bench",
         password=SecretStr("bench"),
-        transport=transport,
-        request_log=request_log,
+        options=ClientOptions(transport=transport, request_log=request_log),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import SecretStr
 
 from connectors.address_service import AddressServiceClient
-from connectors.http import RequestLog
+from connectors.http import ClientOptions, RequestLog
 from sandbox.config import SandboxConfig
 from sandbox.inprocess import SandboxTransport, address_service_url
 
@@ -24,6 +24,5 @@ def sandbox_client(
         address_service_url(),
         username=config.address_user,
         password=SecretStr(config.address_password),
-        transport=transport or SandboxTransport(config),
-        request_log=request_log,
+        options=ClientOptions(transport=transport or SandboxTransport(config), request_log=request_log),
     )

@@ -10,7 +10,7 @@ has a total deadline beside the per-read timeout, from sending to the last byte 
 download's included. A failure while a body streams is the same typed error as one before the status line.
 
 Whether a failed request was sent is decided here and only here, by the exception's type and by which
-request of the auth flow failed (:func:`transport_failure`), never by comparing addresses.
+request of the auth flow failed (:func:`connectors.sending.transport_failure`), never by comparing addresses.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from typing import Any, ClassVar, Self, TypedDict, cast
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Self, cast
 
 import httpx
 
@@ -32,7 +32,6 @@ from connectors.errors import (
     DeadlineExceeded,
     JsonTooDeep,
     RateLimited,
-    TransportFailure,
     error_for_http_status,
 )
 from connectors.jsontext import json_nesting_exceeds
@@ -71,20 +70,58 @@ RequestLog = Callable[[RequestRecord], None]
 BeforeRequest = Callable[[], Awaitable[None]]
 
 
-class HttpOptions(TypedDict, total=False):
-    """How a client reaches its service; every client takes these as keyword arguments after its base URL
-    and its credentials (see :class:`ApiClient`)."""
+@dataclass(frozen=True)
+class ClientOptions:
+    """How a client reaches its service, the same for every connector client (see :class:`ApiClient`).
 
-    http_client: httpx.AsyncClient | None
-    transport: httpx.AsyncBaseTransport | None
-    timeout: httpx.Timeout | float
-    retry: RetryPolicy | None
-    request_log: RequestLog | None
-    sleep: Callable[[float], Awaitable[None]]
-    window_gate: WindowGate | None
-    pacer: Pacer | None
-    before_request: BeforeRequest | None
-    limits: ResponseLimits | None
+    Attributes:
+        http_client: an ``httpx.AsyncClient`` to use; the caller keeps ownership of it.
+        transport: a transport for the client built here when ``http_client`` is not given.
+        timeout: explicit timeouts for the client built here.
+        retry: the policy for transient failures; None: the default :class:`RetryPolicy`.
+        request_log: called once per attempt with a :class:`RequestRecord`.
+        sleep: the coroutine used between retries (tests pass a recorder).
+        window_gate: the gate for per-window limits; pass one to share it between clients of a run.
+        pacer: spaces the requests sent with ``paced=True`` (those a service counts against a per-minute
+            limit); pass one to share it between clients of a run. None: they go as they come.
+        before_request: awaited before every attempt is sent (the composition root takes a slot of a
+            shared rate limit here); it may wait, never changes the request.
+        limits: how much of an answer is read and how long an attempt may take; None: the defaults.
+    """
+
+    http_client: httpx.AsyncClient | None = None
+    transport: httpx.AsyncBaseTransport | None = None
+    timeout: httpx.Timeout | float = field(default_factory=lambda: DEFAULT_TIMEOUT)
+    retry: RetryPolicy | None = None
+    request_log: RequestLog | None = None
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    window_gate: WindowGate | None = None
+    pacer: Pacer | None = None
+    before_request: BeforeRequest | None = None
+    limits: ResponseLimits | None = None
+
+
+@dataclass(frozen=True)
+class RequestTraits:
+    """What the core must know of one request beyond its address and body.
+
+    Attributes:
+        idempotent: whether it may be sent again after a failure of unknown outcome; None: by its method
+            (GET, HEAD, OPTIONS, DELETE and PUT are).
+        paced: it waits for its turn at the client's pacer (if it has one) before every attempt.
+        transfer: it moves a file (an upload, a download, a document answer), which has a download's
+            deadline.
+        body_limit: the most bytes of its answer read; None: the client's limit.
+    """
+
+    idempotent: bool | None = None
+    paced: bool = False
+    transfer: bool = False
+    body_limit: BodyLimit | None = None
+
+
+PLAIN = RequestTraits()
+"""A request whose method decides whether it is idempotent, unpaced, with the client's limits."""
 
 
 class ApiClient:
@@ -93,50 +130,29 @@ class ApiClient:
     Args:
         base_url: the API's base address; request paths are appended to it.
         auth: an ``httpx.Auth`` applied to every request unless a call passes its own.
-        http_client: an ``httpx.AsyncClient`` to use; the caller keeps ownership of it.
-        transport: a transport for the client built here when ``http_client`` is not given.
-        timeout: explicit timeouts for the client built here.
-        retry: the policy for transient failures.
-        request_log: called once per attempt with a :class:`RequestRecord`.
-        sleep: the coroutine used between retries (tests pass a recorder).
-        window_gate: the gate for per-window limits; pass one to share it between clients of a run.
-        pacer: spaces the requests sent with ``paced=True`` (those a service counts against a per-minute
-            limit); pass one to share it between clients of a run. None: they go as they come.
-        before_request: awaited before every attempt is sent (the composition root takes a slot of a
-            shared rate limit here); it may wait, never changes the request.
-        limits: how much of an answer is read and how long an attempt may take.
+        options: how the service is reached (:class:`ClientOptions`); None: the defaults.
     """
 
     api_name: ClassVar[str] = "api"
 
     def __init__(
-        self,
-        base_url: str,
-        *,
-        auth: httpx.Auth | None = None,
-        http_client: httpx.AsyncClient | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
-        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = None,
-        request_log: RequestLog | None = None,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        window_gate: WindowGate | None = None,
-        pacer: Pacer | None = None,
-        before_request: BeforeRequest | None = None,
-        limits: ResponseLimits | None = None,
+        self, base_url: str, *, auth: httpx.Auth | None = None, options: ClientOptions | None = None
     ) -> None:
+        options = options or ClientOptions()
         self.base_url = base_url.rstrip("/")
         self._auth = auth
-        self._owns_client = http_client is None
-        self._http = http_client or httpx.AsyncClient(transport=transport, timeout=timeout)
+        self._owns_client = options.http_client is None
+        self._http = options.http_client or httpx.AsyncClient(
+            transport=options.transport, timeout=options.timeout
+        )
         sending.install(self._http)  # a submission's proof that it never left (connectors.sending)
-        self.retry = retry or RetryPolicy()
-        self._request_log = request_log
-        self._sleep = sleep
-        self.window_gate = window_gate or WindowGate(sleep=sleep)
-        self.pacer = pacer
-        self._before_request = before_request
-        self.limits = limits or ResponseLimits()
+        self.retry = options.retry or RetryPolicy()
+        self._request_log = options.request_log
+        self._sleep = options.sleep
+        self.window_gate = options.window_gate or WindowGate(sleep=options.sleep)
+        self.pacer = options.pacer
+        self._before_request = options.before_request
+        self.limits = options.limits or ResponseLimits()
 
     async def __aenter__(self) -> Self:
         return self
@@ -160,36 +176,28 @@ class ApiClient:
         path: str,
         *,
         check: ResponseCheck | None = None,
-        idempotent: bool | None = None,
         auth: httpx.Auth | None = None,
-        paced: bool = False,
-        body_limit: BodyLimit | None = None,
-        transfer: bool = False,
+        traits: RequestTraits = PLAIN,
         **kwargs: Any,
     ) -> httpx.Response:
         """Send a request, retrying transient failures; return the checked response, its body read.
 
         ``check`` evaluates the body (service status codes, error arrays) and raises a typed error.
-        A request that changes something (POST unless ``idempotent``) is retried only when the failure
-        proves that the service did not act on it: it was never sent, or the service refused it as
+        A request that changes something (POST unless ``traits.idempotent``) is retried only when the
+        failure proves that the service did not act on it: it was never sent, or the service refused it as
         rate-limited. After a failure whose outcome is unknown (read timeout, dropped connection, a passed
         deadline, 5xx, an unreadable answer, an internal service error) it is never sent again. A per-window
         limit closes the client's window gate until the next window; those waits do not use up the attempts.
-        ``paced``: every attempt waits for its turn at the client's pacer (if it has one) first.
-        ``body_limit``: the most bytes of the answer read (default: the client's limit). ``transfer``: the
-        request moves a file (an upload, a download, a document answer), which has a download's deadline.
+        ``traits`` also say whether every attempt waits for the client's pacer, and how much of the answer
+        is read within which deadline (:class:`RequestTraits`).
         """
-        safe = idempotent if idempotent is not None else method.upper() in _IDEMPOTENT
-        limit = body_limit or self.limits.body
-        seconds = self.limits.deadline_for(transfer=transfer)
-        attempt = 0
-        window_waits = 0
+        safe = traits.idempotent if traits.idempotent is not None else method.upper() in _IDEMPOTENT
+        limit = traits.body_limit or self.limits.body
+        seconds = self.limits.deadline_for(transfer=traits.transfer)
+        tries = _Tries()
         while True:
-            attempt += 1
-            await self.window_gate.wait()
-            await self._ready()
-            if paced and self.pacer is not None:
-                await self.pacer.wait()
+            tries.attempt += 1
+            await self._ready(paced=traits.paced)
             started = time.monotonic()
             status: int | None = None
             request = self._http.build_request(method, self.url(path), **kwargs)
@@ -205,21 +213,29 @@ class ApiClient:
                 if check is not None:
                     check(response)
             except ApiError as error:
-                self._log(method, path, attempt, started, status, error)
-                if isinstance(error, RateLimited) and not self.retry.rate_limited_not_processed:
-                    error.before_work = False
-                if not safe and error.outcome_unknown:
-                    raise
-                if error.window_s and error.retryable and window_waits < self.retry.max_window_waits:
-                    window_waits += 1
-                    attempt -= 1
-                    wait = self.window_gate.close_for_window(error.window_s)
-                    logger.info("%s: %s; waiting %.1fs for the next window", self.api_name, error, wait)
-                    continue
-                await self._retry_or_raise(error, attempt)
+                self._log(method, path, tries.attempt, started, status, error)
+                await self._recover(error, safe=safe, tries=tries)
                 continue
-            self._log(method, path, attempt, started, status, None)
+            self._log(method, path, tries.attempt, started, status, None)
             return response
+
+    async def _recover(self, error: ApiError, *, safe: bool, tries: _Tries) -> None:
+        """Return once the failed request may be sent again (after the wait it needs); else raise ``error``.
+
+        A request that is not ``safe`` is never sent again after a failure of unknown outcome. A per-window
+        limit waits for the next window without using up an attempt, at most ``max_window_waits`` times.
+        """
+        if isinstance(error, RateLimited) and not self.retry.rate_limited_not_processed:
+            error.before_work = False
+        if not safe and error.outcome_unknown:
+            raise error
+        if error.window_s and error.retryable and tries.window_waits < self.retry.max_window_waits:
+            tries.window_waits += 1
+            tries.attempt -= 1
+            wait = self.window_gate.close_for_window(error.window_s)
+            logger.info("%s: %s; waiting %.1fs for the next window", self.api_name, error, wait)
+            return
+        await self._retry_or_raise(error, tries.attempt)
 
     @asynccontextmanager
     async def stream(
@@ -241,8 +257,7 @@ class ApiClient:
         attempt = 0
         while True:
             attempt += 1
-            await self.window_gate.wait()
-            await self._ready()
+            await self._ready(paced=False)
             started = time.monotonic()
             request = self._http.build_request(method, self.url(path), **kwargs)
             try:
@@ -282,7 +297,7 @@ class ApiClient:
             async with timer:
                 response = await self._dispatch(request, auth)
         except httpx.TransportError as exc:
-            raise transport_failure(exc, self.api_name, request=request) from exc
+            raise sending.transport_failure(exc, self.api_name, request=request) from exc
         except TimeoutError as exc:
             if not timer.expired():
                 raise
@@ -290,7 +305,7 @@ class ApiClient:
 
         def failed(exc: httpx.TransportError | TimeoutError) -> ApiError:
             if isinstance(exc, httpx.TransportError):
-                return transport_failure(exc, self.api_name, request=request)
+                return sending.transport_failure(exc, self.api_name, request=request)
             return self._late(request, seconds)
 
         # An AsyncClient's responses stream asynchronously.
@@ -322,9 +337,13 @@ class ApiClient:
             api=self.api_name,
         )
 
-    async def _ready(self) -> None:
+    async def _ready(self, *, paced: bool) -> None:
+        """Wait until an attempt may go: the window gate, the before-request hook, the pacer if ``paced``."""
+        await self.window_gate.wait()
         if self._before_request is not None:
             await self._before_request()
+        if paced and self.pacer is not None:
+            await self.pacer.wait()
 
     def error_for_response(self, response: httpx.Response) -> ApiError:
         """The typed error for a non-success response; a connector overrides it to read its error bodies."""
@@ -371,24 +390,9 @@ class ApiClient:
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "DELETE", "PUT"})
 
 
-# Failures raised before any byte of the request was written: the service cannot have seen it.
-_NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+@dataclass
+class _Tries:
+    """The attempts of one request so far, and the waits for a next window among them."""
 
-
-def transport_failure(exc: httpx.TransportError, api: str, *, request: httpx.Request) -> TransportFailure:
-    """The typed error for a transport failure of ``request``, deciding whether it was sent.
-
-    It was not sent when the failure type proves that no byte left, or when the failure belongs to another
-    request of the auth flow (a token request) that had to succeed before ``request`` could go out.
-    """
-    failed = _failed_request(exc)
-    sent = not isinstance(exc, _NEVER_SENT) and (failed is None or failed is request)
-    detail = str(exc) or "connection failed"
-    return TransportFailure(f"{api}: {type(exc).__name__}: {detail}", api=api, sent=sent)
-
-
-def _failed_request(exc: httpx.TransportError) -> httpx.Request | None:
-    try:
-        return exc.request
-    except RuntimeError:  # the exception was raised without a request attached
-        return None
+    attempt: int = 0
+    window_waits: int = 0

@@ -153,22 +153,6 @@ def redact_secret(text: str, secret: SecretStr) -> str:
     return redact(text.replace(value, REDACTED) if value else text)
 
 
-def shared_or_new(
-    credentials: ClientCredentials | None,
-    token_url: str | None,
-    client_id: str | None,
-    client_secret: SecretStr | None,
-    *,
-    api: str,
-) -> ClientCredentials:
-    """``credentials`` when given (to share their token cache), else new ones from the three parts."""
-    if credentials is not None:
-        return credentials
-    if token_url is None or client_id is None or client_secret is None:
-        raise ValueError("give credentials, or token_url, client_id and client_secret")
-    return ClientCredentials(token_url, client_id, client_secret, api=api)
-
-
 class TokenSource(Protocol):
     """Where bearer tokens come from: a cache per scope set and the token request that fills it."""
 

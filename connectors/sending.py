@@ -5,7 +5,8 @@ reports each request it hands to its transport (:func:`note_request`, an httpx `
 the token requests of the auth flow (marked with :data:`TOKEN_REQUEST_EXTENSION`), which carry nothing of the
 submission. A failure of any kind (a refused token, a body our own code refuses, a cancellation) that ends
 the submission while its watch has seen no request proves that no byte of it left; one after a request was
-handed over proves nothing.
+handed over proves nothing. A transport failure's own proof is its type and the request it belongs to
+(:func:`transport_failure`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 import httpx
+
+from connectors.errors import TransportFailure
 
 TOKEN_REQUEST_EXTENSION = "postflows.token_request"
 """Set on a token request of the auth flow: handing it over does not start the request it authorizes."""
@@ -55,3 +58,26 @@ def install(client: httpx.AsyncClient) -> None:
     if note_request not in hooks["request"]:
         hooks["request"] = [*hooks["request"], note_request]
         client.event_hooks = hooks
+
+
+# Failures raised before any byte of the request was written: the service cannot have seen it.
+_NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+
+def transport_failure(exc: httpx.TransportError, api: str, *, request: httpx.Request) -> TransportFailure:
+    """The typed error for a transport failure of ``request``, deciding whether it was sent.
+
+    It was not sent when the failure type proves that no byte left, or when the failure belongs to another
+    request of the auth flow (a token request) that had to succeed before ``request`` could go out.
+    """
+    failed = _failed_request(exc)
+    sent = not isinstance(exc, _NEVER_SENT) and (failed is None or failed is request)
+    detail = str(exc) or "connection failed"
+    return TransportFailure(f"{api}: {type(exc).__name__}: {detail}", api=api, sent=sent)
+
+
+def _failed_request(exc: httpx.TransportError) -> httpx.Request | None:
+    try:
+        return exc.request
+    except RuntimeError:  # the exception was raised without a request attached
+        return None

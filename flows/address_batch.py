@@ -40,6 +40,7 @@ from history.identity import derive_key
 from history.jobs import BatchJobData, FileJobData, JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder
+from history.remote_jobs import RemoteReport
 from runtime.run import Run
 from runtime.wiring import (
     ConfigurationError,
@@ -455,9 +456,11 @@ async def _follow(
         await recorder.update_job(
             job,
             status=JobState.RUNNING,
-            remote_status=status.token_status.name,
-            progress=status.progress,
-            status_date=status.last_update_date_time,
+            report=RemoteReport(
+                remote_status=status.token_status.name,
+                progress=status.progress,
+                status_date=status.last_update_date_time,
+            ),
         )
 
     async with recording_wait(recorder, job, what=f"batch job {job.remote_id}"):

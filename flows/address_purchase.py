@@ -39,6 +39,7 @@ from history.identity import body_key, derive_key
 from history.jobs import JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder
+from history.remote_jobs import RemoteReport
 from runtime.run import Run
 from tasks.newspaper.purchases import (
     OUTPUT_COLUMNS,
@@ -297,8 +298,9 @@ async def _purchase(
             await recorder.update_job(
                 job,
                 status=JobState.RUNNING,
-                remote_status=describe(progress),
-                progress=overall_percent(progress, sorting=sorting),
+                report=RemoteReport(
+                    remote_status=describe(progress), progress=overall_percent(progress, sorting=sorting)
+                ),
             )
 
         async with recording_wait(recorder, job, what=f"purchase {purchase_id}"):
@@ -309,7 +311,7 @@ async def _purchase(
                 on_status=on_status,
                 waited_s=waited_before(job),
             )
-        await recorder.update_job(job, status=JobState.FINISHED, remote_status="READY")
+        await recorder.update_job(job, status=JobState.FINISHED, report=RemoteReport(remote_status="READY"))
         output = await run_step(fetch_output_addresses, client, purchase_id)
         await warnings.add("output addresses", output.warnings)
         documents = await run_step(

@@ -31,6 +31,7 @@ from flows.runs import RunSummary, begin_run, recorded_run
 from history.jobs import JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder
+from history.remote_jobs import RemoteReport
 from runtime.run import Run
 from tasks.newspaper.order_report import identity_of, order_summary_text, write_order_files
 from tasks.newspaper.order_report_data import OrderOutcome
@@ -216,9 +217,9 @@ async def _publish(
     await recorder.update_job(
         job,
         status=JobState.COMPLETED,
-        remote_status=str(status.status_value),
         finished=True,
         data=reports_data(status),
+        report=RemoteReport(remote_status=str(status.status_value)),
     )
     text = order_summary_text(f"Newspaper {kind} order {outcome.order_id}", outcome, files)
     summary.update(status=str(status.status_value), warnings=warnings.lines, notes=outcome.reports.notes)
@@ -325,9 +326,8 @@ async def _wait(
         await recorder.update_job(
             job,
             status=JobState.RUNNING,
-            remote_status=seen[-1]["statusValue"],
-            status_date=status.status_date,
             data=status_history_data(history),
+            report=RemoteReport(remote_status=seen[-1]["statusValue"], status_date=status.status_date),
         )
 
     status = await wait_for_order(

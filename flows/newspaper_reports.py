@@ -27,6 +27,7 @@ from flows.runs import begin_run, recorded_run
 from history.identity import named_key
 from history.jobs import JobSnapshot
 from history.recorder import RunRecorder
+from history.remote_jobs import RemoteReport
 from runtime.run import Run
 from runtime.settings import Settings
 from tasks.newspaper.order_report import (
@@ -255,8 +256,7 @@ async def _refresh(
         await recorder.document(path.stem, path, job=job)
     await recorder.update_job(
         job,
-        remote_status=history[-1]["statusValue"],
-        status_date=status.status_date,
         data=reports_data(status, history=history),
+        report=RemoteReport(remote_status=history[-1]["statusValue"], status_date=status.status_date),
     )
     return FETCHED

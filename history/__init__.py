@@ -58,6 +58,8 @@ from history.reference.newspaper_models import (
     NewspaperSummaryRow,
 )
 from history.remote_jobs import (
+    JobChange,
+    RemoteReport,
     batch_file_tokens,
     batches_using_file,
     files_to_clean,
@@ -70,6 +72,7 @@ from history.remote_jobs import (
     unfinished_jobs,
 )
 from history.store import (
+    StepRecord,
     abandon_stale_runs,
     file_digest,
     find_document,
@@ -91,6 +94,9 @@ from history.store import (
 
 __all__ = [
     "HOLD_KEY_STEP",
+    "JobChange",
+    "StepRecord",
+    "RemoteReport",
     "Claimant",
     "JobState",
     "KeyLease",

@@ -16,7 +16,6 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,21 +23,13 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from core.redaction import redact, scrubbed_json
 from history.db import session_factory
-from history.errors import LeaseLost
-from history.jobs import JobData, JobSnapshot, job_data_changes
-from history.leased_run import LeasedRun, RunOutputs, record_shielded
-from history.leases import holds_lease
-from history.models import JobState, RemoteJob
-from history.remote_jobs import (
-    find_remote_job,
-    job_with_remote_id,
-    jobs_recorded_since,
-    save_remote_job,
-    unfinished_jobs,
-    update_remote_job,
-)
+from history.job_recorder import DETAIL_CHARS, JobRecorder
+from history.jobs import JobSnapshot
+from history.leased_run import RunOutputs, record_shielded
+from history.models import RemoteJob
 from history.step_writer import RequestAttempt, StepWriter
 from history.store import (
+    StepRecord,
     abandon_stale_runs,
     finish_run,
     history_identity,
@@ -58,10 +49,8 @@ __all__ = [
     "record_unrecorded_failure",
 ]
 
-DETAIL_CHARS = 500
 
-
-class RunRecorder(LeasedRun):
+class RunRecorder(JobRecorder):
     """Writes one flow run's history, and keeps the run's :class:`RunOutputs` for its summary.
 
     Every text written for the reader passes the process's secret scrubber (:mod:`core.redaction`).
@@ -124,9 +113,6 @@ class RunRecorder(LeasedRun):
         piece._lease_key = self._lease_key or self.idempotency_key
         return piece
 
-    def _text(self, text: str | None) -> str | None:
-        return None if text is None else redact(text)[:DETAIL_CHARS]
-
     # -- the run ---------------------------------------------------------------------------------------
 
     async def finish(
@@ -166,14 +152,8 @@ class RunRecorder(LeasedRun):
 
     def _record_step(self, name: str, outcome: str, duration_s: float, detail: str | None) -> None:
         with self._factory.begin() as session:
-            record_step(
-                session,
-                self._run(session),
-                name=name,
-                outcome=outcome,
-                duration_s=duration_s,
-                detail=self._text(detail),
-            )
+            step = StepRecord(name, outcome, duration_s, detail=self._text(detail))
+            record_step(session, self._run(session), step)
 
     def request_log(self, record: RequestAttempt) -> None:
         """Hook for the HTTP clients' request log: one step per remote call attempt, written aside."""
@@ -183,15 +163,14 @@ class RunRecorder(LeasedRun):
         with self._factory.begin() as session:
             run = self._run(session)
             for record in records:
-                record_step(
-                    session,
-                    run,
+                step = StepRecord(
                     name=f"{record.api} {record.method} {record.path}",
                     outcome=record.outcome,
                     duration_s=record.duration_s,
                     attempt=record.attempt,
                     detail=self._text(record.error) if record.error else None,
                 )
+                record_step(session, run, step)
 
     async def abandon_stale_runs(self) -> list[int]:
         """Mark earlier RUNNING runs of this work as abandoned when this run resumes what they started."""
@@ -206,141 +185,6 @@ class RunRecorder(LeasedRun):
                 )
 
         return await self._write(abandon)
-
-    # -- remote jobs -----------------------------------------------------------------------------------
-
-    async def save_job(
-        self,
-        *,
-        api: str,
-        kind: str,
-        remote_id: str,
-        status: JobState | str | None = None,
-        remote_status: str | None = None,
-        data: JobData | Mapping[str, Any] | None = None,
-        require_key: bool = False,
-    ) -> JobSnapshot:
-        """Record a job the remote side holds (or is about to hold) under this run's key.
-
-        Args:
-            require_key: write only while this run holds its key, checked in the same transaction, so a
-                run presumed dead can never record a submission beside its successor.
-
-        Raises:
-            LeaseLost: ``require_key`` and the key is no longer this run's.
-        """
-        facts = job_data_changes(data) or {}
-
-        def save() -> JobSnapshot:
-            with self._factory.begin() as session:
-                key = self._lease_key or self.idempotency_key
-                if require_key and key and not holds_lease(session, key=key, run_id=self.run_id):
-                    raise LeaseLost(f"run {self.run_id} no longer holds key {key}; not submitting")
-                job = save_remote_job(
-                    session,
-                    self._run(session),
-                    api=api,
-                    kind=kind,
-                    remote_id=remote_id,
-                    idempotency_key=self.idempotency_key,
-                    status=str(status) if status is not None else None,
-                    remote_status=remote_status,
-                    data=facts,
-                )
-                session.flush()
-                return JobSnapshot.of(job)
-
-        return await self._write(save)
-
-    async def update_job(
-        self,
-        job: JobSnapshot,
-        *,
-        status: JobState | str | None = None,
-        remote_status: str | None = None,
-        remote_id: str | None = None,
-        progress: float | None = None,
-        status_date: datetime | None = None,
-        data: JobData | Mapping[str, Any] | None = None,
-        finished: bool = False,
-        deleted: bool = False,
-        detail: str | None = None,
-    ) -> JobSnapshot:
-        """Record what is now known about ``job`` (``data``: the facts to merge into its data); returns it
-        as stored."""
-        changes = job_data_changes(data)
-
-        def update() -> JobSnapshot:
-            with self._factory.begin() as session:
-                row = session.get(RemoteJob, job.id)
-                if row is None:  # pragma: no cover
-                    raise LookupError(f"remote job {job.id} vanished from the history")
-                if remote_id is not None:
-                    row.remote_id = remote_id
-                update_remote_job(
-                    session,
-                    row,
-                    status=str(status) if status is not None else None,
-                    remote_status=remote_status,
-                    progress=progress,
-                    status_date=status_date,
-                    data=changes,
-                    finished=finished,
-                    deleted=deleted,
-                    detail=self._text(detail),
-                )
-                return JobSnapshot.of(row)
-
-        return await self._write(update)
-
-    async def find_job(self, *, api: str, kind: str, include_deleted: bool = True) -> JobSnapshot | None:
-        """The newest job of this kind recorded under this run's idempotency key (by any run)."""
-        key = self.idempotency_key
-        if not key:
-            return None
-
-        def find() -> JobSnapshot | None:
-            with self._factory.begin() as session:
-                job = find_remote_job(
-                    session, api=api, kind=kind, idempotency_key=key, include_deleted=include_deleted
-                )
-                return JobSnapshot.of(job) if job is not None else None
-
-        return await self._write(find)
-
-    async def job_with_remote_id(self, *, api: str, kind: str, remote_id: str) -> JobSnapshot | None:
-        """The job recorded with the service's id ``remote_id``, under any key, or None."""
-
-        def find() -> JobSnapshot | None:
-            with self._factory.begin() as session:
-                job = job_with_remote_id(session, api=api, kind=kind, remote_id=remote_id)
-                return JobSnapshot.of(job) if job is not None else None
-
-        return await self._write(find)
-
-    async def jobs_since(self, *, api: str, kind: str, since: datetime) -> list[JobSnapshot]:
-        """Every job of this api and kind recorded at or after ``since`` (under any key) that is not deleted,
-        oldest first."""
-
-        def find() -> list[JobSnapshot]:
-            with self._factory.begin() as session:
-                jobs = jobs_recorded_since(session, api=api, kind=kind, since=since)
-                return [JobSnapshot.of(job) for job in jobs]
-
-        return await self._write(find)
-
-    async def open_jobs(self, *, api: str, kind: str) -> list[JobSnapshot]:
-        """Every job of this kind under this run's key that is not deleted yet, oldest first."""
-        key = self.idempotency_key
-        if not key:
-            return []
-
-        def find() -> list[JobSnapshot]:
-            with self._factory.begin() as session:
-                jobs = unfinished_jobs(session, idempotency_key=key, api=api, kind=kind)
-                return [JobSnapshot.of(job) for job in jobs]
-
-        return await self._write(find)
 
     # -- documents and messages ------------------------------------------------------------------------
 

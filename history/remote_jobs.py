@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -23,6 +24,45 @@ def job_with_remote_id(session: Session, *, api: str, kind: str, remote_id: str)
     return session.scalars(statement).first()
 
 
+@dataclass(frozen=True)
+class RemoteReport:
+    """What a service says of one of its jobs; a part left None stays as recorded.
+
+    Attributes:
+        remote_id: the id or token the service gave the job.
+        remote_status: the job's status in the service's own words.
+        progress: progress in percent, when the service reports it.
+        status_date: when the service says the status was reached (kept with the event).
+    """
+
+    remote_id: str | None = None
+    remote_status: str | None = None
+    progress: float | None = None
+    status_date: datetime | None = None
+
+
+@dataclass(frozen=True)
+class JobChange:
+    """What is now known about a remote job; None and False leave a part as recorded.
+
+    Attributes:
+        status: where the job stands (a :class:`~history.models.JobState`).
+        report: what the service says of it.
+        data: keys to merge into the job's data, made JSON-safe with secret-typed values masked (they are
+            the service's handles a re-run needs: keys are not masked by name).
+        finished: mark the job finished (the first time only).
+        deleted: mark the job deleted on the remote side (the first time only).
+        detail: free text stored with the event.
+    """
+
+    status: str | None = None
+    report: RemoteReport = RemoteReport()
+    data: Mapping[str, Any] | None = None
+    finished: bool = False
+    deleted: bool = False
+    detail: str | None = None
+
+
 def save_remote_job(
     session: Session,
     run: Run,
@@ -31,17 +71,12 @@ def save_remote_job(
     kind: str,
     remote_id: str,
     idempotency_key: str | None = None,
-    status: str | None = None,
-    remote_status: str | None = None,
-    progress: float | None = None,
-    data: Mapping[str, Any] | None = None,
+    change: JobChange = JobChange(),
 ) -> RemoteJob:
     """Record a job the remote side holds, or update it if ``(api, kind, remote_id)`` is already known.
 
-    A known job keeps the run and the idempotency key that created it; its status and progress go through
-    ``update_remote_job`` so a change is recorded as an event. ``data`` is made JSON-safe with secret-typed
-    values masked; it is meant for the service's handles (tokens, file ids) a re-run needs, so keys are not
-    masked by name.
+    A known job keeps the run and the idempotency key that created it; ``change`` goes through
+    :func:`update_remote_job` so a change is recorded as an event.
 
     Args:
         session: The open session.
@@ -50,118 +85,100 @@ def save_remote_job(
         kind: What it is, e.g. ``"upload-file"``, ``"output-file"``, ``"batch"``, ``"order"``, ``"purchase"``.
         remote_id: The service's id or token for it.
         idempotency_key: The request it belongs to, so a re-run finds it.
-        status: Where the job stands (a :class:`~history.models.JobState`).
-        remote_status: The last status the service reported, in its own words.
-        progress: Progress in percent, when the service reports it.
-        data: Further facts about the job.
+        change: Its status, what the service reports and further facts (:class:`JobChange`).
 
     Returns:
         The stored job.
     """
     existing = job_with_remote_id(session, api=api, kind=kind, remote_id=remote_id)
     if existing is None:
-        now = utcnow()
         job = RemoteJob(
-            run_id=run.id,
-            api=api,
-            kind=kind,
-            remote_id=remote_id,
-            idempotency_key=idempotency_key,
-            status=status,
-            remote_status=remote_status,
-            progress=progress,
-            data=json_mapping(data, mask_secret_keys=False),
-            created_at=now,
-            updated_at=now,
+            run_id=run.id, api=api, kind=kind, remote_id=remote_id, idempotency_key=idempotency_key
         )
-        try:
-            # A concurrent writer may insert the same job first; the savepoint lets us fall back to theirs.
-            with session.begin_nested():
-                session.add(job)
-                if status is not None or remote_status is not None or progress is not None:
-                    job.events.append(
-                        JobEvent(
-                            status=status, remote_status=remote_status, progress=progress, recorded_at=now
-                        )
-                    )
+        stored = _insert(session, job, change)
+        if stored is job:
             return job
-        except IntegrityError:
-            existing = job_with_remote_id(session, api=api, kind=kind, remote_id=remote_id)
-            if existing is None:
-                raise
+        existing = stored
     # The key the job was first recorded under stays: another flow seeing the same remote id must not take
     # the job away from the request that created it.
     if existing.idempotency_key is None:
         existing.idempotency_key = idempotency_key
-    update_remote_job(
-        session, existing, status=status, remote_status=remote_status, progress=progress, data=data
-    )
+    update_remote_job(session, existing, change)
     return existing
 
 
-def update_remote_job(
-    session: Session,
-    job: RemoteJob,
-    *,
-    status: str | None = None,
-    remote_status: str | None = None,
-    progress: float | None = None,
-    status_date: datetime | None = None,
-    data: Mapping[str, Any] | None = None,
-    finished: bool = False,
-    deleted: bool = False,
-    detail: str | None = None,
-) -> JobEvent | None:
-    """Record what the service now says about ``job``.
+def _insert(session: Session, job: RemoteJob, change: JobChange) -> RemoteJob:
+    """Insert the new ``job`` with ``change`` applied and return it; or return the same job a concurrent
+    writer inserted first (the savepoint lets us fall back to theirs)."""
+    report = change.report
+    now = utcnow()
+    job.status, job.remote_status, job.progress = change.status, report.remote_status, report.progress
+    job.data = json_mapping(change.data, mask_secret_keys=False)
+    job.created_at = job.updated_at = now
+    job.finished_at = now if change.finished else None
+    job.deleted_at = now if change.deleted else None
+    try:
+        with session.begin_nested():
+            session.add(job)
+            if change.status is not None or report.remote_status is not None or report.progress is not None:
+                job.events.append(_event(job, change, now))
+    except IntegrityError:
+        theirs = job_with_remote_id(session, api=job.api, kind=job.kind, remote_id=job.remote_id)
+        if theirs is None:
+            raise
+        return theirs
+    return job
 
-    Args:
-        session: The open session.
-        job: The job from ``save_remote_job`` or ``find_remote_job``.
-        status: The job's state now; ``None`` leaves it unchanged.
-        remote_status: What the service reports now; ``None`` leaves it unchanged.
-        progress: The progress reported now; ``None`` leaves it unchanged.
-        status_date: When the service says the status was reached.
-        data: Keys to merge into the job's data.
-        finished: Mark the job finished (the first time only).
-        deleted: Mark the job deleted on the remote side (the first time only).
-        detail: Free text stored with the event.
+
+def update_remote_job(session: Session, job: RemoteJob, change: JobChange) -> JobEvent | None:
+    """Record what the service now says about ``job`` (from ``save_remote_job`` or ``find_remote_job``):
+    the parts of ``change`` that are set.
 
     Returns:
-        The new event when status or progress changed, otherwise ``None``.
+        The new event when the status, the remote status or the progress changed, otherwise ``None``.
     """
     stored = attached(session, job)
+    report = change.report
     now = utcnow()
     changes: dict[str, Any] = {"updated_at": now}
-    status_changed = status is not None and status != stored.status
-    remote_changed = remote_status is not None and remote_status != stored.remote_status
-    progress_changed = progress is not None and progress != stored.progress
+    status_changed = change.status is not None and change.status != stored.status
+    remote_changed = report.remote_status is not None and report.remote_status != stored.remote_status
+    progress_changed = report.progress is not None and report.progress != stored.progress
+    if report.remote_id is not None:
+        changes["remote_id"] = report.remote_id
     if status_changed:
-        changes["status"] = status
+        changes["status"] = change.status
     if remote_changed:
-        changes["remote_status"] = remote_status
+        changes["remote_status"] = report.remote_status
     if progress_changed:
-        changes["progress"] = progress
-    if data:
-        changes["data"] = {**stored.data, **json_mapping(data, mask_secret_keys=False)}
-    if finished and stored.finished_at is None:
+        changes["progress"] = report.progress
+    if change.data:
+        changes["data"] = {**stored.data, **json_mapping(change.data, mask_secret_keys=False)}
+    if change.finished and stored.finished_at is None:
         changes["finished_at"] = now
-    if deleted and stored.deleted_at is None:
+    if change.deleted and stored.deleted_at is None:
         changes["deleted_at"] = now
     mirror((stored, job), **changes)
-    event: JobEvent | None = None
-    if status_changed or remote_changed or progress_changed:
-        event = JobEvent(
-            job_id=stored.id,
-            status=stored.status,
-            remote_status=stored.remote_status,
-            progress=stored.progress,
-            status_date=status_date,
-            recorded_at=now,
-            detail=detail,
-        )
-        session.add(event)
+    if not (status_changed or remote_changed or progress_changed):
+        session.flush()
+        return None
+    event = _event(stored, change, now)
+    event.job_id = stored.id
+    session.add(event)
     session.flush()
     return event
+
+
+def _event(job: RemoteJob, change: JobChange, now: datetime) -> JobEvent:
+    """The status event of ``job`` as it stands now, with the change's date and detail."""
+    return JobEvent(
+        status=job.status,
+        remote_status=job.remote_status,
+        progress=job.progress,
+        status_date=change.report.status_date,
+        recorded_at=now,
+        detail=change.detail,
+    )
 
 
 def find_remote_job(
@@ -247,13 +264,13 @@ def mark_file_deleted(session: Session, job_id: int, *, api: str, detail: str) -
     row = session.get(RemoteJob, job_id)
     if row is None:
         return
-    update_remote_job(
-        session, row, status=JobState.DELETED.value, deleted=True, data=file_deleted_data(row.data)
-    )
+    deleted = JobChange(status=JobState.DELETED.value, data=file_deleted_data(row.data), deleted=True)
+    update_remote_job(session, row, deleted)
     for batch in batches_using_file(session, api=api, token=row.remote_id):
         state = JobSnapshot.of(batch).state
         if state is None or not state.final:
-            update_remote_job(session, batch, status=JobState.DELETED.value, finished=True, detail=detail)
+            ended = JobChange(status=JobState.DELETED.value, finished=True, detail=detail)
+            update_remote_job(session, batch, ended)
 
 
 def mark_file_not_deleted(session: Session, job_id: int, *, answer: str, reason: str) -> None:
@@ -262,9 +279,12 @@ def mark_file_not_deleted(session: Session, job_id: int, *, answer: str, reason:
     row = session.get(RemoteJob, job_id)
     if row is None:
         return
-    update_remote_job(
-        session, row, remote_status=answer, data=FileJobData(not_deleted=reason).changes(), detail=reason
+    refused = JobChange(
+        report=RemoteReport(remote_status=answer),
+        data=FileJobData(not_deleted=reason).changes(),
+        detail=reason,
     )
+    update_remote_job(session, row, refused)
 
 
 def file_deleted_data(data: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from os import PathLike
 from pathlib import Path
@@ -174,41 +175,37 @@ def abandon_stale_runs(session: Session, *, flow: str, idempotency_key: str, res
     return closed
 
 
-def record_step(
-    session: Session,
-    run: Run,
-    *,
-    name: str,
-    outcome: str,
-    duration_s: float,
-    attempt: int = 1,
-    detail: str | None = None,
-    started_at: datetime | None = None,
-) -> Step:
-    """Record one remote call or task attempt of ``run``.
+@dataclass(frozen=True)
+class StepRecord:
+    """One remote call or task attempt of a run, as the history keeps it.
 
-    Args:
-        session: The open session.
-        run: The run the step belongs to.
+    Attributes:
         name: What was done, e.g. ``"newspaper.upload-file"``.
         outcome: How it went, e.g. ``"ok"``, ``"retried"``, ``"failed"``.
         duration_s: Seconds it took.
         attempt: 1 for the first try, counting up on retries.
         detail: Free text for the reader (an error message, a remote id).
-        started_at: When it started; defaults to ``duration_s`` before now.
-
-    Returns:
-        The new step.
+        started_at: When it started; None: ``duration_s`` before it is recorded.
     """
-    if started_at is None:
-        started_at = utcnow() - timedelta(seconds=duration_s)
+
+    name: str
+    outcome: str
+    duration_s: float
+    attempt: int = 1
+    detail: str | None = None
+    started_at: datetime | None = None
+
+
+def record_step(session: Session, run: Run, record: StepRecord) -> Step:
+    """Record one remote call or task attempt of ``run``; returns the new step."""
+    started_at = record.started_at or utcnow() - timedelta(seconds=record.duration_s)
     step = Step(
         run_id=run.id,
-        name=name,
-        outcome=outcome,
-        duration_s=duration_s,
-        attempt=attempt,
-        detail=detail,
+        name=record.name,
+        outcome=record.outcome,
+        duration_s=record.duration_s,
+        attempt=record.attempt,
+        detail=record.detail,
         started_at=started_at,
     )
     session.add(step)

@@ -22,6 +22,7 @@ from connectors.address_service import AddressServiceClient
 from connectors.address_service.errors import AuthenticationStatusError, DatabaseStatusError
 from connectors.errors import ApiError, AuthFailed, NotFound, TransportFailure
 from connectors.guesses import guess
+from connectors.http import ClientOptions
 from postflows.doctor import ApiReport, Check, Observed
 from postflows.doctor_answers import Answers, describe, is_sign_in_refusal, status_in
 from postflows.doctor_tokens import check_commerce, check_newspaper
@@ -75,9 +76,9 @@ async def check_address_service(
         service.base_url,
         username=service.user,
         password=service.secret,
-        http_client=http,
-        retry=retry_policy(settings),
-        limits=response_limits(settings),
+        options=ClientOptions(
+            http_client=http, retry=retry_policy(settings), limits=response_limits(settings)
+        ),
     )
     error = await _attempt(client.ping())
     ping = answers.last("GET", "/ping")
@@ -219,7 +220,7 @@ def record_left_file(settings: Settings, token: str, detail: str) -> str | None:
                 api="address-service",
                 kind="output-file",
                 remote_id=token,
-                status=history.JobState.SUBMITTED.value,
+                change=history.JobChange(status=history.JobState.SUBMITTED.value),
             )
             history.finish_run(session, run, state=history.RunState.FAILED, error=detail)
     except Exception as error:  # noqa: BLE001 - the check still reports the file and its token

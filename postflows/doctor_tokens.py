@@ -17,6 +17,7 @@ from connectors.bodies import read_body
 from connectors.commerce import CommerceClient
 from connectors.errors import ApiError, AuthFailed, TransportFailure
 from connectors.guesses import guess
+from connectors.http import ClientOptions
 from connectors.newspaper.models import Scope
 from connectors.oauth import ClientCredentials
 from connectors.paths import CommerceScopes
@@ -200,9 +201,9 @@ async def check_commerce(
         credentials=credentials,
         scopes=settings.commerce.scopes,
         paths=settings.commerce.paths,
-        http_client=http,
-        retry=retry_policy(settings),
-        limits=response_limits(settings),
+        options=ClientOptions(
+            http_client=http, retry=retry_policy(settings), limits=response_limits(settings)
+        ),
     )
     check, towns = await _zips_probe(settings, client)
     zips = answers.last("GET", "/zips")

@@ -23,7 +23,8 @@ from sandbox.guesses import GuessMarkMiddleware, guess_log_from_environment
 from sandbox.other_answers import OtherAnswersMiddleware
 from sandbox.request_counter import RequestCount, RequestCounter
 from sandbox.request_log import RequestLog, RequestLogMiddleware
-from sandbox.state import TransactionMiddleware, open_state
+from sandbox.state import SandboxState
+from sandbox.state_file import TransactionMiddleware, open_state
 
 # What ``/_sandbox/stored`` lists: name → the state table holding it.
 STORED_TABLES: dict[str, str] = {
@@ -37,9 +38,6 @@ STORED_TABLES: dict[str, str] = {
 
 def create_app(config: SandboxConfig | None = None) -> FastAPI:
     """Build the sandbox ASGI app for ``config`` (defaults: published test accounts, no faults)."""
-    from sandbox import address_service, auth, newspaper
-    from sandbox.commerce import api as commerce
-
     config = with_other_answers(config or SandboxConfig())
     state = open_state(config.state_dir)
     if state.shared:
@@ -49,6 +47,16 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
     app.state.sandbox_state = state
     counter = RequestCounter(state)
     app.state.requests = counter
+    _add_control_routes(app, config, state, counter)
+    _mount_apis(app, config, state)
+    _add_middleware(app, config, state, counter)
+    return app
+
+
+def _add_control_routes(
+    app: FastAPI, config: SandboxConfig, state: SandboxState, counter: RequestCounter
+) -> None:
+    """The ``/_sandbox`` routes that set faults and read what the sandbox received and stored."""
 
     @app.get("/_sandbox/faults")
     def list_faults() -> list[FaultRule]:
@@ -81,13 +89,28 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
     def list_stored() -> dict[str, list[str]]:
         return {name: state.table(table).keys() for name, table in STORED_TABLES.items()}
 
+
+def _mount_apis(app: FastAPI, config: SandboxConfig, state: SandboxState) -> None:
+    """The apps of the three APIs and of the authorization server, each at its mount."""
+    from sandbox import address_service, auth, newspaper
+    from sandbox.commerce import api as commerce
+
     app.mount(API_MOUNTS["commerce"], commerce.create_app(config, state))
     address = address_service.create_app(config, state)
     app.mount(API_MOUNTS["address"], address)
     app.mount(API_MOUNTS["assistant"], address)
     app.mount(API_MOUNTS["newspaper"], newspaper.create_app(config, state))
     app.mount(API_MOUNTS["auth"], auth.create_app(config, state))
-    # The last middleware added runs first: faults are chosen before the request's transaction opens.
+
+
+def _add_middleware(
+    app: FastAPI, config: SandboxConfig, state: SandboxState, counter: RequestCounter
+) -> None:
+    """The middleware around every request; the last one added runs first."""
+    from sandbox import address_service, newspaper
+    from sandbox.commerce import api as commerce
+
+    # Faults are chosen before the request's transaction opens.
     app.add_middleware(TransactionMiddleware, state=state)
     app.add_middleware(
         FaultMiddleware,
@@ -109,4 +132,3 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
         app.add_middleware(RequestLogMiddleware, log=RequestLog(config.request_log))
     # Outermost: a refused control request is neither counted nor given a fault.
     app.add_middleware(ControlGuard, listen_host=config.listen_host, token=config.control_token)
-    return app

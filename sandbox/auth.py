@@ -223,6 +223,31 @@ def _client_credentials(
     )
 
 
+async def _token(config: SandboxConfig, grants: UserGrants, request: Request) -> JSONResponse:
+    """The token endpoint: client credentials here, the user grants in :mod:`sandbox.user_grants`."""
+    if "client_secret" in request.query_params:
+        return _oauth_error(400, "invalid_request", "client_secret must be sent in the body")
+    form = {key: values[0] for key, values in parse_qs((await request.body()).decode("utf-8")).items()}
+    client_id = form.get("client_id", "")
+    if client_id:
+        config.tokens.count_request(client_id)
+    grant_type = form.get("grant_type", "")
+    if not grant_type or not client_id or "client_secret" not in form:
+        return _oauth_error(400, "invalid_request", "grant_type, client_id and client_secret are required")
+    client = config.oauth_clients.get(client_id)
+    if client is None or not secrets.compare_digest(client.secret, form["client_secret"]):
+        return _oauth_error(401, "invalid_client", "Client authentication failed")
+    if grant_type == "client_credentials":
+        return _client_credentials(config, client_id, client, form)
+    if grant_type not in user_grants.USER_GRANT_TYPES:
+        return _oauth_error(400, "unsupported_grant_type", f"grant_type {grant_type} is not supported")
+    try:
+        body = grants.grant(grant_type, client_id, form, oidc.issuer_of(config, request))
+    except OAuthError as exc:
+        return _oauth_error(exc.status_code, exc.error, exc.description)
+    return _token_response(body)
+
+
 def create_app(config: SandboxConfig, state: SandboxState) -> FastAPI:
     """The authorization server app, mounted at ``/auth`` by the combined sandbox; codes, refresh tokens and
     the signing key are kept in ``state``."""
@@ -235,29 +260,7 @@ def create_app(config: SandboxConfig, state: SandboxState) -> FastAPI:
 
     @app.post(TOKEN_PATH)
     async def token(request: Request) -> JSONResponse:
-        if "client_secret" in request.query_params:
-            return _oauth_error(400, "invalid_request", "client_secret must be sent in the body")
-        form = {key: values[0] for key, values in parse_qs((await request.body()).decode("utf-8")).items()}
-        client_id = form.get("client_id", "")
-        if client_id:
-            config.tokens.count_request(client_id)
-        grant_type = form.get("grant_type", "")
-        if not grant_type or not client_id or "client_secret" not in form:
-            return _oauth_error(
-                400, "invalid_request", "grant_type, client_id and client_secret are required"
-            )
-        client = config.oauth_clients.get(client_id)
-        if client is None or not secrets.compare_digest(client.secret, form["client_secret"]):
-            return _oauth_error(401, "invalid_client", "Client authentication failed")
-        if grant_type == "client_credentials":
-            return _client_credentials(config, client_id, client, form)
-        if grant_type not in user_grants.USER_GRANT_TYPES:
-            return _oauth_error(400, "unsupported_grant_type", f"grant_type {grant_type} is not supported")
-        try:
-            body = grants.grant(grant_type, client_id, form, oidc.issuer_of(config, request))
-        except OAuthError as exc:
-            return _oauth_error(exc.status_code, exc.error, exc.description)
-        return _token_response(body)
+        return await _token(config, grants, request)
 
     userinfo_token = require_scope(config, OPENID_SCOPE, user=True)
 

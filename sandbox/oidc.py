@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from fastapi import APIRouter, Request
@@ -121,29 +122,39 @@ def _with_kid(pem: str) -> RSAKey:
     return RSAKey.import_key(pem, parameters={"kid": thumbprint, "use": "sig", "alg": SIGNING_ALGORITHM})
 
 
-def id_token(
-    config: SandboxConfig,
-    keys: SigningKeys,
-    *,
-    issuer: str,
-    client_id: str,
-    user: CommerceUser,
-    scopes: Iterable[str],
-    auth_time: float,
-    nonce: str | None,
-) -> str:
-    """The signed ID token for ``user`` and ``client_id`` carrying the claims of the granted OpenID ``scopes``
-    (``nonce`` None leaves the claim out, as on a refresh), spoiled as ``config.commerce_id_token_fault``
-    says."""
+@dataclass(frozen=True)
+class SignIn:
+    """What an ID token says of one sign-in.
+
+    Attributes:
+        issuer: the ``iss`` (the authorization server as the client reached it).
+        client_id: the client signed in to (the ``aud``).
+        user: who signed in.
+        scopes: the granted scopes; their OpenID claims go into the token.
+        auth_time: when the user signed in, epoch seconds.
+        nonce: the client's nonce; None leaves the claim out, as on a refresh.
+    """
+
+    issuer: str
+    client_id: str
+    user: CommerceUser
+    scopes: Iterable[str]
+    auth_time: float
+    nonce: str | None
+
+
+def id_token(config: SandboxConfig, keys: SigningKeys, sign_in: SignIn) -> str:
+    """The signed ID token of ``sign_in``, spoiled as ``config.commerce_id_token_fault`` says."""
+    issuer, client_id, nonce = sign_in.issuer, sign_in.client_id, sign_in.nonce
     now = int(config.clock())
     lifetime = config.token_lifetime_s
     claims: dict[str, Any] = {
-        **granted_claims(user, scopes),
+        **granted_claims(sign_in.user, sign_in.scopes),
         "iss": issuer,
         "aud": client_id,
         "iat": now,
         "exp": now + lifetime,
-        "auth_time": int(auth_time),
+        "auth_time": int(sign_in.auth_time),
     }
     if nonce is not None:
         claims["nonce"] = nonce

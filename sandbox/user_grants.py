@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.datastructures import QueryParams
 
 from sandbox.commerce.users import CommerceUser
-from sandbox.oidc import AUTHORIZATION_PATH, OPENID_SCOPE, SigningKeys, id_token
+from sandbox.oidc import AUTHORIZATION_PATH, OPENID_SCOPE, SignIn, SigningKeys, id_token
 from sandbox.state import SandboxState
 
 if TYPE_CHECKING:
@@ -263,16 +263,8 @@ class UserGrants:
             "refresh_token": refresh_token,
         }
         if OPENID_SCOPE in scopes:
-            body["id_token"] = id_token(
-                config,
-                self._keys,
-                issuer=issuer,
-                client_id=consent.client_id,
-                user=user,
-                scopes=scopes,
-                auth_time=consent.auth_time,
-                nonce=nonce,
-            )
+            sign_in = SignIn(issuer, consent.client_id, user, scopes, consent.auth_time, nonce)
+            body["id_token"] = id_token(config, self._keys, sign_in)
         return body
 
     def _revoke_family(self, family: str) -> None:

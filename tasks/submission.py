@@ -36,6 +36,7 @@ from core.errors import PostflowsError
 from history.jobs import JobData, JobSnapshot, Parking, job_data_changes
 from history.models import JobState
 from history.recorder import RunRecorder, record_shielded
+from history.remote_jobs import RemoteReport
 from tasks.polling import PollTimedOut, RemoteJobEnded, WaitParked
 
 logger = logging.getLogger("postflows.submission")
@@ -194,7 +195,9 @@ async def submit_once(
         require_key=True,
     )
     answer = await _send_marked(recorder, marker, send, what)
-    job = await recorder.update_job(marker, remote_id=str(remote_id_of(answer)), status=JobState.SUBMITTED)
+    job = await recorder.update_job(
+        marker, status=JobState.SUBMITTED, report=RemoteReport(remote_id=str(remote_id_of(answer)))
+    )
     return Submission(job, resumed=False, answer=answer, replaced=found)
 
 

@@ -4,14 +4,23 @@ building verification, with pre-emptive HTTP Basic on every request and every ``
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Literal, Unpack
+from typing import Any, Literal
 
 import httpx
 from pydantic import SecretStr
 
+from connectors.address_service.answers import (
+    JsonAnswer,
+    json_or_none,
+    ping_check,
+    reading,
+    result_of,
+    status_body,
+    status_of,
+)
 from connectors.address_service.autocomplete import (
     AutocompleteQuery,
     AutocompleteVariant,
@@ -35,11 +44,9 @@ from connectors.address_service.models import (
 )
 from connectors.auth import basic_auth
 from connectors.errors import ApiError, MalformedResponse
-from connectors.http import ApiClient, HttpOptions
-from connectors.jsontext import json_of, parse_json
+from connectors.http import ApiClient, ClientOptions, RequestTraits
 
 _CHUNK = 1 << 16
-_STATUS_BODY_LIMIT = 1 << 16  # a Status answer is a few bytes; more is not one, and is not read to the end
 
 
 class _FileChunks:
@@ -54,115 +61,34 @@ class _FileChunks:
                 yield chunk
 
 
-def _status_of(payload: Any) -> int | None:
-    """The ``Status`` of a response: top level, or inside the single ``...Result`` wrapper."""
-    if not isinstance(payload, dict):
-        return None
-    if "Status" in payload:
-        return _status_number(payload["Status"])
-    for value in payload.values():
-        if isinstance(value, dict) and "Status" in value:
-            return _status_number(value["Status"])
-    return None
-
-
-def _status_number(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError, OverflowError):
-        raise MalformedResponse(
-            f"{API}: the answer's Status {str(value)[:40]!r} is not a number", api=API
-        ) from None
-
-
-def _result(payload: dict[str, Any], wrapper: str, *also: str) -> dict[str, Any]:
-    """The object under ``wrapper`` (or the first of ``also`` the answer has instead)."""
-    for name in (wrapper, *also):
-        inner = payload.get(name)
-        if isinstance(inner, dict):
-            return inner
-    raise MalformedResponse(f"{API}: response has no {wrapper}", api=API)
-
-
-def _payload(response: httpx.Response, operation: str) -> Any:
-    try:
-        return json_of(response, api=API)
-    except ValueError:
-        raise MalformedResponse(
-            f"{API}: {operation} answered with something that is not JSON", api=API
-        ) from None
-
-
-@contextmanager
-def _reading(operation: str) -> Iterator[None]:
-    """Turn a missing or mistyped field of an answer into :class:`MalformedResponse`."""
-    try:
-        yield
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise MalformedResponse(
-            f"{API}: {operation} answered in an unexpected shape ({type(error).__name__}: {error})"[:300],
-            api=API,
-        ) from None
-
-
-class _JsonAnswer:
-    """The check of an answer that must be a JSON object with a zero (or no) ``Status``; keeps the object
-    it parsed, so an answer is decoded once."""
-
-    def __init__(self, operation: str) -> None:
-        self.operation = operation
-        self.payload: dict[str, Any] = {}
-
-    def check(self, response: httpx.Response) -> None:
-        payload = _payload(response, self.operation)
-        if not isinstance(payload, dict):
-            message = f"{API}: {self.operation} returned {type(payload).__name__}, not an object"
-            raise MalformedResponse(message, api=API)
-        _raise_for_status(payload, self.operation)
-        self.payload = payload
-
-
-def _raise_for_status(payload: Any, operation: str) -> None:
-    try:
-        status = _status_of(payload)
-    except (TypeError, ValueError):
-        raise MalformedResponse(f"{API}: {operation} answered with an unreadable Status", api=API) from None
-    if status:
-        raise status_error(status, operation=operation)
-
-
-def _ping_check(response: httpx.Response) -> None:
-    """The check of a ping's HTTP 200, an answer whatever its body: §4.1 shows nothing beyond the status line
-    (empty, text, JSON without a Status, JSON that does not parse). Only a body that reads as JSON with a
-    Status, whatever its content type, says more: a Status other than 0 is the service's refusal, raised as
-    its typed error (a Status that is no number, as :class:`MalformedResponse`)."""
-    try:
-        payload = parse_json(response.content, api=API)
-    except ValueError:  # empty, text, or nested too deep to read: the HTTP 200 is the answer
-        return
-    _raise_for_status(payload, "ping")
+_TRANSFER = RequestTraits(transfer=True)
+_SUBMISSION = RequestTraits(idempotent=False)
+_PACED = RequestTraits(paced=True)
+_PACED_QUERY = RequestTraits(idempotent=True, paced=True)
+_PACED_SUBMISSION = RequestTraits(idempotent=False, paced=True)
 
 
 class AddressServiceClient(ApiClient):
     """Client of the address web service.
 
     Individual queries, the address assistant and building verification are sent ``paced`` (through the
-    ``pacer`` option when one is given): the service counts them against its per-minute limit (Status 106).
+    ``pacer`` of its options when one is given): the service counts them against its per-minute limit
+    (Status 106).
     Individual queries are billed: like runbatch, they are never sent again after an uncertain failure.
 
     Args:
         base_url: the service's base address, ending in REST/v1.
         username: the technical user.
         password: its password; used only to build the Authorization header.
-        **options: how the service is reached (:class:`~connectors.http.HttpOptions`).
+        options: how the service is reached (:class:`~connectors.http.ClientOptions`).
     """
 
     api_name = API
 
     def __init__(
-        self, base_url: str, *, username: str, password: SecretStr, **options: Unpack[HttpOptions]
+        self, base_url: str, *, username: str, password: SecretStr, options: ClientOptions | None = None
     ) -> None:
-        super().__init__(base_url, auth=basic_auth(username, password), **options)
+        super().__init__(base_url, auth=basic_auth(username, password), options=options)
 
     def error_for_response(self, response: httpx.Response) -> ApiError:
         """An HTTP error whose JSON body carries a non-zero ``Status`` is that Status's typed error (§7 shows
@@ -170,7 +96,7 @@ class AddressServiceClient(ApiClient):
         HTTP status's."""
         if 400 <= response.status_code < 500 and "json" in response.headers.get("content-type", ""):
             try:
-                status = _status_of(_json(response.content))
+                status = status_of(json_or_none(response.content))
             except MalformedResponse:
                 status = None
             if status:
@@ -180,7 +106,7 @@ class AddressServiceClient(ApiClient):
         return super().error_for_response(response)
 
     async def _call(self, method: str, path: str, operation: str, **kwargs: Any) -> dict[str, Any]:
-        answer = _JsonAnswer(operation)
+        answer = JsonAnswer(operation)
         await self.request(method, path, check=answer.check, **kwargs)
         return answer.payload
 
@@ -189,7 +115,7 @@ class AddressServiceClient(ApiClient):
     async def ping(self) -> None:
         """GET /ping: returns when the service answers HTTP 200, whatever its body, unless the body is JSON
         with a Status other than 0 (raised as that Status's typed error)."""
-        await self.request("GET", "/ping", check=_ping_check)
+        await self.request("GET", "/ping", check=ping_check)
 
     # -- batch ------------------------------------------------------------------------------------------
 
@@ -208,10 +134,10 @@ class AddressServiceClient(ApiClient):
             "uploadfile",
             content=content,
             headers={"Content-Type": "application/octet-stream", "Content-Length": str(length)},
-            transfer=True,
+            traits=_TRANSFER,
         )
-        with _reading("uploadfile"):
-            return str(_result(payload, "UploadFileResult")["FileToken"])
+        with reading("uploadfile"):
+            return str(result_of(payload, "UploadFileResult")["FileToken"])
 
     async def create_file(self) -> str:
         """GET /createfile: creates the output file; returns its FileToken.
@@ -220,9 +146,9 @@ class AddressServiceClient(ApiClient):
         timeout, a 5xx, Status 201-203) it is not sent again, or the first file would be left without its
         token.
         """
-        payload = await self._call("GET", "/createfile", "createfile", idempotent=False)
-        with _reading("createfile"):
-            return str(_result(payload, "CreateFileResult")["FileToken"])
+        payload = await self._call("GET", "/createfile", "createfile", traits=_SUBMISSION)
+        with reading("createfile"):
+            return str(result_of(payload, "CreateFileResult")["FileToken"])
 
     async def run_batch(
         self,
@@ -251,14 +177,14 @@ class AddressServiceClient(ApiClient):
         }
         operation = _with_client(body, "runbatch", billing_reference, client_identifier, client_name)
         payload = await self._call("POST", f"/{operation}", operation, json=body)
-        with _reading(operation):
-            return BatchJob.model_validate(_result(payload, "RunBatchResult"))
+        with reading(operation):
+            return BatchJob.model_validate(result_of(payload, "RunBatchResult"))
 
     async def check_batch_status(self, batch_token: str) -> BatchStatus:
         """GET /checkbatchstatus/{token}."""
         payload = await self._call("GET", f"/checkbatchstatus/{batch_token}", "checkbatchstatus")
-        with _reading("checkbatchstatus"):
-            return BatchStatus.model_validate(_result(payload, "CheckBatchStatusResult")["BatchStatus"])
+        with reading("checkbatchstatus"):
+            return BatchStatus.model_validate(result_of(payload, "CheckBatchStatusResult")["BatchStatus"])
 
     @asynccontextmanager
     async def download(self, token: str) -> AsyncIterator[AsyncIterator[bytes]]:
@@ -278,7 +204,7 @@ class AddressServiceClient(ApiClient):
         """
         async with self.stream("GET", f"/downloadfile/{token}") as response:
             if "json" in response.headers.get("content-type", ""):
-                status = _status_of(_json(await _status_body(response)))
+                status = status_of(json_or_none(await status_body(response)))
                 raise status_error(status or 999, operation="downloadfile")
             yield response.aiter_bytes(_CHUNK)
 
@@ -315,12 +241,10 @@ class AddressServiceClient(ApiClient):
         data = [{"FieldName": name, "Value": value or ""} for name, value in fields.items()]
         body: dict[str, Any] = {"address": {"Id": record_id, "Data": data}, "key": key, "timeout": timeout_ms}
         operation = _with_client(body, "runquery2", billing_reference, client_identifier, client_name)
-        payload = await self._call(
-            "POST", f"/{operation}", operation, json=body, idempotent=False, paced=True
-        )
-        with _reading(operation):
+        payload = await self._call("POST", f"/{operation}", operation, json=body, traits=_PACED_SUBMISSION)
+        with reading(operation):
             # runquery2withclient answers "same as /runquery2" (§4.2); a wrapper named after it is read too.
-            result = _result(payload, "RunQuery2Result", "RunQuery2WithClientResult")
+            result = result_of(payload, "RunQuery2Result", "RunQuery2WithClientResult")
             inner = result.get("Result") or {}
             values = {str(item["FieldName"]): item.get("Value") for item in inner.get("Data") or []}
             return QueryResult(id=inner.get("Id"), fields=values, settlement_id=result.get("SettlementId"))
@@ -339,11 +263,10 @@ class AddressServiceClient(ApiClient):
             f"/autocomplete{version}",
             f"autocomplete{version}",
             json=body,
-            idempotent=True,
-            paced=True,
+            traits=_PACED_QUERY,
         )
-        with _reading(f"autocomplete{version}"):
-            raw = _result(payload, wrapper[version]).get("AutoCompleteResult") or []
+        with reading(f"autocomplete{version}"):
+            raw = result_of(payload, wrapper[version]).get("AutoCompleteResult") or []
             if version == 2:
                 raw = [{AUTOCOMPLETE2_FIELD_NAMES.get(k, k): v for k, v in entry.items()} for entry in raw]
             return variant, [AutocompleteEntry.model_validate(entry) for entry in raw]
@@ -366,11 +289,11 @@ class AddressServiceClient(ApiClient):
             "townName": town_name,
         }
         payload = await self._call(
-            "GET", "/buildingverification2", "buildingverification2", params=params, paced=True
+            "GET", "/buildingverification2", "buildingverification2", params=params, traits=_PACED
         )
-        with _reading("buildingverification2"):
+        with reading("buildingverification2"):
             # The current method's wrapper is not shown (§4.4): the obsolete one's name, or the plain one.
-            result = _result(payload, "QueryBuildingVerification2Result", "QueryBuildingVerificationResult")
+            result = result_of(payload, "QueryBuildingVerification2Result", "QueryBuildingVerificationResult")
             data = result.get("BuildingVerificationData") or {}
             return BuildingVerification.model_validate(data)
 
@@ -393,23 +316,6 @@ def _with_client(
     if client_name:
         body["clientName"] = client_name
     return f"{method}withclient"
-
-
-async def _status_body(response: httpx.Response) -> bytes:
-    """The start of a JSON body that stands in for the file, read no further than a Status answer needs."""
-    body = bytearray()
-    async for chunk in response.aiter_bytes():
-        body += chunk
-        if len(body) > _STATUS_BODY_LIMIT:
-            break
-    return bytes(body)
-
-
-def _json(body: bytes) -> Any:
-    try:
-        return parse_json(body, api=API)
-    except ValueError:  # not JSON, or nested too deep to read
-        return None
 
 
 __all__ = ["AddressServiceClient", "AddressServiceStatusError"]

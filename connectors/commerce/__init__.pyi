@@ -1,4 +1,5 @@
-from .client import CommerceClient, CommercePaths, CommerceScopes, ReceivedAnswer
+from .answers import ReceivedAnswer
+from .client import CommerceClient, CommercePaths, CommerceScopes
 from .errors import AddressNotFound, CommerceRejected, service_message
 from .models import (
     ADDRESS_TYPE_SYNONYMS,

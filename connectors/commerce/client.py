@@ -1,7 +1,7 @@
 """The commerce API client: one async method per endpoint of §4, each with the OAuth scope of its operation.
 
-Non-personal operations use client credentials (one token per scope, shared through
-:class:`~connectors.oauth.ClientCredentials`); personal ones need a signed-in user's
+Non-personal operations use client credentials (one token per scope, :mod:`connectors.commerce.tokens`,
+shared through :class:`~connectors.oauth.ClientCredentials`); personal ones need a signed-in user's
 :class:`~connectors.commerce.oidc.UserSession`. Every path is relative to the base URL and comes from
 :class:`CommercePaths`, so a service that serves a sub-API elsewhere (pickup under ``/pickpost/v1``) is a
 setting; the endpoints whose path or method the spec does not show have paths there too.
@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar, Unpack
+from typing import Any, ClassVar
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel, SecretStr, ValidationError
 
+from connectors.commerce.answers import LABEL_ACCEPT, M, ReceivedAnswer, json_object, parse, parse_list
 from connectors.commerce.errors import (
     ADDRESS_LABELS,
     API,
@@ -64,34 +63,20 @@ from connectors.commerce.models import (
     ZipEntry,
     ZipList,
 )
-from connectors.errors import ApiError, LoginRequired, MalformedResponse, NotFound
-from connectors.http import ApiClient, HttpOptions
+from connectors.commerce.tokens import ScopedTokens
+from connectors.errors import ApiError, MalformedResponse, NotFound
+from connectors.http import ApiClient, ClientOptions, RequestTraits
 from connectors.jsontext import json_of
-from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, TokenSource, shared_or_new
+from connectors.oauth import ClientCredentials, TokenSource
 from connectors.paths import CommercePaths as CommercePaths  # re-exported
 from connectors.paths import CommerceScopes as CommerceScopes  # re-exported
 from core.swiss_time import swiss_today
 
-M = TypeVar("M", bound=BaseModel)
-
 DEFAULT_DAY_COUNT = 14
-# The answers that drop the token and send the request once more with a new one.
-RENEW_ON = frozenset({401, 403})
-# What an address label request accepts back: the spec shows no answer (§2.13), a label may be PDF itself.
-LABEL_ACCEPT = "application/json, application/pdf;q=0.9"
 
 
-@dataclass(frozen=True)
-class ReceivedAnswer:
-    """An answer whose shape the spec does not show, as received: its bytes and content type."""
-
-    content: bytes = field(repr=False)
-    content_type: str = ""
-
-    @property
-    def media_type(self) -> str:
-        """The content type without its parameters, lower case (``application/pdf``)."""
-        return self.content_type.split(";", 1)[0].strip().lower()
+_IDEMPOTENT = RequestTraits(idempotent=True)
+_TRANSFER = RequestTraits(transfer=True)
 
 
 class CommerceClient(ApiClient):
@@ -99,15 +84,13 @@ class CommerceClient(ApiClient):
 
     Args:
         base_url: ``{base_url}``; every path of :class:`CommercePaths` is appended to it.
-        token_url: the OAuth token endpoint (``{auth_url}/OAuth/token``).
-        client_id: the registered client id.
-        client_secret: the registered client secret.
-        credentials: a :class:`ClientCredentials` to share its token cache (instead of the three above).
+        credentials: the registered client (token endpoint ``{auth_url}/OAuth/token``) and its token cache
+            (share one to share the cache).
         user: the signed-in user's token source, for the personal endpoints.
         scopes: the scope of each operation.
         paths: where the sub-APIs and the unshown endpoints are.
         today: today's date (the default first day of a deliverability query).
-        **options: how the service is reached (:class:`~connectors.http.HttpOptions`).
+        options: how the service is reached (:class:`~connectors.http.ClientOptions`).
     """
 
     api_name: ClassVar[str] = API
@@ -116,24 +99,19 @@ class CommerceClient(ApiClient):
         self,
         base_url: str,
         *,
-        token_url: str | None = None,
-        client_id: str | None = None,
-        client_secret: SecretStr | None = None,
-        credentials: ClientCredentials | None = None,
+        credentials: ClientCredentials,
         user: TokenSource | None = None,
         scopes: CommerceScopes | None = None,
         paths: CommercePaths | None = None,
         today: Callable[[], dt.date] = swiss_today,
-        **options: Unpack[HttpOptions],
+        options: ClientOptions | None = None,
     ) -> None:
-        credentials = shared_or_new(credentials, token_url, client_id, client_secret, api=API)
-        super().__init__(base_url, **options)
+        super().__init__(base_url, options=options)
         self.credentials = credentials
         self.scopes = scopes or CommerceScopes()
         self.paths = paths or CommercePaths()
         self._today = today
-        self._user = user
-        self._auth_by_scope: dict[str, httpx.Auth] = {}
+        self._tokens = ScopedTokens(credentials, user, self.scopes.personal)
 
     async def __aenter__(self) -> CommerceClient:
         return self
@@ -150,18 +128,18 @@ class CommerceClient(ApiClient):
         """The signed-in user's addresses; none when the service answers 404 ("no result", §7)."""
         try:
             response = await self._get(
-                PERSONAL_ADDRESSES, f"{self.paths.address}/users/current/addresses", self._user_auth()
+                PERSONAL_ADDRESSES, f"{self.paths.address}/users/current/addresses", self._tokens.user()
             )
         except NotFound:
             return []
-        return _parse_list(Address, response, "addresses")
+        return parse_list(Address, response, "addresses")
 
     async def main_address(self) -> Address:
         """The signed-in user's MAIN address."""
         response = await self._get(
-            PERSONAL_ADDRESSES, f"{self.paths.address}/users/current/addresses/main", self._user_auth()
+            PERSONAL_ADDRESSES, f"{self.paths.address}/users/current/addresses/main", self._tokens.user()
         )
-        return _parse(Address, response, "main address")
+        return parse(Address, response, "main address")
 
     async def address(self, address_id: str) -> Address:
         """One of the signed-in user's addresses.
@@ -172,14 +150,14 @@ class CommerceClient(ApiClient):
         """
         path = f"{self.paths.address}/users/current/addresses/{quote(address_id, safe='')}"
         try:
-            response = await self._get(PERSONAL_ADDRESSES, path, self._user_auth())
+            response = await self._get(PERSONAL_ADDRESSES, path, self._tokens.user())
         except NotFound as error:
             raise AddressNotFound(
                 f"{API}: address {address_id} does not exist or is not the signed-in user's",
                 api=API,
                 status_code=error.status_code,
             ) from None
-        return _parse(Address, response, "address")
+        return parse(Address, response, "address")
 
     # --- 4.1 validation and auto-completion (client credentials) --------------------------------------
 
@@ -190,28 +168,28 @@ class CommerceClient(ApiClient):
             "POST",
             f"{self.paths.address}/addresses/validation",
             json=request.to_body(),
-            idempotent=True,
-            auth=self._scoped(self.scopes.validation),
+            traits=_IDEMPOTENT,
+            auth=self._tokens.scoped(self.scopes.validation),
         )
-        return _parse(ValidationResult, response, "validation result")
+        return parse(ValidationResult, response, "validation result")
 
     async def zips(self, zip_city: str, *, type_: str | None = None) -> list[ZipEntry]:
         """Zips and cities matching a partial zip or city; no match is an empty list (the service's 404)."""
         params = {"zipCity": zip_city} | ({"type": type_} if type_ else {})
         response = await self._lookup(f"{self.paths.address}/zips", params)
-        return [] if response is None else _parse(ZipList, response, "zips").zips
+        return [] if response is None else parse(ZipList, response, "zips").zips
 
     async def streets(self, name: str, *, zip_code: str | None = None) -> list[str]:
         """Street names matching a partial name, optionally within a zip; no match is an empty list."""
         params = {"name": name} | ({"zip": zip_code} if zip_code else {})
         response = await self._lookup(f"{self.paths.address}/streets", params)
-        return [] if response is None else _parse(StreetList, response, "streets").streets
+        return [] if response is None else parse(StreetList, response, "streets").streets
 
     async def houses(self, zip_code: str, street_name: str, number: str = "") -> list[str]:
         """House numbers of a street matching a partial number; no match is an empty list."""
         params = {"zip": zip_code, "streetname": street_name, "number": number}
         response = await self._lookup(f"{self.paths.address}/houses", params)
-        return [] if response is None else _parse(HouseList, response, "houses").houses
+        return [] if response is None else parse(HouseList, response, "houses").houses
 
     # --- 4.2 delivery (client credentials) ------------------------------------------------------------
 
@@ -235,9 +213,9 @@ class CommerceClient(ApiClient):
             "GET",
             f"{self.paths.delivery}/deliverabilities/when",
             params=params,
-            auth=self._scoped(self.scopes.delivery),
+            auth=self._tokens.scoped(self.scopes.delivery),
         )
-        return _parse(Deliverabilities, response, "deliverabilities")
+        return parse(Deliverabilities, response, "deliverabilities")
 
     async def deliverabilities_on(
         self, address: DeliveryAddress, delivery_dates: Iterable[dt.date]
@@ -252,18 +230,20 @@ class CommerceClient(ApiClient):
             "POST",
             f"{self.paths.delivery}/deliverabilities/when",
             json=body,
-            idempotent=True,
-            auth=self._scoped(self.scopes.delivery),
+            traits=_IDEMPOTENT,
+            auth=self._tokens.scoped(self.scopes.delivery),
         )
-        return _parse(Deliverabilities, response, "deliverabilities")
+        return parse(Deliverabilities, response, "deliverabilities")
 
     async def logistic_product(self, product_code: str) -> LogisticProduct:
         """GET deliverabilities/how/{productCode}."""
         code = quote(product_code, safe="")
         response = await self._get(
-            DELIVERY, f"{self.paths.delivery}/deliverabilities/how/{code}", self._scoped(self.scopes.delivery)
+            DELIVERY,
+            f"{self.paths.delivery}/deliverabilities/how/{code}",
+            self._tokens.scoped(self.scopes.delivery),
         )
-        return _parse(LogisticProduct, response, "logistic product")
+        return parse(LogisticProduct, response, "logistic product")
 
     async def additional_services(self) -> list[AdditionalService]:
         return await self._options("additionalservices", AdditionalService)
@@ -286,9 +266,9 @@ class CommerceClient(ApiClient):
             "GET",
             self.paths.same_day,
             json=request.to_body(),
-            auth=self._scoped(self.scopes.delivery),
+            auth=self._tokens.scoped(self.scopes.delivery),
         )
-        return _parse(SameDayAcceptance, response, "same-day acceptance points")
+        return parse(SameDayAcceptance, response, "same-day acceptance points")
 
     # --- 4.3 pickup --------------------------------------------------------------------------------
 
@@ -305,14 +285,14 @@ class CommerceClient(ApiClient):
             "POST",
             f"{self.paths.pickup}/users",
             json=request.to_body(),
-            auth=self._scoped(self.scopes.pickup),
+            auth=self._tokens.scoped(self.scopes.pickup),
         )
-        return _parse(PickupUser, response, "pickup user")
+        return parse(PickupUser, response, "pickup user")
 
     async def pickup_points(self, request: PickupUserRequest) -> PickupPoints:
         """Pickup points near the user of ``request`` (sent with verified null), at the configured method
         and path; a read."""
-        return _parse(PickupPoints, await self._pickup_points(request), "pickup points")
+        return parse(PickupPoints, await self._pickup_points(request), "pickup points")
 
     async def pickup_points_as_received(self, request: PickupUserRequest) -> dict[str, Any]:
         """The pickup points answer (see :meth:`pickup_points`) as received, once it reads as §2.10.
@@ -322,7 +302,7 @@ class CommerceClient(ApiClient):
             GuessedPathNotFound: nothing at the path or for the method (404, 405): a setting is wrong.
         """
         response = await self._pickup_points(request)
-        _parse(PickupPoints, response, "pickup points")
+        parse(PickupPoints, response, "pickup points")
         received = json_of(response, api=API)
         if not isinstance(received, dict):
             raise MalformedResponse(f"{API}: the pickup points are not a JSON object", api=API)
@@ -335,8 +315,8 @@ class CommerceClient(ApiClient):
             self.paths.pickup_points_method,
             self.paths.pickup_points or f"{self.paths.pickup}/points",
             json=body,
-            idempotent=True,
-            auth=self._scoped(self.scopes.pickup),
+            traits=_IDEMPOTENT,
+            auth=self._tokens.scoped(self.scopes.pickup),
         )
 
     # --- 4.4 barcode and return order (shapes not shown: JSON in, JSON out; paths are settings: a 404 or
@@ -345,7 +325,7 @@ class CommerceClient(ApiClient):
     async def create_address_label(self, body: dict[str, Any]) -> dict[str, Any]:
         """An address label; the spec shows neither its fields nor its path (a setting)."""
         response = await self._address_label(body)
-        return _json_object(response, "address label")
+        return json_object(response, "address label")
 
     async def create_address_label_as_received(self, body: dict[str, Any]) -> ReceivedAnswer:
         """An address label, its answer as received: JSON (the label inside, base64) or the label itself
@@ -362,13 +342,13 @@ class CommerceClient(ApiClient):
             self.paths.barcode,
             json=body,
             headers={"Accept": LABEL_ACCEPT},
-            auth=self._scoped(self.scopes.barcode),
-            transfer=True,
+            auth=self._tokens.scoped(self.scopes.barcode),
+            traits=_TRANSFER,
         )
 
     async def create_return_order(self, body: dict[str, Any]) -> dict[str, Any]:
         """A return order; the spec shows neither its fields nor its path (a setting)."""
-        return _json_object(await self._return_order(body), "return order")
+        return json_object(await self._return_order(body), "return order")
 
     async def create_return_order_as_received(self, body: dict[str, Any]) -> ReceivedAnswer:
         """A return order, its answer as received. Never resent on its own after an answer was lost."""
@@ -381,22 +361,22 @@ class CommerceClient(ApiClient):
             "POST",
             self.paths.return_order,
             json=body,
-            auth=self._scoped(self.scopes.return_order),
+            auth=self._tokens.scoped(self.scopes.return_order),
         )
 
     # --- plumbing -------------------------------------------------------------------------------------
 
     async def _options(self, name: str, model: type[M]) -> list[M]:
         response = await self._get(
-            DELIVERY, f"{self.paths.delivery}/options/{name}", self._scoped(self.scopes.delivery)
+            DELIVERY, f"{self.paths.delivery}/options/{name}", self._tokens.scoped(self.scopes.delivery)
         )
-        return _parse_list(model, response, name)
+        return parse_list(model, response, name)
 
     async def _lookup(self, path: str, params: dict[str, str]) -> httpx.Response | None:
         """An auto-completion query; None when the service answers 404 (no results, §7)."""
         try:
             return await self._call(
-                AUTOCOMPLETE, "GET", path, params=params, auth=self._scoped(self.scopes.autocomplete)
+                AUTOCOMPLETE, "GET", path, params=params, auth=self._tokens.scoped(self.scopes.autocomplete)
             )
         except NotFound:
             return None
@@ -407,68 +387,3 @@ class CommerceClient(ApiClient):
     async def _call(self, group: EndpointGroup, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """A request of the endpoint group ``group``, which reads its answer (see the module docstring)."""
         return await self.request(method, path, extensions={ENDPOINT_EXTENSION: group}, **kwargs)
-
-    def _scoped(self, scope: str) -> httpx.Auth:
-        auth = self._auth_by_scope.get(scope)
-        if auth is None:
-            auth = self._auth_by_scope[scope] = OAuth2ClientCredentialsAuth(
-                self.credentials, [scope], renew_on=RENEW_ON
-            )
-        return auth
-
-    def _user_auth(self) -> httpx.Auth:
-        if self._user is None:
-            raise LoginRequired(
-                "personal addresses need a signed-in user: run `postflows commerce-login` first"
-            )
-        key = f"user:{self.scopes.personal}"
-        auth = self._auth_by_scope.get(key)
-        if auth is None:
-            auth = self._auth_by_scope[key] = OAuth2ClientCredentialsAuth(
-                self._user, [self.scopes.personal], renew_on=RENEW_ON
-            )
-        return auth
-
-
-def _parse(model: type[M], response: httpx.Response, what: str) -> M:
-    try:
-        return model.model_validate(json_of(response, api=API))
-    except (ValueError, ValidationError) as error:
-        raise MalformedResponse(
-            f"{API}: the {what} cannot be read: {_first_problem(error)}", api=API
-        ) from None
-
-
-def _parse_list(model: type[M], response: httpx.Response, what: str) -> list[M]:
-    try:
-        body = json_of(response, api=API)
-    except ValueError as error:
-        raise MalformedResponse(f"{API}: the {what} cannot be read: {error}", api=API) from None
-    if isinstance(body, dict):
-        # Tolerate a wrapper object around the array ({"addresses": [...]}).
-        arrays = [value for value in body.values() if isinstance(value, list)]
-        body = arrays[0] if len(arrays) == 1 else body
-    if not isinstance(body, list):
-        raise MalformedResponse(f"{API}: the {what} are not an array", api=API)
-    try:
-        return [model.model_validate(item) for item in body]
-    except ValidationError as error:
-        raise MalformedResponse(
-            f"{API}: the {what} cannot be read: {_first_problem(error)}", api=API
-        ) from None
-
-
-def _json_object(response: httpx.Response, what: str) -> dict[str, Any]:
-    try:
-        body = json_of(response, api=API)
-    except ValueError:
-        raise MalformedResponse(f"{API}: the {what} answer is not JSON", api=API) from None
-    return body if isinstance(body, dict) else {"result": body}
-
-
-def _first_problem(error: Exception) -> str:
-    if isinstance(error, ValidationError):
-        problem = error.errors()[0]
-        location = ".".join(str(part) for part in problem["loc"])
-        return f"{location}: {problem['msg']}" if location else str(problem["msg"])
-    return str(error)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
@@ -170,30 +171,45 @@ class ValidationRequest(CommerceModel):
     full_validation: bool = True
 
     @classmethod
-    def of(
-        cls,
-        *,
-        first_name: str | None = None,
-        last_name: str | None = None,
-        title: str | None = None,
-        street: str | None = None,
-        house_number: str | None = None,
-        additional_address: str | None = None,
-        zip_code: str | None = None,
-        city: str | None = None,
-        post_box_number: str | None = None,
-        full_validation: bool = True,
-    ) -> ValidationRequest:
-        """The request from its leaf fields (the columns of an input file)."""
+    def of(cls, fields: Mapping[str, str | None], *, full_validation: bool = True) -> ValidationRequest:
+        """The request from its leaf fields, named as in the body (the columns of an input file:
+        :data:`VALIDATION_FIELDS`); a field left out is empty.
+
+        Raises:
+            ValueError: a name that is no leaf field of the request.
+        """
+        if unknown := sorted(set(fields) - VALIDATION_FIELDS):
+            raise ValueError(f"not a field of a validation request: {', '.join(unknown)}")
+        get = fields.get
         return cls(
-            addressee=Addressee(title=title, first_name=first_name, last_name=last_name),
+            addressee=Addressee(title=get("title"), first_name=get("firstName"), last_name=get("lastName")),
             geographic_location=GeographicLocation(
-                house=House(street=street, house_number=house_number, additional_address=additional_address),
-                zip=Zip(zip=zip_code, city=city),
+                house=House(
+                    street=get("street"),
+                    house_number=get("houseNumber"),
+                    additional_address=get("additionalAddress"),
+                ),
+                zip=Zip(zip=get("zip"), city=get("city")),
             ),
-            logistic_location=LogisticLocation(post_box_number=post_box_number or ""),
+            logistic_location=LogisticLocation(post_box_number=get("postBoxNumber") or ""),
             full_validation=full_validation,
         )
+
+
+VALIDATION_FIELDS = frozenset(
+    {
+        "additionalAddress",
+        "city",
+        "firstName",
+        "houseNumber",
+        "lastName",
+        "postBoxNumber",
+        "street",
+        "title",
+        "zip",
+    }
+)
+"""The leaf fields of a validation request (§2.2) by their names in the body."""
 
 
 class ValidationResult(CommerceModel):

@@ -5,29 +5,29 @@
 checks the ID token as OpenID Connect Core §3.1.3.7 asks: RS256 signature against the issuer's JWKS, then
 ``iss``, ``aud``, ``exp``, ``iat`` and ``nonce``. Grants are built with authlib, ID tokens read with joserfc.
 
-:class:`UserSession` is the :class:`~connectors.oauth.TokenSource` of a signed-in user: access tokens come
-from the refresh grant, and a refresh token the server rotates is handed to ``on_refresh_token`` so the
-caller's token store keeps the newest. Nothing here writes files or logs a token.
+:class:`UserSession` (:mod:`connectors.commerce.session`, named here too) is the token source of the user
+signed in afterwards; the claims of an ID token are checked in :mod:`connectors.commerce.id_token`. Nothing
+here writes files or logs a token.
 """
 
 from __future__ import annotations
 
-import asyncio
-import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Unpack
+from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 from authlib.common.security import generate_token
 from authlib.oauth2.rfc6749.parameters import prepare_grant_uri
-from joserfc import jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 from pydantic import SecretStr
 
+from connectors.commerce.id_token import ClaimRules, Clock, signed_claims
+from connectors.commerce.session import RefreshTokenSink as RefreshTokenSink
+from connectors.commerce.session import UserSession as UserSession
 from connectors.errors import (
     ApiError,
     AuthFailed,
@@ -38,7 +38,7 @@ from connectors.errors import (
     StateMismatch,
     error_for_http_status,
 )
-from connectors.http import ApiClient, HttpOptions
+from connectors.http import ApiClient, ClientOptions, RequestTraits
 from connectors.jsontext import json_of
 from connectors.oauth import (
     AccessToken,
@@ -52,10 +52,6 @@ from connectors.userinfo import Userinfo as Userinfo
 from connectors.userinfo import UserinfoAddress as UserinfoAddress
 from core.redaction import register_secret
 
-Clock = Callable[[], float]
-RefreshTokenSink = Callable[[SecretStr], None]
-
-ID_TOKEN_ALGORITHMS = ("RS256",)
 OPENID = "openid"
 
 
@@ -80,6 +76,30 @@ class UserTokens:
     scopes: ScopeSet
 
 
+@dataclass(frozen=True)
+class OidcEndpoints:
+    """Where an authorization server keeps what a sign-in needs, beyond its ``auth_url``.
+
+    Attributes:
+        userinfo_url: ``{userinfo_url}``; None: ``/userinfo`` below ``auth_url``.
+        issuer: the ``iss`` ID tokens must carry; None: ``auth_url``.
+        jwks_url: where the issuer's signing keys are; None: from the issuer's discovery document.
+        authorization_path: path of the authorization endpoint below ``auth_url``.
+        token_path: path of the token endpoint below ``auth_url``.
+    """
+
+    userinfo_url: str | None = None
+    issuer: str | None = None
+    jwks_url: str | None = None
+    authorization_path: str = "/OAuth/authorization"
+    token_path: str = "/OAuth/token"
+
+
+# A token request is sent through the HTTP core for its log and error mapping, but never resent: a code is
+# single use.
+_NEVER_RESENT = RequestTraits(idempotent=False)
+
+
 class OidcClient(ApiClient):
     """The authorization server of one registered client.
 
@@ -87,15 +107,11 @@ class OidcClient(ApiClient):
         auth_url: ``{auth_url}``, the host of ``/OAuth/authorization`` and ``/OAuth/token``.
         client_id: the registered client id.
         client_secret: its secret (sent in token request bodies only).
-        userinfo_url: ``{userinfo_url}``.
-        issuer: the ``iss`` ID tokens must carry; default ``auth_url``.
-        jwks_url: where the issuer's signing keys are; default from the issuer's discovery document.
-        authorization_path: path of the authorization endpoint below ``auth_url``.
-        token_path: path of the token endpoint below ``auth_url``.
+        endpoints: where its endpoints and keys are, and the issuer (:class:`OidcEndpoints`).
         leeway: seconds of clock difference tolerated on ``exp`` and ``iat``; also how long before
             ``expires_in`` an access token is renewed.
         clock: epoch seconds (ID token times are epoch seconds).
-        **options: how the server is reached (:class:`~connectors.http.HttpOptions`).
+        options: how the server is reached (:class:`~connectors.http.ClientOptions`).
     """
 
     api_name: ClassVar[str] = "commerce-auth"
@@ -106,25 +122,22 @@ class OidcClient(ApiClient):
         *,
         client_id: str,
         client_secret: SecretStr,
-        userinfo_url: str | None = None,
-        issuer: str | None = None,
-        jwks_url: str | None = None,
-        authorization_path: str = "/OAuth/authorization",
-        token_path: str = "/OAuth/token",
+        endpoints: OidcEndpoints | None = None,
         leeway: float = 60.0,
         clock: Clock = time.time,
-        **options: Unpack[HttpOptions],
+        options: ClientOptions | None = None,
     ) -> None:
-        super().__init__(auth_url, **options)
+        super().__init__(auth_url, options=options)
+        endpoints = endpoints or OidcEndpoints()
         self.client_id = client_id
         self._client_secret = client_secret
         register_secret(client_secret.get_secret_value())
-        self.userinfo_url = userinfo_url or self.url("/userinfo")
+        self.userinfo_url = endpoints.userinfo_url or self.url("/userinfo")
         # Compared with ``iss`` exactly (OIDC Core §3.1.3.7): a configured issuer keeps its trailing slash.
-        self.issuer = issuer or self.base_url
-        self._jwks_url = jwks_url
-        self.authorization_url = self.url(authorization_path)
-        self.token_url = self.url(token_path)
+        self.issuer = endpoints.issuer or self.base_url
+        self._jwks_url = endpoints.jwks_url
+        self.authorization_url = self.url(endpoints.authorization_path)
+        self.token_url = self.url(endpoints.token_path)
         self.leeway = leeway
         self.clock = clock
         self._keys: KeySet | None = None
@@ -214,14 +227,13 @@ class OidcClient(ApiClient):
         return read_token_response(response, api=self.api_name, what=what, redact=self._redact)
 
     async def _token_call(self, token_request: httpx.Request, what: str) -> dict[str, Any]:
-        # Sent through the HTTP core for its log and error mapping, but never resent: a code is single use.
         response = await self.request(
             "POST",
             str(token_request.url),
             content=token_request.content,
             headers=dict(token_request.headers),
             check=_accept_any,
-            idempotent=False,
+            traits=_NEVER_RESENT,
         )
         return self.read_token_payload(response, what)
 
@@ -278,36 +290,12 @@ class OidcClient(ApiClient):
         ``nonce`` None (a refreshed ID token) skips only the nonce check. Keys are fetched again once
         when the token names a key the cached set lacks (the issuer rotated its keys).
         """
-        keys = await self.signing_keys()
-        try:
-            token = jwt.decode(id_token, keys, algorithms=list(ID_TOKEN_ALGORITHMS))
-        except JoseError as error:
-            if type(error).__name__ not in ("InvalidKeyIdError", "MissingKeyError"):
-                raise IdTokenInvalid(_jose_reason(error)) from None
-            keys = await self.signing_keys(refresh=True)
-            try:
-                token = jwt.decode(id_token, keys, algorithms=list(ID_TOKEN_ALGORITHMS))
-            except JoseError as again:
-                raise IdTokenInvalid(_jose_reason(again)) from None
-        options: dict[str, jwt.ClaimsOption] = {
-            "iss": {"essential": True, "value": self.issuer},
-            "sub": {"essential": True},
-            "aud": {"essential": True, "value": self.client_id},
-            "exp": {"essential": True},
-            "iat": {"essential": True},
-        }
-        if nonce is not None:
-            options["nonce"] = {"essential": True, "value": nonce}
-        registry = jwt.JWTClaimsRegistry(now=lambda: int(self.clock()), leeway=int(self.leeway), **options)
-        claims = dict(token.claims)
-        try:
-            registry.validate(claims)
-        except JoseError as error:
-            raise IdTokenInvalid(_jose_reason(error)) from None
-        audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
-        if len(audiences) > 1 and claims.get("azp") != self.client_id:
-            raise IdTokenInvalid("several audiences and azp is not this client")
-        return claims
+        claims = signed_claims(id_token, await self.signing_keys(), last_try=False)
+        if claims is None:
+            claims = signed_claims(id_token, await self.signing_keys(refresh=True), last_try=True)
+        assert claims is not None  # the last try returns claims or raises
+        rules = ClaimRules(issuer=self.issuer, client_id=self.client_id, leeway=self.leeway, clock=self.clock)
+        return rules.validate(claims, nonce=nonce)
 
     async def signing_keys(self, *, refresh: bool = False) -> KeySet:
         """The issuer's JWKS, fetched once (again with ``refresh``)."""
@@ -348,86 +336,5 @@ class OidcClient(ApiClient):
         return redact_secret(text, self._client_secret)
 
 
-class UserSession:
-    """The token source of a signed-in user: access tokens from the refresh grant, cached until shortly
-    before they expire; ``on_refresh_token`` receives each new refresh token the server hands out.
-
-    The first access token may be the one the sign-in returned (``tokens``).
-    """
-
-    def __init__(
-        self,
-        oidc: OidcClient,
-        refresh_token: SecretStr,
-        *,
-        on_refresh_token: RefreshTokenSink | None = None,
-        tokens: UserTokens | None = None,
-    ) -> None:
-        self.oidc = oidc
-        self._refresh_token = refresh_token
-        register_secret(refresh_token.get_secret_value(), issued=True)
-        self._on_refresh_token = on_refresh_token
-        self._token: AccessToken | None = tokens.access_token if tokens is not None else None
-        self._guard = threading.Lock()
-        self._locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
-
-    def __repr__(self) -> str:
-        return f"UserSession({self.oidc!r}, refresh_token='**********')"
-
-    @property
-    def api(self) -> str:
-        return self.oidc.api_name
-
-    def valid_token(self, scopes: ScopeSet) -> AccessToken | None:
-        token = self._token
-        if token is None or time.monotonic() >= token.expires_at or not scopes <= token.scopes:
-            return None
-        return token
-
-    def invalidate(self, token: AccessToken) -> None:
-        with self._guard:
-            if self._token is token:
-                self._token = None
-
-    def token_request(self, scopes: ScopeSet) -> httpx.Request:
-        # The refresh grant asks for what the user consented to; a narrower scope is not asked for.
-        return self.oidc.refresh_request(self._refresh_token)
-
-    def accept_token_response(self, scopes: ScopeSet, response: httpx.Response) -> AccessToken:
-        try:
-            payload = self.oidc.read_token_payload(response, "the refresh token")
-        except AuthFailed as error:
-            if error.status_code == 400:
-                raise LoginFailed(
-                    "the saved sign-in is no longer accepted (refresh token expired or revoked); "
-                    "sign in again with `postflows commerce-login`"
-                ) from None
-            raise
-        refresh = payload.get("refresh_token")
-        if isinstance(refresh, str) and refresh and refresh != self._refresh_token.get_secret_value():
-            self._refresh_token = SecretStr(refresh)
-            if self._on_refresh_token is not None:
-                self._on_refresh_token(self._refresh_token)
-        granted = frozenset(str(payload.get("scope", "")).split()) or scopes
-        token = AccessToken(
-            value=SecretStr(payload["access_token"]),
-            scopes=granted | scopes,
-            expires_at=time.monotonic() + lifetime_of(payload) - self.oidc.leeway,
-        )
-        with self._guard:
-            self._token = token
-        return token
-
-    def async_lock(self, scopes: ScopeSet) -> asyncio.Lock:
-        loop = asyncio.get_running_loop()
-        with self._guard:
-            return self._locks.setdefault(loop, asyncio.Lock())
-
-
 def _accept_any(response: httpx.Response) -> None:
     """Token answers are judged by :func:`~connectors.oauth.read_token_response`."""
-
-
-def _jose_reason(error: JoseError) -> str:
-    description = getattr(error, "description", "") or str(error) or type(error).__name__
-    return f"{type(error).__name__}: {description}"

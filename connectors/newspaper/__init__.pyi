@@ -1,4 +1,5 @@
 from .client import NewspaperClient
+from .codes import MESSAGE_CODES, meaning_of
 from .documents import (
     Document,
     DocumentSet,
@@ -6,7 +7,6 @@ from .documents import (
     extension_for,
 )
 from .errors import (
-    MESSAGE_CODES,
     DocumentInvalid,
     DocumentSizeMismatch,
     FieldProblem,
@@ -16,7 +16,6 @@ from .errors import (
     OrderInvalid,
     UnexpectedResponse,
     check_response,
-    meaning_of,
     messages_in_body,
 )
 from .models import (

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, TypeVar, Unpack
+from typing import Any, ClassVar, TypeVar
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel, SecretStr, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from connectors.errors import ApiError, NotFound
-from connectors.http import ApiClient, HttpOptions, ResponseCheck
+from connectors.http import ApiClient, ClientOptions, RequestTraits, ResponseCheck
 from connectors.jsontext import json_of
 from connectors.limits import DOCUMENT_MAX_BYTES, document_answer_limit
 from connectors.newspaper import validation
@@ -61,7 +61,7 @@ from connectors.newspaper.models import (
     StatisticsSubmission,
     StructureFileCode,
 )
-from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth, shared_or_new
+from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth
 from connectors.validation import email_problem
 from core.swiss_time import swiss_today
 
@@ -84,16 +84,13 @@ class NewspaperClient(ApiClient):
 
     Args:
         base_url: ``{newspaper_base_url}``; the §4 paths are appended to it.
-        token_url: the OAuth token endpoint.
-        client_id: the registered client id.
-        client_secret: the registered client secret.
-        credentials: a :class:`ClientCredentials` to share its token cache (instead of the three above).
+        credentials: the registered client and its token cache (share one to share the cache).
         today: today's date for validation (tests pass a fixed one).
         document_max_bytes: the largest document accepted; an answer carrying documents is read no
             further than its base64 text could be long (:func:`~connectors.limits.document_answer_limit`).
         structure_file_email_field: the field of the structure-file e-mail body (not shown by the spec:
             the guess ``newspaper.structure-file-email-body``).
-        **options: how the service is reached (:class:`~connectors.http.HttpOptions`).
+        options: how the service is reached (:class:`~connectors.http.ClientOptions`).
     """
 
     api_name: ClassVar[str] = API
@@ -102,20 +99,18 @@ class NewspaperClient(ApiClient):
         self,
         base_url: str,
         *,
-        token_url: str | None = None,
-        client_id: str | None = None,
-        client_secret: SecretStr | None = None,
-        credentials: ClientCredentials | None = None,
+        credentials: ClientCredentials,
         today: Callable[[], dt.date] = swiss_today,
         document_max_bytes: int = DOCUMENT_MAX_BYTES,
         structure_file_email_field: str = "email",
-        **options: Unpack[HttpOptions],
+        options: ClientOptions | None = None,
     ) -> None:
-        credentials = shared_or_new(credentials, token_url, client_id, client_secret, api=API)
-        super().__init__(base_url, **options)
+        super().__init__(base_url, options=options)
         self.credentials = credentials
         self._today = today
-        self._document_limit = document_answer_limit(document_max_bytes)
+        self._document_traits = RequestTraits(
+            transfer=True, body_limit=document_answer_limit(document_max_bytes)
+        )
         self._auth_by_scope = {scope: OAuth2ClientCredentialsAuth(credentials, [scope]) for scope in Scope}
         self._answered_spelling: dict[str, str] = {}
         self._email_field = structure_file_email_field
@@ -256,7 +251,7 @@ class NewspaperClient(ApiClient):
         """
         kind = PurchaseDocumentKind(kind)
         response = await self._get_purchase_leaf(
-            purchase_id, f"document/{kind.value}", body_limit=self._document_limit, transfer=True
+            purchase_id, f"document/{kind.value}", traits=self._document_traits
         )
         raw = RawResponse.from_response(response)
         if not raw.is_json:
@@ -300,7 +295,7 @@ class NewspaperClient(ApiClient):
 
     async def _documents(self, method: str, path: str, scope: Scope, **kwargs: Any) -> httpx.Response:
         """A call whose answer carries documents: read as a download, within the document limit."""
-        return await self._call(method, path, scope, body_limit=self._document_limit, transfer=True, **kwargs)
+        return await self._call(method, path, scope, traits=self._document_traits, **kwargs)
 
     async def _get_purchase_leaf(self, purchase_id: int, leaf: str, **kwargs: Any) -> httpx.Response:
         """GET ``leaf`` of a purchase in each spelling of :data:`PURCHASE_PATH_SPELLINGS` until one is not a

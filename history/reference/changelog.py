@@ -1,11 +1,11 @@
 """The master data change log every upserting sync shares: records upserted by natural key, each difference
 written to ``master_data_changes`` under its source (``newspaper``, ``commerce``), rows removed by marking.
 
-A sync hands :func:`sync_records` the rows it holds and the records the service answered, each with its
-natural key, its JSON as received and the typed columns taken from it. A new record is logged ``added``
-with its whole JSON; a record whose SHA-256 differs is logged once per ``changed`` field (old and new
-value); a record the answer no longer holds is logged ``removed`` and marked ``removed_at``, never deleted;
-one that comes back is ``added`` again. Call sites own the transaction.
+A sync hands :func:`sync_records` its :class:`EntityLog`, the rows it holds and the records the service
+answered, each with its natural key, its JSON as received and the typed columns taken from it. A new record
+is logged ``added`` with its whole JSON; a record whose SHA-256 differs is logged once per ``changed`` field
+(old and new value); a record the answer no longer holds is logged ``removed`` and marked ``removed_at``,
+never deleted; one that comes back is ``added`` again. Call sites own the transaction.
 """
 
 from __future__ import annotations
@@ -75,31 +75,64 @@ def plain(record: Mapping[str, Any]) -> dict[str, Any]:
     return json_mapping(dict(record), mask_secret_keys=False)
 
 
+@dataclass(frozen=True)
+class EntityLog:
+    """The change log of one entity of one source, written by one run.
+
+    Attributes:
+        session: The open session.
+        source: Which service the records come from (the change log's ``source``).
+        entity: What a record is (the change log's ``entity``).
+        run_id: The run that fetched them.
+    """
+
+    session: Session
+    source: str
+    entity: str
+    run_id: int | None
+
+    def write(self, key: str, change: str, field: str | None, old: Any, new: Any) -> None:
+        """Write one change log entry of the record ``key``."""
+        self.session.add(
+            MasterDataChange(
+                source=self.source,
+                entity=self.entity,
+                entity_key=key,
+                change=change,
+                field=field,
+                old_value=old,
+                new_value=new,
+                changed_at=utcnow(),
+                run_id=self.run_id,
+            )
+        )
+
+    def field_changes(self, key: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
+        """One ``changed`` entry per top-level field whose value differs (or that appeared or went away)."""
+        for field in sorted(set(old) | set(new)):
+            if old.get(field) != new.get(field) or (field in old) != (field in new):
+                self.write(key, CHANGED, field, old.get(field), new.get(field))
+
+
 def sync_records(
-    session: Session,
+    log: EntityLog,
     model: type[Row],
     *,
-    source: str,
-    entity: str,
     stored: Mapping[Any, Row],
     records: Iterable[KeyedRecord],
-    run_id: int | None,
     remove_missing: bool = True,
     key_text: Callable[[Any], str] | None = None,
 ) -> SyncCounts:
-    """Upsert ``records`` into the rows of ``model`` and log every difference.
+    """Upsert ``records`` into the rows of ``model`` and log every difference in ``log``.
 
     ``model`` has the columns ``data``, ``sha256``, ``created_at``, ``updated_at`` and ``run_id`` besides
     the record's own; with ``remove_missing`` also ``removed_at``.
 
     Args:
-        session: The open session.
+        log: The change log of the entity, its source and the run that fetched the records.
         model: The table's mapped class.
-        source: Which service the records come from (the change log's ``source``).
-        entity: What a record is (the change log's ``entity``).
         stored: The rows this answer replaces, by natural key.
         records: The answer's records; the same key twice is refused unless the content is the same too.
-        run_id: The run that fetched them.
         remove_missing: Mark stored rows the answer no longer holds as removed.
         key_text: How the change log names a key (default: its parts joined by ``/``).
 
@@ -110,7 +143,6 @@ def sync_records(
         ValueError: the answer holds one key twice with different content.
     """
     name = key_text or default_key_text
-    log = _EntityLog(session, source, entity, run_id)
     counts = SyncCounts()
     seen: dict[Hashable, str] = {}
     for record in records:
@@ -118,34 +150,23 @@ def sync_records(
         if record.key in seen:
             if seen[record.key] == digest:
                 continue
-            raise ValueError(f"the answer lists {entity} {name(record.key)} twice, with different content")
+            raise ValueError(
+                f"the answer lists {log.entity} {name(record.key)} twice, with different content"
+            )
         seen[record.key] = digest
         counts += _upsert(log, model, stored.get(record.key), record, name(record.key), digest)
     if remove_missing:
         for key, row in stored.items():
             if key not in seen and getattr(row, "removed_at", None) is None:
                 log.write(name(key), REMOVED, None, _data(row), None)
-                _assign(row, removed_at=utcnow(), run_id=run_id, updated_at=utcnow())
+                _assign(row, removed_at=utcnow(), run_id=log.run_id, updated_at=utcnow())
                 counts += SyncCounts(removed=1)
-    session.flush()
+    log.session.flush()
     return counts
 
 
-@dataclass(frozen=True)
-class _EntityLog:
-    """Change log entries of one entity of one source, written by one run."""
-
-    session: Session
-    source: str
-    entity: str
-    run_id: int | None
-
-    def write(self, key: str, change: str, field: str | None, old: Any, new: Any) -> None:
-        log_change(self.session, self.source, self.entity, key, change, field, old, new, self.run_id)
-
-
 def _upsert(
-    log: _EntityLog, model: type[Row], row: Any, record: KeyedRecord, key: str, digest: str
+    log: EntityLog, model: type[Row], row: Any, record: KeyedRecord, key: str, digest: str
 ) -> SyncCounts:
     now = utcnow()
     values = {**record.columns, "data": record.data, "sha256": digest, "run_id": log.run_id}
@@ -159,51 +180,9 @@ def _upsert(
         return SyncCounts(added=1)
     if row.sha256 == digest:
         return SyncCounts(unchanged=1)
-    log_field_changes(log.session, log.source, log.entity, key, _data(row), record.data, log.run_id)
+    log.field_changes(key, _data(row), record.data)
     _assign(row, updated_at=now, **values)
     return SyncCounts(changed=1)
-
-
-def log_field_changes(
-    session: Session,
-    source: str,
-    entity: str,
-    key: str,
-    old: Mapping[str, Any],
-    new: Mapping[str, Any],
-    run_id: int | None,
-) -> None:
-    """One ``changed`` entry per top-level field whose value differs (or that appeared or went away)."""
-    for field in sorted(set(old) | set(new)):
-        if old.get(field) != new.get(field) or (field in old) != (field in new):
-            log_change(session, source, entity, key, CHANGED, field, old.get(field), new.get(field), run_id)
-
-
-def log_change(
-    session: Session,
-    source: str,
-    entity: str,
-    key: str,
-    change: str,
-    field: str | None,
-    old: Any,
-    new: Any,
-    run_id: int | None,
-) -> None:
-    """Write one change log entry."""
-    session.add(
-        MasterDataChange(
-            source=source,
-            entity=entity,
-            entity_key=key,
-            change=change,
-            field=field,
-            old_value=old,
-            new_value=new,
-            changed_at=utcnow(),
-            run_id=run_id,
-        )
-    )
 
 
 def master_data_changes(

@@ -15,7 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from history.models import Base
-from history.reference.changelog import KeyedRecord, SyncCounts, plain, sync_records
+from history.reference.changelog import EntityLog, KeyedRecord, SyncCounts, plain, sync_records
 from history.reference.commerce_models import AdditionalServiceRow, DeliveryHolidayRow, DeliveryInstructionRow
 
 SOURCE = "commerce"
@@ -117,16 +117,8 @@ def _sync(
     key: str = "code",
 ) -> SyncCounts:
     stored = {getattr(row, key): row for row in session.scalars(select(model))}
-    return sync_records(
-        session,
-        model,
-        source=SOURCE,
-        entity=entity,
-        stored=stored,
-        records=records,
-        run_id=run_id,
-        key_text=_key_text,
-    )
+    log = EntityLog(session, SOURCE, entity, run_id)
+    return sync_records(log, model, stored=stored, records=records, key_text=_key_text)
 
 
 def _key_text(key: Any) -> str:

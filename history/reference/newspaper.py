@@ -16,10 +16,10 @@ from history.models import utcnow
 from history.reference.changelog import (
     ADDED,
     REMOVED,
+    EntityLog,
     KeyedRecord,
     SyncCounts,
     content_hash,
-    log_change,
     plain,
     sync_records,
 )
@@ -61,13 +61,10 @@ def upsert_newspaper_summary(
         "publisher_name": _text_or_none(data.get("publisherName")),
     }
     return sync_records(
-        session,
+        EntityLog(session, SOURCE, ENTITY_SUMMARY, run_id),
         NewspaperSummaryRow,
-        source=SOURCE,
-        entity=ENTITY_SUMMARY,
         stored={} if row is None else {newspaper_number: row},
         records=[KeyedRecord(newspaper_number, data, columns)],
-        run_id=run_id,
         remove_missing=False,
     )
 
@@ -98,13 +95,10 @@ def sync_distribution_list(
     """
     list_row = session.get(DistributionListRow, newspaper_number)
     counts = sync_records(
-        session,
+        EntityLog(session, SOURCE, ENTITY_DISTRIBUTION_LIST, run_id),
         DistributionListRow,
-        source=SOURCE,
-        entity=ENTITY_DISTRIBUTION_LIST,
         stored={} if list_row is None else {newspaper_number: list_row},
         records=[KeyedRecord(newspaper_number, plain(header), {"newspaper_number": newspaper_number})],
-        run_id=run_id,
         remove_missing=False,
     )
     stored = {
@@ -114,13 +108,10 @@ def sync_distribution_list(
         )
     }
     return counts + sync_records(
-        session,
+        EntityLog(session, SOURCE, ENTITY_DISTRIBUTION_DETAIL, run_id),
         DistributionDetailRow,
-        source=SOURCE,
-        entity=ENTITY_DISTRIBUTION_DETAIL,
         stored=stored,
         records=[_distribution_detail(newspaper_number, detail) for detail in details],
-        run_id=run_id,
         key_text=lambda key: f"{newspaper_number}/{key[0]}/{key[1]}",
     )
 
@@ -162,6 +153,7 @@ def sync_black_list(
     Returns:
         Counts of added, removed and unchanged entries.
     """
+    log = EntityLog(session, SOURCE, ENTITY_BLACK_LIST, run_id)
     stored = {
         row.entry_key: row
         for row in session.scalars(
@@ -173,39 +165,41 @@ def sync_black_list(
     for entry in entries:
         data = plain(entry if isinstance(entry, Mapping) else {"value": entry})
         entry_key = content_hash(data)
-        if entry_key in seen:
-            continue
-        seen.add(entry_key)
-        key = f"{newspaper_number}/{entry_key}"
-        row = stored.get(entry_key)
-        if row is None:
-            now = utcnow()
-            session.add(
-                BlackListEntryRow(
-                    newspaper_number=newspaper_number,
-                    entry_key=entry_key,
-                    data=data,
-                    run_id=run_id,
-                    created_at=now,
-                    updated_at=now,
-                )
-            )
-            log_change(session, SOURCE, ENTITY_BLACK_LIST, key, ADDED, None, None, data, run_id)
-            counts += SyncCounts(added=1)
-        elif row.removed_at is not None:
-            log_change(session, SOURCE, ENTITY_BLACK_LIST, key, ADDED, None, None, data, run_id)
-            row.removed_at, row.run_id, row.updated_at = None, run_id, utcnow()
-            counts += SyncCounts(added=1)
-        else:
-            counts += SyncCounts(unchanged=1)
+        if entry_key not in seen:
+            seen.add(entry_key)
+            counts += _keep_black_list_entry(log, newspaper_number, stored.get(entry_key), entry_key, data)
     for entry_key, row in stored.items():
         if entry_key not in seen and row.removed_at is None:
-            key = f"{newspaper_number}/{entry_key}"
-            log_change(session, SOURCE, ENTITY_BLACK_LIST, key, REMOVED, None, row.data, None, run_id)
+            log.write(f"{newspaper_number}/{entry_key}", REMOVED, None, row.data, None)
             row.removed_at, row.run_id, row.updated_at = utcnow(), run_id, utcnow()
             counts += SyncCounts(removed=1)
     session.flush()
     return counts
+
+
+def _keep_black_list_entry(
+    log: EntityLog, newspaper_number: int, row: BlackListEntryRow | None, entry_key: str, data: dict[str, Any]
+) -> SyncCounts:
+    """Store one listed entry: added when new or removed before, else unchanged."""
+    key = f"{newspaper_number}/{entry_key}"
+    if row is None:
+        now = utcnow()
+        log.session.add(
+            BlackListEntryRow(
+                newspaper_number=newspaper_number,
+                entry_key=entry_key,
+                data=data,
+                run_id=log.run_id,
+                created_at=now,
+                updated_at=now,
+            )
+        )
+    elif row.removed_at is not None:
+        row.removed_at, row.run_id, row.updated_at = None, log.run_id, utcnow()
+    else:
+        return SyncCounts(unchanged=1)
+    log.write(key, ADDED, None, None, data)
+    return SyncCounts(added=1)
 
 
 def current_distribution_details(session: Session, newspaper_number: int) -> list[DistributionDetailRow]:

@@ -11,7 +11,7 @@ from typing import Protocol, runtime_checkable
 import httpx
 
 from connectors.address_service import AddressServiceClient
-from connectors.http import RequestLog
+from connectors.http import ClientOptions, RequestLog
 from connectors.ratelimit import Pacer, WindowGate
 from fileio.address_service.profiles import AlignmentProfile
 from history.identity import Endpoint
@@ -74,14 +74,16 @@ def address_service_client(
         sandbox_base_url if service.sandbox and sandbox_base_url else service.base_url,
         username=service.user,
         password=service.secret,
-        transport=service.transport(settings, transport),
-        timeout=settings.http_timeout_s,
-        retry=retry_policy(settings),
-        limits=response_limits(settings),
-        request_log=request_log,
-        window_gate=window_gate(settings),
-        pacer=query_pacer(settings),
-        before_request=RateLimitHook(ADDRESS_SERVICE),
+        options=ClientOptions(
+            transport=service.transport(settings, transport),
+            timeout=settings.http_timeout_s,
+            retry=retry_policy(settings),
+            limits=response_limits(settings),
+            request_log=request_log,
+            window_gate=window_gate(settings),
+            pacer=query_pacer(settings),
+            before_request=RateLimitHook(ADDRESS_SERVICE),
+        ),
     )
 
 

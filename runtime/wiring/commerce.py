@@ -7,8 +7,8 @@ import httpx
 from pydantic import SecretStr
 
 from connectors.commerce import CommerceClient
-from connectors.commerce.oidc import OidcClient, UserSession
-from connectors.http import RequestLog
+from connectors.commerce.oidc import OidcClient, OidcEndpoints, UserSession
+from connectors.http import ClientOptions, RequestLog
 from connectors.oauth import ClientCredentials
 from runtime.api_limits import COMMERCE_API, RateLimitHook
 from runtime.endpoints import ConfigurationError
@@ -28,13 +28,17 @@ def oidc_client(
         auth_url,
         client_id=service.user,
         client_secret=service.secret,
-        userinfo_url=settings.commerce.userinfo_url or f"{auth_url}/userinfo",
-        issuer=settings.commerce.issuer or auth_url,
-        jwks_url=settings.commerce.jwks_url,
-        transport=service.transport(settings, transport),
-        timeout=settings.http_timeout_s,
-        retry=retry_policy(settings),
-        limits=response_limits(settings),
+        endpoints=OidcEndpoints(
+            userinfo_url=settings.commerce.userinfo_url or f"{auth_url}/userinfo",
+            issuer=settings.commerce.issuer or auth_url,
+            jwks_url=settings.commerce.jwks_url,
+        ),
+        options=ClientOptions(
+            transport=service.transport(settings, transport),
+            timeout=settings.http_timeout_s,
+            retry=retry_policy(settings),
+            limits=response_limits(settings),
+        ),
     )
 
 
@@ -82,10 +86,12 @@ def commerce_client(
         user=user,
         scopes=settings.commerce.scopes,
         paths=settings.commerce.paths,
-        transport=service.transport(settings, transport),
-        timeout=settings.http_timeout_s,
-        retry=retry_policy(settings),
-        limits=response_limits(settings),
-        request_log=request_log,
-        before_request=RateLimitHook(COMMERCE_API),
+        options=ClientOptions(
+            transport=service.transport(settings, transport),
+            timeout=settings.http_timeout_s,
+            retry=retry_policy(settings),
+            limits=response_limits(settings),
+            request_log=request_log,
+            before_request=RateLimitHook(COMMERCE_API),
+        ),
     )

@@ -38,6 +38,7 @@ from sandbox.address_service.jobs import (
     date_literal,
     progress_of,
 )
+from sandbox.address_service.matching import Matcher
 from sandbox.address_service.service import AddressService, Status, answer
 from sandbox.faults import active_fault
 from sandbox.guesses import is_other, play
@@ -86,22 +87,7 @@ def batch_router(service: AddressService) -> APIRouter:
 
     @router.get("/checkbatchstatus/{token}")
     def check_batch_status(token: str, request: Request) -> Response:
-        wrapper = "CheckBatchStatusResult"
-        if refusal := service.refuse(request, wrapper):
-            return refusal
-        job = service.store.job(token)
-        if job is None:
-            return answer(wrapper, Status.ITEM_NOT_FOUND)
-        state = progress_of(job, service.now(), waiting=not is_other(request))
-        batch_status = {
-            "LastUpdateDateTime": date_literal(state.last_update),
-            "Message": state.message,
-            "Progress": state.progress,
-            "RemainingTimeSeconds": state.remaining_seconds,
-            "StartDateTime": date_literal(state.start),
-            "TokenStatus": int(state.token_status),
-        }
-        return answer(wrapper, BatchStatus=batch_status)
+        return _check_batch_status(service, token, request)
 
     @router.get("/downloadfile/{token}")
     def download_file(token: str, request: Request) -> Response:
@@ -112,6 +98,25 @@ def batch_router(service: AddressService) -> APIRouter:
         return _delete_file(service, token, request)
 
     return router
+
+
+def _check_batch_status(service: AddressService, token: str, request: Request) -> Response:
+    wrapper = "CheckBatchStatusResult"
+    if refusal := service.refuse(request, wrapper):
+        return refusal
+    job = service.store.job(token)
+    if job is None:
+        return answer(wrapper, Status.ITEM_NOT_FOUND)
+    state = progress_of(job, service.now(), waiting=not is_other(request))
+    batch_status = {
+        "LastUpdateDateTime": date_literal(state.last_update),
+        "Message": state.message,
+        "Progress": state.progress,
+        "RemainingTimeSeconds": state.remaining_seconds,
+        "StartDateTime": date_literal(state.start),
+        "TokenStatus": int(state.token_status),
+    }
+    return answer(wrapper, BatchStatus=batch_status)
 
 
 def _download_file(service: AddressService, token: str, request: Request) -> Response:
@@ -211,12 +216,7 @@ async def _run_batch(service: AddressService, request: Request, *, with_client: 
             return answer(wrapper, found)
         extra_outputs = found
 
-    duration, outcome = float(service.config.job_seconds), TokenStatus.FINISHED
-    fault = active_fault(request)
-    if fault is not None and fault.kind == "job_seconds":
-        duration = float(fault.value)
-    if fault is not None and fault.kind == "job_outcome":
-        outcome = OUTCOME_OF_FAULT.get(str(fault.value).lower(), TokenStatus.UNKNOWN)
+    duration, outcome = _job_timing(service, request)
     job = BatchJob(
         token=service.store.new_token(),
         key=key,
@@ -231,16 +231,44 @@ async def _run_batch(service: AddressService, request: Request, *, with_client: 
         client_name=str(body.get("clientName") or ""),
         extra_outputs=extra_outputs,
     )
-    delivered = BatchOutput(b"")
+    delivered = _output_of(service, request, job, upload.content, matcher, alignment)
+    job.output, job.output_is_zip = delivered.content, delivered.is_zip
+    extras = {extra_outputs[item]: content for item, content in delivered.extras.items()}
+    service.store.add_job(job, extras)
+    return answer(wrapper, BatchToken=job.token, SettlementId=job.settlement_id)
+
+
+def _job_timing(service: AddressService, request: Request) -> tuple[float, TokenStatus]:
+    """How long a new job runs and how it ends: the configured seconds and Finished, unless a fault of the
+    request says otherwise."""
+    duration, outcome = float(service.config.job_seconds), TokenStatus.FINISHED
+    fault = active_fault(request)
+    if fault is not None and fault.kind == "job_seconds":
+        duration = float(fault.value)
+    if fault is not None and fault.kind == "job_outcome":
+        outcome = OUTCOME_OF_FAULT.get(str(fault.value).lower(), TokenStatus.UNKNOWN)
+    return duration, outcome
+
+
+def _output_of(
+    service: AddressService,
+    request: Request,
+    job: BatchJob,
+    content: bytes,
+    matcher: Matcher,
+    alignment: SandboxAlignment | None,
+) -> BatchOutput:
+    """The output files of ``job`` for the uploaded ``content``; an upload that cannot be read by its
+    alignment fails the job, which then has no output."""
     try:
         layout = OTHER_OUTPUT_FORMAT if is_other(request) else OURS_OUTPUT_FORMAT
         if is_other(request):
             play(request, "address-service.output-file-layout", "address-service.correction-marks")
-        delivered = align_batch(
-            upload.content,
+        return align_batch(
+            content,
             matcher,
-            report_moves=service.is_maintenance(key),
-            key=key,
+            report_moves=service.is_maintenance(job.key),
+            key=job.key,
             alignment=alignment,
             output=layout,
             standardized_as_given=is_other(request),
@@ -249,10 +277,7 @@ async def _run_batch(service: AddressService, request: Request, *, with_client: 
         job.outcome, job.failure = TokenStatus.FAILED, f"Input file refused: {exc}"
     except (BatchFileError, UnicodeDecodeError) as exc:
         job.outcome, job.failure = TokenStatus.FAILED, f"Input file unreadable: {exc}"
-    job.output, job.output_is_zip = delivered.content, delivered.is_zip
-    extras = {extra_outputs[item]: content for item, content in delivered.extras.items()}
-    service.store.add_job(job, extras)
-    return answer(wrapper, BatchToken=job.token, SettlementId=job.settlement_id)
+    return BatchOutput(b"")
 
 
 def _extra_output_tokens(

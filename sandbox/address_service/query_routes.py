@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse, Response
 from sandbox.address_service.assistant import (
     AutoCompleteHit,
     AutoCompleteQuery,
+    BuildingVerification,
     autocomplete,
     verify_building,
 )
@@ -82,27 +83,32 @@ def query_router(service: AddressService) -> APIRouter:
             townName,
             load_postcode_directory(),
         )
-        town, street, building = found.town, found.street, found.building
-        data = {
-            "Canton": town.canton if town else "",
-            "CountryCode": town.country_code if town else "",
-            "HouseKey": building.house_key if building else 0,
-            "HouseNo": building.house_no if building else "",
-            "HouseNoAddition": building.house_no_addition if building else "",
-            "ONRP": town.onrp if town else 0,
-            # address-service.pstat-values, the other way: values counted from 2.
-            "PSTAT": found.pstat + 1 if other else found.pstat,
-            "STRID": street.strid if street else 0,
-            "StreetName": street.street_name if street else "",
-            "TownName": town.town_name if town else "",
-            "ZipAddition": town.zip_addition if town else "",
-            "ZipCode": town.zip_code if town else "",
-        }
+        data = _building_data(found, other=other)
         if other:
             play(request, "address-service.pstat-values")
         return answer(wrapper, BuildingVerificationData=data)
 
     return router
+
+
+def _building_data(found: BuildingVerification, *, other: bool) -> dict[str, Any]:
+    """The BuildingVerificationData of ``found`` (empty fields where nothing was found)."""
+    town, street, building = found.town, found.street, found.building
+    return {
+        "Canton": town.canton if town else "",
+        "CountryCode": town.country_code if town else "",
+        "HouseKey": building.house_key if building else 0,
+        "HouseNo": building.house_no if building else "",
+        "HouseNoAddition": building.house_no_addition if building else "",
+        "ONRP": town.onrp if town else 0,
+        # address-service.pstat-values, the other way: values counted from 2.
+        "PSTAT": found.pstat + 1 if other else found.pstat,
+        "STRID": street.strid if street else 0,
+        "StreetName": street.street_name if street else "",
+        "TownName": town.town_name if town else "",
+        "ZipAddition": town.zip_addition if town else "",
+        "ZipCode": town.zip_code if town else "",
+    }
 
 
 async def _json_object(request: Request) -> dict[str, Any] | None:

@@ -269,6 +269,7 @@ def _add_submission_routes(router: APIRouter, config: SandboxConfig, book: Order
 def _add_order_views(router: APIRouter, config: SandboxConfig, book: OrderBook) -> None:
     """The GET endpoints of an order in ``book``: its delivery note, status, summary, sendings, and the
     order as sent and as corrected."""
+    _add_order_copies(router, config, book)
 
     @router.get("/{order_id}/delivery-note", response_model=None)
     def delivery_note(order_id: int, request: Request) -> Response | dict[str, Any]:
@@ -311,6 +312,10 @@ def _add_order_views(router: APIRouter, config: SandboxConfig, book: OrderBook) 
     @router.get("/{order_id}/sendings")
     def order_sendings(order_id: int) -> dict[str, Any]:
         return sendings(released_view(order_id, "sendings").corrected)
+
+
+def _add_order_copies(router: APIRouter, config: SandboxConfig, book: OrderBook) -> None:
+    """The GET endpoints of an order in ``book`` as sent and as corrected (once released)."""
 
     def corrected_order(order_id: int, kind: OrderKind) -> dict[str, Any]:
         record = book.get(order_id, kind)

@@ -29,7 +29,7 @@ from connectors.errors import ApiError
 from history.jobs import BatchJobData, FileJobData, JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder, record_shielded
-from history.remote_jobs import file_deleted_data
+from history.remote_jobs import RemoteReport, file_deleted_data
 from tasks.address_service.batch import API, delete_remote_files
 from tasks.submission import PENDING_PREFIX, failed_submission_state, is_marker
 
@@ -114,7 +114,7 @@ async def created_file(
     except BaseException as error:
         await record_shielded(_record_failed_creation(recorder, marker, error))
         raise
-    return await recorder.update_job(marker, remote_id=token, status=JobState.SUBMITTED)
+    return await recorder.update_job(marker, status=JobState.SUBMITTED, report=RemoteReport(remote_id=token))
 
 
 async def _record_failed_creation(recorder: RunRecorder, marker: JobSnapshot, error: BaseException) -> None:
@@ -176,7 +176,9 @@ async def delete_key_files(client: AddressServiceClient, recorder: RunRecorder) 
 
         async def mark_not_deleted(job: JobSnapshot, answer: str, reason: str) -> None:
             data = FileJobData(not_deleted=reason)
-            await recorder.update_job(job, remote_status=answer, data=data, detail=reason)
+            await recorder.update_job(
+                job, data=data, detail=reason, report=RemoteReport(remote_status=answer)
+            )
 
         await _delete(client, orphans, report, mark_deleted, mark_not_deleted)
         if (line := report.still_on_service()) is not None:

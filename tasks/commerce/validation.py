@@ -57,15 +57,7 @@ STATUS_NAMES: Mapping[str, str] = {
 def validation_request(record: Mapping[str, Any], *, full_validation: bool = True) -> ValidationRequest:
     """The validation request (§2.2) of one input row given with the leaf field names."""
     return ValidationRequest.of(
-        first_name=field_text(record, "firstName"),
-        last_name=field_text(record, "lastName"),
-        street=field_text(record, "street"),
-        house_number=field_text(record, "houseNumber"),
-        additional_address=field_text(record, "additionalAddress"),
-        zip_code=field_text(record, "zip"),
-        city=field_text(record, "city"),
-        post_box_number=field_text(record, "postBoxNumber"),
-        full_validation=full_validation,
+        {name: field_text(record, name) for name in LEAF_FIELDS}, full_validation=full_validation
     )
 
 

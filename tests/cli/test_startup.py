@@ -30,7 +30,7 @@ HELP_HEAVY = (*HEAVY, "httpx", "pydantic_settings", "connectors", "tasks", "sand
 REQUESTS = (
     "flows", "flows.requests", "flows.forms", "flows.newspaper_forms", "flows.spec_forms",
     "connectors", "connectors.models", "connectors.newspaper", "connectors.newspaper.models",
-    "connectors.newspaper.errors", "connectors.errors", "connectors.jsontext",
+    "connectors.newspaper.errors", "connectors.newspaper.codes", "connectors.errors", "connectors.jsontext",
     "connectors.limits",
 )  # fmt: skip
 

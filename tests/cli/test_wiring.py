@@ -128,7 +128,7 @@ def test_the_limits_reach_every_client_from_the_settings() -> None:
     expected = ResponseLimits(max_bytes=1000, deadline_s=7.5)
     newspaper = wiring.newspaper_client(configured)
     assert newspaper.limits == expected
-    assert newspaper._document_limit == document_answer_limit(3000)
+    assert newspaper._document_traits.body_limit == document_answer_limit(3000)
     assert wiring.address_service_client(configured).limits == expected
     assert wiring.commerce_client(configured).limits == expected
     assert wiring.oidc_client(configured).limits == expected

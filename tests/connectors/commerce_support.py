@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +16,12 @@ import httpx
 from pydantic import SecretStr
 
 from connectors.commerce import CommerceClient
-from connectors.commerce.oidc import OidcClient
+from connectors.commerce.id_token import Clock
+from connectors.commerce.oidc import OidcClient, OidcEndpoints
+from connectors.http import ClientOptions
+from connectors.limits import ResponseLimits
+from connectors.oauth import ClientCredentials, TokenSource
+from connectors.paths import CommercePaths, CommerceScopes
 from connectors.retry import RetryPolicy
 
 BASE = "https://api.example.test/dcapi"
@@ -159,33 +165,50 @@ async def no_sleep(seconds: float) -> None:
     return None
 
 
-def commerce_client(server: FakeCommerce, **kwargs: Any) -> CommerceClient:
+def commerce_client(
+    server: FakeCommerce,
+    *,
+    credentials: ClientCredentials | None = None,
+    user: TokenSource | None = None,
+    scopes: CommerceScopes | None = None,
+    paths: CommercePaths | None = None,
+    limits: ResponseLimits | None = None,
+) -> CommerceClient:
     """A client of ``server`` below a base URL with a path prefix, on a fixed today and without waits."""
     return CommerceClient(
         BASE,
-        token_url=TOKEN_URL,
-        client_id=CLIENT_ID,
-        client_secret=SecretStr(SECRET),
-        transport=httpx.MockTransport(server),
-        retry=RetryPolicy(max_attempts=3, base_delay=0),
-        sleep=no_sleep,
+        credentials=credentials or ClientCredentials(TOKEN_URL, CLIENT_ID, SecretStr(SECRET), api="commerce"),
+        user=user,
+        scopes=scopes,
+        paths=paths,
         today=lambda: TODAY,
-        **kwargs,
+        options=ClientOptions(
+            transport=httpx.MockTransport(server),
+            retry=RetryPolicy(max_attempts=3, base_delay=0),
+            sleep=no_sleep,
+            limits=limits,
+        ),
     )
 
 
-def oidc_client(server: FakeCommerce, **kwargs: Any) -> OidcClient:
-    """The authorization server's client on ``server``; ``jwks_url`` defaults to :data:`JWKS_URL`."""
-    kwargs.setdefault("jwks_url", JWKS_URL)
-    if kwargs["jwks_url"] is None:
-        del kwargs["jwks_url"]
+def oidc_client(
+    server: FakeCommerce,
+    *,
+    issuer: str | None = None,
+    jwks_url: str | None = JWKS_URL,
+    clock: Clock = time.time,
+) -> OidcClient:
+    """The authorization server's client on ``server``; ``jwks_url`` defaults to :data:`JWKS_URL` (None:
+    from the issuer's discovery document)."""
     return OidcClient(
         AUTH,
         client_id=CLIENT_ID,
         client_secret=SecretStr(SECRET),
-        userinfo_url=USERINFO_URL,
-        transport=httpx.MockTransport(server),
-        retry=RetryPolicy(max_attempts=3, base_delay=0),
-        sleep=no_sleep,
-        **kwargs,
+        endpoints=OidcEndpoints(userinfo_url=USERINFO_URL, issuer=issuer, jwks_url=jwks_url),
+        clock=clock,
+        options=ClientOptions(
+            transport=httpx.MockTransport(server),
+            retry=RetryPolicy(max_attempts=3, base_delay=0),
+            sleep=no_sleep,
+        ),
     )

@@ -32,6 +32,7 @@ from connectors.address_service import (
     ZipOrderMode,
 )
 from connectors.errors import ServerError, TransportFailure
+from connectors.http import ClientOptions
 from connectors.ratelimit import WindowGate
 from connectors.retry import RetryPolicy
 from sandbox.config import SandboxConfig
@@ -127,10 +128,12 @@ async def connected(
         address_service_url(),
         username=user,
         password=SecretStr(password),
-        transport=transport,
-        retry=retry or RetryPolicy(max_attempts=4),
-        sleep=sleep,
-        window_gate=WindowGate(clock=clock, sleep=sleep),
+        options=ClientOptions(
+            transport=transport,
+            retry=retry or RetryPolicy(max_attempts=4),
+            sleep=sleep,
+            window_gate=WindowGate(clock=clock, sleep=sleep),
+        ),
     )
     async with client:
         yield Service(sandbox_config, clock, transport, client, sleeps)

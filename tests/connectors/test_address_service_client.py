@@ -33,6 +33,7 @@ from connectors.address_service import (
 from connectors.address_service.errors import STATUS_TABLE
 from connectors.address_service.models import AutocompleteEntry, BuildingVerification
 from connectors.errors import ApiError, MalformedResponse
+from connectors.http import ClientOptions
 from connectors.retry import RetryPolicy
 
 BASE = "https://aws.example.test/REST/v1"
@@ -51,9 +52,11 @@ def make_client(handler: Any, max_attempts: int = 3) -> AddressServiceClient:
         BASE,
         username="tech-user",
         password=SecretStr("s3cret-pw"),
-        transport=httpx.MockTransport(handler),
-        retry=RetryPolicy(max_attempts=max_attempts, base_delay=0, jitter=0),
-        sleep=no_sleep,
+        options=ClientOptions(
+            transport=httpx.MockTransport(handler),
+            retry=RetryPolicy(max_attempts=max_attempts, base_delay=0, jitter=0),
+            sleep=no_sleep,
+        ),
     )
 
 
@@ -807,9 +810,9 @@ async def test_an_unreadable_query_answer_is_a_typed_error(answer: httpx.Respons
         "https://service.example.test/REST/v1",
         username="user",
         password=SecretStr("pw"),
-        transport=httpx.MockTransport(handler),
-        retry=RetryPolicy(max_attempts=2),
-        sleep=no_sleep,
+        options=ClientOptions(
+            transport=httpx.MockTransport(handler), retry=RetryPolicy(max_attempts=2), sleep=no_sleep
+        ),
     )
     with pytest.raises(MalformedResponse) as unreadable:
         await client.run_query("key", 1, {"Name_in": "Muster"})

@@ -35,6 +35,7 @@ from connectors.errors import (
     LoginRequired,
     StateMismatch,
 )
+from connectors.http import ClientOptions
 from connectors.oauth import ClientCredentials
 from connectors.paths import CommerceScopes
 from sandbox.commerce.paths import CommercePaths as SandboxPaths
@@ -51,7 +52,9 @@ HANS_DOMICILE = "5b7c2f1e-3d4a-4c8b-9e6f-0a1b2c3d4e5f"
 
 
 def oidc_for(transport: httpx.AsyncBaseTransport) -> OidcClient:
-    return OidcClient(auth_url(), client_id=CLIENT_ID, client_secret=SECRET, transport=transport)
+    return OidcClient(
+        auth_url(), client_id=CLIENT_ID, client_secret=SECRET, options=ClientOptions(transport=transport)
+    )
 
 
 async def sign_in(
@@ -82,7 +85,12 @@ async def commerce(
         user = UserSession(oidc, tokens.refresh_token, tokens=tokens)
     credentials = ClientCredentials(f"{auth_url()}/OAuth/token", CLIENT_ID, SECRET, api="commerce")
     client = CommerceClient(
-        commerce_url(), credentials=credentials, user=user, paths=paths, scopes=scopes, transport=transport
+        commerce_url(),
+        credentials=credentials,
+        user=user,
+        paths=paths,
+        scopes=scopes,
+        options=ClientOptions(transport=transport),
     )
     async with client:
         yield client, transport
@@ -151,7 +159,7 @@ async def test_refresh_rotates_the_refresh_token_and_hands_the_new_one_over() ->
         session = UserSession(oidc, tokens.refresh_token, on_refresh_token=kept.append)
         credentials = ClientCredentials(f"{auth_url()}/OAuth/token", CLIENT_ID, SECRET)
         async with CommerceClient(
-            commerce_url(), credentials=credentials, user=session, transport=transport
+            commerce_url(), credentials=credentials, user=session, options=ClientOptions(transport=transport)
         ) as client:
             assert (await client.main_address()).type == "MAIN"
         assert len(kept) == 1
@@ -173,7 +181,7 @@ async def test_a_revoked_sign_in_asks_the_user_to_sign_in_again() -> None:
         session = UserSession(oidc, tokens.refresh_token)
         credentials = ClientCredentials(f"{auth_url()}/OAuth/token", CLIENT_ID, SECRET)
         async with CommerceClient(
-            commerce_url(), credentials=credentials, user=session, transport=transport
+            commerce_url(), credentials=credentials, user=session, options=ClientOptions(transport=transport)
         ) as client:
             with pytest.raises(LoginFailed, match="commerce-login"):
                 await client.addresses()
@@ -242,16 +250,20 @@ async def test_validation_certifies_a_known_building_and_refuses_an_address_with
     async with commerce(SandboxConfig(guesses=guesses), scopes=_scopes(guesses)) as (client, _):  # type: ignore[arg-type]
         result = await client.validate_address(
             ValidationRequest.of(
-                first_name="Hans",
-                last_name="Muster",
-                street="bahnhofstr.",
-                house_number="1",
-                zip_code="8001",
-                city="Zürich",
+                {
+                    "firstName": "Hans",
+                    "lastName": "Muster",
+                    "street": "bahnhofstr.",
+                    "houseNumber": "1",
+                    "zip": "8001",
+                    "city": "Zürich",
+                }
             )
         )
         with pytest.raises(CommerceRejected) as refused:
-            await client.validate_address(ValidationRequest.of(street="Bahnhofstrasse", house_number="1"))
+            await client.validate_address(
+                ValidationRequest.of({"street": "Bahnhofstrasse", "houseNumber": "1"})
+            )
     assert str(result.quality).upper() == "CERTIFIED"
     assert result.expires is not None and result.expires.tzinfo is not None
     assert result.address is not None and result.address.geographic_location is not None
@@ -368,7 +380,7 @@ async def test_a_client_credentials_token_never_reaches_personal_data() -> None:
     credentials = ClientCredentials(f"{auth_url()}/OAuth/token", CLIENT_ID, SECRET)
     # A client that sends its client-credentials token where a user's token is due gets 403.
     async with CommerceClient(
-        commerce_url(), credentials=credentials, user=credentials, transport=transport
+        commerce_url(), credentials=credentials, user=credentials, options=ClientOptions(transport=transport)
     ) as client:
         with pytest.raises(AuthFailed) as refused:
             await client.addresses()

@@ -97,12 +97,14 @@ async def client(server: FakeCommerce) -> AsyncIterator[CommerceClient]:
 
 def validation_request() -> ValidationRequest:
     return ValidationRequest.of(
-        first_name="Hans",
-        last_name="Muster",
-        street="Viktoriastr.",
-        house_number="21",
-        zip_code="3013",
-        city="Bern",
+        {
+            "firstName": "Hans",
+            "lastName": "Muster",
+            "street": "Viktoriastr.",
+            "houseNumber": "21",
+            "zip": "3013",
+            "city": "Bern",
+        }
     )
 
 

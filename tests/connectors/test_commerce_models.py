@@ -162,14 +162,16 @@ def test_main_address_without_id_and_unknown_fields_kept() -> None:
 
 def test_validation_request_body_has_the_spec_shape() -> None:
     request = ValidationRequest.of(
-        first_name="Hans",
-        last_name="Muster",
-        title="MISTER",
-        street="Viktoriastrasse",
-        house_number="21",
-        additional_address="c/o Meier",
-        zip_code="3013",
-        city="Bern",
+        {
+            "firstName": "Hans",
+            "lastName": "Muster",
+            "title": "MISTER",
+            "street": "Viktoriastrasse",
+            "houseNumber": "21",
+            "additionalAddress": "c/o Meier",
+            "zip": "3013",
+            "city": "Bern",
+        }
     )
     assert request.to_body() == {
         "addressee": {"firstName": "Hans", "lastName": "Muster", "title": "MISTER"},
@@ -183,7 +185,9 @@ def test_validation_request_body_has_the_spec_shape() -> None:
 
 
 def test_validation_request_with_a_post_box() -> None:
-    body = ValidationRequest.of(last_name="Muster", post_box_number="1234", full_validation=False).to_body()
+    body = ValidationRequest.of(
+        {"lastName": "Muster", "postBoxNumber": "1234"}, full_validation=False
+    ).to_body()
     assert body["logisticLocation"] == {"postBoxNumber": "1234"}
     assert body["fullValidation"] is False
 
@@ -388,3 +392,8 @@ def test_userinfo_claims_and_unknown_claims_kept() -> None:
     assert info.email_verified is True and info.phone_number_verified is False
     assert info.address is not None and info.address.postal_code == "3013"
     assert info.model_extra == {"customer_number": "C-42"}
+
+
+def test_a_validation_request_refuses_a_name_that_is_no_leaf_field() -> None:
+    with pytest.raises(ValueError, match="not a field of a validation request: first_name, zipCode"):
+        ValidationRequest.of({"first_name": "Hans", "zipCode": "3013", "city": "Bern"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 import random
 from collections.abc import Callable
@@ -25,7 +26,16 @@ from connectors.errors import (
     TransportFailure,
     error_for_http_status,
 )
-from connectors.http import ApiClient, RequestRecord
+from connectors.http import (
+    DEFAULT_TIMEOUT,
+    ApiClient,
+    BeforeRequest,
+    ClientOptions,
+    RequestLog,
+    RequestRecord,
+    RequestTraits,
+)
+from connectors.limits import ResponseLimits
 from connectors.retry import RetryPolicy
 from core.errors import PostflowsError
 
@@ -33,7 +43,10 @@ from core.errors import PostflowsError
 def _client(
     handler: Callable[[httpx.Request], httpx.Response],
     base_url: str = "https://api.example.test/base/",
-    **kwargs: object,
+    *,
+    auth: httpx.Auth | None = None,
+    request_log: RequestLog | None = None,
+    before_request: BeforeRequest | None = None,
 ) -> tuple[ApiClient, list[float]]:
     sleeps: list[float] = []
 
@@ -42,10 +55,14 @@ def _client(
 
     client = ApiClient(
         base_url,
-        transport=httpx.MockTransport(handler),
-        retry=RetryPolicy(max_attempts=3, base_delay=0.5, max_delay=4, jitter=0),
-        sleep=sleep,
-        **kwargs,  # type: ignore[arg-type]
+        auth=auth,
+        options=ClientOptions(
+            transport=httpx.MockTransport(handler),
+            retry=RetryPolicy(max_attempts=3, base_delay=0.5, max_delay=4, jitter=0),
+            sleep=sleep,
+            request_log=request_log,
+            before_request=before_request,
+        ),
     )
     return client, sleeps
 
@@ -191,7 +208,7 @@ async def test_post_marked_idempotent_is_retried_after_read_timeout() -> None:
         return httpx.Response(200, json={})
 
     client, _ = _client(handler)
-    await client.request("POST", "/query", json={}, idempotent=True)
+    await client.request("POST", "/query", json={}, traits=RequestTraits(idempotent=True))
     assert calls == 2
 
 
@@ -341,7 +358,7 @@ async def test_a_dropped_post_is_sent_once_whatever_the_base_url_looks_like(base
     async def sleep(seconds: float) -> None:
         sleeps.append(seconds)
 
-    client = ApiClient(base_url, transport=httpx.MockTransport(handler), sleep=sleep)
+    client = ApiClient(base_url, options=ClientOptions(transport=httpx.MockTransport(handler), sleep=sleep))
     with pytest.raises(TransportFailure) as dropped:
         await client.request("POST", "/runbatch", json={})
     assert dropped.value.sent is True and dropped.value.outcome_unknown
@@ -362,7 +379,7 @@ async def test_a_post_that_never_left_is_not_sent_and_is_retried(failure: type[h
             raise failure("no connection", request=request)
         return httpx.Response(200, json={"ok": True})
 
-    client, _ = _client(handler, base_url="https://API.Example.TEST:443/base/./")  # type: ignore[arg-type]
+    client, _ = _client(handler, base_url="https://API.Example.TEST:443/base/./")
     response = await client.request("POST", "/orders", json={})
     assert response.json() == {"ok": True} and attempts == 2
 
@@ -443,3 +460,20 @@ def test_errors_survive_pickling_with_their_attributes(error: PostflowsError) ->
             error.outcome_unknown,
             error.window_s,
         )
+
+
+async def test_client_options_are_frozen_and_a_client_without_them_takes_the_defaults() -> None:
+    options = ClientOptions(retry=RetryPolicy(max_attempts=1))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.retry = RetryPolicy()  # type: ignore[misc]
+    client = ApiClient("https://api.example.test/")
+    try:
+        assert client.retry == RetryPolicy() and client.limits == ResponseLimits() and client.pacer is None
+        assert client._http.timeout == DEFAULT_TIMEOUT
+    finally:
+        await client.aclose()
+    given = ApiClient("https://api.example.test/", options=options)
+    try:
+        assert given.retry.max_attempts == 1
+    finally:
+        await given.aclose()

@@ -12,7 +12,7 @@ import pytest
 from pydantic import SecretStr
 
 from connectors.errors import AuthFailed
-from connectors.http import RequestRecord
+from connectors.http import ClientOptions, RequestRecord
 from connectors.newspaper import (
     GratisOrder,
     NewspaperClient,
@@ -24,6 +24,7 @@ from connectors.newspaper import (
     StatisticsRecord,
     StructureFileCode,
 )
+from connectors.oauth import ClientCredentials
 from connectors.retry import RetryPolicy
 from sandbox.config import SandboxConfig
 from sandbox.faults import FaultRule
@@ -62,13 +63,13 @@ async def client(
 ) -> AsyncIterator[NewspaperClient]:
     client = NewspaperClient(
         newspaper_url(),
-        token_url=token_url(),
-        client_id=CLIENT_ID,
-        client_secret=SecretStr("sandbox-secret"),
-        transport=SandboxTransport(config),
         today=lambda: dt.datetime.fromtimestamp(clock.now, ZoneInfo("Europe/Zurich")).date(),
-        retry=RetryPolicy(max_attempts=2, base_delay=0),
-        request_log=records.append,
+        credentials=ClientCredentials(token_url(), CLIENT_ID, SecretStr("sandbox-secret"), api="newspaper"),
+        options=ClientOptions(
+            transport=SandboxTransport(config),
+            retry=RetryPolicy(max_attempts=2, base_delay=0),
+            request_log=records.append,
+        ),
     )
     yield client
     await client.aclose()
@@ -248,12 +249,9 @@ async def test_purchase_lifecycle(spelling: Any, clock: Clock, tmp_path: Path) -
     records: list[RequestRecord] = []
     async with NewspaperClient(
         newspaper_url(),
-        token_url=token_url(),
-        client_id=CLIENT_ID,
-        client_secret=SecretStr("sandbox-secret"),
-        transport=SandboxTransport(config),
         today=lambda: dt.date.fromisoformat(in_days(clock, 0)),
-        request_log=records.append,
+        credentials=ClientCredentials(token_url(), CLIENT_ID, SecretStr("sandbox-secret"), api="newspaper"),
+        options=ClientOptions(transport=SandboxTransport(config), request_log=records.append),
     ) as client:
         purchase = Purchase.model_validate(
             {
@@ -325,10 +323,8 @@ async def test_revoked_token_is_renewed_once(client: NewspaperClient, config: Sa
 async def test_wrong_secret_is_auth_failed(config: SandboxConfig) -> None:
     async with NewspaperClient(
         newspaper_url(),
-        token_url=token_url(),
-        client_id=CLIENT_ID,
-        client_secret=SecretStr("wrong-secret"),
-        transport=SandboxTransport(config),
+        credentials=ClientCredentials(token_url(), CLIENT_ID, SecretStr("wrong-secret"), api="newspaper"),
+        options=ClientOptions(transport=SandboxTransport(config)),
     ) as client:
         with pytest.raises(AuthFailed) as caught:
             await client.get_newspaper_summary("4711")

@@ -15,7 +15,7 @@ import pytest
 from pydantic import SecretStr
 
 from connectors.errors import AuthFailed, NotFound, ServerError
-from connectors.http import RequestRecord
+from connectors.http import ClientOptions, RequestRecord
 from connectors.newspaper import (
     NewspaperClient,
     NewspaperRejected,
@@ -31,6 +31,7 @@ from connectors.newspaper import (
 )
 from connectors.newspaper.errors import DocumentSizeMismatch
 from connectors.newspaper.models import GratisOrder
+from connectors.oauth import ClientCredentials
 from connectors.retry import RetryPolicy
 
 BASE = "https://newspaper.test/api"
@@ -98,13 +99,13 @@ async def client(server: FakeNewspaper) -> AsyncIterator[NewspaperClient]:
 
     client = NewspaperClient(
         BASE,
-        token_url=TOKEN_URL,
-        client_id="client",
-        client_secret=SecretStr("secret"),
-        transport=httpx.MockTransport(server),
         today=lambda: TODAY,
-        retry=RetryPolicy(max_attempts=3, base_delay=0),
-        sleep=no_sleep,
+        credentials=ClientCredentials(TOKEN_URL, "client", SecretStr("secret"), api="newspaper"),
+        options=ClientOptions(
+            transport=httpx.MockTransport(server),
+            retry=RetryPolicy(max_attempts=3, base_delay=0),
+            sleep=no_sleep,
+        ),
     )
     yield client
     await client.aclose()
@@ -629,11 +630,8 @@ async def test_request_log_and_repr_carry_no_secrets(server: FakeNewspaper) -> N
     server.route("GET", f"{SUB}/orders/1/status", {"statusValue": "LOADED"})
     async with NewspaperClient(
         BASE,
-        token_url=TOKEN_URL,
-        client_id="client",
-        client_secret=SecretStr("very-secret"),
-        transport=httpx.MockTransport(server),
-        request_log=records.append,
+        credentials=ClientCredentials(TOKEN_URL, "client", SecretStr("very-secret"), api="newspaper"),
+        options=ClientOptions(transport=httpx.MockTransport(server), request_log=records.append),
     ) as client:
         await client.get_order_status(1)
         assert "very-secret" not in repr(client)
@@ -643,5 +641,5 @@ async def test_request_log_and_repr_carry_no_secrets(server: FakeNewspaper) -> N
 
 
 def test_client_needs_credentials() -> None:
-    with pytest.raises(ValueError):
-        NewspaperClient(BASE)
+    with pytest.raises(TypeError, match="credentials"):
+        NewspaperClient(BASE)  # type: ignore[call-arg]

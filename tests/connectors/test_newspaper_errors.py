@@ -6,12 +6,11 @@ import httpx
 import pytest
 
 from connectors.errors import AuthFailed, NotFound, RateLimited, ServerError
+from connectors.newspaper.codes import MESSAGE_CODES, meaning_of
 from connectors.newspaper.errors import (
-    MESSAGE_CODES,
     NewspaperRejected,
     check_response,
     error_for_response,
-    meaning_of,
     messages_in_body,
     parse_message,
 )

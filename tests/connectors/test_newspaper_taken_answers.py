@@ -12,14 +12,11 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
+from connectors.http import ClientOptions
 from connectors.newspaper import NewspaperClient, NewspaperRejected, StatisticsRecord
-from connectors.newspaper.errors import (
-    NOT_PROCESSED_CODES,
-    UNCERTAIN_CODES,
-    certainly_refused,
-    codes_in_text,
-    parse_message,
-)
+from connectors.newspaper.codes import NOT_PROCESSED_CODES, UNCERTAIN_CODES, codes_in_text
+from connectors.newspaper.errors import certainly_refused, parse_message
+from connectors.oauth import ClientCredentials
 from connectors.retry import RetryPolicy
 from history.models import JobState
 from tasks.submission import failed_submission_state
@@ -135,13 +132,13 @@ def _client(reply: Reply, sent: list[str]) -> NewspaperClient:
 
     return NewspaperClient(
         "https://newspaper.test",
-        token_url=TOKEN_URL,
-        client_id="c",
-        client_secret=SecretStr("s"),
         today=lambda: dt.date(2030, 6, 15),
-        transport=httpx.MockTransport(handler),
-        retry=RetryPolicy(max_attempts=3, base_delay=0, jitter=0),
-        sleep=no_sleep,
+        credentials=ClientCredentials(TOKEN_URL, "c", SecretStr("s"), api="newspaper"),
+        options=ClientOptions(
+            transport=httpx.MockTransport(handler),
+            retry=RetryPolicy(max_attempts=3, base_delay=0, jitter=0),
+            sleep=no_sleep,
+        ),
     )
 
 

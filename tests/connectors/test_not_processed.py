@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import httpx
 import pytest
@@ -26,8 +25,9 @@ from connectors.commerce import (
 )
 from connectors.commerce.errors import GuessedPathNotFound
 from connectors.errors import ApiError, TransportFailure
+from connectors.http import ClientOptions
 from connectors.newspaper import NewspaperClient, StandardOrder
-from connectors.newspaper.errors import MESSAGE_CODES
+from connectors.newspaper.codes import MESSAGE_CODES
 from connectors.oauth import ClientCredentials
 from connectors.retry import RetryPolicy
 from history.models import JobState
@@ -47,12 +47,12 @@ async def _no_sleep(seconds: float) -> None:
     return None
 
 
-def _options(handler: Handler) -> dict[str, Any]:
-    return {
-        "transport": httpx.MockTransport(handler),
-        "retry": RetryPolicy(max_attempts=3, base_delay=0, jitter=0, max_window_waits=0),
-        "sleep": _no_sleep,
-    }
+def _options(handler: Handler) -> ClientOptions:
+    return ClientOptions(
+        transport=httpx.MockTransport(handler),
+        retry=RetryPolicy(max_attempts=3, base_delay=0, jitter=0, max_window_waits=0),
+        sleep=_no_sleep,
+    )
 
 
 def _counting(reply: Handler) -> tuple[Handler, list[str]]:
@@ -71,7 +71,7 @@ def _counting(reply: Handler) -> tuple[Handler, list[str]]:
 async def _address_run_batch(reply: Handler) -> tuple[ApiError, list[str]]:
     handler, sent = _counting(reply)
     client = AddressServiceClient(
-        "https://aws.test/REST/v1", username="u", password=SecretStr("pw"), **_options(handler)
+        "https://aws.test/REST/v1", username="u", password=SecretStr("pw"), options=_options(handler)
     )
     async with client:
         with pytest.raises(ApiError) as raised:
@@ -83,11 +83,9 @@ async def _newspaper_order(reply: Handler) -> tuple[ApiError, list[str]]:
     handler, sent = _counting(reply)
     client = NewspaperClient(
         "https://newspaper.test",
-        token_url=TOKEN_URL,
-        client_id="c",
-        client_secret=SecretStr("s"),
         today=lambda: dt.date(2030, 6, 15),
-        **_options(handler),
+        options=_options(handler),
+        credentials=ClientCredentials(TOKEN_URL, "c", SecretStr("s"), api="newspaper"),
     )
     order: StandardOrder = valid_order()
     async with client:
@@ -99,10 +97,8 @@ async def _newspaper_order(reply: Handler) -> tuple[ApiError, list[str]]:
 def _commerce_client(handler: Handler) -> CommerceClient:
     return CommerceClient(
         "https://commerce.test",
-        token_url=TOKEN_URL,
-        client_id="c",
-        client_secret=SecretStr("s"),
-        **_options(handler),
+        options=_options(handler),
+        credentials=ClientCredentials(TOKEN_URL, "c", SecretStr("s"), api="commerce"),
     )
 
 
@@ -345,7 +341,7 @@ async def test_a_400_where_section_7_lists_it_means_not_processed(operation: str
 async def test_a_400_of_a_personal_address_means_not_processed() -> None:
     handler, sent = _counting(lambda request: httpx.Response(400, json={"message": "invalid id parameter"}))
     user = ClientCredentials(TOKEN_URL, "c", SecretStr("s"), api="commerce")
-    client = CommerceClient("https://commerce.test", credentials=user, user=user, **_options(handler))
+    client = CommerceClient("https://commerce.test", credentials=user, user=user, options=_options(handler))
     async with client:
         with pytest.raises(CommerceRejected) as raised:
             await client.address("not-a-uuid")
@@ -372,11 +368,9 @@ async def test_a_refused_token_request_means_the_submission_never_left() -> None
 
     client = NewspaperClient(
         "https://newspaper.test",
-        token_url=TOKEN_URL,
-        client_id="c",
-        client_secret=SecretStr("s"),
         today=lambda: dt.date(2030, 6, 15),
-        **_options(handler),
+        options=_options(handler),
+        credentials=ClientCredentials(TOKEN_URL, "c", SecretStr("s"), api="newspaper"),
     )
     async with client:
         with pytest.raises(ApiError) as raised:

@@ -11,6 +11,7 @@ import pytest
 from pydantic import SecretStr
 
 from connectors.address_service import AddressServiceClient
+from connectors.http import ClientOptions
 from connectors.ratelimit import Pacer
 
 
@@ -72,8 +73,7 @@ async def test_queries_are_paced_and_batch_calls_are_not() -> None:
         "http://service.invalid/REST/v1",
         username="u",
         password=SecretStr("p"),
-        transport=httpx.MockTransport(answer),
-        pacer=pacer,
+        options=ClientOptions(transport=httpx.MockTransport(answer), pacer=pacer),
     ) as client:
         await client.create_file()
         await client.create_file()

@@ -29,7 +29,7 @@ from connectors.errors import (
     ServerError,
     TransportFailure,
 )
-from connectors.http import ApiClient, RequestRecord
+from connectors.http import ApiClient, ClientOptions, RequestRecord
 from connectors.jsontext import json_nesting_exceeds, parse_json
 from connectors.limits import (
     DOWNLOAD_DEADLINE_S,
@@ -41,6 +41,7 @@ from connectors.limits import (
     document_answer_limit,
 )
 from connectors.newspaper import NewspaperClient, StructureFileCode
+from connectors.oauth import ClientCredentials
 from connectors.retry import RetryPolicy
 
 ADDRESS = "https://aws.example.test/REST/v1"
@@ -103,10 +104,12 @@ def address_client(
         ADDRESS,
         username="tech-user",
         password=SecretStr("pw"),
-        transport=httpx.MockTransport(handler),
-        retry=RetryPolicy(max_attempts=attempts, base_delay=0, jitter=0),
-        sleep=_no_sleep,
-        limits=ResponseLimits(**limits),
+        options=ClientOptions(
+            transport=httpx.MockTransport(handler),
+            retry=RetryPolicy(max_attempts=attempts, base_delay=0, jitter=0),
+            sleep=_no_sleep,
+            limits=ResponseLimits(**limits),
+        ),
     )
 
 
@@ -125,13 +128,13 @@ def newspaper_client(
 
     return NewspaperClient(
         NEWSPAPER,
-        token_url=TOKEN_URL,
-        client_id="client",
-        client_secret=SecretStr("secret"),
         document_max_bytes=document_max_bytes,
-        transport=httpx.MockTransport(handler),
-        retry=RetryPolicy(max_attempts=1),
-        limits=ResponseLimits(**limits),
+        credentials=ClientCredentials(TOKEN_URL, "client", SecretStr("secret"), api="newspaper"),
+        options=ClientOptions(
+            transport=httpx.MockTransport(handler),
+            retry=RetryPolicy(max_attempts=1),
+            limits=ResponseLimits(**limits),
+        ),
     )
 
 
@@ -141,12 +144,12 @@ def commerce_client(answer: Callable[[httpx.Request], httpx.Response], **limits:
 
     return CommerceClient(
         COMMERCE,
-        token_url=TOKEN_URL,
-        client_id="client",
-        client_secret=SecretStr("secret"),
-        transport=httpx.MockTransport(handler),
-        retry=RetryPolicy(max_attempts=1),
-        limits=ResponseLimits(**limits),
+        credentials=ClientCredentials(TOKEN_URL, "client", SecretStr("secret"), api="commerce"),
+        options=ClientOptions(
+            transport=httpx.MockTransport(handler),
+            retry=RetryPolicy(max_attempts=1),
+            limits=ResponseLimits(**limits),
+        ),
     )
 
 
@@ -213,9 +216,11 @@ async def test_an_oversized_error_answer_keeps_its_status_mapping() -> None:
 
     client = ApiClient(
         "https://api.example.test",
-        transport=httpx.MockTransport(handler),
-        retry=RetryPolicy(max_attempts=1),
-        limits=ResponseLimits(max_bytes=100),
+        options=ClientOptions(
+            transport=httpx.MockTransport(handler),
+            retry=RetryPolicy(max_attempts=1),
+            limits=ResponseLimits(max_bytes=100),
+        ),
     )
     with pytest.raises(RateLimited) as raised:
         await client.request("POST", "/orders")
@@ -234,12 +239,12 @@ async def test_a_token_answer_is_read_within_the_limit_and_the_request_never_lef
 
     client = NewspaperClient(
         NEWSPAPER,
-        token_url=TOKEN_URL,
-        client_id="client",
-        client_secret=SecretStr("secret"),
-        transport=httpx.MockTransport(handler),
-        retry=RetryPolicy(max_attempts=1),
-        limits=ResponseLimits(max_bytes=1 << 20),
+        credentials=ClientCredentials(TOKEN_URL, "client", SecretStr("secret"), api="newspaper"),
+        options=ClientOptions(
+            transport=httpx.MockTransport(handler),
+            retry=RetryPolicy(max_attempts=1),
+            limits=ResponseLimits(max_bytes=1 << 20),
+        ),
     )
     with pytest.raises(ResponseTooLarge) as raised:
         await client.get_order_status(7)
@@ -263,9 +268,11 @@ def gzip_client(body: Chunks, *, max_bytes: int) -> ApiClient:
     headers = {**STATUS_JSON, "content-encoding": "gzip"}
     return ApiClient(
         "https://api.example.test",
-        transport=httpx.MockTransport(lambda request: httpx.Response(200, headers=headers, content=body)),
-        retry=RetryPolicy(max_attempts=1),
-        limits=ResponseLimits(max_bytes=max_bytes),
+        options=ClientOptions(
+            transport=httpx.MockTransport(lambda request: httpx.Response(200, headers=headers, content=body)),
+            retry=RetryPolicy(max_attempts=1),
+            limits=ResponseLimits(max_bytes=max_bytes),
+        ),
     )
 
 
@@ -301,12 +308,12 @@ async def test_a_refused_answer_before_a_token_renewal_is_read_within_the_limit(
 
     async with NewspaperClient(
         NEWSPAPER,
-        token_url=TOKEN_URL,
-        client_id="client",
-        client_secret=SecretStr("secret"),
-        transport=httpx.MockTransport(handler),
-        retry=RetryPolicy(max_attempts=1),
-        limits=ResponseLimits(max_bytes=1000),
+        credentials=ClientCredentials(TOKEN_URL, "client", SecretStr("secret"), api="newspaper"),
+        options=ClientOptions(
+            transport=httpx.MockTransport(handler),
+            retry=RetryPolicy(max_attempts=1),
+            limits=ResponseLimits(max_bytes=1000),
+        ),
     ) as client:
         result = await client.get_order_status(7)
     assert result.value.status_value == "LOADED" and len(tokens) == 2 and refusal.read == 1

@@ -10,7 +10,7 @@ import pytest
 from pydantic import SecretStr
 
 from connectors.errors import AuthFailed
-from connectors.http import ApiClient
+from connectors.http import ApiClient, ClientOptions
 from connectors.oauth import ClientCredentials, OAuth2ClientCredentialsAuth
 from connectors.sending import install, note_request, watch_sending
 
@@ -20,7 +20,9 @@ TOKEN_URL = "https://auth.example.test/OAuth/token"
 
 def client_for(handler: httpx.MockTransport) -> ApiClient:
     credentials = ClientCredentials(TOKEN_URL, "client-1", SecretStr("s3cr3t-value"))
-    return ApiClient(BASE, transport=handler, auth=OAuth2ClientCredentialsAuth(credentials, ["A"]))
+    return ApiClient(
+        BASE, auth=OAuth2ClientCredentialsAuth(credentials, ["A"]), options=ClientOptions(transport=handler)
+    )
 
 
 async def test_a_refused_token_hands_over_nothing_of_the_request() -> None:
@@ -70,7 +72,7 @@ async def test_the_api_request_is_handed_over_once_the_token_came() -> None:
 async def test_a_given_client_reports_once_and_nothing_is_noted_outside_a_watch() -> None:
     given = httpx.AsyncClient()
     install(given)
-    ApiClient(BASE, http_client=given)
+    ApiClient(BASE, options=ClientOptions(http_client=given))
     assert given.event_hooks["request"] == [note_request]
     await note_request(httpx.Request("POST", BASE))  # no watch running: nothing to note, no error
     await given.aclose()

@@ -13,7 +13,7 @@ import pytest
 
 from flows.address_batch import address_batch
 from flows.address_query import address_query
-from sandbox.state import SqliteState
+from sandbox.state_file import SqliteState
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 

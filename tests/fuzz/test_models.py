@@ -33,16 +33,18 @@ import connectors.newspaper.models as newspaper_models
 from connectors.address_service import AddressServiceClient
 from connectors.commerce import CommerceClient
 from connectors.errors import ApiError, JsonTooDeep, ResponseTooLarge
+from connectors.http import ClientOptions
 from connectors.jsontext import json_nesting_exceeds
 from connectors.limits import JSON_MAX_DEPTH, ResponseLimits
 from connectors.newspaper import NewspaperClient
+from connectors.newspaper.codes import MESSAGE_CODES
 from connectors.newspaper.errors import (
-    MESSAGE_CODES,
     NewspaperRejected,
     check_response,
     error_for_response,
     messages_in_body,
 )
+from connectors.oauth import ClientCredentials
 from connectors.retry import RetryPolicy
 from tests.fuzz.conftest import CaseCount, fuzz_settings
 from tests.fuzz.generators import randoms
@@ -258,9 +260,11 @@ async def _address(transport: httpx.AsyncBaseTransport) -> Any:
         "https://aws.example.test/REST/v1",
         username="u",
         password=SecretStr("p"),
-        transport=transport,
-        retry=RetryPolicy(max_attempts=1),
-        limits=ResponseLimits(max_bytes=ANSWER_LIMIT),
+        options=ClientOptions(
+            transport=transport,
+            retry=RetryPolicy(max_attempts=1),
+            limits=ResponseLimits(max_bytes=ANSWER_LIMIT),
+        ),
     ) as client:
         return await client.check_batch_status("job")
 
@@ -268,12 +272,12 @@ async def _address(transport: httpx.AsyncBaseTransport) -> Any:
 async def _newspaper(transport: httpx.AsyncBaseTransport) -> Any:
     async with NewspaperClient(
         "https://newspaper.example.test",
-        token_url=TOKEN_URL,
-        client_id="c",
-        client_secret=SecretStr("s"),
-        transport=transport,
-        retry=RetryPolicy(max_attempts=1),
-        limits=ResponseLimits(max_bytes=ANSWER_LIMIT),
+        credentials=ClientCredentials(TOKEN_URL, "c", SecretStr("s"), api="newspaper"),
+        options=ClientOptions(
+            transport=transport,
+            retry=RetryPolicy(max_attempts=1),
+            limits=ResponseLimits(max_bytes=ANSWER_LIMIT),
+        ),
     ) as client:
         return await client.get_order_status(7)
 
@@ -281,12 +285,12 @@ async def _newspaper(transport: httpx.AsyncBaseTransport) -> Any:
 async def _commerce(transport: httpx.AsyncBaseTransport) -> Any:
     async with CommerceClient(
         "https://commerce.example.test",
-        token_url=TOKEN_URL,
-        client_id="c",
-        client_secret=SecretStr("s"),
-        transport=transport,
-        retry=RetryPolicy(max_attempts=1),
-        limits=ResponseLimits(max_bytes=ANSWER_LIMIT),
+        credentials=ClientCredentials(TOKEN_URL, "c", SecretStr("s"), api="commerce"),
+        options=ClientOptions(
+            transport=transport,
+            retry=RetryPolicy(max_attempts=1),
+            limits=ResponseLimits(max_bytes=ANSWER_LIMIT),
+        ),
     ) as client:
         return await client.holidays()
 

@@ -13,12 +13,14 @@ from history import (
     RemoteJob,
     Run,
     Step,
+    StepRecord,
     finish_run,
     record_step,
     save_remote_job,
     start_run,
     update_remote_job,
 )
+from history.remote_jobs import JobChange, RemoteReport
 
 WRITERS = 20
 RUNS_PER_WRITER = 3
@@ -32,11 +34,13 @@ def _writer(factory: sessionmaker[Session], barrier: Barrier, writer: int) -> No
             run = start_run(session, flow="concurrent", idempotency_key=f"w{writer}-{number}")
         for step in range(STEPS_PER_RUN):
             with factory.begin() as session:
-                record_step(session, run, name=f"step-{step}", outcome="ok", duration_s=0.01)
+                record_step(session, run, StepRecord(name=f"step-{step}", outcome="ok", duration_s=0.01))
         with factory.begin() as session:
             # Every writer polls the same shared job: upserts and events race on one row.
             job = save_remote_job(session, run, api="newspaper", kind="batch", remote_id="shared")
-            update_remote_job(session, job, progress=float(writer * 100 + number))
+            update_remote_job(
+                session, job, JobChange(report=RemoteReport(progress=float(writer * 100 + number)))
+            )
             finish_run(session, run, state="COMPLETED")
 
 

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from history import (
     Run,
+    StepRecord,
     finish_run,
     get_run,
     list_runs,
@@ -22,6 +23,7 @@ from history import (
     start_run,
     update_remote_job,
 )
+from history.remote_jobs import JobChange, RemoteReport
 from postflows.history_view import run_detail
 from postflows.run_table import runs_text
 
@@ -52,14 +54,33 @@ def _populated_run(factory: sessionmaker[Session], tmp_path: Path) -> Run:
             },
         )
         record_step(
-            session, run, name="newspaper.upload-file", outcome="retried", duration_s=0.4, detail="503"
+            session,
+            run,
+            StepRecord(name="newspaper.upload-file", outcome="retried", duration_s=0.4, detail="503"),
         )
-        record_step(session, run, name="newspaper.upload-file", outcome="ok", duration_s=1.2, attempt=2)
+        record_step(
+            session, run, StepRecord(name="newspaper.upload-file", outcome="ok", duration_s=1.2, attempt=2)
+        )
         job = save_remote_job(
-            session, run, api="newspaper", kind="order", remote_id="ORD-77", status="SUBMITTED", progress=0
+            session,
+            run,
+            api="newspaper",
+            kind="order",
+            remote_id="ORD-77",
+            change=JobChange(status="SUBMITTED", report=RemoteReport(progress=0)),
         )
-        update_remote_job(session, job, status="RUNNING", remote_status="LOADED", progress=50)
-        update_remote_job(session, job, status="COMPLETED", remote_status="DONE", progress=100, finished=True)
+        update_remote_job(
+            session,
+            job,
+            JobChange(status="RUNNING", report=RemoteReport(remote_status="LOADED", progress=50)),
+        )
+        update_remote_job(
+            session,
+            job,
+            JobChange(
+                status="COMPLETED", report=RemoteReport(remote_status="DONE", progress=100), finished=True
+            ),
+        )
         record_document(session, run, kind="invoice-pdf", path=pdf, remote_job=job)
         record_message(session, run, level="warning", code="W-12", text="Edition delivered late")
         finish_run(session, run, state="FAILED", error="AuthFailed: client rejected", summary={"orders": 1})

@@ -17,6 +17,7 @@ from history import (
     RemoteJob,
     Run,
     RunState,
+    StepRecord,
     find_document,
     find_remote_job,
     finish_run,
@@ -32,6 +33,7 @@ from history import (
     start_run,
     update_remote_job,
 )
+from history.remote_jobs import JobChange, RemoteReport
 
 Factory = sessionmaker[Session]
 
@@ -137,8 +139,14 @@ def test_steps_are_recorded_in_order(history_factory: Factory) -> None:
     run = _new_run(history_factory)
     began = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
     with history_factory.begin() as session:
-        record_step(session, run, name="upload", outcome="retried", duration_s=0.5, detail="HTTP 503")
-        record_step(session, run, name="upload", outcome="ok", duration_s=1.25, attempt=2, started_at=began)
+        record_step(
+            session, run, StepRecord(name="upload", outcome="retried", duration_s=0.5, detail="HTTP 503")
+        )
+        record_step(
+            session,
+            run,
+            StepRecord(name="upload", outcome="ok", duration_s=1.25, attempt=2, started_at=began),
+        )
     with history_factory.begin() as session:
         stored = get_run(session, run.id)
     assert stored is not None
@@ -153,7 +161,9 @@ def test_steps_are_recorded_in_order(history_factory: Factory) -> None:
 def test_naive_datetimes_are_refused(history_factory: Factory) -> None:
     run = _new_run(history_factory)
     with pytest.raises(Exception, match="naive datetime"), history_factory.begin() as session:
-        record_step(session, run, name="x", outcome="ok", duration_s=1, started_at=datetime(2026, 1, 1))
+        record_step(
+            session, run, StepRecord(name="x", outcome="ok", duration_s=1, started_at=datetime(2026, 1, 1))
+        )
 
 
 def test_save_remote_job_upserts_on_api_kind_remote_id(history_factory: Factory) -> None:
@@ -161,7 +171,12 @@ def test_save_remote_job_upserts_on_api_kind_remote_id(history_factory: Factory)
     second_run = _new_run(history_factory)
     with history_factory.begin() as session:
         job = save_remote_job(
-            session, first_run, api="newspaper", kind="batch", remote_id="B-1", status="NEW", data={"n": 1}
+            session,
+            first_run,
+            api="newspaper",
+            kind="batch",
+            remote_id="B-1",
+            change=JobChange(status="NEW", data={"n": 1}),
         )
     with history_factory.begin() as session:
         again = save_remote_job(
@@ -171,8 +186,7 @@ def test_save_remote_job_upserts_on_api_kind_remote_id(history_factory: Factory)
             kind="batch",
             remote_id="B-1",
             idempotency_key="k",
-            status="RUNNING",
-            data={"m": 2},
+            change=JobChange(status="RUNNING", data={"m": 2}),
         )
         other_kind = save_remote_job(session, second_run, api="newspaper", kind="order", remote_id="B-1")
     assert again.id == job.id
@@ -192,6 +206,27 @@ def test_save_remote_job_upserts_on_api_kind_remote_id(history_factory: Factory)
     assert [e.status for e in stored_job.events] == ["NEW", "RUNNING"]
 
 
+def test_a_new_job_keeps_the_whole_change_and_a_report_may_give_it_a_new_id(history_factory: Factory) -> None:
+    run = _new_run(history_factory)
+    said_at = datetime(2026, 5, 1, 8, 30, tzinfo=UTC)
+    report = RemoteReport(remote_status="DONE", progress=100, status_date=said_at)
+    change = JobChange(status="COMPLETED", report=report, finished=True, deleted=True, detail="cleaned up")
+    with history_factory.begin() as session:
+        job = save_remote_job(session, run, api="address", kind="batch", remote_id="T-1", change=change)
+        update_remote_job(session, job, JobChange(report=RemoteReport(remote_id="T-2")))
+    with history_factory.begin() as session:
+        [stored] = session.scalars(select(RemoteJob).where(RemoteJob.id == job.id)).all()
+        assert (stored.remote_id, stored.status, stored.remote_status, stored.progress) == (
+            "T-2",
+            "COMPLETED",
+            "DONE",
+            100,
+        )
+        assert stored.finished_at is not None and stored.deleted_at is not None
+        [event] = stored.events
+        assert (event.status, event.detail, event.status_date) == ("COMPLETED", "cleaned up", said_at)
+
+
 def test_events_only_on_change(history_factory: Factory) -> None:
     run = _new_run(history_factory)
     with history_factory.begin() as session:
@@ -199,14 +234,26 @@ def test_events_only_on_change(history_factory: Factory) -> None:
     status_date = datetime(2026, 5, 1, 8, 30, tzinfo=UTC)
     observed: list[JobEvent | None] = []
     with history_factory.begin() as session:
-        observed.append(update_remote_job(session, job, status="queued", progress=0, status_date=status_date))
-        observed.append(update_remote_job(session, job, status="queued", progress=0))
-        observed.append(update_remote_job(session, job, progress=40))
-        observed.append(update_remote_job(session, job, status="queued"))
-        observed.append(update_remote_job(session, job, data={"rows": 10}))
+        observed.append(
+            update_remote_job(
+                session,
+                job,
+                JobChange(status="queued", report=RemoteReport(progress=0, status_date=status_date)),
+            )
+        )
+        observed.append(
+            update_remote_job(session, job, JobChange(status="queued", report=RemoteReport(progress=0)))
+        )
+        observed.append(update_remote_job(session, job, JobChange(report=RemoteReport(progress=40))))
+        observed.append(update_remote_job(session, job, JobChange(status="queued")))
+        observed.append(update_remote_job(session, job, JobChange(data={"rows": 10})))
     with history_factory.begin() as session:
-        observed.append(update_remote_job(session, job, status="done", progress=100, finished=True))
-        observed.append(update_remote_job(session, job, status="done", finished=True))
+        observed.append(
+            update_remote_job(
+                session, job, JobChange(status="done", report=RemoteReport(progress=100), finished=True)
+            )
+        )
+        observed.append(update_remote_job(session, job, JobChange(status="done", finished=True)))
 
     assert [event is not None for event in observed] == [True, False, True, False, False, True, False]
     with history_factory.begin() as session:
@@ -253,11 +300,11 @@ def test_find_remote_job_newest_and_ignores_deleted(history_factory: Factory) ->
 
     assert (found := find()) is not None and found.id == new.id
     with history_factory.begin() as session:
-        update_remote_job(session, new, deleted=True)
+        update_remote_job(session, new, JobChange(deleted=True))
     assert (found := find()) is not None and found.id == old.id
     assert (found := find(include_deleted=True)) is not None and found.id == new.id
     with history_factory.begin() as session:
-        update_remote_job(session, old, deleted=True)
+        update_remote_job(session, old, JobChange(deleted=True))
         assert find_remote_job(session, api="newspaper", kind="upload-file", idempotency_key="other") is None
     assert find() is None
 
@@ -284,7 +331,7 @@ def test_jobs_recorded_since_are_of_one_api_and_kind_not_deleted_oldest_first(
             save_remote_job(session, run, api=api, kind=kind, remote_id=remote_id)
         by_id = {job.remote_id: job for job in session.scalars(select(RemoteJob))}
         by_id["7000001"].created_at = now - timedelta(days=31)
-        update_remote_job(session, by_id["7000003"], deleted=True)
+        update_remote_job(session, by_id["7000003"], JobChange(deleted=True))
 
     def since(days: float) -> list[str]:
         with history_factory.begin() as session:
@@ -348,9 +395,11 @@ def test_get_run_loads_everything_for_use_after_the_session(history_factory: Fac
     (tmp_path / "result.csv").write_text("a,b\n1,2\n")
     run = _new_run(history_factory)
     with history_factory.begin() as session:
-        record_step(session, run, name="submit", outcome="ok", duration_s=0.1)
-        job = save_remote_job(session, run, api="address", kind="batch", remote_id="T", status="open")
-        update_remote_job(session, job, status="closed")
+        record_step(session, run, StepRecord(name="submit", outcome="ok", duration_s=0.1))
+        job = save_remote_job(
+            session, run, api="address", kind="batch", remote_id="T", change=JobChange(status="open")
+        )
+        update_remote_job(session, job, JobChange(status="closed"))
         record_document(session, run, kind="result-csv", path=tmp_path / "result.csv", remote_job=job)
         record_message(session, run, level="error", code="E1", text="bad row")
     with history_factory.begin() as session:
@@ -378,7 +427,7 @@ def test_a_recorded_job_keeps_the_key_it_was_created_under(history_factory: Fact
             kind="order",
             remote_id="O-1",
             idempotency_key="reports-key",
-            status="DONE",
+            change=JobChange(status="DONE"),
         )
     with history_factory.begin() as session:
         found = find_remote_job(session, api="newspaper", kind="order", idempotency_key="order-key")

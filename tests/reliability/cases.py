@@ -189,7 +189,7 @@ async def _files_left_behind(site: CellSite) -> None:
                 kind=kind,
                 remote_id=token,
                 idempotency_key="left-behind",
-                status=JobState.SUBMITTED.value,
+                change=history.JobChange(status=JobState.SUBMITTED.value),
             )
         history.finish_run(session, run, state="FAILED", error="killed")
 

@@ -12,6 +12,7 @@ from pydantic import SecretStr
 
 from connectors.address_service import AddressServiceClient, AuthenticationStatusError
 from connectors.guesses import BY_ID, GUESS_HEADER
+from connectors.http import ClientOptions
 from sandbox.address_service.jobs import TokenStatus
 from sandbox.app import create_app
 from sandbox.config import OTHER_COMMERCE_PATHS, SandboxConfig, with_other_answers
@@ -74,7 +75,7 @@ def _client(config: SandboxConfig, password: str = PASSWORD, url: str | None = N
         url or address_service_url(),
         username=USER,
         password=SecretStr(password),
-        transport=SandboxTransport(config),
+        options=ClientOptions(transport=SandboxTransport(config)),
     )
 
 
@@ -146,7 +147,10 @@ async def test_the_assistant_lives_at_its_own_address_and_beside_the_batch_only_
     query = AutocompleteQuery("towns", zip_code="6010")
     transport = SandboxTransport(config)
     async with AddressServiceClient(
-        address_assistant_url(), username=USER, password=SecretStr(PASSWORD), transport=transport
+        address_assistant_url(),
+        username=USER,
+        password=SecretStr(PASSWORD),
+        options=ClientOptions(transport=transport),
     ) as own:
         _, hits = await own.autocomplete(query)
     assert any(hit.town_name == "Kriens" for hit in hits)

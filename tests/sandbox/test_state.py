@@ -17,7 +17,7 @@ import pytest
 from sandbox.config import SandboxConfig
 from sandbox.faults import FaultPlan, FaultRule
 from sandbox.inprocess import SANDBOX_ORIGIN, SandboxTransport
-from sandbox.state import STATE_FILE
+from sandbox.state_file import STATE_FILE
 from tests.sandbox.test_address_support import (
     Clock,
     address_client,

@@ -15,6 +15,7 @@ from pydantic import SecretStr
 
 from connectors.address_service import AddressServiceClient, DatabaseStatusError
 from connectors.errors import TransportFailure
+from connectors.http import ClientOptions
 from connectors.retry import RetryPolicy
 from fileio.errors import ResultFileError
 from fileio.limits import DOWNLOAD_MAX_BYTES
@@ -34,9 +35,11 @@ def make_client(handler: Handler) -> AddressServiceClient:
         "https://aws.example.test/REST/v1",
         username="tech-user",
         password=SecretStr("pw"),
-        transport=httpx.MockTransport(handler),
-        retry=RetryPolicy(max_attempts=2, base_delay=0, jitter=0),
-        sleep=no_sleep,
+        options=ClientOptions(
+            transport=httpx.MockTransport(handler),
+            retry=RetryPolicy(max_attempts=2, base_delay=0, jitter=0),
+            sleep=no_sleep,
+        ),
     )
 
 

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 import history
 from connectors.address_service import AddressServiceClient
+from connectors.http import ClientOptions
 from connectors.retry import RetryPolicy
 from history.models import JobState, RemoteJob
 from tasks.address_service.cleanup import (
@@ -67,7 +68,12 @@ def record_batch(
         run = history.start_run(session, flow="address-batch", idempotency_key=f"key-{name}")
         jobs = [
             history.save_remote_job(
-                session, run, api=API, kind=kind, remote_id=token, status=JobState.SUBMITTED.value
+                session,
+                run,
+                api=API,
+                kind=kind,
+                remote_id=token,
+                change=history.JobChange(status=JobState.SUBMITTED.value),
             )
             for kind, token in zip(("upload-file", "output-file"), tokens, strict=True)
         ]
@@ -78,8 +84,10 @@ def record_batch(
                 api=API,
                 kind="batch",
                 remote_id=name,
-                status=state.value,
-                data={"input_token": tokens[0], "output_token": tokens[1], **(data or {})},
+                change=history.JobChange(
+                    status=state.value,
+                    data={"input_token": tokens[0], "output_token": tokens[1], **(data or {})},
+                ),
             )
         )
         for job in jobs:
@@ -99,9 +107,9 @@ async def clean(
         "https://aws.example.test/REST/v1",
         username="tech-user",
         password=SecretStr("pw"),
-        transport=httpx.MockTransport(service),
-        retry=RetryPolicy(max_attempts=1),
-        sleep=no_sleep,
+        options=ClientOptions(
+            transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1), sleep=no_sleep
+        ),
     ) as client:
         return await delete_recorded_files(
             client,

@@ -15,7 +15,7 @@ import pytest
 from pydantic import SecretStr
 
 from connectors.address_service import AddressServiceClient
-from connectors.http import RequestLog
+from connectors.http import ClientOptions, RequestLog
 from connectors.retry import RetryPolicy
 from fileio.checkpoint import RowCheckpoint, request_fingerprint
 from tasks.address_service.billing import CONTRACT, Billing
@@ -52,9 +52,11 @@ def _connect(handler: Any) -> Any:
             BASE,
             username="user",
             password=SecretStr("pw"),
-            transport=httpx.MockTransport(handler),
-            retry=RetryPolicy(max_attempts=3, base_delay=0, jitter=0),
-            request_log=request_log,
+            options=ClientOptions(
+                transport=httpx.MockTransport(handler),
+                retry=RetryPolicy(max_attempts=3, base_delay=0, jitter=0),
+                request_log=request_log,
+            ),
         )
 
     return connect

@@ -22,6 +22,7 @@ from connectors.sending import TOKEN_REQUEST_EXTENSION, note_request
 from history.errors import KeyBusy
 from history.models import JobState, KeyLease, Run, Step
 from history.recorder import RunRecorder
+from history.remote_jobs import RemoteReport
 from tasks.polling import Observation, PollTimedOut, RemoteJobEnded, WaitParked
 from tasks.run_history import start_recording
 from tasks.submission import (
@@ -362,7 +363,9 @@ async def test_a_status_write_in_flight_when_the_wait_is_cancelled_lands_before_
 
     async def wait() -> None:
         async with recording_wait(recorder, job, what="batch job"):
-            await recorder.update_job(job, status=JobState.RUNNING, remote_status="in progress")
+            await recorder.update_job(
+                job, status=JobState.RUNNING, report=RemoteReport(remote_status="in progress")
+            )
             await asyncio.sleep(60)
 
     waiting = asyncio.ensure_future(wait())
