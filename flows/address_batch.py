@@ -19,7 +19,7 @@ from prefect import flow, get_run_logger
 
 from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus
 from fileio.address_service.profiles import AlignmentProfile
-from fileio.address_service.records import minimum_input_mode
+from fileio.address_service.records import AddressReading, minimum_input_mode
 from fileio.address_service.wire import WireFormat
 from fileio.errors import InputError, ResultFileError, ResultUnreadable
 from fileio.files import own_folder
@@ -69,6 +69,8 @@ from tasks.address_service.ping import ping_service
 from tasks.address_service.steps import (
     AddressResults,
     PreparedInput,
+    ResultOptions,
+    UploadLayout,
     build_results,
     prepare_input,
 )
@@ -200,17 +202,21 @@ async def _prepare(
         prepared = await prepare_input(
             input_path,
             output_dir,
-            mode=minimum_input_mode("batch", work.batch_key),
-            mapping=work.mapping,
-            input_format=work.input_format,
-            wire_format=WireFormat(
-                delimiter=request.upload_delimiter or "\t", encoding=request.upload_encoding or "cp1252"
+            AddressReading(
+                work.input_format,
+                mode=minimum_input_mode("batch", work.batch_key),
+                mapping=work.mapping,
+                split_house_numbers=request.split_house_numbers,
+                limits=settings.table_limits,
+            ),
+            upload=UploadLayout(
+                WireFormat(
+                    delimiter=request.upload_delimiter or "\t", encoding=request.upload_encoding or "cp1252"
+                ),
+                profile=work.alignment,
+                profile_map=work.profile_map,
             ),
             csv_style=settings.csv_style,
-            profile=work.alignment,
-            profile_map=work.profile_map,
-            split_house_numbers=request.split_house_numbers,
-            limits=settings.table_limits,
         )
     await note_prepared_input(recorder, summary, prepared)
     if prepared.upload_path is None:
@@ -297,14 +303,14 @@ async def _run_batch(
                 prepared,
                 download,
                 output_dir,
-                max_bytes=limits.max_bytes,
-                max_ratio=limits.zip_max_ratio,
-                csv_style=csv_style,
-                profile=profile,
+                limits=limits,
+                options=ResultOptions(
+                    csv_style=csv_style,
+                    profile=profile,
+                    correction_marks=get_settings().address_service.correction_marks,
+                    sandbox=recorder.outputs.sandbox,
+                ),
                 moves_file=extras.get(profile.moves) if profile and profile.moves else None,
-                limits=limits.tables,
-                correction_marks=get_settings().address_service.correction_marks,
-                sandbox=recorder.outputs.sandbox,
             )
         except ResultUnreadable as error:
             # The job ended with its result downloaded (COMPLETED, so its files are deleted below); what

@@ -11,13 +11,14 @@ from typing import Any
 from prefect import get_run_logger
 
 from fileio.commerce.address_input import CommerceAddresses, Use, read_commerce_addresses
+from fileio.input_format import InputFormat
 from fileio.limits import TableLimits
 from fileio.rejected_rows import write_rejected
 from fileio.reports import CsvStyle
 from flows.requests import AddressTable
 from flows.requests.commerce import CommerceAddressRequest
 from history.recorder import RunRecorder
-from tasks.address_service.steps import InputFormat, PreparedInput
+from tasks.address_service.steps import PreparedInput
 
 
 def input_format(request: AddressTable) -> InputFormat:
@@ -40,20 +41,25 @@ async def prepare_commerce_addresses(
     csv_style: CsvStyle,
     limits: TableLimits,
 ) -> tuple[CommerceAddresses, Path | None]:
-    """The "prepare input" step of a commerce flow, reading the request's file as it says (see
-    :func:`prepare_addresses`)."""
-    return await prepare_addresses(
-        recorder,
-        Path(request.input_path),
-        output_dir,
-        use=use,
-        sheet=request.input_sheet,
-        delimiter=request.input_delimiter,
-        encoding=request.input_encoding,
-        reserved=reserved,
-        csv_style=csv_style,
-        limits=limits,
-    )
+    """The "prepare input" step of a row-by-row commerce flow: read and check the rows of the request's
+    file as it says, write ``rejected.csv`` in ``csv_style`` (never leaving a stale one beside new results)
+    and record it as a document."""
+    async with recorder.step("prepare input"):
+        addresses = read_commerce_addresses(
+            Path(request.input_path),
+            use=use,
+            sheet=request.input_sheet,
+            delimiter=request.input_delimiter,
+            encoding=request.input_encoding,
+            reserved=reserved,
+            limits=limits,
+        )
+        rejected_path = write_rejected(
+            addresses.rejected_report, output_dir / "rejected.csv", style=csv_style
+        )
+    if rejected_path is not None:
+        await recorder.document("rejected-rows", rejected_path)
+    return addresses, rejected_path
 
 
 async def note_prepared_input(
@@ -82,37 +88,3 @@ async def note_prepared_input(
         logger.warning("%d input rows rejected, see %s", prepared.rejected_rows, prepared.rejected_path)
     if prepared.upload_path is not None:
         await recorder.document("upload", prepared.upload_path)
-
-
-async def prepare_addresses(
-    recorder: RunRecorder,
-    input_path: Path,
-    output_dir: Path,
-    *,
-    use: Use,
-    sheet: str | None,
-    delimiter: str | None,
-    encoding: str | None,
-    reserved: Sequence[str],
-    csv_style: CsvStyle,
-    limits: TableLimits,
-) -> tuple[CommerceAddresses, Path | None]:
-    """The "prepare input" step of a row-by-row commerce flow: read and check the rows, write
-    ``rejected.csv`` in ``csv_style`` (never leaving a stale one beside new results) and record it as a
-    document."""
-    async with recorder.step("prepare input"):
-        addresses = read_commerce_addresses(
-            input_path,
-            use=use,
-            sheet=sheet,
-            delimiter=delimiter,
-            encoding=encoding,
-            reserved=reserved,
-            limits=limits,
-        )
-        rejected_path = write_rejected(
-            addresses.rejected_report, output_dir / "rejected.csv", style=csv_style
-        )
-    if rejected_path is not None:
-        await recorder.document("rejected-rows", rejected_path)
-    return addresses, rejected_path
