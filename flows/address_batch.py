@@ -34,17 +34,15 @@ from flows.forms import form
 from flows.naming import run_name
 from flows.parking import poll_policy
 from flows.requests import BATCH_POLLING, AddressBatchRequest, OutputOptions, PollingOptions
-from flows.runs import FLOW_APIS, RunSummary, recorded_run
+from flows.runs import FLOW_APIS, RunSummary, begin_run, recorded_run
 from history import file_digest
 from history.identity import derive_key
 from history.jobs import BatchJobData, FileJobData, JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder
-from runtime.settings import get_settings
+from runtime.run import Run
 from runtime.wiring import (
     ConfigurationError,
-    address_service_client,
-    address_service_endpoint,
 )
 from tasks.address_service.batch import (
     API,
@@ -119,22 +117,24 @@ async def address_batch(
     Returns:
         The run summary: run id, row counts, QSTAT counts and the files written.
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     logger = get_run_logger()
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
     work = BatchWork.of(request, settings)
     key = request.idempotency_key or derive_key(
-        FLOW_NAME, endpoint=address_service_endpoint(settings), files=(input_path,), parameters=work.identity
+        FLOW_NAME, endpoint=run.endpoint("address-service"), files=(input_path,), parameters=work.identity
     )
     parameters = {"input_path": input_path, "output_dir": output_dir, "resubmit": request.resubmit}
-    async with recorded_run(
-        settings, flow=FLOW_NAME, apis=APIS, idempotency_key=key, parameters={**parameters, **work.identity}
-    ) as (recorder, summary):
-        prepared, upload = await _prepare(recorder, summary, work, input_path, output_dir)
+    async with recorded_run(run, idempotency_key=key, parameters={**parameters, **work.identity}) as (
+        recorder,
+        summary,
+    ):
+        prepared, upload = await _prepare(run, recorder, summary, work, input_path, output_dir)
         if request.idempotency_key is None:
-            await recorder.rekey(work.key_of(address_service_endpoint(settings), upload))
+            await recorder.rekey(work.key_of(run.endpoint("address-service"), upload))
             key = recorder.idempotency_key or key
         summary.update(idempotency_key=key)
         unmergeable = None
@@ -146,8 +146,9 @@ async def address_batch(
         if unmergeable is not None:
             raise ConfigurationError(unmergeable)
         try:
-            async with address_service_client(settings, request_log=recorder.request_log) as client:
+            async with run.address_service(recorder.request_log) as client:
                 results = await _run_batch(
+                    run,
                     client,
                     recorder,
                     prepared,
@@ -164,12 +165,13 @@ async def address_batch(
                 )
         except JobParked as parked:
             return await summary.park(parked)  # a follow-up run continues the wait
-        await _report(recorder, summary, prepared, results, output_dir, request.apply)
+        await _report(run, recorder, summary, prepared, results, output_dir, request.apply)
         logger.info("address batch done: %d rows, results in %s", results.rows, output_dir)
         return dict(summary)
 
 
 async def _report(
+    run: Run,
     recorder: RunRecorder,
     summary: RunSummary,
     prepared: PreparedInput,
@@ -188,16 +190,16 @@ async def _report(
     )
     title = f"Address batch {prepared.records.source.name}"
     report = results.markdown(title, rejected_rows=prepared.rejected_rows)
-    report += await customer_files(recorder, summary, prepared, results, output_dir, policy)
+    report += await customer_files(run, recorder, summary, prepared, results, output_dir, policy)
     await summary.publish(report, output_dir, description="QSTAT summary")
 
 
 async def _prepare(
-    recorder: RunRecorder, summary: RunSummary, work: BatchWork, input_path: Path, output_dir: Path
+    run: Run, recorder: RunRecorder, summary: RunSummary, work: BatchWork, input_path: Path, output_dir: Path
 ) -> tuple[PreparedInput, Path]:
     """The "prepare input" step: read and check the rows, write the upload file as the profile (or the
     request) lays it out; fails when no row passed. Returns the input and the upload file."""
-    settings, request = get_settings(), work.request
+    settings, request = run.settings, work.request
     async with recorder.step("prepare input"):
         prepared = await prepare_input(
             input_path,
@@ -252,6 +254,7 @@ async def _dry_run(
 
 
 async def _run_batch(
+    run: Run,
     client: AddressServiceClient,
     recorder: RunRecorder,
     prepared: PreparedInput,
@@ -307,7 +310,7 @@ async def _run_batch(
                 options=ResultOptions(
                     csv_style=csv_style,
                     profile=profile,
-                    correction_marks=get_settings().address_service.correction_marks,
+                    correction_marks=run.settings.address_service.correction_marks,
                     sandbox=recorder.outputs.sandbox,
                 ),
                 moves_file=extras.get(profile.moves) if profile and profile.moves else None,

@@ -13,7 +13,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import AddressLabelsRequest, OutputOptions
-from runtime.settings import get_settings
+from flows.runs import begin_run
 from runtime.wiring import describe_commerce
 from tasks.commerce.address_labels import (
     LABELS,
@@ -52,7 +52,8 @@ async def address_labels(
     Returns:
         The run summary: requests read, labels per status, the files written.
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     parameters = {
         "input_path": input_path,
@@ -60,8 +61,8 @@ async def address_labels(
         "resubmit": request.resubmit,
         "concurrency": request.concurrency,
     }
-    async with body_run(settings, LABELS, flow=FLOW_NAME, parameters=parameters) as run:
-        bodies, outcomes = await run.post(
+    async with body_run(run, LABELS, parameters=parameters) as posting:
+        bodies, outcomes = await posting.post(
             input_path,
             lambda client: client.create_address_label_as_received,
             resubmit=request.resubmit,
@@ -75,7 +76,7 @@ async def address_labels(
             output_dir,
             pdf_field=pdf_field,
             setting=setting,
-            kept=run.kept,
+            kept=posting.kept,
             csv_style=settings.csv_style,
         )
         counts = label_counts(index)
@@ -83,7 +84,7 @@ async def address_labels(
         report = labels_summary(
             input_path.name, index, service=describe_commerce(settings), pdf_field=pdf_field
         )
-        summary = await run.end(
+        summary = await posting.end(
             outcomes, files, counts=counts, report=report, output_dir=output_dir, description="Address labels"
         )
         # An answer kept without a PDF where the setting says: the guess did not hold for this service.

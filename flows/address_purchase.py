@@ -34,13 +34,12 @@ from flows.naming import run_name
 from flows.newspaper_forms import PurchaseForm
 from flows.parking import poll_policy
 from flows.requests import AddressPurchaseRequest, OwnOutputOptions, PollingOptions
-from flows.runs import FLOW_APIS, RunSummary, recorded_run
+from flows.runs import RunSummary, begin_run, recorded_run
 from history.identity import body_key, derive_key
 from history.jobs import JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder
-from runtime.settings import get_settings
-from runtime.wiring import newspaper_client, newspaper_endpoint
+from runtime.run import Run
 from tasks.newspaper.purchases import (
     OUTPUT_COLUMNS,
     PurchaseDocuments,
@@ -99,7 +98,8 @@ async def address_purchase(
     Returns:
         The run summary: purchase id, address counts by status code, documents and files.
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     addresses_path = Path(request.addresses_path)
     parameters_path = None if request.parameters_path is None else Path(request.parameters_path)
     output_dir = output.folder_or(settings.data_dir / "address-purchases" / addresses_path.name)
@@ -107,17 +107,15 @@ async def address_purchase(
         if path is not None and not path.is_file():
             raise InputError("file not found", path=path)
     form_body = _form_parameters(parameters_path, request.purchase)
-    key, parameters = _run_identity(request, addresses_path, parameters_path, form_body, output_dir)
-    async with recorded_run(
-        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=key, parameters=parameters
-    ) as (
+    key, parameters = _run_identity(run, request, addresses_path, parameters_path, form_body, output_dir)
+    async with recorded_run(run, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
-        checked, files, clean_up = await _read_input(recorder, request, form_body, output_dir)
+        checked, files, clean_up = await _read_input(run, recorder, request, form_body, output_dir)
         if request.idempotency_key is None:
             body = checked.purchase.to_body()
-            await recorder.rekey(body_key(FLOW_NAME, endpoint=newspaper_endpoint(settings), body=body))
+            await recorder.rekey(body_key(FLOW_NAME, endpoint=run.endpoint("newspaper"), body=body))
             key = recorder.idempotency_key or key
         summary.update(
             idempotency_key=key,
@@ -127,6 +125,7 @@ async def address_purchase(
         )
         try:
             bought = await _purchase(
+                run,
                 recorder,
                 summary,
                 checked,
@@ -137,11 +136,12 @@ async def address_purchase(
             )
         except JobParked as parked:
             return await summary.park(parked)  # a follow-up run continues the wait
-        await _publish(recorder, summary, checked, bought, output_dir, files)
+        await _publish(run, recorder, summary, checked, bought, output_dir, files)
         return dict(summary)
 
 
 def _run_identity(
+    run: Run,
     request: AddressPurchaseRequest,
     addresses_path: Path,
     parameters_path: Path | None,
@@ -152,7 +152,7 @@ def _run_identity(
     it records; once the purchase is read, the run goes on under the key of its body."""
     key = request.idempotency_key or derive_key(
         FLOW_NAME,
-        endpoint=newspaper_endpoint(get_settings()),
+        endpoint=run.endpoint("newspaper"),
         files=(addresses_path,) if parameters_path is None else (addresses_path, parameters_path),
         parameters=request.identity() if form_body is None else {**request.identity(), "purchase": form_body},
     )
@@ -168,11 +168,15 @@ def _run_identity(
 
 
 async def _read_input(
-    recorder: RunRecorder, request: AddressPurchaseRequest, form_body: dict[str, Any] | None, output_dir: Path
+    run: Run,
+    recorder: RunRecorder,
+    request: AddressPurchaseRequest,
+    form_body: dict[str, Any] | None,
+    output_dir: Path,
 ) -> tuple[PurchaseInput, list[Path], bool]:
     """Read and check the addresses and the purchase parameters (the clean-up as the request says);
     rejected rows into rejected.csv. Returns the purchase, the files written and whether it cleans up."""
-    settings = get_settings()
+    settings = run.settings
     parameters_path = None if request.parameters_path is None else Path(request.parameters_path)
     async with recorder.step("read purchase input"):
         purchase_parameters = _purchase_parameters(parameters_path, form_body)
@@ -196,6 +200,7 @@ async def _read_input(
 
 
 async def _publish(
+    run: Run,
     recorder: RunRecorder,
     summary: RunSummary,
     checked: PurchaseInput,
@@ -204,7 +209,7 @@ async def _publish(
     files: list[Path],
 ) -> None:
     """Write the output addresses, count them by status code, and publish summary.md."""
-    frame = await _write_outputs(recorder, bought, output_dir, files)
+    frame = await _write_outputs(run, recorder, bought, output_dir, files)
     by_status = frame["statusCode"].value_counts().to_dict() if len(frame) else {}
     facts: dict[str, Any] = {
         "purchase id": bought.purchase_id,
@@ -246,6 +251,7 @@ class _Bought:
 
 
 async def _purchase(
+    run: Run,
     recorder: RunRecorder,
     summary: RunSummary,
     checked: PurchaseInput,
@@ -260,10 +266,10 @@ async def _purchase(
     Raises:
         JobParked: the wait was parked for a follow-up run (the summary names the purchase already).
     """
-    settings = get_settings()
+    settings = run.settings
     sorting = checked.purchase.sorting_module is not None
     warnings = WarningLog(recorder)
-    async with newspaper_client(settings, request_log=recorder.request_log) as client:
+    async with run.newspaper(recorder.request_log) as client:
         submission = await submit_newspaper(
             recorder,
             warnings,
@@ -322,10 +328,10 @@ async def _purchase(
 
 
 async def _write_outputs(
-    recorder: RunRecorder, bought: _Bought, output_dir: Path, files: list[Path]
+    run: Run, recorder: RunRecorder, bought: _Bought, output_dir: Path, files: list[Path]
 ) -> pd.DataFrame:
     """The output addresses as JSON, CSV and workbook, every file recorded; the job completed."""
-    settings = get_settings()
+    settings = run.settings
     rows = [address.model_dump(mode="json", by_alias=True) for address in bought.output.output_addresses]
     frame = records_frame(rows, OUTPUT_COLUMNS)
     files.append(

@@ -21,12 +21,13 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import AddressQueryRequest, OutputOptions
-from flows.runs import FLOW_APIS, RunSummary, recorded_run
+from flows.runs import RunSummary, begin_run, recorded_run
 from history.identity import derive_key
 from history.recorder import RunRecorder
-from runtime.settings import Settings, get_settings
+from runtime.run import Run
+from runtime.settings import Settings
 from runtime.task_runners import fan_out_task_runner
-from runtime.wiring import ConfigurationError, address_service_client, address_service_endpoint
+from runtime.wiring import ConfigurationError, address_service_client
 from tasks.address_service.ping import ping_service
 from tasks.address_service.query import (
     ERROR_COLUMN,
@@ -99,17 +100,16 @@ async def address_query(
     Raises:
         QueriesUncertain: rows are uncertain (results and summary written): exit code 2.
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
     _check_timeout(request, settings)
     reading = input_format(request)
-    key = _work_key(request, settings, input_path, reading)
+    key = _work_key(run, request, settings, input_path, reading)
     parameters = _recorded_parameters(request, input_path, output_dir)
-    async with recorded_run(
-        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=key, parameters=parameters
-    ) as (
+    async with recorded_run(run, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
@@ -129,16 +129,17 @@ async def address_query(
         await note_prepared_input(recorder, summary, prepared)
         if not prepared.accepted:
             raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
-        async with address_service_client(settings, request_log=recorder.request_log) as client:
+        async with run.address_service(recorder.request_log) as client:
             await ping_service(client)
         sends = SendCounter()
         checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
-        answers = await _query(recorder, request, prepared, sends=sends, checkpoint=checkpoint)
-        await _conclude(recorder, summary, prepared, answers, sends, checkpoint, input_path, output_dir)
+        answers = await _query(run, recorder, request, prepared, sends=sends, checkpoint=checkpoint)
+        await _conclude(run, recorder, summary, prepared, answers, sends, checkpoint, input_path, output_dir)
         return dict(summary)
 
 
 async def _conclude(
+    run: Run,
     recorder: RunRecorder,
     summary: RunSummary,
     prepared: PreparedInput,
@@ -153,7 +154,7 @@ async def _conclude(
     Raises:
         QueriesUncertain: rows are uncertain; the checkpoint keeps them for ``resubmit``.
     """
-    settings = get_settings()
+    settings = run.settings
     counts = QueryCounts.of(answers)
     marks = settings.address_service.correction_marks
     results = await build_query_results(
@@ -174,7 +175,7 @@ async def _conclude(
 
 
 def _work_key(
-    request: AddressQueryRequest, settings: Settings, input_path: Path, reading: InputFormat
+    run: Run, request: AddressQueryRequest, settings: Settings, input_path: Path, reading: InputFormat
 ) -> str:
     """The key of the work: everything that changes what is sent (the file, the options marked as work, the
     query key, how the file is read, the service), never ``resubmit``; it names the checkpoint."""
@@ -184,7 +185,7 @@ def _work_key(
         "input_format": reading,
     }
     return derive_key(
-        FLOW_NAME, endpoint=address_service_endpoint(settings), files=(input_path,), parameters=identifying
+        FLOW_NAME, endpoint=run.endpoint("address-service"), files=(input_path,), parameters=identifying
     )
 
 
@@ -213,6 +214,7 @@ def _check_timeout(request: AddressQueryRequest, settings: Settings) -> None:
 
 
 async def _query(
+    run: Run,
     recorder: RunRecorder,
     request: AddressQueryRequest,
     prepared: PreparedInput,
@@ -222,7 +224,7 @@ async def _query(
 ) -> pd.DataFrame:
     """Query every accepted row (those the checkpoint holds answers for are not sent again); the errors and
     the sends are recorded as the run's messages."""
-    settings = get_settings()
+    settings = run.settings
     answers = await run_queries(
         partial(address_service_client, settings),
         prepared.records.records,

@@ -18,12 +18,12 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import AddressValidationRequest, OutputOptions
-from flows.runs import FLOW_APIS, RunSummary, recorded_run
+from flows.runs import RunSummary, begin_run, recorded_run
 from history.identity import derive_key
 from history.recorder import RunRecorder
-from runtime.settings import get_settings
+from runtime.run import Run
 from runtime.task_runners import fan_out_task_runner
-from runtime.wiring import commerce_client, commerce_endpoint
+from runtime.wiring import commerce_client
 from tasks.commerce.per_row import record_outcomes
 from tasks.commerce.validation import RESULT_COLUMNS, ValidationTable, validate_addresses, validation_table
 from tasks.commerce.validation_results import validation_markdown, write_validation_results
@@ -60,21 +60,20 @@ async def address_validation(
     Returns:
         The run summary: run id, row counts, outcome and quality counts, and the files written.
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
     options = request.identity()
-    key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), files=(input_path,), parameters=options)
+    key = derive_key(FLOW_NAME, endpoint=run.endpoint("commerce"), files=(input_path,), parameters=options)
     parameters = {
         "input_path": input_path,
         "output_dir": output_dir,
         "concurrency": request.concurrency,
         **options,
     }
-    async with recorded_run(
-        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=key, parameters=parameters
-    ) as (
+    async with recorded_run(run, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
@@ -100,7 +99,9 @@ async def address_validation(
         )
         await record_outcomes(recorder, "validation", sends, outcomes)
         table = validation_table(addresses.records, outcomes, addresses.passthrough)
-        failed = await _report(recorder, summary, table, addresses, output_dir, tuple(request.apply or ()))
+        failed = await _report(
+            run, recorder, summary, table, addresses, output_dir, tuple(request.apply or ())
+        )
         if not failed:
             checkpoint.clear()  # done: a later run validates afresh
         summary.update(
@@ -117,6 +118,7 @@ async def address_validation(
 
 
 async def _report(
+    run: Run,
     recorder: RunRecorder,
     summary: RunSummary,
     table: ValidationTable,
@@ -125,7 +127,7 @@ async def _report(
     further: tuple[str, ...],
 ) -> int:
     """Write the results and summary.md, and count the outcomes into the summary; the rows that failed."""
-    settings = get_settings()
+    settings = run.settings
     files = write_validation_results(
         table,
         output_dir,
@@ -154,6 +156,6 @@ async def _report(
     )
     if failed:
         report += f"\n{failed} rows failed; running the same command again asks only for those.\n"
-    report += await validation_write_back(recorder, summary, addresses, table, output_dir, further)
+    report += await validation_write_back(run, recorder, summary, addresses, table, output_dir, further)
     await summary.publish(report, output_dir, description="Address validation summary")
     return int(failed)

@@ -13,11 +13,10 @@ from typing import Any
 from connectors.commerce import CommerceClient
 from fileio.commerce.json_bodies import JsonBody, read_json_bodies
 from fileio.commerce.kept_answers import KeptAnswers
-from flows.runs import FLOW_APIS, RunSummary, recorded_run
+from flows.runs import RunSummary, recorded_run
 from history.identity import named_key
 from history.recorder import RunRecorder
-from runtime.settings import Settings
-from runtime.wiring import commerce_client, commerce_endpoint
+from runtime.run import Run
 from tasks.commerce.json_submissions import (
     BodyOutcome,
     BodyStatus,
@@ -35,7 +34,7 @@ ANSWERS_FOLDER = "answers"
 class BodyRun:
     """A run posting the bodies of one kind (``submitted``)."""
 
-    settings: Settings
+    run: Run
     recorder: RunRecorder
     summary: RunSummary
     submitted: Submitted
@@ -43,8 +42,9 @@ class BodyRun:
     @property
     def kept(self) -> KeptAnswers:
         """Where the answers are kept (read back no further than an answer is read)."""
-        root = self.settings.data_dir / ANSWERS_FOLDER / self.submitted.kind
-        return KeptAnswers(root, max_bytes=self.settings.response_max_bytes)
+        settings = self.run.settings
+        root = settings.data_dir / ANSWERS_FOLDER / self.submitted.kind
+        return KeptAnswers(root, max_bytes=settings.response_max_bytes)
 
     async def post(
         self,
@@ -61,13 +61,13 @@ class BodyRun:
             bodies = read_json_bodies(input_path, what=f"{submitted.what} request")
         self.summary.update(requests=len(bodies))
         kept = self.kept
-        async with commerce_client(self.settings, request_log=self.recorder.request_log) as client:
+        async with self.run.commerce(self.recorder.request_log) as client:
             outcomes = await submit_bodies(
                 send_of(client),
                 self.recorder,
                 bodies,
                 submitted=submitted,
-                endpoint=commerce_endpoint(self.settings),
+                endpoint=self.run.endpoint("commerce"),
                 kept=kept,
                 resubmit=resubmit,
                 concurrency=concurrency,
@@ -104,15 +104,13 @@ class BodyRun:
 
 @asynccontextmanager
 async def body_run(
-    settings: Settings, submitted: Submitted, *, flow: str, parameters: Mapping[str, Any]
+    run: Run, submitted: Submitted, *, parameters: Mapping[str, Any]
 ) -> AsyncIterator[BodyRun]:
-    """The recorded run of ``flow``; runs of one flow against one service go one at a time (each body has
-    its own key below the run's)."""
-    key = named_key(flow, endpoint=commerce_endpoint(settings))
-    async with recorded_run(
-        settings, flow=flow, apis=FLOW_APIS[flow], idempotency_key=key, parameters=parameters
-    ) as (
+    """The recorded ``run`` posting the bodies; runs of one flow against one service go one at a time (each
+    body has its own key below the run's)."""
+    key = named_key(run.flow, endpoint=run.endpoint("commerce"))
+    async with recorded_run(run, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
-        yield BodyRun(settings, recorder, summary, submitted)
+        yield BodyRun(run, recorder, summary, submitted)

@@ -19,9 +19,8 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import CleanupRequest
-from flows.runs import FLOW_APIS, recorded_run
-from runtime.settings import get_settings
-from runtime.wiring import address_service_client
+from flows.results import RunResult
+from flows.runs import begin_run, recorded_run
 from tasks.address_service.cleanup import delete_recorded_files
 
 FLOW_NAME = "cleanup"
@@ -43,6 +42,17 @@ def _request(parameters: Mapping[str, Any]) -> CleanupRequest:
     return request if isinstance(request, CleanupRequest) else CleanupRequest.model_validate(request or {})
 
 
+class CleanupResult(RunResult):
+    """What a clean-up did with each remote file: deleted, already gone (past the service's retention), not
+    deleted (token: the service's answer; the next clean-up asks again), kept (token: the batch job, its
+    state and the reason)."""
+
+    deleted: list[str]
+    already_gone: list[str]
+    not_deleted: dict[str, str]
+    kept: dict[str, dict[str, str]]
+
+
 @flow(
     on_failure=ON_FAILURE, name=FLOW_NAME, log_prints=False, flow_run_name=run_name(FLOW_NAME, _age, _forced)
 )
@@ -50,7 +60,7 @@ async def cleanup(
     request: Annotated[
         CleanupRequest, form("Clean-up", "Which recorded remote files go, and whether owed results go too.")
     ] = WEEK_OLD,
-) -> dict[str, Any]:
+) -> CleanupResult:
     """Delete every recorded remote file older than ``request.older_than_hours`` and not deleted yet, and,
     whatever its age, every file an earlier /deletefile did not delete (only Status 0 deletes a file).
 
@@ -65,22 +75,21 @@ async def cleanup(
             of batch jobs that still owe a result go too.
 
     Returns:
-        The run summary: tokens deleted, already gone (past the service's retention), not deleted and so
+        The run's result: tokens deleted, already gone (past the service's retention), not deleted and so
         still on the service (with the answer) and kept (with the job, its state and the reason).
     """
     older_than_hours, force = request.older_than_hours, request.force
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     now = history.utcnow()
     cutoff = now - timedelta(hours=older_than_hours)
     retention_cutoff = now - timedelta(days=settings.address_service.file_retention_days)
     parameters = {"older_than_hours": older_than_hours, "force": force}
-    async with recorded_run(
-        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=None, parameters=parameters
-    ) as (
+    async with recorded_run(run, idempotency_key=None, parameters=parameters) as (
         recorder,
         summary,
     ):
-        async with address_service_client(settings, request_log=recorder.request_log) as client:
+        async with run.address_service(recorder.request_log) as client:
             report = await delete_recorded_files(
                 client,
                 settings.effective_database_url,
@@ -94,12 +103,6 @@ async def cleanup(
             logger.warning("%s", line)
         for token, kept in report.kept.items():
             logger.info("file %s kept: batch job %s is %s, %s", token, kept.job, kept.state, kept.reason)
-        summary.update(
-            deleted=report.deleted,
-            already_gone=report.gone,
-            not_deleted=report.failed,
-            kept={token: kept.as_dict() for token, kept in report.kept.items()},
-        )
         logger.info(
             "clean-up: %d deleted, %d already gone, %d not deleted, %d kept",
             len(report.deleted),
@@ -107,4 +110,10 @@ async def cleanup(
             len(report.failed),
             len(report.kept),
         )
-        return dict(summary)
+        return summary.result(
+            CleanupResult,
+            deleted=report.deleted,
+            already_gone=report.gone,
+            not_deleted=report.failed,
+            kept={token: kept.as_dict() for token, kept in report.kept.items()},
+        )

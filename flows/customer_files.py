@@ -13,7 +13,7 @@ from fileio.writeback.report import WrittenBack
 from fileio.writeback_policy import CERTIFIED, Policy
 from flows.runs import RunSummary
 from history.recorder import RunRecorder
-from runtime.settings import get_settings
+from runtime.run import Run
 from tasks.address_service.customer_files import customer_files as write_customer_files
 from tasks.address_service.steps import AddressResults, PreparedInput
 from tasks.commerce.validation import ValidationTable
@@ -21,6 +21,7 @@ from tasks.commerce.validation_writeback import write_back_validation
 
 
 async def customer_files(
+    run: Run,
     recorder: RunRecorder,
     summary: RunSummary,
     prepared: PreparedInput,
@@ -32,7 +33,7 @@ async def customer_files(
     summary.md gets."""
     if results.corrections is None:
         return ""
-    settings = get_settings()
+    settings = run.settings
     files = await write_customer_files(
         prepared,
         results,
@@ -54,6 +55,7 @@ async def customer_files(
 
 
 async def validation_write_back(
+    run: Run,
     recorder: RunRecorder,
     summary: RunSummary,
     addresses: CommerceAddresses,
@@ -63,7 +65,7 @@ async def validation_write_back(
 ) -> str:
     """Write the copy of the validation's input with the values of the certified answers and of those of
     the ``further`` qualities; the lines summary.md gets."""
-    settings = get_settings()
+    settings = run.settings
     applied = ", ".join((CERTIFIED, *further))
     try:
         written = await write_back_validation(

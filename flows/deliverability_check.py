@@ -20,12 +20,12 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import DeliverabilityRequest, OutputOptions
-from flows.runs import FLOW_APIS, RunSummary, recorded_run
+from flows.runs import RunSummary, begin_run, recorded_run
 from history.identity import derive_key
 from history.recorder import RunRecorder
-from runtime.settings import get_settings
+from runtime.run import Run
 from runtime.task_runners import fan_out_task_runner
-from runtime.wiring import commerce_client, commerce_endpoint
+from runtime.wiring import commerce_client
 from tasks.commerce.deliverability import (
     RESULT_COLUMNS,
     DeliverabilityTable,
@@ -71,19 +71,18 @@ async def deliverability_check(
     Returns:
         The run summary: run id, row counts, outcome counts, deliverable address-days and the files.
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
     dates, options, explicit = _days_asked(request)
     first, days = dates[0], len(dates)
     options.update(request.identity())
-    key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), files=(input_path,), parameters=options)
+    key = derive_key(FLOW_NAME, endpoint=run.endpoint("commerce"), files=(input_path,), parameters=options)
     parameters = {"input_path": input_path, "output_dir": output_dir, "concurrency": request.concurrency}
     async with recorded_run(
-        settings,
-        flow=FLOW_NAME,
-        apis=FLOW_APIS[FLOW_NAME],
+        run,
         idempotency_key=key,
         parameters={**parameters, **options},
     ) as (recorder, summary):
@@ -114,7 +113,7 @@ async def deliverability_check(
         await record_outcomes(recorder, "deliverabilities", sends, outcomes)
         table = deliverability_table(addresses.records, outcomes, addresses.passthrough, dates)
         if not await _report(
-            recorder, summary, table, addresses, dates, input_path, output_dir, explicit=explicit
+            run, recorder, summary, table, addresses, dates, input_path, output_dir, explicit=explicit
         ):
             checkpoint.clear()
         summary.update(
@@ -141,6 +140,7 @@ def _days_asked(request: DeliverabilityRequest) -> tuple[list[dt.date], dict[str
 
 
 async def _report(
+    run: Run,
     recorder: RunRecorder,
     summary: RunSummary,
     table: DeliverabilityTable,
@@ -153,7 +153,7 @@ async def _report(
 ) -> int:
     """Write the workbook, the CSV and summary.md, and count the outcomes into the summary; the addresses
     that failed."""
-    settings = get_settings()
+    settings = run.settings
     files = write_deliverability(
         table, output_dir, csv_style=settings.csv_style, sandbox=recorder.outputs.sandbox
     )

@@ -16,10 +16,9 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import ReferenceDataOutput
-from flows.runs import FLOW_APIS, recorded_run
+from flows.runs import begin_run, recorded_run
 from history.identity import named_key
-from runtime.settings import get_settings
-from runtime.wiring import commerce_client, commerce_endpoint, describe_commerce
+from runtime.wiring import describe_commerce
 from tasks.commerce.reference_data import (
     changes_of_run,
     describe_counts,
@@ -52,18 +51,17 @@ async def delivery_reference_sync(
         The run summary: counts of added, changed, removed and unchanged records per table, the number of
         changes logged and the files written.
     """
-    settings = get_settings()
-    endpoint = commerce_endpoint(settings)
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
+    endpoint = run.endpoint("commerce")
     output_dir = output.output_dir
     parameters = {"output_dir": output_dir}
     async with recorded_run(
-        settings,
-        flow=FLOW_NAME,
-        apis=FLOW_APIS[FLOW_NAME],
+        run,
         idempotency_key=named_key(FLOW_NAME, endpoint=endpoint),
         parameters=parameters,
     ) as (recorder, summary):
-        async with commerce_client(settings, request_log=recorder.request_log) as client:
+        async with run.commerce(recorder.request_log) as client:
             data = await run_step(fetch_reference_data, client)
         async with recorder.step("store reference data"):
             counts = await asyncio.to_thread(

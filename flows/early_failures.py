@@ -12,7 +12,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from flows import run_events
-from flows.runs import FLOW_APIS, calls_sandbox
+from flows.runs import begin_run
 from history.recorder import record_unrecorded_failure
 
 if TYPE_CHECKING:
@@ -26,14 +26,12 @@ logger = logging.getLogger("postflows.history")
 async def record_early_failure(flow: Flow[..., Any], flow_run: FlowRun, state: State) -> None:
     """Prefect's ``on_failure`` hook (``flow``, ``flow_run``, its final ``state``); never raises, since the
     run has failed already and its reason is in Prefect's log."""
-    from runtime.settings import get_settings
-
     parameters = flow_run.parameters or {}
     error = state.message or state.name or "failed"
     try:
-        settings = get_settings()
+        run = begin_run(flow.name)
         recorded = await record_unrecorded_failure(
-            settings.effective_database_url,
+            run.settings.effective_database_url,
             flow=flow.name,
             flow_run_id=str(flow_run.id),
             parameters=parameters,
@@ -52,7 +50,7 @@ async def record_early_failure(flow: Flow[..., Any], flow_run: FlowRun, state: S
         summary={},
         parameters=parameters,
         idempotency_key=None,
-        sandbox=calls_sandbox(settings, FLOW_APIS.get(flow.name, ())),
+        sandbox=run.sandbox,
         error=error,
     )
 

@@ -20,8 +20,7 @@ from flows.forms import form
 from flows.history_trends import build_history_report
 from flows.naming import run_name
 from flows.requests import HistoryReportRequest, OwnOutputOptions
-from flows.runs import flow_apis, recorded_run
-from runtime.settings import get_settings
+from flows.runs import begin_run, flow_apis, recorded_run
 
 FLOW_NAME = "history-report"
 REPORTS_FOLDER = "reports"
@@ -58,11 +57,12 @@ async def history_report(
     Returns:
         The run summary: the months, the runs and remote jobs counted, and the files written.
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     today = swiss_today()
     output_dir = output.folder_or(settings.data_dir / REPORTS_FOLDER / f"history-{today.isoformat()}")
     parameters = {**request.model_dump(mode="json"), "output_dir": output_dir}
-    async with recorded_run(settings, flow=FLOW_NAME, idempotency_key=None, parameters=parameters) as (
+    async with recorded_run(run, idempotency_key=None, parameters=parameters) as (
         recorder,
         summary,
     ):

@@ -16,10 +16,8 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import LogisticProductRequest, LookupOutput
-from flows.runs import FLOW_APIS, recorded_run
+from flows.runs import begin_run, recorded_run
 from history.identity import derive_key
-from runtime.settings import get_settings
-from runtime.wiring import commerce_client, commerce_endpoint
 from tasks.commerce.logistic_product import (
     as_received,
     fetch_logistic_product,
@@ -61,17 +59,16 @@ async def logistic_product(
         mandatory services and the files; and, not kept with the run, the answer as received (``answer``)
         and the stored names of its codes (``names``).
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     code, output_dir = request.product_code, output.output_dir
-    key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), parameters={"product_code": code})
+    key = derive_key(FLOW_NAME, endpoint=run.endpoint("commerce"), parameters={"product_code": code})
     parameters = {"product_code": code, "output_dir": output_dir}
-    async with recorded_run(
-        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=key, parameters=parameters
-    ) as (
+    async with recorded_run(run, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
-        async with commerce_client(settings, request_log=recorder.request_log) as client:
+        async with run.commerce(recorder.request_log) as client:
             product = await run_step(fetch_logistic_product, client, code)
         names = await asyncio.to_thread(stored_option_names, settings.effective_database_url)
         answer = as_received(product)

@@ -19,10 +19,9 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import parameter_value, run_name
 from flows.requests import MasterDataRequest, OwnOutputOptions
-from flows.runs import FLOW_APIS, calls_sandbox, recorded_run
+from flows.runs import begin_run, recorded_run
 from history.identity import named_key
-from runtime.settings import get_settings
-from runtime.wiring import newspaper_client, newspaper_endpoint
+from runtime.run import Run
 from tasks.newspaper.masterdata import (
     SyncCounts,
     changes_of_run,
@@ -71,21 +70,20 @@ async def newspaper_master_data(
     Returns:
         The run summary: counts of added, changed, removed and unchanged records per table, and files.
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     newspaper_number = request.newspaper_number
     if not newspaper_number:
-        return await _sync_every_known(settings.effective_database_url, output.output_dir)
+        return await _sync_every_known(run, output.output_dir)
     output_dir = output.folder_or(settings.data_dir / "newspaper-master-data" / str(newspaper_number))
     parameters = {"newspaper_number": newspaper_number, "output_dir": output_dir}
     async with recorded_run(
-        settings,
-        flow=FLOW_NAME,
-        apis=FLOW_APIS[FLOW_NAME],
-        idempotency_key=named_key(f"{FLOW_NAME}:{newspaper_number}", endpoint=newspaper_endpoint(settings)),
+        run,
+        idempotency_key=named_key(f"{FLOW_NAME}:{newspaper_number}", endpoint=run.endpoint("newspaper")),
         parameters=parameters,
     ) as (recorder, summary):
         warnings = WarningLog(recorder)
-        async with newspaper_client(settings, request_log=recorder.request_log) as client:
+        async with run.newspaper(recorder.request_log) as client:
             data = await run_step(fetch_master_data, client, newspaper_number)
         for where, warning in data.warnings:
             await warnings.add(where, [warning])
@@ -124,11 +122,11 @@ async def newspaper_master_data(
         return dict(summary)
 
 
-async def _sync_every_known(database_url: str, output_dir: Path | None) -> dict[str, Any]:
+async def _sync_every_known(run: Run, output_dir: Path | None) -> dict[str, Any]:
     """Sync every newspaper the tables know, each as a run of this flow; fails when one failed (after
     trying the others)."""
     logger = get_run_logger()
-    numbers = await asyncio.to_thread(synced_newspapers, database_url)
+    numbers = await asyncio.to_thread(synced_newspapers, run.settings.effective_database_url)
     if not numbers:
         logger.warning("no newspaper synced yet: sync one by its number first, later runs keep it current")
     synced: dict[int, int] = {}
@@ -149,8 +147,7 @@ async def _sync_every_known(database_url: str, output_dir: Path | None) -> dict[
     if failed:
         listed = ", ".join(str(number) for number in sorted(failed))
         raise MasterDataNotSynced(f"{len(failed)} of {len(numbers)} newspapers not synced: {listed}")
-    sandbox = calls_sandbox(get_settings(), FLOW_APIS[FLOW_NAME])
-    return {"newspapers": numbers, "changes": synced, "failed": failed, "sandbox": sandbox}
+    return {"newspapers": numbers, "changes": synced, "failed": failed, "sandbox": run.sandbox}
 
 
 def _describe(counts: SyncCounts) -> str:

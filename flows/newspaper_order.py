@@ -27,12 +27,11 @@ from flows.naming import run_name
 from flows.newspaper_forms import OrderForm
 from flows.parking import poll_policy
 from flows.requests import NewspaperOrderRequest, OwnOutputOptions, PollingOptions
-from flows.runs import FLOW_APIS, RunSummary, recorded_run
+from flows.runs import RunSummary, begin_run, recorded_run
 from history.jobs import JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder
-from runtime.settings import get_settings
-from runtime.wiring import newspaper_client, newspaper_endpoint
+from runtime.run import Run
 from tasks.newspaper.order_report import identity_of, order_summary_text, write_order_files
 from tasks.newspaper.order_report_data import OrderOutcome
 from tasks.newspaper.orders import (
@@ -115,21 +114,20 @@ async def newspaper_order(
     Returns:
         The run summary: order id, the status the wait ended in, files written and the API's warnings.
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     kind: OrderKind = "gratis" if request.gratis else "standard"
     order_path = None if request.order_path is None else Path(request.order_path)
     submitted = _the_order(order_path, request.order, kind)
     basis = submitted.to_body().get("basisInformation") or {}
     output_dir = output.folder_or(settings.data_dir / ORDERS_FOLDER / _folder_name(basis))
-    key = order_key(submitted, kind, endpoint=newspaper_endpoint(settings))
+    key = order_key(submitted, kind, endpoint=run.endpoint("newspaper"))
     parameters: dict[str, Any] = {
         "order_path": order_path,
         "order": None if order_path else submitted.to_body(),
     }
     parameters.update(output_dir=output_dir, kind=kind, resubmit=request.resubmit)
-    async with recorded_run(
-        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=key, parameters=parameters
-    ) as (
+    async with recorded_run(run, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
@@ -137,7 +135,7 @@ async def newspaper_order(
             check_order(submitted, today=swiss_today())
         warnings = WarningLog(recorder)
         identity = identity_of(basis)
-        async with newspaper_client(settings, request_log=recorder.request_log) as client:
+        async with run.newspaper(recorder.request_log) as client:
             submission = await _submit(
                 recorder, warnings, client, submitted, kind, identity, request.resubmit
             )
@@ -150,6 +148,7 @@ async def newspaper_order(
             outcome = OrderOutcome(order_id, identity=identity, resumed=submission.resumed)
             try:
                 status = await _follow(
+                    run,
                     client,
                     recorder,
                     submission.job,
@@ -162,7 +161,7 @@ async def newspaper_order(
                 )
             except JobParked as parked:
                 return await summary.park(parked)  # a follow-up run continues the wait
-        await _publish(recorder, summary, submission.job, outcome, warnings, status, kind, output_dir)
+        await _publish(run, recorder, summary, submission.job, outcome, warnings, status, kind, output_dir)
         return dict(summary)
 
 
@@ -194,6 +193,7 @@ async def _submit(
 
 
 async def _publish(
+    run: Run,
     recorder: RunRecorder,
     summary: RunSummary,
     job: JobSnapshot,
@@ -204,7 +204,7 @@ async def _publish(
     output_dir: Path,
 ) -> None:
     """Write the order's files and summary.md, and record the job as completed in the status reached."""
-    settings = get_settings()
+    settings = run.settings
     await warnings.add("reports", outcome.reports.warnings)
     outcome.warnings = warnings.lines
     outcome.errors = warnings.errors
@@ -226,6 +226,7 @@ async def _publish(
 
 
 async def _follow(
+    run: Run,
     client: NewspaperClient,
     recorder: RunRecorder,
     job: JobSnapshot,
@@ -239,7 +240,7 @@ async def _follow(
 ) -> OrderStatus:
     """The submitted order's delivery note, its wait and its reports (into ``outcome``); the status
     reached."""
-    settings = get_settings()
+    settings = run.settings
     await _delivery_note(
         client,
         recorder,

@@ -23,12 +23,12 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import parameter_value, run_name
 from flows.requests import OptionalOutputOptions, ReportsRequest
-from flows.runs import FLOW_APIS, recorded_run
+from flows.runs import begin_run, recorded_run
 from history.identity import named_key
 from history.jobs import JobSnapshot
 from history.recorder import RunRecorder
-from runtime.settings import Settings, get_settings
-from runtime.wiring import newspaper_client, newspaper_endpoint
+from runtime.run import Run
+from runtime.settings import Settings
 from tasks.newspaper.order_report import (
     identity_of,
     order_summary_text,
@@ -95,7 +95,8 @@ async def newspaper_reports(
     Raises:
         ReportsNotFetched: a sweep could not fetch the reports of some orders (after trying all of them).
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     kind, output_dir = request.kind, output.output_dir
     known: Literal["standard", "gratis"] | None = None if kind is None or kind == "auto" else kind
     if not request.order_id:
@@ -111,13 +112,14 @@ async def newspaper_reports(
                 "order id, or leave it auto",
                 path=FORM_KIND,
             )
-        return await _sweep(settings, request.days)
+        return await _sweep(run, request.days)
     return await _one_order(
-        settings, request.order_id, None if output_dir is None else Path(output_dir), known
+        run, settings, request.order_id, None if output_dir is None else Path(output_dir), known
     )
 
 
 async def _one_order(
+    run: Run,
     settings: Settings,
     order_id: int,
     output_dir: Path | None,
@@ -126,16 +128,14 @@ async def _one_order(
     """The reports of one order, into ``output_dir`` (default: the order's own folder)."""
     parameters = {"order_id": order_id, "output_dir": output_dir, "kind": known}
     async with recorded_run(
-        settings,
-        flow=FLOW_NAME,
-        apis=FLOW_APIS[FLOW_NAME],
-        idempotency_key=named_key(f"{FLOW_NAME}:{order_id}", endpoint=newspaper_endpoint(settings)),
+        run,
+        idempotency_key=named_key(f"{FLOW_NAME}:{order_id}", endpoint=run.endpoint("newspaper")),
         parameters=parameters,
     ) as (recorder, summary):
         if output_dir is None:
             output_dir = order_folder(settings.data_dir, order_id, await recorded_order(recorder, order_id))
         warnings = WarningLog(recorder)
-        async with newspaper_client(settings, request_log=recorder.request_log) as client:
+        async with run.newspaper(recorder.request_log) as client:
             reports = await run_step(fetch_order_reports, client, order_id, kind=known)
         await warnings.add("reports", reports.warnings)
         for note in reports.notes:
@@ -162,23 +162,22 @@ async def _one_order(
         return dict(summary)
 
 
-async def _sweep(settings: Settings, days: int) -> dict[str, Any]:
+async def _sweep(run: Run, days: int) -> dict[str, Any]:
     """Fetch again the reports of each order recorded in the last ``days`` whose reports are due; one order
     failing does not stop the others, and the run fails at the end naming every order that failed."""
     logger = get_run_logger()
     since = dt.datetime.now(dt.UTC) - dt.timedelta(days=days)
+    settings = run.settings
     async with recorded_run(
-        settings,
-        flow=FLOW_NAME,
-        apis=FLOW_APIS[FLOW_NAME],
-        idempotency_key=named_key(f"{FLOW_NAME}:sweep", endpoint=newspaper_endpoint(settings)),
+        run,
+        idempotency_key=named_key(f"{FLOW_NAME}:sweep", endpoint=run.endpoint("newspaper")),
         parameters={"days": days},
     ) as (recorder, summary):
         orders = await recorded_orders(recorder, since=since)
         outcomes: dict[str, str] = {}
         failures: dict[str, str] = {}
         warnings = WarningLog(recorder)
-        async with newspaper_client(settings, request_log=recorder.request_log) as client:
+        async with run.newspaper(recorder.request_log) as client:
             for job in orders:
                 try:
                     outcomes[job.remote_id] = await _refresh(client, recorder, warnings, job, settings)

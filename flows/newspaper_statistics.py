@@ -31,12 +31,11 @@ from flows.forms import form
 from flows.naming import parameter_value, run_name
 from flows.requests import OptionalOutputOptions, StatisticsRequest
 from flows.requests.newspaper import ANY_INTERVAL
-from flows.runs import FLOW_APIS, RunSummary, recorded_run
+from flows.runs import RunSummary, begin_run, recorded_run
 from history.identity import body_key, derive_key
 from history.models import JobState
 from history.recorder import RunRecorder
-from runtime.settings import get_settings
-from runtime.wiring import newspaper_client, newspaper_endpoint
+from runtime.run import Run
 from tasks.newspaper.statistics import (
     StatisticsJobData,
     read_calendar,
@@ -91,7 +90,8 @@ async def newspaper_statistics(
     Returns:
         The run summary: accepted and rejected rows, interval decisions, the service's confirmation.
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     input_path, interval = request.input_path, request.interval
     if input_path is None or Path(input_path).is_dir():
         inbox = (
@@ -106,20 +106,18 @@ async def newspaper_statistics(
         raise InputError("statistics file not found", path=input_path)
     key = request.idempotency_key or derive_key(
         FLOW_NAME,
-        endpoint=newspaper_endpoint(settings),
+        endpoint=run.endpoint("newspaper"),
         files=(input_path,),
         parameters=request.identity(),
     )
     parameters: dict[str, Any] = {"input_path": input_path, "output_dir": output_dir, "interval": interval}
     parameters.update(calendar_path=request.calendar_path, resubmit=request.resubmit)
-    async with recorded_run(
-        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=key, parameters=parameters
-    ) as (
+    async with recorded_run(run, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
-        checked = await _read(recorder, summary, input_path, output_dir)
-        calendar, day = _calendar_and_day(request, checked)
+        checked = await _read(run, recorder, summary, input_path, output_dir)
+        calendar, day = _calendar_and_day(run, request, checked)
         closes = closing_intervals(calendar, day) if calendar else {}
         summary.update(submission_date=day.isoformat(), closes={str(k): v for k, v in closes.items()})
         if interval is not None and not _closes(closes, StatisticsInterval(interval), input_path):
@@ -128,11 +126,13 @@ async def newspaper_statistics(
         body = checked.submission.to_body()
         await recorder.document("statistics-body", write_json(output_dir, "statistics-body", body))
         if request.idempotency_key is None:
-            await recorder.rekey(body_key(FLOW_NAME, endpoint=newspaper_endpoint(settings), body=body))
+            await recorder.rekey(body_key(FLOW_NAME, endpoint=run.endpoint("newspaper"), body=body))
             key = recorder.idempotency_key or key
         summary.update(idempotency_key=key)
         warnings = WarningLog(recorder)
-        resumed, confirmation = await _submit(recorder, warnings, checked, key, input_path, request.resubmit)
+        resumed, confirmation = await _submit(
+            run, recorder, warnings, checked, key, input_path, request.resubmit
+        )
         facts = _facts(
             input_path, checked, day, closes, sent="no, uploaded by an earlier run" if resumed else "yes"
         )
@@ -171,12 +171,14 @@ def _facts(
     }
 
 
-def _calendar_and_day(request: StatisticsRequest, checked: StatisticsInput) -> tuple[list[dt.date], dt.date]:
+def _calendar_and_day(
+    run: Run, request: StatisticsRequest, checked: StatisticsInput
+) -> tuple[list[dt.date], dt.date]:
     """The issue calendar (the dates given and the calendar file's) and the submission's day (given, else
     the file's latest deliveryDate)."""
     calendar = list(request.issue_calendar or [])
     if request.calendar_path is not None:
-        calendar += read_calendar(Path(request.calendar_path), limits=get_settings().table_limits)
+        calendar += read_calendar(Path(request.calendar_path), limits=run.settings.table_limits)
     day = request.submission_date or max(
         record.delivery_date for _, record in checked.records if record.delivery_date
     )
@@ -184,10 +186,10 @@ def _calendar_and_day(request: StatisticsRequest, checked: StatisticsInput) -> t
 
 
 async def _read(
-    recorder: RunRecorder, summary: RunSummary, input_path: Path, output_dir: Path
+    run: Run, recorder: RunRecorder, summary: RunSummary, input_path: Path, output_dir: Path
 ) -> StatisticsInput:
     """Read and check the statistics file; rejected rows into rejected.csv. Fails when no row passed."""
-    settings = get_settings()
+    settings = run.settings
     async with recorder.step("read statistics"):
         checked = read_statistics_file(input_path, limits=settings.table_limits)
     rejected_path = write_rejected(
@@ -236,6 +238,7 @@ async def _not_due(
 
 
 async def _submit(
+    run: Run,
     recorder: RunRecorder,
     warnings: WarningLog,
     checked: StatisticsInput,
@@ -245,9 +248,8 @@ async def _submit(
 ) -> tuple[bool, Any]:
     """Post the statistics once (or find the recorded upload); whether it was resumed, and the service's
     confirmation."""
-    settings = get_settings()
     body = checked.submission.to_body()
-    async with newspaper_client(settings, request_log=recorder.request_log) as client:
+    async with run.newspaper(recorder.request_log) as client:
         submission = await submit_newspaper(
             recorder,
             warnings,

@@ -19,12 +19,12 @@ from flows.forms import form
 from flows.naming import run_name
 from flows.pickup_input import read_pickup_file
 from flows.requests import OutputOptions, PickupPointsRequest
-from flows.runs import FLOW_APIS, RunSummary, recorded_run
+from flows.runs import RunSummary, begin_run, recorded_run
 from history.identity import derive_key
 from history.recorder import RunRecorder
-from runtime.settings import get_settings
+from runtime.run import Run
 from runtime.task_runners import fan_out_task_runner
-from runtime.wiring import commerce_client, commerce_endpoint, describe_commerce
+from runtime.wiring import commerce_client, describe_commerce
 from tasks.commerce.per_row import RowOutcome, record_outcomes
 from tasks.commerce.pickup_points import (
     ANSWERS_FOLDER,
@@ -70,7 +70,8 @@ async def pickup_points(
     Returns:
         The run summary: row counts, locations per outcome, points found and the files written.
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
@@ -78,14 +79,12 @@ async def pickup_points(
     # The calendar starts today: answers of another day are not taken up.
     key = derive_key(
         FLOW_NAME,
-        endpoint=commerce_endpoint(settings),
+        endpoint=run.endpoint("commerce"),
         files=(input_path,),
         parameters={"day": today.isoformat()},
     )
     parameters = {"input_path": input_path, "output_dir": output_dir, "concurrency": request.concurrency}
-    async with recorded_run(
-        settings, flow=FLOW_NAME, apis=FLOW_APIS[FLOW_NAME], idempotency_key=key, parameters=parameters
-    ) as (
+    async with recorded_run(run, idempotency_key=key, parameters=parameters) as (
         recorder,
         summary,
     ):
@@ -107,7 +106,7 @@ async def pickup_points(
             sends=sends,
         )
         await record_outcomes(recorder, "pickup points", sends, outcomes)
-        failed = await _report(recorder, summary, locations, outcomes, input_path, output_dir, today)
+        failed = await _report(run, recorder, summary, locations, outcomes, input_path, output_dir, today)
         if not failed:
             checkpoint.clear()
         summary.update(
@@ -120,6 +119,7 @@ async def pickup_points(
 
 
 async def _report(
+    run: Run,
     recorder: RunRecorder,
     summary: RunSummary,
     locations: PickupInput,
@@ -130,7 +130,7 @@ async def _report(
 ) -> int:
     """Write the points (CSV, workbook), the answers and summary.md, and count the outcomes into the
     summary; the locations whose query failed."""
-    settings = get_settings()
+    settings = run.settings
     table = points_table(locations, outcomes, today=today)
     files = write_points(
         table,

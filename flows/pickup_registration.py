@@ -19,11 +19,11 @@ from flows.forms import form
 from flows.naming import run_name
 from flows.pickup_input import read_pickup_file
 from flows.requests import OutputOptions, PickupRegistrationRequest
-from flows.runs import FLOW_APIS, RunSummary, recorded_run
+from flows.runs import RunSummary, begin_run, recorded_run
 from history.identity import named_key
 from history.recorder import RunRecorder
-from runtime.settings import get_settings
-from runtime.wiring import commerce_client, commerce_endpoint, describe_commerce
+from runtime.run import Run
+from runtime.wiring import describe_commerce
 from tasks.commerce.pickup import (
     PickupUncertain,
     RowOutcome,
@@ -59,12 +59,13 @@ async def pickup_registration(
     Returns:
         The run summary: rows accepted, rejected and empty, rows per status, the files written.
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     resubmit, concurrency = request.resubmit, request.concurrency
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
-    endpoint = commerce_endpoint(settings)
+    endpoint = run.endpoint("commerce")
     parameters = {
         "input_path": input_path,
         "output_dir": output_dir,
@@ -73,11 +74,9 @@ async def pickup_registration(
     }
     csv_style = settings.csv_style
     async with recorded_run(
-        settings,
-        flow=FLOW_NAME,
+        run,
         idempotency_key=named_key(FLOW_NAME, endpoint=endpoint),
         parameters=parameters,
-        apis=FLOW_APIS[FLOW_NAME],
     ) as (recorder, summary):
         pickup_input = await read_pickup_file(
             recorder,
@@ -87,7 +86,7 @@ async def pickup_registration(
             output_dir,
             csv_style=csv_style,
         )
-        async with commerce_client(settings, request_log=recorder.request_log) as client:
+        async with run.commerce(recorder.request_log) as client:
             outcomes = await register_pickup_users(
                 client,
                 recorder,
@@ -96,7 +95,9 @@ async def pickup_registration(
                 resubmit=resubmit,
                 concurrency=concurrency,
             )
-        results_csv = await _write_results(recorder, pickup_input, outcomes, input_path, output_dir, summary)
+        results_csv = await _write_results(
+            run, recorder, pickup_input, outcomes, input_path, output_dir, summary
+        )
         get_run_logger().info("pickup registration: %s", summary["statuses"])
         uncertain = [outcome for outcome in outcomes if outcome.status is RowStatus.UNCERTAIN]
         if uncertain:
@@ -105,6 +106,7 @@ async def pickup_registration(
 
 
 async def _write_results(
+    run: Run,
     recorder: RunRecorder,
     pickup_input: PickupInput,
     outcomes: list[RowOutcome],
@@ -113,7 +115,7 @@ async def _write_results(
     summary: RunSummary,
 ) -> Path:
     """results.csv and results.xlsx beside the input rows, and summary.md; the path of results.csv."""
-    settings = get_settings()
+    settings = run.settings
     results = results_frame(pickup_input, outcomes)
     results_csv = write_csv(results, output_dir / "results.csv", style=settings.csv_style)
     report = pickup_summary(

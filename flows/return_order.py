@@ -13,7 +13,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import OwnOutputOptions, ReturnOrderRequest
-from runtime.settings import get_settings
+from flows.runs import begin_run
 from runtime.wiring import describe_commerce
 from tasks.commerce.json_submissions import status_counts
 from tasks.commerce.return_orders import (
@@ -51,21 +51,22 @@ async def return_order(
         The run summary: orders read, orders per status, each order's id (or its answer, without one), the
         files written.
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     order_path = Path(request.order_path)
     output_dir = output.folder_or(settings.data_dir / ORDERS_FOLDER / order_path.stem)
     parameters = {"order_path": order_path, "output_dir": output_dir, "resubmit": request.resubmit}
-    async with body_run(settings, RETURN_ORDERS, flow=FLOW_NAME, parameters=parameters) as run:
-        bodies, outcomes = await run.post(
+    async with body_run(run, RETURN_ORDERS, parameters=parameters) as posting:
+        bodies, outcomes = await posting.post(
             order_path, lambda client: client.create_return_order_as_received, resubmit=request.resubmit
         )
         index, files = write_return_orders(
-            outcomes, bodies, output_dir, kept=run.kept, csv_style=settings.csv_style
+            outcomes, bodies, output_dir, kept=posting.kept, csv_style=settings.csv_style
         )
         counts = status_counts(outcomes)
-        run.summary.update(orders=orders_in_summary(outcomes, run.kept))
+        posting.summary.update(orders=orders_in_summary(outcomes, posting.kept))
         get_run_logger().info("return orders: %s", counts)
         report = return_orders_summary(order_path.name, outcomes, index, service=describe_commerce(settings))
-        return await run.end(
+        return await posting.end(
             outcomes, files, counts=counts, report=report, output_dir=output_dir, description="Return order"
         )

@@ -13,21 +13,23 @@ import re
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.errors import PostflowsError
 from core.redaction import redact
 from fileio.files import write_received
 from fileio.sandbox_marks import SUMMARY_NOTICE
 from flows import run_events
+from flows.results import RunParked, RunResult
 from history.recorder import RunRecorder, record_shielded
+from runtime.run import Run
 from runtime.settings import Settings
 from tasks.retrying import StepRetries, step_retries
 from tasks.run_history import start_recording
 from tasks.submission import JobParked
 
 if TYPE_CHECKING:
-    from runtime.wiring import Api
+    from runtime.endpoints import Api
 
 FLOW_APIS: dict[str, tuple[Api, ...]] = {
     "address-batch": ("address-service",),
@@ -59,6 +61,7 @@ def flow_apis() -> dict[str, str]:
     return {flow: apis[0] for flow, apis in FLOW_APIS.items()}
 
 
+R = TypeVar("R", bound=RunResult)
 SUMMARY_FILE = "summary.md"
 INTERRUPTED = "INTERRUPTED"
 CRASHED = "CRASHED"
@@ -81,6 +84,7 @@ class RunSummary(dict[str, Any]):
         super().__init__(**values)
         self.recorder = recorder
         self.is_parked = False
+        self.final: RunResult | None = None
         self.setdefault("sandbox", recorder.outputs.sandbox)
 
     @property
@@ -88,26 +92,45 @@ class RunSummary(dict[str, Any]):
         """Whether the run's answers come from the embedded sandbox."""
         return bool(self.recorder.outputs.sandbox)
 
-    async def park(self, parked: JobParked) -> dict[str, Any]:
+    async def park(self, parked: JobParked) -> RunParked:
         """End the run on a parked wait: schedule the follow-up run (:mod:`flows.parking`), record the run
-        PARKED, and return the summary, which says when the follow-up comes. A follow-up that cannot be
+        PARKED, and return its result, which says when the follow-up comes. A follow-up that cannot be
         scheduled raises (the run fails; the job stays WAITING: the same command picks it up)."""
         from prefect import get_run_logger
 
         from flows.parking import schedule_follow_up
 
         follow_up, at = await schedule_follow_up(parked)
-        self.update(
+        common = {name: self[name] for name in RunResult.model_fields if name in self}
+        so_far = {name: value for name, value in self.items() if name not in RunResult.model_fields}
+        self.final = RunParked(
+            **common,
             parked=f"follow-up at {at.isoformat(timespec='seconds')}",
             parked_job=parked.job.remote_id,
             follow_up_run=str(follow_up),
+            so_far=so_far,
         )
-        await self.recorder.finish("PARKED", summary=self)
+        await self.recorder.finish("PARKED", summary=self.final.summary())
         self.is_parked = True
         get_run_logger().info(
             "%s; follow-up run %s scheduled for %s", parked, follow_up, at.isoformat(timespec="seconds")
         )
-        return dict(self)
+        return self.final
+
+    def result(self, model: type[R], **fields: Any) -> R:
+        """The run's result as ``model`` says: what the run noted, with ``fields``; it is what the run
+        records as its summary when it completes.
+
+        Raises:
+            pydantic.ValidationError: a value the model does not know or cannot take (a bug of the flow).
+        """
+        result = model.model_validate({**self, **fields})
+        self.final = result
+        return result
+
+    def recorded(self) -> dict[str, Any]:
+        """What the history stores and the finished event carries: the result once the flow made it."""
+        return self.final.summary() if self.final is not None else dict(self)
 
     async def publish(self, report: str, output_dir: Path | None, *, description: str) -> Path | None:
         """Write the flow's ``report`` with the run's output files and earlier work appended to
@@ -187,12 +210,10 @@ async def _artifact(markdown: str, *, key: str, description: str) -> None:
 
 @asynccontextmanager
 async def recorded_run(
-    settings: Settings,
+    run: Run,
     *,
-    flow: str,
     idempotency_key: str | None,
     parameters: Mapping[str, Any],
-    apis: Sequence[Api] = (),
     notify: Callable[[str], None] | None = None,
 ) -> AsyncIterator[tuple[RunRecorder, RunSummary]]:
     """Record a run that holds its idempotency key; it ends COMPLETED, FAILED (with the error), INTERRUPTED
@@ -201,7 +222,7 @@ async def recorded_run(
     emits ``postflows.<flow>.finished``, a failed or crashed one ``postflows.<flow>.failed``
     (:mod:`flows.run_events`).
 
-    ``apis`` are the APIs the run calls: when one of them answers from the embedded sandbox (its
+    ``run.apis`` are the APIs the run calls: when one of them answers from the embedded sandbox (its
     ``POSTFLOWS_<API>_URL`` unset), the run is a sandbox run (``recorder.outputs.sandbox``, ``"sandbox"``
     in its summary and events), and every file it writes for people says so.
 
@@ -211,6 +232,7 @@ async def recorded_run(
     returns :meth:`RunSummary.park`, which records the run PARKED; every error that leaves the block fails
     the run, :class:`~tasks.submission.JobParked` included.
     """
+    settings, flow = run.settings, run.flow
     policy = StepRetries(settings.task_retries, settings.task_retry_delay_s, settings.task_retry_jitter)
     starting = asyncio.ensure_future(
         start_recording(
@@ -224,7 +246,7 @@ async def recorded_run(
         started = await starting
         await started.finish(INTERRUPTED, error="interrupted while starting")
         raise
-    recorder.outputs.sandbox = calls_sandbox(settings, apis)
+    recorder.outputs.sandbox = run.sandbox
     summary = RunSummary(recorder, run_id=recorder.run_id)
     try:
         await recorder.hold_key(ttl_s=settings.lease_ttl_s, wait_s=settings.lease_wait_s, notify=notify)
@@ -244,18 +266,14 @@ async def recorded_run(
         _ended(recorder, run_events.FAILED, summary, parameters, error=reason)
         raise
     if not summary.is_parked:
-        await recorder.finish("COMPLETED", summary=summary)
+        await recorder.finish("COMPLETED", summary=summary.recorded())
         _ended(recorder, run_events.FINISHED, summary, parameters)
 
 
-def calls_sandbox(settings: Settings, apis: Sequence[Api]) -> bool:
-    """Whether one of ``apis`` goes to the embedded sandbox (its URL setting is unset)."""
-    sandboxes = {
-        "address-service": settings.address_service.is_sandbox,
-        "newspaper": settings.newspaper.is_sandbox,
-        "commerce": settings.commerce.is_sandbox,
-    }
-    return any(sandboxes[api] for api in apis)
+def begin_run(flow: str, settings: Settings | None = None) -> Run:
+    """The run of ``flow`` (:class:`runtime.run.Run`): its settings read once (or ``settings``), and the
+    APIs it calls (:data:`FLOW_APIS`)."""
+    return Run.begin(flow, FLOW_APIS.get(flow, ()), settings)
 
 
 def _ended(
@@ -271,7 +289,7 @@ def _ended(
         outcome,
         run_id=recorder.run_id,
         history_id=recorder.history_id,
-        summary=summary,
+        summary=summary.recorded(),
         parameters=parameters,
         idempotency_key=recorder.idempotency_key,
         sandbox=recorder.outputs.sandbox,

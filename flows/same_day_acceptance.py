@@ -13,10 +13,8 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import LookupOutput, SameDayAcceptanceRequest
-from flows.runs import FLOW_APIS, recorded_run
+from flows.runs import begin_run, recorded_run
 from history.identity import derive_key
-from runtime.settings import get_settings
-from runtime.wiring import commerce_client, commerce_endpoint
 from tasks.commerce.same_day import (
     acceptance_markdown,
     acceptance_request,
@@ -64,7 +62,8 @@ async def same_day_acceptance(
         "no results" and ``path_guess``, the note on the guessed path) and the files; and, not kept with the
         run, the answer as received (``answer``).
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     day, output_dir = request.delivery_date or swiss_today(), output.output_dir
     asked = acceptance_request(
         zip_code=request.zip_code,
@@ -74,15 +73,13 @@ async def same_day_acceptance(
         day=day,
     )
     body = asked.to_body()
-    key = derive_key(FLOW_NAME, endpoint=commerce_endpoint(settings), parameters=body)
+    key = derive_key(FLOW_NAME, endpoint=run.endpoint("commerce"), parameters=body)
     async with recorded_run(
-        settings,
-        flow=FLOW_NAME,
-        apis=FLOW_APIS[FLOW_NAME],
+        run,
         idempotency_key=key,
         parameters={**body, "output_dir": output_dir},
     ) as (recorder, summary):
-        async with commerce_client(settings, request_log=recorder.request_log) as client:
+        async with run.commerce(recorder.request_log) as client:
             found = await run_step(fetch_acceptance_points, client, asked)
         table = acceptance_table(found.answer)
         if output_dir is not None:

@@ -20,12 +20,11 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import OwnOutputOptions, StructureFilesRequest
-from flows.runs import FLOW_APIS, RunSummary, recorded_run
+from flows.runs import RunSummary, begin_run, recorded_run
 from history.identity import named_key
 from history.models import JobState
 from history.recorder import RunRecorder
-from runtime.settings import get_settings
-from runtime.wiring import newspaper_client, newspaper_endpoint
+from runtime.run import Run
 from tasks.newspaper.structure_files import (
     DOCUMENT_KIND,
     NoticeEmailJobData,
@@ -69,7 +68,8 @@ async def structure_files(
     Returns:
         The run summary: each file with its size, SHA-256 and whether it is new.
     """
-    settings = get_settings()
+    run = begin_run(FLOW_NAME)
+    settings = run.settings
     code = StructureFileCode(int(request.file_code))
     notify_email, resubmit = request.notify_email, request.resubmit
     output_dir = output.folder_or(settings.data_dir / "structure-files" / str(int(code)))
@@ -82,15 +82,13 @@ async def structure_files(
         "resubmit": resubmit,
     }
     async with recorded_run(
-        settings,
-        flow=FLOW_NAME,
-        apis=FLOW_APIS[FLOW_NAME],
-        idempotency_key=named_key(f"{FLOW_NAME}:{int(code)}", endpoint=newspaper_endpoint(settings)),
+        run,
+        idempotency_key=named_key(f"{FLOW_NAME}:{int(code)}", endpoint=run.endpoint("newspaper")),
         parameters=parameters,
     ) as (recorder, summary):
         warnings = WarningLog(recorder)
         confirmation = None
-        async with newspaper_client(settings, request_log=recorder.request_log) as client:
+        async with run.newspaper(recorder.request_log) as client:
             files, file_warnings = await run_step(
                 download_structure_files,
                 client,
@@ -103,13 +101,16 @@ async def structure_files(
             await warnings.add("structure files", file_warnings)
             if notify_email is not None:
                 confirmation = await _register(client, recorder, warnings, notify_email, resubmit=resubmit)
-        text = await _report(recorder, summary, files, code, output_dir, warnings, notify_email, confirmation)
+        text = await _report(
+            run, recorder, summary, files, code, output_dir, warnings, notify_email, confirmation
+        )
         await summary.publish(text, output_dir, description="Structure files")
         get_run_logger().info("%d structure files, %d new", len(files), summary["new_files"])
         return dict(summary)
 
 
 async def _report(
+    run: Run,
     recorder: RunRecorder,
     summary: RunSummary,
     files: list[StructureFile],
@@ -120,7 +121,7 @@ async def _report(
     confirmation: str | None,
 ) -> str:
     """Record the files and structure-files.csv, fill the summary; the text of summary.md."""
-    settings = get_settings()
+    settings = run.settings
     for file in files:
         if file.new:
             await recorder.document(DOCUMENT_KIND, file.path)

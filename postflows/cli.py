@@ -336,9 +336,9 @@ def cleanup_command(request: CleanupRequest) -> None:
     from flows.cleanup import cleanup
 
     summary = run_work(lambda: cleanup(request))
-    for token, kept in summary.get("kept", {}).items():
+    for token, kept in summary.kept.items():
         say(f"kept {token}: batch job {kept['job']} is {kept['state']}, {kept['reason']}")
-    for token, reason in summary.get("not_deleted", {}).items():
+    for token, reason in summary.not_deleted.items():
         say(f"still on the service {token}: {reason}; the next clean-up asks again", style="yellow")
     print_summary(summary)
 

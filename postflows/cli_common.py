@@ -14,7 +14,7 @@ import json
 import shlex
 import sqlite3
 import sys
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import typer
 
 if TYPE_CHECKING:
+    from flows.results import RunResult
     from runtime.endpoints import Api
     from runtime.settings import Settings
 
@@ -222,8 +223,11 @@ def one_line(error: BaseException) -> str:
     return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
 
 
-def print_summary(summary: dict[str, Any]) -> None:
-    """The run summary as JSON on stdout (progress and messages go to stderr), so it can be piped."""
+def print_summary(summary: Mapping[str, Any] | RunResult) -> None:
+    """The run's result (or summary) as JSON on stdout (progress and messages go to stderr), so it can be
+    piped."""
     from core.redaction import redact
+    from flows.results import RunResult
 
-    typer.echo(redact(json.dumps(summary, default=str, indent=2, ensure_ascii=False)))
+    values = summary.summary() if isinstance(summary, RunResult) else dict(summary)
+    typer.echo(redact(json.dumps(values, default=str, indent=2, ensure_ascii=False)))

@@ -42,7 +42,7 @@ async def test_cleanup_deletes_left_files_past_the_age_and_closes_their_job(
             await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
 
     young = await call(cleanup, older_than_hours=1)
-    assert young["deleted"] == [] and young["kept"] == {} and sandbox.transport.count("/deletefile") == 0
+    assert young.deleted == [] and young.kept == {} and sandbox.transport.count("/deletefile") == 0
 
     factory = history.session_factory(get_settings().effective_database_url)
     with factory.begin() as session:
@@ -50,11 +50,11 @@ async def test_cleanup_deletes_left_files_past_the_age_and_closes_their_job(
             job.created_at = history.utcnow() - timedelta(hours=2)
     # The killed run's job may still run on the service: its files stay until asked for by force.
     owed = await call(cleanup, older_than_hours=1)
-    assert owed["deleted"] == [] and sandbox.transport.count("/deletefile") == 0
-    assert len(owed["kept"]) == 2
-    assert {kept["reason"] for kept in owed["kept"].values()} == {"job may still run"}
+    assert owed.deleted == [] and sandbox.transport.count("/deletefile") == 0
+    assert len(owed.kept) == 2
+    assert {kept["reason"] for kept in owed.kept.values()} == {"job may still run"}
     summary = await call(cleanup, older_than_hours=1, force=True)
-    assert len(summary["deleted"]) == 2 and summary["not_deleted"] == {} and summary["kept"] == {}
+    assert len(summary.deleted) == 2 and summary.not_deleted == {} and summary.kept == {}
     with factory() as session:
         jobs = {job.kind: job for job in session.query(history.RemoteJob)}
     assert jobs["upload-file"].deleted_at is not None and jobs["output-file"].deleted_at is not None
@@ -85,13 +85,13 @@ async def test_a_finished_job_whose_download_failed_keeps_its_files_until_the_se
 
     batch_token = age_every_job(8)
     week_later = await call(cleanup)
-    assert week_later["deleted"] == [] and sandbox.transport.count("/deletefile") == 0
+    assert week_later.deleted == [] and sandbox.transport.count("/deletefile") == 0
     owed = {"job": batch_token, "state": "FINISHED", "reason": "result not downloaded yet"}
-    assert list(week_later["kept"].values()) == [owed, owed]
+    assert list(week_later.kept.values()) == [owed, owed]
 
     age_every_job(93)  # past the service's three months: it has deleted the files by now anyway
     later = await call(cleanup)
-    assert len(later["deleted"]) + len(later["already_gone"]) == 2 and later["kept"] == {}
+    assert len(later.deleted) + len(later.already_gone) == 2 and later.kept == {}
     with factory() as session:
         jobs = {job.kind: job for job in session.query(history.RemoteJob)}
     assert jobs["upload-file"].deleted_at is not None and jobs["output-file"].deleted_at is not None

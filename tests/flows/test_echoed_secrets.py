@@ -15,7 +15,6 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-import flows.address_batch
 import runtime.wiring
 from flows.address_batch import address_batch
 from postflows.cli import app
@@ -47,7 +46,7 @@ def echoing_service(flow_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("POSTFLOWS_HTTP_MAX_ATTEMPTS", "1")
     transport = httpx.MockTransport(_echo)
     client = partial(runtime.wiring.address_service_client, transport=transport)
-    monkeypatch.setattr(flows.address_batch, "address_service_client", client)
+    monkeypatch.setattr(runtime.wiring, "address_service_client", client)
 
 
 class _Records(logging.Handler):

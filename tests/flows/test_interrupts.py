@@ -14,6 +14,7 @@ import pytest
 import history
 from flows.runs import recorded_run
 from history.recorder import RunRecorder
+from runtime.run import Run
 from runtime.settings import get_settings
 
 KEY = "work-to-interrupt"
@@ -48,7 +49,7 @@ async def test_an_interrupt_while_the_run_is_recorded_closes_the_record(
     monkeypatch.setattr(RunRecorder, "start", slow_start)
 
     async def run() -> None:
-        async with recorded_run(get_settings(), flow="address-batch", idempotency_key=KEY, parameters={}):
+        async with recorded_run(Run.begin("address-batch"), idempotency_key=KEY, parameters={}):
             raise AssertionError("the run's work never begins")
 
     await _cancel_after(0.3, run)
@@ -60,14 +61,14 @@ async def test_an_interrupt_while_the_run_is_recorded_closes_the_record(
 
 async def test_an_interrupted_run_is_recorded_so_and_the_next_one_takes_it_up(flow_env: Path) -> None:
     async def interrupted() -> None:
-        async with recorded_run(get_settings(), flow="address-batch", idempotency_key=KEY, parameters={}):
+        async with recorded_run(Run.begin("address-batch"), idempotency_key=KEY, parameters={}):
             await asyncio.sleep(30)
 
     await _cancel_after(0.5, interrupted)
     [first] = _runs()
     assert first.state == "INTERRUPTED"
 
-    async with recorded_run(get_settings(), flow="address-batch", idempotency_key=KEY, parameters={}) as (
+    async with recorded_run(Run.begin("address-batch"), idempotency_key=KEY, parameters={}) as (
         _,
         summary,
     ):
@@ -75,7 +76,7 @@ async def test_an_interrupted_run_is_recorded_so_and_the_next_one_takes_it_up(fl
     assert summary["took_up_interrupted_run"] == first.id
     assert [run.state for run in _runs()] == ["INTERRUPTED", "COMPLETED"]
 
-    async with recorded_run(get_settings(), flow="address-batch", idempotency_key=KEY, parameters={}) as (
+    async with recorded_run(Run.begin("address-batch"), idempotency_key=KEY, parameters={}) as (
         _,
         after_a_success,
     ):
@@ -87,10 +88,10 @@ async def test_a_run_whose_process_exits_under_it_is_crashed_not_failed(flow_env
     """A flow process whose worker was killed ends with SystemExit: Prefect records the run Crashed, and so
     does the history (an Exception fails the run)."""
     with pytest.raises(SystemExit):
-        async with recorded_run(get_settings(), flow="address-batch", idempotency_key=KEY, parameters={}):
+        async with recorded_run(Run.begin("address-batch"), idempotency_key=KEY, parameters={}):
             raise SystemExit(1)
     with pytest.raises(ValueError, match="bad row"):
-        async with recorded_run(get_settings(), flow="address-batch", idempotency_key="other", parameters={}):
+        async with recorded_run(Run.begin("address-batch"), idempotency_key="other", parameters={}):
             raise ValueError("bad row")
     crashed, failed = _runs()
     assert (crashed.state, crashed.error) == ("CRASHED", "SystemExit: 1")

@@ -16,7 +16,8 @@ from fileio.sandbox_marks import SUMMARY_NOTICE
 from flows.address_batch import address_batch
 from flows.address_validation import address_validation
 from flows.newspaper_statistics import newspaper_statistics
-from flows.runs import calls_sandbox, recorded_run
+from flows.runs import recorded_run
+from runtime.run import Run
 from runtime.settings import Settings, get_settings
 from tasks.progress import Progress
 from tests.flows.calls import call
@@ -125,9 +126,7 @@ async def test_a_run_without_an_output_dir_still_lists_what_it_recorded(
 
     @flow(name="summary-probe")
     async def probe() -> dict[str, Any]:
-        async with recorded_run(
-            get_settings(), flow="summary-probe", idempotency_key=None, parameters={}
-        ) as (
+        async with recorded_run(Run.begin("summary-probe"), idempotency_key=None, parameters={}) as (
             recorder,
             summary,
         ):
@@ -167,14 +166,13 @@ async def test_a_sandbox_run_says_so_first_and_a_run_against_the_service_does_no
 ) -> None:
     settings = Settings(address_service_url=service_url) if service_url else Settings()
     sandbox = service_url is None
-    assert calls_sandbox(settings, ("address-service",)) is sandbox
-    assert calls_sandbox(settings, ()) is False  # a flow that calls no API (history-report)
+    run = Run.begin("sandbox-probe", ("address-service",), settings)
+    assert run.sandbox is sandbox
+    assert Run.begin("history-report", (), settings).sandbox is False  # a flow that calls no API
 
     @flow(name="sandbox-probe")
     async def probe() -> dict[str, Any]:
-        async with recorded_run(
-            settings, flow="sandbox-probe", idempotency_key=None, parameters={}, apis=("address-service",)
-        ) as (recorder, summary):
+        async with recorded_run(run, idempotency_key=None, parameters={}) as (recorder, summary):
             assert recorder.outputs.sandbox is summary.sandbox is sandbox
             await summary.publish("# Probe\n", tmp_path / "out", description="probe")
             return dict(summary)
