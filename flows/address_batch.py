@@ -72,9 +72,10 @@ from tasks.address_service.steps import (
     build_results,
     prepare_input,
 )
+from tasks.job_waits import JobParked, recording_wait, waited_before
 from tasks.polling import PollPolicy
 from tasks.retrying import run_step
-from tasks.submission import JobParked, recording_wait, submit_once, waited_before
+from tasks.submission import SubmissionJob, SubmitContext, submit_once
 
 MAIN_OUTPUT = "output"
 
@@ -406,18 +407,18 @@ async def _submit(
         )
 
     submission = await submit_once(
-        recorder,
-        api=API,
-        kind="batch",
-        what="address batch",
-        send=run_batch,
-        remote_id_of=lambda started: started.batch_token,
-        resubmit=resubmit,
-        hint=RUNBATCH_HINT,
-        fingerprint=upload_sha256,
+        SubmitContext(recorder, API, resubmit=resubmit),
+        SubmissionJob(
+            "batch",
+            "address batch",
+            hint=RUNBATCH_HINT,
+            fingerprint=upload_sha256,
+            resumable=batch_is_resumable,
+            replaceable=batch_result_missing,
+        ),
+        run_batch,
+        lambda started: started.batch_token,
         prepare=upload_and_create,
-        resumable=batch_is_resumable,
-        replaceable=batch_result_missing,
     )
     logger = get_run_logger()
     job = submission.job
