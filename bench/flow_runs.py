@@ -32,8 +32,13 @@ from fileio.writeback.options import WriteBackOptions
 from postflows.prefect_server import LocalServer, ServerState
 from runtime.settings import Settings, get_settings
 from runtime.wiring import address_service_client
-from tasks.address_service.batch import wait_for_batch
-from tasks.address_service.steps import build_address_results, prepare_address_input
+from tasks.address_service.batch import DownloadLimits, wait_for_batch
+from tasks.address_service.steps import (
+    ResultOptions,
+    UploadLayout,
+    build_address_results,
+    prepare_address_input,
+)
 from tasks.polling import PollPolicy
 
 SMALL_BATCH = "small_batch"
@@ -131,8 +136,7 @@ async def plain_batch(settings: Settings, input_path: Path, output_dir: Path, po
     prepared = prepare_address_input(
         input_path,
         output_dir,
-        mode="batch",
-        wire_format=WireFormat(delimiter="\t", encoding="cp1252"),
+        upload=UploadLayout(WireFormat(delimiter="\t", encoding="cp1252")),
         csv_style=settings.csv_style,
     )
     assert prepared.upload_path is not None
@@ -152,9 +156,8 @@ async def plain_batch(settings: Settings, input_path: Path, output_dir: Path, po
         prepared,
         download,
         output_dir,
-        max_bytes=settings.download_max_bytes,
-        max_ratio=settings.zip_max_ratio,
-        csv_style=settings.csv_style,
+        limits=DownloadLimits(max_bytes=settings.download_max_bytes, zip_max_ratio=settings.zip_max_ratio),
+        options=ResultOptions(csv_style=settings.csv_style),
     )
     assert results.corrections is not None
     write_customer_files(

@@ -19,7 +19,7 @@ from prefect import flow, get_run_logger
 
 from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus
 from fileio.address_service.profiles import AlignmentProfile
-from fileio.address_service.records import minimum_input_mode
+from fileio.address_service.records import AddressReading, minimum_input_mode
 from fileio.address_service.wire import WireFormat
 from fileio.errors import InputError, ResultFileError, ResultUnreadable
 from fileio.files import own_folder
@@ -70,12 +70,15 @@ from tasks.address_service.ping import ping_service
 from tasks.address_service.steps import (
     AddressResults,
     PreparedInput,
+    ResultOptions,
+    UploadLayout,
     build_results,
     prepare_input,
 )
+from tasks.job_waits import JobParked, recording_wait, waited_before
 from tasks.polling import PollPolicy
 from tasks.retrying import run_step
-from tasks.submission import JobParked, recording_wait, submit_once, waited_before
+from tasks.submission import SubmissionJob, SubmitContext, submit_once
 
 MAIN_OUTPUT = "output"
 
@@ -205,17 +208,21 @@ async def _prepare(
         prepared = await prepare_input(
             input_path,
             output_dir,
-            mode=minimum_input_mode("batch", work.batch_key),
-            mapping=work.mapping,
-            input_format=work.input_format,
-            wire_format=WireFormat(
-                delimiter=request.upload_delimiter or "\t", encoding=request.upload_encoding or "cp1252"
+            AddressReading(
+                work.input_format,
+                mode=minimum_input_mode("batch", work.batch_key),
+                mapping=work.mapping,
+                split_house_numbers=request.split_house_numbers,
+                limits=settings.table_limits,
+            ),
+            upload=UploadLayout(
+                WireFormat(
+                    delimiter=request.upload_delimiter or "\t", encoding=request.upload_encoding or "cp1252"
+                ),
+                profile=work.alignment,
+                profile_map=work.profile_map,
             ),
             csv_style=settings.csv_style,
-            profile=work.alignment,
-            profile_map=work.profile_map,
-            split_house_numbers=request.split_house_numbers,
-            limits=settings.table_limits,
         )
     await note_prepared_input(recorder, summary, prepared)
     if prepared.upload_path is None:
@@ -303,14 +310,14 @@ async def _run_batch(
                 prepared,
                 download,
                 output_dir,
-                max_bytes=limits.max_bytes,
-                max_ratio=limits.zip_max_ratio,
-                csv_style=csv_style,
-                profile=profile,
+                limits=limits,
+                options=ResultOptions(
+                    csv_style=csv_style,
+                    profile=profile,
+                    correction_marks=run.settings.address_service.correction_marks,
+                    sandbox=recorder.outputs.sandbox,
+                ),
                 moves_file=extras.get(profile.moves) if profile and profile.moves else None,
-                limits=limits.tables,
-                correction_marks=run.settings.address_service.correction_marks,
-                sandbox=recorder.outputs.sandbox,
             )
         except ResultUnreadable as error:
             # The job ended with its result downloaded (COMPLETED, so its files are deleted below); what
@@ -401,18 +408,18 @@ async def _submit(
         )
 
     submission = await submit_once(
-        recorder,
-        api=API,
-        kind="batch",
-        what="address batch",
-        send=run_batch,
-        remote_id_of=lambda started: started.batch_token,
-        resubmit=resubmit,
-        hint=RUNBATCH_HINT,
-        fingerprint=upload_sha256,
+        SubmitContext(recorder, API, resubmit=resubmit),
+        SubmissionJob(
+            "batch",
+            "address batch",
+            hint=RUNBATCH_HINT,
+            fingerprint=upload_sha256,
+            resumable=batch_is_resumable,
+            replaceable=batch_result_missing,
+        ),
+        run_batch,
+        lambda started: started.batch_token,
         prepare=upload_and_create,
-        resumable=batch_is_resumable,
-        replaceable=batch_result_missing,
     )
     logger = get_run_logger()
     job = submission.job

@@ -9,9 +9,10 @@ from typing import Any
 
 from prefect import get_run_logger
 
+from fileio.input_format import InputFormat
 from flows.requests import AddressTable
 from history.recorder import RunRecorder
-from tasks.address_service.steps import InputFormat, PreparedInput
+from tasks.address_service.steps import PreparedInput
 
 
 def input_format(request: AddressTable) -> InputFormat:

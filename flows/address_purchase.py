@@ -41,6 +41,7 @@ from history.models import JobState
 from history.recorder import RunRecorder
 from history.remote_jobs import RemoteReport
 from runtime.run import Run
+from tasks.job_waits import JobParked, recording_wait, waited_before
 from tasks.newspaper.purchases import (
     OUTPUT_COLUMNS,
     PlacedPurchase,
@@ -54,10 +55,10 @@ from tasks.newspaper.purchases import (
     submit_purchase,
     wait_for_purchase,
 )
-from tasks.newspaper.submissions import WarningLog, body_fingerprint, submit_newspaper
+from tasks.newspaper.submissions import WarningLog, body_fingerprint, newspaper_context, submit_newspaper
 from tasks.polling import PollPolicy
 from tasks.retrying import run_step
-from tasks.submission import JobParked, recording_wait, waited_before
+from tasks.submission import SubmissionJob
 
 FLOW_NAME = "address-purchase"
 CLEAN_UP_FIELD = "addressCleanUp"
@@ -273,15 +274,16 @@ async def _purchase(
     warnings = WarningLog(recorder)
     async with run.newspaper(recorder.request_log) as client:
         submission = await submit_newspaper(
-            recorder,
+            newspaper_context(recorder, resubmit=resubmit),
             warnings,
-            kind="purchase",
-            what="purchase",
-            send=lambda: submit_purchase(client, checked.purchase),
-            resubmit=resubmit,
-            hint=f"check whether a purchase titled {checked.purchase.title!r} exists",
-            data=PurchaseJobData(addresses=len(checked.rows), clean_up=clean_up, sorting=sorting),
-            fingerprint=body_fingerprint(checked.purchase.to_body()),
+            SubmissionJob(
+                "purchase",
+                "purchase",
+                hint=f"check whether a purchase titled {checked.purchase.title!r} exists",
+                data=PurchaseJobData(addresses=len(checked.rows), clean_up=clean_up, sorting=sorting),
+                fingerprint=body_fingerprint(checked.purchase.to_body()),
+            ),
+            lambda: submit_purchase(client, checked.purchase),
         )
         job = submission.job
         purchase_id = int(job.remote_id)

@@ -11,9 +11,10 @@ from typing import Annotated, Any, NamedTuple
 import pandas as pd
 from prefect import flow, get_run_logger
 
-from fileio.address_service.records import minimum_input_mode
+from fileio.address_service.records import AddressReading, minimum_input_mode
 from fileio.checkpoint import RowCheckpoint
 from fileio.errors import InputError
+from fileio.input_format import InputFormat
 from flows.address_input import input_format, note_prepared_input
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
@@ -38,8 +39,8 @@ from tasks.address_service.query import (
 )
 from tasks.address_service.steps import (
     AddressResults,
-    InputFormat,
     PreparedInput,
+    ResultOptions,
     build_query_results,
     prepare_input,
 )
@@ -116,12 +117,14 @@ async def address_query(
             prepared = await prepare_input(
                 input_path,
                 output_dir,
-                mode=minimum_input_mode("query", settings.address_service.query_key),
-                mapping=request.column_mapping,
-                input_format=reading,
+                AddressReading(
+                    reading,
+                    mode=minimum_input_mode("query", settings.address_service.query_key),
+                    mapping=request.column_mapping,
+                    split_house_numbers=request.split_house_numbers,
+                    limits=settings.table_limits,
+                ),
                 csv_style=settings.csv_style,
-                split_house_numbers=request.split_house_numbers,
-                limits=settings.table_limits,
             )
         await note_prepared_input(recorder, summary, prepared)
         if not prepared.accepted:
@@ -158,9 +161,9 @@ async def _conclude(
         prepared,
         answers,
         output_dir,
-        csv_style=settings.csv_style,
-        correction_marks=marks,
-        sandbox=recorder.outputs.sandbox,
+        options=ResultOptions(
+            csv_style=settings.csv_style, correction_marks=marks, sandbox=recorder.outputs.sandbox
+        ),
     )
     await _report(recorder, summary, results, prepared, sends, counts, input_path, output_dir)
     get_run_logger().info("address queries done: %d rows, %d failed, %d uncertain", results.rows, *counts)

@@ -14,11 +14,12 @@ from connectors.address_service.models import INPUT_FILE_PLACEHOLDER, OUTPUT_FIL
 from fileio.address_service.profiles import AlignmentProfile, load_profile, split_mapping
 from fileio.address_service.wire import upload_columns
 from fileio.files import write_text
+from fileio.input_format import InputFormat
 from flows.address_input import input_format
 from flows.requests import AddressBatchRequest
 from history.identity import Endpoint, derive_key
 from runtime.settings import Settings
-from tasks.address_service.steps import InputFormat, PreparedInput
+from tasks.address_service.steps import PreparedInput
 
 FLOW_NAME = "address-batch"
 PLAN_SPLIT_EXAMPLES = 10

@@ -33,6 +33,7 @@ from history.models import JobState
 from history.recorder import RunRecorder
 from history.remote_jobs import RemoteReport
 from runtime.run import Run
+from tasks.job_waits import JobParked, recording_wait, waited_before
 from tasks.newspaper.order_report import identity_of, order_summary_text, write_order_files
 from tasks.newspaper.order_report_data import OrderOutcome
 from tasks.newspaper.orders import (
@@ -57,10 +58,10 @@ from tasks.newspaper.report_sweep import (
     submitted_data,
     with_status,
 )
-from tasks.newspaper.submissions import WarningLog, submit_newspaper
+from tasks.newspaper.submissions import WarningLog, newspaper_context, submit_newspaper
 from tasks.polling import PollPolicy
 from tasks.retrying import run_step
-from tasks.submission import JobParked, Submission, recording_wait, waited_before
+from tasks.submission import Submission, SubmissionJob
 
 FLOW_NAME = "newspaper-order"
 FORM_ORDER = "order (form)"
@@ -177,19 +178,16 @@ async def _submit(
 ) -> Submission[ApiResult[int]]:
     """Post the order once, or find the recorded one (the hint says how to check a POST that got no
     answer)."""
+    hint = (
+        "check in the online dispatch-list service whether an order for newspaper "
+        f"{identity['newspaper number']}, issue {identity['issue number']}, delivery date "
+        f"{identity['delivery date']} exists"
+    )
     return await submit_newspaper(
-        recorder,
+        newspaper_context(recorder, resubmit=resubmit),
         warnings,
-        kind="order",
-        what=f"{kind} order",
-        send=lambda: submit_order(client, submitted),
-        resubmit=resubmit,
-        hint=(
-            "check in the online dispatch-list service whether an order for newspaper "
-            f"{identity['newspaper number']}, issue {identity['issue number']}, delivery date "
-            f"{identity['delivery date']} exists"
-        ),
-        data=submitted_data(kind, identity),
+        SubmissionJob("order", f"{kind} order", hint=hint, data=submitted_data(kind, identity)),
+        lambda: submit_order(client, submitted),
     )
 
 

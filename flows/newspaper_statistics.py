@@ -42,7 +42,8 @@ from tasks.newspaper.statistics import (
     read_statistics_file,
     submit_statistics,
 )
-from tasks.newspaper.submissions import WarningLog, body_fingerprint, submit_newspaper
+from tasks.newspaper.submissions import WarningLog, body_fingerprint, newspaper_context, submit_newspaper
+from tasks.submission import SubmissionJob
 
 FLOW_NAME = "newspaper-statistics"
 
@@ -251,16 +252,17 @@ async def _submit(
     body = checked.submission.to_body()
     async with run.newspaper(recorder.request_log) as client:
         submission = await submit_newspaper(
-            recorder,
+            newspaper_context(recorder, resubmit=resubmit),
             warnings,
-            kind="statistics",
-            what="statistics",
-            send=lambda: submit_statistics(client, checked.submission),
-            remote_id_of=lambda _confirmation: f"uploaded:{key}",
-            resubmit=resubmit,
-            hint="ask the service whether the statistics of this file arrived",
-            data=StatisticsJobData(records=len(checked.records), file=str(input_path)),
-            fingerprint=body_fingerprint(body),
+            SubmissionJob(
+                "statistics",
+                "statistics",
+                hint="ask the service whether the statistics of this file arrived",
+                data=StatisticsJobData(records=len(checked.records), file=str(input_path)),
+                fingerprint=body_fingerprint(body),
+            ),
+            lambda: submit_statistics(client, checked.submission),
+            lambda _confirmation: f"uploaded:{key}",
         )
     if submission.answer is None:
         return submission.resumed, submission.job.facts(StatisticsJobData).confirmation

@@ -24,8 +24,8 @@ from uuid import UUID
 
 from flows.requests import PollingOptions
 from runtime.settings import Settings
+from tasks.job_waits import JobParked
 from tasks.polling import PollPolicy
-from tasks.submission import JobParked
 
 FOLLOW_UP_TAG = "follow-up"
 

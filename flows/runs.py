@@ -24,9 +24,9 @@ from flows.results import RunParked, RunResult
 from history.recorder import RunRecorder, record_shielded
 from runtime.run import Run
 from runtime.settings import Settings
+from tasks.job_waits import JobParked
 from tasks.retrying import StepRetries, step_retries
 from tasks.run_history import start_recording
-from tasks.submission import JobParked
 
 if TYPE_CHECKING:
     from runtime.endpoints import Api
@@ -228,9 +228,9 @@ async def recorded_run(
 
     A second run with the same key waits here (bounded by ``lease_wait_s``) while a live run holds it. The
     idempotent steps of the run are retried as the settings say (:func:`tasks.retrying.step_retries`). A
-    flow whose wait parks (:class:`~tasks.submission.JobParked`, deployment runs only) catches it and
+    flow whose wait parks (:class:`~tasks.job_waits.JobParked`, deployment runs only) catches it and
     returns :meth:`RunSummary.park`, which records the run PARKED; every error that leaves the block fails
-    the run, :class:`~tasks.submission.JobParked` included.
+    the run, :class:`~tasks.job_waits.JobParked` included.
     """
     settings, flow = run.settings, run.flow
     policy = StepRetries(settings.task_retries, settings.task_retry_delay_s, settings.task_retry_jitter)

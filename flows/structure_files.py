@@ -34,8 +34,9 @@ from tasks.newspaper.structure_files import (
     register_notice_email,
 )
 from tasks.newspaper.submissions import API as NEWSPAPER_API
-from tasks.newspaper.submissions import WarningLog, submit_newspaper
+from tasks.newspaper.submissions import WarningLog, newspaper_context, submit_newspaper
 from tasks.retrying import run_step
+from tasks.submission import SubmissionJob
 
 FLOW_NAME = "structure-files"
 
@@ -167,18 +168,19 @@ async def _register(
         recorder.note_reused(what, f"{email}, recorded by run {registered.run_id}")
         return str(registered.facts(NoticeEmailJobData).confirmation)
     submission = await submit_newspaper(
-        recorder,
+        newspaper_context(recorder, resubmit=resubmit),
         warnings,
-        kind="notice-email",
-        what=what,
-        send=lambda: register_notice_email(client, email),
-        remote_id_of=lambda _confirmation: remote_id,
-        resubmit=resubmit,
-        hint=f"check whether notices of new structure files reach {email}",
-        data=NoticeEmailJobData(email=email),
-        resumable=lambda job: (
-            job.state is JobState.COMPLETED and job.facts(NoticeEmailJobData).email == email
+        SubmissionJob(
+            "notice-email",
+            what,
+            hint=f"check whether notices of new structure files reach {email}",
+            data=NoticeEmailJobData(email=email),
+            resumable=lambda job: (
+                job.state is JobState.COMPLETED and job.facts(NoticeEmailJobData).email == email
+            ),
         ),
+        lambda: register_notice_email(client, email),
+        lambda _confirmation: remote_id,
     )
     if submission.answer is None:
         return str(submission.job.facts(NoticeEmailJobData).confirmation)

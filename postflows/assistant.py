@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
 
 from rich.console import Console
 from rich.table import Table
@@ -19,6 +18,7 @@ from connectors.address_service import (
     BuildingVerification,
     ZipOrderMode,
 )
+from postflows.assistant_requests import AutocompleteRequest
 from postflows.console import output_console
 from runtime.settings import get_settings
 from runtime.wiring import address_assistant_client
@@ -26,36 +26,24 @@ from runtime.wiring import address_assistant_client
 AutocompleteAnswer = tuple[AutocompleteVariant, list[AutocompleteEntry]]
 
 
-async def autocomplete(
-    *,
-    target: Literal["towns", "streets", "buildings"],
-    zip_code: str = "",
-    town_name: str = "",
-    street_name: str = "",
-    onrp: int = 0,
-    strid: int = 0,
-    house_no: str = "",
-    house_no_addition: str = "",
-    zip_order_mode: int = 0,
-    zip_filter_mode: int = 0,
-    version: int = 4,
-) -> AutocompleteAnswer:
+async def autocomplete(request: AutocompleteRequest) -> AutocompleteAnswer:
     """Ask /autocomplete{version} for towns, streets or buildings (``zip_filter_mode``: autocomplete4's)."""
+    version = request.version
     if version not in (2, 3, 4):
         raise ValueError(f"--version must be 2, 3 or 4, not {version}")
-    if zip_filter_mode and version != 4:
+    if request.zip_filter_mode and version != 4:
         raise ValueError(f"--zip-filter-mode is sent by autocomplete4 only, not by --version {version}")
     query = AutocompleteQuery(
-        target=target,
-        zip_code=zip_code,
-        town_name=town_name,
-        street_name=street_name,
-        onrp=onrp,
-        strid=strid,
-        house_no=house_no,
-        house_no_addition=house_no_addition,
-        zip_order_mode=ZipOrderMode(zip_order_mode),
-        zip_filter_mode=zip_filter_mode,
+        target=request.target,
+        zip_code=request.zip_code,
+        town_name=request.town_name,
+        street_name=request.street_name,
+        onrp=request.onrp,
+        strid=request.strid,
+        house_no=request.house_no,
+        house_no_addition=request.house_no_addition,
+        zip_order_mode=ZipOrderMode(request.zip_order_mode),
+        zip_filter_mode=request.zip_filter_mode,
     )
     async with address_assistant_client(get_settings()) as client:
         return await client.autocomplete(query, version=version)  # type: ignore[arg-type]

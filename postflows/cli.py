@@ -39,6 +39,7 @@ from postflows import (
     cli_setup,
     cli_validation,
 )
+from postflows.assistant_requests import AutocompleteRequest
 from postflows.cli_common import (
     EXIT_FAILED,
     fail,
@@ -182,46 +183,15 @@ def address_query_command(request: AddressQueryRequest, output: OutputOptions) -
 
 
 @app.command("autocomplete")
+@request_command(AutocompleteRequest)
 def autocomplete_command(
-    target: Annotated[Literal["towns", "streets", "buildings"], typer.Argument(help="What to complete")],
-    zip_code: Annotated[str, typer.Option("--zip", help="Postcode or its beginning")] = "",
-    town: Annotated[str, typer.Option("--town", help="Town name or the beginning of one of its words")] = "",
-    street: Annotated[str, typer.Option("--street", help="Street name or the beginning of a word")] = "",
-    onrp: Annotated[int, typer.Option("--onrp", help="Restrict streets to this town number")] = 0,
-    strid: Annotated[int, typer.Option("--strid", help="Restrict buildings to this street number")] = 0,
-    house_no: Annotated[str, typer.Option("--house-no", help="House number or its beginning")] = "",
-    addition: Annotated[str, typer.Option("--addition", help="House number addition")] = "",
-    order: Annotated[int, typer.Option("--order", help="zipOrderMode 0, 1 or 2")] = 0,
-    zip_filter_mode: Annotated[
-        int,
-        typer.Option(
-            "--zip-filter-mode",
-            min=0,
-            help="zipFilterMode of autocomplete4 (the specification shows 0 and no other value's meaning)",
-        ),
-    ] = 0,
-    version: Annotated[int, typer.Option("--version", help="autocomplete 4, 3 or 2")] = 4,
+    request: AutocompleteRequest,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table")] = False,
 ) -> None:
     """Auto-complete towns, streets or buildings (address assistant)."""
     from postflows.assistant import autocomplete, render_autocomplete
 
-    result = run_work(
-        lambda: autocomplete(
-            target=target,
-            zip_code=zip_code,
-            town_name=town,
-            street_name=street,
-            onrp=onrp,
-            strid=strid,
-            house_no=house_no,
-            house_no_addition=addition,
-            zip_order_mode=order,
-            zip_filter_mode=zip_filter_mode,
-            version=version,
-        ),
-        progress=False,
-    )
+    result = run_work(lambda: autocomplete(request), progress=False)
     render_autocomplete(result, as_json=as_json)
 
 

@@ -10,17 +10,19 @@ it is used.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from fileio.errors import InputError
 from fileio.files import OWN_FOLDERS, make_dirs
+from fileio.input_format import DETECTED, InputFormat
 from fileio.limits import TableLimits
 
 if TYPE_CHECKING:
     from flows.requests import AddressPurchaseRequest, AddressTable, NewspaperOrderRequest, StatisticsRequest
     from flows.requests.commerce import CommerceAddressRequest, DeliverabilityRequest
+    from flows.requests.common import TableReading
 
 
 def output_dir(path: Path | None) -> None:
@@ -53,31 +55,39 @@ def _table(
     columns: Callable[[list[str]], object],
     *,
     limits: TableLimits,
-    delimiter: str | None = None,
-    encoding: str | None = None,
-    sheet: str | None = None,
-    fixed_widths: Sequence[tuple[str, int]] | None = None,
+    input_format: InputFormat = DETECTED,
     what: str = "the columns the flow reads",
 ) -> str | None:
-    """A table file within ``limits`` (as far as its head shows) whose header ``columns`` accepts and that
-    has a row after the header; of a workbook, the worksheet :func:`fileio.sheet_choice.choose_sheet` picks
-    (the line saying which is returned)."""
+    """A table file within ``limits`` (as far as its head shows), read as ``input_format`` says, whose
+    header ``columns`` accepts and that has a row after the header; of a workbook, the worksheet
+    :func:`fileio.sheet_choice.choose_sheet` picks (the line saying which is returned)."""
     from fileio.sheet_choice import choose_sheet
     from fileio.tables import read_head
 
-    choice = choose_sheet(path, sheet, _accepted_by(columns), what=what, limits=limits)
+    choice = choose_sheet(path, input_format.sheet, _accepted_by(columns), what=what, limits=limits)
     head = read_head(
         path,
-        delimiter=delimiter,
-        encoding=encoding,
+        delimiter=input_format.delimiter,
+        encoding=input_format.encoding,
         sheet=choice.sheet,
-        fixed_widths=fixed_widths,
+        fixed_widths=input_format.fixed_widths,
         limits=limits,
     )
     columns(head.headers)
     if not head.has_rows:
         raise InputError("no data rows after the header", path=path)
     return choice.note
+
+
+def _format_of(table: TableReading, fixed_widths: Mapping[str, int] | None = None) -> InputFormat:
+    """How a request's table file is read, as its flow reads it (``flows.address_input.input_format``,
+    which imports Prefect)."""
+    return InputFormat.of(
+        delimiter=table.input_delimiter,
+        encoding=table.input_encoding,
+        sheet=table.input_sheet,
+        fixed_widths=fixed_widths,
+    )
 
 
 def _accepted_by(columns: Callable[[list[str]], object]) -> Callable[[list[str]], bool]:
@@ -91,43 +101,41 @@ def _accepted_by(columns: Callable[[list[str]], object]) -> Callable[[list[str]]
     return accepted
 
 
-def address_file(
-    path: Path,
+def address_table(
+    table: AddressTable,
     *,
     limits: TableLimits,
     mode: Literal["batch", "query"],
-    mapping: Mapping[str, str] | None = None,
-    delimiter: str | None = None,
-    encoding: str | None = None,
-    sheet: str | None = None,
-    fixed_widths: Mapping[str, int] | None = None,
     profile: str | None = None,
     key: str | None = None,
-    split_house_numbers: bool = True,
 ) -> str | None:
-    """An address file for the address service, read as the flow will (with the profile's mapping split
-    off as the batch flow does, under the minimum input of the profile's key, else ``key``); with a profile,
-    a line saying which column carries the record id out and back (results are merged by it).
+    """The address file of a request, read as its flow will read it (with the profile's mapping split off
+    as the batch flow does, under the minimum input of the profile's key, else ``key``); with a profile, a
+    line saying which column carries the record id out and back (results are merged by it).
 
     Raises:
         InputError: the file cannot be used; ProfileError: the profile cannot be.
     """
     from fileio.address_service.profiles import load_profile, split_mapping
-    from fileio.address_service.records import address_header, minimum_input_mode
+    from fileio.address_service.records import AddressReading, address_header, minimum_input_mode
 
+    path = table.input_path
     alignment = load_profile(profile) if profile else None
-    rule = minimum_input_mode(mode, (alignment.key if alignment is not None else None) or key)
-    columns_mapping, _ = split_mapping(dict(mapping) if mapping else None, alignment)
+    columns_mapping, _ = split_mapping(
+        dict(table.column_mapping) if table.column_mapping else None, alignment
+    )
+    reading = AddressReading(
+        _format_of(table, table.fixed_widths),
+        mode=minimum_input_mode(mode, (alignment.key if alignment is not None else None) or key),
+        mapping=columns_mapping,
+        split_house_numbers=table.split_house_numbers,
+        limits=limits,
+    )
     sheet_note = _table(
         path,
-        lambda headers: address_header(
-            headers, mode=rule, mapping=columns_mapping, path=path, split_house_numbers=split_house_numbers
-        ),
+        lambda headers: address_header(headers, reading, path=path),
         limits=limits,
-        delimiter=delimiter,
-        encoding=encoding,
-        sheet=sheet,
-        fixed_widths=tuple(fixed_widths.items()) if fixed_widths else None,
+        input_format=reading.input_format,
         what="the address columns",
     )
     notes = [sheet_note] if sheet_note else []
@@ -139,63 +147,19 @@ def address_file(
     return "; ".join(notes) or None
 
 
-def address_table(
-    table: AddressTable,
-    *,
-    limits: TableLimits,
-    mode: Literal["batch", "query"],
-    profile: str | None = None,
-    key: str | None = None,
-) -> str | None:
-    """The address file of a request, read as its flow will read it (see :func:`address_file`)."""
-    return address_file(
-        table.input_path,
-        limits=limits,
-        mode=mode,
-        mapping=table.column_mapping,
-        delimiter=table.input_delimiter,
-        encoding=table.input_encoding,
-        sheet=table.input_sheet,
-        fixed_widths=table.fixed_widths,
-        profile=profile,
-        key=key,
-        split_house_numbers=table.split_house_numbers,
-    )
-
-
-def commerce_addresses(
-    path: Path,
-    *,
-    limits: TableLimits,
-    use: Literal["validation", "delivery"],
-    delimiter: str | None = None,
-    encoding: str | None = None,
-    sheet: str | None = None,
+def commerce_request(
+    request: CommerceAddressRequest, *, limits: TableLimits, use: Literal["validation", "delivery"]
 ) -> None:
-    """An address file for the commerce API's validation or deliverability."""
+    """The address file of a commerce request (validation or deliverability), read as its flow will read
+    it."""
     from fileio.commerce.address_input import address_header
 
+    path = request.input_path
     _table(
         path,
         lambda headers: address_header(headers, use=use, path=path),
         limits=limits,
-        delimiter=delimiter,
-        encoding=encoding,
-        sheet=sheet,
-    )
-
-
-def commerce_request(
-    request: CommerceAddressRequest, *, limits: TableLimits, use: Literal["validation", "delivery"]
-) -> None:
-    """The address file of a commerce request, read as its flow will read it."""
-    commerce_addresses(
-        request.input_path,
-        limits=limits,
-        use=use,
-        delimiter=request.input_delimiter,
-        encoding=request.input_encoding,
-        sheet=request.input_sheet,
+        input_format=_format_of(request),
     )
 
 

@@ -143,16 +143,38 @@ StatusCallback = Callable[[S], Awaitable[None] | None]
 Sleep = Callable[[float], Awaitable[None]]
 
 
+@dataclass(frozen=True)
+class WaitClock:
+    """The time a wait runs on: how it sleeps and its monotonic seconds (the real ones unless a test or a
+    simulation passes its own)."""
+
+    sleep: Sleep = asyncio.sleep
+    now: Callable[[], float] = time.monotonic
+
+
+@dataclass(frozen=True)
+class PolledJob:
+    """The job a wait is for.
+
+    Attributes:
+        what: its name in messages and the progress display.
+        waited_s: how long earlier runs waited for it already; it counts towards the deadline and the
+            parking threshold.
+        progress: show a progress artifact / progress bar.
+    """
+
+    what: str = "remote job"
+    waited_s: float = 0.0
+    progress: bool = True
+
+
 async def poll_until(
     check: Check[S],
     policy: PollPolicy,
     on_status: StatusCallback[S] | None = None,
     *,
-    what: str = "remote job",
-    progress: bool = True,
-    waited_s: float = 0.0,
-    sleep: Sleep = asyncio.sleep,
-    clock: Callable[[], float] = time.monotonic,
+    job: PolledJob = PolledJob(),
+    clock: WaitClock = WaitClock(),
     transient: Callable[[ApiError], bool] | None = None,
 ) -> S:
     """Call ``check`` until it reports ``done``; return that status.
@@ -166,52 +188,69 @@ async def poll_until(
         check: one look at the job.
         policy: intervals and the deadline.
         on_status: told every status seen (may be a coroutine function).
-        what: the job's name in messages and the progress display.
-        progress: show a progress artifact / progress bar.
-        waited_s: how long earlier runs waited for this job already; it counts towards the deadline and
-            the parking threshold.
-        sleep: the coroutine used to wait (tests pass a fake).
-        clock: monotonic seconds (tests pass a fake).
+        job: its name, how long earlier runs waited for it, whether progress is shown.
+        clock: how the wait sleeps and tells the time (tests pass fakes).
         transient: which errors of a look are looked past (default: the retryable ones).
 
     Raises:
         PollTimedOut: still not done after ``policy.max_wait_s``.
         WaitParked: not done, and the policy parks the wait (``policy.park_after_s``).
     """
-    started = clock() - waited_s
-    tracker = await Progress.start(what) if progress else None
+    started = clock.now() - job.waited_s
+    tracker = await Progress.start(job.what) if job.progress else None
     interval: float | None = None
     last: Observation[S] | None = None
     while True:
+        seen = await _look(check, transient)
         estimate: float | None = None
-        try:
-            observation = await check()
-        except ApiError as error:
-            if not (transient(error) if transient is not None else error.retryable):
-                raise
-            transient_error: ApiError | None = error
-        else:
-            transient_error = None
-            last = observation
-            estimate = observation.estimate_s
-            if on_status is not None:
-                outcome = on_status(observation.status)
-                if outcome is not None:
-                    await outcome
-            if observation.done:
-                if tracker is not None:
-                    await tracker.update(100.0, observation.detail or "done")
-                return observation.status
-            if tracker is not None:
-                await tracker.update(observation.percent or tracker.percent, observation.detail)
-        elapsed = clock() - started
-        if elapsed >= policy.max_wait_s:
-            if transient_error is not None and last is None:
-                raise transient_error
-            raise PollTimedOut(what, elapsed, last)  # type: ignore[arg-type]
-        if transient_error is None and last is not None:
-            resume_in = policy.park_in(elapsed, estimate_s=estimate)
-            if resume_in is not None:
-                raise WaitParked(what, elapsed, resume_in, last)  # type: ignore[arg-type]
+        if isinstance(seen, Observation):
+            last, estimate = seen, seen.estimate_s
+            if await _report(seen, on_status, tracker):
+                return seen.status
+        elapsed = clock.now() - started
+        _end_when_due(policy, job.what, elapsed, seen, last)
         interval = policy.next_interval(interval, estimate_s=estimate)
-        await sleep(min(interval, policy.max_wait_s - elapsed))
+        await clock.sleep(min(interval, policy.max_wait_s - elapsed))
+
+
+async def _look(check: Check[S], transient: Callable[[ApiError], bool] | None) -> Observation[S] | ApiError:
+    """One look at the job: what it showed, or the transient error that hid it (any other is raised)."""
+    try:
+        return await check()
+    except ApiError as error:
+        if not (transient(error) if transient is not None else error.retryable):
+            raise
+        return error
+
+
+async def _report(
+    observation: Observation[S], on_status: StatusCallback[S] | None, tracker: Progress | None
+) -> bool:
+    """Tell ``on_status`` and the progress display what a look showed; whether the job is done."""
+    if on_status is not None:
+        outcome = on_status(observation.status)
+        if outcome is not None:
+            await outcome
+    if tracker is not None:
+        percent = 100.0 if observation.done else observation.percent or tracker.percent
+        await tracker.update(percent, observation.detail or ("done" if observation.done else ""))
+    return observation.done
+
+
+def _end_when_due(
+    policy: PollPolicy,
+    what: str,
+    elapsed: float,
+    seen: Observation[S] | ApiError,
+    last: Observation[S] | None,
+) -> None:
+    """End the wait when its time is up (the last error, when no look ever succeeded) or when the policy
+    parks it after a successful look; otherwise return, and the wait goes on."""
+    if elapsed >= policy.max_wait_s:
+        if isinstance(seen, ApiError) and last is None:
+            raise seen
+        raise PollTimedOut(what, elapsed, last)  # type: ignore[arg-type]
+    if isinstance(seen, Observation):
+        resume_in = policy.park_in(elapsed, estimate_s=seen.estimate_s)
+        if resume_in is not None:
+            raise WaitParked(what, elapsed, resume_in, seen)  # type: ignore[arg-type]

@@ -24,20 +24,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, TypeVar
 
 from connectors.errors import ApiError
 from connectors.sending import watch_sending
 from core.errors import PostflowsError
-from history.jobs import JobData, JobSnapshot, Parking, job_data_changes
+from history.jobs import JobData, JobSnapshot, job_data_changes
 from history.models import JobState
 from history.recorder import RunRecorder, record_shielded
 from history.remote_jobs import RemoteReport
-from tasks.polling import PollTimedOut, RemoteJobEnded, WaitParked
 
 logger = logging.getLogger("postflows.submission")
 
@@ -124,81 +121,105 @@ def outcome_unknown(error: BaseException) -> bool:
     return failed_submission_state(error) is JobState.UNCERTAIN
 
 
+@dataclass(frozen=True)
+class SubmitContext:
+    """The batch context of the submit protocol: what every submission of a run (or of one body's key)
+    shares.
+
+    Attributes:
+        recorder: the run's recorder; its idempotency key names the submission, and the run must hold it.
+        api: the API the jobs belong to.
+        resubmit: the user has checked that an uncertain earlier submission does not exist: send anew
+            (``--resubmit``).
+    """
+
+    recorder: RunRecorder
+    api: str
+    resubmit: bool = False
+
+
+@dataclass(frozen=True)
+class SubmissionJob:
+    """The job one submission records, and what becomes of one recorded under the key before.
+
+    Attributes:
+        kind: the job kind (``batch``, ``order``, ``purchase``, ``statistics``, ...).
+        what: the submission's name in messages.
+        hint: how the user can check whether an uncertain submission exists.
+        data: facts recorded with the job (the marker already carries them).
+        fingerprint: the SHA-256 of what is sent; a recorded job with another one is never resumed.
+        resumable: whether a recorded job can still be resumed; default: its state says so, or it completed.
+        replaceable: which resumable recorded jobs ``resubmit`` replaces with a new submission (a batch job
+            whose result never arrived); default none: ``resubmit`` only sends over an uncertain one.
+    """
+
+    kind: str
+    what: str
+    hint: str = "check with the service whether it exists"
+    data: JobData | None = None
+    fingerprint: str | None = None
+    resumable: Callable[[JobSnapshot], bool] | None = None
+    replaceable: Callable[[JobSnapshot], bool] | None = None
+
+    def resumes(self, job: JobSnapshot) -> bool:
+        """Whether the recorded ``job`` can still be resumed (see ``resumable``)."""
+        return (self.resumable or _resumable)(job)
+
+    def marker_facts(self) -> dict[str, Any]:
+        """The facts the PENDING marker carries: ``data`` and the fingerprint."""
+        return {
+            **(job_data_changes(self.data) or {}),
+            **(JobData(fingerprint=self.fingerprint).changes() if self.fingerprint else {}),
+        }
+
+
 async def submit_once(
-    recorder: RunRecorder,
-    *,
-    api: str,
-    kind: str,
-    what: str,
+    context: SubmitContext,
+    job: SubmissionJob,
     send: Callable[[], Awaitable[R]],
     remote_id_of: Callable[[R], str],
-    resubmit: bool = False,
-    hint: str = "check with the service whether it exists",
-    data: JobData | None = None,
-    resumable: Callable[[JobSnapshot], bool] | None = None,
-    fingerprint: str | None = None,
+    *,
     prepare: Callable[[], Awaitable[Mapping[str, Any]]] | None = None,
-    replaceable: Callable[[JobSnapshot], bool] | None = None,
 ) -> Submission[R]:
     """Send ``send()`` at most once per idempotency key, guarded by the run history.
 
     Args:
-        recorder: the run's recorder; its idempotency key names the submission, and the run must hold it.
-        api: the API the job belongs to.
-        kind: the job kind (``batch``, ``order``, ``purchase``, ``statistics``, ...).
-        what: the submission's name in messages.
+        context: the run's recorder (whose key names the submission), the API, ``--resubmit``.
+        job: the job to record, and what becomes of one recorded under the key before.
         send: sends the request; returns the service's answer.
         remote_id_of: the service's id in the answer.
-        resubmit: the user has checked that an uncertain earlier submission does not exist: send anew.
-        hint: how the user can check whether an uncertain submission exists.
-        data: facts recorded with the job (the marker already carries them).
-        resumable: whether a recorded job can still be resumed; default: its state says so, or it completed.
-        fingerprint: the SHA-256 of what is sent; a recorded job with another one is never resumed.
         prepare: free preparatory calls (uploads) made only when a new submission is sent, before its marker;
             the facts it returns (file tokens) are recorded on the marker.
-        replaceable: which resumable recorded jobs ``resubmit`` replaces with a new submission (a batch job
-            whose result never arrived); default none: ``resubmit`` only sends over an uncertain one.
 
     Returns:
         The submission; ``resumed`` when an earlier run's job was found and nothing was sent.
 
     Raises:
-        SubmissionUncertain: an earlier submission's outcome is unknown and ``resubmit`` is False.
+        SubmissionUncertain: an earlier submission's outcome is unknown and ``context.resubmit`` is False.
         ResumeMismatch: the job recorded under the key was made from other input.
     """
-    found = await recorder.find_job(api=api, kind=kind)
+    recorder = context.recorder
+    found = await recorder.find_job(api=context.api, kind=job.kind)
     if found is not None:
-        resumed = await _settle_recorded(
-            recorder,
-            found,
-            what=what,
-            hint=hint,
-            resubmit=resubmit,
-            resumable=resumable or _resumable,
-            fingerprint=fingerprint,
-            replaceable=replaceable,
-        )
+        resumed = await _settle_recorded(context, found, job)
         if resumed is not None:
             return resumed
-    facts = {
-        **(job_data_changes(data) or {}),
-        **(JobData(fingerprint=fingerprint).changes() if fingerprint else {}),
-    }
+    facts = job.marker_facts()
     if prepare is not None:
         facts.update(await prepare())
     marker = await recorder.save_job(
-        api=api,
-        kind=kind,
+        api=context.api,
+        kind=job.kind,
         remote_id=f"{PENDING_PREFIX}{recorder.run_id}:{uuid.uuid4().hex}",
         status=JobState.PENDING,
         data=facts,
         require_key=True,
     )
-    answer = await _send_marked(recorder, marker, send, what)
-    job = await recorder.update_job(
+    answer = await _send_marked(recorder, marker, send, job.what)
+    submitted = await recorder.update_job(
         marker, status=JobState.SUBMITTED, report=RemoteReport(remote_id=str(remote_id_of(answer)))
     )
-    return Submission(job, resumed=False, answer=answer, replaced=found)
+    return Submission(submitted, resumed=False, answer=answer, replaced=found)
 
 
 async def submit_each(
@@ -230,15 +251,7 @@ async def submit_each(
 
 
 async def _settle_recorded(
-    recorder: RunRecorder,
-    found: JobSnapshot,
-    *,
-    what: str,
-    hint: str,
-    resubmit: bool,
-    resumable: Callable[[JobSnapshot], bool],
-    fingerprint: str | None,
-    replaceable: Callable[[JobSnapshot], bool] | None,
+    context: SubmitContext, found: JobSnapshot, job: SubmissionJob
 ) -> Submission[Any] | None:
     """What becomes of the submission recorded under the key (step 1 of :func:`submit_once`): the
     submission to resume, or None when a new one follows it (the recorded one marked SUPERSEDED when it was
@@ -248,14 +261,15 @@ async def _settle_recorded(
         SubmissionUncertain: its outcome is unknown and ``resubmit`` is False.
         ResumeMismatch: it was made from other input.
     """
+    recorder, what, resubmit = context.recorder, job.what, context.resubmit
     key = recorder.idempotency_key or ""
     state = found.state
     uncertain = state in (JobState.PENDING, JobState.UNCERTAIN)
-    resumes = not uncertain and resumable(found)
-    recorded = found.facts(JobData).fingerprint
+    resumes = not uncertain and job.resumes(found)
+    recorded, fingerprint = found.facts(JobData).fingerprint, job.fingerprint
     if (uncertain or resumes) and fingerprint and recorded and recorded != fingerprint:
         raise ResumeMismatch(what, key, str(recorded), fingerprint)
-    replaces = resumes and resubmit and replaceable is not None and replaceable(found)
+    replaces = resumes and resubmit and job.replaceable is not None and job.replaceable(found)
     if resumes and not replaces:
         recorder.note_reused(what, f"{found.remote_id}, recorded by run {found.run_id}")
         return Submission(found, resumed=True)
@@ -274,7 +288,7 @@ async def _settle_recorded(
             if state is JobState.PENDING:
                 # Its run died with the request in flight (this run holds the key, so it is not alive).
                 await recorder.update_job(found, status=JobState.UNCERTAIN, detail="its run ended")
-            raise SubmissionUncertain(what, key, hint, run_id=found.run_id)
+            raise SubmissionUncertain(what, key, job.hint, run_id=found.run_id)
         superseded_by = f"resubmitted by run {recorder.run_id}"
         await recorder.update_job(found, status=JobState.SUPERSEDED, finished=True, detail=superseded_by)
         logger.warning("%s: resubmitting over an uncertain earlier submission (--resubmit)", what)
@@ -309,101 +323,6 @@ async def _send_marked(
                 recorder.update_job(marker, status=state, finished=state.final, detail=detail)
             )
             raise
-
-
-class JobParked(PostflowsError):
-    """The wait for a recorded job was parked: the job is recorded WAITING with its parking, and a later run
-    with the same key continues it (see ``flows.parking``)."""
-
-    def __init__(self, job: JobSnapshot, parked: WaitParked) -> None:
-        super().__init__(str(parked))
-        self.job = job
-        self.parked = parked
-
-    @property
-    def parking(self) -> Parking:
-        """The parking recorded with the job."""
-        parking = self.job.facts(JobData).parked
-        if parking is None:  # pragma: no cover - a JobParked is made from the job as its parking was recorded
-            raise LookupError(f"job {self.job.remote_id} has no parking recorded")
-        return parking
-
-    @property
-    def count(self) -> int:
-        """How often this job's wait has been parked, this time included."""
-        return self.parking.count
-
-    @property
-    def resume_at(self) -> datetime:
-        return self.parking.resume_at
-
-
-def waited_before(job: JobSnapshot, *, now: datetime | None = None) -> float:
-    """Seconds the job has been waited for by the runs that parked its wait; 0 when it was not parked."""
-    parked = job.facts(JobData).parked
-    if job.state is not JobState.WAITING or parked is None:
-        return 0.0
-    return max(0.0, ((now or datetime.now(UTC)) - parked.waiting_since).total_seconds())
-
-
-@asynccontextmanager
-async def recording_wait(recorder: RunRecorder, job: JobSnapshot, *, what: str) -> AsyncIterator[None]:
-    """Wait for a submitted job inside this block; however the wait ends, the job's row says so.
-
-    A failure state of the job (:class:`~tasks.polling.RemoteJobEnded`) ends it FAILED or CANCELLED, so the
-    next run with the key submits anew. A time-out leaves it WAITING: it may still run, its remote files
-    stay, and the same command picks it up. Any other interruption (Ctrl-C, a cancelled flow, a status
-    endpoint that stayed down) leaves it WAITING too, recorded even while the run is being cancelled. A
-    parked wait (:class:`~tasks.polling.WaitParked`) leaves it WAITING with its parking recorded, and raises
-    :class:`JobParked`; every other ending forgets an earlier parking, so the next wait starts afresh.
-    """
-    try:
-        yield
-    except WaitParked as parked:
-        raise JobParked(await _record_parking(recorder, job, parked), parked) from parked
-    except RemoteJobEnded as ended:
-        state = JobState.CANCELLED if ended.cancelled else JobState.FAILED
-        await record_shielded(
-            recorder.update_job(
-                job, status=state, finished=True, detail=str(ended)[:500], data=_unparked(job)
-            )
-        )
-        raise
-    except PollTimedOut as timed_out:
-        await recorder.update_job(
-            job, status=JobState.WAITING, detail=str(timed_out)[:500], data=_unparked(job)
-        )
-        logger.warning("%s is still running; the same command picks it up later", what)
-        raise
-    except BaseException as error:
-        detail = f"interrupted while waiting: {type(error).__name__}"
-        await record_shielded(
-            recorder.update_job(job, status=JobState.WAITING, detail=detail, data=_unparked(job))
-        )
-        raise
-    if job.facts(JobData).parked is not None:
-        await recorder.update_job(job, data=JobData(parked=None))
-
-
-async def _record_parking(recorder: RunRecorder, job: JobSnapshot, parked: WaitParked) -> JobSnapshot:
-    now = datetime.now(UTC)
-    earlier = job.facts(JobData).parked
-    parking = Parking(
-        waiting_since=earlier.waiting_since
-        if earlier is not None
-        else now - timedelta(seconds=parked.waited_s),
-        count=(earlier.count if earlier is not None else 0) + 1,
-        resume_at=now + timedelta(seconds=parked.resume_in_s),
-    )
-    return await record_shielded(
-        recorder.update_job(
-            job, status=JobState.WAITING, detail=str(parked)[:500], data=JobData(parked=parking)
-        )
-    )
-
-
-def _unparked(job: JobSnapshot) -> JobData | None:
-    return JobData(parked=None) if job.facts(JobData).parked is not None else None
 
 
 def _resumable(job: JobSnapshot) -> bool:

@@ -18,30 +18,27 @@ Minimum input, per row (``mode``):
 Completely empty rows are not records and are skipped; every other row is either accepted or rejected, and
 a file whose rows do not add up to accepted + rejected + empty rows is refused before anything is sent.
 Rows the file reader could not read (a line in another encoding, a row with too many fields) are rejected
-with the reader's reason.
+with the reader's reason. How a file is read is one value, :class:`AddressReading`; the row checks live in
+:mod:`fileio.address_service.record_checks`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from connectors.address_service.codes import (
-    ADDRESS_FIELD_NAMES,
-    MAX_LENGTH,
-    PASSTHROUGH_MAX_LENGTH,
-    STATUS_FIELD_NAMES,
-)
+from connectors.address_service.codes import STATUS_FIELD_NAMES
+from fileio.address_service.record_checks import CheckedRows, check_values, refused_splits, row_problems
 from fileio.address_service.street_lines import SplitColumn, split_street_column
 from fileio.errors import InputError
 from fileio.headers import resolve_address_columns
+from fileio.input_format import InputFormat
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
-from fileio.rejected_rows import RejectedRows, id_column, no_problems, problem_lines
+from fileio.rejected_rows import RejectedRows, id_column
 from fileio.sheet_choice import SheetChoice, choose_sheet
 from fileio.source_layout import SourceLayout
 from fileio.table_frame import Table
@@ -73,7 +70,6 @@ PROBLEMS_COLUMN = "ResultProblems"
 RESERVED_COLUMNS = frozenset(
     name.casefold() for name in (RECORD_ID, "ReturnedByService", PROBLEMS_COLUMN, *STATUS_FIELD_NAMES)
 )
-SWISS_COUNTRY_CODES = ("CH", "LI")
 MINIMUM_FIELDS = ("Name", "Prename", "Streetname", "HouseNo", "ZIPCode", "TownName")  # §2.1
 
 
@@ -117,35 +113,41 @@ class AddressInput:
         return len(self.rejected_report)
 
 
+@dataclass(frozen=True)
+class AddressReading:
+    """How an address file is read and checked: the one value the flows, the pre-check and the upload step
+    hand down to :func:`read_address_file` and :func:`address_header`.
+
+    Attributes:
+        input_format: separator, encoding, worksheet and fixed widths (detected where not given).
+        mode: which minimum input applies (see the module docstring).
+        mapping: source header → address field (§2.3 name, ``_in`` name or alias); ``""`` keeps a column
+            that would be recognised as a customer column. Overrides recognition by name.
+        split_house_numbers: split a street cell that holds the house number too (``Bahnhofstr. 1a``) where
+            the row has none (:mod:`~fileio.address_service.street_lines`); an unsure split rejects the row.
+        limits: the limits on the file's shape, judged before it is read (see :func:`read_table`).
+    """
+
+    input_format: InputFormat = InputFormat()
+    mode: Mode = "batch"
+    mapping: Mapping[str, str] | None = None
+    split_house_numbers: bool = True
+    limits: TableLimits = TABLE_LIMITS
+
+
 def read_address_file(
     path: Path | str,
+    reading: AddressReading = AddressReading(),
     *,
-    mode: Mode = "batch",
-    mapping: Mapping[str, str] | None = None,
-    delimiter: str | None = None,
-    encoding: str | None = None,
-    fixed_widths: Sequence[tuple[str, int]] | None = None,
-    sheet: str | int | None = None,
     wire_encoding: str = "cp1252",
-    split_house_numbers: bool = True,
-    limits: TableLimits = TABLE_LIMITS,
     id_columns: Sequence[str] = (),
 ) -> AddressInput:
     """Read an address file (.csv, .xlsx, .txt delimited or fixed width) and check every row.
 
     Args:
         path: the customer's file.
-        mode: which minimum input applies (see the module docstring).
-        mapping: source header → address field (§2.3 name, ``_in`` name or alias); ``""`` keeps a column
-            that would be recognised as a customer column. Overrides recognition by name.
-        delimiter: the field separator; sniffed from the header line when None.
-        encoding: the file's encoding; detected (BOM, UTF-8, else Windows-1252) when None.
-        fixed_widths: (name, width) per column for a fixed-width .txt file.
-        sheet: the worksheet of an .xlsx file (name or 0-based index; the first when None).
+        reading: how to read it, which minimum input applies, and how its columns are taken.
         wire_encoding: the encoding of the upload file; values it cannot carry are rejected.
-        split_house_numbers: split a street cell that holds the house number too (``Bahnhofstr. 1a``) where
-            the row has none (:mod:`~fileio.address_service.street_lines`); an unsure split rejects the row.
-        limits: the limits on the file's shape, judged before it is read (see :func:`read_table`).
         id_columns: the columns of the customer's id, if any, naming the rejected rows (``id_column``).
 
     Returns:
@@ -155,33 +157,24 @@ def read_address_file(
         InputError: the file is unreadable or over a limit, or lacks the address columns every row needs.
     """
     source = Path(path)
-    header_of = partial(
-        address_header, mode=mode, mapping=mapping, path=source, split_house_numbers=split_house_numbers
-    )
-    choice, table = _read_sheet(
-        source,
-        header_of,
-        sheet,
-        delimiter=delimiter,
-        encoding=encoding,
-        fixed_widths=fixed_widths,
-        limits=limits,
-    )
+    choice, table = _read_sheet(source, reading)
     headers = [str(name) for name in table.frame.columns]
-    address_columns = header_of(headers)
+    address_columns = address_header(headers, reading, path=source)
     passthrough = [header for header in headers if header not in address_columns.values()]
     frame, filled = _gathered(table.frame, address_columns, passthrough)
     rejected = RejectedRows(table)
     empty = ~filled & ~frame[RECORD_ID].isin(rejected.malformed)
     frame = frame[~empty].copy()
     split = SplitColumn(split=[], refused={})
-    if split_house_numbers:
+    if reading.split_house_numbers:
         split = split_street_column(frame, record_id=RECORD_ID)
     checkable = frame[~frame[RECORD_ID].isin(rejected.malformed)]
-    rejected.add(_refused_splits(split, checkable, address_columns))
-    for lines in _row_problems(checkable, address_columns, mode, unsplit=frozenset(split.refused)):
+    rows = CheckedRows(checkable, checkable[RECORD_ID], address_columns)
+    rejected.add(refused_splits(split, rows))
+    verification = reading.mode == "verification"
+    for lines in row_problems(rows, verification=verification, unsplit=frozenset(split.refused)):
         rejected.add(lines)
-    _check_values(rejected, checkable, address_columns, passthrough, wire_encoding)
+    check_values(rejected, rows, passthrough, wire_encoding)
     records = frame[~frame[RECORD_ID].isin(rejected.rows)].reset_index(drop=True)
     rejected.check_accounted(source, accepted=len(records), empty=int(empty.sum()))
     return AddressInput(
@@ -191,7 +184,7 @@ def read_address_file(
         address_columns=address_columns,
         passthrough_columns=passthrough,
         source=source,
-        mode=mode,
+        mode=reading.mode,
         input_rows=len(frame),
         house_numbers=pd.DataFrame(split.split),
         sheet_note=choice.note,
@@ -199,35 +192,25 @@ def read_address_file(
     )
 
 
-def _read_sheet(
-    source: Path,
-    header_of: Callable[[list[str]], dict[str, str]],
-    sheet: str | int | None,
-    *,
-    delimiter: str | None,
-    encoding: str | None,
-    fixed_widths: Sequence[tuple[str, int]] | None,
-    limits: TableLimits,
-) -> tuple[SheetChoice, Table]:
-    """The table of the file: of a workbook, the sheet asked for, else the first whose header
-    ``header_of`` accepts."""
+def _read_sheet(source: Path, reading: AddressReading) -> tuple[SheetChoice, Table]:
+    """The table of the file: of a workbook, the sheet asked for, else the first whose header has the
+    address columns :func:`address_header` asks for."""
 
     def fits(headers: list[str]) -> bool:
         try:
-            header_of(headers)
+            address_header(headers, reading, path=source)
         except InputError:
             return False
         return True
 
-    choice = choose_sheet(
-        source, None if sheet is None else str(sheet), fits, what="the address columns", limits=limits
-    )
+    fmt, limits = reading.input_format, reading.limits
+    choice = choose_sheet(source, fmt.sheet, fits, what="the address columns", limits=limits)
     table = read_table(
         source,
-        delimiter=delimiter,
-        encoding=encoding,
-        fixed_widths=fixed_widths,
-        sheet=choice.sheet if sheet is None else sheet,
+        delimiter=fmt.delimiter,
+        encoding=fmt.encoding,
+        fixed_widths=fmt.fixed_widths,
+        sheet=choice.sheet if fmt.sheet is None else fmt.sheet,
         limits=limits,
     )
     return choice, table
@@ -255,22 +238,15 @@ def _gathered(
     return frame, filled
 
 
-def address_header(
-    headers: Sequence[str],
-    *,
-    mode: Mode,
-    mapping: Mapping[str, str] | None,
-    path: Path,
-    split_house_numbers: bool = True,
-) -> dict[str, str]:
+def address_header(headers: Sequence[str], reading: AddressReading, *, path: Path) -> dict[str, str]:
     """The address columns of a file's header (canonical field → header), checked as a whole: some address
-    column is recognised, every column a row needs for ``mode`` is there, no customer column has a name the
-    results use.
+    column is recognised (by ``reading.mapping`` first), every column a row needs for ``reading.mode`` is
+    there, no customer column has a name the results use.
 
     Raises:
         InputError: naming the file, and the missing columns or the column to rename.
     """
-    address_columns = resolve_address_columns(headers, mapping, path=path)
+    address_columns = resolve_address_columns(headers, reading.mapping, path=path)
     if not address_columns:
         raise InputError(
             f"none of the address columns found (missing {', '.join(MINIMUM_FIELDS)}); "
@@ -282,9 +258,7 @@ def address_header(
             raise InputError(
                 "column name is reserved for the service's output; rename it", path=path, field=header
             )
-    _check_columns_present(
-        address_columns, mode, path, split_house_numbers=split_house_numbers, headers=headers
-    )
+    _check_columns_present(address_columns, reading, path, headers=headers)
     return address_columns
 
 
@@ -314,17 +288,13 @@ def _split_po_box(frame: pd.DataFrame) -> None:
 
 
 def _check_columns_present(
-    columns: Mapping[str, str],
-    mode: Mode,
-    path: Path,
-    *,
-    split_house_numbers: bool = True,
-    headers: Sequence[str] = (),
+    columns: Mapping[str, str], reading: AddressReading, path: Path, *, headers: Sequence[str] = ()
 ) -> None:
     """No row can pass without these columns, so their absence is a file problem, not a row problem. A street
     column without a house number column is enough when its lines are split. The refusal names what is
     missing, what was found for it, the file's header and how to map a column."""
     has = columns.__contains__
+    mode, split_house_numbers = reading.mode, reading.split_house_numbers
     missing: list[str] = []
     if not has("Company"):
         if has("Name") and not has("Prename"):
@@ -348,125 +318,3 @@ def _check_columns_present(
             "HEADER=FIELD (form: Column mapping), e.g. --map Vorname=Prename",
             path=path,
         )
-
-
-def _row_problems(
-    frame: pd.DataFrame, columns: Mapping[str, str], mode: Mode, *, unsplit: frozenset[int] = frozenset()
-) -> list[pd.DataFrame]:
-    """One frame of rejected lines per check of the minimum input and the postcodes that found something;
-    ``unsplit``: rows whose street line could not be split, rejected with that reason already (no second
-    "HouseNo missing")."""
-    empty = pd.Series(False, index=frame.index)
-
-    def filled(name: str) -> pd.Series:
-        return frame[name].notna() if name in frame else empty
-
-    def header(name: str) -> str:
-        return columns.get(name, name)
-
-    lines: list[pd.DataFrame] = []
-
-    def missing(mask: pd.Series, name: str, reason: str) -> None:
-        if mask.any():
-            lines.append(problem_lines(frame.loc[mask, RECORD_ID], header(name), "", reason))
-
-    company, name, prename = filled("Company"), filled("Name"), filled("Prename")
-    person_needed = ~company
-    missing(person_needed & ~name, "Name", "Name missing (required unless Company is given)")
-    missing(person_needed & ~prename, "Prename", "Prename missing (required unless Company is given)")
-
-    street = filled("Streetname")
-    pobox = (filled("PoBoxNo") | filled("PoBoxTerm")) if mode != "verification" else empty
-    pobox_only = pobox & ~street
-    if mode == "verification":
-        missing(~street, "Streetname", "Streetname missing")
-    else:
-        missing(~street & ~pobox, "Streetname", "Streetname (or a P.O. box) missing")
-    missing(
-        street & ~filled("HouseNo") & ~frame[RECORD_ID].isin(unsplit),
-        "HouseNo",
-        "HouseNo missing"
-        if "HouseNo" in columns
-        else "HouseNo missing: no number in the street and no house number column",
-    )
-    zip_ok = filled("ZIPCode") | (pobox_only & filled("PoBoxZIP"))
-    town_ok = filled("TownName") | (pobox_only & filled("PoBoxTownName"))
-    missing(
-        ~zip_ok,
-        "ZIPCode",
-        "ZIPCode missing" + (" (or PoBoxZIP for a P.O. box)" if mode != "verification" else ""),
-    )
-    missing(~town_ok, "TownName", "TownName missing")
-
-    country = (
-        frame["CountryCode"].fillna("").str.upper() if "CountryCode" in frame else pd.Series("", frame.index)
-    )
-    swiss = country.isin(("", *SWISS_COUNTRY_CODES))
-    for postcode in ("ZIPCode", "PoBoxZIP"):
-        if postcode in frame:
-            values = frame[postcode]
-            bad = swiss & values.notna() & ~values.fillna("").str.fullmatch(r"\d{4}")
-            if bad.any():
-                lines.append(problem_lines(frame.loc[bad, RECORD_ID], header(postcode), values[bad],
-                                    "Swiss postcode must be exactly 4 digits"))  # fmt: skip
-    return lines
-
-
-def _check_values(
-    rejected: RejectedRows,
-    frame: pd.DataFrame,
-    columns: Mapping[str, str],
-    passthrough: Sequence[str],
-    wire_encoding: str,
-) -> None:
-    """Every value fits its §2.3 length (customer columns 450) and the wire encoding, and holds no control
-    character."""
-    limits = {name: MAX_LENGTH[name] for name in ADDRESS_FIELD_NAMES if name in frame}
-    limits.update({name: PASSTHROUGH_MAX_LENGTH for name in passthrough})
-    for column, limit in limits.items():
-        rejected.check_lengths(columns.get(column, column), frame[column], limit)
-    for column in limits:
-        bad_chars = unencodable(frame[column], wire_encoding)
-        if len(bad_chars):
-            reason = "character " + bad_chars + f" cannot be written in {wire_encoding}"
-            index = bad_chars.index
-            rejected.add(
-                problem_lines(
-                    frame.loc[index, RECORD_ID], columns.get(column, column), frame.loc[index, column], reason
-                )
-            )
-    for column in limits if rejected.table.control_characters else ():
-        rejected.check_controls(columns.get(column, column), frame[column])
-
-
-def _refused_splits(split: SplitColumn, frame: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
-    """The rejected lines of the rows whose street line could not be split with certainty."""
-    if not split.refused:
-        return no_problems()
-    rows = frame[frame[RECORD_ID].isin(split.refused)]
-    reasons = rows[RECORD_ID].map(split.refused)
-    reason = (
-        "house number not split: "
-        + reasons
-        + "; give the number in a house number column, or correct the line (--no-split keeps lines as given)"
-    )
-    return problem_lines(rows[RECORD_ID], columns.get("Streetname", "Streetname"), rows["Streetname"], reason)
-
-
-def unencodable(values: pd.Series, encoding: str) -> pd.Series:
-    """Per row whose value the encoding cannot carry, the first offending character as ``'Ł' (U+0141)``."""
-    present = values.dropna()
-    try:
-        "\n".join(present.tolist()).encode(encoding)
-        return pd.Series([], dtype=str)
-    except UnicodeEncodeError:
-        pass
-    offending: dict[str, str] = {}
-    for value in present.unique():  # only on this slow path, and only over distinct values
-        try:
-            value.encode(encoding)
-        except UnicodeEncodeError as exc:
-            char = value[exc.start]
-            offending[value] = f"{char!r} (U+{ord(char):04X})"
-    bad = present[present.isin(offending)]
-    return bad.map(offending).astype(str)

@@ -23,7 +23,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from connectors.address_service.codes import ADDRESS_FIELD_NAMES
-from fileio.address_service.records import RECORD_ID, AddressInput, unencodable
+from fileio.address_service.record_checks import unencodable
+from fileio.address_service.records import RECORD_ID, AddressInput
 from fileio.errors import InputError
 from fileio.files import atomic_path
 

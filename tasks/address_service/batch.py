@@ -30,7 +30,7 @@ from fileio.limits import (
     TableLimits,
 )
 from tasks.address_service.billing import CONTRACT, Billing
-from tasks.polling import Observation, PollPolicy, RemoteJobEnded, poll_until
+from tasks.polling import Observation, PolledJob, PollPolicy, RemoteJobEnded, WaitClock, poll_until
 from tasks.retrying import idempotent_step, run_step
 
 API = "address-service"
@@ -142,10 +142,8 @@ async def wait_for_batch(
         check,
         policy,
         on_status,
-        what=f"address batch {batch_token}",
-        waited_s=waited_s,
-        sleep=sleep,
-        clock=clock,
+        job=PolledJob(f"address batch {batch_token}", waited_s=waited_s),
+        clock=WaitClock(sleep, clock),
         transient=_any_error,
     )
 

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pandas as pd
 from prefect import task
@@ -21,16 +21,17 @@ from fileio.address_service.moves_file import read_moves_file
 from fileio.address_service.profile_upload import wire_format as wire_format_of
 from fileio.address_service.profile_upload import write_profile_upload
 from fileio.address_service.profiles import AlignmentProfile
-from fileio.address_service.records import AddressInput, read_address_file
+from fileio.address_service.records import AddressInput, AddressReading, read_address_file
 from fileio.address_service.result_charts import PICTURE_FILE, qstat_markdown, write_qstat_picture
 from fileio.address_service.result_codes import decode_results, qstat_summary
 from fileio.address_service.result_file import read_result_file, result_headers
 from fileio.address_service.results import RETURNED_COLUMN, merge_results, write_address_results
 from fileio.address_service.wire import WireFormat, write_upload_file
 from fileio.files import make_dirs, own_folder
-from fileio.limits import DOWNLOAD_MAX_BYTES, TABLE_LIMITS, ZIP_MAX_RATIO, TableLimits
+from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from fileio.rejected_rows import write_rejected
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
+from tasks.address_service.batch import DownloadLimits
 
 logger = logging.getLogger("postflows.address_service.steps")
 
@@ -114,75 +115,71 @@ class AddressResults:
 
 
 @dataclass(frozen=True)
-class InputFormat:
-    """How to read the user's file when detection is not enough.
+class UploadLayout:
+    """How the upload file is laid out: as an agreed alignment ``profile`` has it (exactly its columns and
+    layout, ``profile_map`` filling its pass-through slots:
+    :func:`~fileio.address_service.profile_upload.write_profile_upload`), else in ``wire_format``."""
+
+    wire_format: WireFormat = WireFormat()
+    profile: AlignmentProfile | None = None
+    profile_map: Mapping[str, str] | None = None
+
+    @property
+    def wire(self) -> WireFormat:
+        """The upload's format: the profile's, else ``wire_format``."""
+        return wire_format_of(self.profile) if self.profile is not None else self.wire_format
+
+    @property
+    def id_columns(self) -> tuple[str, ...]:
+        """The columns that carry the record id out and back with a profile (they name rejected rows)."""
+        profile = self.profile
+        return (profile.upload.record_id, profile.result_record_id) if profile is not None else ()
+
+
+@dataclass(frozen=True)
+class ResultOptions:
+    """How the results are made and written.
 
     Attributes:
-        delimiter: field separator of a .csv/.txt file (sniffed when None).
-        encoding: its encoding (BOM/UTF-8, else Windows-1252 when None).
-        sheet: the worksheet of an .xlsx file (the first when None).
-        fixed_widths: (column name, width) pairs of a fixed-width .txt file.
+        csv_style: how the CSV files are written (see :func:`write_address_results`).
+        profile: the alignment profile that laid the upload out: results are merged by its record id and
+            its uploaded columns.
+        correction_marks: how the service marks a correction (see :func:`classify`).
+        sandbox: the workbook opens with the sandbox banner (:mod:`fileio.sandbox_marks`).
     """
 
-    delimiter: str | None = None
-    encoding: str | None = None
-    sheet: str | None = None
-    fixed_widths: tuple[tuple[str, int], ...] | None = None
+    csv_style: CsvStyle = DEFAULT_CSV_STYLE
+    profile: AlignmentProfile | None = None
+    correction_marks: str = DEFAULT_MARKS
+    sandbox: bool = False
 
-    @classmethod
-    def of(
-        cls,
-        *,
-        delimiter: str | None = None,
-        encoding: str | None = None,
-        sheet: str | None = None,
-        fixed_widths: Mapping[str, int] | None = None,
-    ) -> InputFormat:
-        """From flow parameters, where fixed widths come as an ordered name → width mapping."""
-        widths = tuple(fixed_widths.items()) if fixed_widths else None
-        return cls(delimiter=delimiter, encoding=encoding, sheet=sheet, fixed_widths=widths)
+
+DEFAULT_DOWNLOAD_LIMITS = DownloadLimits(max_bytes=DOWNLOAD_MAX_BYTES, zip_max_ratio=ZIP_MAX_RATIO)
 
 
 def prepare_address_input(
     input_path: Path,
     output_dir: Path,
+    reading: AddressReading | None = None,
     *,
-    mode: Literal["batch", "query", "verification"] = "batch",
-    mapping: Mapping[str, str] | None = None,
-    input_format: InputFormat | None = None,
-    wire_format: WireFormat | None = None,
+    upload: UploadLayout = UploadLayout(),
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
-    profile: AlignmentProfile | None = None,
-    profile_map: Mapping[str, str] | None = None,
-    split_house_numbers: bool = True,
-    limits: TableLimits = TABLE_LIMITS,
 ) -> PreparedInput:
-    """Read and check the input; write rejected.csv, house-numbers.csv (the street lines split into street
-    and house number, when any were) and, for a batch, the upload file in the wire format.
+    """Read and check the input as ``reading`` says (by default: its format detected, the batch rule);
+    write rejected.csv, house-numbers.csv (the street lines split into street and house number, when any
+    were) and, but for a query, the upload file laid out as ``upload`` says.
 
     ``csv_style`` is how rejected.csv and house-numbers.csv are written: their dialect and the formula guard
     (the ``POSTFLOWS_CSV_DIALECT`` and ``POSTFLOWS_CSV_FORMULA_GUARD`` settings). rejected.csv names a row by
-    the input's id column: a column named as the ``profile``'s record id, else a customer number, else the
-    first column (:func:`fileio.rejected_rows.id_column`). With an agreed alignment ``profile`` the upload
-    file has exactly its columns (see :func:`~fileio.address_service.profile_upload.write_profile_upload`;
-    ``profile_map`` fills its pass-through slots) and the profile's layout, not ``wire_format``. A file over
-    ``limits`` is refused before it is read (:func:`fileio.tables.read_table`).
+    the input's id column: a column named as the profile's record id, else a customer number, else the
+    first column (:func:`fileio.rejected_rows.id_column`). A file over ``reading.limits`` is refused before
+    it is read (:func:`fileio.tables.read_table`).
     """
     make_dirs(output_dir)
-    fmt = input_format or InputFormat()
-    wire = wire_format_of(profile) if profile is not None else wire_format or WireFormat()
+    reading = reading or AddressReading()
+    wire = upload.wire
     records = read_address_file(
-        input_path,
-        mode=mode,
-        mapping=mapping,
-        delimiter=fmt.delimiter,
-        encoding=fmt.encoding,
-        sheet=fmt.sheet,
-        fixed_widths=fmt.fixed_widths,
-        wire_encoding=wire.encoding,
-        split_house_numbers=split_house_numbers,
-        limits=limits,
-        id_columns=(profile.upload.record_id, profile.result_record_id) if profile is not None else (),
+        input_path, reading, wire_encoding=wire.encoding, id_columns=upload.id_columns
     )
     rejected_path = write_rejected(records.rejected_report, output_dir / "rejected.csv", style=csv_style)
     prepared = PreparedInput(records=records, rejected_path=rejected_path)
@@ -190,12 +187,14 @@ def prepare_address_input(
         prepared.house_numbers_path = write_csv(
             records.house_numbers, output_dir / "house-numbers.csv", style=csv_style
         )
-    if mode != "query" and prepared.accepted:
-        upload = output_dir / "upload.txt"
-        if profile is not None:
-            prepared.upload_path = write_profile_upload(records, profile, upload, extra=profile_map)
+    if reading.mode != "query" and prepared.accepted:
+        path = output_dir / "upload.txt"
+        if upload.profile is not None:
+            prepared.upload_path = write_profile_upload(
+                records, upload.profile, path, extra=upload.profile_map
+            )
         else:
-            prepared.upload_path = write_upload_file(records, upload, wire)
+            prepared.upload_path = write_upload_file(records, path, wire)
     return prepared
 
 
@@ -204,46 +203,34 @@ def build_address_results(
     download: Path,
     output_dir: Path,
     *,
-    max_bytes: int = DOWNLOAD_MAX_BYTES,
-    max_ratio: float = ZIP_MAX_RATIO,
-    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
-    profile: AlignmentProfile | None = None,
+    limits: DownloadLimits = DEFAULT_DOWNLOAD_LIMITS,
+    options: ResultOptions = ResultOptions(),
     moves_file: Path | None = None,
-    limits: TableLimits = TABLE_LIMITS,
-    correction_marks: str = DEFAULT_MARKS,
-    sandbox: bool = False,
 ) -> AddressResults:
-    """Parse and decode the downloaded file; write results.csv, results.xlsx and moves when present
-    (``sandbox``: the workbook opens with the sandbox banner, :mod:`fileio.sandbox_marks`).
+    """Parse and decode the downloaded file; write results.csv, results.xlsx and moves when present, as
+    ``options`` says.
 
     ``moves_file``: the move notifications when the alignment writes them to an extra output of their own
     (otherwise they are read from the download).
 
-    A ZIP download is unpacked within ``max_bytes`` and ``max_ratio`` (see :func:`unpack_download`); the
-    result and moves files are read within ``limits`` (see :func:`read_result_file`); ``csv_style``
-    is how the CSV files are written (see :func:`write_address_results`).
+    A ZIP download is unpacked within ``limits.max_bytes`` and ``limits.zip_max_ratio`` (see
+    :func:`unpack_download`); the result and moves files are read within ``limits.tables`` (see
+    :func:`read_result_file`).
 
     Raises:
         ResultFileError: the download cannot be unpacked or read, or no result row matches an uploaded row.
         ResultUnreadable: the result or moves file is over a limit (the download stays as it is).
     """
     files = unpack_download(
-        download, own_folder(output_dir / "download"), max_bytes=max_bytes, max_ratio=max_ratio
+        download,
+        own_folder(output_dir / "download"),
+        max_bytes=limits.max_bytes,
+        max_ratio=limits.zip_max_ratio,
     )
-    decoded = decode_results(read_result_file(files.result, limits=limits))
+    decoded = decode_results(read_result_file(files.result, limits=limits.tables))
     moves_path = moves_file or files.moves
-    moves = read_moves_file(moves_path, limits=limits) if moves_path is not None else None
-    return _write(
-        prepared,
-        decoded,
-        output_dir,
-        moves,
-        source=files.result,
-        csv_style=csv_style,
-        profile=profile,
-        correction_marks=correction_marks,
-        sandbox=sandbox,
-    )
+    moves = read_moves_file(moves_path, limits=limits.tables) if moves_path is not None else None
+    return _write(prepared, decoded, output_dir, moves, source=files.result, options=options)
 
 
 def build_address_query_results(
@@ -251,21 +238,11 @@ def build_address_query_results(
     answers: pd.DataFrame,
     output_dir: Path,
     *,
-    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
-    correction_marks: str = DEFAULT_MARKS,
-    sandbox: bool = False,
+    options: ResultOptions = ResultOptions(),
 ) -> AddressResults:
     """Decode the individual-query answers (one row per RecordId) and write the same result files."""
     answers = answers.set_axis(result_headers([str(c) for c in answers.columns]), axis=1)
-    return _write(
-        prepared,
-        decode_results(answers),
-        output_dir,
-        None,
-        csv_style=csv_style,
-        correction_marks=correction_marks,
-        sandbox=sandbox,
-    )
+    return _write(prepared, decode_results(answers), output_dir, None, options=options)
 
 
 # The steps run as async tasks whose work goes to a worker thread: inside the async flows an async task costs
@@ -277,31 +254,14 @@ def build_address_query_results(
 async def prepare_input(
     input_path: Path,
     output_dir: Path,
+    reading: AddressReading | None = None,
     *,
-    mode: Literal["batch", "query", "verification"] = "batch",
-    mapping: Mapping[str, str] | None = None,
-    input_format: InputFormat | None = None,
-    wire_format: WireFormat | None = None,
+    upload: UploadLayout = UploadLayout(),
     csv_style: CsvStyle = DEFAULT_CSV_STYLE,
-    profile: AlignmentProfile | None = None,
-    profile_map: Mapping[str, str] | None = None,
-    split_house_numbers: bool = True,
-    limits: TableLimits = TABLE_LIMITS,
 ) -> PreparedInput:
     """:func:`prepare_address_input` as a task."""
     return await asyncio.to_thread(
-        prepare_address_input,
-        input_path,
-        output_dir,
-        mode=mode,
-        mapping=mapping,
-        input_format=input_format,
-        wire_format=wire_format,
-        csv_style=csv_style,
-        profile=profile,
-        profile_map=profile_map,
-        split_house_numbers=split_house_numbers,
-        limits=limits,
+        prepare_address_input, input_path, output_dir, reading, upload=upload, csv_style=csv_style
     )
 
 
@@ -311,14 +271,9 @@ async def build_results(
     download: Path,
     output_dir: Path,
     *,
-    max_bytes: int = DOWNLOAD_MAX_BYTES,
-    max_ratio: float = ZIP_MAX_RATIO,
-    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
-    profile: AlignmentProfile | None = None,
+    limits: DownloadLimits = DEFAULT_DOWNLOAD_LIMITS,
+    options: ResultOptions = ResultOptions(),
     moves_file: Path | None = None,
-    limits: TableLimits = TABLE_LIMITS,
-    correction_marks: str = DEFAULT_MARKS,
-    sandbox: bool = False,
 ) -> AddressResults:
     """:func:`build_address_results` as a task."""
     return await asyncio.to_thread(
@@ -326,14 +281,9 @@ async def build_results(
         prepared,
         download,
         output_dir,
-        max_bytes=max_bytes,
-        max_ratio=max_ratio,
-        csv_style=csv_style,
-        profile=profile,
-        moves_file=moves_file,
         limits=limits,
-        correction_marks=correction_marks,
-        sandbox=sandbox,
+        options=options,
+        moves_file=moves_file,
     )
 
 
@@ -343,19 +293,11 @@ async def build_query_results(
     answers: pd.DataFrame,
     output_dir: Path,
     *,
-    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
-    correction_marks: str = DEFAULT_MARKS,
-    sandbox: bool = False,
+    options: ResultOptions = ResultOptions(),
 ) -> AddressResults:
     """:func:`build_address_query_results` as a task."""
     return await asyncio.to_thread(
-        build_address_query_results,
-        prepared,
-        answers,
-        output_dir,
-        csv_style=csv_style,
-        correction_marks=correction_marks,
-        sandbox=sandbox,
+        build_address_query_results, prepared, answers, output_dir, options=options
     )
 
 
@@ -366,11 +308,9 @@ def _write(
     moves: pd.DataFrame | None,
     *,
     source: Path | None = None,
-    csv_style: CsvStyle = DEFAULT_CSV_STYLE,
-    profile: AlignmentProfile | None = None,
-    correction_marks: str = DEFAULT_MARKS,
-    sandbox: bool = False,
+    options: ResultOptions,
 ) -> AddressResults:
+    profile = options.profile
     if profile is None:
         merged = merge_results(prepared.records, decoded, source=source)
     else:
@@ -388,15 +328,15 @@ def _write(
             long_field_rows,
         )
     summary = qstat_summary(merged)
-    corrections = classify(merged, marks=correction_marks)
+    corrections = classify(merged, marks=options.correction_marks)
     files = write_address_results(
         merged,
         summary,
         output_dir,
         moves=moves,
-        csv_style=csv_style,
+        csv_style=options.csv_style,
         corrections=corrections.by_kind(),
-        sandbox=sandbox,
+        sandbox=options.sandbox,
     )
     picture = write_qstat_picture(output_dir / PICTURE_FILE, summary)
     return AddressResults(

@@ -34,7 +34,13 @@ from history.models import JobState
 from history.recorder import RunRecorder
 from tasks.commerce.remote_ids import RemoteIds, answered_id
 from tasks.progress import Progress
-from tasks.submission import SubmissionUncertain, submit_each, submit_once
+from tasks.submission import (
+    SubmissionJob,
+    SubmissionUncertain,
+    SubmitContext,
+    submit_each,
+    submit_once,
+)
 
 API = "commerce"
 SHOWN_REASONS = 3
@@ -232,16 +238,16 @@ class _BodySubmission:
 
         try:
             submission = await submit_once(
-                self.recorder,
-                api=API,
-                kind=self.submitted.kind,
-                what=what,
-                send=send,
-                remote_id_of=lambda answered: answered.remote_id,
-                resubmit=resubmit,
-                hint=self.submitted.hint,
-                data=BodyJobData(position=item.position),
-                fingerprint=body_fingerprint(item.body),
+                SubmitContext(self.recorder, API, resubmit=resubmit),
+                SubmissionJob(
+                    self.submitted.kind,
+                    what,
+                    hint=self.submitted.hint,
+                    data=BodyJobData(position=item.position),
+                    fingerprint=body_fingerprint(item.body),
+                ),
+                send,
+                lambda answered: answered.remote_id,
             )
         except SubmissionUncertain:
             message = _uncertain("an earlier run's request")

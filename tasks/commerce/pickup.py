@@ -28,7 +28,13 @@ from history.models import JobState
 from history.recorder import RunRecorder
 from tasks.commerce.remote_ids import RemoteIds, answered_id
 from tasks.progress import Progress
-from tasks.submission import SubmissionUncertain, submit_each, submit_once
+from tasks.submission import (
+    SubmissionJob,
+    SubmissionUncertain,
+    SubmitContext,
+    submit_each,
+    submit_once,
+)
 
 API = "commerce"
 KIND = "pickup-user"
@@ -150,16 +156,16 @@ async def _register(
 
     try:
         submission = await submit_once(
-            recorder,
-            api=API,
-            kind=KIND,
-            what=f"pickup registration of row {row.row}",
-            send=send,
-            remote_id_of=lambda registered: registered.remote_id,
-            resubmit=resubmit,
-            hint="check with the pickup service whether the user was registered",
-            data=PickupJobData(row=row.row),
-            fingerprint=body_fingerprint(body),
+            SubmitContext(recorder, API, resubmit=resubmit),
+            SubmissionJob(
+                KIND,
+                f"pickup registration of row {row.row}",
+                hint="check with the pickup service whether the user was registered",
+                data=PickupJobData(row=row.row),
+                fingerprint=body_fingerprint(body),
+            ),
+            send,
+            lambda registered: registered.remote_id,
         )
     except SubmissionUncertain:
         message = _uncertain("an earlier run's request")

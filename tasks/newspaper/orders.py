@@ -31,7 +31,7 @@ from fileio.documents import DocumentLimits, DocumentNaming, save_documents
 from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from fileio.newspaper.order_input import OrderKind, check_order, load_order, order_from_body
 from history.identity import Endpoint, body_key
-from tasks.polling import Observation, PollPolicy, poll_until
+from tasks.polling import Observation, PolledJob, PollPolicy, WaitClock, poll_until
 from tasks.retrying import idempotent_step, run_step
 
 # The flow takes the reading and checking of the order from here, beside the steps that send it.
@@ -136,7 +136,11 @@ async def wait_for_order(
         return Observation(result, done=bool(value) and value not in waiting, detail=value or "no status")
 
     final = await poll_until(
-        check, policy, on_status, what=f"order {order_id}", progress=False, waited_s=waited_s, sleep=sleep
+        check,
+        policy,
+        on_status,
+        job=PolledJob(f"order {order_id}", waited_s=waited_s, progress=False),
+        clock=WaitClock(sleep=sleep),
     )
     return final.value
 

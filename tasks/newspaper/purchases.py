@@ -29,7 +29,16 @@ from connectors.newspaper import (
 from fileio.documents import DocumentLimits, DocumentNaming, FileNames, save_documents
 from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from history.jobs import JobData
-from tasks.polling import Observation, PollPolicy, RemoteJobEnded, Sleep, StatusCallback, poll_until
+from tasks.polling import (
+    Observation,
+    PolledJob,
+    PollPolicy,
+    RemoteJobEnded,
+    Sleep,
+    StatusCallback,
+    WaitClock,
+    poll_until,
+)
 from tasks.retrying import idempotent_step, run_step
 
 logger = logging.getLogger("postflows.newspaper.purchases")
@@ -167,10 +176,8 @@ async def wait_for_purchase(
         check,
         policy,
         on_status,
-        what=f"purchase {purchase_id}",
-        waited_s=waited_s,
-        sleep=sleep,
-        clock=clock,
+        job=PolledJob(f"purchase {purchase_id}", waited_s=waited_s),
+        clock=WaitClock(sleep, clock),
     )
     return final.value
 

@@ -13,9 +13,9 @@ from typing import TypeVar
 
 from connectors.newspaper import ApiResult, NewspaperMessage, NewspaperRejected
 from history.identity import body_fingerprint as body_fingerprint
-from history.jobs import JobData, JobSnapshot
+from history.jobs import JobData
 from history.recorder import RunRecorder
-from tasks.submission import Submission, submit_once
+from tasks.submission import Submission, SubmissionJob, SubmitContext, submit_once
 
 API = "newspaper"
 
@@ -58,6 +58,11 @@ class WarningLog:
         return added
 
 
+def newspaper_context(recorder: RunRecorder, *, resubmit: bool) -> SubmitContext:
+    """The submit protocol's context of a run's newspaper submissions."""
+    return SubmitContext(recorder, API, resubmit=resubmit)
+
+
 async def record_rejection(recorder: RunRecorder, where: str, error: NewspaperRejected) -> None:
     """Record the error and warning messages of a rejection."""
     for message in error.errors:
@@ -67,39 +72,22 @@ async def record_rejection(recorder: RunRecorder, where: str, error: NewspaperRe
 
 
 async def submit_newspaper(
-    recorder: RunRecorder,
+    context: SubmitContext,
     warnings: WarningLog,
-    *,
-    kind: str,
-    what: str,
+    job: SubmissionJob,
     send: Callable[[], Awaitable[ApiResult[R]]],
     remote_id_of: Callable[[R], str] = str,
-    resubmit: bool = False,
-    hint: str,
-    data: JobData | None = None,
-    fingerprint: str | None = None,
-    resumable: Callable[[JobSnapshot], bool] | None = None,
 ) -> Submission[ApiResult[R]]:
-    """Submit once (see :func:`tasks.submission.submit_once`), recording the API's messages.
+    """Submit once (see :func:`tasks.submission.submit_once`; ``context`` of the newspaper API:
+    :func:`newspaper_context`), recording the API's messages.
 
     An answer that carries the service's id took the submission, errors or not: it is recorded SUBMITTED
     with the id like any other, and its errors and warnings are named with the id (``<what> <id>: ...``),
     recorded with the run and the job, and logged; a run that resumes the job names the errors again.
     """
+    recorder, what = context.recorder, job.what
     try:
-        submission = await submit_once(
-            recorder,
-            api=API,
-            kind=kind,
-            what=what,
-            send=send,
-            remote_id_of=lambda result: remote_id_of(result.value),
-            resubmit=resubmit,
-            hint=hint,
-            data=data,
-            fingerprint=fingerprint,
-            resumable=resumable,
-        )
+        submission = await submit_once(context, job, send, lambda result: remote_id_of(result.value))
     except NewspaperRejected as error:
         await record_rejection(recorder, what, error)
         raise
@@ -114,9 +102,9 @@ async def submit_newspaper(
     if not answer.errors:
         return submission
     lines = await warnings.add_errors((error.code, f"{where}: {error}") for error in answer.errors)
-    job = await recorder.update_job(
+    taken = await recorder.update_job(
         submission.job,
         data=TakenWithErrors(answer_errors=lines),
         detail=f"taken with errors: {'; '.join(lines)}"[:500],
     )
-    return dataclasses.replace(submission, job=job)
+    return dataclasses.replace(submission, job=taken)

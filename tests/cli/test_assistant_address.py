@@ -46,3 +46,24 @@ def test_a_real_batch_address_without_an_assistant_address_is_refused_before_any
     assert len(lines) == 1 and lines[0].startswith("configuration error: ")
     assert "POSTFLOWS_ADDRESS_ASSISTANT_URL must be set" in lines[0]
     assert sent == []
+
+
+def test_the_autocomplete_command_takes_its_options_from_one_request_model(sent: list[str]) -> None:
+    from postflows.assistant_requests import AutocompleteRequest
+    from postflows.cli import autocomplete_command
+
+    assert autocomplete_command.request_parts == (AutocompleteRequest,)  # type: ignore[attr-defined]
+    refused = runner.invoke(app, ["autocomplete", "towns", "--zip-filter-mode", "-1"])
+    assert refused.exit_code == 2 and "--zip-filter-mode" in refused.output
+    assert sent == []
+
+
+async def test_a_version_that_cannot_send_the_request_is_refused_before_any_request(sent: list[str]) -> None:
+    from postflows.assistant import autocomplete
+    from postflows.assistant_requests import AutocompleteRequest
+
+    with pytest.raises(ValueError, match="--version must be 2, 3 or 4, not 5"):
+        await autocomplete(AutocompleteRequest(target="towns", version=5))
+    with pytest.raises(ValueError, match="autocomplete4 only, not by --version 3"):
+        await autocomplete(AutocompleteRequest(target="towns", zip_filter_mode=1, version=3))
+    assert sent == []

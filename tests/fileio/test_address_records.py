@@ -8,9 +8,10 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from fileio.address_service.records import AddressInput, read_address_file
+from fileio.address_service.records import AddressInput, AddressReading, read_address_file
 from fileio.errors import InputError
-from fileio.rejected_rows import write_rejected
+from fileio.input_format import InputFormat
+from fileio.rejected_rows import problem_lines, write_rejected
 from tests.outputs import EXCEL, UNGUARDED, read_output_csv
 
 GERMAN_HEADER = [
@@ -147,16 +148,16 @@ def test_explicit_mapping_overrides_recognition(tmp_path: Path) -> None:
     header = ["Nr", "Vorname", "Nachname", "Adresse", "Hnr", "PLZ", "Wohnort", "Name"]
     rows = [["5", "Max", "Muster", "Dorfstrasse", "1", "3000", "Bern", "Max Muster"]]
     path = write_text(tmp_path / "map.csv", header, rows, ";")
-    result = read_address_file(path, mapping={"adresse": "Streetname", "Nr": "", "Name": ""})
+    result = read_address_file(path, AddressReading(mapping={"adresse": "Streetname", "Nr": "", "Name": ""}))
     assert result.address_columns["Streetname"] == "Adresse"
     assert result.address_columns["Name"] == "Nachname"
     assert result.address_columns["HouseNo"] == "Hnr"
     assert result.passthrough_columns == ["Nr", "Name"]
     assert result.records.loc[0, "Name"] == "Muster"
     with pytest.raises(InputError, match="mapped column 'Telefon'"):
-        read_address_file(path, mapping={"Telefon": "Name"})
+        read_address_file(path, AddressReading(mapping={"Telefon": "Name"}))
     with pytest.raises(InputError, match="'Nickname' for column 'Adresse' is not an address field"):
-        read_address_file(path, mapping={"Adresse": "Nickname"})
+        read_address_file(path, AddressReading(mapping={"Adresse": "Nickname"}))
 
 
 def test_canonical_name_beats_alias_and_the_loser_passes_through(tmp_path: Path) -> None:
@@ -177,7 +178,7 @@ def test_xlsx_input_keeps_text_and_reads_numbers_as_strings(tmp_path: Path) -> N
     sheet.append(["00019", None, "Anna", "Keller", None, None, None, 4711, 3001, "Bern"])
     path = tmp_path / "kunden.xlsx"
     workbook.save(path)
-    result = read_address_file(path, sheet="Adressen")
+    result = read_address_file(path, AddressReading(InputFormat(sheet="Adressen")))
     assert result.records["Kundennummer"].tolist() == ["00017", "00019"]
     assert result.records["ZIPCode"].tolist() == ["3000", "3001"]
     assert result.records["HouseNo"].tolist()[0] == "12"
@@ -185,7 +186,7 @@ def test_xlsx_input_keeps_text_and_reads_numbers_as_strings(tmp_path: Path) -> N
     assert result.records.loc[1, "PoBoxNo"] == "4711"  # a P.O. box row needs no street in batch mode
     assert result.input_rows == 2
     with pytest.raises(InputError, match="sheet 'Missing'"):
-        read_address_file(path, sheet="Missing")
+        read_address_file(path, AddressReading(InputFormat(sheet="Missing")))
 
 
 def test_fixed_width_txt_with_and_without_header_line(tmp_path: Path) -> None:
@@ -196,7 +197,7 @@ def test_fixed_width_txt_with_and_without_header_line(tmp_path: Path) -> None:
     ]
     plain = tmp_path / "fixed.txt"
     plain.write_bytes("\r\n".join(data).encode("cp1252"))
-    result = read_address_file(plain, fixed_widths=widths)
+    result = read_address_file(plain, AddressReading(InputFormat(fixed_widths=tuple(widths))))
     assert result.records["Kdnr"].tolist() == ["00001", "00002"]
     assert result.records["Name"].tolist() == ["Müller", "Keller"]
     assert result.records["HouseNo"].tolist() == ["12", "3a"]
@@ -204,7 +205,7 @@ def test_fixed_width_txt_with_and_without_header_line(tmp_path: Path) -> None:
     headed = tmp_path / "fixed_header.txt"
     header = "".join(name.ljust(width) for name, width in widths)
     headed.write_bytes("\r\n".join([header, *data]).encode("utf-8"))
-    again = read_address_file(headed, fixed_widths=widths)
+    again = read_address_file(headed, AddressReading(InputFormat(fixed_widths=tuple(widths))))
     assert again.records.drop(columns="RecordId").equals(result.records.drop(columns="RecordId"))
     assert again.records["RecordId"].tolist() == [1, 2]
 
@@ -307,7 +308,7 @@ def test_a_row_with_too_many_fields_is_rejected_not_lost(tmp_path: Path) -> None
 def test_po_box_rows_depend_on_mode(tmp_path: Path, mode: str, accepted: bool) -> None:
     header = ["Vorname", "Nachname", "Strasse", "Hausnummer", "Postfach", "PLZ", "Ort"]
     rows = [["Eva", "Meier", "", "", "123", "3000", "Bern"]]
-    result = read_address_file(write_text(tmp_path / "box.csv", header, rows, ";"), mode=mode)  # type: ignore[arg-type]
+    result = read_address_file(write_text(tmp_path / "box.csv", header, rows, ";"), AddressReading(mode=mode))  # type: ignore[arg-type]
     assert (len(result.records) == 1) is accepted
     if not accepted:
         assert rejected_for(result, 1) == [("Strasse", "Streetname missing")]
@@ -317,7 +318,9 @@ def test_po_box_rows_depend_on_mode(tmp_path: Path, mode: str, accepted: bool) -
 def test_company_rows_need_no_person_in_any_mode(tmp_path: Path, mode: str) -> None:
     header = ["Firma", "Vorname", "Nachname", "Strasse", "Hausnummer", "PLZ", "Ort"]
     rows = [["Post CH AG", "", "", "Wankdorfallee", "4", "3030", "Bern"]]
-    result = read_address_file(write_text(tmp_path / "firma.csv", header, rows, ";"), mode=mode)  # type: ignore[arg-type]
+    result = read_address_file(
+        write_text(tmp_path / "firma.csv", header, rows, ";"), AddressReading(mode=mode)
+    )  # type: ignore[arg-type]
     assert result.records["Company"].tolist() == ["Post CH AG"]
 
 
@@ -509,8 +512,8 @@ def test_rows_that_do_not_add_up_to_accepted_and_rejected_are_refused(
     )
     monkeypatch.setattr(
         module,
-        "_row_problems",
-        lambda frame, *args, **kwargs: [module.problem_lines(pd.Series([7]), "Ort", "", "x")],
+        "row_problems",
+        lambda rows, *args, **kwargs: [problem_lines(pd.Series([7]), "Ort", "", "x")],
     )
     with pytest.raises(
         InputError, match=r"3 data rows were read, but 3 accepted \+ 1 rejected \+ 0 empty = 4"
@@ -805,8 +808,23 @@ def test_several_or_no_worksheets_with_address_columns_are_listed(tmp_path: Path
 
 def test_a_worksheet_is_named_in_any_case_or_by_its_position(tmp_path: Path) -> None:
     path = _workbook(tmp_path / "export.xlsx", {"Info": NOTES, "Adressen": ADDRESSES})
-    assert len(read_address_file(path, sheet="adressen").records) == 1
-    assert len(read_address_file(path, sheet="2").records) == 1
+    assert len(read_address_file(path, AddressReading(InputFormat(sheet="adressen"))).records) == 1
+    assert len(read_address_file(path, AddressReading(InputFormat(sheet="2"))).records) == 1
     with pytest.raises(InputError) as refused:
-        read_address_file(path, sheet="Kunden")
+        read_address_file(path, AddressReading(InputFormat(sheet="Kunden")))
     assert "no worksheet 'Kunden'; the workbook's worksheets are 'Info', 'Adressen'" in str(refused.value)
+
+
+def test_the_reading_s_format_is_used_instead_of_detection(tmp_path: Path) -> None:
+    """A DOS code page file: detected, its "ü" (0x81) is no Windows-1252 character; named, it is read."""
+    header = ["Vorname", "Nachname", "Strasse", "Hausnummer", "PLZ", "Ort"]
+    path = write_text(
+        tmp_path / "dos.txt", header, [["Jürg", "Müller", "Weg", "1", "3000", "Bern"]], "|", "cp850"
+    )
+    reading = AddressReading(InputFormat(delimiter="|", encoding="cp850"))
+    result = read_address_file(path, reading)
+    assert result.records.loc[0, "Prename"] == "Jürg"
+    assert result.records.loc[0, "Name"] == "Müller"
+    assert result.layout is not None and result.layout.encoding == "cp850"
+    with pytest.raises(InputError, match="cannot be decoded as Windows-1252"):
+        read_address_file(path)

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from connectors.address_service.codes import MAX_LENGTH as ADDRESS_MAX_LENGTH
 from connectors.newspaper.errors import OrderInvalid
 from core.errors import PostflowsError
-from fileio.address_service.records import read_address_file
+from fileio.address_service.records import AddressReading, read_address_file
 from fileio.commerce.address_input import MAX_LENGTH as COMMERCE_MAX_LENGTH
 from fileio.commerce.address_input import read_commerce_addresses
 from fileio.commerce.pickup_input import read_pickup_input
@@ -83,7 +83,7 @@ class Reader:
 
 
 def _address(path: Path, rnd: random.Random) -> Outcome:
-    result = read_address_file(path, mode=rnd.choice(("batch", "query", "verification")))
+    result = read_address_file(path, AddressReading(mode=rnd.choice(("batch", "query", "verification"))))
     accepted = result.records["RecordId"].tolist()
     _check_address_records(result.records)
     return Outcome(accepted, result.rejected, result.rejected_report, result.input_rows)

@@ -13,8 +13,10 @@ from pydantic import ValidationError
 from fileio.errors import ResultFileError
 from fileio.reports import CsvStyle
 from runtime.settings import Settings
+from tasks.address_service.batch import DownloadLimits
 from tasks.address_service.steps import (
     PreparedInput,
+    ResultOptions,
     build_address_query_results,
     build_address_results,
     prepare_address_input,
@@ -75,7 +77,9 @@ def test_a_zip_bomb_fails_the_step(prepared: PreparedInput, tmp_path: Path) -> N
     with zipfile.ZipFile(download, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
         bundle.writestr("result.txt", b"RecordId\tQSTAT\r\n" + b"\t" * (8 << 20))
     with pytest.raises(ResultFileError, match="ZIP bomb"):
-        build_address_results(prepared, download, tmp_path / "out", max_ratio=50)
+        build_address_results(
+            prepared, download, tmp_path / "out", limits=DownloadLimits(max_bytes=1 << 30, zip_max_ratio=50)
+        )
     assert not (tmp_path / "out" / "download").exists() or not any((tmp_path / "out" / "download").iterdir())
 
 
@@ -111,11 +115,11 @@ def test_the_steps_write_every_csv_in_the_style_given(
     assert rejected[["Kundennummer", "values"]].values.tolist() == [[expected, "PLZ: =1+1"]]
     download = tmp_path / "output.bin"
     download.write_bytes(b"RecordId\tQSTAT\tName\r\n1\t1\t=1+1\r\n")
-    build_address_results(prepared, download, out, csv_style=style)
+    build_address_results(prepared, download, out, options=ResultOptions(csv_style=style))
     results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert results.loc[0, ["Kundennummer", "Name"]].tolist() == [expected, expected]
     answers = pd.DataFrame({"RecordId": [1], "QSTAT": ["1"], "Name": ["=1+1"]})
-    build_address_query_results(prepared, answers, tmp_path / "query", csv_style=style)
+    build_address_query_results(prepared, answers, tmp_path / "query", options=ResultOptions(csv_style=style))
     queried = read_output_csv(tmp_path / "query" / "results.csv", dtype=str, keep_default_na=False)
     assert queried.loc[0, ["Kundennummer", "Name"]].tolist() == [expected, expected]
     assert (out / "rejected.csv").read_bytes().startswith(start.replace(b"RecordId" + start[-1:], b""))

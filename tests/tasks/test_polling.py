@@ -9,7 +9,7 @@ import pytest
 
 from connectors.errors import AuthFailed, ServerError
 from core.errors import PostflowsError
-from tasks.polling import Observation, PollPolicy, PollTimedOut, WaitParked, poll_until
+from tasks.polling import Observation, PolledJob, PollPolicy, PollTimedOut, WaitClock, WaitParked, poll_until
 
 
 class FakeTime:
@@ -55,10 +55,8 @@ async def run(
         check,
         policy,
         seen.append if seen is not None else None,
-        progress=False,
-        waited_s=waited_s,
-        sleep=time.sleep,
-        clock=time.clock,
+        job=PolledJob(waited_s=waited_s, progress=False),
+        clock=WaitClock(time.sleep, time.clock),
     )
     return result, time
 
@@ -101,7 +99,12 @@ async def test_deadline_sleeps_add_up_to_the_maximum_wait() -> None:
         return waiting()
 
     with pytest.raises(PollTimedOut):
-        await poll_until(check, PollPolicy(10, 4, 4), progress=False, sleep=time.sleep, clock=time.clock)
+        await poll_until(
+            check,
+            PollPolicy(10, 4, 4),
+            job=PolledJob(progress=False),
+            clock=WaitClock(time.sleep, time.clock),
+        )
     assert time.sleeps == [4, 4, 2]
 
 
@@ -148,7 +151,11 @@ async def test_an_async_status_callback_is_awaited() -> None:
         return step
 
     await poll_until(
-        check, PollPolicy(10, 1, 1), on_status, progress=False, sleep=time.sleep, clock=time.clock
+        check,
+        PollPolicy(10, 1, 1),
+        on_status,
+        job=PolledJob(progress=False),
+        clock=WaitClock(time.sleep, time.clock),
     )
     assert recorded == ["running", "done"]
 
@@ -231,7 +238,10 @@ async def test_a_job_of_an_hour_with_estimates_is_looked_at_at_most_25_times_and
         return Observation("done", True) if left == 0 else waiting(estimate=left)
 
     result = await poll_until(
-        check, PollPolicy(max_wait_s=7200), progress=False, sleep=time.sleep, clock=time.clock
+        check,
+        PollPolicy(max_wait_s=7200),
+        job=PolledJob(progress=False),
+        clock=WaitClock(time.sleep, time.clock),
     )
     assert result == "done"
     assert len(looks) <= 25

@@ -4,6 +4,7 @@ recorded, and what the next run with the key does."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import subprocess
 import sys
 import threading
@@ -23,17 +24,17 @@ from history.errors import KeyBusy
 from history.models import JobState, KeyLease, Run, Step
 from history.recorder import RunRecorder
 from history.remote_jobs import RemoteReport
+from tasks.job_waits import JobParked, recording_wait, waited_before
 from tasks.polling import Observation, PollTimedOut, RemoteJobEnded, WaitParked
 from tasks.run_history import start_recording
 from tasks.submission import (
-    JobParked,
     ResumeMismatch,
+    SubmissionJob,
     SubmissionUncertain,
+    SubmitContext,
     is_marker,
-    recording_wait,
     submit_each,
     submit_once,
-    waited_before,
 )
 
 KEY = "key-under-test"
@@ -84,15 +85,24 @@ def _dropped() -> TransportFailure:
     return TransportFailure("peer closed the connection", api="test", sent=True)
 
 
-async def _submit(recorder: RunRecorder, service: Service, **options: object):  # type: ignore[no-untyped-def]
+BATCH = SubmissionJob("batch", "batch job")
+
+
+async def _submit(  # type: ignore[no-untyped-def]
+    recorder: RunRecorder,
+    service: Service,
+    *,
+    resubmit: bool = False,
+    prepare=None,
+    **job: object,
+):
+    """A batch job's submission under the recorder's key; ``job``: what the job says otherwise."""
     return await submit_once(
-        recorder,
-        api="test",
-        kind="batch",
-        what="batch job",
-        send=service.send,
-        remote_id_of=str,
-        **options,  # type: ignore[arg-type]
+        SubmitContext(recorder, "test", resubmit=resubmit),
+        dataclasses.replace(BATCH, **job),  # type: ignore[arg-type]
+        service.send,
+        str,
+        prepare=prepare,
     )
 
 
@@ -155,9 +165,7 @@ async def test_a_run_killed_with_the_request_in_flight_leaves_pending_read_as_un
         await asyncio.sleep(3600)
         return "unreachable"
 
-    sending = asyncio.create_task(
-        submit_once(first, api="test", kind="batch", what="batch job", send=never_answers, remote_id_of=str)
-    )
+    sending = asyncio.create_task(submit_once(SubmitContext(first, "test"), BATCH, never_answers, str))
     await asyncio.sleep(0.2)
     marker = await first.find_job(api="test", kind="batch")
     assert marker is not None and marker.state is JobState.PENDING
@@ -192,11 +200,7 @@ async def test_a_submission_cancelled_before_its_request_was_handed_over_is_not_
         await asyncio.sleep(3600)
         return "unreachable"
 
-    sending = asyncio.create_task(
-        submit_once(
-            first, api="test", kind="batch", what="batch job", send=waits_for_a_token, remote_id_of=str
-        )
-    )
+    sending = asyncio.create_task(submit_once(SubmitContext(first, "test"), BATCH, waits_for_a_token, str))
     await asyncio.sleep(0.2)
     sending.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -223,9 +227,7 @@ async def test_a_local_failure_is_not_sent_only_while_no_request_was_handed_over
         raise ValueError("Out of range float values are not JSON compliant")
 
     with pytest.raises(ValueError, match="not JSON compliant"):
-        await submit_once(
-            recorder, api="test", kind="batch", what="batch job", send=refused_here, remote_id_of=str
-        )
+        await submit_once(SubmitContext(recorder, "test"), BATCH, refused_here, str)
     recorded = await recorder.find_job(api="test", kind="batch")
     assert recorded is not None
     assert recorded.state is (JobState.UNCERTAIN if started else JobState.NOT_SENT)
@@ -557,3 +559,18 @@ async def test_submit_each_is_cut_off_by_a_cancellation() -> None:
     with pytest.raises(asyncio.CancelledError):
         await work
     assert ended == []
+
+
+def test_a_submission_job_says_what_its_marker_carries_and_which_recorded_job_it_resumes() -> None:
+    job = SubmissionJob("batch", "batch job", fingerprint="a" * 64)
+    assert job.marker_facts() == {"fingerprint": "a" * 64}
+    assert SubmissionJob("batch", "batch job").marker_facts() == {}
+
+    class Recorded:
+        def __init__(self, state: JobState) -> None:
+            self.state = state
+
+    waiting, failed = Recorded(JobState.WAITING), Recorded(JobState.FAILED)
+    assert job.resumes(waiting) and not job.resumes(failed)  # type: ignore[arg-type]  # by its state
+    only_failed = dataclasses.replace(job, resumable=lambda recorded: recorded.state is JobState.FAILED)
+    assert only_failed.resumes(failed) and not only_failed.resumes(waiting)  # type: ignore[arg-type]

@@ -1,0 +1,162 @@
+"""The checks of an address file's rows (:mod:`fileio.address_service.records` reads the file and calls
+them): the §2.1 minimum input and Swiss postcodes, street lines that could not be split, and the values that
+break their §2.3 length or the wire encoding or hold a control character. Each check returns or adds the
+rejected lines (row, field as the file names it, value, reason).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from connectors.address_service.codes import ADDRESS_FIELD_NAMES, MAX_LENGTH, PASSTHROUGH_MAX_LENGTH
+from fileio.address_service.street_lines import SplitColumn
+from fileio.lazy import lazy_module
+from fileio.rejected_rows import RejectedRows, no_problems, problem_lines
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
+
+SWISS_COUNTRY_CODES = ("CH", "LI")
+
+
+@dataclass(frozen=True)
+class CheckedRows:
+    """The rows a check looks at.
+
+    Attributes:
+        frame: the rows by canonical field (address fields stripped, empty None) and customer column.
+        ids: each row's record id (its 1-based data row in the file), aligned with ``frame``.
+        columns: canonical §2.3 field → the file's header, to name a field as the user knows it.
+    """
+
+    frame: pd.DataFrame
+    ids: pd.Series
+    columns: Mapping[str, str]
+
+    def header(self, name: str) -> str:
+        """The file's header of the field ``name`` (its own name when the file has no such column)."""
+        return self.columns.get(name, name)
+
+    def filled(self, name: str) -> pd.Series:
+        """Which rows have a value in ``name`` (none when the column is missing)."""
+        frame = self.frame
+        return frame[name].notna() if name in frame else pd.Series(False, index=frame.index)
+
+
+def row_problems(
+    rows: CheckedRows, *, verification: bool, unsplit: frozenset[int] = frozenset()
+) -> list[pd.DataFrame]:
+    """One frame of rejected lines per check of the minimum input and the postcodes that found something.
+
+    ``verification``: the rule of a verification key (street and house number; a P.O. box is no street);
+    ``unsplit``: rows whose street line could not be split, rejected with that reason already (no second
+    "HouseNo missing")."""
+    filled = rows.filled
+    lines: list[pd.DataFrame] = []
+
+    def missing(mask: pd.Series, name: str, reason: str) -> None:
+        if mask.any():
+            lines.append(problem_lines(rows.ids[mask], rows.header(name), "", reason))
+
+    person_needed = ~filled("Company")
+    missing(person_needed & ~filled("Name"), "Name", "Name missing (required unless Company is given)")
+    missing(
+        person_needed & ~filled("Prename"), "Prename", "Prename missing (required unless Company is given)"
+    )
+    street = filled("Streetname")
+    none = pd.Series(False, index=rows.frame.index)
+    pobox = none if verification else filled("PoBoxNo") | filled("PoBoxTerm")
+    pobox_only = pobox & ~street
+    if verification:
+        missing(~street, "Streetname", "Streetname missing")
+    else:
+        missing(~street & ~pobox, "Streetname", "Streetname (or a P.O. box) missing")
+    missing(
+        street & ~filled("HouseNo") & ~rows.ids.isin(unsplit),
+        "HouseNo",
+        "HouseNo missing"
+        if "HouseNo" in rows.columns
+        else "HouseNo missing: no number in the street and no house number column",
+    )
+    zip_ok = filled("ZIPCode") | (pobox_only & filled("PoBoxZIP"))
+    town_ok = filled("TownName") | (pobox_only & filled("PoBoxTownName"))
+    missing(~zip_ok, "ZIPCode", "ZIPCode missing" + ("" if verification else " (or PoBoxZIP for a P.O. box)"))
+    missing(~town_ok, "TownName", "TownName missing")
+    return lines + _postcode_problems(rows)
+
+
+def _postcode_problems(rows: CheckedRows) -> list[pd.DataFrame]:
+    """The rejected lines of Swiss postcodes (CountryCode empty, CH or LI) that are not exactly 4 digits."""
+    frame = rows.frame
+    country = (
+        frame["CountryCode"].fillna("").str.upper() if "CountryCode" in frame else pd.Series("", frame.index)
+    )
+    swiss = country.isin(("", *SWISS_COUNTRY_CODES))
+    lines: list[pd.DataFrame] = []
+    for postcode in ("ZIPCode", "PoBoxZIP"):
+        if postcode in frame:
+            values = frame[postcode]
+            bad = swiss & values.notna() & ~values.fillna("").str.fullmatch(r"\d{4}")
+            if bad.any():
+                lines.append(problem_lines(rows.ids[bad], rows.header(postcode), values[bad],
+                                    "Swiss postcode must be exactly 4 digits"))  # fmt: skip
+    return lines
+
+
+def check_values(
+    rejected: RejectedRows, rows: CheckedRows, passthrough: Sequence[str], wire_encoding: str
+) -> None:
+    """Every value fits its §2.3 length (customer columns 450) and the wire encoding, and holds no control
+    character; the rows that break it are added to ``rejected``."""
+    frame = rows.frame
+    limits = {name: MAX_LENGTH[name] for name in ADDRESS_FIELD_NAMES if name in frame}
+    limits.update({name: PASSTHROUGH_MAX_LENGTH for name in passthrough})
+    for column, limit in limits.items():
+        rejected.check_lengths(rows.header(column), frame[column], limit)
+    for column in limits:
+        bad_chars = unencodable(frame[column], wire_encoding)
+        if len(bad_chars):
+            reason = "character " + bad_chars + f" cannot be written in {wire_encoding}"
+            index = bad_chars.index
+            rejected.add(
+                problem_lines(rows.ids.loc[index], rows.header(column), frame.loc[index, column], reason)
+            )
+    for column in limits if rejected.table.control_characters else ():
+        rejected.check_controls(rows.header(column), frame[column])
+
+
+def refused_splits(split: SplitColumn, rows: CheckedRows) -> pd.DataFrame:
+    """The rejected lines of the rows whose street line could not be split with certainty."""
+    if not split.refused:
+        return no_problems()
+    refused = rows.ids.isin(split.refused)
+    ids = rows.ids[refused]
+    reason = (
+        "house number not split: "
+        + ids.map(split.refused)
+        + "; give the number in a house number column, or correct the line (--no-split keeps lines as given)"
+    )
+    return problem_lines(ids, rows.header("Streetname"), rows.frame.loc[refused, "Streetname"], reason)
+
+
+def unencodable(values: pd.Series, encoding: str) -> pd.Series:
+    """Per row whose value the encoding cannot carry, the first offending character as ``'Ł' (U+0141)``."""
+    present = values.dropna()
+    try:
+        "\n".join(present.tolist()).encode(encoding)
+        return pd.Series([], dtype=str)
+    except UnicodeEncodeError:
+        pass
+    offending: dict[str, str] = {}
+    for value in present.unique():  # only on this slow path, and only over distinct values
+        try:
+            value.encode(encoding)
+        except UnicodeEncodeError as exc:
+            char = value[exc.start]
+            offending[value] = f"{char!r} (U+{ord(char):04X})"
+    bad = present[present.isin(offending)]
+    return bad.map(offending).astype(str)
