@@ -16,6 +16,7 @@ from fileio.sandbox_marks import SUMMARY_NOTICE
 from flows.address_batch import address_batch
 from flows.address_validation import address_validation
 from flows.newspaper_statistics import newspaper_statistics
+from flows.results import RunResult
 from flows.runs import recorded_run
 from runtime.run import Run
 from runtime.settings import Settings, get_settings
@@ -46,8 +47,9 @@ async def _artifact(key: str) -> str:
     return str(latest.data)
 
 
-def _check_files(summary: dict[str, Any], out: Path) -> None:
+def _check_files(result: RunResult | dict[str, Any], out: Path) -> None:
     """Every file the run recorded is listed (absolute, existing, summary.md last) and named in summary.md."""
+    summary = result.summary() if isinstance(result, RunResult) else result
     files = summary["files"]
     assert files[-1] == str((out / "summary.md").resolve())
     assert all(Path(name).is_absolute() and Path(name).is_file() for name in files)
@@ -94,9 +96,9 @@ async def test_statistics_list_the_body_sent_and_a_rerun_says_it_was_uploaded_be
     out = tmp_path / "out"
     first = await call(newspaper_statistics, EXAMPLES / "statistics.csv", out)
     _check_files(first, out)
-    assert {Path(name).name for name in first["files"]} == {"statistics-body.json", "summary.md"}
+    assert {Path(name).name for name in first.files} == {"statistics-body.json", "summary.md"}
     again = await call(newspaper_statistics, EXAMPLES / "statistics.csv", out)
-    assert again["resumed"] is True and list(again["reused"]) == ["statistics"]
+    assert again.resumed is True and list(again.reused) == ["statistics"]
     assert await _artifact("newspaper-statistics-summary") == (out / "summary.md").read_text()
 
 
