@@ -17,9 +17,7 @@ from connectors.newspaper import ApiResult, NewspaperClient, PurchaseProgress
 from connectors.newspaper.models import OutputAddresses
 from fileio.files import own_folder
 from fileio.newspaper.outputs import records_frame, summary_markdown, write_json
-from fileio.newspaper.purchase_input import (
-    PurchaseInput,
-)
+from fileio.newspaper.purchase_input import PurchaseInput
 from fileio.reports import write_csv, write_xlsx
 from fileio.sandbox_marks import with_banner
 from flows.early_failures import ON_FAILURE
