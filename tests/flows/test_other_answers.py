@@ -124,7 +124,7 @@ async def test_cleanup_deletes_the_files_a_302_left_on_the_service(other: Sandbo
         ]
     assert len(files) == 2 and all(job.deleted_at is None for job in files)  # still on the service
     summary = await call(cleanup, older_than_hours=0)
-    assert len(summary["deleted"]) == 2 and summary["already_gone"] == [] and summary["not_deleted"] == {}
+    assert len(summary.deleted) == 2 and summary.already_gone == [] and summary.not_deleted == {}
     assert other.transport.count("/deletefile") == 4
     assert other.transport.count("/runbatch") == 1
 
