@@ -19,10 +19,14 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import parameter_value, run_name
 from flows.requests import MasterDataRequest, OwnOutputOptions
+from flows.results import RunResult
 from flows.runs import begin_run, recorded_run
+from flows.sweep_results import SweepResult
 from history.identity import named_key
+from history.recorder import RunRecorder
 from runtime.run import Run
 from tasks.newspaper.masterdata import (
+    MasterData,
     SyncCounts,
     changes_of_run,
     fetch_master_data,
@@ -38,6 +42,29 @@ FLOW_NAME = "newspaper-master-data"
 
 class MasterDataNotSynced(PostflowsError):
     """Some newspapers of a sync of every known newspaper failed; the others were synced."""
+
+
+class MasterDataResult(RunResult):
+    """What a sync of one newspaper did: per table, the records added, changed, removed and unchanged; the
+    changes it recorded in the change log; the API's warnings and notes on the lists the service does not
+    have (a standard newspaper has no distribution or black list)."""
+
+    newspaper_number: int
+    counts: dict[str, dict[str, int]]
+    changes: int
+    warnings: list[str]
+    notes: list[str]
+
+
+class MasterDataSweepResult(SweepResult):
+    """What a sync of every newspaper synced before did: the newspapers, the changes each run recorded
+    (newspaper → count), the newspapers that failed (the run then fails, so a result holds none) and whether
+    the answers came from the embedded sandbox."""
+
+    newspapers: list[int]
+    changes: dict[int, int]
+    failed: dict[int, str]
+    sandbox: bool
 
 
 @flow(
@@ -58,7 +85,7 @@ async def newspaper_master_data(
     output: Annotated[
         OwnOutputOptions, form("Output", "Where the results go on the worker.")
     ] = OwnOutputOptions(),  # noqa: B008
-) -> dict[str, Any]:
+) -> MasterDataResult | MasterDataSweepResult:
     """Synchronise one newspaper's master data into the SQL tables.
 
     Args:
@@ -68,14 +95,13 @@ async def newspaper_master_data(
             dir/newspaper-master-data/<number>; without a number, a sub-folder per newspaper).
 
     Returns:
-        The run summary: counts of added, changed, removed and unchanged records per table, and files.
+        The run's result: counts of added, changed, removed and unchanged records per table, and files.
     """
     run = begin_run(FLOW_NAME)
-    settings = run.settings
     newspaper_number = request.newspaper_number
     if not newspaper_number:
         return await _sync_every_known(run, output.output_dir)
-    output_dir = output.folder_or(settings.data_dir / "newspaper-master-data" / str(newspaper_number))
+    output_dir = output.folder_or(run.settings.data_dir / "newspaper-master-data" / str(newspaper_number))
     parameters = {"newspaper_number": newspaper_number, "output_dir": output_dir}
     async with recorded_run(
         run,
@@ -89,40 +115,50 @@ async def newspaper_master_data(
             await warnings.add(where, [warning])
         for note in data.notes:
             await recorder.message("info", "not-available", note)
-        limit = settings.download_max_bytes
-        files = [write_json(output_dir, "newspaper-summary", data.summary)]
-        if data.distribution is not None:
-            files.append(write_json(output_dir, "distribution-list", data.distribution, max_bytes=limit))
-        if data.black_list is not None:
-            files.append(write_json(output_dir, "black-list", data.black_list, max_bytes=limit))
-        async with recorder.step("store master data"):
-            counts = await asyncio.to_thread(
-                store_master_data, settings.effective_database_url, recorder.run_id, data
-            )
-        changes = await asyncio.to_thread(changes_of_run, settings.effective_database_url, recorder.run_id)
-        sheets = with_banner(master_data_sheets(data, changes), sandbox=recorder.outputs.sandbox)
-        files.append(write_xlsx(output_dir / "master-data.xlsx", sheets))
-        for path in files:
-            await recorder.document(path.stem, path)
+        counts, changes = await _store(run, recorder, data, output_dir)
         facts: dict[str, Any] = {"newspaper number": newspaper_number, "title": data.summary.title}
         facts.update({table: _describe(count) for table, count in counts.items()})
-        facts["changes recorded"] = len(changes)
+        facts["changes recorded"] = changes
         text = summary_markdown(
             f"Master data of newspaper {newspaper_number}", facts, warnings.lines, data.notes
         )
         summary.update(
             newspaper_number=newspaper_number,
             counts={table: vars(count) for table, count in counts.items()},
-            changes=len(changes),
+            changes=changes,
             warnings=warnings.lines,
             notes=data.notes,
         )
         await summary.publish(text, output_dir, description="Master data sync")
         get_run_logger().info("master data of newspaper %s stored", newspaper_number)
-        return dict(summary)
+        return summary.result(MasterDataResult)
 
 
-async def _sync_every_known(run: Run, output_dir: Path | None) -> dict[str, Any]:
+async def _store(
+    run: Run, recorder: RunRecorder, data: MasterData, output_dir: Path
+) -> tuple[dict[str, SyncCounts], int]:
+    """Write the answers as JSON, store them in the tables and write master-data.xlsx, every file
+    recorded; what the sync did per table, and the number of changes it recorded."""
+    settings = run.settings
+    limit = settings.download_max_bytes
+    files = [write_json(output_dir, "newspaper-summary", data.summary)]
+    if data.distribution is not None:
+        files.append(write_json(output_dir, "distribution-list", data.distribution, max_bytes=limit))
+    if data.black_list is not None:
+        files.append(write_json(output_dir, "black-list", data.black_list, max_bytes=limit))
+    async with recorder.step("store master data"):
+        counts = await asyncio.to_thread(
+            store_master_data, settings.effective_database_url, recorder.run_id, data
+        )
+    changes = await asyncio.to_thread(changes_of_run, settings.effective_database_url, recorder.run_id)
+    sheets = with_banner(master_data_sheets(data, changes), sandbox=recorder.outputs.sandbox)
+    files.append(write_xlsx(output_dir / "master-data.xlsx", sheets))
+    for path in files:
+        await recorder.document(path.stem, path)
+    return counts, len(changes)
+
+
+async def _sync_every_known(run: Run, output_dir: Path | None) -> MasterDataSweepResult:
     """Sync every newspaper the tables know, each as a run of this flow; fails when one failed (after
     trying the others)."""
     logger = get_run_logger()
@@ -143,11 +179,12 @@ async def _sync_every_known(run: Run, output_dir: Path | None) -> dict[str, Any]
             failed[number] = f"{type(error).__name__}: {error}"
             logger.error("master data of newspaper %s not synced: %s", number, error)
         else:
-            synced[number] = int(result["changes"])
+            if isinstance(result, MasterDataResult):
+                synced[number] = result.changes
     if failed:
         listed = ", ".join(str(number) for number in sorted(failed))
         raise MasterDataNotSynced(f"{len(failed)} of {len(numbers)} newspapers not synced: {listed}")
-    return {"newspapers": numbers, "changes": synced, "failed": failed, "sandbox": run.sandbox}
+    return MasterDataSweepResult(newspapers=numbers, changes=synced, failed=failed, sandbox=run.sandbox)
 
 
 def _describe(counts: SyncCounts) -> str:

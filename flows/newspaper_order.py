@@ -13,6 +13,7 @@ changes.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -27,6 +28,7 @@ from flows.naming import run_name
 from flows.newspaper_forms import OrderForm
 from flows.parking import poll_policy
 from flows.requests import NewspaperOrderRequest, OwnOutputOptions, PollingOptions
+from flows.results import RunParked, RunResult
 from flows.runs import RunSummary, begin_run, recorded_run
 from history.jobs import JobSnapshot
 from history.models import JobState
@@ -82,6 +84,45 @@ def _order_words(parameters: Mapping[str, Any]) -> str | None:
     return f"{basis['newspaperNumber']}-{issue.get('from', '')}".rstrip("-")
 
 
+class NewspaperOrderResult(RunResult):
+    """What a newspaper order run found: the order's id, the status its wait ended in (the status its reports
+    reflect), the API's warnings, notes on the reports the service does not give in that status, and the
+    errors of the answer that took the order (only when it named some)."""
+
+    order_id: int
+    status: str
+    warnings: list[str]
+    notes: list[str]
+    errors: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class _Order:
+    """The order a run submits, as read before the run starts: its body and kind, its identity (newspaper,
+    issue, delivery date), where its files go, the key its work is recorded under and whether to post it
+    again."""
+
+    body: StandardOrder | GratisOrder
+    kind: OrderKind
+    identity: dict[str, Any]
+    output_dir: Path
+    key: str
+    resubmit: bool
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """A submitted order as the run follows it: the run, its recorder and the API's warnings, the order's
+    job and what the run found of it so far."""
+
+    run: Run
+    recorder: RunRecorder
+    warnings: WarningLog
+    order: _Order
+    job: JobSnapshot
+    outcome: OrderOutcome
+
+
 @flow(
     on_failure=ON_FAILURE,
     name=FLOW_NAME,
@@ -99,7 +140,7 @@ async def newspaper_order(
     output: Annotated[
         OwnOutputOptions, form("Output", "Where the results go on the worker.")
     ] = OwnOutputOptions(),  # noqa: B008
-) -> dict[str, Any]:
+) -> NewspaperOrderResult | RunParked:
     """Submit a newspaper order and collect its delivery note and reports.
 
     The order is read from its JSON file (§2.1; a gratis order adds its ``gratisDelivery``) or taken as
@@ -114,57 +155,71 @@ async def newspaper_order(
             dir/newspaper-orders/<newspaper>-<issue>-<delivery date>).
 
     Returns:
-        The run summary: order id, the status the wait ended in, files written and the API's warnings.
+        The run's result: order id, the status the wait ended in, files written and the API's warnings; or,
+        when the wait was parked, when its follow-up run comes.
     """
     run = begin_run(FLOW_NAME)
-    settings = run.settings
-    kind: OrderKind = "gratis" if request.gratis else "standard"
     order_path = None if request.order_path is None else Path(request.order_path)
-    submitted = _the_order(order_path, request.order, kind)
-    basis = submitted.to_body().get("basisInformation") or {}
-    output_dir = output.folder_or(settings.data_dir / ORDERS_FOLDER / _folder_name(basis))
-    key = order_key(submitted, kind, endpoint=run.endpoint("newspaper"))
+    order = _read_order(run, request, order_path, output)
     parameters: dict[str, Any] = {
         "order_path": order_path,
-        "order": None if order_path else submitted.to_body(),
+        "order": None if order_path else order.body.to_body(),
     }
-    parameters.update(output_dir=output_dir, kind=kind, resubmit=request.resubmit)
-    async with recorded_run(run, idempotency_key=key, parameters=parameters) as (
+    parameters.update(output_dir=order.output_dir, kind=order.kind, resubmit=order.resubmit)
+    async with recorded_run(run, idempotency_key=order.key, parameters=parameters) as (
         recorder,
         summary,
     ):
         async with recorder.step("check order"):
-            check_order(submitted, today=swiss_today())
-        warnings = WarningLog(recorder)
-        identity = identity_of(basis)
+            check_order(order.body, today=swiss_today())
         async with run.newspaper(recorder.request_log) as client:
-            submission = await _submit(
-                recorder, warnings, client, submitted, kind, identity, request.resubmit
-            )
-            order_id = int(submission.job.remote_id)
-            await recorder.update_job(submission.job, data=folder_data(output_dir))
-            summary.update(order_id=order_id, resumed=submission.resumed, idempotency_key=key)
-            if warnings.errors:
-                summary.update(errors=warnings.errors)
-            get_run_logger().info("%s order %s", "resuming" if submission.resumed else "submitted", order_id)
-            outcome = OrderOutcome(order_id, identity=identity, resumed=submission.resumed)
+            placed = await _place(run, recorder, summary, client, order)
             try:
                 status = await _follow(
-                    run,
+                    placed,
                     client,
-                    recorder,
-                    submission.job,
-                    outcome,
-                    warnings,
-                    output_dir,
-                    kind=kind,
                     waiting=waiting_set(request.waiting_statuses),
-                    policy=poll_policy(polling, settings),
+                    policy=poll_policy(polling, run.settings),
                 )
             except JobParked as parked:
                 return await summary.park(parked)  # a follow-up run continues the wait
-        await _publish(run, recorder, summary, submission.job, outcome, warnings, status, kind, output_dir)
-        return dict(summary)
+        await _publish(placed, summary, status)
+        return summary.result(NewspaperOrderResult)
+
+
+def _read_order(
+    run: Run, request: NewspaperOrderRequest, order_path: Path | None, output: OwnOutputOptions
+) -> _Order:
+    """The order the request gives (its file or the form), where its files go and its key."""
+    kind: OrderKind = "gratis" if request.gratis else "standard"
+    submitted = _the_order(order_path, request.order, kind)
+    basis = submitted.to_body().get("basisInformation") or {}
+    return _Order(
+        body=submitted,
+        kind=kind,
+        identity=identity_of(basis),
+        output_dir=output.folder_or(run.settings.data_dir / ORDERS_FOLDER / _folder_name(basis)),
+        key=order_key(submitted, kind, endpoint=run.endpoint("newspaper")),
+        resubmit=request.resubmit,
+    )
+
+
+async def _place(
+    run: Run, recorder: RunRecorder, summary: RunSummary, client: NewspaperClient, order: _Order
+) -> _Placed:
+    """Post the order once (or find the recorded one); the summary names it."""
+    warnings = WarningLog(recorder)
+    submission = await _submit(
+        recorder, warnings, client, order.body, order.kind, order.identity, order.resubmit
+    )
+    order_id = int(submission.job.remote_id)
+    await recorder.update_job(submission.job, data=folder_data(order.output_dir))
+    summary.update(order_id=order_id, resumed=submission.resumed, idempotency_key=order.key)
+    if warnings.errors:
+        summary.update(errors=warnings.errors)
+    get_run_logger().info("%s order %s", "resuming" if submission.resumed else "submitted", order_id)
+    outcome = OrderOutcome(order_id, identity=order.identity, resumed=submission.resumed)
+    return _Placed(run, recorder, warnings, order, submission.job, outcome)
 
 
 async def _submit(
@@ -191,24 +246,17 @@ async def _submit(
     )
 
 
-async def _publish(
-    run: Run,
-    recorder: RunRecorder,
-    summary: RunSummary,
-    job: JobSnapshot,
-    outcome: OrderOutcome,
-    warnings: WarningLog,
-    status: OrderStatus,
-    kind: OrderKind,
-    output_dir: Path,
-) -> None:
+async def _publish(placed: _Placed, summary: RunSummary, status: OrderStatus) -> None:
     """Write the order's files and summary.md, and record the job as completed in the status reached."""
-    settings = run.settings
+    recorder, warnings, outcome, job = placed.recorder, placed.warnings, placed.outcome, placed.job
     await warnings.add("reports", outcome.reports.warnings)
     outcome.warnings = warnings.lines
     outcome.errors = warnings.errors
     files = write_order_files(
-        outcome, output_dir, max_bytes=settings.download_max_bytes, sandbox=recorder.outputs.sandbox
+        outcome,
+        placed.order.output_dir,
+        max_bytes=placed.run.settings.download_max_bytes,
+        sandbox=recorder.outputs.sandbox,
     )
     for path in files:
         await recorder.document(path.stem, path, job=job)
@@ -219,40 +267,22 @@ async def _publish(
         data=reports_data(status),
         report=RemoteReport(remote_status=str(status.status_value)),
     )
-    text = order_summary_text(f"Newspaper {kind} order {outcome.order_id}", outcome, files)
+    text = order_summary_text(f"Newspaper {placed.order.kind} order {outcome.order_id}", outcome, files)
     summary.update(status=str(status.status_value), warnings=warnings.lines, notes=outcome.reports.notes)
-    await summary.publish(text, output_dir, description="Order summary")
+    await summary.publish(text, placed.order.output_dir, description="Order summary")
 
 
 async def _follow(
-    run: Run,
-    client: NewspaperClient,
-    recorder: RunRecorder,
-    job: JobSnapshot,
-    outcome: OrderOutcome,
-    warnings: WarningLog,
-    output_dir: Path,
-    *,
-    kind: OrderKind,
-    waiting: frozenset[str],
-    policy: PollPolicy,
+    placed: _Placed, client: NewspaperClient, *, waiting: frozenset[str], policy: PollPolicy
 ) -> OrderStatus:
-    """The submitted order's delivery note, its wait and its reports (into ``outcome``); the status
+    """The submitted order's delivery note, its wait and its reports (into the outcome); the status
     reached."""
-    settings = run.settings
-    await _delivery_note(
-        client,
-        recorder,
-        job,
-        output_dir,
-        warnings,
-        max_bytes=settings.download_max_bytes,
-        max_ratio=settings.zip_max_ratio,
-    )
-    async with recording_wait(recorder, job, what=f"order {outcome.order_id}"):
-        status = await _wait(client, recorder, job, outcome, warnings, waiting=waiting, policy=policy)
+    await _delivery_note(placed, client)
+    outcome = placed.outcome
+    async with recording_wait(placed.recorder, placed.job, what=f"order {outcome.order_id}"):
+        status = await _wait(placed, client, waiting=waiting, policy=policy)
     outcome.reports = await run_step(
-        fetch_order_reports, client, outcome.order_id, kind=kind, status=status, original=False
+        fetch_order_reports, client, outcome.order_id, kind=placed.order.kind, status=status, original=False
     )
     return status
 
@@ -278,40 +308,31 @@ def _folder_name(basis: Mapping[str, Any]) -> str:
     return "-".join(str(word) for word in words if word not in (None, "")) or "order"
 
 
-async def _delivery_note(
-    client: NewspaperClient,
-    recorder: RunRecorder,
-    job: JobSnapshot,
-    output_dir: Path,
-    warnings: WarningLog,
-    *,
-    max_bytes: int,
-    max_ratio: float,
-) -> None:
+async def _delivery_note(placed: _Placed, client: NewspaperClient) -> None:
     """Fetch and save the delivery note unless an earlier run of this order already did."""
+    recorder, job, settings = placed.recorder, placed.job, placed.run.settings
     saved = [Path(name) for name in order_facts(job).delivery_note or []]
     if saved and all(path.is_file() for path in saved):
         return
     paths, note_warnings = await run_step(
-        save_delivery_note, client, int(job.remote_id), output_dir, max_bytes=max_bytes, max_ratio=max_ratio
+        save_delivery_note,
+        client,
+        int(job.remote_id),
+        placed.order.output_dir,
+        max_bytes=settings.download_max_bytes,
+        max_ratio=settings.zip_max_ratio,
     )
-    await warnings.add("delivery note", note_warnings)
+    await placed.warnings.add("delivery note", note_warnings)
     await recorder.update_job(job, data=delivery_note_data(paths))
     for path in paths:
         await recorder.document("delivery-note", path, job=job)
 
 
 async def _wait(
-    client: NewspaperClient,
-    recorder: RunRecorder,
-    job: JobSnapshot,
-    outcome: OrderOutcome,
-    warnings: WarningLog,
-    *,
-    waiting: frozenset[str],
-    policy: PollPolicy,
+    placed: _Placed, client: NewspaperClient, *, waiting: frozenset[str], policy: PollPolicy
 ) -> OrderStatus:
     """Poll the status, recording every change with its statusDate (continuing an earlier run's history)."""
+    recorder, job, warnings = placed.recorder, placed.job, placed.warnings
     history: list[dict[str, Any]] = list(order_facts(job).status_history or [])
 
     async def on_status(result: ApiResult[OrderStatus]) -> None:
@@ -336,5 +357,5 @@ async def _wait(
         on_status=on_status,
         waited_s=waited_before(job),
     )
-    outcome.status_history = history
+    placed.outcome.status_history = history
     return status

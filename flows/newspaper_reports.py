@@ -23,6 +23,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import parameter_value, run_name
 from flows.requests import OptionalOutputOptions, ReportsRequest
+from flows.results import RunResult
 from flows.runs import begin_run, recorded_run
 from history.identity import named_key
 from history.jobs import JobSnapshot
@@ -37,7 +38,7 @@ from tasks.newspaper.order_report import (
     write_order_files,
 )
 from tasks.newspaper.order_report_data import OrderOutcome
-from tasks.newspaper.orders import fetch_order_reports, fetch_order_status
+from tasks.newspaper.orders import OrderKind, fetch_order_reports, fetch_order_status
 from tasks.newspaper.report_sweep import (
     order_facts,
     order_folder,
@@ -63,6 +64,34 @@ class ReportsNotFetched(PostflowsError):
     """The reports of some orders of a sweep could not be fetched; those of the others were."""
 
 
+class ReportsResult(RunResult):
+    """What a run fetched of one order: its id and kind, the status its reports reflect (null when the
+    service gave none), the API's warnings and notes on the reports the service does not give in that
+    status."""
+
+    order_id: int
+    kind: OrderKind | None
+    status: str | None
+    warnings: list[str]
+    notes: list[str]
+
+    def summary(self) -> dict[str, Any]:
+        """The result as JSON values; ``kind`` and ``status`` are there even when null."""
+        return {**super().summary(), "kind": self.kind, "status": self.status}
+
+
+class ReportsSweepResult(RunResult):
+    """What a sweep of the orders recorded in the last ``days`` did: per order (its id), whether its
+    reports were fetched, up to date or failed; the count of each; why each failed order failed; the API's
+    warnings."""
+
+    days: int
+    orders: dict[str, str]
+    counts: dict[str, int]
+    failures: dict[str, str]
+    warnings: list[str]
+
+
 @flow(
     on_failure=ON_FAILURE,
     name=FLOW_NAME,
@@ -78,7 +107,7 @@ async def newspaper_reports(
     output: Annotated[
         OptionalOutputOptions, form("Output", "Where one order's reports go on the worker.")
     ] = OptionalOutputOptions(),  # noqa: B008
-) -> dict[str, Any]:
+) -> ReportsResult | ReportsSweepResult:
     """Fetch every report of an order that exists already, or of each recent order whose reports are due.
 
     Args:
@@ -90,14 +119,13 @@ async def newspaper_reports(
             always writes there.
 
     Returns:
-        The run summary. One order: status, which reports were fetched, notes on those not available, files
+        The run's result. One order: status, which reports were fetched, notes on those not available, files
         written. A sweep: per order whether its reports were fetched, up to date or failed.
 
     Raises:
         ReportsNotFetched: a sweep could not fetch the reports of some orders (after trying all of them).
     """
     run = begin_run(FLOW_NAME)
-    settings = run.settings
     kind, output_dir = request.kind, output.output_dir
     known: Literal["standard", "gratis"] | None = None if kind is None or kind == "auto" else kind
     if not request.order_id:
@@ -114,19 +142,14 @@ async def newspaper_reports(
                 path=FORM_KIND,
             )
         return await _sweep(run, request.days)
-    return await _one_order(
-        run, settings, request.order_id, None if output_dir is None else Path(output_dir), known
-    )
+    return await _one_order(run, request.order_id, None if output_dir is None else Path(output_dir), known)
 
 
 async def _one_order(
-    run: Run,
-    settings: Settings,
-    order_id: int,
-    output_dir: Path | None,
-    known: Literal["standard", "gratis"] | None,
-) -> dict[str, Any]:
+    run: Run, order_id: int, output_dir: Path | None, known: Literal["standard", "gratis"] | None
+) -> ReportsResult:
     """The reports of one order, into ``output_dir`` (default: the order's own folder)."""
+    settings = run.settings
     parameters = {"order_id": order_id, "output_dir": output_dir, "kind": known}
     async with recorded_run(
         run,
@@ -160,10 +183,10 @@ async def _one_order(
         )
         await summary.publish(text, output_dir, description="Order reports")
         get_run_logger().info("reports of order %s written to %s", order_id, output_dir)
-        return dict(summary)
+        return summary.result(ReportsResult)
 
 
-async def _sweep(run: Run, days: int) -> dict[str, Any]:
+async def _sweep(run: Run, days: int) -> ReportsSweepResult:
     """Fetch again the reports of each order recorded in the last ``days`` whose reports are due; one order
     failing does not stop the others, and the run fails at the end naming every order that failed."""
     logger = get_run_logger()
@@ -211,7 +234,7 @@ async def _sweep(run: Run, days: int) -> dict[str, Any]:
                 + "; ".join(f"order {order} ({reason})" for order, reason in failures.items())
             )
         logger.info("reports of %d orders fetched, %d up to date", counts[FETCHED], counts[UP_TO_DATE])
-        return dict(summary)
+        return summary.result(ReportsSweepResult)
 
 
 async def _refresh(

@@ -31,7 +31,9 @@ from flows.forms import form
 from flows.naming import parameter_value, run_name
 from flows.requests import OptionalOutputOptions, StatisticsRequest
 from flows.requests.newspaper import ANY_INTERVAL
+from flows.results import RunResult
 from flows.runs import RunSummary, begin_run, recorded_run
+from flows.sweep_results import SweepResult
 from history.identity import body_key, derive_key
 from history.models import JobState
 from history.recorder import RunRecorder
@@ -60,6 +62,42 @@ class InboxNotSent(PostflowsError):
     """Files of the statistics inbox failed; each keeps its place in the inbox for the next run."""
 
 
+class StatisticsResult(RunResult):
+    """What a statistics run did with its file: rows read, accepted and rejected, the submission's day and
+    which periods it closes (interval → whether it is the last submission of its period); for a file sent,
+    the service's confirmation and the API's warnings; for one not due, ``sent`` false, why (``not_due``)
+    and the day the period's statistics are due on."""
+
+    input_rows: int
+    accepted_rows: int
+    rejected_rows: int
+    submission_date: str
+    closes: dict[str, bool]
+    confirmation: str | None = None
+    warnings: list[str] | None = None
+    sent: bool | None = None
+    not_due: str | None = None
+    due_on: str | None = None
+
+    def summary(self) -> dict[str, Any]:
+        """The result as JSON values; a file sent names its confirmation even when none is known."""
+        values = super().summary()
+        if self.not_due is None:
+            values.setdefault("confirmation", None)
+        return values
+
+
+class StatisticsInboxResult(SweepResult):
+    """What a run over a folder of statistics files did: per file, where it was moved once sent, or why it
+    is not due yet (it stays); ``failed`` names the files that failed (the run then fails, so a result holds
+    none)."""
+
+    inbox: str
+    sent: dict[str, str]
+    not_due: dict[str, str]
+    failed: dict[str, str]
+
+
 @flow(
     on_failure=ON_FAILURE,
     name=FLOW_NAME,
@@ -74,7 +112,7 @@ async def newspaper_statistics(
     output: Annotated[
         OptionalOutputOptions, form("Output", "Where the results go on the worker.")
     ] = OptionalOutputOptions(),  # noqa: B008
-) -> dict[str, Any]:
+) -> StatisticsResult | StatisticsInboxResult:
     """Check and transmit a statistics file.
 
     A folder, or no file, sends every file waiting there (no file: the statistics inbox), each as its own
@@ -89,7 +127,8 @@ async def newspaper_statistics(
             for a folder, a sub-folder per file).
 
     Returns:
-        The run summary: accepted and rejected rows, interval decisions, the service's confirmation.
+        One file: the run's result (accepted and rejected rows, interval decisions, the service's
+        confirmation). A folder: per file, whether it was sent or is not due yet.
     """
     run = begin_run(FLOW_NAME)
     settings = run.settings
@@ -105,6 +144,14 @@ async def newspaper_statistics(
     output_dir = output.folder_or(settings.data_dir / "statistics" / input_path.stem)
     if not input_path.is_file():
         raise InputError("statistics file not found", path=input_path)
+    return await _send_file(run, request, input_path, output_dir)
+
+
+async def _send_file(
+    run: Run, request: StatisticsRequest, input_path: Path, output_dir: Path
+) -> StatisticsResult:
+    """Check one statistics file and post it once, when due (a run of its own)."""
+    interval = request.interval
     key = request.idempotency_key or derive_key(
         FLOW_NAME,
         endpoint=run.endpoint("newspaper"),
@@ -123,7 +170,8 @@ async def newspaper_statistics(
         summary.update(submission_date=day.isoformat(), closes={str(k): v for k, v in closes.items()})
         if interval is not None and not _closes(closes, StatisticsInterval(interval), input_path):
             chosen = StatisticsInterval(interval)
-            return await _not_due(recorder, summary, calendar, day, chosen, input_path, output_dir)
+            await _not_due(recorder, summary, calendar, day, chosen, input_path, output_dir)
+            return summary.result(StatisticsResult)
         body = checked.submission.to_body()
         await recorder.document("statistics-body", write_json(output_dir, "statistics-body", body))
         if request.idempotency_key is None:
@@ -142,7 +190,7 @@ async def newspaper_statistics(
             f"Statistics {input_path.name}", {**facts, "confirmation": confirmation}, warnings.lines
         )
         await summary.publish(text, output_dir, description="Statistics")
-        return dict(summary)
+        return summary.result(StatisticsResult)
 
 
 def _closes(closes: Mapping[StatisticsInterval, bool], chosen: StatisticsInterval, input_path: Path) -> bool:
@@ -219,7 +267,7 @@ async def _not_due(
     chosen: StatisticsInterval,
     input_path: Path,
     output_dir: Path,
-) -> dict[str, Any]:
+) -> None:
     """End the run without sending: ``day`` is not the last submission of its period."""
     following = next_issue_in_period(calendar, day, chosen)
     due = last_issue_in_period(calendar, day, chosen)
@@ -235,7 +283,6 @@ async def _not_due(
         output_dir,
         description="Statistics",
     )
-    return dict(summary)
 
 
 async def _submit(
@@ -277,7 +324,9 @@ async def _submit(
     return submission.resumed, confirmation
 
 
-async def _send_inbox(inbox: Path, request: StatisticsRequest, *, output_dir: Path | None) -> dict[str, Any]:
+async def _send_inbox(
+    inbox: Path, request: StatisticsRequest, *, output_dir: Path | None
+) -> StatisticsInboxResult:
     """Send every file of ``inbox``, oldest first, each as a run of this flow; sent files move to ``sent/``,
     files not due yet or failing stay. Fails when one failed (the others are sent all the same)."""
     logger = get_run_logger()
@@ -301,14 +350,13 @@ async def _send_inbox(inbox: Path, request: StatisticsRequest, *, output_dir: Pa
             failed[path.name] = f"{type(error).__name__}: {error}"
             logger.error("%s failed and stays in the inbox: %s", path.name, error)
             continue
-        if outcome.get("not_due"):
-            not_due[path.name] = str(outcome["not_due"])
-            logger.info("%s stays in the inbox: %s", path.name, outcome["not_due"])
+        if isinstance(outcome, StatisticsResult) and outcome.not_due:
+            not_due[path.name] = outcome.not_due
+            logger.info("%s stays in the inbox: %s", path.name, outcome.not_due)
         else:
             sent[path.name] = str(move_to_sent(path))
             logger.info("%s sent; moved to %s", path.name, sent[path.name])
-    summary: dict[str, Any] = {"inbox": str(inbox), "sent": sent, "not_due": not_due, "failed": failed}
     if failed:
         names = ", ".join(sorted(failed))
         raise InboxNotSent(f"{len(failed)} of {len(files)} statistics files in {inbox} failed: {names}")
-    return summary
+    return StatisticsInboxResult(inbox=str(inbox), sent=sent, not_due=not_due, failed=failed)

@@ -4,11 +4,13 @@ its content changed, and optionally register the e-mail address for notices of n
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
 import pandas as pd
 from prefect import flow, get_run_logger
+from pydantic import BaseModel
 
 from connectors.newspaper import NewspaperClient, StructureFileCode
 from connectors.newspaper.errors import FieldProblem
@@ -20,6 +22,7 @@ from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import OwnOutputOptions, StructureFilesRequest
+from flows.results import RunResult
 from flows.runs import RunSummary, begin_run, recorded_run
 from history.identity import named_key
 from history.models import JobState
@@ -41,6 +44,43 @@ from tasks.submission import SubmissionJob
 FLOW_NAME = "structure-files"
 
 
+class ListedFile(BaseModel):
+    """One structure file of a run: its name, where it was written, its SHA-256 and whether its content is
+    new (differs from every earlier download)."""
+
+    name: str
+    path: str
+    sha256: str
+    new: bool
+
+
+class StructureFilesResult(RunResult):
+    """What a structure files run downloaded: the file code, each file, how many are new, the address
+    registered for notices of new versions and the service's confirmation (both null when no address was
+    given), and the API's warnings."""
+
+    file_code: int
+    structure_files: list[ListedFile]
+    new_files: int
+    notice_email: str | None
+    confirmation: str | None
+    warnings: list[str]
+
+    def summary(self) -> dict[str, Any]:
+        """The result as JSON values; ``notice_email`` and ``confirmation`` are there even when null."""
+        return {**super().summary(), "notice_email": self.notice_email, "confirmation": self.confirmation}
+
+
+@dataclass(frozen=True)
+class _Notice:
+    """The address a run registers for notices of new structure file versions (none: no registration),
+    whether to register it again, and the service's confirmation once registered."""
+
+    email: str | None
+    resubmit: bool = False
+    confirmation: str | None = None
+
+
 @flow(
     on_failure=ON_FAILURE,
     name=FLOW_NAME,
@@ -55,7 +95,7 @@ async def structure_files(
     output: Annotated[
         OwnOutputOptions, form("Output", "Where the files go on the worker.")
     ] = OwnOutputOptions(),  # noqa: B008
-) -> dict[str, Any]:
+) -> StructureFilesResult:
     """Download the structure files of one file code.
 
     Args:
@@ -67,20 +107,19 @@ async def structure_files(
             dir/structure-files/<file code>).
 
     Returns:
-        The run summary: each file with its size, SHA-256 and whether it is new.
+        The run's result: each file with its size, SHA-256 and whether it is new.
     """
     run = begin_run(FLOW_NAME)
-    settings = run.settings
     code = StructureFileCode(int(request.file_code))
-    notify_email, resubmit = request.notify_email, request.resubmit
-    output_dir = output.folder_or(settings.data_dir / "structure-files" / str(int(code)))
-    if notify_email is not None and (problem := email_problem(notify_email)):
+    notice = _Notice(request.notify_email, request.resubmit)
+    output_dir = output.folder_or(run.settings.data_dir / "structure-files" / str(int(code)))
+    if notice.email is not None and (problem := email_problem(notice.email)):
         ensure_valid("structure file e-mail", [FieldProblem("email", problem)])
     parameters = {
         "file_code": int(code),
         "output_dir": output_dir,
-        "notify_email": notify_email,
-        "resubmit": resubmit,
+        "notify_email": notice.email,
+        "resubmit": notice.resubmit,
     }
     async with recorded_run(
         run,
@@ -88,41 +127,47 @@ async def structure_files(
         parameters=parameters,
     ) as (recorder, summary):
         warnings = WarningLog(recorder)
-        confirmation = None
-        async with run.newspaper(recorder.request_log) as client:
-            files, file_warnings = await run_step(
-                download_structure_files,
-                client,
-                code,
-                output_dir,
-                settings.effective_database_url,
-                max_bytes=settings.download_max_bytes,
-                max_ratio=settings.zip_max_ratio,
-            )
-            await warnings.add("structure files", file_warnings)
-            if notify_email is not None:
-                confirmation = await _register(client, recorder, warnings, notify_email, resubmit=resubmit)
-        text = await _report(
-            run, recorder, summary, files, code, output_dir, warnings, notify_email, confirmation
-        )
+        files, notice = await _download(run, recorder, warnings, code, output_dir, notice)
+        await _record_files(run, recorder, files, output_dir)
+        text = _summarise(summary, code, files, notice, warnings)
         await summary.publish(text, output_dir, description="Structure files")
-        get_run_logger().info("%d structure files, %d new", len(files), summary["new_files"])
-        return dict(summary)
+        result = summary.result(StructureFilesResult)
+        get_run_logger().info("%d structure files, %d new", len(files), result.new_files)
+        return result
 
 
-async def _report(
+async def _download(
     run: Run,
     recorder: RunRecorder,
-    summary: RunSummary,
-    files: list[StructureFile],
+    warnings: WarningLog,
     code: StructureFileCode,
     output_dir: Path,
-    warnings: WarningLog,
-    notify_email: str | None,
-    confirmation: str | None,
-) -> str:
-    """Record the files and structure-files.csv, fill the summary; the text of summary.md."""
+    notice: _Notice,
+) -> tuple[list[StructureFile], _Notice]:
+    """Download the files of ``code`` into ``output_dir`` and register the notice address (when given);
+    the files, and the notice with the service's confirmation."""
     settings = run.settings
+    async with run.newspaper(recorder.request_log) as client:
+        files, file_warnings = await run_step(
+            download_structure_files,
+            client,
+            code,
+            output_dir,
+            settings.effective_database_url,
+            max_bytes=settings.download_max_bytes,
+            max_ratio=settings.zip_max_ratio,
+        )
+        await warnings.add("structure files", file_warnings)
+        if notice.email is not None:
+            confirmation = await _register(client, recorder, warnings, notice.email, resubmit=notice.resubmit)
+            notice = replace(notice, confirmation=confirmation)
+    return files, notice
+
+
+async def _record_files(
+    run: Run, recorder: RunRecorder, files: list[StructureFile], output_dir: Path
+) -> None:
+    """Record the files, and write and record structure-files.csv."""
     for file in files:
         if file.new:
             await recorder.document(DOCUMENT_KIND, file.path)
@@ -135,20 +180,30 @@ async def _report(
         [{"file": f.name, "size": f.size, "sha256": f.sha256, "new": f.new} for f in files],
         columns=["file", "size", "sha256", "new"],
     )
-    listed = write_csv(listing, output_dir / "structure-files.csv", style=settings.csv_style)
+    listed = write_csv(listing, output_dir / "structure-files.csv", style=run.settings.csv_style)
     await recorder.document("listing", listed)
+
+
+def _summarise(
+    summary: RunSummary,
+    code: StructureFileCode,
+    files: list[StructureFile],
+    notice: _Notice,
+    warnings: WarningLog,
+) -> str:
+    """Fill the summary; the text of summary.md."""
     facts: dict[str, Any] = {"file code": f"{int(code)} ({code.name})"}
     facts.update({file.name: "new" if file.new else "unchanged" for file in files})
-    if notify_email is not None:
-        facts["notice e-mail"] = f"{notify_email}: {confirmation}"
+    if notice.email is not None:
+        facts["notice e-mail"] = f"{notice.email}: {notice.confirmation}"
     summary.update(
         file_code=int(code),
         structure_files=[
             {"name": f.name, "path": str(f.path), "sha256": f.sha256, "new": f.new} for f in files
         ],
         new_files=sum(f.new for f in files),
-        notice_email=notify_email,
-        confirmation=confirmation,
+        notice_email=notice.email,
+        confirmation=notice.confirmation,
         warnings=warnings.lines,
     )
     return summary_markdown(f"Structure files, fileCode {int(code)}", facts, warnings.lines)

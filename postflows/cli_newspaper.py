@@ -67,7 +67,8 @@ def newspaper_sync_command(request: MasterDataRequest, output: OwnOutputOptions)
     prepare_flow_run("newspaper", out=output.output_dir)
     from flows.newspaper_master_data import newspaper_master_data
 
-    print_summary(run_work(lambda: newspaper_master_data(request=request, output=output)))
+    # One newspaper's run, or the runs over every newspaper synced before: either prints its summary.
+    print_summary(run_work(lambda: newspaper_master_data(request=request, output=output)).summary())
 
 
 @request_command(StatisticsRequest, OptionalOutputOptions)
@@ -82,7 +83,8 @@ def newspaper_statistics_command(request: StatisticsRequest, output: OptionalOut
     )
     from flows.newspaper_statistics import newspaper_statistics
 
-    print_summary(run_work(lambda: newspaper_statistics(request=request, output=output)))
+    # One file's run, or the runs over a folder of files: either prints its summary.
+    print_summary(run_work(lambda: newspaper_statistics(request=request, output=output)).summary())
 
 
 @request_command(AddressPurchaseRequest, PollingOptions, OwnOutputOptions)

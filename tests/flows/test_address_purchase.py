@@ -47,9 +47,9 @@ async def test_purchase_end_to_end(sandbox: Sandbox, flow_env: Path, tmp_path: P
     with listening(lambda label, percent, detail: seen.append(percent)):
         summary = await call(address_purchase, ADDRESSES, PARAMETERS, out, **QUICK)
 
-    assert summary["accepted_rows"] == 6 and summary["rejected_rows"] == 0
-    assert summary["output_addresses"] == 6
-    assert summary["status_codes"] == {"OK": 4, "CORRECTED": 1, "UNKNOWN": 1}
+    assert summary.accepted_rows == 6 and summary.rejected_rows == 0
+    assert summary.output_addresses == 6
+    assert summary.status_codes == {"OK": 4, "CORRECTED": 1, "UNKNOWN": 1}
     frame = read_output_csv(out / "output-addresses.csv", dtype=str)
     assert frame.columns.tolist()[:4] == ["statusCode", "bundleId", "bundleInfo", "id"]
     assert set(frame["id"]) == {f"A-00{n}" for n in range(1, 7)}
@@ -76,9 +76,7 @@ async def test_purchase_end_to_end(sandbox: Sandbox, flow_env: Path, tmp_path: P
 
     factory = history.session_factory(f"sqlite:///{flow_env / 'history.db'}")
     with factory() as session:
-        job = session.scalars(
-            select(RemoteJob).where(RemoteJob.remote_id == str(summary["purchase_id"]))
-        ).one()
+        job = session.scalars(select(RemoteJob).where(RemoteJob.remote_id == str(summary.purchase_id))).one()
         progress = [e.progress for e in session.scalars(select(JobEvent).where(JobEvent.job_id == job.id))]
     assert job.finished_at is not None and progress[-1] == 100.0
 
@@ -92,7 +90,7 @@ async def test_rerun_resumes_after_failure_without_second_post(
     assert posts(sandbox) == 1
     sandbox.config.faults.clear()
     summary = await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
-    assert summary["resumed"] is True and summary["output_addresses"] == 6
+    assert summary.resumed is True and summary.output_addresses == 6
     assert posts(sandbox) == 1
 
 
@@ -104,7 +102,7 @@ async def test_lost_answer_refuses_until_resubmit(sandbox: Sandbox, flow_env: Pa
         await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
     assert posts(sandbox) == 1
     summary = await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", resubmit=True, **QUICK)
-    assert summary["resumed"] is False and posts(sandbox) == 2
+    assert summary.resumed is False and posts(sandbox) == 2
 
 
 async def test_rejected_rows_and_aliases_without_clean_up(
@@ -121,7 +119,7 @@ async def test_rejected_rows_and_aliases_without_clean_up(
     )
     out = tmp_path / "out"
     summary = await call(address_purchase, path, PARAMETERS, out, address_clean_up=False, **QUICK)
-    assert (summary["input_rows"], summary["accepted_rows"], summary["rejected_rows"]) == (4, 1, 3)
+    assert (summary.input_rows, summary.accepted_rows, summary.rejected_rows) == (4, 1, 3)
     rejected = read_output_csv(out / "rejected.csv")
     assert rejected[["Kundennummer", "line", "row"]].values.tolist() == [
         ["K2", 3, 2],
@@ -168,8 +166,8 @@ async def test_failed_sorting_closes_the_job_and_the_next_run_orders_anew(
 
     sandbox.config.faults.clear()
     summary = await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
-    assert summary["resumed"] is False and posts(sandbox) == 2
-    assert summary["purchase_id"] != int(failed.remote_id)
+    assert summary.resumed is False and posts(sandbox) == 2
+    assert summary.purchase_id != int(failed.remote_id)
 
 
 async def test_time_out_leaves_the_purchase_waiting_and_a_rerun_resumes_it(
@@ -189,7 +187,7 @@ async def test_time_out_leaves_the_purchase_waiting_and_a_rerun_resumes_it(
     [waiting] = purchase_jobs(flow_env)
     assert waiting.status == "WAITING" and waiting.finished_at is None
     summary = await call(address_purchase, ADDRESSES, PARAMETERS, tmp_path / "out", **QUICK)
-    assert summary["resumed"] is True and summary["purchase_id"] == int(waiting.remote_id)
+    assert summary.resumed is True and summary.purchase_id == int(waiting.remote_id)
     assert posts(sandbox) == 1
 
 
@@ -202,10 +200,10 @@ async def test_the_clean_up_option_is_part_of_the_purchase_identity(
     with_clean_up = await call(
         address_purchase, ADDRESSES, PARAMETERS, tmp_path / "b", address_clean_up=True, **QUICK
     )
-    assert with_clean_up["resumed"] is False and posts(sandbox) == 2
-    assert with_clean_up["idempotency_key"] != without["idempotency_key"]
-    assert "non-reusable-addresses" in with_clean_up["documents"]
-    assert "non-reusable-addresses" not in without["documents"]
+    assert with_clean_up.resumed is False and posts(sandbox) == 2
+    assert with_clean_up.idempotency_key != without.idempotency_key
+    assert "non-reusable-addresses" in with_clean_up.documents
+    assert "non-reusable-addresses" not in without.documents
 
 
 async def test_formula_like_cells_are_neutralised_in_the_csv_files(
@@ -232,7 +230,7 @@ async def test_a_validation_only_purchase_does_not_wait_for_sorting(
     path.write_text(json.dumps(parameters))
     out = tmp_path / "out"
     summary = await call(address_purchase, ADDRESSES, path, out, **QUICK)
-    assert summary["output_addresses"] == 6
+    assert summary.output_addresses == 6
     documents = sorted(p.name for p in (out / "documents").iterdir())
     assert documents == [
         "non-reusable-addresses.pdf",
@@ -251,8 +249,8 @@ async def test_purchase_parameters_filled_in_the_form(
     parameters = json.loads(PARAMETERS.read_text(encoding="utf-8"))
     summary = await call(address_purchase, ADDRESSES, purchase=parameters, **QUICK)
     out = flow_env / "address-purchases" / ADDRESSES.name
-    assert summary["output_addresses"] == 6 and (out / "output-addresses.csv").is_file()
-    assert "non-reusable-addresses" in summary["documents"]  # addressCleanUp of the form's object
+    assert summary.output_addresses == 6 and (out / "output-addresses.csv").is_file()
+    assert "non-reusable-addresses" in summary.documents  # addressCleanUp of the form's object
     assert posts(sandbox) == 1
 
     with pytest.raises(InputError, match="not both"):

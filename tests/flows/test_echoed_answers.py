@@ -105,8 +105,8 @@ async def test_a_newspaper_order_and_its_reports_keep_no_echoed_credential(
     sandbox.config.order_statuses = THREE_STATUSES
     out = tmp_path / "out"
     summary = await call(newspaper_order, write_order(tmp_path, order_body()), out, **TO_DONE)
-    assert summary["status"] == "DONE"
-    await call(newspaper_reports, summary["order_id"], tmp_path / "reports")
+    assert summary.status == "DONE"
+    await call(newspaper_reports, summary.order_id, tmp_path / "reports")
     kept = [
         out / name for name in ("delivery-note.response.json", "status.json", "summary.json", "sendings.json")
     ]

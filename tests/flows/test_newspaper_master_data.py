@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 import history
 from connectors.newspaper import NewspaperRejected
 from fileio.sandbox_marks import BANNER_SHEET
-from flows.newspaper_master_data import MasterDataNotSynced, newspaper_master_data
+from flows.newspaper_master_data import MasterDataNotSynced, MasterDataSweepResult, newspaper_master_data
 from history import BlackListEntryRow, DistributionDetailRow, NewspaperSummaryRow
 from sandbox.newspaper import reference
 from tests.flows.calls import call
@@ -28,16 +28,16 @@ async def test_gratis_newspaper_synced_then_changes_logged(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first = await call(newspaper_master_data, 5120, tmp_path / "first")
-    assert first["counts"]["newspaper summary"]["added"] == 1
-    assert first["counts"]["distribution list"]["added"] == 6  # list header + 5 postcodes
-    assert first["counts"]["black list"]["added"] == 2
+    assert first.counts["newspaper summary"]["added"] == 1
+    assert first.counts["distribution list"]["added"] == 6  # list header + 5 postcodes
+    assert first.counts["black list"]["added"] == 2
     for name in ("newspaper-summary.json", "distribution-list.json", "black-list.json", "master-data.xlsx"):
         assert (tmp_path / "first" / name).is_file(), name
     assert json.loads((tmp_path / "first" / "black-list.json").read_text())["blackListDetails"]
 
     again = await call(newspaper_master_data, 5120, tmp_path / "again")
-    assert again["changes"] == 0
-    assert again["counts"]["distribution list"] == {"added": 0, "changed": 0, "removed": 0, "unchanged": 6}
+    assert again.changes == 0
+    assert again.counts["distribution list"] == {"added": 0, "changed": 0, "removed": 0, "unchanged": 6}
 
     paper = reference.NEWSPAPERS[5120]
     changed = dataclasses.replace(
@@ -48,9 +48,9 @@ async def test_gratis_newspaper_synced_then_changes_logged(
     )
     monkeypatch.setitem(reference.NEWSPAPERS, 5120, changed)
     third = await call(newspaper_master_data, 5120, tmp_path / "third")
-    assert third["counts"]["newspaper summary"]["changed"] == 1
-    assert third["counts"]["distribution list"] == {"added": 0, "changed": 1, "removed": 1, "unchanged": 4}
-    assert third["counts"]["black list"] == {"added": 0, "changed": 0, "removed": 1, "unchanged": 1}
+    assert third.counts["newspaper summary"]["changed"] == 1
+    assert third.counts["distribution list"] == {"added": 0, "changed": 1, "removed": 1, "unchanged": 4}
+    assert third.counts["black list"] == {"added": 0, "changed": 0, "removed": 1, "unchanged": 1}
 
     with factory(flow_env)() as session:
         summary_row = session.get(NewspaperSummaryRow, 5120)
@@ -70,13 +70,13 @@ async def test_gratis_newspaper_synced_then_changes_logged(
         "black list",
         "changes",
     ]
-    assert len(list(workbook["changes"].iter_rows(min_row=2))) == third["changes"] == 4
+    assert len(list(workbook["changes"].iter_rows(min_row=2))) == third.changes == 4
 
 
 async def test_standard_newspaper_has_no_lists(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
     summary = await call(newspaper_master_data, 4711, tmp_path / "out")
-    assert set(summary["counts"]) == {"newspaper summary"}
-    assert any("0100" in note for note in summary["notes"])
+    assert set(summary.counts) == {"newspaper summary"}
+    assert any("0100" in note for note in summary.notes)
     assert "0100" in (tmp_path / "out" / "summary.md").read_text()
     assert sandbox.transport.count("/black-list") == 0
 
@@ -95,7 +95,7 @@ async def test_without_a_number_every_synced_newspaper_is_synced_again(
     nothing = await call(
         newspaper_master_data,
     )
-    assert nothing == {"newspapers": [], "changes": {}, "failed": {}, "sandbox": True}
+    assert nothing == MasterDataSweepResult(newspapers=[], changes={}, failed={}, sandbox=True)
     assert sum(sandbox.transport.calls.values()) == 0
 
     await call(newspaper_master_data, 5120, tmp_path / "first")
@@ -105,7 +105,16 @@ async def test_without_a_number_every_synced_newspaper_is_synced_again(
     daily = await call(
         newspaper_master_data,
     )
-    assert daily == {"newspapers": [4711, 5120], "changes": {4711: 0, 5120: 0}, "failed": {}, "sandbox": True}
+    assert daily == MasterDataSweepResult(
+        newspapers=[4711, 5120], changes={4711: 0, 5120: 0}, failed={}, sandbox=True
+    )
+    # Printed as before: the newspapers' numbers are the keys of the changes.
+    assert daily.summary() == {
+        "newspapers": [4711, 5120],
+        "changes": {"4711": 0, "5120": 0},
+        "failed": {},
+        "sandbox": True,
+    }
     assert sandbox.transport.count("/summary") == summaries + 2
     # Each newspaper is its own recorded run, written to the data dir by default.
     assert (flow_env / "newspaper-master-data" / "5120" / "master-data.xlsx").is_file()

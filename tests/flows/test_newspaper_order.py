@@ -99,9 +99,9 @@ async def test_order_end_to_end(sandbox: Sandbox, flow_env: Path, tmp_path: Path
     out = tmp_path / "out"
     summary = await call(newspaper_order, write_order(tmp_path, order_body()), out, **TO_DONE)
 
-    assert summary["status"] == "DONE"
-    assert summary["resumed"] is False
-    order_id = summary["order_id"]
+    assert summary.status == "DONE"
+    assert summary.resumed is False
+    order_id = summary.order_id
     assert (out / "delivery-note.pdf").read_bytes().startswith(b"%PDF")
     assert (out / "delivery-note.response.json").is_file()
     for name in (
@@ -155,8 +155,8 @@ async def test_rerun_resumes_the_recorded_order(sandbox: Sandbox, flow_env: Path
     first = await call(newspaper_order, path, tmp_path / "first", **QUICK)
     second = await call(newspaper_order, path, tmp_path / "second", **QUICK)
 
-    assert second["order_id"] == first["order_id"]
-    assert second["resumed"] is True
+    assert second.order_id == first.order_id
+    assert second.resumed is True
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
     assert (tmp_path / "second" / "report.xlsx").is_file()
 
@@ -174,7 +174,7 @@ async def test_failure_after_submit_resumes_without_second_post(
 
     sandbox.config.faults.clear()
     summary = await call(newspaper_order, path, tmp_path / "out", **QUICK)
-    assert summary["resumed"] is True and summary["status"] == "LOADED"
+    assert summary.resumed is True and summary.status == "LOADED"
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
     assert (tmp_path / "out" / "delivery-note.pdf").is_file()
 
@@ -204,11 +204,11 @@ async def test_lost_answer_leaves_a_marker_that_refuses_a_blind_resubmission(
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
 
     summary = await call(newspaper_order, path, tmp_path / "out", resubmit=True, **QUICK)
-    assert summary["status"] == "LOADED" and summary["resumed"] is False
+    assert summary.status == "LOADED" and summary.resumed is False
     assert sandbox.transport.count(ORDERS_STANDARD) == 2
     # From now on the recorded id is resumed, the marker is gone.
     again = await call(newspaper_order, path, tmp_path / "out", **QUICK)
-    assert again["order_id"] == summary["order_id"] and again["resumed"] is True
+    assert again.order_id == summary.order_id and again.resumed is True
     assert sandbox.transport.count(ORDERS_STANDARD) == 2
 
 
@@ -232,7 +232,7 @@ async def test_control_blocks_summary_and_sendings(sandbox: Sandbox, flow_env: P
     order_id = int(job.remote_id)
 
     report = await call(newspaper_reports, order_id, tmp_path / "reports")
-    assert report["status"] == "CONTROL"
+    assert report.status == "CONTROL"
     assert sandbox.transport.count("/summary") == 0
     assert sandbox.transport.count("/sendings") == 0
     assert "CONTROL" in (tmp_path / "reports" / "summary.md").read_text()
@@ -249,10 +249,10 @@ async def test_api_warnings_are_recorded_and_summarised(
     # 0900 and 0901 are the sandbox's own warning numbers, no §7 codes: the texts carry them.
     recorded = [message.text for message in messages(flow_env) if message.level == "warning"]
     assert any("0900" in text for text in recorded) and any("0901" in text for text in recorded)
-    assert all(text.startswith(f"standard order {summary['order_id']}: ") for text in recorded)
+    assert all(text.startswith(f"standard order {summary.order_id}: ") for text in recorded)
     text = (tmp_path / "out" / "summary.md").read_text()
     assert "0900" in text and "0901" in text
-    assert any("0900" in line for line in summary["warnings"])
+    assert any("0900" in line for line in summary.warnings)
     workbook = load_workbook(tmp_path / "out" / "report.xlsx", read_only=True)
     assert len(list(workbook["warnings"].iter_rows(min_row=2))) == 2
     # The corrected order completes the missing weight; it is kept as received.
@@ -287,7 +287,7 @@ async def test_service_rejection_is_recorded_and_may_be_retried(
     body["nationalDelivery"]["sortedDelivery"]["sortedShipments"][0]["weight"] = 180
     write_order(tmp_path, body)
     summary = await call(newspaper_order, path, tmp_path / "out", **QUICK)
-    assert summary["status"] == "LOADED"
+    assert summary.status == "LOADED"
     assert sandbox.transport.count(ORDERS_STANDARD) == 2
 
 
@@ -305,7 +305,7 @@ async def test_gratis_order_saves_partial_delivery_notes(
         newspaper_order, write_order(tmp_path, body), tmp_path / "out", gratis=True, **TO_DONE
     )
 
-    assert summary["status"] == "DONE"
+    assert summary.status == "DONE"
     notes = sorted(path.name for path in (tmp_path / "out").glob("delivery-note*.pdf"))
     assert notes == ["delivery-note-2.pdf", "delivery-note-3.pdf", "delivery-note.pdf"]
     corrected = json.loads((tmp_path / "out" / "corrected-order.json").read_text())
@@ -330,7 +330,7 @@ async def test_cancellation_while_polling_leaves_the_order_waiting_for_the_next_
     assert [run.state for run in runs(flow_env)] == ["INTERRUPTED"]
 
     summary = await call(newspaper_order, path, tmp_path / "out", **TO_DONE)
-    assert summary["resumed"] is True and summary["order_id"] == int(job.remote_id)
+    assert summary.resumed is True and summary.order_id == int(job.remote_id)
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
 
 
@@ -340,7 +340,7 @@ async def test_an_order_filled_in_the_form_is_the_same_order_as_its_file(
     body = order_body(issue=130)
     state = await call(newspaper_order, order=body, return_state=True, **QUICK)
     summary = await state.aresult()
-    assert summary["status"] == "LOADED" and summary["resumed"] is False
+    assert summary.status == "LOADED" and summary.resumed is False
     date = body["basisInformation"]["deliveryDate"]
     assert (flow_env / "newspaper-orders" / f"4711-130-{date}" / "delivery-note.pdf").is_file()
     async with get_client() as client:
@@ -348,7 +348,7 @@ async def test_an_order_filled_in_the_form_is_the_same_order_as_its_file(
     assert run.name.startswith("newspaper-order-4711-130-")
 
     again = await call(newspaper_order, write_order(tmp_path, body), tmp_path / "file", **QUICK)
-    assert again["resumed"] is True and again["order_id"] == summary["order_id"]
+    assert again.resumed is True and again.order_id == summary.order_id
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
 
 
@@ -383,14 +383,14 @@ async def test_an_order_that_stays_loaded_ends_the_run_right_after_the_post(
     assert state.is_completed(), state.message
     summary = await state.aresult()
 
-    assert summary["status"] == "LOADED"
+    assert summary.status == "LOADED"
     assert sandbox.transport.count(ORDERS_STANDARD) == 1
     assert sandbox.transport.count("/delivery-note") == 1
     # One look at the status: LOADED ends the wait, and the reports are fetched at that status.
     assert sandbox.transport.count("/status") == 1
     assert sandbox.transport.count("/summary") == 1 and sandbox.transport.count("/sendings") == 1
     assert sandbox.transport.count("/corrected-standard-order") == 1
-    assert any("corrected order not available" in note for note in summary["notes"])
+    assert any("corrected order not available" in note for note in summary.notes)
     assert (out / "delivery-note.pdf").is_file() and (out / "summary.json").is_file()
     assert json.loads((out / "status.json").read_text())["statusValue"] == "LOADED"
     assert not (out / "corrected-order.json").exists()
@@ -416,7 +416,7 @@ async def test_a_status_named_to_wait_in_is_waited_out(
         max_poll_interval_s=0.1,
         max_wait_s=10.0,
     )
-    assert summary["status"] == "DONE"
+    assert summary.status == "DONE"
     assert sandbox.transport.count("/status") > 2
     [job] = order_jobs(flow_env)
     seen = [entry["statusValue"] for entry in job.data["status_history"]]

@@ -155,4 +155,4 @@ async def test_the_same_copies_within_the_newspapers_ranges_are_accepted(
     summary = await call(
         newspaper_order, write_order(tmp_path, body), tmp_path / "out", gratis=gratis, **QUICK
     )
-    assert summary["status"] == "LOADED"
+    assert summary.status == "LOADED"

@@ -76,8 +76,8 @@ async def submit(tmp_path: Path, issue: int) -> tuple[int, Path]:
     summary = await call(
         newspaper_order, write_order(tmp_path, order_body(issue=issue), f"{issue}.json"), out, **QUICK
     )
-    assert summary["status"] == "LOADED"
-    return int(summary["order_id"]), out
+    assert summary.status == "LOADED"
+    return int(summary.order_id), out
 
 
 async def test_a_sweep_fetches_the_reports_again_once_the_status_changed(
@@ -97,15 +97,15 @@ async def test_a_sweep_fetches_the_reports_again_once_the_status_changed(
     first = await call(
         newspaper_reports,
     )
-    assert first["orders"] == {str(order_id): "up to date"}
-    assert first["counts"] == {"fetched": 0, "up to date": 1, "failed": 0}
+    assert first.orders == {str(order_id): "up to date"}
+    assert first.counts == {"fetched": 0, "up to date": 1, "failed": 0}
     assert requests_for(sandbox, order_id)["status"] == 2 and requests_for(sandbox, order_id)["summary"] == 1
 
     clock.advance(JOB_SECONDS)
     second = await call(
         newspaper_reports,
     )
-    assert second["orders"] == {str(order_id): "fetched"}
+    assert second.orders == {str(order_id): "fetched"}
     assert requests_for(sandbox, order_id) == {
         "delivery-note": 1,
         "status": 3,
@@ -130,7 +130,7 @@ async def test_a_sweep_fetches_the_reports_again_once_the_status_changed(
     third = await call(
         newspaper_reports,
     )
-    assert third["orders"] == {str(order_id): "up to date"}
+    assert third.orders == {str(order_id): "up to date"}
     assert requests_for(sandbox, order_id) == {
         "delivery-note": 1,
         "status": 4,
@@ -171,7 +171,7 @@ async def test_a_sweep_fetches_missing_reports_and_leaves_older_orders_alone(
     swept = await call(
         newspaper_reports,
     )
-    assert swept["orders"] == {str(control_id): "fetched"}
+    assert swept.orders == {str(control_id): "fetched"}
     assert requests_for(sandbox, old_id) == old_requests
     # In CONTROL summary and sendings are not asked for; what the service gives is written.
     assert "summary" not in requests_for(sandbox, control_id)
@@ -183,7 +183,7 @@ async def test_a_sweep_fetches_missing_reports_and_leaves_older_orders_alone(
 
     # A longer look back takes the older order in too; its status changed since its run.
     wider = await call(newspaper_reports, days=40)
-    assert wider["orders"] == {str(old_id): "fetched", str(control_id): "up to date"}
+    assert wider.orders == {str(old_id): "fetched", str(control_id): "up to date"}
 
 
 async def test_one_failing_order_does_not_stop_the_others(
@@ -215,7 +215,7 @@ async def test_one_failing_order_does_not_stop_the_others(
     again = await call(
         newspaper_reports,
     )
-    assert again["orders"] == {str(failing_id): "fetched", str(other_id): "up to date"}
+    assert again.orders == {str(failing_id): "fetched", str(other_id): "up to date"}
     assert json.loads((failing_out / "summary.json").read_text())["statusValue"] == "DONE"
 
 
@@ -225,7 +225,7 @@ async def test_one_orders_reports_go_to_its_own_folder_unless_told(
     order_id, out = await submit(tmp_path, 206)
     clock.advance(JOB_SECONDS)
     summary = await call(newspaper_reports, order_id)
-    assert summary["status"] == "DONE" and summary["kind"] == "standard"
+    assert summary.status == "DONE" and summary.kind == "standard"
     assert json.loads((out / "status.json").read_text())["statusValue"] == "DONE"
     assert (out / "original-order.json").is_file()
     # Unknown to the history: <data dir>/newspaper-orders/<order id>.

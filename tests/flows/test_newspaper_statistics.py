@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.newspaper_statistics import InboxNotSent, newspaper_statistics
+from flows.newspaper_statistics import InboxNotSent, StatisticsInboxResult, newspaper_statistics
 from tasks.submission import SubmissionUncertain
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
@@ -29,8 +29,8 @@ async def test_rejected_rows_reported_and_the_rest_sent_once(
     )
     out = tmp_path / "out"
     summary = await call(newspaper_statistics, path, out)
-    assert (summary["input_rows"], summary["accepted_rows"], summary["rejected_rows"]) == (6, 4, 2)
-    assert summary["confirmation"] == "File uploaded successfully"
+    assert (summary.input_rows, summary.accepted_rows, summary.rejected_rows) == (6, 4, 2)
+    assert summary.confirmation == "File uploaded successfully"
     rejected = read_output_csv(out / "rejected.csv", dtype=str)
     assert rejected.columns.tolist() == ["newspaperId", "line", "row", "problems", "values"]
     assert rejected.values.tolist() == [
@@ -41,8 +41,8 @@ async def test_rejected_rows_reported_and_the_rest_sent_once(
     assert sandbox.transport.count(STATISTICS) == 1
 
     again = await call(newspaper_statistics, path, out)
-    assert again["resumed"] is True
-    assert again["confirmation"] == "File uploaded successfully"
+    assert again.resumed is True
+    assert again.confirmation == "File uploaded successfully"
     assert sandbox.transport.count(STATISTICS) == 1
     assert "uploaded by an earlier run" in (out / "summary.md").read_text()
 
@@ -55,7 +55,7 @@ async def test_lost_answer_refuses_until_resubmit(sandbox: Sandbox, flow_env: Pa
         await call(newspaper_statistics, EXAMPLE, tmp_path / "out")
     assert sandbox.transport.count(STATISTICS) == 1
     summary = await call(newspaper_statistics, EXAMPLE, tmp_path / "out", resubmit=True)
-    assert summary["resumed"] is False and sandbox.transport.count(STATISTICS) == 2
+    assert summary.resumed is False and sandbox.transport.count(STATISTICS) == 2
 
 
 async def test_interval_not_due_sends_nothing(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
@@ -63,8 +63,8 @@ async def test_interval_not_due_sends_nothing(sandbox: Sandbox, flow_env: Path, 
     early = await call(
         newspaper_statistics, EXAMPLE, tmp_path / "out", issue_calendar=calendar, interval="AZ"
     )
-    assert early["sent"] is False and early["due_on"] == "2025-03-31"
-    assert "not due" in early["not_due"] and "2025-03-31" in early["not_due"]
+    assert early.sent is False and early.due_on == "2025-03-31"
+    assert "not due" in early.not_due and "2025-03-31" in early.not_due
     assert sum(sandbox.transport.calls.values()) == 0
     assert "not due" in (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
 
@@ -76,7 +76,7 @@ async def test_interval_not_due_sends_nothing(sandbox: Sandbox, flow_env: Path, 
         interval="AZ",
         idempotency_key="q1-2025",
     )
-    assert summary["closes"] == {"AZ": True, "AZA": False, "AZB": False}
+    assert summary.closes == {"AZ": True, "AZA": False, "AZB": False}
     assert sandbox.transport.count(STATISTICS) == 1
 
 
@@ -95,7 +95,8 @@ async def test_the_inbox_sends_each_file_once_and_keeps_what_is_not_due(
 ) -> None:
     inbox = flow_env / "inbox" / "newspaper-statistics" / "AZ"
     empty = await call(newspaper_statistics, interval="AZ")
-    assert empty == {"inbox": str(inbox), "sent": {}, "not_due": {}, "failed": {}}
+    assert empty == StatisticsInboxResult(inbox=str(inbox), sent={}, not_due={}, failed={})
+    assert empty.summary() == {"inbox": str(inbox), "sent": {}, "not_due": {}, "failed": {}}
     assert inbox.is_dir() and sum(sandbox.transport.calls.values()) == 0
 
     march = EXAMPLE.read_text(encoding="utf-8")
@@ -104,15 +105,15 @@ async def test_the_inbox_sends_each_file_once_and_keeps_what_is_not_due(
     (inbox / "q2-early.csv").write_text(march.replace("2025-03-28", "2025-05-02"), encoding="utf-8")
     (inbox / "calendar.csv").write_text("date\n2025-03-25\n2025-03-28\n2025-05-02\n2025-06-27\n")
     summary = await call(newspaper_statistics, interval="AZ")
-    assert list(summary["sent"]) == ["q1.csv"] and list(summary["not_due"]) == ["q2-early.csv"]
-    assert "2025-06-27" in summary["not_due"]["q2-early.csv"]
+    assert list(summary.sent) == ["q1.csv"] and list(summary.not_due) == ["q2-early.csv"]
+    assert "2025-06-27" in summary.not_due["q2-early.csv"]
     assert sandbox.transport.count(STATISTICS) == 1
     assert (inbox / "sent" / "q1.csv").is_file() and not (inbox / "q1.csv").exists()
     assert (inbox / "q2-early.csv").is_file() and (inbox / "calendar.csv").is_file()
     assert (flow_env / "statistics" / "q1" / "summary.md").is_file()
 
     again = await call(newspaper_statistics, interval="AZ")
-    assert again["sent"] == {} and list(again["not_due"]) == ["q2-early.csv"]
+    assert again.sent == {} and list(again.not_due) == ["q2-early.csv"]
     assert sandbox.transport.count(STATISTICS) == 1
 
 

@@ -7,11 +7,10 @@ payment: the next run stops (exit 2) naming --resubmit. Counted from the sandbox
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from flows.address_purchase import address_purchase
+from flows.address_purchase import AddressPurchaseResult, address_purchase
 from history.models import JobState
 from sandbox.request_counter import RequestCounter
 from tests.flows.calls import call
@@ -100,7 +99,7 @@ def test_an_order_answered_0004_without_an_id_stops_the_next_run(
     assert posts(sandbox, ORDERS_STANDARD) == 1, "one POST in all"
 
 
-async def _purchase(out: Path, resubmit: bool = False) -> dict[str, Any]:
+async def _purchase(out: Path, resubmit: bool = False) -> AddressPurchaseResult:
     return await call(  # type: ignore[no-any-return]
         address_purchase,
         EXAMPLES / "purchase-addresses.csv",
@@ -125,17 +124,17 @@ async def test_a_purchase_answered_with_its_id_and_an_error_is_followed_and_neve
     )
     out = tmp_path / "purchase"
     first = await _purchase(out)
-    purchase_id = first["purchase_id"]
-    [error] = first["errors"]
+    purchase_id = first.purchase_id
+    [error] = first.errors
     assert error.startswith(f"purchase {purchase_id}: 0030 ")
-    assert first["output_addresses"] == 6 and (out / "documents" / "sort-protocol.pdf").is_file()
+    assert first.output_addresses == 6 and (out / "documents" / "sort-protocol.pdf").is_file()
     assert f"purchase {purchase_id}: 0030" in (out / "summary.md").read_text(encoding="utf-8")
     assert posts(sandbox, PURCHASES) == 1
 
     again = await _purchase(out)
-    assert again["purchase_id"] == purchase_id and again["resumed"] is True
-    assert again["errors"] == [error]
+    assert again.purchase_id == purchase_id and again.resumed is True
+    assert again.errors == [error]
     # Even --resubmit does not post a purchase that was taken: it is no uncertain submission.
     resubmitted = await _purchase(out, resubmit=True)
-    assert resubmitted["purchase_id"] == purchase_id and resubmitted["resumed"] is True
+    assert resubmitted.purchase_id == purchase_id and resubmitted.resumed is True
     assert posts(sandbox, PURCHASES) == 1

@@ -176,13 +176,13 @@ async def test_newspaper_order_waited_to_its_final_status(other: Sandbox, tmp_pa
     order = newspaper_order_file(tmp_path, kind, 101)
     options = {"gratis": kind == "gratis", "waiting_statuses": ["LOADED"], **QUICK}
     summary = await call(newspaper_order, order, out, **options)
-    assert summary["status"] == "RELEASED" and isinstance(summary["order_id"], int)
+    assert summary.status == "RELEASED" and isinstance(summary.order_id, int)
     assert (out / "delivery-note.pdf").read_bytes().startswith(b"%PDF")
     assert json.loads((out / "status.json").read_text())["statusValue"] == "RELEASED"
     corrected = json.loads((out / "corrected-order.json").read_text())
     assert corrected["basisInformation"]["issueNumber"] == {"from": 101}
     again = await call(newspaper_order, order, tmp_path / "again", **options)
-    assert again["resumed"] is True and again["order_id"] == summary["order_id"]
+    assert again.resumed is True and again.order_id == summary.order_id
     assert other.transport.count(f"/orders/{kind}") == 1
 
 
@@ -195,8 +195,8 @@ async def test_newspaper_order_ending_at_loaded_notes_the_corrected_order_not_av
     out = tmp_path / "out"
     order = newspaper_order_file(tmp_path, kind, 102)
     summary = await call(newspaper_order, order, out, gratis=kind == "gratis", **QUICK)
-    assert summary["status"] == "LOADED"
-    assert any("corrected order not available" in note for note in summary["notes"])
+    assert summary.status == "LOADED"
+    assert any("corrected order not available" in note for note in summary.notes)
     assert (out / "delivery-note.pdf").is_file() and not (out / "corrected-order.json").exists()
     assert other.transport.count(f"/orders/{kind}") == 1
 
@@ -214,14 +214,14 @@ async def test_newspaper_reports(other: Sandbox, held: Clock, tmp_path: Path) ->
         )
     held.now += 100.0
     swept = await call(newspaper_reports)
-    (order_id,) = swept["orders"]
-    assert swept["orders"] == {order_id: "fetched"}
+    (order_id,) = swept.orders
+    assert swept.orders == {order_id: "fetched"}
     assert json.loads((out / "status.json").read_text())["statusValue"] == "RELEASED"
     assert json.loads((out / "summary.json").read_text())["totalNewspaper"] == 165
     assert (out / "delivery-note.pdf").read_bytes().startswith(b"%PDF")
     assert (out / "corrected-order.json").is_file() and (out / "report.xlsx").is_file()
     again = await call(newspaper_reports)
-    assert again["orders"] == {order_id: "up to date"}
+    assert again.orders == {order_id: "up to date"}
     assert other.transport.count("/orders/standard") == 1
 
 
@@ -229,13 +229,13 @@ async def test_newspaper_master_data(other: Sandbox, tmp_path: Path) -> None:
     """The black list as CSV text: kept as received, never reshaped."""
     out = tmp_path / "out"
     summary = await call(newspaper_master_data, 5120, out)
-    assert summary["counts"]["newspaper summary"]["added"] == 1
-    assert summary["counts"]["distribution list"]["added"] == 6  # list header + 5 postcodes
+    assert summary.counts["newspaper summary"]["added"] == 1
+    assert summary.counts["distribution list"]["added"] == 6  # list header + 5 postcodes
     black_list = (out / "black-list.csv").read_text(encoding="utf-8").splitlines()
     assert len(black_list) == 1 + len(reference.NEWSPAPERS[5120].black_list)
     assert (out / "master-data.xlsx").is_file()
     again = await call(newspaper_master_data, 5120, tmp_path / "again")
-    assert again["changes"] == 0
+    assert again.changes == 0
 
 
 async def test_newspaper_master_data_of_a_standard_newspaper_notes_it_has_no_lists(
@@ -243,18 +243,18 @@ async def test_newspaper_master_data_of_a_standard_newspaper_notes_it_has_no_lis
 ) -> None:
     """0100 read at the end of the message, answered HTTP 200."""
     summary = await call(newspaper_master_data, 4711, tmp_path / "out")
-    assert set(summary["counts"]) == {"newspaper summary"}
-    assert any("0100" in note for note in summary["notes"])
+    assert set(summary.counts) == {"newspaper summary"}
+    assert any("0100" in note for note in summary.notes)
     assert other.transport.count("/black-list") == 0
 
 
 async def test_newspaper_statistics(other: Sandbox, tmp_path: Path) -> None:
     """The confirmation as a JSON object: kept as received."""
     summary = await call(newspaper_statistics, EXAMPLES / "statistics.csv", tmp_path / "out")
-    assert (summary["input_rows"], summary["accepted_rows"], summary["rejected_rows"]) == (4, 4, 0)
-    assert summary["confirmation"] == '{"message": "File uploaded successfully"}'  # as received
+    assert (summary.input_rows, summary.accepted_rows, summary.rejected_rows) == (4, 4, 0)
+    assert summary.confirmation == '{"message": "File uploaded successfully"}'  # as received
     again = await call(newspaper_statistics, EXAMPLES / "statistics.csv", tmp_path / "out")
-    assert again["resumed"] is True
+    assert again.resumed is True
     assert other.transport.count("/standard/statistics") == 1
 
 
@@ -265,16 +265,16 @@ async def test_address_purchase(other: Sandbox, tmp_path: Path) -> None:
     out = tmp_path / "out"
     purchase = (EXAMPLES / "purchase-addresses.csv", EXAMPLES / "purchase.json")
     summary = await call(address_purchase, *purchase, out, **QUICK)
-    assert (summary["accepted_rows"], summary["output_addresses"]) == (6, 6)
-    assert summary["status_codes"] == {"OK": 4, "CORRECTED": 1, "UNKNOWN": 1}
+    assert (summary.accepted_rows, summary.output_addresses) == (6, 6)
+    assert summary.status_codes == {"OK": 4, "CORRECTED": 1, "UNKNOWN": 1}
     assert set(results(out, "output-addresses.csv")["id"]) == {f"A-00{n}" for n in range(1, 7)}
-    assert list(summary["documents_not_available"]) == ["non-reusable-addresses"]
+    assert list(summary.documents_not_available) == ["non-reusable-addresses"]
     assert "documents not available" in (out / "summary.md").read_text(encoding="utf-8")
     documents = sorted(path.name for path in (out / "documents").iterdir())
     assert len(documents) == 6 and "non-reusable-addresses.pdf" not in documents
     assert all(path.read_bytes().startswith(b"%PDF") for path in (out / "documents").iterdir())
     again = await call(address_purchase, *purchase, tmp_path / "again", **QUICK)
-    assert again["resumed"] is True and again["purchase_id"] == summary["purchase_id"]
+    assert again.resumed is True and again.purchase_id == summary.purchase_id
     assert posts(other, "/v1/purchases") == 1
 
 
@@ -282,13 +282,13 @@ async def test_structure_files_with_the_notice_email(other: Sandbox, tmp_path: P
     """The notice e-mail under ``emailAddress``, as the setting says."""
     email = "vertrieb@seetaler-bote.ch"
     summary = await call(structure_files, 9, tmp_path / "out", notify_email=email)
-    assert [(f["name"], f["new"]) for f in summary["structure_files"]] == [
+    assert [(f.name, f.new) for f in summary.structure_files] == [
         ("AZ_GZA_v1.zip", True),
         ("AZA_AZB_v1.zip", True),
     ]
-    assert summary["confirmation"] == "E-mail address registered"
+    assert summary.confirmation == "E-mail address registered"
     again = await call(structure_files, 1, tmp_path / "again", notify_email=email)
-    assert again["new_files"] == 0 and again["confirmation"] == "E-mail address registered"
+    assert again.new_files == 0 and again.confirmation == "E-mail address registered"
     assert other.transport.count("/structurefiles/email") == 1
 
 

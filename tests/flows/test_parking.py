@@ -24,6 +24,7 @@ from flows.address_batch import address_batch
 from flows.address_purchase import address_purchase
 from flows.newspaper_order import newspaper_order
 from flows.parking import FOLLOW_UP_TAG
+from flows.results import RunParked
 from runtime.settings import get_settings
 from tests.flows.calls import call, json_parameters
 from tests.flows.conftest import Sandbox
@@ -160,10 +161,10 @@ async def _parked_until_done(flow: Any, parameters: dict[str, Any]) -> tuple[lis
             state = await _run(flow_run, flow)
             assert state.is_completed(), state.message
             summaries.append(await state.result())
-            if "parked" not in summaries[-1]:
+            if not isinstance(summaries[-1], RunParked):
                 break
             flow_run = (await _flow_runs(deployment_id))[-1]
-            assert str(flow_run.id) == summaries[-1]["follow_up_run"]
+            assert str(flow_run.id) == summaries[-1].follow_up_run
             assert flow_run.expected_start_time is not None
             await asyncio.sleep(max(0.0, (flow_run.expected_start_time - datetime.now(UTC)).total_seconds()))
         keys = [run.idempotency_key for run in (await _flow_runs(deployment_id))[1:]]
@@ -195,10 +196,10 @@ async def test_a_purchase_parks_until_it_is_done_and_is_posted_once(
         max_wait_s=30.0,
     )
     summaries, keys = await _parked_until_done(address_purchase, parameters)
-    assert len(summaries) >= 2 and summaries[-1]["output_addresses"] == 6
+    assert len(summaries) >= 2 and summaries[-1].output_addresses == 6
     assert [run.state for run in _history()] == ["PARKED"] * (len(summaries) - 1) + ["COMPLETED"]
     assert keys == [
-        f"postflows-parked:newspaper:purchase:{summaries[0]['parked_job']}:{count}"
+        f"postflows-parked:newspaper:purchase:{summaries[0].parked_job}:{count}"
         for count in range(1, len(summaries))
     ]
     assert _posted(sandbox, "purchases") == 1
@@ -220,11 +221,11 @@ async def test_an_order_parks_until_it_is_done_and_is_posted_once(
         max_wait_s=30.0,
     )
     summaries, keys = await _parked_until_done(newspaper_order, parameters)
-    assert len(summaries) >= 2 and summaries[-1]["status"] == "DONE"
-    assert summaries[-1]["resumed"] is True and summaries[-1]["order_id"] == int(summaries[0]["parked_job"])
+    assert len(summaries) >= 2 and summaries[-1].status == "DONE"
+    assert summaries[-1].resumed is True and summaries[-1].order_id == int(summaries[0].parked_job)
     assert [run.state for run in _history()] == ["PARKED"] * (len(summaries) - 1) + ["COMPLETED"]
     assert keys == [
-        f"postflows-parked:newspaper:order:{summaries[0]['parked_job']}:{count}"
+        f"postflows-parked:newspaper:order:{summaries[0].parked_job}:{count}"
         for count in range(1, len(summaries))
     ]
     assert (tmp_path / "out" / "delivery-note.pdf").is_file()

@@ -96,9 +96,9 @@ async def test_statistics_list_the_body_sent_and_a_rerun_says_it_was_uploaded_be
     out = tmp_path / "out"
     first = await call(newspaper_statistics, EXAMPLES / "statistics.csv", out)
     _check_files(first, out)
-    assert {Path(name).name for name in first["files"]} == {"statistics-body.json", "summary.md"}
+    assert {Path(name).name for name in first.files} == {"statistics-body.json", "summary.md"}
     again = await call(newspaper_statistics, EXAMPLES / "statistics.csv", out)
-    assert again["resumed"] is True and list(again["reused"]) == ["statistics"]
+    assert again.resumed is True and list(again.reused) == ["statistics"]
     assert await _artifact("newspaper-statistics-summary") == (out / "summary.md").read_text()
 
 

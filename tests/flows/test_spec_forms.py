@@ -17,9 +17,9 @@ from connectors.newspaper import GratisOrder, Purchase, StandardOrder
 from fileio.errors import InputError
 from fileio.newspaper.order_input import load_order
 from fileio.newspaper.purchase_input import load_purchase_parameters
-from flows.address_purchase import _form_parameters
 from flows.newspaper_forms import OrderForm, PurchaseForm
 from flows.newspaper_order import _the_order, newspaper_order
+from flows.purchase_input import _form_parameters
 from flows.spec_forms import CONSTRAINT_KEYWORDS, SpecForm, form_model
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -13,7 +13,7 @@ from sqlalchemy import select
 import history
 from connectors.newspaper import OrderInvalid
 from flows.structure_files import structure_files
-from history.models import Document
+from history.models import Document, Run
 from tasks.newspaper.structure_files import NoticeEmailRefused
 from tasks.submission import SubmissionUncertain
 from tests.flows.calls import call
@@ -28,7 +28,7 @@ def recorded(data_dir: Path) -> list[Document]:
 
 async def test_new_only_when_content_changes(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
     first = await call(structure_files, 9, tmp_path / "first")
-    assert [(f["name"], f["new"]) for f in first["structure_files"]] == [
+    assert [(f.name, f.new) for f in first.structure_files] == [
         ("AZ_GZA_v1.zip", True),
         ("AZA_AZB_v1.zip", True),
     ]
@@ -37,10 +37,10 @@ async def test_new_only_when_content_changes(sandbox: Sandbox, flow_env: Path, t
     assert len(recorded(flow_env)) == 2
 
     second = await call(structure_files, 1, tmp_path / "second")
-    assert second["new_files"] == 0
+    assert second.new_files == 0
     assert len(recorded(flow_env)) == 2
     # Written all the same, so listed with the run's files.
-    assert {Path(name).name for name in second["files"]} == {
+    assert {Path(name).name for name in second.files} == {
         "AZ_GZA_v1.zip",
         "structure-files.csv",
         "summary.md",
@@ -49,18 +49,18 @@ async def test_new_only_when_content_changes(sandbox: Sandbox, flow_env: Path, t
 
     sandbox.config.structure_file_version = 2
     third = await call(structure_files, 2, tmp_path / "third")
-    assert [(f["name"], f["new"]) for f in third["structure_files"]] == [("AZA_AZB_v2.zip", True)]
+    assert [(f.name, f.new) for f in third.structure_files] == [("AZA_AZB_v2.zip", True)]
     assert len(recorded(flow_env)) == 3
 
 
 async def test_notice_email_registered(sandbox: Sandbox, flow_env: Path, tmp_path: Path) -> None:
     summary = await call(structure_files, 1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
-    assert summary["confirmation"] == "E-mail address registered"
+    assert summary.confirmation == "E-mail address registered"
     assert sandbox.transport.count("/structurefiles/email") == 1
 
     # Registered once: a later run with the same address does not send it again; another address is sent.
     again = await call(structure_files, 1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch")
-    assert again["confirmation"] == "E-mail address registered"
+    assert again.confirmation == "E-mail address registered"
     assert sandbox.transport.count("/structurefiles/email") == 1
     await call(structure_files, 1, tmp_path / "out", notify_email="druck@seetaler-bote.ch")
     assert sandbox.transport.count("/structurefiles/email") == 2
@@ -85,8 +85,8 @@ async def test_an_address_registered_with_one_file_code_is_not_sent_again_with_a
     """Each file code is its own work, the notice address is one: registered once, whatever the code."""
     first = await call(structure_files, 9, tmp_path / "nine", notify_email="vertrieb@seetaler-bote.ch")
     other_code = await call(structure_files, 1, tmp_path / "one", notify_email="vertrieb@seetaler-bote.ch")
-    assert first["confirmation"] == other_code["confirmation"] == "E-mail address registered"
-    assert other_code["reused"]["notice e-mail registration"][0].startswith("vertrieb@seetaler-bote.ch, ")
+    assert first.confirmation == other_code.confirmation == "E-mail address registered"
+    assert other_code.reused["notice e-mail registration"][0].startswith("vertrieb@seetaler-bote.ch, ")
     assert sandbox.transport.count("/structurefiles/email") == 1
 
 
@@ -105,7 +105,7 @@ async def test_a_field_the_service_does_not_read_names_its_setting(
     summary = await call(
         structure_files, 1, tmp_path / "out", notify_email="vertrieb@seetaler-bote.ch", resubmit=True
     )
-    assert summary["confirmation"] == "E-mail address registered"
+    assert summary.confirmation == "E-mail address registered"
     assert sandbox.transport.count("/structurefiles/email") == 2
 
 
@@ -123,6 +123,14 @@ async def test_unknown_file_code_is_refused(sandbox: Sandbox, flow_env: Path, tm
 
 async def test_the_weekly_run_writes_into_the_data_dir(sandbox: Sandbox, flow_env: Path) -> None:
     summary = await call(structure_files, 9)
-    assert summary["new_files"] == 2
+    assert summary.new_files == 2
+    # Without an address, the summary says so with nulls, in the history as printed.
+    printed = summary.summary()
+    assert printed["notice_email"] is None and printed["confirmation"] is None
+    factory = history.session_factory(f"sqlite:///{flow_env / 'history.db'}")
+    with factory() as session:
+        [run] = session.scalars(select(Run).where(Run.flow == "structure-files"))
+    assert run.summary is not None and run.summary["files"] == printed["files"]
+    assert run.summary["notice_email"] is None and run.summary["confirmation"] is None
     assert (flow_env / "structure-files" / "9" / "AZ_GZA_v1.zip").is_file()
     assert (flow_env / "structure-files" / "9" / "structure-files.csv").is_file()

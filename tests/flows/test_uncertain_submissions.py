@@ -17,6 +17,7 @@ from flows.address_batch import address_batch
 from flows.address_purchase import address_purchase
 from flows.newspaper_order import newspaper_order
 from flows.newspaper_statistics import newspaper_statistics
+from flows.results import RunResult
 from sandbox.request_counter import RequestCounter
 from tasks.submission import SubmissionUncertain
 from tests.flows.calls import call
@@ -25,7 +26,7 @@ from tests.flows.test_newspaper_order import order_body, write_order
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 QUICK = {"min_poll_interval_s": 0.05, "max_poll_interval_s": 0.1, "max_wait_s": 10.0}
-Run = Callable[[Path, Path, bool], Awaitable[dict[str, Any]]]
+Run = Callable[[Path, Path, bool], Awaitable[RunResult | dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -48,14 +49,14 @@ async def _batch(tmp_path: Path, out: Path, resubmit: bool) -> dict[str, Any]:
     )
 
 
-async def _order(tmp_path: Path, out: Path, resubmit: bool) -> dict[str, Any]:
+async def _order(tmp_path: Path, out: Path, resubmit: bool) -> RunResult:
     path = tmp_path / "order.json"
     if not path.exists():
         write_order(tmp_path, order_body())
     return await call(newspaper_order, order_path=path, output_dir=out, resubmit=resubmit, **QUICK)
 
 
-async def _purchase(tmp_path: Path, out: Path, resubmit: bool) -> dict[str, Any]:
+async def _purchase(tmp_path: Path, out: Path, resubmit: bool) -> RunResult:
     return await call(
         address_purchase,
         EXAMPLES / "purchase-addresses.csv",
@@ -66,7 +67,7 @@ async def _purchase(tmp_path: Path, out: Path, resubmit: bool) -> dict[str, Any]
     )
 
 
-async def _statistics(tmp_path: Path, out: Path, resubmit: bool) -> dict[str, Any]:
+async def _statistics(tmp_path: Path, out: Path, resubmit: bool) -> RunResult:
     return await call(newspaper_statistics, EXAMPLES / "statistics.csv", out, resubmit=resubmit)
 
 
@@ -143,6 +144,7 @@ async def test_a_processed_submission_answered_with_an_uncertain_failure_is_neve
     assert second.value.exit_code == 2
     assert _accepted(sandbox, submitting) == 1
 
-    summary = await submitting.run(tmp_path, out, True)
+    result = await submitting.run(tmp_path, out, True)
+    summary = result.summary() if isinstance(result, RunResult) else result
     assert summary["resumed"] is False and summary["replaced"]
     assert _accepted(sandbox, submitting) == 2

@@ -231,7 +231,7 @@ def _address_query(*, billed: bool) -> Run:
     return run
 
 
-async def _address_purchase(site: CellSite) -> dict[str, Any]:
+async def _address_purchase(site: CellSite) -> RunResult:
     from flows.address_purchase import address_purchase
 
     return await call(
@@ -244,7 +244,7 @@ async def _address_purchase(site: CellSite) -> dict[str, Any]:
 
 
 def _newspaper_order(*, gratis: bool) -> Run:
-    async def run(site: CellSite) -> dict[str, Any]:
+    async def run(site: CellSite) -> RunResult:
         from flows.newspaper_order import newspaper_order
 
         body = order_body(newspaper="5120" if gratis else "4711", gratis=gratis)
@@ -256,25 +256,25 @@ def _newspaper_order(*, gratis: bool) -> Run:
     return run
 
 
-async def _newspaper_reports(site: CellSite) -> dict[str, Any]:
+async def _newspaper_reports(site: CellSite) -> RunResult:
     from flows.newspaper_reports import newspaper_reports
 
     return await call(newspaper_reports.fn, int((site.folder / "order-id").read_text()), site.out)
 
 
-async def _newspaper_master_data(site: CellSite) -> dict[str, Any]:
+async def _newspaper_master_data(site: CellSite) -> RunResult:
     from flows.newspaper_master_data import newspaper_master_data
 
     return await call(newspaper_master_data.fn, 5120, site.out)
 
 
-async def _newspaper_statistics(site: CellSite) -> dict[str, Any]:
+async def _newspaper_statistics(site: CellSite) -> RunResult:
     from flows.newspaper_statistics import newspaper_statistics
 
     return await call(newspaper_statistics.fn, EXAMPLES / "statistics.csv", site.out)
 
 
-async def _structure_files(site: CellSite) -> dict[str, Any]:
+async def _structure_files(site: CellSite) -> RunResult:
     from flows.structure_files import structure_files
 
     return await call(structure_files.fn, 9, site.out, notify_email="vertrieb@seetaler-bote.ch")
