@@ -33,7 +33,7 @@ from history.models import JobState
 from history.recorder import RunRecorder
 from history.remote_jobs import RemoteReport
 from runtime.run import Run
-from tasks.job_waits import JobParked, recording_wait, waited_before
+from tasks.job_waits import JobParked, recorded_wait, waited_before
 from tasks.newspaper.purchases import (
     OUTPUT_COLUMNS,
     PlacedPurchase,
@@ -135,12 +135,11 @@ async def address_purchase(
     ):
         checked, files, clean_up = await read_input(run, recorder, summary, request, start)
         purchase = _Purchase(run, recorder, checked, start.output_dir, clean_up)
-        try:
-            bought = await _purchase(
-                purchase, summary, resubmit=request.resubmit, policy=poll_policy(polling, run.settings)
-            )
-        except JobParked as parked:
-            return await summary.park(parked)  # a follow-up run continues the wait
+        bought = await _purchase(
+            purchase, summary, resubmit=request.resubmit, policy=poll_policy(polling, run.settings)
+        )
+        if isinstance(bought, JobParked):
+            return await summary.park(bought)  # a follow-up run continues the wait
         await _publish(purchase, summary, bought, files)
         return summary.result(AddressPurchaseResult)
 
@@ -192,17 +191,16 @@ class _Bought:
 
 async def _purchase(
     purchase: _Purchase, summary: RunSummary, *, resubmit: bool, policy: PollPolicy
-) -> _Bought:
-    """Post the purchase once (or resume it), wait for it, fetch its output addresses and documents.
-
-    Raises:
-        JobParked: the wait was parked for a follow-up run (the summary names the purchase already).
-    """
+) -> _Bought | JobParked:
+    """Post the purchase once (or resume it), wait for it, fetch its output addresses and documents; or,
+    when the wait was parked for a follow-up run, the parked job (the summary names the purchase already)."""
     warnings = WarningLog(purchase.recorder)
     async with purchase.run.newspaper(purchase.recorder.request_log) as client:
         job, resumed = await _submit(purchase, client, warnings, summary, resubmit=resubmit)
         purchase_id = int(job.remote_id)
-        await _wait(purchase, client, warnings, job, policy)
+        parked = await _wait(purchase, client, warnings, job, policy)
+        if parked is not None:
+            return parked
         await purchase.recorder.update_job(
             job, status=JobState.FINISHED, report=RemoteReport(remote_status="READY")
         )
@@ -260,8 +258,9 @@ async def _submit(
 
 async def _wait(
     purchase: _Purchase, client: NewspaperClient, warnings: WarningLog, job: JobSnapshot, policy: PollPolicy
-) -> None:
-    """Wait for the purchase's validation (and sorting), recording its progress."""
+) -> JobParked | None:
+    """Wait for the purchase's validation (and sorting), recording its progress; the parked job when the
+    wait was parked."""
     recorder, sorting, purchase_id = purchase.recorder, purchase.sorting, int(job.remote_id)
 
     async def on_status(result: ApiResult[PurchaseProgress]) -> None:
@@ -275,14 +274,19 @@ async def _wait(
             ),
         )
 
-    async with recording_wait(recorder, job, what=f"purchase {purchase_id}"):
-        await wait_for_purchase(
+    ended = await recorded_wait(
+        recorder,
+        job,
+        lambda: wait_for_purchase(
             client,
             PlacedPurchase(purchase_id, sorting),
             policy=policy,
             on_status=on_status,
             waited_s=waited_before(job),
-        )
+        ),
+        what=f"purchase {purchase_id}",
+    )
+    return ended if isinstance(ended, JobParked) else None
 
 
 async def _write_outputs(purchase: _Purchase, bought: _Bought, files: list[Path]) -> pd.DataFrame:

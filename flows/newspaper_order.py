@@ -35,7 +35,7 @@ from history.models import JobState
 from history.recorder import RunRecorder
 from history.remote_jobs import RemoteReport
 from runtime.run import Run
-from tasks.job_waits import JobParked, recording_wait, waited_before
+from tasks.job_waits import JobParked, recorded_wait, waited_before
 from tasks.newspaper.order_report import identity_of, order_summary_text, write_order_files
 from tasks.newspaper.order_report_data import OrderOutcome
 from tasks.newspaper.orders import (
@@ -174,15 +174,14 @@ async def newspaper_order(
             check_order(order.body, today=swiss_today())
         async with run.newspaper(recorder.request_log) as client:
             placed = await _place(run, recorder, summary, client, order)
-            try:
-                status = await _follow(
-                    placed,
-                    client,
-                    waiting=waiting_set(request.waiting_statuses),
-                    policy=poll_policy(polling, run.settings),
-                )
-            except JobParked as parked:
-                return await summary.park(parked)  # a follow-up run continues the wait
+            status = await _follow(
+                placed,
+                client,
+                waiting=waiting_set(request.waiting_statuses),
+                policy=poll_policy(polling, run.settings),
+            )
+            if isinstance(status, JobParked):
+                return await summary.park(status)  # a follow-up run continues the wait
         await _publish(placed, summary, status)
         return summary.result(NewspaperOrderResult)
 
@@ -274,13 +273,19 @@ async def _publish(placed: _Placed, summary: RunSummary, status: OrderStatus) ->
 
 async def _follow(
     placed: _Placed, client: NewspaperClient, *, waiting: frozenset[str], policy: PollPolicy
-) -> OrderStatus:
+) -> OrderStatus | JobParked:
     """The submitted order's delivery note, its wait and its reports (into the outcome); the status
-    reached."""
+    reached, or the parked job when the wait was parked."""
     await _delivery_note(placed, client)
     outcome = placed.outcome
-    async with recording_wait(placed.recorder, placed.job, what=f"order {outcome.order_id}"):
-        status = await _wait(placed, client, waiting=waiting, policy=policy)
+    status = await recorded_wait(
+        placed.recorder,
+        placed.job,
+        lambda: _wait(placed, client, waiting=waiting, policy=policy),
+        what=f"order {outcome.order_id}",
+    )
+    if isinstance(status, JobParked):
+        return status
     outcome.reports = await run_step(
         fetch_order_reports, client, outcome.order_id, kind=placed.order.kind, status=status, original=False
     )

@@ -228,9 +228,9 @@ async def recorded_run(
 
     A second run with the same key waits here (bounded by ``lease_wait_s``) while a live run holds it. The
     idempotent steps of the run are retried as the settings say (:func:`tasks.retrying.step_retries`). A
-    flow whose wait parks (:class:`~tasks.job_waits.JobParked`, deployment runs only) catches it and
-    returns :meth:`RunSummary.park`, which records the run PARKED; every error that leaves the block fails
-    the run, :class:`~tasks.job_waits.JobParked` included.
+    flow whose wait parks (deployment runs only) is handed :class:`~tasks.job_waits.JobParked` as the
+    wait's outcome and returns :meth:`RunSummary.park`, which records the run PARKED; every error that
+    leaves the block fails the run.
     """
     settings, flow = run.settings, run.flow
     policy = StepRetries(settings.task_retries, settings.task_retry_delay_s, settings.task_retry_jitter)

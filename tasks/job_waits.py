@@ -1,32 +1,38 @@
-"""Waiting for a submitted job, with the run history told how the wait ended (:func:`recording_wait`): a
+"""Waiting for a submitted job, with the run history told how the wait ended (:func:`recorded_wait`): a
 job that failed ends FAILED or CANCELLED, one still running stays WAITING for the same command to pick up,
-and a parked wait (:class:`JobParked`) records when a later run looks again (see ``flows.parking``).
+and a parked wait records when a later run looks again and is returned as :class:`JobParked`, an outcome the
+caller's type says it must handle (see ``flows.parking``), never an exception a loop could take for a
+failure.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
-from core.errors import PostflowsError
 from history.jobs import JobData, JobSnapshot, Parking
 from history.models import JobState
 from history.recorder import RunRecorder, record_shielded
 from tasks.polling import PollTimedOut, RemoteJobEnded, WaitParked
 
 logger = logging.getLogger("postflows.submission")
+T = TypeVar("T")
 
 
-class JobParked(PostflowsError):
+@dataclass(frozen=True)
+class JobParked:
     """The wait for a recorded job was parked: the job is recorded WAITING with its parking, and a later run
-    with the same key continues it (see ``flows.parking``)."""
+    with the same key continues it (see ``flows.parking``). ``reason`` says why the wait was parked."""
 
-    def __init__(self, job: JobSnapshot, parked: WaitParked) -> None:
-        super().__init__(str(parked))
-        self.job = job
-        self.parked = parked
+    job: JobSnapshot
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason
 
     @property
     def parking(self) -> Parking:
@@ -54,6 +60,27 @@ def waited_before(job: JobSnapshot, *, now: datetime | None = None) -> float:
     return max(0.0, ((now or datetime.now(UTC)) - parked.waiting_since).total_seconds())
 
 
+async def recorded_wait(
+    recorder: RunRecorder, job: JobSnapshot, wait: Callable[[], Awaitable[T]], *, what: str
+) -> T | JobParked:
+    """``wait()`` for a submitted job and return what it returns, or :class:`JobParked` when the wait was
+    parked (:func:`recording_wait` records each ending)."""
+    try:
+        async with recording_wait(recorder, job, what=what):
+            return await wait()
+    except _Parked as parked:
+        return parked.outcome
+
+
+class _Parked(Exception):
+    """A parked wait on its way out of :func:`recording_wait`'s block to :func:`recorded_wait`, which
+    returns it."""
+
+    def __init__(self, outcome: JobParked) -> None:
+        super().__init__(outcome.reason)
+        self.outcome = outcome
+
+
 @asynccontextmanager
 async def recording_wait(recorder: RunRecorder, job: JobSnapshot, *, what: str) -> AsyncIterator[None]:
     """Wait for a submitted job inside this block; however the wait ends, the job's row says so.
@@ -62,13 +89,14 @@ async def recording_wait(recorder: RunRecorder, job: JobSnapshot, *, what: str) 
     next run with the key submits anew. A time-out leaves it WAITING: it may still run, its remote files
     stay, and the same command picks it up. Any other interruption (Ctrl-C, a cancelled flow, a status
     endpoint that stayed down) leaves it WAITING too, recorded even while the run is being cancelled. A
-    parked wait (:class:`~tasks.polling.WaitParked`) leaves it WAITING with its parking recorded, and raises
-    :class:`JobParked`; every other ending forgets an earlier parking, so the next wait starts afresh.
+    parked wait (:class:`~tasks.polling.WaitParked`) leaves it WAITING with its parking recorded, and is
+    handed to :func:`recorded_wait`, which returns it; every other ending forgets an earlier parking, so the
+    next wait starts afresh.
     """
     try:
         yield
     except WaitParked as parked:
-        raise JobParked(await _record_parking(recorder, job, parked), parked) from parked
+        raise _Parked(JobParked(await _record_parking(recorder, job, parked), str(parked))) from parked
     except RemoteJobEnded as ended:
         state = JobState.CANCELLED if ended.cancelled else JobState.FAILED
         await record_shielded(

@@ -24,7 +24,7 @@ from history.errors import KeyBusy
 from history.models import JobState, KeyLease, Run, Step
 from history.recorder import RunRecorder
 from history.remote_jobs import RemoteReport
-from tasks.job_waits import JobParked, recording_wait, waited_before
+from tasks.job_waits import JobParked, recorded_wait, recording_wait, waited_before
 from tasks.polling import Observation, PollTimedOut, RemoteJobEnded, WaitParked
 from tasks.run_history import start_recording
 from tasks.submission import (
@@ -382,30 +382,31 @@ async def test_a_status_write_in_flight_when_the_wait_is_cancelled_lands_before_
     assert recorded is not None and recorded.state is JobState.WAITING
 
 
-async def test_a_parked_wait_is_recorded_and_continued_from_where_it_stopped(run) -> None:  # type: ignore[no-untyped-def]
+async def test_a_parked_wait_is_returned_recorded_and_continued_from_where_it_stopped(run) -> None:  # type: ignore[no-untyped-def]
     service = Service()
     recorder = await run()
     job = (await _submit(recorder, service)).job
     before = datetime.now(UTC)
-    with pytest.raises(JobParked) as first:
-        async with recording_wait(recorder, job, what="batch job"):
-            raise WaitParked("batch job", 600.0, 300.0, Observation("running", False))
-    parked = first.value.job
-    assert parked.state is JobState.WAITING and first.value.count == 1
-    assert first.value.resume_at - before >= timedelta(seconds=300)
+
+    async def parks(waited_s: float) -> str:
+        raise WaitParked("batch job", waited_s, 300.0, Observation("running", False))
+
+    first = await recorded_wait(recorder, job, lambda: parks(600.0), what="batch job")
+    assert isinstance(first, JobParked)  # an outcome the caller handles, not an exception
+    parked = first.job
+    assert parked.state is JobState.WAITING and first.count == 1
+    assert first.resume_at - before >= timedelta(seconds=300)
     assert 600 <= waited_before(parked) < 610
     assert waited_before(job) == 0  # the job as it was before it ever parked
 
     # The follow-up parks again: the wait still began when the first run's did.
-    with pytest.raises(JobParked) as second:
-        async with recording_wait(recorder, parked, what="batch job"):
-            raise WaitParked("batch job", 1300.0, 300.0, Observation("running", False))
-    assert second.value.count == 2
-    assert second.value.job.data["parked"]["waiting_since"] == parked.data["parked"]["waiting_since"]
+    second = await recorded_wait(recorder, parked, lambda: parks(1300.0), what="batch job")
+    assert isinstance(second, JobParked) and second.count == 2
+    assert second.job.data["parked"]["waiting_since"] == parked.data["parked"]["waiting_since"]
 
     # A wait that ends otherwise forgets the parking: the next one starts afresh.
     with pytest.raises(PollTimedOut):
-        async with recording_wait(recorder, second.value.job, what="batch job"):
+        async with recording_wait(recorder, second.job, what="batch job"):
             raise PollTimedOut("batch job", 3600.0, None)
     timed_out = await recorder.find_job(api="test", kind="batch")
     assert timed_out is not None and timed_out.state is JobState.WAITING
