@@ -21,6 +21,7 @@ from fileio.address_service.profiles import AlignmentProfile
 from fileio.address_service.records import minimum_input_mode
 from fileio.address_service.wire import WireFormat
 from fileio.errors import InputError, ResultFileError, ResultUnreadable
+from fileio.limits import TableLimits
 from fileio.writeback_policy import Policy
 from flows.address_input import note_prepared_input
 from flows.address_results import AddressBatchPlan, AddressBatchResult
@@ -284,21 +285,8 @@ async def _results(
     """Read the completed job's download (and the alignment's extra outputs) into the result files; a
     download found over a limit that has not been raised since is refused again at once."""
     csv_style = run.settings.csv_style
-    facts = job.facts(BatchJobData)
-    download = recorded_download(job)
-    if download is None:
-        raise ResultFileError(
-            f"batch job {job.remote_id} completed and its result was downloaded by run {job.run_id} to "
-            f"{facts.download}, which is no longer there as it was (its remote files are "
-            "deleted): put it back, or run the same command with --resubmit to run a new batch",
-            path=str(facts.download or output_dir),
-        )
-    refused = facts.unreadable
-    if refused and still_refused(refused, limits.tables):
-        raise ResultUnreadable.recorded(
-            refused,
-            note=f" (found by run {job.run_id}); {kept_download(download, str(refused['setting']))}",
-        )
+    download = _download_to_read(job, output_dir, limits.tables)
+    refused = job.facts(BatchJobData).unreadable
     extras = recorded_extras(job)
     try:
         results = await build_results(
@@ -329,6 +317,27 @@ async def _results(
         await recorder.update_job(job, data=BatchJobData(unreadable=None))
     results.files.extend(extras.values())
     return results
+
+
+def _download_to_read(job: JobSnapshot, output_dir: Path, limits: TableLimits) -> Path:
+    """The completed job's download as it was recorded; a download found over a limit that has not been
+    raised since is refused at once."""
+    facts = job.facts(BatchJobData)
+    download = recorded_download(job)
+    if download is None:
+        raise ResultFileError(
+            f"batch job {job.remote_id} completed and its result was downloaded by run {job.run_id} to "
+            f"{facts.download}, which is no longer there as it was (its remote files are "
+            "deleted): put it back, or run the same command with --resubmit to run a new batch",
+            path=str(facts.download or output_dir),
+        )
+    refused = facts.unreadable
+    if refused and still_refused(refused, limits):
+        raise ResultUnreadable.recorded(
+            refused,
+            note=f" (found by run {job.run_id}); {kept_download(download, str(refused['setting']))}",
+        )
+    return download
 
 
 RUNBATCH_HINT = (

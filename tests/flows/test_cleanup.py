@@ -62,7 +62,7 @@ async def test_cleanup_deletes_left_files_past_the_age_and_closes_their_job(
 
     # The next run with the same work starts a new job instead of resuming one whose files are gone.
     result = await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
-    assert result["result_rows"] == result["accepted_rows"]
+    assert result.result_rows == result.accepted_rows
     assert sandbox.transport.count("/runbatch") == 2
 
 

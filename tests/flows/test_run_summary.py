@@ -16,6 +16,7 @@ from fileio.sandbox_marks import SUMMARY_NOTICE
 from flows.address_batch import address_batch
 from flows.address_validation import address_validation
 from flows.newspaper_statistics import newspaper_statistics
+from flows.results import RunResult
 from flows.runs import recorded_run
 from runtime.run import Run
 from runtime.settings import Settings, get_settings
@@ -46,12 +47,13 @@ async def _artifact(key: str) -> str:
     return str(latest.data)
 
 
-def _check_files(summary: dict[str, Any], out: Path) -> None:
+def _check_files(summary: RunResult | dict[str, Any], out: Path) -> None:
     """Every file the run recorded is listed (absolute, existing, summary.md last) and named in summary.md."""
-    files = summary["files"]
+    recorded = summary.summary() if isinstance(summary, RunResult) else summary
+    files = recorded["files"]
     assert files[-1] == str((out / "summary.md").resolve())
     assert all(Path(name).is_absolute() and Path(name).is_file() for name in files)
-    assert set(files) == _documents(summary["run_id"])
+    assert set(files) == _documents(recorded["run_id"])
     text = (out / "summary.md").read_text()
     assert all(f"`{name}`" in text for name in files)
 
@@ -61,7 +63,7 @@ async def test_a_batch_lists_every_file_and_says_when_it_took_up_an_earlier_job(
 ) -> None:
     first = await call(address_batch, EXAMPLES / "address-batch.csv", tmp_path / "first", **FAST)
     _check_files(first, tmp_path / "first")
-    names = {Path(name).name for name in first["files"]}
+    names = {Path(name).name for name in first.files}
     assert {
         "upload.txt",
         "rejected.csv",
@@ -71,14 +73,14 @@ async def test_a_batch_lists_every_file_and_says_when_it_took_up_an_earlier_job(
         "qstat.png",
         "summary.md",
     } <= names
-    assert first["resumed"] is False and first["reused"] == {}
+    assert first.resumed is False and first.reused == {}
     assert "_nothing: this run did all of its work itself_" in (tmp_path / "first" / "summary.md").read_text()
 
     again = await call(address_batch, EXAMPLES / "address-batch.csv", tmp_path / "again", **FAST)
     _check_files(again, tmp_path / "again")
-    assert again["resumed"] is True
-    [(what, [which])] = again["reused"].items()
-    assert what == "address batch" and which.endswith(f"recorded by run {first['run_id']}")
+    assert again.resumed is True
+    [(what, [which])] = again.reused.items()
+    assert what == "address batch" and which.endswith(f"recorded by run {first.run_id}")
     text = (tmp_path / "again" / "summary.md").read_text()
     assert f"- address batch: {which}" in text
     # The artifact is summary.md without the picture beside it, which it cannot show: its bars stay.

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import delete, select
 
 import history
+from flows.results import RunResult
 from history.models import Base, JobState, Run, RunMessage
 from sandbox.address_service.jobs import JobStore
 from sandbox.inprocess import SandboxTransport
@@ -93,7 +94,9 @@ class Matrix:
             self.sandbox.config.faults.add(rule)
         observation = Observation(case.label, step, fault)
         try:
-            observation.summary = await case.run(site)
+            result = await case.run(site)
+            # A flow's result model is read as the summary it records (its JSON keys).
+            observation.summary = result.summary() if isinstance(result, RunResult) else result
         except Exception as error:  # noqa: BLE001 - every failure is observed, typed or not
             observation.error = error
         if rule is not None:
