@@ -17,6 +17,7 @@ from openpyxl import Workbook
 import history
 from connectors.errors import TransportFailure
 from flows import address_batch as batch_module
+from flows import batch_steps
 from flows.address_batch import address_batch
 from history.models import JobState
 from history.recorder import RunRecorder
@@ -99,7 +100,7 @@ async def test_rerun_after_a_crash_resumes_the_recorded_job(
         return CleanupReport()
 
     with monkeypatch.context() as patched:
-        patched.setattr(batch_module, "wait_for_batch", crash)
+        patched.setattr(batch_steps, "wait_for_batch", crash)
         patched.setattr(batch_module, "delete_key_files", no_cleanup)
         with pytest.raises(_Killed):
             await call(
