@@ -145,7 +145,7 @@ async def test_a_short_job_of_a_deployment_run_waits_in_process(
     async with get_client() as client:
         flow_run = await client.create_flow_run_from_deployment(deployment, parameters=parameters)
     state = await _run(flow_run)
-    assert state.is_completed() and "parked" not in await state.result()
+    assert state.is_completed() and isinstance(await state.result(), AddressBatchResult)
     assert len(await _flow_runs(deployment)) == 1
 
 
@@ -162,10 +162,10 @@ async def _parked_until_done(flow: Any, parameters: dict[str, Any]) -> tuple[lis
             state = await _run(flow_run, flow)
             assert state.is_completed(), state.message
             summaries.append(await state.result())
-            if "parked" not in summaries[-1]:
+            if not isinstance(summaries[-1], RunParked):
                 break
             flow_run = (await _flow_runs(deployment_id))[-1]
-            assert str(flow_run.id) == summaries[-1]["follow_up_run"]
+            assert str(flow_run.id) == summaries[-1].follow_up_run
             assert flow_run.expected_start_time is not None
             await asyncio.sleep(max(0.0, (flow_run.expected_start_time - datetime.now(UTC)).total_seconds()))
         keys = [run.idempotency_key for run in (await _flow_runs(deployment_id))[1:]]
@@ -200,7 +200,7 @@ async def test_a_purchase_parks_until_it_is_done_and_is_posted_once(
     assert len(summaries) >= 2 and summaries[-1]["output_addresses"] == 6
     assert [run.state for run in _history()] == ["PARKED"] * (len(summaries) - 1) + ["COMPLETED"]
     assert keys == [
-        f"postflows-parked:newspaper:purchase:{summaries[0]['parked_job']}:{count}"
+        f"postflows-parked:newspaper:purchase:{summaries[0].parked_job}:{count}"
         for count in range(1, len(summaries))
     ]
     assert _posted(sandbox, "purchases") == 1
@@ -223,10 +223,10 @@ async def test_an_order_parks_until_it_is_done_and_is_posted_once(
     )
     summaries, keys = await _parked_until_done(newspaper_order, parameters)
     assert len(summaries) >= 2 and summaries[-1]["status"] == "DONE"
-    assert summaries[-1]["resumed"] is True and summaries[-1]["order_id"] == int(summaries[0]["parked_job"])
+    assert summaries[-1]["resumed"] is True and summaries[-1]["order_id"] == int(summaries[0].parked_job)
     assert [run.state for run in _history()] == ["PARKED"] * (len(summaries) - 1) + ["COMPLETED"]
     assert keys == [
-        f"postflows-parked:newspaper:order:{summaries[0]['parked_job']}:{count}"
+        f"postflows-parked:newspaper:order:{summaries[0].parked_job}:{count}"
         for count in range(1, len(summaries))
     ]
     assert (tmp_path / "out" / "delivery-note.pdf").is_file()
