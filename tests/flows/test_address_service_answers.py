@@ -98,7 +98,7 @@ async def test_deletefile_answered_302_leaves_the_files_to_the_cleanup_which_del
     assert sandbox.transport.count("/deletefile") == 2 and sandbox.transport.count("/runbatch") == 1
 
     cleaned = await call(cleanup)  # the nightly request: files older than a week, and those left behind
-    assert sorted(cleaned["deleted"]) == sorted(files) and cleaned["not_deleted"] == {}
+    assert sorted(cleaned.deleted) == sorted(files) and cleaned.not_deleted == {}
     assert sandbox.transport.count("/deletefile") == 4
     assert not set(files) & await _stored_files(sandbox)
     first, _ = _runs()
