@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pandas as pd
@@ -17,6 +18,7 @@ from connectors.address_service import DatabaseStatusError
 from connectors.errors import ServerError, TransportFailure
 from fileio.sandbox_marks import BANNER_SHEET, SANDBOX_NOTICE, SUMMARY_NOTICE
 from flows.address_batch import address_batch
+from flows.address_results import AddressBatchResult
 from flows.cleanup import cleanup
 from runtime.settings import get_settings
 from sandbox.address_service.jobs import JobStore
@@ -29,6 +31,12 @@ from tests.outputs import read_output_csv
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
 FAST = {"min_poll_interval_s": 0.05, "max_poll_interval_s": 0.2}
+
+
+def _as_recorded(summary: dict[str, Any]) -> dict[str, Any]:
+    """A run summary without its ``sandbox`` key: the history scrubs the registered secrets from keys too,
+    and in these tests that key comes back masked."""
+    return {key: value for key, value in summary.items() if key not in {"sandbox", "[redacted]"}}
 
 
 def _runs() -> list[history.Run]:
@@ -105,6 +113,10 @@ async def test_batch_writes_results_rejects_bad_rows_and_cleans_up(sandbox: Sand
 
     (run,) = _runs()
     assert run.state == "COMPLETED" and run.flow_run_id
+    # The result is the run's summary: the history stores its fields under their names.
+    assert isinstance(summary, AddressBatchResult) and run.summary is not None
+    assert _as_recorded(run.summary) == _as_recorded(summary.summary())
+    assert {"result_rows", "qstat", "moves", "corrected_rows", "writeback"} <= set(run.summary)
     kinds = {job.kind: job for job in run.remote_jobs}
     assert kinds["batch"].status == "COMPLETED" and kinds["batch"].finished_at is not None
     assert kinds["batch"].remote_status == "FINISHED"

@@ -10,6 +10,7 @@ import pytest
 
 from fileio.address_service.profiles import BUILTIN
 from flows.address_batch import address_batch
+from flows.address_results import AddressBatchPlan
 from runtime.wiring import ConfigurationError
 from sandbox.address_service.alignments import load_alignment
 from tests.flows.calls import call
@@ -55,7 +56,9 @@ async def test_a_dry_run_writes_the_upload_and_the_plan_and_sends_nothing(
     summary = await call(
         address_batch, input_path=_customers(tmp_path), output_dir=out, profile="legacy-de", dry_run=True
     )
-    assert summary.dry_run is True
+    assert isinstance(summary, AddressBatchPlan) and summary.dry_run is True
+    assert {"dry_run", "upload", "plan", "accepted_rows"} <= set(summary.summary())
+    assert "result_rows" not in summary.summary() and "problem" not in summary.summary()
     assert sum(sandbox.transport.calls.values()) == 0
     header = (out / "upload.txt").read_bytes().decode("cp1252").split("\r\n")[0]
     assert header == "KDNR (QSTAT)\tFirma\tVorname\tNachname\tc/o\tStrasse\tHausnummer\tPostfach\tPLZ\tOrt"

@@ -12,8 +12,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+import history
 from connectors.ratelimit import WindowGate
 from flows.address_query import address_query
+from flows.address_results import AddressQueryResult
 from runtime.settings import get_settings
 from runtime.wiring import address_service_client
 from tasks.address_service.query import QueriesUncertain
@@ -28,7 +30,13 @@ async def test_queries_every_accepted_row_and_writes_results(sandbox: Sandbox, t
     out = tmp_path / "out"
     summary = await call(address_query, input_path=EXAMPLE, output_dir=out, concurrency=4)
 
-    assert summary.failed_queries == 0
+    assert isinstance(summary, AddressQueryResult) and summary.failed_queries == 0
+    with history.session_factory(get_settings().effective_database_url)() as session:
+        run = history.get_run(session, summary.run_id)
+        assert run is not None and run.summary is not None
+    # Recorded under the same keys (but ``sandbox``, which the history's scrubber masks in these tests).
+    recorded = {key: value for key, value in run.summary.items() if key != "[redacted]"}
+    assert recorded == {key: value for key, value in summary.summary().items() if key != "sandbox"}
     assert sandbox.transport.count("/runquery2") == summary.accepted_rows == summary.result_rows
     results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert len(results) == summary.accepted_rows
