@@ -174,14 +174,16 @@ async def plain_batch(settings: Settings, input_path: Path, output_dir: Path, po
 async def flow_batch(input_path: Path, output_dir: Path, poll_interval_s: float) -> int:
     """The ``address_batch`` flow run on the server, with a fresh idempotency key: every run is new work."""
     from flows.address_batch import address_batch
+    from flows.address_results import AddressBatchResult
     from flows.requests import AddressBatchRequest, OutputOptions, PollingOptions
 
-    summary: dict[str, Any] = await address_batch(
+    result = await address_batch(
         request=AddressBatchRequest(input_path=input_path, idempotency_key=f"bench-{uuid.uuid4().hex}"),
         output=OutputOptions(output_dir=output_dir),
         polling=PollingOptions(min_poll_interval_s=poll_interval_s),
     )
-    return int(summary["result_rows"])
+    assert isinstance(result, AddressBatchResult)  # no dry run, and no deployment run: it never parks
+    return result.result_rows
 
 
 async def _measure(

@@ -11,22 +11,21 @@ refusal until that limit is raised.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from prefect import flow, get_run_logger
 
-from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus
+from connectors.address_service import AddressServiceClient
 from fileio.address_service.profiles import AlignmentProfile
 from fileio.address_service.records import AddressReading, minimum_input_mode
 from fileio.address_service.wire import WireFormat
 from fileio.errors import InputError, ResultFileError, ResultUnreadable
-from fileio.files import own_folder
 from fileio.limits import TableLimits
-from fileio.reports import CsvStyle
 from fileio.writeback_policy import Policy
 from flows.address_input import note_prepared_input
+from flows.address_results import AddressBatchPlan, AddressBatchResult
+from flows.batch_steps import BatchOrder, NewBatchJob, follow_batch, kept_download, still_refused
 from flows.batch_work import FLOW_NAME, BatchWork, batch_plan
 from flows.customer_files import customer_files
 from flows.early_failures import ON_FAILURE
@@ -34,13 +33,12 @@ from flows.forms import form
 from flows.naming import run_name
 from flows.parking import poll_policy
 from flows.requests import BATCH_POLLING, AddressBatchRequest, OutputOptions, PollingOptions
+from flows.results import RunParked
 from flows.runs import FLOW_APIS, RunSummary, begin_run, recorded_run
-from history import file_digest
 from history.identity import derive_key
-from history.jobs import BatchJobData, FileJobData, JobSnapshot
+from history.jobs import BatchJobData, JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder
-from history.remote_jobs import RemoteReport
 from runtime.run import Run
 from runtime.wiring import (
     ConfigurationError,
@@ -49,23 +47,14 @@ from runtime.wiring import (
 from tasks.address_service.batch import (
     API,
     DownloadLimits,
-    create_output_file,
-    download_output,
-    named_by_content,
-    start_batch,
-    upload_input_file,
-    wait_for_batch,
 )
 from tasks.address_service.batch_record import (
-    batch_downloaded,
-    batch_files,
     batch_is_resumable,
     batch_result_missing,
     recorded_download,
     recorded_extras,
 )
-from tasks.address_service.billing import Billing
-from tasks.address_service.cleanup import created_file, delete_key_files
+from tasks.address_service.cleanup import delete_key_files
 from tasks.address_service.ping import ping_service
 from tasks.address_service.steps import (
     AddressResults,
@@ -75,13 +64,9 @@ from tasks.address_service.steps import (
     build_results,
     prepare_input,
 )
-from tasks.job_waits import JobParked, recording_wait, waited_before
+from tasks.job_waits import JobParked
 from tasks.polling import PollPolicy
-from tasks.retrying import run_step
 from tasks.submission import SubmissionJob, SubmitContext, submit_once
-
-MAIN_OUTPUT = "output"
-
 
 APIS = FLOW_APIS[FLOW_NAME]
 
@@ -101,7 +86,7 @@ async def address_batch(
     polling: Annotated[
         PollingOptions, form("Waiting", "How long and how often to check the batch job.")
     ] = BATCH_POLLING,
-) -> dict[str, Any]:
+) -> AddressBatchResult | AddressBatchPlan | RunParked:
     """Align an address file with the address web service's batch alignment.
 
     Reads the input (.csv, .xlsx, .txt), rejects rows that fail the spec's minimum input or field lengths
@@ -119,27 +104,23 @@ async def address_batch(
         output: where results, the rejected-rows report, the raw download and summary.md go.
 
     Returns:
-        The run summary: run id, row counts, QSTAT counts and the files written.
+        The run's result: row counts, QSTAT counts and the files written; a dry run's plan; or, when a
+        deployment run's wait parks, the follow-up run that continues it.
     """
     run = begin_run(FLOW_NAME)
     settings = run.settings
-    logger = get_run_logger()
     input_path, output_dir = Path(request.input_path), Path(output.output_dir)
     if not input_path.is_file():
         raise InputError("input file not found", path=input_path)
     work = BatchWork.of(request, settings)
-    key = request.idempotency_key or derive_key(
-        FLOW_NAME, endpoint=run.endpoint("address-service"), files=(input_path,), parameters=work.identity
-    )
+    key = request.idempotency_key or _work_key(run, work, input_path)
     parameters = {"input_path": input_path, "output_dir": output_dir, "resubmit": request.resubmit}
     async with recorded_run(run, idempotency_key=key, parameters={**parameters, **work.identity}) as (
         recorder,
         summary,
     ):
         prepared, upload = await _prepare(run, recorder, summary, work, input_path, output_dir)
-        if request.idempotency_key is None:
-            await recorder.rekey(work.key_of(run.endpoint("address-service"), upload))
-            key = recorder.idempotency_key or key
+        key = await _key_of_upload(run, recorder, work, upload) or key
         summary.update(idempotency_key=key)
         unmergeable = None
         if work.alignment is not None:
@@ -149,29 +130,44 @@ async def address_batch(
             return await _dry_run(recorder, summary, prepared, work, key, output_dir, problem=unmergeable)
         if unmergeable is not None:
             raise ConfigurationError(unmergeable)
-        try:
-            async with run.address_service(recorder.request_log) as client:
-                results = await _run_batch(
-                    run,
-                    client,
-                    recorder,
-                    prepared,
-                    output_dir,
-                    key=work.batch_key,
-                    billing=work.billing,
-                    policy=poll_policy(polling, settings),
-                    resubmit=request.resubmit,
-                    limits=DownloadLimits(
-                        settings.download_max_bytes, settings.zip_max_ratio, settings.table_limits
-                    ),
-                    csv_style=settings.csv_style,
-                    profile=work.alignment,
-                )
-        except JobParked as parked:
-            return await summary.park(parked)  # a follow-up run continues the wait
-        await _report(run, recorder, summary, prepared, results, output_dir, request.apply)
-        logger.info("address batch done: %d rows, results in %s", results.rows, output_dir)
-        return dict(summary)
+        return await _align(
+            run, recorder, summary, prepared, work, output_dir, poll_policy(polling, settings)
+        )
+
+
+def _work_key(run: Run, work: BatchWork, input_path: Path) -> str:
+    """The key the run starts under: the input file with the work's identity, on the service."""
+    return derive_key(
+        FLOW_NAME, endpoint=run.endpoint("address-service"), files=(input_path,), parameters=work.identity
+    )
+
+
+async def _key_of_upload(run: Run, recorder: RunRecorder, work: BatchWork, upload: Path) -> str | None:
+    """The key of what is sent, once the upload is written, which the run holds from then on; None when the
+    request names its own key."""
+    if work.request.idempotency_key is not None:
+        return None
+    await recorder.rekey(work.key_of(run.endpoint("address-service"), upload))
+    return recorder.idempotency_key
+
+
+async def _align(
+    run: Run,
+    recorder: RunRecorder,
+    summary: RunSummary,
+    prepared: PreparedInput,
+    work: BatchWork,
+    output_dir: Path,
+    policy: PollPolicy,
+) -> AddressBatchResult | RunParked:
+    """Run the batch job and report its results; a wait that parks ends the run PARKED."""
+    async with run.address_service(recorder.request_log) as client:
+        results = await _run_batch(run, client, recorder, prepared, work, output_dir, policy)
+    if isinstance(results, JobParked):
+        return await summary.park(results)  # a follow-up run continues the wait
+    await _report(run, recorder, summary, prepared, results, output_dir, work.request.apply)
+    get_run_logger().info("address batch done: %d rows, results in %s", results.rows, output_dir)
+    return summary.result(AddressBatchResult)
 
 
 async def _report(
@@ -239,7 +235,7 @@ async def _dry_run(
     output_dir: Path,
     *,
     problem: str | None,
-) -> dict[str, Any]:
+) -> AddressBatchPlan:
     """Write plan.json next to the upload file and end the run; nothing is sent."""
     logger = get_run_logger()
     if problem is not None:
@@ -254,7 +250,7 @@ async def _dry_run(
         description="Dry run",
     )
     logger.info("dry run: the upload file and plan are in %s; nothing was sent", output_dir)
-    return dict(summary)
+    return summary.result(AddressBatchPlan)
 
 
 async def _run_batch(
@@ -262,96 +258,97 @@ async def _run_batch(
     client: AddressServiceClient,
     recorder: RunRecorder,
     prepared: PreparedInput,
+    work: BatchWork,
     output_dir: Path,
-    *,
-    key: str,
-    billing: tuple[str | None, str | None, str | None],
     policy: PollPolicy,
-    resubmit: bool,
-    limits: DownloadLimits,
-    csv_style: CsvStyle,
-    profile: AlignmentProfile | None,
-) -> AddressResults:
-    """Start (or resume) the job, wait for it, download; delete remote files whose job is over."""
+) -> AddressResults | JobParked:
+    """Start (or resume) the job, wait for it, download; delete remote files whose job is over. A wait that
+    parks returns the parked job."""
+    settings = run.settings
     await ping_service(client)  # before anything is uploaded or resumed
     assert prepared.upload_path is not None
-    upload_sha256 = file_digest(prepared.upload_path)[1]
+    order = BatchOrder.of(work, prepared.upload_path)
+    limits = DownloadLimits(settings.download_max_bytes, settings.zip_max_ratio, settings.table_limits)
     try:
-        job = await _submit(
-            client,
-            recorder,
-            prepared.upload_path,
-            upload_sha256,
-            key=key,
-            billing=billing,
-            resubmit=resubmit,
-            outputs=profile.outputs if profile is not None else {},
-        )
+        job = await _submit(client, recorder, order)
         if job.state is not JobState.COMPLETED:
-            job = await _follow(client, recorder, job, output_dir, policy=policy, limits=limits)
-        facts = job.facts(BatchJobData)
-        download = recorded_download(job)
-        if download is None:
-            raise ResultFileError(
-                f"batch job {job.remote_id} completed and its result was downloaded by run {job.run_id} to "
-                f"{facts.download}, which is no longer there as it was (its remote files are "
-                "deleted): put it back, or run the same command with --resubmit to run a new batch",
-                path=str(facts.download or output_dir),
-            )
-        refused = facts.unreadable
-        if refused and _still_refused(refused, limits.tables):
-            raise ResultUnreadable.recorded(
-                refused,
-                note=f" (found by run {job.run_id}); {_kept(download, str(refused['setting']))}",
-            )
-        extras = recorded_extras(job)
-        try:
-            results = await build_results(
-                prepared,
-                download,
-                output_dir,
-                limits=limits,
-                options=ResultOptions(
-                    csv_style=csv_style,
-                    profile=profile,
-                    correction_marks=run.settings.address_service.correction_marks,
-                    sandbox=recorder.outputs.sandbox,
-                ),
-                moves_file=extras.get(profile.moves) if profile and profile.moves else None,
-            )
-        except ResultUnreadable as error:
-            # The job ended with its result downloaded (COMPLETED, so its files are deleted below); what
-            # the download holds is kept as it is, and the same command says so at once until the limit
-            # is raised.
-            await recorder.update_job(job, data=BatchJobData(unreadable=error.record()))
-            raise ResultUnreadable(
-                f"{error.problem}; {_kept(download, error.setting)}",
-                path=error.path,
-                setting=error.setting,
-                limit=error.limit,
-            ) from error
-        if refused:
-            await recorder.update_job(job, data=BatchJobData(unreadable=None))
-        results.files.extend(extras.values())
-        return results
+            followed = await follow_batch(client, recorder, job, output_dir, policy=policy, limits=limits)
+            if isinstance(followed, JobParked):
+                return followed
+            job = followed
+        return await _results(run, recorder, prepared, job, output_dir, limits=limits, profile=work.alignment)
     finally:
         left = (await delete_key_files(client, recorder)).still_on_service()
         if left is not None:
             get_run_logger().warning("%s", left)
 
 
-def _still_refused(refused: Mapping[str, Any], limits: TableLimits) -> bool:
-    """Whether a download found over a limit (as :meth:`ResultUnreadable.record` keeps it) is still over it:
-    the limit it passed has not been raised since."""
-    current = limits.value_of(str(refused.get("setting")))
-    return current is not None and current <= int(refused.get("limit", 0))
+async def _results(
+    run: Run,
+    recorder: RunRecorder,
+    prepared: PreparedInput,
+    job: JobSnapshot,
+    output_dir: Path,
+    *,
+    limits: DownloadLimits,
+    profile: AlignmentProfile | None,
+) -> AddressResults:
+    """Read the completed job's download (and the alignment's extra outputs) into the result files; a
+    download found over a limit that has not been raised since is refused again at once."""
+    csv_style = run.settings.csv_style
+    download = _download_to_read(job, output_dir, limits.tables)
+    refused = job.facts(BatchJobData).unreadable
+    extras = recorded_extras(job)
+    try:
+        results = await build_results(
+            prepared,
+            download,
+            output_dir,
+            limits=limits,
+            options=ResultOptions(
+                csv_style=csv_style,
+                profile=profile,
+                correction_marks=run.settings.address_service.correction_marks,
+                sandbox=recorder.outputs.sandbox,
+            ),
+            moves_file=extras.get(profile.moves) if profile and profile.moves else None,
+        )
+    except ResultUnreadable as error:
+        # The job ended with its result downloaded (COMPLETED, so its files are deleted below); what
+        # the download holds is kept as it is, and the same command says so at once until the limit
+        # is raised.
+        await recorder.update_job(job, data=BatchJobData(unreadable=error.record()))
+        raise ResultUnreadable(
+            f"{error.problem}; {kept_download(download, error.setting)}",
+            path=error.path,
+            setting=error.setting,
+            limit=error.limit,
+        ) from error
+    if refused:
+        await recorder.update_job(job, data=BatchJobData(unreadable=None))
+    results.files.extend(extras.values())
+    return results
 
 
-def _kept(download: Path, setting: str) -> str:
-    return (
-        f"the download is kept as it came in {download}: raise {setting} and run the same command again "
-        "to read it"
-    )
+def _download_to_read(job: JobSnapshot, output_dir: Path, limits: TableLimits) -> Path:
+    """The completed job's download as it was recorded; a download found over a limit that has not been
+    raised since is refused at once."""
+    facts = job.facts(BatchJobData)
+    download = recorded_download(job)
+    if download is None:
+        raise ResultFileError(
+            f"batch job {job.remote_id} completed and its result was downloaded by run {job.run_id} to "
+            f"{facts.download}, which is no longer there as it was (its remote files are "
+            "deleted): put it back, or run the same command with --resubmit to run a new batch",
+            path=str(facts.download or output_dir),
+        )
+    refused = facts.unreadable
+    if refused and still_refused(refused, limits):
+        raise ResultUnreadable.recorded(
+            refused,
+            note=f" (found by run {job.run_id}); {kept_download(download, str(refused['setting']))}",
+        )
+    return download
 
 
 RUNBATCH_HINT = (
@@ -361,65 +358,24 @@ RUNBATCH_HINT = (
 """What a user checks before ``--resubmit`` when a runbatch's outcome is unknown."""
 
 
-async def _submit(
-    client: AddressServiceClient,
-    recorder: RunRecorder,
-    upload_path: Path,
-    upload_sha256: str,
-    *,
-    key: str,
-    billing: tuple[str | None, str | None, str | None],
-    resubmit: bool,
-    outputs: Mapping[str, str],
-) -> JobSnapshot:
+async def _submit(client: AddressServiceClient, recorder: RunRecorder, order: BatchOrder) -> JobSnapshot:
     """The batch job for this work: the recorded one, or a new one (upload, createfile for the output and
     each extra output of the alignment, runbatch once). A recorded job whose result never arrived is
     replaced only with ``resubmit``."""
-    created: list[BatchJobData] = []
-
-    async def upload_and_create() -> dict[str, Any]:
-        upload = await created_file(
-            recorder, kind="upload-file", create=lambda: upload_input_file(client, upload_path)
-        )
-        output = await created_file(recorder, kind="output-file", create=lambda: create_output_file(client))
-        extra: dict[str, str] = {}
-        for name in outputs:
-            made = await created_file(
-                recorder,
-                kind="output-file",
-                create=lambda: create_output_file(client),
-                data=FileJobData(output=name),
-            )
-            extra[name] = made.remote_id
-        created.append(batch_files(upload.remote_id, output.remote_id, extra))
-        return created[-1].changes()
-
-    billing_reference, client_identifier, client_name = billing
-
-    async def run_batch() -> BatchJob:
-        [files] = created
-        return await start_batch(
-            client,
-            key=key,
-            input_token=str(files.input_token),
-            output_token=str(files.output_token),
-            billing=Billing(billing_reference, client_identifier, client_name),
-            extra_items={outputs[name]: token for name, token in (files.extra_outputs or {}).items()},
-        )
-
+    new_job = NewBatchJob(client, recorder, order)
     submission = await submit_once(
-        SubmitContext(recorder, API, resubmit=resubmit),
+        SubmitContext(recorder, API, resubmit=order.resubmit),
         SubmissionJob(
             "batch",
             "address batch",
             hint=RUNBATCH_HINT,
-            fingerprint=upload_sha256,
+            fingerprint=order.upload_sha256,
             resumable=batch_is_resumable,
             replaceable=batch_result_missing,
         ),
-        run_batch,
+        new_job.run_batch,
         lambda started: started.batch_token,
-        prepare=upload_and_create,
+        prepare=new_job.upload_and_create,
     )
     logger = get_run_logger()
     job = submission.job
@@ -438,73 +394,3 @@ async def _submit(
     if submission.answer is not None:
         job = await recorder.update_job(job, data=BatchJobData(settlement_id=submission.answer.settlement_id))
     return job
-
-
-async def _follow(
-    client: AddressServiceClient,
-    recorder: RunRecorder,
-    job: JobSnapshot,
-    output_dir: Path,
-    *,
-    policy: PollPolicy,
-    limits: DownloadLimits,
-) -> JobSnapshot:
-    """Wait for the job and download its output (and the alignment's extra outputs); returns the job as
-    completed.
-
-    Every way out records where the job stands: COMPLETED with the download, FAILED or CANCELLED, WAITING
-    when it may still run (time-out, interruption, status checks that kept failing), FINISHED when it ran
-    but its download failed. A status or a download the service cannot give now (Status 301/302 included)
-    never ends the job: the same command asks again.
-    """
-    logger = get_run_logger()
-
-    async def on_status(status: BatchStatus) -> None:
-        await recorder.update_job(
-            job,
-            status=JobState.RUNNING,
-            report=RemoteReport(
-                remote_status=status.token_status.name,
-                progress=status.progress,
-                status_date=status.last_update_date_time,
-            ),
-        )
-
-    async with recording_wait(recorder, job, what=f"batch job {job.remote_id}"):
-        await wait_for_batch(
-            client, job.remote_id, policy=policy, on_status=on_status, waited_s=waited_before(job)
-        )
-    await recorder.update_job(job, status=JobState.FINISHED)
-    folder = own_folder(output_dir / "download")
-    files = job.facts(BatchJobData)
-    wanted = {MAIN_OUTPUT: (str(files.output_token), folder / "result.bin")}
-    for name, token in (files.extra_outputs or {}).items():
-        wanted[name] = (token, folder / f"{name}.bin")
-    try:
-        for name, (token, path) in wanted.items():
-            batch_token = job.remote_id if name == MAIN_OUTPUT else None
-            await run_step(
-                download_output,
-                client,
-                token,
-                path,
-                max_bytes=limits.max_bytes,
-                max_ratio=limits.zip_max_ratio,
-                batch_token=batch_token,
-            )
-    except BaseException:
-        logger.warning(
-            "batch job %s finished but its download failed; the same command fetches it", job.remote_id
-        )
-        raise
-    download = named_by_content(wanted.pop(MAIN_OUTPUT)[1])
-    extras = {name: named_by_content(path) for name, (_, path) in wanted.items()}
-    await recorder.document("download", download, job=job)
-    for name, path in extras.items():
-        await recorder.document(f"output:{name}", path, job=job)
-    return await recorder.update_job(
-        job,
-        status=JobState.COMPLETED,
-        finished=True,
-        data=batch_downloaded(download, extras),
-    )

@@ -5,6 +5,7 @@ for, and a query whose answer was lost (uncertain) only with ``resubmit``."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
 
@@ -16,6 +17,7 @@ from fileio.checkpoint import RowCheckpoint
 from fileio.errors import InputError
 from fileio.input_format import InputFormat
 from flows.address_input import input_format, note_prepared_input
+from flows.address_results import AddressQueryResult
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
@@ -78,7 +80,7 @@ async def address_query(
         ),
     ],
     output: Annotated[OutputOptions, form("Output", "Where the results go on the worker.")],
-) -> dict[str, Any]:
+) -> AddressQueryResult:
     """Check every address of a file with an individual query (runquery2); every query is billed.
 
     Rows failing the input checks go to rejected.csv; the others are queried with bounded concurrency,
@@ -95,7 +97,7 @@ async def address_query(
         output: where results.csv, results.xlsx and rejected.csv go.
 
     Returns:
-        The run summary: run id, row counts, QSTAT counts, failed and uncertain queries, the files written.
+        The run's result: row counts, QSTAT counts, failed and uncertain queries, the files written.
 
     Raises:
         QueriesUncertain: rows are uncertain (results and summary written): exit code 2.
@@ -113,29 +115,52 @@ async def address_query(
         recorder,
         summary,
     ):
-        async with recorder.step("prepare input"):
-            prepared = await prepare_input(
-                input_path,
-                output_dir,
-                AddressReading(
-                    reading,
-                    mode=minimum_input_mode("query", settings.address_service.query_key),
-                    mapping=request.column_mapping,
-                    split_house_numbers=request.split_house_numbers,
-                    limits=settings.table_limits,
-                ),
-                csv_style=settings.csv_style,
-            )
-        await note_prepared_input(recorder, summary, prepared)
-        if not prepared.accepted:
-            raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
+        prepared = await _prepare(run, recorder, summary, request, reading, input_path, output_dir)
         async with run.address_service(recorder.request_log) as client:
             await ping_service(client)
-        sends = SendCounter()
-        checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
-        answers = await _query(run, recorder, request, prepared, sends=sends, checkpoint=checkpoint)
-        await _conclude(run, recorder, summary, prepared, answers, sends, checkpoint, input_path, output_dir)
-        return dict(summary)
+        queried = await _query(run, recorder, request, prepared, key)
+        return await _conclude(run, recorder, summary, prepared, queried, output_dir, title=input_path.name)
+
+
+@dataclass(frozen=True)
+class Queried:
+    """What the queries gave: an answer (or the error) per accepted row, the queries sent, the checkpoint
+    that keeps the answers for a re-run, and the rows whose query was refused or is uncertain."""
+
+    answers: pd.DataFrame
+    sends: SendCounter
+    checkpoint: RowCheckpoint
+    counts: QueryCounts
+
+
+async def _prepare(
+    run: Run,
+    recorder: RunRecorder,
+    summary: RunSummary,
+    request: AddressQueryRequest,
+    reading: InputFormat,
+    input_path: Path,
+    output_dir: Path,
+) -> PreparedInput:
+    """The "prepare input" step: read and check the rows; fails when no row passed."""
+    settings = run.settings
+    async with recorder.step("prepare input"):
+        prepared = await prepare_input(
+            input_path,
+            output_dir,
+            AddressReading(
+                reading,
+                mode=minimum_input_mode("query", settings.address_service.query_key),
+                mapping=request.column_mapping,
+                split_house_numbers=request.split_house_numbers,
+                limits=settings.table_limits,
+            ),
+            csv_style=settings.csv_style,
+        )
+    await note_prepared_input(recorder, summary, prepared)
+    if not prepared.accepted:
+        raise InputError(f"no row passed the input checks; see {prepared.rejected_path}", path=input_path)
+    return prepared
 
 
 async def _conclude(
@@ -143,35 +168,37 @@ async def _conclude(
     recorder: RunRecorder,
     summary: RunSummary,
     prepared: PreparedInput,
-    answers: pd.DataFrame,
-    sends: SendCounter,
-    checkpoint: RowCheckpoint,
-    input_path: Path,
+    queried: Queried,
     output_dir: Path,
-) -> None:
+    *,
+    title: str,
+) -> AddressQueryResult:
     """Write the results and the summary; the checkpoint goes once no row failed and none is uncertain.
+    Returns the run's result.
 
     Raises:
         QueriesUncertain: rows are uncertain; the checkpoint keeps them for ``resubmit``.
     """
     settings = run.settings
-    counts = QueryCounts.of(answers)
+    counts = queried.counts
     marks = settings.address_service.correction_marks
     results = await build_query_results(
         prepared,
-        answers,
+        queried.answers,
         output_dir,
         options=ResultOptions(
             csv_style=settings.csv_style, correction_marks=marks, sandbox=recorder.outputs.sandbox
         ),
     )
-    await _report(recorder, summary, results, prepared, sends, counts, input_path, output_dir)
+    await _report(recorder, summary, results, prepared, queried, output_dir, title=title)
     get_run_logger().info("address queries done: %d rows, %d failed, %d uncertain", results.rows, *counts)
+    result = summary.result(AddressQueryResult)
     if counts.uncertain:
         results_csv = str(output_dir / "results.csv")
-        raise QueriesUncertain(uncertain_reasons(answers), results_csv, summary=summary)
+        raise QueriesUncertain(uncertain_reasons(queried.answers), results_csv, summary=result.summary())
     if not counts.failed:
-        checkpoint.clear()  # done: a later run queries afresh
+        queried.checkpoint.clear()  # done: a later run queries afresh
+    return result
 
 
 def _work_key(
@@ -218,13 +245,13 @@ async def _query(
     recorder: RunRecorder,
     request: AddressQueryRequest,
     prepared: PreparedInput,
-    *,
-    sends: SendCounter,
-    checkpoint: RowCheckpoint,
-) -> pd.DataFrame:
-    """Query every accepted row (those the checkpoint holds answers for are not sent again); the errors and
-    the sends are recorded as the run's messages."""
+    key: str,
+) -> Queried:
+    """Query every accepted row (those the checkpoint of the work's ``key`` holds answers for are not sent
+    again); the errors and the sends are recorded as the run's messages."""
     settings = run.settings
+    sends = SendCounter()
+    checkpoint = RowCheckpoint.for_key(settings.data_dir / "resume", key)
     answers = await run_queries(
         run.address_service,
         prepared.records.records,
@@ -245,7 +272,7 @@ async def _query(
     for message in answers.loc[answers[ERROR_COLUMN].notna(), ERROR_COLUMN].unique()[:20]:
         await recorder.message("error", "runquery2", str(message))
     await recorder.message("info", "runquery2", sends.describe())
-    return answers
+    return Queried(answers, sends, checkpoint, QueryCounts.of(answers))
 
 
 async def _report(
@@ -253,12 +280,14 @@ async def _report(
     summary: RunSummary,
     results: AddressResults,
     prepared: PreparedInput,
-    sends: SendCounter,
-    counts: QueryCounts,
-    input_path: Path,
+    queried: Queried,
     output_dir: Path,
+    *,
+    title: str,
 ) -> None:
-    """Record the result files, count the answers into the summary and publish summary.md."""
+    """Record the result files, count the answers into the summary and publish summary.md under the
+    ``title`` (the input file's name)."""
+    sends, counts = queried.sends, queried.counts
     for path in results.files:
         await recorder.document(path.stem, path)
     summary.update(
@@ -271,7 +300,7 @@ async def _report(
         qstat=results.qstat_counts(),
         **results.correction_counts(),
     )
-    report = results.markdown(f"Address queries {input_path.name}", rejected_rows=prepared.rejected_rows)
+    report = results.markdown(f"Address queries {title}", rejected_rows=prepared.rejected_rows)
     report += f"\n\nFailed queries: {counts.failed}\n"
     if counts.failed:
         report += "Running the same command again sends only the failed queries.\n"

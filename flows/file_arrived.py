@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 from prefect.deployments import arun_deployment
+from pydantic import BaseModel, ConfigDict
 
 from core.errors import PostflowsError
 from flows.arrivals import FILE_ARRIVED_EVENT, FILE_ARRIVED_FLOW, FileFlow, arrival_kinds
@@ -27,6 +28,18 @@ KINDS = ", ".join(sorted(arrival_kinds()))
 
 class ArrivalRefused(PostflowsError):
     """The event names no kind that takes a file, or no file is at its path; nothing was started."""
+
+
+class FileArrivedResult(BaseModel):
+    """The run a file's arrival started: its deployment, its flow run's id and name, and the parameters it
+    got (the request and output parts of the deployment's flow, as JSON)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    deployment: str
+    flow_run_id: str
+    flow_run_name: str
+    parameters: dict[str, Any]
 
 
 def arrival_flow(kind: str) -> FileFlow:
@@ -83,7 +96,7 @@ async def file_arrived(
             blank="",
         ),
     ] = None,
-) -> dict[str, Any]:
+) -> FileArrivedResult:
     """Start the run a ``postflows.file.arrived`` event asks for.
 
     Args:
@@ -109,9 +122,9 @@ async def file_arrived(
     get_run_logger().info(
         "%s: started %s run %s on %s", FILE_ARRIVED_EVENT, file_flow.deployment, started.name, file
     )
-    return {
-        "deployment": file_flow.deployment,
-        "flow_run_id": str(started.id),
-        "flow_run_name": started.name,
-        "parameters": parameters,
-    }
+    return FileArrivedResult(
+        deployment=file_flow.deployment,
+        flow_run_id=str(started.id),
+        flow_run_name=started.name,
+        parameters=parameters,
+    )

@@ -20,10 +20,24 @@ from flows.forms import form
 from flows.history_trends import build_history_report
 from flows.naming import run_name
 from flows.requests import HistoryReportRequest, OwnOutputOptions
+from flows.results import RunResult
 from flows.runs import begin_run, flow_apis, recorded_run
 
 FLOW_NAME = "history-report"
 REPORTS_FOLDER = "reports"
+
+
+class HistoryReportResult(RunResult):
+    """What the history report counted: its months (``YYYY-MM``), the address runs, the runs and the remote
+    jobs recorded per API (``api_runs``, ``submissions``), the address runs that recorded no corrected rows,
+    and its files (report.xlsx, report.png, report.md)."""
+
+    months: list[str]
+    address_runs: int
+    api_runs: int
+    submissions: int
+    runs_without_corrected_rows: int
+    report: list[str]
 
 
 def _flow(parameters: Mapping[str, Any]) -> str | None:
@@ -41,7 +55,7 @@ async def history_report(
     output: Annotated[
         OwnOutputOptions, form("Output", "Where report.xlsx, report.png and report.md go on the worker.")
     ] = OwnOutputOptions(),  # noqa: B008
-) -> dict[str, Any]:
+) -> HistoryReportResult:
     """Report the run history's trends by month: address quality, and submissions and rows per API.
 
     The address runs' unknown addresses (QSTAT 51), moves (QSTAT 4/26/27 and move notifications) and
@@ -55,7 +69,7 @@ async def history_report(
         output: where the files go.
 
     Returns:
-        The run summary: the months, the runs and remote jobs counted, and the files written.
+        The run's result: the months, the runs and remote jobs counted, and the files written.
     """
     run = begin_run(FLOW_NAME)
     settings = run.settings
@@ -87,4 +101,4 @@ async def history_report(
             report.submissions,
             output_dir,
         )
-        return dict(summary)
+        return summary.result(HistoryReportResult)

@@ -37,6 +37,7 @@ def example_input() -> Path:
 def run_demo(output_dir: Path) -> None:
     """Run the demo and say where the results, the history database and the run are."""
     from flows.address_batch import address_batch
+    from flows.address_results import AddressBatchResult
     from flows.requests import AddressBatchRequest, OutputOptions, PollingOptions
     from postflows.cli_common import run_work
 
@@ -59,16 +60,18 @@ def run_demo(output_dir: Path) -> None:
             polling=PollingOptions(min_poll_interval_s=0.5),
         )
     )
+    # The demo is no dry run, and no deployment run: its wait never parks.
+    assert isinstance(summary, AddressBatchResult)
     console.print()
     console.print("[bold green]demo finished[/]")
     lines = [
-        f"rows: {summary.get('accepted_rows')} accepted, {summary.get('rejected_rows')} rejected",
-        f"QSTAT counts: {summary.get('qstat')}",
-        *(f"result file: {path}" for path in summary.get("files", []) if Path(path).name in RESULT_FILES),
+        f"rows: {summary.accepted_rows} accepted, {summary.rejected_rows} rejected",
+        f"QSTAT counts: {summary.qstat}",
+        *(f"result file: {path}" for path in summary.files if Path(path).name in RESULT_FILES),
         f"rejected rows: {output_dir / 'rejected.csv'}",
         f"summary: {output_dir / 'summary.md'}",
         f"run history: {make_url(settings.effective_database_url).render_as_string(hide_password=True)}",
-        f"this run: postflows history {summary.get('run_id')}",
+        f"this run: postflows history {summary.run_id}",
     ]
     for line in lines:
         # Paths are never wrapped, on a terminal or in a pipe: a wrapped path cannot be copied.

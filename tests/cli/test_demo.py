@@ -8,10 +8,15 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import URL
 
+from flows.address_results import AddressBatchResult
 from postflows import cli_common
 from postflows.demo import run_demo
 
 PASSWORD = "Canary-DbPw/4+g:h@i &9a1b~"
+FINISHED = AddressBatchResult(
+    run_id=7, accepted_rows=2, rejected_rows=0, house_numbers_split=0, result_rows=2, qstat={"1": 2}, moves=0
+)
+"""What the demo's batch returns (its run is not made here)."""
 
 
 def test_the_demo_names_the_history_database_without_its_password(
@@ -20,8 +25,8 @@ def test_the_demo_names_the_history_database_without_its_password(
     url = URL.create("postgresql+psycopg", "postflows", PASSWORD, "db.example", 5432, "history")
     monkeypatch.setenv("POSTFLOWS_DATABASE_URL", url.render_as_string(hide_password=False))
 
-    def finished_run(work: Any, **_: Any) -> dict[str, Any]:
-        return {"run_id": 7, "accepted_rows": 2, "rejected_rows": 0, "files": []}
+    def finished_run(work: Any, **_: Any) -> AddressBatchResult:
+        return FINISHED
 
     monkeypatch.setattr(cli_common, "run_work", finished_run)
     run_demo(tmp_path / "demo")
@@ -59,9 +64,9 @@ def test_the_demo_runs_on_the_sandbox_whichever_way_a_service_url_is_set(
     assert get_settings().address_service.url
     seen: list[str | None] = []
 
-    def finished_run(work: Any, **_: Any) -> dict[str, Any]:
+    def finished_run(work: Any, **_: Any) -> AddressBatchResult:
         seen.append(get_settings().address_service.url)
-        return {"run_id": 7, "accepted_rows": 2, "rejected_rows": 0, "files": []}
+        return FINISHED
 
     monkeypatch.setattr(cli_common, "run_work", finished_run)
     run_demo(tmp_path / "demo")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pandas as pd
@@ -17,6 +18,7 @@ from connectors.address_service import DatabaseStatusError
 from connectors.errors import ServerError, TransportFailure
 from fileio.sandbox_marks import BANNER_SHEET, SANDBOX_NOTICE, SUMMARY_NOTICE
 from flows.address_batch import address_batch
+from flows.address_results import AddressBatchResult
 from flows.cleanup import cleanup
 from runtime.settings import get_settings
 from sandbox.address_service.jobs import JobStore
@@ -29,6 +31,12 @@ from tests.outputs import read_output_csv
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
 FAST = {"min_poll_interval_s": 0.05, "max_poll_interval_s": 0.2}
+
+
+def _as_recorded(summary: dict[str, Any]) -> dict[str, Any]:
+    """A run summary without its ``sandbox`` key: the history scrubs the registered secrets from keys too,
+    and in these tests that key comes back masked."""
+    return {key: value for key, value in summary.items() if key not in {"sandbox", "[redacted]"}}
 
 
 def _runs() -> list[history.Run]:
@@ -68,15 +76,15 @@ async def test_batch_writes_results_rejects_bad_rows_and_cleans_up(sandbox: Sand
     summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
 
     source_rows = len(pd.read_csv(EXAMPLE, sep=";", dtype=str))
-    assert summary["accepted_rows"] + summary["rejected_rows"] == source_rows
-    assert summary["rejected_rows"] == 2
+    assert summary.accepted_rows + summary.rejected_rows == source_rows
+    assert summary.rejected_rows == 2
     results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
-    assert len(results) == summary["accepted_rows"] == summary["result_rows"]
+    assert len(results) == summary.accepted_rows == summary.result_rows
     assert list(results.columns[:2]) == ["RecordId", "KundenNr"]
     first = results.loc[results["KundenNr"] == "1001"].iloc[0]
     assert first["QSTAT"] == "1" and first["QSTAT_Designation"] == "Person hit"
     assert float(first["TotalScore"]) == 100.0
-    assert set(summary["qstat"]) >= {"1", "2", "3", "4", "25", "27", "50", "51"}
+    assert set(summary.qstat) >= {"1", "2", "3", "4", "25", "27", "50", "51"}
 
     rejected = read_output_csv(out / "rejected.csv", dtype=str)
     assert rejected.columns.tolist() == ["KundenNr", "line", "row", "problems", "values"]
@@ -97,7 +105,7 @@ async def test_batch_writes_results_rejects_bad_rows_and_cleans_up(sandbox: Sand
     assert review.sheetnames[0] == BANNER_SHEET and len(review.sheetnames) >= 2
     first, _, rest = (out / "summary.md").read_text().partition("\n\n")
     assert first == SUMMARY_NOTICE and rest.startswith("# Address batch")
-    assert summary["sandbox"] is True
+    assert summary.sandbox is True
     assert (out / "writeback-sandbox.csv").is_file() and not (out / "writeback.csv").exists()
     # CSV files keep their header as the first line: no banner.
     assert (out / "writeback-sandbox.csv").read_text(encoding="utf-8").startswith("KundenNr;Firma;")
@@ -105,6 +113,10 @@ async def test_batch_writes_results_rejects_bad_rows_and_cleans_up(sandbox: Sand
 
     (run,) = _runs()
     assert run.state == "COMPLETED" and run.flow_run_id
+    # The result is the run's summary: the history stores its fields under their names.
+    assert isinstance(summary, AddressBatchResult) and run.summary is not None
+    assert _as_recorded(run.summary) == _as_recorded(summary.summary())
+    assert {"result_rows", "qstat", "moves", "corrected_rows", "writeback"} <= set(run.summary)
     kinds = {job.kind: job for job in run.remote_jobs}
     assert kinds["batch"].status == "COMPLETED" and kinds["batch"].finished_at is not None
     assert kinds["batch"].remote_status == "FINISHED"
@@ -173,7 +185,7 @@ async def test_a_file_whose_answer_was_lost_is_recorded_as_uncertain_and_never_s
     # The upload made before a lost createfile is deleted; the lost file is not asked for by anyone.
     assert sandbox.transport.count("/deletefile") == (1 if endpoint == "createfile" else 0)
     summary = await call(cleanup, older_than_hours=0)
-    assert summary["deleted"] == [] and summary["not_deleted"] == {}
+    assert summary.deleted == [] and summary.not_deleted == {}
     assert sandbox.transport.count("/deletefile") == (1 if endpoint == "createfile" else 0)
 
 
@@ -205,7 +217,7 @@ async def test_a_timeout_keeps_the_files_and_the_same_command_picks_the_job_up(
     assert sandbox.transport.count("/deletefile") == 0
 
     summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
-    assert summary["result_rows"] == summary["accepted_rows"]
+    assert summary.result_rows == summary.accepted_rows
     assert sandbox.transport.count("/runbatch") == 1 and sandbox.transport.count("/uploadfile") == 1
     assert sandbox.transport.count("/deletefile") == 2
     assert _job(timed_out, "batch").status == "WAITING"  # the snapshot read before the second run
@@ -232,7 +244,7 @@ async def test_cancellation_while_polling_keeps_the_job_for_the_next_run(
     assert sandbox.transport.count("/deletefile") == 0
 
     summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
-    assert summary["result_rows"] == summary["accepted_rows"]
+    assert summary.result_rows == summary.accepted_rows
     assert sandbox.transport.count("/runbatch") == 1 and sandbox.transport.count("/deletefile") == 2
 
 
@@ -249,7 +261,7 @@ async def test_a_download_that_keeps_failing_is_fetched_by_the_next_run(
 
     sandbox.config.faults.clear()
     summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
-    assert summary["result_rows"] == summary["accepted_rows"]
+    assert summary.result_rows == summary.accepted_rows
     assert sandbox.transport.count("/runbatch") == 1
     assert sandbox.transport.count("/deletefile") == 2
 
@@ -277,9 +289,9 @@ async def test_a_job_the_service_cannot_find_is_never_replaced_without_resubmit(
 
     sandbox.config.job_seconds = 0.4
     summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, resubmit=True, **FAST)
-    assert summary["result_rows"] == summary["accepted_rows"]
+    assert summary.result_rows == summary.accepted_rows
     assert sandbox.transport.count("/runbatch") == 2
-    assert summary["replaced"] == {"address batch": [f"{batch_token} (WAITING, run {first.id})"]}
+    assert summary.replaced == {"address batch": [f"{batch_token} (WAITING, run {first.id})"]}
     assert f"replacing batch job {batch_token}" in caplog.text
     jobs = [job for run in _runs() for job in run.remote_jobs if job.kind == "batch"]
     assert sorted(job.status for job in jobs) == ["COMPLETED", "SUPERSEDED"]
@@ -291,7 +303,7 @@ async def test_status_302_three_times_then_an_answer_bills_one_batch(
 ) -> None:
     sandbox.inject(api="address", endpoint="checkbatchstatus/*", kind="service_status", value=302, times=3)
     summary = await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
-    assert summary["result_rows"] == summary["accepted_rows"] > 0
+    assert summary.result_rows == summary.accepted_rows > 0
     assert sandbox.transport.count("/runbatch") == 1
     assert sandbox.transport.count("/checkbatchstatus") >= 4
     assert sandbox.config.faults.rules[0].fired == 3
@@ -310,7 +322,7 @@ async def test_status_302_until_the_wait_ends_leaves_the_job_to_the_next_run(
 
     sandbox.config.faults.clear()
     summary = await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
-    assert summary["resumed"] is True and summary["result_rows"] == summary["accepted_rows"]
+    assert summary.resumed is True and summary.result_rows == summary.accepted_rows
     assert sandbox.transport.count("/runbatch") == 1
 
 
@@ -324,15 +336,15 @@ async def test_options_that_give_the_same_upload_are_one_batch(sandbox: Sandbox,
     assert len(uploads) == 1, "the three spellings write one upload"
     assert sandbox.transport.count("/runbatch") == 1 and sandbox.transport.count("/uploadfile") == 1
     first, *later = summaries
-    assert not first["resumed"]
+    assert not first.resumed
     (batch_token,) = {job.remote_id for run in _runs() for job in run.remote_jobs if job.kind == "batch"}
     for summary in later:
-        assert summary["resumed"] is True
-        assert summary["idempotency_key"] == first["idempotency_key"]
-        (reused,) = summary["reused"]["address batch"]
+        assert summary.resumed is True
+        assert summary.idempotency_key == first.idempotency_key
+        (reused,) = summary.reused["address batch"]
         assert reused.startswith(batch_token)
     for n, summary in enumerate(summaries):
-        assert summary["result_rows"] == first["result_rows"] > 0
+        assert summary.result_rows == first.result_rows > 0
         assert (tmp_path / f"out-{n}" / "results.csv").is_file()
 
 
@@ -384,7 +396,7 @@ async def test_fixed_width_cp1252_input_and_a_custom_upload_format(sandbox: Sand
         upload_encoding="utf-8",
         **FAST,
     )
-    assert summary["accepted_rows"] == 2 and summary["rejected_rows"] == 0
+    assert summary.accepted_rows == 2 and summary.rejected_rows == 0
     assert (out / "upload.txt").read_bytes().decode("utf-8").splitlines()[0].startswith("RecordId;Kunde;")
     results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False).set_index("Kunde")
     assert results.loc["K-1", "QSTAT"] == "1"

@@ -126,7 +126,7 @@ async def test_the_same_command_says_so_at_once_and_reads_again_once_the_limit_i
 
     monkeypatch.setenv("POSTFLOWS_TABLE_MAX_COLUMNS", "2000")
     summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
-    assert summary["result_rows"] == summary["accepted_rows"]
+    assert summary.result_rows == summary.accepted_rows
     assert (out / "results.csv").is_file()
     (batch,) = _batch_jobs()
     assert batch.status == "COMPLETED" and not batch.data.get("unreadable")

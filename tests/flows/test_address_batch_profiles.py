@@ -10,6 +10,7 @@ import pytest
 
 from fileio.address_service.profiles import BUILTIN
 from flows.address_batch import address_batch
+from flows.address_results import AddressBatchPlan
 from runtime.wiring import ConfigurationError
 from sandbox.address_service.alignments import load_alignment
 from tests.flows.calls import call
@@ -36,7 +37,7 @@ async def test_the_standard_profile_sends_only_its_columns_and_merges_by_our_id(
     path = _customers(tmp_path)
     out = tmp_path / "out"
     summary = await call(address_batch, input_path=path, output_dir=out, profile="standard", **FAST)
-    assert summary["result_rows"] == summary["accepted_rows"] > 0
+    assert summary.result_rows == summary.accepted_rows > 0
 
     upload = (out / "upload.txt").read_bytes().decode("utf-8")
     assert upload.split("\r\n")[0].startswith("CustomID_01_in\tCompany_in\tPrename_in")
@@ -55,14 +56,16 @@ async def test_a_dry_run_writes_the_upload_and_the_plan_and_sends_nothing(
     summary = await call(
         address_batch, input_path=_customers(tmp_path), output_dir=out, profile="legacy-de", dry_run=True
     )
-    assert summary["dry_run"] is True
+    assert isinstance(summary, AddressBatchPlan) and summary.dry_run is True
+    assert {"dry_run", "upload", "plan", "accepted_rows"} <= set(summary.summary())
+    assert "result_rows" not in summary.summary() and "problem" not in summary.summary()
     assert sum(sandbox.transport.calls.values()) == 0
     header = (out / "upload.txt").read_bytes().decode("cp1252").split("\r\n")[0]
     assert header == "KDNR (QSTAT)\tFirma\tVorname\tNachname\tc/o\tStrasse\tHausnummer\tPostfach\tPLZ\tOrt"
     plan = json.loads((out / "plan.json").read_text(encoding="utf-8"))
     assert plan["profile"]["name"] == "legacy-de" and plan["batch_key"] == "postflows_maintenance_v1"
     assert "Telefon" in plan["columns_kept_here"] and "Telefon" not in plan["columns_sent"]
-    assert plan["rows"]["sent"] == summary["accepted_rows"]
+    assert plan["rows"]["sent"] == summary.accepted_rows
 
 
 async def test_the_profile_is_part_of_the_works_identity(sandbox: Sandbox, tmp_path: Path) -> None:
@@ -74,7 +77,7 @@ async def test_the_profile_is_part_of_the_works_identity(sandbox: Sandbox, tmp_p
     legacy = await call(
         address_batch, input_path=path, output_dir=tmp_path / "c", profile="legacy-de", dry_run=True
     )
-    assert len({plain["idempotency_key"], standard["idempotency_key"], legacy["idempotency_key"]}) == 3
+    assert len({plain.idempotency_key, standard.idempotency_key, legacy.idempotency_key}) == 3
 
 
 CUSTOM = """\
@@ -108,11 +111,11 @@ async def test_a_custom_profile_with_a_renamed_result_id_and_an_extra_output(
         column_mapping={"KundenNr": "PassThrough_01"},
         **FAST,
     )
-    assert summary["result_rows"] == summary["accepted_rows"] > 0
+    assert summary.result_rows == summary.accepted_rows > 0
     results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert results["ReturnedByService"].eq("True").all() and results["QSTAT"].ne("").all()
     statistics = out / "download" / "statistics_fr.txt"
-    assert statistics.is_file() and str(statistics) in summary["files"]
+    assert statistics.is_file() and str(statistics) in summary.files
     upload = (out / "upload.txt").read_bytes().decode("utf-8").split("\r\n")
     assert upload[1].split("\t")[-1] == "1001"  # the mapped pass-through slot
     # Input, output and the extra output are all deleted on the service.
@@ -127,7 +130,7 @@ async def test_the_legacy_profile_end_to_end_with_its_own_result_id(sandbox: San
     summary = await call(
         address_batch, input_path=_customers(tmp_path), output_dir=out, profile="legacy-de", **FAST
     )
-    assert summary["result_rows"] == summary["accepted_rows"] > 0
+    assert summary.result_rows == summary.accepted_rows > 0
     results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert results["ReturnedByService"].eq("True").all()
     assert results["Telefon"].str.startswith("079 555").all()
@@ -171,9 +174,9 @@ async def test_upload_options_override_the_profile_and_change_the_key(
     )
     header = (tmp_path / "b" / "upload.txt").read_bytes().decode("cp1252").split("\r\n")[0]
     assert header.startswith("KDNR (QSTAT);Firma;Vorname")
-    assert overridden["idempotency_key"] != agreed["idempotency_key"]
+    assert overridden.idempotency_key != agreed.idempotency_key
     # The agreed layout has tabs: read in any layout, the id would not come back as KDNR.
-    assert "problem" not in agreed and "comes back as 'KDNR (QSTAT)'" in overridden["problem"]
+    assert agreed.problem is None and "comes back as 'KDNR (QSTAT)'" in overridden.problem
     assert sum(sandbox.transport.calls.values()) == 0
 
 
@@ -201,7 +204,7 @@ async def test_moves_are_read_from_the_output_the_profile_declares(sandbox: Sand
     )
     out = tmp_path / "out"
     summary = await call(address_batch, input_path=people, output_dir=out, profile=str(profile), **FAST)
-    assert summary["moves"] == 1
+    assert summary.moves == 1
     assert (out / "download" / "moves.txt").is_file()
     # The main output is the result alone (a text file, named by its content), no ZIP with the moves in it.
     assert (out / "download" / "result.txt").is_file() and not (out / "download" / "result.zip").exists()
@@ -240,4 +243,4 @@ async def test_the_plan_and_the_summary_name_the_column_the_record_id_comes_back
     )
     plan = json.loads((tmp_path / "out" / "plan.json").read_text(encoding="utf-8"))
     assert plan["record_id"] == {"sent_in": "KDNR (QSTAT)", "returned_in": "KDNR"}
-    assert summary["record_id_returned_in"] == "KDNR"
+    assert summary.record_id_returned_in == "KDNR"

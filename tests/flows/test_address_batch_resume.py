@@ -17,6 +17,7 @@ from openpyxl import Workbook
 import history
 from connectors.errors import TransportFailure
 from flows import address_batch as batch_module
+from flows import batch_steps
 from flows.address_batch import address_batch
 from history.models import JobState
 from history.recorder import RunRecorder
@@ -99,7 +100,7 @@ async def test_rerun_after_a_crash_resumes_the_recorded_job(
         return CleanupReport()
 
     with monkeypatch.context() as patched:
-        patched.setattr(batch_module, "wait_for_batch", crash)
+        patched.setattr(batch_steps, "wait_for_batch", crash)
         patched.setattr(batch_module, "delete_key_files", no_cleanup)
         with pytest.raises(_Killed):
             await call(
@@ -112,7 +113,7 @@ async def test_rerun_after_a_crash_resumes_the_recorded_job(
     )
     assert sandbox.transport.count("/runbatch") == 1 and sandbox.transport.count("/uploadfile") == 1
     assert sandbox.transport.count("/deletefile") == 2
-    assert summary["result_rows"] == summary["accepted_rows"]
+    assert summary.result_rows == summary.accepted_rows
     assert sorted(run.state for run in _runs()) == ["COMPLETED", "FAILED"]
     assert any("abandoned; its work was resumed by run" in (run.error or "") for run in _runs())
 
@@ -124,7 +125,7 @@ async def test_rerun_after_a_crash_resumes_the_recorded_job(
     )
     assert sandbox.transport.count("/ping") == pinged + 1
     assert sum(sandbox.transport.calls.values()) == before + 1
-    assert again["qstat"] == summary["qstat"]
+    assert again.qstat == summary.qstat
 
 
 async def test_a_kill_between_the_runbatch_answer_and_the_history_write_is_never_billed_twice_on_its_own(
@@ -154,7 +155,7 @@ async def test_a_kill_between_the_runbatch_answer_and_the_history_write_is_never
     assert marker.status == "UNCERTAIN"
 
     summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, resubmit=True, **FAST)
-    assert summary["result_rows"] == summary["accepted_rows"]
+    assert summary.result_rows == summary.accepted_rows
     assert sandbox.transport.count("/runbatch") == 2
     assert sorted(job.status for job in _jobs("batch")) == ["COMPLETED", "SUPERSEDED"]
     assert await _all_files_deleted(sandbox)
@@ -190,7 +191,7 @@ async def test_a_runbatch_whose_outcome_is_unknown_is_not_sent_again_until_the_u
     assert sandbox.transport.count("/runbatch") == 1
 
     summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, resubmit=True, **FAST)
-    assert summary["result_rows"] == summary["accepted_rows"]
+    assert summary.result_rows == summary.accepted_rows
     assert sandbox.transport.count("/runbatch") == 2
     assert await _all_files_deleted(sandbox)
 
@@ -207,7 +208,7 @@ async def test_a_failed_runbatch_that_created_nothing_is_followed_by_a_new_one(
     assert sandbox.transport.count("/deletefile") == 2
 
     summary = await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
-    assert summary["result_rows"] == summary["accepted_rows"]
+    assert summary.result_rows == summary.accepted_rows
     assert sandbox.transport.count("/runbatch") == 2
     assert await _all_files_deleted(sandbox)
 
@@ -219,7 +220,7 @@ async def test_two_runs_of_one_key_at_once_take_turns_and_bill_once(sandbox: San
         call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "b", idempotency_key="shared", **FAST),
     )
     assert sandbox.transport.count("/runbatch") == 1 and sandbox.transport.count("/uploadfile") == 1
-    assert first["qstat"] == second["qstat"]
+    assert first.qstat == second.qstat
     assert sorted(run.state for run in _runs()) == ["COMPLETED", "COMPLETED"]
     assert await _all_files_deleted(sandbox)
 

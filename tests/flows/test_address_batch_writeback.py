@@ -17,6 +17,7 @@ from openpyxl.styles import PatternFill
 
 from fileio.tables import read_table
 from flows.address_batch import address_batch
+from flows.address_results import AddressBatchResult
 from flows.address_validation import address_validation
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
@@ -45,16 +46,17 @@ def _changed_cells(before: pd.DataFrame, after: pd.DataFrame) -> dict[tuple[int,
     }
 
 
-async def _batch(source: Path, out: Path, **options: Any) -> dict[str, Any]:
-    summary: dict[str, Any] = await call(address_batch, input_path=source, output_dir=out, **FAST, **options)
+async def _batch(source: Path, out: Path, **options: Any) -> AddressBatchResult:
+    summary = await call(address_batch, input_path=source, output_dir=out, **FAST, **options)
+    assert isinstance(summary, AddressBatchResult)
     return summary
 
 
-async def _round_trip(source: Path, tmp_path: Path, **options: Any) -> tuple[Path, dict[str, Any]]:
+async def _round_trip(source: Path, tmp_path: Path, **options: Any) -> tuple[Path, AddressBatchResult]:
     """Run a batch, check writeback.<ext> against the input, run a batch on it; its summary."""
     summary = await _batch(source, tmp_path / "first", **options)
     copy = tmp_path / "first" / f"writeback-sandbox{source.suffix}"
-    written = summary["writeback"]
+    written = summary.writeback
     read_options = (
         {"fixed_widths": tuple(options["fixed_widths"].items())} if "fixed_widths" in options else {}
     )
@@ -72,8 +74,8 @@ async def _round_trip(source: Path, tmp_path: Path, **options: Any) -> tuple[Pat
         assert service.at[row, "QSTAT"] in ("1", "2", "3") and service.at[row, "CorrectionType"] == "1"
     second = await _batch(copy, tmp_path / "second", **options)
     # What the service still has otherwise is no certain correction: kept and listed.
-    assert second["writeback"]["cells_changed"] == 0
-    if second["corrected_rows"]:
+    assert second.writeback["cells_changed"] == 0
+    if second.corrected_rows:
         skipped = read_output_csv(tmp_path / "second" / "writeback-skipped.csv", dtype=str)
         hits = skipped[skipped["answer"].str.match(r"QSTAT [123],")]
         certain = hits[hits["answer"].str.endswith("CorrectionType 1")]
@@ -94,7 +96,7 @@ async def test_a_quoted_semicolon_cp1252_csv_comes_back_in_its_own_dialect(
     original, written = source.read_bytes().split(b"\r\n"), copy.read_bytes().split(b"\r\n")
     assert len(written) == len(original)
     changed_lines = [i for i, (a, b) in enumerate(zip(original, written, strict=True)) if a != b]
-    assert len(changed_lines) == summary["writeback"]["rows_changed"]
+    assert len(changed_lines) == summary.writeback["rows_changed"]
     for index in changed_lines:  # every field still quoted, in cp1252
         fields = next(csv.reader([written[index].decode("cp1252")], delimiter=";"))
         assert written[index].decode("cp1252") == ";".join(f'"{field}"' for field in fields)
@@ -159,7 +161,7 @@ async def test_nothing_applied_gives_the_input_byte_for_byte(sandbox: Sandbox, t
     assert (tmp_path / "out" / "writeback-sandbox.csv").read_bytes() == (
         EXAMPLES / "address-batch.csv"
     ).read_bytes()
-    assert summary["writeback"]["cells_changed"] == 0
+    assert summary.writeback["cells_changed"] == 0
 
 
 async def test_moves_are_written_only_when_asked(sandbox: Sandbox, tmp_path: Path) -> None:
@@ -180,7 +182,7 @@ async def test_moves_are_written_only_when_asked(sandbox: Sandbox, tmp_path: Pat
     )
     original = pd.read_csv(source, sep=";", dtype=str).set_index("KundenNr")
     assert kept.loc[moved["KundenNr"]].equals(original.loc[moved["KundenNr"]])
-    assert moves["writeback"]["rows_changed"] == 2 and corrections["writeback"]["rows_changed"] > 2
+    assert moves.writeback["rows_changed"] == 2 and corrections.writeback["rows_changed"] > 2
 
 
 @pytest.mark.parametrize("further", [[], ["USUALLY_CERTIFIED", "DOMICILE_UNKNOWN"]])
@@ -220,11 +222,11 @@ async def test_the_review_marks_every_change_and_every_row_for_a_human(
     review = book["Review"]
     header = [cell.value for cell in review[1]]
     rows = list(review.iter_rows(min_row=2))
-    assert len(rows) == summary["accepted_rows"] + summary["rejected_rows"]
+    assert len(rows) == summary.accepted_rows + summary.rejected_rows
     assert review.auto_filter.ref is not None and review.auto_filter.ref.startswith("A1:")
     human = header.index("Needs a human")
     flagged = [row for row in rows if row[human].value]
-    assert len(flagged) == summary["needs_human"] + summary["rejected_rows"]
+    assert len(flagged) == summary.needs_human + summary.rejected_rows
     assert all(
         row[human].comment is not None and row[human].fill.fgColor.rgb == "FFFF9C9C" for row in flagged
     )
@@ -249,6 +251,6 @@ async def test_another_policy_on_the_same_work_writes_again_without_a_second_bat
     second = await _batch(source, tmp_path, apply="all")
 
     assert sandbox.transport.count("/runbatch") == 1
-    assert second["resumed"] and second["idempotency_key"] == first["idempotency_key"]
-    assert second["writeback"]["policy"] == "all" and second["writeback"]["cells_changed"] > 0
+    assert second.resumed and second.idempotency_key == first.idempotency_key
+    assert second.writeback["policy"] == "all" and second.writeback["cells_changed"] > 0
     assert (tmp_path / "writeback-sandbox.csv").read_bytes() != source.read_bytes()

@@ -12,8 +12,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+import history
 from connectors.ratelimit import WindowGate
 from flows.address_query import address_query
+from flows.address_results import AddressQueryResult
 from runtime.settings import get_settings
 from runtime.wiring import address_service_client
 from tasks.address_service.query import QueriesUncertain
@@ -28,10 +30,16 @@ async def test_queries_every_accepted_row_and_writes_results(sandbox: Sandbox, t
     out = tmp_path / "out"
     summary = await call(address_query, input_path=EXAMPLE, output_dir=out, concurrency=4)
 
-    assert summary["failed_queries"] == 0
-    assert sandbox.transport.count("/runquery2") == summary["accepted_rows"] == summary["result_rows"]
+    assert isinstance(summary, AddressQueryResult) and summary.failed_queries == 0
+    with history.session_factory(get_settings().effective_database_url)() as session:
+        run = history.get_run(session, summary.run_id)
+        assert run is not None and run.summary is not None
+    # Recorded under the same keys (but ``sandbox``, which the history's scrubber masks in these tests).
+    recorded = {key: value for key, value in run.summary.items() if key != "[redacted]"}
+    assert recorded == {key: value for key, value in summary.summary().items() if key != "sandbox"}
+    assert sandbox.transport.count("/runquery2") == summary.accepted_rows == summary.result_rows
     results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
-    assert len(results) == summary["accepted_rows"]
+    assert len(results) == summary.accepted_rows
     by_customer = results.set_index("KundenNr")
     assert by_customer.loc["1001", "QSTAT"] == "1"
     assert by_customer.loc["1007", "QSTAT"] == "3"
@@ -47,9 +55,9 @@ async def test_a_failing_query_keeps_its_row_with_the_reason(sandbox: Sandbox, t
     sandbox.inject(api="address", endpoint="runquery2", kind="service_status", value=801, after=3, times=1)
     summary = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=1)
 
-    assert summary["failed_queries"] == 1 and summary["uncertain_rows"] == 0
+    assert summary.failed_queries == 1 and summary.uncertain_rows == 0
     results = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
-    assert len(results) == summary["accepted_rows"]
+    assert len(results) == summary.accepted_rows
     failed = results[results["QueryError"] != ""]
     assert len(failed) == 1 and "Status 801" in failed.iloc[0]["QueryError"]
     assert not failed.iloc[0]["QueryError"].startswith("uncertain")
@@ -60,21 +68,21 @@ async def test_a_rerun_sends_only_the_queries_not_answered_yet(sandbox: Sandbox,
     query refused as "not processed" is asked again without --resubmit."""
     sandbox.inject(api="address", endpoint="runquery2", kind="service_status", value=801, after=3, times=1)
     first = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=2)
-    assert first["failed_queries"] == 1 and first["resumed_rows"] == 0
+    assert first.failed_queries == 1 and first.resumed_rows == 0
     sent_first = sandbox.transport.count("/runquery2")
 
     again = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=2)
-    assert again["failed_queries"] == 0
-    assert again["query_sends"] == 1 == sandbox.transport.count("/runquery2") - sent_first
-    assert again["resumed_rows"] == again["accepted_rows"] - 1
+    assert again.failed_queries == 0
+    assert again.query_sends == 1 == sandbox.transport.count("/runquery2") - sent_first
+    assert again.resumed_rows == again.accepted_rows - 1
     results = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
-    assert len(results) == again["result_rows"] == again["accepted_rows"]
+    assert len(results) == again.result_rows == again.accepted_rows
     assert (results["QueryError"] == "").all()
     assert results.set_index("KundenNr").loc["1007", "QSTAT"] == "3"
 
     # Done: the next run of the same work queries afresh.
     third = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=2)
-    assert third["resumed_rows"] == 0 and third["query_sends"] == third["accepted_rows"]
+    assert third.resumed_rows == 0 and third.query_sends == third.accepted_rows
 
 
 class SimulatedTime:
@@ -107,15 +115,15 @@ async def test_a_per_minute_limit_is_waited_out_by_every_worker_together(
     )
     summary = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=4)
 
-    assert summary["failed_queries"] == 0
-    accepted = summary["accepted_rows"]
+    assert summary.failed_queries == 0
+    accepted = summary.accepted_rows
     minutes = -(-accepted // 10)  # 38 queries at 10 a minute: four minutes
     assert time.now - 1_700_000_000.0 >= (minutes - 1) * 60 - 20
     # Refused queries are the few that reach a closed minute before the gate shuts: at most one per worker
     # per minute, not retries burnt until they fail.
-    refused = summary["query_sends"] - accepted
+    refused = summary.query_sends - accepted
     assert 0 < refused <= 4 * minutes
-    assert sandbox.transport.count("/runquery2") == summary["query_sends"]
+    assert sandbox.transport.count("/runquery2") == summary.query_sends
 
 
 async def test_an_unreadable_answer_keeps_its_row_uncertain_and_the_answers_already_paid_for(
@@ -216,7 +224,7 @@ async def test_on_the_dask_cluster_the_setting_names_the_results_are_the_same(
         monkeypatch.setenv("POSTFLOWS_TASK_RUNNER", f"dask:{cluster.scheduler_address}")
         summary = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "dask", concurrency=16)
 
-    assert summary["failed_queries"] == 0 and summary["query_sends"] == summary["accepted_rows"]
+    assert summary.failed_queries == 0 and summary.query_sends == summary.accepted_rows
     for name in ("results.csv", "rejected.csv"):
         assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "threads" / name).read_bytes()
     # 16 in flight on Dask: two lanes of 8, eight chunks of at most 5 records, on the workers' threads.
@@ -267,7 +275,7 @@ async def test_a_billing_reference_sends_every_query_with_the_client_fields(
         concurrency=2,
     )
 
-    assert summary["failed_queries"] == 0 and len(recording.queries) == summary["accepted_rows"]
+    assert summary.failed_queries == 0 and len(recording.queries) == summary.accepted_rows
     assert {method for method, _ in recording.queries} == {"runquery2withclient"}
     for _, body in recording.queries:
         assert (body["billingReferenceNumber"], body["clientIdentifier"], body["clientName"]) == (

@@ -142,8 +142,8 @@ async def test_a_row_refused_again_after_resubmit_is_asked_again_by_a_plain_reru
     sandbox.inject(api="address", endpoint="runquery2", kind="service_status", value=801, times=1)
     summary = await call(address_query, input_path=EXAMPLE, output_dir=out, concurrency=1, resubmit=True)
     assert recorded.ids[rows:] == first.value.rows
-    assert (summary["uncertain_rows"], summary["failed_queries"]) == (0, 1)
+    assert (summary.uncertain_rows, summary.failed_queries) == (0, 1)
 
     summary = await call(address_query, input_path=EXAMPLE, output_dir=out, concurrency=1)
     assert recorded.ids[rows + 1 :] == first.value.rows
-    assert (summary["uncertain_rows"], summary["failed_queries"], summary["query_sends"]) == (0, 0, 1)
+    assert (summary.uncertain_rows, summary.failed_queries, summary.query_sends) == (0, 0, 1)

@@ -60,16 +60,16 @@ async def test_a_ping_answered_with_an_empty_200_opens_the_batch(
 ) -> None:
     sandbox.config.address_ping_answer = ping_answer  # type: ignore[assignment]
     summary = await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
-    assert summary["result_rows"] == summary["accepted_rows"] > 0
+    assert summary.result_rows == summary.accepted_rows > 0
     assert sandbox.transport.count("/ping") == 1 and sandbox.transport.count("/runbatch") == 1
 
 
 async def test_a_ping_answered_with_an_empty_200_opens_the_queries(sandbox: Sandbox, tmp_path: Path) -> None:
     sandbox.config.address_ping_answer = "empty-json"
     summary = await call(address_query, input_path=EXAMPLE, output_dir=tmp_path / "out", concurrency=4)
-    assert summary["failed_queries"] == 0
+    assert summary.failed_queries == 0
     assert sandbox.transport.count("/ping") == 1
-    assert sandbox.transport.count("/runquery2") == summary["accepted_rows"] > 0
+    assert sandbox.transport.count("/runquery2") == summary.accepted_rows > 0
 
 
 def _assert_left_on_the_service(run: history.Run, files: dict[str, history.RemoteJob]) -> None:
@@ -90,7 +90,7 @@ async def test_deletefile_answered_302_leaves_the_files_to_the_cleanup_which_del
     are still there; the clean-up asks again, files seconds old included, and the service deletes them."""
     sandbox.inject(api="address", endpoint="deletefile/*", kind="service_status", value=302, times=2)
     summary = await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
-    assert summary["result_rows"] == summary["accepted_rows"] > 0
+    assert summary.result_rows == summary.accepted_rows > 0
     (run,) = _runs()
     files = _files(run)
     _assert_left_on_the_service(run, files)
@@ -98,7 +98,7 @@ async def test_deletefile_answered_302_leaves_the_files_to_the_cleanup_which_del
     assert sandbox.transport.count("/deletefile") == 2 and sandbox.transport.count("/runbatch") == 1
 
     cleaned = await call(cleanup)  # the nightly request: files older than a week, and those left behind
-    assert sorted(cleaned["deleted"]) == sorted(files) and cleaned["not_deleted"] == {}
+    assert sorted(cleaned.deleted) == sorted(files) and cleaned.not_deleted == {}
     assert sandbox.transport.count("/deletefile") == 4
     assert not set(files) & await _stored_files(sandbox)
     first, _ = _runs()

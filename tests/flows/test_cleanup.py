@@ -11,6 +11,7 @@ import pytest
 import history
 from connectors.errors import ServerError
 from flows import address_batch as batch_module
+from flows import batch_steps
 from flows.address_batch import address_batch
 from flows.cleanup import cleanup
 from runtime.settings import get_settings
@@ -36,7 +37,7 @@ async def test_cleanup_deletes_left_files_past_the_age_and_closes_their_job(
         return CleanupReport()
 
     with monkeypatch.context() as patched:
-        patched.setattr(batch_module, "wait_for_batch", crash)
+        patched.setattr(batch_steps, "wait_for_batch", crash)
         patched.setattr(batch_module, "delete_key_files", no_cleanup)
         with pytest.raises(_Killed):
             await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
@@ -62,7 +63,7 @@ async def test_cleanup_deletes_left_files_past_the_age_and_closes_their_job(
 
     # The next run with the same work starts a new job instead of resuming one whose files are gone.
     result = await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
-    assert result["result_rows"] == result["accepted_rows"]
+    assert result.result_rows == result.accepted_rows
     assert sandbox.transport.count("/runbatch") == 2
 
 

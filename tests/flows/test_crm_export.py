@@ -25,13 +25,13 @@ HITS = {"1", "2", "3", "4"}
 async def test_the_crm_export_runs_first_time(sandbox: Sandbox, tmp_path: Path) -> None:
     out = tmp_path / "out"
     summary = await call(address_batch, input_path=EXPORT, output_dir=out, **FAST)
-    assert summary["result_rows"] + summary["rejected_rows"] == 300
-    assert summary["house_numbers_split"] >= 280
+    assert summary.result_rows + summary.rejected_rows == 300
+    assert summary.house_numbers_split >= 280
 
     results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     rejected = read_output_csv(out / "rejected.csv", dtype=str, keep_default_na=False)
     assert set(results["KundenNr"]).isdisjoint(set(rejected["KundenNr"]))
-    assert len(set(rejected["KundenNr"])) == len(rejected) == summary["rejected_rows"]  # one line per row
+    assert len(set(rejected["KundenNr"])) == len(rejected) == summary.rejected_rows  # one line per row
     assert (rejected["problems"].str.len() > 0).all()
     # The sandbox holds no P.O. boxes outside its detailed areas (README), so those rows are not counted.
     source = pd.read_csv(EXPORT, sep=";", dtype=str, keep_default_na=False, encoding="utf-8-sig")
@@ -51,8 +51,8 @@ async def test_a_dry_run_shows_the_split_and_no_split_keeps_the_lines(
     sandbox: Sandbox, tmp_path: Path
 ) -> None:
     summary = await call(address_batch, input_path=EXPORT, output_dir=tmp_path / "dry", dry_run=True, **FAST)
-    plan = json.loads(Path(str(summary["plan"])).read_text(encoding="utf-8"))
-    assert plan["house_numbers"]["split"] == summary["house_numbers_split"] >= 280
+    plan = json.loads(Path(str(summary.plan)).read_text(encoding="utf-8"))
+    assert plan["house_numbers"]["split"] == summary.house_numbers_split >= 280
     assert plan["house_numbers"]["first"][0]["line"]
     assert sum(sandbox.transport.calls.values()) == 0
 

@@ -69,7 +69,7 @@ async def test_a_file_starts_its_deployment_once_per_event(
     assert call["parameters"]["request"]["input_path"] == str(file)
     output = Path(call["parameters"]["output"]["output_dir"])
     assert output.parent == tmp_path / "data" / "arrivals" and output.name.startswith("kunden mai-")
-    assert result["flow_run_name"] == Started.name and result["deployment"] == "address-query/address-query"
+    assert result.flow_run_name == Started.name and result.deployment == "address-query/address-query"
 
 
 @pytest.mark.parametrize(

@@ -141,7 +141,7 @@ async def test_a_batch_whose_answers_carry_formulas_writes_none_back(
         ("Streetname", "'" + STREET),
         ("TownName", "'" + TOWN),
     }
-    assert summary["writeback"]["skipped"] >= len(skipped)
+    assert summary.writeback["skipped"] >= len(skipped)
 
 
 async def test_a_validation_whose_answer_carries_a_formula_writes_none_back(

@@ -51,14 +51,14 @@ def recorded(flow_env: Path) -> str:
 async def test_the_flow_writes_and_records_the_report(recorded: str, tmp_path: Path) -> None:
     out = tmp_path / "report"
     summary = await call(history_report, since="2026-01-01", until="2026-03-31", output_dir=out)
-    assert summary["months"] == ["2026-01", "2026-02", "2026-03"]
-    assert (summary["address_runs"], summary["api_runs"], summary["submissions"]) == (2, 2, 2)
-    assert summary["runs_without_corrected_rows"] == 1
-    assert summary["report"] == [
+    assert summary.months == ["2026-01", "2026-02", "2026-03"]
+    assert (summary.address_runs, summary.api_runs, summary.submissions) == (2, 2, 2)
+    assert summary.runs_without_corrected_rows == 1
+    assert summary.report == [
         str((out / name).resolve()) for name in ("report.xlsx", "report.png", "report.md")
     ]
-    assert all(Path(path).stat().st_size > 0 for path in summary["report"])
-    assert summary["files"][-1] == str((out / "summary.md").resolve())
+    assert all(Path(path).stat().st_size > 0 for path in summary.report)
+    assert summary.files[-1] == str((out / "summary.md").resolve())
     text = (out / "summary.md").read_text(encoding="utf-8")
     assert text.startswith("# Run history report") and "## Address quality" in text
     assert "| 2026-01 | 1 | 100 | 10 | 10 |" in text
@@ -70,7 +70,7 @@ async def test_the_flow_writes_and_records_the_report(recorded: str, tmp_path: P
         assert run.parameters["since"] == "2026-01-01" and run.parameters["flow"] == "all"
         assert {document.kind for document in run.documents} >= {"report.xlsx", "report.png", "report.md"}
         assert [step.name for step in run.steps if step.outcome == "ok"] == ["build report"]
-        assert run.summary is not None and run.summary["months"] == summary["months"]
+        assert run.summary is not None and run.summary["months"] == summary.months
 
     async with get_client() as client:
         artifacts = await client.read_artifacts(
@@ -84,8 +84,8 @@ async def test_by_default_the_report_goes_to_a_folder_of_its_own(recorded: str, 
     # ``flow`` is the request's own field (call's first parameter has that name too).
     summary = await history_report(request=HistoryReportRequest(flow="address-batch", whole_months=True))
     folder = flow_env / "reports" / f"history-{swiss_today().isoformat()}"
-    assert summary["report"][0] == str((folder / "report.xlsx").resolve())
-    assert summary["months"][0] == "2026-01" and summary["address_runs"] == 1
+    assert summary.report[0] == str((folder / "report.xlsx").resolve())
+    assert summary.months[0] == "2026-01" and summary.address_runs == 1
     assert "Address flows: address-batch" in (folder / "report.md").read_text(encoding="utf-8")
 
 

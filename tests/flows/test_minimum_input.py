@@ -46,7 +46,7 @@ async def test_a_batch_under_a_verification_key_rejects_a_po_box_address(
     source.write_text(ROWS, encoding="utf-8")
     summary = await call(address_batch, input_path=source, output_dir=tmp_path / "out", dry_run=True)
 
-    assert (summary["accepted_rows"], summary["rejected_rows"]) == (2 - rejected, rejected)
+    assert (summary.accepted_rows, summary.rejected_rows) == (2 - rejected, rejected)
     if rejected:
         problems = read_output_csv(tmp_path / "out" / "rejected.csv", dtype=str)
         assert problems["KundenNr"].tolist() == ["2"]
@@ -62,7 +62,7 @@ async def test_queries_under_a_verification_key_reject_a_po_box_address(
     source.write_text(ROWS, encoding="utf-8")
     summary = await call(address_query, input_path=source, output_dir=tmp_path / "out")
 
-    assert (summary["accepted_rows"], summary["rejected_rows"]) == (1, 1)
+    assert (summary.accepted_rows, summary.rejected_rows) == (1, 1)
     assert sandbox.transport.count("/runquery2") == 1
 
 
@@ -76,7 +76,7 @@ async def test_a_po_box_row_under_a_maintenance_key_is_sent_and_read_back_from_t
     source.write_text(ROWS, encoding="utf-8")
     summary = await call(address_batch, input_path=source, output_dir=tmp_path / "out", max_wait_s=60)
 
-    assert (summary["accepted_rows"], summary["rejected_rows"], summary["result_rows"]) == (2, 0, 2)
+    assert (summary.accepted_rows, summary.rejected_rows, summary.result_rows) == (2, 0, 2)
     results = read_output_csv(tmp_path / "out" / "results.csv", dtype=str).fillna("")
     box = results.set_index("KundenNr").loc["2"]
     # What the service received for the row (its copies of the uploaded fields) and what it answered.

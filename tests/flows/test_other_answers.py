@@ -105,7 +105,7 @@ async def test_address_batch(other: Sandbox, tmp_path: Path) -> None:
     """Jobs that never report Waiting, the output file found whatever its token."""
     out = tmp_path / "out"
     summary = await call(address_batch, input_path=ADDRESSES, output_dir=out, **FAST)
-    assert (summary["accepted_rows"], summary["rejected_rows"], summary["result_rows"]) == (38, 2, 38)
+    assert (summary.accepted_rows, summary.rejected_rows, summary.result_rows) == (38, 2, 38)
     by_customer = results(out).set_index("KundenNr")
     assert (by_customer.loc["1001", "QSTAT"], by_customer.loc["1007", "QSTAT"]) == ("1", "3")
     assert len(results(out, "rejected.csv")) == 2
@@ -137,12 +137,12 @@ async def test_address_query(other: Sandbox, tmp_path: Path, billed: bool) -> No
     summary = await call(
         address_query, input_path=ADDRESSES, output_dir=out, concurrency=4, **(client if billed else {})
     )
-    assert (summary["failed_queries"], summary["uncertain_rows"], summary["result_rows"]) == (0, 0, 38)
+    assert (summary.failed_queries, summary.uncertain_rows, summary.result_rows) == (0, 0, 38)
     by_customer = results(out).set_index("KundenNr")
     assert (by_customer.loc["1001", "QSTAT"], by_customer.loc["1007", "QSTAT"]) == ("1", "3")
     assert (by_customer.loc["1008", "QSTAT"], by_customer.loc["1016", "QSTAT"]) == ("4", "51")
     method = "/runquery2withclient" if billed else "/runquery2"
-    assert other.transport.count(method) == summary["query_sends"] == 38
+    assert other.transport.count(method) == summary.query_sends == 38
 
 
 # --- newspaper ------------------------------------------------------------------------------------------
@@ -431,8 +431,8 @@ async def test_history_report(other: Sandbox, tmp_path: Path) -> None:
     """The report reads the runs made against the other answers (queries without a SettlementId)."""
     await call(address_query, input_path=ADDRESSES, output_dir=tmp_path / "queries")
     summary = await call(history_report, output_dir=tmp_path / "report")
-    assert (summary["address_runs"], summary["api_runs"]) == (1, 1)
-    assert all(Path(path).stat().st_size > 0 for path in summary["report"])
+    assert (summary.address_runs, summary.api_runs) == (1, 1)
+    assert all(Path(path).stat().st_size > 0 for path in summary.report)
 
 
 # --- our defaults against the other answers -------------------------------------------------------------

@@ -22,6 +22,7 @@ from prefect.flow_engine import run_flow
 import history
 from flows.address_batch import address_batch
 from flows.address_purchase import address_purchase
+from flows.address_results import AddressBatchResult
 from flows.newspaper_order import newspaper_order
 from flows.parking import FOLLOW_UP_TAG
 from flows.results import RunParked
@@ -88,7 +89,7 @@ async def test_a_long_job_parks_and_its_follow_up_finishes_it(
     parked = await _run(first)
     assert parked.is_completed(), parked.message
     summary = await parked.result()
-    assert summary["parked"].startswith("follow-up at ") and "result_rows" not in summary
+    assert isinstance(summary, RunParked) and summary.parked.startswith("follow-up at ")
     (parked_run,) = _history()
     assert parked_run.state == "PARKED"
     (batch,) = [job for job in parked_run.remote_jobs if job.kind == "batch"]
@@ -98,7 +99,7 @@ async def test_a_long_job_parks_and_its_follow_up_finishes_it(
 
     # The sandbox says how long the job has left: the follow-up is due then, on the same deployment.
     _, follow_up = await _flow_runs(deployment)
-    assert str(follow_up.id) == summary["follow_up_run"]
+    assert str(follow_up.id) == summary.follow_up_run
     assert follow_up.state is not None and follow_up.state.is_scheduled()
     assert follow_up.parameters == first.parameters and FOLLOW_UP_TAG in follow_up.tags
     assert follow_up.idempotency_key == f"postflows-parked:address-service:batch:{batch.remote_id}:1"
@@ -113,12 +114,12 @@ async def test_a_long_job_parks_and_its_follow_up_finishes_it(
     finished = await _run(follow_up)
     assert finished.is_completed(), finished.message
     result = await finished.result()
-    assert result["result_rows"] > 0 and "parked" not in result
+    assert isinstance(result, AddressBatchResult) and result.result_rows > 0
     assert (tmp_path / "out" / "results.xlsx").is_file()
     parked_run, resumed = _history()
     assert parked_run.state == "PARKED" and resumed.state == "COMPLETED"
     (batch,) = [job for job in parked_run.remote_jobs if job.kind == "batch"]  # recorded by the first run
-    assert batch.status == "COMPLETED" and batch.remote_id == summary["parked_job"]
+    assert batch.status == "COMPLETED" and batch.remote_id == summary.parked_job
     assert sandbox.transport.count("/runbatch") == 1  # resumed from the history, never started again
     assert sandbox.transport.count("/deletefile") == 2
     assert len(await _flow_runs(deployment)) == 2  # done: no further follow-up
@@ -130,7 +131,7 @@ async def test_a_run_outside_a_deployment_waits_in_process(
     sandbox.config.job_seconds = 1.5
     monkeypatch.setenv("POSTFLOWS_PARK_AFTER_S", "0.1")
     summary = await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
-    assert summary["result_rows"] > 0 and "parked" not in summary
+    assert isinstance(summary, AddressBatchResult) and summary.result_rows > 0
     (run,) = _history()
     assert run.state == "COMPLETED"
 
@@ -144,7 +145,7 @@ async def test_a_short_job_of_a_deployment_run_waits_in_process(
     async with get_client() as client:
         flow_run = await client.create_flow_run_from_deployment(deployment, parameters=parameters)
     state = await _run(flow_run)
-    assert state.is_completed() and "parked" not in await state.result()
+    assert state.is_completed() and isinstance(await state.result(), AddressBatchResult)
     assert len(await _flow_runs(deployment)) == 1
 
 

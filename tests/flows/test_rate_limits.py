@@ -117,7 +117,7 @@ async def test_without_a_limit_a_run_takes_no_slot(
 
     monkeypatch.setattr("prefect.concurrency.asyncio.rate_limit", rate_limit)
     summary = await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
-    assert summary["result_rows"] > 0 and taken == []
+    assert summary.result_rows > 0 and taken == []
 
 
 async def test_outside_a_run_the_hook_never_asks_prefect(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -64,11 +64,11 @@ async def test_a_completed_run_emits_finished_with_its_summary(
 
     [event] = await _ours(events)
     assert event.event == "postflows.address-query.finished"
-    assert event.resource.id == f"postflows.run.{_history_id()}.{summary['run_id']}"
-    assert event.payload["history"] == _history_id() and event.payload["history_run_id"] == summary["run_id"]
-    assert event.payload["sandbox"] is True and summary["sandbox"] is True
-    assert event.payload["summary"]["accepted_rows"] == summary["accepted_rows"] > 0
-    assert event.payload["summary"]["files"] == summary["files"]
+    assert event.resource.id == f"postflows.run.{_history_id()}.{summary.run_id}"
+    assert event.payload["history"] == _history_id() and event.payload["history_run_id"] == summary.run_id
+    assert event.payload["sandbox"] is True and summary.sandbox is True
+    assert event.payload["summary"]["accepted_rows"] == summary.accepted_rows > 0
+    assert event.payload["summary"]["files"] == summary.files
     related = _related(event)
     assert related["flow-run"] == f"prefect.flow-run.{state.state_details.flow_run_id}"
     assert related["input-file"] == f"postflows.file.{EXAMPLE}"

@@ -63,7 +63,7 @@ async def test_a_batch_lists_every_file_and_says_when_it_took_up_an_earlier_job(
 ) -> None:
     first = await call(address_batch, EXAMPLES / "address-batch.csv", tmp_path / "first", **FAST)
     _check_files(first, tmp_path / "first")
-    names = {Path(name).name for name in first["files"]}
+    names = {Path(name).name for name in first.files}
     assert {
         "upload.txt",
         "rejected.csv",
@@ -73,14 +73,14 @@ async def test_a_batch_lists_every_file_and_says_when_it_took_up_an_earlier_job(
         "qstat.png",
         "summary.md",
     } <= names
-    assert first["resumed"] is False and first["reused"] == {}
+    assert first.resumed is False and first.reused == {}
     assert "_nothing: this run did all of its work itself_" in (tmp_path / "first" / "summary.md").read_text()
 
     again = await call(address_batch, EXAMPLES / "address-batch.csv", tmp_path / "again", **FAST)
     _check_files(again, tmp_path / "again")
-    assert again["resumed"] is True
-    [(what, [which])] = again["reused"].items()
-    assert what == "address batch" and which.endswith(f"recorded by run {first['run_id']}")
+    assert again.resumed is True
+    [(what, [which])] = again.reused.items()
+    assert what == "address batch" and which.endswith(f"recorded by run {first.run_id}")
     text = (tmp_path / "again" / "summary.md").read_text()
     assert f"- address batch: {which}" in text
     # The artifact is summary.md without the picture beside it, which it cannot show: its bars stay.

@@ -71,7 +71,7 @@ async def test_a_command_uses_the_sandbox_unless_sandbox_0(
     sandbox: Sandbox, flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     summary = await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", **FAST)
-    assert summary["result_rows"] > 0
+    assert summary.result_rows > 0
     monkeypatch.setenv("POSTFLOWS_SANDBOX", "0")
     with pytest.raises(ConfigurationError) as refused:
         await call(address_batch, input_path=EXAMPLE, output_dir=tmp_path / "refused", **FAST)

@@ -194,7 +194,7 @@ async def _files_left_behind(site: CellSite) -> None:
         history.finish_run(session, run, state="FAILED", error="killed")
 
 
-async def _address_batch(site: CellSite) -> dict[str, Any]:
+async def _address_batch(site: CellSite) -> RunResult:
     from flows.address_batch import address_batch
 
     return await call(
@@ -202,7 +202,7 @@ async def _address_batch(site: CellSite) -> dict[str, Any]:
     )
 
 
-async def _address_batch_billed(site: CellSite) -> dict[str, Any]:
+async def _address_batch_billed(site: CellSite) -> RunResult:
     from flows.address_batch import address_batch
 
     return await call(
@@ -217,7 +217,7 @@ async def _address_batch_billed(site: CellSite) -> dict[str, Any]:
 
 
 def _address_query(*, billed: bool) -> Run:
-    async def run(site: CellSite) -> dict[str, Any]:
+    async def run(site: CellSite) -> RunResult:
         from flows.address_query import address_query
 
         return await call(
@@ -286,7 +286,7 @@ async def _cleanup(site: CellSite) -> dict[str, Any]:
     return await call(cleanup.fn, older_than_hours=0)
 
 
-async def _history_report(site: CellSite) -> dict[str, Any]:
+async def _history_report(site: CellSite) -> RunResult:
     from flows.history_report import history_report
 
     return await call(history_report.fn, output_dir=site.out)

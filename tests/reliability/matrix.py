@@ -95,7 +95,7 @@ class Matrix:
         observation = Observation(case.label, step, fault)
         try:
             result = await case.run(site)
-            # A flow's result model, read as the summary it prints (a flow not converted yet: its dict).
+            # A flow's result model is read as the summary it records (its JSON keys).
             observation.summary = result.summary() if isinstance(result, RunResult) else result
         except Exception as error:  # noqa: BLE001 - every failure is observed, typed or not
             observation.error = error
