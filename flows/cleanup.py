@@ -21,7 +21,8 @@ from flows.naming import run_name
 from flows.requests import CleanupRequest
 from flows.results import RunResult
 from flows.runs import begin_run, recorded_run
-from tasks.address_service.cleanup import delete_recorded_files
+from history.recorder import RunRecorder
+from tasks.address_service.cleanup import CleanupReport, delete_recorded_files
 
 FLOW_NAME = "cleanup"
 WEEK_OLD = CleanupRequest()
@@ -97,19 +98,7 @@ async def cleanup(
                 retention_cutoff=retention_cutoff,
                 force=force,
             )
-        logger = get_run_logger()
-        if (line := report.still_on_service()) is not None:
-            await recorder.message("warning", "deletefile", line)
-            logger.warning("%s", line)
-        for token, kept in report.kept.items():
-            logger.info("file %s kept: batch job %s is %s, %s", token, kept.job, kept.state, kept.reason)
-        logger.info(
-            "clean-up: %d deleted, %d already gone, %d not deleted, %d kept",
-            len(report.deleted),
-            len(report.gone),
-            len(report.failed),
-            len(report.kept),
-        )
+        await _tell(recorder, report)
         return summary.result(
             CleanupResult,
             deleted=report.deleted,
@@ -117,3 +106,16 @@ async def cleanup(
             not_deleted=report.failed,
             kept={token: kept.as_dict() for token, kept in report.kept.items()},
         )
+
+
+async def _tell(recorder: RunRecorder, report: CleanupReport) -> None:
+    """Say what the clean-up did: the files left on the service (recorded as a warning of the run), each
+    file kept and why, and the counts."""
+    logger = get_run_logger()
+    if (line := report.still_on_service()) is not None:
+        await recorder.message("warning", "deletefile", line)
+        logger.warning("%s", line)
+    for token, kept in report.kept.items():
+        logger.info("file %s kept: batch job %s is %s, %s", token, kept.job, kept.state, kept.reason)
+    counts = (len(report.deleted), len(report.gone), len(report.failed), len(report.kept))
+    logger.info("clean-up: %d deleted, %d already gone, %d not deleted, %d kept", *counts)

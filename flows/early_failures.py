@@ -42,17 +42,8 @@ async def record_early_failure(flow: Flow[..., Any], flow_run: FlowRun, state: S
         return
     if recorded is None:
         return  # the run recorded itself, and sent its event as it ended
-    run_events.run_ended(
-        flow.name,
-        run_events.FAILED,
-        run_id=recorded.run_id,
-        history_id=recorded.history_id,
-        summary={},
-        parameters=parameters,
-        idempotency_key=None,
-        sandbox=run.sandbox,
-        error=error,
-    )
+    ended = run_events.EndedRun(flow.name, recorded.run_id, recorded.history_id, None, run.sandbox)
+    run_events.run_ended(ended, run_events.FAILED, summary={}, parameters=parameters, error=error)
 
 
 ON_FAILURE: list[FlowStateHook[..., Any]] = [record_early_failure]

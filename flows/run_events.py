@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,46 +45,54 @@ def event_name(flow: str, outcome: str) -> str:
     return f"{EVENT_PREFIX}.{flow}.{outcome}"
 
 
+@dataclass(frozen=True)
+class EndedRun:
+    """A run that ended, as its events name it: its flow, its record (``run_id`` in the history
+    ``history_id``), the key its work was held under, and whether its answers came from the sandbox."""
+
+    flow: str
+    run_id: int | str
+    history_id: str
+    idempotency_key: str | None
+    sandbox: bool
+
+
 def run_ended(
-    flow: str,
+    run: EndedRun,
     outcome: str,
     *,
-    run_id: int | str,
-    history_id: str,
     summary: Mapping[str, Any],
     parameters: Mapping[str, Any],
-    idempotency_key: str | None,
-    sandbox: bool,
     error: str | None = None,
 ) -> None:
-    """Emit ``postflows.<flow>.<outcome>`` for a run that ended (``outcome``: :data:`FINISHED` or
-    :data:`FAILED`), recorded as ``run_id`` in the history ``history_id``."""
+    """Emit ``postflows.<flow>.<outcome>`` for a ``run`` that ended (``outcome``: :data:`FINISHED` or
+    :data:`FAILED`)."""
     try:
         from prefect.events import emit_event
 
         payload: dict[str, Any] = {
-            "flow": flow,
-            "history": history_id,
-            "history_run_id": run_id,
-            "sandbox": sandbox,
+            "flow": run.flow,
+            "history": run.history_id,
+            "history_run_id": run.run_id,
+            "sandbox": run.sandbox,
             "inputs": input_files(parameters),
             "summary": bounded(summary),
         }
         if error is not None:
             payload["error"] = redact(error)
         emit_event(
-            event_name(flow, outcome),
+            event_name(run.flow, outcome),
             resource={
-                "prefect.resource.id": run_resource_id(history_id, run_id),
-                "prefect.resource.name": f"{flow} run {run_id}",
-                "postflows.flow": flow,
+                "prefect.resource.id": run_resource_id(run.history_id, run.run_id),
+                "prefect.resource.name": f"{run.flow} run {run.run_id}",
+                "postflows.flow": run.flow,
             },
-            related=related_resources(parameters, idempotency_key),
+            related=related_resources(parameters, run.idempotency_key),
             payload=payload,
         )
     except Exception:  # an event is news, not the work: the run keeps its outcome
         logger.warning(
-            "could not send the %s event of run %s", event_name(flow, outcome), run_id, exc_info=True
+            "could not send the %s event of run %s", event_name(run.flow, outcome), run.run_id, exc_info=True
         )
 
 

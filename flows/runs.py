@@ -284,17 +284,14 @@ def _ended(
     *,
     error: str | None = None,
 ) -> None:
-    run_events.run_ended(
+    ended = run_events.EndedRun(
         recorder.flow,
-        outcome,
-        run_id=recorder.run_id,
-        history_id=recorder.history_id,
-        summary=summary.recorded(),
-        parameters=parameters,
-        idempotency_key=recorder.idempotency_key,
-        sandbox=recorder.outputs.sandbox,
-        error=error,
+        recorder.run_id,
+        recorder.history_id,
+        recorder.idempotency_key,
+        recorder.outputs.sandbox,
     )
+    run_events.run_ended(ended, outcome, summary=summary.recorded(), parameters=parameters, error=error)
 
 
 def scrub_error(error: BaseException) -> None:
