@@ -66,9 +66,8 @@ def commerce_login_command(
         sign_in,
         system_browser,
     )
-    from runtime import wiring
     from runtime.settings import get_settings
-    from runtime.wiring import commerce_token_store, oidc_client
+    from runtime.wiring import commerce_token_store, embedded, oidc_client
 
     settings = get_settings()
     _announce()
@@ -78,7 +77,7 @@ def commerce_login_command(
         store = commerce_token_store(settings)
         opener = None
         if settings.commerce.is_sandbox:
-            opener = sandbox_browser(wiring.sandbox_transport(settings))
+            opener = sandbox_browser(embedded.sandbox_transport(settings))  # the one the clients use
         elif browser:
             opener = system_browser
 

@@ -4,14 +4,14 @@ they share per service and process, and what the service's transport can tell be
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import httpx
 
 from connectors.address_service import AddressServiceClient
-from connectors.http import ClientOptions, RequestLog
+from connectors.http import RequestLog
 from connectors.ratelimit import Pacer, WindowGate
 from fileio.address_service.profiles import AlignmentProfile
 from history.identity import Endpoint
@@ -23,8 +23,6 @@ from runtime.wiring.services import (
     address_service_endpoint,
     api_url,
     resolve,
-    response_limits,
-    retry_policy,
     sandbox_service,
 )
 
@@ -74,15 +72,12 @@ def address_service_client(
         sandbox_base_url if service.sandbox and sandbox_base_url else service.base_url,
         username=service.user,
         password=service.secret,
-        options=ClientOptions(
-            transport=service.transport(settings, transport),
-            timeout=settings.http_timeout_s,
-            retry=retry_policy(settings),
-            limits=response_limits(settings),
-            request_log=request_log,
+        options=replace(
+            service.options(
+                settings, transport, request_log=request_log, before_request=RateLimitHook(ADDRESS_SERVICE)
+            ),
             window_gate=window_gate(settings),
             pacer=query_pacer(settings),
-            before_request=RateLimitHook(ADDRESS_SERVICE),
         ),
     )
 

@@ -8,12 +8,12 @@ from pydantic import SecretStr
 
 from connectors.commerce import CommerceClient
 from connectors.commerce.oidc import OidcClient, OidcEndpoints, UserSession
-from connectors.http import ClientOptions, RequestLog
+from connectors.http import RequestLog
 from connectors.oauth import ClientCredentials
 from runtime.api_limits import COMMERCE_API, RateLimitHook
 from runtime.endpoints import ConfigurationError
 from runtime.settings import Settings, get_settings
-from runtime.wiring.services import resolve, response_limits, retry_policy
+from runtime.wiring.services import resolve
 from tasks.commerce.token_store import SavedLogin, TokenStore, login_name, now_text, token_store
 
 
@@ -33,12 +33,7 @@ def oidc_client(
             issuer=settings.commerce.issuer or auth_url,
             jwks_url=settings.commerce.jwks_url,
         ),
-        options=ClientOptions(
-            transport=service.transport(settings, transport),
-            timeout=settings.http_timeout_s,
-            retry=retry_policy(settings),
-            limits=response_limits(settings),
-        ),
+        options=service.options(settings, transport),
     )
 
 
@@ -86,12 +81,7 @@ def commerce_client(
         user=user,
         scopes=settings.commerce.scopes,
         paths=settings.commerce.paths,
-        options=ClientOptions(
-            transport=service.transport(settings, transport),
-            timeout=settings.http_timeout_s,
-            retry=retry_policy(settings),
-            limits=response_limits(settings),
-            request_log=request_log,
-            before_request=RateLimitHook(COMMERCE_API),
+        options=service.options(
+            settings, transport, request_log=request_log, before_request=RateLimitHook(COMMERCE_API)
         ),
     )

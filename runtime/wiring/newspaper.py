@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import httpx
 
-from connectors.http import ClientOptions, RequestLog
+from connectors.http import RequestLog
 from connectors.newspaper import NewspaperClient
 from connectors.oauth import ClientCredentials
 from runtime.api_limits import NEWSPAPER_API, RateLimitHook
 from runtime.settings import Settings, get_settings
-from runtime.wiring.services import resolve, response_limits, retry_policy
+from runtime.wiring.services import resolve
 
 
 def newspaper_client(
@@ -30,12 +30,7 @@ def newspaper_client(
         credentials=ClientCredentials(str(service.token_url), service.user, service.secret, api="newspaper"),
         document_max_bytes=settings.download_max_bytes,
         structure_file_email_field=settings.newspaper.structure_file_email_field,
-        options=ClientOptions(
-            transport=service.transport(settings, transport),
-            timeout=settings.http_timeout_s,
-            retry=retry_policy(settings),
-            limits=response_limits(settings),
-            request_log=request_log,
-            before_request=RateLimitHook(NEWSPAPER_API),
+        options=service.options(
+            settings, transport, request_log=request_log, before_request=RateLimitHook(NEWSPAPER_API)
         ),
     )

@@ -15,6 +15,7 @@ from typing import TypeVar
 import httpx
 from pydantic import SecretStr
 
+from connectors.http import BeforeRequest, ClientOptions, RequestLog
 from connectors.limits import ResponseLimits
 from connectors.retry import RetryPolicy
 from history.identity import Endpoint
@@ -68,6 +69,25 @@ class Service:
         if given is not None or not self.sandbox:
             return given
         return embedded.sandbox_transport(settings)
+
+    def options(
+        self,
+        settings: Settings,
+        given: httpx.AsyncBaseTransport | None,
+        *,
+        request_log: RequestLog | None = None,
+        before_request: BeforeRequest | None = None,
+    ) -> ClientOptions:
+        """How a client of this service is reached: its :meth:`transport`, the settings' time-out, retry
+        policy and answer limits, the run's ``request_log`` and the rate-limit hook ``before_request``."""
+        return ClientOptions(
+            transport=self.transport(settings, given),
+            timeout=settings.http_timeout_s,
+            retry=retry_policy(settings),
+            limits=response_limits(settings),
+            request_log=request_log,
+            before_request=before_request,
+        )
 
 
 def resolve(settings: Settings, api: Api) -> Service:

@@ -28,7 +28,7 @@ from flows.requests import AddressBatchRequest, OutputOptions
 def run(out, dry_run):
     request = AddressBatchRequest(input_path=sys.argv[1], dry_run=dry_run)
     try:
-        return asyncio.run(address_batch(request=request, output=OutputOptions(output_dir=out)))
+        return asyncio.run(address_batch(request=request, output=OutputOptions(output_dir=out))).summary()
     except Exception as error:
         return type(error).__name__
 

@@ -30,9 +30,8 @@ from runtime import api_limits, wiring
 from runtime.settings import Settings, get_settings
 from runtime.task_runners import fan_out_task_runner
 from runtime.wiring import address_service as address_wiring
-from runtime.wiring import commerce as commerce_wiring
 from runtime.wiring import embedded
-from runtime.wiring import newspaper as newspaper_wiring
+from runtime.wiring import services as wiring_services
 from sandbox.config import SandboxConfig
 from sandbox.inprocess import SandboxTransport
 from tests.reliability.cases import CASES, JOB_SECONDS, ORDER_STATUSES, FlowCase
@@ -119,8 +118,7 @@ def _no_waits(monkeypatch: pytest.MonkeyPatch) -> None:
             rate_limited_not_processed=settings.http_429_not_processed,
         )
 
-    for module in (address_wiring, newspaper_wiring, commerce_wiring):
-        monkeypatch.setattr(module, "retry_policy", no_wait_retry)
+    monkeypatch.setattr(wiring_services, "retry_policy", no_wait_retry)  # every client's options
 
     async def no_rate_limit(name: str) -> bool:
         return False  # the test server has none: the answer it would give, without asking per client
