@@ -68,17 +68,8 @@ async def recorded_wait(
     try:
         async with recording_wait(recorder, job, what=what):
             return await wait()
-    except _Parked as parked:
-        return parked.outcome
-
-
-class _Parked(Exception):
-    """A parked wait on its way out of :func:`recording_wait`'s block to :func:`recorded_wait`, which
-    returns it."""
-
-    def __init__(self, outcome: JobParked) -> None:
-        super().__init__(outcome.reason)
-        self.outcome = outcome
+    except WaitParked as parked:
+        return JobParked(await _record_parking(recorder, job, parked), str(parked))
 
 
 @asynccontextmanager
@@ -89,14 +80,13 @@ async def recording_wait(recorder: RunRecorder, job: JobSnapshot, *, what: str) 
     next run with the key submits anew. A time-out leaves it WAITING: it may still run, its remote files
     stay, and the same command picks it up. Any other interruption (Ctrl-C, a cancelled flow, a status
     endpoint that stayed down) leaves it WAITING too, recorded even while the run is being cancelled. A
-    parked wait (:class:`~tasks.polling.WaitParked`) leaves it WAITING with its parking recorded, and is
-    handed to :func:`recorded_wait`, which returns it; every other ending forgets an earlier parking, so the
-    next wait starts afresh.
+    parked wait (:class:`~tasks.polling.WaitParked`) is left to :func:`recorded_wait`, which records its
+    parking and returns it; every other ending forgets an earlier parking, so the next wait starts afresh.
     """
     try:
         yield
-    except WaitParked as parked:
-        raise _Parked(JobParked(await _record_parking(recorder, job, parked), str(parked))) from parked
+    except WaitParked:
+        raise
     except RemoteJobEnded as ended:
         state = JobState.CANCELLED if ended.cancelled else JobState.FAILED
         await record_shielded(
