@@ -356,6 +356,17 @@ class ServedDeployments:
                 )
             time.sleep(0.25)
 
+    def explain(self, run: dict[str, Any]) -> str:
+        """What went wrong with a flow run: its state's message and the logs it sent to the server."""
+        logs = self.api(
+            "POST",
+            "/logs/filter",
+            json={"logs": {"flow_run_id": {"any_": [run["id"]]}}, "sort": "TIMESTAMP_ASC", "limit": 200},
+        )
+        lines = "\n".join(f"{log['level']:>3} {log['message']}" for log in logs)
+        state = run.get("state") or {}
+        return f"flow run {run['name']} is {run['state_type']}: {state.get('message')}\n{lines}"
+
     def flow_runs(self, deployment: str, **flow_run_filter: Any) -> list[dict[str, Any]]:
         """The flow runs of deployment ``<name>/<name>``, newest first."""
         runs: list[dict[str, Any]] = self.api(

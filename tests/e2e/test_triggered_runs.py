@@ -60,7 +60,7 @@ def query(out: Path, file: Path = EXAMPLE) -> dict[str, Any]:
 
 
 def assert_completed_and_recorded(served: ServedDeployments, run: dict[str, Any], out: Path) -> None:
-    assert run["state_type"] == "COMPLETED", run["state"]
+    assert run["state_type"] == "COMPLETED", served.explain(run)
     assert (out / "results.csv").is_file() and (out / "summary.md").is_file()
     rows = served.history("--flow", "address-query", "--limit", "200").splitlines()
     recorded = [line for line in rows if run["id"] in line]
@@ -306,7 +306,7 @@ def test_the_readmes_automation_runs_the_next_flow_on_a_finished_batchs_file(
         run = served.wait_for_flow_run(
             wait_for(chained, "the deliverability run after the batch", served)["id"]
         )
-        assert run["state_type"] == "COMPLETED", run["state"]
+        assert run["state_type"] == "COMPLETED", served.explain(run)
         assert run["parameters"]["request"]["input_path"] == str(EXAMPLE)
         assert {"deliverability.csv", "summary.md"} <= {path.name for path in out.iterdir()}
     finally:
