@@ -1,7 +1,7 @@
 """The ``postflows`` command: one sub-command per flow, plus history, sandbox, serve and demo.
 
-Exit codes: see :mod:`postflows.cli_common`. Sub-commands of the newspaper API are registered from
-:mod:`postflows.cli_newspaper`.
+Exit codes: see :mod:`postflows.cli_common`. The commands of the other APIs, of the sandbox and of the
+Prefect server live in modules of their own, loaded when they are asked for (:mod:`postflows.cli_lazy`).
 
 Each command imports what it uses where it runs: ``postflows --help`` imports Typer and little else, and an
 input file refused before a flow starts never imports Prefect, pandas or SQLAlchemy
@@ -25,20 +25,6 @@ from flows.requests import (
     OutputOptions,
     PollingOptions,
 )
-from postflows import (
-    cli_commerce,
-    cli_delivery,
-    cli_deploy,
-    cli_doctor,
-    cli_info,
-    cli_newspaper,
-    cli_parcels,
-    cli_report,
-    cli_sandbox,
-    cli_server,
-    cli_setup,
-    cli_validation,
-)
 from postflows.assistant_requests import AutocompleteRequest
 from postflows.cli_common import (
     EXIT_FAILED,
@@ -49,6 +35,7 @@ from postflows.cli_common import (
     run_work,
     say,
 )
+from postflows.cli_lazy import LazyCommands
 from postflows.cli_requests import request_command
 
 if TYPE_CHECKING:
@@ -56,6 +43,8 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     name="postflows",
+    cls=LazyCommands,  # the commands of postflows.cli_lazy.COMMAND_MODULES load when they are asked for
+    suggest_commands=False,  # LazyCommands suggests from every command
     help="Prefect pipelines for the postal address web service, newspaper and commerce APIs.",
     no_args_is_help=True,
     add_completion=False,
@@ -279,9 +268,6 @@ def _show_run(url: str, run_id: int) -> None:
         output_console().print(run_detail(run))
 
 
-cli_sandbox.register(app)
-
-
 @app.command("demo")
 def demo_command(
     out: Annotated[
@@ -289,7 +275,9 @@ def demo_command(
     ] = None,
 ) -> None:
     """Run the address batch on the bundled example file against the embedded sandbox."""
-    cli_sandbox.require_sandbox("postflows demo")
+    from postflows.cli_sandbox import require_sandbox
+
+    require_sandbox("postflows demo")
     out = out or _settings().data_dir / "demo"
     prepare_flow_run(None, out=out)
     from postflows.demo import run_demo
@@ -352,14 +340,3 @@ def profiles_show_command(
 
 
 app.add_typer(profiles_app, name="profiles")
-cli_newspaper.register(app)
-cli_delivery.register(app)
-cli_commerce.register(app)
-cli_validation.register(app)
-cli_parcels.register(app)
-cli_server.register(app)
-cli_info.register(app)
-cli_doctor.register(app)
-cli_setup.register(app)
-cli_deploy.register(app)
-cli_report.register(app)

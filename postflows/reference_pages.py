@@ -40,8 +40,10 @@ def settings_page() -> str:
 
 def cli_page() -> str:
     """``postflows --help`` and the help of every command, as plain text of a fixed width."""
-    from postflows.cli import app
+    from postflows import cli
+    from postflows.cli_lazy import every_command_app
 
+    app = every_command_app(cli.app)
     lines = [GENERATED, "# Commands", "", "```text", _help([]), "```", ""]
     for command in app.registered_commands:
         if command.hidden or command.name is None:

@@ -21,10 +21,13 @@ SURFACE = json.loads((Path(__file__).resolve().parents[1] / "data" / "public-sur
 
 
 def _commands(command: Any, prefix: tuple[str, ...] = ()) -> dict[str, set[str]]:
-    """Every command of the CLI by its words (``commerce zips``) with the flags it takes."""
+    """Every command of the CLI by its words (``commerce zips``) with the flags it takes, as a user's
+    command line finds them (the root's commands load when asked for)."""
     found: dict[str, set[str]] = {}
-    for name, sub in getattr(command, "commands", {}).items():
-        found.update(_commands(sub, (*prefix, name)))
+    if hasattr(command, "list_commands"):
+        ctx = command.make_context("postflows", [], resilient_parsing=True)
+        for name in command.list_commands(ctx):
+            found.update(_commands(command.get_command(ctx, name), (*prefix, name)))
     if prefix:
         found[" ".join(prefix)] = {
             flag

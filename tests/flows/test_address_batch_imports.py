@@ -65,3 +65,58 @@ def test_an_address_batch_against_a_service_url_loads_no_sandbox_and_no_other_ap
     modules = probed["modules"]
     assert "flows.address_batch" in modules and "connectors.address_service.client" in modules
     assert [m for m in modules if any(m == name or m.startswith(f"{name}.") for name in FOREIGN)] == []
+
+
+_CLI = "import sys; from postflows.cli import main; sys.argv[0] = 'postflows'; main()"
+
+
+def _imported(stderr: str) -> list[str]:
+    """The modules ``python -X importtime`` reports (its lines: ``import time: self | cumulative | name``)."""
+    return [
+        line.rpartition("|")[2].strip()
+        for line in stderr.splitlines()
+        if line.startswith("import time:") and not line.endswith("| imported package")
+    ]
+
+
+def test_the_address_batch_command_loads_no_sandbox_and_no_other_api(tmp_path: Path) -> None:
+    """``postflows address-batch`` as a user runs it, under ``python -X importtime``: a dry run and a run
+    against an address where nothing listens load the address service's modules and none of the other APIs'
+    commands, connectors, files or tasks, nor the sandbox's."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTFLOWS_", "PREFECT_"))}
+    env.update(
+        PYTHONPATH=str(REPO),
+        PREFECT_API_URL=str(PREFECT_API_URL.value()),
+        POSTFLOWS_DATA_DIR=str(tmp_path / "data"),
+        POSTFLOWS_ADDRESS_SERVICE_URL="https://127.0.0.1:9/address/REST/v1",
+        POSTFLOWS_ADDRESS_SERVICE_USER="user",
+        POSTFLOWS_ADDRESS_SERVICE_PASSWORD="password",
+        POSTFLOWS_HTTP_MAX_ATTEMPTS="1",
+        POSTFLOWS_TASK_RETRIES="0",
+    )
+    foreign = (*FOREIGN, "postflows.cli_newspaper", "postflows.cli_commerce", "postflows.cli_sandbox")
+    for name, extra in (("planned", ["--dry-run"]), ("sent", [])):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-X",
+                "importtime",
+                "-c",
+                _CLI,
+                "address-batch",
+                str(EXAMPLE),
+                "-o",
+                name,
+                *extra,
+            ],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == (0 if extra else 1), done.stdout[-3000:] + done.stderr[-3000:]
+        modules = _imported(done.stderr)
+        assert {"postflows.cli", "flows.address_batch", "connectors.address_service.answers"} <= set(modules)
+        assert ("connectors.address_service.client" in modules) is not extra, name  # the run calls it
+        assert [m for m in modules if any(m == f or m.startswith(f"{f}.") for f in foreign)] == [], name

@@ -17,10 +17,12 @@ from deployments.catalog import CATALOG, DeploymentSpec, spec_named
 from flows.arrivals import FILE_FLOWS
 from flows.requests import AddressBatchRequest, PollingOptions, RequestPart
 from flows.requests.base import cli_of, defaults_of, flow_parts, model_of
-from postflows.cli import app
+from postflows import cli
 from postflows.cli_commerce import commerce_app
+from postflows.cli_lazy import every_command_app
 from postflows.cli_requests import option_help
 
+app = every_command_app(cli.app)
 COMMANDS = {info.name: info.callback for info in app.registered_commands} | {
     f"commerce {info.name}": info.callback for info in commerce_app.registered_commands
 }

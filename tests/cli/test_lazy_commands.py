@@ -1,0 +1,41 @@
+"""The root command loads the commands of postflows.cli_lazy.COMMAND_MODULES when they are asked for: its
+table names each command's module, a command found late behaves as one registered at start, and a mistyped
+name is answered with the close names of every command, loaded or not."""
+
+from __future__ import annotations
+
+from typer.main import get_group
+from typer.testing import CliRunner
+
+from postflows import cli
+from postflows.cli_lazy import COMMAND_MODULES, command_app
+
+
+def test_the_table_names_the_module_of_every_command_it_holds() -> None:
+    by_module: dict[str, set[str]] = {}
+    for name, module in COMMAND_MODULES.items():
+        by_module.setdefault(module, set()).add(name)
+    registered = {module: set(get_group(command_app(module)).commands) for module in by_module}
+    assert registered == by_module
+
+
+def test_no_command_of_the_table_shadows_one_of_the_root() -> None:
+    own = {info.name for info in cli.app.registered_commands} | {
+        info.name for info in cli.app.registered_groups
+    }
+    assert own and not own & set(COMMAND_MODULES)
+
+
+def test_help_lists_every_command_and_a_loaded_one_answers_as_registered() -> None:
+    runner = CliRunner()
+    listed = runner.invoke(cli.app, ["--help"], env={"COLUMNS": "200"})
+    assert listed.exit_code == 0
+    assert all(f"  {name} " in listed.output for name in COMMAND_MODULES)
+    helped = runner.invoke(cli.app, ["commerce", "zips", "--help"], env={"COLUMNS": "200"})
+    assert helped.exit_code == 0 and "Usage: postflows commerce zips" in helped.output
+
+
+def test_a_mistyped_command_is_told_the_close_names_of_every_command() -> None:
+    answered = CliRunner().invoke(cli.app, ["newspaper-ordr"])  # each invocation builds its root anew
+    assert answered.exit_code == 2
+    assert "No such command 'newspaper-ordr'. Did you mean 'newspaper-order'" in answered.output
