@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from fileio.files import atomic_path
+from fileio.formulas import FORMULA_GUARD, FORMULA_STARTS, starts_like_formula
 from fileio.lazy import lazy_module
 from fileio.workbooks import write_xlsx as write_xlsx
 
@@ -32,9 +33,6 @@ else:
     # Imported on first use: modules that import a writer for later (the CLI's checks) pay nothing.
     np = lazy_module("numpy")
     pd = lazy_module("pandas")
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-FORMULA_GUARD = "'"
 
 
 CsvDialect = Literal["excel", "rfc4180"]
@@ -114,13 +112,6 @@ def neutralise_formulas(frame: pd.DataFrame, columns: Iterable[Hashable] | None 
     for column, values in changed.items():
         result[column] = values
     return result
-
-
-def starts_like_formula(text: str) -> bool:
-    """Whether a spreadsheet would run ``text`` as a formula: it starts with ``=``, ``+``, ``-``, ``@``, a
-    tab or a carriage return (:data:`FORMULA_STARTS`). The one test of the guard, for the CSV files
-    (:func:`neutralise_formulas`) and the write-back (:func:`fileio.writeback_policy.formula_refusal`)."""
-    return text.startswith(FORMULA_STARTS)
 
 
 def _guard_text(text: str) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from fileio.reports import starts_like_formula
+from fileio.formulas import starts_like_formula
 
 Policy = Literal["corrections", "moves", "all", "none"]
 """An address batch's ``--apply``: ``corrections``: the corrections of hits (see :func:`batch_row_certain`);
@@ -29,7 +29,7 @@ def formula_refusal(value: str) -> str | None:
     """Why ``value`` is never written into the user's file (:data:`FORMULA_REFUSED`), or None when it may
     be: a value that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is refused whatever
     the answer (a house number ``-2`` too), by the same test as the CSV files' guard
-    (:func:`fileio.reports.starts_like_formula`)."""
+    (:func:`fileio.formulas.starts_like_formula`)."""
     return FORMULA_REFUSED if starts_like_formula(value) else None
 
 

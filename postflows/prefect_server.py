@@ -20,8 +20,6 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import psutil
-
 from postflows.server_process import SERVER_MODULE
 
 DEFAULT_HOST = "127.0.0.1"
@@ -233,6 +231,8 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:
         return False  # another user's process: not the one recorded
+    import psutil  # only here: `postflows --help` and a refused input never look for a server
+
     try:
         arguments = psutil.Process(pid).cmdline()
     except psutil.NoSuchProcess:

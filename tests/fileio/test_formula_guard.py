@@ -15,8 +15,9 @@ import pytest
 from fileio.address_service.result_codes import decode_results, qstat_summary
 from fileio.address_service.result_file import read_result_file
 from fileio.address_service.results import merge_results, write_address_results
+from fileio.formulas import FORMULA_STARTS
 from fileio.rejected_rows import rejected_report, write_rejected
-from fileio.reports import FORMULA_STARTS, CsvStyle, write_csv
+from fileio.reports import CsvStyle, write_csv
 from fileio.tables import read_table
 from fileio.writeback import write_back
 from fileio.writeback.report import SkippedChange, written_back

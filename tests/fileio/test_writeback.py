@@ -24,8 +24,8 @@ from openpyxl.styles import Font, PatternFill
 from fileio.address_service.records import read_address_file
 from fileio.commerce.address_input import read_commerce_addresses
 from fileio.errors import InputError
+from fileio.formulas import FORMULA_STARTS
 from fileio.limits import TableLimits
-from fileio.reports import FORMULA_STARTS
 from fileio.tables import Table, read_table
 from fileio.writeback import ROW_NOT_MATCHED, SkippedEdit, SourceLayout, WriteBackOutcome, write_back
 from fileio.writeback_policy import FORMULA_REFUSED
