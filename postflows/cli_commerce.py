@@ -311,5 +311,7 @@ def register(app: typer.Typer) -> None:
     """Add the commerce commands to the ``postflows`` command."""
     app.command("commerce-login")(commerce_login_command)
     app.command("commerce-logout")(commerce_logout_command)
-    cli_lookups.register(commerce_app)
     app.add_typer(commerce_app, name="commerce")
+
+
+cli_lookups.register(commerce_app)  # once, whichever apps the group is added to

@@ -8,7 +8,7 @@ from typer.main import get_group
 from typer.testing import CliRunner
 
 from postflows import cli
-from postflows.cli_lazy import COMMAND_MODULES, command_app
+from postflows.cli_lazy import COMMAND_MODULES, command_app, every_command_app
 
 
 def test_the_table_names_the_module_of_every_command_it_holds() -> None:
@@ -39,3 +39,15 @@ def test_a_mistyped_command_is_told_the_close_names_of_every_command() -> None:
     answered = CliRunner().invoke(cli.app, ["newspaper-ordr"])  # each invocation builds its root anew
     assert answered.exit_code == 2
     assert "No such command 'newspaper-ordr'. Did you mean 'newspaper-order'" in answered.output
+
+
+def test_registering_a_module_again_adds_no_command_twice() -> None:
+    """The reference pages and the lazy root each register a module's commands on an app of their own."""
+    for _ in range(2):
+        every = get_group(every_command_app(cli.app))
+        names = [
+            f"{name} {sub}"
+            for name, command in every.commands.items()
+            for sub in getattr(command, "commands", {None: None})
+        ]
+        assert len(names) == len(set(names)) and "commerce zips" in names
