@@ -56,7 +56,7 @@ async def _one_job(
         client, job.batch_token, policy=policy, on_status=polls.append, sleep=clock.sleep, clock=clock
     )
     detected = clock()
-    assert final.start_date_time is not None
+    assert isinstance(final, BatchStatus) and final.start_date_time is not None  # the policy never parks
     finished = final.start_date_time.timestamp() + job_seconds
     await client.delete_file(input_token)
     await client.delete_file(output_token)

@@ -61,7 +61,7 @@ from tasks.newspaper.report_sweep import (
     with_status,
 )
 from tasks.newspaper.submissions import WarningLog, newspaper_context, submit_newspaper
-from tasks.polling import PollPolicy
+from tasks.polling import PollPolicy, WaitParked
 from tasks.retrying import run_step
 from tasks.submission import Submission, SubmissionJob
 
@@ -335,8 +335,9 @@ async def _delivery_note(placed: _Placed, client: NewspaperClient) -> None:
 
 async def _wait(
     placed: _Placed, client: NewspaperClient, *, waiting: frozenset[str], policy: PollPolicy
-) -> OrderStatus:
-    """Poll the status, recording every change with its statusDate (continuing an earlier run's history)."""
+) -> OrderStatus | WaitParked:
+    """Poll the status, recording every change with its statusDate (continuing an earlier run's history);
+    the status reached, or the parked wait."""
     recorder, job, warnings = placed.recorder, placed.job, placed.warnings
     history: list[dict[str, Any]] = list(order_facts(job).status_history or [])
 

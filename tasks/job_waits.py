@@ -61,32 +61,32 @@ def waited_before(job: JobSnapshot, *, now: datetime | None = None) -> float:
 
 
 async def recorded_wait(
-    recorder: RunRecorder, job: JobSnapshot, wait: Callable[[], Awaitable[T]], *, what: str
+    recorder: RunRecorder, job: JobSnapshot, wait: Callable[[], Awaitable[T | WaitParked]], *, what: str
 ) -> T | JobParked:
     """``wait()`` for a submitted job and return what it returns, or :class:`JobParked` when the wait was
-    parked (:func:`recording_wait` records each ending)."""
-    try:
-        async with recording_wait(recorder, job, what=what):
-            return await wait()
-    except WaitParked as parked:
-        return JobParked(await _record_parking(recorder, job, parked), str(parked))
+    parked: its parking recorded with the job. An ending that is neither is recorded by
+    :func:`recording_wait`; a wait that ended with its job forgets an earlier parking."""
+    async with recording_wait(recorder, job, what=what):
+        outcome = await wait()
+    if isinstance(outcome, WaitParked):
+        return JobParked(await _record_parking(recorder, job, outcome), str(outcome))
+    if job.facts(JobData).parked is not None:
+        await recorder.update_job(job, data=JobData(parked=None))
+    return outcome
 
 
 @asynccontextmanager
 async def recording_wait(recorder: RunRecorder, job: JobSnapshot, *, what: str) -> AsyncIterator[None]:
-    """Wait for a submitted job inside this block; however the wait ends, the job's row says so.
+    """Wait for a submitted job inside this block; a wait that raises leaves the job's row saying so.
 
     A failure state of the job (:class:`~tasks.polling.RemoteJobEnded`) ends it FAILED or CANCELLED, so the
     next run with the key submits anew. A time-out leaves it WAITING: it may still run, its remote files
     stay, and the same command picks it up. Any other interruption (Ctrl-C, a cancelled flow, a status
-    endpoint that stayed down) leaves it WAITING too, recorded even while the run is being cancelled. A
-    parked wait (:class:`~tasks.polling.WaitParked`) is left to :func:`recorded_wait`, which records its
-    parking and returns it; every other ending forgets an earlier parking, so the next wait starts afresh.
+    endpoint that stayed down) leaves it WAITING too, recorded even while the run is being cancelled. Each
+    forgets an earlier parking, so the next wait starts afresh.
     """
     try:
         yield
-    except WaitParked:
-        raise
     except RemoteJobEnded as ended:
         state = JobState.CANCELLED if ended.cancelled else JobState.FAILED
         await record_shielded(
@@ -107,8 +107,6 @@ async def recording_wait(recorder: RunRecorder, job: JobSnapshot, *, what: str) 
             recorder.update_job(job, status=JobState.WAITING, detail=detail, data=_unparked(job))
         )
         raise
-    if job.facts(JobData).parked is not None:
-        await recorder.update_job(job, data=JobData(parked=None))
 
 
 async def _record_parking(recorder: RunRecorder, job: JobSnapshot, parked: WaitParked) -> JobSnapshot:

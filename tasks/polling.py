@@ -3,7 +3,7 @@
 Every wait (batch job, order status, purchase progress) runs through it with one :class:`PollPolicy`: the
 service's own estimate of the time left guides the next look when it gives one, otherwise the interval grows
 from ``min_interval_s`` to ``max_interval_s``. A status check that fails transiently is looked at again with
-the same back-off until the deadline, never faster. A wait that may park (``park_after_s``) ends with
+the same back-off until the deadline, never faster. A wait that may park (``park_after_s``) returns
 :class:`WaitParked` once it has lasted that long, or at once when the service expects the job to take longer:
 the caller then lets a later run continue it.
 """
@@ -37,7 +37,7 @@ class PollPolicy:
         min_interval_s: the first wait, and the shortest.
         max_interval_s: the longest wait.
         growth: factor by which the wait grows when the service gives no estimate.
-        park_after_s: end the wait with :class:`WaitParked` once it has lasted this long, or when the
+        park_after_s: end the wait, returning :class:`WaitParked`, once it has lasted this long, or when the
             service's estimate of the time left is longer; None waits in-process to the end.
     """
 
@@ -108,8 +108,10 @@ class RemoteJobEnded(PostflowsError):
     cancelled: bool = False
 
 
-class WaitParked(PostflowsError):
-    """The wait ends here and is to be continued by a later run: the job is expected to take long.
+@dataclass(frozen=True)
+class WaitParked:
+    """How a parked wait ended: it is to be continued by a later run, the job being expected to take long.
+    :func:`poll_until` returns it (an outcome its caller's type names, not an exception).
 
     Attributes:
         what: the job's name.
@@ -118,13 +120,16 @@ class WaitParked(PostflowsError):
         last: the last look at the job.
     """
 
-    def __init__(self, what: str, waited_s: float, resume_in_s: float, last: Observation[object]) -> None:
-        state = f" ({last.detail})" if last.detail else ""
-        super().__init__(f"{what} still running after {waited_s:.0f}s{state}; parked for {resume_in_s:.0f}s")
-        self.what = what
-        self.waited_s = waited_s
-        self.resume_in_s = resume_in_s
-        self.last = last
+    what: str
+    waited_s: float
+    resume_in_s: float
+    last: Observation[object]
+
+    def __str__(self) -> str:
+        state = f" ({self.last.detail})" if self.last.detail else ""
+        return (
+            f"{self.what} still running after {self.waited_s:.0f}s{state}; parked for {self.resume_in_s:.0f}s"
+        )
 
 
 class PollTimedOut(PostflowsError):
@@ -176,8 +181,9 @@ async def poll_until(
     job: PolledJob = PolledJob(),
     clock: WaitClock = WaitClock(),
     transient: Callable[[ApiError], bool] | None = None,
-) -> S:
-    """Call ``check`` until it reports ``done``; return that status.
+) -> S | WaitParked:
+    """Call ``check`` until it reports ``done``; return that status, or :class:`WaitParked` when the policy
+    parks the wait (``policy.park_after_s``): not done, and to be continued by a later run.
 
     ``check`` raises a :class:`RemoteJobEnded` for a failure state (the job failed, was cancelled); that
     ends the wait. A transient :class:`~connectors.errors.ApiError` from ``check`` (the status endpoint is
@@ -194,7 +200,6 @@ async def poll_until(
 
     Raises:
         PollTimedOut: still not done after ``policy.max_wait_s``.
-        WaitParked: not done, and the policy parks the wait (``policy.park_after_s``).
     """
     started = clock.now() - job.waited_s
     tracker = await Progress.start(job.what) if job.progress else None
@@ -208,7 +213,9 @@ async def poll_until(
             if await _report(seen, on_status, tracker):
                 return seen.status
         elapsed = clock.now() - started
-        _end_when_due(policy, job.what, elapsed, seen, last)
+        parked = _end_when_due(policy, job.what, elapsed, seen, last)
+        if parked is not None:
+            return parked
         interval = policy.next_interval(interval, estimate_s=estimate)
         await clock.sleep(min(interval, policy.max_wait_s - elapsed))
 
@@ -243,9 +250,9 @@ def _end_when_due(
     elapsed: float,
     seen: Observation[S] | ApiError,
     last: Observation[S] | None,
-) -> None:
-    """End the wait when its time is up (the last error, when no look ever succeeded) or when the policy
-    parks it after a successful look; otherwise return, and the wait goes on."""
+) -> WaitParked | None:
+    """End the wait when its time is up (the last error, when no look ever succeeded) or, with the parked
+    wait returned, when the policy parks it after a successful look; otherwise None, and the wait goes on."""
     if elapsed >= policy.max_wait_s:
         if isinstance(seen, ApiError) and last is None:
             raise seen
@@ -253,4 +260,5 @@ def _end_when_due(
     if isinstance(seen, Observation):
         resume_in = policy.park_in(elapsed, estimate_s=seen.estimate_s)
         if resume_in is not None:
-            raise WaitParked(what, elapsed, resume_in, seen)  # type: ignore[arg-type]
+            return WaitParked(what, elapsed, resume_in, seen)  # type: ignore[arg-type]
+    return None

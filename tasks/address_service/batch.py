@@ -30,7 +30,15 @@ from fileio.limits import (
     TableLimits,
 )
 from tasks.address_service.billing import CONTRACT, Billing
-from tasks.polling import Observation, PolledJob, PollPolicy, RemoteJobEnded, WaitClock, poll_until
+from tasks.polling import (
+    Observation,
+    PolledJob,
+    PollPolicy,
+    RemoteJobEnded,
+    WaitClock,
+    WaitParked,
+    poll_until,
+)
 from tasks.retrying import idempotent_step, run_step
 
 API = "address-service"
@@ -119,8 +127,9 @@ async def wait_for_batch(
     waited_s: float = 0.0,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     clock: Callable[[], float] = time.monotonic,
-) -> BatchStatus:
-    """Poll /checkbatchstatus until the job finishes; each look is a retried step.
+) -> BatchStatus | WaitParked:
+    """Poll /checkbatchstatus until the job finishes, or the wait is parked (``policy.park_after_s``:
+    :class:`~tasks.polling.WaitParked`, for a follow-up run to continue); each look is a retried step.
 
     A look that fails, whatever the error (Status 301/302 "error accessing the database" included), says
     nothing about the job: it is looked at again until the deadline, and a wait that ends that way leaves
@@ -132,7 +141,6 @@ async def wait_for_batch(
         BatchJobFailed: TokenStatus 1, 5 or 6 (7 Unknown and numbers §2.6 does not list are waited out).
         PollTimedOut: still running after ``policy.max_wait_s``; the job may go on remotely.
         ApiError: every look failed until the deadline; the job may go on remotely.
-        WaitParked: the wait is to be continued by a follow-up run (``policy.park_after_s``).
     """
 
     async def check() -> Observation[BatchStatus]:

@@ -31,7 +31,7 @@ from fileio.documents import DocumentLimits, DocumentNaming, save_documents
 from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from fileio.newspaper.order_input import OrderKind, check_order, load_order, order_from_body
 from history.identity import Endpoint, body_key
-from tasks.polling import Observation, PolledJob, PollPolicy, WaitClock, poll_until
+from tasks.polling import Observation, PolledJob, PollPolicy, WaitClock, WaitParked, poll_until
 from tasks.retrying import idempotent_step, run_step
 
 # The flow takes the reading and checking of the order from here, beside the steps that send it.
@@ -121,13 +121,13 @@ async def wait_for_order(
     on_status: StatusCallback | None = None,
     waited_s: float = 0.0,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-) -> OrderStatus:
-    """Poll the status until it is none of ``waiting``; every answer goes to ``on_status``. Each look is a
-    retried step; ``waited_s`` is how long earlier runs waited for the order already.
+) -> OrderStatus | WaitParked:
+    """Poll the status until it is none of ``waiting``, or the wait is parked (``policy.park_after_s``:
+    :class:`~tasks.polling.WaitParked`, for a follow-up run); every answer goes to ``on_status``. Each look
+    is a retried step; ``waited_s`` is how long earlier runs waited for the order already.
 
     Raises:
         PollTimedOut: the order is still waiting after ``policy.max_wait_s``; a re-run resumes it.
-        WaitParked: the wait is to be continued by a follow-up run (``policy.park_after_s``).
     """
 
     async def check() -> Observation[ApiResult[OrderStatus]]:
@@ -142,7 +142,7 @@ async def wait_for_order(
         job=PolledJob(f"order {order_id}", waited_s=waited_s, progress=False),
         clock=WaitClock(sleep=sleep),
     )
-    return final.value
+    return final if isinstance(final, WaitParked) else final.value
 
 
 @dataclass

@@ -37,6 +37,7 @@ from tasks.polling import (
     Sleep,
     StatusCallback,
     WaitClock,
+    WaitParked,
     poll_until,
 )
 from tasks.retrying import idempotent_step, run_step
@@ -149,15 +150,15 @@ async def wait_for_purchase(
     waited_s: float = 0.0,
     sleep: Sleep = asyncio.sleep,
     clock: Callable[[], float] = time.monotonic,
-) -> PurchaseProgress:
-    """Poll the progress until the purchase is done (see :func:`purchase_done`), showing it as progress.
+) -> PurchaseProgress | WaitParked:
+    """Poll the progress until the purchase is done (see :func:`purchase_done`), showing it as progress, or
+    the wait is parked (``policy.park_after_s``: :class:`~tasks.polling.WaitParked`, for a follow-up run).
     Each look is a retried step; ``waited_s`` is how long earlier runs waited for the purchase already.
 
     Raises:
         PurchaseFailed: a status the purchase waits for reports failure.
         PollTimedOut: not done after ``policy.max_wait_s``; the purchase may still run, a re-run resumes
             it.
-        WaitParked: the wait is to be continued by a follow-up run (``policy.park_after_s``).
     """
 
     purchase_id, sorting = purchase.purchase_id, purchase.sorting
@@ -179,7 +180,7 @@ async def wait_for_purchase(
         job=PolledJob(f"purchase {purchase_id}", waited_s=waited_s),
         clock=WaitClock(sleep, clock),
     )
-    return final.value
+    return final if isinstance(final, WaitParked) else final.value
 
 
 @idempotent_step("newspaper-output-addresses")

@@ -42,7 +42,7 @@ async def run(
     *,
     waited_s: float = 0.0,
     time: FakeTime | None = None,
-) -> tuple[str, FakeTime]:
+) -> tuple[str | WaitParked, FakeTime]:
     time = time or FakeTime()
 
     async def check() -> Observation[str]:
@@ -59,6 +59,19 @@ async def run(
         clock=WaitClock(time.sleep, time.clock),
     )
     return result, time
+
+
+async def parked_run(
+    steps: Iterator[Observation[str] | Exception],
+    policy: PollPolicy,
+    *,
+    waited_s: float = 0.0,
+    time: FakeTime | None = None,
+) -> WaitParked:
+    """The parked wait ``run`` returns (a returned outcome: the wait raises nothing)."""
+    result, _ = await run(steps, policy, waited_s=waited_s, time=time)
+    assert isinstance(result, WaitParked), result
+    return result
 
 
 def waiting(detail: str = "running", estimate: float | None = None) -> Observation[str]:
@@ -172,19 +185,17 @@ PARKING = PollPolicy(max_wait_s=1000, min_interval_s=1, max_interval_s=4, park_a
 
 async def test_a_wait_without_an_estimate_parks_once_it_has_lasted_the_threshold() -> None:
     time = FakeTime()
-    with pytest.raises(WaitParked) as parked:
-        await run(script(*[waiting("running")] * 20), PARKING, time=time)
-    assert parked.value.waited_s == pytest.approx(12.125)  # the first look past 10s: 1+1.5+2.25+3.375+4
-    assert sum(time.sleeps) == pytest.approx(parked.value.waited_s)
-    assert parked.value.resume_in_s == 10  # a job that ran that long is looked at again that much later
-    assert parked.value.last.detail == "running"
+    parked = await parked_run(script(*[waiting("running")] * 20), PARKING, time=time)
+    assert parked.waited_s == pytest.approx(12.125)  # the first look past 10s: 1+1.5+2.25+3.375+4
+    assert sum(time.sleeps) == pytest.approx(parked.waited_s)
+    assert parked.resume_in_s == 10  # a job that ran that long is looked at again that much later
+    assert parked.last.detail == "running"
 
 
 async def test_an_estimate_longer_than_the_threshold_parks_at_once_until_the_job_should_end() -> None:
     time = FakeTime()
-    with pytest.raises(WaitParked) as parked:
-        await run(script(waiting(estimate=240), Observation("never", True)), PARKING, time=time)
-    assert time.sleeps == [] and parked.value.resume_in_s == 240
+    parked = await parked_run(script(waiting(estimate=240), Observation("never", True)), PARKING, time=time)
+    assert time.sleeps == [] and parked.resume_in_s == 240
 
 
 async def test_a_short_estimate_waits_here() -> None:
@@ -198,9 +209,8 @@ async def test_a_job_done_at_the_first_look_of_a_continued_wait_is_done() -> Non
 
 
 async def test_a_continued_wait_parks_again_after_one_look_and_keeps_counting() -> None:
-    with pytest.raises(WaitParked) as parked:
-        await run(script(waiting(), Observation("never", True)), PARKING, waited_s=300)
-    assert parked.value.waited_s == 300
+    parked = await parked_run(script(waiting(), Observation("never", True)), PARKING, waited_s=300)
+    assert parked.waited_s == 300
 
 
 async def test_a_continued_wait_keeps_the_first_runs_deadline() -> None:
@@ -212,9 +222,8 @@ async def test_a_continued_wait_keeps_the_first_runs_deadline() -> None:
 
 async def test_a_parked_wait_is_looked_at_again_by_the_deadline_at_the_latest() -> None:
     policy = PollPolicy(max_wait_s=100, min_interval_s=1, max_interval_s=4, park_after_s=10)
-    with pytest.raises(WaitParked) as parked:
-        await run(script(waiting(estimate=500)), policy, waited_s=30)
-    assert parked.value.resume_in_s == 70
+    parked = await parked_run(script(waiting(estimate=500)), policy, waited_s=30)
+    assert parked.resume_in_s == 70
 
 
 async def test_without_a_threshold_a_wait_never_parks() -> None:

@@ -388,8 +388,8 @@ async def test_a_parked_wait_is_returned_recorded_and_continued_from_where_it_st
     job = (await _submit(recorder, service)).job
     before = datetime.now(UTC)
 
-    async def parks(waited_s: float) -> str:
-        raise WaitParked("batch job", waited_s, 300.0, Observation("running", False))
+    async def parks(waited_s: float) -> str | WaitParked:
+        return WaitParked("batch job", waited_s, 300.0, Observation("running", False))
 
     first = await recorded_wait(recorder, job, lambda: parks(600.0), what="batch job")
     assert isinstance(first, JobParked)  # an outcome the caller handles, not an exception
