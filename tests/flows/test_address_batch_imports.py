@@ -37,7 +37,9 @@ print("\\nPROBE " + json.dumps({"planned": planned, "sent": sent, "modules": sor
 """
 
 
-def test_an_address_batch_against_a_service_url_loads_no_sandbox_and_no_other_api(tmp_path: Path) -> None:
+def _service_url_environment(tmp_path: Path) -> dict[str, str]:
+    """A process's environment for an address service at an address where nothing listens (one attempt,
+    no retries), reporting to the session's Prefect server."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTFLOWS_", "PREFECT_"))}
     env.update(
         PYTHONPATH=str(REPO),
@@ -49,6 +51,11 @@ def test_an_address_batch_against_a_service_url_loads_no_sandbox_and_no_other_ap
         POSTFLOWS_HTTP_MAX_ATTEMPTS="1",
         POSTFLOWS_TASK_RETRIES="0",
     )
+    return env
+
+
+def test_an_address_batch_against_a_service_url_loads_no_sandbox_and_no_other_api(tmp_path: Path) -> None:
+    env = _service_url_environment(tmp_path)
     done = subprocess.run(
         [sys.executable, "-c", _RUN, str(EXAMPLE)],
         cwd=tmp_path,
@@ -83,17 +90,7 @@ def test_the_address_batch_command_loads_no_sandbox_and_no_other_api(tmp_path: P
     """``postflows address-batch`` as a user runs it, under ``python -X importtime``: a dry run and a run
     against an address where nothing listens load the address service's modules and none of the other APIs'
     commands, connectors, files or tasks, nor the sandbox's."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTFLOWS_", "PREFECT_"))}
-    env.update(
-        PYTHONPATH=str(REPO),
-        PREFECT_API_URL=str(PREFECT_API_URL.value()),
-        POSTFLOWS_DATA_DIR=str(tmp_path / "data"),
-        POSTFLOWS_ADDRESS_SERVICE_URL="https://127.0.0.1:9/address/REST/v1",
-        POSTFLOWS_ADDRESS_SERVICE_USER="user",
-        POSTFLOWS_ADDRESS_SERVICE_PASSWORD="password",
-        POSTFLOWS_HTTP_MAX_ATTEMPTS="1",
-        POSTFLOWS_TASK_RETRIES="0",
-    )
+    env = _service_url_environment(tmp_path)
     foreign = (*FOREIGN, "postflows.cli_newspaper", "postflows.cli_commerce", "postflows.cli_sandbox")
     for name, extra in (("planned", ["--dry-run"]), ("sent", [])):
         done = subprocess.run(
