@@ -54,10 +54,14 @@ COMMAND_MODULES: dict[str, str] = {
 }
 
 
+def _plain_app() -> typer.Typer:
+    """An app made as the root app is: plain help text, Typer's exception pages off."""
+    return typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+
+
 def command_app(module: str) -> typer.Typer:
-    """A Typer app holding the commands ``module`` registers, made as the root app is (plain help text,
-    Typer's exception pages off)."""
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+    """A Typer app holding the commands ``module`` registers."""
+    app = _plain_app()
     importlib.import_module(module).register(app)
     return app
 
@@ -103,7 +107,7 @@ class LazyCommands(TyperGroup):
 def every_command_app(root: typer.Typer) -> typer.Typer:
     """``root`` with every module's commands registered on it as well, as Typer sees a plain app: for the
     reference pages and the tests that read every command's declaration."""
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+    app = _plain_app()
     app.registered_callback = root.registered_callback
     app.info = root.info
     app.registered_commands = list(root.registered_commands)
