@@ -87,3 +87,29 @@ def test_an_expected_error_is_one_line_and_its_traceback_is_debug() -> None:
 def test_an_unexpected_error_keeps_its_traceback() -> None:
     [line] = _logged(ZeroDivisionError("division by zero"), logging.INFO)
     assert line.startswith("ERROR ") and "Traceback (most recent call last)" in line
+
+
+_SETUPS_COUNTED = """
+import logging
+import prefect.logging.configuration as configuration
+from prefect import flow  # Prefect configures logging as it loads
+from runtime.logsetup import quiet_console_tracebacks
+
+setups = []
+real = configuration.setup_logging
+configuration.setup_logging = lambda *args, **kwargs: setups.append(1) or real(*args, **kwargs)
+quiet_console_tracebacks()
+consoles = [h for h in logging.getLogger().handlers if isinstance(h, logging.StreamHandler)]
+quiet = all(type(h.formatter).__name__ == "_NoTracebackFormatter" for h in consoles)
+print(len(setups), len(consoles), quiet)
+"""
+
+
+def test_a_command_keeps_the_logging_prefect_configured_and_quiets_its_console() -> None:
+    """In a command's process Prefect has configured logging as it loaded: it is not configured a second
+    time (a third of a second per command), and its console handler still loses the tracebacks."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _SETUPS_COUNTED], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["0", "1", "True"], done.stderr

@@ -13,6 +13,8 @@ from typing import Any
 from sqlalchemy import delete, select
 
 import history
+from core.redaction import SCRUBBER
+from fileio import files
 from flows.results import RunResult
 from history.models import Base, JobState, Run, RunMessage
 from sandbox.address_service.jobs import JobStore
@@ -60,6 +62,7 @@ class Matrix:
         self.database_url = database_url
         self.runs = 0
         self._set_data_dir: Callable[[Path], None] = lambda path: None
+        self._secrets = SCRUBBER.snapshot()
 
     def use_data_dir(self, setter: Callable[[Path], None]) -> None:
         """How a run's data dir is set (the test's monkeypatch of POSTFLOWS_DATA_DIR)."""
@@ -120,6 +123,11 @@ class Matrix:
         state.clear()
         self.sandbox.config.faults.clear()
         self.sandbox.config.tokens.revoke_all()
+        # As in a process of its own: no secret or private folder of an earlier run is known (a run checks
+        # each file it writes against every private folder registered, so they must not pile up).
+        SCRUBBER.restore(self._secrets)
+        files._private_roots.clear()
+        files._secured_roots.clear()
         factory = history.session_factory(self.database_url)
         with factory.begin() as session:
             for table in reversed(Base.metadata.sorted_tables):
