@@ -30,6 +30,7 @@ from rich.table import Table  # noqa: E402
 from bench import (  # noqa: E402
     cli,
     completion,
+    flow_import,
     flow_runs,
     queries,
     queries_limited,
@@ -56,6 +57,7 @@ BENCHMARKS: dict[str, Callable[[BenchConfig, Path], BenchResult]] = {
     completion.NAME: completion.run,
     flow_runs.SMALL_BATCH: flow_runs.run_small_batch,
     flow_runs.FLOW_OVERHEAD: flow_runs.run_flow_overhead,
+    flow_import.NAME: flow_import.run,
     cli.REFUSE_NAME: cli.run_refuse,
     cli.HELP_NAME: cli.run_help,
     cli.HISTORY_NAME: cli.run_history,

@@ -37,6 +37,10 @@ class BenchConfig:
     prefect_api_url: str | None = None
     openpyxl_reference: bool = True
     cli_repeats: int = 15  # the command-start benchmarks: short processes, so more rounds
+    flow_import_repeats: int = (
+        3  # rounds of importing every flow module in a fresh process (bench/flow_import.py)
+    )
+    flow_import_modules: int | None = None  # None: every flow module of the catalog; else the first N
     history_runs: int = 100_000
     report_runs: int = 1_000  # postflows report: runs over 24 months (bench/report.py)
     limits_columns: int = 5_000  # a CSV this wide is refused (POSTFLOWS_TABLE_MAX_COLUMNS, 1,000)
@@ -57,6 +61,7 @@ QUICK = BenchConfig(
     overhead_rows=1_000,
     jobs=3,
     cli_repeats=3,
+    flow_import_repeats=1,
     history_runs=2_000,
     long_line_mib=20,
 )

@@ -29,6 +29,8 @@ TINY = BenchConfig(
     flow_poll_interval_s=0.05,
     jobs=1,
     cli_repeats=1,
+    flow_import_repeats=1,
+    flow_import_modules=1,
     history_runs=300,
     report_runs=60,
     long_line_mib=2,
@@ -53,7 +55,7 @@ def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> Non
     assert set(BENCHMARKS) >= {
         "result_file", "upload_file", "xlsx", "xlsx_read", "review_xlsx", "queries", "queries_limited",
         "completion", "small_batch", "flow_overhead", "cli_refuse", "cli_help", "history_list",
-        "history_report",
+        "history_report", "flow_import",
     }  # fmt: skip
     assert document["config"]["repeats"] == 1
     for name, result in document["benchmarks"].items():
