@@ -7,6 +7,7 @@ from __future__ import annotations
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -15,6 +16,14 @@ import pytest
 from tests.e2e.conftest import EXAMPLE, POSTFLOWS, PrefectServer, json_block, sandbox_cli_environment
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+
+# The command runs with Ctrl-C's default action, however the suite was started: a shell's background job
+# (`make test &`) starts with SIGINT ignored, its processes inherit that, and Python then leaves it ignored.
+WITH_CTRL_C = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])"
+)
 
 
 def _batch_state(database: Path) -> str | None:
@@ -40,7 +49,12 @@ def test_ctrl_c_while_waiting_says_what_was_recorded_and_how_to_resume(
     database = tmp_path / "data" / "history.db"
 
     process = subprocess.Popen(
-        command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", WITH_CTRL_C, *command],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 120
     while _batch_state(database) != "RUNNING":
