@@ -74,25 +74,19 @@ def _import_cost(module: str, workdir: Path) -> tuple[float, int]:
 def run(config: BenchConfig, workdir: Path) -> BenchResult:
     """Every flow module's import against ``import prefect``, alternately, in fresh processes."""
     modules = flow_modules(config.flow_import_modules)
-    times: dict[str, list[float]] = {module: [] for module in modules}
-    rss: dict[str, list[int]] = {module: [] for module in modules}
-    baseline_s: list[float] = []
-    baseline_rss: list[int] = []
+    times: dict[str, list[float]] = {module: [] for module in [*modules, BASELINE_MODULE]}
+    rss: dict[str, list[int]] = {module: [] for module in [*modules, BASELINE_MODULE]}
     for round_number in range(config.flow_import_repeats):
         for position, module in enumerate(modules):
-            baseline_first = (round_number + position) % 2 == 1
-            if baseline_first:
-                seconds, kib = _import_cost(BASELINE_MODULE, workdir)
-                baseline_s.append(seconds)
-                baseline_rss.append(kib)
-            seconds, kib = _import_cost(module, workdir)
-            times[module].append(seconds)
-            rss[module].append(kib)
-            if not baseline_first:
-                seconds, kib = _import_cost(BASELINE_MODULE, workdir)
-                baseline_s.append(seconds)
-                baseline_rss.append(kib)
-    base_s, base_rss = statistics.median(baseline_s), statistics.median(baseline_rss)
+            pair = [module, BASELINE_MODULE]
+            if (round_number + position) % 2:
+                pair.reverse()  # the baseline first every other time
+            for imported in pair:
+                seconds, kib = _import_cost(imported, workdir)
+                times[imported].append(seconds)
+                rss[imported].append(kib)
+    baseline_s = times.pop(BASELINE_MODULE)
+    base_s, base_rss = statistics.median(baseline_s), statistics.median(rss.pop(BASELINE_MODULE))
     ratios = {
         module: {
             "time": statistics.median(times[module]) / base_s,
