@@ -1,7 +1,7 @@
 """The checks of an address file's rows (:mod:`fileio.address_service.records` reads the file and calls
-them): the §2.1 minimum input and Swiss postcodes, street lines that could not be split, and the values that
-break their §2.3 length or the wire encoding or hold a control character. Each check returns or adds the
-rejected lines (row, field as the file names it, value, reason).
+them): the §2.1 minimum input, countries and Swiss postcodes, street lines that could not be split, and the
+values that break their §2.3 length or the wire encoding or hold a control character. Each check returns or
+adds the rejected lines (row, field as the file names it, value, reason).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from connectors.address_service.codes import ADDRESS_FIELD_NAMES, MAX_LENGTH, PASSTHROUGH_MAX_LENGTH
 from fileio.address_service.street_lines import SplitColumn
+from fileio.countries import ACCEPTED, iso_codes
 from fileio.lazy import lazy_module
 from fileio.rejected_rows import RejectedRows, no_problems, problem_lines
 
@@ -86,7 +87,20 @@ def row_problems(
     town_ok = filled("TownName") | (pobox_only & filled("PoBoxTownName"))
     missing(~zip_ok, "ZIPCode", "ZIPCode missing" + ("" if verification else " (or PoBoxZIP for a P.O. box)"))
     missing(~town_ok, "TownName", "TownName missing")
-    return lines + _postcode_problems(rows)
+    return lines + _country_problems(rows) + _postcode_problems(rows)
+
+
+def _country_problems(rows: CheckedRows) -> list[pd.DataFrame]:
+    """The rejected lines of countries no ISO code could be found for (the reader has written every known
+    one as its code, :mod:`fileio.countries`): one reason, naming what is understood."""
+    if "CountryCode" not in rows.frame:
+        return []
+    values = rows.frame["CountryCode"]
+    unknown = values.notna() & ~values.fillna("").isin(iso_codes())
+    if not unknown.any():
+        return []
+    reason = f"unknown country; write {ACCEPTED}"
+    return [problem_lines(rows.ids[unknown], rows.header("CountryCode"), values[unknown], reason)]
 
 
 def _postcode_problems(rows: CheckedRows) -> list[pd.DataFrame]:
@@ -113,7 +127,10 @@ def check_values(
     """Every value fits its §2.3 length (customer columns 450) and the wire encoding, and holds no control
     character; the rows that break it are added to ``rejected``."""
     frame = rows.frame
-    limits = {name: MAX_LENGTH[name] for name in ADDRESS_FIELD_NAMES if name in frame}
+    # A country is an ISO code or its row is rejected already (_country_problems): no second reason.
+    limits = {
+        name: MAX_LENGTH[name] for name in ADDRESS_FIELD_NAMES if name in frame and name != "CountryCode"
+    }
     limits.update({name: PASSTHROUGH_MAX_LENGTH for name in passthrough})
     for column, limit in limits.items():
         rejected.check_lengths(rows.header(column), frame[column], limit)

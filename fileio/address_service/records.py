@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Literal
 from connectors.address_service.codes import STATUS_FIELD_NAMES
 from fileio.address_service.record_checks import CheckedRows, check_values, refused_splits, row_problems
 from fileio.address_service.street_lines import SplitColumn, split_street_column
+from fileio.countries import country_code
 from fileio.errors import InputError
 from fileio.headers import resolve_address_columns
 from fileio.input_format import InputFormat
@@ -235,7 +236,20 @@ def _gathered(
         filled |= values != ""
     frame = pd.DataFrame(gathered, index=raw.index)
     _split_po_box(frame)
+    _country_codes(frame)
     return frame, filled
+
+
+def _country_codes(frame: pd.DataFrame) -> None:
+    """Write each country the file names ("Schweiz", "FL", "ch") as its ISO code; a value that names no
+    country stays as given, and :func:`~fileio.address_service.record_checks.row_problems` rejects its row."""
+    if "CountryCode" not in frame:
+        return
+    values = frame["CountryCode"]
+    filled = values.notna()
+    codes = values[filled].map(country_code)
+    known = codes.notna()
+    frame.loc[codes.index[known], "CountryCode"] = codes[known]
 
 
 def address_header(headers: Sequence[str], reading: AddressReading, *, path: Path) -> dict[str, str]:

@@ -1,0 +1,84 @@
+"""Country values as CRM exports write them: names in the national languages and English, ISO alpha-3 and
+vehicle codes, any case; read as the ISO alpha-2 code before any check, an unknown one rejected once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fileio.address_service.records import read_address_file
+from fileio.countries import ACCEPTED, country_code, iso_codes
+from tests.fileio.test_address_records import assert_nothing_lost, write_text
+
+
+@pytest.mark.parametrize(
+    ("value", "code"),
+    [
+        ("Schweiz", "CH"),
+        ("Suisse", "CH"),
+        ("Svizzera", "CH"),
+        ("Svizra", "CH"),
+        ("Switzerland", "CH"),
+        ("  SCHWEIZ ", "CH"),
+        ("ch", "CH"),
+        ("CHE", "CH"),
+        ("Confédération suisse", "CH"),
+        ("Confederation Suisse", "CH"),
+        ("Liechtenstein", "LI"),
+        ("Fürstentum  Liechtenstein", "LI"),
+        ("FL", "LI"),
+        ("LIE", "LI"),
+        ("Deutschland", "DE"),
+        ("Österreich", "AT"),
+        ("Italia", "IT"),
+        ("fr", "FR"),
+        ("nl", "NL"),
+    ],
+)
+def test_a_known_spelling_is_its_iso_code(value: str, code: str) -> None:
+    assert country_code(value) == code
+
+
+@pytest.mark.parametrize("value", ["Narnia", "XX", "C", "Schweizz", "CHX", ""])
+def test_anything_else_names_no_country(value: str) -> None:
+    assert country_code(value) is None
+
+
+def test_the_codes_are_isos_alpha_2_list() -> None:
+    codes = iso_codes()
+    assert len(codes) == 249
+    assert {"CH", "LI", "DE", "AT", "FR", "IT"} <= codes
+    assert all(len(code) == 2 and code.isupper() for code in codes)
+
+
+def test_a_crm_export_with_country_names_and_house_numbers_in_the_street_loses_no_row(tmp_path: Path) -> None:
+    header = ["Kundennr", "Vorname", "Name", "Strasse", "PLZ", "Ort", "Land"]
+    rows = [
+        ["1001", "Anna", "Meier", "Bahnhofstrasse 12", "8001", "Zürich", "Schweiz"],
+        ["1002", "Luc", "Favre", "Rue du Marché 4", "1204", "Genève", "Suisse"],
+        ["1003", "Gianni", "Rossi", "Via Nassa 12", "6900", "Lugano", "Svizzera"],
+        ["1004", "John", "Smith", "Seestrasse 7a", "6004", "Luzern", "Switzerland"],
+        ["1005", "Maria", "Frick", "Städtle 20", "9490", "Vaduz", "FL"],
+    ]
+    result = read_address_file(write_text(tmp_path / "crm.csv", header, rows, ";", encoding="cp1252"))
+    assert result.rejected.empty, result.rejected
+    assert list(result.records["CountryCode"]) == ["CH", "CH", "CH", "CH", "LI"]
+    assert list(result.records["HouseNo"]) == ["12", "4", "12", "7a", "20"]
+    assert_nothing_lost(result)
+
+
+def test_an_unknown_country_rejects_its_row_once_naming_the_spellings_understood(tmp_path: Path) -> None:
+    header = ["Vorname", "Name", "Strasse", "Hausnummer", "PLZ", "Ort", "Land"]
+    rows = [
+        ["Anna", "Meier", "Bahnhofstrasse", "12", "8001", "Zürich", "Schweiz"],
+        ["Tom", "Tumnus", "Lamp Post Lane", "1", "1234", "Cair Paravel", "Narnia"],
+        ["Eva", "Keller", "Marktgasse", "3", "3011", "Bern", ""],
+    ]
+    result = read_address_file(write_text(tmp_path / "in.csv", header, rows, ";"))
+    rejected = result.rejected
+    assert rejected[["row", "field", "value"]].values.tolist() == [[2, "Land", "Narnia"]]
+    assert rejected["reason"].iloc[0] == f"unknown country; write {ACCEPTED}"
+    assert "Schweiz" in ACCEPTED and "CH" in ACCEPTED
+    assert list(result.records["CountryCode"].fillna("")) == ["CH", ""]
+    assert_nothing_lost(result)
