@@ -71,13 +71,17 @@ def resolve_columns(headers: Sequence[str], aliases: Sequence[ColumnNames]) -> d
     return {field: header for field, (_, _, header) in sorted(chosen.items(), key=lambda item: item[1][:2])}
 
 
+IGNORE = "ignore"
+"""The mapping target that leaves a column out of the address (``--map Land=ignore``), passed through."""
+
+
 def resolve_address_columns(
     headers: Sequence[str], mapping: Mapping[str, str] | None, *, path: Path
 ) -> dict[str, str]:
     """Which source header supplies each canonical address field (canonical → header), in §2.3 order.
 
-    Precedence: the explicit ``mapping`` (source header → field name, §2.3/§2.2 name or alias; an empty name
-    keeps the column as a customer column), then an exact
+    Precedence: the explicit ``mapping`` (source header → field name, §2.3/§2.2 name or alias; ``ignore`` or
+    an empty name leaves the column out of the address, a customer column passed through), then an exact
     §2.3 or ``_in`` name (any case), then an alias. Among equals the leftmost column wins; a column that loses
     stays a pass-through customer column (see :func:`resolve_columns`).
 
@@ -89,14 +93,15 @@ def resolve_address_columns(
         header = _find_header(headers, source)
         if header is None:
             raise InputError(f"mapped column {source!r} is not in the header {list(headers)}", path=path)
-        if not target.strip():
+        if not target.strip() or target.strip().casefold() == IGNORE:
             explicit.setdefault(header, "")  # mapped to nothing: the column stays a customer column
             continue
         field = field_for_header(target) or (target if target in ADDRESS_FIELD_NAMES else None)
         if field is None:
             raise InputError(
                 f"mapping target {target!r} for column {source!r} is not an address field "
-                f"(expected one of {', '.join(ADDRESS_FIELD_NAMES)})",
+                f"(expected one of {', '.join(ADDRESS_FIELD_NAMES)}, or {IGNORE} to leave the column out of "
+                "the address)",
                 path=path,
             )
         explicit.setdefault(header, field)

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from fileio.address_service.records import read_address_file
+from fileio.address_service.records import AddressReading, read_address_file
 from fileio.countries import ACCEPTED, country_code, iso_codes
+from fileio.errors import InputError
 from tests.fileio.test_address_records import assert_nothing_lost, write_text
 
 
@@ -82,3 +83,16 @@ def test_an_unknown_country_rejects_its_row_once_naming_the_spellings_understood
     assert "Schweiz" in ACCEPTED and "CH" in ACCEPTED
     assert list(result.records["CountryCode"].fillna("")) == ["CH", ""]
     assert_nothing_lost(result)
+
+
+def test_a_column_mapped_to_ignore_stays_out_of_the_address_and_is_passed_through(tmp_path: Path) -> None:
+    header = ["Vorname", "Name", "Strasse", "PLZ", "Ort", "Land"]
+    rows = [["Anna", "Meier", "Bahnhofstrasse 12", "8001", "Zürich", "Narnia"]]
+    path = write_text(tmp_path / "in.csv", header, rows, ";")
+    result = read_address_file(path, AddressReading(mapping={"land": "IGNORE"}))
+    assert "CountryCode" not in result.address_columns
+    assert result.passthrough_columns == ["Land"]
+    assert result.rejected.empty
+    assert result.records.loc[0, "Land"] == "Narnia"
+    with pytest.raises(InputError, match="or ignore to leave the column out of the address"):
+        read_address_file(path, AddressReading(mapping={"Land": "Nation"}))

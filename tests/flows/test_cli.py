@@ -268,3 +268,17 @@ def test_the_demo_is_green_under_both_answer_sets_of_the_sandbox(
     assert result.exit_code == 0, result.output
     assert "demo finished" in result.output
     assert (tmp_path / "demo" / "results.csv").is_file() and (tmp_path / "demo" / "review.xlsx").is_file()
+
+
+def test_map_ignore_leaves_a_column_out_of_the_address(sandbox: Sandbox, tmp_path: Path) -> None:
+    source = tmp_path / "kunden.csv"
+    source.write_text(
+        "Vorname;Name;Strasse;PLZ;Ort;Land\nAnna;Meier;Bahnhofstrasse 12;8001;Zürich;Narnia\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    args = ["address-batch", str(source), "--out", str(out), "--dry-run"]
+    result = runner.invoke(app, [*args, "--map", "Land=ignore"])
+    assert result.exit_code == 0, result.output
+    assert not (out / "rejected.csv").exists()
+    assert "Narnia" in (out / "upload.txt").read_text(encoding="cp1252")
