@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.json_text import json_text
 from deployments.catalog import CATALOG, DeploymentSpec
 from deployments.operators import job_variables, keep_operators_choices
 from deployments.serve import build, close_parameter_schema, parameter_schema_of
@@ -151,7 +152,7 @@ async def ensure_deployment(
 
 def _json(value: Any) -> Any:
     """``value`` as JSON reads it back (tuples become lists, keys strings), to compare like with like."""
-    return json.loads(json.dumps(value, default=str, sort_keys=True))
+    return json.loads(json_text(value, sort_keys=True, default=str))
 
 
 def _schedule_view(cron: Any, slug: Any, parameters: Any, active: Any) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from core.json_text import json_text
 from fileio.files import write_text
 
 FLUSH_CHECK_S = 1.0
@@ -127,7 +128,7 @@ class RowCheckpoint:
         numbers = [int(match.group(1)) for part in self._parts() if (match := _PART.match(part.name))]
         suffix = f"-{self.writer}" if self.writer else ""
         part = self.directory / f"part-{max(numbers, default=0) + 1:06d}{suffix}.jsonl"
-        text = "".join(json.dumps(entry, ensure_ascii=False, default=str) + "\n" for entry in self._pending)
+        text = "".join(json_text(entry, default=str) + "\n" for entry in self._pending)
         write_text(part, text)
         self._pending.clear()
         self._pending_since = None

@@ -4,13 +4,13 @@ key it resolves to with the settings, the identity a run starts under and the ke
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from connectors.address_service.models import INPUT_FILE_PLACEHOLDER, OUTPUT_FILE_PLACEHOLDER
+from core.json_text import json_text
 from fileio.address_service.profiles import AlignmentProfile, load_profile, split_mapping
 from fileio.address_service.wire import upload_columns
 from fileio.files import write_text
@@ -147,4 +147,4 @@ def batch_plan(
         "columns_kept_here": [column for column in records.passthrough_columns if column not in sent],
         "problem": problem,
     }
-    return write_text(output_dir / "plan.json", json.dumps(plan, indent=2, ensure_ascii=False) + "\n")
+    return write_text(output_dir / "plan.json", json_text(plan, indent=2) + "\n")

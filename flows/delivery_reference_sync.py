@@ -5,12 +5,12 @@ SQL tables (upserted, every change kept in the change log), with a markdown summ
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Annotated
 
 from prefect import flow, get_run_logger
 
+from core.json_text import json_text
 from fileio.files import write_received
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
@@ -81,7 +81,7 @@ async def delivery_reference_sync(
         files: list[Path] = []
         if output_dir is not None:
             for table, records in data.records().items():
-                text = json.dumps(records, indent=2, ensure_ascii=False) + "\n"
+                text = json_text(records, indent=2) + "\n"
                 files.append(Path(output_dir) / f"{table.replace(' ', '-')}.json")
                 write_received(files[-1], text.encode())
             for path in files:

@@ -5,13 +5,13 @@ them."""
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 from pydantic import Field
 
+from core.json_text import json_text
 from fileio.files import write_received
 from flows.commerce_results import KeepsNone
 from flows.early_failures import ON_FAILURE
@@ -89,7 +89,7 @@ async def logistic_product(
         names = await asyncio.to_thread(stored_option_names, settings.effective_database_url)
         answer = as_received(product)
         if output_dir is not None:
-            text = json.dumps(answer, indent=2, ensure_ascii=False) + "\n"
+            text = json_text(answer, indent=2) + "\n"
             write_received(Path(output_dir) / PRODUCT_FILE, text.encode())
             await recorder.document("product", Path(output_dir) / PRODUCT_FILE)
         mandatory = [item.code for item in product.additional_services if item.mandatory]

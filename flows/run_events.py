@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.json_text import json_text
 from core.redaction import redact
 
 FINISHED = "finished"
@@ -139,12 +140,12 @@ def input_files(parameters: Mapping[str, Any]) -> dict[str, str]:
 def bounded(summary: Mapping[str, Any]) -> dict[str, Any]:
     """``summary`` as JSON values, secrets scrubbed; over :data:`MAX_PAYLOAD_BYTES`, the values longer than
     1 KiB are replaced by a note of their size."""
-    safe: dict[str, Any] = json.loads(redact(json.dumps(dict(summary), default=str)))
-    if len(json.dumps(safe)) <= MAX_PAYLOAD_BYTES:
+    safe: dict[str, Any] = json.loads(redact(json_text(dict(summary), ascii_only=True, default=str)))
+    if len(json_text(safe, ascii_only=True)) <= MAX_PAYLOAD_BYTES:
         return safe
     kept: dict[str, Any] = {}
     for key, value in safe.items():
-        size = len(json.dumps(value))
+        size = len(json_text(value, ascii_only=True))
         kept[key] = (
             value if size <= _SHORT_VALUE_BYTES else f"… {size} bytes left out (see the run's summary)"
         )

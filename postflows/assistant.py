@@ -4,7 +4,6 @@ tables or JSON. They are single quick calls, so they run without a flow.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -18,6 +17,7 @@ from connectors.address_service import (
     BuildingVerification,
     ZipOrderMode,
 )
+from core.json_text import json_text
 from postflows.assistant_requests import AutocompleteRequest
 from postflows.console import output_console
 from runtime.settings import get_settings
@@ -81,7 +81,7 @@ def render_autocomplete(
     console = console or output_console()
     if as_json:
         console.print_json(
-            json.dumps({"variant": variant.value, "results": [e.model_dump(mode="json") for e in entries]})
+            json_text({"variant": variant.value, "results": [e.model_dump(mode="json") for e in entries]})
         )
         return
     # Only the columns that carry something for this query level (towns have no STRID, etc.).
@@ -145,7 +145,7 @@ def render_building(
     console = console or output_console()
     verdict = building_verdict(result, asked)
     if as_json:
-        console.print_json(json.dumps({**result.model_dump(mode="json"), "verdict": verdict}))
+        console.print_json(json_text({**result.model_dump(mode="json"), "verdict": verdict}, ascii_only=True))
         return
     table = Table(title="building verification", show_header=False)
     table.add_row("verdict", verdict)

@@ -10,7 +10,6 @@ the service and waits for ``--resubmit`` (an error says so with its ``exit_code`
 
 from __future__ import annotations
 
-import json
 import shlex
 import sqlite3
 import sys
@@ -21,6 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
+
+from core.json_text import json_text
 
 if TYPE_CHECKING:
     from flows.results import RunResult
@@ -230,4 +231,4 @@ def print_summary(summary: Mapping[str, Any] | RunResult) -> None:
     from flows.results import RunResult
 
     values = summary.summary() if isinstance(summary, RunResult) else dict(summary)
-    typer.echo(redact(json.dumps(values, default=str, indent=2, ensure_ascii=False)))
+    typer.echo(redact(json_text(values, indent=2, default=str)))

@@ -7,11 +7,11 @@ configuration.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from core.json_text import json_text
 from flows.requests import LogisticProductRequest, LookupOutput, SameDayAcceptanceRequest
 from postflows.cli_common import prepare_flow_run, run_work, say
 from postflows.cli_requests import request_command
@@ -61,7 +61,7 @@ def _answered(result: LogisticProductResult | SameDayAcceptanceResult, *, as_jso
     console = _console()
     if not as_json:
         return console
-    console.print_json(json.dumps(result.answer, ensure_ascii=False))
+    console.print_json(json_text(result.answer))
     return None
 
 

@@ -9,9 +9,10 @@ out of order are dropped).
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterable, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from core.json_text import json_text
 
 if TYPE_CHECKING:
     # Imported where used: ``postflows --help`` imports this module for DEBOUNCE_S.
@@ -86,7 +87,7 @@ def render_strings(
 
     console = console or output_console()
     if as_json:
-        console.print_json(json.dumps(list(values), ensure_ascii=False))
+        console.print_json(json_text(list(values)))
         return
     table = Table(title=f"{len(values)} {title}")
     table.add_column(title.rstrip("s"), no_wrap=True)
@@ -110,10 +111,7 @@ def render_models(
     console = console or output_console()
     if as_json:
         console.print_json(
-            json.dumps(
-                [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in items],
-                ensure_ascii=False,
-            )
+            json_text([item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in items])
         )
         return
     table = Table(title=f"{len(items)} {title}")

@@ -15,7 +15,6 @@ start (:func:`runtime.endpoints.require_sandbox_allowed`).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
+from core.json_text import json_text
 from runtime.endpoints import Api, ConfigurationError, api_url, require_settings
 from runtime.settings import CREDENTIAL_FIELDS, Settings
 from runtime.settings.variables import variable_named
@@ -137,7 +137,7 @@ def _text(value: Any) -> str:
     if isinstance(value, Path):
         return str(value.expanduser().resolve())
     if isinstance(value, dict | list | tuple):
-        return json.dumps(value)
+        return json_text(value, ascii_only=True)
     return str(value)
 
 

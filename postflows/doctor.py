@@ -7,12 +7,12 @@ to change) or an :class:`Observed` guess of the register (:mod:`connectors.guess
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from connectors.guesses import Guess
+from core.json_text import json_text
 from core.redaction import redact
 from runtime.endpoints import Api, ConfigurationError, api_url, describe_endpoint, require_encrypted
 from runtime.privacy import masked_url
@@ -146,7 +146,7 @@ class DoctorReport:
             "apis": {api.api: api.as_dict() for api in self.apis},
             "local": {check.name: check.as_dict() for check in self.local},
         }
-        return redact(json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
+        return redact(json_text(document, indent=2)) + "\n"
 
     def write(self, out: Path) -> Path:
         """Write ``doctor.json`` into ``out`` (created); returns its path."""

@@ -7,7 +7,6 @@ recognised as secret still never reaches the terminal.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from core.json_text import json_text
 from core.redaction import json_safe
 from postflows.run_table import duration, or_dash, when
 
@@ -41,7 +41,7 @@ def _state(state: str) -> Text:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(json_safe(value, mask_secret_keys=True), sort_keys=True, ensure_ascii=False)
+    return json_text(json_safe(value, mask_secret_keys=True), sort_keys=True)
 
 
 def _facts(title: str, values: dict[str, Any]) -> Panel:
@@ -50,7 +50,9 @@ def _facts(title: str, values: dict[str, Any]) -> Panel:
     grid.add_column(style="bold")
     grid.add_column()
     for key, value in json_safe(values, mask_secret_keys=True).items():
-        grid.add_row(escape(key), escape(value if isinstance(value, str) else json.dumps(value)))
+        grid.add_row(
+            escape(key), escape(value if isinstance(value, str) else json_text(value, ascii_only=True))
+        )
     if not values:
         grid.add_row("-", "")
     return Panel(grid, title=title, title_align="left", expand=False)

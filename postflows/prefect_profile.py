@@ -11,6 +11,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.json_text import json_text
+
 PROFILE = "postflows"
 PROFILE_SOURCE = f"Prefect profile {PROFILE!r}"
 """How :func:`postflows.prefect_api.configured_api_url` names this profile as the source of an API URL."""
@@ -64,7 +66,7 @@ def restore(home: Path) -> str | None:
 def _write_record(record: Path, previous: str) -> None:
     from fileio.files import PRIVATE_FILE_MODE, write_bytes
 
-    write_bytes(record, json.dumps({"previous": previous}).encode(), mode=PRIVATE_FILE_MODE)
+    write_bytes(record, json_text({"previous": previous}, ascii_only=True).encode(), mode=PRIVATE_FILE_MODE)
 
 
 def _recorded(record: Path) -> str | None:

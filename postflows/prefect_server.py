@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from core.json_text import json_text
 from postflows.server_process import SERVER_MODULE
 
 DEFAULT_HOST = "127.0.0.1"
@@ -137,7 +138,11 @@ class LocalServer:
                 umask=0o077,
             )
         state = ServerState(process.pid, host, port, time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-        write_bytes(self.state_path, (json.dumps(asdict(state)) + "\n").encode(), mode=PRIVATE_FILE_MODE)
+        write_bytes(
+            self.state_path,
+            (json_text(asdict(state), ascii_only=True) + "\n").encode(),
+            mode=PRIVATE_FILE_MODE,
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if process.poll() is not None:

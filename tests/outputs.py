@@ -5,6 +5,7 @@ mark and separate cells with ``;``, ``rfc4180`` files have no mark and separate 
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 from typing import Any
 
@@ -43,3 +44,12 @@ def output_rows(path: Path) -> list[list[str]]:
     separator, encoding = output_dialect(path)
     with path.open(encoding=encoding, newline="") as handle:
         return list(csv.reader(handle, delimiter=separator))
+
+
+def strict_json(text: str) -> Any:
+    """``text`` read by a strict JSON parser: NaN, Infinity and -Infinity are refused."""
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{constant} in JSON")
+
+    return json.loads(text, parse_constant=refuse)

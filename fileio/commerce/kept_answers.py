@@ -18,6 +18,7 @@ from pathlib import Path
 
 from connectors.commerce import ReceivedAnswer
 from connectors.limits import RESPONSE_MAX_BYTES
+from core.json_text import json_text
 from fileio.files import ReadTooLarge, hard_link, read_bounded, write_bytes, write_received
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -73,7 +74,7 @@ class KeptAnswers:
         written = write_received(target, answer.content, durable=True)
         if kept.exists():
             record = {"path": str(target.resolve()), "sha256": hashlib.sha256(written).hexdigest()}
-            write_bytes(self.record_path(key), json.dumps(record).encode(), durable=True)
+            write_bytes(self.record_path(key), json_text(record, ascii_only=True).encode(), durable=True)
             kept.unlink()
         return target
 

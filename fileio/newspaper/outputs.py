@@ -4,7 +4,6 @@ warnings (the flow publishes it), and flat tables of nested JSON for the Excel r
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from connectors.newspaper import RawResponse
+from core.json_text import json_text
 from fileio.documents import DocumentRejected
 from fileio.files import write_received
 from fileio.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING
@@ -39,7 +39,7 @@ def write_json(
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", by_alias=True)
     path = directory / f"{stem}.json"
-    write_received(path, (json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n").encode())
+    write_received(path, (json_text(value, indent=2, default=str) + "\n").encode())
     return path
 
 
@@ -102,7 +102,7 @@ def summary_markdown(
 
 def _cell(value: Any) -> Any:
     if isinstance(value, Mapping | list):
-        return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+        return json_text(value, compact=True, default=str)
     return value
 
 

@@ -9,7 +9,6 @@ ends the run naming it.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from prefect.cache_policies import NO_CACHE
 from pydantic import BaseModel
 
 from connectors.commerce import CommerceClient, PickupPoint, PickupPoints, PickupUserRequest
+from core.json_text import json_text
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import ROW
 from fileio.commerce.pickup_input import PickupInput
@@ -237,7 +237,7 @@ def write_points(
     ]
     for outcome in outcomes:
         if outcome.answer is not None:
-            text = json.dumps(outcome.answer.received, indent=2, ensure_ascii=False) + "\n"
+            text = json_text(outcome.answer.received, indent=2) + "\n"
             path = output_dir / ANSWERS_FOLDER / f"row-{outcome.row}.json"
             write_received(path, text.encode())
             files.append(path)

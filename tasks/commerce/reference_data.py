@@ -4,7 +4,6 @@ instructions (§2.7), store them in the SQL tables (upsert, change log) and desc
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ from pydantic import BaseModel
 
 import history
 from connectors.commerce import AdditionalService, CommerceClient, DeliveryInstruction, Holiday
+from core.json_text import json_text
 from fileio.reports import markdown_table
 from history import SyncCounts as SyncCounts
 from history.reference.commerce import SOURCE
@@ -127,5 +127,5 @@ def _compact(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, Mapping | list):
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        return json_text(value, compact=True)
     return str(value)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from core.json_text import json_text
 from fileio.commerce.json_bodies import JsonBody
 from fileio.commerce.kept_answers import KeptAnswers
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv
@@ -103,8 +104,5 @@ def _json(content: bytes) -> Any:
 
 def _compact(content: bytes) -> str:
     body = _json(content)
-    if body is None:
-        text = content.decode("utf-8", "replace")
-    else:
-        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    text = content.decode("utf-8", "replace") if body is None else json_text(body, compact=True)
     return text if len(text) <= ANSWER_SHOWN_CHARS else text[: ANSWER_SHOWN_CHARS - 1] + "…"

@@ -19,6 +19,7 @@ from typing import Any, Protocol, cast
 
 from pydantic import SecretStr
 
+from core.json_text import json_text
 from fileio.files import make_dirs, write_bytes
 
 PRIVATE = 0o600
@@ -92,7 +93,9 @@ class FileTokenStore:
     def save(self, login: SavedLogin) -> None:
         make_dirs(self.path.parent)
         os.chmod(self.path.parent, 0o700)
-        write_bytes(self.path, json.dumps(_record(login)).encode("utf-8"), durable=True, mode=PRIVATE)
+        write_bytes(
+            self.path, json_text(_record(login), ascii_only=True).encode("utf-8"), durable=True, mode=PRIVATE
+        )
 
     def clear(self) -> bool:
         existed = self.path.exists()

@@ -15,6 +15,7 @@ from flows.address_batch import address_batch
 from postflows.cli import app
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
+from tests.outputs import strict_json
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "address-batch.csv"
 runner = CliRunner()
@@ -282,3 +283,5 @@ def test_map_ignore_leaves_a_column_out_of_the_address(sandbox: Sandbox, tmp_pat
     assert result.exit_code == 0, result.output
     assert not (out / "rejected.csv").exists()
     assert "Narnia" in (out / "upload.txt").read_text(encoding="cp1252")
+    plan = strict_json((out / "plan.json").read_text(encoding="utf-8"))
+    assert plan["house_numbers"]["split"] == 1 and plan["rows"] == {"input": 1, "sent": 1, "rejected": 0}
