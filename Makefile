@@ -10,7 +10,7 @@ PACKAGES := core connectors fileio tasks runtime flows deployments history sandb
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export DO_NOT_TRACK := 1
 
-.PHONY: install run test test-fast check fmt clean bench load docs
+.PHONY: install run test test-fast check fmt clean bench load docs docs-serve
 
 # uv when it can be had (bootstrapped once into ~/.cache/postflows/tools), else pip; USE_UV=0 forces pip.
 $(STAMP): pyproject.toml sandbox/pyproject.toml scripts/install-venv.sh
@@ -21,6 +21,9 @@ install: $(STAMP)
 
 run: install
 	$(VENV)/bin/postflows demo
+	@echo
+	@echo "postflows is installed in $(VENV). In this shell: source $(VENV)/bin/activate, then postflows --help;"
+	@echo "or call it directly: $(VENV)/bin/postflows --help"
 
 # The test targets keep compiled modules, pytest's rewritten test modules among them, under $(VENV)/pycache,
 # even where the environment asks for no bytecode: each worker and each command a test starts then loads them
@@ -48,6 +51,12 @@ test-fast: install
 docs: install
 	$(PY) -m postflows.reference
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
+# The documentation site served with live reload on http://127.0.0.1:8000 (DOCS_ADDR=host:port).
+DOCS_ADDR ?= 127.0.0.1:8000
+docs-serve: install
+	$(PY) -m postflows.reference
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --dev-addr $(DOCS_ADDR)
 
 bench: install
 	$(PY) -m bench $(BENCH_ARGS)

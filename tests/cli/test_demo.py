@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -73,3 +75,22 @@ def test_the_demo_runs_on_the_sandbox_whichever_way_a_service_url_is_set(
 
     assert seen == [""]
     assert "the demo uses the embedded sandbox regardless" in capsys.readouterr().err
+
+
+def test_make_run_ends_saying_how_to_call_postflows_from_a_new_shell() -> None:
+    """``make run`` (dry: ``make -n``, with the install taken as done) ends with the two ways to reach the
+    command that a fresh shell does not know: activating the virtual environment, or its full path."""
+    root = Path(__file__).resolve().parents[2]
+    outer = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")  # `make test` runs this test: no flags of its own
+    shown = subprocess.run(
+        ["make", "-n", "--no-print-directory", "-o", "install", "-o", ".venv/.installed", "run"],
+        cwd=root,
+        env={name: value for name, value in os.environ.items() if name not in outer},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.splitlines()
+    assert shown[0] == ".venv/bin/postflows demo"
+    said = "\n".join(shown[1:])
+    assert "source .venv/bin/activate" in said and ".venv/bin/postflows --help" in said

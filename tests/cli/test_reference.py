@@ -3,6 +3,7 @@ the text between a section's markers."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -98,8 +99,13 @@ def test_the_documentation_site_builds_in_strict_mode(tmp_path: Path) -> None:
     built = subprocess.run(mkdocs, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, built.stdout + built.stderr
     assert "WARNING" not in built.stderr
-    assert (tmp_path / "site" / "flows" / "address-batch" / "index.html").is_file()
-    assert (tmp_path / "site" / "specifications" / "newspaper-api" / "index.html").is_file()
+    site = tmp_path / "site"
+    assert (site / "flows" / "address-batch.html").is_file()
+    assert (site / "specifications" / "newspaper-api.html").is_file()
+    # Opened from disk (file://), a link to a folder shows a listing: every page links to pages as files.
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert 'href="flows/address-batch.html"' in index or 'href="flows/address-batch.html#' in index
+    assert not re.search(r'href="(?!https?:|#|mailto:)[^"]*/"', index), "a link to a folder"
 
 
 def test_the_writeback_table_has_a_line_per_answer_of_each_flow() -> None:
