@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Literal
 
 from connectors.address_service.codes import STATUS_FIELD_NAMES
 from fileio.address_service.record_checks import CheckedRows, check_values, refused_splits, row_problems
-from fileio.address_service.street_lines import SplitColumn, split_street_column
+from fileio.address_service.street_lines import CARE_OF_VALUE, SplitColumn, split_street_column
 from fileio.countries import country_code
 from fileio.errors import InputError
 from fileio.headers import resolve_address_columns
@@ -237,8 +237,28 @@ def _gathered(
     frame = pd.DataFrame(gathered, index=raw.index)
     _split_po_box(frame)
     _country_codes(frame)
+    _care_of_values(frame)
     return frame, filled
 
+
+# The columns a c/o line is found in when the file puts it in a column of its own (the street column's c/o
+# lines are the splitter's, :func:`split_street_column`).
+_CARE_OF_COLUMNS = ("Company", "Prename", "Prename2", "Name", "MaidenName", "AddressAddition")
+
+
+def _care_of_values(frame: pd.DataFrame) -> None:
+    """Move a value that starts with c/o, p.A., z.H., chez, presso or a/c ("c/o Familie Brunner" in an
+    addition column, "c/o Gygax Consulting" in the company column) into CoAddress, where the row has none:
+    the first such value of a row, in the order of :data:`_CARE_OF_COLUMNS`."""
+    for column in (name for name in _CARE_OF_COLUMNS if name in frame):
+        moved = frame[column].astype("string").str.match(CARE_OF_VALUE).fillna(False).astype(bool)
+        if not moved.any():
+            continue
+        if "CoAddress" not in frame:  # only then: a file without c/o lines is sent as it was
+            frame["CoAddress"] = pd.Series(None, index=frame.index, dtype=object)
+        moved &= frame["CoAddress"].isna()
+        frame.loc[moved, "CoAddress"] = frame.loc[moved, column]
+        frame.loc[moved, column] = None
 
 def _country_codes(frame: pd.DataFrame) -> None:
     """Write each country the file names ("Schweiz", "FL", "ch") as its ISO code; a value that names no

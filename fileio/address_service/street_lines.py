@@ -55,6 +55,11 @@ _INNER_BOX = re.compile(r"\b(?:postfach|case postale|casella postale|boite posta
 _CARE_OF = re.compile(
     r"^(?:c/o|c\.\s?o\.|co\.|chez|bei|p\.\s?a\.|presso|a/c|z\.\s?h\.\s?v\.?)\s+\S", re.IGNORECASE
 )
+# A c/o line in a column of its own (a name, company or addition column): the unambiguous terms only, so a
+# name such as "Bei" or "Co" stays a name.
+CARE_OF_VALUE = re.compile(
+    r"^(?:c/o|c\.\s?o\.|p\.\s?a\.|z\.\s?h(?:d|\.\s?v)?\.?|chez|presso|a/c)\s+\S", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)

@@ -96,3 +96,35 @@ def test_a_column_mapped_to_ignore_stays_out_of_the_address_and_is_passed_throug
     assert result.records.loc[0, "Land"] == "Narnia"
     with pytest.raises(InputError, match="or ignore to leave the column out of the address"):
         read_address_file(path, AddressReading(mapping={"Land": "Nation"}))
+
+
+def test_a_care_of_line_in_a_column_of_its_own_goes_to_the_care_of_field(tmp_path: Path) -> None:
+    header = ["Firma", "Vorname", "Name", "Zusatz", "Strasse", "PLZ", "Ort"]
+    rows = [
+        ["", "Hans", "Brunner", "c/o Familie Brunner", "Dorfstrasse 3", "3000", "Bern"],
+        ["c/o Gygax Consulting", "Eva", "Gygax", "", "Seestrasse 7", "8002", "Zürich"],
+        ["", "Lea", "Keller", "p.A. Muster AG", "Marktgasse 3", "3011", "Bern"],
+        ["", "Bei", "Co", "z.H. Frau Keller", "Marktgasse 4", "3011", "Bern"],
+        ["", "Urs", "Frei", "", "Marktgasse 5", "3011", "Bern"],
+    ]
+    result = read_address_file(write_text(tmp_path / "in.csv", header, rows, ";"))
+    records = result.records.set_index("RecordId")
+    assert result.rejected.empty, result.rejected
+    assert records["CoAddress"].fillna("").tolist() == [
+        "c/o Familie Brunner",
+        "c/o Gygax Consulting",
+        "p.A. Muster AG",
+        "z.H. Frau Keller",
+        "",
+    ]
+    assert records["AddressAddition"].isna().all() and records["Company"].isna().all()
+    assert (records.loc[4, "Prename"], records.loc[4, "Name"]) == ("Bei", "Co")
+    assert_nothing_lost(result)
+
+
+def test_a_file_without_care_of_lines_gets_no_care_of_column(tmp_path: Path) -> None:
+    header = ["Vorname", "Name", "Strasse", "PLZ", "Ort"]
+    result = read_address_file(
+        write_text(tmp_path / "in.csv", header, [["Anna", "Meier", "Seestrasse 7", "8002", "Zürich"]], ";")
+    )
+    assert "CoAddress" not in result.records
