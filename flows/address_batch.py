@@ -186,7 +186,7 @@ async def _report(
         result_rows=results.rows,
         moves=results.moves,
         qstat=results.qstat_counts(),
-        **results.correction_counts(),
+        **results.correction_counts(rejected_rows=prepared.rejected_rows),
     )
     title = f"Address batch {prepared.records.source.name}"
     report = results.markdown(title, rejected_rows=prepared.rejected_rows)

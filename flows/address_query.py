@@ -298,7 +298,7 @@ async def _report(
         resumed_rows=sends.resumed,
         resubmitted_rows=sends.resubmitted,
         qstat=results.qstat_counts(),
-        **results.correction_counts(),
+        **results.correction_counts(rejected_rows=prepared.rejected_rows),
     )
     report = results.markdown(f"Address queries {title}", rejected_rows=prepared.rejected_rows)
     report += f"\n\nFailed queries: {counts.failed}\n"

@@ -82,25 +82,27 @@ class AddressResults:
             for code, count in zip(self.summary["QSTAT"], self.summary["Count"], strict=True)
         }
 
-    def correction_counts(self) -> dict[str, Any]:
-        """What the run summary records of the corrections: rows corrected, per kind, rows for a human."""
+    def correction_counts(self, *, rejected_rows: int) -> dict[str, Any]:
+        """What the run summary records of the corrections: rows corrected, per kind, and the rows that need
+        a human, the one count the JSON summary, summary.md and the review share: the result rows flagged
+        for a human and the ``rejected_rows`` of the input (a person has to mend them too)."""
         if self.corrections is None:
             return {}
         return {
             "corrected_rows": self.corrections.corrected_rows(),
             "corrections": self.corrections.by_kind(),
-            "needs_human": int((self.corrections.needs_human != "").sum()),
+            "needs_human": int((self.corrections.needs_human != "").sum()) + rejected_rows,
         }
 
     def markdown(self, title: str, *, rejected_rows: int) -> str:
         lines = [f"# {title}", "", f"- result rows: {self.rows}", f"- rejected input rows: {rejected_rows}"]
         if self.moves:
             lines.append(f"- move notifications: {self.moves}")
-        counts = self.correction_counts()
+        counts = self.correction_counts(rejected_rows=rejected_rows)
         if counts:
             kinds = ", ".join(f"{kind} {rows}" for kind, rows in counts["corrections"].items() if rows)
             lines.append(f"- corrected rows: {counts['corrected_rows']}" + (f" ({kinds})" if kinds else ""))
-            lines.append(f"- rows that need a human: {counts['needs_human'] + rejected_rows}")
+            lines.append(f"- rows that need a human: {counts['needs_human']}")
         if self.long_field_rows:
             lines.append(
                 f"- rows with a field longer than the specification allows: {self.long_field_rows} "

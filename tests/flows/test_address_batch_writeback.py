@@ -226,7 +226,10 @@ async def test_the_review_marks_every_change_and_every_row_for_a_human(
     assert review.auto_filter.ref is not None and review.auto_filter.ref.startswith("A1:")
     human = header.index("Needs a human")
     flagged = [row for row in rows if row[human].value]
-    assert len(flagged) == summary.needs_human + summary.rejected_rows
+    assert len(flagged) == summary.needs_human  # one count: the rejected rows are in it
+    assert summary.rejected_rows > 0  # the example has rejected rows: the count holds them
+    said = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert f"- rows that need a human: {summary.needs_human}\n" in said
     assert all(
         row[human].comment is not None and row[human].fill.fgColor.rgb == "FFFF9C9C" for row in flagged
     )
