@@ -8,6 +8,7 @@ from pathlib import Path
 
 from fileio.commerce.address_input import CommerceAddresses, Use, read_commerce_addresses
 from fileio.errors import InputError
+from fileio.input_format import InputFormat
 from fileio.limits import TableLimits
 from fileio.rejected_rows import write_rejected
 from fileio.reports import CsvStyle
@@ -39,11 +40,12 @@ async def prepare_commerce_addresses(
         addresses = read_commerce_addresses(
             Path(request.input_path),
             use=use,
-            sheet=request.input_sheet,
-            delimiter=request.input_delimiter,
-            encoding=request.input_encoding,
+            input_format=InputFormat.of(
+                delimiter=request.input_delimiter, encoding=request.input_encoding, sheet=request.input_sheet
+            ),
             reserved=reserved,
             limits=limits,
+            split_house_numbers=request.split_house_numbers,
         )
         rejected_path = write_rejected(
             addresses.rejected_report, output_dir / "rejected.csv", style=csv_style

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from connectors.address_service.codes import ADDRESS_FIELD_NAMES, MAX_LENGTH, PASSTHROUGH_MAX_LENGTH
-from fileio.address_service.street_lines import SplitColumn
 from fileio.countries import ACCEPTED, iso_codes
 from fileio.lazy import lazy_module
 from fileio.rejected_rows import RejectedRows, no_problems, problem_lines
+from fileio.street_lines import SplitColumn
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Literal
 
 from connectors.address_service.codes import STATUS_FIELD_NAMES
 from fileio.address_service.record_checks import CheckedRows, check_values, refused_splits, row_problems
-from fileio.address_service.street_lines import CARE_OF_VALUE, SplitColumn, split_street_column
 from fileio.countries import country_code
 from fileio.errors import InputError
 from fileio.headers import resolve_address_columns
@@ -42,6 +41,7 @@ from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.rejected_rows import RejectedRows, id_column
 from fileio.sheet_choice import SheetChoice, choose_sheet
 from fileio.source_layout import SourceLayout
+from fileio.street_lines import CARE_OF_VALUE, SplitColumn, split_street_column
 from fileio.table_frame import Table
 from fileio.tables import read_table
 
@@ -125,7 +125,7 @@ class AddressReading:
         mapping: source header → address field (§2.3 name, ``_in`` name or alias); ``""`` keeps a column
             that would be recognised as a customer column. Overrides recognition by name.
         split_house_numbers: split a street cell that holds the house number too (``Bahnhofstr. 1a``) where
-            the row has none (:mod:`~fileio.address_service.street_lines`); an unsure split rejects the row.
+            the row has none (:mod:`~fileio.street_lines`); an unsure split rejects the row.
         limits: the limits on the file's shape, judged before it is read (see :func:`read_table`).
     """
 
@@ -259,6 +259,7 @@ def _care_of_values(frame: pd.DataFrame) -> None:
         moved &= frame["CoAddress"].isna()
         frame.loc[moved, "CoAddress"] = frame.loc[moved, column]
         frame.loc[moved, column] = None
+
 
 def _country_codes(frame: pd.DataFrame) -> None:
     """Write each country the file names ("Schweiz", "FL", "ch") as its ISO code; a value that names no

@@ -28,10 +28,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from fileio.errors import InputError
 from fileio.headers import field_for_header, header_key, resolve_columns
+from fileio.input_format import DETECTED, InputFormat
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.rejected_rows import PROBLEM_COLUMNS, RejectedRows, id_column, problem_lines
 from fileio.source_layout import SourceLayout
+from fileio.street_lines import split_street_column
 from fileio.tables import read_table
 
 if TYPE_CHECKING:
@@ -169,29 +171,31 @@ def read_commerce_addresses(
     path: Path | str,
     *,
     use: Use,
-    delimiter: str | None = None,
-    encoding: str | None = None,
-    sheet: str | int | None = None,
+    input_format: InputFormat = DETECTED,
     reserved: Collection[str] = (),
     limits: TableLimits = TABLE_LIMITS,
+    split_house_numbers: bool = True,
 ) -> CommerceAddresses:
     """Read an address file (.csv/.xlsx/.txt) and check every row for ``use``.
 
     Args:
         path: the customer's file.
         use: ``validation`` (a zip or a city needed) or ``delivery`` (zip and city needed).
-        delimiter: the field separator; sniffed when None.
-        encoding: the file's encoding; detected when None.
-        sheet: the worksheet of an .xlsx file (the first when None).
+        input_format: a text file's separator and encoding, a workbook's sheet (detected, or the first
+            sheet, where None).
         reserved: output column names a pass-through column must not have (case-insensitive).
         limits: the limits on the file's shape, judged before it is read (see :func:`read_table`).
+        split_house_numbers: split a street line that holds the house number too ("Bahnhofstrasse 12a")
+            where the row has none, as the address batch does; a line that cannot be split with certainty
+            rejects its row with the reason.
 
     Raises:
         InputError: the file cannot be read, lacks the columns every row needs, or a pass-through column
             has a reserved name.
     """
     source = Path(path)
-    table = read_table(source, delimiter=delimiter, encoding=encoding, sheet=sheet, limits=limits)
+    fmt = input_format
+    table = read_table(source, delimiter=fmt.delimiter, encoding=fmt.encoding, sheet=fmt.sheet, limits=limits)
     headers = [str(name) for name in table.frame.columns]
     resolved = address_header(headers, use=use, path=source)
     passthrough = [header for header in headers if header not in resolved.values()]
@@ -202,6 +206,9 @@ def read_commerce_addresses(
     empty = ~filled & ~frame[ROW].isin(rejected.malformed)
     frame = frame[~empty]
     headers_of = _source_headers(resolved)
+    if split_house_numbers:
+        frame = frame.copy()
+        _split_streets(frame, rejected, " + ".join(headers_of.get("street", ("street",))))
     _check_rows(rejected, frame[~frame[ROW].isin(rejected.malformed)], use, headers_of)
     records = frame[~frame[ROW].isin(rejected.rows)].reset_index(drop=True)
     for column in records.columns.drop(ROW):  # None, never NaN, for an empty cell: callers send these
@@ -256,6 +263,29 @@ def _gathered(
         frame["houseNumber"] = _joined(frame["houseNumber"], values[_HOUSE_NUMBER_ADDITION])
     frame["postBoxNumber"] = _box_number(frame["postBoxNumber"])
     return frame, filled
+
+
+# The batch reader's names of the fields a street line may fill (fileio.street_lines); a c/o
+# line goes to the additional address, which is where the commerce API takes one.
+_AS_BATCH_FIELDS = {
+    "street": "Streetname",
+    "houseNumber": "HouseNo",
+    "postBoxNumber": "PoBoxNo",
+    "additionalAddress": "CoAddress",
+}
+
+
+def _split_streets(frame: pd.DataFrame, rejected: RejectedRows, street: str) -> None:
+    """Split, in place, the street line of every row without a house number, as the address batch does;
+    a row whose line could not be split with certainty is rejected with the reason, naming the ``street``
+    column as the file does."""
+    named = frame[[ROW, *_AS_BATCH_FIELDS]].rename(columns=_AS_BATCH_FIELDS)
+    refused = split_street_column(named, record_id=ROW).refused
+    for field, batch_field in _AS_BATCH_FIELDS.items():
+        frame[field] = named[batch_field].astype(object).where(named[batch_field].notna(), None)
+    if refused:
+        unsplit = frame[frame[ROW].isin(refused)]
+        rejected.add(problem_lines(unsplit[ROW], street, unsplit["street"], unsplit[ROW].map(refused)))
 
 
 def address_records(records: pd.DataFrame) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from pydantic import ValidationInfo, field_validator
 from fileio.commerce.days import MAX_DAYS as MAX_DAYS  # the command line reads it here
 from fileio.commerce.days import date_list, is_date_list
 from fileio.writeback_policy import CERTIFIED, FURTHER_QUALITIES, FurtherQuality
-from flows.forms import Blank, BlankDate
+from flows.forms import SPLIT_HOUSE_NUMBERS, Blank, BlankDate
 from flows.requests.base import RequestPart, argument, flag, option
 from flows.requests.common import Concurrency, Concurrent, Resubmission, TableReading, concurrency
 
@@ -28,11 +28,22 @@ class CommerceAddressFile(RequestPart):
 
 
 class CommerceAddressRequest(Concurrency, TableReading, CommerceAddressFile):
-    """A commerce flow's address file, how it is read and how many requests go at once."""
+    """A commerce flow's address file, how it is read (house numbers split from the street, as the address
+    batch does) and how many requests go at once."""
+
+    split_house_numbers: Annotated[bool, flag("--split/--no-split")] = option(
+        "Split house numbers", SPLIT_HOUSE_NUMBERS, True
+    )
 
     def identity(self) -> dict[str, Any]:
-        """How the file is read (as the commerce flows have always named it in their keys)."""
-        return {"sheet": self.input_sheet, "delimiter": self.input_delimiter, "encoding": self.input_encoding}
+        """How the file is read (as the commerce flows have always named it in their keys; a split left out
+        is named too)."""
+        identity = {
+            "sheet": self.input_sheet,
+            "delimiter": self.input_delimiter,
+            "encoding": self.input_encoding,
+        }
+        return identity if self.split_house_numbers else {**identity, "split_house_numbers": False}
 
 
 class QualitiesWrittenBack(RequestPart):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fileio.address_service.street_lines import StreetLine, split_street_line
+from fileio.street_lines import StreetLine, split_street_line
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "street-lines.csv"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -37,15 +38,18 @@ def _no_task_retries(_isolated_env: None, monkeypatch: pytest.MonkeyPatch) -> No
 
 
 class CountingTransport(httpx.AsyncBaseTransport):
-    """The sandbox transport, counting requests by (method, path)."""
+    """The sandbox transport, counting requests by (method, path) and keeping their JSON bodies."""
 
     def __init__(self, inner: SandboxTransport) -> None:
         self.inner = inner
         self.config = inner.config
         self.calls: Counter[tuple[str, str]] = Counter()
+        self.json_bodies: list[tuple[str, Any]] = []  # (path, body) of each request that sent JSON
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         self.calls[(request.method, request.url.path)] += 1
+        if request.headers.get("content-type", "").startswith("application/json"):
+            self.json_bodies.append((request.url.path, json.loads(request.content)))
         return await self.inner.handle_async_request(request)
 
     def upload_refusal(self, key: str, head: bytes, profile: UploadProfile) -> str | None:

@@ -155,3 +155,38 @@ async def test_on_dask_worker_processes_refused_credentials_stop_the_run_and_the
     resumed, fresh = _results(tmp_path / "again"), _results(tmp_path / "reference")
     assert resumed.drop(columns="expires").equals(fresh.drop(columns="expires"))  # expires: a year from now
     assert (resumed["expires"] != "").all()
+
+
+async def test_a_street_line_with_its_house_number_is_sent_as_street_and_house_number(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    source = tmp_path / "crm.csv"
+    source.write_text(
+        "KundenNr;Vorname;Nachname;Strasse;PLZ;Ort\n"
+        "A-1;Hans;Muster;Lindenstrasse 12;6010;Kriens\n"
+        "A-2;Anna;Rossi;Via Nassa 12;6900;Lugano\n"
+        "A-3;Beat;Frei;Bahnhofstrasse 12a;8001;Zürich\n"
+        "A-4;Eva;Keller;Marktgasse 3-5-7;3011;Bern\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    summary = await call(address_validation, input_path=source, output_dir=out, concurrency=1)
+
+    assert summary.accepted_rows == 3 and summary.rejected_rows == 1
+    sent = [body for path, body in sandbox.transport.json_bodies if path.endswith(VALIDATION)]
+    streets = sorted((_found(body, "street"), _found(body, "houseNumber")) for body in sent)
+    assert streets == [("Bahnhofstrasse", "12a"), ("Lindenstrasse", "12"), ("Via Nassa", "12")]
+    assert _results(out).set_index("KundenNr").loc["A-1", "quality"] == "CERTIFIED"
+    rejected = read_output_csv(out / "rejected.csv", dtype=str)
+    assert rejected["KundenNr"].tolist() == ["A-4"] and "Strasse" in rejected.loc[0, "problems"]
+
+
+def _found(body: object, key: str) -> object:
+    """The value of ``key`` wherever it is in a JSON body (None when nowhere)."""
+    if isinstance(body, dict):
+        if key in body:
+            return body[key]
+        body = list(body.values())
+    if isinstance(body, list):
+        return next((found for item in body if (found := _found(item, key)) is not None), None)
+    return None

@@ -10,6 +10,7 @@ import pytest
 
 from fileio.commerce.address_input import commerce_columns, read_commerce_addresses
 from fileio.errors import InputError
+from fileio.input_format import InputFormat
 from fileio.rejected_rows import write_rejected
 from tests.outputs import EXCEL, read_output_csv
 
@@ -159,6 +160,6 @@ def test_an_xlsx_input_is_read_like_a_csv(tmp_path: Path) -> None:
     path = tmp_path / "in.xlsx"
     frame = pd.DataFrame({"Vorname": ["Hans"], "PLZ": ["6010"], "Ort": ["Kriens"], "Kundennummer": ["0042"]})
     frame.to_excel(path, index=False, sheet_name="Adressen")
-    read = read_commerce_addresses(path, use="validation", sheet="Adressen")
+    read = read_commerce_addresses(path, use="validation", input_format=InputFormat(sheet="Adressen"))
     assert read.records[["firstName", "zip", "city"]].values.tolist() == [["Hans", "6010", "Kriens"]]
     assert read.records.loc[0, "Kundennummer"] == "0042"
