@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Request
 
+from sandbox.address_service.postcodes import SUPPLEMENTED, load_postcode_directory
 from sandbox.address_service.reference import Town
 from sandbox.commerce.bodies import json_object
 from sandbox.commerce.delivery_options import ADDITIONAL_SERVICES, DELIVERY_INSTRUCTIONS, PRODUCTS
@@ -98,13 +99,19 @@ def delivery_router(clock: Callable[[], float]) -> APIRouter:
 
 
 def delivery_town(zip_code: str, city: str) -> Town:
-    """The town of the address asked about: 400 when neither postcode nor town is given, 404 if unknown."""
+    """The town of the address asked about: 400 when neither postcode nor town is given, 404 if unknown
+    (no locality of Switzerland or Liechtenstein has that postcode and town)."""
     if not zip_code.strip() and not city.strip():
         raise CommerceError(400, INVALID_PARAMETER, f"the address needs {_ZIP} or {_CITY}")
     towns = towns_named(commerce_reference(), zip_code, city)
-    if not towns:
+    if towns:
+        return towns[0]
+    # Every other Swiss locality, from the postcode directory the address service's sandbox answers from,
+    # where postcode and town agree (or one of them is left out).
+    found = load_postcode_directory().resolve(zip_code, city)
+    if found is None or found.score < SUPPLEMENTED:
         raise CommerceError(404, NO_RESULTS, f"no deliverabilities for {zip_code} {city}".strip())
-    return towns[0]
+    return found.town
 
 
 def parse_date(value: str, name: str) -> date:

@@ -98,3 +98,30 @@ async def test_on_dask_worker_processes_the_grid_is_that_of_a_run_in_the_flows_p
     assert local.model_dump(include=compared) == remote.model_dump(include=compared)
     for name in ("deliverability.csv", "rejected.csv"):
         assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+
+
+async def test_postcodes_across_the_country_get_answers_on_the_sandbox(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    towns = [
+        ("3818", "Grindelwald"),
+        ("7500", "St. Moritz"),
+        ("1950", "Sion"),
+        ("9000", "St. Gallen"),
+        ("2000", "Neuchâtel"),
+        ("4001", "Basel"),
+        ("8400", "Winterthur"),
+        ("1700", "Fribourg"),
+        ("7270", "Davos"),
+        ("6600", "Locarno"),
+    ]
+    path = tmp_path / "towns.csv"
+    path.write_text(
+        "zip,city\n" + "".join(f"{zip_code},{city}\n" for zip_code, city in towns), encoding="utf-8"
+    )
+    summary = await call(
+        deliverability_check, input_path=path, output_dir=tmp_path / "out", start=MONDAY, days=2
+    )
+    assert summary.accepted_rows == 10
+    assert summary.answered >= 9 and summary.answered + summary.not_found == 10
+    assert summary.deliverable_days == 2 * summary.answered  # Monday and Tuesday, wherever it is answered
