@@ -65,9 +65,10 @@ def row_problems(
 
     person_needed = ~filled("Company")
     missing(person_needed & ~filled("Name"), "Name", "Name missing (required unless Company is given)")
-    missing(
-        person_needed & ~filled("Prename"), "Prename", "Prename missing (required unless Company is given)"
-    )
+    no_prename = person_needed & ~filled("Prename")
+    household = no_prename & _households(rows)
+    missing(household, "Prename", HOUSEHOLD_REASON)
+    missing(no_prename & ~household, "Prename", "Prename missing (required unless Company is given)")
     street = filled("Streetname")
     none = pd.Series(False, index=rows.frame.index)
     pobox = none if verification else filled("PoBoxNo") | filled("PoBoxTerm")
@@ -101,6 +102,23 @@ def _country_problems(rows: CheckedRows) -> list[pd.DataFrame]:
         return []
     reason = f"unknown country; write {ACCEPTED}"
     return [problem_lines(rows.ids[unknown], rows.header("CountryCode"), values[unknown], reason)]
+
+
+# "Familie Brunner", "Famille Favre", "Famiglia Rossi", "Fam. Meier": a household named as a whole.
+_HOUSEHOLD = r"^(?:familie|famille|famiglia|fam\.|family|ehepaar|eheleute|couple)\s+\S"
+HOUSEHOLD_REASON = (
+    "a household without a first name ('Familie …'): the service's minimum input (§2.1) is a first and a "
+    "last name, or a company; write one person's first name in the first-name column and the family name "
+    "in the name column"
+)
+
+
+def _households(rows: CheckedRows) -> pd.Series:
+    """Which rows name a household as a whole in their name column ("Familie Brunner")."""
+    if "Name" not in rows.frame:
+        return pd.Series(False, index=rows.frame.index)
+    names = rows.frame["Name"].astype("string")
+    return names.str.match(_HOUSEHOLD, case=False).fillna(False).astype(bool)
 
 
 def _postcode_problems(rows: CheckedRows) -> list[pd.DataFrame]:

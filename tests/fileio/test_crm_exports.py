@@ -1,5 +1,7 @@
-"""Country values as CRM exports write them: names in the national languages and English, ISO alpha-3 and
-vehicle codes, any case; read as the ISO alpha-2 code before any check, an unknown one rejected once."""
+"""Address files as CRM exports write them: countries as names in the national languages and English, ISO
+alpha-3 and vehicle codes, any case (read as the ISO alpha-2 code before any check, an unknown one rejected
+once); a column left out with ``ignore``; c/o lines in columns of their own; households without a first
+name."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from fileio.address_service.record_checks import HOUSEHOLD_REASON
 from fileio.address_service.records import AddressReading, read_address_file
 from fileio.countries import ACCEPTED, country_code, iso_codes
 from fileio.errors import InputError
@@ -128,3 +131,20 @@ def test_a_file_without_care_of_lines_gets_no_care_of_column(tmp_path: Path) -> 
         write_text(tmp_path / "in.csv", header, [["Anna", "Meier", "Seestrasse 7", "8002", "Zürich"]], ";")
     )
     assert "CoAddress" not in result.records
+
+
+def test_a_household_without_a_first_name_is_rejected_saying_what_the_service_needs(tmp_path: Path) -> None:
+    header = ["Vorname", "Name", "Strasse", "PLZ", "Ort"]
+    rows = [
+        ["", "Familie Brunner", "Dorfstrasse 3", "3000", "Bern"],
+        ["", "Fam. Meier", "Dorfstrasse 4", "3000", "Bern"],
+        ["", "Keller", "Dorfstrasse 5", "3000", "Bern"],
+        ["Hans", "Familie Brunner", "Dorfstrasse 6", "3000", "Bern"],
+    ]
+    result = read_address_file(write_text(tmp_path / "in.csv", header, rows, ";"))
+    reasons = result.rejected.set_index("row")["reason"]
+    assert reasons.loc[1] == reasons.loc[2] == HOUSEHOLD_REASON
+    assert "§2.1" in HOUSEHOLD_REASON and "first name" in HOUSEHOLD_REASON
+    assert reasons.loc[3] == "Prename missing (required unless Company is given)"
+    assert list(result.records["RecordId"]) == [4]
+    assert_nothing_lost(result)
