@@ -186,6 +186,7 @@ async def _report(
         result_rows=results.rows,
         moves=results.moves,
         qstat=results.qstat_counts(),
+        duplicates=results.duplicates,
         **results.correction_counts(rejected_rows=prepared.rejected_rows),
     )
     title = f"Address batch {prepared.records.source.name}"

@@ -298,6 +298,7 @@ async def _report(
         resumed_rows=sends.resumed,
         resubmitted_rows=sends.resubmitted,
         qstat=results.qstat_counts(),
+        duplicates=results.duplicates,
         **results.correction_counts(rejected_rows=prepared.rejected_rows),
     )
     report = results.markdown(f"Address queries {title}", rejected_rows=prepared.rejected_rows)

@@ -32,6 +32,8 @@ class AddressResultCounts(AddressInputResult):
     corrected_rows: int | None = None
     corrections: dict[str, int] | None = None
     needs_human: int | None = None
+    duplicates: dict[str, int] | None = None
+    """Originals (K), duplicates (F) and their groups, counted from Double_DSTAT."""
 
 
 class AddressBatchResult(AddressResultCounts):

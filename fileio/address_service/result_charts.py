@@ -17,6 +17,7 @@ from fileio.reports import markdown_bars
 from fileio.workbook_charts import Chart
 
 CLASS_COLUMN, KIND_COLUMN, ROWS_COLUMN = "QSTAT class", "Kind", "Rows"
+DUPLICATE_CODES = frozenset({"K", "F"})
 NO_STATUS = "no status"
 UNKNOWN_QSTAT = "unknown QSTAT"
 CORRECTION_KINDS: tuple[str, ...] = ("street", "house number", "postcode", "town", "P.O. box")
@@ -36,9 +37,15 @@ PICTURE_ALT = "QSTAT classes"
 def qstat_classes(summary: pd.DataFrame) -> pd.DataFrame:
     """Rows per QSTAT class (columns ``QSTAT class``, ``Rows``) from :func:`qstat_summary`'s table: every
     §2.4 class in its order, zero rows included, then ``unknown QSTAT`` when some rows carry a code §2.4 does
-    not know, and ``no status`` (no QSTAT delivered, or the row not returned) last."""
+    not know, and ``no status`` (no QSTAT delivered, or the row not returned) last. The duplicate classes K
+    and F are listed only where the QSTAT carries them: the service reports duplicates in Double_DSTAT,
+    counted on their own (:func:`~fileio.address_service.result_codes.duplicate_counts`)."""
     counts = _counts_by_code(summary)
-    rows = [(f"{code} {info.designation}", counts.pop(code, 0)) for code, info in QSTAT.items()]
+    rows = [
+        (f"{code} {info.designation}", counts.pop(code, 0))
+        for code, info in QSTAT.items()
+        if code not in DUPLICATE_CODES or counts.get(code)
+    ]
     no_status = counts.pop("", 0)
     if counts:
         rows.append((UNKNOWN_QSTAT, sum(counts.values())))

@@ -212,3 +212,24 @@ def qstat_summary(decoded: pd.DataFrame) -> pd.DataFrame:
         for code in codes
     ]
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS).astype({"Count": "int64", "Share %": "float64"})
+
+
+def duplicate_counts(decoded: pd.DataFrame) -> dict[str, int]:
+    """The duplicates of the results, counted from the field that carries them: ``Double_DSTAT`` (the
+    duplicate status of §2.3), or the QSTAT where a service puts K or F there (§2.4). ``originals`` (K),
+    ``duplicates`` (F) and ``groups`` (distinct ``Double_DoubleGroupNo`` of those rows, where given)."""
+
+    def column(name: str) -> pd.Series:
+        if name not in decoded:
+            return pd.Series("", index=decoded.index, dtype=object)
+        values = decoded[name].astype(object)
+        return values.where(values.notna(), "").astype(str).str.strip().str.upper()
+
+    status = column("Double_DSTAT").where(lambda s: s.isin(("K", "F")), column("QSTAT"))
+    double = status.isin(("K", "F"))
+    groups = column("Double_DoubleGroupNo")[double]
+    return {
+        "originals": int((status == "K").sum()),
+        "duplicates": int((status == "F").sum()),
+        "groups": int(groups[groups != ""].nunique()),
+    }

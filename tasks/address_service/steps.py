@@ -23,7 +23,7 @@ from fileio.address_service.profile_upload import write_profile_upload
 from fileio.address_service.profiles import AlignmentProfile
 from fileio.address_service.records import AddressInput, AddressReading, read_address_file
 from fileio.address_service.result_charts import PICTURE_FILE, qstat_markdown, write_qstat_picture
-from fileio.address_service.result_codes import decode_results, qstat_summary
+from fileio.address_service.result_codes import decode_results, duplicate_counts, qstat_summary
 from fileio.address_service.result_file import read_result_file, result_headers
 from fileio.address_service.results import RETURNED_COLUMN, merge_results, write_address_results
 from fileio.address_service.wire import WireFormat, write_upload_file
@@ -75,6 +75,8 @@ class AddressResults:
     """What the service corrected in each row, and the rows a human has to look at."""
     picture: Path | None = None
     """The QSTAT classes drawn as a PNG (in ``files`` too), linked from the markdown."""
+    duplicates: dict[str, int] = field(default_factory=dict)
+    """Originals (K), duplicates (F) and their groups, from Double_DSTAT (:func:`duplicate_counts`)."""
 
     def qstat_counts(self) -> dict[str, int]:
         return {
@@ -103,6 +105,12 @@ class AddressResults:
             kinds = ", ".join(f"{kind} {rows}" for kind, rows in counts["corrections"].items() if rows)
             lines.append(f"- corrected rows: {counts['corrected_rows']}" + (f" ({kinds})" if kinds else ""))
             lines.append(f"- rows that need a human: {counts['needs_human']}")
+        if self.duplicates.get("originals") or self.duplicates.get("duplicates"):
+            found = self.duplicates
+            lines.append(
+                f"- duplicates (Double_DSTAT): {found['originals']} originals (K), {found['duplicates']} "
+                f"duplicates (F), in {found['groups']} groups"
+            )
         if self.long_field_rows:
             lines.append(
                 f"- rows with a field longer than the specification allows: {self.long_field_rows} "
@@ -349,4 +357,5 @@ def _write(
         long_field_rows=long_field_rows,
         corrections=corrections,
         picture=picture,
+        duplicates=duplicate_counts(merged),
     )

@@ -28,7 +28,8 @@ from fileio.address_service.results import write_address_results
 from fileio.pictures import MAX_BARS, write_bar_chart
 from fileio.reports import markdown_bars
 
-CLASSES = [f"{code} {info.designation}" for code, info in QSTAT.items()]
+CLASSES = [f"{code} {info.designation}" for code, info in QSTAT.items() if code not in ("K", "F")]
+ORIGINAL = "K Original (header duplicate)"
 
 
 def _summary(*codes: str) -> pd.DataFrame:
@@ -38,11 +39,12 @@ def _summary(*codes: str) -> pd.DataFrame:
 def test_every_qstat_class_is_listed_in_spec_order_with_no_status_last() -> None:
     classes = qstat_classes(_summary("1", "01", "4", "K", "", ""))
     assert classes.columns.tolist() == ["QSTAT class", "Rows"]
-    assert classes["QSTAT class"].tolist() == [*CLASSES, NO_STATUS]
+    # K and F only where the QSTAT carries them: here one K, no F.
+    assert classes["QSTAT class"].tolist() == [*CLASSES, ORIGINAL, NO_STATUS]
     counts = dict(zip(classes["QSTAT class"], classes["Rows"], strict=True))
     assert counts["1 Person hit"] == 2 and counts["4 Relocation hit"] == 1 and counts[NO_STATUS] == 2
-    assert counts["K Original (header duplicate)"] == 1 and counts["50 Person unknown at this address"] == 0
-    assert len(classes) == 12
+    assert counts[ORIGINAL] == 1 and counts["50 Person unknown at this address"] == 0
+    assert len(classes) == 11
 
 
 def test_codes_the_spec_does_not_know_are_one_category() -> None:
@@ -88,7 +90,7 @@ def test_results_xlsx_holds_a_native_chart_per_picture_with_every_category(tmp_p
         texts = [package.read(name).decode() for name in charts]
     assert len(charts) == 3
     expected = {
-        "Rows by QSTAT class": ("'Rows by QSTAT class'!$A$2:$A$13", [*CLASSES, NO_STATUS]),
+        "Rows by QSTAT class": ("'Rows by QSTAT class'!$A$2:$A$11", [*CLASSES, NO_STATUS]),
         "Corrections by kind": ("'Corrections by kind'!$A$2:$A$6", list(CORRECTION_KINDS)),
         "Moves": ("'Moves by kind'!$A$2:$A$5", None),
     }

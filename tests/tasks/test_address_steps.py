@@ -125,3 +125,17 @@ def test_the_steps_write_every_csv_in_the_style_given(
     assert (out / "rejected.csv").read_bytes().startswith(start.replace(b"RecordId" + start[-1:], b""))
     for path in (out / "results.csv", tmp_path / "query" / "results.csv"):
         assert path.read_bytes().startswith(start)
+
+
+def test_duplicates_are_counted_from_double_dstat_and_said_in_the_summary(
+    prepared: PreparedInput, tmp_path: Path
+) -> None:
+    download = tmp_path / "output.bin"
+    download.write_bytes(
+        b"RecordId\tQSTAT\tDouble_DoubleGroupNo\tDouble_DSTAT\r\n1\t1\t7\tK\r\n2\t1\t7\tF\r\n"
+    )
+    results = build_address_results(prepared, download, tmp_path / "out")
+    assert results.duplicates == {"originals": 1, "duplicates": 1, "groups": 1}
+    text = results.markdown("Address batch kunden.csv", rejected_rows=0)
+    assert "- duplicates (Double_DSTAT): 1 originals (K), 1 duplicates (F), in 1 groups\n" in text
+    assert "Original (header duplicate)" not in text  # no QSTAT K or F: no class rows of 0
