@@ -38,7 +38,7 @@ from fileio.headers import resolve_address_columns
 from fileio.input_format import InputFormat
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
-from fileio.rejected_rows import RejectedRows, id_column
+from fileio.rejected_rows import LINE, ROW, RejectedRows, id_column, row_lines
 from fileio.sheet_choice import SheetChoice, choose_sheet
 from fileio.source_layout import SourceLayout
 from fileio.street_lines import CARE_OF_VALUE, SplitColumn, split_street_column
@@ -91,6 +91,9 @@ class AddressInput:
         input_rows: data rows in the file that are not completely empty (= accepted + rejected rows).
         house_numbers: the street lines split into street and house number (or recognised as a P.O. box or
             c/o line): RecordId, the line as given, and the fields it filled.
+        house_numbers_report: ``house-numbers.csv``: the same rows named as ``rejected.csv`` names its rows
+            (the id column, ``line`` = the line of the file, ``row``), then the ``street line`` as given and
+            the fields it filled.
         sheet_note: which worksheet was read and why, when the file's first one has no address columns.
         layout: how the file was read (kind, encoding, delimiter, worksheet, widths), to write a copy of it
             back in the same form (:func:`fileio.writeback.write_back`); None when not known.
@@ -105,6 +108,7 @@ class AddressInput:
     mode: Mode = "batch"
     input_rows: int = 0
     house_numbers: pd.DataFrame = field(default_factory=lambda: pd.DataFrame())
+    house_numbers_report: pd.DataFrame = field(default_factory=lambda: pd.DataFrame())
     sheet_note: str | None = None
     layout: SourceLayout | None = None
 
@@ -178,19 +182,42 @@ def read_address_file(
     check_values(rejected, rows, passthrough, wire_encoding)
     records = frame[~frame[RECORD_ID].isin(rejected.rows)].reset_index(drop=True)
     rejected.check_accounted(source, accepted=len(records), empty=int(empty.sum()))
+    id_of_rows = id_column(headers, known=id_columns)
+    house_numbers = pd.DataFrame(split.split)
     return AddressInput(
         records=records,
         rejected=rejected.lines(),
-        rejected_report=rejected.report(id_column=id_column(headers, known=id_columns)),
+        rejected_report=rejected.report(id_column=id_of_rows),
         address_columns=address_columns,
         passthrough_columns=passthrough,
         source=source,
         mode=reading.mode,
         input_rows=len(frame),
-        house_numbers=pd.DataFrame(split.split),
+        house_numbers=house_numbers,
+        house_numbers_report=_house_numbers_report(house_numbers, table, id_of_rows),
         sheet_note=choice.note,
         layout=table.layout,
     )
+
+
+STREET_LINE = "street line"
+"""The column of house-numbers.csv that holds a street line as the file gave it."""
+
+
+def _house_numbers_report(split: pd.DataFrame, table: Table, id_of_rows: str | None) -> pd.DataFrame:
+    """The rows whose street line was split, named as rejected.csv names rows: the customer's id column,
+    ``line`` (the file's line), ``row`` (the data row), then ``street line`` and the fields it filled."""
+    if not len(split):
+        return split
+    rows = pd.Index(split[RECORD_ID].astype("int64"))
+    named: dict[str, object] = {}
+    if id_of_rows is not None:
+        ids = table.frame[id_of_rows].reindex(rows).astype(object)
+        named[id_of_rows] = ids.where(ids.notna(), "").to_numpy(dtype=object)
+    ours = {LINE: row_lines(table, rows), ROW: rows.to_numpy(), STREET_LINE: split["line"].to_numpy()}
+    named |= {f"{name} (report)" if name == id_of_rows else name: values for name, values in ours.items()}
+    fields = split.drop(columns=[RECORD_ID, "line"])
+    return pd.concat([pd.DataFrame(named), fields.reset_index(drop=True)], axis=1)
 
 
 def _read_sheet(source: Path, reading: AddressReading) -> tuple[SheetChoice, Table]:

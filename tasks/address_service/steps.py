@@ -195,7 +195,7 @@ def prepare_address_input(
     prepared = PreparedInput(records=records, rejected_path=rejected_path)
     if len(records.house_numbers):
         prepared.house_numbers_path = write_csv(
-            records.house_numbers, output_dir / "house-numbers.csv", style=csv_style
+            records.house_numbers_report, output_dir / "house-numbers.csv", style=csv_style
         )
     if reading.mode != "query" and prepared.accepted:
         path = output_dir / "upload.txt"

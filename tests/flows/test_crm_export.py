@@ -41,9 +41,12 @@ async def test_the_crm_export_runs_first_time(sandbox: Sandbox, tmp_path: Path) 
     assert hits >= 0.8, f"{hits:.0%} hits, the README promises about 85 %"
 
     split = read_output_csv(out / "house-numbers.csv", dtype=str, keep_default_na=False)
-    assert {"line", "Streetname", "HouseNo"} <= set(split.columns)
+    # Rows named as rejected.csv names them: the customer's id, the file's line, the data row.
+    assert split.columns.tolist()[:4] == ["KundenNr", "line", "row", "street line"]
+    assert (split["line"].astype(int) == split["row"].astype(int) + 1).all()
+    assert {"Streetname", "HouseNo"} <= set(split.columns)
     assert ("Steinenvorstadt 5 B", "Steinenvorstadt", "5 B") in set(
-        zip(split["line"], split["Streetname"], split["HouseNo"], strict=True)
+        zip(split["street line"], split["Streetname"], split["HouseNo"], strict=True)
     )
 
 
