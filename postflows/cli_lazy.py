@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import re
 from difflib import get_close_matches
 from typing import Any
 
@@ -54,6 +55,33 @@ COMMAND_MODULES: dict[str, str] = {
 }
 
 
+# How ``postflows --help`` groups the commands: by the API they work with, then the rest.
+COMMAND_SECTIONS: dict[str, tuple[str, ...]] = {
+    "Address web service": (
+        "address-batch", "address-query", "autocomplete", "verify-building", "cleanup", "profiles",
+    ),
+    "Newspaper API": (
+        "newspaper-order", "newspaper-reports", "newspaper-sync", "newspaper-statistics", "address-purchase",
+        "structure-files",
+    ),
+    "Commerce API": (
+        "address-validation", "deliverability", "pickup-points", "pickup-register", "delivery-sync",
+        "address-labels", "return-order", "commerce", "commerce-login", "commerce-logout",
+    ),
+    "Runs and their history": ("history", "report", "demo"),
+    "Prefect, deployments and this machine": (
+        "server", "setup", "deploy", "serve", "info", "doctor", "sandbox",
+    ),
+}  # fmt: skip
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")  # "e.g. this" goes on
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a command's help, whole (its first paragraph when no sentence ends in it)."""
+    paragraph = " ".join(text.strip().split("\n\n", 1)[0].split())
+    return _SENTENCE_END.split(paragraph, 1)[0]
+
+
 def _plain_app() -> typer.Typer:
     """An app made as the root app is: plain help text, Typer's exception pages off."""
     return typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
@@ -85,6 +113,18 @@ class LazyCommands(TyperGroup):
             found = _module_group(COMMAND_MODULES[cmd_name]).commands[cmd_name]
             self.add_command(found, cmd_name)
         return found
+
+    def format_commands(self, ctx: ClickContext, formatter: Any) -> None:
+        """The commands by :data:`COMMAND_SECTIONS`, each with the whole first sentence of its help."""
+        for title, names in COMMAND_SECTIONS.items():
+            rows = []
+            for name in names:
+                command = self.get_command(ctx, name)
+                if command is not None and not command.hidden:
+                    rows.append((name, first_sentence(command.help or command.short_help or "")))
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
 
     def resolve_command(
         self, ctx: ClickContext, args: list[str]

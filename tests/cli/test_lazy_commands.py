@@ -8,7 +8,13 @@ from typer.main import get_group
 from typer.testing import CliRunner
 
 from postflows import cli
-from postflows.cli_lazy import COMMAND_MODULES, command_app, every_command_app
+from postflows.cli_lazy import (
+    COMMAND_MODULES,
+    COMMAND_SECTIONS,
+    command_app,
+    every_command_app,
+    first_sentence,
+)
 
 
 def test_the_table_names_the_module_of_every_command_it_holds() -> None:
@@ -51,3 +57,23 @@ def test_registering_a_module_again_adds_no_command_twice() -> None:
             for sub in getattr(command, "commands", {None: None})
         ]
         assert len(names) == len(set(names)) and "commerce zips" in names
+
+
+def test_help_groups_every_command_by_its_api_once_with_its_whole_first_sentence() -> None:
+    root = get_group(every_command_app(cli.app))
+    grouped = [name for names in COMMAND_SECTIONS.values() for name in names]
+    assert sorted(grouped) == sorted(root.commands) and len(grouped) == len(set(grouped))
+    listed = CliRunner().invoke(cli.app, ["--help"], env={"COLUMNS": "80"}).output
+    titles = [line[:-1] for line in listed.splitlines() if line.endswith(":") and not line.startswith(" ")]
+    assert titles[-len(COMMAND_SECTIONS) :] == list(COMMAND_SECTIONS)
+    assert "..." not in listed.split("Address web service:", 1)[1]  # no help line cut short
+    said = " ".join(listed.split())
+    assert (
+        "whose result is still owed (until the service's 3-month retention has passed, or --force);" in said
+    )
+
+
+def test_the_first_sentence_of_a_help_text() -> None:
+    assert first_sentence("Align a file (upload, run).\n\nMore text.") == "Align a file (upload, run)."
+    assert first_sentence("Check it; then\nsay e.g. this. And more.") == "Check it; then say e.g. this."
+    assert first_sentence("No end at all") == "No end at all"
