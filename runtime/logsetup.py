@@ -8,11 +8,14 @@ Prefect's log lines stay while tracebacks go only to the Prefect API log (and to
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+import time
 
 from core import environment
 from core.errors import PostflowsError
 from core.redaction import redact
+from core.swiss_time import SWISS_ZONE
 
 # The loggers whose records are scrubbed where they are made, whatever handler takes them later.
 SCRUBBED_LOGGERS = ("postflows", "prefect", "httpx", "distributed")
@@ -74,6 +77,23 @@ def install_secret_filter() -> None:
                 handler.addFilter(_FILTER)
 
 
+def swiss_time_tuple(seconds: float | None) -> time.struct_time:
+    """A moment as Swiss local time: the clock of the log lines, as the run names and reports read it."""
+    return dt.datetime.fromtimestamp(time.time() if seconds is None else seconds, SWISS_ZONE).timetuple()
+
+
+def swiss_log_times() -> None:
+    """Write the time of every log line (the console's, a worker's) in Swiss time, the zone of the run
+    names, whatever the machine's zone is."""
+    loggers = [logging.getLogger(), *(logging.getLogger(name) for name in SCRUBBED_LOGGERS), *_made_loggers()]
+    for handler in (handler for logger in loggers for handler in logger.handlers):
+        formatter = handler.formatter
+        if isinstance(formatter, _NoTracebackFormatter):
+            formatter = formatter.inner
+        if formatter is not None:
+            formatter.converter = swiss_time_tuple
+
+
 def _made_loggers() -> list[logging.Logger]:
     """Every logger made so far in this process.
 
@@ -90,13 +110,13 @@ def _made_loggers() -> list[logging.Logger]:
 class _NoTracebackFormatter(logging.Formatter):
     def __init__(self, inner: logging.Formatter | None) -> None:
         super().__init__()
-        self._inner = inner or logging.Formatter()
+        self.inner = inner or logging.Formatter()
 
     def format(self, record: logging.LogRecord) -> str:
         saved = record.exc_info, record.exc_text, record.stack_info
         record.exc_info, record.exc_text, record.stack_info = None, None, None
         try:
-            return self._inner.format(record)
+            return self.inner.format(record)
         finally:
             record.exc_info, record.exc_text, record.stack_info = saved
 
@@ -131,3 +151,4 @@ def quiet_console_tracebacks() -> None:
             handler.addFilter(_NoCancellationCrash())
         if not tracebacks and not isinstance(handler.formatter, _NoTracebackFormatter):
             handler.setFormatter(_NoTracebackFormatter(handler.formatter))
+    swiss_log_times()

@@ -5,7 +5,7 @@ Block holds where one is named.
 
 from __future__ import annotations
 
-from runtime.logsetup import install_secret_filter
+from runtime.logsetup import install_secret_filter, swiss_log_times
 from runtime.settings.apis import CREDENTIAL_FIELDS as CREDENTIAL_FIELDS
 from runtime.settings.apis import DEFAULT_LOGIN_SCOPES as DEFAULT_LOGIN_SCOPES
 from runtime.settings.models import SANDBOX_ADDRESS_PASSWORD as SANDBOX_ADDRESS_PASSWORD
@@ -22,8 +22,10 @@ def get_settings() -> Settings:
     """The settings from the environment and ``.env``; credentials the environment leaves unset come from
     the Prefect Block named by ``POSTFLOWS_CREDENTIALS_BLOCK`` when one is named. Every flow starts here, so
     this is also where its process's log records are made to pass the secret filter
-    (:func:`runtime.logsetup.install_secret_filter`)."""
+    (:func:`runtime.logsetup.install_secret_filter`) and its log lines to give Swiss time
+    (:func:`runtime.logsetup.swiss_log_times`)."""
     install_secret_filter()
+    swiss_log_times()
     settings = Settings()
     if not settings.credentials_block:
         return settings

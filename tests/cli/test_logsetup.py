@@ -9,7 +9,7 @@ import threading
 import time
 from typing import Any
 
-from runtime.logsetup import SecretFilter, install_secret_filter
+from runtime.logsetup import SecretFilter, install_secret_filter, swiss_log_times
 
 
 def test_the_filter_goes_on_while_another_thread_makes_loggers() -> None:
@@ -113,3 +113,17 @@ def test_a_command_keeps_the_logging_prefect_configured_and_quiets_its_console()
 
     done = subprocess.run([sys.executable, "-c", _SETUPS_COUNTED], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["0", "1", "True"], done.stderr
+
+
+def test_log_lines_give_swiss_time_as_the_run_names_do() -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%Y-%m-%d %H:%M"))
+    logging.getLogger().addHandler(handler)
+    try:
+        swiss_log_times()
+        summer = logging.makeLogRecord({"msg": "x", "created": 1782907200.0})  # 2026-07-01 12:00 UTC
+        winter = logging.makeLogRecord({"msg": "x", "created": 1798804800.0})  # 2027-01-01 12:00 UTC
+        assert handler.format(summer) == "2026-07-01 14:00 x"  # CEST
+        assert handler.format(winter) == "2027-01-01 13:00 x"  # CET
+    finally:
+        logging.getLogger().removeHandler(handler)
