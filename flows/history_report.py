@@ -30,7 +30,8 @@ REPORTS_FOLDER = "reports"
 class HistoryReportResult(RunResult):
     """What the history report counted: its months (``YYYY-MM``), the address runs, the runs and the remote
     jobs recorded per API (``api_runs``, ``submissions``), the address runs that recorded no corrected rows,
-    and its files (report.xlsx, report.png, report.md)."""
+    the address runs' result rows (each piece of work once) and the runs left out as ``resumed_runs`` (their
+    work completed by an earlier run), and its files (report.xlsx, report.png, report.md)."""
 
     months: list[str]
     address_runs: int
@@ -38,6 +39,8 @@ class HistoryReportResult(RunResult):
     submissions: int
     runs_without_corrected_rows: int
     report: list[str]
+    result_rows: int = 0
+    resumed_runs: int = 0
 
 
 def _flow(parameters: Mapping[str, Any]) -> str | None:

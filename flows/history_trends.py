@@ -18,7 +18,15 @@ from typing import TYPE_CHECKING, Any
 from core.swiss_time import SWISS_ZONE
 from fileio.trend_report import TrendChart, TrendReport, TrendTable, write_trend_report
 from flows.requests.reports import ADDRESS_FLOWS, HistoryReportRequest
-from history.trends import AddressMonth, ApiMonth, Period, address_trends, api_trends, first_run_day
+from history.trends import (
+    AddressMonth,
+    ApiMonth,
+    Period,
+    address_trends,
+    api_trends,
+    first_run_day,
+    repeated_runs,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,6 +61,10 @@ class HistoryReport:
     submissions: int
     runs_without_corrections: int
     markdown: str
+    result_rows: int = 0
+    """The address runs' result rows, each piece of work counted once."""
+    resumed_runs: int = 0
+    """Completed address runs left out because an earlier run had completed their work."""
 
     @property
     def empty(self) -> bool:
@@ -67,6 +79,8 @@ class HistoryReport:
             "api_runs": self.api_runs,
             "submissions": self.submissions,
             "runs_without_corrected_rows": self.runs_without_corrections,
+            "result_rows": self.result_rows,
+            "resumed_runs": self.resumed_runs,
             "report": [str(path.resolve()) for path in self.files.files],
         }
 
@@ -113,6 +127,7 @@ def build_history_report(
     with history.session_factory(url)() as session:
         period = report_period(request, first_recorded=first_run_day(session, SWISS_ZONE), today=today)
         address = address_trends(session, period, flows=flows)
+        resumed = repeated_runs(session, period, flows=flows)
         apis = api_trends(session, period, flow_apis=flow_apis)
     tables = [address_table(address), *api_tables(apis, [month.label for month in period.months])]
     name = _without_password(url)  # the report names its history, never the database's password
@@ -126,6 +141,8 @@ def build_history_report(
         submissions=sum(month.submissions for month in apis),
         runs_without_corrections=sum(month.runs_without_corrections for month in address),
         markdown=files.markdown.read_text(encoding="utf-8"),
+        result_rows=sum(month.result_rows for month in address),
+        resumed_runs=resumed,
     )
 
 

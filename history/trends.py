@@ -138,11 +138,43 @@ def _total(value: ColumnElement[Any]) -> ColumnElement[Any]:
     return func.coalesce(func.sum(value), 0)
 
 
+def _completions(flows: Collection[str]) -> Select[Any]:
+    """Every completed run of ``flows`` that recorded its result rows, with ``n``: 1 for the first
+    completion of its work (its flow and idempotency key), 2 and more for the runs that took the same work up
+    again (a resumed wait, the same file run again) and read the same results once more."""
+    work = func.coalesce(Run.idempotency_key, func.cast(Run.id, String))
+    order = func.row_number().over(partition_by=(Run.flow, work), order_by=(Run.started_at, Run.id))
+    return select(Run.id, Run.started_at, order.label("n")).where(
+        Run.flow.in_(sorted(flows)),
+        Run.state == RunState.COMPLETED.value,
+        _number("result_rows").is_not(None),
+    )
+
+
+def repeated_runs(session: Session, period: Period, *, flows: Collection[str]) -> int:
+    """The completed runs of ``flows`` in ``period`` whose work an earlier run had completed already: left out
+    of :func:`address_trends`, so each piece of work counts once however often it was resumed."""
+    completions = _completions(flows).subquery()
+    return int(
+        session.scalar(
+            select(func.count()).where(
+                completions.c.n > 1,
+                completions.c.started_at >= period.start,
+                completions.c.started_at < period.end,
+            )
+        )
+        or 0
+    )
+
+
 def address_trends(session: Session, period: Period, *, flows: Collection[str]) -> list[AddressMonth]:
     """The address runs of ``flows`` in ``period`` month by month (every month, empty ones with zeros): the
     completed runs whose summary holds ``result_rows``, with their QSTAT 51 and QSTAT 4/26/27 rows, move
-    notifications (``moves``) and corrected rows (``corrected_rows``)."""
+    notifications (``moves``) and corrected rows (``corrected_rows``). A piece of work counts once, in the
+    month of its first completion (:func:`repeated_runs` counts the runs left out)."""
     result_rows = _number("result_rows")
+    completions = _completions(flows).subquery()
+    first = select(completions.c.id).where(completions.c.n == 1)
     inner = (
         select(
             _month_index(Run.started_at, period.months).label("month"),
@@ -154,11 +186,9 @@ def address_trends(session: Session, period: Period, *, flows: Collection[str]) 
             _number("corrected_rows").label("corrected"),
         )
         .where(
-            Run.flow.in_(sorted(flows)),
-            Run.state == RunState.COMPLETED.value,
+            Run.id.in_(first),
             Run.started_at >= period.start,
             Run.started_at < period.end,
-            result_rows.is_not(None),
         )
         .subquery()
     )

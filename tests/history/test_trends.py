@@ -22,6 +22,7 @@ from history.trends import (
     address_trends,
     api_trends,
     first_run_day,
+    repeated_runs,
     report_months,
 )
 
@@ -243,3 +244,25 @@ def test_the_database_sums_and_answers_one_row_per_month(filled: Factory, statem
         assert "runs.summary" not in re.sub(
             r"JSON_EXTRACT\(runs\.summary,|runs\.summary (->>|#>>)", "", statement
         )
+
+
+def test_work_taken_up_again_counts_once_in_the_month_it_was_first_completed(
+    history_factory: Factory,
+) -> None:
+    """A batch completed in January, resumed in February and run again in March (same key: the same job's
+    results read again), and a run without a key: the batch's rows count once, in January."""
+    with history_factory.begin() as session:
+        for month in (1, 2, 3):
+            run = _run(session, "address-batch", _at(month, 10), {"result_rows": 100, "resumed": month > 1})
+            run.idempotency_key = "address-batch:k1"
+        _run(session, "address-batch", _at(2, 1), {"result_rows": 10}, state="FAILED").idempotency_key = "k2"
+        _run(session, "address-batch", _at(2, 12), {"result_rows": 10}).idempotency_key = "k2"
+        _run(session, "address-query", _at(3, 1), {"result_rows": 7})
+    with history_factory() as session:
+        months = address_trends(session, FIRST_QUARTER, flows=ADDRESS_FLOWS)
+        resumed = repeated_runs(session, FIRST_QUARTER, flows=ADDRESS_FLOWS)
+        february = repeated_runs(
+            session, Period.of_days(date(2026, 2, 1), date(2026, 2, 28), ZURICH), flows=ADDRESS_FLOWS
+        )
+    assert [(month.runs, month.result_rows) for month in months] == [(1, 100), (1, 10), (1, 7)]
+    assert resumed == 2 and february == 1
