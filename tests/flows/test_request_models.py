@@ -45,10 +45,11 @@ FLAGS = {
     },
     "address-validation": {
         "input_path", "--out", "-o", "--concurrency", "--sheet", "--delimiter", "--encoding", "--apply",
+        "--split", "--no-split",
     },
     "deliverability": {
         "input_path", "--out", "-o", "--from", "--days", "--dates", "--concurrency", "--sheet", "--delimiter",
-        "--encoding",
+        "--encoding", "--split", "--no-split",
     },
     "commerce product": {"code", "--out", "-o"},
     "commerce same-day": {"--zip", "--city", "--street", "--house-number", "--date", "--out", "-o"},
