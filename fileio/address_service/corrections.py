@@ -30,9 +30,8 @@ import numpy as np
 import pandas as pd
 
 from connectors.address_service.codes import SHORT_REPORT_POSITIONS, normalize_qstat, qstat_info
-from fileio.address_service.records import RECORD_ID
+from fileio.address_service.records import INPUT_SUFFIX, RECORD_ID, RETURNED_COLUMN
 from fileio.address_service.result_charts import CORRECTION_KINDS, MOVE_KINDS, UNKNOWN_QSTAT
-from fileio.address_service.results import INPUT_SUFFIX, RETURNED_COLUMN
 from fileio.writeback.report import SkippedChange
 from fileio.writeback_policy import (
     CORRECTION_QSTATS,

@@ -24,15 +24,14 @@ with the reader's reason. How a file is read is one value, :class:`AddressReadin
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from connectors.address_service.codes import STATUS_FIELD_NAMES
+from fileio.address_service.field_values import normalise_fields
 from fileio.address_service.record_checks import CheckedRows, check_values, refused_splits, row_problems
-from fileio.countries import country_code
 from fileio.errors import InputError
 from fileio.headers import resolve_address_columns
 from fileio.input_format import InputFormat
@@ -41,7 +40,7 @@ from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.rejected_rows import LINE, ROW, RejectedRows, id_column, row_lines
 from fileio.sheet_choice import SheetChoice, choose_sheet
 from fileio.source_layout import SourceLayout
-from fileio.street_lines import CARE_OF_VALUE, SplitColumn, split_street_column
+from fileio.street_lines import SplitColumn, split_street_column
 from fileio.table_frame import Table
 from fileio.tables import read_table
 
@@ -64,12 +63,14 @@ def minimum_input_mode(kind: Literal["batch", "query"], key: str | None) -> Mode
 
 
 RECORD_ID = "RecordId"
+RETURNED_COLUMN = "ReturnedByService"
+INPUT_SUFFIX = "_in"  # the §2.2 convention for input values, used for the address as sent beside the result
 # The results' column naming the service's fields that break their §2.3 length (tasks.address_service.
 # field_lengths).
 PROBLEMS_COLUMN = "ResultProblems"
 # Names the pipeline adds to the customer's columns; a customer column of that name would be overwritten.
 RESERVED_COLUMNS = frozenset(
-    name.casefold() for name in (RECORD_ID, "ReturnedByService", PROBLEMS_COLUMN, *STATUS_FIELD_NAMES)
+    name.casefold() for name in (RECORD_ID, RETURNED_COLUMN, PROBLEMS_COLUMN, *STATUS_FIELD_NAMES)
 )
 MINIMUM_FIELDS = ("Name", "Prename", "Streetname", "HouseNo", "ZIPCode", "TownName")  # §2.1
 
@@ -97,6 +98,13 @@ class AddressInput:
         sheet_note: which worksheet was read and why, when the file's first one has no address columns.
         layout: how the file was read (kind, encoding, delimiter, worksheet, widths), to write a copy of it
             back in the same form (:func:`fileio.writeback.write_back`); None when not known.
+        headers: the file's columns in its order.
+        id_column: the column that names a row in every file a person reads (``rejected.csv``, the
+            results), as :func:`~fileio.rejected_rows.id_column` chooses it; None for a file without columns.
+        given: the accepted rows' address cells as the file has them (index RecordId, one column per address
+            column of the file, under its header): the value beside the service's in the results.
+        lines: the line of the file where each accepted row starts (index RecordId; in a workbook, the
+            sheet's row).
     """
 
     records: pd.DataFrame
@@ -111,6 +119,10 @@ class AddressInput:
     house_numbers_report: pd.DataFrame = field(default_factory=lambda: pd.DataFrame())
     sheet_note: str | None = None
     layout: SourceLayout | None = None
+    headers: list[str] = field(default_factory=list)
+    id_column: str | None = None
+    given: pd.DataFrame = field(default_factory=lambda: pd.DataFrame())
+    lines: pd.Series = field(default_factory=lambda: pd.Series(dtype="int64"))
 
     @property
     def rejected_rows(self) -> int:
@@ -147,16 +159,14 @@ def read_address_file(
     wire_encoding: str = "cp1252",
     id_columns: Sequence[str] = (),
 ) -> AddressInput:
-    """Read an address file (.csv, .xlsx, .txt delimited or fixed width) and check every row.
+    """Read an address file (.csv, .xlsx, .txt delimited or fixed width) and check every row: the accepted
+    records and the rejected lines (the rejected rows are not in ``records``).
 
     Args:
         path: the customer's file.
         reading: how to read it, which minimum input applies, and how its columns are taken.
         wire_encoding: the encoding of the upload file; values it cannot carry are rejected.
         id_columns: the columns of the customer's id, if any, naming the rejected rows (``id_column``).
-
-    Returns:
-        The accepted records and the rejected lines; the rejected rows are not in ``records``.
 
     Raises:
         InputError: the file is unreadable or over a limit, or lacks the address columns every row needs.
@@ -176,8 +186,9 @@ def read_address_file(
     checkable = frame[~frame[RECORD_ID].isin(rejected.malformed)]
     rows = CheckedRows(checkable, checkable[RECORD_ID], address_columns)
     rejected.add(refused_splits(split, rows))
-    verification = reading.mode == "verification"
-    for lines in row_problems(rows, verification=verification, unsplit=frozenset(split.refused)):
+    for lines in row_problems(
+        rows, verification=reading.mode == "verification", unsplit=frozenset(split.refused)
+    ):
         rejected.add(lines)
     check_values(rejected, rows, passthrough, wire_encoding)
     records = frame[~frame[RECORD_ID].isin(rejected.rows)].reset_index(drop=True)
@@ -197,7 +208,21 @@ def read_address_file(
         house_numbers_report=_house_numbers_report(house_numbers, table, id_of_rows),
         sheet_note=choice.note,
         layout=table.layout,
+        headers=headers,
+        id_column=id_of_rows,
+        **_as_given(table, records, address_columns),  # type: ignore[arg-type]
     )
+
+
+def _as_given(
+    table: Table, records: pd.DataFrame, address_columns: Mapping[str, str]
+) -> dict[str, pd.DataFrame | pd.Series]:
+    """The accepted rows' address cells as the file has them (an empty cell as ``""``) and their lines."""
+    rows = pd.Index(records[RECORD_ID].astype("int64"), name=RECORD_ID)
+    cells = table.frame.loc[rows, list(dict.fromkeys(address_columns.values()))].astype(object)
+    given: pd.DataFrame = cells.where(cells.notna(), "")
+    given.index = rows
+    return {"given": given, "lines": pd.Series(row_lines(table, rows), index=rows, dtype="int64")}
 
 
 STREET_LINE = "street line"
@@ -262,42 +287,8 @@ def _gathered(
         gathered[canonical] = values.where(values != "")
         filled |= values != ""
     frame = pd.DataFrame(gathered, index=raw.index)
-    _split_po_box(frame)
-    _country_codes(frame)
-    _care_of_values(frame)
+    normalise_fields(frame)
     return frame, filled
-
-
-# The columns a c/o line is found in when the file puts it in a column of its own (the street column's c/o
-# lines are the splitter's, :func:`split_street_column`).
-_CARE_OF_COLUMNS = ("Company", "Prename", "Prename2", "Name", "MaidenName", "AddressAddition")
-
-
-def _care_of_values(frame: pd.DataFrame) -> None:
-    """Move a value that starts with c/o, p.A., z.H., chez, presso or a/c ("c/o Familie Brunner" in an
-    addition column, "c/o Gygax Consulting" in the company column) into CoAddress, where the row has none:
-    the first such value of a row, in the order of :data:`_CARE_OF_COLUMNS`."""
-    for column in (name for name in _CARE_OF_COLUMNS if name in frame):
-        moved = frame[column].astype("string").str.match(CARE_OF_VALUE).fillna(False).astype(bool)
-        if not moved.any():
-            continue
-        if "CoAddress" not in frame:  # only then: a file without c/o lines is sent as it was
-            frame["CoAddress"] = pd.Series(None, index=frame.index, dtype=object)
-        moved &= frame["CoAddress"].isna()
-        frame.loc[moved, "CoAddress"] = frame.loc[moved, column]
-        frame.loc[moved, column] = None
-
-
-def _country_codes(frame: pd.DataFrame) -> None:
-    """Write each country the file names ("Schweiz", "FL", "ch") as its ISO code; a value that names no
-    country stays as given, and :func:`~fileio.address_service.record_checks.row_problems` rejects its row."""
-    if "CountryCode" not in frame:
-        return
-    values = frame["CountryCode"]
-    filled = values.notna()
-    codes = values[filled].map(country_code)
-    known = codes.notna()
-    frame.loc[codes.index[known], "CountryCode"] = codes[known]
 
 
 def address_header(headers: Sequence[str], reading: AddressReading, *, path: Path) -> dict[str, str]:
@@ -322,31 +313,6 @@ def address_header(headers: Sequence[str], reading: AddressReading, *, path: Pat
             )
     _check_columns_present(address_columns, reading, path, headers=headers)
     return address_columns
-
-
-# "Postfach 123", "Case postale 45", "Casella postale 7", "P.O. Box 9": a term and a number in one cell.
-_PO_BOX = re.compile(
-    r"^(?P<term>postfach|pf|case postale|cp|casella postale|p\.?\s?o\.?\s?box|box)\s*(?P<number>\d{1,10})$",
-    re.IGNORECASE,
-)
-
-
-def _split_po_box(frame: pd.DataFrame) -> None:
-    """Split a P.O. box number cell holding term and number (as CRM exports often do) into both fields.
-
-    The term goes to PoBoxTerm unless that field already has a value; the number stays in PoBoxNo.
-    """
-    if "PoBoxNo" not in frame:
-        return
-    parts = frame["PoBoxNo"].astype("string").str.strip().str.extract(_PO_BOX)
-    split = parts["number"].notna()
-    if not split.any():
-        return
-    if "PoBoxTerm" not in frame:
-        frame["PoBoxTerm"] = pd.Series(pd.NA, index=frame.index, dtype=object)
-    term_free = frame["PoBoxTerm"].isna()
-    frame.loc[split & term_free, "PoBoxTerm"] = parts.loc[split & term_free, "term"]
-    frame.loc[split, "PoBoxNo"] = parts.loc[split, "number"]
 
 
 def _check_columns_present(

@@ -18,17 +18,20 @@ import pandas as pd
 from connectors.address_service.codes import (
     ADDRESS_FIELD_NAMES,
 )
-from fileio.address_service.records import RECORD_ID, AddressInput
+from fileio.address_service.records import INPUT_SUFFIX, RECORD_ID, RETURNED_COLUMN, AddressInput
 from fileio.address_service.result_charts import result_chart_sheets
 from fileio.address_service.result_codes import LARGEST_RECORD_ID, QSTAT_DESIGNATION, QSTAT_MEANING
 from fileio.address_service.result_file import UPLOADED_SUFFIX
+from fileio.address_service.user_results import POST, UserResults
+from fileio.annotated_workbooks import CELL_COLUMNS, AnnotatedSheet, write_annotated_xlsx
 from fileio.errors import DuplicateRecordIds, ResultFileError
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv
 from fileio.sandbox_marks import with_banner
 from fileio.workbooks import write_xlsx
+from fileio.worksheet_parts import EXCEL_MAX_ROWS
 
-RETURNED_COLUMN = "ReturnedByService"
-INPUT_SUFFIX = "_in"  # the §2.2 convention for input values, used for the original address beside the result
+RESULTS_SHEET, LEGEND_SHEET = "Results", "Legend"
+CHANGED_FILL, CHANGED_COLOUR = "changed", "#FFEB9C"  # the fill review.xlsx gives a changed cell
 NOT_RETURNED = "not returned"
 NOT_RETURNED_MEANING = "the service's result has no row with this record id"
 logger = logging.getLogger("postflows.address_service.results")
@@ -146,7 +149,7 @@ def _record_ids(values: pd.Series) -> pd.Series:
 
 
 def write_address_results(
-    merged: pd.DataFrame,
+    shown: UserResults,
     summary: pd.DataFrame,
     out_dir: Path,
     *,
@@ -155,9 +158,14 @@ def write_address_results(
     corrections: Mapping[str, int] | None = None,
     sandbox: bool = False,
 ) -> list[Path]:
-    """Write ``results.csv``, ``results.xlsx`` (sheets Results, QSTAT summary and, with a moves file,
-    Moves, then the chart sheets; after a ``sandbox`` run, the banner sheet first) and ``moves.csv`` when
-    moves are given; returns the paths written.
+    """Write ``results.csv``, ``results.xlsx`` and, when moves are given, ``moves.csv``; returns the paths
+    written.
+
+    ``shown`` are the results in the customer's words and ``moves`` the moves named the same way
+    (:func:`~fileio.address_service.user_results.user_results`, :func:`~fileio.address_service.user_results.
+    user_moves`). The workbook's sheets: Results (the cells the service changed filled, with their reason in a
+    note), Legend (what each column holds, its field in the specification), QSTAT summary and, with a moves
+    file, Moves, then the chart sheets; after a ``sandbox`` run, the banner sheet first.
 
     The chart sheets hold a table and its native chart each (:mod:`fileio.address_service.result_charts`):
     rows by QSTAT class, corrections by kind (``corrections``: rows per kind of correction; none counted
@@ -167,14 +175,41 @@ def write_address_results(
     would run as a formula gets a leading ``'`` (:func:`fileio.reports.neutralise_formulas`), a code too;
     the workbook never needs it (its cells are written as text, never as formulas).
     """
-    paths = [write_csv(merged, out_dir / "results.csv", style=csv_style)]
-    sheets = {"Results": merged, "QSTAT summary": summary}
+    paths = [write_csv(shown.frame, out_dir / "results.csv", style=csv_style)]
+    sheets = {LEGEND_SHEET: shown.legend, "QSTAT summary": summary}
     if moves is not None:
         sheets["Moves"] = moves
         paths.append(write_csv(moves, out_dir / "moves.csv", style=csv_style))
     chart_sheets, charts = result_chart_sheets(
         summary, corrections=corrections, moves_file_rows=None if moves is None else len(moves)
     )
-    workbook = with_banner({**sheets, **chart_sheets}, sandbox=sandbox)
-    paths.insert(1, write_xlsx(out_dir / "results.xlsx", workbook, charts=charts))
+    workbook = {**sheets, **chart_sheets}
+    lead = with_banner({}, sandbox=sandbox)
+    path = out_dir / "results.xlsx"
+    if len(shown.frame) < EXCEL_MAX_ROWS:
+        write_annotated_xlsx(path, _results_sheet(shown), sheets=workbook, charts=charts, lead=lead)
+    else:  # more rows than a sheet holds: the sheet continues on "Results (2)", unmarked
+        write_xlsx(path, {**lead, RESULTS_SHEET: shown.frame, **workbook}, charts=charts)
+    paths.insert(1, path)
     return paths
+
+
+def _results_sheet(shown: UserResults) -> AnnotatedSheet:
+    """The Results sheet: the cells the service changed filled, their reason in a note."""
+    cells = pd.DataFrame(
+        [(row, column, CHANGED_FILL, note) for (row, column), note in shown.changed.items()],
+        columns=list(CELL_COLUMNS),
+    )
+    notes = {
+        str(column): "The service's value; filled where it differs from the one sent, the reason in a note."
+        for column in shown.frame.columns
+        if str(column).endswith(POST)
+    }
+    return AnnotatedSheet(
+        title=RESULTS_SHEET,
+        frame=shown.frame,
+        fills={CHANGED_FILL: CHANGED_COLOUR},
+        cells=cells,
+        header_notes=notes
+        or {str(shown.frame.columns[0]): "See the Legend sheet for what each column holds."},
+    )

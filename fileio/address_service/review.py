@@ -22,6 +22,7 @@ from fileio.address_service.corrections import (
     review_reasons,
 )
 from fileio.address_service.result_charts import result_chart_sheets
+from fileio.address_service.results import CHANGED_COLOUR, CHANGED_FILL
 from fileio.annotated_workbooks import CELL_COLUMNS, ROW_COLUMNS, AnnotatedSheet, write_annotated_xlsx
 from fileio.rejected_rows import PROBLEMS, ROW
 from fileio.sandbox_marks import with_banner
@@ -50,8 +51,8 @@ FIELD_LABELS: Mapping[str, str] = {
 GIVEN, CORRECTED = " given", " corrected"
 REVIEW_SHEET, HUMAN_SHEET = "Review", "Needs a human"
 REASON_COLUMN, ROWS_COLUMN = "Reason", "Rows"
-CHANGED_FILL, HUMAN_FILL, HUMAN_ROW_FILL = "changed", "human", "human row"
-FILLS: Mapping[str, str] = {CHANGED_FILL: "#FFEB9C", HUMAN_FILL: "#FF9C9C", HUMAN_ROW_FILL: "#FFE4E4"}
+HUMAN_FILL, HUMAN_ROW_FILL = "human", "human row"
+FILLS: Mapping[str, str] = {CHANGED_FILL: CHANGED_COLOUR, HUMAN_FILL: "#FF9C9C", HUMAN_ROW_FILL: "#FFE4E4"}
 HUMAN_CHART = Chart(HUMAN_SHEET, REASON_COLUMN, (ROWS_COLUMN,))
 
 

@@ -21,11 +21,18 @@ from fileio.address_service.moves_file import read_moves_file
 from fileio.address_service.profile_upload import wire_format as wire_format_of
 from fileio.address_service.profile_upload import write_profile_upload
 from fileio.address_service.profiles import AlignmentProfile
-from fileio.address_service.records import AddressInput, AddressReading, read_address_file
+from fileio.address_service.records import (
+    RECORD_ID,
+    RETURNED_COLUMN,
+    AddressInput,
+    AddressReading,
+    read_address_file,
+)
 from fileio.address_service.result_charts import PICTURE_FILE, qstat_markdown, write_qstat_picture
 from fileio.address_service.result_codes import decode_results, duplicate_counts, qstat_summary
 from fileio.address_service.result_file import read_result_file, result_headers
-from fileio.address_service.results import RETURNED_COLUMN, merge_results, write_address_results
+from fileio.address_service.results import merge_results, write_address_results
+from fileio.address_service.user_results import user_moves, user_results
 from fileio.address_service.wire import WireFormat, write_upload_file
 from fileio.files import make_dirs, own_folder
 from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
@@ -339,8 +346,11 @@ def _write(
         )
     summary = qstat_summary(merged)
     corrections = classify(merged, marks=options.correction_marks)
+    if moves is not None:
+        record_id = RECORD_ID if profile is None else profile.upload.record_id
+        moves = user_moves(moves, prepared.records, record_id=record_id)
     files = write_address_results(
-        merged,
+        user_results(merged, prepared.records),
         summary,
         output_dir,
         moves=moves,

@@ -19,6 +19,7 @@ from fileio.address_service.records import AddressInput, read_address_file
 from fileio.address_service.result_codes import decode_results, decode_short_report, qstat_summary
 from fileio.address_service.result_file import read_result_file
 from fileio.address_service.results import merge_results, write_address_results
+from fileio.address_service.user_results import user_results
 from fileio.archives import ZipInflation
 from fileio.errors import DuplicateRecordIds, ResultFileError
 from fileio.textfiles import detect_encoding, sniff_delimiter
@@ -456,21 +457,26 @@ def test_write_address_results(tmp_path: Path) -> None:
     decoded = decode_results(read_result_file(write_result(tmp_path / "r.txt", "cp1252")))
     merged = merge_results(records, decoded)
     moves = pd.DataFrame({"Name": ["Müller"], "PLZ neu": ["8001"]})
-    paths = write_address_results(merged, qstat_summary(merged), tmp_path / "out", moves=moves)
+    paths = write_address_results(
+        user_results(merged, records), qstat_summary(merged), tmp_path / "out", moves=moves
+    )
     assert [path.name for path in paths] == ["results.csv", "results.xlsx", "moves.csv"]
     csv = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
     assert csv["Kundennummer"].tolist() == ["007", "008", "009", "010"]
-    assert csv.columns[0] == "RecordId" and csv.loc[0, "Name"] == "Müller"
+    assert csv.columns[:3].tolist() == ["Kundennummer", "line", "row"]
+    assert (csv.loc[0, "Nachname"], csv.loc[0, "Nachname (Post)"]) == ("Müller", "Müller")
+    assert (csv.loc[0, "Strasse"], csv.loc[0, "Strasse (Post)"]) == ("Bahnhofstr.", "Bahnhofstrasse")
     workbook = openpyxl.load_workbook(tmp_path / "out" / "results.xlsx")
     assert workbook.sheetnames == [
-        "Results", "QSTAT summary", "Moves", "Rows by QSTAT class", "Corrections by kind", "Moves by kind",
+        "Results", "Legend", "QSTAT summary", "Moves", "Rows by QSTAT class", "Corrections by kind",
+        "Moves by kind",
     ]  # fmt: skip
     results = workbook["Results"]
     assert results.freeze_panes == "A2"
     assert results.auto_filter.ref is not None
     assert results["A1"].font.b is True
-    assert results["A2"].value == 1
-    assert results["B2"].value == "007"
+    assert results["A2"].value == "007"
+    assert results["B2"].value == 2 and results["C2"].value == 1
     summary = workbook["QSTAT summary"]
     assert [cell.value for cell in summary[1]] == ["QSTAT", "Designation", "Meaning", "Count", "Share %"]
     assert summary["D2"].value == 1 and summary["E2"].value == 25.0
@@ -482,26 +488,28 @@ def test_results_csv_neutralises_formulas_in_text_but_not_in_codes(tmp_path: Pat
     merged = merge_results(records, decoded)
     merged.loc[0, "Kundennummer"] = '=HYPERLINK("http://x","klick")'  # from the customer's file
     merged.loc[1, "Name"] = "@SUM(1+1)"  # the service's address text
-    merged.loc[2, "Streetname_in"] = "+41 79 000 00 00"
+    records.given.loc[3, "Strasse"] = "+41 79 000 00 00"  # the customer's address cell
     moves = pd.DataFrame({"Name": ["-Müller"], "PLZ neu": ["8001"]})
-    write_address_results(merged, qstat_summary(merged), tmp_path / "out", moves=moves)
+    write_address_results(user_results(merged, records), qstat_summary(merged), tmp_path / "out", moves=moves)
     csv = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
     assert csv.loc[0, "Kundennummer"] == '\'=HYPERLINK("http://x","klick")'
-    assert csv.loc[1, "Name"] == "'@SUM(1+1)"
-    assert csv.loc[2, "Streetname_in"] == "'+41 79 000 00 00"
+    assert csv.loc[1, "Nachname (Post)"] == "'@SUM(1+1)"
+    assert csv.loc[2, "Strasse"] == "'+41 79 000 00 00"
     assert csv.loc[0, "SR01_Company"] == "no statement (-)"  # a decoded code starts with its label
     assert csv.loc[1, "Kundennummer"] == "008" and csv.loc[0, "QSTAT"] == "1"
     assert csv.loc[0, "TotalScore"] == "100.0"
     moved = read_output_csv(tmp_path / "out" / "moves.csv", dtype=str, keep_default_na=False)
     assert moved.loc[0, "Name"] == "'-Müller"
     workbook = openpyxl.load_workbook(tmp_path / "out" / "results.xlsx")
-    assert workbook["Results"]["B2"].value == '=HYPERLINK("http://x","klick")'  # text cells, never formulas
-    assert workbook["Results"]["B2"].data_type == "s"
+    assert workbook["Results"]["A2"].value == '=HYPERLINK("http://x","klick")'  # text cells, never formulas
+    assert workbook["Results"]["A2"].data_type == "s"
 
-    write_address_results(merged, qstat_summary(merged), tmp_path / "plain", csv_style=UNGUARDED)
+    write_address_results(
+        user_results(merged, records), qstat_summary(merged), tmp_path / "plain", csv_style=UNGUARDED
+    )
     plain = read_output_csv(tmp_path / "plain" / "results.csv", dtype=str, keep_default_na=False)
     assert plain.loc[0, "Kundennummer"] == '=HYPERLINK("http://x","klick")'
-    assert plain.loc[1, "Name"] == "@SUM(1+1)"
+    assert plain.loc[1, "Nachname (Post)"] == "@SUM(1+1)"
 
 
 def _formula_result_rows() -> list[str]:
@@ -517,8 +525,9 @@ def _formula_result_rows() -> list[str]:
 def test_service_fields_that_start_like_formulas_are_guarded_codes_included(tmp_path: Path) -> None:
     header = RESULT_HEADER + "\tDouble_DSTAT"
     path = write_result(tmp_path / "r.txt", "utf-8", header=header, rows=_formula_result_rows())
-    merged = merge_results(address_input(tmp_path), decode_results(read_result_file(path)))
-    write_address_results(merged, qstat_summary(merged), tmp_path / "out")
+    records = address_input(tmp_path)
+    merged = merge_results(records, decode_results(read_result_file(path)))
+    write_address_results(user_results(merged, records), qstat_summary(merged), tmp_path / "out")
     csv = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
     assert csv.loc[0, "ValidFrom"] == "'=1+1"
     assert csv.loc[0, "Birthdate"] == "'@SUM(A1)"
@@ -544,7 +553,9 @@ def test_service_fields_longer_than_the_specification_are_flagged(tmp_path: Path
     assert built.long_field_rows == 1
     assert "rows with a field longer than the specification allows: 1" in built.markdown("x", rejected_rows=0)
     csv = read_output_csv(tmp_path / "out" / "results.csv", dtype=str, keep_default_na=False)
-    assert list(csv.columns[:4]) == ["RecordId", "Kundennummer", "ReturnedByService", "ResultProblems"]
+    assert list(csv.columns[:3]) == ["Kundennummer", "line", "row"]
+    returned = csv.columns.get_loc("ReturnedByService")
+    assert csv.columns[returned + 1] == "ResultProblems"
     assert csv.loc[0, "ResultProblems"] == (
         "ValidFrom: 9 characters, at most 8; Housekey: 23 characters, at most 19; "
         "ZIPCode: 5 characters, at most 4"

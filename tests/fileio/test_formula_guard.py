@@ -15,6 +15,7 @@ import pytest
 from fileio.address_service.result_codes import decode_results, qstat_summary
 from fileio.address_service.result_file import read_result_file
 from fileio.address_service.results import merge_results, write_address_results
+from fileio.address_service.user_results import user_results
 from fileio.formulas import FORMULA_STARTS
 from fileio.rejected_rows import rejected_report, write_rejected
 from fileio.reports import CsvStyle, write_csv
@@ -123,7 +124,7 @@ def test_results_and_moves_are_guarded_codes_and_their_labels_included(tmp_path:
         merged[column] = value
     moves = pd.DataFrame({value: [value] for value in HOSTILE})
 
-    write_address_results(merged, qstat_summary(merged), tmp_path / "out", moves=moves)
+    write_address_results(user_results(merged, records), qstat_summary(merged), tmp_path / "out", moves=moves)
 
     for name in ("results.csv", "moves.csv"):
         assert_guarded(tmp_path / "out" / name)
@@ -138,7 +139,7 @@ def test_service_codes_pass_the_guard_like_every_other_text(tmp_path: Path) -> N
     merged["QSTAT"] = ["-1", "=1+1", "@1", "1"]
     merged["ShortReport"] = [legit, "-1+1", "=cmd|'/C calc'!A0", "+A1"]
 
-    write_address_results(merged, qstat_summary(merged), tmp_path / "out")
+    write_address_results(user_results(merged, records), qstat_summary(merged), tmp_path / "out")
 
     path = tmp_path / "out" / "results.csv"
     assert_guarded(path)

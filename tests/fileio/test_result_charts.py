@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from connectors.address_service.codes import QSTAT
+from fileio.address_service.records import AddressInput
 from fileio.address_service.result_charts import (
     CORRECTION_KINDS,
     NO_STATUS,
@@ -25,6 +26,7 @@ from fileio.address_service.result_charts import (
 )
 from fileio.address_service.result_codes import qstat_summary
 from fileio.address_service.results import write_address_results
+from fileio.address_service.user_results import user_results
 from fileio.pictures import MAX_BARS, write_bar_chart
 from fileio.reports import markdown_bars
 
@@ -83,7 +85,10 @@ def test_results_xlsx_holds_a_native_chart_per_picture_with_every_category(tmp_p
     merged = pd.DataFrame({"RecordId": [1, 2, 3], "QSTAT": ["1", "4", ""]})
     summary = qstat_summary(merged)
     moves = pd.DataFrame({"Name": ["Muster"]})
-    paths = write_address_results(merged, summary, tmp_path, moves=moves, corrections={"postcode": 1})
+    records = AddressInput(merged[["RecordId"]], pd.DataFrame(), pd.DataFrame(), {}, [], tmp_path / "in.csv")
+    paths = write_address_results(
+        user_results(merged, records), summary, tmp_path, moves=moves, corrections={"postcode": 1}
+    )
     workbook = paths[1]
     with zipfile.ZipFile(workbook) as package:
         charts = sorted(n for n in package.namelist() if re.fullmatch(r"xl/charts/chart\d+\.xml", n))

@@ -80,7 +80,7 @@ async def test_batch_writes_results_rejects_bad_rows_and_cleans_up(sandbox: Sand
     assert summary.rejected_rows == 2
     results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert len(results) == summary.accepted_rows == summary.result_rows
-    assert list(results.columns[:2]) == ["RecordId", "KundenNr"]
+    assert list(results.columns[:3]) == ["KundenNr", "line", "row"]
     first = results.loc[results["KundenNr"] == "1001"].iloc[0]
     assert first["QSTAT"] == "1" and first["QSTAT_Designation"] == "Person hit"
     assert float(first["TotalScore"]) == 100.0
@@ -109,7 +109,7 @@ async def test_batch_writes_results_rejects_bad_rows_and_cleans_up(sandbox: Sand
     assert (out / "writeback-sandbox.csv").is_file() and not (out / "writeback.csv").exists()
     # CSV files keep their header as the first line: no banner.
     assert (out / "writeback-sandbox.csv").read_text(encoding="utf-8").startswith("KundenNr;Firma;")
-    assert (out / "results.csv").read_text(encoding="utf-8-sig").startswith("RecordId")
+    assert (out / "results.csv").read_text(encoding="utf-8-sig").startswith("KundenNr;line;row;")
 
     (run,) = _runs()
     assert run.state == "COMPLETED" and run.flow_run_id
@@ -400,7 +400,7 @@ async def test_fixed_width_cp1252_input_and_a_custom_upload_format(sandbox: Sand
     assert (out / "upload.txt").read_bytes().decode("utf-8").splitlines()[0].startswith("RecordId;Kunde;")
     results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False).set_index("Kunde")
     assert results.loc["K-1", "QSTAT"] == "1"
-    assert results.loc["K-2", "QSTAT"] == "1" and results.loc["K-2", "Name"] == "Zürcher"
+    assert results.loc["K-2", "QSTAT"] == "1" and results.loc["K-2", "Nachname (Post)"] == "Zürcher"
     (run,) = _runs()
     assert run.parameters["upload_delimiter"] == ";"
 

@@ -45,8 +45,10 @@ async def test_the_standard_profile_sends_only_its_columns_and_merges_by_our_id(
     results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
     assert results["Telefon"].str.startswith("079 555").all()  # merged back by our id
     assert results["KundenNr"].iloc[0] == "1001"
-    first = results.iloc[0]
-    assert (first["HouseNo_in"], first["HouseNoAddition_in"]) == ("12", "b")
+    assert results["Hausnummer"].iloc[0] == "12b"  # as the customer wrote it; sent split:
+    header, first = (line.split("\t") for line in upload.split("\r\n")[:2])
+    sent = dict(zip(header, first, strict=False))
+    assert (sent["HouseNo_in"], sent["HouseNoAddition_in"]) == ("12", "b")
 
 
 async def test_a_dry_run_writes_the_upload_and_the_plan_and_sends_nothing(

@@ -58,9 +58,7 @@ def _json_tail(output: str) -> dict[str, object]:
 
 def _uncertain(results: pd.DataFrame) -> dict[int, str]:
     rows = results[results["QueryError"].str.startswith("uncertain: ")]
-    return {
-        int(record_id): text for record_id, text in zip(rows["RecordId"], rows["QueryError"], strict=True)
-    }
+    return {int(record_id): text for record_id, text in zip(rows["row"], rows["QueryError"], strict=True)}
 
 
 def _failure_line(output: str) -> str:

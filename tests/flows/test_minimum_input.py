@@ -79,11 +79,10 @@ async def test_a_po_box_row_under_a_maintenance_key_is_sent_and_read_back_from_t
     assert (summary.accepted_rows, summary.rejected_rows, summary.result_rows) == (2, 0, 2)
     results = read_output_csv(tmp_path / "out" / "results.csv", dtype=str).fillna("")
     box = results.set_index("KundenNr").loc["2"]
-    # What the service received for the row (its copies of the uploaded fields) and what it answered.
-    assert (box["PoBoxTerm_in"], box["PoBoxNo_in"], box["PoBoxZIP_in"], box["PoBoxTownName_in"]) == (
-        "Postfach", "12", "6002", "Luzern",
-    )  # fmt: skip
-    assert (box["Streetname_in"], box["HouseNo_in"], box["ZIPCode_in"]) == ("", "", "")
+    # The row as the file gives it, each column beside the service's value, and what it answered.
+    assert (box["Postfach"], box["PostfachPLZ"], box["PostfachOrt"]) == ("Postfach 12", "6002", "Luzern")
+    assert {"Postfach (Post)", "PostfachPLZ (Post)", "PostfachOrt (Post)"} <= set(results.columns)
+    assert (box["Strasse"], box["Hausnummer"], box["PLZ"]) == ("", "", "")
     assert box["ReturnedByService"] == "True" and box["QSTAT"] != "" and box["QSTAT_Designation"] != ""
     assert len(box["ShortReport"].removeprefix("'")) == 24 and box["SR19_PoBoxZIP"] != ""  # guarded: "--…"
-    assert results.set_index("KundenNr").loc["1", "Streetname_in"] == "Lindenstrasse"
+    assert results.set_index("KundenNr").loc["1", "Strasse"] == "Lindenstrasse"

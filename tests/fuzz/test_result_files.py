@@ -43,6 +43,7 @@ from fileio.address_service.results import (
     merge_results,
     write_address_results,
 )
+from fileio.address_service.user_results import user_results
 from fileio.errors import DuplicateRecordIds, ResultFileError
 from tests.fuzz.conftest import CaseCount, fuzz_settings
 from tests.fuzz.generators import FORMULA_STARTS, cell, damage, randoms
@@ -284,14 +285,17 @@ def _check_written(merged: pd.DataFrame, summary: pd.DataFrame, out: Path) -> No
     """``results.csv`` runs no text as a formula (numbers aside, and the codes that match their grammar),
     and ``results.xlsx`` holds no formula at all."""
     out.mkdir(exist_ok=True)
-    paths = write_address_results(merged, summary, out)
+    records = merged[[RECORD_ID]].assign(Name="Muster")
+    uploaded = AddressInput(records, pd.DataFrame(), pd.DataFrame(), {"Name": "Name"}, [], out / "in.csv")
+    paths = write_address_results(user_results(merged, uploaded), summary, out)
     rows = output_rows(paths[0])
-    names = [str(name) for name in merged.columns]
+    shown = user_results(merged, uploaded).frame
+    names = [str(name) for name in shown.columns]
     assert len(names) == len(rows[0])
     numeric = {
         name
-        for name in merged.columns
-        if pd.api.types.is_numeric_dtype(merged[name]) or pd.api.types.is_bool_dtype(merged[name])
+        for name in shown.columns
+        if pd.api.types.is_numeric_dtype(shown[name]) or pd.api.types.is_bool_dtype(shown[name])
     }
     for row in rows[1:]:
         for name, value in zip(names, row, strict=True):

@@ -1,0 +1,82 @@
+"""The address fields of a customer's row as the service reads them, before any check: a country written
+out as its ISO code, a c/o line in a column of its own moved to the c/o field, and a P.O. box cell holding
+term and number split into both (:func:`normalise_fields`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from fileio.countries import country_code
+from fileio.lazy import lazy_module
+from fileio.street_lines import CARE_OF_VALUE
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
+
+
+def normalise_fields(frame: pd.DataFrame) -> None:
+    """Normalise the address fields of ``frame`` (canonical columns) in place, as the module says."""
+    _split_po_box(frame)
+    _country_codes(frame)
+    _care_of_values(frame)
+
+
+# "Postfach 123", "Case postale 45", "Casella postale 7", "P.O. Box 9": a term and a number in one cell.
+_PO_BOX = re.compile(
+    r"^(?P<term>postfach|pf|case postale|cp|casella postale|p\.?\s?o\.?\s?box|box)\s*(?P<number>\d{1,10})$",
+    re.IGNORECASE,
+)
+
+
+def _split_po_box(frame: pd.DataFrame) -> None:
+    """Split a P.O. box number cell holding term and number (as CRM exports often do) into both fields.
+
+    The term goes to PoBoxTerm unless that field already has a value; the number stays in PoBoxNo.
+    """
+    if "PoBoxNo" not in frame:
+        return
+    parts = frame["PoBoxNo"].astype("string").str.strip().str.extract(_PO_BOX)
+    split = parts["number"].notna()
+    if not split.any():
+        return
+    if "PoBoxTerm" not in frame:
+        frame["PoBoxTerm"] = pd.Series(pd.NA, index=frame.index, dtype=object)
+    term_free = frame["PoBoxTerm"].isna()
+    frame.loc[split & term_free, "PoBoxTerm"] = parts.loc[split & term_free, "term"]
+    frame.loc[split, "PoBoxNo"] = parts.loc[split, "number"]
+
+
+# The columns a c/o line is found in when the file puts it in a column of its own (the street column's c/o
+# lines are the splitter's, :func:`split_street_column`).
+_CARE_OF_COLUMNS = ("Company", "Prename", "Prename2", "Name", "MaidenName", "AddressAddition")
+
+
+def _care_of_values(frame: pd.DataFrame) -> None:
+    """Move a value that starts with c/o, p.A., z.H., chez, presso or a/c ("c/o Familie Brunner" in an
+    addition column, "c/o Gygax Consulting" in the company column) into CoAddress, where the row has none:
+    the first such value of a row, in the order of :data:`_CARE_OF_COLUMNS`."""
+    for column in (name for name in _CARE_OF_COLUMNS if name in frame):
+        moved = frame[column].astype("string").str.match(CARE_OF_VALUE).fillna(False).astype(bool)
+        if not moved.any():
+            continue
+        if "CoAddress" not in frame:  # only then: a file without c/o lines is sent as it was
+            frame["CoAddress"] = pd.Series(None, index=frame.index, dtype=object)
+        moved &= frame["CoAddress"].isna()
+        frame.loc[moved, "CoAddress"] = frame.loc[moved, column]
+        frame.loc[moved, column] = None
+
+
+def _country_codes(frame: pd.DataFrame) -> None:
+    """Write each country the file names ("Schweiz", "FL", "ch") as its ISO code; a value that names no
+    country stays as given, and :func:`~fileio.address_service.record_checks.row_problems` rejects its row."""
+    if "CountryCode" not in frame:
+        return
+    values = frame["CountryCode"]
+    filled = values.notna()
+    codes = values[filled].map(country_code)
+    known = codes.notna()
+    frame.loc[codes.index[known], "CountryCode"] = codes[known]
