@@ -73,6 +73,17 @@ def resolve_columns(headers: Sequence[str], aliases: Sequence[ColumnNames]) -> d
 
 IGNORE = "ignore"
 """The mapping target that leaves a column out of the address (``--map Land=ignore``), passed through."""
+ZIP_TOWN = "ZIPCode+TownName"
+"""The mapping target of a column holding postcode and town in one ("8001 Zürich"), as in
+``--map "Wohnort=ZIPCode+TownName"``."""
+ZIP_TOWN_HEADERS = frozenset(
+    {
+        "plzort", "plzundort", "plzwohnort", "plzstadt", "postleitzahlort", "postleitzahlundort",
+        "npalocalite", "npaville", "npalieu", "caplocalita", "capcitta", "capluogo",
+        "zipcity", "ziptown", "postcodetown", "postcodecity", "postalcodecity", "zipcodecity", "zipcodetown",
+    }
+)  # fmt: skip
+"""Headers (in :func:`header_key` form) of a column that holds postcode and town in one."""
 
 
 def resolve_address_columns(
@@ -83,7 +94,9 @@ def resolve_address_columns(
     Precedence: the explicit ``mapping`` (source header → field name, §2.3/§2.2 name or alias; ``ignore`` or
     an empty name leaves the column out of the address, a customer column passed through), then an exact
     §2.3 or ``_in`` name (any case), then an alias. Among equals the leftmost column wins; a column that loses
-    stays a pass-through customer column (see :func:`resolve_columns`).
+    stays a pass-through customer column (see :func:`resolve_columns`). A column that holds postcode and town
+    in one (mapped to :data:`ZIP_TOWN`, or named as one, such as "PLZ Ort", where the file has neither a
+    postcode nor a town column) supplies both ZIPCode and TownName.
 
     Raises:
         InputError: a mapped header is not in the file, or a mapping target is not an address field.
@@ -93,6 +106,9 @@ def resolve_address_columns(
         header = _find_header(headers, source)
         if header is None:
             raise InputError(f"mapped column {source!r} is not in the header {list(headers)}", path=path)
+        if header_key(target) == header_key(ZIP_TOWN):
+            explicit.setdefault(header, ZIP_TOWN)
+            continue
         if not target.strip() or target.strip().casefold() == IGNORE:
             explicit.setdefault(header, "")  # mapped to nothing: the column stays a customer column
             continue
@@ -100,8 +116,8 @@ def resolve_address_columns(
         if field is None:
             raise InputError(
                 f"mapping target {target!r} for column {source!r} is not an address field "
-                f"(expected one of {', '.join(ADDRESS_FIELD_NAMES)}, or {IGNORE} to leave the column out of "
-                "the address)",
+                f"(expected one of {', '.join(ADDRESS_FIELD_NAMES)}; {ZIP_TOWN} for postcode and town in one "
+                f"column; or {IGNORE} to leave the column out of the address)",
                 path=path,
             )
         explicit.setdefault(header, field)
@@ -109,6 +125,12 @@ def resolve_address_columns(
     resolved = resolve_columns(
         [header for header in headers if header not in kept], (explicit.get, canonical_input_field, ALIASES)
     )
+    combined = resolved.pop(ZIP_TOWN, None)
+    if combined is None and "ZIPCode" not in resolved and "TownName" not in resolved:
+        used = set(resolved.values()) | kept
+        combined = next((h for h in headers if h not in used and header_key(h) in ZIP_TOWN_HEADERS), None)
+    if combined is not None:
+        resolved |= {"ZIPCode": combined, "TownName": combined}
     return {field: resolved[field] for field in ADDRESS_FIELD_NAMES if field in resolved}
 
 

@@ -116,7 +116,9 @@ YesNoOrAsGiven = Annotated[
 # Descriptions several flows share.
 COLUMN_MAPPING = (
     'Header → address field, for headers the flow does not recognise by name, e.g. {"Kundenname": "Name"}; '
-    '"ignore" leaves a column out of the address, e.g. {"Land": "ignore"} (it is passed through).'
+    '"ignore" leaves a column out of the address, e.g. {"Land": "ignore"} (it is passed through); '
+    '"ZIPCode+TownName" splits a column holding postcode and town in one, e.g. '
+    '{"Wohnort": "ZIPCode+TownName"}.'
 )
 SPLIT_HOUSE_NUMBERS = (
     "Split a street cell that holds the house number too ('Bahnhofstr. 1a') where a row has none; a line "

@@ -257,6 +257,7 @@ def writeback_edits(
     ``split_lines`` are the rows whose street column held the house number too (RecordId → the line): their
     street column gets the corrected street and house number in one, as the customer keeps them, and no
     other column gets the house number. A split row whose line was a P.O. box or c/o line is left as it was.
+    A column that holds postcode and town in one gets both, the corrected one and the other as given.
     """
     applied = corrections.applied(policy)
     split_lines = split_lines or {}
@@ -280,6 +281,10 @@ def writeback_edits(
             values = {
                 f: v for f, v in values.items() if f not in ("Streetname", "HouseNo", "HouseNoAddition")
             }
+        zip_town = address_columns.get("ZIPCode")
+        if zip_town is not None and zip_town == address_columns.get("TownName") and values.keys() & _ZIP_TOWN:
+            row_edits[zip_town] = _joined_zip_town(corrections, record_id, values)
+            values = {f: v for f, v in values.items() if f not in _ZIP_TOWN}
         for field, value in values.items():
             column = address_columns.get(field)
             if column is None:
@@ -364,6 +369,19 @@ def _joined_street(
         return None
     number = (value("HouseNo").strip() + value("HouseNoAddition").strip()).strip()
     return f"{street} {number}".strip()
+
+
+_ZIP_TOWN = ("ZIPCode", "TownName")
+
+
+def _joined_zip_town(corrections: Corrections, record_id: int, values: Mapping[str, str]) -> str:
+    """The corrected cell of a column holding postcode and town in one ("8001 Zürich")."""
+    parts = [
+        values[field] if field in values else str(corrections.given.at[record_id, field])
+        for field in _ZIP_TOWN
+        if field in values or field in corrections.fields
+    ]
+    return " ".join(part.strip() for part in parts if part.strip())
 
 
 def review_reasons(corrections: Corrections, rejected_ids: Sequence[int], *, policy: Policy) -> pd.Series:

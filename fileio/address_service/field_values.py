@@ -1,6 +1,7 @@
 """The address fields of a customer's row as the service reads them, before any check: a country written
-out as its ISO code, a c/o line in a column of its own moved to the c/o field, and a P.O. box cell holding
-term and number split into both (:func:`normalise_fields`).
+out as its ISO code, a c/o line in a column of its own moved to the c/o field, a P.O. box cell holding
+term and number split into both, and a column holding postcode and town ("8001 Zürich") split into both
+(:func:`normalise_fields`).
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ else:
     pd = lazy_module("pandas")
 
 
-def normalise_fields(frame: pd.DataFrame) -> None:
-    """Normalise the address fields of ``frame`` (canonical columns) in place, as the module says."""
+def normalise_fields(frame: pd.DataFrame, *, zip_town: bool = False) -> None:
+    """Normalise the address fields of ``frame`` (canonical columns) in place, as the module says;
+    ``zip_town``: ZIPCode and TownName come from one column, postcode and town in one, split here."""
+    if zip_town:
+        _split_zip_town(frame)
     _split_po_box(frame)
     _country_codes(frame)
     _care_of_values(frame)
@@ -80,3 +84,18 @@ def _country_codes(frame: pd.DataFrame) -> None:
     codes = values[filled].map(country_code)
     known = codes.notna()
     frame.loc[codes.index[known], "CountryCode"] = codes[known]
+
+
+# "8001 Zürich", "CH-8001 Zürich", "FL-9490 Vaduz": a Swiss or Liechtenstein postcode, then the town.
+_ZIP_TOWN = re.compile(r"^(?:(?:CH|LI|FL)\s*-\s*)?(?P<zip>\d{4})\s+(?P<town>\S.*)$", re.IGNORECASE)
+
+
+def _split_zip_town(frame: pd.DataFrame) -> None:
+    """Split the postcode-and-town cells (in both ZIPCode and TownName) into the postcode and the town. A
+    cell that is not a postcode followed by a town stays the town, and the row's missing postcode rejects
+    it."""
+    values = frame["TownName"].astype("string").str.strip()
+    parts = values.str.extract(_ZIP_TOWN)
+    matched = parts["zip"].notna()
+    frame["ZIPCode"] = parts["zip"].astype(object).where(matched, None)
+    frame["TownName"] = parts["town"].str.strip().astype(object).where(matched, frame["TownName"])

@@ -287,7 +287,8 @@ def _gathered(
         gathered[canonical] = values.where(values != "")
         filled |= values != ""
     frame = pd.DataFrame(gathered, index=raw.index)
-    normalise_fields(frame)
+    zip_town = "ZIPCode" in address_columns and address_columns["ZIPCode"] == address_columns.get("TownName")
+    normalise_fields(frame, zip_town=zip_town)
     return frame, filled
 
 

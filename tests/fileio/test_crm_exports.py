@@ -148,3 +148,40 @@ def test_a_household_without_a_first_name_is_rejected_saying_what_the_service_ne
     assert reasons.loc[3] == "Prename missing (required unless Company is given)"
     assert list(result.records["RecordId"]) == [4]
     assert_nothing_lost(result)
+
+
+@pytest.mark.parametrize("header", ["PLZ Ort", "PLZ/Ort", "NPA Localité", "CAP Località", "Zip City"])
+def test_a_postcode_and_town_column_is_split_into_both(tmp_path: Path, header: str) -> None:
+    rows = [
+        ["1", "Anna", "Meier", "Bahnhofstrasse 12", "8001 Zürich"],
+        ["2", "Luc", "Favre", "Rue du Marché 4", "CH-1204  Genève "],
+        ["3", "Maria", "Frick", "Städtle 20", "FL-9490 Vaduz"],
+        ["4", "Ida", "Lang", "Seeweg 3", "Zürich"],
+    ]
+    path = write_text(tmp_path / "crm.csv", ["Kundennr", "Vorname", "Name", "Strasse", header], rows, ";")
+    result = read_address_file(path)
+    assert result.address_columns["ZIPCode"] == result.address_columns["TownName"] == header
+    assert list(result.records["ZIPCode"]) == ["8001", "1204", "9490"]
+    assert list(result.records["TownName"]) == ["Zürich", "Genève", "Vaduz"]
+    # A cell without a postcode rejects its row, naming the column.
+    assert result.rejected_report["problems"].tolist() == [
+        f"{header}: ZIPCode missing (or PoBoxZIP for a P.O. box)"
+    ]
+    assert_nothing_lost(result)
+
+
+def test_a_postcode_and_town_column_is_left_alone_beside_a_postcode_column(tmp_path: Path) -> None:
+    header = ["Vorname", "Name", "Strasse", "PLZ", "Ort", "PLZ Ort"]
+    path = write_text(tmp_path / "k.csv", header, [["A", "B", "Seeweg 3", "8001", "Zürich", "x"]], ";")
+    result = read_address_file(path)
+    assert (result.address_columns["ZIPCode"], result.address_columns["TownName"]) == ("PLZ", "Ort")
+    assert "PLZ Ort" in result.passthrough_columns
+
+
+def test_a_column_mapped_to_postcode_and_town_is_split(tmp_path: Path) -> None:
+    header = ["Vorname", "Name", "Strasse", "Wohnadresse"]
+    path = write_text(tmp_path / "k.csv", header, [["A", "B", "Seeweg 3", "8001 Zürich"]], ";")
+    result = read_address_file(path, AddressReading(mapping={"Wohnadresse": "ZIPCode+TownName"}))
+    assert result.records[["ZIPCode", "TownName"]].values.tolist() == [["8001", "Zürich"]]
+    with pytest.raises(InputError, match=r"ZIPCode\+TownName for postcode and town in one column"):
+        read_address_file(path, AddressReading(mapping={"Wohnadresse": "Postcode-Town"}))

@@ -254,3 +254,30 @@ async def test_another_policy_on_the_same_work_writes_again_without_a_second_bat
     assert second.resumed and second.idempotency_key == first.idempotency_key
     assert second.writeback["policy"] == "all" and second.writeback["cells_changed"] > 0
     assert (tmp_path / "writeback-sandbox.csv").read_bytes() != source.read_bytes()
+
+
+async def test_a_postcode_and_town_column_gets_both_back_in_one_cell(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    source = EXAMPLES / "address-batch.csv"
+    apart = pd.read_csv(source, sep=";", dtype=str, keep_default_na=False)
+    together = apart.drop(columns=["PLZ", "Ort"])
+    joined = (apart["PLZ"] + " " + apart["Ort"]).str.strip()
+    together.insert(together.columns.get_loc("Postfach") + 1, "PLZ Ort", joined)
+    combined = tmp_path / "kunden.csv"
+    together.to_csv(combined, sep=";", index=False)
+
+    first = await _batch(source, tmp_path / "apart")
+    second = await _batch(combined, tmp_path / "together")
+    assert (second.accepted_rows, second.rejected_rows) == (first.accepted_rows, first.rejected_rows)
+    assert second.writeback["cells_changed"] > 0
+
+    written_apart = pd.read_csv(tmp_path / "apart" / "writeback-sandbox.csv", sep=";", dtype=str).fillna("")
+    written_together = pd.read_csv(tmp_path / "together" / "writeback-sandbox.csv", sep=";", dtype=str)
+    expected = (written_apart["PLZ"] + " " + written_apart["Ort"]).str.strip()
+    assert written_together["PLZ Ort"].fillna("").tolist() == expected.tolist()
+    results = read_output_csv(tmp_path / "together" / "results.csv", dtype=str, keep_default_na=False)
+    at = results.columns.get_loc("PLZ Ort")
+    assert results.columns[at + 1] == "PLZ Ort (Post)"
+    certain = results[(results["QSTAT"] == "1") & (results["CorrectionType"] == "1")]
+    assert (certain["PLZ Ort (Post)"].str.fullmatch(r"\d{4} \S.*")).all() and len(certain)
