@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 
 from sandbox.address_service.reference import Town
 from sandbox.commerce.errors import INVALID_SEARCH, NO_RESULTS, CommerceError
-from sandbox.commerce.reference import commerce_reference, find_houses, find_streets, find_zips
+from sandbox.commerce.reference import commerce_reference, every_town, find_houses, find_streets, find_zips
 
 ZIPS = "/address/v1/zips"
 STREETS = "/address/v1/streets"
@@ -32,7 +32,7 @@ def autocomplete_router() -> APIRouter:
         kind = request.query_params.get("type", "DOMICILE").strip().upper() or "DOMICILE"
         if kind not in ("DOMICILE", "POSTBOX"):
             raise CommerceError(400, INVALID_SEARCH, f"type must be DOMICILE or POSTBOX, not {kind!r}")
-        towns = find_zips(commerce_reference(), term, po_box=kind == "POSTBOX")
+        towns = find_zips(every_town(), term, po_box=kind == "POSTBOX")
         return {"zips": [_zip_entry(town) for town in _found(towns, f"zipCity {term!r}")]}
 
     @router.get(STREETS)

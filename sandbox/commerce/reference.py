@@ -9,9 +9,11 @@ address service's data and keys stay as they are.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 
 from sandbox.address_service.normalize import compact, starts_a_word
+from sandbox.address_service.postcodes import load_postcode_directory
 from sandbox.address_service.reference import (
     Building,
     ReferenceData,
@@ -119,14 +121,27 @@ def building_numbered(reference: ReferenceData, street: Street, number: str) -> 
     return None
 
 
-def find_zips(reference: ReferenceData, term: str, *, po_box: bool) -> list[Town]:
+@cache
+def every_town() -> tuple[Town, ...]:
+    """The reference's towns and every other locality of the postcode directory (a postcode and town once)."""
+    towns = list(commerce_reference().towns)
+    known = {(town.zip_code, compact(town.town_name), town.po_box) for town in towns}
+    towns += [
+        town
+        for town in load_postcode_directory().towns
+        if (town.zip_code, compact(town.town_name), town.po_box) not in known
+    ]
+    return tuple(towns)
+
+
+def find_zips(towns: Iterable[Town], term: str, *, po_box: bool) -> list[Town]:
     """Towns of the kind asked for whose postcode starts with ``term`` (digits) or whose name has a word
     starting with it, by postcode then name."""
     term = term.strip()
     if term.isdigit():
-        hits = [town for town in reference.towns if town.zip_code.startswith(term)]
+        hits = [town for town in towns if town.zip_code.startswith(term)]
     else:
-        hits = [town for town in reference.towns if starts_a_word(term, town.town_name)]
+        hits = [town for town in towns if starts_a_word(term, town.town_name)]
     return sorted((town for town in hits if town.po_box == po_box), key=lambda t: (t.zip_code, t.town_name))
 
 

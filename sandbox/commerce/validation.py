@@ -7,6 +7,12 @@ data, with a ``quality`` (an open enum: the spec shows only CERTIFIED) chosen as
 * ``DOMICILE_UNKNOWN``: the town is known but not the street or the house number (no house key);
 * ``UNKNOWN``: neither postcode nor town is known (the address comes back as given).
 
+Outside the detailed areas (where the detailed records are the whole truth) an address the reference does
+not hold is judged as the address service judges it (:mod:`sandbox.address_service.directory_matching`):
+a real postcode and town of the postcode directory with a plausible street and a well-formed house number
+is a building, ``CERTIFIED`` when postcode and town agree as given, ``USUALLY_CERTIFIED`` when one was
+corrected or supplied; the same address always gets the same answer.
+
 A ``postBoxNumber`` makes a POSTBOX address whose logistic location holds ``Postfach <number>`` at the
 town's P.O. box postcode; without a street, its quality comes from the town alone. ``fullValidation`` is
 checked to be a boolean and does not change the answer. The result's ``id`` is a UUID derived from the
@@ -24,6 +30,8 @@ from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Request
 
+from sandbox.address_service.directory_matching import known_address
+from sandbox.address_service.postcodes import EXACT, load_postcode_directory
 from sandbox.address_service.reference import Building, ReferenceData, Street, Town
 from sandbox.commerce.bodies import json_object
 from sandbox.commerce.errors import INVALID_ADDRESS, CommerceError
@@ -99,7 +107,35 @@ async def _read_request(request: Request) -> ValidationRequest:
 
 
 def match_address(reference: ReferenceData, wanted: ValidationRequest) -> Match:
-    """The best match: the town as given first, then any town of the given postcode or name."""
+    """The best match: of the reference (:func:`reference_match`), else of the postcode directory."""
+    match = reference_match(reference, wanted)
+    if match.building is not None or wanted.post_box_number:
+        return match
+    return directory_match(wanted) or match
+
+
+def directory_match(wanted: ValidationRequest) -> Match | None:
+    """The building a plausible address of a directory town outside the detailed areas stands for (see the
+    module docstring), the town alone when its street or number is not plausible; None for a place the
+    directory does not know."""
+    directory = load_postcode_directory()
+    locality = directory.resolve(wanted.zip_code, wanted.city)
+    if (
+        locality is None
+        or directory.is_detailed(locality.town.zip_code)
+        or directory.is_detailed(wanted.zip_code)
+    ):
+        return None
+    address = known_address(locality.town, wanted.street, wanted.house_number)
+    if address is None:
+        return Match("DOMICILE_UNKNOWN", locality.town)
+    quality = "CERTIFIED" if locality.score == EXACT else "USUALLY_CERTIFIED"
+    return Match(quality, address.town, address.street, address.building)
+
+
+def reference_match(reference: ReferenceData, wanted: ValidationRequest) -> Match:
+    """The best match of the reference: the town as given first, then any town of the given postcode or
+    name."""
     both_given = bool(wanted.zip_code and wanted.city)
     exact = towns_named(reference, wanted.zip_code, wanted.city) if both_given else []
     broad = [

@@ -190,3 +190,19 @@ def _found(body: object, key: str) -> object:
     if isinstance(body, list):
         return next((found for item in body if (found := _found(item, key)) is not None), None)
     return None
+
+
+async def test_a_crm_export_from_across_the_country_comes_back_certified(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    """The sandbox's validation knows the country as the address service's does: a clerk's file of real
+    towns with plausible streets is mostly certified, not "domicile unknown"."""
+    source = Path(__file__).resolve().parents[1] / "data" / "crm-export.csv"
+    out = tmp_path / "out"
+    summary = await call(address_validation, input_path=source, output_dir=out, concurrency=8)
+
+    results = _results(out)
+    assert len(results) == summary.accepted_rows and summary.accepted_rows >= 250
+    streets = results[results["postBoxNumber"] == ""]
+    certified = streets["quality"].isin(["CERTIFIED", "USUALLY_CERTIFIED"]).mean()
+    assert certified >= 0.85, f"{certified:.0%} certified"
