@@ -1,7 +1,11 @@
 """The input of a pickup registration and of a pickup-points query: pickup users (or just their locations)
 from .csv/.xlsx, one per row, checked before anything is sent. Columns are the request's leaf fields (gender,
 firstName, lastName, language, street, houseNumber, zip, city, countryCode, notifyMode, email, mobileNumber),
-matched case-insensitively; other columns are kept for the results. Rows with problems go to the
+matched case-insensitively, or named as the address batch names them (Vorname, Strasse, PLZ, Ort, Land …);
+other columns are kept for the results. A country may be written out (``Schweiz``), and a street line that
+holds the house number (``Bahnhofstrasse 12a``) is split where the file has no house number column, as the
+address batch reads them; a line the batch could not split is sent as the street, since a pickup user's
+address needs no house number. Rows with problems go to the
 rejected-rows report (:mod:`fileio.rejected_rows`); the rows read must add up to accepted + rejected + empty
 rows.
 
@@ -21,12 +25,15 @@ from typing import TYPE_CHECKING
 
 from connectors.commerce import PickupUserRequest
 from connectors.validation import email_problem
+from fileio.commerce.address_input import FROM_BATCH_FIELD
+from fileio.countries import ACCEPTED, country_code
 from fileio.errors import InputError
-from fileio.headers import header_key, resolve_columns
+from fileio.headers import field_for_header, header_key, resolve_columns
 from fileio.input_rows import RowCells
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.rejected_rows import RejectedRows, id_column, row_lines
+from fileio.street_lines import split_street_line
 from fileio.tables import read_table
 
 if TYPE_CHECKING:
@@ -61,6 +68,21 @@ _FOUR_DIGIT_COUNTRIES = frozenset({"CH", "LI"})
 # What a notification mode needs to be delivered: e-mail to an address, a text message to a mobile number.
 _NOTIFY_NEEDS = {"EMAIL": "email", "SMS": "mobileNumber"}
 _BY_KEY = {header_key(name): name for name in PICKUP_FIELDS}
+# The address batch's names of the same fields (Vorname, Strasse, PLZ, Ort, Land …) and the contact fields'
+# common spellings (header_key form).
+_FROM_BATCH = {
+    **{batch: leaf for batch, leaf in FROM_BATCH_FIELD.items() if leaf in PICKUP_FIELDS},
+    "CountryCode": "countryCode",
+}
+_CONTACT_ALIASES = {
+    **dict.fromkeys(("mail", "emailadresse", "emailaddress", "epost", "courriel"), "email"),
+    **dict.fromkeys(
+        ("mobile", "mobil", "natel", "handy", "mobilnummer", "mobiltelefon", "portable", "cellulare"),
+        "mobileNumber",
+    ),
+    **dict.fromkeys(("sprache", "langue", "lingua", "korrespondenzsprache"), "language"),
+    **dict.fromkeys(("geschlecht", "sexe", "sesso"), "gender"),
+}
 
 
 @dataclass(frozen=True)
@@ -93,9 +115,15 @@ class PickupInput:
 
 
 def pickup_columns(headers: Sequence[str]) -> dict[str, str]:
-    """Which header supplies each request field (field → header), matched case-insensitively (and
-    ignoring spaces, dashes and underscores); the first match wins."""
-    return resolve_columns(headers, (_BY_KEY,))
+    """Which header supplies each request field (field → header): the field's own name (any case, spaces,
+    dashes and underscores ignored) first, then the address batch's names and aliases of the same field
+    (``Vorname``, ``Strasse``, ``PLZ``, ``Ort``, ``Land``) and the contact fields' common spellings
+    (``E-Mail``, ``Natel``, ``Sprache``); among equals the leftmost column wins."""
+    return resolve_columns(headers, (_BY_KEY, _alias))
+
+
+def _alias(header: str) -> str | None:
+    return _FROM_BATCH.get(field_for_header(header) or "") or _CONTACT_ALIASES.get(header_key(header))
 
 
 def pickup_header(
@@ -155,10 +183,12 @@ def _read(
         rejected.check_controls(name, frame[header])
     rows: list[PickupRow] = []
     to_check = RowCells(frame, columns, skip=rejected.rows, cell=_cell)
-    for row, cells in to_check:
+    split = "street" in columns and "houseNumber" not in columns
+    for row, read in to_check:
+        cells = _as_sent(read, split=split)
         problems = problems_of(cells)
         for name, reason in problems:
-            rejected.add_line(row, name, cells.get(name) or "", reason)
+            rejected.add_line(row, columns.get(name, name), cells.get(name) or "", reason)
         if not problems:
             rows.append(PickupRow(row, request_of(cells)))
     rejected.check_accounted(path, accepted=len(rows), empty=to_check.empty)
@@ -169,6 +199,20 @@ def _read(
     return PickupInput(
         frame, columns, rows, rejected.lines(), report, to_check.empty, id_column=identified_by, lines=lines
     )
+
+
+def _as_sent(cells: Mapping[str, str], *, split: bool) -> dict[str, str]:
+    """A row's cells as the request carries them, as the address batch reads them: a country written out
+    (``Schweiz``) as its ISO code, and, with ``split`` (the file has no house number column), a street line
+    that holds the house number split into street and house number. A line without a number stays the
+    street as given: a pickup user's address needs no house number."""
+    sent = dict(cells)
+    if country := country_code(sent.get("countryCode") or ""):
+        sent["countryCode"] = country
+    line = sent.get("street") or ""
+    if split and line and (parts := split_street_line(line)).kind == "street":
+        sent["street"], sent["houseNumber"] = parts.street, parts.house_no
+    return sent
 
 
 def row_problems(cells: Mapping[str, str]) -> list[tuple[str, str]]:
@@ -185,7 +229,7 @@ def location_problems(
     problems: list[tuple[str, str]] = []
     country = _code(cells.get("countryCode")) or DEFAULT_COUNTRY
     if not _COUNTRY.match(country):
-        problems.append(("countryCode", "not a two-letter ISO 3166 country code (CH, LI, DE …)"))
+        problems.append(("countryCode", f"not a country: {ACCEPTED}"))
     zip_code = cells.get("zip") or ""
     if not zip_code:
         problems.append(("zip", "missing"))

@@ -57,7 +57,7 @@ def test_every_bad_row_is_rejected_naming_row_and_field(tmp_path: Path) -> None:
         "MALE;;Muster;DE;Weg;1;8001;Zürich;CH;EMAIL;a@example.ch;;",  # 1 firstName missing
         "MALE;Hans;Muster;DE;Weg;1;801;Zürich;CH;EMAIL;a@example.ch;;",  # 2 zip of CH has 4 digits
         "MALE;Hans;Muster;DE;Weg;1;8001;Zürich;CH;EMAIL;;;",  # 3 EMAIL without e-mail
-        "MALE;Hans;Muster;DE;Weg;1;8001;Zürich;Schweiz;EMAIL;a@example.ch;;",  # 4 country code
+        "MALE;Hans;Muster;DE;Weg;1;8001;Zürich;Helvetien;EMAIL;a@example.ch;;",  # 4 country code
         ";;;;;;;;;;;;",  # 5 empty
         "FEMALE;Anna;Beispiel;FR;Rue;2;75001;Paris;fr;SMS;;+33600000000;",  # 6 good: foreign zip, SMS
         "MALE;Hans;Muster;DE;Weg;1;8001;Zürich;CH;SMS;;;",  # 7 SMS without mobile number
@@ -68,19 +68,19 @@ def test_every_bad_row_is_rejected_naming_row_and_field(tmp_path: Path) -> None:
     assert [row.row for row in read.rows] == [6]
     assert read.rows[0].request.address.zip.country_code == "FR"
     described = [(line.row, line.field) for line in read.rejected.itertuples()]
-    assert described == [
-        (1, "firstName"),
-        (2, "zip"),
-        (3, "email"),
-        (4, "countryCode"),
-        (7, "mobileNumber"),
-        (8, "email"),
-        (9, "zip"),
+    assert described == [  # named by the file's own headers, as rejected.csv names them
+        (1, "FIRSTNAME"),
+        (2, "ZIP"),
+        (3, "Email"),
+        (4, "countrycode"),
+        (7, "Mobile-Number"),
+        (8, "Email"),
+        (9, "ZIP"),
     ]
     reasons = dict(zip(read.rejected["row"], read.rejected["reason"], strict=True))
     assert reasons[3] == "missing: notifyMode EMAIL needs it"
     assert "4 digits" in reasons[2]
-    assert read.rejected.loc[read.rejected["row"] == 4, "value"].item() == "Schweiz"
+    assert read.rejected.loc[read.rejected["row"] == 4, "value"].item() == "Helvetien"
     assert read.empty_rows == 1 and read.rejected_rows == 7
 
 
@@ -98,7 +98,7 @@ def test_xlsx_input(tmp_path: Path) -> None:
     read = read_pickup_input(path)
     assert [row.row for row in read.rows] == [1]
     assert read.rows[0].request.address.zip.zip == "8001"
-    assert read.rejected[["row", "field"]].values.tolist() == [[2, "lastName"]]
+    assert read.rejected[["row", "field"]].values.tolist() == [[2, "LASTNAME"]]
 
 
 def test_control_character_rejects_the_row(tmp_path: Path) -> None:
@@ -118,3 +118,30 @@ def test_missing_required_column_names_it(tmp_path: Path) -> None:
     path.write_text("firstName,lastName,city\nHans,Muster,Zürich\n", encoding="utf-8")
     with pytest.raises(InputError, match="column zip missing"):
         read_pickup_input(path)
+
+
+def test_a_crm_export_is_read_as_the_address_batch_reads_it(tmp_path: Path) -> None:
+    path = tmp_path / "kunden.csv"
+    path.write_text(
+        "Kundennr;Vorname;Nachname;Strasse;PLZ;Ort;Land;E-Mail;Natel\n"
+        "K-1;Hans;Muster;Bahnhofstrasse 12a;8001;Zürich;Schweiz;hans@example.ch;\n"
+        "K-2;Anna;Frick;Städtle 20;9490;Vaduz;Fürstentum Liechtenstein;anna@example.ch;079 555 00 00\n"
+        "K-3;Eva;Keller;Postfach 12;3000;Bern;CH;eva@example.ch;\n"
+        "K-4;Ida;Lang;Seeweg 3;8001;Zürich;Narnia;ida@example.ch;\n",
+        encoding="utf-8",
+    )
+    read = read_pickup_input(path)
+    assert read.columns["firstName"] == "Vorname" and read.columns["countryCode"] == "Land"
+    assert read.columns["email"] == "E-Mail" and read.columns["mobileNumber"] == "Natel"
+    bodies = [row.request.to_body() for row in read.rows]
+    assert [body["address"]["house"] for body in bodies[:2]] == [
+        {"street": "Bahnhofstrasse", "houseNumber": "12a"},
+        {"street": "Städtle", "houseNumber": "20"},
+    ]
+    assert [body["address"]["zip"]["countryCode"] for body in bodies] == ["CH", "LI", "CH"]
+    # A line that holds no house number is sent as given: a pickup user's address needs none.
+    assert bodies[2]["address"]["house"] == {"street": "Postfach 12"}
+    problems = dict(zip(read.rejected_report["Kundennr"], read.rejected_report["problems"], strict=True))
+    assert list(problems) == ["K-4"] and problems["K-4"].startswith(
+        "Land: not a country: an ISO country code"
+    )
