@@ -4,9 +4,10 @@ pickup points near an address (§2.10, at ``commerce_paths.pickup_points_method`
 A user is known by first and last name, address and e-mail (compared after normalisation): registering the
 same user again answers the id it got the first time, a new one gets a new id. Users are kept in the state
 table ``commerce.pickup_users``, so every process sharing a state directory hands out the same ids. The
-answer's ``verified`` is always ``NONE``. Pickup points: the three towns whose postcodes are nearest the
-address's, each with a calendar of seven consecutive days from today; a Sunday or holiday is an empty
-array (§2.10: "empty array for a closed day").
+answer's ``verified`` is always ``NONE``. Pickup points: the three localities of the postcode directory
+whose postcodes are nearest the address's (its own first), at a building of the detailed records where the
+town has one, else at the town's ``Bahnhofstrasse 1``; each with a calendar of seven consecutive days from
+today; a Sunday or holiday is an empty array (§2.10: "empty array for a closed day").
 
 Beyond §7 (which lists 200/403/500 only), a body that is not a JSON object, lacks a required field or has
 a field of the wrong type is 400.
@@ -24,6 +25,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from sandbox.address_service.directory_matching import synthetic_address
 from sandbox.address_service.normalize import compact
 from sandbox.address_service.reference import ReferenceData, Town
 from sandbox.commerce.bodies import JSONBody, json_object
@@ -31,12 +33,13 @@ from sandbox.commerce.delivery import today
 from sandbox.commerce.errors import INVALID_PARAMETER, CommerceError
 from sandbox.commerce.holidays import is_working_day
 from sandbox.commerce.paths import CommercePaths
-from sandbox.commerce.reference import commerce_reference, first_building, house_number
+from sandbox.commerce.reference import commerce_reference, every_town, first_building, house_number
 from sandbox.guesses import is_other, play
 from sandbox.state import SandboxState
 
 USERS_TABLE = "commerce.pickup_users"
 POINTS_PER_ANSWER = 3
+POINT_STREET = "Bahnhofstrasse"  # where a town without detailed records has its point
 CALENDAR_DAYS = 7
 _TEXT_FIELDS = (
     "userDetails.gender",
@@ -102,7 +105,7 @@ def pickup_router(paths: CommercePaths, state: SandboxState, clock: Callable[[],
             )
         reference = commerce_reference()
         first = today(clock)
-        return {"points": [_point(reference, town, first) for town in nearest_towns(reference, zip_code)]}
+        return {"points": [_point(reference, town, first) for town in nearest_towns(zip_code)]}
 
     return router
 
@@ -129,17 +132,19 @@ def user_fingerprint(body: JSONBody) -> str:
     return hashlib.sha256(json.dumps(who).encode()).hexdigest()
 
 
-def nearest_towns(reference: ReferenceData, zip_code: str) -> list[Town]:
-    """The towns with buildings whose postcodes are nearest ``zip_code``."""
+def nearest_towns(zip_code: str) -> list[Town]:
+    """The localities whose postcodes are nearest ``zip_code`` (see the module docstring)."""
     wanted = int(zip_code)
-    towns = [town for town in reference.towns if not town.po_box and first_building(reference, town)]
+    towns = [town for town in every_town() if not town.po_box]
     towns.sort(key=lambda town: (abs(int(town.zip_code) - wanted), town.zip_code, town.onrp))
     return towns[:POINTS_PER_ANSWER]
 
 
 def _point(reference: ReferenceData, town: Town, first: date) -> dict[str, Any]:
     found = first_building(reference, town)
-    assert found is not None  # nearest_towns keeps towns with a building only
+    if found is None:
+        address = synthetic_address(town, POINT_STREET, "1", "")
+        found = address.street, address.building
     street, building = found
     number = f"{town.zip_code}{town.onrp % 1000:03d}"
     place = {

@@ -129,6 +129,16 @@ async def test_pickup_points_near_the_address_with_a_week_of_opening_hours() -> 
     assert date.fromisoformat(next(iter(points[0]["calendar"]))) == today
 
 
+async def test_pickup_points_are_in_the_address_s_own_town_anywhere_in_the_country() -> None:
+    config, _ = commerce_sandbox()
+    grindelwald = {"house": {"street": "Dorfstrasse", "houseNumber": "1"}, "zip": {"zip": "3818"}}
+    async with commerce_client(config, PICKUP) as http:
+        points = (await http.post(POINTS, json=pickup_user(address=grindelwald))).json()["points"]
+    assert points[0]["address"] == {"street": "Bahnhofstrasse 1", "zip": "3818", "city": "Grindelwald"}
+    assert len({point["ppNumber"] for point in points}) == 3
+    assert all(abs(int(point["address"]["zip"]) - 3818) < 20 for point in points)
+
+
 @pytest.mark.parametrize(
     "body",
     [
