@@ -22,6 +22,7 @@ from connectors.commerce import CommerceClient, PickupUser, PickupUserRequest
 from connectors.errors import ApiError, RemoteRejected
 from core.errors import PostflowsError
 from fileio.commerce.pickup_input import PickupInput, PickupRow
+from fileio.rejected_rows import LINE, ROW
 from history.identity import Endpoint, body_fingerprint, derive_key
 from history.jobs import JobData, JobSnapshot
 from history.models import JobState
@@ -226,16 +227,21 @@ def _reason(error: ApiError) -> str:
 
 
 def results_frame(pickup_input: PickupInput, outcomes: Iterable[RowOutcome]) -> pd.DataFrame:
-    """The accepted rows as read (every column, ``row`` first) with pickupId, verified, status and message.
+    """The accepted rows as read, named as rejected.csv names them (the input's id column, ``line``,
+    ``row``), then every other column with pickupId, verified, status and message.
 
     An input column named like a result column keeps its values as ``<name> (input)``.
     """
     by_row = {outcome.row: outcome for outcome in outcomes}
     frame = pickup_input.frame.loc[sorted(by_row)].copy()
     frame = frame.rename(
-        columns={name: f"{name} (input)" for name in (*RESULT_COLUMNS, "row") if name in frame}
+        columns={name: f"{name} (input)" for name in (*RESULT_COLUMNS, ROW, LINE) if name in frame}
     )
-    frame.insert(0, "row", frame.index.astype("int64"))
+    frame.insert(0, ROW, frame.index.astype("int64"))
+    frame.insert(0, LINE, pd.Series(frame.index.map(pickup_input.lines), index=frame.index, dtype="Int64"))
+    leading = pickup_input.id_column
+    if leading is not None and leading in frame:
+        frame.insert(0, leading, frame.pop(leading))
     ordered = [by_row[row] for row in frame.index]
     frame["pickupId"] = [outcome.pickup_id for outcome in ordered]
     frame["verified"] = [outcome.verified for outcome in ordered]

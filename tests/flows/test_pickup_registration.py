@@ -56,6 +56,11 @@ async def test_good_rows_registered_bad_rows_rejected_and_a_rerun_resumes(
     ]
     assert rejected["problems"].str.split(":").str[0].tolist() == ["lastName", "zip", "email"]
     registered = results(tmp_path / "first")
+    assert registered.columns.tolist()[:3] == [
+        "customerNo",
+        "line",
+        "row",
+    ]  # named as rejected.csv names rows
     assert registered["row"].tolist() == ["1", "2", "3"]
     assert registered["customerNo"].tolist() == ["C-1001", "C-1002", "C-1003"]  # input columns kept
     assert registered["status"].tolist() == ["registered"] * 3

@@ -285,14 +285,21 @@ def test_results_keep_every_input_column(tmp_path: Path) -> None:
 
     from tasks.commerce.pickup import RowOutcome
 
-    frame = pd.DataFrame({"firstName": ["Hans", "x", "Anna"], "status": ["vip", "", "new"]}, index=[1, 2, 3])
-    read = PickupInput(frame, {"firstName": "firstName"}, [], pd.DataFrame(), pd.DataFrame(), 0)
+    frame = pd.DataFrame(
+        {"firstName": ["Hans", "x", "Anna"], "status": ["vip", "", "new"], "Kdnr": ["K1", "K2", "K3"]},
+        index=[1, 2, 3],
+    )
+    read = PickupInput(
+        frame, {"firstName": "firstName"}, [], pd.DataFrame(), pd.DataFrame(), 0, "Kdnr", {1: 2, 3: 5}
+    )
     outcomes = [
         RowOutcome(3, RowStatus.REFUSED, message="no"),
         RowOutcome(1, RowStatus.REGISTERED, "p-1", "NONE"),
     ]
     results = results_frame(read, outcomes)
-    assert list(results.columns) == [
+    assert list(results.columns) == [  # named as rejected.csv names rows: the id, the line, the row
+        "Kdnr",
+        "line",
         "row",
         "firstName",
         "status (input)",
@@ -302,6 +309,6 @@ def test_results_keep_every_input_column(tmp_path: Path) -> None:
         "message",
     ]
     assert results.values.tolist() == [
-        [1, "Hans", "vip", "p-1", "NONE", "registered", ""],
-        [3, "Anna", "new", "", "", "refused", "no"],
+        ["K1", 2, 1, "Hans", "vip", "p-1", "NONE", "registered", ""],
+        ["K3", 5, 3, "Anna", "new", "", "", "refused", "no"],
     ]
