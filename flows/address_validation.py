@@ -85,6 +85,7 @@ async def _report(
     files = write_validation_results(
         table,
         output_dir,
+        addresses=addresses,
         rejected_rows=addresses.rejected_rows,
         empty_rows=addresses.empty_rows,
         csv_style=run.settings.csv_style,

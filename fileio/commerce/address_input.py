@@ -19,6 +19,7 @@ a value longer than its field, or a control character in a value that would be s
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Collection, Mapping, Sequence
@@ -31,7 +32,7 @@ from fileio.headers import field_for_header, header_key, resolve_columns
 from fileio.input_format import DETECTED, InputFormat
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
-from fileio.rejected_rows import PROBLEM_COLUMNS, RejectedRows, id_column, problem_lines
+from fileio.rejected_rows import PROBLEM_COLUMNS, RejectedRows, id_column, problem_lines, row_lines
 from fileio.source_layout import SourceLayout
 from fileio.street_lines import split_street_column
 from fileio.tables import read_table
@@ -110,6 +111,9 @@ class CommerceAddresses:
         empty_rows: completely empty rows, skipped.
         layout: how the file was read (kind, encoding, delimiter, worksheet), to write a copy of it back in
             the same form (:func:`fileio.writeback.write_back`); None when not known.
+        headers: the file's columns in its order.
+        id_column: the column that names a row in the files a person reads, as ``rejected.csv`` names it.
+        lines: the line of the file where each accepted row starts, by row.
     """
 
     records: pd.DataFrame
@@ -121,6 +125,9 @@ class CommerceAddresses:
     input_rows: int
     empty_rows: int
     layout: SourceLayout | None = None
+    headers: list[str] = dataclasses.field(default_factory=list)
+    id_column: str | None = None
+    lines: dict[int, int] = dataclasses.field(default_factory=dict)
 
     @property
     def accepted(self) -> int:
@@ -215,6 +222,7 @@ def read_commerce_addresses(
         records[column] = records[column].astype(object).where(records[column].notna(), None)
     rejected.check_accounted(source, accepted=len(records), empty=int(empty.sum()))
     columns = {field: headers_of[field] for field in LEAF_FIELDS if field in headers_of}
+    accepted = pd.Index(records[ROW].astype("int64"))
     return CommerceAddresses(
         records=records,
         rejected=rejected.lines(),
@@ -225,6 +233,9 @@ def read_commerce_addresses(
         input_rows=len(frame),
         empty_rows=int(empty.sum()),
         layout=table.layout,
+        headers=headers,
+        id_column=id_column(headers),
+        lines=dict(zip(accepted.tolist(), row_lines(table, accepted).tolist(), strict=True)),
     )
 
 

@@ -55,7 +55,18 @@ async def test_every_row_is_validated_refused_or_rejected_in_input_order(
     assert by_customer.loc["A-1", "quality"] == "CERTIFIED"
     assert by_customer.loc["A-1", "ChangedFields"] == ""  # "lindenstrasse" vs "Lindenstrasse" is no change
     assert by_customer.loc["A-1", "houseKey"] != "" and by_customer.loc["A-1", "expires"] != ""
-    assert by_customer.loc["A-2", "certified_city"] == "Kriens"
+    # Each of the customer's columns with the certified value beside it, the rows named as rejected.csv does.
+    assert results.columns.tolist()[:7] == [
+        "KundenNr",
+        "line",
+        "row",
+        "Vorname",
+        "Vorname (Post)",
+        "Nachname",
+        "Nachname (Post)",
+    ]
+    assert (by_customer.loc["A-2", "Ort"], by_customer.loc["A-2", "Ort (Post)"]) == ("Krienz", "Kriens")
+    assert by_customer.loc["A-2", "line"] == "3"
     assert by_customer.loc["A-2", "ChangedFields"] == "city"
     refused = by_customer.loc["A-5"]
     assert (refused["ValidationStatus"], refused["HttpStatus"]) == ("refused", "400")
@@ -67,8 +78,8 @@ async def test_every_row_is_validated_refused_or_rejected_in_input_order(
     workbook = load_workbook(out / "results.xlsx")
     sheet = workbook["Results"]
     header = [cell.value for cell in sheet[1]]
-    city = header.index("certified_city") + 1
-    street = header.index("certified_street") + 1
+    city = header.index("Ort (Post)") + 1
+    street = header.index("Strasse (Post)") + 1
     status = header.index("ValidationStatus") + 1
     assert sheet.cell(row=3, column=city).fill.fgColor.rgb.endswith("FFEB9C")  # Krienz → Kriens
     assert sheet.cell(row=2, column=city).fill.fgColor.rgb in (None, "00000000")
@@ -203,6 +214,7 @@ async def test_a_crm_export_from_across_the_country_comes_back_certified(
 
     results = _results(out)
     assert len(results) == summary.accepted_rows and summary.accepted_rows >= 250
-    streets = results[results["postBoxNumber"] == ""]
+    streets = results[~results["Adresse"].str.startswith("Postfach")]
+    assert "Adresse (Post)" in results.columns
     certified = streets["quality"].isin(["CERTIFIED", "USUALLY_CERTIFIED"]).mean()
     assert certified >= 0.85, f"{certified:.0%} certified"

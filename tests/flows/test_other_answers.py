@@ -306,7 +306,7 @@ async def test_address_validation(other: Sandbox, tmp_path: Path) -> None:
     by_customer = results(out).set_index("KundenNr")
     assert by_customer.loc["2001", "quality"] == "certified"
     assert by_customer.loc["2001", "houseKey"] != "" and by_customer.loc["2001", "expires"] != ""
-    assert by_customer.loc["2002", "certified_city"] == "Kriens"
+    assert by_customer.loc["2002", "Ort (Post)"] == "Kriens"
     assert by_customer.loc["2002", "ChangedFields"] == "city"
     assert other.transport.count("/addresses/validation") == summary.requests_sent == 5
 
