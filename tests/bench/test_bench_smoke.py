@@ -12,6 +12,10 @@ import pytest
 from bench.__main__ import BENCHMARKS, main, run_benchmarks
 from bench.config import BenchConfig
 
+# The module's fixture runs every benchmark once (about a minute alone); beside another worker of the suite
+# it may take twice that, so its first test is given more than the suite's default.
+pytestmark = pytest.mark.timeout(300)
+
 TINY = BenchConfig(
     repeats=1,
     result_rows=1_000,
