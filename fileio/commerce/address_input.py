@@ -200,15 +200,13 @@ def read_commerce_addresses(
         InputError: the file cannot be read, lacks the columns every row needs, or a pass-through column
             has a reserved name.
     """
-    source = Path(path)
-    fmt = input_format
+    source, fmt = Path(path), input_format
     table = read_table(source, delimiter=fmt.delimiter, encoding=fmt.encoding, sheet=fmt.sheet, limits=limits)
     headers = [str(name) for name in table.frame.columns]
     resolved = address_header(headers, use=use, path=source)
     passthrough = [header for header in headers if header not in resolved.values()]
     _check_reserved(passthrough, reserved, source)
     frame, filled = _gathered(table.frame, resolved, passthrough)
-
     rejected = RejectedRows(table)
     empty = ~filled & ~frame[ROW].isin(rejected.malformed)
     frame = frame[~empty]
@@ -221,13 +219,12 @@ def read_commerce_addresses(
     for column in records.columns.drop(ROW):  # None, never NaN, for an empty cell: callers send these
         records[column] = records[column].astype(object).where(records[column].notna(), None)
     rejected.check_accounted(source, accepted=len(records), empty=int(empty.sum()))
-    columns = {field: headers_of[field] for field in LEAF_FIELDS if field in headers_of}
     accepted = pd.Index(records[ROW].astype("int64"))
     return CommerceAddresses(
         records=records,
         rejected=rejected.lines(),
         rejected_report=rejected.report(id_column=id_column(headers)),
-        columns=columns,
+        columns={field: headers_of[field] for field in LEAF_FIELDS if field in headers_of},
         passthrough=passthrough,
         source=source,
         input_rows=len(frame),

@@ -5,9 +5,11 @@ the quality CERTIFIED, or with a further quality the user named (``--apply DOMIC
 
 A changed field of a row answered with any other quality, or not validated, keeps its cell and is listed
 with the answer, the value given and the value answered, as is a field read from two columns (a house
-number and its addition: neither cell would hold what it held before). A box number is never written: its
-cell may hold the term too (``Postfach 12``). Nor is a value that starts like a formula (``=``, ``+``, ``-``,
-``@``, a tab or a carriage return, :func:`fileio.writeback_policy.formula_refusal`): it is listed instead.
+number and its addition: neither cell would hold what it held before). A street column that holds the
+house number too (the file has no house number column) gets the answer's street and house number in one.
+A box number is never written: its cell may hold the term too (``Postfach 12``). Nor is a value that starts
+like a formula (``=``, ``+``, ``-``, ``@``, a tab or a carriage return,
+:func:`fileio.writeback_policy.formula_refusal`): it is listed instead.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ def validation_edits(
     (``CommerceAddresses.columns``); ``further``: the qualities applied besides CERTIFIED."""
     edits: dict[int, dict[str, str]] = {}
     skipped: list[SkippedChange] = []
+    line_column = _street_line_column(columns)
     for row in rows:
         fields = [field for field in row.changed if field in WRITEBACK_FIELDS]
         if fields and row.status != VALIDATED:
@@ -72,6 +75,13 @@ def validation_edits(
             reason = _not_applied(row.quality)
             skipped += [row.skipped(field, reason) for field in fields]
             continue
+        if line_column is not None and {"street", "houseNumber"} & set(fields):
+            fields = [field for field in fields if field not in ("street", "houseNumber")]
+            line, refused = _street_line(row)
+            if refused is not None:
+                skipped.append(row.skipped("street", refused))
+            else:
+                edits.setdefault(row.row, {})[line_column] = line
         for field in fields:
             sources = columns.get(field, ())
             value = row.certified.get(field)
@@ -84,6 +94,24 @@ def validation_edits(
             else:
                 edits.setdefault(row.row, {})[sources[0]] = value
     return edits, skipped
+
+
+def _street_line_column(columns: Mapping[str, tuple[str, ...]]) -> str | None:
+    """The one column holding street and house number together (the file has no house number column), or
+    None."""
+    streets = columns.get("street", ())
+    return streets[0] if len(streets) == 1 and "houseNumber" not in columns else None
+
+
+def _street_line(row: ValidatedRow) -> tuple[str, str | None]:
+    """The answer's street and house number as one street line, or why it cannot be written (the answer
+    lacks one of them, or the line starts like a formula): a street alone would drop the number the cell
+    holds."""
+    street, number = (str(row.certified.get(field) or "").strip() for field in ("street", "houseNumber"))
+    if not street or not number:
+        return "", "the answer has no street and house number for the street line"
+    line = f"{street} {number}"
+    return line, formula_refusal(line)
 
 
 def _not_applied(quality: str | None) -> str:

@@ -121,3 +121,22 @@ def test_an_answer_that_starts_like_a_formula_is_listed_never_written() -> None:
         SkippedChange(4, field, FORMULA_REFUSED, "CERTIFIED", GIVEN[field], certified[field])
         for field in ("street", "zip", "city")
     ]
+
+
+def test_a_street_column_holding_the_house_number_gets_both_back() -> None:
+    line_only = {"street": ("Strasse",), "zip": ("PLZ",), "city": ("Ort",)}  # no house number column
+    edits, skipped = validation_edits([_row(5, "street"), _row(6, "houseNumber", "zip")], line_only)
+
+    # The street alone would drop the number the cell holds: the answer's street and number go in together.
+    assert edits == {
+        5: {"Strasse": "Lindenstrasse 12 a"},
+        6: {"Strasse": "Lindenstrasse 12 a", "PLZ": "6010"},
+    }
+    assert skipped == []
+
+    numberless = ValidatedRow(7, "validated", ["street"], {"street": "Lindenstrasse"}, "CERTIFIED", GIVEN)
+    edits, skipped = validation_edits([numberless], line_only)
+    assert edits == {}
+    assert [(s.row, s.field, s.reason) for s in skipped] == [
+        (7, "street", "the answer has no street and house number for the street line")
+    ]

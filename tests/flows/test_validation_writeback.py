@@ -80,3 +80,17 @@ def test_an_unknown_quality_is_a_usage_error(
     assert result.exit_code == 2
     assert "CORRECTED" in result.output and "DOMICILE_UNKNOWN" in result.output
     assert not list(tmp_path.glob("writeback*"))
+
+
+async def test_a_street_line_with_its_house_number_keeps_the_number_when_written_back(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    source = tmp_path / "lines.csv"
+    source.write_text("KundenNr;Strasse;PLZ;Ort\nA-1;bahnhofstr. 1;8001;Zuerich\n", encoding="utf-8")
+    out = tmp_path / "out"
+
+    summary = await call(address_validation, input_path=source, output_dir=out)
+
+    assert summary.quality == {"CERTIFIED": 1}
+    # The street and the number the cell held go back in together, in the answer's spelling.
+    assert _copy_rows(out) == ["A-1;Bahnhofstrasse 1;8001;Zürich"]
