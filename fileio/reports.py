@@ -64,6 +64,9 @@ class CsvStyle:
 
 DEFAULT_CSV_STYLE = CsvStyle()
 """The settings' defaults: guarded, for Excel."""
+POST = " (Post)"
+"""How a result names the column of the service's value after the customer's column (``Ort (Post)``), in
+every API's results."""
 
 
 def write_csv(frame: pd.DataFrame, path: Path, *, style: CsvStyle) -> Path:

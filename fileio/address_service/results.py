@@ -22,10 +22,10 @@ from fileio.address_service.records import INPUT_SUFFIX, RECORD_ID, RETURNED_COL
 from fileio.address_service.result_charts import result_chart_sheets
 from fileio.address_service.result_codes import LARGEST_RECORD_ID, QSTAT_DESIGNATION, QSTAT_MEANING
 from fileio.address_service.result_file import UPLOADED_SUFFIX
-from fileio.address_service.user_results import POST, UserResults
+from fileio.address_service.user_results import UserResults
 from fileio.annotated_workbooks import CELL_COLUMNS, AnnotatedSheet, write_annotated_xlsx
 from fileio.errors import DuplicateRecordIds, ResultFileError
-from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv
+from fileio.reports import DEFAULT_CSV_STYLE, POST, CsvStyle, write_csv
 from fileio.sandbox_marks import with_banner
 from fileio.workbooks import write_xlsx
 from fileio.worksheet_parts import EXCEL_MAX_ROWS

@@ -42,9 +42,8 @@ from fileio.address_service.records import (
 )
 from fileio.address_service.result_codes import QSTAT_DESIGNATION, QSTAT_MEANING
 from fileio.rejected_rows import LINE, ROW
+from fileio.reports import POST
 
-POST = " (Post)"
-"""How the column of the service's value is named after the customer's column (``Ort (Post)``)."""
 DATE_FIELDS = ("ValidFrom", "ValidTo", "Birthdate")
 _DATE_NAME = re.compile("date|datum", re.IGNORECASE)
 _FIRST_YEAR, _LAST_YEAR = 1800, 2200

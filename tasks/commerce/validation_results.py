@@ -10,10 +10,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fileio.address_service.user_results import POST
 from fileio.commerce.address_input import LEAF_FIELDS, ROW, CommerceAddresses
 from fileio.rejected_rows import LINE
-from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
+from fileio.reports import DEFAULT_CSV_STYLE, POST, CsvStyle, markdown_table, write_csv
 from fileio.sandbox_marks import with_banner
 from fileio.workbooks import write_xlsx
 from tasks.commerce.validation import (
