@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -86,6 +86,12 @@ ZIP_TOWN_HEADERS = frozenset(
 """Headers (in :func:`header_key` form) of a column that holds postcode and town in one."""
 
 
+def zip_town_header(headers: Sequence[str], *, taken: Collection[str] = ()) -> str | None:
+    """The leftmost header not in ``taken`` that names a column holding postcode and town in one (``PLZ
+    Ort``, ``NPA Localité``, ``Zip City`` …: :data:`ZIP_TOWN_HEADERS`), or None."""
+    return next((h for h in headers if h not in taken and header_key(h) in ZIP_TOWN_HEADERS), None)
+
+
 def resolve_address_columns(
     headers: Sequence[str], mapping: Mapping[str, str] | None, *, path: Path
 ) -> dict[str, str]:
@@ -127,8 +133,7 @@ def resolve_address_columns(
     )
     combined = resolved.pop(ZIP_TOWN, None)
     if combined is None and "ZIPCode" not in resolved and "TownName" not in resolved:
-        used = set(resolved.values()) | kept
-        combined = next((h for h in headers if h not in used and header_key(h) in ZIP_TOWN_HEADERS), None)
+        combined = zip_town_header(headers, taken=set(resolved.values()) | kept)
     if combined is not None:
         resolved |= {"ZIPCode": combined, "TownName": combined}
     return {field: resolved[field] for field in ADDRESS_FIELD_NAMES if field in resolved}

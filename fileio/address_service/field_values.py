@@ -6,9 +6,9 @@ term and number split into both, and a column holding postcode and town ("8001 Z
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
+from fileio.address_cells import PO_BOX_CELL, split_zip_towns
 from fileio.countries import country_code
 from fileio.lazy import lazy_module
 from fileio.street_lines import CARE_OF_VALUE
@@ -29,13 +29,6 @@ def normalise_fields(frame: pd.DataFrame, *, zip_town: bool = False) -> None:
     _care_of_values(frame)
 
 
-# "Postfach 123", "Case postale 45", "Casella postale 7", "P.O. Box 9": a term and a number in one cell.
-_PO_BOX = re.compile(
-    r"^(?P<term>postfach|pf|case postale|cp|casella postale|p\.?\s?o\.?\s?box|box)\s*(?P<number>\d{1,10})$",
-    re.IGNORECASE,
-)
-
-
 def _split_po_box(frame: pd.DataFrame) -> None:
     """Split a P.O. box number cell holding term and number (as CRM exports often do) into both fields.
 
@@ -43,7 +36,7 @@ def _split_po_box(frame: pd.DataFrame) -> None:
     """
     if "PoBoxNo" not in frame:
         return
-    parts = frame["PoBoxNo"].astype("string").str.strip().str.extract(_PO_BOX)
+    parts = frame["PoBoxNo"].astype("string").str.strip().str.extract(PO_BOX_CELL)
     split = parts["number"].notna()
     if not split.any():
         return
@@ -86,16 +79,8 @@ def _country_codes(frame: pd.DataFrame) -> None:
     frame.loc[codes.index[known], "CountryCode"] = codes[known]
 
 
-# "8001 Zürich", "CH-8001 Zürich", "FL-9490 Vaduz": a Swiss or Liechtenstein postcode, then the town.
-_ZIP_TOWN = re.compile(r"^(?:(?:CH|LI|FL)\s*-\s*)?(?P<zip>\d{4})\s+(?P<town>\S.*)$", re.IGNORECASE)
-
-
 def _split_zip_town(frame: pd.DataFrame) -> None:
     """Split the postcode-and-town cells (in both ZIPCode and TownName) into the postcode and the town. A
     cell that is not a postcode followed by a town stays the town, and the row's missing postcode rejects
     it."""
-    values = frame["TownName"].astype("string").str.strip()
-    parts = values.str.extract(_ZIP_TOWN)
-    matched = parts["zip"].notna()
-    frame["ZIPCode"] = parts["zip"].astype(object).where(matched, None)
-    frame["TownName"] = parts["town"].str.strip().astype(object).where(matched, frame["TownName"])
+    frame["ZIPCode"], frame["TownName"] = split_zip_towns(frame["TownName"])

@@ -8,7 +8,8 @@ Headers are matched case- and punctuation-insensitively: a leaf field's own name
 street, ``HouseNo`` → houseNumber, ``AddressAddition`` → additionalAddress, ``ZIPCode``, ``PLZ`` → zip,
 ``TownName``, ``Ort`` → city, ``PoBoxNo``, ``Postfach``, ``PostBox`` → postBoxNumber). A ``HouseNoAddition``
 column is joined to the house number with a space, and a box number written with its term (``Postfach
-12``) keeps the number. Among columns naming the same field the leftmost wins; the others pass through.
+12``) keeps the number. A column holding postcode and town in one (``PLZ Ort``: "8001 Zürich") gives both
+where the file has neither. Among columns naming the same field the leftmost wins; the others pass through.
 
 Rows: a row with no value at all is skipped (counted as empty); every other row is accepted or rejected
 (``rejected.csv``, one line per row with all its problems: :mod:`fileio.rejected_rows`), and the counts must
@@ -21,14 +22,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from fileio.address_cells import NO_POSTCODE, PO_BOX_CELL, split_zip_towns
 from fileio.errors import InputError
-from fileio.headers import field_for_header, header_key, resolve_columns
+from fileio.headers import field_for_header, header_key, resolve_columns, zip_town_header
 from fileio.input_format import DETECTED, InputFormat
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
@@ -152,9 +153,16 @@ def commerce_columns(headers: Sequence[str]) -> dict[str, str]:
     """Which source header supplies each field (field → header); the house-number addition is the
     internal field ``houseNumberAddition``.
 
-    A leaf field's own name beats a batch name or alias; among equals the leftmost column wins.
+    A leaf field's own name beats a batch name or alias; among equals the leftmost column wins. A column
+    holding postcode and town in one ("PLZ Ort": :func:`fileio.headers.zip_town_header`) supplies both zip
+    and city where the file has neither.
     """
-    return resolve_columns(headers, (_LEAF_BY_KEY, _batch_alias))
+    resolved = resolve_columns(headers, (_LEAF_BY_KEY, _batch_alias))
+    if "zip" not in resolved and "city" not in resolved:
+        combined = zip_town_header(headers, taken=resolved.values())
+        if combined is not None:
+            resolved |= {"zip": combined, "city": combined}
+    return resolved
 
 
 def _batch_alias(header: str) -> str | None:
@@ -252,7 +260,8 @@ def _gathered(
     raw: pd.DataFrame, resolved: Mapping[str, str], passthrough: Sequence[str]
 ) -> tuple[pd.DataFrame, pd.Series]:
     """The rows as read: ``row``, the pass-through columns, then every leaf field (the house-number
-    addition joined, a box number without its term); and which rows have a value at all."""
+    addition joined, a box number without its term, a postcode-and-town cell split); and which rows have a
+    value at all."""
     # The columns are gathered first and framed at once: inserting them one by one copies the frame's
     # column index each time, which takes quadratic time in the number of columns.
     gathered: dict[str, pd.Series] = {ROW: pd.Series(raw.index.astype("int64"), index=raw.index)}
@@ -270,6 +279,8 @@ def _gathered(
     if _HOUSE_NUMBER_ADDITION in values:
         frame["houseNumber"] = _joined(frame["houseNumber"], values[_HOUSE_NUMBER_ADDITION])
     frame["postBoxNumber"] = _box_number(frame["postBoxNumber"])
+    if resolved.get("zip") is not None and resolved.get("zip") == resolved.get("city"):
+        frame["zip"], frame["city"] = split_zip_towns(frame["city"])
     return frame, filled
 
 
@@ -322,15 +333,9 @@ def _joined(first: pd.Series, second: pd.Series) -> pd.Series:
     return result
 
 
-# "Postfach 123", "Case postale 45", "Casella postale 7", "P.O. Box 9": a term and a number in one cell.
-_PO_BOX = re.compile(
-    r"^(?:postfach|pf|case postale|cp|casella postale|p\.?\s?o\.?\s?box|box)\s*(\d{1,10})$", re.IGNORECASE
-)
-
-
 def _box_number(values: pd.Series) -> pd.Series:
     """The number of a box written with its term, as CRM exports often do; other values as they are."""
-    numbers = values.astype("string").str.extract(_PO_BOX)[0]
+    numbers = values.astype("string").str.extract(PO_BOX_CELL)["number"]
     return numbers.where(numbers.notna(), values).astype(object).where(values.notna(), None)
 
 
@@ -373,10 +378,13 @@ def _check_rows(
             reason = "zip and city both missing: the service needs at least one of them"
             rejected.add(problem_lines(frame.loc[neither, ROW], header("zip"), "", reason))
     else:
+        combined = headers_of.get("zip") == headers_of.get("city")
         for field, values in (("zip", zip_code), ("city", city)):
             absent = values.isna()
             if absent.any():
                 reason = f"{field} missing: a delivery query needs zip and city"
+                if combined and field == "zip":
+                    reason = f"{NO_POSTCODE}: a delivery query needs zip and city"
                 rejected.add(problem_lines(frame.loc[absent, ROW], header(field), "", reason))
     bad_zip = zip_code.notna() & ~zip_code.fillna("").str.fullmatch(r"\d{4}")
     if bad_zip.any():

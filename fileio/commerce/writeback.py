@@ -6,7 +6,8 @@ the quality CERTIFIED, or with a further quality the user named (``--apply DOMIC
 A changed field of a row answered with any other quality, or not validated, keeps its cell and is listed
 with the answer, the value given and the value answered, as is a field read from two columns (a house
 number and its addition: neither cell would hold what it held before). A street column that holds the
-house number too (the file has no house number column) gets the answer's street and house number in one.
+house number too (the file has no house number column) gets the answer's street and house number in one;
+a column holding postcode and town ("PLZ Ort") the answer's postcode and town in one.
 A box number is never written: its cell may hold the term too (``Postfach 12``). Nor is a value that starts
 like a formula (``=``, ``+``, ``-``, ``@``, a tab or a carriage return,
 :func:`fileio.writeback_policy.formula_refusal`): it is listed instead.
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from fileio.address_cells import joined_zip_town
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
 from fileio.sandbox_marks import writeback_name
@@ -65,7 +67,15 @@ def validation_edits(
     (``CommerceAddresses.columns``); ``further``: the qualities applied besides CERTIFIED."""
     edits: dict[int, dict[str, str]] = {}
     skipped: list[SkippedChange] = []
-    line_column = _street_line_column(columns)
+    # A column holding two fields in one cell gets both, joined, or neither.
+    combined = [
+        (column, pair, joined)
+        for column, pair, joined in (
+            (_street_line_column(columns), ("street", "houseNumber"), _street_line),
+            (_zip_town_column(columns), ("zip", "city"), _zip_town),
+        )
+        if column is not None
+    ]
     for row in rows:
         fields = [field for field in row.changed if field in WRITEBACK_FIELDS]
         if fields and row.status != VALIDATED:
@@ -75,13 +85,14 @@ def validation_edits(
             reason = _not_applied(row.quality)
             skipped += [row.skipped(field, reason) for field in fields]
             continue
-        if line_column is not None and {"street", "houseNumber"} & set(fields):
-            fields = [field for field in fields if field not in ("street", "houseNumber")]
-            line, refused = _street_line(row)
-            if refused is not None:
-                skipped.append(row.skipped("street", refused))
-            else:
-                edits.setdefault(row.row, {})[line_column] = line
+        for column, pair, joined in combined:
+            if set(pair) & set(fields):
+                fields = [field for field in fields if field not in pair]
+                cell, refused = joined(row)
+                if refused is not None:
+                    skipped.append(row.skipped(pair[0], refused))
+                else:
+                    edits.setdefault(row.row, {})[column] = cell
         for field in fields:
             sources = columns.get(field, ())
             value = row.certified.get(field)
@@ -103,6 +114,12 @@ def _street_line_column(columns: Mapping[str, tuple[str, ...]]) -> str | None:
     return streets[0] if len(streets) == 1 and "houseNumber" not in columns else None
 
 
+def _zip_town_column(columns: Mapping[str, tuple[str, ...]]) -> str | None:
+    """The one column holding postcode and town together ("PLZ Ort"), or None."""
+    zips = columns.get("zip", ())
+    return zips[0] if len(zips) == 1 and columns.get("city") == zips else None
+
+
 def _street_line(row: ValidatedRow) -> tuple[str, str | None]:
     """The answer's street and house number as one street line, or why it cannot be written (the answer
     lacks one of them, or the line starts like a formula): a street alone would drop the number the cell
@@ -112,6 +129,13 @@ def _street_line(row: ValidatedRow) -> tuple[str, str | None]:
         return "", "the answer has no street and house number for the street line"
     line = f"{street} {number}"
     return line, formula_refusal(line)
+
+
+def _zip_town(row: ValidatedRow) -> tuple[str, str | None]:
+    """The answer's postcode and town as one cell ("8001 Zürich"), the given one where the answer lacks it,
+    or why it cannot be written (it starts like a formula)."""
+    cell = joined_zip_town(*(row.certified.get(f) or (row.given or {}).get(f) for f in ("zip", "city")))
+    return cell, formula_refusal(cell)
 
 
 def _not_applied(quality: str | None) -> str:

@@ -94,3 +94,33 @@ async def test_a_street_line_with_its_house_number_keeps_the_number_when_written
     assert summary.quality == {"CERTIFIED": 1}
     # The street and the number the cell held go back in together, in the answer's spelling.
     assert _copy_rows(out) == ["A-1;Bahnhofstrasse 1;8001;Zürich"]
+
+
+async def test_a_postcode_and_town_column_is_read_as_both_and_written_back_as_one(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    source = tmp_path / "plz-ort.csv"
+    source.write_text(
+        "KundenNr;Strasse;Hausnummer;PLZ Ort\n"
+        "A-1;Bahnhofstrasse;1;8001 Zuerich\n"
+        "A-2;Lindenstrasse;99;CH-6010 Krienz\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+
+    summary = await call(address_validation, input_path=source, output_dir=out)
+
+    assert summary.quality == {"CERTIFIED": 1, "DOMICILE_UNKNOWN": 1}
+    # The certified town goes back into the one cell beside its postcode; the other row keeps its cell.
+    assert _copy_rows(out) == ["A-1;Bahnhofstrasse;1;8001 Zürich", "A-2;Lindenstrasse;99;CH-6010 Krienz"]
+    results = read_output_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    at = list(results.columns).index("PLZ Ort")
+    assert results.columns[at + 1] == "PLZ Ort (Post)"
+    assert results[["PLZ Ort", "PLZ Ort (Post)"]].values.tolist() == [
+        ["8001 Zuerich", "8001 Zürich"],
+        ["6010 Krienz", "6010 Kriens"],
+    ]
+    skipped = read_output_csv(out / "writeback-skipped.csv", dtype=str, keep_default_na=False)
+    assert skipped[["KundenNr", "field", "column", "given", "answered"]].values.tolist() == [
+        ["A-2", "city", "PLZ Ort", "Krienz", "Kriens"]
+    ]

@@ -163,3 +163,29 @@ def test_an_xlsx_input_is_read_like_a_csv(tmp_path: Path) -> None:
     read = read_commerce_addresses(path, use="validation", input_format=InputFormat(sheet="Adressen"))
     assert read.records[["firstName", "zip", "city"]].values.tolist() == [["Hans", "6010", "Kriens"]]
     assert read.records.loc[0, "Kundennummer"] == "0042"
+
+
+@pytest.mark.parametrize("header", ["PLZ Ort", "NPA Localité", "Zip City"])
+def test_a_postcode_and_town_column_gives_both_where_the_file_has_neither(
+    tmp_path: Path, header: str
+) -> None:
+    text = f"Name;{header}\nMeier;8001 Zürich\nHuber;CH-6010  Kriens\nGerber;Bern\n"
+    validation = read_commerce_addresses(_csv(tmp_path, text), use="validation")
+    assert validation.columns["zip"] == validation.columns["city"] == (header,)
+    assert validation.records[["zip", "city"]].values.tolist() == [
+        ["8001", "Zürich"], ["6010", "Kriens"], [None, "Bern"]
+    ]  # fmt: skip
+    assert header not in validation.passthrough
+
+    # A delivery query needs the postcode: the cell without one rejects its row, naming the column.
+    delivery = read_commerce_addresses(_csv(tmp_path, text, "delivery.csv"), use="delivery")
+    assert delivery.records["row"].tolist() == [1, 2]
+    assert delivery.rejected[["row", "field"]].values.tolist() == [[3, header]]
+    assert "no postcode before the town" in delivery.rejected.at[0, "reason"]
+
+
+def test_a_postcode_and_town_column_is_a_pass_through_beside_postcode_and_town(tmp_path: Path) -> None:
+    text = "PLZ;Ort;PLZ Ort\n8001;Zürich;8001 Zürich\n"
+    read = read_commerce_addresses(_csv(tmp_path, text), use="delivery")
+    assert read.columns["zip"] == ("PLZ",) and read.columns["city"] == ("Ort",)
+    assert read.passthrough == ["PLZ Ort"]
