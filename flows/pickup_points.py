@@ -65,7 +65,7 @@ async def pickup_points(
 
     Args:
         request: the locations (.csv or .xlsx: zip, street, houseNumber, city, countryCode; the pickup
-            user's fields when given) and the queries in flight at once.
+            user's fields when given), whether street lines are split, and the queries in flight at once.
         output: where points.csv, points.xlsx, answers/row-<n>.json, rejected.csv and summary.md go.
 
     Returns:
@@ -74,12 +74,19 @@ async def pickup_points(
     run = begin_run(FLOW_NAME)
     today = swiss_today()
     # The calendar starts today: answers of another day are not taken up.
-    work = RowWork.of(request, output, {"day": today.isoformat()})
+    identity: dict[str, object] = {"day": today.isoformat()}
+    if not request.split_house_numbers:  # named only when left out, as the commerce flows' keys do
+        identity["split_house_numbers"] = False
+    work = RowWork.of(request, output, identity)
     async with row_run(run, work, with_identity=False) as rows:
         locations = await read_pickup_file(
             rows.recorder,
             rows.summary,
-            partial(read_pickup_locations, limits=run.settings.table_limits),
+            partial(
+                read_pickup_locations,
+                limits=run.settings.table_limits,
+                split_house_numbers=request.split_house_numbers,
+            ),
             work.input_path,
             work.output_dir,
             csv_style=run.settings.csv_style,

@@ -57,7 +57,8 @@ async def pickup_registration(
 
     Args:
         request: the pickup users (.csv or .xlsx), whether to send the rows whose earlier request got no
-            answer again (check first that they were not registered), and registrations in flight at once.
+            answer again (check first that they were not registered), whether street lines are split, and
+            registrations in flight at once.
         output: where results.csv, results.xlsx, rejected.csv and summary.md go.
 
     Returns:
@@ -72,13 +73,18 @@ async def pickup_registration(
         "output_dir": output_dir,
         "resubmit": request.resubmit,
         "concurrency": request.concurrency,
+        "split_house_numbers": request.split_house_numbers,
     }
     key = named_key(FLOW_NAME, endpoint=run.endpoint("commerce"))
     async with recorded_run(run, idempotency_key=key, parameters=parameters) as (recorder, summary):
         pickup_input = await read_pickup_file(
             recorder,
             summary,
-            partial(read_pickup_input, limits=run.settings.table_limits),
+            partial(
+                read_pickup_input,
+                limits=run.settings.table_limits,
+                split_house_numbers=request.split_house_numbers,
+            ),
             input_path,
             output_dir,
             csv_style=run.settings.csv_style,

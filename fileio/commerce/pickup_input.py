@@ -3,9 +3,10 @@ from .csv/.xlsx, one per row, checked before anything is sent. Columns are the r
 firstName, lastName, language, street, houseNumber, zip, city, countryCode, notifyMode, email, mobileNumber),
 matched case-insensitively, or named as the address batch names them (Vorname, Strasse, PLZ, Ort, Land …);
 other columns are kept for the results. A country may be written out (``Schweiz``), and a street line that
-holds the house number (``Bahnhofstrasse 12a``) is split where the file has no house number column, as the
-address batch reads them; a line the batch could not split is sent as the street, since a pickup user's
-address needs no house number. Rows with problems go to the
+holds the house number (``Bahnhofstrasse 12a``) is split where the file has no house number column (unless
+told not to), and a column holding postcode and town (``PLZ Ort``: "8001 Zürich") gives both, as the address
+batch reads them; a line the batch could not split is sent as the street, since a pickup user's address
+needs no house number. Rows with problems go to the
 rejected-rows report (:mod:`fileio.rejected_rows`); the rows read must add up to accepted + rejected + empty
 rows.
 
@@ -25,10 +26,11 @@ from typing import TYPE_CHECKING
 
 from connectors.commerce import PickupUserRequest
 from connectors.validation import email_problem
+from fileio.address_cells import NO_POSTCODE, split_zip_town
 from fileio.commerce.address_input import FROM_BATCH_FIELD
 from fileio.countries import ACCEPTED, country_code
 from fileio.errors import InputError
-from fileio.headers import field_for_header, header_key, resolve_columns
+from fileio.headers import field_for_header, header_key, resolve_columns, zip_town_header
 from fileio.input_rows import RowCells
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
@@ -118,8 +120,14 @@ def pickup_columns(headers: Sequence[str]) -> dict[str, str]:
     """Which header supplies each request field (field → header): the field's own name (any case, spaces,
     dashes and underscores ignored) first, then the address batch's names and aliases of the same field
     (``Vorname``, ``Strasse``, ``PLZ``, ``Ort``, ``Land``) and the contact fields' common spellings
-    (``E-Mail``, ``Natel``, ``Sprache``); among equals the leftmost column wins."""
-    return resolve_columns(headers, (_BY_KEY, _alias))
+    (``E-Mail``, ``Natel``, ``Sprache``); among equals the leftmost column wins. A column holding postcode
+    and town in one (``PLZ Ort``) gives both where the file has neither."""
+    columns = resolve_columns(headers, (_BY_KEY, _alias))
+    if "zip" not in columns and "city" not in columns:
+        combined = zip_town_header(headers, taken=columns.values())
+        if combined is not None:
+            columns |= {"zip": combined, "city": combined}
+    return columns
 
 
 def _alias(header: str) -> str | None:
@@ -146,51 +154,63 @@ def pickup_header(
     return columns
 
 
-def read_pickup_input(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> PickupInput:
+def read_pickup_input(
+    path: Path, *, limits: TableLimits = TABLE_LIMITS, split_house_numbers: bool = True
+) -> PickupInput:
     """Read the pickup users of ``path`` and check every row; rows with problems are rejected. A file over
-    ``limits`` is refused before it is read (see :func:`read_table`).
+    ``limits`` is refused before it is read (see :func:`read_table`); ``split_house_numbers``: split a
+    street line holding the house number where the file has no house number column (see the module).
 
     Raises:
         InputError: the file cannot be read or is over a limit, lacks a required column, or its rows do not
             add up.
     """
-    return _read(path, limits, REQUIRED_COLUMNS, row_problems, pickup_request)
+    return _read(path, _Checks(REQUIRED_COLUMNS, row_problems, pickup_request), limits, split_house_numbers)
 
 
-def read_pickup_locations(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> PickupInput:
+def read_pickup_locations(
+    path: Path, *, limits: TableLimits = TABLE_LIMITS, split_house_numbers: bool = True
+) -> PickupInput:
     """Read the locations of ``path`` to ask for pickup points near (see the module docstring: the zip is
     required, every other field optional) and check every row, as :func:`read_pickup_input` does.
 
     Raises:
         InputError: the file cannot be read or is over a limit, lacks a zip column, or its rows do not add up.
     """
-    return _read(path, limits, LOCATION_REQUIRED_COLUMNS, location_problems, location_request)
+    checks = _Checks(LOCATION_REQUIRED_COLUMNS, location_problems, location_request)
+    return _read(path, checks, limits, split_house_numbers)
 
 
-def _read(
-    path: Path,
-    limits: TableLimits,
-    required: Sequence[str],
-    problems_of: Callable[[Mapping[str, str]], list[tuple[str, str]]],
-    request_of: Callable[[Mapping[str, str]], PickupUserRequest],
-) -> PickupInput:
+@dataclass(frozen=True)
+class _Checks:
+    """What a use of the file needs: its required columns, a row's problems, the request of a row."""
+
+    required: Sequence[str]
+    problems_of: Callable[[Mapping[str, str]], list[tuple[str, str]]]
+    request_of: Callable[[Mapping[str, str]], PickupUserRequest]
+
+
+def _read(path: Path, checks: _Checks, limits: TableLimits, split_house_numbers: bool) -> PickupInput:
     table = read_table(path, limits=limits)
     frame = table.frame
     headers = [str(header) for header in frame.columns]
-    columns = pickup_header(headers, path=path, required=required)
+    columns = pickup_header(headers, path=path, required=checks.required)
     rejected = RejectedRows(table)
     for name, header in columns.items() if table.control_characters else ():
         rejected.check_controls(name, frame[header])
     rows: list[PickupRow] = []
     to_check = RowCells(frame, columns, skip=rejected.rows, cell=_cell)
-    split = "street" in columns and "houseNumber" not in columns
+    split = split_house_numbers and "street" in columns and "houseNumber" not in columns
+    zip_town = columns["zip"] == columns.get("city")
     for row, read in to_check:
-        cells = _as_sent(read, split=split)
-        problems = problems_of(cells)
+        cells = _as_sent(read, split=split, zip_town=zip_town)
+        problems = checks.problems_of(cells)
         for name, reason in problems:
-            rejected.add_line(row, columns.get(name, name), cells.get(name) or "", reason)
+            if zip_town and name == "zip" and not cells.get("zip"):
+                reason = NO_POSTCODE
+            rejected.add_line(row, columns.get(name, name), cells.get(name) or read.get(name) or "", reason)
         if not problems:
-            rows.append(PickupRow(row, request_of(cells)))
+            rows.append(PickupRow(row, checks.request_of(cells)))
     rejected.check_accounted(path, accepted=len(rows), empty=to_check.empty)
     identified_by = id_column(headers)
     report = rejected.report(id_column=identified_by)
@@ -201,12 +221,16 @@ def _read(
     )
 
 
-def _as_sent(cells: Mapping[str, str], *, split: bool) -> dict[str, str]:
+def _as_sent(cells: Mapping[str, str], *, split: bool, zip_town: bool) -> dict[str, str]:
     """A row's cells as the request carries them, as the address batch reads them: a country written out
-    (``Schweiz``) as its ISO code, and, with ``split`` (the file has no house number column), a street line
-    that holds the house number split into street and house number. A line without a number stays the
-    street as given: a pickup user's address needs no house number."""
+    (``Schweiz``) as its ISO code; with ``split`` (the file has no house number column), a street line
+    that holds the house number split into street and house number (a line without a number stays the
+    street as given: a pickup user's address needs no house number); with ``zip_town``, the cell holding
+    postcode and town split into both (the town alone where it has no postcode)."""
     sent = dict(cells)
+    if zip_town:
+        parts = split_zip_town(sent.get("city") or "")
+        sent["zip"], sent["city"] = parts if parts is not None else ("", sent.get("city") or "")
     if country := country_code(sent.get("countryCode") or ""):
         sent["countryCode"] = country
     line = sent.get("street") or ""

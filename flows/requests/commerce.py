@@ -13,6 +13,7 @@ from fileio.writeback_policy import CERTIFIED, FURTHER_QUALITIES, FurtherQuality
 from flows.forms import SPLIT_HOUSE_NUMBERS, Blank, BlankDate
 from flows.requests.base import RequestPart, argument, flag, option
 from flows.requests.common import Concurrency, Concurrent, Resubmission, TableReading, concurrency
+from flows.requests.parcels import SplitStreetLines, split_street_lines
 
 DEFAULT_DAYS = 14
 
@@ -125,6 +126,7 @@ class PickupRegistrationRequest(Resubmission):
         "street, houseNumber, zip, city, countryCode (default CH), notifyMode (default EMAIL), email, "
         "mobileNumber.",
     )
+    split_house_numbers: SplitStreetLines = split_street_lines()
     concurrency: Concurrent = concurrency(4)
 
 

@@ -4,15 +4,30 @@ and return orders from the JSON bodies a user supplies."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
-from flows.requests.base import RequestPart, argument, option
+from flows.requests.base import RequestPart, argument, flag, option
 from flows.requests.common import Concurrent, Resubmission, concurrency
 
 JSON_BODIES = (
     "one JSON object, an array of them, or JSON lines (one object per line); each is sent as it is (the "
     "specification does not show the fields)"
 )
+
+
+SplitStreetLines = Annotated[bool, flag("--split/--no-split")]
+"""Whether a pickup file's street lines holding the house number are split, on the command line
+``--split/--no-split``."""
+
+
+def split_street_lines() -> Any:
+    """The field of :data:`SplitStreetLines`: split unless told not to."""
+    return option(
+        "Split house numbers",
+        "Split a street cell that holds the house number too ('Bahnhofstr. 1a') where the file has no house "
+        "number column, as the address batch does; a line that cannot be split is sent as the street.",
+        True,
+    )
 
 
 class PickupPointsRequest(RequestPart):
@@ -24,6 +39,7 @@ class PickupPointsRequest(RequestPart):
         "countryCode (default CH); optionally gender, firstName, lastName, language, notifyMode, email, "
         "mobileNumber, sent when given.",
     )
+    split_house_numbers: SplitStreetLines = split_street_lines()
     concurrency: Concurrent = concurrency(4)
 
 

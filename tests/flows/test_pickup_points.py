@@ -114,3 +114,27 @@ def test_a_path_or_method_the_service_does_not_have_fails_naming_the_setting(
     assert status in failed and f"POSTFLOWS_COMMERCE_{named}" in failed
     assert "POSTFLOWS_COMMERCE_PICKUP_POINTS_PATH" in failed
     assert not (tmp_path / "out" / "points.csv").exists()  # no "not found" rows
+
+
+async def test_no_split_sends_every_street_line_as_written_and_asks_again(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    source = tmp_path / "locations.csv"
+    source.write_text("customerNo;Strasse;PLZ Ort\nC-1;Bahnhofstrasse 1;8001 Zürich\n", encoding="utf-8")
+
+    def sent() -> list[dict[str, object]]:
+        return [body["address"] for path, body in sandbox.transport.json_bodies if path.endswith(POINTS)]
+
+    split = await call(pickup_points, source, tmp_path / "split")
+    assert split.locations == {"ok": 1}
+    assert sent() == [
+        {
+            "house": {"street": "Bahnhofstrasse", "houseNumber": "1"},
+            "zip": {"zip": "8001", "city": "Zürich", "countryCode": "CH"},
+        }
+    ]
+
+    # Lines kept whole are another question: asked again, not taken from the run before.
+    whole = await call(pickup_points, source, tmp_path / "whole", split_house_numbers=False)
+    assert whole.locations == {"ok": 1} and whole.resumed_rows == 0
+    assert sent()[1]["house"] == {"street": "Bahnhofstrasse 1"}

@@ -145,3 +145,32 @@ def test_a_crm_export_is_read_as_the_address_batch_reads_it(tmp_path: Path) -> N
     assert list(problems) == ["K-4"] and problems["K-4"].startswith(
         "Land: not a country: an ISO country code"
     )
+
+
+def test_a_postcode_and_town_column_and_street_lines_kept_whole(tmp_path: Path) -> None:
+    path = tmp_path / "kunden.csv"
+    path.write_text(
+        "Kundennr;Vorname;Nachname;Strasse;PLZ Ort;E-Mail\n"
+        "K-1;Hans;Muster;Bahnhofstrasse 12a;8001 Zürich;hans@example.ch\n"
+        "K-2;Anna;Frick;Städtle 20;FL-9490 Vaduz;anna@example.ch\n"
+        "K-3;Eva;Keller;Seeweg 3;Bern;eva@example.ch\n",
+        encoding="utf-8",
+    )
+    read = read_pickup_input(path)
+    assert read.columns["zip"] == read.columns["city"] == "PLZ Ort"
+    bodies = [row.request.to_body() for row in read.rows]
+    assert [(body["address"]["zip"]["zip"], body["address"]["zip"]["city"]) for body in bodies] == [
+        ("8001", "Zürich"),
+        ("9490", "Vaduz"),
+    ]
+    assert bodies[0]["address"]["house"] == {"street": "Bahnhofstrasse", "houseNumber": "12a"}
+    # The town without its postcode rejects the row, naming the column and the cell as given.
+    assert read.rejected[["row", "field", "value"]].values.tolist() == [[3, "PLZ Ort", "Bern"]]
+    assert "no postcode before the town" in read.rejected.at[0, "reason"]
+
+    # Told not to split, every street line goes as it was written.
+    whole = read_pickup_input(path, split_house_numbers=False)
+    assert [row.request.to_body()["address"]["house"] for row in whole.rows] == [
+        {"street": "Bahnhofstrasse 12a"},
+        {"street": "Städtle 20"},
+    ]
