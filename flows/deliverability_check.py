@@ -119,7 +119,14 @@ async def deliverability_check(
             sends=rows.sends,
         )
         await rows.record("deliverabilities", outcomes)
-        table = deliverability_table(addresses.records, outcomes, addresses.passthrough, asked.dates)
+        table = deliverability_table(
+            addresses.records,
+            outcomes,
+            addresses.passthrough,
+            asked.dates,
+            id_column=addresses.id_column,
+            lines=addresses.lines,
+        )
         failed = await _report(rows, table, addresses, asked)
         rows.end(outcomes, failed=failed)
         answered = rows.summary["answered"]

@@ -21,6 +21,7 @@ from connectors.commerce import CommerceClient, Deliverabilities, DeliveryAddres
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import ROW, address_records, field_text
 from fileio.commerce.days import requested_days as requested_days  # the flow reads it here
+from fileio.rejected_rows import LINE
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
 from fileio.sandbox_marks import with_banner
 from fileio.workbooks import write_xlsx
@@ -196,16 +197,27 @@ def deliverability_table(
     outcomes: Sequence[RowOutcome[Deliverabilities]],
     passthrough: Sequence[str],
     dates: Sequence[dt.date],
+    *,
+    id_column: str | None = None,
+    lines: Mapping[int, int] | None = None,
 ) -> DeliverabilityTable:
     """The long form and the grid of ``records`` and their ``outcomes`` (same order); the grid has a
-    column for each of ``dates`` and for any other day an answer holds."""
+    column for each of ``dates`` and for any other day an answer holds. Each row is named as
+    ``rejected.csv`` names it: the customer's ``id_column`` (one of ``passthrough``) first, then the line
+    of the file it starts on (``lines``, by row; the column is left out without them) and ``row``."""
     answered = {day.delivery_date for o in outcomes if o.answer for day in o.answer.days}
     columns = sorted(set(dates) | answered)
+    leading = [id_column] if id_column in passthrough else []
+    named = [*leading, *([LINE] if lines is not None else []), ROW]
+    passthrough = [column for column in passthrough if column not in leading]
     grid_rows: list[dict[str, Any]] = []
     style_rows: list[list[str | None]] = []
     day_rows: list[dict[str, Any]] = []
     for record, outcome in zip(address_records(records), outcomes, strict=True):
-        base: dict[str, Any] = {ROW: record[ROW]}
+        base: dict[str, Any] = {column: record.get(column) for column in leading}
+        if lines is not None:
+            base[LINE] = lines.get(int(record[ROW]))
+        base[ROW] = record[ROW]
         base.update({column: record.get(column) for column in passthrough})
         base.update({field: record.get(field) for field in ADDRESS_FIELDS})
         base[STATUS_COLUMN] = STATUS_NAMES[outcome.status]
@@ -238,7 +250,7 @@ def deliverability_table(
             cells[day.delivery_date] = (text, DELIVERABLE if day.deliverable else NOT_DELIVERABLE)
         grid_rows.append(base | {day_label(day): cells.get(day, (None, None))[0] for day in columns})
         style_rows.append([cells.get(day, (None, None))[1] for day in columns])
-    fixed = [ROW, *passthrough, *ADDRESS_FIELDS, STATUS_COLUMN, HTTP_STATUS_COLUMN, ERROR_COLUMN]
+    fixed = [*named, *passthrough, *ADDRESS_FIELDS, STATUS_COLUMN, HTTP_STATUS_COLUMN, ERROR_COLUMN]
     grid = _frame(grid_rows, [*fixed, *ANSWER_COLUMNS, *(day_label(day) for day in columns)])
     days = _frame(day_rows, [*fixed, *DAY_COLUMNS, *ANSWER_COLUMNS])
     styles = np.full(grid.shape, None, dtype=object)
@@ -250,6 +262,8 @@ def deliverability_table(
 def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=columns, dtype=object)
     frame[ROW] = frame[ROW].astype("int64")
+    if LINE in frame:
+        frame[LINE] = frame[LINE].astype("Int64")
     frame[HTTP_STATUS_COLUMN] = frame[HTTP_STATUS_COLUMN].astype("Int64")
     return frame
 
@@ -299,7 +313,8 @@ def deliverability_markdown(
     )
     report = f"# {title}\n\n{markdown_table(counts)}\n"
     grid = table.grid
-    problems = grid.loc[grid[STATUS_COLUMN] != "ok", [ROW, *ADDRESS_FIELDS, STATUS_COLUMN, ERROR_COLUMN]]
+    named = list(grid.columns[: grid.columns.get_loc(ROW) + 1])  # the id column, line, row
+    problems = grid.loc[grid[STATUS_COLUMN] != "ok", [*named, *ADDRESS_FIELDS, STATUS_COLUMN, ERROR_COLUMN]]
     if len(problems):
         report += f"\n## Addresses not answered\n\n{markdown_table(problems)}\n"
     return report

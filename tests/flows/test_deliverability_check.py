@@ -46,7 +46,13 @@ async def test_grid_of_deliverable_days_with_an_unknown_and_a_rejected_address(
     assert rejected.loc[0, "problems"] == "city: city missing: a delivery query needs zip and city"
 
     days = read_output_csv(out / "deliverability.csv", dtype=str, keep_default_na=False)
+    assert list(days.columns[:3]) == ["Kunde", "line", "row"]  # each row named as rejected.csv names it
     assert days["Kunde"].tolist() == ["K1"] * 7 + ["K2"] * 7 + ["K3"]
+    assert days.drop_duplicates("Kunde")[["line", "row"]].values.tolist() == [
+        ["2", "1"],
+        ["3", "2"],
+        ["4", "3"],
+    ]
     kriens = days[days["Kunde"] == "K1"].set_index("date")
     assert kriens.loc["2025-03-03", "deliverable"] == "yes" and kriens.loc["2025-03-03", "activity"] == "WORK"
     assert kriens.loc["2025-03-03", "productCodes"] and kriens.loc["2025-03-03", "incomingDates"]
