@@ -1,6 +1,7 @@
 """Address cells as CRM exports write them: a column holding postcode and town in one ("8001 Zürich",
 "CH-8001 Zürich", "FL-9490 Vaduz"; :func:`fileio.headers.zip_town_header` finds such a column), split and
-joined back into one cell, and a P.O. box cell holding term and number ("Postfach 12").
+joined back into one cell; a P.O. box cell holding term and number ("Postfach 12"); and a c/o line ("c/o
+Familie Brunner") in a column meant for something else, moved to the c/o field.
 
 Every reader of addresses (the address batch, the commerce address files, the pickup files) takes such a
 column where the file has neither a postcode nor a town column of its own.
@@ -9,9 +10,11 @@ column where the file has neither a postcode nor a town column of its own.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from fileio.lazy import lazy_module
+from fileio.street_lines import CARE_OF_VALUE
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,3 +51,25 @@ def split_zip_towns(values: pd.Series) -> tuple[pd.Series, pd.Series]:
 def joined_zip_town(zip_code: str | None, town: str | None) -> str:
     """Postcode and town as one cell ("8001 Zürich"); either alone where the other is empty."""
     return " ".join(part.strip() for part in (zip_code or "", town or "") if part.strip())
+
+
+def box_numbers(values: pd.Series) -> pd.Series:
+    """The number of each box cell written with its term ("Postfach 12" → "12"); other values as they are."""
+    numbers = values.astype("string").str.strip().str.extract(PO_BOX_CELL)["number"]
+    return numbers.where(numbers.notna(), values).astype(object).where(values.notna(), None)
+
+
+def move_care_of(frame: pd.DataFrame, sources: Sequence[str], target: str) -> None:
+    """Move, in place, a value of the ``sources`` columns that starts with c/o, p.A., z.H., chez, presso or
+    a/c ("c/o Familie Brunner" in an addition column, "c/o Gygax Consulting" in the company column) into
+    ``target`` where the row has none: the first such value of a row, in the order of ``sources``. The
+    ``target`` column is added only when a value moves: a file without c/o lines is sent as it was."""
+    for column in (name for name in sources if name in frame):
+        moved = frame[column].astype("string").str.match(CARE_OF_VALUE).fillna(False).astype(bool)
+        if not moved.any():
+            continue
+        if target not in frame:
+            frame[target] = pd.Series(None, index=frame.index, dtype=object)
+        moved &= frame[target].isna()
+        frame.loc[moved, target] = frame.loc[moved, column]
+        frame.loc[moved, column] = None

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fileio.address_cells import PO_BOX_CELL, split_zip_towns
+from fileio.address_cells import PO_BOX_CELL, move_care_of, split_zip_towns
 from fileio.countries import country_code
 from fileio.lazy import lazy_module
-from fileio.street_lines import CARE_OF_VALUE
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,18 +52,8 @@ _CARE_OF_COLUMNS = ("Company", "Prename", "Prename2", "Name", "MaidenName", "Add
 
 
 def _care_of_values(frame: pd.DataFrame) -> None:
-    """Move a value that starts with c/o, p.A., z.H., chez, presso or a/c ("c/o Familie Brunner" in an
-    addition column, "c/o Gygax Consulting" in the company column) into CoAddress, where the row has none:
-    the first such value of a row, in the order of :data:`_CARE_OF_COLUMNS`."""
-    for column in (name for name in _CARE_OF_COLUMNS if name in frame):
-        moved = frame[column].astype("string").str.match(CARE_OF_VALUE).fillna(False).astype(bool)
-        if not moved.any():
-            continue
-        if "CoAddress" not in frame:  # only then: a file without c/o lines is sent as it was
-            frame["CoAddress"] = pd.Series(None, index=frame.index, dtype=object)
-        moved &= frame["CoAddress"].isna()
-        frame.loc[moved, "CoAddress"] = frame.loc[moved, column]
-        frame.loc[moved, column] = None
+    """Move a c/o line in a column of its own into CoAddress (:func:`fileio.address_cells.move_care_of`)."""
+    move_care_of(frame, _CARE_OF_COLUMNS, "CoAddress")
 
 
 def _country_codes(frame: pd.DataFrame) -> None:

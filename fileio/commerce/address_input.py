@@ -8,8 +8,10 @@ Headers are matched case- and punctuation-insensitively: a leaf field's own name
 street, ``HouseNo`` → houseNumber, ``AddressAddition`` → additionalAddress, ``ZIPCode``, ``PLZ`` → zip,
 ``TownName``, ``Ort`` → city, ``PoBoxNo``, ``Postfach``, ``PostBox`` → postBoxNumber). A ``HouseNoAddition``
 column is joined to the house number with a space, and a box number written with its term (``Postfach
-12``) keeps the number. A column holding postcode and town in one (``PLZ Ort``: "8001 Zürich") gives both
-where the file has neither. Among columns naming the same field the leftmost wins; the others pass through.
+12``) keeps the number; a c/o line in a name column ("c/o Familie Brunner") is the additional address (the
+street column's is split off as the batch does). A column holding postcode and town in one (``PLZ Ort``:
+"8001 Zürich") gives both where the file has neither. Among columns naming the same field the leftmost
+wins; the others pass through.
 
 Rows: a row with no value at all is skipped (counted as empty); every other row is accepted or rejected
 (``rejected.csv``, one line per row with all its problems: :mod:`fileio.rejected_rows`), and the counts must
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from fileio.address_cells import NO_POSTCODE, PO_BOX_CELL, split_zip_towns
+from fileio.address_cells import NO_POSTCODE, box_numbers, move_care_of, split_zip_towns
 from fileio.errors import InputError
 from fileio.headers import field_for_header, header_key, resolve_columns, zip_town_header
 from fileio.input_format import DETECTED, InputFormat
@@ -260,8 +262,8 @@ def _gathered(
     raw: pd.DataFrame, resolved: Mapping[str, str], passthrough: Sequence[str]
 ) -> tuple[pd.DataFrame, pd.Series]:
     """The rows as read: ``row``, the pass-through columns, then every leaf field (the house-number
-    addition joined, a box number without its term, a postcode-and-town cell split); and which rows have a
-    value at all."""
+    addition joined, a box number without its term, a postcode-and-town cell split, a c/o line in a name
+    column moved to the additional address); and which rows have a value at all."""
     # The columns are gathered first and framed at once: inserting them one by one copies the frame's
     # column index each time, which takes quadratic time in the number of columns.
     gathered: dict[str, pd.Series] = {ROW: pd.Series(raw.index.astype("int64"), index=raw.index)}
@@ -278,7 +280,8 @@ def _gathered(
     frame = pd.DataFrame(gathered, index=raw.index)
     if _HOUSE_NUMBER_ADDITION in values:
         frame["houseNumber"] = _joined(frame["houseNumber"], values[_HOUSE_NUMBER_ADDITION])
-    frame["postBoxNumber"] = _box_number(frame["postBoxNumber"])
+    frame["postBoxNumber"] = box_numbers(frame["postBoxNumber"])
+    move_care_of(frame, ("firstName", "lastName"), "additionalAddress")  # the API's place for a c/o line
     if resolved.get("zip") is not None and resolved.get("zip") == resolved.get("city"):
         frame["zip"], frame["city"] = split_zip_towns(frame["city"])
     return frame, filled
@@ -331,12 +334,6 @@ def _joined(first: pd.Series, second: pd.Series) -> pd.Series:
     result = first.where(first.notna(), second).astype(object)
     result[both] = first[both] + " " + second[both]
     return result
-
-
-def _box_number(values: pd.Series) -> pd.Series:
-    """The number of a box written with its term, as CRM exports often do; other values as they are."""
-    numbers = values.astype("string").str.extract(PO_BOX_CELL)["number"]
-    return numbers.where(numbers.notna(), values).astype(object).where(values.notna(), None)
 
 
 def _source_headers(resolved: Mapping[str, str]) -> dict[str, tuple[str, ...]]:

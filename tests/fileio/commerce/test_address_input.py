@@ -189,3 +189,12 @@ def test_a_postcode_and_town_column_is_a_pass_through_beside_postcode_and_town(t
     read = read_commerce_addresses(_csv(tmp_path, text), use="delivery")
     assert read.columns["zip"] == ("PLZ",) and read.columns["city"] == ("Ort",)
     assert read.passthrough == ["PLZ Ort"]
+
+
+def test_a_care_of_line_in_a_name_column_is_the_additional_address(tmp_path: Path) -> None:
+    text = "Vorname;Name;Zusatz;PLZ;Ort\nHans;c/o Meier;;8001;Zürich\nAnna;z.H. Frick;Büro 3;8001;Zürich\n"
+    read = read_commerce_addresses(_csv(tmp_path, text), use="validation")
+    assert read.records[["lastName", "additionalAddress"]].values.tolist() == [
+        [None, "c/o Meier"],
+        ["z.H. Frick", "Büro 3"],  # the row has an addition already: the name stays as given
+    ]
