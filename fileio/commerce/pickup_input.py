@@ -229,8 +229,8 @@ def _as_sent(cells: Mapping[str, str], *, split: bool, zip_town: bool) -> dict[s
     postcode and town split into both (the town alone where it has no postcode)."""
     sent = dict(cells)
     if zip_town:
-        parts = split_zip_town(sent.get("city") or "")
-        sent["zip"], sent["city"] = parts if parts is not None else ("", sent.get("city") or "")
+        zip_and_town = split_zip_town(sent.get("city") or "")
+        sent["zip"], sent["city"] = zip_and_town or ("", sent.get("city") or "")
     if country := country_code(sent.get("countryCode") or ""):
         sent["countryCode"] = country
     line = sent.get("street") or ""

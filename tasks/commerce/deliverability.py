@@ -17,7 +17,7 @@ import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from connectors.commerce import CommerceClient, Deliverabilities, DeliveryAddress
+from connectors.commerce import CommerceClient, Deliverabilities, DeliveryAddress, DeliveryDay
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import ROW, address_records, field_text
 from fileio.commerce.days import requested_days as requested_days  # the flow reads it here
@@ -207,7 +207,7 @@ def deliverability_table(
     of the file it starts on (``lines``, by row; the column is left out without them) and ``row``."""
     answered = {day.delivery_date for o in outcomes if o.answer for day in o.answer.days}
     columns = sorted(set(dates) | answered)
-    leading = [id_column] if id_column in passthrough else []
+    leading = [id_column] if id_column is not None and id_column in passthrough else []
     named = [*leading, *([LINE] if lines is not None else []), ROW]
     passthrough = [column for column in passthrough if column not in leading]
     grid_rows: list[dict[str, Any]] = []
@@ -232,21 +232,8 @@ def deliverability_table(
             day_rows.append(base | dict.fromkeys(DAY_COLUMNS))
             cells = dict.fromkeys(columns, (None, FAILED))
         for day in answer.days if answer else ():
-            codes = day.product_codes
-            day_rows.append(
-                base
-                | {
-                    "date": day.delivery_date.isoformat(),
-                    "activity": str(day.activity) if day.activity is not None else None,
-                    "deliverable": "yes" if day.deliverable else "no",
-                    "productCodes": ", ".join(codes) or None,
-                    "incomingDates": ", ".join(
-                        item.incoming_date.isoformat() for item in day.deliverabilities if item.incoming_date
-                    )
-                    or None,
-                }
-            )
-            text = ", ".join(codes) if codes else NO_SERVICE
+            day_rows.append(base | _day_line(day))
+            text = ", ".join(day.product_codes) if day.product_codes else NO_SERVICE
             cells[day.delivery_date] = (text, DELIVERABLE if day.deliverable else NOT_DELIVERABLE)
         grid_rows.append(base | {day_label(day): cells.get(day, (None, None))[0] for day in columns})
         style_rows.append([cells.get(day, (None, None))[1] for day in columns])
@@ -257,6 +244,18 @@ def deliverability_table(
     if style_rows and columns:
         styles[:, grid.shape[1] - len(columns) :] = np.array(style_rows, dtype=object)
     return DeliverabilityTable(days, grid, pd.DataFrame(styles, columns=grid.columns))
+
+
+def _day_line(day: DeliveryDay) -> dict[str, Any]:
+    """The long form's cells of one day answered."""
+    incoming = ", ".join(d.incoming_date.isoformat() for d in day.deliverabilities if d.incoming_date)
+    return {
+        "date": day.delivery_date.isoformat(),
+        "activity": str(day.activity) if day.activity is not None else None,
+        "deliverable": "yes" if day.deliverable else "no",
+        "productCodes": ", ".join(day.product_codes) or None,
+        "incomingDates": incoming or None,
+    }
 
 
 def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
@@ -313,7 +312,7 @@ def deliverability_markdown(
     )
     report = f"# {title}\n\n{markdown_table(counts)}\n"
     grid = table.grid
-    named = list(grid.columns[: grid.columns.get_loc(ROW) + 1])  # the id column, line, row
+    named = list(grid.columns[: list(grid.columns).index(ROW) + 1])  # the id column, line, row
     problems = grid.loc[grid[STATUS_COLUMN] != "ok", [*named, *ADDRESS_FIELDS, STATUS_COLUMN, ERROR_COLUMN]]
     if len(problems):
         report += f"\n## Addresses not answered\n\n{markdown_table(problems)}\n"
