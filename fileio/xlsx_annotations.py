@@ -14,11 +14,15 @@ import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-import numpy as np
-
+from fileio.lazy import lazy_module
 from fileio.xlsx_vml import NoteShapes
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_module("numpy")
 
 _BLOCK_BYTES = 4 << 20
 # zlib's default, as rust_xlsxwriter compresses: level 1 would write the 100,000-row review sheet in 0.6 s

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 from prefect import flow, get_run_logger
 
+from fileio.lazy import lazy_module
 from flows.body_submissions import body_run
 from flows.commerce_results import PostedBodies
 from flows.early_failures import ON_FAILURE
@@ -27,6 +27,11 @@ from tasks.commerce.address_labels import (
     labels_summary,
     write_labels,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 FLOW_NAME = "address-labels"
 

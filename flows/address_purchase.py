@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import pandas as pd
 from prefect import flow, get_run_logger
 
 from connectors.newspaper import ApiResult, NewspaperClient, PurchaseProgress
 from connectors.newspaper.models import OutputAddresses
 from fileio.files import own_folder
+from fileio.lazy import lazy_module
 from fileio.newspaper.outputs import records_frame, summary_markdown, write_json
 from fileio.newspaper.purchase_input import PurchaseInput
 from fileio.reports import write_csv, write_xlsx
@@ -51,6 +51,11 @@ from tasks.newspaper.submissions import WarningLog, body_fingerprint, newspaper_
 from tasks.polling import PollPolicy
 from tasks.retrying import run_step
 from tasks.submission import SubmissionJob
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 FLOW_NAME = "address-purchase"
 

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
-import pandas as pd
 from prefect import flow, get_run_logger
 
 from fileio.address_service.records import AddressReading, minimum_input_mode
 from fileio.checkpoint import RowCheckpoint
 from fileio.errors import InputError
 from fileio.input_format import InputFormat
+from fileio.lazy import lazy_module
 from flows.address_input import input_format, note_prepared_input
 from flows.address_results import AddressQueryResult
 from flows.early_failures import ON_FAILURE
@@ -47,6 +47,11 @@ from tasks.address_service.steps import (
     prepare_input,
 )
 from tasks.sending import SendCounter
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 FLOW_NAME = "address-query"
 

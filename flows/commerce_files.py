@@ -14,9 +14,9 @@ from fileio.rejected_rows import write_rejected
 from fileio.reports import CsvStyle
 from fileio.writeback.options import WriteBackOptions
 from fileio.writeback_policy import CERTIFIED
-from flows.customer_files import not_written, recorded
 from flows.requests.commerce import CommerceAddressRequest
 from flows.runs import RunSummary
+from flows.write_backs import not_written, recorded
 from history.recorder import RunRecorder
 from runtime.run import Run
 from tasks.commerce.validation import ValidationTable

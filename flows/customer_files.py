@@ -1,19 +1,16 @@
 """The steps of the address flows that write the files made for the customer's own systems: the copy of the
 input with the corrections written back, the corrections left out and the review workbook; how a write-back
-is said in the summary (the validation's too: :mod:`flows.commerce_files`)."""
+is said in the summary (:mod:`flows.write_backs`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from prefect import get_run_logger
-
 from fileio.address_service.customer_files import CustomerFileOptions
-from fileio.errors import InputError
 from fileio.writeback.options import WriteBackOptions
-from fileio.writeback.report import WrittenBack
 from fileio.writeback_policy import Policy
 from flows.runs import RunSummary
+from flows.write_backs import not_written, recorded
 from history.recorder import RunRecorder
 from runtime.run import Run
 from tasks.address_service.customer_files import customer_files as write_customer_files
@@ -51,20 +48,3 @@ async def customer_files(
     return (
         text + f"\nReview: {files.review.name}, every input row with the changes and the rows for a human.\n"
     )
-
-
-def not_written(summary: RunSummary, policy: str, error: InputError | None) -> str:
-    """A write-back that cannot be made (the input changed since it was read) is said, not a failure: the
-    results are there."""
-    get_run_logger().warning("write-back not written: %s", error)
-    summary.update(writeback={"policy": policy, "error": str(error)})
-    return f"\n\nWrite-back: not written ({error}).\n"
-
-
-async def recorded(recorder: RunRecorder, summary: RunSummary, policy: str, written: WrittenBack) -> str:
-    """Record the write-back's files and counts; the lines summary.md gets."""
-    await recorder.document("writeback", written.outcome.target)
-    if written.skipped_path is not None:
-        await recorder.document("writeback-skipped", written.skipped_path)
-    summary.update(writeback={"policy": policy, **written.summary()})
-    return written.markdown(policy)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import pandas as pd
 from prefect import flow, get_run_logger
 from pydantic import Field
 
 from core.swiss_time import swiss_today
+from fileio.lazy import lazy_module
 from flows.commerce_results import KeepsNone
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
@@ -28,6 +28,11 @@ from tasks.commerce.same_day import (
     write_acceptance,
 )
 from tasks.retrying import run_step
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 FLOW_NAME = "same-day-acceptance"
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import pandas as pd
 from prefect import flow, get_run_logger
 from pydantic import BaseModel
 
@@ -16,6 +15,7 @@ from connectors.newspaper import NewspaperClient, StructureFileCode
 from connectors.newspaper.errors import FieldProblem
 from connectors.newspaper.validation import ensure_valid
 from connectors.validation import email_problem
+from fileio.lazy import lazy_module
 from fileio.newspaper.outputs import summary_markdown
 from fileio.reports import write_csv
 from flows.early_failures import ON_FAILURE
@@ -40,6 +40,11 @@ from tasks.newspaper.submissions import API as NEWSPAPER_API
 from tasks.newspaper.submissions import WarningLog, newspaper_context, submit_newspaper
 from tasks.retrying import run_step
 from tasks.submission import SubmissionJob
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 FLOW_NAME = "structure-files"
 

@@ -22,16 +22,21 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
-import pandas as pd
 from prefect import Task
 from prefect.context import FlowRunContext
 from prefect.futures import PrefectFuture
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from connectors.http import RequestLog
+from fileio.lazy import lazy_module
 from tasks.progress import Progress
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 R = TypeVar("R")
 C_co = TypeVar("C_co", covariant=True)

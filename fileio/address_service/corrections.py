@@ -25,13 +25,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from connectors.address_service.codes import SHORT_REPORT_POSITIONS, normalize_qstat, qstat_info
 from fileio.address_service.records import INPUT_SUFFIX, RECORD_ID, RETURNED_COLUMN
 from fileio.address_service.result_charts import CORRECTION_KINDS, MOVE_KINDS, UNKNOWN_QSTAT
+from fileio.lazy import lazy_module
 from fileio.writeback.report import SkippedChange
 from fileio.writeback_policy import (
     CORRECTION_QSTATS,
@@ -41,6 +40,13 @@ from fileio.writeback_policy import (
     batch_row_certain,
     formula_refusal,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = lazy_module("numpy")
+    pd = lazy_module("pandas")
 
 DEFAULT_MARKS = "234"
 HITS = frozenset(CORRECTION_QSTATS)

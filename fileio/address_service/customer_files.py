@@ -8,18 +8,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from fileio.address_service.corrections import Corrections, writeback_edits
 from fileio.address_service.records import RECORD_ID, AddressInput
 from fileio.address_service.review import review_sheet, write_review
 from fileio.errors import InputError
+from fileio.lazy import lazy_module
 from fileio.sandbox_marks import writeback_name
 from fileio.writeback import SkippedEdit, write_back
 from fileio.writeback.options import DEFAULT_WRITE_BACK, WriteBackOptions
 from fileio.writeback.report import SkippedChange, WrittenBack, customer_ids, written_back
 from fileio.writeback_policy import Policy
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 REVIEW_FILE = "review.xlsx"
 _STREET_PARTS = ("Streetname", "HouseNo", "HouseNoAddition")

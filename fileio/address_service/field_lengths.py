@@ -4,10 +4,16 @@ longer than the specification allows says so in its :data:`PROBLEMS_COLUMN` (the
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from connectors.address_service.codes import ADDRESS_FIELD_NAMES, MAX_LENGTH, STATUS_FIELD_NAMES
 from fileio.address_service.records import PROBLEMS_COLUMN
+from fileio.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = ["PROBLEMS_COLUMN", "SERVICE_FIELDS", "flag_long_fields"]
 SERVICE_FIELDS = (*STATUS_FIELD_NAMES, *ADDRESS_FIELD_NAMES)

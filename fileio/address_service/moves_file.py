@@ -7,13 +7,18 @@ from __future__ import annotations
 import csv
 import re
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from fileio.address_service.result_file import refuse_unreadable
+from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.linescan import scan_lines
 from fileio.textfiles import detect_encoding, read_rows, sniff_delimiter
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 

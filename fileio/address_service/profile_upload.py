@@ -11,13 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from fileio.address_service.profiles import AlignmentProfile
 from fileio.address_service.records import RECORD_ID, AddressInput
 from fileio.address_service.wire import WireFormat, write_frame
 from fileio.errors import InputError
+from fileio.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 HOUSE_NUMBER = r"^\s*(?P<number>\d+)\s*(?P<addition>\S.*?)?\s*$"
 

@@ -18,14 +18,21 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.csv as pa_csv
-
+from fileio.lazy import lazy_module
 from fileio.table_frame import text_frame
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+else:
+    np = lazy_module("numpy")
+    pd = lazy_module("pandas")
+    pa = lazy_module("pyarrow")
+    pa_csv = lazy_module("pyarrow.csv")
 
 # Encodings the Arrow reader takes (after transcoding to UTF-8, which it reads); others go to pandas.
 _UTF8_CODECS = frozenset({"utf-8", "utf-8-sig"})

@@ -8,13 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from connectors.address_service.codes import QSTAT, normalize_qstat
+from fileio.lazy import lazy_module
 from fileio.pictures import write_bar_chart
 from fileio.reports import markdown_bars
 from fileio.workbook_charts import Chart
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 CLASS_COLUMN, KIND_COLUMN, ROWS_COLUMN = "QSTAT class", "Kind", "Rows"
 DUPLICATE_CODES = frozenset({"K", "F"})

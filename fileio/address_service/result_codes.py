@@ -6,11 +6,7 @@ the rows counted per QSTAT.
 from __future__ import annotations
 
 from collections.abc import Callable
-
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING
 
 from connectors.address_service.codes import (
     QSTAT,
@@ -21,6 +17,18 @@ from connectors.address_service.codes import (
     short_report_char,
     short_report_column,
 )
+from fileio.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:
+    np = lazy_module("numpy")
+    pd = lazy_module("pandas")
+    pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
 
 QSTAT_DESIGNATION = "QSTAT_Designation"
 QSTAT_MEANING = "QSTAT_Meaning"

@@ -18,9 +18,7 @@ import csv
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from connectors.address_service.codes import (
     ADDRESS_FIELD_NAMES,
@@ -29,14 +27,20 @@ from connectors.address_service.codes import (
 )
 from fileio.address_service.result_arrow import read_with_arrow
 from fileio.errors import ResultFileError, ResultUnreadable
+from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, Overrun, TableLimits
 from fileio.linescan import scan_lines
 from fileio.table_frame import call_with_collector_paused, unique_names
 from fileio.textfiles import detect_encoding, read_rows, sniff_delimiter
 
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = lazy_module("numpy")
+    pd = lazy_module("pandas")
+
 UPLOADED_SUFFIX = "_uploaded"
-# The result file's columns: pandas' str dtype held by Arrow, so Arrow's parsed strings are used as they are.
-_STRING = pd.StringDtype("pyarrow", na_value=np.nan)
 
 
 def read_result_file(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> pd.DataFrame:
@@ -61,7 +65,7 @@ def read_result_file(path: Path, *, limits: TableLimits = TABLE_LIMITS) -> pd.Da
     encoding, delimiter, names = _result_layout(path, limits)
     frame = read_with_arrow(path, encoding, delimiter, names)
     if frame is None:
-        frame = read_with_pandas(path, encoding, delimiter, names).astype(_STRING)
+        frame = read_with_pandas(path, encoding, delimiter, names).astype(_string_dtype())
     return frame
 
 
@@ -154,3 +158,9 @@ def _read_ragged(path: Path, encoding: str, delimiter: str, names: list[str]) ->
     width = max([len(names), *(len(row) for row in rows)])
     columns = names + [f"Unnamed: {position}" for position in range(len(names) + 1, width + 1)]
     return pd.DataFrame([row + [""] * (width - len(row)) for row in rows], columns=columns, dtype=object)
+
+
+def _string_dtype() -> pd.StringDtype:
+    """The result file's columns: pandas' str dtype held by Arrow, so Arrow's parsed strings are used as they
+    are."""
+    return pd.StringDtype("pyarrow", na_value=np.nan)

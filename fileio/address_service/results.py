@@ -11,9 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection, Mapping
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from connectors.address_service.codes import (
     ADDRESS_FIELD_NAMES,
@@ -25,10 +23,18 @@ from fileio.address_service.result_file import UPLOADED_SUFFIX
 from fileio.address_service.user_results import UserResults
 from fileio.annotated_workbooks import CELL_COLUMNS, AnnotatedSheet, write_annotated_xlsx
 from fileio.errors import DuplicateRecordIds, ResultFileError
+from fileio.lazy import lazy_module
 from fileio.reports import DEFAULT_CSV_STYLE, POST, CsvStyle, write_csv
 from fileio.sandbox_marks import with_banner
 from fileio.workbooks import write_xlsx
 from fileio.worksheet_parts import EXCEL_MAX_ROWS
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = lazy_module("numpy")
+    pd = lazy_module("pandas")
 
 RESULTS_SHEET, LEGEND_SHEET = "Results", "Legend"
 CHANGED_FILL, CHANGED_COLOUR = "changed", "#FFEB9C"  # the fill review.xlsx gives a changed cell

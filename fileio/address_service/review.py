@@ -8,9 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from connectors.address_service.codes import QSTAT, short_report_meaning
 from fileio.address_service.corrections import (
@@ -24,10 +22,18 @@ from fileio.address_service.corrections import (
 from fileio.address_service.result_charts import result_chart_sheets
 from fileio.address_service.results import CHANGED_COLOUR, CHANGED_FILL
 from fileio.annotated_workbooks import CELL_COLUMNS, ROW_COLUMNS, AnnotatedSheet, write_annotated_xlsx
+from fileio.lazy import lazy_module
 from fileio.rejected_rows import PROBLEMS, ROW
 from fileio.sandbox_marks import with_banner
 from fileio.workbook_charts import Chart
 from fileio.writeback_policy import Policy
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = lazy_module("numpy")
+    pd = lazy_module("pandas")
 
 ROW_COLUMN = "Row"
 HUMAN_COLUMN = "Needs a human"

@@ -20,9 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from connectors.address_service.codes import (
     ADDRESS_FIELD_NAMES,
@@ -41,8 +39,16 @@ from fileio.address_service.records import (
     AddressInput,
 )
 from fileio.address_service.result_codes import QSTAT_DESIGNATION, QSTAT_MEANING
+from fileio.lazy import lazy_module
 from fileio.rejected_rows import LINE, ROW
 from fileio.reports import POST
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = lazy_module("numpy")
+    pd = lazy_module("pandas")
 
 DATE_FIELDS = ("ValidFrom", "ValidTo", "Birthdate")
 _DATE_NAME = re.compile("date|datum", re.IGNORECASE)

@@ -16,19 +16,25 @@ from dataclasses import dataclass
 from functools import reduce
 from operator import add
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING
 
 from connectors.address_service.codes import ADDRESS_FIELD_NAMES
 from fileio.address_service.record_checks import unencodable
 from fileio.address_service.records import RECORD_ID, AddressInput
 from fileio.errors import InputError
 from fileio.files import atomic_path
+from fileio.lazy import lazy_module
 
-_OBJECT = np.dtype(object)
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:
+    np = lazy_module("numpy")
+    pd = lazy_module("pandas")
+    pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
 
 
 @dataclass(frozen=True)
@@ -175,7 +181,7 @@ def _wire_column(values: pd.Series) -> pa.ChunkedArray | None:
     nor integers: those are left to ``to_csv``, whose formatting of floats and other types this does not
     copy."""
     dtype = values.dtype
-    if not (pd.api.types.is_integer_dtype(dtype) or isinstance(dtype, pd.StringDtype) or dtype is _OBJECT):
+    if not (pd.api.types.is_integer_dtype(dtype) or isinstance(dtype, pd.StringDtype) or dtype == object):
         return None
     try:
         array = pa.array(values, from_pandas=True)
@@ -212,7 +218,7 @@ def sanitize_fields(frame: pd.DataFrame, delimiter: str) -> pd.DataFrame:
     changed: dict[str, pd.Series] = {}
     for column in frame.columns:
         values = frame[column]
-        if values.dtype == _OBJECT:  # text with gaps (None), perhaps numbers: only its strings change
+        if values.dtype == object:  # text with gaps (None), perhaps numbers: only its strings change
             texts = [value for value in values if isinstance(value, str)]
             if any(character in "\x1f".join(texts) for character in forbidden):
                 changed[column] = values.map(lambda v: pattern.sub(" ", v) if isinstance(v, str) else v)
@@ -262,7 +268,7 @@ def _write_fixed_width(frame: pd.DataFrame, source: Path, path: Path, fmt: WireF
 def _encoding_error(frame: pd.DataFrame, source: Path, fmt: WireFormat) -> InputError:
     for column in frame.columns:
         values = frame[column]
-        if values.dtype == _OBJECT:  # text with gaps (None) or other objects: the text values
+        if values.dtype == object:  # text with gaps (None) or other objects: the text values
             values = values[values.map(lambda value: isinstance(value, str))]
         elif not pd.api.types.is_string_dtype(values):
             continue

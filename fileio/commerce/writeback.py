@@ -18,17 +18,22 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from fileio.address_cells import joined_zip_town
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
+from fileio.lazy import lazy_module
 from fileio.sandbox_marks import writeback_name
 from fileio.writeback import write_back
 from fileio.writeback.options import DEFAULT_WRITE_BACK, WriteBackOptions
 from fileio.writeback.report import SkippedChange, WrittenBack, written_back
 from fileio.writeback_policy import formula_refusal, quality_applied, validation_answer
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 WRITEBACK_FIELDS: tuple[str, ...] = ("street", "houseNumber", "zip", "city", "additionalAddress")
 VALIDATED = "validated"

@@ -6,16 +6,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from pydantic import BaseModel
 
 from connectors.newspaper import RawResponse
 from core.json_text import json_text
 from fileio.documents import DocumentRejected
 from fileio.files import write_received
+from fileio.lazy import lazy_module
 from fileio.limits import DOWNLOAD_MAX_BYTES, DOWNLOAD_MAX_BYTES_SETTING
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 
 def write_json(

@@ -8,12 +8,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
+from fileio.lazy import lazy_module
 from fileio.rejected_rows import LINE
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv
 from fileio.writeback.outcome import WriteBackOutcome
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 SKIPPED_FILE = "writeback-skipped.csv"
 SKIPPED_COLUMNS = ("row", "answer", "field", "column", "given", "answered", "reason")

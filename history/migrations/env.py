@@ -14,13 +14,13 @@ from alembic import context
 from sqlalchemy import Connection, inspect, text
 
 from history.db import BUILD_EMPTY_AT_ONCE, create_engine_for
-from history.models import Base
+from history.schema import METADATA
 
 # Any constant works; it only has to be the same for every process migrating the same database.
 MIGRATION_LOCK_ID = 0x706F7374666C6F77  # "postflow"
 
 config = context.config
-target_metadata = Base.metadata
+target_metadata = METADATA
 
 
 def _url() -> str:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
@@ -24,10 +24,16 @@ from connectors.address_service.errors import AddressServiceStatusError
 from connectors.errors import ApiError, MalformedResponse, TransportFailure
 from core.errors import PostflowsError
 from fileio.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
+from fileio.lazy import lazy_module
 from tasks.address_service.billing import CONTRACT, Billing
 from tasks.fanout import ChunkPart, ClientFactory, fan_out
 from tasks.progress import Progress
 from tasks.sending import SendCounter
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 # §2.3 output names → §2.2 input FieldName values.
 QUERY_FIELD_NAMES: dict[str, str] = {

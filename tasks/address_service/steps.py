@@ -8,9 +8,8 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
@@ -35,10 +34,16 @@ from fileio.address_service.results import merge_results, write_address_results
 from fileio.address_service.user_results import user_moves, user_results
 from fileio.address_service.wire import WireFormat, write_upload_file
 from fileio.files import make_dirs, own_folder
+from fileio.lazy import lazy_module
 from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from fileio.rejected_rows import write_rejected
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
 from tasks.address_service.batch import DownloadLimits
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 logger = logging.getLogger("postflows.address_service.steps")
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from core.errors import PostflowsError
 from fileio.commerce.json_bodies import JsonBody
 from fileio.commerce.kept_answers import KeptAnswers
 from fileio.commerce.label_answers import file_names, label_content, label_id_of, write_label_files
+from fileio.lazy import lazy_module
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv
 from tasks.commerce.json_submissions import (
     BodyOutcome,
@@ -21,6 +21,11 @@ from tasks.commerce.json_submissions import (
     index_row,
     submissions_summary,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 KIND = "address-label"
 INDEX_FILE = "labels.csv"

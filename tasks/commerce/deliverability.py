@@ -10,10 +10,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
@@ -21,6 +19,7 @@ from connectors.commerce import CommerceClient, Deliverabilities, DeliveryAddres
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import ROW, address_records, field_text
 from fileio.commerce.days import requested_days as requested_days  # the flow reads it here
+from fileio.lazy import lazy_module
 from fileio.rejected_rows import LINE
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
 from fileio.sandbox_marks import with_banner
@@ -28,6 +27,13 @@ from fileio.workbooks import write_xlsx
 from tasks.commerce.per_row import ChunkAnswers, RowAsking, RowOutcome, answer_in_chunks, ask_chunk
 from tasks.fanout import ChunkPart, ClientFactory
 from tasks.sending import SendCounter
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = lazy_module("numpy")
+    pd = lazy_module("pandas")
 
 ADDRESS_FIELDS: tuple[str, ...] = ("zip", "city", "street", "houseNumber")
 STATUS_COLUMN = "QueryStatus"

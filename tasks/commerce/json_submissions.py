@@ -17,9 +17,8 @@ import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
@@ -28,6 +27,7 @@ from connectors.errors import ApiError, RemoteRejected
 from core.errors import PostflowsError
 from fileio.commerce.json_bodies import JsonBody
 from fileio.commerce.kept_answers import KeptAnswer, KeptAnswers
+from fileio.lazy import lazy_module
 from history.identity import Endpoint, body_fingerprint, derive_key
 from history.jobs import JobData, JobSnapshot
 from history.models import JobState
@@ -41,6 +41,11 @@ from tasks.submission import (
     submit_each,
     submit_once,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 API = "commerce"
 SHOWN_REASONS = 3

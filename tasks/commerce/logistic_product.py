@@ -6,17 +6,22 @@ them), and the readable summary.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 import history
 from connectors.commerce import CommerceClient, LogisticProduct
 from connectors.errors import NotFound
+from fileio.lazy import lazy_module
 from fileio.reports import markdown_table
 from tasks.retrying import idempotent_step
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 API = "commerce"
 MANDATORY = "mandatory"

@@ -23,9 +23,8 @@ import asyncio
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Generic, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
-import pandas as pd
 from prefect import Task
 from pydantic import BaseModel, ValidationError
 
@@ -34,10 +33,16 @@ from connectors.commerce.errors import GuessedPathNotFound
 from connectors.errors import ApiError, AuthFailed, HttpStatusError, NotFound
 from fileio.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
 from fileio.commerce.address_input import ROW
+from fileio.lazy import lazy_module
 from history.recorder import RunRecorder
 from tasks.fanout import ChunkPart, ClientFactory, fan_out
 from tasks.progress import Progress
 from tasks.sending import SendCounter
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 Q = TypeVar("Q", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
@@ -22,6 +22,7 @@ from connectors.commerce import CommerceClient, PickupUser, PickupUserRequest
 from connectors.errors import ApiError, RemoteRejected
 from core.errors import PostflowsError
 from fileio.commerce.pickup_input import PickupInput, PickupRow
+from fileio.lazy import lazy_module
 from fileio.rejected_rows import LINE, ROW
 from history.identity import Endpoint, body_fingerprint, derive_key
 from history.jobs import JobData, JobSnapshot
@@ -36,6 +37,11 @@ from tasks.submission import (
     submit_each,
     submit_once,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 API = "commerce"
 KIND = "pickup-user"

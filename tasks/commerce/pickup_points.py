@@ -11,9 +11,8 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 from pydantic import BaseModel
@@ -24,11 +23,17 @@ from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import ROW
 from fileio.commerce.pickup_input import PickupInput
 from fileio.files import write_received
+from fileio.lazy import lazy_module
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv, write_xlsx
 from fileio.sandbox_marks import with_banner
 from tasks.commerce.per_row import ChunkAnswers, RowAsking, RowOutcome, answer_in_chunks, ask_chunk
 from tasks.fanout import ChunkPart, ClientFactory
 from tasks.sending import SendCounter
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 BODY = "body"
 LINE = "line"

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 from pydantic import BaseModel
@@ -16,10 +15,16 @@ from pydantic import BaseModel
 import history
 from connectors.commerce import AdditionalService, CommerceClient, DeliveryInstruction, Holiday
 from core.json_text import json_text
+from fileio.lazy import lazy_module
 from fileio.reports import markdown_table
 from history import SyncCounts as SyncCounts
 from history.reference.commerce import SOURCE
 from tasks.retrying import idempotent_step
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 HOLIDAYS = "holidays"
 ADDITIONAL_SERVICES = "additional services"

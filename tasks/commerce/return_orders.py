@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from core.json_text import json_text
 from fileio.commerce.json_bodies import JsonBody
 from fileio.commerce.kept_answers import KeptAnswers
+from fileio.lazy import lazy_module
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, write_csv
 from tasks.commerce.json_submissions import (
     BodyOutcome,
@@ -22,6 +21,11 @@ from tasks.commerce.json_submissions import (
     status_counts,
     submissions_summary,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 KIND = "return-order"
 INDEX_FILE = "return-orders.csv"

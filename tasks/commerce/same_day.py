@@ -14,18 +14,22 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from connectors.commerce import CommerceClient, DeliveryAddress, SameDayAcceptance, SameDayRequest, Zip
 from connectors.commerce.models import DeliveryHouse, DeliveryLocation, DropOff
 from connectors.errors import NotFound
 from connectors.paths import PATH_SETTINGS
+from fileio.lazy import lazy_module
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
 from fileio.sandbox_marks import with_banner
 from fileio.workbooks import write_xlsx
 from tasks.retrying import idempotent_step
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 POINT_COLUMNS: tuple[str, ...] = (
     "productCode",

@@ -14,18 +14,23 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from connectors.commerce import CommerceClient, ValidationRequest, ValidationResult
 from fileio.checkpoint import RowCheckpoint
 from fileio.commerce.address_input import LEAF_FIELDS, ROW, address_records, field_text
+from fileio.lazy import lazy_module
 from tasks.commerce.per_row import ChunkAnswers, RowAsking, RowOutcome, answer_in_chunks, ask_chunk
 from tasks.fanout import ChunkPart, ClientFactory
 from tasks.sending import SendCounter
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 STATUS_COLUMN = "ValidationStatus"
 HTTP_STATUS_COLUMN = "HttpStatus"

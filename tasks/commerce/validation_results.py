@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from fileio.commerce.address_input import LEAF_FIELDS, ROW, CommerceAddresses
+from fileio.lazy import lazy_module
 from fileio.rejected_rows import LINE
 from fileio.reports import DEFAULT_CSV_STYLE, POST, CsvStyle, markdown_table, write_csv
 from fileio.sandbox_marks import with_banner
@@ -24,6 +23,13 @@ from tasks.commerce.validation import (
     STATUS_COLUMN,
     ValidationTable,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = lazy_module("numpy")
+    pd = lazy_module("pandas")
 
 CHANGED = "changed"
 PROBLEM = "problem"

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
@@ -22,9 +21,15 @@ from connectors.newspaper import (
     NewspaperSummary,
     RawResponse,
 )
+from fileio.lazy import lazy_module
 from fileio.newspaper.outputs import key_value_frame, records_frame
 from history import SyncCounts as SyncCounts
 from tasks.retrying import idempotent_step
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 NO_DISTRIBUTION_LIST = "0100"
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from fileio.lazy import lazy_module
 from fileio.limits import DOWNLOAD_MAX_BYTES
 from fileio.newspaper.outputs import (
     item_lists,
@@ -20,6 +19,11 @@ from fileio.newspaper.outputs import (
 from fileio.sandbox_marks import with_banner
 from fileio.workbooks import write_xlsx
 from tasks.newspaper.order_report_data import OrderOutcome
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 
 def write_order_files(

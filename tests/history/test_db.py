@@ -18,7 +18,7 @@ from sqlalchemy import Column, Engine, MetaData, String, Table, inspect, text
 from sqlalchemy.engine import make_url
 
 from history.db import alembic_config, create_engine_for, dispose_engines, migrate, session_factory
-from history.models import Base
+from history.schema import METADATA
 from history.store import list_runs, start_run
 from tests.history.conftest import fresh_database_url
 
@@ -153,11 +153,11 @@ def test_models_and_migrations_agree(database_url: str) -> None:
     _upgrade_by_every_migration(engine)
     with engine.connect() as connection:
         context = MigrationContext.configure(connection, opts={"compare_type": True})
-        assert compare_metadata(context, Base.metadata) == []
+        assert compare_metadata(context, METADATA) == []
 
         # The comparison must be able to see a difference, or the assertion above proves nothing.
-        changed = MetaData(naming_convention=Base.metadata.naming_convention)
-        for table in Base.metadata.sorted_tables:
+        changed = MetaData(naming_convention=METADATA.naming_convention)
+        for table in METADATA.sorted_tables:
             table.to_metadata(changed)
         Table("extra_table", changed, Column("name", String(10), primary_key=True))
         diffs = compare_metadata(context, changed)

@@ -16,7 +16,8 @@ import history
 from core.redaction import SCRUBBER
 from fileio import files
 from flows.results import RunResult
-from history.models import Base, JobState, Run, RunMessage
+from history.models import JobState, Run, RunMessage
+from history.schema import METADATA
 from sandbox.address_service.jobs import JobStore
 from sandbox.inprocess import SandboxTransport
 from sandbox.request_counter import RequestCounter
@@ -130,7 +131,7 @@ class Matrix:
         files._secured_roots.clear()
         factory = history.session_factory(self.database_url)
         with factory.begin() as session:
-            for table in reversed(Base.metadata.sorted_tables):
+            for table in reversed(METADATA.sorted_tables):
                 session.execute(delete(table))
 
     def _read_history(self, case: FlowCase, observation: Observation) -> None:
