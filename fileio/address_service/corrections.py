@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from connectors.address_service.codes import SHORT_REPORT_POSITIONS, normalize_qstat, qstat_info
+from fileio.address_cells import joined_zip_town
 from fileio.address_service.records import INPUT_SUFFIX, RECORD_ID, RETURNED_COLUMN
 from fileio.address_service.result_charts import CORRECTION_KINDS, MOVE_KINDS, UNKNOWN_QSTAT
 from fileio.lazy import lazy_module
@@ -382,12 +383,8 @@ _ZIP_TOWN = ("ZIPCode", "TownName")
 
 def _joined_zip_town(corrections: Corrections, record_id: int, values: Mapping[str, str]) -> str:
     """The corrected cell of a column holding postcode and town in one ("8001 Zürich")."""
-    parts = [
-        values[field] if field in values else str(corrections.given.at[record_id, field])
-        for field in _ZIP_TOWN
-        if field in values or field in corrections.fields
-    ]
-    return " ".join(part.strip() for part in parts if part.strip())
+    given = {f: str(corrections.given.at[record_id, f]) for f in _ZIP_TOWN if f in corrections.fields}
+    return joined_zip_town(*(values.get(field, given.get(field)) for field in _ZIP_TOWN))
 
 
 def review_reasons(corrections: Corrections, rejected_ids: Sequence[int], *, policy: Policy) -> pd.Series:
