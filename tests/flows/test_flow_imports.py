@@ -1,0 +1,82 @@
+"""What a worker loads before a flow run's first step: importing any flow module of the deployment catalog, in
+a process of its own, loads no data library (pandas, numpy, pyarrow, openpyxl, matplotlib load where they are
+used), no module of the sandbox, and none of another API's connectors, files or tasks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from deployments.catalog import API_POOLS, CATALOG
+
+REPO = Path(__file__).resolve().parents[2]
+DATA_LIBRARIES = ("pandas", "numpy", "pyarrow", "openpyxl", "matplotlib")
+PACKAGES = {"address-service": "address_service", "newspaper": "newspaper", "commerce": "commerce"}
+# The address service's field names are the vocabulary every API's input rows are read in (fileio.headers).
+SHARED = ("connectors.address_service", "connectors.address_service.codes")
+_PROBE = "import json, sys; __import__(sys.argv[1]); print(json.dumps(sorted(sys.modules)))"
+
+
+def _loaded(module: str, tmp_path: Path) -> list[str]:
+    """The modules a fresh interpreter holds after importing ``module``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTFLOWS_", "PREFECT_"))}
+    env.update(
+        PYTHONPATH=str(REPO),
+        POSTFLOWS_DATA_DIR=str(tmp_path / "data"),
+        PREFECT_HOME=str(tmp_path / "prefect"),
+        PREFECT_SERVER_ANALYTICS_ENABLED="false",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, module],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    loaded: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+def _unwanted(modules: list[str], api: str | None) -> list[str]:
+    """The data libraries, the sandbox and the other APIs' packages among ``modules``."""
+    others = [PACKAGES[name] for name in API_POOLS if name != api] if api is not None else []
+    foreign = tuple(f"{layer}.{package}" for layer in ("connectors", "fileio", "tasks") for package in others)
+    return [
+        module
+        for module in modules
+        if module.split(".")[0] in (*DATA_LIBRARIES, "sandbox")
+        or (module not in SHARED and any(module == name or module.startswith(f"{name}.") for name in foreign))
+    ]
+
+
+def test_a_flow_module_loads_no_data_library_no_sandbox_and_no_other_api(tmp_path: Path) -> None:
+    apis = {spec.flow.partition(":")[0]: spec.api for spec in CATALOG}
+    assert len(apis) >= 20 and "flows.address_batch" in apis and "flows.pickup_points" in apis
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        loaded = dict(zip(apis, pool.map(lambda module: _loaded(module, tmp_path), apis), strict=True))
+
+    assert all(module in loaded[module] for module in apis)  # each probe imported its flow
+    found = {module: unwanted for module in apis if (unwanted := _unwanted(loaded[module], apis[module]))}
+    assert found == {}
+
+
+def test_the_rule_names_data_libraries_the_sandbox_and_other_apis_only() -> None:
+    modules = [
+        "pandas", "numpy.core", "sandbox.app", "connectors.commerce.client", "tasks.newspaper.orders",
+        "connectors.address_service.codes", "connectors.address_service.client", "fileio.headers", "prefect",
+    ]  # fmt: skip
+    assert _unwanted(modules, "address-service") == [
+        "pandas", "numpy.core", "sandbox.app", "connectors.commerce.client", "tasks.newspaper.orders"
+    ]  # fmt: skip
+    assert _unwanted(modules, "commerce") == [
+        "pandas", "numpy.core", "sandbox.app", "tasks.newspaper.orders", "connectors.address_service.client"
+    ]  # fmt: skip
+    assert _unwanted(modules, None) == ["pandas", "numpy.core", "sandbox.app"]
