@@ -1,21 +1,28 @@
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
 from fileio.commerce.address_input import CommerceAddresses
-from flows.commerce_files import validation_write_back
+from fileio.errors import InputError
+from fileio.writeback.options import WriteBackOptions
+from fileio.writeback_policy import CERTIFIED
 from flows.commerce_results import AddressQueries
 from flows.early_failures import ON_FAILURE
 from flows.forms import form
 from flows.naming import run_name
 from flows.requests import AddressValidationRequest, OutputOptions
 from flows.row_queries import RowRun, RowWork, read_addresses, row_run
-from flows.runs import begin_run
+from flows.runs import RunSummary, begin_run
+from flows.write_backs import not_written, recorded
+from history.recorder import RunRecorder
+from runtime.run import Run
 from runtime.task_runners import fan_out_task_runner
 from tasks.commerce.validation import RESULT_COLUMNS, ValidationTable, validate_addresses, validation_table
 from tasks.commerce.validation_results import validation_markdown, write_validation_results
+from tasks.commerce.validation_writeback import write_back_validation
 
 FLOW_NAME = "address-validation"
 
@@ -121,3 +128,29 @@ async def _report(
         addresses.rejected_rows,
     )
     return int(failed)
+
+
+async def validation_write_back(
+    run: Run,
+    recorder: RunRecorder,
+    summary: RunSummary,
+    addresses: CommerceAddresses,
+    table: ValidationTable,
+    output_dir: Path,
+    further: tuple[str, ...],
+) -> str:
+    """Write the copy of the validation's input with the values of the certified answers and of those of
+    the ``further`` qualities; the lines summary.md gets."""
+    settings = run.settings
+    applied = ", ".join((CERTIFIED, *further))
+    try:
+        written = await write_back_validation(
+            addresses,
+            table,
+            output_dir,
+            further=further,
+            options=WriteBackOptions(settings.table_limits, settings.csv_style, recorder.outputs.sandbox),
+        )
+    except InputError as error:
+        return not_written(summary, applied, error)
+    return await recorded(recorder, summary, applied, written)
