@@ -92,6 +92,17 @@ def zip_town_header(headers: Sequence[str], *, taken: Collection[str] = ()) -> s
     return next((h for h in headers if h not in taken and header_key(h) in ZIP_TOWN_HEADERS), None)
 
 
+def with_zip_town(
+    resolved: dict[str, str], headers: Sequence[str], fields: tuple[str, str], *, taken: Collection[str] = ()
+) -> dict[str, str]:
+    """``resolved`` (field → header) with a postcode-and-town column (:func:`zip_town_header`, not one of
+    ``resolved``'s or ``taken``) supplying both ``fields`` (postcode, town) where the file has neither."""
+    if fields[0] in resolved or fields[1] in resolved:
+        return resolved
+    combined = zip_town_header(headers, taken={*resolved.values(), *taken})
+    return resolved if combined is None else resolved | dict.fromkeys(fields, combined)
+
+
 def resolve_address_columns(
     headers: Sequence[str], mapping: Mapping[str, str] | None, *, path: Path
 ) -> dict[str, str]:
@@ -132,10 +143,9 @@ def resolve_address_columns(
         [header for header in headers if header not in kept], (explicit.get, canonical_input_field, ALIASES)
     )
     combined = resolved.pop(ZIP_TOWN, None)
-    if combined is None and "ZIPCode" not in resolved and "TownName" not in resolved:
-        combined = zip_town_header(headers, taken=set(resolved.values()) | kept)
     if combined is not None:
         resolved |= {"ZIPCode": combined, "TownName": combined}
+    resolved = with_zip_town(resolved, headers, ("ZIPCode", "TownName"), taken=kept)
     return {field: resolved[field] for field in ADDRESS_FIELD_NAMES if field in resolved}
 
 

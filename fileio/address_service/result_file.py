@@ -18,7 +18,7 @@ import csv
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from connectors.address_service.codes import (
     ADDRESS_FIELD_NAMES,
@@ -160,7 +160,7 @@ def _read_ragged(path: Path, encoding: str, delimiter: str, names: list[str]) ->
     return pd.DataFrame([row + [""] * (width - len(row)) for row in rows], columns=columns, dtype=object)
 
 
-def _string_dtype() -> pd.StringDtype:
+def _string_dtype() -> pd.StringDtype[Literal["pyarrow"]]:
     """The result file's columns: pandas' str dtype held by Arrow, so Arrow's parsed strings are used as they
     are."""
     return pd.StringDtype("pyarrow", na_value=np.nan)

@@ -181,7 +181,11 @@ def _wire_column(values: pd.Series) -> pa.ChunkedArray | None:
     nor integers: those are left to ``to_csv``, whose formatting of floats and other types this does not
     copy."""
     dtype = values.dtype
-    if not (pd.api.types.is_integer_dtype(dtype) or isinstance(dtype, pd.StringDtype) or dtype == object):
+    if not (
+        pd.api.types.is_integer_dtype(dtype)
+        or isinstance(dtype, pd.StringDtype)
+        or pd.api.types.is_object_dtype(dtype)
+    ):
         return None
     try:
         array = pa.array(values, from_pandas=True)
@@ -218,7 +222,9 @@ def sanitize_fields(frame: pd.DataFrame, delimiter: str) -> pd.DataFrame:
     changed: dict[str, pd.Series] = {}
     for column in frame.columns:
         values = frame[column]
-        if values.dtype == object:  # text with gaps (None), perhaps numbers: only its strings change
+        if pd.api.types.is_object_dtype(
+            values.dtype
+        ):  # text with gaps (None), perhaps numbers: only its strings change
             texts = [value for value in values if isinstance(value, str)]
             if any(character in "\x1f".join(texts) for character in forbidden):
                 changed[column] = values.map(lambda v: pattern.sub(" ", v) if isinstance(v, str) else v)
@@ -268,7 +274,9 @@ def _write_fixed_width(frame: pd.DataFrame, source: Path, path: Path, fmt: WireF
 def _encoding_error(frame: pd.DataFrame, source: Path, fmt: WireFormat) -> InputError:
     for column in frame.columns:
         values = frame[column]
-        if values.dtype == object:  # text with gaps (None) or other objects: the text values
+        if pd.api.types.is_object_dtype(
+            values.dtype
+        ):  # text with gaps (None) or other objects: the text values
             values = values[values.map(lambda value: isinstance(value, str))]
         elif not pd.api.types.is_string_dtype(values):
             continue

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from fileio.address_cells import NO_POSTCODE, box_numbers, move_care_of, split_zip_towns
 from fileio.errors import InputError
-from fileio.headers import field_for_header, header_key, resolve_columns, zip_town_header
+from fileio.headers import field_for_header, header_key, resolve_columns, with_zip_town
 from fileio.input_format import DETECTED, InputFormat
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
@@ -159,12 +159,7 @@ def commerce_columns(headers: Sequence[str]) -> dict[str, str]:
     holding postcode and town in one ("PLZ Ort": :func:`fileio.headers.zip_town_header`) supplies both zip
     and city where the file has neither.
     """
-    resolved = resolve_columns(headers, (_LEAF_BY_KEY, _batch_alias))
-    if "zip" not in resolved and "city" not in resolved:
-        combined = zip_town_header(headers, taken=resolved.values())
-        if combined is not None:
-            resolved |= {"zip": combined, "city": combined}
-    return resolved
+    return with_zip_town(resolve_columns(headers, (_LEAF_BY_KEY, _batch_alias)), headers, ("zip", "city"))
 
 
 def _batch_alias(header: str) -> str | None:

@@ -30,7 +30,7 @@ from fileio.address_cells import NO_POSTCODE, split_zip_town
 from fileio.commerce.address_input import FROM_BATCH_FIELD
 from fileio.countries import ACCEPTED, country_code
 from fileio.errors import InputError
-from fileio.headers import field_for_header, header_key, resolve_columns, zip_town_header
+from fileio.headers import field_for_header, header_key, resolve_columns, with_zip_town
 from fileio.input_rows import RowCells
 from fileio.lazy import lazy_module
 from fileio.limits import TABLE_LIMITS, TableLimits
@@ -122,12 +122,7 @@ def pickup_columns(headers: Sequence[str]) -> dict[str, str]:
     (``Vorname``, ``Strasse``, ``PLZ``, ``Ort``, ``Land``) and the contact fields' common spellings
     (``E-Mail``, ``Natel``, ``Sprache``); among equals the leftmost column wins. A column holding postcode
     and town in one (``PLZ Ort``) gives both where the file has neither."""
-    columns = resolve_columns(headers, (_BY_KEY, _alias))
-    if "zip" not in columns and "city" not in columns:
-        combined = zip_town_header(headers, taken=columns.values())
-        if combined is not None:
-            columns |= {"zip": combined, "city": combined}
-    return columns
+    return with_zip_town(resolve_columns(headers, (_BY_KEY, _alias)), headers, ("zip", "city"))
 
 
 def _alias(header: str) -> str | None:
