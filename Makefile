@@ -27,9 +27,11 @@ run: install
 
 # The test targets keep compiled modules, pytest's rewritten test modules among them, under $(VENV)/pycache,
 # even where the environment asks for no bytecode: each worker and each command a test starts then loads them
-# instead of compiling every module again (collecting the suite: 4 s instead of 10 per process).
-test test-fast: export PYTHONDONTWRITEBYTECODE :=
-test test-fast: export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
+# instead of compiling every module again (collecting the suite: 4 s instead of 10 per process). The
+# benchmarks do too: the commands they time load the project's modules from bytecode, as an installed
+# package's are loaded.
+test test-fast bench: export PYTHONDONTWRITEBYTECODE :=
+test test-fast bench: export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
 
 # The whole suite (scripts/test-all.sh): the tests of test-fast and the fault matrix over TEST_WORKERS
 # processes with every fuzz case, then the end-to-end tests in one process; one throwaway PostgreSQL for both.
