@@ -3,11 +3,12 @@ named with its reason (the newspaper API's notices and purchases, the commerce A
 
 from __future__ import annotations
 
-from email_validator import EmailNotValidError, validate_email
-
 
 def email_problem(value: str) -> str | None:
-    """Why ``value`` is not a valid e-mail address, or None; no DNS lookup."""
+    """Why ``value`` is not a valid e-mail address, or None; no DNS lookup. (email_validator compiles
+    its grammar when imported: it is loaded by the first address checked, not by every API's client.)"""
+    from email_validator import EmailNotValidError, validate_email
+
     try:
         validate_email(value, check_deliverability=False)
     except EmailNotValidError as exc:

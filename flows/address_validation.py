@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from prefect import flow, get_run_logger
 
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
+from fileio.lazy import lazy_module
 from fileio.writeback.options import WriteBackOptions
 from fileio.writeback_policy import CERTIFIED
 from flows.commerce_results import AddressQueries
@@ -21,8 +22,13 @@ from history.recorder import RunRecorder
 from runtime.run import Run
 from runtime.task_runners import fan_out_task_runner
 from tasks.commerce.validation import RESULT_COLUMNS, ValidationTable, validate_addresses, validation_table
-from tasks.commerce.validation_results import validation_markdown, write_validation_results
-from tasks.commerce.validation_writeback import write_back_validation
+
+# The results' and the write-back's writers load when a run comes to those steps.
+if TYPE_CHECKING:
+    from tasks.commerce import validation_results, validation_writeback
+else:
+    validation_results = lazy_module("tasks.commerce.validation_results")
+    validation_writeback = lazy_module("tasks.commerce.validation_writeback")
 
 FLOW_NAME = "address-validation"
 
@@ -89,7 +95,7 @@ async def _report(
 ) -> int:
     """Write the results and summary.md, and count the outcomes into the summary; the rows that failed."""
     run, recorder, summary, output_dir = rows.run, rows.recorder, rows.summary, rows.work.output_dir
-    files = write_validation_results(
+    files = validation_results.write_validation_results(
         table,
         output_dir,
         addresses=addresses,
@@ -110,7 +116,7 @@ async def _report(
         quality=table.quality_counts(),
         rows_changed=table.rows_changed,
     )
-    report = validation_markdown(
+    report = validation_results.validation_markdown(
         f"Address validation {addresses.source.name}",
         table,
         rejected_rows=addresses.rejected_rows,
@@ -144,7 +150,7 @@ async def validation_write_back(
     settings = run.settings
     applied = ", ".join((CERTIFIED, *further))
     try:
-        written = await write_back_validation(
+        written = await validation_writeback.write_back_validation(
             addresses,
             table,
             output_dir,

@@ -5,16 +5,24 @@ is said in the summary (:mod:`flows.write_backs`)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from fileio.address_service.customer_files import CustomerFileOptions
+from fileio.lazy import lazy_module
 from fileio.writeback.options import WriteBackOptions
 from fileio.writeback_policy import Policy
 from flows.runs import RunSummary
 from flows.write_backs import not_written, recorded
 from history.recorder import RunRecorder
 from runtime.run import Run
-from tasks.address_service.customer_files import customer_files as write_customer_files
 from tasks.address_service.steps import AddressResults, PreparedInput
+
+# The writers of these files (the write-back, the review workbook) load when a run comes to this step.
+if TYPE_CHECKING:
+    from fileio.address_service import customer_files as files_io
+    from tasks.address_service import customer_files as files_task
+else:
+    files_io = lazy_module("fileio.address_service.customer_files")
+    files_task = lazy_module("tasks.address_service.customer_files")
 
 
 async def customer_files(
@@ -31,12 +39,12 @@ async def customer_files(
     if results.corrections is None:
         return ""
     settings = run.settings
-    files = await write_customer_files(
+    files = await files_task.customer_files(
         prepared,
         results,
         results.corrections,
         output_dir,
-        CustomerFileOptions(
+        files_io.CustomerFileOptions(
             policy, WriteBackOptions(settings.table_limits, settings.csv_style, recorder.outputs.sandbox)
         ),
     )

@@ -73,7 +73,7 @@ class TokenStatus(IntEnum):
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(populate_by_name=True, extra="allow", frozen=True)
+    model_config = ConfigDict(populate_by_name=True, extra="allow", frozen=True, defer_build=True)
 
 
 class ReplaceItem(_Model):

@@ -24,7 +24,9 @@ from connectors.userinfo import UserinfoAddress as UserinfoAddress
 class CommerceModel(BaseModel):
     """Base of the commerce shapes: camelCase aliases, unknown fields kept, either name accepted."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True
+    )
 
     def to_body(self) -> dict[str, Any]:
         """The JSON body the service expects: aliases, fields never set left out."""

@@ -115,7 +115,11 @@ class SpecModel(BaseModel):
     """Base: camelCase aliases as in the spec, Python names accepted too, unknown fields kept."""
 
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="allow", coerce_numbers_to_str=True
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="allow",
+        coerce_numbers_to_str=True,
+        defer_build=True,
     )
 
     def to_body(self) -> dict[str, Any]:

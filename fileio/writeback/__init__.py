@@ -3,8 +3,8 @@ cells replaced and everything else as it was, every row in input order; each edi
 left out and said why (:func:`write_back`, :class:`WriteBackOutcome`).
 """
 
-from fileio.source_layout import SourceLayout
-from fileio.writeback.outcome import ROW_NOT_MATCHED, Edits, SkippedEdit, WriteBackOutcome
-from fileio.writeback.write import write_back
+# The names are those of __init__.pyi: each module is imported when one of its names is first looked up,
+# so a flow that only names the write-back's options loads no writer before its write-back step.
+import lazy_loader
 
-__all__ = ["ROW_NOT_MATCHED", "Edits", "SkippedEdit", "SourceLayout", "WriteBackOutcome", "write_back"]
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

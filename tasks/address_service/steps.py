@@ -14,9 +14,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from fileio.address_service.corrections import DEFAULT_MARKS, Corrections, classify
-from fileio.address_service.downloads import unpack_download
 from fileio.address_service.field_lengths import flag_long_fields
-from fileio.address_service.moves_file import read_moves_file
 from fileio.address_service.profile_upload import wire_format as wire_format_of
 from fileio.address_service.profile_upload import write_profile_upload
 from fileio.address_service.profiles import AlignmentProfile
@@ -27,11 +25,6 @@ from fileio.address_service.records import (
     AddressReading,
     read_address_file,
 )
-from fileio.address_service.result_charts import PICTURE_FILE, qstat_markdown, write_qstat_picture
-from fileio.address_service.result_codes import decode_results, duplicate_counts, qstat_summary
-from fileio.address_service.result_file import read_result_file, result_headers
-from fileio.address_service.results import merge_results, write_address_results
-from fileio.address_service.user_results import user_moves, user_results
 from fileio.address_service.wire import WireFormat, write_upload_file
 from fileio.files import make_dirs, own_folder
 from fileio.lazy import lazy_module
@@ -40,10 +33,29 @@ from fileio.rejected_rows import write_rejected
 from fileio.reports import DEFAULT_CSV_STYLE, CsvStyle, markdown_table, write_csv
 from tasks.address_service.batch import DownloadLimits
 
+# The result steps' modules load when a run first builds results, not with the flow: a run's first steps
+# (reading, checking and uploading the input) need none of them.
 if TYPE_CHECKING:
     import pandas as pd
+
+    from fileio.address_service import (
+        downloads,
+        result_charts,
+        result_codes,
+        result_file,
+        results,
+        user_results,
+    )
+    from fileio.address_service import moves_file as moves_reader
 else:
     pd = lazy_module("pandas")
+    downloads = lazy_module("fileio.address_service.downloads")
+    moves_reader = lazy_module("fileio.address_service.moves_file")
+    result_charts = lazy_module("fileio.address_service.result_charts")
+    result_codes = lazy_module("fileio.address_service.result_codes")
+    result_file = lazy_module("fileio.address_service.result_file")
+    results = lazy_module("fileio.address_service.results")
+    user_results = lazy_module("fileio.address_service.user_results")
 
 logger = logging.getLogger("postflows.address_service.steps")
 
@@ -132,7 +144,7 @@ class AddressResults:
         # The picture beside summary.md, linked by its name; the artifact, which cannot show a file from
         # disk, leaves the link out (RunSummary.publish) and keeps the bars.
         picture = None if self.picture is None else self.picture.name
-        lines += ["", "## QSTAT classes", "", qstat_markdown(self.summary, picture=picture)]
+        lines += ["", "## QSTAT classes", "", result_charts.qstat_markdown(self.summary, picture=picture)]
         return "\n".join(lines)
 
 
@@ -243,15 +255,15 @@ def build_address_results(
         ResultFileError: the download cannot be unpacked or read, or no result row matches an uploaded row.
         ResultUnreadable: the result or moves file is over a limit (the download stays as it is).
     """
-    files = unpack_download(
+    files = downloads.unpack_download(
         download,
         own_folder(output_dir / "download"),
         max_bytes=limits.max_bytes,
         max_ratio=limits.zip_max_ratio,
     )
-    decoded = decode_results(read_result_file(files.result, limits=limits.tables))
+    decoded = result_codes.decode_results(result_file.read_result_file(files.result, limits=limits.tables))
     moves_path = moves_file or files.moves
-    moves = read_moves_file(moves_path, limits=limits.tables) if moves_path is not None else None
+    moves = moves_reader.read_moves_file(moves_path, limits=limits.tables) if moves_path is not None else None
     return _write(prepared, decoded, output_dir, moves, source=files.result, options=options)
 
 
@@ -263,8 +275,8 @@ def build_address_query_results(
     options: ResultOptions = ResultOptions(),
 ) -> AddressResults:
     """Decode the individual-query answers (one row per RecordId) and write the same result files."""
-    answers = answers.set_axis(result_headers([str(c) for c in answers.columns]), axis=1)
-    return _write(prepared, decode_results(answers), output_dir, None, options=options)
+    answers = answers.set_axis(result_file.result_headers([str(c) for c in answers.columns]), axis=1)
+    return _write(prepared, result_codes.decode_results(answers), output_dir, None, options=options)
 
 
 # The steps run as async tasks whose work goes to a worker thread: inside the async flows an async task costs
@@ -334,9 +346,9 @@ def _write(
 ) -> AddressResults:
     profile = options.profile
     if profile is None:
-        merged = merge_results(prepared.records, decoded, source=source)
+        merged = results.merge_results(prepared.records, decoded, source=source)
     else:
-        merged = merge_results(
+        merged = results.merge_results(
             prepared.records,
             decoded,
             source=source,
@@ -349,13 +361,13 @@ def _write(
             "%d result rows hold a field longer than the specification allows (see ResultProblems)",
             long_field_rows,
         )
-    summary = qstat_summary(merged)
+    summary = result_codes.qstat_summary(merged)
     corrections = classify(merged, marks=options.correction_marks)
     if moves is not None:
         record_id = RECORD_ID if profile is None else profile.upload.record_id
-        moves = user_moves(moves, prepared.records, record_id=record_id)
-    files = write_address_results(
-        user_results(merged, prepared.records),
+        moves = user_results.user_moves(moves, prepared.records, record_id=record_id)
+    files = results.write_address_results(
+        user_results.user_results(merged, prepared.records),
         summary,
         output_dir,
         moves=moves,
@@ -363,7 +375,7 @@ def _write(
         corrections=corrections.by_kind(),
         sandbox=options.sandbox,
     )
-    picture = write_qstat_picture(output_dir / PICTURE_FILE, summary)
+    picture = result_charts.write_qstat_picture(output_dir / result_charts.PICTURE_FILE, summary)
     return AddressResults(
         files=[*files, picture],
         summary=summary,
@@ -372,5 +384,5 @@ def _write(
         long_field_rows=long_field_rows,
         corrections=corrections,
         picture=picture,
-        duplicates=duplicate_counts(merged),
+        duplicates=result_codes.duplicate_counts(merged),
     )

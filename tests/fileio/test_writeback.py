@@ -26,8 +26,9 @@ from fileio.commerce.address_input import read_commerce_addresses
 from fileio.errors import InputError
 from fileio.formulas import FORMULA_STARTS
 from fileio.limits import TableLimits
+from fileio.source_layout import SourceLayout
 from fileio.tables import Table, read_table
-from fileio.writeback import ROW_NOT_MATCHED, SkippedEdit, SourceLayout, WriteBackOutcome, write_back
+from fileio.writeback import ROW_NOT_MATCHED, SkippedEdit, WriteBackOutcome, write_back
 from fileio.writeback_policy import FORMULA_REFUSED
 
 _SETTINGS = settings(

@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 import history
+from fileio.address_service import result_file
 from fileio.errors import ResultUnreadable
 from flows.address_batch import address_batch
 from runtime.settings import get_settings
-from tasks.address_service import steps
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 from tests.flows.test_address_batch import EXAMPLE, FAST, _file_tokens, _job, _runs, _token_state
@@ -109,7 +109,7 @@ async def test_the_same_command_says_so_at_once_and_reads_again_once_the_limit_i
         raise AssertionError("the download was read again under the same limits")
 
     with monkeypatch.context() as patched:
-        patched.setattr(steps, "read_result_file", never)
+        patched.setattr(result_file, "read_result_file", never)
         with pytest.raises(ResultUnreadable) as again:
             await call(address_batch, input_path=EXAMPLE, output_dir=out, **FAST)
     assert again.value.setting == "POSTFLOWS_TABLE_MAX_COLUMNS" and again.value.limit == 1000

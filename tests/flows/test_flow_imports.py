@@ -1,6 +1,7 @@
 """What a worker loads before a flow run's first step: importing any flow module of the deployment catalog, in
 a process of its own, loads no data library (pandas, numpy, pyarrow, openpyxl, matplotlib load where they are
-used), no module of the sandbox, and none of another API's connectors, files or tasks."""
+used), no module of the sandbox, none of another API's connectors, files or tasks, and none of the writers
+of a run's later steps (results, write-back, review), which load when a run comes to them."""
 
 from __future__ import annotations
 
@@ -18,6 +19,13 @@ DATA_LIBRARIES = ("pandas", "numpy", "pyarrow", "openpyxl", "matplotlib")
 PACKAGES = {"address-service": "address_service", "newspaper": "newspaper", "commerce": "commerce"}
 # The address service's field names are the vocabulary every API's input rows are read in (fileio.headers).
 SHARED = ("connectors.address_service", "connectors.address_service.codes")
+LATER_STEPS = (
+    "fileio.writeback.write",
+    "fileio.address_service.results",
+    "fileio.address_service.review",
+    "fileio.address_service.result_file",
+    "email_validator",
+)
 _PROBE = "import json, sys; __import__(sys.argv[1]); print(json.dumps(sorted(sys.modules)))"
 
 
@@ -45,18 +53,22 @@ def _loaded(module: str, tmp_path: Path) -> list[str]:
 
 
 def _unwanted(modules: list[str], api: str | None) -> list[str]:
-    """The data libraries, the sandbox and the other APIs' packages among ``modules``."""
+    """The data libraries, the sandbox, the other APIs' packages and the later steps' writers among
+    ``modules``."""
     others = [PACKAGES[name] for name in API_POOLS if name != api] if api is not None else []
     foreign = tuple(f"{layer}.{package}" for layer in ("connectors", "fileio", "tasks") for package in others)
     return [
         module
         for module in modules
         if module.split(".")[0] in (*DATA_LIBRARIES, "sandbox")
+        or module in LATER_STEPS
         or (module not in SHARED and any(module == name or module.startswith(f"{name}.") for name in foreign))
     ]
 
 
-def test_a_flow_module_loads_no_data_library_no_sandbox_and_no_other_api(tmp_path: Path) -> None:
+def test_a_flow_module_loads_no_data_library_no_sandbox_no_other_api_and_no_later_step(
+    tmp_path: Path,
+) -> None:
     apis = {spec.flow.partition(":")[0]: spec.api for spec in CATALOG}
     assert len(apis) >= 20 and "flows.address_batch" in apis and "flows.pickup_points" in apis
 
@@ -72,11 +84,14 @@ def test_the_rule_names_data_libraries_the_sandbox_and_other_apis_only() -> None
     modules = [
         "pandas", "numpy.core", "sandbox.app", "connectors.commerce.client", "tasks.newspaper.orders",
         "connectors.address_service.codes", "connectors.address_service.client", "fileio.headers", "prefect",
+        "fileio.writeback.write", "fileio.writeback.options",
     ]  # fmt: skip
     assert _unwanted(modules, "address-service") == [
-        "pandas", "numpy.core", "sandbox.app", "connectors.commerce.client", "tasks.newspaper.orders"
+        "pandas", "numpy.core", "sandbox.app", "connectors.commerce.client", "tasks.newspaper.orders",
+        "fileio.writeback.write",
     ]  # fmt: skip
     assert _unwanted(modules, "commerce") == [
-        "pandas", "numpy.core", "sandbox.app", "tasks.newspaper.orders", "connectors.address_service.client"
+        "pandas", "numpy.core", "sandbox.app", "tasks.newspaper.orders", "connectors.address_service.client",
+        "fileio.writeback.write",
     ]  # fmt: skip
-    assert _unwanted(modules, None) == ["pandas", "numpy.core", "sandbox.app"]
+    assert _unwanted(modules, None) == ["pandas", "numpy.core", "sandbox.app", "fileio.writeback.write"]
