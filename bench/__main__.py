@@ -40,6 +40,7 @@ from bench import (  # noqa: E402
     review_xlsx,
     table_limits,
     upload_file,
+    worker_run,
     xlsx,
     xlsx_read,
 )
@@ -57,6 +58,8 @@ BENCHMARKS: dict[str, Callable[[BenchConfig, Path], BenchResult]] = {
     completion.NAME: completion.run,
     flow_runs.SMALL_BATCH: flow_runs.run_small_batch,
     flow_runs.FLOW_OVERHEAD: flow_runs.run_flow_overhead,
+    worker_run.NAME: worker_run.run,
+    worker_run.CPU_NAME: worker_run.run_cpu,
     flow_import.NAME: flow_import.run,
     cli.REFUSE_NAME: cli.run_refuse,
     cli.HELP_NAME: cli.run_help,

@@ -33,6 +33,9 @@ class BenchConfig:
     overhead_job_seconds: float = 0.0
     # The flow benchmarks' shortest wait between status checks, both sides (bench/flow_runs.py).
     flow_poll_interval_s: float = 1.25
+    # Deployment runs per side of the worker benchmarks (bench/worker_run.py): the address batch's and the
+    # empty flow's, alternately, on one process worker.
+    worker_runs: int = 5
     # The Prefect API the flow benchmarks run on; None starts a server of their own for the run.
     prefect_api_url: str | None = None
     openpyxl_reference: bool = True

@@ -6,11 +6,15 @@ PostgreSQL-backed Prefect server, one PostgreSQL run history, N process workers 
 It needs a PostgreSQL server (``POSTFLOWS_TEST_POSTGRES_URL``; ``make load`` starts a throwaway one) and
 makes two fresh databases on it (Prefect's and the history's), starts a Prefect server, serves the sandbox
 over HTTP with latency, transient faults and a request log, deploys every flow to a process pool with the
-per-API rate limits and automations, starts the workers, creates ``--runs`` flow runs of four flows at
-once, waits until every run is final, stops everything and drops the databases. It prints and writes the
-checks (runs completed or failed with a typed error; no idempotency key submitted twice; every rate limit
-held across the workers) and the figures (runs per minute, start latency). Exit code 0 when every check
-passed, 1 when one failed. See :mod:`bench.load_world`, :mod:`bench.load_runs`, :mod:`bench.load_checks`.
+per-API rate limits and automations and the empty flow (:mod:`bench.empty_flow`) beside them, starts the
+workers, creates ``--runs`` flow runs of four flows at once and waits until every run is final, then does
+the same with as many runs of the empty flow through the same workers and server, stops everything and
+drops the databases. It prints and writes the checks (runs completed or failed with a typed error; no
+idempotency key submitted twice; every rate limit held across the workers; every empty run completed) and
+the figures (runs per minute of the mix and of the empty flow and their ratio, aimed at 0.6 or more; start
+latency; Prefect API requests and CPU seconds per run of both). Exit code 0 when every check passed, 1 when
+one failed; the throughput's target is reported, not checked. See :mod:`bench.load_world`,
+:mod:`bench.load_runs`, :mod:`bench.load_checks`, :mod:`bench.prefect_requests`.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -33,13 +38,31 @@ from typing import Any
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("DO_NOT_TRACK", "1")
 
-from bench import load_checks, load_runs, load_world  # noqa: E402  (after the environment above)
+from bench import load_checks, load_runs, load_world, process_tree  # noqa: E402  (after the environment)
+from bench.prefect_requests import RequestCount, RequestTally  # noqa: E402
 
 POSTGRES_URL_ENV = "POSTFLOWS_TEST_POSTGRES_URL"
 POOL = "postflows"  # every deployment on one pool (postflows deploy --pool)
 DEFAULT_OUT = Path(__file__).resolve().parent / "load-results.json"
-# Per-API rate limits (requests per minute), low enough that the runs of four workers press against them.
-DEFAULT_RATES = {"address": 60, "newspaper": 40, "commerce": 20}
+
+
+def _settings_rates() -> dict[str, int]:
+    """The per-API rate limits (requests per minute) the settings make by default (1,200, 600, 1,200)."""
+    from runtime.settings.apis import AddressServiceSettings, CommerceSettings, NewspaperSettings
+
+    return {
+        api: int(settings.model_fields["rate_per_minute"].default)
+        for api, settings in (
+            ("address", AddressServiceSettings),
+            ("newspaper", NewspaperSettings),
+            ("commerce", CommerceSettings),
+        )
+    }
+
+
+# The rate limits by default: the settings' own, which these sizes never reach, so that the mix's throughput
+# against the empty flow's is the runs' and not the limiter's; --rate-* lower them to press the limiter.
+DEFAULT_RATES = _settings_rates()
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -57,6 +80,22 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+@dataclass
+class Phase:
+    """Runs created at once and watched until every one is final: what they cost the Prefect server (its
+    requests between two marks of its log, :mod:`bench.prefect_requests`) and the CPU seconds of the
+    workers, their runs and the Prefect server (:mod:`bench.process_tree`; PostgreSQL not counted)."""
+
+    name: str
+    planned: list[load_runs.PlannedRun]
+    requests: RequestCount | None = None
+    cpu_s: float | None = None
+    ended: bool = False
+
+    def per_run(self, figure: float | None) -> float | None:
+        return None if figure is None else round(figure / len(self.planned), 2)
+
+
 def run_load(args: argparse.Namespace, server_url: str, workdir: Path) -> dict[str, Any]:
     """The whole load test in ``workdir``; the results document."""
     rates = {api: int(getattr(args, f"rate_{api}")) for api in DEFAULT_RATES}
@@ -64,28 +103,75 @@ def run_load(args: argparse.Namespace, server_url: str, workdir: Path) -> dict[s
     stamp = uuid.uuid4().hex[:8]
     env = load_world.base_environment(workdir, rates)
     os.environ["PREFECT_HOME"] = env["PREFECT_HOME"]
-    planned = load_runs.plan_runs(args.runs, workdir, stamp)
+    mixed = Phase("mixed", load_runs.plan_runs(args.runs, workdir, stamp))
+    empty = Phase("empty", load_runs.plan_empty_runs(args.runs))
     with (
         load_world.fresh_databases(server_url, "prefect", "history") as (prefect_db, history_db),
-        load_world.prefect_server(workdir / "prefect-server", prefect_db) as api_url,
+        load_world.prefect_server(workdir / "prefect-server", prefect_db) as server,
         load_world.served_sandbox(workdir / "sandbox", env, plan) as sandbox,
     ):
-        worker_env = load_world.worker_environment(env, api_url, history_db, sandbox, workdir)
-        say(f"Prefect API {api_url}, sandbox {sandbox.origin}; deploying to pool {POOL}")
+        worker_env = load_world.worker_environment(env, server.api_url, history_db, sandbox, workdir)
+        say(f"Prefect API {server.api_url}, sandbox {sandbox.origin}; deploying to pool {POOL}")
         load_world.deploy(worker_env, POOL)
-        with load_world.workers(worker_env, POOL, args.workers, args.worker_limit, workdir / "workers"):
-            say(f"{args.workers} workers started; creating {args.runs} flow runs at once")
-            started = time.monotonic()
-            asyncio.run(load_runs.create_runs(api_url, planned, stamp))
-            say(f"created in {time.monotonic() - started:.1f} s; waiting until every run is final")
-            ended = asyncio.run(load_runs.wait_until_final(api_url, planned, args.timeout))
-            say(f"{'all final' if ended else 'timed out'} after {time.monotonic() - started:.1f} s")
+        asyncio.run(load_world.deploy_empty_flow(server.api_url, POOL))
+        with load_world.workers(
+            worker_env, POOL, args.workers, args.worker_limit, workdir / "workers"
+        ) as started:
+            say(f"{args.workers} workers started")
+            pids = [process.pid for process in started]
+            run_phase(mixed, server, pids, stamp, args.timeout)
+            if mixed.ended:  # else the workers are still busy: the empty flow's figures would mean nothing
+                run_phase(empty, server, pids, stamp, args.timeout)
         requests = load_checks.read_request_log(sandbox.request_log)
         checks = {
-            "outcomes": load_checks.outcomes(planned),
+            "outcomes": load_checks.outcomes(mixed.planned),
             "exactly_once": load_checks.exactly_once(history_db, requests),
             "rate_limits": load_checks.rate_limits(requests, rates),
+            "empty_runs": load_checks.all_completed(empty.planned),
         }
+    settings = {
+        "workers": args.workers,
+        "worker_limit": args.worker_limit,
+        "runs": args.runs,
+        "mix": list(load_runs.MIX),
+        "rate_per_minute": rates,
+        "sandbox": {"latency_s": args.latency, "job_seconds": args.job_seconds, "faults": list(plan.faults)},
+        "pool": POOL,
+    }
+    return _document(settings, mixed, empty, checks, len(requests))
+
+
+def run_phase(
+    phase: Phase, server: load_world.PrefectServer, worker_pids: list[int], stamp: str, timeout_s: float
+) -> None:
+    """Create the phase's runs at once, wait until every one is final and the workers have reaped their
+    processes; note what it cost in ``phase``."""
+    log, tally = server.log, RequestTally()
+    idle = process_tree.descendants(worker_pids)
+    start = log.mark(f"{phase.name}-start")
+    before = _cpu_seconds(server, worker_pids)
+    started = time.monotonic()
+    say(f"creating {len(phase.planned)} {phase.name} flow runs at once")
+    asyncio.run(load_runs.create_runs(server.api_url, phase.planned, stamp, tally))
+    say(f"created in {time.monotonic() - started:.1f} s; waiting until every run is final")
+    phase.ended = asyncio.run(load_runs.wait_until_final(server.api_url, phase.planned, timeout_s, tally))
+    say(f"{'all final' if phase.ended else 'timed out'} after {time.monotonic() - started:.1f} s")
+    if phase.ended and not process_tree.wait_until_reaped(worker_pids, idle, timeout_s=120):
+        say("the workers still had flow run processes two minutes after every run was final")
+    phase.cpu_s = _cpu_seconds(server, worker_pids) - before
+    phase.requests = log.count(start, log.mark(f"{phase.name}-end"), own=tally)
+
+
+def _cpu_seconds(server: load_world.PrefectServer, worker_pids: list[int]) -> float:
+    return sum(process_tree.cpu_seconds(pid) for pid in [server.pid, *worker_pids])
+
+
+def _document(
+    settings: dict[str, Any], mixed: Phase, empty: Phase, checks: dict[str, Any], requests_logged: int
+) -> dict[str, Any]:
+    """The results document: machine, settings, figures of both phases, checks, one line per run."""
+    figures, empty_figures = load_checks.figures(mixed.planned), load_checks.figures(empty.planned)
+    counts = {phase.name: phase.requests for phase in (mixed, empty)}
     return {
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {
@@ -93,24 +179,24 @@ def run_load(args: argparse.Namespace, server_url: str, workdir: Path) -> dict[s
             "platform": platform.platform(),
             "python": platform.python_version(),
         },
-        "settings": {
-            "workers": args.workers,
-            "worker_limit": args.worker_limit,
-            "runs": args.runs,
-            "mix": list(load_runs.MIX),
-            "rate_per_minute": rates,
-            "sandbox": {
-                "latency_s": args.latency,
-                "job_seconds": args.job_seconds,
-                "faults": list(plan.faults),
+        "settings": settings,
+        "figures": {
+            **figures,
+            **load_checks.against_empty(figures, empty_figures),
+            "prefect_api_requests_per_run": {
+                phase.name: phase.per_run(None if phase.requests is None else phase.requests.counted)
+                for phase in (mixed, empty)
             },
-            "pool": POOL,
+            "cpu_s_per_run": {phase.name: phase.per_run(phase.cpu_s) for phase in (mixed, empty)},
+            "empty_flow": empty_figures,
         },
-        "figures": load_checks.figures(planned),
         "checks": checks,
         "passed": all(check["passed"] for check in checks.values()),
-        "requests_logged": len(requests),
-        "runs": load_checks.run_rows(planned),
+        "requests_logged": requests_logged,
+        "prefect_api_requests_by_kind": {
+            name: dict(count.by_kind.most_common()) for name, count in counts.items() if count is not None
+        },
+        "runs": load_checks.run_rows(mixed.planned),
     }
 
 
@@ -121,6 +207,7 @@ def say(text: str) -> None:
 def report(document: dict[str, Any]) -> str:
     """The results in a few lines."""
     figures, checks = document["figures"], document["checks"]
+    empty = figures["empty_flow"]
     latency = figures["start_latency_s"]
     settings, cpus = document["settings"], document["machine"]["cpus"]
     lines = [
@@ -129,6 +216,13 @@ def report(document: dict[str, Any]) -> str:
         f"{settings['sandbox']['latency_s']} s, {len(settings['sandbox']['faults'])} fault rules)",
         f"elapsed {figures['wall_s']} s, {figures['completed_runs']} completed, "
         f"{figures['runs_per_minute']} runs/min",
+        f"empty flow: {empty['completed_runs']} completed in {empty['wall_s']} s, "
+        f"{figures['empty_runs_per_minute']} runs/min; mix/empty {figures['throughput_vs_empty']} "
+        f"(target ≥ {figures['throughput_target']}: {'met' if figures['throughput_met'] else 'NOT met'})",
+        "per run, mix / empty: Prefect API requests "
+        + " / ".join(str(value) for value in figures["prefect_api_requests_per_run"].values())
+        + ", CPU s (workers, runs, Prefect server) "
+        + " / ".join(str(value) for value in figures["cpu_s_per_run"].values()),
         f"start latency: median {latency['median']} s, p95 {latency['p95']} s, max {latency['max']} s",
         "median run time: " + ", ".join(f"{flow} {secs} s" for flow, secs in figures["median_run_s"].items()),
         f"outcomes: {_verdict(checks['outcomes'])} {checks['outcomes']['states']}"
@@ -145,6 +239,7 @@ def report(document: dict[str, Any]) -> str:
             f"{name} busiest 60 s {api['busiest_60s']}/{api['limit_per_minute']} ({api['requests']} requests)"
             for name, api in checks["rate_limits"]["per_api"].items()
         ),
+        f"empty runs: {_verdict(checks['empty_runs'])} {checks['empty_runs']['states']}",
     ]
     lines += [
         f"  not final or untyped: {offender}" for offender in checks["outcomes"]["not_final_or_untyped"]

@@ -9,8 +9,10 @@ database and the sandbox's request log:
   distinct keys;
 * ``rate_limits``: per API, the most requests in any sliding 60 s window of the request log at most its
   per-minute limit;
+* ``empty_runs``: every run of the empty flow (as many, after the mix, through the same workers) Completed;
 * figures: runs per minute (completed runs over the wall time from the first creation to the last end),
-  start latency (start time − expected start time) median, p95 and max.
+  start latency (start time − expected start time) median, p95 and max, and the mix's runs per minute
+  against the empty flow's (:func:`against_empty`: at least :data:`THROUGHPUT_TARGET` of it).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ SUBMITTING = {("address", "POST", "runbatch"), ("newspaper", "POST", "orders/sta
 NOT_PROCESSED_FAULTS = frozenset({"http_status", "drop", "hold"})
 LOG_APIS = {"address": "address-service", "newspaper": "newspaper-api", "commerce": "commerce-api"}
 EXCEPTION_IN_MESSAGE = re.compile(r"exception: (?:[\w.]+\.)?(\w+)")
+THROUGHPUT_TARGET = 0.6
+"""The mix's runs per minute as a share of the empty flow's that the load test aims at."""
 
 
 def typed_errors() -> frozenset[str]:
@@ -79,6 +83,12 @@ def outcomes(planned: list[PlannedRun]) -> dict[str, Any]:
         "typed_failures": dict(failures),
         "not_final_or_untyped": offenders,
     }
+
+
+def all_completed(planned: list[PlannedRun]) -> dict[str, Any]:
+    """Check of the empty flow's runs: every one Completed (it does nothing that could fail)."""
+    states = Counter(run.run.get("state_type") or "NOT CREATED" for run in planned)
+    return {"passed": states["COMPLETED"] == len(planned), "states": dict(states)}
 
 
 def read_request_log(path: Path) -> list[dict[str, Any]]:
@@ -198,6 +208,22 @@ def figures(planned: list[PlannedRun]) -> dict[str, Any]:
         "median_run_s": {
             flow: _rounded(statistics.median(times)) for flow, times in sorted(durations.items())
         },
+    }
+
+
+def against_empty(
+    mixed: dict[str, Any], empty: dict[str, Any], target: float = THROUGHPUT_TARGET
+) -> dict[str, Any]:
+    """The mix's runs per minute against the empty flow's (both :func:`figures`), and whether the mix
+    reaches ``target`` of it."""
+    ratio = None
+    if mixed["runs_per_minute"] and empty["runs_per_minute"]:
+        ratio = round(mixed["runs_per_minute"] / empty["runs_per_minute"], 3)
+    return {
+        "empty_runs_per_minute": empty["runs_per_minute"],
+        "throughput_vs_empty": ratio,
+        "throughput_target": target,
+        "throughput_met": ratio is not None and ratio >= target,
     }
 
 

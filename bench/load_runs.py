@@ -1,6 +1,7 @@
 """The load test's flow runs: a mix of four deployments over the three APIs, each run with its own input (a
 copy of an example of ``examples/``, varied by its number, so each run is distinct work with an idempotency
-identity of its own), all created at once through the Prefect client, then watched until every one is final.
+identity of its own), all created at once through the Prefect client, then watched until every one is final;
+then as many runs of the empty flow (:mod:`bench.empty_flow`), created and watched the same way.
 
 * ``address-batch`` (address service: upload, createfile, runbatch, status checks, download): an explicit
   idempotency key per run;
@@ -19,6 +20,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from bench.load_world import EMPTY_FLOW
+from bench.prefect_requests import RequestTally
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
@@ -101,19 +105,25 @@ def plan_runs(count: int, workdir: Path, stamp: str) -> list[PlannedRun]:
     return planned
 
 
-async def create_runs(api_url: str, planned: list[PlannedRun], stamp: str) -> None:
+def plan_empty_runs(count: int) -> list[PlannedRun]:
+    """``count`` runs of the empty flow's deployment (``empty/empty``), without parameters."""
+    return [PlannedRun(number, EMPTY_FLOW, {}) for number in range(count)]
+
+
+async def create_runs(api_url: str, planned: list[PlannedRun], stamp: str, tally: RequestTally) -> None:
     """Create every planned run of its deployment (``<flow>/<flow>``) at once on the Prefect API at
-    ``api_url``; notes ids and times."""
+    ``api_url``; notes ids and times. ``tally`` counts the requests this sends."""
     from prefect.client.orchestration import get_client
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     with temporary_settings({PREFECT_API_URL: api_url}):
-        await _create(get_client(), planned, stamp)
+        await _create(get_client(httpx_settings=tally.httpx_settings()), planned, stamp)
 
 
 async def _create(prefect: Any, planned: list[PlannedRun], stamp: str) -> None:
     async with prefect as client:
-        deployments = {flow: await client.read_deployment_by_name(f"{flow}/{flow}") for flow in MIX}
+        flows = dict.fromkeys(run.flow for run in planned)
+        deployments = {flow: await client.read_deployment_by_name(f"{flow}/{flow}") for flow in flows}
         gate = asyncio.Semaphore(CREATE_AT_ONCE)
 
         async def create(run: PlannedRun) -> None:
@@ -121,7 +131,7 @@ async def _create(prefect: Any, planned: list[PlannedRun], stamp: str) -> None:
                 created = await client.create_flow_run_from_deployment(
                     deployments[run.flow].id,
                     parameters=run.parameters,
-                    idempotency_key=f"load-{stamp}-run-{run.number:04d}",
+                    idempotency_key=f"load-{stamp}-run-{run.flow}-{run.number:04d}",
                 )
                 run.flow_run_id, run.created_at = str(created.id), time.time()
 
@@ -129,15 +139,16 @@ async def _create(prefect: Any, planned: list[PlannedRun], stamp: str) -> None:
 
 
 async def wait_until_final(
-    api_url: str, planned: list[PlannedRun], timeout_s: float, poll_s: float = 2.0
+    api_url: str, planned: list[PlannedRun], timeout_s: float, tally: RequestTally, poll_s: float = 2.0
 ) -> bool:
     """Poll the runs until every one is final or ``timeout_s`` passed; each run's last reading is kept in
-    ``run`` (state, times, message). True when all ended."""
+    ``run`` (state, times, message). True when all ended. ``tally`` counts the requests this sends."""
     from prefect.client.orchestration import get_client
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     with temporary_settings({PREFECT_API_URL: api_url}):
-        return await _watch(get_client(), planned, time.monotonic() + timeout_s, poll_s)
+        client = get_client(httpx_settings=tally.httpx_settings())
+        return await _watch(client, planned, time.monotonic() + timeout_s, poll_s)
 
 
 async def _watch(prefect: Any, planned: list[PlannedRun], deadline: float, poll_s: float) -> bool:

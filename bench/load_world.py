@@ -1,8 +1,8 @@
 """What the load test (:mod:`bench.load`) runs on: two fresh PostgreSQL databases (the Prefect server's and
 the run history's), a Prefect server on the first, the embedded sandbox served over HTTP with latency,
 transient faults and a request log, every flow deployed to one process work pool with the per-API rate
-limits and the automations, and N ``prefect worker start`` processes sharing one environment. Each piece is
-a context manager that stops or drops what it made.
+limits and the automations, the empty flow (:mod:`bench.empty_flow`) beside them, and N ``prefect worker
+start`` processes sharing one environment. Each piece is a context manager that stops or drops what it made.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from typing import Any
 
 import httpx
 
+from bench.prefect_requests import ServerLog, access_logged
+
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 POSTFLOWS = str(BIN / "postflows")
@@ -31,6 +33,9 @@ SANDBOX_USER, SANDBOX_PASSWORD = "sandbox-user", "sandbox-password"
 NEWSPAPER_CLIENT = ("sandbox-client", "sandbox-secret")
 COMMERCE_CLIENT = ("sandbox-commerce-client", "sandbox-commerce-secret")
 ADDRESS_PATH = "/address/REST/v1"
+EMPTY_FLOW = "empty"
+"""The empty flow's name and its deployment's (``empty/empty``)."""
+EMPTY_ENTRYPOINT = "bench/empty_flow.py:empty"
 
 
 def free_port() -> int:
@@ -89,15 +94,29 @@ def fresh_databases(server_url: str, *purposes: str) -> Iterator[list[str]]:
         admin.dispose()
 
 
+@dataclass(frozen=True)
+class PrefectServer:
+    """A running Prefect server: its log (where it logs every request it answered) and its process."""
+
+    log: ServerLog
+    pid: int
+
+    @property
+    def api_url(self) -> str:
+        return self.log.api_url
+
+
 @contextlib.contextmanager
-def prefect_server(home: Path, database_url: str) -> Iterator[str]:
-    """A Prefect server (``LocalServer``) on a free port keeping its runs in ``database_url``; its API URL."""
+def prefect_server(home: Path, database_url: str | None = None) -> Iterator[PrefectServer]:
+    """A Prefect server (``LocalServer``) on a free port keeping its runs in ``database_url`` (None: SQLite
+    in ``home``), logging every request it answers (:func:`bench.prefect_requests.access_logged`)."""
     from postflows.prefect_server import LocalServer
 
     server = LocalServer.of(home)
-    state = server.start(port=free_port(), database_url=database_url, timeout=180)
+    with access_logged():
+        state = server.start(port=free_port(), database_url=database_url, timeout=180)
     try:
-        yield str(state.api_url)
+        yield PrefectServer(ServerLog(server.log_path, str(state.api_url)), state.pid)
     finally:
         server.stop()
 
@@ -211,10 +230,26 @@ def deploy(env: dict[str, str], pool: str) -> None:
     _run(env, POSTFLOWS, "deploy", "--pool", pool)
 
 
+async def deploy_empty_flow(api_url: str, pool: str) -> Any:
+    """The empty flow (:mod:`bench.empty_flow`) as deployment ``empty/empty`` on ``pool`` of the Prefect API
+    at ``api_url``, run from the repository by a worker; its deployment's id."""
+    from prefect.runner.storage import LocalStorage
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from bench.empty_flow import empty
+
+    deployment = await empty.ato_deployment(name=EMPTY_FLOW)
+    deployment.storage = LocalStorage(str(REPO))
+    deployment.entrypoint = EMPTY_ENTRYPOINT
+    with temporary_settings({PREFECT_API_URL: api_url}):
+        return await deployment.aapply(work_pool_name=pool)
+
+
 @contextlib.contextmanager
 def workers(env: dict[str, str], pool: str, count: int, limit: int, workdir: Path) -> Iterator[list[Any]]:
     """``count`` process workers polling ``pool``, each running at most ``limit`` flow runs at once, each
-    in its own folder with its own log; stopped with their flow runs when the block ends."""
+    in its own folder with its own log, once every one has said it started (what comes next is not timed
+    with their start); stopped with their flow runs when the block ends."""
     started: list[subprocess.Popen[bytes]] = []
     try:
         for number in range(1, count + 1):
@@ -225,10 +260,21 @@ def workers(env: dict[str, str], pool: str, count: int, limit: int, workdir: Pat
                 "--limit", str(limit), "--install-policy", "never", "--name", f"load-worker-{number}",
             ]  # fmt: skip
             started.append(_detached(args, env, folder, folder / "worker.log"))
+        for number, process in enumerate(started, start=1):
+            _wait_until_started(process, workdir / f"worker-{number}" / "worker.log")
         yield started
     finally:
         for process in started:
             stop(process)
+
+
+def _wait_until_started(process: subprocess.Popen[bytes], log: Path, timeout_s: float = 120) -> None:
+    """Wait until the worker has logged ``Worker '…' started!`` (its loops run: it polls its pool)."""
+    deadline = time.monotonic() + timeout_s
+    while "started!" not in log.read_text(encoding="utf-8", errors="replace"):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"{log.parent.name} did not start:\n{log.read_text(errors='replace')[-3000:]}")
+        time.sleep(0.2)
 
 
 def worker_environment(

@@ -12,9 +12,10 @@ import pytest
 from bench.__main__ import BENCHMARKS, main, run_benchmarks
 from bench.config import BenchConfig
 
-# The module's fixture runs every benchmark once (about a minute alone); beside another worker of the suite
-# it may take twice that, so its first test is given more than the suite's default.
-pytestmark = pytest.mark.timeout(300)
+# The module's fixture runs every benchmark once (a minute or two alone, the worker benchmarks starting a
+# Prefect server, the sandbox and a worker of their own); beside another worker of the suite it may take twice
+# that, so its first test is given more than the suite's default.
+pytestmark = pytest.mark.timeout(480)
 
 TINY = BenchConfig(
     repeats=1,
@@ -35,6 +36,7 @@ TINY = BenchConfig(
     cli_repeats=1,
     flow_import_repeats=1,
     flow_import_modules=1,
+    worker_runs=1,
     history_runs=300,
     report_runs=60,
     long_line_mib=2,
@@ -59,7 +61,7 @@ def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> Non
     assert set(BENCHMARKS) >= {
         "result_file", "upload_file", "xlsx", "xlsx_read", "review_xlsx", "queries", "queries_limited",
         "completion", "small_batch", "flow_overhead", "cli_refuse", "cli_help", "history_list",
-        "history_report", "flow_import",
+        "history_report", "flow_import", "worker_run", "worker_run_cpu",
     }  # fmt: skip
     assert document["config"]["repeats"] == 1
     for name, result in document["benchmarks"].items():
@@ -82,6 +84,8 @@ def test_every_benchmark_reports_medians_ratio_and_target(document: dict) -> Non
         "queries",
         "small_batch",
         "flow_overhead",
+        "worker_run",
+        "worker_run_cpu",
         "cli_refuse",
         "cli_help",
         "history_list",
@@ -143,6 +147,19 @@ def test_history_report_times_the_command_and_its_function(document: dict) -> No
     assert result["target"] == 1.0 and result["info"]["target_s"] == 5.0
     assert result["value"] == pytest.approx(result["candidate_median_s"] / 5.0, abs=1e-3)
     assert result["info"]["months"] == 24 and result["info"]["address_runs"] > 0
+
+
+def test_worker_runs_count_the_prefect_api_requests_of_both_sides(document: dict) -> None:
+    for name in ("worker_run", "worker_run_cpu"):
+        result = document["benchmarks"][name]
+        assert result["size"] == {"rows": 5, "job_seconds": 0.0, "runs_per_side": 1}
+        requests = result["info"]["prefect_api_requests_per_run"]
+        # a run asks at least for its deployment, sets its states and reports its end
+        assert requests["address-batch"] > requests["empty"] > 5
+        assert result["info"]["idle_requests_counted"] == 0  # an idle worker only polls
+    kinds = document["benchmarks"]["worker_run"]["info"]["requests_by_kind_per_run"]
+    assert kinds["empty"]["POST /api/flow_runs/{id}/set_state"] >= 3  # Pending, Running, Completed
+    assert not any("get_scheduled_flow_runs" in kind for side in kinds.values() for kind in side)
 
 
 def test_completion_is_seen_after_the_job_ends(document: dict) -> None:

@@ -1,13 +1,22 @@
 """The load test's judgements on known inputs: the busiest minute of a request log, the p95, which runs count
-as ended well, and which logged requests are submissions."""
+as ended well, which logged requests are submissions, and the mix's throughput against the empty flow's."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from bench.load_checks import busiest_minute, outcomes, percentile, rate_limits, read_request_log
-from bench.load_runs import PlannedRun, plan_runs
+from bench.load_checks import (
+    against_empty,
+    all_completed,
+    busiest_minute,
+    figures,
+    outcomes,
+    percentile,
+    rate_limits,
+    read_request_log,
+)
+from bench.load_runs import PlannedRun, plan_empty_runs, plan_runs
 
 
 def _run(number: int, state: str, message: str = "") -> PlannedRun:
@@ -70,3 +79,38 @@ def test_each_planned_run_is_distinct_work(tmp_path: Any) -> None:
         for run in planned
     ]
     assert len({Path(path).read_text(encoding="utf-8") for path in inputs}) == 8
+
+
+def test_every_empty_run_must_complete() -> None:
+    runs = plan_empty_runs(3)
+    assert [(run.flow, run.parameters, run.key) for run in runs] == [("empty", {}, None)] * 3
+    for run, state in zip(runs, ("COMPLETED", "COMPLETED", "CRASHED"), strict=True):
+        run.run = {"state_type": state}
+    assert all_completed(runs) == {"passed": False, "states": {"COMPLETED": 2, "CRASHED": 1}}
+    assert all_completed(runs[:2])["passed"] is True
+    assert all_completed(plan_empty_runs(1)) == {"passed": False, "states": {"NOT CREATED": 1}}
+
+
+def _timed(flow: str, created: float, ends: list[float]) -> list[PlannedRun]:
+    runs = []
+    for number, end in enumerate(ends):
+        run = PlannedRun(number, flow, {}, created_at=created)
+        run.run = {"state_type": "COMPLETED", "start_time": created + 1, "expected_start_time": created,
+                   "end_time": end}  # fmt: skip
+        runs.append(run)
+    return runs
+
+
+def test_the_mix_is_judged_against_the_empty_flows_runs_per_minute() -> None:
+    mixed = figures(_timed("address-batch", 0.0, [30.0, 60.0]))  # 2 runs in 60 s: 2 a minute
+    empty = figures(_timed("empty", 100.0, [110.0, 115.0, 120.0]))  # 3 in 20 s: 9 a minute
+    assert (mixed["runs_per_minute"], empty["runs_per_minute"]) == (2.0, 9.0)
+    judged = against_empty(mixed, empty)
+    assert judged == {
+        "empty_runs_per_minute": 9.0, "throughput_vs_empty": 0.222, "throughput_target": 0.6,
+        "throughput_met": False,
+    }  # fmt: skip
+    assert against_empty(empty, mixed)["throughput_met"] is True
+    nothing = figures([])
+    assert against_empty(mixed, nothing)["throughput_vs_empty"] is None
+    assert against_empty(mixed, nothing)["throughput_met"] is False

@@ -1,7 +1,8 @@
 """The load test of many workers (``python -m bench.load``, ``make load``) end to end at a tiny size: two
-process workers, six flow runs of the four flows, on a PostgreSQL-backed Prefect server and run history
-against a served sandbox with latency and faults. Its report is complete and every check passes; no timing
-is asserted (the full run's figures are in bench/load-results.json and docs/operations.md).
+process workers, six flow runs of the four flows and six of the empty flow, on a PostgreSQL-backed Prefect
+server and run history against a served sandbox with latency and faults. Its report is complete and every
+check passes; no timing is asserted (the full run's figures are in bench/load-results.json and
+docs/operations.md).
 """
 
 from __future__ import annotations
@@ -21,7 +22,11 @@ MISSING_POSTGRES = (
     f"{POSTGRES_URL_ENV} is not set: run through `make test` / scripts/with-postgres.sh, "
     f"or set {POSTGRES_URL_ENV} to a PostgreSQL server URL"
 )
-FIGURES = {"wall_s", "completed_runs", "final_runs", "runs_per_minute", "start_latency_s", "median_run_s"}
+FIGURES = {
+    "wall_s", "completed_runs", "final_runs", "runs_per_minute", "start_latency_s", "median_run_s",
+    "empty_runs_per_minute", "throughput_vs_empty", "throughput_target", "throughput_met",
+    "prefect_api_requests_per_run", "cpu_s_per_run", "empty_flow",
+}  # fmt: skip
 APIS = {"address-service", "newspaper-api", "commerce-api"}
 
 
@@ -69,6 +74,18 @@ def test_every_rate_limit_held_across_the_workers(document: dict) -> None:
     for api in limits["per_api"].values():
         assert api["requests"] > 0
         assert 0 < api["busiest_60s"] <= api["limit_per_minute"]
+
+
+def test_the_empty_flow_ran_as_often_through_the_same_workers(document: dict) -> None:
+    assert document["checks"]["empty_runs"] == {"passed": True, "states": {"COMPLETED": 6}}
+    figures = document["figures"]
+    assert figures["empty_flow"]["completed_runs"] == 6 and figures["empty_runs_per_minute"] > 0
+    assert figures["throughput_vs_empty"] == pytest.approx(
+        figures["runs_per_minute"] / figures["empty_runs_per_minute"], abs=0.01
+    )
+    requests = figures["prefect_api_requests_per_run"]
+    assert requests["mixed"] > requests["empty"] > 5  # the mix's runs also take rate-limit slots
+    assert all(seconds > 0 for seconds in figures["cpu_s_per_run"].values())
 
 
 def test_the_report_names_the_figures_and_the_machine(document: dict) -> None:
