@@ -4,8 +4,8 @@ checkbatchstatus polling, download, deletefile) and the same file work (reading 
 the upload file, results.csv, results.xlsx and qstat.png, writeback.<ext> and review.xlsx), both on the same
 embedded sandbox with the same poll policy.
 
-* ``small_batch``: 40 rows, a job of 1 s (target: the flow at most 1.5× the script);
-* ``flow_overhead``: 10,000 rows (target: at most 1.3×).
+* ``small_batch``: 40 rows, a job of 1 s (target: the flow at most 1.2× the script);
+* ``flow_overhead``: 10,000 rows (target: at most 1.1×).
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ from tasks.polling import PollPolicy
 
 SMALL_BATCH = "small_batch"
 FLOW_OVERHEAD = "flow_overhead"
-SMALL_TARGET = 1.5
-OVERHEAD_TARGET = 1.3
+SMALL_TARGET = 1.2
+OVERHEAD_TARGET = 1.1
 
 _server: tuple[LocalServer, ServerState, Path] | None = None
 

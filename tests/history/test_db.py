@@ -17,7 +17,15 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Column, Engine, MetaData, String, Table, inspect, text
 from sqlalchemy.engine import make_url
 
-from history.db import alembic_config, create_engine_for, dispose_engines, migrate, session_factory
+from history.db import (
+    HEAD_REVISION,
+    alembic_config,
+    at_head,
+    create_engine_for,
+    dispose_engines,
+    migrate,
+    session_factory,
+)
 from history.schema import METADATA
 from history.store import list_runs, start_run
 from tests.history.conftest import fresh_database_url
@@ -47,6 +55,56 @@ def test_first_use_creates_schema_at_head(database_url: str) -> None:
     engine = factory.kw["bind"]
     assert set(inspect(engine).get_table_names()) >= HISTORY_TABLES
     assert _version(database_url) == [_head()]
+
+
+def test_the_head_revision_named_in_the_code_is_alembics_head() -> None:
+    assert _head() == HEAD_REVISION
+
+
+def test_a_database_at_head_is_opened_without_loading_alembic(database_url: str, tmp_path: Path) -> None:
+    session_factory(database_url)  # built and stamped at head
+    probe = textwrap.dedent(
+        """
+        import sys
+        from history.db import session_factory
+        from history.store import list_runs
+        factory = session_factory(sys.argv[1])
+        with factory.begin() as session:
+            list_runs(session)
+        print("alembic" in sys.modules)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, database_url],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_only_a_database_stamped_with_the_head_alone_is_taken_as_at_head(database_url: str) -> None:
+    engine = create_engine_for(database_url)
+    try:
+        assert not at_head(engine)  # empty: no version table
+        migrate(engine)
+        assert at_head(engine)
+        config = alembic_config()
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.downgrade(config, "-1")
+        assert not at_head(engine)  # older: Alembic brings it up
+        migrate(engine)
+        assert at_head(engine)
+        with engine.begin() as connection:
+            connection.execute(text("INSERT INTO alembic_version (version_num) VALUES ('0010')"))
+        assert not at_head(engine)  # two heads, one unknown here: left to Alembic to refuse
+    finally:
+        engine.dispose()
 
 
 def test_session_factory_is_cached_per_url(database_url: str) -> None:
