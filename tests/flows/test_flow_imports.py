@@ -95,3 +95,23 @@ def test_the_rule_names_data_libraries_the_sandbox_and_other_apis_only() -> None
         "fileio.writeback.write",
     ]  # fmt: skip
     assert _unwanted(modules, None) == ["pandas", "numpy.core", "sandbox.app", "fileio.writeback.write"]
+
+
+def test_a_flow_loaded_after_prefect_finds_prefects_heap_frozen_and_the_package_alone_loads_nothing(
+    tmp_path: Path,
+) -> None:
+    probe = (
+        "import gc, json, sys; import prefect.main; before = gc.get_freeze_count(); "
+        "import flows.address_batch; print(json.dumps([before, gc.get_freeze_count()]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    before, after = json.loads(done.stdout.strip().splitlines()[-1])
+    assert before == 0 and after > 100_000
+    alone = "import gc, sys; import flows; print(gc.get_freeze_count(), 'prefect' in sys.modules)"
+    done = subprocess.run(
+        [sys.executable, "-c", alone], cwd=REPO, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.stdout.split() == ["0", "False"], done.stderr[-3000:]
