@@ -1,5 +1,5 @@
 """Benchmark 1: reading and decoding a result file of the service's output layout, against a plain
-``pandas.read_csv`` of the same file (target: at most 0.5× its time, and a peak RSS of at most 1 GB, measured
+``pandas.read_csv`` of the same file (target: at most 0.3× its time, and a peak RSS of at most 1 GB, measured
 once per side in a fresh process by :mod:`bench.result_file_worker`).
 """
 
@@ -21,7 +21,7 @@ from fileio.address_service.result_codes import decode_results
 from fileio.address_service.result_file import read_result_file
 
 NAME = "result_file"
-TARGET = 0.5
+TARGET = 0.3
 PEAK_RSS_LIMIT_BYTES = 10**9
 
 

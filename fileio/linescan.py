@@ -12,6 +12,7 @@ a quoted value may hold delimiters and line breaks, so a quoted file's records a
 from __future__ import annotations
 
 import codecs
+import io
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -79,8 +80,9 @@ class _Scanner:
         self._length = 0  # bytes of the unfinished line so far
         self._fields = 0  # delimiters of the unfinished line so far
         self._held_cr = False
+        self._flags = np.zeros(0, dtype=bool)  # a chunk's flags, the same memory for every chunk
 
-    def feed(self, chunk: bytes) -> bool:
+    def feed(self, chunk: bytes | bytearray) -> bool:
         """Measure ``chunk``; False once a line is longer than ``stop_above`` (nothing more is needed)."""
         if self._held_cr:
             chunk, self._held_cr = b"\r" + chunk, False
@@ -90,18 +92,9 @@ class _Scanner:
             return True
         self.scan.quotes = self.scan.quotes or b'"' in chunk
         data = np.frombuffer(chunk, dtype=np.uint8)
-        ends = np.flatnonzero(data == _LF)
-        crlf = np.zeros(len(ends), dtype=bool)
-        if b"\r" in chunk:
-            returns = np.flatnonzero(data == _CR)
-            following = np.minimum(returns + 1, len(data) - 1)
-            lone = returns[(returns + 1 == len(data)) | (data[following] != _LF)]
-            crlf = (ends > 0) & (data[np.maximum(ends - 1, 0)] == _CR)
-            if len(lone):
-                ends = np.concatenate((ends, lone))
-                order = np.argsort(ends, kind="stable")
-                ends = ends[order]
-                crlf = np.concatenate((crlf, np.zeros(len(lone), dtype=bool)))[order]
+        if len(self._flags) < len(data):
+            self._flags = np.empty(len(data), dtype=bool)
+        ends, crlf = _line_ends(data, self._flags[: len(data)], returns=b"\r" in chunk)
         starts = np.concatenate(([0], ends + 1))
         lengths = ends - crlf - starts[:-1]
         if len(lengths):
@@ -163,6 +156,24 @@ class _Scanner:
             self.scan.longest, self.scan.longest_line = length, line
 
 
+def _line_ends(data: np.ndarray, flags: np.ndarray, *, returns: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Where the lines of a chunk end (at a LF, or at a CR no LF follows) and which of those ends are the LF
+    of a CRLF; ``flags`` is scratch memory as long as the chunk. The CRs (with ``returns``) are counted
+    before they are looked for: in most files each one is a CRLF's."""
+    ends = np.flatnonzero(np.equal(data, _LF, out=flags))
+    if not returns:
+        return ends, np.zeros(len(ends), dtype=bool)
+    crlf = (ends > 0) & (data[np.maximum(ends - 1, 0)] == _CR)
+    if np.count_nonzero(np.equal(data, _CR, out=flags)) == np.count_nonzero(crlf):
+        return ends, crlf
+    positions = np.flatnonzero(flags)
+    following = np.minimum(positions + 1, len(data) - 1)
+    lone = positions[(positions + 1 == len(data)) | (data[following] != _LF)]
+    ends = np.concatenate((ends, lone))
+    order = np.argsort(ends, kind="stable")
+    return ends[order], np.concatenate((crlf, np.zeros(len(lone), dtype=bool)))[order]
+
+
 def scan_lines(
     path: Path,
     *,
@@ -180,8 +191,15 @@ def scan_lines(
     ``fields_from`` fields is then judged exactly).
     """
     with path.open("rb") as handle:
-        chunks = iter(lambda: handle.read(_CHUNK), b"")
-        return _scan(_as_measured(chunks, encoding), delimiter, stop_above, fields_from)
+        return _scan(_as_measured(_chunks(handle), encoding), delimiter, stop_above, fields_from)
+
+
+def _chunks(handle: io.BufferedReader) -> Iterator[bytes | bytearray]:
+    """A file's bytes a chunk at a time, read into one buffer (no chunk pays for fresh pages): a chunk is
+    overwritten once the next is asked for."""
+    buffer = bytearray(_CHUNK)
+    while read := handle.readinto(buffer):
+        yield buffer if read == len(buffer) else buffer[:read]
 
 
 def line_lengths(data: bytes, *, encoding: str | None) -> list[int]:
@@ -202,7 +220,7 @@ def scan_text(
 
 
 def _scan(
-    chunks: Iterable[bytes], delimiter: str | None, stop_above: int | None, fields_from: int
+    chunks: Iterable[bytes | bytearray], delimiter: str | None, stop_above: int | None, fields_from: int
 ) -> LineScan:
     code = delimiter.encode("utf-8") if delimiter is not None and len(delimiter) == 1 else b""
     scanner = _Scanner(code[0] if len(code) == 1 else None, stop_above, fields_from)
@@ -218,7 +236,7 @@ def measures_bytes(first: bytes, encoding: str | None) -> bool:
     return _measured_encoding(first, encoding) in ASCII_BYTES_ENCODINGS
 
 
-def _measured_encoding(first: bytes, encoding: str | None) -> str:
+def _measured_encoding(first: bytes | bytearray, encoding: str | None) -> str:
     if encoding is None and first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         encoding = "utf-16"
     try:
@@ -238,7 +256,7 @@ def _is_text_encoding(name: str) -> bool:
     return True
 
 
-def _as_measured(chunks: Iterator[bytes], encoding: str | None) -> Iterator[bytes]:
+def _as_measured(chunks: Iterator[bytes | bytearray], encoding: str | None) -> Iterator[bytes | bytearray]:
     """The chunks as measured: as they are when the encoding writes ASCII as ASCII, else re-encoded from
     their text as UTF-8 (undecodable bytes replaced: the reader reports them). An unknown encoding, one
     that is no text encoding, or bytes it cannot decode at all are measured as bytes: the reader refuses
@@ -250,7 +268,7 @@ def _as_measured(chunks: Iterator[bytes], encoding: str | None) -> Iterator[byte
         yield from chunks
         return
     decoder = codecs.getincrementaldecoder(name)(errors="replace")
-    chunk: bytes | None = first
+    chunk: bytes | bytearray | None = first
     while chunk is not None:
         try:
             text = decoder.decode(chunk, final=not chunk)

@@ -35,6 +35,8 @@ QSTAT_MEANING = "QSTAT_Meaning"
 SUMMARY_COLUMNS = ["QSTAT", "Designation", "Meaning", "Count", "Share %"]
 LARGEST_RECORD_ID = 2**53  # every whole number below it is exact as a float (and fits Int64)
 _LIKELY_REPORT_BYTES = "".join(["\x00 ", *SHORT_REPORT_CHARS]).encode("ascii")
+_REPORT_SAMPLE_ROWS = 1 << 12  # whose characters are numbered before all the reports are read
+_UNNUMBERED = b"\xff"
 
 
 def decode_results(frame: pd.DataFrame) -> pd.DataFrame:
@@ -70,9 +72,24 @@ def decode_results(frame: pd.DataFrame) -> pd.DataFrame:
 def decode_short_report(short_report: pd.Series) -> pd.DataFrame:
     """One categorical column per ShortReport position, labelled ``"<label> (<char>)"``: the label first, so
     that no label starts a CSV cell with ``-``."""
-    chars = _short_report_chars(short_report)
-    # A lookup from code point to category number: the alphabet is tiny, the rows are many. A blank is read
-    # as 0 ("not delivered"), as is a position past the report's end.
+    coded = _whole_report_codes(short_report)
+    codes, present = coded if coded is not None else _report_codes(_short_report_chars(short_report))
+    labels = pd.Index([_short_report_label(chr(code)) for code in present], dtype=object)
+    columns = {
+        short_report_column(position + 1): pd.Categorical.from_codes(
+            codes[position], categories=labels, validate=False
+        )
+        for position in range(SHORT_REPORT_LENGTH)
+    }
+    return pd.DataFrame(columns, index=short_report.index, copy=False)
+
+
+def _report_codes(chars: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """The category number of each character (24 × rows) and the code points numbered, in order.
+
+    A lookup from code point to category number: the alphabet is tiny, the rows are many. A blank is read
+    as 0 ("not delivered"), as is a position past the report's end.
+    """
     size = 0x100 if chars.dtype == np.uint8 else 0x10000
     seen = np.zeros(size, dtype=bool)
     if chars.dtype == np.uint8:
@@ -89,14 +106,48 @@ def decode_short_report(short_report: pd.Series) -> pd.DataFrame:
         codes = np.frombuffer(chars.tobytes().translate(lookup.tobytes()), dtype=np.int8).reshape(chars.shape)
     else:
         codes = lookup[chars]
-    labels = pd.Index([_short_report_label(chr(code)) for code in present], dtype=object)
-    columns = {
-        short_report_column(position + 1): pd.Categorical.from_codes(
-            codes[position], categories=labels, validate=False
-        )
-        for position in range(SHORT_REPORT_LENGTH)
-    }
-    return pd.DataFrame(columns, index=short_report.index)
+    return codes, present.tolist()
+
+
+def _whole_report_codes(short_report: pd.Series) -> tuple[np.ndarray, list[int]] | None:
+    """:func:`_report_codes` of reports that are all 24 ASCII characters long, as delivered files have
+    them: read from Arrow's buffers a chunk at a time. The characters numbered are those of the first
+    reports; only when others occur are all the bytes searched for them. None for other reports."""
+    chunks = _whole_ascii_reports(short_report)
+    if chunks is None:
+        return None
+    present = set(chunks[0][:_REPORT_SAMPLE_ROWS].tobytes())
+    codes = _numbered(chunks, present)
+    if int(codes.min()) < 0:  # a character the first reports lack
+        data = b"".join(chunk.tobytes() for chunk in chunks)
+        present.update(_bytes_present(data, bytes(sorted(present))))
+        codes = _numbered(chunks, present)
+    return codes, sorted({0 if value == ord(" ") else value for value in present})
+
+
+def _numbered(chunks: list[np.ndarray], present: set[int]) -> np.ndarray:
+    """The category number of each character of the reports (rows × 24 bytes per chunk), laid out a row
+    per position (24 × rows), a chunk at a time; -1 for a byte not ``present``."""
+    numbers = np.frombuffer(_byte_numbers(present), dtype=np.int8)
+    codes = np.empty((SHORT_REPORT_LENGTH, sum(len(chunk) for chunk in chunks)), dtype=np.int8)
+    row = 0
+    for chunk in chunks:  # a chunk's bytes stay in the caches while its 24 positions are read
+        np.take(numbers, chunk.T, out=codes[:, row : row + len(chunk)], mode="clip")
+        row += len(chunk)
+    return codes
+
+
+def _byte_numbers(present: set[int]) -> bytes:
+    """A byte translation from each of the ASCII bytes ``present`` to its category number, its rank in
+    code point order with a blank read as 0; 0xFF (-1 as a signed byte) from any other byte."""
+    blank = ord(" ")
+    ranked = sorted({0 if value == blank else value for value in present})
+    numbers = bytearray(_UNNUMBERED * 0x100)
+    for number, value in enumerate(ranked):
+        numbers[value] = number
+    if blank in present:
+        numbers[blank] = numbers[0]
+    return bytes(numbers)
 
 
 def _bytes_present(data: bytes, likely: bytes) -> list[int]:
@@ -119,9 +170,6 @@ def _short_report_chars(short_report: pd.Series) -> np.ndarray:
         # Arrow strings: when all are ASCII, the padded reports are one buffer of rows × 24 bytes.
         values = pa.array(short_report.array)
         values = (values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values).fill_null("")
-        whole = _whole_ascii_reports(values, rows, length)
-        if whole is not None:
-            return whole
         padded = pc.utf8_rpad(pc.utf8_slice_codeunits(values, 0, length), width=length, padding="\x00")
         if pc.all(pc.string_is_ascii(padded)).as_py():
             offset_type = np.int64 if pa.types.is_large_string(padded.type) else np.int32
@@ -137,18 +185,30 @@ def _short_report_chars(short_report: pd.Series) -> np.ndarray:
     return np.ascontiguousarray(np.minimum(points, 0xFFFF), dtype=np.uint16)
 
 
-def _whole_ascii_reports(values: pa.Array, rows: int, length: int) -> np.ndarray | None:
-    """The chars of reports that are all ``length`` ASCII characters long (as delivered files have them),
-    straight from the Arrow buffer: rows × ``length`` bytes, read without a copy of the strings; None for
-    other reports."""
-    offset_type = np.int64 if pa.types.is_large_string(values.type) else np.int32
-    offsets = np.frombuffer(values.buffers()[1], dtype=offset_type)[values.offset : values.offset + rows + 1]
-    if int(offsets[-1] - offsets[0]) != rows * length or not (np.diff(offsets) == length).all():
+def _whole_ascii_reports(short_report: pd.Series) -> list[np.ndarray] | None:
+    """The bytes of reports held by Arrow that are all 24 ASCII characters long, rows × 24 per chunk of
+    the column (views of Arrow's buffers); None for other reports."""
+    length, dtype = SHORT_REPORT_LENGTH, short_report.dtype
+    if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow" and len(short_report)):
         return None
-    data = np.frombuffer(values.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
-    if int(data.max(initial=0)) >= 0x80:
-        return None
-    return np.ascontiguousarray(data.reshape(rows, length).T)
+    values = pa.array(short_report.array)
+    chunks = []
+    for chunk in values.chunks if isinstance(values, pa.ChunkedArray) else [values]:
+        if not len(chunk):
+            continue
+        offset_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+        offsets = np.frombuffer(chunk.buffers()[1], dtype=offset_type)[
+            chunk.offset : chunk.offset + len(chunk) + 1
+        ]
+        if chunk.null_count or int(offsets[-1] - offsets[0]) != len(chunk) * length:
+            return None
+        if not (np.diff(offsets) == length).all():
+            return None
+        data = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[int(offsets[0]) : int(offsets[-1])]
+        if int(data.max()) >= 0x80:
+            return None
+        chunks.append(data.reshape(-1, length))
+    return chunks
 
 
 def _short_report_label(char: str) -> str:
