@@ -16,6 +16,7 @@ from typing import Annotated
 
 from prefect import flow, get_run_logger
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from connectors.address_service import AddressServiceClient
 from fileio.address_service.profiles import AlignmentProfile
 from fileio.address_service.records import AddressReading, minimum_input_mode

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from prefect import flow, get_run_logger
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from fileio.lazy import lazy_module
 from flows.body_submissions import body_run
 from flows.commerce_results import PostedBodies

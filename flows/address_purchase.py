@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from prefect import flow, get_run_logger
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from connectors.newspaper import ApiResult, NewspaperClient, PurchaseProgress
 from connectors.newspaper.models import OutputAddresses
 from fileio.files import own_folder

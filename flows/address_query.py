@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 from prefect import flow, get_run_logger
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from fileio.address_service.records import AddressReading, minimum_input_mode
 from fileio.checkpoint import RowCheckpoint
 from fileio.errors import InputError

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from prefect import flow, get_run_logger
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.errors import InputError
 from fileio.lazy import lazy_module

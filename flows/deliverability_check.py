@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from core.swiss_time import swiss_today
 from fileio.commerce.address_input import CommerceAddresses
 from fileio.commerce.days import delivery_dates

@@ -10,6 +10,7 @@ from typing import Annotated
 
 from prefect import flow, get_run_logger
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from core.json_text import json_text
 from fileio.files import write_received
 from flows.early_failures import ON_FAILURE

@@ -16,6 +16,7 @@ from prefect import flow, get_run_logger
 from prefect.deployments import arun_deployment
 from pydantic import BaseModel, ConfigDict
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from core.errors import PostflowsError
 from flows.arrivals import FILE_ARRIVED_EVENT, FILE_ARRIVED_FLOW, FileFlow, arrival_kinds
 from flows.early_failures import ON_FAILURE

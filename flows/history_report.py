@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from core.swiss_time import swiss_today
 from flows.early_failures import ON_FAILURE
 from flows.forms import form

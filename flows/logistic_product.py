@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from prefect import flow, get_run_logger
 from pydantic import Field
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from core.json_text import json_text
 from fileio.files import write_received
 from flows.commerce_results import KeepsNone

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from core.errors import PostflowsError
 from fileio.newspaper.outputs import summary_markdown, write_json
 from fileio.reports import write_xlsx

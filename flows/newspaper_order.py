@@ -19,6 +19,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from connectors.newspaper import ApiResult, GratisOrder, NewspaperClient, OrderStatus, StandardOrder
 from core.swiss_time import swiss_today
 from fileio.errors import InputError

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from prefect import flow, get_run_logger
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from connectors.newspaper import NewspaperClient, NewspaperRejected
 from core.errors import PostflowsError
 from fileio.errors import InputError

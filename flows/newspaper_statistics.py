@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from core.errors import PostflowsError
 from fileio.errors import InputError
 from fileio.files import make_dirs

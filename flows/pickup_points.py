@@ -6,6 +6,7 @@ from typing import Annotated
 
 from prefect import flow, get_run_logger
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from core.swiss_time import swiss_today
 from fileio.commerce.pickup_input import PickupInput, read_pickup_locations
 from flows.commerce_results import KeepsNone, RowQueries

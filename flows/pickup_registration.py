@@ -6,6 +6,7 @@ from typing import Annotated
 
 from prefect import flow, get_run_logger
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from fileio.commerce.pickup_input import PickupInput, read_pickup_input
 from fileio.errors import InputError
 from fileio.reports import write_csv, write_xlsx

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from flows.body_submissions import body_run
 from flows.commerce_results import PostedBodies
 from flows.early_failures import ON_FAILURE

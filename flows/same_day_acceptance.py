@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from prefect import flow, get_run_logger
 from pydantic import Field
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from core.swiss_time import swiss_today
 from fileio.lazy import lazy_module
 from flows.commerce_results import KeepsNone

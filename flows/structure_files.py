@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from prefect import flow, get_run_logger
 from pydantic import BaseModel
 
+import flows.heap  # noqa: F401  (first: Prefect loaded, its heap frozen)
 from connectors.newspaper import NewspaperClient, StructureFileCode
 from connectors.newspaper.errors import FieldProblem
 from connectors.newspaper.validation import ensure_valid

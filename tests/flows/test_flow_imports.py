@@ -5,6 +5,7 @@ of a run's later steps (results, write-back, review), which load when a run come
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -97,21 +98,34 @@ def test_the_rule_names_data_libraries_the_sandbox_and_other_apis_only() -> None
     assert _unwanted(modules, None) == ["pandas", "numpy.core", "sandbox.app", "fileio.writeback.write"]
 
 
-def test_a_flow_loaded_after_prefect_finds_prefects_heap_frozen_and_the_package_alone_loads_nothing(
+def test_a_flow_module_finds_prefects_heap_frozen_before_its_own_modules_load_and_the_package_loads_nothing(
     tmp_path: Path,
 ) -> None:
-    probe = (
-        "import gc, json, sys; import prefect.main; before = gc.get_freeze_count(); "
-        "import flows.address_batch; print(json.dumps([before, gc.get_freeze_count()]))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120, check=False
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    before, after = json.loads(done.stdout.strip().splitlines()[-1])
-    assert before == 0 and after > 100_000
-    alone = "import gc, sys; import flows; print(gc.get_freeze_count(), 'prefect' in sys.modules)"
+    """In a fresh interpreter and in a run's process (Prefect's engine loaded first) alike, Prefect's heap is
+    frozen before the flow's own modules load; the package alone (the command line reading a request model)
+    loads no Prefect and freezes nothing."""
+    for prefix in ("", "import prefect.main; "):
+        probe = f"import gc; {prefix}import flows.address_batch; print(gc.get_freeze_count())"
+        done = subprocess.run(
+            [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120, check=False
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert int(done.stdout.strip().splitlines()[-1]) > 100_000, prefix
+    alone = "import gc, sys, flows.requests; print(gc.get_freeze_count(), 'prefect' in sys.modules)"
     done = subprocess.run(
         [sys.executable, "-c", alone], cwd=REPO, capture_output=True, text=True, timeout=120, check=False
     )
     assert done.stdout.split() == ["0", "False"], done.stderr[-3000:]
+
+
+def test_every_flow_module_of_the_catalog_loads_prefect_through_the_heap_before_its_own_modules() -> None:
+    first_party = ("connectors", "fileio", "flows", "history", "runtime", "tasks", "deployments")
+    for module in sorted({spec.flow.partition(":")[0] for spec in CATALOG}):
+        tree = ast.parse((REPO / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
+        imported = [
+            node.names[0].name if isinstance(node, ast.Import) else node.module or ""
+            for node in tree.body
+            if isinstance(node, ast.Import | ast.ImportFrom)
+        ]
+        ours = [name for name in imported if name.split(".")[0] in first_party]
+        assert ours[:1] == ["flows.heap"], module
