@@ -86,8 +86,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     for field in dataclasses.fields(BenchConfig):
         if field.name in ("repeats", "openpyxl_reference"):
             continue
-        kind = float if field.type in (float, "float") else int
-        sizes.add_argument("--" + field.name.replace("_", "-"), type=kind, dest=field.name)
+        flag = "--" + field.name.replace("_", "-")
+        if field.type in (bool, "bool"):
+            sizes.add_argument(flag, action="store_true", default=None, dest=field.name)
+            continue
+        kinds: dict[Any, type] = {float: float, "float": float, "str | None": str}
+        sizes.add_argument(flag, type=kinds.get(field.type, int), dest=field.name)
     parser.add_argument("--no-openpyxl", action="store_true", help="skip the pandas to_excel reference")
     parser.add_argument(
         "--readme",

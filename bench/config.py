@@ -36,6 +36,10 @@ class BenchConfig:
     # Deployment runs per side of the worker benchmarks (bench/worker_run.py): the address batch's and the
     # empty flow's, alternately, on one process worker.
     worker_runs: int = 5
+    # Whether the worker benchmarks' deployments (both sides) start Prefect's engine directly, as an operator
+    # sets with the job variable ``command`` (docs/performance.md), rather than through the process worker's
+    # workspace supervisor, a process of its own before the engine's.
+    worker_direct_engine: bool = False
     # The Prefect API the flow benchmarks run on; None starts a server of their own for the run.
     prefect_api_url: str | None = None
     openpyxl_reference: bool = True

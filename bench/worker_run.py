@@ -27,6 +27,11 @@ Per run:
 * Prefect API requests (:mod:`bench.prefect_requests`): what the server answered between two marks but the
   worker's polling and the benchmark's own requests.
 
+With ``--worker-direct-engine`` both sides' deployments carry the job variable ``command`` (this
+interpreter's ``python -m prefect.engine``): the worker starts the engine itself, without the workspace
+supervisor process the process worker otherwise starts first, each importing Prefect (docs/performance.md,
+"Sizing workers and the server").
+
 ``worker_run``'s value is the median wall time of the address batch over the empty flow's (≤ 1.5×),
 ``worker_run_cpu``'s the same of CPU seconds (≤ 2×); both come from one measurement, which
 ``worker_run_cpu`` reads from the run's directory when ``worker_run`` made it in the same benchmark run.
@@ -40,7 +45,9 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import shlex
 import statistics
+import sys
 import time
 import uuid
 from collections import Counter
@@ -145,7 +152,7 @@ def run(config: BenchConfig, workdir: Path) -> BenchResult:
         size=_size(config),
         target=TARGET,
         comparison="at_most",
-        info={**_info(measured), "requests_by_kind_per_run": _by_kind(measured)},
+        info={**_info(measured, config), "requests_by_kind_per_run": _by_kind(measured)},
     )
 
 
@@ -161,7 +168,7 @@ def run_cpu(config: BenchConfig, workdir: Path) -> BenchResult:
         size=_size(config),
         target=CPU_TARGET,
         comparison="at_most",
-        info=_info(measured),
+        info=_info(measured, config),
     )
 
 
@@ -206,7 +213,7 @@ def _world(config: BenchConfig, workdir: Path) -> Iterator[World]:
         load_world.served_sandbox(workdir / "sandbox", env, plan) as sandbox,
     ):
         worker_env = load_world.worker_environment(env, server.api_url, history_url, sandbox, workdir)
-        deployments = asyncio.run(_deploy(server.api_url))
+        deployments = asyncio.run(_deploy(server.api_url, direct_engine=config.worker_direct_engine))
         folder = workdir / "worker"
         with load_world.workers({**worker_env, **WORKER_SETTINGS}, POOL, 1, WORKER_LIMIT, folder) as started:
             pids = [process.pid for process in started]
@@ -214,9 +221,12 @@ def _world(config: BenchConfig, workdir: Path) -> Iterator[World]:
             yield World(server, pids, idle, deployments, workdir, config, input_path)
 
 
-async def _deploy(api_url: str) -> dict[str, str]:
-    """The pool, the address batch's deployment (as ``postflows deploy`` makes it) and the empty flow's."""
+async def _deploy(api_url: str, *, direct_engine: bool = False) -> dict[str, str]:
+    """The pool, the address batch's deployment (as ``postflows deploy`` makes it) and the empty flow's; with
+    ``direct_engine``, both with the job variable ``command`` an operator sets to start Prefect's engine
+    directly (this interpreter's)."""
     from prefect.client.orchestration import get_client
+    from prefect.client.schemas.actions import DeploymentUpdate
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from deployments.catalog import spec_named
@@ -229,7 +239,18 @@ async def _deploy(api_url: str) -> dict[str, str]:
         empty_id = await load_world.deploy_empty_flow(api_url, POOL)
         async with get_client() as client:
             address = await client.read_deployment_by_name(spec.full_name)
-    return {ADDRESS_BATCH: str(address.id), EMPTY: str(empty_id)}
+            deployments = {ADDRESS_BATCH: str(address.id), EMPTY: str(empty_id)}
+            if direct_engine:
+                for deployment_id in deployments.values():
+                    current = await client.read_deployment(deployment_id)
+                    variables = {**(current.job_variables or {}), "command": engine_command()}
+                    await client.update_deployment(deployment_id, DeploymentUpdate(job_variables=variables))
+    return deployments
+
+
+def engine_command(python: str = sys.executable) -> str:
+    """The job variable ``command`` that has a process worker start Prefect's engine with ``python``."""
+    return shlex.join([python, "-m", "prefect.engine"])
 
 
 def _idle_requests(world: World) -> int:
@@ -305,8 +326,9 @@ def _size(config: BenchConfig) -> dict[str, Any]:
     }
 
 
-def _info(measured: Measurement) -> dict[str, Any]:
-    """Both sides' medians: requests, WebSocket connections, seconds to Running, CPU by process."""
+def _info(measured: Measurement, config: BenchConfig) -> dict[str, Any]:
+    """Both sides' medians: requests, WebSocket connections, seconds to Running, CPU by process; how the
+    worker started the runs."""
 
     def median(side: str, figure: str) -> float:
         return round(float(statistics.median(getattr(cost, figure) for cost in measured.of(side))), 3)
@@ -323,6 +345,9 @@ def _info(measured: Measurement) -> dict[str, Any]:
         "worker": f"prefect worker start --type process --limit {WORKER_LIMIT}, "
         + ", ".join(f"{name}={value}" for name, value in WORKER_SETTINGS.items()),
         "prefect_api": "a server of the benchmark's own (SQLite), requests counted from its access log",
+        "engine": "started directly (job variable command: python -m prefect.engine)"
+        if config.worker_direct_engine
+        else "the process worker's default: a workspace supervisor process, then the engine's",
     }
 
 

@@ -188,3 +188,26 @@ def test_command_line_writes_the_results_file(tmp_path: Path) -> None:
     assert list(written["benchmarks"]) == ["completion"]
     assert written["quick"] is False
     assert written["config"]["job_seconds"] == 0.2
+
+
+def test_the_command_line_reads_flags_and_urls_as_such() -> None:
+    from bench.__main__ import config_from, parse_args
+
+    args = parse_args(["--worker-direct-engine", "--prefect-api-url", "http://127.0.0.1:4200/api"])
+    config = config_from(args)
+    assert config.worker_direct_engine is True
+    assert config.prefect_api_url == "http://127.0.0.1:4200/api"
+    assert config_from(parse_args([])).worker_direct_engine is False
+
+
+def test_runs_started_by_prefects_engine_directly_complete(tmp_path: Path) -> None:
+    """The job variable ``command`` an operator sets (docs/performance.md) has the worker start the engine
+    itself: both sides' runs complete, the address batch with its results (the benchmark checks both)."""
+    from bench import worker_run
+
+    config = dataclasses.replace(TINY, worker_direct_engine=True)
+    workdir = tmp_path / "worker_run"  # the measurement is left beside it, in tmp_path
+    workdir.mkdir()
+    result = worker_run.run(config, workdir)
+    assert result.info["engine"].startswith("started directly")
+    assert result.info["prefect_api_requests_per_run"]["address-batch"] > 5
