@@ -11,6 +11,7 @@ the caller then lets a later run continue it.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from core.errors import PostflowsError
 from tasks.progress import Progress
 
 S = TypeVar("S")
+logger = logging.getLogger("postflows.polling")
 
 DEFAULT_MAX_INTERVAL_S = 180.0
 """The longest wait between two looks by default: a job of an hour is looked at about 20 times when the
@@ -187,8 +189,10 @@ async def poll_until(
 
     ``check`` raises a :class:`RemoteJobEnded` for a failure state (the job failed, was cancelled); that
     ends the wait. A transient :class:`~connectors.errors.ApiError` from ``check`` (the status endpoint is
-    down for a while) is looked past with the growing interval until the deadline; which errors are
-    transient is ``transient``'s decision, by default the error's ``retryable``.
+    down for a while) is logged and looked past with the growing interval until the deadline; which errors
+    are transient is ``transient``'s decision, by default the error's ``retryable``. The wait is the looks'
+    one retry: a look is a plain call (the HTTP core retries a blip), never a retried task run whose own
+    waits would run past the policy's intervals, its parking and its deadline.
 
     Args:
         check: one look at the job.
@@ -217,7 +221,23 @@ async def poll_until(
         if parked is not None:
             return parked
         interval = policy.next_interval(interval, estimate_s=estimate)
-        await clock.sleep(min(interval, policy.max_wait_s - elapsed))
+        pause = min(interval, policy.max_wait_s - elapsed)
+        if isinstance(seen, ApiError):
+            _run_logger().warning(
+                "%s: its status could not be read (%s); looking again in %.0f s", job.what, seen, pause
+            )
+        await clock.sleep(pause)
+
+
+def _run_logger() -> logging.Logger | logging.LoggerAdapter[logging.Logger]:
+    """The run's logger inside a flow or task run (the UI shows what it says), else this module's."""
+    from prefect.context import FlowRunContext, TaskRunContext
+
+    if FlowRunContext.get() is None and TaskRunContext.get() is None:
+        return logger
+    from prefect import get_run_logger
+
+    return get_run_logger()
 
 
 async def _look(check: Check[S], transient: Callable[[ApiError], bool] | None) -> Observation[S] | ApiError:

@@ -112,12 +112,6 @@ def observe(status: BatchStatus) -> Observation[BatchStatus]:
     )
 
 
-@idempotent_step("address-check-batch-status")
-async def check_batch_status(client: AddressServiceClient, batch_token: str) -> BatchStatus:
-    """One look at the batch job (/checkbatchstatus)."""
-    return await client.check_batch_status(batch_token)
-
-
 async def wait_for_batch(
     client: AddressServiceClient,
     batch_token: str,
@@ -129,7 +123,9 @@ async def wait_for_batch(
     clock: Callable[[], float] = time.monotonic,
 ) -> BatchStatus | WaitParked:
     """Poll /checkbatchstatus until the job finishes, or the wait is parked (``policy.park_after_s``:
-    :class:`~tasks.polling.WaitParked`, for a follow-up run to continue); each look is a retried step.
+    :class:`~tasks.polling.WaitParked`, for a follow-up run to continue). Each look is one call of the
+    connector (whose HTTP core retries a blip), not a task run: the wait is its retry (see
+    :func:`~tasks.polling.poll_until`).
 
     A look that fails, whatever the error (Status 301/302 "error accessing the database" included), says
     nothing about the job: it is looked at again until the deadline, and a wait that ends that way leaves
@@ -144,7 +140,7 @@ async def wait_for_batch(
     """
 
     async def check() -> Observation[BatchStatus]:
-        return observe(await run_step(check_batch_status, client, batch_token))
+        return observe(await client.check_batch_status(batch_token))
 
     return await poll_until(
         check,

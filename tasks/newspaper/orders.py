@@ -32,7 +32,7 @@ from fileio.limits import DOWNLOAD_MAX_BYTES, ZIP_MAX_RATIO
 from fileio.newspaper.order_input import OrderKind, check_order, load_order, order_from_body
 from history.identity import Endpoint, body_key
 from tasks.polling import Observation, PolledJob, PollPolicy, WaitClock, WaitParked, poll_until
-from tasks.retrying import idempotent_step, run_step
+from tasks.retrying import idempotent_step
 
 # The flow takes the reading and checking of the order from here, beside the steps that send it.
 __all__ = [
@@ -108,7 +108,8 @@ StatusCallback = Callable[[ApiResult[OrderStatus]], Awaitable[None] | None]
 
 @idempotent_step("newspaper-order-status")
 async def fetch_order_status(client: NewspaperClient, order_id: int) -> ApiResult[OrderStatus]:
-    """One look at the order's status."""
+    """The order's status, read once as a retried step (``newspaper-reports``); a wait looks with plain
+    calls (:func:`wait_for_order`)."""
     return await client.get_order_status(order_id)
 
 
@@ -124,14 +125,15 @@ async def wait_for_order(
 ) -> OrderStatus | WaitParked:
     """Poll the status until it is none of ``waiting``, or the wait is parked (``policy.park_after_s``:
     :class:`~tasks.polling.WaitParked`, for a follow-up run); every answer goes to ``on_status``. Each look
-    is a retried step; ``waited_s`` is how long earlier runs waited for the order already.
+    is one call of the connector, not a task run: the wait is its retry (see
+    :func:`~tasks.polling.poll_until`); ``waited_s`` is how long earlier runs waited for the order already.
 
     Raises:
         PollTimedOut: the order is still waiting after ``policy.max_wait_s``; a re-run resumes it.
     """
 
     async def check() -> Observation[ApiResult[OrderStatus]]:
-        result = await run_step(fetch_order_status, client, order_id)
+        result = await client.get_order_status(order_id)
         value = str(result.value.status_value or "").upper()
         return Observation(result, done=bool(value) and value not in waiting, detail=value or "no status")
 

@@ -40,7 +40,7 @@ from tasks.polling import (
     WaitParked,
     poll_until,
 )
-from tasks.retrying import idempotent_step, run_step
+from tasks.retrying import idempotent_step
 
 logger = logging.getLogger("postflows.newspaper.purchases")
 
@@ -122,12 +122,6 @@ def _failure(progress: PurchaseProgress, *, sorting: bool) -> str | None:
     return failed[0] if failed else None
 
 
-@idempotent_step("newspaper-purchase-progress")
-async def fetch_purchase_progress(client: NewspaperClient, purchase_id: int) -> ApiResult[PurchaseProgress]:
-    """One look at the purchase's progress."""
-    return await client.get_purchase_progress(purchase_id)
-
-
 @dataclass(frozen=True)
 class PlacedPurchase:
     """A purchase the service took, as its wait needs it.
@@ -153,7 +147,9 @@ async def wait_for_purchase(
 ) -> PurchaseProgress | WaitParked:
     """Poll the progress until the purchase is done (see :func:`purchase_done`), showing it as progress, or
     the wait is parked (``policy.park_after_s``: :class:`~tasks.polling.WaitParked`, for a follow-up run).
-    Each look is a retried step; ``waited_s`` is how long earlier runs waited for the purchase already.
+    Each look is one call of the connector, not a task run: the wait is its retry (see
+    :func:`~tasks.polling.poll_until`); ``waited_s`` is how long earlier runs waited for the purchase
+    already.
 
     Raises:
         PurchaseFailed: a status the purchase waits for reports failure.
@@ -164,7 +160,7 @@ async def wait_for_purchase(
     purchase_id, sorting = purchase.purchase_id, purchase.sorting
 
     async def check() -> Observation[ApiResult[PurchaseProgress]]:
-        result = await run_step(fetch_purchase_progress, client, purchase_id)
+        result = await client.get_purchase_progress(purchase_id)
         progress = result.value
         failed = _failure(progress, sorting=sorting)
         if failed is not None:

@@ -128,12 +128,19 @@ async def test_a_failure_state_raised_by_the_check_ends_the_wait_at_once() -> No
     assert next(steps).status == "never"  # nothing asked after the failure
 
 
-async def test_transient_errors_are_looked_past_with_the_same_back_off() -> None:
-    outage = ServerError("503", api="demo", status_code=503)
+async def test_transient_errors_are_looked_past_with_the_same_back_off_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    outage = ServerError("503 from the status endpoint", api="demo", status_code=503)
     steps = script(waiting(), outage, outage, outage, Observation("finished", True))
-    result, time = await run(steps, PollPolicy(max_wait_s=100, min_interval_s=1, max_interval_s=60))
+    with caplog.at_level("WARNING", logger="postflows.polling"):
+        result, time = await run(steps, PollPolicy(max_wait_s=100, min_interval_s=1, max_interval_s=60))
     assert result == "finished"
     assert time.sleeps == [1, 1.5, 2.25, 3.375]
+    said = [record.getMessage() for record in caplog.records if record.name == "postflows.polling"]
+    assert len(said) == 3
+    assert said[0].startswith("remote job: its status could not be read (")
+    assert "503 from the status endpoint" in said[0] and said[0].endswith("looking again in 2 s")
 
 
 async def test_a_status_endpoint_down_past_the_deadline_raises_its_own_error_when_nothing_was_seen() -> None:

@@ -22,7 +22,7 @@ from connectors.errors import (
     TransportFailure,
 )
 from fileio.errors import InputError
-from tasks.address_service.batch import check_batch_status, delete_file, download_output
+from tasks.address_service.batch import delete_file, download_output
 from tasks.newspaper.orders import fetch_order_reports, fetch_order_status, submit_order
 from tasks.newspaper.purchases import submit_purchase
 from tasks.polling import PollTimedOut
@@ -37,7 +37,7 @@ from tasks.retrying import (
 
 
 def _retried(error: BaseException) -> bool:
-    return transient_failure(check_batch_status, None, Failed(data=error))  # type: ignore[arg-type]
+    return transient_failure(download_output, None, Failed(data=error))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,7 @@ def test_the_waits_grow_exponentially() -> None:
 
 def test_the_policy_reaches_every_idempotent_step_and_no_submission() -> None:
     policy = StepRetries(retries=2, delay_s=0.5, jitter=0.1)
-    for step in (check_batch_status, download_output, delete_file, fetch_order_status, fetch_order_reports):
+    for step in (download_output, delete_file, fetch_order_status, fetch_order_reports):
         retried = with_retries(step, policy)
         assert (retried.retries, retried.retry_delay_seconds, retried.retry_jitter_factor) == (
             2,
