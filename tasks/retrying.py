@@ -1,8 +1,8 @@
 """Prefect task retries for idempotent steps: downloads, reads of reports, documents and master data, deletes,
-a status read outside a wait (the looks of a wait are plain calls, the wait their retry: :mod:`tasks.polling`).
+a status read outside a wait (a wait's looks are plain calls, the wait their retry: :mod:`tasks.polling`).
 One decorator gives every such step the same condition; :func:`run_step` runs it with the policy of the flow
-run in progress (:func:`step_retries`, set from the settings by ``flows.runs``), each call
-a copy of the step with that policy (``Task.with_options``), so no run changes what another run sees.
+run in progress (:func:`step_retries`, set from the settings by ``flows.runs``), each call a copy of the step
+with that policy (``Task.with_options``), so no run changes what another run sees.
 
 Two layers, one concern each: the HTTP core retries a transient failure within seconds (a blip); a step
 decorated here is retried as a whole, minutes apart with exponential waits and jitter, when a transient typed
