@@ -45,7 +45,6 @@ import asyncio
 import contextlib
 import dataclasses
 import json
-import shlex
 import statistics
 import sys
 import time
@@ -223,34 +222,27 @@ def _world(config: BenchConfig, workdir: Path) -> Iterator[World]:
 
 async def _deploy(api_url: str, *, direct_engine: bool = False) -> dict[str, str]:
     """The pool, the address batch's deployment (as ``postflows deploy`` makes it) and the empty flow's; with
-    ``direct_engine``, both with the job variable ``command`` an operator sets to start Prefect's engine
-    directly (this interpreter's)."""
+    ``direct_engine``, both started by Prefect's engine directly, with this interpreter (as ``postflows
+    deploy --worker-python`` makes them)."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.actions import DeploymentUpdate
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from deployments.catalog import spec_named
-    from deployments.deploy import ensure_deployment, ensure_work_pools
+    from deployments.deploy import engine_command, ensure_deployment, ensure_work_pools
 
     spec = spec_named(ADDRESS_BATCH)
+    command = engine_command(sys.executable) if direct_engine else None
     with temporary_settings({PREFECT_API_URL: api_url}):
         await ensure_work_pools([POOL])
-        await ensure_deployment(spec, POOL)
+        await ensure_deployment(spec, POOL, command=command)
         empty_id = await load_world.deploy_empty_flow(api_url, POOL)
         async with get_client() as client:
             address = await client.read_deployment_by_name(spec.full_name)
-            deployments = {ADDRESS_BATCH: str(address.id), EMPTY: str(empty_id)}
-            if direct_engine:
-                for deployment_id in deployments.values():
-                    current = await client.read_deployment(deployment_id)
-                    variables = {**(current.job_variables or {}), "command": engine_command()}
-                    await client.update_deployment(deployment_id, DeploymentUpdate(job_variables=variables))
-    return deployments
-
-
-def engine_command(python: str = sys.executable) -> str:
-    """The job variable ``command`` that has a process worker start Prefect's engine with ``python``."""
-    return shlex.join([python, "-m", "prefect.engine"])
+            if command is not None:  # the empty flow's deployment is started the same way
+                variables = {"command": command}
+                await client.update_deployment(empty_id, DeploymentUpdate(job_variables=variables))
+    return {ADDRESS_BATCH: str(address.id), EMPTY: str(empty_id)}
 
 
 def _idle_requests(world: World) -> int:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,35 +103,56 @@ async def ensure_work_pools(names: list[str]) -> list[Applied]:
     return applied
 
 
-def runner_deployment(spec: DeploymentSpec, env: dict[str, str] | None = None) -> Any:
+def runner_deployment(
+    spec: DeploymentSpec, env: dict[str, str] | None = None, *, command: str | None = None
+) -> Any:
     """:func:`build`'s deployment of ``spec``, run from :data:`CODE_ROOT` by a worker with ``env`` in its
-    run's environment (call it outside an event loop: Prefect builds it synchronously there)."""
+    run's environment, and started with ``command`` when given (:func:`engine_command`; call it outside an
+    event loop: Prefect builds it synchronously there)."""
     from prefect.runner.storage import LocalStorage
 
     deployment = build(spec)
     deployment.storage = LocalStorage(str(CODE_ROOT))
     deployment.entrypoint = spec.entrypoint
-    deployment.job_variables = job_variables(env or {})
+    deployment.job_variables = job_variables(env or {}, command=command)
     return deployment
 
 
+def engine_command(python: str) -> str:
+    """The job variable ``command`` that has a process worker start Prefect's engine with ``python``
+    itself, rather than through its workspace supervisor, a process of its own before the engine's."""
+    return shlex.join([python, "-m", "prefect.engine"])
+
+
 async def ensure_deployments(
-    pools: dict[str, str], *, reset: bool = False, env: dict[str, str] | None = None
+    pools: dict[str, str],
+    *,
+    reset: bool = False,
+    env: dict[str, str] | None = None,
+    command: str | None = None,
 ) -> list[Applied]:
     """Create or update every catalog deployment on its pool (``pools``: deployment name → pool), its runs
-    getting ``env`` (the job variables' ``env``)."""
-    return [await ensure_deployment(spec, pools[spec.name], reset=reset, env=env) for spec in CATALOG]
+    getting ``env`` (the job variables' ``env``) and started with ``command`` when given."""
+    return [
+        await ensure_deployment(spec, pools[spec.name], reset=reset, env=env, command=command)
+        for spec in CATALOG
+    ]
 
 
 async def ensure_deployment(
-    spec: DeploymentSpec, pool: str, *, reset: bool = False, env: dict[str, str] | None = None
+    spec: DeploymentSpec,
+    pool: str,
+    *,
+    reset: bool = False,
+    env: dict[str, str] | None = None,
+    command: str | None = None,
 ) -> Applied:
     """Create ``spec``'s deployment on ``pool``, or bring it to the code's definition; what the operator
     owns stays as the server has it unless ``reset``."""
     from prefect.client.orchestration import get_client
     from prefect.exceptions import ObjectNotFound
 
-    deployment = await asyncio.to_thread(runner_deployment, spec, env)
+    deployment = await asyncio.to_thread(runner_deployment, spec, env, command=command)
     async with get_client() as client:
         try:
             current = await client.read_deployment_by_name(spec.full_name)

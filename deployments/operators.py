@@ -10,13 +10,20 @@ import hashlib
 from typing import Any
 
 WRITTEN = "postflows_written_env"
+WRITTEN_VARIABLES = "postflows_written_variables"
+"""The note of the job variables other than ``env`` that deploy wrote (``command``), as :data:`WRITTEN`."""
+NOTES = frozenset({"env", WRITTEN, WRITTEN_VARIABLES})
 
 
-def job_variables(env: dict[str, str]) -> dict[str, Any]:
-    """The job variables of a deployment whose runs get ``env``, with the note of what deploy wrote."""
-    if not env:
-        return {}
-    return {"env": dict(env), WRITTEN: {name: _digest(text) for name, text in env.items()}}
+def job_variables(env: dict[str, str], *, command: str | None = None) -> dict[str, Any]:
+    """The job variables of a deployment whose runs get ``env`` and, when given, are started with
+    ``command`` (a process worker's), with the note of what deploy wrote."""
+    variables: dict[str, Any] = {}
+    if env:
+        variables.update(env=dict(env), **{WRITTEN: {name: _digest(text) for name, text in env.items()}})
+    if command:
+        variables.update(command=command, **{WRITTEN_VARIABLES: {"command": _digest(command)}})
+    return variables
 
 
 def _digest(text: Any) -> str:
@@ -46,10 +53,11 @@ def keep_operators_choices(deployment: Any, current: Any) -> tuple[str, ...]:
 
 
 def keep_operators_job_variables(deployment: Any, current: dict[str, Any]) -> list[str]:
-    """Give ``deployment`` the job variables the operator set on the server (``current``): every one but
-    ``env`` and :data:`WRITTEN`, and each ``env`` variable whose value (or absence) is not what deploy last
-    wrote (:data:`WRITTEN`); the names kept."""
+    """Give ``deployment`` the job variables the operator set on the server (``current``): each ``env``
+    variable whose value (or absence) is not what deploy last wrote (:data:`WRITTEN`), and every other job
+    variable but one whose value is what deploy last wrote (:data:`WRITTEN_VARIABLES`); the names kept."""
     wanted = dict(deployment.job_variables or {})
+    ours_noted = dict(wanted.get(WRITTEN_VARIABLES) or {})
     written: dict[str, str] = dict(current.get(WRITTEN) or {})
     have: dict[str, Any] = dict(current.get("env") or {})
     env: dict[str, Any] = dict(wanted.get("env") or {})
@@ -62,9 +70,14 @@ def keep_operators_job_variables(deployment: Any, current: dict[str, Any]) -> li
             env[name] = have[name]
         else:
             env.pop(name, None)  # the operator took it away
-    for name, value in current.items():
-        if name not in {"env", WRITTEN} and wanted.get(name) != value:
-            wanted[name] = value
+    written_variables: dict[str, str] = dict(current.get(WRITTEN_VARIABLES) or {})
+    for name in sorted((set(current) | set(written_variables)) - NOTES):
+        if name not in current:  # deploy wrote it; the operator took it away
+            if name in wanted:
+                del wanted[name]
+                changed.append(name)
+        elif written_variables.get(name) != _digest(current[name]) and wanted.get(name) != current[name]:
+            wanted[name] = current[name]
             changed.append(name)
     wanted.pop("env", None)
     if env:
@@ -72,5 +85,7 @@ def keep_operators_job_variables(deployment: Any, current: dict[str, Any]) -> li
     ours = (deployment.job_variables or {}).get("env") or {}
     if ours:
         wanted[WRITTEN] = {name: _digest(text) for name, text in ours.items()}
+    if ours_noted:
+        wanted[WRITTEN_VARIABLES] = ours_noted
     deployment.job_variables = wanted
     return changed

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -55,9 +56,25 @@ ServeSandboxOption = Annotated[
     ),
 ]
 
+WorkerPythonOption = Annotated[
+    str | None,
+    typer.Option(
+        "--worker-python",
+        metavar="PATH",
+        help="The interpreter of the project's virtual environment on every worker machine, the same path "
+        "on each (e.g. /opt/postflows/.venv/bin/python): workers then start each run's Prefect engine "
+        "with it directly, one process a run instead of two (about 0.9 s and 0.9 CPU-seconds less a run); "
+        "a worker without it fails the runs at their start [default: the worker's own interpreter starts "
+        "a workspace supervisor, which starts the engine]",
+    ),
+]
+
 
 def deploy_command(
-    pool: PoolOption = None, reset: ResetOption = False, sandbox: DeploySandboxOption = False
+    pool: PoolOption = None,
+    reset: ResetOption = False,
+    sandbox: DeploySandboxOption = False,
+    worker_python: WorkerPythonOption = None,
 ) -> None:
     """Create the work pools (type process; an existing pool is left as it is), create or update every
     deployment on its pool, the rate limits and the automations on the Prefect server that `postflows info`
@@ -68,12 +85,21 @@ def deploy_command(
     deployment paused in the UI are left as they are (and said) unless --reset is given. The settings
     given here travel with the deployments: the ones not secret (service URLs, users and client ids, paths,
     the history's URL without its password, PREFECT_RUNNER_HEARTBEAT_FREQUENCY) in their job variables, the
-    secrets in a Postflows Credentials block they name; a worker needs only PREFECT_API_URL."""
-    require_prefect_server("deploy to")
-
-    from deployments.deploy import ensure_deployments, ensure_work_pools, pool_names, pools_by_deployment
+    secrets in a Postflows Credentials block they name; a worker needs only PREFECT_API_URL. With
+    --worker-python, every deployment's job variable command has the workers start Prefect's engine with
+    that interpreter directly (an operator's command set on the server is kept, as other job variables
+    are)."""
+    from deployments.deploy import (
+        engine_command,
+        ensure_deployments,
+        ensure_work_pools,
+        pool_names,
+        pools_by_deployment,
+    )
     from postflows.deploy_settings import carried_settings
 
+    command = engine_command(_worker_python(worker_python)) if worker_python is not None else None
+    require_prefect_server("deploy to")
     carried = carried_settings(_deployable_settings(sandbox), sandbox=sandbox)
     pools = pools_by_deployment(pool)
     names = pool_names(pools)
@@ -82,7 +108,12 @@ def deploy_command(
         typer.echo(line)
     for applied in run_work(lambda: ensure_work_pools(names), progress=False):
         typer.echo(applied.line())
-    for applied in run_work(lambda: ensure_deployments(pools, reset=reset, env=carried.env), progress=False):
+    if command is not None:
+        typer.echo(f"job variable command of every deployment: {command}")
+    deployed = run_work(
+        lambda: ensure_deployments(pools, reset=reset, env=carried.env, command=command), progress=False
+    )
+    for applied in deployed:
         typer.echo(applied.line())
     set_up_server()
     typer.echo(
@@ -90,6 +121,23 @@ def deploy_command(
     )
     for name in names:
         typer.echo(f"  prefect worker start --pool {name}")
+
+
+def _worker_python(path: str) -> str:
+    """``--worker-python``'s interpreter: an absolute path; one that exists here must be an executable file
+    (the workers' machines may be others). A refusal is one line and exit 2."""
+    from runtime.endpoints import ConfigurationError
+
+    given = Path(path)
+    if not given.is_absolute():
+        problem = (
+            f"--worker-python {path}: give the absolute path of the interpreter of the project's virtual "
+            "environment on every worker machine, e.g. /opt/postflows/.venv/bin/python"
+        )
+        fail("refused", ConfigurationError(problem), EXIT_USAGE)
+    if given.exists() and not (given.is_file() and os.access(given, os.X_OK)):
+        fail("refused", ConfigurationError(f"--worker-python {path}: not an executable file"), EXIT_USAGE)
+    return str(given)
 
 
 def _deployable_settings(sandbox: bool) -> Settings:

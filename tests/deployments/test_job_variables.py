@@ -7,7 +7,13 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from deployments.operators import WRITTEN, _digest, job_variables, keep_operators_job_variables
+from deployments.operators import (
+    WRITTEN,
+    WRITTEN_VARIABLES,
+    _digest,
+    job_variables,
+    keep_operators_job_variables,
+)
 
 
 def _deployment(env: dict[str, str]) -> Any:
@@ -60,3 +66,38 @@ def test_job_variables_set_before_deploy_wrote_any_are_the_operators() -> None:
     served = SimpleNamespace(job_variables={})  # `postflows serve`'s deployments carry none
     assert keep_operators_job_variables(served, job_variables({"A": "1"})) == []
     assert served.job_variables == {}
+
+
+def test_a_command_deploy_writes_is_noted_and_follows_the_code() -> None:
+    command = "/opt/postflows/.venv/bin/python -m prefect.engine"
+    written = job_variables({}, command=command)
+    assert written == {"command": command, WRITTEN_VARIABLES: {"command": _digest(command)}}
+    # deploy's own command is the code's at the next deploy: another one, or none
+    other = SimpleNamespace(job_variables=job_variables({"A": "1"}, command="/srv/python -m prefect.engine"))
+    assert keep_operators_job_variables(other, written) == []
+    assert other.job_variables == job_variables({"A": "1"}, command="/srv/python -m prefect.engine")
+    without = _deployment({"A": "1"})
+    assert keep_operators_job_variables(without, {**written, **job_variables({"A": "1"})}) == []
+    assert without.job_variables == job_variables({"A": "1"})
+
+
+def test_an_operators_command_stays_and_one_taken_away_stays_away() -> None:
+    ours = "/opt/postflows/.venv/bin/python -m prefect.engine"
+    server = job_variables({"A": "1"}, command=ours)
+    server["command"] = "/usr/local/venvs/postflows/bin/python -m prefect.engine"
+    deployment = SimpleNamespace(job_variables=job_variables({"A": "1"}, command=ours))
+    assert keep_operators_job_variables(deployment, server) == ["command"]
+    assert deployment.job_variables["command"] == server["command"]
+    again = SimpleNamespace(job_variables=job_variables({"A": "1"}, command=ours))
+    assert keep_operators_job_variables(again, deployment.job_variables) == ["command"]
+    assert again.job_variables == deployment.job_variables
+
+    taken_away = job_variables({"A": "1"}, command=ours)
+    del taken_away["command"]
+    deployment = SimpleNamespace(job_variables=job_variables({"A": "1"}, command=ours))
+    assert keep_operators_job_variables(deployment, taken_away) == ["command"]
+    assert "command" not in deployment.job_variables
+    set_before_deploy = {"command": ours}  # set by the operator before deploy wrote any
+    deployment = _deployment({"A": "1"})
+    assert keep_operators_job_variables(deployment, set_before_deploy) == ["command"]
+    assert deployment.job_variables["command"] == ours

@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import os
 import re
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -330,3 +331,20 @@ async def _set_env_in_the_ui(name: str, variable: str, value: str) -> None:
         jobs = dict(deployment.job_variables)
         jobs["env"] = {**jobs["env"], variable: value}
         await client.update_deployment(deployment.id, DeploymentUpdate(job_variables=jobs))
+
+
+def test_deploy_with_the_workers_interpreter_has_them_start_the_engine_directly(deploy_env: None) -> None:
+    python = sys.executable
+    output = _deploy("--worker-python", python)
+    command = f"{python} -m prefect.engine"
+    assert f"job variable command of every deployment: {command}" in output
+    for spec in CATALOG:
+        assert asyncio.run(_deployment(spec.name)).job_variables["command"] == command, spec.name
+    again = _deploy()  # deploy's own command follows the code: none now
+    assert "left alone" not in again
+    assert "command" not in asyncio.run(_deployment("address-batch")).job_variables
+
+    for path, problem in (("python3", "give the absolute path"), ("/", "not an executable file")):
+        result = runner.invoke(app, ["deploy", "--sandbox", "--worker-python", path])
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith(f"refused: --worker-python {path}: {problem}"), result.output
