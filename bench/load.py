@@ -77,6 +77,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--job-seconds", type=float, default=2.0, help="sandbox batch job / order time (s)")
     parser.add_argument("--timeout", type=float, default=1800.0, help="longest wait for every run (s)")
     parser.add_argument("--workdir", type=Path, default=None, help="kept afterwards (default: a temp dir)")
+    parser.add_argument(
+        "--direct-engine",
+        action="store_true",
+        help="deploy with --worker-python (this interpreter): workers start each run's engine directly, "
+        "the empty flow's runs too",
+    )
     return parser.parse_args(argv)
 
 
@@ -112,8 +118,9 @@ def run_load(args: argparse.Namespace, server_url: str, workdir: Path) -> dict[s
     ):
         worker_env = load_world.worker_environment(env, server.api_url, history_db, sandbox, workdir)
         say(f"Prefect API {server.api_url}, sandbox {sandbox.origin}; deploying to pool {POOL}")
-        load_world.deploy(worker_env, POOL)
-        asyncio.run(load_world.deploy_empty_flow(server.api_url, POOL))
+        worker_python = sys.executable if args.direct_engine else None
+        load_world.deploy(worker_env, POOL, worker_python=worker_python)
+        asyncio.run(load_world.deploy_empty_flow(server.api_url, POOL, worker_python=worker_python))
         with load_world.workers(
             worker_env, POOL, args.workers, args.worker_limit, workdir / "workers"
         ) as started:
@@ -137,6 +144,9 @@ def run_load(args: argparse.Namespace, server_url: str, workdir: Path) -> dict[s
         "rate_per_minute": rates,
         "sandbox": {"latency_s": args.latency, "job_seconds": args.job_seconds, "faults": list(plan.faults)},
         "pool": POOL,
+        "engine": "started directly (postflows deploy --worker-python)"
+        if args.direct_engine
+        else "the process worker's default: a workspace supervisor process, then the engine's",
     }
     return _document(settings, mixed, empty, checks, len(requests))
 

@@ -224,23 +224,29 @@ def _run(env: dict[str, str], *args: str, timeout: float = 600) -> str:
     return done.stdout
 
 
-def deploy(env: dict[str, str], pool: str) -> None:
+def deploy(env: dict[str, str], pool: str, *, worker_python: str | None = None) -> None:
     """``postflows deploy --pool pool``: the process pool, every deployment of the catalog on it, the per-API
-    rate limits (from ``POSTFLOWS_*_RATE_PER_MINUTE``) and the automations."""
-    _run(env, POSTFLOWS, "deploy", "--pool", pool)
+    rate limits (from ``POSTFLOWS_*_RATE_PER_MINUTE``) and the automations; with ``worker_python``, its
+    ``--worker-python``."""
+    direct = ("--worker-python", worker_python) if worker_python else ()
+    _run(env, POSTFLOWS, "deploy", "--pool", pool, *direct)
 
 
-async def deploy_empty_flow(api_url: str, pool: str) -> Any:
+async def deploy_empty_flow(api_url: str, pool: str, *, worker_python: str | None = None) -> Any:
     """The empty flow (:mod:`bench.empty_flow`) as deployment ``empty/empty`` on ``pool`` of the Prefect API
-    at ``api_url``, run from the repository by a worker; its deployment's id."""
+    at ``api_url``, run from the repository by a worker, started as ``postflows deploy --worker-python``
+    starts the catalog's when ``worker_python`` is given; its deployment's id."""
     from prefect.runner.storage import LocalStorage
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from bench.empty_flow import empty
+    from deployments.deploy import engine_command
 
     deployment = await empty.ato_deployment(name=EMPTY_FLOW)
     deployment.storage = LocalStorage(str(REPO))
     deployment.entrypoint = EMPTY_ENTRYPOINT
+    if worker_python is not None:
+        deployment.job_variables = {"command": engine_command(worker_python)}
     with temporary_settings({PREFECT_API_URL: api_url}):
         return await deployment.aapply(work_pool_name=pool)
 

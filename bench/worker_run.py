@@ -99,10 +99,12 @@ class RunCost:
 
 @dataclass(frozen=True)
 class Measurement:
-    """Every measured run of both sides, and the requests counted in a quiet window of the idle worker."""
+    """Every measured run of both sides, the requests counted in a quiet window of the idle worker, and the
+    job variable ``command`` each side's deployment had on the server (None: the worker's default)."""
 
     runs: list[RunCost]
     idle_requests: int
+    commands: dict[str, str | None] = dataclasses.field(default_factory=dict)
 
     def of(self, side: str) -> list[RunCost]:
         return [cost for cost in self.runs if cost.side == side]
@@ -116,6 +118,7 @@ class World:
     worker_pids: list[int]
     idle_children: set[int]
     deployments: dict[str, str]
+    commands: dict[str, str | None]
     workdir: Path
     config: BenchConfig
     input_path: Path
@@ -180,7 +183,7 @@ def measurement(config: BenchConfig, workdir: Path) -> Measurement:
         document = json.loads(shared.read_text(encoding="utf-8"))
         if document["config"] == wanted:
             runs = [RunCost(**cost) for cost in document["runs"]]
-            return Measurement(runs, int(document["idle_requests"]))
+            return Measurement(runs, int(document["idle_requests"]), dict(document.get("commands") or {}))
     measured = measure(config, workdir)
     document = {"config": wanted, **dataclasses.asdict(measured)}
     shared.write_text(json.dumps(document, indent=1), encoding="utf-8")
@@ -197,7 +200,7 @@ def measure(config: BenchConfig, workdir: Path) -> Measurement:
         for round_number in range(config.worker_runs):
             for side in SIDES if round_number % 2 == 0 else reversed(SIDES):
                 runs.append(_one_run(world, side, f"{round_number:02d}-{side}"))
-    return Measurement(runs, idle)
+    return Measurement(runs, idle, world.commands)
 
 
 @contextlib.contextmanager
@@ -212,37 +215,42 @@ def _world(config: BenchConfig, workdir: Path) -> Iterator[World]:
         load_world.served_sandbox(workdir / "sandbox", env, plan) as sandbox,
     ):
         worker_env = load_world.worker_environment(env, server.api_url, history_url, sandbox, workdir)
-        deployments = asyncio.run(_deploy(server.api_url, direct_engine=config.worker_direct_engine))
+        deployments, commands = asyncio.run(
+            _deploy(server.api_url, direct_engine=config.worker_direct_engine)
+        )
         folder = workdir / "worker"
         with load_world.workers({**worker_env, **WORKER_SETTINGS}, POOL, 1, WORKER_LIMIT, folder) as started:
             pids = [process.pid for process in started]
             idle = process_tree.descendants(pids)
-            yield World(server, pids, idle, deployments, workdir, config, input_path)
+            yield World(server, pids, idle, deployments, commands, workdir, config, input_path)
 
 
-async def _deploy(api_url: str, *, direct_engine: bool = False) -> dict[str, str]:
+async def _deploy(
+    api_url: str, *, direct_engine: bool = False
+) -> tuple[dict[str, str], dict[str, str | None]]:
     """The pool, the address batch's deployment (as ``postflows deploy`` makes it) and the empty flow's; with
     ``direct_engine``, both started by Prefect's engine directly, with this interpreter (as ``postflows
-    deploy --worker-python`` makes them)."""
+    deploy --worker-python`` makes them). Each side's deployment id and job variable ``command``, as the
+    server holds them."""
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.actions import DeploymentUpdate
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from deployments.catalog import spec_named
     from deployments.deploy import engine_command, ensure_deployment, ensure_work_pools
 
     spec = spec_named(ADDRESS_BATCH)
-    command = engine_command(sys.executable) if direct_engine else None
+    python = sys.executable if direct_engine else None
     with temporary_settings({PREFECT_API_URL: api_url}):
         await ensure_work_pools([POOL])
-        await ensure_deployment(spec, POOL, command=command)
-        empty_id = await load_world.deploy_empty_flow(api_url, POOL)
+        await ensure_deployment(spec, POOL, command=engine_command(python) if python else None)
+        empty_id = await load_world.deploy_empty_flow(api_url, POOL, worker_python=python)
         async with get_client() as client:
-            address = await client.read_deployment_by_name(spec.full_name)
-            if command is not None:  # the empty flow's deployment is started the same way
-                variables = {"command": command}
-                await client.update_deployment(empty_id, DeploymentUpdate(job_variables=variables))
-    return {ADDRESS_BATCH: str(address.id), EMPTY: str(empty_id)}
+            held = {
+                ADDRESS_BATCH: await client.read_deployment_by_name(spec.full_name),
+                EMPTY: await client.read_deployment(empty_id),
+            }
+    ids = {side: str(deployment.id) for side, deployment in held.items()}
+    return ids, {side: (deployment.job_variables or {}).get("command") for side, deployment in held.items()}
 
 
 def _idle_requests(world: World) -> int:
@@ -337,6 +345,7 @@ def _info(measured: Measurement, config: BenchConfig) -> dict[str, Any]:
         "worker": f"prefect worker start --type process --limit {WORKER_LIMIT}, "
         + ", ".join(f"{name}={value}" for name, value in WORKER_SETTINGS.items()),
         "prefect_api": "a server of the benchmark's own (SQLite), requests counted from its access log",
+        "commands": measured.commands,
         "engine": "started directly (job variable command: python -m prefect.engine)"
         if config.worker_direct_engine
         else "the process worker's default: a workspace supervisor process, then the engine's",

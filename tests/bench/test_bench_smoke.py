@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -211,3 +212,5 @@ def test_runs_started_by_prefects_engine_directly_complete(tmp_path: Path) -> No
     result = worker_run.run(config, workdir)
     assert result.info["engine"].startswith("started directly")
     assert result.info["prefect_api_requests_per_run"]["address-batch"] > 5
+    command = f"{sys.executable} -m prefect.engine"  # as the server held both deployments
+    assert result.info["commands"] == {"address-batch": command, "empty": command}
