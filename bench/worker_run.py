@@ -145,32 +145,46 @@ class World:
 def run(config: BenchConfig, workdir: Path) -> BenchResult:
     """``worker_run``: wall time per run, the address batch against the empty flow."""
     measured = measurement(config, workdir)
-    timings = Timings(*([cost.wall_s for cost in measured.of(side)] for side in SIDES))
-    return ratio_result(
-        NAME,
+    return _result(
+        measured,
+        config,
+        (NAME, TARGET, "wall_s"),
         "address-batch deployment run vs an empty flow's on the same process worker (--limit 1) and Prefect "
         "server: wall time from creation to end",
-        timings,
-        size=_size(config),
-        target=TARGET,
-        comparison="at_most",
-        info={**_info(measured, config), "requests_by_kind_per_run": _by_kind(measured)},
+        requests_by_kind_per_run=_by_kind(measured),
     )
 
 
 def run_cpu(config: BenchConfig, workdir: Path) -> BenchResult:
     """``worker_run_cpu``: CPU seconds per run of the worker, its runs and the server, side by side."""
-    measured = measurement(config, workdir)
-    timings = Timings(*([cost.cpu_s for cost in measured.of(side)] for side in SIDES))
-    return ratio_result(
-        CPU_NAME,
+    return _result(
+        measurement(config, workdir),
+        config,
+        (CPU_NAME, CPU_TARGET, "cpu_s"),
         "address-batch deployment run vs an empty flow's on the same process worker and Prefect server: CPU "
         "seconds of the worker, its runs and the server (the medians are CPU seconds)",
+    )
+
+
+def _result(
+    measured: Measurement,
+    config: BenchConfig,
+    row: tuple[str, float, str],
+    description: str,
+    **info: Any,
+) -> BenchResult:
+    """The row ``(name, target, figure)``: each side's runs' ``figure``, the address batch's over the empty
+    flow's, with the measurement's information and ``info``."""
+    name, target, figure = row
+    timings = Timings(*([getattr(cost, figure) for cost in measured.of(side)] for side in SIDES))
+    return ratio_result(
+        name,
+        description,
         timings,
         size=_size(config),
-        target=CPU_TARGET,
+        target=target,
         comparison="at_most",
-        info=_info(measured, config),
+        info={**_info(measured, config), **info},
     )
 
 
