@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from core.redaction import redact
+from history.db import durable_begin
 from history.errors import LeaseLost
 from history.jobs import JobData, JobSnapshot, job_data_changes
 from history.leased_run import LeasedRun
@@ -48,12 +49,15 @@ class JobRecorder(LeasedRun):
         remote_status: str | None = None,
         data: JobData | Mapping[str, Any] | None = None,
         require_key: bool = False,
+        durable: bool = False,
     ) -> JobSnapshot:
         """Record a job the remote side holds (or is about to hold) under this run's key.
 
         Args:
             require_key: write only while this run holds its key, checked in the same transaction, so a
                 run presumed dead can never record a submission beside its successor.
+            durable: the record is on disk when this returns, even should the power fail next
+                (:func:`history.db.durable_begin`): a submission's marker, written before its request leaves.
 
         Raises:
             LeaseLost: ``require_key`` and the key is no longer this run's.
@@ -61,7 +65,7 @@ class JobRecorder(LeasedRun):
         facts = job_data_changes(data) or {}
 
         def save() -> JobSnapshot:
-            with self._factory.begin() as session:
+            with durable_begin(self._factory) if durable else self._factory.begin() as session:
                 key = self._lease_key or self.idempotency_key
                 if require_key and key and not holds_lease(session, key=key, run_id=self.run_id):
                     raise LeaseLost(f"run {self.run_id} no longer holds key {key}; not submitting")

@@ -214,6 +214,7 @@ async def submit_once(
         status=JobState.PENDING,
         data=facts,
         require_key=True,
+        durable=True,
     )
     answer = await _send_marked(recorder, marker, send, job.what)
     submitted = await recorder.update_job(

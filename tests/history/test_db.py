@@ -19,10 +19,12 @@ from sqlalchemy.engine import make_url
 
 from history.db import (
     HEAD_REVISION,
+    SQLITE_SYNCHRONOUS_FULL,
     alembic_config,
     at_head,
     create_engine_for,
     dispose_engines,
+    durable_begin,
     migrate,
     session_factory,
 )
@@ -234,6 +236,40 @@ def test_sqlite_engine_creates_directory_and_sets_pragmas(tmp_path: Path) -> Non
         assert (tmp_path / "deep" / "er" / "history.db").exists()
     finally:
         engine.dispose()
+
+
+def test_a_durable_transaction_commits_with_a_sync_and_leaves_its_connection_as_it_was(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'history.db'}"
+    factory = session_factory(url)
+
+    def level(session: Any) -> int:
+        return int(session.execute(text("PRAGMA synchronous")).scalar())
+
+    try:
+        with durable_begin(factory) as session:
+            assert level(session) == SQLITE_SYNCHRONOUS_FULL
+            start_run(session, flow="durable")
+        with pytest.raises(RuntimeError, match="given up"), durable_begin(factory) as session:
+            start_run(session, flow="rolled back")
+            raise RuntimeError("given up")
+        with factory.begin() as session:  # the one pooled connection, at its own level again
+            assert level(session) < SQLITE_SYNCHRONOUS_FULL
+            assert [run.flow for run in list_runs(session, flow="durable")] == ["durable"]
+            assert list_runs(session, flow="rolled back") == []
+    finally:
+        dispose_engines(url)
+
+
+def test_a_durable_transaction_in_memory_is_an_ordinary_one() -> None:
+    url = "sqlite://"
+    factory = session_factory(url)
+    try:
+        with durable_begin(factory) as session:
+            start_run(session, flow="in memory")
+        with factory.begin() as session:
+            assert [run.flow for run in list_runs(session, flow="in memory")] == ["in memory"]
+    finally:
+        dispose_engines(url)
 
 
 def test_sqlite_enforces_foreign_keys(tmp_path: Path) -> None:

@@ -120,6 +120,39 @@ async def test_a_submission_is_recorded_once_and_resumed_by_the_next_run(run) ->
     assert service.sent == 1
 
 
+async def test_the_marker_is_synced_to_disk_before_the_request_leaves_and_no_other_write_waits_for_it(
+    database_url: str,
+    run,  # type: ignore[no-untyped-def]
+) -> None:
+    # Each write to the jobs table, with the SQLite sync level of the transaction that makes it.
+    engine = history.db.session_factory(database_url).kw["bind"]
+    writes: list[tuple[str, int]] = []
+    sent_at: list[int] = []
+
+    def note(_connection, cursor, statement, parameters, _context, _many) -> None:  # type: ignore[no-untyped-def]
+        if statement.lstrip().upper().startswith(("INSERT INTO REMOTE_JOBS", "UPDATE REMOTE_JOBS")):
+            level = cursor.connection.execute("PRAGMA synchronous").fetchone()[0]
+            writes.append((statement.split()[0].upper(), int(level)))
+
+    service = Service()
+    original_send = service.send
+
+    async def send() -> str:
+        sent_at.append(len(writes))
+        return await original_send()
+
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        recorder = await run()
+        submitted = await submit_once(SubmitContext(recorder, "test"), BATCH, send, str)
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
+    assert submitted.answer == "job-1" and service.sent == 1
+    assert writes[0] == ("INSERT", history.db.SQLITE_SYNCHRONOUS_FULL)  # the PENDING marker
+    assert sent_at == [1]  # sent once the marker was committed, and not before
+    assert writes[1:] and all(level < history.db.SQLITE_SYNCHRONOUS_FULL for _, level in writes[1:])
+
+
 @pytest.mark.parametrize(
     "failure",
     [
