@@ -14,8 +14,8 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, create_engine, event

@@ -238,7 +238,9 @@ def test_sqlite_engine_creates_directory_and_sets_pragmas(tmp_path: Path) -> Non
         engine.dispose()
 
 
-def test_a_durable_transaction_commits_with_a_sync_and_leaves_its_connection_as_it_was(tmp_path: Path) -> None:
+def test_a_durable_transaction_commits_with_a_sync_and_leaves_its_connection_as_it_was(
+    tmp_path: Path,
+) -> None:
     url = f"sqlite:///{tmp_path / 'history.db'}"
     factory = session_factory(url)
 
