@@ -98,24 +98,36 @@ def test_the_rule_names_data_libraries_the_sandbox_and_other_apis_only() -> None
     assert _unwanted(modules, None) == ["pandas", "numpy.core", "sandbox.app", "fileio.writeback.write"]
 
 
-def test_a_flow_module_finds_prefects_heap_frozen_before_its_own_modules_load_and_the_package_loads_nothing(
-    tmp_path: Path,
-) -> None:
-    """In a fresh interpreter and in a run's process (Prefect's engine loaded first) alike, Prefect's heap is
-    frozen before the flow's own modules load; the package alone (the command line reading a request model)
-    loads no Prefect and freezes nothing."""
-    for prefix in ("", "import prefect.main; "):
-        probe = f"import gc; {prefix}import flows.address_batch; print(gc.get_freeze_count())"
-        done = subprocess.run(
-            [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120, check=False
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
-        assert int(done.stdout.strip().splitlines()[-1]) > 100_000, prefix
-    alone = "import gc, sys, flows.requests; print(gc.get_freeze_count(), 'prefect' in sys.modules)"
+def _python(code: str) -> list[str]:
+    """What ``code`` prints on its last line in a fresh interpreter of the repository, split."""
     done = subprocess.run(
-        [sys.executable, "-c", alone], cwd=REPO, capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120, check=False
     )
-    assert done.stdout.split() == ["0", "False"], done.stderr[-3000:]
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.strip().splitlines()[-1].split()
+
+
+def test_a_flow_module_finds_prefects_heap_frozen_and_the_collector_paced_and_the_package_loads_nothing() -> (
+    None
+):
+    """In a fresh interpreter and in a run's process (Prefect's engine loaded first) alike, Prefect's heap is
+    frozen before the flow's own modules load and the youngest generation is collected at the run's pace
+    (the older ones at CPython's); the package alone (the command line reading a request model) loads no
+    Prefect, freezes nothing and leaves the collector as it was."""
+    young, *older = map(int, _python("import gc; print(*gc.get_threshold())"))
+    for prefix in ("", "import prefect.main; "):
+        probe = (
+            f"import gc; {prefix}import flows.address_batch, flows.heap; "
+            "print(gc.get_freeze_count(), flows.heap.YOUNG_THRESHOLD, *gc.get_threshold())"
+        )
+        frozen, paced, run_young, *run_older = map(int, _python(probe))
+        assert frozen > 100_000, prefix
+        assert run_young == paced > young and run_older == older, prefix
+    alone = (
+        "import gc, sys, flows.requests; "
+        "print(gc.get_freeze_count(), 'prefect' in sys.modules, *gc.get_threshold())"
+    )
+    assert _python(alone) == ["0", "False", str(young), *map(str, older)]
 
 
 def test_every_flow_module_of_the_catalog_loads_prefect_through_the_heap_before_its_own_modules() -> None:
