@@ -48,26 +48,25 @@ class JobRecorder(LeasedRun):
         status: JobState | str | None = None,
         remote_status: str | None = None,
         data: JobData | Mapping[str, Any] | None = None,
-        require_key: bool = False,
-        durable: bool = False,
+        submission: bool = False,
     ) -> JobSnapshot:
         """Record a job the remote side holds (or is about to hold) under this run's key.
 
         Args:
-            require_key: write only while this run holds its key, checked in the same transaction, so a
-                run presumed dead can never record a submission beside its successor.
-            durable: the record is on disk when this returns, even should the power fail next
-                (:func:`history.db.durable_begin`): a submission's marker, written before its request leaves.
+            submission: the marker of a submission, written before its request leaves: only while this run
+                holds its key, checked in the same transaction, so a run presumed dead can never record a
+                submission beside its successor; and on disk when this returns, even should the power fail
+                next (:func:`history.db.durable_begin`).
 
         Raises:
-            LeaseLost: ``require_key`` and the key is no longer this run's.
+            LeaseLost: ``submission`` and the key is no longer this run's.
         """
         facts = job_data_changes(data) or {}
 
         def save() -> JobSnapshot:
-            with durable_begin(self._factory) if durable else self._factory.begin() as session:
+            with durable_begin(self._factory) if submission else self._factory.begin() as session:
                 key = self._lease_key or self.idempotency_key
-                if require_key and key and not holds_lease(session, key=key, run_id=self.run_id):
+                if submission and key and not holds_lease(session, key=key, run_id=self.run_id):
                     raise LeaseLost(f"run {self.run_id} no longer holds key {key}; not submitting")
                 job = save_remote_job(
                     session,

@@ -213,8 +213,7 @@ async def submit_once(
         remote_id=f"{PENDING_PREFIX}{recorder.run_id}:{uuid.uuid4().hex}",
         status=JobState.PENDING,
         data=facts,
-        require_key=True,
-        durable=True,
+        submission=True,
     )
     answer = await _send_marked(recorder, marker, send, job.what)
     submitted = await recorder.update_job(
