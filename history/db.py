@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
@@ -199,12 +199,19 @@ def durable_begin(factory: sessionmaker[Session]) -> Iterator[Session]:
 
     A SQLite history's commits are otherwise only as safe as the operating system's cache (WAL with
     ``synchronous=NORMAL``): this transaction runs on a connection at ``synchronous=FULL``, whose commit
-    syncs the log with every commit before it, and the connection returns to its level afterwards. It is
-    what a submission's marker is written with before its request leaves, so a re-run after a power cut
-    still finds it. A PostgreSQL commit is durable as it is; an in-memory database has nothing to sync.
+    syncs the log with every commit before it, and the connection returns to its level afterwards. On
+    PostgreSQL the transaction waits for its commit record to be flushed (``synchronous_commit`` on for it
+    alone), should the server or the role have turned it off for speed. It is what a submission's marker is
+    written with before its request leaves, so a re-run after a power cut still finds it. An in-memory
+    database has nothing to sync.
     """
     engine = factory.kw["bind"]
-    if not _is_sqlite(engine.url) or _sqlite_file(engine.url) is None:
+    if not _is_sqlite(engine.url):
+        with factory.begin() as session:
+            session.execute(text("SET LOCAL synchronous_commit TO on"))
+            yield session
+        return
+    if _sqlite_file(engine.url) is None:
         with factory.begin() as session:
             yield session
         return

@@ -262,6 +262,25 @@ def test_a_durable_transaction_commits_with_a_sync_and_leaves_its_connection_as_
         dispose_engines(url)
 
 
+@pytest.mark.postgres
+def test_a_durable_transaction_waits_for_its_commit_on_postgresql_even_where_the_connection_would_not(
+    tmp_path: Path,
+) -> None:
+    def synchronous_commit(session: Any) -> str:
+        return str(session.execute(text("SHOW synchronous_commit")).scalar())
+
+    with fresh_database_url("postgresql", tmp_path) as url:
+        factory = session_factory(url)
+        with factory.begin() as session:  # as a server or role tuned for speed would have it
+            session.execute(text("SET synchronous_commit TO off"))
+        with durable_begin(factory) as session:
+            assert synchronous_commit(session) == "on"
+            start_run(session, flow="durable")
+        with factory.begin() as session:  # the same pooled connection, as it was
+            assert synchronous_commit(session) == "off"
+            assert [run.flow for run in list_runs(session, flow="durable")] == ["durable"]
+
+
 def test_a_durable_transaction_in_memory_is_an_ordinary_one() -> None:
     url = "sqlite://"
     factory = session_factory(url)
