@@ -181,8 +181,7 @@ async def _report(
     policy: Policy,
 ) -> None:
     """Record the result files, write the customer's files, count into the summary, publish summary.md."""
-    for path in results.files:
-        await recorder.document(path.stem, path)
+    await recorder.documents((path.stem, path) for path in results.files)
     summary.update(
         result_rows=results.rows,
         moves=results.moves,

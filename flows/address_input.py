@@ -39,15 +39,17 @@ async def note_prepared_input(
     if prepared.records.sheet_note is not None:
         summary.update(sheet=prepared.records.sheet_note)
         logger.info("%s", prepared.records.sheet_note)
+    written = {
+        "house-numbers": prepared.house_numbers_path,
+        "rejected-rows": prepared.rejected_path,
+        "upload": prepared.upload_path,
+    }
+    await recorder.documents((kind, path) for kind, path in written.items() if path is not None)
     if prepared.house_numbers_path is not None:
-        await recorder.document("house-numbers", prepared.house_numbers_path)
         logger.info(
             "%d street lines split into street and house number, see %s",
             prepared.house_numbers_split,
             prepared.house_numbers_path,
         )
     if prepared.rejected_path is not None:
-        await recorder.document("rejected-rows", prepared.rejected_path)
         logger.warning("%d input rows rejected, see %s", prepared.rejected_rows, prepared.rejected_path)
-    if prepared.upload_path is not None:
-        await recorder.document("upload", prepared.upload_path)

@@ -306,9 +306,8 @@ async def _write_outputs(purchase: _Purchase, bought: _Bought, files: list[Path]
     files.append(write_csv(frame, output_dir / "output-addresses.csv", style=settings.csv_style))
     sheets = with_banner({"output addresses": frame}, sandbox=recorder.outputs.sandbox)
     files.append(write_xlsx(output_dir / "output-addresses.xlsx", sheets))
-    for kind, path in bought.documents.saved.items():
-        await recorder.document(kind, path, job=bought.job)
-    for path in files:
-        await recorder.document(path.stem, path, job=bought.job)
+    await recorder.documents(
+        [*bought.documents.saved.items(), *((path.stem, path) for path in files)], job=bought.job
+    )
     await recorder.update_job(bought.job, status=JobState.COMPLETED, finished=True)
     return frame

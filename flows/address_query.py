@@ -294,8 +294,7 @@ async def _report(
     """Record the result files, count the answers into the summary and publish summary.md under the
     ``title`` (the input file's name)."""
     sends, counts = queried.sends, queried.counts
-    for path in results.files:
-        await recorder.document(path.stem, path)
+    await recorder.documents((path.stem, path) for path in results.files)
     summary.update(
         result_rows=results.rows,
         failed_queries=counts.failed,

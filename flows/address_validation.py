@@ -105,8 +105,7 @@ async def _report(
         csv_style=run.settings.csv_style,
         sandbox=recorder.outputs.sandbox,
     )
-    for path in files:
-        await recorder.document(path.name, path)
+    await recorder.documents((path.name, path) for path in files)
     statuses = table.status_counts()
     failed = statuses.get("failed", 0)
     summary.update(

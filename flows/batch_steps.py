@@ -186,9 +186,9 @@ async def _download(
         raise
     download = named_by_content(wanted.pop(MAIN_OUTPUT)[1])
     extras = {name: named_by_content(path) for name, (_, path) in wanted.items()}
-    await recorder.document("download", download, job=job)
-    for name, path in extras.items():
-        await recorder.document(f"output:{name}", path, job=job)
+    await recorder.documents(
+        [("download", download), *((f"output:{name}", path) for name, path in extras.items())], job=job
+    )
     return await recorder.update_job(
         job,
         status=JobState.COMPLETED,

@@ -149,8 +149,7 @@ async def _report(
     files = write_deliverability(
         table, output_dir, csv_style=rows.run.settings.csv_style, sandbox=recorder.outputs.sandbox
     )
-    for path in files:
-        await recorder.document(path.name, path)
+    await recorder.documents((path.name, path) for path in files)
     statuses = table.status_counts()
     failed = int(statuses.get("failed", 0))
     rows.summary.update(

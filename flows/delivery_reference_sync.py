@@ -85,8 +85,7 @@ async def delivery_reference_sync(
                 text = json_text(records, indent=2) + "\n"
                 files.append(Path(output_dir) / f"{table.replace(' ', '-')}.json")
                 write_received(files[-1], text.encode())
-            for path in files:
-                await recorder.document(path.stem, path)
+            await recorder.documents((path.stem, path) for path in files)
         summary.update(counts={table: vars(count) for table, count in counts.items()}, changes=len(changes))
         await summary.publish(report, output_dir, description="Delivery reference data sync")
         logger = get_run_logger()

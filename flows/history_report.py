@@ -93,8 +93,7 @@ async def history_report(
                 flow_apis=flow_apis(),
                 today=today,
             )
-        for path in report.files.files:
-            await recorder.document(path.name, path)
+        await recorder.documents((path.name, path) for path in report.files.files)
         summary.update(report.summary())
         await summary.publish(report.markdown, output_dir, description="Run history report")
         get_run_logger().info(

@@ -154,8 +154,7 @@ async def _store(
     changes = await asyncio.to_thread(changes_of_run, settings.effective_database_url, recorder.run_id)
     sheets = with_banner(master_data_sheets(data, changes), sandbox=recorder.outputs.sandbox)
     files.append(write_xlsx(output_dir / "master-data.xlsx", sheets))
-    for path in files:
-        await recorder.document(path.stem, path)
+    await recorder.documents((path.stem, path) for path in files)
     return counts, len(changes)
 
 

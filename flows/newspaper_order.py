@@ -258,8 +258,7 @@ async def _publish(placed: _Placed, summary: RunSummary, status: OrderStatus) ->
         max_bytes=placed.run.settings.download_max_bytes,
         sandbox=recorder.outputs.sandbox,
     )
-    for path in files:
-        await recorder.document(path.stem, path, job=job)
+    await recorder.documents(((path.stem, path) for path in files), job=job)
     await recorder.update_job(
         job,
         status=JobState.COMPLETED,

@@ -171,8 +171,7 @@ async def _one_order(
         files = write_order_files(
             outcome, output_dir, max_bytes=settings.download_max_bytes, sandbox=recorder.outputs.sandbox
         )
-        for path in files:
-            await recorder.document(path.stem, path)
+        await recorder.documents((path.stem, path) for path in files)
         text = order_summary_text(f"Reports of newspaper order {order_id}", outcome, files)
         status = reports.status.status_value if reports.status else None
         summary.update(
@@ -276,8 +275,7 @@ async def _refresh(
         folder / "summary.md",
         order_summary_text(f"Reports of newspaper order {order_id}", outcome, files),
     )
-    for path in [*files, summary_file]:
-        await recorder.document(path.stem, path, job=job)
+    await recorder.documents(((path.stem, path) for path in [*files, summary_file]), job=job)
     await recorder.update_job(
         job,
         data=reports_data(status, history=history),

@@ -121,8 +121,8 @@ async def _report(
         csv_style=settings.csv_style,
         sandbox=recorder.outputs.sandbox,
     )
-    for path in files[:2]:  # the answers (one file per location) are named by their folder
-        await recorder.document(path.name, path)
+    # the answers (one file per location) are named by their folder
+    await recorder.documents((path.name, path) for path in files[:2])
     statuses = table.drop_duplicates("row")["status"].value_counts()
     failed = failed_locations(outcomes)
     rows.summary.update(

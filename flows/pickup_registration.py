@@ -145,8 +145,7 @@ async def _write_results(
             ),
         ),
     ]
-    for path in written:
-        await recorder.document(path.stem, path)
+    await recorder.documents((path.stem, path) for path in written)
     summary.update(statuses=status_counts(outcomes))
     await summary.publish(report, output_dir, description="Pickup registration")
     return results_csv

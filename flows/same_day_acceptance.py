@@ -108,10 +108,10 @@ async def same_day_acceptance(
             found = await run_step(fetch_acceptance_points, client, asked)
         table = acceptance_table(found.answer)
         if output_dir is not None:
-            for path in write_acceptance(
+            written = write_acceptance(
                 table, Path(output_dir), csv_style=settings.csv_style, sandbox=recorder.outputs.sandbox
-            ):
-                await recorder.document(path.name, path)
+            )
+            await recorder.documents((path.name, path) for path in written)
         await _report(summary, found, table, request, day, output_dir)
         return summary.result(SameDayAcceptanceResult, answer=found.as_received())
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -200,14 +200,24 @@ class RunRecorder(JobRecorder):
 
     async def document(self, kind: str, path: Path, *, job: JobSnapshot | None = None) -> None:
         """Record a file this run wrote (with its size and SHA-256), and list it in the run's outputs."""
-        self.outputs.documents.setdefault(path.resolve(), kind)
+        await self.documents([(kind, path)], job=job)
+
+    async def documents(self, files: Iterable[tuple[str, Path]], *, job: JobSnapshot | None = None) -> None:
+        """Record the files this run wrote, each ``(kind, path)`` with its size and SHA-256, in one
+        transaction, and list them in the run's outputs."""
+        files = list(files)
+        for kind, path in files:
+            self.outputs.documents.setdefault(path.resolve(), kind)
 
         def record() -> None:
             with self._factory.begin() as session:
+                run = self._run(session)
                 remote_job = session.get(RemoteJob, job.id) if job is not None else None
-                record_document(session, self._run(session), kind=kind, path=path, remote_job=remote_job)
+                for kind, path in files:
+                    record_document(session, run, kind=kind, path=path, remote_job=remote_job)
 
-        await self._write(record)
+        if files:
+            await self._write(record)
 
     async def message(self, level: str, code: str, text: str) -> None:
         clean = redact(text)
