@@ -279,6 +279,9 @@ def test_a_durable_transaction_waits_for_its_commit_on_postgresql_even_where_the
         with factory.begin() as session:  # the same pooled connection, as it was
             assert synchronous_commit(session) == "off"
             assert [run.flow for run in list_runs(session, flow="durable")] == ["durable"]
+            session.execute(text("SET synchronous_commit TO remote_apply"))
+        with durable_begin(factory) as session:  # a stronger setting is kept
+            assert synchronous_commit(session) == "remote_apply"
 
 
 def test_a_durable_transaction_in_memory_is_an_ordinary_one() -> None:
