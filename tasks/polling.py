@@ -231,9 +231,9 @@ async def poll_until(
 
 def _run_logger() -> logging.Logger | logging.LoggerAdapter[logging.Logger]:
     """The run's logger inside a flow or task run (the UI shows what it says), else this module's."""
-    from prefect.context import FlowRunContext, TaskRunContext
+    from tasks.retrying import in_run  # loads Prefect: only once a look has failed
 
-    if FlowRunContext.get() is None and TaskRunContext.get() is None:
+    if not in_run():
         return logger
     from prefect import get_run_logger
 

@@ -108,12 +108,13 @@ def current_step_retries() -> StepRetries:
 async def run_step(step: Task[P, Coroutine[Any, Any, R]], *args: P.args, **kwargs: P.kwargs) -> R:
     """Run an async step as a task run (retried as the run's policy says, visible in the UI) inside a flow or
     task run; outside one (unit tests, benchmarks) call its function, so nothing needs a Prefect server."""
-    if _in_run():
+    if in_run():
         return await with_retries(step, current_step_retries())(*args, **kwargs)
     return await step.fn(*args, **kwargs)
 
 
-def _in_run() -> bool:
+def in_run() -> bool:
+    """Whether this is inside a flow or task run."""
     from prefect.context import FlowRunContext, TaskRunContext
 
     return FlowRunContext.get() is not None or TaskRunContext.get() is not None
