@@ -5,7 +5,8 @@ job and the download of its outputs (:func:`follow_batch`), and what a refusal t
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,6 @@ from tasks.address_service.cleanup import created_file
 from tasks.job_waits import JobParked, recorded_wait, waited_before
 from tasks.polling import PollPolicy
 from tasks.retrying import run_step
-from tasks.submission import submit_each
 
 MAIN_OUTPUT = "output"
 
@@ -83,26 +83,29 @@ class NewBatchJob:
         job's marker records. When one of them fails, the others still end and are recorded, so the
         clean-up knows every file that was made; then the first failure is raised."""
         client, recorder = self.client, self.recorder
-        upload = self.order.upload_path
         names = list(self.order.outputs)
-        files: list[tuple[str, FileJobData | None, Callable[[], Awaitable[str]]]] = [
-            ("upload-file", None, lambda: upload_input_file(client, upload)),
-            ("output-file", None, lambda: create_output_file(client)),
+        made = await asyncio.gather(
+            created_file(
+                recorder, kind="upload-file", create=lambda: upload_input_file(client, self.order.upload_path)
+            ),
+            created_file(recorder, kind="output-file", create=lambda: create_output_file(client)),
             *(
-                ("output-file", FileJobData(output=name), lambda: create_output_file(client))
+                created_file(
+                    recorder,
+                    kind="output-file",
+                    create=lambda: create_output_file(client),
+                    data=FileJobData(output=name),
+                )
                 for name in names
             ),
-        ]
-        made: dict[int, JobSnapshot] = {}
-
-        async def make(index: int) -> None:
-            kind, data, create = files[index]
-            made[index] = await created_file(recorder, kind=kind, create=create, data=data)
-
-        await submit_each(range(len(files)), make, concurrency=len(files))
-        input_file, output, *extra = (made[index] for index in range(len(files)))
+            return_exceptions=True,
+        )
+        failures = [outcome for outcome in made if isinstance(outcome, BaseException)]
+        if failures:
+            raise failures[0]
+        upload, output, *extra = [outcome for outcome in made if not isinstance(outcome, BaseException)]
         extra_tokens = {name: job.remote_id for name, job in zip(names, extra, strict=True)}
-        self.created.append(batch_files(input_file.remote_id, output.remote_id, extra_tokens))
+        self.created.append(batch_files(upload.remote_id, output.remote_id, extra_tokens))
         return self.created[-1].changes()
 
     async def run_batch(self) -> BatchJob:

@@ -40,7 +40,6 @@ from tasks.polling import (
     poll_until,
 )
 from tasks.retrying import idempotent_step, run_step
-from tasks.submission import submit_each
 
 API = "address-service"
 DELETES_AT_ONCE = 4
@@ -228,18 +227,19 @@ async def delete_remote_files(
 
     Runs shielded from cancellation, so a cancelled flow still cleans up what it uploaded.
     """
-    outcomes: dict[str, ApiError | None] = {}
+    slots = asyncio.Semaphore(max(1, at_once))
 
-    async def delete_one(token: str) -> None:
-        try:
-            await run_step(delete_file, client, token)
-            outcomes[token] = None
-        except ApiError as error:
-            outcomes[token] = error
+    async def delete_one(token: str) -> ApiError | None:
+        async with slots:
+            try:
+                await run_step(delete_file, client, token)
+            except ApiError as error:
+                return error
+            return None
 
     async def delete_all() -> dict[str, ApiError | None]:
-        await submit_each(tokens, delete_one, concurrency=at_once)
-        return {token: outcomes[token] for token in tokens}
+        outcomes = await asyncio.gather(*(delete_one(token) for token in tokens))
+        return dict(zip(tokens, outcomes, strict=True))
 
     cleanup = asyncio.ensure_future(delete_all())
     try:
