@@ -1,8 +1,8 @@
 """Benchmarks of the flow machinery: the ``address_batch`` flow, run in this process against a Prefect server
-started once, against a plain script making the same connector calls as the flow makes them (upload and
-createfile at once, runbatch, checkbatchstatus polling, download, both deletefiles at once) and the same
-file work (reading and checking the input, the upload file, results.csv, results.xlsx and qstat.png,
-writeback.<ext> and review.xlsx), both on the same embedded sandbox with the same poll policy.
+started once, against a plain script making the same connector calls (upload, createfile, runbatch,
+checkbatchstatus polling, download, deletefile) and the same file work (reading and checking the input,
+the upload file, results.csv, results.xlsx and qstat.png, writeback.<ext> and review.xlsx), both on the same
+embedded sandbox with the same poll policy.
 
 * ``small_batch``: 40 rows, a job of 1 s (target: the flow at most 1.2× the script);
 * ``flow_overhead``: 10,000 rows (target: at most 1.1×).
@@ -141,9 +141,8 @@ async def plain_batch(settings: Settings, input_path: Path, output_dir: Path, po
     )
     assert prepared.upload_path is not None
     async with address_service_client(settings) as client:
-        input_token, output_token = await asyncio.gather(
-            client.upload_file(prepared.upload_path), client.create_file()
-        )
+        input_token = await client.upload_file(prepared.upload_path)
+        output_token = await client.create_file()
         try:
             job = await client.run_batch(settings.address_service.batch_key, input_token, output_token)
             await wait_for_batch(client, job.batch_token, policy=_policy(poll_interval_s))
@@ -151,7 +150,8 @@ async def plain_batch(settings: Settings, input_path: Path, output_dir: Path, po
             async with client.download(output_token) as chunks:
                 await write_stream(download, chunks, max_bytes=settings.download_max_bytes)
         finally:
-            await asyncio.gather(client.delete_file(input_token), client.delete_file(output_token))
+            await client.delete_file(input_token)
+            await client.delete_file(output_token)
     results = build_address_results(
         prepared,
         download,

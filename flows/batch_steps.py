@@ -5,7 +5,6 @@ job and the download of its outputs (:func:`follow_batch`), and what a refusal t
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,33 +78,22 @@ class NewBatchJob:
     created: list[BatchJobData] = field(default_factory=list)
 
     async def upload_and_create(self) -> dict[str, Any]:
-        """Upload the input and create the output files, all at once (none needs another); the facts the
-        job's marker records. When one of them fails, the others still end and are recorded, so the
-        clean-up knows every file that was made; then the first failure is raised."""
+        """Upload the input and create the output files; the facts the job's marker records."""
         client, recorder = self.client, self.recorder
-        names = list(self.order.outputs)
-        made = await asyncio.gather(
-            created_file(
-                recorder, kind="upload-file", create=lambda: upload_input_file(client, self.order.upload_path)
-            ),
-            created_file(recorder, kind="output-file", create=lambda: create_output_file(client)),
-            *(
-                created_file(
-                    recorder,
-                    kind="output-file",
-                    create=lambda: create_output_file(client),
-                    data=FileJobData(output=name),
-                )
-                for name in names
-            ),
-            return_exceptions=True,
+        upload = await created_file(
+            recorder, kind="upload-file", create=lambda: upload_input_file(client, self.order.upload_path)
         )
-        failures = [outcome for outcome in made if isinstance(outcome, BaseException)]
-        if failures:
-            raise failures[0]
-        upload, output, *extra = [outcome for outcome in made if not isinstance(outcome, BaseException)]
-        extra_tokens = {name: job.remote_id for name, job in zip(names, extra, strict=True)}
-        self.created.append(batch_files(upload.remote_id, output.remote_id, extra_tokens))
+        output = await created_file(recorder, kind="output-file", create=lambda: create_output_file(client))
+        extra: dict[str, str] = {}
+        for name in self.order.outputs:
+            made = await created_file(
+                recorder,
+                kind="output-file",
+                create=lambda: create_output_file(client),
+                data=FileJobData(output=name),
+            )
+            extra[name] = made.remote_id
+        self.created.append(batch_files(upload.remote_id, output.remote_id, extra))
         return self.created[-1].changes()
 
     async def run_batch(self) -> BatchJob:

@@ -42,9 +42,6 @@ from tasks.polling import (
 from tasks.retrying import idempotent_step, run_step
 
 API = "address-service"
-DELETES_AT_ONCE = 4
-"""/deletefile requests in flight at once (a run deletes its two or three files together; a clean-up of
-many files asks this many at a time)."""
 
 
 class BatchJobFailed(RemoteJobEnded):
@@ -218,28 +215,23 @@ async def delete_file(client: AddressServiceClient, token: str) -> None:
     await client.delete_file(token)
 
 
-async def delete_remote_files(
-    client: AddressServiceClient, tokens: list[str], *, at_once: int = DELETES_AT_ONCE
-) -> dict[str, ApiError | None]:
-    """Ask the service to delete every token, whatever happened before, ``at_once`` requests in flight;
-    returns token → None for a file it deleted (Status 0), else the error that leaves the file on the
-    service as far as we know (any other Status, 302 included, an HTTP error, a lost answer).
+async def delete_remote_files(client: AddressServiceClient, tokens: list[str]) -> dict[str, ApiError | None]:
+    """Ask the service to delete every token, whatever happened before; returns token → None for a file it
+    deleted (Status 0), else the error that leaves the file on the service as far as we know (any other
+    Status, 302 included, an HTTP error, a lost answer).
 
     Runs shielded from cancellation, so a cancelled flow still cleans up what it uploaded.
     """
-    slots = asyncio.Semaphore(max(1, at_once))
-
-    async def delete_one(token: str) -> ApiError | None:
-        async with slots:
-            try:
-                await run_step(delete_file, client, token)
-            except ApiError as error:
-                return error
-            return None
 
     async def delete_all() -> dict[str, ApiError | None]:
-        outcomes = await asyncio.gather(*(delete_one(token) for token in tokens))
-        return dict(zip(tokens, outcomes, strict=True))
+        outcomes: dict[str, ApiError | None] = {}
+        for token in tokens:
+            try:
+                await run_step(delete_file, client, token)
+                outcomes[token] = None
+            except ApiError as error:
+                outcomes[token] = error
+        return outcomes
 
     cleanup = asyncio.ensure_future(delete_all())
     try:

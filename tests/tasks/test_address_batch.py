@@ -3,7 +3,6 @@ here with a mock transport."""
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 from collections.abc import AsyncIterator, Callable
@@ -21,7 +20,7 @@ from connectors.retry import RetryPolicy
 from fileio.errors import ResultFileError
 from fileio.limits import DOWNLOAD_MAX_BYTES
 from runtime.settings import Settings
-from tasks.address_service.batch import delete_remote_files, download_output, start_batch
+from tasks.address_service.batch import download_output, start_batch
 from tasks.address_service.billing import Billing
 from tasks.retrying import transient_failure
 
@@ -169,26 +168,3 @@ async def test_a_batch_is_billed_to_the_contract_or_to_the_client_its_billing_na
         "Muster AG",
     )
     assert {"Search": "{###STATISTICFILE_FR###}", "Replacement": "stat-1"} in client_body["replaceItems"]  # type: ignore[operator]
-
-
-async def test_deletions_go_out_a_few_at_a_time_and_each_answer_stays_with_its_token() -> None:
-    """Ten files, at most four /deletefile in flight; the one answered Status 302 is the only one not
-    deleted."""
-    in_flight = most = 0
-
-    async def handler(request: httpx.Request) -> httpx.Response:
-        nonlocal in_flight, most
-        in_flight += 1
-        most = max(most, in_flight)
-        await asyncio.sleep(0.02)
-        in_flight -= 1
-        token = request.url.path.rsplit("/", 1)[1]
-        return httpx.Response(200, json={"Status": 302 if token == "t-3" else 0})
-
-    tokens = [f"t-{number}" for number in range(10)]
-    async with make_client(handler) as client:
-        outcomes = await delete_remote_files(client, tokens, at_once=4)
-    assert most == 4
-    assert list(outcomes) == tokens
-    assert isinstance(outcomes["t-3"], DatabaseStatusError)
-    assert [token for token, error in outcomes.items() if error is None] == [t for t in tokens if t != "t-3"]
