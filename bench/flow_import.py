@@ -95,7 +95,7 @@ def run(config: BenchConfig, workdir: Path) -> BenchResult:
                 flow = _import_cost(module, workdir)
                 baseline = _import_cost(BASELINE_MODULE, workdir)
             pairs[module].append(Pair(flow, baseline))
-    ratios = {module: _figures(measured) for module, measured in pairs.items()}
+    ratios = {module: flow_figures(measured) for module, measured in pairs.items()}
     slowest = max(modules, key=lambda module: ratios[module]["time"])
     heaviest = max(modules, key=lambda module: ratios[module]["rss"])
     worst = ratios[slowest]
@@ -140,7 +140,7 @@ class Pair:
     baseline: tuple[float, int]
 
 
-def _figures(measured: list[Pair]) -> dict[str, float]:
+def flow_figures(measured: list[Pair]) -> dict[str, float]:
     """A flow's time and RSS ratios (medians of each round's flow over its baseline) and its own medians."""
     return {
         "time": statistics.median(pair.flow[0] / pair.baseline[0] for pair in measured),
