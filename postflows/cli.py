@@ -32,6 +32,7 @@ from postflows.cli_common import (
     history_reached,
     prepare_flow_run,
     print_summary,
+    run_flow,
     run_work,
     say,
 )
@@ -148,7 +149,7 @@ def address_batch_command(
     )
     from flows.address_batch import address_batch
 
-    summary = run_work(lambda: address_batch(request=request, polling=polling, output=output))
+    summary = run_flow(lambda: address_batch(request=request, polling=polling, output=output))
     print_summary(summary)
 
 
@@ -168,7 +169,7 @@ def address_query_command(request: AddressQueryRequest, output: OutputOptions) -
     )
     from flows.address_query import address_query
 
-    print_summary(run_work(lambda: address_query(request=request, output=output)))
+    print_summary(run_flow(lambda: address_query(request=request, output=output)))
 
 
 @app.command("autocomplete")
@@ -294,7 +295,7 @@ def cleanup_command(request: CleanupRequest) -> None:
     prepare_flow_run("address-service")
     from flows.cleanup import cleanup
 
-    summary = run_work(lambda: cleanup(request))
+    summary = run_flow(lambda: cleanup(request))
     for token, kept in summary.kept.items():
         say(f"kept {token}: batch job {kept['job']} is {kept['state']}, {kept['reason']}")
     for token, reason in summary.not_deleted.items():

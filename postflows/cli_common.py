@@ -14,7 +14,7 @@ import shlex
 import sqlite3
 import sys
 from collections.abc import Callable, Coroutine, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -85,10 +85,16 @@ def _refused(error: BaseException) -> bool:
     return isinstance(error, InputError | ProfileError | OrderInvalid | OSError)
 
 
-def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = True) -> T:
-    """Run a flow coroutine, turning any failure into a one-line reason and a non-zero exit code; an error
-    that carries the run's ``summary`` (rows left for the user to confirm) prints it first, as a run that
-    completed does.
+def run_flow(flow_run: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = True) -> T:
+    """Run a flow as :func:`run_work` runs its coroutine, the run's Prefect engine sharing one synchronous
+    client (:func:`postflows.prefect_api.shared_sync_client`)."""
+    return run_work(flow_run, progress=progress, flow=True)
+
+
+def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = True, flow: bool = False) -> T:
+    """Run a coroutine (``flow``: a flow run, see :func:`run_flow`), turning any failure into a one-line
+    reason and a non-zero exit code; an error that carries the run's ``summary`` (rows left for the user to
+    confirm) prints it first, as a run that completed does.
 
     The reason is printed as plain text (server text may hold brackets that look like markup) and never
     wrapped, whatever the terminal's width.
@@ -99,7 +105,7 @@ def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = Tru
 
     from core.errors import PostflowsError
     from postflows.console import console, progress_bars
-    from postflows.prefect_api import wait_for_temporary_server
+    from postflows.prefect_api import shared_sync_client, wait_for_temporary_server
     from runtime.endpoints import ConfigurationError
     from runtime.logsetup import quiet_console_tracebacks
 
@@ -107,7 +113,7 @@ def run_work(work: Callable[[], Coroutine[Any, Any, T]], *, progress: bool = Tru
     began = _now()
     try:
         wait_for_temporary_server()
-        with progress_bars(progress and sys.stderr.isatty()):
+        with progress_bars(progress and sys.stderr.isatty()), shared_sync_client() if flow else nullcontext():
             return asyncio.run(work())
     except ConfigurationError as error:
         fail("configuration error", error, EXIT_USAGE)

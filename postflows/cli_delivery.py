@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from flows.requests import OutputOptions, PickupRegistrationRequest, ReferenceDataOutput
-from postflows.cli_common import prepare_flow_run, print_summary, run_work
+from postflows.cli_common import prepare_flow_run, print_summary, run_flow
 from postflows.cli_requests import request_command
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ def delivery_sync_command(
     prepare_flow_run("commerce", out=output.output_dir)
     from flows.delivery_reference_sync import delivery_reference_sync
 
-    print_summary(run_work(lambda: delivery_reference_sync(output=output)))
+    print_summary(run_flow(lambda: delivery_reference_sync(output=output)))
     if show:
         from core.swiss_time import swiss_today
         from postflows.console import output_console
@@ -69,7 +69,7 @@ def pickup_register_command(request: PickupRegistrationRequest, output: OutputOp
     )
     from flows.pickup_registration import pickup_registration
 
-    print_summary(run_work(lambda: pickup_registration(request=request, output=output)))
+    print_summary(run_flow(lambda: pickup_registration(request=request, output=output)))
 
 
 def register(app: typer.Typer) -> None:

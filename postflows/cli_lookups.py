@@ -13,7 +13,7 @@ import typer
 
 from core.json_text import json_text
 from flows.requests import LogisticProductRequest, LookupOutput, SameDayAcceptanceRequest
-from postflows.cli_common import prepare_flow_run, run_work, say
+from postflows.cli_common import prepare_flow_run, run_flow, say
 from postflows.cli_requests import request_command
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def product_command(request: LogisticProductRequest, output: LookupOutput, as_js
     prepare_flow_run("commerce", out=output.output_dir)
     from flows.logistic_product import logistic_product
 
-    result = run_work(lambda: logistic_product(request=request, output=output), progress=False)
+    result = run_flow(lambda: logistic_product(request=request, output=output), progress=False)
     console = _answered(result, as_json=as_json)
     if console is not None:
         render_product(result.answer, result.names, console)
@@ -48,7 +48,7 @@ def same_day_command(
     prepare_flow_run("commerce", out=output.output_dir)
     from flows.same_day_acceptance import same_day_acceptance
 
-    result = run_work(lambda: same_day_acceptance(request=request, output=output), progress=False)
+    result = run_flow(lambda: same_day_acceptance(request=request, output=output), progress=False)
     console = _answered(result, as_json=as_json)
     if console is not None:
         render_acceptance(result, console)

@@ -21,7 +21,7 @@ from flows.requests import (
     StatisticsRequest,
     StructureFilesRequest,
 )
-from postflows.cli_common import prepare_flow_run, print_summary, run_work
+from postflows.cli_common import prepare_flow_run, print_summary, run_flow
 from postflows.cli_requests import request_command
 
 
@@ -35,7 +35,7 @@ def newspaper_order_command(
     prepare_flow_run("newspaper", out=output.output_dir, inputs=lambda settings: precheck.order_file(request))
     from flows.newspaper_order import newspaper_order
 
-    print_summary(run_work(lambda: newspaper_order(request=request, polling=polling, output=output)))
+    print_summary(run_flow(lambda: newspaper_order(request=request, polling=polling, output=output)))
 
 
 @request_command(ReportsRequest, OptionalOutputOptions)
@@ -58,7 +58,7 @@ def newspaper_reports_command(
     prepare_flow_run("newspaper", out=output.output_dir)
     from flows.newspaper_reports import newspaper_reports
 
-    print_summary(run_work(lambda: newspaper_reports(request=request, output=output)))
+    print_summary(run_flow(lambda: newspaper_reports(request=request, output=output)))
 
 
 @request_command(MasterDataRequest, OwnOutputOptions)
@@ -68,7 +68,7 @@ def newspaper_sync_command(request: MasterDataRequest, output: OwnOutputOptions)
     from flows.newspaper_master_data import newspaper_master_data
 
     # One newspaper's run, or the runs over every newspaper synced before: either prints its summary.
-    print_summary(run_work(lambda: newspaper_master_data(request=request, output=output)).summary())
+    print_summary(run_flow(lambda: newspaper_master_data(request=request, output=output)).summary())
 
 
 @request_command(StatisticsRequest, OptionalOutputOptions)
@@ -84,7 +84,7 @@ def newspaper_statistics_command(request: StatisticsRequest, output: OptionalOut
     from flows.newspaper_statistics import newspaper_statistics
 
     # One file's run, or the runs over a folder of files: either prints its summary.
-    print_summary(run_work(lambda: newspaper_statistics(request=request, output=output)).summary())
+    print_summary(run_flow(lambda: newspaper_statistics(request=request, output=output)).summary())
 
 
 @request_command(AddressPurchaseRequest, PollingOptions, OwnOutputOptions)
@@ -101,7 +101,7 @@ def address_purchase_command(
     )
     from flows.address_purchase import address_purchase
 
-    print_summary(run_work(lambda: address_purchase(request=request, polling=polling, output=output)))
+    print_summary(run_flow(lambda: address_purchase(request=request, polling=polling, output=output)))
 
 
 @request_command(StructureFilesRequest, OwnOutputOptions)
@@ -117,7 +117,7 @@ def structure_files_command(request: StructureFilesRequest, output: OwnOutputOpt
     prepare_flow_run("newspaper", out=output.output_dir)
     from flows.structure_files import structure_files
 
-    print_summary(run_work(lambda: structure_files(request=request, output=output)))
+    print_summary(run_flow(lambda: structure_files(request=request, output=output)))
 
 
 def register(app: typer.Typer) -> None:

@@ -18,7 +18,7 @@ from flows.requests import (
     PickupPointsRequest,
     ReturnOrderRequest,
 )
-from postflows.cli_common import prepare_flow_run, print_summary, run_work, say
+from postflows.cli_common import prepare_flow_run, print_summary, run_flow, say
 from postflows.cli_requests import request_command
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def pickup_points_command(request: PickupPointsRequest, output: OutputOptions) -
     )
     from flows.pickup_points import pickup_points
 
-    print_summary(run_work(lambda: pickup_points(request=request, output=output)))
+    print_summary(run_flow(lambda: pickup_points(request=request, output=output)))
 
 
 @request_command(AddressLabelsRequest, OutputOptions)
@@ -52,7 +52,7 @@ def address_labels_command(request: AddressLabelsRequest, output: OutputOptions)
     )
     from flows.address_labels import address_labels
 
-    print_summary(run_work(lambda: address_labels(request=request, output=output)))
+    print_summary(run_flow(lambda: address_labels(request=request, output=output)))
 
 
 @request_command(ReturnOrderRequest, OwnOutputOptions)
@@ -67,7 +67,7 @@ def return_order_command(request: ReturnOrderRequest, output: OwnOutputOptions) 
     )
     from flows.return_order import return_order
 
-    result = run_work(lambda: return_order(request=request, output=output))
+    result = run_flow(lambda: return_order(request=request, output=output))
     print_summary(result)
     for line in order_lines(result):
         say(line)

@@ -12,7 +12,7 @@ import typer
 
 from flows.requests import AddressValidationRequest, DeliverabilityRequest, OutputOptions
 from flows.requests.commerce import MAX_DAYS
-from postflows.cli_common import prepare_flow_run, print_summary, run_work
+from postflows.cli_common import prepare_flow_run, print_summary, run_flow
 from postflows.cli_requests import request_command
 
 
@@ -30,7 +30,7 @@ def address_validation_command(request: AddressValidationRequest, output: Output
     )
     from flows.address_validation import address_validation
 
-    print_summary(run_work(lambda: address_validation(request=request, output=output)))
+    print_summary(run_flow(lambda: address_validation(request=request, output=output)))
 
 
 @request_command(DeliverabilityRequest, OutputOptions)
@@ -51,7 +51,7 @@ def deliverability_command(request: DeliverabilityRequest, output: OutputOptions
     )
     from flows.deliverability_check import deliverability_check
 
-    print_summary(run_work(lambda: deliverability_check(request=request, output=output)))
+    print_summary(run_flow(lambda: deliverability_check(request=request, output=output)))
 
 
 def register(app: typer.Typer) -> None:

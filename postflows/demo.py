@@ -39,7 +39,7 @@ def run_demo(output_dir: Path) -> None:
     from flows.address_batch import address_batch
     from flows.address_results import AddressBatchResult
     from flows.requests import AddressBatchRequest, OutputOptions, PollingOptions
-    from postflows.cli_common import run_work
+    from postflows.cli_common import run_flow
 
     if get_settings().address_service.url:
         console.print(
@@ -53,7 +53,7 @@ def run_demo(output_dir: Path) -> None:
     os.environ.setdefault("POSTFLOWS_SANDBOX_JOB_SECONDS", "3")
     settings = get_settings()
     console.print(f"demo input: {example_input()}")
-    summary = run_work(
+    summary = run_flow(
         lambda: address_batch(
             request=AddressBatchRequest(input_path=example_input(), idempotency_key=f"demo:{os.getpid()}"),
             output=OutputOptions(output_dir=output_dir),

@@ -6,6 +6,8 @@ run. Nothing here imports Prefect: the choice is made before Prefect is loaded, 
 ``PREFECT_API_URL`` once. For the same reason the temporary server is started here, as Prefect itself would
 start it, but while this process is still importing the flow: the server's start (10 s and more) overlaps
 the flow's imports instead of following them, and the command never imports Prefect's server code itself.
+
+A flow run in this process shares one synchronous Prefect client (:func:`shared_sync_client`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import subprocess
 import sys
 import time
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -167,6 +171,23 @@ def wait_for_temporary_server() -> None:
     """Wait until this process's temporary server (if :func:`choose_api` started one) answers."""
     if _temporary is not None:
         _temporary.wait_ready(_startup_timeout())
+
+
+@contextmanager
+def shared_sync_client() -> Iterator[None]:
+    """Within the block, the flow runs of this process share one synchronous Prefect client.
+
+    Prefect's engine asks for a synchronous client of its own each time it looks up the result storage
+    (twice a run, once of them to resolve the run's name) unless one is open in its context. Each builds a
+    TLS context, which loads the CA bundle (about 0.02 s, even for an ``http://`` server), and asks the
+    server for a CSRF token before its first write. With this block around a run, both look-ups use the one
+    client it opens (and checks against the server's version, once a process, as the engine's own client
+    does): a run in this process costs one client and its requests less.
+    """
+    from prefect.context import SyncClientContext
+
+    with SyncClientContext.get_or_create():
+        yield
 
 
 def _startup_timeout() -> float:

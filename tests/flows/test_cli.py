@@ -285,3 +285,32 @@ def test_map_ignore_leaves_a_column_out_of_the_address(sandbox: Sandbox, tmp_pat
     assert "Narnia" in (out / "upload.txt").read_text(encoding="cp1252")
     plan = strict_json((out / "plan.json").read_text(encoding="utf-8"))
     assert plan["house_numbers"]["split"] == 1 and plan["rows"] == {"input": 1, "sent": 1, "rejected": 0}
+
+
+def test_a_command_line_flow_run_opens_no_sync_client_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's look-ups of the result storage (one of them resolving the run's name) use the one sync
+    client the command opens around the run, instead of one each, with its TLS context and CSRF token."""
+    import prefect.client.orchestration as orchestration
+    from prefect import flow
+
+    from postflows.cli_common import run_flow, run_work
+
+    made: list[object] = []
+    real_init = orchestration.SyncPrefectClient.__init__
+
+    def counted(client: object, *args: object, **kwargs: object) -> None:
+        made.append(client)
+        real_init(client, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(orchestration.SyncPrefectClient, "__init__", counted)
+
+    @flow(name="named-run", flow_run_name="named-{number}")
+    async def named(number: int) -> int:
+        return number
+
+    assert run_work(lambda: named(1), progress=False) == 1
+    on_its_own = len(made)
+    made.clear()
+    assert run_flow(lambda: named(2), progress=False) == 2
+    assert on_its_own >= 2
+    assert len(made) == 1
