@@ -19,7 +19,7 @@ from core.errors import PostflowsError
 from core.redaction import redact
 from fileio.files import write_received
 from fileio.sandbox_marks import SUMMARY_NOTICE
-from flows import run_events
+from flows import heap, run_events
 from flows.results import RunParked, RunResult
 from history.recorder import RunRecorder, record_shielded
 from runtime.run import Run
@@ -272,7 +272,9 @@ async def recorded_run(
 
 def begin_run(flow: str, settings: Settings | None = None) -> Run:
     """The run of ``flow`` (:class:`runtime.run.Run`): its settings read once (or ``settings``), and the
-    APIs it calls (:data:`FLOW_APIS`)."""
+    APIs it calls (:data:`FLOW_APIS`). What the flow's modules made is set aside from the collector
+    (:func:`flows.heap.settle`)."""
+    heap.settle()
     return Run.begin(flow, FLOW_APIS.get(flow, ()), settings)
 
 

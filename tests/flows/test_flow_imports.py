@@ -111,18 +111,27 @@ def test_a_flow_module_finds_prefects_heap_frozen_and_the_collector_paced_and_th
     None
 ):
     """In a fresh interpreter and in a run's process (Prefect's engine loaded first) alike, Prefect's heap is
-    frozen before the flow's own modules load and the youngest generation is collected at the run's pace
-    (the older ones at CPython's); the package alone (the command line reading a request model) loads no
-    Prefect, freezes nothing and leaves the collector as it was."""
+    frozen before the flow's own modules load, which load with the youngest generation collected seldom;
+    when the run begins, what they made is frozen too and the youngest generation is collected at the
+    run's pace (the older ones at CPython's), once a process; the package alone (the command line reading a
+    request model) loads no Prefect, freezes nothing and leaves the collector as it was."""
     young, *older = map(int, _python("import gc; print(*gc.get_threshold())"))
     for prefix in ("", "import prefect.main; "):
         probe = (
             f"import gc; {prefix}import flows.address_batch, flows.heap; "
-            "print(gc.get_freeze_count(), flows.heap.YOUNG_THRESHOLD, *gc.get_threshold())"
+            "loaded = (gc.get_freeze_count(), *gc.get_threshold()); "
+            "from flows.runs import begin_run; begin_run('address-batch'); "
+            "begun = (gc.get_freeze_count(), *gc.get_threshold()); "
+            "gc.set_threshold(1); begin_run('address-batch'); "
+            "print(flows.heap.LOADING_THRESHOLD, flows.heap.YOUNG_THRESHOLD, *loaded, *begun, *gc.get_threshold())"
         )
-        frozen, paced, run_young, *run_older = map(int, _python(probe))
-        assert frozen > 100_000, prefix
-        assert run_young == paced > young and run_older == older, prefix
+        loading, paced, *figures = map(int, _python(probe))
+        frozen, loading_young, *loading_older = figures[:4]
+        settled, run_young, *run_older = figures[4:8]
+        assert frozen > 100_000 and settled > frozen, prefix
+        assert loading_young == loading > paced > young and loading_older == older, prefix
+        assert run_young == paced and run_older == older, prefix
+        assert figures[8] == 1, prefix  # a second run's beginning leaves the collector as it is
     alone = (
         "import gc, sys, flows.requests; "
         "print(gc.get_freeze_count(), 'prefect' in sys.modules, *gc.get_threshold())"
