@@ -1,6 +1,10 @@
 """Progress of long work, shown twice: a Prefect progress artifact in the UI, and any in-process listener
 (the CLI attaches a rich progress bar). Outside a flow run only the listeners are told. A detail (a service's
 status text) is scrubbed of the registered secrets before either sees it.
+
+The artifact shows work that lasts (:data:`SHOW_AFTER_S`): a bar is for work someone watches, and each of its
+updates is a request to the Prefect API. A batch job done at its first status look makes three requests
+fewer; its run's summary says it is done.
 """
 
 from __future__ import annotations
@@ -8,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from uuid import UUID
@@ -20,6 +25,10 @@ ProgressListener = Callable[[str, float, str], None]
 """Called with (label, percent 0-100, detail)."""
 
 _listeners: list[ProgressListener] = []
+
+SHOW_AFTER_S = 5.0
+"""Work that ends sooner shows no progress artifact; work that goes on longer shows it from its first update
+after that (a batch job's next status look)."""
 
 
 @contextmanager
@@ -55,12 +64,14 @@ class Progress:
 
     The artifact is written in the background, one request at a time, always with the latest value: the work
     never waits for the Prefect server to show its progress, except for the last update (100 %), which
-    is awaited so the UI ends on it.
+    is awaited so the UI ends on it. It is made at the first update once the work has lasted
+    :data:`SHOW_AFTER_S`; listeners are told of every update from the start.
     """
 
     def __init__(self, label: str) -> None:
         self.label = label
         self.percent = 0.0
+        self._began = time.monotonic()
         self._artifact: UUID | None = None
         self._flow: str | None = None
         self._wanted: tuple[float, str] | None = None
@@ -71,7 +82,7 @@ class Progress:
         """Begin tracking ``label`` at 0 %."""
         progress = cls(label)
         progress._flow = _flow_name()
-        if progress._flow is not None:
+        if progress._flow is not None and progress._lasted():
             progress._show(0.0, label)
         progress._notify("")
         return progress
@@ -79,7 +90,7 @@ class Progress:
     async def update(self, percent: float, detail: str = "") -> None:
         """Set the progress to ``percent`` (clamped to 0-100)."""
         self.percent = max(0.0, min(100.0, float(percent)))
-        if self._flow is not None:
+        if self._flow is not None and self._lasted():
             self._show(self.percent, detail or self.label)
             if self.percent >= 100.0:
                 await self.settled()
@@ -89,6 +100,10 @@ class Progress:
         """Wait until the artifact shows the latest update."""
         if self._sender is not None:
             await asyncio.shield(self._sender)
+
+    def _lasted(self) -> bool:
+        """Whether the work has lasted long enough to show (or is shown already)."""
+        return self._sender is not None or time.monotonic() - self._began >= SHOW_AFTER_S
 
     def _show(self, percent: float, description: str) -> None:
         self._wanted = (percent, redact(description))

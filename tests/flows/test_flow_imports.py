@@ -123,7 +123,8 @@ def test_a_flow_module_finds_prefects_heap_frozen_and_the_collector_paced_and_th
             "from flows.runs import begin_run; begin_run('address-batch'); "
             "begun = (gc.get_freeze_count(), *gc.get_threshold()); "
             "gc.set_threshold(1); begin_run('address-batch'); "
-            "print(flows.heap.LOADING_THRESHOLD, flows.heap.YOUNG_THRESHOLD, *loaded, *begun, *gc.get_threshold())"
+            "print(flows.heap.LOADING_THRESHOLD, flows.heap.YOUNG_THRESHOLD, *loaded, *begun, "
+            "*gc.get_threshold())"
         )
         loading, paced, *figures = map(int, _python(probe))
         frozen, loading_young, *loading_older = figures[:4]

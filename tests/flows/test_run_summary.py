@@ -3,6 +3,7 @@ went, and the earlier work the run took up; the progress artifact keeps one key 
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,8 @@ from flows.results import RunResult
 from flows.runs import recorded_run
 from runtime.run import Run
 from runtime.settings import Settings, get_settings
-from tasks.progress import Progress
+from tasks import progress
+from tasks.progress import Progress, listening
 from tests.flows.calls import call
 from tests.flows.conftest import Sandbox
 
@@ -143,23 +145,70 @@ async def test_a_run_without_an_output_dir_still_lists_what_it_recorded(
     assert artifact.startswith("# Probe\n\n## Output files\n") and f"`{written.resolve()}` (note)" in artifact
 
 
-async def test_progress_keeps_one_artifact_key_per_flow(flow_env: Path) -> None:
+async def _progress_artifacts(runs: list[Any]) -> list[Any]:
+    """The progress artifacts of these runs only: the server holds every flow test's artifacts."""
+    async with get_client() as client:
+        artifacts = await client.read_artifacts(
+            flow_run_filter=FlowRunFilter(
+                id=FlowRunFilterId(any_=[run.state_details.flow_run_id for run in runs])
+            )
+        )
+    return [artifact for artifact in artifacts if artifact.type == "progress"]
+
+
+async def test_progress_keeps_one_artifact_key_per_flow(
+    flow_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(progress, "SHOW_AFTER_S", 0.0)
+
     @flow(name="progress-probe")
     async def probe() -> None:
         for label in ("address queries (12 records)", "batch job 3f2a"):
             tracked = await Progress.start(label)
             await tracked.update(100.0)
 
-    runs = [await probe(return_state=True), await probe(return_state=True)]
-    async with get_client() as client:  # this test's runs only: the server holds every flow test's artifacts
-        artifacts = await client.read_artifacts(
-            flow_run_filter=FlowRunFilter(
-                id=FlowRunFilterId(any_=[run.state_details.flow_run_id for run in runs])
-            )
-        )
-    keys = {artifact.key for artifact in artifacts if artifact.type == "progress"}
-    assert keys == {"progress-probe-progress"}
-    assert len([artifact for artifact in artifacts if artifact.type == "progress"]) >= 2
+    artifacts = await _progress_artifacts([await probe(return_state=True), await probe(return_state=True)])
+    assert {artifact.key for artifact in artifacts} == {"progress-probe-progress"}
+    assert len(artifacts) >= 2
+
+
+async def test_progress_is_shown_only_for_work_that_lasts(
+    flow_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Work done sooner than ``SHOW_AFTER_S`` makes no progress artifact (its listeners still hear every
+    update); work that lasts shows from its first update after that and ends on 100 %."""
+    monkeypatch.setattr(progress, "SHOW_AFTER_S", 0.3)
+    heard: list[tuple[str, float]] = []
+
+    @flow(name="progress-short")
+    async def short() -> None:
+        tracked = await Progress.start("batch job 1")
+        await tracked.update(50.0)
+        await tracked.update(100.0)
+
+    @flow(name="progress-long")
+    async def long() -> None:
+        tracked = await Progress.start("batch job 2")
+        await tracked.update(10.0)
+        await asyncio.sleep(0.35)
+        await tracked.update(60.0)
+        await tracked.update(100.0)
+
+    with listening(lambda label, percent, _detail: heard.append((label, percent))):
+        short_run = await short(return_state=True)
+        long_run = await long(return_state=True)
+    assert await _progress_artifacts([short_run]) == []
+    shown = await _progress_artifacts([long_run])
+    assert [(artifact.key, artifact.data) for artifact in shown] == [("progress-long-progress", 100.0)]
+    assert heard == [
+        ("batch job 1", 0.0),
+        ("batch job 1", 50.0),
+        ("batch job 1", 100.0),
+        ("batch job 2", 0.0),
+        ("batch job 2", 10.0),
+        ("batch job 2", 60.0),
+        ("batch job 2", 100.0),
+    ]
 
 
 @pytest.mark.parametrize("service_url", [None, "https://real.example/REST/v1"])
