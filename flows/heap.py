@@ -9,8 +9,8 @@ command line reading a request model loads no Prefect.
 
 While the flow's own modules load, the youngest generation is collected only after
 :data:`LOADING_THRESHOLD` new container objects: what a module makes (classes, functions, models) lives as
-long as the process, so a collection among them frees nothing. A flow module makes 30,000-120,000 such
-objects; at CPython's pace of 700 their collections took 10-20 ms of every import. When the run begins
+long as the process, so a collection among them frees nothing. A flow module makes 68,000-84,000 such
+objects; at the run's pace (below) their collections took 10-20 ms of every import. When the run begins
 (:func:`settle`, which :func:`flows.runs.begin_run` calls), what the modules made is set aside as Prefect's
 heap was, and the youngest generation is then collected after :data:`YOUNG_THRESHOLD` new container objects
 instead of CPython's 700 (the older generations keep their pace): a run makes objects by the hundred
