@@ -373,6 +373,7 @@ async def _submit(client: AddressServiceClient, recorder: RunRecorder, order: Ba
             fingerprint=order.upload_sha256,
             resumable=batch_is_resumable,
             replaceable=batch_result_missing,
+            answer_data=lambda started: BatchJobData(settlement_id=started.settlement_id),
         ),
         new_job.run_batch,
         lambda started: started.batch_token,
@@ -392,6 +393,4 @@ async def _submit(client: AddressServiceClient, recorder: RunRecorder, order: Ba
             earlier.status,
             earlier.run_id,
         )
-    if submission.answer is not None:
-        job = await recorder.update_job(job, data=BatchJobData(settlement_id=submission.answer.settlement_id))
     return job

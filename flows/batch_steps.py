@@ -12,7 +12,7 @@ from typing import Any
 
 from prefect import get_run_logger
 
-from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus
+from connectors.address_service import AddressServiceClient, BatchJob, BatchStatus, TokenStatus
 from fileio.files import own_folder
 from fileio.limits import TableLimits
 from flows.batch_work import BatchWork
@@ -129,9 +129,11 @@ async def follow_batch(
     """
 
     async def on_status(status: BatchStatus) -> None:
+        # The status that ends the wait records the job FINISHED: its download is owed from here on.
+        finished = status.token_status is TokenStatus.FINISHED
         await recorder.update_job(
             job,
-            status=JobState.RUNNING,
+            status=JobState.FINISHED if finished else JobState.RUNNING,
             report=RemoteReport(
                 remote_status=status.token_status.name,
                 progress=status.progress,
@@ -149,7 +151,6 @@ async def follow_batch(
     )
     if isinstance(ended, JobParked):
         return ended
-    await recorder.update_job(job, status=JobState.FINISHED)
     return await _download(client, recorder, job, output_dir, limits)
 
 
@@ -186,14 +187,10 @@ async def _download(
         raise
     download = named_by_content(wanted.pop(MAIN_OUTPUT)[1])
     extras = {name: named_by_content(path) for name, (_, path) in wanted.items()}
-    await recorder.documents(
-        [("download", download), *((f"output:{name}", path) for name, path in extras.items())], job=job
-    )
-    return await recorder.update_job(
+    return await recorder.job_documents(
         job,
-        status=JobState.COMPLETED,
-        finished=True,
-        data=batch_downloaded(download, extras),
+        [("download", download), *((f"output:{name}", path) for name, path in extras.items())],
+        recorder.change(status=JobState.COMPLETED, finished=True, data=batch_downloaded(download, extras)),
     )
 
 

@@ -48,11 +48,12 @@ async def customer_files(
             policy, WriteBackOptions(settings.table_limits, settings.csv_style, recorder.outputs.sandbox)
         ),
     )
+    review = [("review", files.review)]
     if files.write_back is None:
         text = not_written(summary, policy, files.not_written)
+        await recorder.documents(review)
     else:
-        text = await recorded(recorder, summary, policy, files.write_back.written_back)
-    await recorder.document("review", files.review)
+        text = await recorded(recorder, summary, policy, files.write_back.written_back, with_files=review)
     return (
         text + f"\nReview: {files.review.name}, every input row with the changes and the rows for a human.\n"
     )

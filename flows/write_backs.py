@@ -3,6 +3,9 @@ that writes one (the address batch's and the address validation's)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
 from prefect import get_run_logger
 
 from fileio.errors import InputError
@@ -19,10 +22,19 @@ def not_written(summary: RunSummary, policy: str, error: InputError | None) -> s
     return f"\n\nWrite-back: not written ({error}).\n"
 
 
-async def recorded(recorder: RunRecorder, summary: RunSummary, policy: str, written: WrittenBack) -> str:
-    """Record the write-back's files and counts; the lines summary.md gets."""
-    await recorder.document("writeback", written.outcome.target)
+async def recorded(
+    recorder: RunRecorder,
+    summary: RunSummary,
+    policy: str,
+    written: WrittenBack,
+    *,
+    with_files: Iterable[tuple[str, Path]] = (),
+) -> str:
+    """Record the write-back's files (with ``with_files``, the run's other files of the step, in one
+    transaction) and counts; the lines summary.md gets."""
+    files = [("writeback", written.outcome.target)]
     if written.skipped_path is not None:
-        await recorder.document("writeback-skipped", written.skipped_path)
+        files.append(("writeback-skipped", written.skipped_path))
+    await recorder.documents([*files, *with_files])
     summary.update(writeback={"policy": policy, **written.summary()})
     return written.markdown(policy)

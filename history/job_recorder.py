@@ -5,9 +5,11 @@ and read back as detached :class:`~history.jobs.JobSnapshot` values, so callers 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
+
+from sqlalchemy.orm import Session
 
 from core.redaction import redact
 from history.db import durable_begin
@@ -99,7 +101,25 @@ class JobRecorder(LeasedRun):
     ) -> JobSnapshot:
         """Record what is now known about ``job`` (``report``: what the service says of it, its id among
         that; ``data``: the facts to merge into its data); returns it as stored."""
-        change = JobChange(
+        change = self.change(
+            status=status, report=report, data=data, finished=finished, deleted=deleted, detail=detail
+        )
+        [updated] = await self.update_jobs([(job, change)])
+        return updated
+
+    def change(
+        self,
+        *,
+        status: JobState | str | None = None,
+        report: RemoteReport | None = None,
+        data: JobData | Mapping[str, Any] | None = None,
+        finished: bool = False,
+        deleted: bool = False,
+        detail: str | None = None,
+    ) -> JobChange:
+        """What is now known about a job, as :meth:`update_job` takes it, for :meth:`update_jobs` (its
+        detail text scrubbed)."""
+        return JobChange(
             status=str(status) if status is not None else None,
             report=report or RemoteReport(),
             data=job_data_changes(data),
@@ -108,13 +128,15 @@ class JobRecorder(LeasedRun):
             detail=self._text(detail),
         )
 
-        def update() -> JobSnapshot:
+    async def update_jobs(self, changes: Sequence[tuple[JobSnapshot, JobChange]]) -> list[JobSnapshot]:
+        """Record what is now known about several jobs (each with its :meth:`change`) in one transaction;
+        returns them as stored, in the same order."""
+        if not changes:
+            return []
+
+        def update() -> list[JobSnapshot]:
             with self._factory.begin() as session:
-                row = session.get(RemoteJob, job.id)
-                if row is None:  # pragma: no cover
-                    raise LookupError(f"remote job {job.id} vanished from the history")
-                update_remote_job(session, row, change)
-                return JobSnapshot.of(row)
+                return [updated_job(session, job, change) for job, change in changes]
 
         return await self._write(update)
 
@@ -154,15 +176,24 @@ class JobRecorder(LeasedRun):
 
         return await self._write(find)
 
-    async def open_jobs(self, *, api: str, kind: str) -> list[JobSnapshot]:
-        """Every job of this kind under this run's key that is not deleted yet, oldest first."""
+    async def open_jobs(self, *, api: str, kinds: Collection[str]) -> list[JobSnapshot]:
+        """Every job of these kinds under this run's key that is not deleted yet, oldest first."""
         key = self.idempotency_key
         if not key:
             return []
 
         def find() -> list[JobSnapshot]:
             with self._factory.begin() as session:
-                jobs = unfinished_jobs(session, idempotency_key=key, api=api, kind=kind)
+                jobs = unfinished_jobs(session, idempotency_key=key, api=api, kinds=kinds)
                 return [JobSnapshot.of(job) for job in jobs]
 
         return await self._write(find)
+
+
+def updated_job(session: Session, job: JobSnapshot, change: JobChange) -> JobSnapshot:
+    """Record ``change`` to the recorded ``job`` in ``session``; returns the job as it now stands."""
+    row = session.get(RemoteJob, job.id)
+    if row is None:  # pragma: no cover
+        raise LookupError(f"remote job {job.id} vanished from the history")
+    update_remote_job(session, row, change)
+    return JobSnapshot.of(row)

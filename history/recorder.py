@@ -23,10 +23,11 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from core.redaction import redact, scrubbed_json
 from history.db import session_factory
-from history.job_recorder import DETAIL_CHARS, JobRecorder
+from history.job_recorder import DETAIL_CHARS, JobRecorder, updated_job
 from history.jobs import JobSnapshot
 from history.leased_run import RunOutputs, record_shielded
 from history.models import RemoteJob
+from history.remote_jobs import JobChange
 from history.step_writer import RequestAttempt, StepWriter
 from history.store import (
     StepRecord,
@@ -205,19 +206,43 @@ class RunRecorder(JobRecorder):
     async def documents(self, files: Iterable[tuple[str, Path]], *, job: JobSnapshot | None = None) -> None:
         """Record the files this run wrote, each ``(kind, path)`` with its size and SHA-256, in one
         transaction, and list them in the run's outputs."""
-        files = list(files)
-        for kind, path in files:
-            self.outputs.documents.setdefault(path.resolve(), kind)
+        files = self._listed(files)
 
         def record() -> None:
             with self._factory.begin() as session:
-                run = self._run(session)
                 remote_job = session.get(RemoteJob, job.id) if job is not None else None
-                for kind, path in files:
-                    record_document(session, run, kind=kind, path=path, remote_job=remote_job)
+                self._record_documents(session, files, remote_job)
 
         if files:
             await self._write(record)
+
+    async def job_documents(
+        self, job: JobSnapshot, files: Iterable[tuple[str, Path]], change: JobChange
+    ) -> JobSnapshot:
+        """Record the files ``job`` gave, as :meth:`documents` does, and ``change`` to the job (see
+        :meth:`change`), in one transaction; returns the job as stored."""
+        files = self._listed(files)
+
+        def record() -> JobSnapshot:
+            with self._factory.begin() as session:
+                self._record_documents(session, files, session.get(RemoteJob, job.id))
+                return updated_job(session, job, change)
+
+        return await self._write(record)
+
+    def _listed(self, files: Iterable[tuple[str, Path]]) -> list[tuple[str, Path]]:
+        """``files`` listed in the run's outputs."""
+        files = list(files)
+        for kind, path in files:
+            self.outputs.documents.setdefault(path.resolve(), kind)
+        return files
+
+    def _record_documents(
+        self, session: Session, files: list[tuple[str, Path]], remote_job: RemoteJob | None
+    ) -> None:
+        run = self._run(session)
+        for kind, path in files:
+            record_document(session, run, kind=kind, path=path, remote_job=remote_job)
 
     async def message(self, level: str, code: str, text: str) -> None:
         clean = redact(text)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -193,11 +193,13 @@ def find_remote_job(
     return session.scalars(statement.order_by(RemoteJob.id.desc()).limit(1)).first()
 
 
-def unfinished_jobs(session: Session, *, idempotency_key: str, api: str, kind: str) -> list[RemoteJob]:
-    """Jobs of this api and kind for ``idempotency_key`` that are not deleted, oldest first."""
+def unfinished_jobs(
+    session: Session, *, idempotency_key: str, api: str, kinds: Collection[str]
+) -> list[RemoteJob]:
+    """Jobs of this api and these kinds for ``idempotency_key`` that are not deleted, oldest first."""
     statement = select(RemoteJob).where(
         RemoteJob.api == api,
-        RemoteJob.kind == kind,
+        RemoteJob.kind.in_(kinds),
         RemoteJob.idempotency_key == idempotency_key,
         RemoteJob.deleted_at.is_(None),
     )

@@ -151,6 +151,7 @@ class SubmissionJob:
         resumable: whether a recorded job can still be resumed; default: its state says so, or it completed.
         replaceable: which resumable recorded jobs ``resubmit`` replaces with a new submission (a batch job
             whose result never arrived); default none: ``resubmit`` only sends over an uncertain one.
+        answer_data: facts of the service's answer recorded with its id (a batch job's settlement id).
     """
 
     kind: str
@@ -160,6 +161,7 @@ class SubmissionJob:
     fingerprint: str | None = None
     resumable: Callable[[JobSnapshot], bool] | None = None
     replaceable: Callable[[JobSnapshot], bool] | None = None
+    answer_data: Callable[[Any], JobData] | None = None
 
     def resumes(self, job: JobSnapshot) -> bool:
         """Whether the recorded ``job`` can still be resumed (see ``resumable``)."""
@@ -217,7 +219,10 @@ async def submit_once(
     )
     answer = await _send_marked(recorder, marker, send, job.what)
     submitted = await recorder.update_job(
-        marker, status=JobState.SUBMITTED, report=RemoteReport(remote_id=str(remote_id_of(answer)))
+        marker,
+        status=JobState.SUBMITTED,
+        report=RemoteReport(remote_id=str(remote_id_of(answer))),
+        data=job.answer_data(answer) if job.answer_data is not None else None,
     )
     return Submission(submitted, resumed=False, answer=answer, replaced=found)
 

@@ -21,6 +21,7 @@ import history
 from connectors.errors import RemoteRejected, ServerError, TransportFailure
 from connectors.sending import TOKEN_REQUEST_EXTENSION, note_request
 from history.errors import KeyBusy
+from history.jobs import BatchJobData
 from history.models import JobState, KeyLease, Run, Step
 from history.recorder import RunRecorder
 from history.remote_jobs import RemoteReport
@@ -349,6 +350,24 @@ async def test_free_preparation_runs_only_for_a_new_submission_and_is_recorded(r
     second = await run()
     await _submit(second, service, prepare=upload)
     assert uploads == ["upload"]
+
+
+async def test_what_the_answer_says_is_recorded_with_its_id(run) -> None:  # type: ignore[no-untyped-def]
+    service = Service()
+    recorder = await run()
+    writes: list[str] = []
+    write = recorder._write
+
+    async def counted(work, *args, **kwargs):  # type: ignore[no-untyped-def]
+        writes.append(work.__qualname__)
+        return await write(work, *args, **kwargs)
+
+    recorder._write = counted  # type: ignore[method-assign]
+    submitted = await _submit(
+        recorder, service, answer_data=lambda answer: BatchJobData(settlement_id=len(answer))
+    )
+    assert (submitted.job.remote_id, submitted.job.facts(BatchJobData).settlement_id) == ("job-1", 5)
+    assert len(writes) == 3  # the look-up, the marker, and the id with what the answer says
 
 
 async def test_every_ending_of_a_wait_is_recorded(run) -> None:  # type: ignore[no-untyped-def]
