@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from sqlalchemy.orm import Session
 
@@ -31,6 +31,26 @@ from history.remote_jobs import (
 
 DETAIL_CHARS = 500
 """The most characters of a detail text kept (after the secret scrubber)."""
+
+
+class JobUpdate(TypedDict, total=False):
+    """What is now known about a recorded job; what is left out stays as it is.
+
+    Attributes:
+        status: its state.
+        report: what the service says of it, its id among that.
+        data: the facts to merge into its data.
+        finished: it ended (its end time is set once).
+        deleted: its remote files are gone (its deletion time is set once).
+        detail: a text for its status event.
+    """
+
+    status: JobState | str | None
+    report: RemoteReport | None
+    data: JobData | Mapping[str, Any] | None
+    finished: bool
+    deleted: bool
+    detail: str | None
 
 
 class JobRecorder(LeasedRun):
@@ -88,44 +108,22 @@ class JobRecorder(LeasedRun):
 
         return await self._write(save)
 
-    async def update_job(
-        self,
-        job: JobSnapshot,
-        *,
-        status: JobState | str | None = None,
-        report: RemoteReport | None = None,
-        data: JobData | Mapping[str, Any] | None = None,
-        finished: bool = False,
-        deleted: bool = False,
-        detail: str | None = None,
-    ) -> JobSnapshot:
-        """Record what is now known about ``job`` (``report``: what the service says of it, its id among
-        that; ``data``: the facts to merge into its data); returns it as stored."""
-        change = self.change(
-            status=status, report=report, data=data, finished=finished, deleted=deleted, detail=detail
-        )
-        [updated] = await self.update_jobs([(job, change)])
+    async def update_job(self, job: JobSnapshot, **update: Unpack[JobUpdate]) -> JobSnapshot:
+        """Record what is now known about ``job`` (see :class:`JobUpdate`); returns it as stored."""
+        [updated] = await self.update_jobs([(job, self.change(**update))])
         return updated
 
-    def change(
-        self,
-        *,
-        status: JobState | str | None = None,
-        report: RemoteReport | None = None,
-        data: JobData | Mapping[str, Any] | None = None,
-        finished: bool = False,
-        deleted: bool = False,
-        detail: str | None = None,
-    ) -> JobChange:
-        """What is now known about a job, as :meth:`update_job` takes it, for :meth:`update_jobs` (its
-        detail text scrubbed)."""
+    def change(self, **update: Unpack[JobUpdate]) -> JobChange:
+        """What is now known about a job (see :class:`JobUpdate`), for :meth:`update_jobs`; its detail text
+        scrubbed."""
+        status = update.get("status")
         return JobChange(
             status=str(status) if status is not None else None,
-            report=report or RemoteReport(),
-            data=job_data_changes(data),
-            finished=finished,
-            deleted=deleted,
-            detail=self._text(detail),
+            report=update.get("report") or RemoteReport(),
+            data=job_data_changes(update.get("data")),
+            finished=update.get("finished", False),
+            deleted=update.get("deleted", False),
+            detail=self._text(update.get("detail")),
         )
 
     async def update_jobs(self, changes: Sequence[tuple[JobSnapshot, JobChange]]) -> list[JobSnapshot]:

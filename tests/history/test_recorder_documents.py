@@ -16,14 +16,9 @@ from history.models import Document, JobState
 from tasks.run_history import start_recording
 
 
-async def test_several_files_are_recorded_in_one_transaction_with_their_job_and_listed_once(
-    database_url: str, tmp_path: Path
-) -> None:
-    files = {name: tmp_path / f"{name}.csv" for name in ("results", "rejected", "summary")}
-    for name, path in files.items():
-        path.write_text(f"{name}\n" * 3)
-    recorder = await start_recording(database_url, flow="documents", idempotency_key=None, parameters={})
-    job = await recorder.save_job(api="test", kind="batch", remote_id="job-1", status=JobState.SUBMITTED)
+@contextmanager
+def _commits(database_url: str) -> Iterator[list[object]]:
+    """The transactions committed on the history within the block."""
     engine = history.db.session_factory(database_url).kw["bind"]
     transactions: list[object] = []
 
@@ -32,11 +27,23 @@ async def test_several_files_are_recorded_in_one_transaction_with_their_job_and_
 
     event.listen(engine, "commit", committed)
     try:
+        yield transactions
+    finally:
+        event.remove(engine, "commit", committed)
+
+
+async def test_several_files_are_recorded_in_one_transaction_with_their_job_and_listed_once(
+    database_url: str, tmp_path: Path
+) -> None:
+    files = {name: tmp_path / f"{name}.csv" for name in ("results", "rejected", "summary")}
+    for name, path in files.items():
+        path.write_text(f"{name}\n" * 3)
+    recorder = await start_recording(database_url, flow="documents", idempotency_key=None, parameters={})
+    job = await recorder.save_job(api="test", kind="batch", remote_id="job-1", status=JobState.SUBMITTED)
+    with _commits(database_url) as transactions:
         await recorder.documents([(path.stem, path) for path in files.values()], job=job)
         await recorder.documents([])  # nothing to record: no transaction
         await recorder.document("results again", files["results"])
-    finally:
-        event.remove(engine, "commit", committed)
     await recorder.finish("COMPLETED")
 
     assert len(transactions) == 2
@@ -64,22 +71,6 @@ async def test_a_file_that_cannot_be_read_records_none_of_its_batch(
     await recorder.finish("FAILED")
     with history.db.session_factory(database_url).begin() as session:
         assert session.scalars(select(Document)).all() == []
-
-
-@contextmanager
-def _commits(database_url: str) -> Iterator[list[object]]:
-    """The transactions committed on the history within the block."""
-    engine = history.db.session_factory(database_url).kw["bind"]
-    transactions: list[object] = []
-
-    def committed(connection: object) -> None:
-        transactions.append(connection)
-
-    event.listen(engine, "commit", committed)
-    try:
-        yield transactions
-    finally:
-        event.remove(engine, "commit", committed)
 
 
 async def test_the_files_a_job_gave_and_its_completion_are_one_transaction(
