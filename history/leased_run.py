@@ -71,6 +71,22 @@ async def record_shielded(write: Awaitable[T]) -> T:
         raise
 
 
+@dataclass(frozen=True)
+class Interrupted:
+    """The run of the same work just before this one, interrupted: its id, and when it ended (or began)."""
+
+    run_id: int
+    when: str
+
+
+@dataclass(frozen=True)
+class Taken:
+    """One try for a key: the live run that holds it, or, once taken, the run it finds interrupted before."""
+
+    holder: LeaseHolder | None = None
+    interrupted: Interrupted | None = None
+
+
 class LeasedRun:
     """One recorded run, and the lease it holds on its idempotency key."""
 
@@ -126,10 +142,10 @@ class LeasedRun:
         key = self.idempotency_key
         if not key:
             return
-        await self._acquire(key)
+        interrupted = await self._acquire(key)
         self.holds_key = True
         self._heartbeat = asyncio.create_task(self._renew_forever(key, ttl_s / 3))
-        await self._note_interrupted(key)
+        self._note_interrupted(interrupted)
 
     async def rekey(self, key: str) -> None:
         """Go on under ``key``: the identity of the work, known once the run has read its input (a hash of
@@ -143,7 +159,7 @@ class LeasedRun:
         previous = self.idempotency_key
         if key == previous:
             return
-        await self._acquire(key)
+        interrupted = await self._acquire(key)
         self._stop_renewing()
 
         def switch() -> None:
@@ -156,35 +172,31 @@ class LeasedRun:
         self.idempotency_key = key
         self.holds_key = True
         self._heartbeat = asyncio.create_task(self._renew_forever(key, self._lease_ttl.total_seconds() / 3))
-        await self._note_interrupted(key)
+        self._note_interrupted(interrupted)
 
-    async def _note_interrupted(self, key: str) -> None:
+    def _note_interrupted(self, interrupted: Interrupted | None) -> None:
         """Say so when the run of this work just before this one was interrupted: this run takes it up."""
-        if self.outputs.took_up is not None:
-            return
+        if interrupted is not None and self.outputs.took_up is None:
+            self.outputs.took_up = interrupted.run_id
+            logger.warning(
+                "run %s of this work was interrupted at %s; this run takes it up",
+                interrupted.run_id,
+                interrupted.when,
+            )
 
-        def find() -> tuple[int, str] | None:
-            with self._factory.begin() as session:
-                earlier = interrupted_before(session, flow=self.flow, idempotency_key=key, run_id=self.run_id)
-                if earlier is None:
-                    return None
-                when = earlier.finished_at or earlier.started_at
-                return earlier.id, f"at {when.isoformat(timespec='seconds')}"
-
-        found = await self._write(find)
-        if found is not None:
-            self.outputs.took_up = found[0]
-            logger.warning("run %s of this work was interrupted %s; this run takes it up", *found)
-
-    async def _acquire(self, key: str) -> None:
-        """Take the lease on ``key``, waiting (bounded) while a live run holds it."""
+    async def _acquire(self, key: str) -> Interrupted | None:
+        """Take the lease on ``key``, waiting (bounded) while a live run holds it; returns the run of this
+        work interrupted just before this one, looked for in the same transaction (None when there is
+        none, or this run took one up already)."""
         wait = self._lease_wait
+        look_back = self.outputs.took_up is None
         started = time.monotonic()
         told: int | None = None
         while True:
-            holder = await self._write(self._try_acquire, key)
+            taken = await self._write(self._try_acquire, key, look_back)
+            holder = taken.holder
             if holder is None:
-                return
+                return taken.interrupted
             waited = time.monotonic() - started
             if waited >= wait.wait_s:
                 raise KeyBusy(key, holder, waited)
@@ -199,20 +211,30 @@ class LeasedRun:
                     wait.notify(message)
             await asyncio.sleep(min(wait.poll_s, max(0.0, wait.wait_s - waited)))
 
-    def _try_acquire(self, key: str) -> LeaseHolder | None:
+    def _try_acquire(self, key: str, look_back: bool) -> Taken:
         for _ in range(5):
             try:
                 with self._factory.begin() as session:
-                    return try_acquire_lease(
+                    holder = try_acquire_lease(
                         session,
                         key=key,
                         claimant=claimant(self.run_id),
                         ttl=self._lease_ttl,
                         is_alive=holder_is_alive,
                     )
+                    if holder is not None or not look_back:
+                        return Taken(holder)
+                    return Taken(interrupted=self._interrupted(session, key))
             except IntegrityError:
                 continue  # another process inserted the key first: read who it is
         raise RuntimeError(f"could not read the lease of key {key}")
+
+    def _interrupted(self, session: Session, key: str) -> Interrupted | None:
+        earlier = interrupted_before(session, flow=self.flow, idempotency_key=key, run_id=self.run_id)
+        if earlier is None:
+            return None
+        when = earlier.finished_at or earlier.started_at
+        return Interrupted(earlier.id, when.isoformat(timespec="seconds"))
 
     async def _renew_forever(self, key: str, every_s: float) -> None:
         while True:

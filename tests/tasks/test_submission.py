@@ -516,6 +516,35 @@ async def test_a_run_goes_on_under_the_key_of_its_work_and_gives_its_first_key_b
     assert holds == ["options-c", work]
 
 
+async def test_the_key_is_taken_and_an_interrupted_run_before_found_in_one_transaction(
+    database_url: str,
+    run,  # type: ignore[no-untyped-def]
+) -> None:
+    first = await run()
+    await first.finish("INTERRUPTED")
+    other = await run(key="work-key")
+    await other.finish("INTERRUPTED")
+
+    second = await start_recording(database_url, flow="test", idempotency_key=KEY, parameters={})
+    writes: list[str] = []
+    write = second._write
+
+    async def counted(work, *args, **kwargs):  # type: ignore[no-untyped-def]
+        writes.append(work.__name__)
+        return await write(work, *args, **kwargs)
+
+    second._write = counted  # type: ignore[method-assign]
+    await second.hold_key(ttl_s=30, wait_s=5, poll_s=0.05)
+    assert writes == ["_try_acquire"] and second.outputs.took_up == first.run_id
+    await second.rekey("work-key")  # the run it took up is said once: the other is not looked for
+    assert writes == ["_try_acquire", "_try_acquire", "switch"] and second.outputs.took_up == first.run_id
+    await second.finish("COMPLETED")
+
+    third = await run(key="options")
+    await third.rekey("work-key")
+    assert third.outputs.took_up is None  # the run before it under the work's key completed
+
+
 async def test_a_key_is_taken_over_when_its_holder_ended_or_its_process_is_gone(
     database_url: str,
     run,  # type: ignore[no-untyped-def]
