@@ -107,6 +107,19 @@ async def _submit(  # type: ignore[no-untyped-def]
     )
 
 
+def _counted_writes(recorder: RunRecorder) -> list[str]:
+    """The names of the history writes ``recorder`` makes from now on, each its own transaction."""
+    writes: list[str] = []
+    write = recorder._write
+
+    async def counted(work, *args, **kwargs):  # type: ignore[no-untyped-def]
+        writes.append(work.__name__)
+        return await write(work, *args, **kwargs)
+
+    recorder._write = counted  # type: ignore[method-assign]
+    return writes
+
+
 async def test_a_submission_is_recorded_once_and_resumed_by_the_next_run(run) -> None:  # type: ignore[no-untyped-def]
     service = Service()
     first = await run()
@@ -355,14 +368,7 @@ async def test_free_preparation_runs_only_for_a_new_submission_and_is_recorded(r
 async def test_what_the_answer_says_is_recorded_with_its_id(run) -> None:  # type: ignore[no-untyped-def]
     service = Service()
     recorder = await run()
-    writes: list[str] = []
-    write = recorder._write
-
-    async def counted(work, *args, **kwargs):  # type: ignore[no-untyped-def]
-        writes.append(work.__qualname__)
-        return await write(work, *args, **kwargs)
-
-    recorder._write = counted  # type: ignore[method-assign]
+    writes = _counted_writes(recorder)
     submitted = await _submit(
         recorder, service, answer_data=lambda answer: BatchJobData(settlement_id=len(answer))
     )
@@ -526,14 +532,7 @@ async def test_the_key_is_taken_and_an_interrupted_run_before_found_in_one_trans
     await other.finish("INTERRUPTED")
 
     second = await start_recording(database_url, flow="test", idempotency_key=KEY, parameters={})
-    writes: list[str] = []
-    write = second._write
-
-    async def counted(work, *args, **kwargs):  # type: ignore[no-untyped-def]
-        writes.append(work.__name__)
-        return await write(work, *args, **kwargs)
-
-    second._write = counted  # type: ignore[method-assign]
+    writes = _counted_writes(second)
     await second.hold_key(ttl_s=30, wait_s=5, poll_s=0.05)
     assert writes == ["_try_acquire"] and second.outputs.took_up == first.run_id
     await second.rekey("work-key")  # the run it took up is said once: the other is not looked for
