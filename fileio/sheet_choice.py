@@ -9,14 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from python_calamine import CalamineError, CalamineWorkbook
-
 from fileio.errors import InputError
 from fileio.filetypes import EXCEL_SUFFIXES
 from fileio.limits import TABLE_LIMITS, TableLimits
 from fileio.tables import read_head
-from fileio.workbook_parts import check_workbook_parts
-from fileio.worksheets import worksheet_names
 
 
 @dataclass(frozen=True)
@@ -45,6 +41,12 @@ def choose_sheet(
     """
     if sheet is not None or path.suffix.lower() not in EXCEL_SUFFIXES or not path.is_file():
         return SheetChoice(sheet)
+    # A workbook's readers, loaded here: a run reading a text file never needs them.
+    from python_calamine import CalamineError, CalamineWorkbook
+
+    from fileio.workbook_parts import check_workbook_parts
+    from fileio.worksheets import worksheet_names
+
     try:
         check_workbook_parts(path, limits)
         with CalamineWorkbook.from_path(path) as workbook:

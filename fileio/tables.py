@@ -53,13 +53,16 @@ from fileio.text_tables import (
     reject_bad_lines,
 )
 from fileio.textfiles import first_line, has_control_characters, sniff_delimiter
-from fileio.worksheets import read_worksheet
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from fileio import worksheets
 else:
-    # Imported on first use: reading a file's header (read_head, the CLI's checks) needs none of them.
+    # Imported on first use: reading a file's header (read_head, the CLI's checks) needs none of them, and
+    # a text file's run never reads a workbook (calamine and the checks of a workbook's parts).
     pd = lazy_module("pandas")
+    worksheets = lazy_module("fileio.worksheets")
 
 __all__ = ["HEAD_BYTES", "HEAD_ROWS", "Table", "TableHead", "read_head", "read_table"]
 
@@ -243,13 +246,13 @@ def _rest_of_line(handle: BinaryIO, length: int, limit: int) -> int:
 
 
 def _excel_head(path: Path, sheet: str | int | None, limits: TableLimits) -> TableHead:
-    _, header, rows = read_worksheet(path, sheet, limits, nrows=HEAD_ROWS)
+    _, header, rows = worksheets.read_worksheet(path, sheet, limits, nrows=HEAD_ROWS)
     filled = bool(rows.map(lambda value: isinstance(value, str) and bool(value.strip())).to_numpy().any())
     return TableHead(unique_headers(header, path), filled or len(rows) + 1 >= HEAD_ROWS)
 
 
 def _read_excel(path: Path, sheet: str | int | None, limits: TableLimits) -> Table:
-    name, header, rows = read_worksheet(path, sheet, limits)
+    name, header, rows = worksheets.read_worksheet(path, sheet, limits)
     names = unique_headers(header, path)
     frame = rows.set_axis(names, axis=1)
     frame.index = pd.RangeIndex(1, len(frame) + 1)

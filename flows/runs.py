@@ -150,10 +150,11 @@ class RunSummary(dict[str, Any]):
             text = f"{SUMMARY_NOTICE}\n\n{text}"
         if path is not None:
             write_received(path, text.encode())  # it quotes the service's warnings
-            await self.recorder.document("summary", path)
-        await _artifact(
+        recorded = [self.recorder.document("summary", path)] if path is not None else []
+        artifact = _artifact(
             without_local_pictures(text), key=f"{self.recorder.flow}-summary", description=description
         )
+        await asyncio.gather(artifact, *recorded)  # the artifact's request beside the history's write
         self.update(
             files=[str(document) for document in documents],
             resumed=bool(outputs.reused),

@@ -209,6 +209,10 @@ async def _stream_to(client: AddressServiceClient, token: str, destination: Path
         await write_stream(destination, chunks, max_bytes=max_bytes)
 
 
+DELETIONS_IN_FLIGHT = 4
+"""/deletefile requests a clean-up has in flight at once: a run's upload and output file go together."""
+
+
 @idempotent_step("address-delete-file")
 async def delete_file(client: AddressServiceClient, token: str) -> None:
     """Delete one remote file (/deletefile); returns once the service answered Status 0."""
@@ -218,20 +222,24 @@ async def delete_file(client: AddressServiceClient, token: str) -> None:
 async def delete_remote_files(client: AddressServiceClient, tokens: list[str]) -> dict[str, ApiError | None]:
     """Ask the service to delete every token, whatever happened before; returns token → None for a file it
     deleted (Status 0), else the error that leaves the file on the service as far as we know (any other
-    Status, 302 included, an HTTP error, a lost answer).
+    Status, 302 included, an HTTP error, a lost answer). At most :data:`DELETIONS_IN_FLIGHT` requests are
+    in flight at once (the client's rate limit still applies); the outcomes are in the order of ``tokens``.
 
     Runs shielded from cancellation, so a cancelled flow still cleans up what it uploaded.
     """
+    in_flight = asyncio.Semaphore(DELETIONS_IN_FLIGHT)
 
-    async def delete_all() -> dict[str, ApiError | None]:
-        outcomes: dict[str, ApiError | None] = {}
-        for token in tokens:
+    async def delete_one(token: str) -> ApiError | None:
+        async with in_flight:
             try:
                 await run_step(delete_file, client, token)
-                outcomes[token] = None
             except ApiError as error:
-                outcomes[token] = error
-        return outcomes
+                return error
+            return None
+
+    async def delete_all() -> dict[str, ApiError | None]:
+        outcomes = await asyncio.gather(*(delete_one(token) for token in tokens))
+        return dict(zip(tokens, outcomes, strict=True))
 
     cleanup = asyncio.ensure_future(delete_all())
     try:

@@ -3,9 +3,6 @@ a wrong address or wrong credentials end the run in a line instead of at the upl
 
 from __future__ import annotations
 
-from prefect import task
-from prefect.cache_policies import NO_CACHE
-
 from connectors.address_service import AddressServiceClient
 from connectors.address_service.errors import AuthenticationStatusError
 from connectors.errors import ApiError, AuthFailed
@@ -31,9 +28,9 @@ class PingFailed(PostflowsError):
         self.exit_code = 2 if self.credentials_refused else 1
 
 
-@task(name="address-ping", cache_policy=NO_CACHE)
 async def ping_service(client: AddressServiceClient) -> None:
-    """``GET /ping`` once (the connector retries a transient failure itself).
+    """``GET /ping`` once (the connector retries a transient failure itself). A plain call, not a task run:
+    it has no retries of its own to give, and a failure ends the flow run with the ping's message.
 
     An HTTP 200 is the answer whatever its body (§4.1 shows nothing more); a JSON body with a Status other
     than 0 is the service's refusal.
