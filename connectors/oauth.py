@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import httpx
-from authlib.oauth2.rfc6749.parameters import prepare_token_request
 from pydantic import SecretStr
 
 from connectors.bodies import read_body
@@ -247,6 +246,9 @@ def _scope_text(scopes: ScopeSet) -> str:
 
 def form_post(url: str, grant_type: str, **fields: str) -> httpx.Request:
     """A token request: ``grant_type`` and ``fields`` as an ``application/x-www-form-urlencoded`` body."""
+    # authlib loads with the first token request: a run refused before it calls its API never needs it.
+    from authlib.oauth2.rfc6749.parameters import prepare_token_request
+
     body = prepare_token_request(grant_type, **fields)
     return httpx.Request(
         "POST",

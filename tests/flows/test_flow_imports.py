@@ -1,8 +1,8 @@
 """What a worker loads before a flow run's first step: importing any flow module of the deployment catalog, in
 a process of its own, loads no data library (pandas, numpy, pyarrow, openpyxl, matplotlib load where they are
 used), no module of the sandbox, none of another API's connectors, files or tasks, none of the writers
-of a run's later steps (results, write-back, review), which load when a run comes to them, and no reader of
-a workbook, which loads when a run reads one."""
+of a run's later steps (results, write-back, review), which load when a run comes to them, no reader of a
+workbook, which loads when a run reads one, and no OAuth library, which loads with the first token request."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ LATER_STEPS = (
     "fileio.address_service.result_file",
     "email_validator",
 )
-WORKBOOK_READERS = ("python_calamine", "fileio.worksheets", "fileio.workbook_parts")
+LOADED_WHEN_USED = ("python_calamine", "fileio.worksheets", "fileio.workbook_parts", "authlib", "joserfc")
 _PROBE = "import json, sys; __import__(sys.argv[1]); print(json.dumps(sorted(sys.modules)))"
 
 
@@ -56,8 +56,8 @@ def _loaded(module: str, tmp_path: Path) -> list[str]:
 
 
 def _unwanted(modules: list[str], api: str | None) -> list[str]:
-    """The data libraries, the sandbox, the other APIs' packages, the later steps' writers and the workbook
-    readers among ``modules``."""
+    """The data libraries, the sandbox, the other APIs' packages, the later steps' writers, the workbook
+    readers and the OAuth libraries among ``modules``."""
     others = [PACKAGES[name] for name in API_POOLS if name != api] if api is not None else []
     foreign = tuple(f"{layer}.{package}" for layer in ("connectors", "fileio", "tasks") for package in others)
     return [
@@ -65,7 +65,7 @@ def _unwanted(modules: list[str], api: str | None) -> list[str]:
         for module in modules
         if module.split(".")[0] in (*DATA_LIBRARIES, "sandbox")
         or module in LATER_STEPS
-        or any(module == name or module.startswith(f"{name}.") for name in WORKBOOK_READERS)
+        or any(module == name or module.startswith(f"{name}.") for name in LOADED_WHEN_USED)
         or (module not in SHARED and any(module == name or module.startswith(f"{name}.") for name in foreign))
     ]
 
@@ -89,19 +89,21 @@ def test_the_rule_names_data_libraries_the_sandbox_and_other_apis_only() -> None
         "pandas", "numpy.core", "sandbox.app", "connectors.commerce.client", "tasks.newspaper.orders",
         "connectors.address_service.codes", "connectors.address_service.client", "fileio.headers", "prefect",
         "fileio.writeback.write", "fileio.writeback.options", "python_calamine._python_calamine",
-        "fileio.worksheets", "fileio.workbooks",
+        "fileio.worksheets", "fileio.workbooks", "authlib.oauth2.rfc6749",
     ]  # fmt: skip
     assert _unwanted(modules, "address-service") == [
         "pandas", "numpy.core", "sandbox.app", "connectors.commerce.client", "tasks.newspaper.orders",
         "fileio.writeback.write", "python_calamine._python_calamine", "fileio.worksheets",
+        "authlib.oauth2.rfc6749",
     ]  # fmt: skip
     assert _unwanted(modules, "commerce") == [
         "pandas", "numpy.core", "sandbox.app", "tasks.newspaper.orders", "connectors.address_service.client",
         "fileio.writeback.write", "python_calamine._python_calamine", "fileio.worksheets",
+        "authlib.oauth2.rfc6749",
     ]  # fmt: skip
     assert _unwanted(modules, None) == [
         "pandas", "numpy.core", "sandbox.app", "fileio.writeback.write", "python_calamine._python_calamine",
-        "fileio.worksheets",
+        "fileio.worksheets", "authlib.oauth2.rfc6749",
     ]  # fmt: skip
 
 
