@@ -40,6 +40,7 @@ from tasks.polling import (
     poll_until,
 )
 from tasks.retrying import idempotent_step, run_step
+from tasks.submission import submit_each
 
 API = "address-service"
 
@@ -227,19 +228,18 @@ async def delete_remote_files(client: AddressServiceClient, tokens: list[str]) -
 
     Runs shielded from cancellation, so a cancelled flow still cleans up what it uploaded.
     """
-    in_flight = asyncio.Semaphore(DELETIONS_IN_FLIGHT)
+    answered: dict[str, ApiError | None] = {}
 
-    async def delete_one(token: str) -> ApiError | None:
-        async with in_flight:
-            try:
-                await run_step(delete_file, client, token)
-            except ApiError as error:
-                return error
-            return None
+    async def delete_one(token: str) -> None:
+        try:
+            await run_step(delete_file, client, token)
+            answered[token] = None
+        except ApiError as error:
+            answered[token] = error
 
     async def delete_all() -> dict[str, ApiError | None]:
-        outcomes = await asyncio.gather(*(delete_one(token) for token in tokens))
-        return dict(zip(tokens, outcomes, strict=True))
+        await submit_each(tokens, delete_one, concurrency=DELETIONS_IN_FLIGHT)
+        return {token: answered[token] for token in tokens}
 
     cleanup = asyncio.ensure_future(delete_all())
     try:
