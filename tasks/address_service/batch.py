@@ -40,7 +40,6 @@ from tasks.polling import (
     poll_until,
 )
 from tasks.retrying import idempotent_step, run_step
-from tasks.submission import submit_each
 
 API = "address-service"
 
@@ -210,10 +209,6 @@ async def _stream_to(client: AddressServiceClient, token: str, destination: Path
         await write_stream(destination, chunks, max_bytes=max_bytes)
 
 
-DELETIONS_IN_FLIGHT = 4
-"""/deletefile requests a clean-up has in flight at once: a run's upload and output file go together."""
-
-
 @idempotent_step("address-delete-file")
 async def delete_file(client: AddressServiceClient, token: str) -> None:
     """Delete one remote file (/deletefile); returns once the service answered Status 0."""
@@ -223,23 +218,20 @@ async def delete_file(client: AddressServiceClient, token: str) -> None:
 async def delete_remote_files(client: AddressServiceClient, tokens: list[str]) -> dict[str, ApiError | None]:
     """Ask the service to delete every token, whatever happened before; returns token → None for a file it
     deleted (Status 0), else the error that leaves the file on the service as far as we know (any other
-    Status, 302 included, an HTTP error, a lost answer). At most :data:`DELETIONS_IN_FLIGHT` requests are
-    in flight at once (the client's rate limit still applies); the outcomes are in the order of ``tokens``.
+    Status, 302 included, an HTTP error, a lost answer).
 
     Runs shielded from cancellation, so a cancelled flow still cleans up what it uploaded.
     """
-    answered: dict[str, ApiError | None] = {}
-
-    async def delete_one(token: str) -> None:
-        try:
-            await run_step(delete_file, client, token)
-            answered[token] = None
-        except ApiError as error:
-            answered[token] = error
 
     async def delete_all() -> dict[str, ApiError | None]:
-        await submit_each(tokens, delete_one, concurrency=DELETIONS_IN_FLIGHT)
-        return {token: answered[token] for token in tokens}
+        outcomes: dict[str, ApiError | None] = {}
+        for token in tokens:
+            try:
+                await run_step(delete_file, client, token)
+                outcomes[token] = None
+            except ApiError as error:
+                outcomes[token] = error
+        return outcomes
 
     cleanup = asyncio.ensure_future(delete_all())
     try:

@@ -3,7 +3,6 @@ batch job still owes its result (until the service's retention has passed, or wh
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -16,11 +15,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 import history
 from connectors.address_service import AddressServiceClient
-from connectors.address_service.errors import DatabaseStatusError
 from connectors.http import ClientOptions
 from connectors.retry import RetryPolicy
 from history.models import JobState, RemoteJob
-from tasks.address_service.batch import DELETIONS_IN_FLIGHT, delete_remote_files
 from tasks.address_service.cleanup import (
     JOB_MAY_STILL_RUN,
     RESULT_NOT_DOWNLOADED,
@@ -272,30 +269,3 @@ async def test_past_the_services_retention_only_a_database_status_reads_as_gone(
     gone = await clean(factory, Service(status=301))
     assert sorted(gone.gone) == sorted(tokens) and gone.failed == {}
     assert all(recorded(factory)[token].deleted_at is not None for token in tokens)
-
-
-async def test_deletions_go_out_side_by_side_at_most_four_at_once_each_outcome_under_its_token() -> None:
-    in_flight: list[int] = [0]
-    most: list[int] = [0]
-
-    async def service(request: httpx.Request) -> httpx.Response:
-        token = request.url.path.rsplit("/", 1)[1]
-        in_flight[0] += 1
-        most[0] = max(most[0], in_flight[0])
-        await asyncio.sleep(0.01 * (len(token) % 3))  # answers arrive out of order
-        in_flight[0] -= 1
-        return httpx.Response(200, json={"Status": 302 if token.endswith("7") else 0})
-
-    tokens = [f"file-{number}" for number in range(10)]
-    async with AddressServiceClient(
-        "https://aws.example.test/REST/v1",
-        username="tech-user",
-        password=SecretStr("pw"),
-        options=ClientOptions(transport=httpx.MockTransport(service), retry=RetryPolicy(max_attempts=1)),
-    ) as client:
-        outcomes = await delete_remote_files(client, tokens)
-
-    assert list(outcomes) == tokens
-    assert [token for token, error in outcomes.items() if error is not None] == ["file-7"]
-    assert isinstance(outcomes["file-7"], DatabaseStatusError)
-    assert most[0] == DELETIONS_IN_FLIGHT > 1
