@@ -215,27 +215,32 @@ async def delete_file(client: AddressServiceClient, token: str) -> None:
     await client.delete_file(token)
 
 
-async def delete_remote_files(client: AddressServiceClient, tokens: list[str]) -> dict[str, ApiError | None]:
-    """Ask the service to delete every token, whatever happened before; returns token → None for a file it
-    deleted (Status 0), else the error that leaves the file on the service as far as we know (any other
+async def delete_remote_files(
+    client: AddressServiceClient,
+    tokens: list[str],
+    on_answer: Callable[[str, ApiError | None], Awaitable[None]],
+) -> None:
+    """Ask the service to delete every token, one after the other, whatever happened before; hands each
+    token's outcome to ``on_answer`` as soon as it is known, before the next request leaves: None for a file
+    it deleted (Status 0), else the error that leaves the file on the service as far as we know (any other
     Status, 302 included, an HTTP error, a lost answer).
 
-    Runs shielded from cancellation, so a cancelled flow still cleans up what it uploaded.
+    Runs shielded from cancellation, so a cancelled flow still cleans up what it uploaded and records what
+    it deleted.
     """
 
-    async def delete_all() -> dict[str, ApiError | None]:
-        outcomes: dict[str, ApiError | None] = {}
+    async def delete_all() -> None:
         for token in tokens:
             try:
                 await run_step(delete_file, client, token)
-                outcomes[token] = None
             except ApiError as error:
-                outcomes[token] = error
-        return outcomes
+                await on_answer(token, error)
+            else:
+                await on_answer(token, None)
 
     cleanup = asyncio.ensure_future(delete_all())
     try:
-        return await asyncio.shield(cleanup)
+        await asyncio.shield(cleanup)
     except asyncio.CancelledError:
         await cleanup
         raise

@@ -29,7 +29,7 @@ from connectors.errors import ApiError
 from history.jobs import BatchJobData, FileJobData, JobSnapshot
 from history.models import JobState
 from history.recorder import RunRecorder, record_shielded
-from history.remote_jobs import JobChange, RemoteReport, file_deleted_data
+from history.remote_jobs import RemoteReport, file_deleted_data
 from tasks.address_service.batch import API, delete_remote_files
 from tasks.submission import PENDING_PREFIX, failed_submission_state, is_marker
 
@@ -169,11 +169,10 @@ async def delete_key_files(client: AddressServiceClient, recorder: RunRecorder) 
         )
         orphans = [job for job in files if job.remote_id not in in_use]
 
-        def deletion(job: JobSnapshot) -> JobChange:
-            return recorder.change(status=JobState.DELETED, deleted=True, data=file_deleted_data(job.data))
-
-        async def mark_deleted(jobs: list[JobSnapshot]) -> None:
-            await recorder.update_jobs([(job, deletion(job)) for job in jobs])
+        async def mark_deleted(job: JobSnapshot) -> None:
+            await recorder.update_job(
+                job, status=JobState.DELETED, deleted=True, data=file_deleted_data(job.data)
+            )
 
         async def mark_not_deleted(job: JobSnapshot, answer: str, reason: str) -> None:
             data = FileJobData(not_deleted=reason)
@@ -198,31 +197,33 @@ async def _delete(
     client: AddressServiceClient,
     files: list[JobSnapshot],
     report: CleanupReport,
-    mark_deleted: Callable[[list[JobSnapshot]], Awaitable[None]],
+    mark_deleted: Callable[[JobSnapshot], Awaitable[None]],
     mark_not_deleted: Callable[[JobSnapshot, str, str], Awaitable[None]],
     *,
     past_retention: frozenset[int] = frozenset(),
 ) -> None:
-    """Ask for every file's deletion; record each as still on the service, then those deleted (Status 0,
-    or a database Status for a file past the service's retention, ``past_retention`` by job id: gone)
-    together."""
-    if not files:
-        return
-    outcomes = await delete_remote_files(client, [job.remote_id for job in files])
-    deleted: list[JobSnapshot] = []
+    """Ask for every file's deletion and record each answer before the next request leaves: deleted
+    (Status 0, or a database Status for a file past the service's retention, ``past_retention`` by job id:
+    gone), else still on the service. A run stopped between two deletions leaves no deleted file recorded
+    as still there."""
+    by_token: dict[str, list[JobSnapshot]] = {}
     for job in files:
-        error = outcomes[job.remote_id]
-        if error is None:
-            report.deleted.append(job.remote_id)
-        elif job.id in past_retention and isinstance(error, DatabaseStatusError):
-            report.gone.append(job.remote_id)
-        else:
-            report.failed[job.remote_id] = str(error)
-            await mark_not_deleted(job, _answer(error), str(error))
-            continue
-        deleted.append(job)
-    if deleted:
-        await mark_deleted(deleted)
+        by_token.setdefault(job.remote_id, []).append(job)
+
+    async def record(token: str, error: ApiError | None) -> None:
+        for job in by_token[token]:
+            if error is None:
+                report.deleted.append(token)
+            elif job.id in past_retention and isinstance(error, DatabaseStatusError):
+                report.gone.append(token)
+            else:
+                report.failed[token] = str(error)
+                await mark_not_deleted(job, _answer(error), str(error))
+                continue
+            await mark_deleted(job)
+
+    if files:
+        await delete_remote_files(client, list(by_token), record)
 
 
 def _answer(error: ApiError) -> str:
@@ -310,16 +311,15 @@ class _HistoryMarks:
 
     database_url: str
 
-    async def deleted(self, jobs: list[JobSnapshot]) -> None:
-        await asyncio.to_thread(self._mark_deleted, jobs)
+    async def deleted(self, job: JobSnapshot) -> None:
+        await asyncio.to_thread(self._mark_deleted, job)
 
     async def not_deleted(self, job: JobSnapshot, answer: str, reason: str) -> None:
         await asyncio.to_thread(self._mark_not_deleted, job, answer, reason)
 
-    def _mark_deleted(self, jobs: list[JobSnapshot]) -> None:
+    def _mark_deleted(self, job: JobSnapshot) -> None:
         with history.session_factory(self.database_url).begin() as session:
-            for job in jobs:
-                history.mark_file_deleted(session, job.id, api=API, detail="files deleted by clean-up")
+            history.mark_file_deleted(session, job.id, api=API, detail="files deleted by clean-up")
 
     def _mark_not_deleted(self, job: JobSnapshot, answer: str, reason: str) -> None:
         with history.session_factory(self.database_url).begin() as session:

@@ -269,3 +269,24 @@ async def test_past_the_services_retention_only_a_database_status_reads_as_gone(
     gone = await clean(factory, Service(status=301))
     assert sorted(gone.gone) == sorted(tokens) and gone.failed == {}
     assert all(recorded(factory)[token].deleted_at is not None for token in tokens)
+
+
+async def test_each_deletion_is_recorded_before_the_next_request_leaves(
+    factory: sessionmaker[Session],
+) -> None:
+    """A run stopped between two deletions leaves no file deleted on the service but recorded as there."""
+    tokens = record_batch(factory, JobState.COMPLETED, age=timedelta(days=8))
+    seen: dict[str, list[str]] = {}
+
+    @dataclass
+    class Watching(Service):
+        def __call__(self, request: httpx.Request) -> httpx.Response:
+            seen[request.url.path.rsplit("/", 1)[1]] = sorted(
+                token for token, job in recorded(factory).items() if job.deleted_at is not None
+            )
+            return super().__call__(request)
+
+    report = await clean(factory, Watching())
+    first, second = report.deleted
+    assert sorted(report.deleted) == sorted(tokens)
+    assert seen == {first: [], second: [first]}
