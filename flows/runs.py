@@ -154,7 +154,10 @@ class RunSummary(dict[str, Any]):
         artifact = _artifact(
             without_local_pictures(text), key=f"{self.recorder.flow}-summary", description=description
         )
-        await asyncio.gather(artifact, *recorded)  # the artifact's request beside the history's write
+        # The artifact's request beside the history's write; both end before a failure of either is raised.
+        for outcome in await asyncio.gather(artifact, *recorded, return_exceptions=True):
+            if isinstance(outcome, BaseException):
+                raise outcome
         self.update(
             files=[str(document) for document in documents],
             resumed=bool(outputs.reused),

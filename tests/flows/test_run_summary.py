@@ -19,6 +19,7 @@ from flows.address_validation import address_validation
 from flows.newspaper_statistics import newspaper_statistics
 from flows.results import RunResult
 from flows.runs import recorded_run
+from history.recorder import RunRecorder
 from runtime.run import Run
 from runtime.settings import Settings, get_settings
 from tasks import progress
@@ -237,3 +238,46 @@ async def test_a_sandbox_run_says_so_first_and_a_run_against_the_service_does_no
         assert text.startswith(SUMMARY_NOTICE + "\n\n# Probe\n") and artifact.startswith(SUMMARY_NOTICE)
     else:
         assert text.startswith("# Probe\n") and SUMMARY_NOTICE not in artifact
+
+
+async def test_a_failed_artifact_request_still_leaves_the_summary_recorded(
+    flow_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The artifact's request goes out beside the summary's history write: when it fails at once, the
+    write still ends before the run fails with the request's error."""
+
+    async def refused(markdown: str, *, key: str, description: str) -> None:
+        raise RuntimeError("artifact refused")
+
+    slow_write = RunRecorder.document
+
+    async def slow_document(self: RunRecorder, *args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(0.2)  # the write still under way when the artifact's request fails
+        return await slow_write(self, *args, **kwargs)
+
+    monkeypatch.setattr("flows.runs._artifact", refused)
+    monkeypatch.setattr(RunRecorder, "document", slow_document)
+    run_ids: list[int] = []
+
+    @flow(name="summary-refused-probe")
+    async def probe() -> None:
+        async with recorded_run(Run.begin("summary-refused-probe"), idempotency_key=None, parameters={}) as (
+            recorder,
+            summary,
+        ):
+            run_ids.append(recorder.run_id)
+            try:
+                await summary.publish("# Probe\n", tmp_path, description="probe")
+            except RuntimeError:
+                recorded_when_raised.append(_documents(recorder.run_id))
+                raise
+
+    recorded_when_raised: list[set[str]] = []
+    with pytest.raises(RuntimeError, match="artifact refused"):
+        await probe()
+    [run_id] = run_ids
+    assert recorded_when_raised == [{str((tmp_path / "summary.md").resolve())}]
+    factory = history.session_factory(get_settings().effective_database_url)
+    with factory() as session:
+        run = history.get_run(session, run_id)
+        assert run is not None and run.state == "FAILED" and "artifact refused" in (run.error or "")
