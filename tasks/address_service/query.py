@@ -195,7 +195,14 @@ async def query_rows(
             for record in waiting:
                 await one(client, {str(k): v for k, v in record.items()})
 
-        await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(rows))))))
+        # A failure that is no ApiError cancels the other workers: their queries in flight are kept
+        # uncertain, and none starts after it.
+        try:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(max(1, min(concurrency, len(rows)))):
+                    group.create_task(worker())
+        except BaseExceptionGroup as failures:
+            raise failures.exceptions[0] from None
     return QueryChunk(answers, dict(sends.outcomes))
 
 

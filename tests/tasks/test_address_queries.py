@@ -161,3 +161,36 @@ def test_a_query_is_fingerprinted_as_the_answers_of_earlier_runs_were_kept() -> 
     assert QuerySpec("k").fingerprint(fields) == request_fingerprint(
         {"key": "k", "fields": fields, "timeout": 10000, "billing": None}
     )
+
+
+async def test_a_failure_that_is_no_api_error_stops_the_other_queries_and_keeps_them_uncertain(
+    tmp_path: Path,
+) -> None:
+    """Record 1's query fails with an error the connector does not know while record 2's is in flight: the
+    chunk raises that error (not a group of errors), record 2's query is cut off and kept uncertain, and
+    record 3's is never sent."""
+    sent: list[int] = []
+    in_flight = asyncio.Event()
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        record_id = json.loads(request.content)["address"]["Id"]
+        sent.append(record_id)
+        if record_id == 2:
+            in_flight.set()
+            await asyncio.sleep(3600)
+        await in_flight.wait()
+        raise RuntimeError(f"unexpected failure of record {record_id}")
+
+    checkpoint = RowCheckpoint(tmp_path / "kept")
+    with pytest.raises(RuntimeError, match="record 1"):
+        await query_rows.fn(
+            RECORDS,
+            part=ChunkPart(0, 1, "test"),
+            concurrency=2,
+            connect=_connect(handler),
+            spec=QuerySpec("k"),
+            checkpoint=checkpoint,
+        )
+    assert sorted(sent) == [1, 2]
+    kept = kept_queries(RECORDS, checkpoint, QuerySpec("k", 10000, CONTRACT))
+    assert kept.uncertain[2] == INTERRUPTED and kept.answered == {}
