@@ -193,6 +193,18 @@ def runs_in_this_process(runner: TaskRunner[Any]) -> bool:
     return isinstance(runner, ThreadPoolTaskRunner)
 
 
+async def run_workers(worker: Callable[[], Coroutine[Any, Any, None]], count: int) -> None:
+    """Run ``count`` copies of ``worker`` side by side (at least one), the requests of one chunk. The first
+    failure cuts the others off (their requests in flight see a cancellation) and is raised as itself, not
+    as a group."""
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(max(1, count)):
+                group.create_task(worker())
+    except BaseExceptionGroup as failures:
+        raise failures.exceptions[0] from None
+
+
 async def fan_out(
     chunk_task: Task[Any, Coroutine[Any, Any, R]],
     rows: pd.DataFrame,

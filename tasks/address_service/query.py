@@ -26,7 +26,7 @@ from core.errors import PostflowsError
 from fileio.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
 from fileio.lazy import lazy_module
 from tasks.address_service.billing import CONTRACT, Billing
-from tasks.fanout import ChunkPart, ClientFactory, fan_out
+from tasks.fanout import ChunkPart, ClientFactory, fan_out, run_workers
 from tasks.progress import Progress
 from tasks.sending import SendCounter
 
@@ -195,14 +195,8 @@ async def query_rows(
             for record in waiting:
                 await one(client, {str(k): v for k, v in record.items()})
 
-        # A failure that is no ApiError cancels the other workers: their queries in flight are kept
-        # uncertain, and none starts after it.
-        try:
-            async with asyncio.TaskGroup() as group:
-                for _ in range(max(1, min(concurrency, len(rows)))):
-                    group.create_task(worker())
-        except BaseExceptionGroup as failures:
-            raise failures.exceptions[0] from None
+        # A failure that is no ApiError cuts the other queries off (kept uncertain); none starts after it.
+        await run_workers(worker, min(concurrency, len(rows)))
     return QueryChunk(answers, dict(sends.outcomes))
 
 

@@ -19,7 +19,6 @@ flow's task runner (threads, or a Dask cluster: see :mod:`tasks.fanout`); each c
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -35,7 +34,7 @@ from fileio.checkpoint import RowCheckpoint, kept_on_disk, request_fingerprint
 from fileio.commerce.address_input import ROW
 from fileio.lazy import lazy_module
 from history.recorder import RunRecorder
-from tasks.fanout import ChunkPart, ClientFactory, fan_out
+from tasks.fanout import ChunkPart, ClientFactory, fan_out, run_workers
 from tasks.progress import Progress
 from tasks.sending import SendCounter
 
@@ -260,12 +259,8 @@ async def ask_rows(
             if row_done is not None:
                 await row_done()
 
-    try:
-        async with kept_on_disk(checkpoint), asyncio.TaskGroup() as group:
-            for _ in range(min(max(1, concurrency), len(requests))):
-                group.create_task(worker())
-    except BaseExceptionGroup as failures:
-        raise failures.exceptions[0] from None
+    async with kept_on_disk(checkpoint):
+        await run_workers(worker, min(max(1, concurrency), len(requests)))
     return outcomes
 
 
