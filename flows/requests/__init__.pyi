@@ -24,14 +24,8 @@ from .common import (
     PollingOptions,
     Resubmission,
 )
-from .newspaper import (
-    AddressPurchaseRequest,
-    MasterDataRequest,
-    NewspaperOrderRequest,
-    ReportsRequest,
-    StatisticsRequest,
-    StructureFilesRequest,
-)
+from .newspaper import MasterDataRequest, ReportsRequest, StatisticsRequest, StructureFilesRequest
+from .newspaper_orders import AddressPurchaseRequest, NewspaperOrderRequest
 from .parcels import AddressLabelsRequest, PickupPointsRequest, ReturnOrderRequest
 from .reports import ADDRESS_FLOWS, HistoryReportRequest
 
