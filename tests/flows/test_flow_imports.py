@@ -2,7 +2,8 @@
 a process of its own, loads no data library (pandas, numpy, pyarrow, openpyxl, matplotlib load where they are
 used), no module of the sandbox, none of another API's connectors, files or tasks, none of the writers
 of a run's later steps (results, write-back, review), which load when a run comes to them, no reader of a
-workbook, which loads when a run reads one, and no OAuth library, which loads with the first token request."""
+workbook, which loads when a run reads one, and no OAuth library, which loads with the first token request; only
+the flows that take an order or a purchase filled in build the forms of the spec's bodies."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ LATER_STEPS = (
     "fileio.address_service.result_file",
     "email_validator",
 )
+FORMS = "flows.newspaper_forms"
+FORM_FLOWS = {"flows.newspaper_order", "flows.address_purchase"}
 LOADED_WHEN_USED = ("python_calamine", "fileio.worksheets", "fileio.workbook_parts", "authlib", "joserfc")
 _PROBE = "import json, sys; __import__(sys.argv[1]); print(json.dumps(sorted(sys.modules)))"
 
@@ -82,6 +85,8 @@ def test_a_flow_module_loads_no_data_library_no_sandbox_no_other_api_and_no_late
     assert all(module in loaded[module] for module in apis)  # each probe imported its flow
     found = {module: unwanted for module in apis if (unwanted := _unwanted(loaded[module], apis[module]))}
     assert found == {}
+    # the forms generated from the spec's bodies: built by the two flows that take one filled in, only
+    assert {module for module in apis if FORMS in loaded[module]} == FORM_FLOWS
 
 
 def test_the_rule_names_data_libraries_the_sandbox_and_other_apis_only() -> None:
