@@ -2,8 +2,8 @@
 a process of its own, loads no data library (pandas, numpy, pyarrow, openpyxl, matplotlib load where they are
 used), no module of the sandbox, none of another API's connectors, files or tasks, none of the writers
 of a run's later steps (results, write-back, review), which load when a run comes to them, no reader of a
-workbook, which loads when a run reads one, and no OAuth library, which loads with the first token request; only
-the flows that take an order or a purchase filled in build the forms of the spec's bodies."""
+workbook, which loads when a run reads one, and no OAuth library, which loads with the first token
+request; only the flows that take an order or a purchase filled in build the forms of the spec's bodies."""
 
 from __future__ import annotations
 
