@@ -260,7 +260,7 @@ async def ask_rows(
                 await row_done()
 
     async with kept_on_disk(checkpoint):
-        await run_workers(worker, min(max(1, concurrency), len(requests)))
+        await run_workers(worker, min(concurrency, len(requests)))
     return outcomes
 
 
