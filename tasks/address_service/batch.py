@@ -65,9 +65,13 @@ async def upload_input_file(client: AddressServiceClient, path: Path) -> str:
     return await client.upload_file(path)
 
 
-@task(name="address-create-output", cache_policy=NO_CACHE)
 async def create_output_file(client: AddressServiceClient) -> str:
-    """Create the output file the batch writes into; returns its FileToken."""
+    """Create the output file the batch writes into; returns its FileToken.
+
+    A plain call, not a task run: /createfile is free and answers at once, the HTTP core retries a blip, and
+    the history records the file (:func:`~tasks.address_service.cleanup.created_file`). A task run would add
+    only its record in the UI, and cost the Prefect server as much as the upload's.
+    """
     return await client.create_file()
 
 

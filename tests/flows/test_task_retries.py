@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,31 @@ async def _all_task_runs(flow_run_id: UUID) -> list[str]:
             flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id]))
         )
     return [task_run.name for task_run in task_runs]
+
+
+async def test_a_batch_makes_task_runs_only_of_its_steps_and_none_of_its_helpers(
+    sandbox: Sandbox, flow_env: Path, tmp_path: Path
+) -> None:
+    """A task run costs the Prefect server its events: the address batch makes one for each step a user
+    follows in the UI or a retry covers, and none for the output file's /createfile, its ping or its looks."""
+    state = await call(
+        address_batch, input_path=EXAMPLE, output_dir=tmp_path / "out", return_state=True, **FAST
+    )
+    assert state.is_completed(), state.message
+    assert sandbox.transport.count("/createfile") == 1
+    await _task_runs(_flow_run_id(state), "address-customer-files")  # the last step: recorded by now
+    names = Counter(name.rsplit("-", 1)[0] for name in await _all_task_runs(_flow_run_id(state)))
+    assert names == Counter(
+        {
+            "address-prepare-input": 1,
+            "address-upload-input": 1,
+            "address-run-batch": 1,
+            "address-download-output": 1,
+            "address-build-results": 1,
+            "address-delete-file": 2,
+            "address-customer-files": 1,
+        }
+    )
 
 
 class CutsFirstDownload(httpx.AsyncBaseTransport):
